@@ -1,0 +1,141 @@
+"""The agent interface every paradigm implements, and the token ledger every LLM call writes to.
+
+The runner talks to agents through five methods only::
+
+    agent.reset(task)                      # a new episode of a game
+    decision = agent.act(observation, info)  # -> Decision(action, reasoning, usage, ...)
+    answer = agent.answer(question, choices) # -> Answer(index, usage) for QA diagnostics
+    agent.save(directory) / agent.load(directory)  # memory checkpoints (resume)
+
+``usage`` carries one :class:`Call` per model call made while deciding (the act itself, and any
+reflection, summarisation, retrieval or training calls), so a run's token totals are exact sums.
+"""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar
+
+__all__ = ["Agent", "Answer", "Call", "Decision", "Task", "Usage"]
+
+
+@dataclass(frozen=True)
+class Task:
+    """What an agent is told about the episode it starts (nothing privileged)."""
+
+    game: str  # game name, e.g. "remnant"
+    title: str  # the game's title
+    verbs: tuple[str, ...]  # usage line per verb: "store <amount> <object_name> <container_name>"
+    seed: int
+    max_steps: int | None = None
+
+
+@dataclass
+class Call:
+    """One model call: why it was made and what it cost."""
+
+    purpose: str  # act | reflect | summarise | retrieve | answer | train | expand | ...
+    input_tokens: int
+    output_tokens: int
+    seconds: float = 0.0
+
+
+@dataclass
+class Usage:
+    """Model calls made for one decision (or one answer). Empty for non-LLM agents."""
+
+    calls: list[Call] = field(default_factory=list)
+
+    @property
+    def input_tokens(self) -> int:
+        return sum(c.input_tokens for c in self.calls)
+
+    @property
+    def output_tokens(self) -> int:
+        return sum(c.output_tokens for c in self.calls)
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+    def add(self, call: Call) -> None:
+        self.calls.append(call)
+
+    def extend(self, other: Usage) -> None:
+        self.calls.extend(other.calls)
+
+    def by_purpose(self) -> dict[str, dict[str, int]]:
+        out: dict[str, dict[str, int]] = {}
+        for c in self.calls:
+            row = out.setdefault(c.purpose, {"calls": 0, "input_tokens": 0, "output_tokens": 0})
+            row["calls"] += 1
+            row["input_tokens"] += c.input_tokens
+            row["output_tokens"] += c.output_tokens
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
+                "calls": [asdict(c) for c in self.calls]}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Usage:
+        return cls([Call(**c) for c in data.get("calls", [])])
+
+
+@dataclass
+class Decision:
+    """An agent's choice for one step.
+
+    ``malformed`` marks a model reply that could not be used; the action is then ``"wait"`` and the
+    step is counted apart from engine-invalid actions (paper A3.1).
+    """
+
+    action: str
+    reasoning: str = ""
+    usage: Usage = field(default_factory=Usage)
+    malformed: bool = False
+    raw: str | None = None  # the model's raw reply, for the trajectory
+
+
+@dataclass
+class Answer:
+    """A multiple-choice answer: ``index`` into the choices, or None when the reply was unusable."""
+
+    index: int | None
+    usage: Usage = field(default_factory=Usage)
+    raw: str | None = None
+
+
+class Agent(abc.ABC):
+    """Base class of every agent. Subclasses implement :meth:`act`; the rest has sensible defaults."""
+
+    #: Registry name used in configs and run directories (``random``, ``long_context``, ...).
+    name: ClassVar[str] = "agent"
+    #: Whether the runner must put ``valid_actions`` into ``info`` (costs time; LLM agents say no).
+    needs_valid_actions: ClassVar[bool] = False
+    #: Whether the agent reads the true engine state through ``info["engine"]`` (the oracle only).
+    privileged: ClassVar[bool] = False
+
+    def reset(self, task: Task) -> None:
+        """Start an episode. Memory that should survive episodes is the subclass's choice."""
+        self.task = task
+
+    @abc.abstractmethod
+    def act(self, observation: str, info: dict[str, Any]) -> Decision:
+        """Choose the next command from the latest observation and step info."""
+
+    def answer(self, question: str, choices: list[str]) -> Answer:
+        """Answer a multiple-choice question from memory. Agents without a mind cannot: None."""
+        return Answer(index=None)
+
+    def save(self, directory: Path) -> None:
+        """Write memory to ``directory`` (created by the caller). Stateless agents write nothing."""
+
+    def load(self, directory: Path) -> None:
+        """Restore what :meth:`save` wrote."""
+
+    def describe(self) -> dict[str, Any]:
+        """The exact configuration, for ``results.json`` and run-directory names."""
+        return {"name": self.name}

@@ -1,0 +1,52 @@
+"""odyssey_env: the AgentOdyssey engine, its shipped games, and their Gymnasium face.
+
+Importing this package registers ``AgentOdyssey/<Game>-v0`` for every shipped game::
+
+    import gymnasium as gym
+    import odyssey_env  # noqa: F401
+
+    env = gym.make("AgentOdyssey/Base-v0")
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step("wait")
+
+Nothing heavy is imported here: gymnasium is the only dependency of this package.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import gymnasium as gym
+
+from odyssey_env.game import Game, GameError, available_games, load_game
+
+__version__ = "0.1.0"
+__all__ = ["Game", "GameError", "OdysseyEnv", "available_games", "env_id", "load_game", "register_game"]
+
+
+def env_id(game_name: str) -> str:
+    """The Gymnasium id of a game: ``remnant`` -> ``AgentOdyssey/Remnant-v0``."""
+    title = "".join(part.capitalize() for part in game_name.split("_"))
+    return f"AgentOdyssey/{title}-v0"
+
+
+def register_game(game: str | Path, *, name: str | None = None) -> str:
+    """Register a game folder (a generated game, say) with Gymnasium and return its id."""
+    loaded = load_game(game)
+    ident = env_id(name or loaded.name)
+    if ident not in gym.registry:
+        gym.register(id=ident, entry_point="odyssey_env.env:OdysseyEnv", kwargs={"game": str(loaded.path)})
+    return ident
+
+
+def __getattr__(name: str):
+    if name == "OdysseyEnv":  # lazy: keeps `import odyssey_env` cheap
+        from odyssey_env.env import OdysseyEnv
+
+        return OdysseyEnv
+    raise AttributeError(name)
+
+
+for _name in available_games():
+    if env_id(_name) not in gym.registry:
+        gym.register(id=env_id(_name), entry_point="odyssey_env.env:OdysseyEnv", kwargs={"game": _name})

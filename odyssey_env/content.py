@@ -1,0 +1,210 @@
+"""The game format: what a game folder's ``world.json`` may say, as typed, frozen dataclasses.
+
+A game is content plus small rule plugins (see ``docs/game-format.md``). Everything a designer or a
+generator writes about places, areas, objects and NPCs lives here, so the engine holds no game content
+of its own. Field names are the JSON keys; :mod:`odyssey_env.schema` validates files against these
+classes and :mod:`odyssey_env.game` checks the cross references (recipes, areas, keys, quests).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Category = Literal[
+    "material",  # crafting input with no use of its own
+    "tool",  # held for a purpose (writing, lockpicking, light); may add a little attack
+    "weapon",  # held: raises attack
+    "armor",  # equipped in a slot: raises defense
+    "container",  # holds other objects; equipped in the pack slot it is the inventory
+    "food",  # eaten to restore health
+    "writable",  # paper and the like: carries text written with a writing tool
+    "station",  # fixed furniture needed by recipes (workbench, furnace); cannot be carried
+    "currency",  # coins: stack in one hand, pay for trades
+    "key",  # opens locked paths
+    "quest",  # story objects: never scattered at random
+    "misc",
+]
+Use = Literal["write", "lockpick", "unlock", "light"]
+Stance = Literal["attack", "defend", "wait"]
+
+#: Categories whose instances are individually named (``small_bag_0``): they carry state of their own.
+INSTANCED: frozenset[str] = frozenset({"container", "writable"})
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """How an object is crafted: ingredients consumed from the agent, stations present in the area."""
+
+    ingredients: dict[str, int]
+    stations: tuple[str, ...] = ()
+    yields: int = 1
+
+
+@dataclass(frozen=True)
+class ObjectType:
+    """A kind of object. Stackable kinds are counted; containers and writables get instance names."""
+
+    name: str
+    category: Category
+    description: str
+    level: int = 1
+    value: int = 0
+    size: int = 1
+    attack: int = 0
+    defense: int = 0
+    slot: str | None = None  # armor slot (head, body, legs, feet, hands, shield); containers use "pack"
+    capacity: int = 0
+    hp_restore: int = 0
+    max_text: int = 0
+    uses: tuple[Use, ...] = ()
+    recipe: Recipe | None = None
+    salvageable: bool = True  # may be disassembled into part of its recipe
+    spawn_weight: float = 1.0  # relative weight in random scatter; 0 keeps it out of the scatter
+    areas: tuple[str, ...] = ()  # restrict random scatter to these areas (empty: any area of fitting level)
+
+    @property
+    def portable(self) -> bool:
+        return self.category != "station"
+
+    @property
+    def instanced(self) -> bool:
+        return self.category in INSTANCED
+
+    @property
+    def equip_slot(self) -> str | None:
+        if self.category == "armor":
+            return self.slot or "body"
+        if self.category == "container":
+            return "pack"
+        return None
+
+
+@dataclass(frozen=True)
+class NpcType:
+    """A kind of non-player character. Enemies fight in a repeating stance pattern; friendlies talk and trade."""
+
+    name: str
+    kind: Literal["enemy", "friendly"]
+    description: str
+    role: Literal["fighter", "merchant", "guide", "villager", "boss"] = "fighter"
+    level: int = 1
+    hp: int = 20
+    attack: int = 5
+    defense: int = 0
+    pattern: tuple[Stance, ...] = ("attack", "defend", "attack", "wait")
+    drops: dict[str, int] = field(default_factory=dict)
+    stock: dict[str, int] = field(default_factory=dict)
+    buys: tuple[str, ...] = ()  # categories a merchant buys; empty: anything with a value
+    coins: int = 0  # purse a pickpocket can lift from
+    dialogue: tuple[str, ...] = ()
+    unique: bool = False  # one named individual: its handle is its name, without a number
+    spawn_weight: float = 1.0
+    areas: tuple[str, ...] = ()
+    xp: int = 0  # experience for defeating it; 0 means 10 per level
+
+    @property
+    def hostile(self) -> bool:
+        return self.kind == "enemy"
+
+    @property
+    def merchant(self) -> bool:
+        return self.role == "merchant"
+
+    @property
+    def experience(self) -> int:
+        return self.xp or 10 * self.level
+
+
+@dataclass(frozen=True)
+class AreaSpec:
+    """One area of a place. ``objects`` and ``npcs`` are always placed there; scatter adds random ones."""
+
+    name: str
+    description: str
+    level: int = 1
+    objects: dict[str, int] = field(default_factory=dict)
+    npcs: tuple[str, ...] = ()
+    scatter: bool = True
+
+
+@dataclass(frozen=True)
+class PlaceSpec:
+    name: str
+    description: str
+    areas: tuple[AreaSpec, ...]
+
+
+@dataclass(frozen=True)
+class Connection:
+    """A path between two areas. A locked path opens with ``key`` (an object with the ``unlock`` use)."""
+
+    a: str
+    b: str
+    locked: bool = False
+    key: str | None = None
+    pickable: bool = True  # can it be lockpicked (when the game has the lockpick verb)?
+
+
+@dataclass(frozen=True)
+class GraphSpec:
+    """The area graph: fixed connections, or a seeded random layout, or both (fixed edges kept)."""
+
+    mode: Literal["fixed", "random"] = "random"
+    connections: tuple[Connection, ...] = ()
+    extra_links: int = 1  # random mode: additional edges inside places, beyond a spanning tree
+    locked_links: int = 1  # random mode: how many links between places are locked
+    lock_key: str | None = None  # random mode: the key that opens them
+
+
+@dataclass(frozen=True)
+class PlacementSpec:
+    """Level-conditioned scatter of objects and NPCs at world generation."""
+
+    objects_per_area: tuple[int, int] = (2, 5)
+    npcs_per_area: tuple[int, int] = (0, 2)
+    level_decay: float = 0.35  # weight multiplier per level of difference between type and area
+    max_level_above: int = 0  # how far above an area's level a scattered type may be
+
+
+@dataclass(frozen=True)
+class AgentSpec:
+    """The player's body and growth."""
+
+    hp: int = 100
+    attack: int = 10
+    defense: int = 0
+    hands: int = 2
+    xp_per_level: int = 100
+    hp_per_level: int = 20
+    attack_per_level: int = 5
+
+
+@dataclass(frozen=True)
+class GameInfo:
+    """Identity of a game and the engine features it switches on."""
+
+    name: str
+    title: str
+    description: str
+    intro: str = ""
+    start_time: str = "08:00"
+    minutes_per_step: int = 10
+    verbs: tuple[str, ...] = ()  # optional verbs switched on (lockpick, eat, throw, disassemble, pickpocket)
+    disable: tuple[str, ...] = ()  # base rules switched off, by verb or step-rule name
+    params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per-rule parameter overrides
+
+
+@dataclass(frozen=True)
+class WorldSpec:
+    """Everything in ``world.json``."""
+
+    game: GameInfo
+    places: tuple[PlaceSpec, ...]
+    objects: tuple[ObjectType, ...]
+    npcs: tuple[NpcType, ...]
+    spawn: str
+    format: int = 1
+    agent: AgentSpec = field(default_factory=AgentSpec)
+    graph: GraphSpec = field(default_factory=GraphSpec)
+    placement: PlacementSpec = field(default_factory=PlacementSpec)

@@ -1,0 +1,210 @@
+"""The engine: one episode of one game, as pure logic (no Gymnasium, no I/O).
+
+A step is: the clock advances, each agent's command is parsed and applied by its verb's rule, every
+step rule runs in priority order, and the events the step emitted become the reward breakdown. The
+Gymnasium and PettingZoo faces, the evaluation runner and the oracle all drive this class.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from odyssey_env import worldgen
+from odyssey_env.observation import render
+from odyssey_env.parsing import parse
+from odyssey_env.rewards import RewardBreakdown, breakdown
+from odyssey_env.state import Agent, Area, WorldState
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
+
+STATE_FORMAT = 1
+
+
+class Event(NamedTuple):
+    """Something that happened this step: ``kind`` from a documented vocabulary, the acting agent."""
+
+    kind: str
+    agent: str | None
+    data: dict[str, Any]
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What one agent got from one step."""
+
+    reward: RewardBreakdown
+    invalid: bool = False
+    failed: bool = False  # a well-formed command the state did not allow (corrective feedback)
+    events: list[Event] = field(default_factory=list)
+
+
+class Turn:
+    """The context of one agent's action: the rule reads and changes the world through it.
+
+    ``probe`` turns are used for listing valid actions and must not change anything.
+    """
+
+    __slots__ = ("agent", "engine", "game", "ok", "state")
+
+    def __init__(self, engine: Engine, agent: Agent):
+        self.engine = engine
+        self.game = engine.game
+        self.state = engine.state
+        self.agent = agent
+        self.ok = True
+
+    @property
+    def area(self) -> Area:
+        return self.state.areas[self.agent.area]
+
+    @property
+    def rng(self) -> random.Random:
+        return self.engine.rng
+
+    def say(self, text: str) -> None:
+        self.state.feedback[self.agent.id].append(text)
+
+    def fail(self, text: str) -> None:
+        """Refuse the command with corrective feedback (not an invalid action)."""
+        self.ok = False
+        self.state.feedback[self.agent.id].append(text)
+
+    def emit(self, kind: str, **data: Any) -> None:
+        self.engine.events.append(Event(kind, self.agent.id, data))
+
+    def first(self, book: str, key: str) -> bool:
+        return self.engine.first(self.agent, book, key)
+
+
+class Engine:
+    """One seeded episode. Create a new engine (or ``load_state``) to start another."""
+
+    def __init__(self, game: Game, seed: int, *, agents: tuple[str, ...] = ("player",),
+                 options: Mapping[str, Any] | None = None):
+        self.game = game
+        self.rules = game.rules
+        self.seed = seed
+        self.options: dict[str, Any] = dict(options or {})
+        self.rng = random.Random(f"odyssey:{seed}:play")
+        self.state: WorldState = worldgen.generate(game, random.Random(f"odyssey:{seed}:world"), agents)
+        self.events: list[Event] = []
+        self.state.feedback = {a: [] for a in agents}
+        intro = game.spec.game.intro
+        for a in agents:
+            self.state.agents[a].visited[self.state.spawn] = 0  # waking there is not exploring
+            if intro:
+                self.state.feedback[a].append(intro)
+        for rule in self.rules.steps:
+            rule.start(self)
+
+    # ------------------------------------------------------------------ stepping
+    def step(self, actions: Mapping[str, Any]) -> dict[str, Outcome]:
+        """Apply one command per agent (in the given order), then the step rules."""
+        state = self.state
+        state.step += 1
+        state.minute += self.game.spec.game.minutes_per_step
+        self.events = events = []
+        outcomes: dict[str, Outcome] = {}
+        rules = self.rules
+        for agent_id, command in actions.items():
+            agent = state.agents[agent_id]
+            state.feedback[agent_id] = []
+            agent.defending = False
+            turn = Turn(self, agent)
+            parsed = parse(rules, command)
+            invalid = isinstance(parsed, str)
+            if invalid:
+                turn.say(parsed + " The turn passes as a wait.")
+                rule, args = rules.actions["wait"], ()
+                events.append(Event("invalid_action", agent_id, {"command": command if isinstance(command, str)
+                                                                 else repr(command)}))
+            else:
+                rule, args = parsed
+            rule.apply(turn, *args)
+            outcomes[agent_id] = Outcome(RewardBreakdown(), invalid=invalid, failed=not turn.ok)
+        for rule in rules.steps:
+            rule.apply(self)
+        for agent_id, out in outcomes.items():
+            mine = [e for e in events if e.agent == agent_id or e.agent is None]
+            out.events = mine
+            if not state.agents[agent_id].in_tutorial:
+                out.reward = breakdown(mine, agent_id)
+        return outcomes
+
+    def say(self, agent_id: str, text: str) -> None:
+        self.state.feedback[agent_id].append(text)
+
+    def emit(self, kind: str, agent_id: str | None, **data: Any) -> None:
+        self.events.append(Event(kind, agent_id, data))
+
+    def first(self, agent: Agent, book: str, key: str) -> bool:
+        """Record a first time (a new area, a new crafted type...) and say whether it was one.
+
+        Nothing counts inside the tutorial: its bookkeeping is not the agent's progress.
+        """
+        if agent.in_tutorial:
+            return False
+        seen: dict[str, int] = getattr(agent, book)
+        if key in seen:
+            return False
+        seen[key] = self.state.step
+        return True
+
+    # ------------------------------------------------------------------ reading
+    def observe(self, agent_id: str) -> str:
+        return render(self, agent_id)
+
+    def valid_actions(self, agent_id: str) -> dict[str, list[str]]:
+        """Commands applicable now, grouped by verb (sound and complete; amounts summarised)."""
+        turn = Turn(self, self.state.agents[agent_id])
+        out = {}
+        for verb, rule in self.rules.actions.items():
+            commands = list(rule.candidates(turn))
+            if commands:
+                out[verb] = commands
+        return out
+
+    def clock(self) -> str:
+        """Game time as ``0001-01-01 08:10:00`` (the format of paper appendix A5.2)."""
+        return _clock(self.state.minute)
+
+    # ------------------------------------------------------------------ persistence
+    def save_state(self) -> dict[str, Any]:
+        """Everything needed to continue this episode exactly, as JSON-ready data."""
+        version, internal, gauss = self.rng.getstate()
+        return {
+            "format": STATE_FORMAT,
+            "game": self.game.name,
+            "seed": self.seed,
+            "options": dict(self.options),
+            "rng": [version, list(internal), gauss],
+            "world": self.state.to_dict(),
+        }
+
+    def load_state(self, data: Mapping[str, Any]) -> None:
+        if data.get("format") != STATE_FORMAT:
+            raise ValueError(f"unsupported state format {data.get('format')!r} (expected {STATE_FORMAT})")
+        if data.get("game") != self.game.name:
+            raise ValueError(f"state is for game {data.get('game')!r}, this engine runs {self.game.name!r}")
+        version, internal, gauss = data["rng"]
+        state = WorldState.from_dict(data["world"])
+        self.rng.setstate((version, tuple(internal), gauss))
+        self.seed = data["seed"]
+        self.options = dict(data.get("options", {}))
+        self.state = state
+        self.events = []
+
+
+_EPOCH = datetime.datetime(1, 1, 1)
+
+
+@functools.lru_cache(maxsize=4096)
+def _clock(minute: int) -> str:
+    when = _EPOCH + datetime.timedelta(minutes=minute)
+    return f"{when.year:04d}-{when.month:02d}-{when.day:02d} {when.hour:02d}:{when.minute:02d}:00"

@@ -1,0 +1,202 @@
+"""The Gymnasium face of the engine: ``gym.make("AgentOdyssey/Remnant-v0")``."""
+
+from __future__ import annotations
+
+import string
+from collections.abc import Mapping
+from typing import Any, SupportsFloat
+
+import gymnasium as gym
+from gymnasium import spaces
+
+from odyssey_env.engine import Engine, Outcome
+from odyssey_env.game import Game, load_game
+from odyssey_env.rewards import COMPONENTS, check_weights
+
+__all__ = ["CHARSET", "MAX_ACTION_LENGTH", "MAX_OBSERVATION_LENGTH", "OdysseyEnv"]
+
+#: Every character an observation may contain or a command may use: printable ASCII and newline.
+CHARSET: str = "".join(c for c in string.printable if c not in "\t\r\x0b\x0c")
+MAX_OBSERVATION_LENGTH = 16384
+MAX_ACTION_LENGTH = 512
+_TRUNCATED = "\n[observation truncated]"
+PLAYER = "player"
+
+
+class OdysseyEnv(gym.Env[str, str]):
+    """A long-horizon text RPG from the AgentOdyssey suite, for one player.
+
+    ## Description
+    The player wakes in a procedurally placed world of places and areas, objects and NPCs, and acts
+    with text commands (``pick up apple``, ``craft 1 wooden_sword``, ``enter library``). A main quest
+    of chapters and stages gives the story; side quests, crafting, trade and combat give the rest.
+    The world is generated from ``reset(seed=...)``: the same seed and the same commands give the
+    same trajectory in any process.
+
+    ## Action Space
+    ``Text``: one command. Unknown verbs, wrong argument counts and malformed amounts are *invalid
+    actions* (``info["invalid_action"]``); the turn then passes as a wait. Commands the state does not
+    allow get corrective feedback (``info["action_failed"]``).
+
+    ## Observation Space
+    ``Text``: the first-person report of paper appendix A5.2 (time, place, what happened, what I hold,
+    wear and see, my numbers, the neighboring areas).
+
+    ## Rewards
+    ``info["reward_breakdown"]`` has the per-step components ``quest``, ``side_quest``,
+    ``exploration``, ``craft``, ``defeat``, ``trade`` and ``death``. The scalar reward is their
+    weighted sum with ``reward_weights`` (default ``{"quest": 1.0}``: main-quest stages).
+
+    ## Episode End
+    ``terminated`` when the main quest is complete. There is no built-in step limit: pass
+    ``max_episode_steps`` to ``gym.make`` (the paper's protocol uses 500).
+
+    ## Arguments
+    * ``game``: a shipped game name or a game folder.
+    * ``valid_actions``: add ``info["valid_actions"]`` (commands grouped by verb) to every step.
+    * ``tutorial``: start in the tutorial room (games that have one).
+    * ``reward_weights``: weights of the reward components for the scalar reward.
+    * ``render_mode``: ``"ansi"`` (returns the text) or ``"human"`` (prints it).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        game: str | Game = "base",
+        *,
+        valid_actions: bool = False,
+        tutorial: bool = False,
+        reward_weights: Mapping[str, float] | None = None,
+        render_mode: str | None = None,
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
+        self.game: Game = load_game(game)
+        self._kwargs = {"game": str(self.game.path) if not _is_shipped(self.game) else self.game.name,
+                        "valid_actions": valid_actions, "tutorial": tutorial,
+                        "reward_weights": dict(reward_weights) if reward_weights else None,
+                        "render_mode": render_mode}
+        self.render_mode = render_mode
+        self.with_valid_actions = valid_actions
+        self.tutorial = tutorial
+        self.reward_weights = check_weights(reward_weights or {"quest": 1.0})
+        self.observation_space = spaces.Text(MAX_OBSERVATION_LENGTH, min_length=1, charset=CHARSET)
+        self.action_space = spaces.Text(MAX_ACTION_LENGTH, min_length=1, charset=CHARSET)
+        self.engine: Engine | None = None
+        self._last_obs = ""
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
+        """Start an episode. ``options``: ``tutorial`` (bool), ``valid_actions`` (bool)."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        unknown = set(options) - {"tutorial", "valid_actions"}
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: tutorial, valid_actions")
+        if "valid_actions" in options:
+            self.with_valid_actions = bool(options["valid_actions"])
+        episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
+        tutorial = bool(options.get("tutorial", self.tutorial))
+        self.engine = Engine(self.game, episode_seed, agents=(PLAYER,), options={"tutorial": tutorial})
+        obs = self._observe()
+        return obs, self._info(None)
+
+    def step(self, action: str) -> tuple[str, SupportsFloat, bool, bool, dict[str, Any]]:
+        engine = self.engine
+        if engine is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        outcome = engine.step({PLAYER: action})[PLAYER]
+        obs = self._observe()
+        reward = outcome.reward.weighted(self.reward_weights)
+        return obs, reward, engine.state.done, False, self._info(outcome)
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi":
+            return self._last_obs
+        if self.render_mode == "human":
+            print(self._last_obs)
+        return None
+
+    # ------------------------------------------------------------------ extras
+    def valid_actions(self) -> dict[str, list[str]]:
+        """Commands applicable now, grouped by verb; each executes without failing."""
+        return self._engine().valid_actions(PLAYER)
+
+    def verbs(self) -> list[str]:
+        """Usage line of every verb this game has, e.g. ``store <amount> <object_name> <container_name>``."""
+        return [rule.usage() for rule in self.game.rules.actions.values()]
+
+    def save_state(self) -> dict[str, Any]:
+        """The full episode state as JSON-ready data; ``load_state`` continues it exactly."""
+        data = self._engine().save_state()
+        data["np_random"] = _jsonable(self.np_random.bit_generator.state)
+        return data
+
+    def load_state(self, data: Mapping[str, Any]) -> str:
+        """Restore a saved state (into this env, which may be fresh) and return the current observation."""
+        if self.engine is None:
+            self.reset(seed=int(data.get("seed", 0)))
+        self.engine.load_state(data)
+        if "np_random" in data:
+            self.np_random.bit_generator.state = data["np_random"]
+        return self._observe()
+
+    # ------------------------------------------------------------------ internals
+    def _engine(self) -> Engine:
+        if self.engine is None:
+            raise gym.error.ResetNeeded("call reset() first")
+        return self.engine
+
+    def _observe(self) -> str:
+        text = self.engine.observe(PLAYER)
+        if len(text) > MAX_OBSERVATION_LENGTH:
+            text = text[: MAX_OBSERVATION_LENGTH - len(_TRUNCATED)] + _TRUNCATED
+        self._last_obs = text
+        return text
+
+    def _info(self, outcome: Outcome | None) -> dict[str, Any]:
+        engine = self.engine
+        state = engine.state
+        agent = state.agents[PLAYER]
+        info: dict[str, Any] = {
+            "step": state.step,
+            "time": engine.clock(),
+            "area": agent.area,
+            "invalid_action": bool(outcome and outcome.invalid),
+            "action_failed": bool(outcome and outcome.failed),
+            "reward_breakdown": outcome.reward.to_dict() if outcome else _ZERO.copy(),
+            "events": [{"kind": e.kind, **e.data} for e in outcome.events] if outcome else [],
+            "in_tutorial": agent.in_tutorial,
+        }
+        quest = state.rule_data.get("main_quest")
+        if quest is not None:
+            info["quest"] = engine.quest_progress(PLAYER)
+        if self.with_valid_actions:
+            info["valid_actions"] = engine.valid_actions(PLAYER)
+        return info
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"kwargs": self._kwargs, "state": self.save_state() if self.engine is not None else None,
+                "last_obs": self._last_obs}
+
+    def __setstate__(self, data: dict[str, Any]) -> None:
+        self.__init__(**data["kwargs"])
+        if data["state"] is not None:
+            self.load_state(data["state"])
+        self._last_obs = data["last_obs"]
+
+
+_ZERO = dict.fromkeys(COMPONENTS, 0)
+
+
+def _is_shipped(game: Game) -> bool:
+    from odyssey_env.game import GAMES_DIR
+
+    return game.path.parent == GAMES_DIR
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _jsonable(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,403 @@
+"""Loading a game folder: ``world.json`` + ``quest.json`` + optional ``rules.py`` -> :class:`Game`.
+
+A :class:`Game` is immutable content plus the assembled :class:`~odyssey_env.rules.RuleBook` and the
+lookup tables every rule needs (objects by name, which recipes use an ingredient, ...). Loading checks
+the files against their schema and then every cross reference, and reports each problem with its file
+and field. Loaded games are cached per folder, so creating many environments costs one load.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.util
+import json
+import re
+import string
+import sys
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from odyssey_env import schema
+from odyssey_env.content import AreaSpec, NpcType, ObjectType, PlaceSpec, WorldSpec
+from odyssey_env.quests.spec import QuestSpec
+from odyssey_env.rules import BASE_RULE_MODULES, RuleBook, RuleError
+from odyssey_env.schema import FormatError, Problem
+
+__all__ = ["GAMES_DIR", "Game", "GameError", "available_games", "load_game"]
+
+GAMES_DIR = Path(__file__).parent / "games"
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
+INSTANCE_SUFFIX_RE = re.compile(r"_\d+$")
+#: Everything the engine prints or accepts: printable ASCII and newlines (see ``spaces.CHARSET``).
+TEXT_CHARS = frozenset(string.printable) - frozenset("\t\r\x0b\x0c")
+
+
+class GameError(FormatError):
+    """A game folder that cannot be loaded; lists every problem with file and field."""
+
+
+@dataclass(frozen=True)
+class Game:
+    """A loaded game: content, quests, rules and derived lookup tables (never mutated)."""
+
+    name: str
+    path: Path
+    spec: WorldSpec
+    quest: QuestSpec
+    rules: RuleBook
+    objects: dict[str, ObjectType]
+    npcs: dict[str, NpcType]
+    areas: dict[str, AreaSpec]
+    place_of: dict[str, PlaceSpec]
+    currency: str | None
+    used_in: dict[str, tuple[str, ...]]  # ingredient -> objects whose recipe needs it
+    recipes: tuple[ObjectType, ...]  # craftable object types, in file order
+
+    @property
+    def title(self) -> str:
+        return self.spec.game.title
+
+    def summary(self) -> dict[str, Any]:
+        """Sizes computed from the data (what ``odyssey games`` prints)."""
+        from odyssey_env.quests.spec import quest_summary
+
+        levels = sorted({a.level for a in self.areas.values()})
+        return {
+            "name": self.name,
+            "title": self.title,
+            "places": len(self.spec.places),
+            "areas": len(self.areas),
+            "area_levels": f"{levels[0]}-{levels[-1]}" if levels else "",
+            "object_types": len(self.objects),
+            "npc_types": len(self.npcs),
+            "enemy_types": sum(1 for n in self.npcs.values() if n.hostile),
+            "merchant_types": sum(1 for n in self.npcs.values() if n.merchant),
+            "verbs": len(self.rules.actions),
+            "verb_list": list(self.rules.actions),
+            "step_rules": [r.name for r in self.rules.steps],
+            **quest_summary(self.quest),
+        }
+
+
+# ---------------------------------------------------------------------------- discovery
+def available_games() -> list[str]:
+    """Names of the games shipped in the package (folders with a ``world.json``)."""
+    return sorted(p.name for p in GAMES_DIR.iterdir() if (p / "world.json").is_file())
+
+
+def _resolve(game: str | Path) -> Path:
+    path = Path(game)
+    if isinstance(game, str) and NAME_RE.match(game) and (GAMES_DIR / game / "world.json").is_file():
+        return GAMES_DIR / game
+    if (path / "world.json").is_file():
+        return path.resolve()
+    if path.name == "world.json" and path.is_file():
+        return path.parent.resolve()
+    shipped = ", ".join(available_games())
+    raise GameError([Problem(str(game), "", f"not a shipped game ({shipped}) nor a folder with a world.json")])
+
+
+_cache: dict[Path, Game] = {}
+_cache_lock = threading.Lock()
+
+
+def load_game(game: str | Path | Game, *, cache: bool = True) -> Game:
+    """Load (or fetch from the cache) the game named ``game`` or stored in folder ``game``."""
+    if isinstance(game, Game):
+        return game
+    path = _resolve(game)
+    if cache:
+        with _cache_lock:
+            hit = _cache.get(path)
+        if hit is not None:
+            return hit
+    loaded = _load(path)
+    if cache:
+        with _cache_lock:
+            _cache[path] = loaded
+    return loaded
+
+
+def _read_json(path: Path, problems: list[Problem]) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        problems.append(Problem(path.name, f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}"))
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.append(Problem(path.name, "", f"cannot read: {exc}"))
+    return None
+
+
+def _load(path: Path) -> Game:
+    problems: list[Problem] = []
+    raw_world = _read_json(path / "world.json", problems)
+    quest_file = path / "quest.json"
+    raw_quest = _read_json(quest_file, problems) if quest_file.exists() else {}
+    if problems:
+        raise GameError(problems)
+    spec = quest = None
+    try:
+        spec = schema.load(WorldSpec, raw_world, file="world.json")
+    except FormatError as exc:
+        problems += exc.problems
+    try:
+        quest = schema.load(QuestSpec, raw_quest, file="quest.json")
+    except FormatError as exc:
+        problems += exc.problems
+    if problems:
+        raise GameError(problems)
+    assert spec is not None and quest is not None
+
+    problems += _check_world(spec)
+    if problems:
+        raise GameError(problems)
+
+    modules: list[ModuleType | str] = list(BASE_RULE_MODULES)
+    modules.append("odyssey_env.quests.rules")
+    if (path / "rules.py").exists():
+        modules.append(_import_rules(path))
+    try:
+        rules = RuleBook(modules, verbs=spec.game.verbs, disable=spec.game.disable, params=spec.game.params)
+    except RuleError as exc:
+        raise GameError([Problem("world.json", "game", str(exc))]) from None
+
+    objects = {o.name: o for o in spec.objects}
+    used_in: dict[str, list[str]] = {}
+    for o in spec.objects:
+        if o.recipe:
+            for ing in o.recipe.ingredients:
+                used_in.setdefault(ing, []).append(o.name)
+    currency = next((o.name for o in spec.objects if o.category == "currency"), None)
+    game = Game(
+        name=spec.game.name,
+        path=path,
+        spec=spec,
+        quest=quest,
+        rules=rules,
+        objects=objects,
+        npcs={n.name: n for n in spec.npcs},
+        areas={a.name: a for p in spec.places for a in p.areas},
+        place_of={a.name: p for p in spec.places for a in p.areas},
+        currency=currency,
+        used_in={k: tuple(v) for k, v in used_in.items()},
+        recipes=tuple(o for o in spec.objects if o.recipe is not None),
+    )
+    from odyssey_env.quests.spec import check_quest
+
+    problems += check_quest(game)
+    if problems:
+        raise GameError(problems)
+    return game
+
+
+def _import_rules(path: Path) -> ModuleType:
+    """Import a game's ``rules.py``; shipped games import as package modules so they pickle by name."""
+    if path.parent == GAMES_DIR:
+        return importlib.import_module(f"odyssey_env.games.{path.name}.rules")
+    name = f"odyssey_game_rules_{abs(hash(str(path))) & 0xFFFFFFFF:08x}_{path.name}"
+    if name in sys.modules:
+        return sys.modules[name]
+    spec = importlib.util.spec_from_file_location(name, path / "rules.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except Exception as exc:
+        del sys.modules[name]
+        raise GameError([Problem("rules.py", "", f"cannot import: {type(exc).__name__}: {exc}")]) from exc
+    return module
+
+
+# ---------------------------------------------------------------------------- cross references
+def _text_problems(value: str, file: str, path: str) -> Iterator[Problem]:
+    bad = sorted(set(value) - TEXT_CHARS)
+    if bad:
+        yield Problem(file, path, f"text may only use printable ASCII and newlines, found {''.join(bad)!r}")
+
+
+def _check_world(spec: WorldSpec) -> list[Problem]:
+    out: list[Problem] = []
+    F = "world.json"
+
+    def bad(path: str, message: str) -> None:
+        out.append(Problem(F, path, message))
+
+    handles: dict[str, str] = {}
+
+    def claim(name: str, path: str, what: str) -> None:
+        if not NAME_RE.match(name):
+            bad(path, f"{what} name {name!r} must be lower_snake_case (letters, digits, underscores)")
+        elif INSTANCE_SUFFIX_RE.search(name):
+            bad(path, f"{what} name {name!r} must not end in _<number>: such names are reserved for instances")
+        if name in handles:
+            bad(path, f"name {name!r} is already used by {handles[name]}; names must be unique across "
+                      "objects, NPCs and areas because commands refer to them")
+        else:
+            handles[name] = f"{what} at {path}"
+
+    areas: dict[str, AreaSpec] = {}
+    for i, place in enumerate(spec.places):
+        out += _text_problems(place.name + place.description, F, f"places[{i}]")
+        if not place.areas:
+            bad(f"places[{i}].areas", "a place needs at least one area")
+        for j, area in enumerate(place.areas):
+            p = f"places[{i}].areas[{j}]"
+            claim(area.name, f"{p}.name", "area")
+            areas[area.name] = area
+            out += _text_problems(area.description, F, f"{p}.description")
+            if area.level < 1:
+                bad(f"{p}.level", "levels start at 1")
+    objects: dict[str, ObjectType] = {}
+    for i, o in enumerate(spec.objects):
+        p = f"objects[{i}]"
+        claim(o.name, f"{p}.name", "object")
+        objects[o.name] = o
+        out += _text_problems(o.description, F, f"{p}.description")
+    npcs: dict[str, NpcType] = {}
+    for i, n in enumerate(spec.npcs):
+        claim(n.name, f"npcs[{i}].name", "NPC")
+        npcs[n.name] = n
+
+    def obj_ref(name: str, path: str) -> ObjectType | None:
+        if name not in objects:
+            close = schema._closest(name, objects)
+            bad(path, f"unknown object {name!r}" + (f" (did you mean {close!r}?)" if close else ""))
+            return None
+        return objects[name]
+
+    def area_ref(name: str, path: str) -> None:
+        if name not in areas:
+            close = schema._closest(name, areas)
+            bad(path, f"unknown area {name!r}" + (f" (did you mean {close!r}?)" if close else ""))
+
+    currencies = [o.name for o in spec.objects if o.category == "currency"]
+    if len(currencies) > 1:
+        bad("objects", f"at most one currency object is allowed, found {', '.join(currencies)}")
+    for i, o in enumerate(spec.objects):
+        p = f"objects[{i}]"
+        if o.level < 1:
+            bad(f"{p}.level", "levels start at 1")
+        if o.size < 0 or o.value < 0:
+            bad(p, "size and value cannot be negative")
+        if o.category == "container" and o.capacity <= 0:
+            bad(f"{p}.capacity", "a container needs a positive capacity")
+        if o.category == "writable" and o.max_text <= 0:
+            bad(f"{p}.max_text", "a writable needs a positive max_text")
+        if o.category == "armor" and o.defense <= 0:
+            bad(f"{p}.defense", "armor needs a positive defense")
+        if o.category == "food" and o.hp_restore <= 0:
+            bad(f"{p}.hp_restore", "food needs a positive hp_restore")
+        if o.slot is not None and o.category != "armor":
+            bad(f"{p}.slot", "only armor has a slot")
+        if o.slot == "pack":
+            bad(f"{p}.slot", "the pack slot is reserved for containers")
+        for a in o.areas:
+            area_ref(a, f"{p}.areas")
+        if o.recipe is not None:
+            r = o.recipe
+            if not r.ingredients:
+                bad(f"{p}.recipe.ingredients", "a recipe needs at least one ingredient")
+            if r.yields < 1:
+                bad(f"{p}.recipe.yields", "must be at least 1")
+            for ing, amount in r.ingredients.items():
+                ing_t = obj_ref(ing, f"{p}.recipe.ingredients.{ing}")
+                if amount < 1:
+                    bad(f"{p}.recipe.ingredients.{ing}", "amounts must be at least 1")
+                if ing == o.name:
+                    bad(f"{p}.recipe.ingredients.{ing}", "an object cannot be its own ingredient")
+                if ing_t is not None and (ing_t.instanced or not ing_t.portable):
+                    bad(f"{p}.recipe.ingredients.{ing}",
+                        f"{ing} is a {ing_t.category}; ingredients must be plain carried objects")
+            for st in r.stations:
+                st_t = obj_ref(st, f"{p}.recipe.stations")
+                if st_t is not None and st_t.category != "station":
+                    bad(f"{p}.recipe.stations", f"{st} is not a station (category {st_t.category})")
+    for i, n in enumerate(spec.npcs):
+        p = f"npcs[{i}]"
+        out += _text_problems(n.description + "".join(n.dialogue), F, p)
+        if n.hp <= 0 or n.level < 1 or n.attack < 0 or n.defense < 0:
+            bad(p, "an NPC needs hp > 0, level >= 1 and non-negative attack and defense")
+        if n.hostile and not n.pattern:
+            bad(f"{p}.pattern", "an enemy needs a combat pattern")
+        if n.merchant and n.hostile:
+            bad(f"{p}.role", "a merchant cannot be an enemy")
+        if n.merchant and not currencies:
+            bad(f"{p}.role", "merchants need a currency object in the game")
+        for field_name in ("drops", "stock"):
+            for obj, amount in getattr(n, field_name).items():
+                t = obj_ref(obj, f"{p}.{field_name}.{obj}")
+                if amount < 1:
+                    bad(f"{p}.{field_name}.{obj}", "amounts must be at least 1")
+                if t is not None and not t.portable:
+                    bad(f"{p}.{field_name}.{obj}", "stations cannot be carried by NPCs")
+        for a in n.areas:
+            area_ref(a, f"{p}.areas")
+    for i, place in enumerate(spec.places):
+        for j, area in enumerate(place.areas):
+            p = f"places[{i}].areas[{j}]"
+            for obj, amount in area.objects.items():
+                obj_ref(obj, f"{p}.objects.{obj}")
+                if amount < 1:
+                    bad(f"{p}.objects.{obj}", "amounts must be at least 1")
+            for k, npc in enumerate(area.npcs):
+                if npc not in npcs:
+                    bad(f"{p}.npcs[{k}]", f"unknown NPC {npc!r}")
+    area_ref(spec.spawn, "spawn")
+    g = spec.graph
+    for i, c in enumerate(g.connections):
+        p = f"graph.connections[{i}]"
+        area_ref(c.a, f"{p}.a")
+        area_ref(c.b, f"{p}.b")
+        if c.a == c.b:
+            bad(p, "a path must join two different areas")
+        if c.key is not None:
+            k = obj_ref(c.key, f"{p}.key")
+            if k is not None and "unlock" not in k.uses:
+                bad(f"{p}.key", f"{c.key} cannot open paths: give it the 'unlock' use")
+        if c.key is not None and not c.locked:
+            bad(f"{p}.key", "a key is only meaningful on a locked path")
+    if g.mode == "random" and g.locked_links > 0:
+        if g.lock_key is None:
+            bad("graph.lock_key", "random graphs with locked links need a lock_key")
+        else:
+            k = obj_ref(g.lock_key, "graph.lock_key")
+            if k is not None and "unlock" not in k.uses:
+                bad("graph.lock_key", f"{g.lock_key} cannot open paths: give it the 'unlock' use")
+    if g.mode == "fixed" and not out:
+        out += _check_connected(spec, areas)
+    lo, hi = spec.placement.objects_per_area
+    if not 0 <= lo <= hi:
+        bad("placement.objects_per_area", "expected [min, max] with 0 <= min <= max")
+    lo, hi = spec.placement.npcs_per_area
+    if not 0 <= lo <= hi:
+        bad("placement.npcs_per_area", "expected [min, max] with 0 <= min <= max")
+    out += _text_problems(spec.game.title + spec.game.description + spec.game.intro, F, "game")
+    if not re.match(r"^\d\d:\d\d$", spec.game.start_time):
+        bad("game.start_time", "expected HH:MM")
+    if spec.game.minutes_per_step < 1:
+        bad("game.minutes_per_step", "must be at least 1")
+    return out
+
+
+def _check_connected(spec: WorldSpec, areas: dict[str, AreaSpec]) -> list[Problem]:
+    nbrs: dict[str, set[str]] = {a: set() for a in areas}
+    for c in spec.graph.connections:
+        nbrs[c.a].add(c.b)
+        nbrs[c.b].add(c.a)
+    seen = {spec.spawn}
+    todo = [spec.spawn]
+    while todo:
+        for b in nbrs[todo.pop()]:
+            if b not in seen:
+                seen.add(b)
+                todo.append(b)
+    missing = [a for a in areas if a not in seen]
+    if missing:
+        return [Problem("world.json", "graph.connections",
+                        f"areas not reachable from the spawn area: {', '.join(missing)}")]
+    return []

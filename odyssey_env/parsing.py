@@ -1,0 +1,70 @@
+"""Turning a command string into a verb and typed arguments, or into an invalid-action message.
+
+Only *format* problems are decided here (paper A3.1): an empty input, an unknown verb, a wrong number
+of arguments, an amount that is not a positive whole number, an unclosed quote. Those make the action
+invalid and the turn passes as a wait. Whether the named things exist is the verb's business and is
+answered with corrective feedback instead.
+"""
+
+from __future__ import annotations
+
+import shlex
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from odyssey_env.rules import ActionRule, RuleBook
+
+MAX_AMOUNT = 1_000_000
+_ECHO_LIMIT = 80
+
+
+def echo(text: str) -> str:
+    """A safe, short rendering of user input for feedback (printable ASCII only, bounded length)."""
+    safe = text.encode("ascii", "backslashreplace").decode("ascii")
+    safe = "".join(c if c.isprintable() else repr(c)[1:-1] for c in safe)
+    return safe if len(safe) <= _ECHO_LIMIT else safe[: _ECHO_LIMIT - 3] + "..."
+
+
+def parse(rules: RuleBook, text: Any) -> tuple[ActionRule, tuple[Any, ...]] | str:
+    """Return ``(rule, args)`` or the feedback text of an invalid action."""
+    if not isinstance(text, str):
+        return f"Invalid action: expected a text command, got {type(text).__name__}."
+    s = text.strip()
+    if not s:
+        return "Invalid action: the command is empty."
+    lower = s.lower()
+    first = lower.split(None, 1)[0]
+    rule = None
+    for verb in rules.verbs_by_first_word.get(first, ()):
+        if lower.startswith(verb) and (len(lower) == len(verb) or lower[len(verb)].isspace()):
+            rule = rules.actions[verb]
+            break
+    if rule is None:
+        return (f"Invalid action: could not understand '{echo(s)}'. "
+                f"Commands start with one of: {', '.join(rules.actions)}.")
+    rest = s[len(rule.verb):].strip()
+    if '"' in rest or "'" in rest:
+        try:
+            words = shlex.split(rest)
+        except ValueError:
+            return f"Invalid action: unclosed quote in '{echo(s)}'. Put text in matching double quotes."
+    else:
+        words = rest.split()
+    params = rule.params
+    if len(words) != len(params):
+        return (f"Invalid action: '{rule.verb}' takes the form '{rule.usage()}', "
+                f"but got {len(words)} argument(s).")
+    if not params:
+        return rule, ()
+    args: list[Any] = []
+    for word, (label, kind) in zip(words, params, strict=True):
+        if kind == "amount":
+            if not (word.isascii() and word.isdigit()) or not 0 < int(word) <= MAX_AMOUNT:
+                return (f"Invalid action: <{label}> must be a whole number from 1 to {MAX_AMOUNT}, "
+                        f"got '{echo(word)}' in '{rule.usage()}'.")
+            args.append(int(word))
+        elif kind == "text":
+            args.append(word)
+        else:
+            args.append(word.lower())
+    return rule, tuple(args)

@@ -1,0 +1,1 @@
+"""Step rules that run quests."""

@@ -1,0 +1,250 @@
+"""How rules are declared, collected and composed.
+
+Two kinds of rules make a game's dynamics (paper §3.2):
+
+* an :class:`ActionRule` owns one verb: it checks preconditions, changes the state, says what
+  happened, and lists the commands of its verb that are applicable now (the valid actions);
+* a :class:`StepRule` runs after the actions of every step, in ``priority`` order, for processes
+  that go on without the player (combat rhythm, ambushes, the clock, respawns, quests).
+
+Rules are classes marked with :func:`action_rule` / :func:`step_rule`; a :class:`RuleBook` collects
+the base rules and then a game's own ``rules.py``, where a rule with the same verb or name replaces
+the base one. Rules hold no episode state: whatever they must remember goes in
+``state.rule_data[rule.name]`` so that saving, loading and pickling stay exact. Tunable numbers are
+declared as a ``Params`` dataclass and may be overridden per game in ``world.json``
+(``game.params.<rule name>``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import types
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
+
+from odyssey_env import schema
+
+if TYPE_CHECKING:
+    from odyssey_env.engine import Engine, Turn
+
+__all__ = [
+    "ActionRule",
+    "Fact",
+    "ParamKind",
+    "RuleBook",
+    "RuleError",
+    "StepRule",
+    "action_rule",
+    "predicate",
+    "step_rule",
+]
+
+ParamKind = Literal["object", "npc", "area", "container", "writable", "amount", "text"]
+R = TypeVar("R", bound=type)
+
+#: Base verbs every game has (paper A3.1: "every game shares the base game's 17 core verbs").
+BASE_VERBS: tuple[str, ...] = (
+    "wait", "defend", "pick up", "drop", "enter", "attack", "talk to", "inspect", "equip", "unequip",
+    "take out", "craft", "write", "store", "discard", "buy", "sell",
+)
+#: Verbs the engine implements but a game must switch on in ``game.verbs``.
+OPTIONAL_VERBS: tuple[str, ...] = ("lockpick", "eat", "throw", "disassemble", "pickpocket")
+
+BASE_RULE_MODULES: tuple[str, ...] = (
+    "odyssey_env.verbs.basic",
+    "odyssey_env.verbs.items",
+    "odyssey_env.verbs.containers",
+    "odyssey_env.verbs.movement",
+    "odyssey_env.verbs.combat",
+    "odyssey_env.verbs.social",
+    "odyssey_env.verbs.trade",
+    "odyssey_env.verbs.crafting",
+    "odyssey_env.verbs.writing",
+    "odyssey_env.verbs.food",
+    "odyssey_env.steprules.stats",
+    "odyssey_env.steprules.combat",
+    "odyssey_env.steprules.clock",
+    "odyssey_env.steprules.spawning",
+    "odyssey_env.steprules.death",
+    "odyssey_env.steprules.hints",
+)
+
+
+class RuleError(ValueError):
+    """A rule set that cannot be assembled (unknown name, bad parameters, clashing verbs)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Fact:
+    """A checkable statement a rule declares about itself, for World-Knowledge QA.
+
+    ``answer`` is the correct choice and ``distractors`` plausible wrong ones; all are short strings.
+    """
+
+    topic: str
+    question: str
+    answer: str
+    distractors: tuple[str, ...]
+
+
+class _Rule:
+    Params: ClassVar[type | None] = None
+    name: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+
+    def __init__(self, params: Any = None):
+        self.p = params
+
+    def facts(self, game: Any) -> Iterable[Fact]:
+        """Statements about this rule's effects; override to feed World-Knowledge QA."""
+        return ()
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+class ActionRule(_Rule):
+    """One verb. Subclasses set ``verb``, ``params`` and ``description`` and implement two methods.
+
+    ``apply(turn, *args)`` performs the command; it calls ``turn.fail(message)`` (and returns) when
+    the state does not allow it, which is corrective feedback rather than an invalid action.
+    ``candidates(turn)`` yields every command of this verb that ``apply`` would accept now; for
+    amounts it yields the smallest and the largest feasible amount rather than every number.
+    """
+
+    verb: ClassVar[str] = ""
+    params: ClassVar[tuple[tuple[str, ParamKind], ...]] = ()
+    optional: ClassVar[bool] = False
+
+    @classmethod
+    def usage(cls) -> str:
+        return " ".join([cls.verb, *(f"<{label}>" for label, _ in cls.params)])
+
+    def apply(self, turn: Turn, *args: Any) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+    def candidates(self, turn: Turn) -> Iterable[str]:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+class StepRule(_Rule):
+    """A process that runs once per step after the actions, lowest ``priority`` first."""
+
+    priority: ClassVar[int] = 50
+
+    def start(self, engine: Engine) -> None:
+        """Called once when an episode begins (after world generation), before the first observation."""
+
+    def apply(self, engine: Engine) -> None:  # pragma: no cover - interface
+        raise NotImplementedError
+
+
+def action_rule(cls: R) -> R:
+    """Mark an :class:`ActionRule` subclass for collection by :class:`RuleBook`."""
+    if not (isinstance(cls, type) and issubclass(cls, ActionRule) and cls.verb):
+        raise RuleError(f"@action_rule needs an ActionRule subclass with a verb, got {cls!r}")
+    cls.name = cls.name or cls.verb
+    cls.__odyssey_rule__ = "action"
+    return cls
+
+
+def step_rule(cls: R) -> R:
+    """Mark a :class:`StepRule` subclass for collection by :class:`RuleBook`."""
+    if not (isinstance(cls, type) and issubclass(cls, StepRule) and cls.name):
+        raise RuleError(f"@step_rule needs a StepRule subclass with a name, got {cls!r}")
+    cls.__odyssey_rule__ = "step"
+    return cls
+
+
+def predicate(name: str) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
+    """Register a named quest predicate ``fn(engine, agent, **args) -> bool`` (see docs/quests.md)."""
+
+    def mark(fn: Callable[..., bool]) -> Callable[..., bool]:
+        fn.__odyssey_rule__ = "predicate"
+        fn.__odyssey_name__ = name
+        return fn
+
+    return mark
+
+
+def _members(module: types.ModuleType) -> Iterator[tuple[str, Any]]:
+    """Marked members in definition order (module dicts preserve it)."""
+    for value in vars(module).values():
+        kind = getattr(value, "__odyssey_rule__", None)
+        if kind and getattr(value, "__module__", None) == module.__name__:
+            yield kind, value
+
+
+class RuleBook:
+    """The assembled rules of one game: verbs by name, step rules in run order, quest predicates."""
+
+    def __init__(
+        self,
+        modules: Iterable[types.ModuleType | str] = BASE_RULE_MODULES,
+        *,
+        verbs: Iterable[str] = (),
+        disable: Iterable[str] = (),
+        params: Mapping[str, Mapping[str, Any]] | None = None,
+    ):
+        action_classes: dict[str, type[ActionRule]] = {}
+        step_classes: dict[str, type[StepRule]] = {}
+        predicates: dict[str, Callable[..., bool]] = {}
+        for module in modules:
+            if isinstance(module, str):
+                module = importlib.import_module(module)
+            for kind, value in _members(module):
+                if kind == "action":
+                    action_classes[value.verb] = value  # a later module overrides by verb
+                elif kind == "step":
+                    step_classes[value.name] = value
+                else:
+                    predicates[value.__odyssey_name__] = value
+
+        verbs = set(verbs)
+        disable = set(disable)
+        unknown = (verbs | disable) - set(action_classes) - set(step_classes)
+        if unknown:
+            raise RuleError(f"unknown rule or verb name(s): {', '.join(sorted(unknown))}; "
+                            f"known verbs: {', '.join(action_classes)}; known step rules: {', '.join(step_classes)}")
+        params = dict(params or {})
+        self.actions: dict[str, ActionRule] = {}
+        for verb, cls in action_classes.items():
+            if verb in disable or (cls.optional and verb not in verbs):
+                continue
+            self.actions[verb] = cls(_params(cls, params.pop(verb, None)))
+        ordered = sorted(step_classes.values(), key=lambda c: c.priority)  # stable: ties keep load order
+        self.steps: list[StepRule] = [
+            cls(_params(cls, params.pop(cls.name, None))) for cls in ordered if cls.name not in disable
+        ]
+        if params:
+            raise RuleError(f"parameters given for rule(s) that are not active: {', '.join(sorted(params))}")
+        self.predicates = predicates
+        # Longest verb first for each first word, so that "pick up" wins over a verb named "pick".
+        self.verbs_by_first_word: dict[str, list[str]] = {}
+        for verb in sorted(self.actions, key=len, reverse=True):
+            self.verbs_by_first_word.setdefault(verb.split()[0], []).append(verb)
+
+    def step_rule(self, name: str) -> StepRule | None:
+        return next((r for r in self.steps if r.name == name), None)
+
+    def describe(self) -> dict[str, Any]:
+        return {
+            "verbs": [r.usage() for r in self.actions.values()],
+            "step_rules": [{"name": r.name, "priority": r.priority, "description": r.description}
+                           for r in self.steps],
+            "predicates": sorted(self.predicates),
+        }
+
+
+def _params(cls: type[_Rule], overrides: Mapping[str, Any] | None) -> Any:
+    if cls.Params is None:
+        if overrides:
+            raise RuleError(f"rule {cls.name!r} takes no parameters, got {', '.join(overrides)}")
+        return None
+    base = dataclasses.asdict(cls.Params())
+    base.update(overrides or {})
+    try:
+        return schema.load(cls.Params, base, file=f"params of rule {cls.name!r}")
+    except schema.FormatError as exc:
+        raise RuleError(str(exc)) from None

@@ -1,0 +1,1 @@
+"""The engine's step rules: processes that run every step after the actions, in priority order."""

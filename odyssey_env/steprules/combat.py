@@ -1,0 +1,100 @@
+"""Enemies' side of combat: the stance rhythm of engaged enemies, and ambushes.
+
+An engaged enemy acts on its pattern every step (``attack`` hits me; a raised guard cuts my blows to
+a tenth; ``wait`` is an opening). Enemies that are not fighting may ambush me, more often in deeper
+areas and at night, with half their strength; an ambush engages them, so I cannot simply walk away.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odyssey_env.engine import Engine
+from odyssey_env.rules import Fact, StepRule, step_rule
+from odyssey_env.state import Agent, Npc
+from odyssey_env.verbs.combat import DEFEND_FACTOR, stance
+
+
+def enemy_blow(engine: Engine, npc: Npc, agent: Agent, strength: float = 1.0) -> int:
+    raw = round(npc.attack * strength * engine.state.modifiers.get("enemy_attack", 1.0))
+    damage = max(1, raw - agent.defense)
+    if agent.defending:
+        damage = int(damage * DEFEND_FACTOR)
+    agent.hp -= damage
+    return damage
+
+
+@step_rule
+class CombatRhythm(StepRule):
+    name = "combat_rhythm"
+    priority = 10
+    description = "Each engaged enemy takes the next stance of its repeating pattern: attack, guard or pause."
+
+    def apply(self, engine: Engine) -> None:
+        state = engine.state
+        for agent in state.agents.values():
+            if agent.combat is None:
+                continue
+            area = state.areas[agent.area]
+            engaged = False
+            for handle in area.npcs:
+                npc = state.npcs[handle]
+                if npc.engaged != agent.id:
+                    continue
+                engaged = True
+                move = stance(engine, npc)
+                npc.stance_index += 1
+                if move == "attack":
+                    damage = enemy_blow(engine, npc, agent)
+                    guard = " through my guard" if agent.defending else ""
+                    engine.say(agent.id, f"{handle} strikes me{guard} for {damage} damage.")
+                    engine.emit("agent_hit", agent.id, npc=handle, type=npc.type, damage=damage)
+                elif move == "defend":
+                    engine.say(agent.id, f"{handle} holds its guard.")
+                else:
+                    engine.say(agent.id, f"{handle} pauses to catch its breath.")
+            if not engaged:
+                agent.combat = None
+
+    def facts(self, game):
+        yield Fact("combat", "How do enemies behave in a fight?",
+                   "each repeats its own fixed pattern of attacking, guarding and pausing",
+                   ("they act at random", "they always attack", "they copy my moves"))
+
+
+@step_rule
+class Ambush(StepRule):
+    name = "ambush"
+    priority = 20
+    description = "Idle enemies in my area may attack by surprise (odds grow with area level) and engage me."
+
+    @dataclass(frozen=True)
+    class Params:
+        chance_by_level: tuple[float, ...] = (0.05, 0.075, 0.1, 0.125, 0.15)
+        strength: float = 0.5
+
+    def apply(self, engine: Engine) -> None:
+        state, kinds = engine.state, engine.game.npcs
+        table = self.p.chance_by_level
+        for agent in state.agents.values():
+            if agent.combat is not None or agent.in_tutorial:
+                continue
+            area = state.areas[agent.area]
+            if not area.npcs:
+                continue
+            idle = [h for h in area.npcs if state.npcs[h].engaged is None and kinds[state.npcs[h].type].hostile]
+            if not idle:
+                continue
+            chance = table[min(area.level, len(table)) - 1] * state.modifiers.get("ambush", 1.0)
+            if engine.rng.random() >= chance:
+                continue
+            npc = state.npcs[idle[engine.rng.randrange(len(idle))]]
+            damage = enemy_blow(engine, npc, agent, self.p.strength)
+            npc.engaged = agent.id
+            agent.combat = npc.handle
+            engine.say(agent.id, f"{npc.handle} ambushes me for {damage} damage!")
+            engine.emit("agent_ambushed", agent.id, npc=npc.handle, type=npc.type, damage=damage)
+
+    def facts(self, game):
+        yield Fact("combat", "Where are ambushes most likely?", "in higher-level areas",
+                   ("in the starting area", "near merchants", "nowhere; enemies never ambush"))

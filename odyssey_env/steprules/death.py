@@ -1,0 +1,44 @@
+"""Death and respawn (paper A3.4): belongings stay where I fell; I wake at the spawn area, healed.
+
+Remembering where I died, and going back for my things, is an episodic-memory test.
+"""
+
+from __future__ import annotations
+
+from odyssey_env.engine import Engine
+from odyssey_env.rules import Fact, StepRule, step_rule
+from odyssey_env.world import drop_all
+
+
+@step_rule
+class Death(StepRule):
+    name = "death"
+    priority = 80
+    description = "At zero health I drop everything I hold and wear where I fell and wake at the spawn area."
+
+    def apply(self, engine: Engine) -> None:
+        state = engine.state
+        for agent in state.agents.values():
+            if agent.hp > 0:
+                continue
+            area = state.areas[agent.area]
+            dropped = drop_all(engine.game, state, agent, area)
+            for handle in area.npcs:
+                npc = state.npcs[handle]
+                if npc.engaged == agent.id:
+                    npc.engaged = None
+                    npc.stance_index = 0
+            where = agent.area
+            agent.area = state.spawn
+            agent.hp = agent.max_hp
+            agent.stamina = 1.0
+            agent.combat = None
+            agent.deaths += 1
+            lost = f" My belongings ({', '.join(dropped)}) lie in {where}." if dropped else ""
+            engine.say(agent.id, f"I was defeated and woke up in {state.spawn}.{lost}")
+            engine.emit("agent_died", agent.id, area=where, dropped=dropped)
+
+    def facts(self, game):
+        yield Fact("death", "What happens to my belongings when I die?",
+                   "they stay on the ground where I fell", ("they are lost forever", "I keep them",
+                                                           "they return to the spawn area"))

@@ -1,0 +1,155 @@
+"""Containers: store, take out, discard.
+
+A container can be used while held in a hand or worn as the pack. Its capacity bounds the total size
+of what it holds; containers never go inside containers. ``store`` takes from my hands first and
+then from the ground here, so a bag can be filled without juggling hands.
+"""
+
+from __future__ import annotations
+
+from odyssey_env.engine import Turn
+from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.verbs.common import acquire
+from odyssey_env.world import (
+    add,
+    container_room,
+    fits_in_hands,
+    held_containers,
+    known_object,
+    remove,
+    type_of,
+)
+
+
+def _reachable(turn: Turn, handle: str) -> bool:
+    return handle in held_containers(turn.game, turn.state, turn.agent)
+
+
+def _storable(turn: Turn, handle: str, container: str) -> str | None:
+    """Why ``handle`` cannot go into ``container`` at all (independent of amounts), or None."""
+    t = known_object(turn.game, turn.state, handle)
+    if handle == container or t.category == "container":
+        return "containers do not go inside containers"
+    if not t.portable:
+        return "it is fixed in place"
+    return None
+
+
+@action_rule
+class Store(ActionRule):
+    verb = "store"
+    params = (("amount", "amount"), ("object_name", "object"), ("container_name", "container"))
+    description = "Put objects from my hands (then from the ground here) into a container I hold or wear."
+
+    def apply(self, turn: Turn, n: int, handle: str, container: str) -> None:
+        agent, area, state, game = turn.agent, turn.area, turn.state, turn.game
+        if not _reachable(turn, container):
+            return turn.fail(f"Cannot store into {container}: I hold or wear no such container.")
+        in_hands = agent.hands.get(handle, 0)
+        on_ground = area.objects.get(handle, 0)
+        if in_hands + on_ground < n:
+            return turn.fail(f"Cannot store {n} {handle}: I have {in_hands} in hand and see {on_ground} here.")
+        why = _storable(turn, handle, container)
+        if why:
+            return turn.fail(f"Cannot store {handle} in {container}: {why}.")
+        need = known_object(game, state, handle).size * n
+        room = container_room(game, state, container)
+        if need > room:
+            return turn.fail(f"Cannot store {n} {handle} in {container}: it needs room {need}, "
+                             f"and {container} has {room} left.")
+        from_hands = min(in_hands, n)
+        if from_hands:
+            remove(agent.hands, handle, from_hands)
+        if n > from_hands:
+            remove(area.objects, handle, n - from_hands)
+            acquire(turn, handle, n - from_hands, how="stored")
+        add(state.instances[container].contents, handle, n)
+        turn.say(f"I stored {n} {handle} in {container}.")
+        turn.emit("object_stored", object=type_of(state, handle), handle=handle, amount=n, container=container)
+
+    def candidates(self, turn: Turn):
+        agent, area, state, game = turn.agent, turn.area, turn.state, turn.game
+        containers = list(held_containers(game, state, agent))
+        if not containers:
+            return
+        sources = dict.fromkeys(agent.hands)
+        sources.update(dict.fromkeys(area.objects))
+        for container in containers:
+            room = container_room(game, state, container)
+            for handle in sources:
+                if _storable(turn, handle, container):
+                    continue
+                have = agent.hands.get(handle, 0) + area.objects.get(handle, 0)
+                size = known_object(game, state, handle).size
+                most = min(have, room // size) if size else have
+                yield from _amounts(self.verb, most, handle, container)
+
+    def facts(self, game):
+        yield Fact("containers", "Can a container be stored inside another container?", "no",
+                   ("yes", "only when empty", "only small ones"))
+
+
+def _amounts(verb: str, most: int, *rest: str):
+    """Valid-action summary for an amount: the smallest and the largest feasible amount."""
+    tail = " ".join(rest)
+    if most >= 1:
+        yield f"{verb} 1 {tail}"
+    if most > 1:
+        yield f"{verb} {most} {tail}"
+
+
+@action_rule
+class TakeOut(ActionRule):
+    verb = "take out"
+    params = (("object_name", "object"), ("container_name", "container"))
+    description = "Take one object (or all the coins) out of a container I hold or wear, into a free hand."
+
+    def apply(self, turn: Turn, handle: str, container: str) -> None:
+        agent, state, game = turn.agent, turn.state, turn.game
+        if not _reachable(turn, container):
+            return turn.fail(f"Cannot take anything out of {container}: I hold or wear no such container.")
+        contents = state.instances[container].contents
+        have = contents.get(handle, 0)
+        if not have:
+            return turn.fail(f"Cannot take {handle} out of {container}: it is not in there.")
+        n = have if handle == game.currency else 1
+        if not fits_in_hands(game, agent, handle, n):
+            return turn.fail(f"Cannot take {handle} out of {container}: my hands are full.")
+        remove(contents, handle, n)
+        add(agent.hands, handle, n)
+        turn.say(f"I took {n} {handle} out of {container}.")
+        turn.emit("object_taken_out", object=type_of(state, handle), handle=handle, amount=n, container=container)
+
+    def candidates(self, turn: Turn):
+        agent, state, game = turn.agent, turn.state, turn.game
+        for container in held_containers(game, state, agent):
+            for handle in state.instances[container].contents:
+                if fits_in_hands(game, agent, handle):
+                    yield f"take out {handle} {container}"
+
+
+@action_rule
+class Discard(ActionRule):
+    verb = "discard"
+    params = (("amount", "amount"), ("object_name", "object"), ("container_name", "container"))
+    description = "Empty objects from a container I hold or wear onto the ground here."
+
+    def apply(self, turn: Turn, n: int, handle: str, container: str) -> None:
+        state = turn.state
+        if not _reachable(turn, container):
+            return turn.fail(f"Cannot discard from {container}: I hold or wear no such container.")
+        contents = state.instances[container].contents
+        have = contents.get(handle, 0)
+        if have < n:
+            return turn.fail(f"Cannot discard {n} {handle}: {container} holds {have}.")
+        remove(contents, handle, n)
+        add(turn.area.objects, handle, n)
+        turn.say(f"I discarded {n} {handle} from {container} onto the ground.")
+        turn.emit("object_discarded", object=type_of(state, handle), handle=handle, amount=n,
+                  container=container, area=turn.agent.area)
+
+    def candidates(self, turn: Turn):
+        state = turn.state
+        for container in held_containers(turn.game, state, turn.agent):
+            for handle, have in state.instances[container].contents.items():
+                yield from _amounts(self.verb, have, handle, container)

@@ -1,0 +1,114 @@
+"""Crafting and the optional disassemble.
+
+A recipe consumes ingredients that I carry (hands, held containers, pack) and needs its stations on
+the ground of the area. Crafted objects land on the ground (paper A5.2: "It is now on the ground").
+Disassembling gives back half of each ingredient, rounded up, so it never yields more than it cost.
+"""
+
+from __future__ import annotations
+
+from odyssey_env.engine import Turn
+from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.verbs.common import carried_handles
+from odyssey_env.world import add, carried_count, make_objects, remove, take_carried, type_of
+
+
+@action_rule
+class Craft(ActionRule):
+    verb = "craft"
+    params = (("amount", "amount"), ("object_name", "object"))
+    description = "Craft objects from carried ingredients, at the stations their recipe needs."
+
+    def apply(self, turn: Turn, n: int, name: str) -> None:
+        game, state, agent, area = turn.game, turn.state, turn.agent, turn.area
+        t = game.objects.get(name)
+        if t is None or t.recipe is None:
+            return turn.fail(f"Cannot craft {name}: there is no known way to make it.")
+        recipe = t.recipe
+        missing = [f"{k * n} {i} (I carry {carried_count(game, state, agent, i)})"
+                   for i, k in recipe.ingredients.items() if carried_count(game, state, agent, i) < k * n]
+        if missing:
+            return turn.fail(f"Cannot craft {n} {name}: I need {', '.join(missing)}.")
+        absent = [s for s in recipe.stations if s not in area.objects]
+        if absent:
+            return turn.fail(f"Cannot craft {name} here: it needs a {' and a '.join(absent)} nearby.")
+        for ingredient, k in recipe.ingredients.items():
+            take_carried(game, state, agent, ingredient, k * n)
+        made = recipe.yields * n
+        for handle, k in make_objects(game, state, name, made):
+            add(area.objects, handle, k)
+        turn.say(f"I successfully crafted {made} {name}. It is now on the ground.")
+        turn.emit("object_crafted", object=name, amount=made, area=agent.area,
+                  first=turn.first("crafted", name))
+
+    def candidates(self, turn: Turn):
+        game, objects = turn.game, turn.area.objects
+        carried = carried_handles(turn)
+        if not carried:
+            return
+        used_in = game.used_in
+        seen = set()
+        for handle in carried:
+            for product in used_in.get(handle, ()):
+                if product in seen:
+                    continue
+                seen.add(product)
+                recipe = game.objects[product].recipe
+                most = min(carried.get(i, 0) // k for i, k in recipe.ingredients.items())
+                if most < 1 or any(s not in objects for s in recipe.stations):
+                    continue
+                yield f"craft 1 {product}"
+                if most > 1:
+                    yield f"craft {most} {product}"
+
+    def facts(self, game):
+        yield Fact("crafting", "Where does a crafted object appear?", "on the ground of the area",
+                   ("in my hands", "in my pack", "with the nearest merchant"))
+
+
+def salvage(t) -> dict[str, int]:
+    return {i: (k + 1) // 2 for i, k in t.recipe.ingredients.items()}
+
+
+def _salvageable(t) -> bool:
+    return t.recipe is not None and t.salvageable and t.recipe.yields == 1
+
+
+@action_rule
+class Disassemble(ActionRule):
+    verb = "disassemble"
+    params = (("object_name", "object"),)
+    description = "Take apart a crafted object in my hands or on the ground, recovering half its ingredients."
+    optional = True
+
+    def apply(self, turn: Turn, handle: str) -> None:
+        game, state, agent, area = turn.game, turn.state, turn.agent, turn.area
+        source = agent.hands if handle in agent.hands else area.objects if handle in area.objects else None
+        if source is None:
+            return turn.fail(f"Cannot disassemble {handle}: it is neither in my hands nor here.")
+        t = game.objects[type_of(state, handle)]
+        if not _salvageable(t):
+            return turn.fail(f"Cannot disassemble {handle}: it cannot be taken apart.")
+        inst = state.instances.get(handle)
+        if inst is not None and inst.contents:
+            return turn.fail(f"Cannot disassemble {handle}: it is not empty.")
+        remove(source, handle)
+        if inst is not None:
+            del state.instances[handle]
+        parts = salvage(t)
+        for ingredient, k in parts.items():
+            add(area.objects, ingredient, k)
+        listed = ", ".join(f"{k} {i}" for i, k in parts.items())
+        turn.say(f"I took {handle} apart: {listed} now lie on the ground.")
+        turn.emit("object_disassembled", object=t.name, handle=handle, parts=parts)
+
+    def candidates(self, turn: Turn):
+        game, state, agent = turn.game, turn.state, turn.agent
+        for handle in {**agent.hands, **turn.area.objects}:
+            inst = state.instances.get(handle)
+            if _salvageable(game.objects[type_of(state, handle)]) and not (inst and inst.contents):
+                yield f"disassemble {handle}"
+
+    def facts(self, game):
+        yield Fact("crafting", "What does disassembling a crafted object give back?",
+                   "half of each ingredient, rounded up", ("all ingredients", "nothing", "coins"))

@@ -1,0 +1,139 @@
+"""Moving between areas: enter, and the optional lockpick.
+
+A locked path opens for good when I enter holding its key (the key stays in the lock) or after a
+successful lockpick. Nobody leaves a fight: while an enemy here is engaged with me, exits are barred.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odyssey_env.engine import Turn
+from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.world import remove, type_of
+
+
+def in_combat(turn: Turn) -> str | None:
+    """Handle of an NPC here that is fighting this agent, if any."""
+    agent = turn.agent
+    if agent.combat is None:
+        return None
+    npcs = turn.state.npcs
+    for handle in turn.area.npcs:
+        if npcs[handle].engaged == agent.id:
+            return handle
+    return None
+
+
+def unlock(turn: Turn, a: str, b: str) -> None:
+    areas = turn.state.areas
+    areas[a].exits[b].locked = False
+    areas[b].exits[a].locked = False
+
+
+def _held_key(turn: Turn, key: str | None) -> str | None:
+    if key is None:
+        return None
+    for handle in turn.agent.hands:
+        if type_of(turn.state, handle) == key:
+            return handle
+    return None
+
+
+@action_rule
+class Enter(ActionRule):
+    verb = "enter"
+    params = (("area_name", "area"),)
+    description = "Walk to a neighboring area; a locked way needs its key in my hand."
+
+    def apply(self, turn: Turn, target: str) -> None:
+        agent, area = turn.agent, turn.area
+        if target == agent.area:
+            return turn.fail(f"I am already in {target}.")
+        exit_ = area.exits.get(target)
+        if exit_ is None:
+            return turn.fail(f"Cannot enter {target}: it is not a neighboring area.")
+        foe = in_combat(turn)
+        if foe is not None:
+            return turn.fail(f"Cannot leave while fighting {foe}.")
+        if exit_.locked:
+            key = _held_key(turn, exit_.key)
+            if key is None:
+                need = f"; {exit_.key} would open it" if exit_.key else ""
+                return turn.fail(f"Cannot enter {target}: the way is locked{need}.")
+            remove(agent.hands, key)
+            unlock(turn, agent.area, target)
+            turn.say(f"I unlocked the way to {target} with {key}; the key stays in the lock.")
+            turn.emit("path_unlocked", a=agent.area, b=target, by="key")
+        agent.area = target
+        agent.combat = None
+        turn.say(f"I entered {target}.")
+        turn.emit("area_entered", area=target, first=turn.first("visited", target))
+
+    def candidates(self, turn: Turn):
+        if in_combat(turn) is not None:
+            return
+        for name, exit_ in turn.area.exits.items():
+            if not exit_.locked or _held_key(turn, exit_.key) is not None:
+                yield f"enter {name}"
+
+    def facts(self, game):
+        yield Fact("movement", "Can I leave an area while an enemy there is fighting me?", "no",
+                   ("yes", "only by running", "only at night"))
+
+
+@action_rule
+class Lockpick(ActionRule):
+    verb = "lockpick"
+    params = (("area_name", "area"),)
+    description = "Try to pick the lock of a neighboring way with a lockpick in hand; picks can break."
+    optional = True
+
+    @dataclass(frozen=True)
+    class Params:
+        chance: float = 0.35
+        break_chance: float = 0.25
+
+    def _pick(self, turn: Turn) -> str | None:
+        for handle in turn.agent.hands:
+            if "lockpick" in turn.game.objects[type_of(turn.state, handle)].uses:
+                return handle
+        return None
+
+    def apply(self, turn: Turn, target: str) -> None:
+        agent, area = turn.agent, turn.area
+        exit_ = area.exits.get(target)
+        if exit_ is None:
+            return turn.fail(f"Cannot lockpick {target}: it is not a neighboring area.")
+        if not exit_.locked:
+            return turn.fail(f"Cannot lockpick {target}: the way is not locked.")
+        if not exit_.pickable:
+            return turn.fail(f"Cannot lockpick {target}: this lock cannot be picked.")
+        foe = in_combat(turn)
+        if foe is not None:
+            return turn.fail(f"Cannot pick a lock while fighting {foe}.")
+        pick = self._pick(turn)
+        if pick is None:
+            return turn.fail(f"Cannot lockpick {target}: I need a lockpick in my hand.")
+        if turn.rng.random() < self.p.chance:
+            unlock(turn, agent.area, target)
+            turn.say(f"The lock clicks: the way to {target} is open.")
+            turn.emit("path_unlocked", a=agent.area, b=target, by="lockpick")
+            return
+        if turn.rng.random() < self.p.break_chance:
+            remove(agent.hands, pick)
+            turn.say(f"The lock resists and {pick} snaps.")
+        else:
+            turn.say("The lock resists.")
+        turn.emit("lockpick_failed", a=agent.area, b=target)
+
+    def candidates(self, turn: Turn):
+        if self._pick(turn) is None or in_combat(turn) is not None:
+            return
+        for name, exit_ in turn.area.exits.items():
+            if exit_.locked and exit_.pickable:
+                yield f"lockpick {name}"
+
+    def facts(self, game):
+        yield Fact("locks", "How often does picking a lock succeed?",
+                   f"about {round(self.p.chance * 100)}% of tries", ("always", "never", "only at night"))

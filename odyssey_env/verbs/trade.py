@@ -1,0 +1,155 @@
+"""Trading with merchants: buy and sell.
+
+Prices are the object's value in the game's currency (at least 1); a merchant pays
+``sell_ratio`` of the value (rounded down, at least 1) for what it buys. Coins are drawn from my
+hands, then from held containers and the pack. What I receive goes into my hands if it fits and
+onto the ground otherwise; the feedback says which.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odyssey_env.engine import Turn
+from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.state import Npc
+from odyssey_env.verbs.common import carried_handles, receive
+from odyssey_env.verbs.social import wary
+from odyssey_env.world import add, carried_count, materialize, npc_here, remove, take_carried, type_of
+
+
+def price(turn: Turn, type_name: str) -> int:
+    return max(1, turn.game.objects[type_name].value)
+
+
+def _merchant(turn: Turn, handle: str, verb: str) -> Npc | str:
+    npc = npc_here(turn.state, turn.area, handle)
+    if npc is None:
+        return f"Cannot {verb}: there is no {handle} here."
+    if not turn.game.npcs[npc.type].merchant:
+        return f"Cannot {verb}: {handle} is not a merchant."
+    if wary(turn, npc):
+        return f"Cannot {verb}: {handle} refuses to deal with me."
+    return npc
+
+
+def _coins(turn: Turn) -> int:
+    currency = turn.game.currency
+    return carried_count(turn.game, turn.state, turn.agent, currency) if currency else 0
+
+
+@action_rule
+class Buy(ActionRule):
+    verb = "buy"
+    params = (("amount", "amount"), ("object_name", "object"), ("npc_name", "npc"))
+    description = "Buy objects from a merchant here for their value in coins."
+
+    def apply(self, turn: Turn, n: int, handle: str, merchant: str) -> None:
+        npc = _merchant(turn, merchant, f"buy from {merchant}")
+        if isinstance(npc, str):
+            return turn.fail(npc)
+        stock = npc.inventory.get(handle, 0)
+        if stock < n:
+            return turn.fail(f"Cannot buy {n} {handle}: {merchant} has {stock}.")
+        cost = price(turn, handle) * n
+        coins = _coins(turn)
+        if coins < cost:
+            return turn.fail(f"Cannot buy {n} {handle}: it costs {cost} {turn.game.currency} and I carry {coins}.")
+        take_carried(turn.game, turn.state, turn.agent, turn.game.currency, cost)
+        remove(npc.inventory, handle, n)
+        where = [receive(turn, piece, k) for piece, k in materialize(turn.game, turn.state, handle, n)]
+        turn.say(f"I bought {n} {handle} from {merchant} for {cost} {turn.game.currency}; "
+                 f"it is {where[0]}.")
+        turn.emit("object_bought", object=handle, amount=n, npc=merchant, cost=cost,
+                  first=turn.first("traded", handle))
+
+    def candidates(self, turn: Turn):
+        coins = None
+        for handle in turn.area.npcs:
+            npc = _merchant(turn, handle, "buy")
+            if isinstance(npc, str):
+                continue
+            if coins is None:
+                coins = _coins(turn)
+            for ware, stock in npc.inventory.items():
+                most = min(stock, coins // price(turn, ware))
+                if most >= 1:
+                    yield f"buy 1 {ware} {handle}"
+                if most > 1:
+                    yield f"buy {most} {ware} {handle}"
+
+    def facts(self, game):
+        yield Fact("trade", "How much does a merchant charge for an object?", "its value in coins",
+                   ("twice its value", "half its value", "a fixed 5 coins"))
+
+
+@action_rule
+class Sell(ActionRule):
+    verb = "sell"
+    params = (("amount", "amount"), ("object_name", "object"), ("npc_name", "npc"))
+    description = "Sell carried objects to a merchant here for part of their value."
+
+    @dataclass(frozen=True)
+    class Params:
+        sell_ratio: float = 0.5
+
+    def payment(self, turn: Turn, type_name: str) -> int:
+        return max(1, int(turn.game.objects[type_name].value * self.p.sell_ratio))
+
+    def _refusal(self, turn: Turn, npc: Npc, handle: str) -> str | None:
+        game, state = turn.game, turn.state
+        kind = type_of(state, handle)
+        t = game.objects.get(kind)
+        if t is None or handle == game.currency:
+            return f"{npc.handle} will not buy {handle}."
+        if t.value <= 0:
+            return f"{handle} is worthless to {npc.handle}."
+        buys = game.npcs[npc.type].buys
+        if buys and t.category not in buys:
+            return f"{npc.handle} does not buy {t.category} (only {', '.join(buys)})."
+        inst = state.instances.get(handle)
+        if inst is not None and inst.contents:
+            return f"{handle} is not empty."
+        if handle in turn.agent.equipment.values():
+            return f"I am wearing {handle}."
+        return None
+
+    def apply(self, turn: Turn, n: int, handle: str, merchant: str) -> None:
+        npc = _merchant(turn, merchant, f"sell to {merchant}")
+        if isinstance(npc, str):
+            return turn.fail(npc)
+        game, state, agent = turn.game, turn.state, turn.agent
+        have = carried_count(game, state, agent, handle)
+        if have < n:
+            return turn.fail(f"Cannot sell {n} {handle}: I carry {have}.")
+        refusal = self._refusal(turn, npc, handle)
+        if refusal:
+            return turn.fail(f"Cannot sell {handle}: {refusal}")
+        kind = type_of(state, handle)
+        take_carried(game, state, agent, handle, n)
+        if handle in state.instances:
+            del state.instances[handle]
+        add(npc.inventory, kind, n)
+        paid = self.payment(turn, kind) * n
+        where = receive(turn, game.currency, paid)
+        turn.say(f"I sold {n} {handle} to {merchant} for {paid} {game.currency}; the coins are {where}.")
+        turn.emit("object_sold", object=kind, amount=n, npc=merchant, paid=paid, first=turn.first("traded", kind))
+
+    def candidates(self, turn: Turn):
+        carried = None
+        for merchant in turn.area.npcs:
+            npc = _merchant(turn, merchant, "sell")
+            if isinstance(npc, str):
+                continue
+            if carried is None:
+                carried = carried_handles(turn)
+            for handle, have in carried.items():
+                if self._refusal(turn, npc, handle) is None:
+                    yield f"sell 1 {handle} {merchant}"
+                    if have > 1:
+                        yield f"sell {have} {handle} {merchant}"
+
+    def facts(self, game):
+        yield Fact("trade", "What fraction of an object's value does a merchant pay when I sell it?",
+                   "half" if self.p.sell_ratio == 0.5 else f"{self.p.sell_ratio:g}",
+                   ("all of it", "a quarter", "double"))

@@ -1,0 +1,193 @@
+"""Operations on the world state that several rules share: where objects are, moving them, sizes.
+
+Verbs and step rules call these instead of touching dicts directly, so that every rule agrees on
+what "held", "carried" and "fits" mean. The functions are small and allocation-free on purpose: they
+sit on the per-step hot path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from typing import TYPE_CHECKING
+
+from odyssey_env.content import ObjectType
+from odyssey_env.state import Agent, Area, Instance, Npc, WorldState
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
+
+
+def type_of(state: WorldState, handle: str) -> str:
+    """Object type name of a handle (instance names map to their type)."""
+    inst = state.instances.get(handle)
+    return inst.type if inst is not None else handle
+
+
+def add(holding: dict[str, int], handle: str, n: int = 1) -> None:
+    holding[handle] = holding.get(handle, 0) + n
+
+
+def remove(holding: dict[str, int], handle: str, n: int = 1) -> None:
+    left = holding[handle] - n
+    if left > 0:
+        holding[handle] = left
+    else:
+        del holding[handle]
+
+
+def describe_holding(holding: dict[str, int]) -> str:
+    """``"2 apple, 1 small_bag_0"``, the way observations list objects."""
+    return ", ".join(f"{n} {h}" for h, n in holding.items())
+
+
+# ------------------------------------------------------------------ hands
+def hand_slots_used(game: Game, agent: Agent) -> int:
+    """Hands in use: every object takes a hand, but a pile of coins takes one hand in all."""
+    used = 0
+    currency = game.currency
+    for handle, n in agent.hands.items():
+        used += 1 if handle == currency else n
+    return used
+
+
+def hands_free(game: Game, agent: Agent) -> int:
+    return game.spec.agent.hands - hand_slots_used(game, agent)
+
+
+def fits_in_hands(game: Game, agent: Agent, handle: str, n: int = 1) -> bool:
+    if handle == game.currency and handle in agent.hands:
+        return True
+    need = 1 if handle == game.currency else n
+    return hands_free(game, agent) >= need
+
+
+# ------------------------------------------------------------------ containers
+def container_load(game: Game, state: WorldState, inst: Instance) -> int:
+    objects = game.objects
+    instances = state.instances
+    total = 0
+    for handle, n in inst.contents.items():
+        sub = instances.get(handle)
+        total += objects[sub.type if sub is not None else handle].size * n
+    return total
+
+
+def container_room(game: Game, state: WorldState, handle: str) -> int:
+    inst = state.instances[handle]
+    return game.objects[inst.type].capacity - container_load(game, state, inst)
+
+
+def held_containers(game: Game, state: WorldState, agent: Agent) -> Iterator[str]:
+    """Containers in the agent's hands, then the worn pack (the order objects are drawn from)."""
+    instances = state.instances
+    for handle in agent.hands:
+        inst = instances.get(handle)
+        if inst is not None and game.objects[inst.type].category == "container":
+            yield handle
+    pack = agent.equipment.get("pack")
+    if pack is not None:
+        yield pack
+
+
+def reachable_containers(game: Game, state: WorldState, agent: Agent) -> list[str]:
+    """Containers the agent can put into or take out of: held ones and the worn pack."""
+    return list(held_containers(game, state, agent))
+
+
+# ------------------------------------------------------------------ counting and taking
+def carried_count(game: Game, state: WorldState, agent: Agent, handle: str) -> int:
+    """Units of ``handle`` in hands, in the pack and in held containers (what crafting and trade use)."""
+    n = agent.hands.get(handle, 0)
+    for c in held_containers(game, state, agent):
+        n += state.instances[c].contents.get(handle, 0)
+    return n
+
+
+def take_carried(game: Game, state: WorldState, agent: Agent, handle: str, n: int) -> None:
+    """Remove ``n`` units carried by the agent: hands first, then held containers, then the pack.
+
+    The caller has checked :func:`carried_count`.
+    """
+    in_hands = agent.hands.get(handle, 0)
+    if in_hands:
+        k = min(in_hands, n)
+        remove(agent.hands, handle, k)
+        n -= k
+    if n:
+        for c in held_containers(game, state, agent):
+            contents = state.instances[c].contents
+            have = contents.get(handle, 0)
+            if have:
+                k = min(have, n)
+                remove(contents, handle, k)
+                n -= k
+                if not n:
+                    break
+
+
+def make_objects(game: Game, state: WorldState, type_name: str, n: int) -> list[tuple[str, int]]:
+    """New objects of a type as ``(handle, count)`` pieces: instanced kinds get one fresh name each."""
+    if game.objects[type_name].instanced:
+        pieces = []
+        for _ in range(n):
+            handle = state.new_handle(type_name)
+            state.instances[handle] = Instance(type=type_name)
+            pieces.append((handle, 1))
+        return pieces
+    return [(type_name, n)]
+
+
+def materialize(game: Game, state: WorldState, handle: str, n: int) -> list[tuple[str, int]]:
+    """Objects leaving an NPC's or a recipe's bookkeeping (type names) to enter the world.
+
+    NPC inventories count instanced kinds by type name; in the world each one needs its own name.
+    """
+    t = game.objects.get(handle)
+    if t is not None and t.instanced:
+        return make_objects(game, state, handle, n)
+    return [(handle, n)]
+
+
+def drop_all(game: Game, state: WorldState, agent: Agent, area: Area) -> list[str]:
+    """Everything held and worn goes to the ground (death); returns the handles dropped."""
+    dropped = []
+    for handle, n in agent.hands.items():
+        add(area.objects, handle, n)
+        dropped.append(handle)
+    agent.hands.clear()
+    for handle in agent.equipment.values():
+        add(area.objects, handle, 1)
+        dropped.append(handle)
+    agent.equipment.clear()
+    return dropped
+
+
+# ------------------------------------------------------------------ stats
+def attack_of(game: Game, state: WorldState, agent: Agent) -> int:
+    """Base attack plus the best attack among held objects (weapons and tools)."""
+    best = 0
+    objects = game.objects
+    instances = state.instances
+    for handle in agent.hands:
+        inst = instances.get(handle)
+        a = objects[inst.type if inst is not None else handle].attack
+        if a > best:
+            best = a
+    return agent.base_attack + best
+
+
+def defense_of(game: Game, agent: Agent) -> int:
+    base = game.spec.agent.defense
+    objects = game.objects
+    return base + sum(objects[h].defense for slot, h in agent.equipment.items() if slot != "pack")
+
+
+def npc_here(state: WorldState, area: Area, handle: str) -> Npc | None:
+    npc = state.npcs.get(handle)
+    return npc if npc is not None and npc.area == area.name else None
+
+
+def known_object(game: Game, state: WorldState, handle: str) -> ObjectType | None:
+    inst = state.instances.get(handle)
+    return game.objects.get(inst.type if inst is not None else handle)

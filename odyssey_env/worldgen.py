@@ -1,0 +1,136 @@
+"""Sampling the initial world of an episode from a game's content and a seeded RNG.
+
+Placement is conditioned on level (paper §3.2): a type's weight in an area falls by
+``placement.level_decay`` per level of difference and types far above the area's level are left out,
+so stronger enemies and richer objects appear deeper in the world. Every choice iterates lists in
+file order and draws from the one RNG it is given, so a seed gives the same world in any process.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import TYPE_CHECKING
+
+from odyssey_env.content import NpcType
+from odyssey_env.state import Agent, Area, Exit, Npc, WorldState
+from odyssey_env.world import add, make_objects
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
+
+
+def parse_clock(hhmm: str) -> int:
+    hours, minutes = hhmm.split(":")
+    return int(hours) * 60 + int(minutes)
+
+
+def generate(game: Game, rng: random.Random, agent_ids: tuple[str, ...] = ("player",)) -> WorldState:
+    spec = game.spec
+    state = WorldState(
+        step=0,
+        minute=parse_clock(spec.game.start_time),
+        spawn=spec.spawn,
+        areas={},
+        npcs={},
+        instances={},
+        agents={},
+    )
+    for place in spec.places:
+        for a in place.areas:
+            state.areas[a.name] = Area(name=a.name, place=place.name, level=a.level)
+    _connect(game, state, rng)
+    for place in spec.places:
+        for a in place.areas:
+            area = state.areas[a.name]
+            for obj, n in a.objects.items():
+                for handle, k in make_objects(game, state, obj, n):
+                    add(area.objects, handle, k)
+            for npc_type in a.npcs:
+                spawn_npc(game, state, game.npcs[npc_type], a.name)
+            if a.scatter:
+                _scatter(game, state, rng, area)
+    for agent_id in agent_ids:
+        state.agents[agent_id] = new_agent(game, agent_id, spec.spawn)
+    return state
+
+
+def new_agent(game: Game, agent_id: str, area: str) -> Agent:
+    body = game.spec.agent
+    return Agent(id=agent_id, name=agent_id, area=area, hp=body.hp, max_hp=body.hp,
+                 base_attack=body.attack, attack=body.attack, defense=body.defense)
+
+
+def spawn_npc(game: Game, state: WorldState, t: NpcType, area: str, origin: str = "world") -> Npc:
+    handle = t.name if t.unique else state.new_handle(t.name)
+    stock = t.stock if t.merchant else t.drops
+    npc = Npc(handle=handle, type=t.name, area=area, hp=t.hp, max_hp=t.hp, attack=t.attack,
+              defense=t.defense, level=t.level, inventory=dict(stock), coins=t.coins, origin=origin)
+    state.npcs[handle] = npc
+    state.areas[area].npcs.append(handle)
+    return npc
+
+
+def link(state: WorldState, a: str, b: str, *, locked: bool = False, key: str | None = None,
+         pickable: bool = True) -> None:
+    state.areas[a].exits[b] = Exit(locked=locked, key=key, pickable=pickable)
+    state.areas[b].exits[a] = Exit(locked=locked, key=key, pickable=pickable)
+
+
+def _connect(game: Game, state: WorldState, rng: random.Random) -> None:
+    g = game.spec.graph
+    for c in g.connections:
+        link(state, c.a, c.b, locked=c.locked, key=c.key, pickable=c.pickable)
+    if g.mode == "fixed":
+        return
+    places = sorted(game.spec.places, key=lambda p: min(a.level for a in p.areas))  # stable
+    for place in places:  # a random spanning tree inside each place
+        names = [a.name for a in place.areas]
+        rng.shuffle(names)
+        for i in range(1, len(names)):
+            other = names[rng.randrange(i)]
+            if other not in state.areas[names[i]].exits:
+                link(state, names[i], other)
+        pairs = [(x, y) for i, x in enumerate(names) for y in names[i + 1:]
+                 if y not in state.areas[x].exits]
+        for x, y in rng.sample(pairs, min(g.extra_links, len(pairs))):
+            link(state, x, y)
+    bridges = []
+    for prev, nxt in zip(places, places[1:], strict=False):  # places chained from low to high level
+        lowest = min(a.level for a in nxt.areas)
+        entry = [a.name for a in nxt.areas if a.level == lowest]
+        a = rng.choice([x.name for x in prev.areas])
+        b = rng.choice(entry)
+        if b not in state.areas[a].exits:
+            link(state, a, b)
+            bridges.append((a, b))
+    if g.locked_links and bridges:
+        for a, b in rng.sample(bridges, min(g.locked_links, len(bridges))):
+            link(state, a, b, locked=True, key=g.lock_key)
+
+
+def _weights(game: Game, level: int, types: list, area: str) -> list[float]:
+    p = game.spec.placement
+    out = []
+    for t in types:
+        if t.spawn_weight <= 0 or t.level > level + p.max_level_above or (t.areas and area not in t.areas):
+            out.append(0.0)
+        else:
+            out.append(t.spawn_weight * p.level_decay ** abs(level - t.level))
+    return out
+
+
+def _scatter(game: Game, state: WorldState, rng: random.Random, area: Area) -> None:
+    p = game.spec.placement
+    objects = [o for o in game.spec.objects if o.portable and o.category != "quest"]
+    weights = _weights(game, area.level, objects, area.name)
+    if any(weights):
+        for t in rng.choices(objects, weights, k=rng.randint(*p.objects_per_area)):
+            for handle, k in make_objects(game, state, t.name, 1):
+                add(area.objects, handle, k)
+    if area.name == game.spec.spawn:
+        return  # nothing hostile wanders into the spawn area at the start
+    npcs = [n for n in game.spec.npcs if n.hostile and not n.unique and n.role != "boss"]
+    weights = _weights(game, area.level, npcs, area.name)
+    if any(weights):
+        for t in rng.choices(npcs, weights, k=rng.randint(*p.npcs_per_area)):
+            spawn_npc(game, state, t, area.name)

@@ -1,0 +1,46 @@
+"""The ``odyssey`` command: one entry point, subcommands imported only when used.
+
+Keeping the dispatcher free of imports means ``odyssey play`` works with the env package alone and
+``odyssey run`` pays for Hydra only when it runs.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Sequence
+
+COMMANDS: dict[str, tuple[str, str]] = {
+    "play": ("odyssey_env.play:main", "play a game in the terminal"),
+    "games": ("odyssey_env.catalog:main", "list the shipped games and their sizes"),
+    "run": ("odyssey_eval.run:main", "evaluate agents on games (Hydra; supports -m sweeps)"),
+    "report": ("odyssey_eval.report:main", "summarise run directories and write an HTML report"),
+    "challenge": ("odyssey_eval.challenge:main", "the TTCL challenge aggregation"),
+}
+
+
+def usage() -> str:
+    lines = ["usage: odyssey <command> [arguments]", "", "commands:"]
+    lines += [f"  {name:<10} {help_}" for name, (_, help_) in COMMANDS.items()]
+    lines.append("\nRun 'odyssey <command> --help' for a command's own options.")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(usage())
+        return 0
+    command, rest = args[0], args[1:]
+    if command not in COMMANDS:
+        print(f"odyssey: unknown command {command!r}\n\n{usage()}", file=sys.stderr)
+        return 2
+    target, _ = COMMANDS[command]
+    module_name, func_name = target.split(":")
+    module = importlib.import_module(module_name)
+    result = getattr(module, func_name)(rest)
+    return int(result or 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
