@@ -89,7 +89,8 @@ class Decision:
     """An agent's choice for one step.
 
     ``malformed`` marks a model reply that could not be used; the action is then ``"wait"`` and the
-    step is counted apart from engine-invalid actions (paper A3.1).
+    step is counted apart from engine-invalid actions (paper A3.1). ``stop`` asks the runner to end
+    the episode now, without taking the step (a replay that ran out of commands, a player who quit).
     """
 
     action: str
@@ -97,6 +98,7 @@ class Decision:
     usage: Usage = field(default_factory=Usage)
     malformed: bool = False
     raw: str | None = None  # the model's raw reply, for the trajectory
+    stop: bool = False
 
 
 @dataclass
@@ -130,10 +132,10 @@ class Agent(abc.ABC):
         """Answer a multiple-choice question from memory. Agents without a mind cannot: None."""
         return Answer(index=None)
 
-    def save(self, directory: Path) -> None:
+    def save(self, directory: Path) -> None:  # noqa: B027 - optional hook
         """Write memory to ``directory`` (created by the caller). Stateless agents write nothing."""
 
-    def load(self, directory: Path) -> None:
+    def load(self, directory: Path) -> None:  # noqa: B027 - optional hook
         """Restore what :meth:`save` wrote."""
 
     def describe(self) -> dict[str, Any]:

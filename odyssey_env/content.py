@@ -191,6 +191,7 @@ class GameInfo:
     start_time: str = "08:00"
     minutes_per_step: int = 10
     verbs: tuple[str, ...] = ()  # optional verbs switched on (lockpick, eat, throw, disassemble, pickpocket)
+    step_rules: tuple[str, ...] = ()  # optional step rules switched on (the engine's library of dynamics)
     disable: tuple[str, ...] = ()  # base rules switched off, by verb or step-rule name
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per-rule parameter overrides
 

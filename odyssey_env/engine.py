@@ -75,7 +75,7 @@ class Turn:
         self.ok = False
         self.state.feedback[self.agent.id].append(text)
 
-    def emit(self, kind: str, **data: Any) -> None:
+    def emit(self, kind: str, /, **data: Any) -> None:
         self.engine.events.append(Event(kind, self.agent.id, data))
 
     def first(self, book: str, key: str) -> bool:
@@ -140,7 +140,7 @@ class Engine:
     def say(self, agent_id: str, text: str) -> None:
         self.state.feedback[agent_id].append(text)
 
-    def emit(self, kind: str, agent_id: str | None, **data: Any) -> None:
+    def emit(self, kind: str, agent_id: str | None, /, **data: Any) -> None:
         self.events.append(Event(kind, agent_id, data))
 
     def first(self, agent: Agent, book: str, key: str) -> bool:

@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-from typing import Any, SupportsFloat
+from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 from gymnasium import spaces
 
 from odyssey_env.engine import Engine, Outcome
 from odyssey_env.game import Game, load_game
+from odyssey_env.quests import main_quest, side_quests, tutorial
 from odyssey_env.rewards import COMPONENTS, check_weights
 
 __all__ = ["CHARSET", "MAX_ACTION_LENGTH", "MAX_OBSERVATION_LENGTH", "OdysseyEnv"]
@@ -59,7 +60,7 @@ class OdysseyEnv(gym.Env[str, str]):
     * ``render_mode``: ``"ansi"`` (returns the text) or ``"human"`` (prints it).
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
 
     def __init__(
         self,
@@ -169,9 +170,12 @@ class OdysseyEnv(gym.Env[str, str]):
             "events": [{"kind": e.kind, **e.data} for e in outcome.events] if outcome else [],
             "in_tutorial": agent.in_tutorial,
         }
-        quest = state.rule_data.get("main_quest")
-        if quest is not None:
-            info["quest"] = engine.quest_progress(PLAYER)
+        if self.game.quest.main is not None:
+            info["quest"] = main_quest.progress(engine, PLAYER)
+        if self.game.quest.side_quests.enabled:
+            info["side_quests"] = side_quests.progress(engine, PLAYER)
+        if agent.in_tutorial:
+            info["tutorial"] = tutorial.progress(engine, PLAYER)
         if self.with_valid_actions:
             info["valid_actions"] = engine.valid_actions(PLAYER)
         return info

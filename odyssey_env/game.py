@@ -157,11 +157,11 @@ def _load(path: Path) -> Game:
         raise GameError(problems)
 
     modules: list[ModuleType | str] = list(BASE_RULE_MODULES)
-    modules.append("odyssey_env.quests.rules")
     if (path / "rules.py").exists():
         modules.append(_import_rules(path))
     try:
-        rules = RuleBook(modules, verbs=spec.game.verbs, disable=spec.game.disable, params=spec.game.params)
+        rules = RuleBook(modules, verbs=spec.game.verbs, step_rules=spec.game.step_rules,
+                         disable=spec.game.disable, params=spec.game.params)
     except RuleError as exc:
         raise GameError([Problem("world.json", "game", str(exc))]) from None
 

@@ -68,6 +68,10 @@ BASE_RULE_MODULES: tuple[str, ...] = (
     "odyssey_env.steprules.spawning",
     "odyssey_env.steprules.death",
     "odyssey_env.steprules.hints",
+    "odyssey_env.quests.tutorial",
+    "odyssey_env.quests.main_quest",
+    "odyssey_env.quests.side_quests",
+    "odyssey_env.quests.expansion",
 )
 
 
@@ -129,9 +133,14 @@ class ActionRule(_Rule):
 
 
 class StepRule(_Rule):
-    """A process that runs once per step after the actions, lowest ``priority`` first."""
+    """A process that runs once per step after the actions, lowest ``priority`` first.
+
+    ``optional`` rules belong to the engine's library of world dynamics but run only in games that
+    name them in ``game.step_rules`` (as optional verbs are named in ``game.verbs``).
+    """
 
     priority: ClassVar[int] = 50
+    optional: ClassVar[bool] = False
 
     def start(self, engine: Engine) -> None:
         """Called once when an episode begins (after world generation), before the first observation."""
@@ -184,6 +193,7 @@ class RuleBook:
         modules: Iterable[types.ModuleType | str] = BASE_RULE_MODULES,
         *,
         verbs: Iterable[str] = (),
+        step_rules: Iterable[str] = (),
         disable: Iterable[str] = (),
         params: Mapping[str, Mapping[str, Any]] | None = None,
     ):
@@ -202,8 +212,10 @@ class RuleBook:
                     predicates[value.__odyssey_name__] = value
 
         verbs = set(verbs)
+        wanted_steps = set(step_rules)
         disable = set(disable)
-        unknown = (verbs | disable) - set(action_classes) - set(step_classes)
+        unknown = (verbs - set(action_classes)) | (wanted_steps - set(step_classes)) | \
+            (disable - set(action_classes) - set(step_classes))
         if unknown:
             raise RuleError(f"unknown rule or verb name(s): {', '.join(sorted(unknown))}; "
                             f"known verbs: {', '.join(action_classes)}; known step rules: {', '.join(step_classes)}")
@@ -215,7 +227,8 @@ class RuleBook:
             self.actions[verb] = cls(_params(cls, params.pop(verb, None)))
         ordered = sorted(step_classes.values(), key=lambda c: c.priority)  # stable: ties keep load order
         self.steps: list[StepRule] = [
-            cls(_params(cls, params.pop(cls.name, None))) for cls in ordered if cls.name not in disable
+            cls(_params(cls, params.pop(cls.name, None))) for cls in ordered
+            if cls.name not in disable and (not cls.optional or cls.name in wanted_steps)
         ]
         if params:
             raise RuleError(f"parameters given for rule(s) that are not active: {', '.join(sorted(params))}")

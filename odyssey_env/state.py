@@ -39,6 +39,7 @@ class Area:
     name: str
     place: str
     level: int
+    description: str = ""
     objects: dict[str, int] = field(default_factory=dict)
     npcs: list[str] = field(default_factory=list)
     exits: dict[str, Exit] = field(default_factory=dict)
@@ -89,7 +90,9 @@ class Agent:
     defeated: dict[str, int] = field(default_factory=dict)  # npc type -> first step
     acquired: dict[str, int] = field(default_factory=dict)  # object type -> first step
     traded: dict[str, int] = field(default_factory=dict)  # object type -> first step
+    kills: dict[str, int] = field(default_factory=dict)  # npc type -> times defeated
     deaths: int = 0
+    home: str = ""  # where the agent wakes after dying (the spawn area; the tutorial room while in it)
     in_tutorial: bool = False  # rewards and first-time bookkeeping are off in the tutorial room
 
     @property

@@ -8,7 +8,6 @@ sit on the per-step hot path.
 from __future__ import annotations
 
 from collections.abc import Iterator
-
 from typing import TYPE_CHECKING
 
 from odyssey_env.content import ObjectType

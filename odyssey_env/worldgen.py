@@ -8,6 +8,7 @@ file order and draws from the one RNG it is given, so a seed gives the same worl
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import TYPE_CHECKING
 
@@ -37,7 +38,7 @@ def generate(game: Game, rng: random.Random, agent_ids: tuple[str, ...] = ("play
     )
     for place in spec.places:
         for a in place.areas:
-            state.areas[a.name] = Area(name=a.name, place=place.name, level=a.level)
+            state.areas[a.name] = Area(name=a.name, place=place.name, level=a.level, description=a.description)
     _connect(game, state, rng)
     for place in spec.places:
         for a in place.areas:
@@ -57,7 +58,7 @@ def generate(game: Game, rng: random.Random, agent_ids: tuple[str, ...] = ("play
 def new_agent(game: Game, agent_id: str, area: str) -> Agent:
     body = game.spec.agent
     return Agent(id=agent_id, name=agent_id, area=area, hp=body.hp, max_hp=body.hp,
-                 base_attack=body.attack, attack=body.attack, defense=body.defense)
+                 base_attack=body.attack, attack=body.attack, defense=body.defense, home=area)
 
 
 def spawn_npc(game: Game, state: WorldState, t: NpcType, area: str, origin: str = "world") -> Npc:
@@ -95,7 +96,7 @@ def _connect(game: Game, state: WorldState, rng: random.Random) -> None:
         for x, y in rng.sample(pairs, min(g.extra_links, len(pairs))):
             link(state, x, y)
     bridges = []
-    for prev, nxt in zip(places, places[1:], strict=False):  # places chained from low to high level
+    for prev, nxt in itertools.pairwise(places):  # places chained from low to high level
         lowest = min(a.level for a in nxt.areas)
         entry = [a.name for a in nxt.areas if a.level == lowest]
         a = rng.choice([x.name for x in prev.areas])

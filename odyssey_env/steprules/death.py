@@ -29,13 +29,13 @@ class Death(StepRule):
                     npc.engaged = None
                     npc.stance_index = 0
             where = agent.area
-            agent.area = state.spawn
+            agent.area = agent.home
             agent.hp = agent.max_hp
             agent.stamina = 1.0
             agent.combat = None
             agent.deaths += 1
             lost = f" My belongings ({', '.join(dropped)}) lie in {where}." if dropped else ""
-            engine.say(agent.id, f"I was defeated and woke up in {state.spawn}.{lost}")
+            engine.say(agent.id, f"I was defeated and woke up in {agent.home}.{lost}")
             engine.emit("agent_died", agent.id, area=where, dropped=dropped)
 
     def facts(self, game):

@@ -53,6 +53,7 @@ def defeat(engine: Engine, npc: Npc, agent_id: str) -> None:
         for piece, k in materialize(engine.game, state, handle, n):
             add(area.objects, piece, k)
     agent = state.agents[agent_id]
+    agent.kills[npc.type] = agent.kills.get(npc.type, 0) + 1
     if agent.combat == npc.handle:
         agent.combat = next((h for h in area.npcs if state.npcs[h].engaged == agent_id), None)
     dropped = ", ".join(f"{n} {h}" for h, n in loot.items())

@@ -104,7 +104,7 @@ class Inspect(ActionRule):
     def apply(self, turn: Turn, target: str) -> None:
         state, game, agent = turn.state, turn.game, turn.agent
         if target == agent.area:
-            turn.say(f"{target}: {game.areas[target].description}")
+            turn.say(f"{target}: {turn.area.description}")
             turn.emit("area_inspected", area=target)
             return
         npc = npc_here(state, turn.area, target)

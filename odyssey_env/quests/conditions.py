@@ -1,0 +1,296 @@
+"""The closed vocabulary of quest conditions, with their argument checks and their tests.
+
+Two families (paper §3.2, A3.2):
+
+* **event** conditions hold on the step an event happens (``npc_defeated``, ``object_crafted``...).
+  A stage only listens while it is open, so nothing done before its prerequisites counts for it.
+* **state** conditions hold while the world is in some state (``in_area``, ``has_item_count``...).
+
+``any_of`` / ``all_of`` combine conditions, and ``predicate`` calls a function a game registered with
+:func:`odyssey_env.rules.predicate`. Adding a type here is the only way to extend the vocabulary, so
+quest generators, the oracle and the docs all see the same list (:data:`VOCABULARY`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
+
+from odyssey_env.content import Category
+from odyssey_env.quests.spec import Condition
+from odyssey_env.schema import Problem
+from odyssey_env.world import held_containers, type_of
+
+if TYPE_CHECKING:
+    from odyssey_env.engine import Engine
+    from odyssey_env.game import Game
+    from odyssey_env.state import Agent
+
+Test = Callable[["Engine", "Agent", Condition], bool]
+CATEGORIES = frozenset(Category.__args__)  # type: ignore[attr-defined]
+
+
+@dataclass(frozen=True)
+class ConditionType:
+    name: str
+    family: Literal["event", "state", "combinator", "predicate"]
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    doc: str
+    test: Test
+
+
+VOCABULARY: dict[str, ConditionType] = {}
+
+
+def _register(name: str, family: str, required: tuple[str, ...] = (), optional: tuple[str, ...] = (),
+              doc: str = "") -> Callable[[Test], Test]:
+    def add(test: Test) -> Test:
+        VOCABULARY[name] = ConditionType(name, family, required, optional, doc, test)  # type: ignore[arg-type]
+        return test
+
+    return add
+
+
+def holds(engine: Engine, agent: Agent, cond: Condition) -> bool:
+    """Whether ``cond`` holds for ``agent`` now (events: during the current step)."""
+    return VOCABULARY[cond.type].test(engine, agent, cond)
+
+
+def normalize_text(text: str) -> str:
+    return " ".join(text.lower().split())
+
+
+def _events(engine: Engine, agent: Agent, kind: str):
+    for ev in engine.events:
+        if ev.kind == kind and ev.agent == agent.id:
+            yield ev.data
+
+
+# ----------------------------------------------------------------------------- counting helpers
+def owned(engine: Engine, agent: Agent, type_name: str) -> int:
+    """Units of an object type the agent has: in hands, in its containers, or worn."""
+    state = engine.state
+    n = 0
+    for handle, k in agent.hands.items():
+        if type_of(state, handle) == type_name:
+            n += k
+    for c in held_containers(engine.game, state, agent):
+        for handle, k in state.instances[c].contents.items():
+            if type_of(state, handle) == type_name:
+                n += k
+    for handle in agent.equipment.values():
+        if type_of(state, handle) == type_name:
+            n += 1
+    return n
+
+
+def lying_in(engine: Engine, area: str, type_name: str) -> int:
+    state = engine.state
+    return sum(k for handle, k in state.areas[area].objects.items() if type_of(state, handle) == type_name)
+
+
+def written_handles(engine: Engine, agent: Agent, area: str | None) -> Iterable[str]:
+    """Writables to look at for text conditions: those lying in ``area``, or those the agent carries."""
+    state = engine.state
+    if area is not None:
+        yield from state.areas[area].objects if area in state.areas else ()
+        return
+    yield from agent.hands
+    for c in held_containers(engine.game, state, agent):
+        yield from state.instances[c].contents
+
+
+# ----------------------------------------------------------------------------- events
+@_register("npc_defeated", "event", optional=("npc", "npcs"),
+           doc="An NPC of type `npc` (or any of `npcs`; any NPC if neither) is defeated this step.")
+def _npc_defeated(engine, agent, c):
+    wanted = (c.npc,) if c.npc else c.npcs
+    return any(not wanted or d["type"] in wanted for d in _events(engine, agent, "npc_defeated"))
+
+
+@_register("object_crafted", "event", ("object",), doc="The agent crafts `object` this step.")
+def _object_crafted(engine, agent, c):
+    return any(d["object"] == c.object for d in _events(engine, agent, "object_crafted"))
+
+
+@_register("object_bought", "event", ("object",), doc="The agent buys `object` this step.")
+def _object_bought(engine, agent, c):
+    return any(d["object"] == c.object for d in _events(engine, agent, "object_bought"))
+
+
+@_register("object_sold", "event", ("object",), doc="The agent sells `object` this step.")
+def _object_sold(engine, agent, c):
+    return any(d["object"] == c.object for d in _events(engine, agent, "object_sold"))
+
+
+@_register("area_entered", "event", ("area",), doc="The agent walks into `area` this step.")
+def _area_entered(engine, agent, c):
+    return any(d["area"] == c.area for d in _events(engine, agent, "area_entered"))
+
+
+@_register("talked_to", "event", ("npc",), doc="The agent talks to an NPC of type `npc` this step.")
+def _talked_to(engine, agent, c):
+    return any(d["type"] == c.npc for d in _events(engine, agent, "talked_to"))
+
+
+@_register("text_written", "event", optional=("text", "object"),
+           doc="The agent writes (optionally exactly `text`, on a writable of type `object`) this step.")
+def _text_written(engine, agent, c):
+    for d in _events(engine, agent, "text_written"):
+        if (c.text is None or normalize_text(d["text"]) == normalize_text(c.text)) and \
+                (c.object is None or d["object"] == c.object):
+            return True
+    return False
+
+
+@_register("object_eaten", "event", ("object",), doc="The agent eats `object` this step.")
+def _object_eaten(engine, agent, c):
+    return any(d["object"] == c.object for d in _events(engine, agent, "object_eaten"))
+
+
+@_register("object_dropped", "event", ("object",), ("area",),
+           doc="The agent drops `object` (optionally in `area`) this step.")
+def _object_dropped(engine, agent, c):
+    return any(d["object"] == c.object and (c.area is None or d["area"] == c.area)
+               for d in _events(engine, agent, "object_dropped"))
+
+
+# ----------------------------------------------------------------------------- states
+@_register("in_area", "state", ("area",), doc="The agent is in `area`.")
+def _in_area(engine, agent, c):
+    return agent.area == c.area
+
+
+@_register("has_item_count", "state", ("object",), ("count",),
+           doc="The agent has at least `count` (default 1) of `object` in hands, containers or worn.")
+def _has_item_count(engine, agent, c):
+    return owned(engine, agent, c.object) >= c.count
+
+
+@_register("equipped_any_of", "state", ("objects",), doc="The agent wears one of `objects`.")
+def _equipped_any_of(engine, agent, c):
+    return any(type_of(engine.state, h) in c.objects for h in agent.equipment.values())
+
+
+@_register("holds_category", "state", ("category",), doc="The agent holds an object of `category` in a hand.")
+def _holds_category(engine, agent, c):
+    objects, state = engine.game.objects, engine.state
+    return any(objects[type_of(state, h)].category == c.category for h in agent.hands)
+
+
+@_register("visited_k_of", "state", (), ("areas", "count"),
+           doc="The agent has explored at least `count` of `areas` (all world areas if empty).")
+def _visited_k_of(engine, agent, c):
+    areas = c.areas or tuple(engine.game.areas)
+    return sum(1 for a in areas if a in agent.visited) >= c.count
+
+
+@_register("defeated_n", "state", (), ("npc", "count"),
+           doc="The agent has defeated at least `count` NPCs (of type `npc`, if given) in the episode.")
+def _defeated_n(engine, agent, c):
+    if c.npc is None:
+        return sum(agent.kills.values()) >= c.count
+    return agent.kills.get(c.npc, 0) >= c.count
+
+
+@_register("text_equals_in", "state", ("text",), ("area", "object"),
+           doc="A writable (of type `object`, if given) reading `text` lies in `area`, or is carried if no area.")
+def _text_equals_in(engine, agent, c):
+    state, want = engine.state, normalize_text(c.text)
+    for handle in written_handles(engine, agent, c.area):
+        inst = state.instances.get(handle)
+        if inst is not None and inst.text and normalize_text(inst.text) == want and \
+                (c.object is None or inst.type == c.object):
+            return True
+    return False
+
+
+@_register("object_in_area", "state", ("object", "area"), ("count",),
+           doc="At least `count` of `object` lie on the ground of `area`.")
+def _object_in_area(engine, agent, c):
+    return c.area in engine.state.areas and lying_in(engine, c.area, c.object) >= c.count
+
+
+@_register("level_at_least", "state", ("count",), doc="The agent's level is at least `count`.")
+def _level_at_least(engine, agent, c):
+    return agent.level >= c.count
+
+
+@_register("stage_completed", "state", ("stage",), doc="The agent has completed main-quest stage `stage`.")
+def _stage_completed(engine, agent, c):
+    data = engine.state.rule_data.get("main_quest")
+    return bool(data) and c.stage in data["agents"][agent.id]["done"]
+
+
+# ----------------------------------------------------------------------------- combinators
+@_register("any_of", "combinator", ("conditions",), doc="At least one of `conditions` holds.")
+def _any_of(engine, agent, c):
+    return any(holds(engine, agent, sub) for sub in c.conditions)
+
+
+@_register("all_of", "combinator", ("conditions",), doc="All of `conditions` hold (events in the same step).")
+def _all_of(engine, agent, c):
+    return all(holds(engine, agent, sub) for sub in c.conditions)
+
+
+@_register("predicate", "predicate", ("name",), ("args",),
+           doc="The game's registered predicate `name(engine, agent, **args)` returns true.")
+def _predicate(engine, agent, c):
+    return bool(engine.game.rules.predicates[c.name](engine, agent, **c.args))
+
+
+# ----------------------------------------------------------------------------- checking
+_FIELDS = ("object", "objects", "npc", "npcs", "area", "areas", "category", "text", "stage", "name",
+           "conditions")
+
+
+def check_condition(game: Game, cond: Condition, file: str, path: str,
+                    extra_areas: tuple[str, ...] = ()) -> list[Problem]:
+    """Problems with one condition tree: unknown type, missing or stray fields, dangling references."""
+    out: list[Problem] = []
+
+    def bad(where: str, message: str) -> None:
+        out.append(Problem(file, where, message))
+
+    kind = VOCABULARY.get(cond.type)
+    if kind is None:
+        bad(f"{path}.type", f"unknown condition type {cond.type!r}; known: {', '.join(VOCABULARY)}")
+        return out
+    allowed = set(kind.required) | set(kind.optional)
+    for f in _FIELDS:
+        value = getattr(cond, f)
+        if value and f not in allowed:
+            bad(f"{path}.{f}", f"not used by condition type {cond.type!r} (it takes {', '.join(sorted(allowed))})")
+    for f in kind.required:
+        if not getattr(cond, f) and getattr(cond, f) != 0:
+            bad(f"{path}.{f}", f"condition type {cond.type!r} needs {f!r}")
+    if cond.count < 1:
+        bad(f"{path}.count", "must be at least 1")
+    for name in ((cond.object,) if cond.object else ()) + cond.objects:
+        if name not in game.objects:
+            bad(path, f"unknown object {name!r}")
+    for name in ((cond.npc,) if cond.npc else ()) + cond.npcs:
+        if name not in game.npcs:
+            bad(path, f"unknown NPC {name!r}")
+    for name in ((cond.area,) if cond.area else ()) + cond.areas:
+        if name not in game.areas and name not in extra_areas:
+            bad(path, f"unknown area {name!r}")
+    if cond.category is not None and cond.category not in CATEGORIES:
+        bad(f"{path}.category", f"unknown category {cond.category!r}")
+    if cond.type == "predicate" and cond.name not in game.rules.predicates:
+        known = ", ".join(sorted(game.rules.predicates)) or "none"
+        bad(f"{path}.name", f"no predicate {cond.name!r} is registered by the game's rules.py (known: {known})")
+    for i, sub in enumerate(cond.conditions):
+        out += check_condition(game, sub, file, f"{path}.conditions[{i}]", extra_areas)
+    return out
+
+
+def describe_vocabulary() -> str:
+    """A Markdown table of the vocabulary (used by docs and by generator prompts)."""
+    rows = ["| type | family | fields | meaning |", "|---|---|---|---|"]
+    for c in VOCABULARY.values():
+        fields = ", ".join([*c.required, *(f"[{o}]" for o in c.optional)])
+        rows.append(f"| `{c.name}` | {c.family} | {fields} | {c.doc} |")
+    return "\n".join(rows)

@@ -1,0 +1,200 @@
+"""The main quest: chapters of stages, linear or a DAG, a guide who hints, bosses introduced on cue.
+
+A stage is *open* once every stage it requires is complete, and it can only complete while open, so
+no stage is awarded before its prerequisites (paper A3.1, "Quest progression"). Completing a stage
+emits exactly one ``quest_stage_completed`` event, so the maximum main-quest reward equals the number
+of stages in every game (the reference's base game could only reach 7 of its 9).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from odyssey_env.quests.conditions import holds
+from odyssey_env.quests.spec import MainQuest, Stage
+from odyssey_env.rules import StepRule, step_rule
+from odyssey_env.world import add, make_objects
+from odyssey_env.worldgen import spawn_npc
+
+if TYPE_CHECKING:
+    from odyssey_env.engine import Engine
+    from odyssey_env.state import Agent
+
+NAME = "main_quest"
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The stage graph with every ``requires`` made explicit, in a valid completion order."""
+
+    stages: tuple[Stage, ...]  # file order
+    requires: dict[str, tuple[str, ...]]
+    chapter_of: dict[str, str]  # stage id -> chapter title
+    last_of_chapter: dict[str, str]  # stage id that closes a chapter -> chapter title
+    by_id: dict[str, Stage]
+
+
+_plans: dict[int, tuple[MainQuest, Plan]] = {}
+
+
+def plan(main: MainQuest) -> Plan:
+    """The (cached) plan of a main quest; raises ValueError if some stage can never open."""
+    hit = _plans.get(id(main))
+    if hit is not None and hit[0] is main:
+        return hit[1]
+    made = _make_plan(main)
+    _plans[id(main)] = (main, made)
+    return made
+
+
+def _make_plan(main: MainQuest) -> Plan:
+    stages: list[Stage] = []
+    requires: dict[str, tuple[str, ...]] = {}
+    chapter_of: dict[str, str] = {}
+    last_of: dict[str, str] = {}
+    previous: str | None = None
+    for ch in main.chapters:
+        for st in ch.stages:
+            stages.append(st)
+            requires[st.id] = st.requires if st.requires is not None else ((previous,) if previous else ())
+            chapter_of[st.id] = ch.title
+            previous = st.id
+        if ch.stages:
+            last_of[ch.stages[-1].id] = ch.title
+    # Kahn's algorithm in file order: detects cycles and proves every stage is reachable.
+    done: set[str] = set()
+    remaining = [s.id for s in stages]
+    while remaining:
+        ready = [s for s in remaining if all(r in done for r in requires[s])]
+        if not ready:
+            raise ValueError(f"stages {', '.join(remaining)} can never open: their requires form a cycle")
+        done.update(ready)
+        remaining = [s for s in remaining if s not in done]
+    return Plan(tuple(stages), requires, chapter_of, last_of, {s.id: s for s in stages})
+
+
+def open_stages(p: Plan, done: list[str]) -> list[Stage]:
+    finished = set(done)
+    return [s for s in p.stages if s.id not in finished and all(r in finished for r in p.requires[s.id])]
+
+
+def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
+    """Main-quest progress for ``info["quest"]``."""
+    main = engine.game.quest.main
+    data = engine.state.rule_data[NAME]["agents"][agent_id]
+    p = plan(main)
+    current = open_stages(p, data["done"])
+    return {
+        "title": main.title,
+        "completed": len(data["done"]),
+        "total": len(p.stages),
+        "current": [{"id": s.id, "title": s.title, "chapter": p.chapter_of[s.id]} for s in current],
+        "done": not current,
+    }
+
+
+@step_rule
+class MainQuestRule(StepRule):
+    name = NAME
+    priority = 60
+    description = "Checks the open main-quest stages, awards completed ones, opens the next, answers the guide."
+
+    def start(self, engine: Engine) -> None:
+        main = engine.game.quest.main
+        state = engine.state
+        state.rule_data[NAME] = {"agents": {a: {"done": [], "announced": False} for a in state.agents},
+                                 "introduced": []}
+        if main is None:
+            return
+        if main.guide is not None:
+            spawn_npc(engine.game, state, engine.game.npcs[main.guide.npc], main.guide.area or state.spawn,
+                      origin="quest")
+        p = plan(main)
+        for stage in open_stages(p, []):
+            self._introduce(engine, stage)
+        for agent in state.agents.values():
+            if not agent.in_tutorial:
+                self._announce(engine, agent)
+
+    def apply(self, engine: Engine) -> None:
+        main = engine.game.quest.main
+        if main is None:
+            return
+        data = engine.state.rule_data[NAME]
+        for agent in engine.state.agents.values():
+            if agent.in_tutorial:
+                continue
+            mine = data["agents"][agent.id]
+            if not mine["announced"]:
+                self._announce(engine, agent)
+            self._advance(engine, agent, mine)
+            if main.guide is not None:
+                self._answer_guide(engine, agent, mine)
+
+    # ------------------------------------------------------------------ internals
+    def _advance(self, engine: Engine, agent: Agent, mine: dict[str, Any]) -> None:
+        main = engine.game.quest.main
+        p = plan(main)
+        progressed = True
+        while progressed:  # a completion may open a stage whose condition already holds
+            progressed = False
+            for stage in open_stages(p, mine["done"]):
+                if not holds(engine, agent, stage.done):
+                    continue
+                mine["done"].append(stage.id)
+                progressed = True
+                n = len(mine["done"])
+                text = stage.on_complete or f"I completed: {stage.title}."
+                engine.say(agent.id, f"Stage complete ({n}/{len(p.stages)}): {text}")
+                engine.emit("quest_stage_completed", agent.id, stage=stage.id, chapter=p.chapter_of[stage.id],
+                            index=n)
+                if stage.id in p.last_of_chapter:
+                    engine.say(agent.id, f"=== Chapter complete: {p.last_of_chapter[stage.id]} ===")
+                opened = open_stages(p, mine["done"])
+                if not opened:
+                    engine.say(agent.id, f"=== {main.outro} ===")
+                    engine.emit("quest_completed", agent.id, title=main.title)
+                    engine.state.done = True
+                    return
+                for nxt in opened:
+                    if nxt.id not in engine.state.rule_data[NAME]["introduced"]:
+                        self._introduce(engine, nxt)
+                        self._tell_stage(engine, agent, nxt)
+
+    def _introduce(self, engine: Engine, stage: Stage) -> None:
+        """Bring a stage's NPCs and objects into the world, once per episode."""
+        state = engine.state
+        state.rule_data[NAME]["introduced"].append(stage.id)
+        for sp in stage.spawn:
+            spawn_npc(engine.game, state, engine.game.npcs[sp.npc], sp.area, origin="quest")
+        for pl in stage.place:
+            for handle, k in make_objects(engine.game, state, pl.object, pl.amount):
+                add(state.areas[pl.area].objects, handle, k)
+
+    def _tell_stage(self, engine: Engine, agent: Agent, stage: Stage) -> None:
+        p = plan(engine.game.quest.main)
+        first_of_chapter = all(r not in p.chapter_of or p.chapter_of[r] != p.chapter_of[stage.id]
+                               for r in p.requires[stage.id])
+        if first_of_chapter:
+            chapter = next(ch for ch in engine.game.quest.main.chapters if ch.title == p.chapter_of[stage.id])
+            engine.say(agent.id, f"=== {chapter.title} ===" + (f" {chapter.intro}" if chapter.intro else ""))
+        engine.say(agent.id, f"New objective: {stage.title}." + (f" {stage.on_open}" if stage.on_open else ""))
+
+    def _announce(self, engine: Engine, agent: Agent) -> None:
+        main = engine.game.quest.main
+        mine = engine.state.rule_data[NAME]["agents"][agent.id]
+        mine["announced"] = True
+        engine.say(agent.id, f"=== MAIN QUEST: {main.title} ===" + (f" {main.intro}" if main.intro else ""))
+        for stage in open_stages(plan(main), mine["done"]):
+            self._tell_stage(engine, agent, stage)
+
+    def _answer_guide(self, engine: Engine, agent: Agent, mine: dict[str, Any]) -> None:
+        guide = engine.game.quest.main.guide.npc
+        for ev in engine.events:
+            if ev.kind == "talked_to" and ev.agent == agent.id and ev.data["type"] == guide:
+                current = open_stages(plan(engine.game.quest.main), mine["done"])
+                if not current:
+                    engine.say(agent.id, f'{ev.data["npc"]} says: "You have done all I could ask."')
+                for stage in current:
+                    engine.say(agent.id, f'{ev.data["npc"]} says: "{stage.title}: {stage.hint}"')

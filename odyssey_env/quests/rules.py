@@ -1,1 +1,0 @@
-"""Step rules that run quests."""
