@@ -34,7 +34,10 @@ class Expander(Protocol):
 
 
 def reachable(engine: Engine) -> list[str]:
-    """Areas reachable from the spawn through unlocked paths, nearest first (breadth first, stable)."""
+    """Areas connected to the spawn (locked paths included), nearest first (breadth first, stable).
+
+    Locked ways count: the world is not "explored" while a locked part of it is still unseen.
+    """
     areas = engine.state.areas
     order = [engine.state.spawn]
     seen = {engine.state.spawn}
@@ -42,7 +45,7 @@ def reachable(engine: Engine) -> list[str]:
     while queue:
         here = queue.popleft()
         for name, ex in areas[here].exits.items():
-            if not ex.locked and name not in seen:
+            if name not in seen:
                 seen.add(name)
                 order.append(name)
                 queue.append(name)
