@@ -130,8 +130,9 @@ class Engine:
             outcomes[agent_id] = Outcome(RewardBreakdown(), invalid=invalid, failed=not turn.ok)
         for rule in rules.steps:
             rule.apply(self)
+        single = len(outcomes) == 1
         for agent_id, out in outcomes.items():
-            mine = [e for e in events if e.agent == agent_id or e.agent is None]
+            mine = events if single else [e for e in events if e.agent == agent_id or e.agent is None]
             out.events = mine
             if not state.agents[agent_id].in_tutorial:
                 out.reward = breakdown(mine, agent_id)
@@ -204,7 +205,11 @@ class Engine:
 _EPOCH = datetime.datetime(1, 1, 1)
 
 
-@functools.lru_cache(maxsize=4096)
 def _clock(minute: int) -> str:
-    when = _EPOCH + datetime.timedelta(minutes=minute)
-    return f"{when.year:04d}-{when.month:02d}-{when.day:02d} {when.hour:02d}:{when.minute:02d}:00"
+    day, in_day = divmod(minute, 1440)
+    return f"{_date(day)} {in_day // 60:02d}:{in_day % 60:02d}:00"
+
+
+@functools.lru_cache(maxsize=1024)
+def _date(day: int) -> str:
+    return (_EPOCH + datetime.timedelta(days=day)).strftime("%Y-%m-%d").zfill(10)

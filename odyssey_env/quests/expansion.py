@@ -44,7 +44,7 @@ def reachable(engine: Engine) -> list[str]:
     queue = deque(order)
     while queue:
         here = queue.popleft()
-        for name, ex in areas[here].exits.items():
+        for name in areas[here].exits:
             if name not in seen:
                 seen.add(name)
                 order.append(name)

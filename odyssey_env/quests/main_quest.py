@@ -84,7 +84,7 @@ def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
     main = engine.game.quest.main
     data = engine.state.rule_data[NAME]["agents"][agent_id]
     p = plan(main)
-    current = open_stages(p, data["done"])
+    current = [p.by_id[s] for s in data["open"]]
     return {
         "title": main.title,
         "completed": len(data["done"]),
@@ -103,10 +103,12 @@ class MainQuestRule(StepRule):
     def start(self, engine: Engine) -> None:
         main = engine.game.quest.main
         state = engine.state
-        state.rule_data[NAME] = {"agents": {a: {"done": [], "announced": False} for a in state.agents},
-                                 "introduced": []}
         if main is None:
             return
+        initial = [s.id for s in open_stages(plan(main), [])]
+        state.rule_data[NAME] = {"agents": {a: {"done": [], "open": list(initial), "announced": False}
+                                            for a in state.agents},
+                                 "introduced": []}
         if main.guide is not None:
             spawn_npc(engine.game, state, engine.game.npcs[main.guide.npc], main.guide.area or state.spawn,
                       origin="quest")
@@ -139,7 +141,8 @@ class MainQuestRule(StepRule):
         progressed = True
         while progressed:  # a completion may open a stage whose condition already holds
             progressed = False
-            for stage in open_stages(p, mine["done"]):
+            for stage_id in mine["open"]:
+                stage = p.by_id[stage_id]
                 if not holds(engine, agent, stage.done):
                     continue
                 mine["done"].append(stage.id)
@@ -152,6 +155,7 @@ class MainQuestRule(StepRule):
                 if stage.id in p.last_of_chapter:
                     engine.say(agent.id, f"=== Chapter complete: {p.last_of_chapter[stage.id]} ===")
                 opened = open_stages(p, mine["done"])
+                mine["open"] = [s.id for s in opened]
                 if not opened:
                     engine.say(agent.id, f"=== {main.outro} ===")
                     engine.emit("quest_completed", agent.id, title=main.title)
@@ -161,6 +165,7 @@ class MainQuestRule(StepRule):
                     if nxt.id not in engine.state.rule_data[NAME]["introduced"]:
                         self._introduce(engine, nxt)
                         self._tell_stage(engine, agent, nxt)
+                break  # the open list changed: rescan it
 
     def _introduce(self, engine: Engine, stage: Stage) -> None:
         """Bring a stage's NPCs and objects into the world, once per episode."""
@@ -186,14 +191,14 @@ class MainQuestRule(StepRule):
         mine = engine.state.rule_data[NAME]["agents"][agent.id]
         mine["announced"] = True
         engine.say(agent.id, f"=== MAIN QUEST: {main.title} ===" + (f" {main.intro}" if main.intro else ""))
-        for stage in open_stages(plan(main), mine["done"]):
-            self._tell_stage(engine, agent, stage)
+        for stage_id in mine["open"]:
+            self._tell_stage(engine, agent, plan(main).by_id[stage_id])
 
     def _answer_guide(self, engine: Engine, agent: Agent, mine: dict[str, Any]) -> None:
         guide = engine.game.quest.main.guide.npc
         for ev in engine.events:
             if ev.kind == "talked_to" and ev.agent == agent.id and ev.data["type"] == guide:
-                current = open_stages(plan(engine.game.quest.main), mine["done"])
+                current = [plan(engine.game.quest.main).by_id[s] for s in mine["open"]]
                 if not current:
                     engine.say(agent.id, f'{ev.data["npc"]} says: "You have done all I could ask."')
                 for stage in current:

@@ -72,17 +72,21 @@ class Store(ActionRule):
         containers = list(held_containers(game, state, agent))
         if not containers:
             return
-        sources = dict.fromkeys(agent.hands)
-        sources.update(dict.fromkeys(area.objects))
+        objects, instances, hands, ground = game.objects, state.instances, agent.hands, area.objects
+        options = []  # (handle, units available, size): the _storable test, once per handle
+        for handle in {**hands, **ground}:
+            inst = instances.get(handle)
+            t = objects[inst.type if inst is not None else handle]
+            if t.category not in ("container", "station"):
+                options.append((handle, hands.get(handle, 0) + ground.get(handle, 0), t.size))
         for container in containers:
             room = container_room(game, state, container)
-            for handle in sources:
-                if _storable(turn, handle, container):
-                    continue
-                have = agent.hands.get(handle, 0) + area.objects.get(handle, 0)
-                size = known_object(game, state, handle).size
+            for handle, have, size in options:
                 most = min(have, room // size) if size else have
-                yield from _amounts(self.verb, most, handle, container)
+                if most >= 1:
+                    yield f"store 1 {handle} {container}"
+                if most > 1:
+                    yield f"store {most} {handle} {container}"
 
     def facts(self, game):
         yield Fact("containers", "Can a container be stored inside another container?", "no",

@@ -15,6 +15,7 @@ from odyssey_env.world import (
     container_room,
     defense_of,
     fits_in_hands,
+    hands_free,
     held_containers,
     known_object,
     npc_here,
@@ -63,10 +64,19 @@ class PickUp(ActionRule):
         acquire(turn, handle, n)
 
     def candidates(self, turn: Turn):
-        game, agent = turn.game, turn.agent
+        # Same tests as apply (a free hand, coins joining coins, or room in the pack), hoisted out of the loop.
+        game, agent, state = turn.game, turn.agent, turn.state
+        objects, instances, currency = game.objects, state.instances, game.currency
+        free = hands_free(game, agent) >= 1
+        coins_in_hand = currency in agent.hands
+        pack = agent.equipment.get("pack")
+        room = container_room(game, state, pack) if pack is not None else -1
         for handle in turn.area.objects:
-            t = known_object(game, turn.state, handle)
-            if t.portable and (fits_in_hands(game, agent, handle) or _pack_room_for(turn, handle)):
+            inst = instances.get(handle)
+            t = objects[inst.type if inst is not None else handle]
+            if t.category == "station":
+                continue
+            if free or (coins_in_hand and handle == currency) or (room >= t.size and t.category != "container"):
                 yield f"pick up {handle}"
 
     def facts(self, game):

@@ -1,0 +1,82 @@
+"""``odyssey games``: what each shipped game contains, computed from its data (never hand-written)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from odyssey_env.game import available_games, load_game
+
+COLUMNS = (
+    ("places", "places"),
+    ("areas", "areas"),
+    ("levels", "area_levels"),
+    ("objects", "object_types"),
+    ("NPCs", "npc_types"),
+    ("stages", "stages"),
+    ("chapters", "chapters"),
+    ("side quests", "side_quests"),
+    ("tutorial", "tutorial_steps"),
+    ("verbs", "verbs"),
+    ("step rules", "step_rule_count"),
+)
+
+
+def describe_games(names: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """One summary dict per game (see :meth:`odyssey_env.game.Game.summary`)."""
+    rows = []
+    for name in names or available_games():
+        summary = load_game(name).summary()
+        summary["step_rule_count"] = len(summary["step_rules"])
+        rows.append(summary)
+    return rows
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    header = ["game", *(label for label, _ in COLUMNS)]
+    body = [[r["name"], *(_cell(r[key]) for _, key in COLUMNS)] for r in rows]
+    widths = [max(len(str(x)) for x in col) for col in zip(header, *body, strict=True)]
+    line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
+    out = [line, "  ".join("-" * w for w in widths)]
+    out += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)) for row in body]
+    return "\n".join(out)
+
+
+def _cell(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)
+
+
+def format_details(row: dict[str, Any]) -> str:
+    lines = [f"{row['name']}: {row['title']}"]
+    if row["quest"]:
+        lines.append(f"  main quest: {row['quest']} ({row['stages']} stages in {row['chapters']} chapters)")
+    lines.append(f"  verbs ({row['verbs']}): {', '.join(row['verb_list'])}")
+    lines.append(f"  step rules ({len(row['step_rules'])}): {', '.join(row['step_rules'])}")
+    if row["side_quests"]:
+        lines.append(f"  side quests: {', '.join(row['side_quest_kinds'])}")
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="odyssey games", description="List the shipped games and their sizes.")
+    parser.add_argument("games", nargs="*", help="games to describe (default: all)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--details", action="store_true", help="also list verbs and step rules per game")
+    args = parser.parse_args(argv)
+    unknown = [g for g in args.games if g not in available_games()]
+    if unknown:
+        parser.error(f"unknown game(s) {', '.join(unknown)}; shipped: {', '.join(available_games())}")
+    rows = describe_games(args.games)
+    if args.json:
+        print(json.dumps(rows, indent=2))
+        return 0
+    print(format_table(rows))
+    if args.details:
+        for row in rows:
+            print()
+            print(format_details(row))
+    return 0
