@@ -188,6 +188,7 @@ def _load(path: Path) -> Game:
     )
     from odyssey_env.quests.spec import check_quest
 
+    rules.steps = [rule for rule in rules.steps if rule.active(game)]
     problems += check_quest(game)
     if problems:
         raise GameError(problems)

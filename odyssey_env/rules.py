@@ -142,6 +142,10 @@ class StepRule(_Rule):
     priority: ClassVar[int] = 50
     optional: ClassVar[bool] = False
 
+    def active(self, game: Any) -> bool:
+        """Whether this rule has anything to do in ``game``; inactive rules are left out of its rule book."""
+        return True
+
     def start(self, engine: Engine) -> None:
         """Called once when an episode begins (after world generation), before the first observation."""
 

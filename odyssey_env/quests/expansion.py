@@ -111,6 +111,9 @@ class ExpansionRule(StepRule):
     description = "When every reachable area has been explored, new places of higher level appear."
     expander: Expander = ProceduralExpander()
 
+    def active(self, game) -> bool:
+        return game.quest.expansion.enabled
+
     def start(self, engine: Engine) -> None:
         if self._enabled(engine):
             engine.state.rule_data[NAME] = {"expansions": 0}

@@ -100,6 +100,9 @@ class MainQuestRule(StepRule):
     priority = 60
     description = "Checks the open main-quest stages, awards completed ones, opens the next, answers the guide."
 
+    def active(self, game) -> bool:
+        return game.quest.main is not None
+
     def start(self, engine: Engine) -> None:
         main = engine.game.quest.main
         state = engine.state

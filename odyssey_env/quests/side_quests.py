@@ -36,6 +36,9 @@ class SideQuestRule(StepRule):
     priority = 62
     description = "Newly explored areas unlock collect/talk/craft/trade side quests that pay coins."
 
+    def active(self, game) -> bool:
+        return game.quest.side_quests.enabled
+
     def start(self, engine: Engine) -> None:
         if not engine.game.quest.side_quests.enabled:
             return

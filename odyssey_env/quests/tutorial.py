@@ -40,6 +40,9 @@ class TutorialRule(StepRule):
     priority = 55
     description = "Runs the tutorial rooms: one instruction at a time, each gated on doing it."
 
+    def active(self, game) -> bool:
+        return game.quest.tutorial is not None
+
     def start(self, engine: Engine) -> None:
         spec = engine.game.quest.tutorial
         if spec is None or not engine.options.get("tutorial"):
