@@ -56,6 +56,7 @@ class OdysseyEnv(gym.Env[str, str]):
     * ``game``: a shipped game name or a game folder.
     * ``valid_actions``: add ``info["valid_actions"]`` (commands grouped by verb) to every step.
     * ``tutorial``: start in the tutorial room (games that have one).
+    * ``expansion``: let online expansion add places once the world is explored (games that have it).
     * ``reward_weights``: weights of the reward components for the scalar reward.
     * ``render_mode``: ``"ansi"`` (returns the text) or ``"human"`` (prints it).
     """
@@ -68,6 +69,7 @@ class OdysseyEnv(gym.Env[str, str]):
         *,
         valid_actions: bool = False,
         tutorial: bool = False,
+        expansion: bool = True,
         reward_weights: Mapping[str, float] | None = None,
         render_mode: str | None = None,
     ):
@@ -75,12 +77,13 @@ class OdysseyEnv(gym.Env[str, str]):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.game: Game = load_game(game)
         self._kwargs = {"game": str(self.game.path) if not _is_shipped(self.game) else self.game.name,
-                        "valid_actions": valid_actions, "tutorial": tutorial,
+                        "valid_actions": valid_actions, "tutorial": tutorial, "expansion": expansion,
                         "reward_weights": dict(reward_weights) if reward_weights else None,
                         "render_mode": render_mode}
         self.render_mode = render_mode
         self.with_valid_actions = valid_actions
         self.tutorial = tutorial
+        self.expansion = expansion
         self.reward_weights = check_weights(reward_weights or {"quest": 1.0})
         self.observation_space = spaces.Text(MAX_OBSERVATION_LENGTH, min_length=1, charset=CHARSET)
         self.action_space = spaces.Text(MAX_ACTION_LENGTH, min_length=1, charset=CHARSET)
@@ -99,7 +102,8 @@ class OdysseyEnv(gym.Env[str, str]):
             self.with_valid_actions = bool(options["valid_actions"])
         episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
         tutorial = bool(options.get("tutorial", self.tutorial))
-        self.engine = Engine(self.game, episode_seed, agents=(PLAYER,), options={"tutorial": tutorial})
+        self.engine = Engine(self.game, episode_seed, agents=(PLAYER,),
+                             options={"tutorial": tutorial, "expansion": self.expansion})
         obs = self._observe()
         return obs, self._info(None)
 
