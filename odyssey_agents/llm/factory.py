@@ -1,0 +1,64 @@
+"""Turning an ``llm`` config group into a backend.
+
+``name`` picks the backend; every other key is a constructor argument, checked against the
+backend's signature so that a misspelt option is an error, not a silent default. The cell seed is
+the sampling seed unless the group sets its own.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from odyssey_agents.llm.protocol import LLM
+
+__all__ = ["BACKENDS", "LLMConfigError", "build_llm"]
+
+#: Backend name -> "module:Class" (imported only when used).
+BACKENDS: dict[str, str] = {
+    "openai": "odyssey_agents.llm.openai_compat:OpenAIChat",
+    "vllm": "odyssey_agents.llm.openai_compat:OpenAIChat",
+    "hf": "odyssey_agents.llm.transformers_local:TransformersLLM",
+    "transformers": "odyssey_agents.llm.transformers_local:TransformersLLM",
+    "embedded": "odyssey_agents.llm.embedded:EmbeddedLLM",
+    "scripted": "odyssey_agents.llm.scripted:ScriptedLLM",
+}
+
+DEFAULT_VLLM_URL = "http://127.0.0.1:8000/v1"
+
+
+class LLMConfigError(ValueError):
+    """An ``llm`` group that names no known backend or passes options it does not take."""
+
+
+def build_llm(cfg: Mapping[str, Any], *, seed: int = 0) -> LLM:
+    """Build the backend an ``llm`` config group describes (see module docstring)."""
+    params = {k: v for k, v in dict(cfg).items() if v is not None or k in ("context_window",)}
+    name = params.pop("name", None)
+    if name in (None, "none"):
+        raise LLMConfigError("this agent needs a language model: pick one with llm=embedded, llm=openai, "
+                             "llm=vllm, llm=hf or llm=scripted")
+    target = BACKENDS.get(name)
+    if target is None:
+        raise LLMConfigError(f"unknown llm backend {name!r}; known: {', '.join(sorted(BACKENDS))}")
+    module_name, _, class_name = target.partition(":")
+    cls = getattr(importlib.import_module(module_name), class_name)
+    accepted = {p.name for p in inspect.signature(cls).parameters.values()
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    if name in ("openai", "vllm"):
+        params.setdefault("backend", name)
+    if name == "vllm":
+        params.setdefault("base_url", os.environ.get("VLLM_BASE_URL", DEFAULT_VLLM_URL))
+    if "seed" in accepted and "seed" not in params and name != "openai":
+        params["seed"] = seed
+    unknown = sorted(set(params) - accepted)
+    if unknown:
+        raise LLMConfigError(f"llm backend {name!r} has no option(s) {', '.join(unknown)}; "
+                             f"it takes: {', '.join(sorted(accepted - {'backend'}))}")
+    try:
+        return cls(**params)
+    except TypeError as exc:
+        raise LLMConfigError(f"cannot build llm backend {name!r}: {exc}") from exc
