@@ -141,3 +141,8 @@ class Agent(abc.ABC):
     def describe(self) -> dict[str, Any]:
         """The exact configuration, for ``results.json`` and run-directory names."""
         return {"name": self.name}
+
+    def stats(self) -> dict[str, Any]:
+        """Facts about the run only the agent knows (malformed replies, add-on calls, context overflow),
+        for ``results.json``. Empty for agents with nothing to report."""
+        return {}
