@@ -1,0 +1,82 @@
+"""Agent names used in configs (``agent=random``) mapped to the classes that implement them.
+
+Entries are import paths, imported only when an agent is built, so listing agents is free and a
+paradigm's heavy dependencies are paid for only by the runs that use it. An entry may name the
+optional extra its module needs; when that import fails the error says what to install.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+from odyssey_agents.base import Agent
+
+__all__ = ["AGENTS", "AgentEntry", "AgentUnavailable", "agent_class", "available_agents", "register_agent"]
+
+DISTRIBUTION = "odyssey-gym"
+
+
+class AgentUnavailable(ImportError):
+    """An agent that cannot be built here: unknown name, missing module, or a missing extra."""
+
+
+@dataclass(frozen=True)
+class AgentEntry:
+    target: str  # "package.module:ClassName"
+    extra: str | None = None  # optional-dependency group its module needs (pip install "odyssey-gym[extra]")
+    summary: str = ""
+
+
+AGENTS: dict[str, AgentEntry] = {
+    "random": AgentEntry("odyssey_agents.random_agent:RandomAgent", None,
+                         "a uniformly random verb, then one of its valid commands (seeded)"),
+    "replay": AgentEntry("odyssey_agents.replay:ReplayAgent", None,
+                         "replays the commands of a trajectory.jsonl or a text file, one per line"),
+    "human": AgentEntry("odyssey_agents.human:HumanAgent", None, "you, typing commands in the terminal"),
+    "oracle": AgentEntry("odyssey_agents.oracle:OracleAgent", None,
+                         "privileged planner that reads the true state (upper bound)"),
+    # LLM paradigms (paper §4); the backend comes from the llm group, add-ons from agent.addons
+    "no_memory": AgentEntry("odyssey_agents.paradigms.no_memory:NoMemoryAgent", "llm",
+                            "ReAct on the current observation only"),
+    "long_context": AgentEntry("odyssey_agents.paradigms.long_context:LongContextAgent", "llm",
+                               "ReAct with every past step in the prompt (grows linearly)"),
+    "short_term_memory": AgentEntry("odyssey_agents.paradigms.short_term_memory:ShortTermMemoryAgent", "llm",
+                                    "ReAct with the last N observation-reasoning-action tuples"),
+    "mem1": AgentEntry("odyssey_agents.paradigms.mem1:Mem1Agent", "llm",
+                       "ReAct with a bounded internal state the model rewrites each step"),
+}
+
+
+def register_agent(name: str, target: str, *, extra: str | None = None, summary: str = "") -> None:
+    """Add (or replace) an agent name; plugins and the LLM paradigms call this."""
+    if ":" not in target:
+        raise ValueError(f"agent target must look like 'package.module:ClassName', got {target!r}")
+    AGENTS[name] = AgentEntry(target, extra, summary)
+
+
+def available_agents() -> list[str]:
+    return sorted(AGENTS)
+
+
+def agent_class(name: str) -> type[Agent]:
+    """Import and return the class registered as ``name``, or raise :class:`AgentUnavailable`."""
+    entry = AGENTS.get(name)
+    if entry is None:
+        raise AgentUnavailable(f"unknown agent {name!r}; known agents: {', '.join(available_agents())}")
+    module_name, _, class_name = entry.target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        missing = exc.name or ""
+        if missing == module_name or module_name.startswith(missing + "."):
+            raise AgentUnavailable(f"agent {name!r} is not available in this installation "
+                                   f"(module {module_name} is missing)") from exc
+        if entry.extra:
+            raise AgentUnavailable(f"agent {name!r} needs the {entry.extra!r} extra (missing module "
+                                   f"{missing!r}): pip install \"{DISTRIBUTION}[{entry.extra}]\"") from exc
+        raise
+    cls = getattr(module, class_name, None)
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):
+        raise AgentUnavailable(f"{entry.target} is not an odyssey_agents.Agent subclass")
+    return cls

@@ -1,0 +1,198 @@
+"""The paper's metrics (§3.4, A3.1), computed from a trajectory and the game it was played in.
+
+Conventions, each chosen so a number means one thing:
+
+* Only play steps count: steps whose command was chosen inside the tutorial are left out (and
+  summarised apart by :func:`tutorial_summary`). The engine already gives no reward in the tutorial.
+* Main reward = quest stages completed. Supplementary = side quests + areas explored + object types
+  crafted + NPC types defeated (each counted the first time, as the engine's reward breakdown does).
+* Object exploration = object types acquired (picked up, taken, received, bought) / carryable object
+  types of the game.
+* Action exploration = verbs used in well-formed commands / verbs of the game. A command refused by
+  the state (``action_failed``) still counts as trying the verb; an invalid one names no verb.
+* Action diversity = Shannon entropy of the verb distribution divided by ln(number of verbs of the
+  game), over the whole run and over sliding windows of 100 commands (invalid commands left out).
+* Invalid-action rate = invalid commands / play steps. Malformed model replies (turned into ``wait``
+  before the engine saw them) are counted apart.
+* Tokens and decision time are summed over play steps; the tutorial's are reported with it.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
+
+from odyssey_eval.trajectory import Trajectory
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
+
+__all__ = [
+    "SUPPLEMENTARY",
+    "WINDOW",
+    "action_verbs",
+    "compute_metrics",
+    "cumulative_rewards",
+    "normalized_combined",
+    "normalized_entropy",
+    "tutorial_summary",
+    "windowed_diversity",
+]
+
+SUPPLEMENTARY = ("side_quest", "exploration", "craft", "defeat")
+COMPONENTS = ("quest", "side_quest", "exploration", "craft", "defeat", "trade", "death")
+WINDOW = 100
+
+
+def verb_of(game: Game, command: str) -> str | None:
+    """The verb a command uses, by the engine's own parser (None for an invalid command)."""
+    from odyssey_env.parsing import parse
+
+    parsed = parse(game.rules, command)
+    return None if isinstance(parsed, str) else parsed[0].verb
+
+
+def action_verbs(steps: Iterable[dict[str, Any]], game: Game) -> list[str]:
+    """Verbs of the well-formed commands, in order (each distinct command is parsed once)."""
+    out = []
+    seen: dict[str, str | None] = {}
+    for s in steps:
+        if s.get("invalid"):
+            continue
+        command = s["action"]
+        verb = seen[command] if command in seen else seen.setdefault(command, verb_of(game, command))
+        if verb is not None:
+            out.append(verb)
+    return out
+
+
+def normalized_entropy(verbs: Sequence[str], n_verbs: int) -> float:
+    """H(verbs) / ln(n_verbs), in [0, 1]; 0 for fewer than two verbs available or no actions."""
+    if n_verbs < 2 or not verbs:
+        return 0.0
+    total = len(verbs)
+    h = -sum(c / total * math.log(c / total) for c in Counter(verbs).values())
+    return h / math.log(n_verbs)
+
+
+def windowed_diversity(verbs: Sequence[str], n_verbs: int, window: int = WINDOW) -> list[float]:
+    """Diversity of every full window of ``window`` consecutive commands (one value if shorter).
+
+    Incremental: with S = sum of c*ln(c) over the window's counts, H = ln(W) - S/W, and sliding the
+    window changes two counts, so a run of n commands costs O(n) rather than O(n * window).
+    """
+    if not verbs:
+        return []
+    if len(verbs) <= window:
+        return [normalized_entropy(verbs, n_verbs)]
+    if n_verbs < 2:
+        return [0.0] * (len(verbs) - window + 1)
+    counts = Counter(verbs[:window])
+    xlogx = [0.0] + [c * math.log(c) for c in range(1, window + 1)]
+    s = sum(xlogx[c] for c in counts.values())
+    log_w, log_n = math.log(window), math.log(n_verbs)
+    out = [max(0.0, log_w - s / window) / log_n]
+    for i in range(window, len(verbs)):
+        new, old = verbs[i], verbs[i - window]
+        if new != old:
+            c_new, c_old = counts[new], counts[old]
+            s += xlogx[c_new + 1] - xlogx[c_new] + xlogx[c_old - 1] - xlogx[c_old]
+            counts[new] = c_new + 1
+            counts[old] = c_old - 1
+        out.append(max(0.0, log_w - s / window) / log_n)
+    return out
+
+
+def cumulative_rewards(traj: Trajectory) -> tuple[list[int], list[int]]:
+    """Cumulative main and supplementary reward after each play step (R_t of paper §3.4)."""
+    main, sup = [], []
+    m = s = 0
+    for step in traj.play:
+        r = step["reward"]
+        m += r.get("quest", 0)
+        s += sum(r.get(k, 0) for k in SUPPLEMENTARY)
+        main.append(m)
+        sup.append(s)
+    return main, sup
+
+
+def normalized_combined(curves: Sequence[tuple[Sequence[float], Sequence[float]]]) -> list[list[float]]:
+    """R_t^combined = ½ (R_t^main / M_main + R_t^sup / M_sup) for runs of one game (paper §3.4).
+
+    M_main and M_sup are the maxima over all the given runs and steps. A component whose maximum is 0
+    (no run earned any) contributes 0 rather than dividing by zero.
+    """
+    m_main = max((max(m, default=0) for m, _ in curves), default=0)
+    m_sup = max((max(s, default=0) for _, s in curves), default=0)
+    out = []
+    for main, sup in curves:
+        out.append([0.5 * ((a / m_main if m_main else 0.0) + (b / m_sup if m_sup else 0.0))
+                    for a, b in zip(main, sup, strict=True)])
+    return out
+
+
+def _tokens(steps: Iterable[dict[str, Any]]) -> tuple[int, int]:
+    i = o = 0
+    for s in steps:
+        a, b = s.get("tokens", (0, 0))
+        i += a
+        o += b
+    return i, o
+
+
+def tutorial_summary(traj: Trajectory) -> dict[str, Any]:
+    steps = traj.tutorial
+    i, o = _tokens(steps)
+    return {"steps": len(steps), "invalid_actions": sum(bool(s.get("invalid")) for s in steps),
+            "input_tokens": i, "output_tokens": o,
+            "decision_time": round(sum(s.get("decision_time", 0.0) for s in steps), 6)}
+
+
+def compute_metrics(traj: Trajectory, game: Game, *, window: int = WINDOW) -> dict[str, Any]:
+    """Every per-run metric of the paper, from one trajectory (see the module docstring)."""
+    play = traj.play
+    n = len(play)
+    totals = dict.fromkeys(COMPONENTS, 0)
+    acquired: dict[str, None] = {}
+    for s in play:
+        for k, v in s["reward"].items():
+            totals[k] = totals.get(k, 0) + v
+        for ev in s.get("events", ()):
+            if ev.get("kind") == "object_acquired":
+                acquired.setdefault(ev["object"])
+    carryable = [name for name, o in game.objects.items() if o.portable]
+    verbs = action_verbs(play, game)
+    game_verbs = list(game.rules.actions)
+    used = sorted(set(verbs))
+    invalid = sum(bool(s.get("invalid")) for s in play)
+    malformed = sum(bool(s.get("malformed")) for s in play)
+    i, o = _tokens(play)
+    decision = sum(s.get("decision_time", 0.0) for s in play)
+    windows = windowed_diversity(verbs, len(game_verbs), window)
+    return {
+        "play_steps": n,
+        "terminated": bool(traj.steps and traj.steps[-1].get("terminated")),
+        "main_reward": totals["quest"],
+        "supplementary_reward": sum(totals[k] for k in SUPPLEMENTARY),
+        "rewards": totals,
+        "object_exploration": len(acquired) / len(carryable) if carryable else 0.0,
+        "objects_acquired": list(acquired),
+        "action_exploration": len(used) / len(game_verbs) if game_verbs else 0.0,
+        "verbs_used": used,
+        "action_diversity": normalized_entropy(verbs, len(game_verbs)),
+        "action_diversity_window": window,
+        "action_diversity_windows": windows,
+        "action_diversity_window_mean": sum(windows) / len(windows) if windows else 0.0,
+        "invalid_actions": invalid,
+        "invalid_action_rate": invalid / n if n else 0.0,
+        "malformed_replies": malformed,
+        "input_tokens": i,
+        "output_tokens": o,
+        "total_tokens": i + o,
+        "tokens_per_step": (i + o) / n if n else 0.0,
+        "decision_time_total": round(decision, 6),
+        "decision_time_mean": decision / n if n else 0.0,
+        "tutorial": tutorial_summary(traj),
+    }

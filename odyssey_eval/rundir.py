@@ -1,0 +1,233 @@
+"""Run directories: where one (game, agent, llm, seed) cell lives, and how it is resumed.
+
+Layout of a run directory::
+
+    cell.json            what the cell is (game, agent, llm, seed, budget, QA settings): its identity
+    config.yaml          the fully resolved Hydra config, for the record
+    trajectory.jsonl     one line per step, appended and flushed (see odyssey_eval.trajectory)
+    qa.jsonl             QA diagnostics, one line per round of questions
+    qa_questions.json    the World-Knowledge questions of this cell (generated once, before play)
+    checkpoints/         step_<N>/{env.json, runner.json, agent/}; LATEST names the newest complete one
+    results.json         written last: its presence means the cell is finished
+
+The path is a pure function of the cell, so rerunning a sweep finds its own directories: finished
+cells are skipped, unfinished ones resume from their newest checkpoint (the trajectory and QA
+files are cut back to what that checkpoint had seen), and a directory that holds a different cell
+is refused rather than silently mixed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+__all__ = ["Checkpoint", "RunDir", "RunDirError", "cell_key", "run_path", "slug"]
+
+CELL = "cell.json"
+CONFIG = "config.yaml"
+TRAJECTORY = "trajectory.jsonl"
+QA = "qa.jsonl"
+QA_QUESTIONS = "qa_questions.json"
+RESULTS = "results.json"
+CHECKPOINTS = "checkpoints"
+LATEST = "LATEST"
+
+_SLUG_BAD = re.compile(r"[^A-Za-z0-9._=+-]+")
+
+
+class RunDirError(RuntimeError):
+    """A run directory that cannot be used as asked (another cell's, or damaged)."""
+
+
+def slug(text: str) -> str:
+    """A path-safe rendering of a name: ``Qwen/Qwen3-4B`` -> ``Qwen_Qwen3-4B``."""
+    out = _SLUG_BAD.sub("_", str(text)).strip("._")
+    return out or "_"
+
+
+def _params_slug(params: Mapping[str, Any]) -> str:
+    parts = []
+    for k in sorted(params):
+        v = params[k]
+        if isinstance(v, Mapping | list | tuple):
+            v = json.dumps(v, sort_keys=True, separators=(",", ":"))
+        parts.append(f"{k}={v}")
+    return slug(",".join(parts))
+
+
+def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    """The settings that make a cell what it is; two configs with equal keys produce equal runs.
+
+    Output locations, checkpoint frequency and display options are left out: they change where and
+    how a run is written, not what it is.
+    """
+    ev = cfg.get("eval", {}) or {}
+    return {
+        "game": dict(cfg["game"]),
+        "agent": dict(cfg["agent"]),
+        "llm": dict(cfg.get("llm") or {"name": "none"}),
+        "seed": int(cfg["seed"]),
+        "max_steps": int(cfg["max_steps"]),
+        "tutorial": bool(cfg.get("tutorial", True)),
+        "qa": dict(ev.get("qa") or {}),
+        "tag": str(ev.get("tag") or ""),
+    }
+
+
+def run_path(cfg: Mapping[str, Any]) -> Path:
+    """``<output_dir>/<game>/<agent[+add-ons][,params]>/<llm[-model]>/seed_<seed>[_<tag>]``."""
+    key = cell_key(cfg)
+    agent = dict(key["agent"])
+    name = agent.pop("name")
+    addons = agent.pop("addons", None) or []
+    agent_part = "+".join([slug(name), *(slug(a) for a in sorted(addons))])
+    if agent:
+        agent_part += "," + _params_slug(agent)
+    llm = dict(key["llm"])
+    llm_name = llm.pop("name", "none")
+    model = llm.pop("model", None)
+    llm_part = slug(llm_name) + (f"-{slug(model)}" if model else "")
+    seed_part = f"seed_{key['seed']}" + (f"_{slug(key['tag'])}" if key["tag"] else "")
+    output_dir = Path((cfg.get("eval") or {}).get("output_dir") or "runs")
+    return output_dir / slug(key["game"]["name"]) / agent_part / llm_part / seed_part
+
+
+@dataclass
+class Checkpoint:
+    """A complete checkpoint: env state, the runner's counters, and the agent's memory folder."""
+
+    path: Path
+    env_state: dict[str, Any]
+    runner: dict[str, Any]
+
+    @property
+    def agent_dir(self) -> Path:
+        return self.path / "agent"
+
+
+def _write_json(path: Path, data: Any) -> None:
+    """Write atomically: a reader never sees half a file, even if the process is killed."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(json.dumps(data, separators=(",", ":")))
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+
+
+def _read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise
+    except (OSError, json.JSONDecodeError) as exc:
+        raise RunDirError(f"{path} is damaged ({exc}); remove the run directory or rerun with "
+                          "eval.overwrite=true") from None
+
+
+class RunDir:
+    """One cell's directory. Cheap to create; touches the disk only when asked."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.trajectory = self.path / TRAJECTORY
+        self.qa = self.path / QA
+        self.qa_questions = self.path / QA_QUESTIONS
+        self.results_file = self.path / RESULTS
+        self.checkpoints = self.path / CHECKPOINTS
+
+    # ------------------------------------------------------------ state
+    @property
+    def finished(self) -> bool:
+        return self.results_file.is_file()
+
+    @property
+    def started(self) -> bool:
+        return (self.path / CELL).is_file()
+
+    def cell(self) -> dict[str, Any]:
+        return _read_json(self.path / CELL)
+
+    def results(self) -> dict[str, Any]:
+        if not self.finished:
+            raise RunDirError(f"{self.path} has no results.json: the run has not finished")
+        return _read_json(self.results_file)
+
+    def check_cell(self, key: Mapping[str, Any]) -> None:
+        """Refuse to continue a directory that belongs to a different cell."""
+        if not self.started:
+            if self.trajectory.exists() or self.checkpoints.exists():
+                raise RunDirError(f"{self.path} has run files but no {CELL}: it is damaged; remove it or "
+                                  "rerun with eval.overwrite=true")
+            return
+        have = self.cell()
+        if have != dict(key):
+            diff = [f"{k}: {have.get(k)!r} here, {key.get(k)!r} asked" for k in sorted(set(have) | set(key))
+                    if have.get(k) != key.get(k)]
+            raise RunDirError(f"{self.path} holds a different run ({'; '.join(diff)}). Use another "
+                              "eval.output_dir or eval.tag, or eval.overwrite=true to replace it")
+
+    # ------------------------------------------------------------ lifecycle
+    def start(self, key: Mapping[str, Any], config_yaml: str | None = None) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        _write_json(self.path / CELL, dict(key))
+        if config_yaml is not None:
+            (self.path / CONFIG).write_text(config_yaml, encoding="utf-8")
+
+    def wipe(self) -> None:
+        if self.path.exists():
+            shutil.rmtree(self.path)
+
+    def write_results(self, results: Mapping[str, Any]) -> None:
+        _write_json(self.results_file, dict(results))
+
+    def write_questions(self, data: Any) -> None:
+        _write_json(self.qa_questions, data)
+
+    # ------------------------------------------------------------ checkpoints
+    def latest_checkpoint(self) -> Checkpoint | None:
+        pointer = self.checkpoints / LATEST
+        if not pointer.is_file():
+            return None
+        name = pointer.read_text(encoding="utf-8").strip()
+        path = self.checkpoints / name
+        if not re.fullmatch(r"step_\d+", name) or not path.is_dir():
+            raise RunDirError(f"{pointer} points to {name!r}, which is not a checkpoint; the run directory "
+                              "is damaged (rerun with eval.overwrite=true to start over)")
+        try:
+            env_state = _read_json(path / "env.json")
+            runner = _read_json(path / "runner.json")
+        except FileNotFoundError as exc:
+            raise RunDirError(f"checkpoint {path} is incomplete ({exc.filename} missing)") from None
+        return Checkpoint(path, env_state, runner)
+
+    def write_checkpoint(self, step: int, env_state: Mapping[str, Any], runner: Mapping[str, Any],
+                         save_agent: Any, keep: int = 2) -> Path:
+        """Write ``checkpoints/step_<step>`` completely, then point LATEST at it, then prune old ones."""
+        name = f"step_{step:06d}"
+        final = self.checkpoints / name
+        tmp = self.checkpoints / f".{name}.tmp"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        (tmp / "agent").mkdir(parents=True)
+        # json.dumps, not json.dump: dump streams through the pure-Python encoder, ~5x slower.
+        (tmp / "env.json").write_text(json.dumps(env_state, separators=(",", ":")), encoding="utf-8")
+        (tmp / "runner.json").write_text(json.dumps(runner, separators=(",", ":")), encoding="utf-8")
+        save_agent(tmp / "agent")
+        if final.exists():
+            shutil.rmtree(final)
+        os.replace(tmp, final)
+        pointer_tmp = self.checkpoints / (LATEST + ".tmp")
+        pointer_tmp.write_text(name, encoding="utf-8")
+        os.replace(pointer_tmp, self.checkpoints / LATEST)
+        if keep > 0:
+            older = sorted(p for p in self.checkpoints.glob("step_*") if p.name < name)
+            for p in older[: max(0, len(older) - (keep - 1))]:
+                shutil.rmtree(p, ignore_errors=True)
+        return final

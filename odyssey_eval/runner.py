@@ -1,0 +1,319 @@
+"""Playing one cell: (game, agent, llm, seed) -> a finished run directory.
+
+The loop is deliberately plain: the agent acts on the last observation, the env steps, one line goes
+to ``trajectory.jsonl`` and is flushed. Every ``checkpoint_every`` steps the env state, the agent's
+memory and the runner's counters are written as a checkpoint; a killed run restarts from the newest
+one, cutting the trajectory back to the bytes that checkpoint had seen, and finishes exactly as an
+uninterrupted run would (only wall-clock fields differ). Nothing on the per-step path copies or
+serialises the world.
+
+The budget ``max_steps`` counts play steps: steps taken in the tutorial do not use it up (they are
+recorded, marked, and reported apart), so agents are compared on the same amount of play.
+
+This module knows nothing of Hydra: ``run_cell`` takes the resolved config as a plain dict, which
+keeps it usable from Python, tests and benchmarks.
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import signal
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from odyssey_agents.base import Agent, Decision, Task
+from odyssey_eval.factory import build_agent
+from odyssey_eval.metrics import compute_metrics
+from odyssey_eval.progress import make_progress
+from odyssey_eval.qa.ask import ask_questions
+from odyssey_eval.qa.episodic import episodic_questions
+from odyssey_eval.qa.questions import Question
+from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
+from odyssey_eval.rundir import RunDir, RunDirError, cell_key, run_path
+from odyssey_eval.trajectory import Trajectory, TrajectoryWriter, read_trajectory, reset_record, step_record
+
+__all__ = ["KILL_AFTER_ENV", "CellOutcome", "RunError", "run_cell"]
+
+#: Test hook: a process that has written this many steps kills itself with SIGKILL (no cleanup), so
+#: tests can prove that resuming after a real kill ends where an uninterrupted run ends.
+KILL_AFTER_ENV = "ODYSSEY_KILL_AFTER_STEP"
+RESULTS_FORMAT = 1
+
+
+class RunError(RuntimeError):
+    """A run that cannot go on (an agent that returns no Decision, a tutorial that never ends...)."""
+
+
+@dataclass
+class CellOutcome:
+    path: Path
+    status: str  # finished | skipped
+    results: dict[str, Any]
+
+
+_DEFAULT_EVAL: dict[str, Any] = {
+    "output_dir": "runs", "checkpoint_every": 25, "checkpoint_min_seconds": 5.0, "keep_checkpoints": 2,
+    "overwrite": False,
+    "progress": "auto", "tag": "", "max_tutorial_steps": 1000,
+    "qa": {"enabled": True, "every": 0, "world_knowledge": 5, "episodic": 3, "choices": 4},
+}
+
+
+def _eval_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
+    ev = {**_DEFAULT_EVAL, **dict(cfg.get("eval") or {})}
+    ev["qa"] = {**_DEFAULT_EVAL["qa"], **dict(ev.get("qa") or {})}
+    return ev
+
+
+def _sanitize(info: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in info.items() if k not in ("valid_actions", "engine")}
+
+
+def run_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None,
+             log: Callable[[str], None] = print) -> CellOutcome:
+    """Play (or resume, or skip) the cell ``cfg`` describes and return its results.
+
+    ``cfg`` needs ``game`` (``name``, optional ``path``), ``agent`` (``name`` + parameters), ``llm``,
+    ``seed``, ``max_steps``, ``tutorial`` and ``eval`` (see ``conf/eval/default.yaml``).
+    """
+    cfg = {**dict(cfg), "eval": _eval_settings(cfg)}
+    for required in ("game", "agent", "seed", "max_steps"):
+        if required not in cfg or cfg[required] is None:
+            raise RunError(f"the config has no {required!r}")
+    if int(cfg["max_steps"]) < 1:
+        raise RunError(f"max_steps must be at least 1, got {cfg['max_steps']}")
+    key = cell_key(cfg)
+    rd = RunDir(run_path(cfg))
+    if cfg["eval"]["overwrite"]:
+        rd.wipe()
+    rd.check_cell(key)
+    if rd.finished:
+        log(f"skip (finished): {rd.path}")
+        return CellOutcome(rd.path, "skipped", rd.results())
+    return _Cell(cfg, key, rd, config_yaml, log).run()
+
+
+class _Cell:
+    def __init__(self, cfg: dict[str, Any], key: dict[str, Any], rd: RunDir, config_yaml: str | None,
+                 log: Callable[[str], None]):
+        from odyssey_env.env import OdysseyEnv
+        from odyssey_env.game import load_game
+
+        self.cfg, self.key, self.rd, self.log = cfg, key, rd, log
+        self.ev = cfg["eval"]
+        self.qa = self.ev["qa"]
+        self.seed = key["seed"]
+        self.max_steps = key["max_steps"]
+        game_cfg = cfg["game"]
+        self.game = load_game(game_cfg.get("path") or game_cfg["name"])
+        self.agent: Agent = build_agent(cfg["agent"], cfg.get("llm"), seed=self.seed)
+        self.env = OdysseyEnv(self.game, valid_actions=bool(self.agent.needs_valid_actions),
+                              tutorial=key["tutorial"])
+        self.task = Task(self.game.name, self.game.title, tuple(self.env.verbs()), self.seed, self.max_steps)
+        self.config_yaml = config_yaml
+        interactive = bool(getattr(self.agent, "interactive", False))
+        self.checkpoint_every = 1 if interactive else max(1, int(self.ev["checkpoint_every"]))
+        self.progress_setting = False if interactive else self.ev["progress"]
+        kill = os.environ.get(KILL_AFTER_ENV)
+        self.kill_after = int(kill) if kill else -1
+        # counters (saved in checkpoints)
+        self.total = self.play = self.tutorial_steps = 0
+        self.main = self.sup = self.tokens = 0
+        self.terminated = self.stopped = False
+        self.elapsed = 0.0
+        self.wk_questions: list[Question] = []
+        self.records: list[dict[str, Any]] = []  # this run's trajectory lines, for metrics and episodic QA
+
+    # ------------------------------------------------------------ start / resume
+    def _start(self) -> tuple[str, dict[str, Any]]:
+        self.rd.start(self.key, self.config_yaml)
+        if self.rd.checkpoints.exists():
+            import shutil
+
+            shutil.rmtree(self.rd.checkpoints)
+        self.agent.reset(self.task)
+        obs, info = self.env.reset(seed=self.seed)
+        self.writer = TrajectoryWriter(self.rd.trajectory, truncate_to=0)
+        self.reset_line = reset_record(self.game.name, self.seed, obs, info)
+        self.writer.write(self.reset_line)
+        self.qa_file = open(self.rd.qa, "wb")  # noqa: SIM115 - held for the run
+        if self.qa["enabled"]:
+            world = initial_world(self.game, self.seed, self.key["tutorial"])
+            self.wk_questions = world_knowledge_questions(
+                self.game, world, self.seed, per_template=int(self.qa["world_knowledge"]),
+                n_choices=int(self.qa["choices"]))
+            self.rd.write_questions([q.to_dict() for q in self.wk_questions])
+            self._ask("before")
+        self.log(f"start: {self.rd.path}")
+        return obs, info
+
+    def _resume(self, ckpt) -> tuple[str, dict[str, Any]]:
+        r = ckpt.runner
+        self.agent.reset(self.task)
+        self.agent.load(ckpt.agent_dir)
+        obs = self.env.load_state(ckpt.env_state)
+        if obs != r["observation"]:
+            raise RunDirError(f"checkpoint {ckpt.path} does not reproduce its observation: the game or the "
+                              "engine changed since it was written; rerun with eval.overwrite=true")
+        info = dict(r["info"])
+        if self.agent.needs_valid_actions:
+            info["valid_actions"] = self.env.valid_actions()
+        size = self.rd.trajectory.stat().st_size if self.rd.trajectory.exists() else 0
+        if size < r["trajectory_bytes"]:
+            raise RunDirError(f"{self.rd.trajectory} is shorter than checkpoint {ckpt.path.name} recorded; "
+                              "the run directory is damaged (rerun with eval.overwrite=true)")
+        seen = read_trajectory(self.rd.trajectory, limit_bytes=r["trajectory_bytes"])
+        self.reset_line, self.records = seen.reset, seen.steps
+        self.writer = TrajectoryWriter(self.rd.trajectory, truncate_to=r["trajectory_bytes"])
+        self.qa_file = open(self.rd.qa, "r+b" if self.rd.qa.exists() else "w+b")  # noqa: SIM115
+        self.qa_file.truncate(r["qa_bytes"])
+        self.qa_file.seek(r["qa_bytes"])
+        for name in ("total", "play", "tutorial_steps", "main", "sup", "tokens", "elapsed"):
+            setattr(self, name, r[name])
+        self.terminated = r["terminated"]
+        if self.qa["enabled"] and self.rd.qa_questions.exists():
+            import json
+
+            data = json.loads(self.rd.qa_questions.read_text(encoding="utf-8"))
+            self.wk_questions = [Question.from_dict(d) for d in data]
+        self.log(f"resume from step {self.total}: {self.rd.path}")
+        return obs, info
+
+    def _checkpoint(self, obs: str, info: Mapping[str, Any]) -> None:
+        runner = {"total": self.total, "play": self.play, "tutorial_steps": self.tutorial_steps,
+                  "main": self.main, "sup": self.sup, "tokens": self.tokens, "terminated": self.terminated,
+                  "elapsed": self.elapsed + time.perf_counter() - self._t0,
+                  "trajectory_bytes": self.writer.tell(), "qa_bytes": self.qa_file.tell(),
+                  "observation": obs, "info": _sanitize(info)}
+        self.rd.write_checkpoint(self.total, self.env.save_state(), runner, self.agent.save,
+                                 keep=int(self.ev["keep_checkpoints"]))
+
+    # ------------------------------------------------------------ QA
+    def _ask(self, phase: str) -> None:
+        import json
+
+        rounds = []
+        if self.wk_questions:
+            rounds.append(ask_questions(self.agent, self.wk_questions, phase=phase, step=self.play,
+                                        kind="world_knowledge"))
+        if phase != "before" and int(self.qa["episodic"]) > 0:
+            em = episodic_questions(Trajectory(self.reset_line, self.records), self.game, self.seed,
+                                    per_template=int(self.qa["episodic"]), n_choices=int(self.qa["choices"]),
+                                    salt=str(self.play))
+            if em:
+                rounds.append(ask_questions(self.agent, em, phase=phase, step=self.play, kind="episodic"))
+        for r in rounds:
+            line = {"game": self.game.name, **r.to_dict()}
+            self.qa_file.write((json.dumps(line, separators=(",", ":")) + "\n").encode())
+        self.qa_file.flush()
+
+    # ------------------------------------------------------------ the loop
+    def run(self) -> CellOutcome:
+        ckpt = self.rd.latest_checkpoint() if self.rd.started else None
+        self._t0 = time.perf_counter()
+        obs, info = self._resume(ckpt) if ckpt is not None else self._start()
+        label = f"{self.game.name} {self.cfg['agent']['name']} seed {self.seed}"
+        progress = make_progress(self.progress_setting, label, self.max_steps)
+        try:
+            obs, info = self._loop(obs, info, progress)
+        finally:
+            progress.close()
+        return self._finish()
+
+    def _loop(self, obs: str, info: dict[str, Any], progress) -> tuple[str, dict[str, Any]]:
+        env, agent, writer, records = self.env, self.agent, self.writer, self.records
+        privileged = bool(agent.privileged)
+        max_steps, max_tutorial = self.max_steps, int(self.ev["max_tutorial_steps"])
+        every, kill_after = self.checkpoint_every, self.kill_after
+        min_gap = 0.0 if every == 1 else float(self.ev["checkpoint_min_seconds"])
+        perf = time.perf_counter
+        last_checkpoint = perf()
+        qa_every = int(self.qa["every"]) if self.qa["enabled"] else 0
+        while not self.terminated and self.play < max_steps:
+            tutorial = bool(info.get("in_tutorial"))
+            if tutorial and self.tutorial_steps >= max_tutorial:
+                raise RunError(f"still in the tutorial after {max_tutorial} steps (eval.max_tutorial_steps)")
+            start = perf()
+            decision = agent.act(obs, {**info, "engine": env.engine} if privileged else info)
+            seconds = perf() - start
+            if not isinstance(decision, Decision):
+                raise RunError(f"{type(agent).__name__}.act returned {type(decision).__name__}, not a Decision")
+            if decision.stop:
+                self.stopped = True
+                break
+            quest = info.get("quest")
+            obs, _, terminated, _, info = env.step(decision.action)
+            record = step_record(decision, tutorial, obs, terminated, info, seconds, info.get("quest") != quest)
+            writer.write(record)
+            records.append(record)
+            self.total += 1
+            self.terminated = terminated
+            if tutorial:
+                self.tutorial_steps += 1
+            else:
+                self.play += 1
+                r = info["reward_breakdown"]
+                self.main += r["quest"]
+                self.sup += r["side_quest"] + r["exploration"] + r["craft"] + r["defeat"]  # = SUPPLEMENTARY
+            if decision.usage.calls:
+                self.tokens += decision.usage.total_tokens
+            if self.total == kill_after:
+                os.kill(os.getpid(), signal.SIGKILL)
+            if qa_every and not tutorial and self.play % qa_every == 0 and self.play < max_steps:
+                self._ask("during")
+            if self.total % every == 0 and perf() - last_checkpoint >= min_gap:
+                self._checkpoint(obs, info)
+                last_checkpoint = perf()
+            progress.update(self.play, self.main, self.sup, self.tokens, "tutorial" if tutorial else "")
+        progress.update(self.play, self.main, self.sup, self.tokens, force=True)
+        return obs, info
+
+    def _finish(self) -> CellOutcome:
+        if self.qa["enabled"]:
+            self._ask("after")
+        self.writer.close()
+        self.qa_file.close()
+        metrics = compute_metrics(Trajectory(self.reset_line, self.records), self.game)
+        rounds = _read_qa(self.rd.qa)
+        end = "terminated" if self.terminated else "agent_stopped" if self.stopped else "max_steps"
+        import odyssey_env
+
+        results = {
+            "format": RESULTS_FORMAT,
+            "game": self.game.name,
+            "game_title": self.game.title,
+            "agent": self.agent.describe(),
+            "agent_name": self.key["agent"]["name"],
+            "llm": self.key["llm"],
+            "seed": self.seed,
+            "max_steps": self.max_steps,
+            "tutorial": self.key["tutorial"],
+            "tag": self.key["tag"],
+            "end_reason": end,
+            "steps": self.total,
+            "play_steps": metrics["play_steps"],
+            "tutorial_steps": metrics["tutorial"]["steps"],
+            "main_reward": metrics["main_reward"],
+            "supplementary_reward": metrics["supplementary_reward"],
+            "metrics": metrics,
+            "qa": [{k: v for k, v in r.items() if k != "answers"} for r in rounds],
+            "wall_time": round(self.elapsed + time.perf_counter() - self._t0, 3),
+            "versions": {"odyssey_env": odyssey_env.__version__, "python": platform.python_version()},
+        }
+        self.rd.write_results(results)
+        self.log(f"done ({end}, {metrics['play_steps']} play steps, main {metrics['main_reward']}, "
+                 f"sup {metrics['supplementary_reward']}): {self.rd.path}")
+        return CellOutcome(self.rd.path, "finished", results)
+
+
+def _read_qa(path: Path) -> list[dict[str, Any]]:
+    import json
+
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+

@@ -1,0 +1,159 @@
+"""The trajectory file: one JSON line per step, appended and flushed as the run goes.
+
+Line 0 is the reset (the first observation); line ``t`` is step ``t``: the command, what the agent
+said about it, and what came back (observation, reward breakdown, invalid/failed flags, events,
+area and game time after the step). ``tutorial`` says whether the command was chosen inside the
+tutorial; metrics leave those steps out and report them apart. Nothing here holds the world state:
+lines stay small and the file grows linearly with the number of steps.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from odyssey_agents.base import Decision
+
+__all__ = ["FORMAT", "Trajectory", "TrajectoryError", "TrajectoryWriter", "read_trajectory", "reset_record",
+           "step_record"]
+
+FORMAT = 1
+# ASCII escaping is the C fast path (observations are printable ASCII anyway); ~2x faster than without.
+_dumps = json.JSONEncoder(separators=(",", ":")).encode
+
+
+class TrajectoryError(ValueError):
+    """A trajectory file that cannot be read (truncated line, wrong format, missing reset line)."""
+
+
+def reset_record(game: str, seed: int, observation: str, info: Mapping[str, Any]) -> dict[str, Any]:
+    record = {"format": FORMAT, "step": 0, "reset": True, "game": game, "seed": seed,
+              "observation": observation, "area": info["area"], "time": info["time"],
+              "in_tutorial": bool(info.get("in_tutorial", False))}
+    if "quest" in info:
+        record["quest"] = info["quest"]
+    return record
+
+
+def step_record(decision: Decision, tutorial: bool, observation: str, terminated: bool,
+                info: Mapping[str, Any], seconds: float, quest_changed: bool = True) -> dict[str, Any]:
+    """The line of one step. ``tutorial``: the command was chosen inside the tutorial.
+
+    Main-quest progress (``info["quest"]``) is written only on the steps where it changed
+    (``quest_changed``): it rarely does, and repeating it would double the size of every line.
+    """
+    usage = decision.usage
+    calls = usage.calls
+    record: dict[str, Any] = {
+        "step": info["step"],
+        "action": decision.action,
+        "tutorial": tutorial,
+        "observation": observation,
+        "reward": info["reward_breakdown"],
+        "invalid": info["invalid_action"],
+        "failed": info["action_failed"],
+        "events": info["events"],
+        "area": info["area"],
+        "time": info["time"],
+        "in_tutorial": info["in_tutorial"],
+        "terminated": terminated,
+        "tokens": [usage.input_tokens, usage.output_tokens] if calls else [0, 0],
+        "decision_time": round(seconds, 6),
+    }
+    if calls:
+        record["calls"] = usage.by_purpose()
+    if decision.reasoning:
+        record["reasoning"] = decision.reasoning
+    if decision.malformed:
+        record["malformed"] = True
+    if decision.raw is not None:
+        record["raw"] = decision.raw
+    if quest_changed and "quest" in info:
+        record["quest"] = info["quest"]
+    return record
+
+
+class TrajectoryWriter:
+    """Appends one line per record and flushes it, so a killed run loses at most the line in flight."""
+
+    def __init__(self, path: Path, *, truncate_to: int = 0):
+        self.path = Path(path)
+        mode = "r+b" if self.path.exists() else "w+b"
+        self._file = open(self.path, mode)  # noqa: SIM115 - held open for the whole run
+        self._file.truncate(truncate_to)
+        self._file.seek(truncate_to)
+
+    def write(self, record: Mapping[str, Any]) -> None:
+        f = self._file
+        f.write((_dumps(record) + "\n").encode("utf-8"))
+        f.flush()
+
+    def tell(self) -> int:
+        return self._file.tell()
+
+    def sync(self) -> None:
+        """Make the bytes written so far durable (called before a checkpoint refers to them)."""
+        self._file.flush()
+        os.fsync(self._file.fileno())
+
+    def close(self) -> None:
+        self._file.close()
+
+
+@dataclass
+class Trajectory:
+    """A read trajectory: the reset line and the step lines, in order."""
+
+    reset: dict[str, Any]
+    steps: list[dict[str, Any]]
+
+    @property
+    def play(self) -> list[dict[str, Any]]:
+        """Steps chosen outside the tutorial: what metrics are computed on."""
+        return [s for s in self.steps if not s.get("tutorial")]
+
+    @property
+    def tutorial(self) -> list[dict[str, Any]]:
+        return [s for s in self.steps if s.get("tutorial")]
+
+    def decisions(self) -> Iterator[tuple[dict[str, Any], dict[str, Any]]]:
+        """``(before, step)`` pairs: the line the agent acted on and the line its command produced."""
+        before = self.reset
+        for step in self.steps:
+            yield before, step
+            before = step
+
+
+def read_trajectory(path: str | Path, *, limit_bytes: int | None = None) -> Trajectory:
+    """Read ``trajectory.jsonl``; a partial last line (a run killed mid-write) is ignored."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise TrajectoryError(f"cannot read {path}: {exc}") from None
+    if limit_bytes is not None:
+        data = data[:limit_bytes]
+    lines = data.split(b"\n")
+    if lines and lines[-1] == b"":
+        lines.pop()
+    elif lines:
+        lines.pop()  # no newline at the end: the line was still being written
+    records = []
+    for n, line in enumerate(lines, 1):
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise TrajectoryError(f"{path}:{n}: not a JSON line ({exc.msg})") from None
+    if not records or not records[0].get("reset"):
+        raise TrajectoryError(f"{path}: the first line must be the reset record")
+    if records[0].get("format") != FORMAT:
+        raise TrajectoryError(f"{path}: trajectory format {records[0].get('format')!r}, expected {FORMAT}")
+    steps = records[1:]
+    for i, s in enumerate(steps, 1):
+        if s.get("step") != records[0]["step"] + i:
+            raise TrajectoryError(f"{path}:{i + 1}: expected step {records[0]['step'] + i}, found {s.get('step')}")
+    return Trajectory(records[0], steps)
