@@ -1,0 +1,196 @@
+"""Crafting momentum and rumor notes (optional dynamics): the economy rewards habits and talk.
+
+* ``crafting_momentum``: crafting again soon in the same area (a working rhythm) refunds a few
+  coins per craft, so planning a batch of crafts at one station pays off.
+* ``rumor_notes``: merchants now and then leave a note with a *true* hint about the world: a recipe,
+  who sells what, where a kind of enemy was seen, which way is locked and by what, where food grows,
+  or an hour when the murk bites harder. Notes are writables, so they can be read (inspect), carried,
+  reused for writing or sold. Their number is capped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odyssey_env.engine import Engine
+from odyssey_env.rules import Fact, StepRule, step_rule
+from odyssey_env.steprules.living import FIXED_ORIGINS, is_world_area, pick, tell
+from odyssey_env.world import add, fits_in_hands, make_objects
+
+
+@step_rule
+class CraftingMomentum(StepRule):
+    name = "crafting_momentum"
+    priority = 40
+    optional = True
+    description = "Crafting again within a few steps in the same area refunds a few coins per craft."
+
+    @dataclass(frozen=True)
+    class Params:
+        window: int = 5  # steps within which the next craft keeps the rhythm
+        max_refund: int = 2  # coins per crafted unit, drawn from 1..max_refund
+        cap: int = 4  # most coins refunded for one craft command
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {}
+
+    def apply(self, engine: Engine) -> None:
+        game, state = engine.game, engine.state
+        if game.currency is None:
+            return
+        for ev in engine.events:
+            if ev.kind != "object_crafted" or ev.agent is None:
+                continue
+            agent = state.agents[ev.agent]
+            if agent.in_tutorial:
+                continue
+            streaks = state.rule_data[self.name]
+            last = streaks.get(agent.id)
+            here = ev.data["area"]
+            rhythm = last is not None and last["area"] == here and state.step - last["step"] <= self.p.window
+            streak = last["streak"] + 1 if rhythm else 1
+            streaks[agent.id] = {"step": state.step, "area": here, "streak": streak}
+            if streak < 2:
+                continue
+            coins = min(self.p.cap, sum(engine.rng.randint(1, self.p.max_refund)
+                                        for _ in range(min(ev.data.get("amount", 1), self.p.cap))))
+            if fits_in_hands(game, agent, game.currency):
+                add(agent.hands, game.currency, coins)
+                where = "in my hands"
+            else:
+                add(state.areas[agent.area].objects, game.currency, coins)
+                where = "on the ground"
+            engine.say(agent.id, f"Working in a steady rhythm, I waste less: {coins} {game.currency} saved ({where}).")
+            engine.emit("craft_momentum", agent.id, coins=coins, streak=streak, area=here)
+
+    def facts(self, game):
+        yield Fact("crafting", "What do I gain by crafting several times in a row in the same area?",
+                   "a few coins back for each craft after the first",
+                   ("nothing", "double the output", "experience only"))
+
+
+@step_rule
+class RumorNotes(StepRule):
+    name = "rumor_notes"
+    priority = 49
+    optional = True
+    description = "Merchants now and then leave a note with a true hint about the world in their area."
+
+    @dataclass(frozen=True)
+    class Params:
+        period: int = 60
+        chance: float = 0.5
+        note: str = ""  # writable object type of the notes; empty: the game's first writable
+        max_lying: int = 3  # notes lying around at once
+        max_total: int = 15  # notes per episode
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {"lying": [], "total": 0}
+        note = self._note_type(engine)
+        if note is None:
+            raise ValueError("rumor_notes: the game has no writable object type for notes")
+
+    def _note_type(self, engine: Engine) -> str | None:
+        if self.p.note:
+            t = engine.game.objects.get(self.p.note)
+            return t.name if t is not None and t.category == "writable" else None
+        return next((o.name for o in engine.game.spec.objects if o.category == "writable"), None)
+
+    def apply(self, engine: Engine) -> None:
+        state = engine.state
+        if state.step % self.p.period:
+            return
+        data = state.rule_data[self.name]
+        data["lying"] = [[h, a] for h, a in data["lying"] if a in state.areas and h in state.areas[a].objects]
+        if data["total"] >= self.p.max_total or len(data["lying"]) >= self.p.max_lying:
+            return
+        if engine.rng.random() >= self.p.chance:
+            return
+        kinds = engine.game.npcs
+        merchants = [n for n in state.npcs.values()
+                     if kinds[n.type].merchant and n.origin not in FIXED_ORIGINS
+                     and is_world_area(state.areas[n.area])]
+        if not merchants:
+            return
+        merchant = pick(engine, merchants)
+        text = self._rumor(engine, merchant)
+        if not text:
+            return
+        game = engine.game
+        note = self._note_type(engine)
+        handle, _ = make_objects(game, state, note, 1)[0]
+        state.instances[handle].text = text[: game.objects[note].max_text]
+        add(state.areas[merchant.area].objects, handle)
+        data["lying"].append([handle, merchant.area])
+        data["total"] += 1
+        tell(engine, merchant.area, f"{merchant.handle} tucks a folded note, {handle}, under a stone.")
+        engine.emit("rumor_left", None, npc=merchant.handle, note=handle, area=merchant.area, text=text)
+
+    # ------------------------------------------------------------------ rumors (all true when written)
+    def _rumor(self, engine: Engine, merchant) -> str | None:
+        makers = [self._recipe, self._wares, self._sighting, self._lock, self._food, self._hour]
+        engine.rng.shuffle(makers)
+        for make in makers:
+            text = make(engine, merchant)
+            if text:
+                return text
+        return None
+
+    def _recipe(self, engine, merchant):
+        recipes = list(engine.game.recipes)
+        if not recipes:
+            return None
+        t = pick(engine, recipes)
+        need = ", ".join(f"{k} {i}" for i, k in t.recipe.ingredients.items())
+        at = f" at a {' and a '.join(t.recipe.stations)}" if t.recipe.stations else ""
+        return f"Word is that {t.name} is made from {need}{at}."
+
+    def _wares(self, engine, merchant):
+        state, kinds = engine.state, engine.game.npcs
+        others = [n for n in state.npcs.values()
+                  if kinds[n.type].merchant and n.handle != merchant.handle and n.inventory
+                  and n.origin not in FIXED_ORIGINS]
+        if not others:
+            return None
+        other = pick(engine, others)
+        ware = pick(engine, list(other.inventory))
+        return f"{other.handle}, over in {other.area}, has {ware} for sale."
+
+    def _sighting(self, engine, merchant):
+        state, kinds = engine.state, engine.game.npcs
+        foes = [n for n in state.npcs.values() if kinds[n.type].hostile and n.origin != "tutorial"
+                and is_world_area(state.areas[n.area])]
+        if not foes:
+            return None
+        foe = pick(engine, foes)
+        return f"Someone saw a {foe.type} in {foe.area} not long ago."
+
+    def _lock(self, engine, merchant):
+        state = engine.state
+        locks = [(name, other, ex.key) for name, area in state.areas.items() if is_world_area(area)
+                 for other, ex in area.exits.items() if ex.locked and ex.key and name < other]
+        if not locks:
+            return None
+        a, b, key = pick(engine, locks)
+        return f"The way between {a} and {b} is locked; {key} opens it."
+
+    def _food(self, engine, merchant):
+        state, objects = engine.state, engine.game.objects
+        spots = [(name, h) for name, area in state.areas.items() if is_world_area(area)
+                 for h in area.objects if h in objects and objects[h].category == "food"]
+        if not spots:
+            return None
+        name, food = pick(engine, spots)
+        return f"There is {food} to be had in {name}."
+
+    def _hour(self, engine, merchant):
+        hours = engine.state.rule_data.get("danger_hours", {}).get("hours")
+        if not hours:
+            return None
+        return f"Keep your guard up around {pick(engine, hours):02d}:00; things bite harder in that hour."
+
+    def facts(self, game):
+        yield Fact("world", "Who leaves notes with hints about the world lying around?", "merchants",
+                   ("enemies", "the guide", "nobody; notes never appear"))
+        yield Fact("world", "Can the hints in merchants' notes be trusted?", "yes, they are true when written",
+                   ("no, they are always lies", "only at night", "only half of them"))

@@ -1,0 +1,72 @@
+"""Shared helpers for the optional world-dynamics rules (patrols, regrowth, skies, commerce).
+
+The dynamics are cheap on purpose: they run on period ticks or react to this step's events, and
+these helpers only look at what they are given (one area, the agents, the NPC table once per tick).
+Tutorial rooms are never touched by the living world: it is the player's practice ground.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from odyssey_env.quests.tutorial import PLACE as TUTORIAL_PLACE
+
+if TYPE_CHECKING:
+    from odyssey_env.content import NpcType
+    from odyssey_env.engine import Engine
+    from odyssey_env.state import Area, Npc, WorldState
+
+#: NPCs whose place in the world is part of a story or a lesson: the living world leaves them be.
+FIXED_ORIGINS = ("quest", "tutorial")
+
+
+def is_world_area(area: Area) -> bool:
+    """True for real areas (shipped or expanded), False for the tutorial's rooms."""
+    return area.place != TUTORIAL_PLACE
+
+
+def occupied(state: WorldState) -> set[str]:
+    """Areas where some agent stands now (only membership is asked of it, never its order)."""
+    return {a.area for a in state.agents.values()}
+
+
+def agents_in(state: WorldState, area: str) -> list[str]:
+    return [a.id for a in state.agents.values() if a.area == area]
+
+
+def tell(engine: Engine, area: str, text: str) -> None:
+    """Say ``text`` to every agent standing in ``area``."""
+    for agent in engine.state.agents.values():
+        if agent.area == area:
+            engine.say(agent.id, text)
+
+
+def is_common_enemy(t: NpcType) -> bool:
+    """A hostile kind that may roam, respawn or come to noise: not a unique individual, not a boss."""
+    return t.hostile and not t.unique and t.role != "boss"
+
+
+def roams(engine: Engine, npc: Npc) -> bool:
+    """Whether an NPC may drift between areas: common enemies and non-unique merchants, when free."""
+    if npc.origin in FIXED_ORIGINS or npc.engaged is not None:
+        return False
+    t = engine.game.npcs[npc.type]
+    if t.unique:
+        return False
+    return is_common_enemy(t) or t.merchant
+
+
+def move_npc(engine: Engine, npc: Npc, to: str) -> None:
+    """Move an NPC between areas, telling agents at both ends."""
+    state = engine.state
+    frm = npc.area
+    state.areas[frm].npcs.remove(npc.handle)
+    state.areas[to].npcs.append(npc.handle)
+    npc.area = to
+    tell(engine, frm, f"{npc.handle} moves off toward {to}.")
+    tell(engine, to, f"{npc.handle} arrives from {frm}.")
+
+
+def pick(engine: Engine, options: list):
+    """A seeded choice from a list (lists only: never an unordered collection)."""
+    return options[engine.rng.randrange(len(options))]

@@ -1,0 +1,165 @@
+"""Creatures on the move: wandering patrols, and noise that draws listeners (optional dynamics).
+
+* ``wandering_patrols``: common enemies and non-unique merchants drift to neighbouring areas, so a
+  map the agent remembers is a map of *where things were*; re-checking is part of the game.
+* ``noise``: fighting, crafting, throwing and failed lockpicks make noise in an area. Noise fades
+  with time; when it piles up, an idle enemy from next door comes to see (or, failing one, a scout
+  appears), which then may ambush. Loud work has a cost that the agent must learn to budget.
+
+Both are bounded: patrols create nothing, and noise scouts are capped in number.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from odyssey_env.engine import Engine
+from odyssey_env.rules import Fact, StepRule, step_rule
+from odyssey_env.steprules.living import is_common_enemy, is_world_area, move_npc, pick, roams, tell
+from odyssey_env.worldgen import spawn_npc
+
+NOISE = "noise"
+#: Event kinds that make noise, and the ``Noise.Params`` field that says how much.
+_SOURCES = {"object_crafted": "craft", "npc_attacked": "attack", "object_thrown": "throw",
+            "lockpick_failed": "lockpick"}
+
+
+def noise_at(state, area: str) -> int:
+    """Current noise in ``area`` (0 when the ``noise`` rule is not active in this game)."""
+    data = state.rule_data.get(NOISE)
+    return data["levels"].get(area, 0) if data else 0
+
+
+@step_rule
+class WanderingPatrols(StepRule):
+    name = "wandering_patrols"
+    priority = 46
+    optional = True
+    description = "Every so often, free common enemies and travelling merchants walk to a neighbouring area."
+
+    @dataclass(frozen=True)
+    class Params:
+        period: int = 12  # steps between patrol moves
+        chance: float = 0.3  # chance that a free wanderer moves on a patrol tick
+        max_level_drop: int = 1  # enemies do not wander into areas more than this below their level
+        avoid_spawn: bool = True  # enemies never wander into the spawn area
+
+    def apply(self, engine: Engine) -> None:
+        state = engine.state
+        if state.step % self.p.period:
+            return
+        areas, kinds, rng = state.areas, engine.game.npcs, engine.rng
+        for npc in list(state.npcs.values()):
+            if not roams(engine, npc) or rng.random() >= self.p.chance:
+                continue
+            hostile = kinds[npc.type].hostile
+            options = []
+            for name, ex in areas[npc.area].exits.items():
+                there = areas[name]
+                if ex.locked or not is_world_area(there):
+                    continue
+                if hostile and ((self.p.avoid_spawn and name == state.spawn)
+                                or there.level < npc.level - self.p.max_level_drop):
+                    continue
+                options.append(name)
+            if options:
+                to = pick(engine, options)
+                frm = npc.area
+                move_npc(engine, npc, to)
+                engine.emit("npc_wandered", None, npc=npc.handle, type=npc.type, frm=frm, to=to)
+
+    def facts(self, game):
+        yield Fact("world", "Do creatures and travelling merchants stay where I first saw them?",
+                   "no, common ones wander between neighbouring areas",
+                   ("yes, always", "only at night", "only bosses move"))
+        if self.p.avoid_spawn:
+            yield Fact("world", "Which area do wandering enemies never walk into?", "the area where I start",
+                       ("the deepest area", "areas with merchants", "none; they go anywhere"))
+
+
+@step_rule
+class Noise(StepRule):
+    name = NOISE
+    priority = 42
+    optional = True
+    description = "Fighting, crafting and failed lockpicks make noise; enough noise draws an enemy to the area."
+
+    @dataclass(frozen=True)
+    class Params:
+        craft: int = 2
+        attack: int = 1
+        throw: int = 1
+        lockpick: int = 3
+        threshold: int = 6  # noise that draws a listener
+        cap: int = 12
+        fade_period: int = 6  # every this many steps, each noisy area quiets by one
+        draw_chance: float = 0.7  # chance that reaching the threshold draws someone
+        max_scouts: int = 3  # scouts alive at once (summoned when no neighbour can come)
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {"levels": {}}
+
+    def apply(self, engine: Engine) -> None:
+        state = engine.state
+        levels: dict[str, int] = state.rule_data[self.name]["levels"]
+        if levels and state.step % self.p.fade_period == 0:
+            for area in list(levels):
+                if levels[area] <= 1:
+                    del levels[area]
+                else:
+                    levels[area] -= 1
+        for ev in engine.events:
+            source = _SOURCES.get(ev.kind)
+            if source is None or ev.agent is None:
+                continue
+            agent = state.agents[ev.agent]
+            if agent.in_tutorial:
+                continue
+            area = ev.data.get("area", agent.area)
+            if area not in state.areas:
+                continue
+            level = min(self.p.cap, levels.get(area, 0) + getattr(self.p, source))
+            levels[area] = level
+            if level >= self.p.threshold:
+                levels[area] = level // 2
+                if engine.rng.random() < self.p.draw_chance:
+                    self._draw(engine, area)
+
+    def _draw(self, engine: Engine, area_name: str) -> None:
+        state, kinds = engine.state, engine.game.npcs
+        area = state.areas[area_name]
+        listeners = []
+        for name, ex in area.exits.items():
+            if ex.locked or not is_world_area(state.areas[name]):
+                continue
+            for handle in state.areas[name].npcs:
+                npc = state.npcs[handle]
+                if roams(engine, npc) and kinds[npc.type].hostile:
+                    listeners.append(npc)
+        if listeners:
+            npc = pick(engine, listeners)
+            frm = npc.area
+            move_npc(engine, npc, area_name)
+            tell(engine, area_name, f"The noise has carried: {npc.handle} comes to look.")
+            engine.emit("noise_drew", None, npc=npc.handle, type=npc.type, area=area_name, frm=frm)
+            return
+        if area_name == state.spawn:
+            return
+        scouts = sum(1 for n in state.npcs.values() if n.origin == "noise")
+        kinds_here = [t for t in engine.game.spec.npcs
+                      if is_common_enemy(t) and t.spawn_weight > 0 and t.level <= area.level]
+        if scouts >= self.p.max_scouts or not kinds_here:
+            return
+        npc = spawn_npc(engine.game, state, pick(engine, kinds_here), area_name, origin="noise")
+        tell(engine, area_name, f"Drawn by the noise, {npc.handle} creeps in.")
+        engine.emit("noise_drew", None, npc=npc.handle, type=npc.type, area=area_name, frm=None)
+
+    def facts(self, game):
+        yield Fact("world", "What can happen when I fight or craft a lot in one area?",
+                   "the noise draws an enemy to the area",
+                   ("merchants lower their prices", "nothing", "the area collapses"))
+        loudness = {"a failed lockpick": self.p.lockpick, "crafting": self.p.craft, "a blow in a fight": self.p.attack}
+        loudest = max(loudness, key=loudness.get)
+        if list(loudness.values()).count(loudness[loudest]) == 1:
+            others = tuple(k for k in loudness if k != loudest)
+            yield Fact("world", "Which of these makes the most noise?", loudest, (*others, "talking"))

@@ -1,0 +1,163 @@
+"""Time-driven dynamics (optional): hidden danger hours, and paths that shift with noise and the moon.
+
+* ``danger_hours``: besides the base midnight/noon rhythm, each episode draws a few hours from its
+  seed in which enemies hit harder and ambush more. Nothing announces them: an agent can only learn
+  them from experience (or from a rumor note), and they differ between episodes.
+* ``shifting_paths``: a few ordinary paths close for a while during "their" moon phase or when noise
+  piles up at either end, and open again afterwards. Only paths whose closing, all together, leaves
+  every area reachable are ever used, and closings are temporary, so the main quest is never blocked.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+from odyssey_env.engine import Engine
+from odyssey_env.rules import Fact, StepRule, step_rule
+from odyssey_env.steprules.living import is_world_area, tell
+from odyssey_env.steprules.patrols import noise_at
+
+MOON_NAMES = ("new", "waxing crescent", "first quarter", "waxing gibbous", "full", "waning gibbous",
+              "last quarter", "waning crescent")
+
+
+def moon_phase(minute: int, phases: int = 8, days_per_phase: int = 1) -> int:
+    """Phase index (0 = new moon) on the day that contains game minute ``minute``."""
+    return (minute // 1440 // days_per_phase) % phases
+
+
+def phase_name(phase: int, phases: int = 8) -> str:
+    return MOON_NAMES[phase] if phases == len(MOON_NAMES) else f"phase {phase + 1} of {phases}"
+
+
+@step_rule
+class DangerHours(StepRule):
+    name = "danger_hours"
+    priority = 6  # after day_night (5), whose modifiers it multiplies
+    optional = True
+    description = "A few hours a day, drawn per episode and never announced, enemies hit harder and ambush more."
+
+    @dataclass(frozen=True)
+    class Params:
+        count: int = 3
+        attack: float = 1.4
+        ambush: float = 2.0
+
+    def start(self, engine: Engine) -> None:
+        hours = sorted(engine.rng.sample(range(24), min(self.p.count, 24)))
+        engine.state.rule_data[self.name] = {"hours": hours}
+        self.apply(engine)
+
+    def apply(self, engine: Engine) -> None:
+        state = engine.state
+        mods = state.modifiers
+        if engine.rules.step_rule("day_night") is None:  # nobody resets the modifiers each step: we do
+            mods["enemy_attack"] = mods["ambush"] = 1.0
+        if (state.minute // 60) % 24 in state.rule_data[self.name]["hours"]:
+            mods["enemy_attack"] = mods.get("enemy_attack", 1.0) * self.p.attack
+            mods["ambush"] = mods.get("ambush", 1.0) * self.p.ambush
+
+    def facts(self, game):
+        yield Fact("time", "Are there hours of the day when enemies are unusually dangerous?",
+                   f"yes, {self.p.count} hours a day, different in every world, that nothing announces",
+                   ("no, danger never changes", "only at noon", "only on the full moon"))
+
+
+@step_rule
+class ShiftingPaths(StepRule):
+    name = "shifting_paths"
+    priority = 50
+    optional = True
+    description = ("A few paths close for a while during their moon phase or after loud noise at either end; "
+                   "closing them never cuts any area off.")
+
+    @dataclass(frozen=True)
+    class Params:
+        paths: tuple[tuple[str, str], ...] = ()  # candidate paths; empty: chosen from the graph at start
+        max_paths: int = 3
+        period: int = 6  # steps between checks
+        phases: int = 8  # moon phases in a cycle
+        days_per_phase: int = 1
+        noise_to_close: int = 5
+
+    def start(self, engine: Engine) -> None:
+        state, rng = engine.state, engine.rng
+        if self.p.paths:
+            wanted = [tuple(p) for p in self.p.paths]
+            for a, b in wanted:
+                ex = state.areas.get(a) and state.areas[a].exits.get(b)
+                if not ex or ex.locked:
+                    raise ValueError(f"shifting_paths: {a}-{b} is not an open path of this world")
+        else:
+            wanted = []
+            for name, area in state.areas.items():
+                if not is_world_area(area):
+                    continue
+                for other, ex in area.exits.items():
+                    if name < other and not ex.locked and state.spawn not in (name, other):
+                        wanted.append((name, other))
+            rng.shuffle(wanted)
+        chosen: list[tuple[str, str]] = []
+        for path in wanted:
+            if len(chosen) >= self.p.max_paths:
+                break
+            if _connected_without(state, [*chosen, path]):
+                chosen.append(path)
+            elif self.p.paths:
+                raise ValueError(f"shifting_paths: closing {path[0]}-{path[1]} with the others would cut areas off")
+        state.rule_data[self.name] = {
+            "paths": [[a, b, rng.randrange(self.p.phases)] for a, b in chosen],
+            "closed": [],
+        }
+
+    def apply(self, engine: Engine) -> None:
+        state = engine.state
+        if state.step % self.p.period:
+            return
+        data = state.rule_data[self.name]
+        phase = moon_phase(state.minute, self.p.phases, self.p.days_per_phase)
+        closed: list[list[str]] = data["closed"]
+        for a, b, own_phase in data["paths"]:
+            if a not in state.areas or b not in state.areas:
+                continue
+            loud = max(noise_at(state, a), noise_at(state, b)) >= self.p.noise_to_close
+            shut = phase == own_phase or loud
+            is_closed = [a, b] in closed
+            if shut and not is_closed:
+                state.areas[a].exits[b].locked = state.areas[b].exits[a].locked = True
+                closed.append([a, b])
+                why = "as the moon turns" if phase == own_phase else "shaken by the din"
+                tell(engine, a, f"With a grinding of stone, the way to {b} shuts {why}.")
+                tell(engine, b, f"With a grinding of stone, the way to {a} shuts {why}.")
+                engine.emit("path_shifted", None, a=a, b=b, closed=True)
+            elif not shut and is_closed:
+                state.areas[a].exits[b].locked = state.areas[b].exits[a].locked = False
+                closed.remove([a, b])
+                tell(engine, a, f"The way to {b} is open again.")
+                tell(engine, b, f"The way to {a} is open again.")
+                engine.emit("path_shifted", None, a=a, b=b, closed=False)
+
+    def facts(self, game):
+        yield Fact("world", "Why might a path that was open yesterday be closed today?",
+                   "some paths close during their moon phase or after loud noise nearby, then reopen",
+                   ("I broke it", "a merchant bought it", "paths never change"))
+
+
+def _connected_without(state, removed: list[tuple[str, str]]) -> bool:
+    """Whether every world area stays reachable from the spawn with ``removed`` paths shut.
+
+    Locked paths with keys count as passable: they are the designed way in, which a key opens.
+    """
+    cut = {(a, b) for a, b in removed} | {(b, a) for a, b in removed}
+    areas = state.areas
+    world = [n for n, a in areas.items() if is_world_area(a)]
+    seen = {state.spawn}
+    queue = deque([state.spawn])
+    while queue:
+        here = queue.popleft()
+        for other in areas[here].exits:
+            if other not in seen and (here, other) not in cut:
+                seen.add(other)
+                queue.append(other)
+    return all(n in seen for n in world)
