@@ -1,0 +1,174 @@
+"""The oracle agent: a privileged planner that reads the true state and plays the main quest.
+
+It proves that a game is solvable (CI runs it on every shipped game and seed) and is the upper-bound
+baseline of the agent zoo. It never sees anything an honest agent could not *do*: every command it
+sends is checked against the engine's valid actions before it is sent. What it *knows* is the whole
+state: ``info["engine"]`` from the evaluation runner, or the engine of the env it was built with.
+
+Each step it takes its goals from the quest rules' own data (the tutorial's current step, else the
+open main-quest stages), asks :class:`~odyssey_agents.oracle.planner.Planner` for a command, and watches
+its progress: a goal that makes no progress for a while gets the sources it relied on banned for a
+while, so the planner tries another way instead of looping forever.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from odyssey_agents.base import Agent, Decision, Task
+from odyssey_agents.oracle.planner import Planner
+from odyssey_env.parsing import parse
+from odyssey_env.quests.main_quest import open_stages, plan
+
+if TYPE_CHECKING:
+    from odyssey_env.engine import Engine
+    from odyssey_env.quests.spec import Condition
+
+__all__ = ["OracleAgent", "current_goals", "is_valid"]
+
+PATIENCE = 60  # steps without quest progress before the planner's recent choices are banned
+BAN_STEPS = 80
+
+
+def current_goals(engine: Engine, agent_id: str) -> list[Condition]:
+    """The conditions the agent should work on now: the tutorial step, else the open main stages."""
+    agent = engine.state.agents[agent_id]
+    quest = engine.game.quest
+    if agent.in_tutorial:
+        data = engine.state.rule_data.get("tutorial")
+        if data and agent_id in data["agents"] and quest.tutorial is not None:
+            mine = data["agents"][agent_id]
+            if not mine["finished"]:
+                return [quest.tutorial.steps[mine["step"]].done]
+        return []
+    if quest.main is None:
+        return []
+    done = engine.state.rule_data["main_quest"]["agents"][agent_id]["done"]
+    return [s.done for s in open_stages(plan(quest.main), done)]
+
+
+def _progress(engine: Engine, agent_id: str) -> tuple[int, int]:
+    tut = engine.state.rule_data.get("tutorial", {}).get("agents", {}).get(agent_id)
+    tut_step = (tut["step"] + 100 * tut["finished"]) if tut else 0
+    main = engine.state.rule_data.get("main_quest", {}).get("agents", {}).get(agent_id)
+    return tut_step, len(main["done"]) if main else 0
+
+
+def is_valid(engine: Engine, agent_id: str, command: str) -> bool:
+    """Whether ``command`` parses and its verb lists it among the commands applicable now.
+
+    Amount verbs list only the smallest and largest feasible amount, so any amount in between is
+    accepted; ``write`` lists a placeholder text, so any text is accepted for a listed writable.
+    """
+    from odyssey_env.engine import Turn
+
+    parsed = parse(engine.rules, command)
+    if isinstance(parsed, str):
+        return False
+    rule, args = parsed
+    listed = list(rule.candidates(Turn(engine, engine.state.agents[agent_id])))
+    if command in listed:
+        return True
+    kinds = [k for _, k in rule.params]
+    if "amount" in kinds:
+        i = kinds.index("amount")
+        tail = " ".join(str(a) for j, a in enumerate(args) if j != i)
+        amounts = []
+        for cand in listed:
+            p = parse(engine.rules, cand)
+            if isinstance(p, str):
+                continue
+            if " ".join(str(a) for j, a in enumerate(p[1]) if j != i) == tail:
+                amounts.append(p[1][i])
+        return bool(amounts) and min(amounts) <= args[i] <= max(amounts)
+    if "text" in kinds:
+        i = kinds.index("text")
+        rest = [a for j, a in enumerate(args) if j != i]
+        for cand in listed:
+            p = parse(engine.rules, cand)
+            if not isinstance(p, str) and [a for j, a in enumerate(p[1]) if j != i] == rest:
+                return True
+    return False
+
+
+class OracleAgent(Agent):
+    """Privileged planner agent (``agent=oracle``): completes the main quest from the true state."""
+
+    name = "oracle"
+    privileged = True
+
+    def __init__(self, env: Any = None, *, agent_id: str = "player", check_valid: bool = True):
+        """``env``: optionally the env it plays, whose engine it reads when ``info`` carries none."""
+        self.env = env
+        self.agent_id = agent_id
+        self.check_valid = check_valid
+        self.planner = Planner(agent_id)
+        self.stats: dict[str, int] = {}
+        self._reset_episode()
+
+    def _reset_episode(self) -> None:
+        self.planner = Planner(self.agent_id)
+        self.stats = {"steps": 0, "tutorial_steps": 0, "corrected": 0, "stalls": 0}
+        self._progress: tuple[int, int] | None = None
+        self._since = 0
+        self._window: dict[tuple[Any, ...], int] = {}
+        self._engine_id: int | None = None
+
+    def reset(self, task: Task) -> None:
+        super().reset(task)
+        self._reset_episode()
+
+    def _engine(self, info: dict[str, Any]) -> Engine:
+        engine = info.get("engine") if info else None
+        if engine is None and self.env is not None:
+            engine = getattr(getattr(self.env, "unwrapped", self.env), "engine", None)
+        if engine is None:
+            raise RuntimeError("OracleAgent is privileged: pass info['engine'] or build it with the env")
+        return engine
+
+    def act(self, observation: str, info: dict[str, Any]) -> Decision:
+        engine = self._engine(info)
+        if self._engine_id != id(engine):  # a new episode (env.reset) without agent.reset
+            if self._engine_id is not None:
+                self._reset_episode()
+            self._engine_id = id(engine)
+        command, reason = self.decide(engine)
+        return Decision(command, reasoning=reason)
+
+    def decide(self, engine: Engine) -> tuple[str, str]:
+        """The next command for the agent in ``engine`` (also usable without a Gymnasium env)."""
+        agent = engine.state.agents[self.agent_id]
+        self.stats["steps"] += 1
+        if agent.in_tutorial:
+            self.stats["tutorial_steps"] += 1
+        self._watch(engine)
+        command, reason = self.planner.decide(engine, current_goals(engine, self.agent_id))
+        if self.check_valid and not is_valid(engine, self.agent_id, command):
+            self.stats["corrected"] += 1
+            self.planner.banned[("cmd", command)] = engine.state.step + 3
+            reason = f"planned {command!r}, not valid now ({reason})"
+            command = "defend" if self.planner.v.engaged_foes() else "wait"
+        for key in self.planner.used:
+            self._window[key] = self._window.get(key, 0) + 1
+        return command, reason
+
+    def _watch(self, engine: Engine) -> None:
+        """Ban what the planner leaned on when the quest stops advancing, so it tries other ways."""
+        now = _progress(engine, self.agent_id)
+        if now != self._progress:
+            self._progress = now
+            self._since = 0
+            self._window = {}
+            return
+        self._since += 1
+        if self._since < PATIENCE:
+            return
+        self.stats["stalls"] += 1
+        self._since = 0
+        if self._window:
+            worst = max(self._window.items(), key=lambda kv: (kv[1], repr(kv[0])))[0]
+            self.planner.banned[worst] = engine.state.step + BAN_STEPS
+        self._window = {}
+
+    def describe(self) -> dict[str, Any]:
+        return {"name": self.name}

@@ -1,0 +1,189 @@
+"""Fighting with full knowledge of the enemies' rhythm, and forecasting fights before starting them.
+
+The engine's combat is deterministic once engaged (``odyssey_env.verbs.combat``,
+``odyssey_env.steprules.combat``): in every step the enemy's stance is
+``pattern[stance_index % len(pattern)]``, my blow is resolved against that stance first, then the
+enemy acts on the same stance. So a policy can be simulated exactly, and the oracle picks, per fight,
+the fastest of a few policies that still leaves it healthy:
+
+* *safe*: strike on ``wait`` stances, guard on ``attack`` stances (a guarded blow does a tenth),
+  never waste a blow on ``defend`` (waiting instead restores stamina);
+* *bold*: also trade blows on ``attack`` stances;
+* *bold until hurt*: bold while health is high, then safe.
+
+A killing blow is always taken, since a dead enemy does not strike back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from odyssey_env.verbs.combat import DEFEND_FACTOR, STAMINA_COST, STAMINA_FLOOR
+
+if TYPE_CHECKING:
+    from odyssey_agents.oracle.view import View
+    from odyssey_env.state import Npc
+
+MAX_SIM_STEPS = 400
+POLICIES = ("safe", "bold", "hurt")
+
+
+@dataclass(frozen=True)
+class Foe:
+    handle: str
+    hp: int
+    attack: int
+    defense: int
+    pattern: tuple[str, ...]
+    index: int
+
+    def stance(self, offset: int = 0) -> str:
+        if not self.pattern:
+            return "wait"
+        return self.pattern[(self.index + offset) % len(self.pattern)]
+
+
+@dataclass(frozen=True)
+class Forecast:
+    """How a fight would end under the best policy: who wins, my health left, steps, and the policy."""
+
+    won: bool
+    hp_left: int
+    steps: int
+    policy: str
+
+
+def foe_of(view: View, npc: Npc) -> Foe:
+    return Foe(npc.handle, npc.hp, npc.attack, npc.defense, tuple(view.game.npcs[npc.type].pattern),
+               npc.stance_index)
+
+
+def my_blow(attack: int, stamina: float, foe: Foe) -> int:
+    damage = max(1, round(attack * stamina) - foe.defense)
+    if foe.stance() == "defend":
+        damage = int(damage * DEFEND_FACTOR)
+    return damage
+
+
+def their_blow(foe: Foe, modifier: float, defense: int, defending: bool) -> int:
+    damage = max(1, round(foe.attack * modifier) - defense)
+    return int(damage * DEFEND_FACTOR) if defending else damage
+
+
+class Clock:
+    """The enemy-attack modifier of future steps (the day/night rule, if the game has it)."""
+
+    def __init__(self, view: View):
+        engine = view.engine
+        self.minute = engine.state.minute
+        self.per_step = view.game.spec.game.minutes_per_step
+        rule = engine.rules.step_rule("day_night")
+        self.params = getattr(rule, "p", None) if rule is not None else None
+        self.now = engine.state.modifiers.get("enemy_attack", 1.0)
+
+    def modifier(self, k: int) -> float:
+        """Modifier during the ``k``-th step from now (k = 1 is the step about to be taken)."""
+        p = self.params
+        if p is None:
+            return self.now
+        hour = (self.minute + k * self.per_step) // 60 % 24
+        if hour == p.night_hour:
+            return p.night_attack
+        if hour == p.noon_hour:
+            return p.noon_attack
+        return 1.0
+
+
+def choose(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina: float,
+           foes: list[Foe], modifier: float) -> tuple[str, Foe | None]:
+    """One step of a policy: ``("attack", foe)``, ``("defend", None)`` or ``("wait", None)``."""
+    blows = [my_blow(attack, stamina, f) for f in foes]
+    killable = [f for f, b in zip(foes, blows, strict=True) if b >= f.hp]
+    if killable:
+        # Finish the one that would hit hardest this step.
+        return "attack", max(killable, key=lambda f: (f.stance() == "attack", f.attack))
+    threats = [f for f in foes if f.stance() == "attack"]
+    open_ = [f for f in foes if f.stance() != "defend"]
+    if not threats:
+        if open_:
+            return "attack", min(open_, key=lambda f: f.hp)
+        return "wait", None
+    bold = policy == "bold" or (policy == "hurt" and hp > max_hp * 0.6)
+    if bold and open_:
+        incoming = sum(their_blow(f, modifier, defense, False) for f in threats)
+        if incoming < hp:
+            return "attack", min(open_, key=lambda f: f.hp)
+    return "defend", None
+
+
+def simulate(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina: float,
+             foes: list[Foe], clock: Clock) -> Forecast:
+    foes = list(foes)
+    steps = 0
+    while foes and hp > 0 and steps < MAX_SIM_STEPS:
+        steps += 1
+        modifier = clock.modifier(steps)
+        action, target = choose(policy, hp, max_hp, attack, defense, stamina, foes, modifier)
+        defending = False
+        if action == "attack":
+            assert target is not None
+            i = foes.index(target)
+            left = target.hp - my_blow(attack, stamina, target)
+            stamina = max(STAMINA_FLOOR, stamina - STAMINA_COST)
+            if left <= 0:
+                del foes[i]
+            else:
+                foes[i] = replace(target, hp=left)
+        elif action == "defend":
+            defending = True
+            stamina += (1.0 - stamina) * 0.5
+        else:
+            stamina = 1.0
+        for i, f in enumerate(foes):
+            if f.stance() == "attack":
+                hp -= their_blow(f, modifier, defense, defending)
+            foes[i] = replace(f, index=f.index + 1)
+    return Forecast(not foes and hp > 0, max(hp, 0), steps, policy)
+
+
+def forecast(view: View, foes: list[Foe], *, attack: int | None = None, defense: int | None = None,
+             hp: int | None = None, margin: float = 0.3) -> Forecast:
+    """The best policy's outcome: the fastest win that keeps ``margin`` of my health, else the safest."""
+    agent = view.agent
+    clock = Clock(view)
+    attack = agent.attack if attack is None else attack
+    defense = agent.defense if defense is None else defense
+    hp = agent.hp if hp is None else hp
+    results = [simulate(p, hp, agent.max_hp, attack, defense, agent.stamina, foes, clock) for p in POLICIES]
+    keep = max(1, int(agent.max_hp * margin))
+    good = [r for r in results if r.won and r.hp_left >= keep]
+    if good:
+        return min(good, key=lambda r: (r.steps, -r.hp_left))
+    return max(results, key=lambda r: (r.won, r.hp_left, -r.steps))
+
+
+def fight_step(view: View) -> tuple[str, str]:
+    """The command for this step of an ongoing fight, and why."""
+    agent = view.agent
+    foes = [foe_of(view, n) for n in view.engaged_foes()]
+    best = forecast(view, foes)
+    clock = Clock(view)
+    action, target = choose(best.policy, agent.hp, agent.max_hp, agent.attack, agent.defense, agent.stamina,
+                            foes, clock.modifier(1))
+    why = f"fight ({best.policy}; forecast {'win' if best.won else 'loss'}, hp {best.hp_left}, {best.steps} steps)"
+    if action == "attack":
+        assert target is not None
+        return f"attack {target.handle}", why
+    return action, why
+
+
+def peaceful_step(view: View) -> bool:
+    """Whether this step of the fight could be spent on something else at no cost (no blow coming,
+    nothing to strike, stamina full)."""
+    foes = [foe_of(view, n) for n in view.engaged_foes()]
+    if not foes:
+        return True
+    if view.agent.stamina < 1.0:
+        return False
+    return all(f.stance() == "defend" for f in foes)
