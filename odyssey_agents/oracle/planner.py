@@ -23,11 +23,11 @@ favour of the last choice (so the agent does not dither) and what the agent has 
 
 from __future__ import annotations
 
+import contextlib
 import heapq
 import itertools
 import math
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.oracle import combat
@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 INF = math.inf
 MAX_DEPTH = 6  # recipe nesting considered when costing a source
 SAFE_TEXT = "notes"
+RESERVE_STEPS = 60  # a type some plan needed this recently is not sold for coins
+KIT = frozenset({"weapon", "armor", "key", "quest", "tool", "container", "writable"})  # never sold for coins
 
 
 class Stuck(Exception):
@@ -59,6 +61,7 @@ class Planner:
         self.banned: dict[tuple[Any, ...], int] = {}  # source key -> step until which it is avoided
         self.last_choice: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # goal -> source key chosen last
         self.used: list[tuple[Any, ...]] = []  # source keys followed this step (for stall handling)
+        self.reserved: dict[str, int] = {}  # object type -> last step a plan needed it (never sold)
         self.v: View
         self._memo: dict[tuple[Any, ...], float] = {}
         self._needed: dict[str, int] = {}
@@ -521,11 +524,12 @@ class Planner:
         return min(options, key=lambda o: (self.cost_have(o.name, 1), o.name)).name
 
     # ================================================================== having things
-    @contextmanager
+    @contextlib.contextmanager
     def need(self, type_name: str, n: int) -> Iterator[None]:
         """Mark ``n`` units of a type as needed by the goal being planned (not to be dropped)."""
         before = self._needed.get(type_name, 0)
         self._needed[type_name] = before + n
+        self.reserved[type_name] = self.v.state.step
         try:
             yield
         finally:
@@ -534,7 +538,7 @@ class Planner:
             else:
                 del self._needed[type_name]
 
-    @contextmanager
+    @contextlib.contextmanager
     def keeping(self, handle: str | None) -> Iterator[None]:
         """Mark a held object as one that must stay in hand while the goal is planned."""
         if handle is None:
@@ -657,6 +661,7 @@ class Planner:
                 cost = self.travel(merchant.area) + 1 + 2 * max(0, -(-missing // per) - 1)
                 out.append((cost, ("sell", handle, merchant.handle),
                             lambda m=merchant, h=handle: self.go(m.area) or f"sell 1 {h} {m.handle}"))
+            out.extend(self._ground_sales(missing))
         return out
 
     def pick_up(self, handle: str, wanted: int = 1) -> str:
@@ -810,9 +815,9 @@ class Planner:
         if area is None:
             raise Stuck(f"no {' and '.join(ot.recipe.stations)} for {t}")
         ingredients = ot.recipe.ingredients
-        for ing, k in ingredients.items():
-            self._needed[ing] = self._needed.get(ing, 0) + k * times
-        try:
+        with contextlib.ExitStack() as stack:
+            for ing, k in ingredients.items():
+                stack.enter_context(self.need(ing, k * times))
             missing = [(ing, k * times) for ing, k in ingredients.items() if v.carried.get(ing, 0) < k * times]
             if missing:
                 # the ingredient being fetched last step first (no dithering), then the costliest
@@ -829,13 +834,6 @@ class Planner:
                 raise Stuck(f"cannot gather the ingredients of {t}")
             self.used.append(("craft", t))
             return self.go(area) or f"craft {times} {t}"
-        finally:
-            for ing, k in ingredients.items():
-                left = self._needed[ing] - k * times
-                if left:
-                    self._needed[ing] = left
-                else:
-                    del self._needed[ing]
 
     # ================================================================== trade
     def _merchants_selling(self, t: str) -> list[Npc]:
@@ -878,31 +876,71 @@ class Planner:
                    and (not v.game.npcs[n.type].buys or ot.category in v.game.npcs[n.type].buys)]
         return min(options, key=lambda n: (self.travel(n.area), n.handle), default=None)
 
+    def _sellable(self, handle: str) -> bool:
+        """Spare things that may be sold for coins: never what a recent plan needed, nor kit."""
+        v = self.v
+        t = v.tname(handle)
+        ot = v.game.objects[t]
+        if handle == v.currency or ot.value <= 0 or self._needed.get(t) or handle in self._keep:
+            return False
+        if self.reserved.get(t, -RESERVE_STEPS) > v.state.step - RESERVE_STEPS:
+            return False
+        if ot.category in KIT:
+            return False
+        inst = v.state.instances.get(handle)
+        return inst is None or not inst.contents
+
+    def _payment(self, t: str) -> int:
+        rule = self.v.verbs.get("sell")
+        ratio = getattr(getattr(rule, "p", None), "sell_ratio", 0.5)
+        return max(1, int(self.v.game.objects[t].value * ratio))
+
     def _best_sale(self) -> tuple[Npc, str, int] | None:
         """Something I carry and do not need, and who buys it: ``(merchant, handle, coins paid)``."""
         v = self.v
-        rule = v.verbs.get("sell")
-        if rule is None:
+        if "sell" not in v.verbs:
             return None
-        ratio = getattr(rule.p, "sell_ratio", 0.5)
         best = None
         for h in [*v.agent.hands, *(x for c in v.containers() for x in v.state.instances[c].contents)]:
+            if not self._sellable(h):
+                continue
             t = v.tname(h)
-            ot = v.game.objects[t]
-            if h == v.currency or ot.value <= 0 or self._needed.get(t) or h in self._keep:
-                continue
-            inst = v.state.instances.get(h)
-            if inst is not None and inst.contents:
-                continue
-            if ot.category in ("weapon", "key", "quest", "tool", "container"):
-                continue  # likely useful later
             merchant = self._buyer_for(t)
             if merchant is None:
                 continue
-            paid = max(1, int(ot.value * ratio))
+            paid = self._payment(t)
             if best is None or paid > best[2]:
                 best = (merchant, h, paid)
         return best
+
+    def _ground_sales(self, coins: int) -> list[Source]:
+        """Coins from spare things lying about: pick one up (it is then sold as a carried spare)."""
+        v = self.v
+        if "sell" not in v.verbs:
+            return []
+        out: list[Source] = []
+        for t, spots in v.ground.items():
+            ot = v.game.objects[t]
+            if ot.value <= 0 or t == v.currency or not ot.portable:
+                continue
+            merchant = self._buyer_for(t)
+            if merchant is None:
+                continue
+            paid = self._payment(t)
+            for area, handle, count in spots:
+                if not self._sellable(handle):
+                    continue
+                d = self.travel(area)
+                if d == INF:
+                    continue
+                back = v.dist(merchant.area, area)
+                trips = -(-coins // (paid * min(count, 2)))
+                cost = d + (back if back is not None else 10) + 2 + 4 * (trips - 1)
+                out.append((cost, ("gather-sale", t, area),
+                            lambda a=area, h=handle: self.go(a) or self.pick_up(h)))
+                break
+        out.sort(key=lambda s: s[0])
+        return out[:3]
 
     # ================================================================== writing, dropping, wearing
     def _writable_type(self, wanted: str | None) -> str | None:
