@@ -51,16 +51,6 @@ def slug(text: str) -> str:
     return out or "_"
 
 
-def _params_slug(params: Mapping[str, Any]) -> str:
-    parts = []
-    for k in sorted(params):
-        v = params[k]
-        if isinstance(v, Mapping | list | tuple):
-            v = json.dumps(v, sort_keys=True, separators=(",", ":"))
-        parts.append(f"{k}={v}")
-    return slug(",".join(parts))
-
-
 def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """The settings that make a cell what it is; two configs with equal keys produce equal runs.
 
@@ -81,14 +71,15 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_path(cfg: Mapping[str, Any]) -> Path:
-    """``<output_dir>/<game>/<agent[+add-ons][,params]>/<llm[-model]>/seed_<seed>[_<tag>]``."""
+    """``<output_dir>/<game>/<agent[+add-on...]>/<llm[-model]>/seed_<seed>[_<tag>]``.
+
+    Other agent and llm parameters are part of the cell's identity (``cell.json``) but not of the
+    path: a rerun with different ones is refused with a message, and ``eval.tag`` names a variant.
+    """
     key = cell_key(cfg)
-    agent = dict(key["agent"])
-    name = agent.pop("name")
-    addons = agent.pop("addons", None) or []
-    agent_part = "+".join([slug(name), *(slug(a) for a in sorted(addons))])
-    if agent:
-        agent_part += "," + _params_slug(agent)
+    agent = key["agent"]
+    addons = agent.get("addons") or []
+    agent_part = "+".join([slug(agent["name"]), *(slug(a) for a in sorted(addons))])
     llm = dict(key["llm"])
     llm_name = llm.pop("name", "none")
     model = llm.pop("model", None)

@@ -1,0 +1,130 @@
+"""``odyssey challenge RUN_DIR...``: the TTCL challenge aggregation.
+
+The ranking score of a submission (one agent configuration) is the mean, over the ranking games, of
+its mean raw main-quest reward across that game's runs; the mean supplementary reward breaks ties.
+Raw rewards are used as the challenge defines them, so games with more stages weigh more. Protocol
+problems are listed as warnings and mark the submission, rather than silently changing its score.
+
+    odyssey challenge runs/ --games remnant mark --budget 500
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from odyssey_eval.collect import Run, load_runs
+
+__all__ = ["RANKING_GAMES", "aggregate", "main"]
+
+#: The shipped games that rank submissions (the base game is the practice game).
+RANKING_GAMES: tuple[str, ...] = ("remnant", "mark")
+MIN_RUNS = 3
+
+
+def aggregate(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES, budget: int = 500,
+              min_runs: int = MIN_RUNS) -> list[dict[str, Any]]:
+    """Ranked submissions: score, tie-break, per-game means and protocol warnings."""
+    by_label: dict[str, list[Run]] = {}
+    for r in runs:
+        by_label.setdefault(r.label, []).append(r)
+    table = []
+    for label, members in by_label.items():
+        warnings: list[str] = []
+        per_game: dict[str, dict[str, Any]] = {}
+        seeds: dict[str, list[int]] = {}
+        for game in games:
+            gruns = [r for r in members if r.game == game]
+            if not gruns:
+                warnings.append(f"no runs of {game}: the score averages over the games present")
+                continue
+            seeds[game] = sorted(r.results["seed"] for r in gruns)
+            if len(gruns) < min_runs:
+                warnings.append(f"{game}: {len(gruns)} run(s), the protocol asks for at least {min_runs}")
+            if len(set(seeds[game])) != len(seeds[game]):
+                warnings.append(f"{game}: the same seed appears more than once")
+            for r in gruns:
+                m = r.metrics
+                where = f"{game} seed {r.results['seed']}"
+                if r.results.get("max_steps") != budget:
+                    warnings.append(f"{where}: max_steps {r.results.get('max_steps')}, the budget is {budget}")
+                if m["play_steps"] > budget:
+                    warnings.append(f"{where}: {m['play_steps']} play steps exceed the budget {budget}")
+                if m["play_steps"] < budget and not m["terminated"]:
+                    warnings.append(f"{where}: ended after {m['play_steps']} play steps "
+                                    f"({r.results.get('end_reason')}) without completing the quest")
+                if not r.results.get("tutorial", True):
+                    warnings.append(f"{where}: run without the tutorial")
+                warnings += [f"{where}: {w}" for w in r.warnings]
+            per_game[game] = {
+                "runs": len(gruns),
+                "main": statistics.fmean(r.metrics["main_reward"] for r in gruns),
+                "supplementary": statistics.fmean(r.metrics["supplementary_reward"] for r in gruns),
+            }
+        if len({tuple(s) for s in seeds.values()}) > 1:
+            warnings.append("different seeds in different games: " +
+                            "; ".join(f"{g} {s}" for g, s in seeds.items()))
+        others = sorted({r.game for r in members} - set(games))
+        if others:
+            warnings.append(f"runs of non-ranking games ignored: {', '.join(others)}")
+        score = statistics.fmean(v["main"] for v in per_game.values()) if per_game else None
+        tie = statistics.fmean(v["supplementary"] for v in per_game.values()) if per_game else None
+        table.append({"submission": label, "score": score, "tiebreak": tie, "games": per_game,
+                      "complete": set(per_game) == set(games), "warnings": warnings})
+    table.sort(key=lambda t: (t["score"] is None, -(t["score"] or 0.0), -(t["tiebreak"] or 0.0), t["submission"]))
+    rank = 0
+    previous = None
+    for i, t in enumerate(table, 1):
+        key = (t["score"], t["tiebreak"])
+        if key != previous:
+            rank = i
+        t["rank"] = rank
+        previous = key
+    return table
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="odyssey challenge", description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", help="run directories or folders that hold them")
+    parser.add_argument("--games", nargs="+", default=list(RANKING_GAMES), help="ranking games")
+    parser.add_argument("--budget", type=int, default=500, help="play steps per run (protocol)")
+    parser.add_argument("--min-runs", type=int, default=MIN_RUNS, help="runs per game the protocol asks for")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args(argv)
+    try:
+        runs, unfinished = load_runs(args.paths)
+    except (FileNotFoundError, RuntimeError, ValueError) as exc:
+        print(f"odyssey challenge: {exc}", file=sys.stderr)
+        return 2
+    table = aggregate(runs, args.games, args.budget, args.min_runs)
+    if args.json:
+        print(json.dumps({"games": args.games, "budget": args.budget, "ranking": table,
+                          "unfinished": [str(p) for p in unfinished]}, indent=1))
+        return 0
+    if not table:
+        print(f"odyssey challenge: no finished runs under {', '.join(args.paths)}", file=sys.stderr)
+        return 1
+    print(f"TTCL challenge: ranking games {', '.join(args.games)}; score = mean raw main-quest reward; "
+          f"tie-break = mean supplementary reward; budget {args.budget} play steps")
+    header = f"{'rank':>4}  {'submission':<32} {'score':>7} {'tiebreak':>8}  " + "  ".join(
+        f"{g + ' main/sup (n)':>20}" for g in args.games)
+    print(header)
+    print("-" * len(header))
+    for t in table:
+        cells = []
+        for g in args.games:
+            v = t["games"].get(g)
+            cells.append(f"{v['main']:.2f}/{v['supplementary']:.2f} ({v['runs']})" if v else "-")
+        score = "-" if t["score"] is None else f"{t['score']:.2f}"
+        tie = "-" if t["tiebreak"] is None else f"{t['tiebreak']:.2f}"
+        print(f"{t['rank']:>4}  {t['submission']:<32} {score:>7} {tie:>8}  " + "  ".join(f"{c:>20}" for c in cells))
+    for t in table:
+        for w in t["warnings"]:
+            print(f"warning: {t['submission']}: {w}")
+    for p in unfinished:
+        print(f"warning: unfinished run {p} is not counted")
+    return 0

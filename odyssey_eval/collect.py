@@ -1,0 +1,112 @@
+"""Finding run directories and loading what reports need from them.
+
+Metrics are recomputed from each trajectory (not copied from ``results.json``), so a report is
+always what the data says, and a run whose stored results disagree with its trajectory is caught.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from odyssey_eval.metrics import compute_metrics, cumulative_rewards
+from odyssey_eval.rundir import CELL, RESULTS, RunDir, RunDirError
+from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
+
+__all__ = ["Run", "find_run_dirs", "load_runs"]
+
+
+@dataclass
+class Run:
+    """One finished run: its stored results, recomputed metrics and per-step curves."""
+
+    path: Path
+    results: dict[str, Any]
+    metrics: dict[str, Any]
+    main_curve: list[int]
+    sup_curve: list[int]
+    token_curve: list[int]
+    qa: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def game(self) -> str:
+        return self.results["game"]
+
+    @property
+    def label(self) -> str:
+        """The agent configuration, without the seed: runs with the same label are averaged."""
+        agent = self.results.get("agent_name") or self.results["agent"].get("name", "?")
+        addons = (self.results.get("agent_config") or {}).get("addons") or []
+        llm = self.results.get("llm") or {}
+        llm_part = llm.get("name", "none") + (f":{llm['model']}" if llm.get("model") else "")
+        text = "+".join([agent, *sorted(addons)])
+        if llm_part != "none":
+            text += f" / {llm_part}"
+        if self.results.get("tag"):
+            text += f" [{self.results['tag']}]"
+        return text
+
+    def qa_accuracy(self, kind: str, phase: str) -> float | None:
+        hits = [r["accuracy"] for r in self.qa if r["kind"] == kind and r["phase"] == phase
+                and r.get("accuracy") is not None]
+        return hits[-1] if hits else None
+
+
+def find_run_dirs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
+    """(finished, unfinished) run directories under the given paths, sorted."""
+    finished: set[Path] = set()
+    unfinished: set[Path] = set()
+    for p in map(Path, paths):
+        if not p.exists():
+            raise FileNotFoundError(f"{p} does not exist")
+        candidates = [p] if (p / CELL).is_file() else [c.parent for c in p.rglob(CELL)]
+        for c in candidates:
+            if any(part.startswith(".") for part in c.relative_to(p).parts):
+                continue  # .hydra and other tool folders
+            (finished if (c / RESULTS).is_file() else unfinished).add(c)
+    return sorted(finished), sorted(unfinished)
+
+
+def _load_game(results: dict[str, Any], path: Path):
+    from odyssey_env.game import load_game
+
+    cell = json.loads((path / CELL).read_text(encoding="utf-8"))
+    game_cfg = cell.get("game", {})
+    return load_game(game_cfg.get("path") or game_cfg.get("name") or results["game"])
+
+
+def load_run(path: Path) -> Run:
+    rd = RunDir(path)
+    results = rd.results()
+    try:
+        traj: Trajectory = read_trajectory(rd.trajectory)
+    except TrajectoryError as exc:
+        raise RunDirError(str(exc)) from None
+    warnings = []
+    try:
+        metrics = compute_metrics(traj, _load_game(results, path))
+    except Exception as exc:  # the game folder is gone: fall back to the stored metrics, say so
+        metrics = results["metrics"]
+        warnings.append(f"game {results['game']!r} could not be loaded ({exc}); using stored metrics")
+    for key in ("main_reward", "supplementary_reward", "play_steps"):
+        if results.get(key) != metrics.get(key):
+            warnings.append(f"results.json says {key}={results.get(key)}, the trajectory gives {metrics.get(key)}")
+    main, sup = cumulative_rewards(traj)
+    tokens, total = [], 0
+    for s in traj.play:
+        total += sum(s.get("tokens", (0, 0)))
+        tokens.append(total)
+    qa = []
+    if rd.qa.exists():
+        qa = [json.loads(line) for line in rd.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return Run(path, results, metrics, main, sup, tokens, qa, warnings)
+
+
+def load_runs(paths: Iterable[str | Path]) -> tuple[list[Run], list[Path]]:
+    """Load every finished run under ``paths``; also return the unfinished run directories found."""
+    finished, unfinished = find_run_dirs(paths)
+    return [load_run(p) for p in finished], unfinished

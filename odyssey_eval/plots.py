@@ -1,0 +1,65 @@
+"""Figures for reports (matplotlib, drawn off-screen): one panel per quantity, one line per agent.
+
+Runs of the same agent configuration (all seeds) are averaged step by step; a run that ended early
+(quest complete) keeps its final value, and the band shows the lowest and highest run.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Sequence
+
+__all__ = ["PANELS", "figure_png", "mean_band"]
+
+PANELS = ("main", "supplementary", "combined", "diversity", "tokens")
+TITLES = {
+    "main": "Cumulative main reward (quest stages)",
+    "supplementary": "Cumulative supplementary reward",
+    "combined": "Normalized combined reward",
+    "diversity": "Action diversity (window of 100)",
+    "tokens": "Cumulative tokens",
+}
+
+
+def mean_band(curves: Sequence[Sequence[float]]) -> tuple[list[float], list[float], list[float]]:
+    """Step-wise mean, min and max of curves of different lengths (short ones hold their last value)."""
+    curves = [list(c) for c in curves if len(c)]
+    if not curves:
+        return [], [], []
+    n = max(len(c) for c in curves)
+    padded = [c + [c[-1]] * (n - len(c)) for c in curves]
+    cols = list(zip(*padded, strict=True))
+    return [sum(c) / len(c) for c in cols], [min(c) for c in cols], [max(c) for c in cols]
+
+
+def figure_png(title: str, series: dict[str, list[Sequence[float]]], *, x_offset: int = 1,
+               ylabel: str = "") -> bytes:
+    """A PNG of one panel: ``series`` maps a label to the curves of its runs."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6.4, 3.6), dpi=100)
+    try:
+        for label in sorted(series):
+            mean, lo, hi = mean_band(series[label])
+            if not mean:
+                continue
+            xs = list(range(x_offset, x_offset + len(mean)))
+            (line,) = ax.plot(xs, mean, label=f"{label} (n={len(series[label])})", linewidth=1.6)
+            if len(series[label]) > 1:
+                ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
+        ax.set_title(title, fontsize=11)
+        ax.set_xlabel("play step")
+        if ylabel:
+            ax.set_ylabel(ylabel)
+        ax.grid(alpha=0.3)
+        if ax.lines:
+            ax.legend(fontsize=8, loc="best")
+        fig.tight_layout()
+        buf = io.BytesIO()
+        fig.savefig(buf, format="png")
+        return buf.getvalue()
+    finally:
+        plt.close(fig)

@@ -1,0 +1,245 @@
+"""``odyssey report RUN_DIR...``: a results table on the terminal and an HTML report with plots.
+
+    odyssey report runs/                         # every finished run below runs/
+    odyssey report runs/base runs/mark --html out.html --json summary.json
+
+Each argument is a run directory or a folder holding run directories. Metrics are recomputed from
+the trajectories; the normalized combined reward is computed across all the given runs of a game
+(paper §3.4), so it depends on which runs are reported together, as in the paper.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import html
+import json
+import math
+import statistics
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from odyssey_eval.collect import Run, load_runs
+from odyssey_eval.metrics import normalized_combined
+from odyssey_eval.qa.contamination import DEFAULT_MARGIN, contamination_report
+
+__all__ = ["COLUMNS", "build_rows", "format_table", "main", "write_html"]
+
+#: (key, header, format) of the table columns.
+COLUMNS: tuple[tuple[str, str, str], ...] = (
+    ("game", "game", "s"),
+    ("agent", "agent", "s"),
+    ("seed", "seed", "s"),
+    ("play_steps", "steps", "d"),
+    ("main", "main", "g"),
+    ("sup", "sup", "g"),
+    ("combined", "comb", ".3f"),
+    ("object_exploration", "OE", ".3f"),
+    ("action_exploration", "AE", ".3f"),
+    ("action_diversity", "AD", ".3f"),
+    ("action_diversity_window_mean", "AD100", ".3f"),
+    ("invalid_action_rate", "invalid", ".1%"),
+    ("tokens_per_step", "tok/step", ".0f"),
+    ("total_tokens", "tokens", ".0f"),
+    ("decision_ms", "ms/step", ".2f"),
+    ("wk_before", "WK pre", ".2f"),
+    ("wk_after", "WK post", ".2f"),
+    ("em_after", "EM", ".2f"),
+)
+NUMERIC = [k for k, _, f in COLUMNS if f != "s"]
+
+
+def build_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
+    """One row per run, with the normalized combined reward computed per game over these runs."""
+    combined: dict[int, float] = {}
+    for game in sorted({r.game for r in runs}):
+        members = [r for r in runs if r.game == game]
+        curves = normalized_combined([(r.main_curve, r.sup_curve) for r in members])
+        for r, c in zip(members, curves, strict=True):
+            combined[id(r)] = c[-1] if c else 0.0
+    rows = []
+    for r in sorted(runs, key=lambda r: (r.game, r.label, r.results["seed"])):
+        m = r.metrics
+        rows.append({
+            "game": r.game, "agent": r.label, "seed": str(r.results["seed"]), "path": str(r.path),
+            "play_steps": m["play_steps"], "main": m["main_reward"], "sup": m["supplementary_reward"],
+            "combined": combined[id(r)], "object_exploration": m["object_exploration"],
+            "action_exploration": m["action_exploration"], "action_diversity": m["action_diversity"],
+            "action_diversity_window_mean": m["action_diversity_window_mean"],
+            "invalid_action_rate": m["invalid_action_rate"], "tokens_per_step": m["tokens_per_step"],
+            "total_tokens": m["total_tokens"], "decision_ms": 1000 * m["decision_time_mean"],
+            "wk_before": r.qa_accuracy("world_knowledge", "before"),
+            "wk_after": r.qa_accuracy("world_knowledge", "after"),
+            "em_after": r.qa_accuracy("episodic", "after"),
+            "tutorial_steps": m["tutorial"]["steps"], "end_reason": r.results.get("end_reason"),
+        })
+    return rows
+
+
+def mean_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows averaged over seeds per (game, agent); ``seed`` becomes the number of runs."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        groups.setdefault((row["game"], row["agent"]), []).append(row)
+    out = []
+    for (game, agent), members in sorted(groups.items()):
+        row: dict[str, Any] = {"game": game, "agent": agent, "seed": f"n={len(members)}"}
+        for key in NUMERIC:
+            values = [m[key] for m in members if m[key] is not None]
+            row[key] = statistics.fmean(values) if values else None
+        out.append(row)
+    return out
+
+
+def _fmt(value: Any, spec: str) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    if spec == "s":
+        return str(value)
+    if spec == "d":
+        return str(round(value))
+    return format(value, spec)
+
+
+def format_table(rows: Sequence[dict[str, Any]], columns=COLUMNS) -> str:
+    header = [h for _, h, _ in columns]
+    body = [[_fmt(row.get(k), f) for k, _, f in columns] for row in rows]
+    widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
+    numeric = [f != "s" for _, _, f in columns]
+
+    def line(cells: Sequence[str]) -> str:
+        return "  ".join(c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric, strict=True))
+
+    return "\n".join([line(header), line(["-" * w for w in widths]), *(line(b) for b in body)])
+
+
+# ---------------------------------------------------------------------------- HTML
+_CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2rem auto;max-width:1200px;
+color:#222;padding:0 1rem}
+h1{font-size:1.5rem}h2{font-size:1.2rem;margin-top:2rem;border-bottom:1px solid #ddd}
+table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
+th,td{padding:.25rem .5rem;border-bottom:1px solid #eee;text-align:right}
+th:first-child,td:first-child,th:nth-child(2),td:nth-child(2){text-align:left}
+th{background:#f6f6f6}.plots{display:flex;flex-wrap:wrap;gap:.5rem}.plots img{max-width:590px;width:100%}
+.warn{color:#8a4b00}.note{color:#666;font-size:.85rem}code{background:#f3f3f3;padding:0 .2rem}
+"""
+
+
+def _html_table(rows: Sequence[dict[str, Any]]) -> str:
+    head = "".join(f"<th>{html.escape(h)}</th>" for _, h, _ in COLUMNS)
+    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r.get(k), f))}</td>" for k, _, f in COLUMNS)
+                   + "</tr>" for r in rows)
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _panels(runs: Sequence[Run]) -> dict[str, dict[str, list[list[float]]]]:
+    """Per panel: label -> the runs' curves."""
+    panels: dict[str, dict[str, list[list[float]]]] = {p: {} for p in
+                                                      ("main", "supplementary", "combined", "diversity", "tokens")}
+    combined = normalized_combined([(r.main_curve, r.sup_curve) for r in runs])
+    for r, comb in zip(runs, combined, strict=True):
+        panels["main"].setdefault(r.label, []).append(r.main_curve)
+        panels["supplementary"].setdefault(r.label, []).append(r.sup_curve)
+        panels["combined"].setdefault(r.label, []).append(comb)
+        panels["diversity"].setdefault(r.label, []).append(r.metrics["action_diversity_windows"])
+        panels["tokens"].setdefault(r.label, []).append(r.token_curve)
+    return panels
+
+
+def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (), *,
+               margin: float = DEFAULT_MARGIN) -> Path:
+    """A single self-contained HTML file (plots embedded as PNG), readable offline."""
+    rows = build_rows(runs)
+    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>odyssey report</title>"
+             f"<style>{_CSS}</style></head><body><h1>odyssey report</h1>",
+             f"<p class='note'>{len(runs)} finished run(s). Metrics are recomputed from the trajectories; "
+             "play steps only (tutorial steps are reported apart). comb = normalized combined reward at the "
+             "last step (paper §3.4), normalized over the runs of this report.</p>"]
+    if unfinished:
+        items = "".join(f"<li><code>{html.escape(str(p))}</code></li>" for p in unfinished)
+        parts.append(f"<p class='warn'>Unfinished run directories (rerun the command to resume):</p><ul>{items}</ul>")
+    parts.append("<h2>Summary (mean over seeds)</h2>" + _html_table(mean_rows(rows)))
+    try:
+        from odyssey_eval.plots import TITLES, figure_png
+    except ImportError:  # pragma: no cover - matplotlib is in the eval extra
+        figure_png = None
+    for game in sorted({r.game for r in runs}):
+        members = [r for r in runs if r.game == game]
+        parts.append(f"<h2>{html.escape(game)}</h2>")
+        if figure_png is None:
+            parts.append("<p class='warn'>Plots need matplotlib: pip install \"odyssey-gym[eval]\"</p>")
+        else:
+            imgs = []
+            x_offsets = {"diversity": 100}
+            for panel, series in _panels(members).items():
+                png = figure_png(TITLES[panel], series, x_offset=x_offsets.get(panel, 1))
+                imgs.append(f"<img alt='{html.escape(TITLES[panel])}' "
+                            f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>")
+            parts.append("<div class='plots'>" + "".join(imgs) + "</div>")
+        parts.append(_html_table([row for row in rows if row["game"] == game]))
+    verdicts = contamination_report([{**q, "game": r.game} for r in runs for q in r.qa], margin=margin)
+    if verdicts:
+        parts.append("<h2>World-Knowledge QA before/after play (contamination filter)</h2><table><thead><tr>"
+                     "<th>game</th><th>before</th><th>after</th><th>gain</th><th>chance</th><th>flag limit</th>"
+                     "<th>known before play?</th></tr></thead><tbody>")
+        for game, v in verdicts.items():
+            cells = [game] + [_fmt(v[k], ".2f") for k in ("before", "after", "gain", "chance", "limit")]
+            cells.append("FLAGGED" if v["flagged"] else "no")
+            parts.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
+        parts.append("</tbody></table>")
+    warnings = [(r.path, w) for r in runs for w in r.warnings]
+    if warnings:
+        parts.append("<h2>Warnings</h2><ul>" + "".join(
+            f"<li class='warn'><code>{html.escape(str(p))}</code>: {html.escape(w)}</li>" for p, w in warnings)
+            + "</ul>")
+    parts.append("</body></html>")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(parts), encoding="utf-8")
+    return path
+
+
+def _default_html(paths: Sequence[str]) -> Path:
+    first = Path(paths[0])
+    base = first if first.is_dir() else first.parent
+    return base / "report.html"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="odyssey report", description=__doc__.split("\n\n")[0])
+    parser.add_argument("paths", nargs="+", help="run directories or folders that hold them")
+    parser.add_argument("--html", type=Path, help="where to write the HTML report (default: <first path>/report.html)")
+    parser.add_argument("--no-html", action="store_true", help="print the table only")
+    parser.add_argument("--json", type=Path, help="also write the rows as JSON")
+    parser.add_argument("--per-run", action="store_true", help="print one row per run, not means over seeds")
+    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
+                        help="contamination flag: before-play WK accuracy above chance + MARGIN")
+    args = parser.parse_args(argv)
+    try:
+        runs, unfinished = load_runs(args.paths)
+    except (FileNotFoundError, RuntimeError, ValueError) as exc:
+        print(f"odyssey report: {exc}", file=sys.stderr)
+        return 2
+    if not runs:
+        print(f"odyssey report: no finished runs under {', '.join(args.paths)}", file=sys.stderr)
+        return 1
+    rows = build_rows(runs)
+    print(format_table(rows if args.per_run else mean_rows(rows)))
+    for p in unfinished:
+        print(f"unfinished: {p} (rerun its command to resume)")
+    for r in runs:
+        for w in r.warnings:
+            print(f"warning: {r.path}: {w}")
+    for game, v in contamination_report([{**q, "game": r.game} for r in runs for q in r.qa],
+                                        margin=args.margin).items():
+        if v["flagged"]:
+            print(f"warning: {game}: World-Knowledge accuracy before play {v['before']:.2f} exceeds "
+                  f"{v['limit']:.2f} (chance {v['chance']:.2f} + margin): the model may already know this game")
+    if args.json:
+        args.json.write_text(json.dumps({"runs": rows, "means": mean_rows(rows)}, indent=1), encoding="utf-8")
+    if not args.no_html:
+        out = write_html(runs, args.html or _default_html(args.paths), unfinished, margin=args.margin)
+        print(f"report: {out}")
+    return 0

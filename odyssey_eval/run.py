@@ -1,0 +1,99 @@
+"""``odyssey run``: the Hydra application that plays cells and sweeps of cells.
+
+    odyssey run game=base agent=random seed=0
+    odyssey run -m agent=random,oracle game=base,remnant,mark seed=0,1,2 launcher=joblib
+
+Config groups live in ``conf/`` (game, agent, llm, eval, launcher). Every cell writes its own run
+directory (see :mod:`odyssey_eval.rundir`); rerunning a command skips finished cells and resumes
+unfinished ones, so a sweep that was interrupted is completed by running it again.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CONFIG_DIR", "LAUNCHER_PLUGINS", "main"]
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "conf"
+
+#: launcher preset -> (module the Hydra plugin installs, extra that brings it)
+LAUNCHER_PLUGINS: dict[str, tuple[str, str]] = {
+    "joblib": ("hydra_plugins.hydra_joblib_launcher", "eval"),
+    "submitit_local": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
+    "submitit": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
+    "ray": ("hydra_plugins.hydra_ray_launcher", "ray"),
+}
+
+
+def _require(module: str, extra: str, what: str) -> None:
+    if importlib.util.find_spec(module.split(".")[0]) is None or _missing(module):
+        raise SystemExit(f"odyssey run: {what} needs the {extra!r} extra: pip install \"odyssey-gym[{extra}]\"")
+
+
+def _missing(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is None
+    except ModuleNotFoundError:
+        return True
+
+
+def _check_launcher(argv: Sequence[str]) -> None:
+    for arg in argv:
+        name, _, value = arg.partition("=")
+        if name.lstrip("+~") in ("launcher", "hydra/launcher") and value in LAUNCHER_PLUGINS:
+            module, extra = LAUNCHER_PLUGINS[value]
+            _require(module, extra, f"launcher={value}")
+
+
+def task(cfg: Any) -> dict[str, Any]:
+    """Hydra's task function: one cell. Module-level so launchers can pickle it."""
+    from omegaconf import OmegaConf
+
+    from odyssey_eval.runner import run_cell
+
+    plain = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
+    plain.pop("hydra", None)
+    outcome = run_cell(plain, config_yaml=OmegaConf.to_yaml(cfg, resolve=True))
+    return {"path": str(outcome.path), "status": outcome.status,
+            "main_reward": outcome.results.get("main_reward"),
+            "supplementary_reward": outcome.results.get("supplementary_reward")}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    _require("hydra", "eval", "odyssey run")
+    if not (CONFIG_DIR / "run.yaml").is_file():
+        raise SystemExit(f"odyssey run: no configs at {CONFIG_DIR} (run from a source checkout: "
+                         "pip install -e .)")
+    _check_launcher(argv)
+    import hydra
+
+    app = hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="run")(_hydra_task)
+    saved = sys.argv
+    sys.argv = ["odyssey run", *argv]
+    try:
+        app()
+    finally:
+        sys.argv = saved
+    return 0
+
+
+def _hydra_task(cfg: Any) -> dict[str, Any]:
+    from omegaconf.errors import MissingMandatoryValue
+
+    from odyssey_agents.registry import AgentUnavailable
+    from odyssey_eval.factory import ConfigError
+    from odyssey_eval.rundir import RunDirError
+    from odyssey_eval.runner import RunError
+
+    try:
+        return task(cfg)
+    except MissingMandatoryValue as exc:
+        raise SystemExit(f"odyssey run: {exc.full_key} must be set (e.g. {exc.full_key}=...)") from None
+    except (AgentUnavailable, ConfigError, RunDirError, RunError) as exc:
+        # A user error, not a bug: one clear line instead of a traceback.
+        raise SystemExit(f"odyssey run: {exc}") from None
