@@ -103,12 +103,12 @@ class OracleAgent(Agent):
         self.agent_id = agent_id
         self.check_valid = check_valid
         self.planner = Planner(agent_id)
-        self.stats: dict[str, int] = {}
+        self.counters: dict[str, int] = {}
         self._reset_episode()
 
     def _reset_episode(self) -> None:
         self.planner = Planner(self.agent_id)
-        self.stats = {"steps": 0, "tutorial_steps": 0, "corrected": 0, "stalls": 0}
+        self.counters = {"steps": 0, "tutorial_steps": 0, "corrected": 0, "stalls": 0}
         self._progress: tuple[int, int] | None = None
         self._since = 0
         self._window: dict[tuple[Any, ...], int] = {}
@@ -138,13 +138,13 @@ class OracleAgent(Agent):
     def decide(self, engine: Engine) -> tuple[str, str]:
         """The next command for the agent in ``engine`` (also usable without a Gymnasium env)."""
         agent = engine.state.agents[self.agent_id]
-        self.stats["steps"] += 1
+        self.counters["steps"] += 1
         if agent.in_tutorial:
-            self.stats["tutorial_steps"] += 1
+            self.counters["tutorial_steps"] += 1
         self._watch(engine)
         command, reason = self.planner.decide(engine, current_goals(engine, self.agent_id))
         if self.check_valid and not is_valid(engine, self.agent_id, command):
-            self.stats["corrected"] += 1
+            self.counters["corrected"] += 1
             self.planner.banned[("cmd", command)] = engine.state.step + 3
             reason = f"planned {command!r}, not valid now ({reason})"
             command = "defend" if self.planner.v.engaged_foes() else "wait"
@@ -163,7 +163,7 @@ class OracleAgent(Agent):
         self._since += 1
         if self._since < PATIENCE:
             return
-        self.stats["stalls"] += 1
+        self.counters["stalls"] += 1
         self._since = 0
         if self._window:
             worst = max(self._window.items(), key=lambda kv: (kv[1], repr(kv[0])))[0]
@@ -171,4 +171,8 @@ class OracleAgent(Agent):
         self._window = {}
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.name}
+        return {"name": self.name, "check_valid": self.check_valid}
+
+    def stats(self) -> dict[str, Any]:
+        """Steps decided (and how many in the tutorial), commands corrected, stalls broken."""
+        return dict(self.counters)

@@ -255,7 +255,7 @@ class Planner:
         if any(self.v.otype(h).category == c.category for h in self.v.agent.hands):
             return 0
         t = self._cheapest_of_category(c.category)
-        return INF if t is None else self.cost_have(t, 1) + 1
+        return INF if t is None else self.cost_hold(t)
 
     def _c_visited_k_of(self, c: Condition) -> str | None:
         areas = c.areas or tuple(self.v.game.areas)
@@ -1033,10 +1033,19 @@ class Planner:
             return f"unequip {current}"
         return f"equip {source}"
 
+    def cost_hold(self, t: str) -> float:
+        """Rough steps until an object of type ``t`` is in a hand (it may be worn or packed now)."""
+        v = self.v
+        if v.in_hands(t):
+            return 0
+        if v.owned(t):
+            return 2
+        return self.cost_have(t, 1) + 1
+
     def _cheapest_of_category(self, category: str) -> str | None:
         options = [o.name for o in self.v.game.spec.objects if o.category == category]
-        best = min(options, key=lambda t: (self.cost_have(t, 1), options.index(t)), default=None)
-        return best if best is not None and self.cost_have(best, 1) < INF else None
+        best = min(options, key=lambda t: (self.cost_hold(t), options.index(t)), default=None)
+        return best if best is not None and self.cost_hold(best) < INF else None
 
     # ================================================================== fighting
     def _stats(self, weapon: str | None = None) -> tuple[int, int]:
