@@ -16,7 +16,7 @@ A killing blow is always taken, since a dead enemy does not strike back.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from odyssey_env.verbs.combat import DEFEND_FACTOR, STAMINA_COST, STAMINA_FLOOR
@@ -119,32 +119,33 @@ def choose(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina
 
 def simulate(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina: float,
              foes: list[Foe], clock: Clock) -> Forecast:
-    foes = list(foes)
+    """Play a fight out under one policy (exactly the engine's arithmetic) and report how it ends."""
+    live = list(foes)
     steps = 0
-    while foes and hp > 0 and steps < MAX_SIM_STEPS:
+    while live and hp > 0 and steps < MAX_SIM_STEPS:
         steps += 1
         modifier = clock.modifier(steps)
-        action, target = choose(policy, hp, max_hp, attack, defense, stamina, foes, modifier)
+        action, target = choose(policy, hp, max_hp, attack, defense, stamina, live, modifier)
         defending = False
         if action == "attack":
             assert target is not None
-            i = foes.index(target)
+            i = live.index(target)
             left = target.hp - my_blow(attack, stamina, target)
             stamina = max(STAMINA_FLOOR, stamina - STAMINA_COST)
             if left <= 0:
-                del foes[i]
+                del live[i]
             else:
-                foes[i] = replace(target, hp=left)
+                live[i] = Foe(target.handle, left, target.attack, target.defense, target.pattern, target.index)
         elif action == "defend":
             defending = True
             stamina += (1.0 - stamina) * 0.5
         else:
             stamina = 1.0
-        for i, f in enumerate(foes):
+        for i, f in enumerate(live):
             if f.stance() == "attack":
                 hp -= their_blow(f, modifier, defense, defending)
-            foes[i] = replace(f, index=f.index + 1)
-    return Forecast(not foes and hp > 0, max(hp, 0), steps, policy)
+            live[i] = Foe(f.handle, f.hp, f.attack, f.defense, f.pattern, f.index + 1)
+    return Forecast(not live and hp > 0, max(hp, 0), steps, policy)
 
 
 def forecast(view: View, foes: list[Foe], *, attack: int | None = None, defense: int | None = None,
@@ -187,3 +188,8 @@ def peaceful_step(view: View) -> bool:
     if view.agent.stamina < 1.0:
         return False
     return all(f.stance() == "defend" for f in foes)
+
+
+def no_blow_coming(view: View) -> bool:
+    """Whether no engaged enemy strikes this step."""
+    return all(foe_of(view, n).stance() != "attack" for n in view.engaged_foes())

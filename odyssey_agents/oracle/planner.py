@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 INF = math.inf
 MAX_DEPTH = 6  # recipe nesting considered when costing a source
 SAFE_TEXT = "notes"
+LONG_FIGHT = 16  # a fight forecast to take longer than this is worth preparing for
 RESERVE_STEPS = 60  # a type some plan needed this recently is not sold for coins
 KIT = frozenset({"weapon", "armor", "key", "quest", "tool", "container", "writable"})  # never sold for coins
 
@@ -61,6 +62,7 @@ class Planner:
         self.banned: dict[tuple[Any, ...], int] = {}  # source key -> step until which it is avoided
         self.last_choice: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # goal -> source key chosen last
         self.used: list[tuple[Any, ...]] = []  # source keys followed this step (for stall handling)
+        self._fights: dict[tuple[Any, ...], combat.Forecast] = {}  # forecasts kept across steps
         self.reserved: dict[str, int] = {}  # object type -> last step a plan needed it (never sold)
         self.v: View
         self._memo: dict[tuple[Any, ...], float] = {}
@@ -85,7 +87,12 @@ class Planner:
                 prep = self._free_step_prep()
                 if prep is not None:
                     return prep, "using a lull in the fight"
-            return combat.fight_step(self.v)
+            command, why = combat.fight_step(self.v)
+            if command in ("wait", "defend") and combat.no_blow_coming(self.v):
+                food = self._food_at_hand()
+                if food is not None and self.v.agent.hp < self.v.agent.max_hp * 0.5:
+                    return f"eat {food}", "eating in a lull of the fight"
+            return command, why
 
         quick = self._opportunity()
         if quick is not None:
@@ -393,7 +400,144 @@ class Planner:
         return sum(self.estimate(s) for s in c.conditions)
 
     def _c_predicate(self, c: Condition) -> str | None:
+        if c.name == "did":  # the engine's own event predicate (odyssey_env.steprules.event_checks)
+            args = dict(c.args)
+            return self.cause(args.pop("kind", ""), args)
         raise Stuck(f"predicate {c.name!r} is opaque to the planner")
+
+    def _e_predicate(self, c: Condition) -> float:
+        if c.name != "did":
+            return INF
+        kind = c.args.get("kind", "")
+        as_condition = _event_condition(kind, {k: v for k, v in c.args.items() if k != "kind"})
+        return self.estimate(as_condition) if as_condition is not None else 4
+
+    # ---- causing one event (the ``did`` predicate) ------------------------------
+    def cause(self, kind: str, match: dict[str, Any]) -> str | None:
+        """Next command toward making an event ``kind`` with data ``match`` happen this step."""
+        as_condition = _event_condition(kind, match)
+        if as_condition is not None:
+            return self.achieve(as_condition)
+        handler = getattr(self, f"_did_{kind}", None)
+        if handler is None:
+            raise Stuck(f"no plan to cause a {kind!r} event")
+        return handler(**match)
+
+    def _did_object_inspected(self, object: str | None = None, handle: str | None = None) -> str | None:
+        v = self.v
+        visible = [*v.agent.hands, *v.agent.equipment.values(),
+                   *(h for c in v.containers() for h in v.state.instances[c].contents),
+                   *v.state.areas[v.here].objects]
+        for h in visible:
+            if (handle is None or h == handle) and (object is None or v.tname(h) == object):
+                return f"inspect {h}"
+        if object is None:
+            raise Stuck("nothing to inspect")
+        spots = [a for a, _, _ in v.ground.get(object, ()) if self.travel(a) < INF]
+        if spots:
+            return self.go(min(spots, key=lambda a: (self.travel(a), spots.index(a))))
+        with self.need(object, 1):
+            return self.have(object, 1)
+
+    def _did_npc_inspected(self, type: str | None = None, npc: str | None = None) -> str | None:
+        v = self.v
+        options = [n for n in v.state.npcs.values() if (npc is None or n.handle == npc)
+                   and (type is None or n.type == type) and self.travel(n.area) < INF]
+        if not options:
+            raise Stuck("nobody to inspect")
+        target = min(options, key=lambda n: (self.travel(n.area), n.handle))
+        return self.go(target.area) or f"inspect {target.handle}"
+
+    def _did_area_inspected(self, area: str | None = None) -> str | None:
+        if area is None:
+            return f"inspect {self.v.here}"
+        return self.go(area) or f"inspect {area}"
+
+    def _container_for(self, size: int) -> str | None:
+        """A held or worn container with room for ``size``."""
+        for c in self.v.containers():
+            if self.v.room_in(c) >= size:
+                return c
+        return None
+
+    def _need_container(self) -> str | None:
+        """Next command toward holding or wearing any container; None when I do."""
+        if self.v.containers():
+            return None
+        t = self._cheapest_of_category("container")
+        if t is None:
+            raise Stuck("no container to be had")
+        return self.equip(t)
+
+    def _did_object_stored(self, object: str | None = None, container: str | None = None,
+                           amount: int | None = None, handle: str | None = None) -> str | None:
+        v = self.v
+        if object is None:
+            raise Stuck("store what?")
+        cmd = self._need_container()
+        if cmd is not None:
+            return cmd
+        n = amount or 1
+        ot = v.game.objects[object]
+        box = container if container in v.containers() else self._container_for(ot.size * n)
+        if box is None:
+            raise Stuck(f"no room to store {object}")
+        here = v.agent.hands.get(object, 0) + v.state.areas[v.here].objects.get(object, 0)
+        item = object if not ot.instanced else next(
+            (h for h in [*v.agent.hands, *v.state.areas[v.here].objects] if v.tname(h) == object), None)
+        if item is not None and (ot.instanced or here >= n):
+            return f"store {n} {item} {box}"
+        loc = v.where_carried(object)
+        if loc is not None:  # packed already: take it out to store it again
+            return f"take out {loc[0]} {loc[1]}" if v.fits_hands(loc[0]) else self.make_room()
+        with self.need(object, n):
+            return self.have(object, n)
+
+    def _did_object_taken_out(self, object: str | None = None, container: str | None = None,
+                              amount: int | None = None, handle: str | None = None) -> str | None:
+        v = self.v
+        if object is None:
+            raise Stuck("take out what?")
+        loc = v.where_carried(object)
+        if loc is not None and (container is None or loc[1] == container):
+            if v.fits_hands(loc[0]):
+                return f"take out {loc[0]} {loc[1]}"
+            with self.keeping(container):
+                return self.make_room()
+        return self._did_object_stored(object, container)
+
+    def _did_object_discarded(self, object: str | None = None, container: str | None = None,
+                              amount: int | None = None, handle: str | None = None, area: str | None = None
+                              ) -> str | None:
+        v = self.v
+        if object is None:
+            raise Stuck("discard what?")
+        if area is not None and v.here != area:
+            return self.go(area)
+        loc = v.where_carried(object)
+        if loc is not None and (container is None or loc[1] == container):
+            return f"discard {amount or 1} {loc[0]} {loc[1]}"
+        return self._did_object_stored(object, container, amount)
+
+    def _did_object_equipped(self, object: str | None = None, handle: str | None = None,
+                             slot: str | None = None) -> str | None:
+        v = self.v
+        if object is None:
+            raise Stuck("equip what?")
+        worn = v.worn(object)
+        if worn is not None:  # to equip it again, take it off first
+            return f"unequip {worn}" if v.fits_hands(worn) else self.make_room()
+        return self.equip(object)
+
+    def _did_object_unequipped(self, object: str | None = None, handle: str | None = None,
+                               slot: str | None = None) -> str | None:
+        v = self.v
+        if object is None:
+            raise Stuck("unequip what?")
+        worn = v.worn(object)
+        if worn is None:
+            return self.equip(object)
+        return f"unequip {worn}" if v.fits_hands(worn) else self.make_room()
 
     # ================================================================== movement
     def travel(self, area: str | None) -> float:
@@ -837,10 +981,7 @@ class Planner:
 
     # ================================================================== trade
     def _merchants_selling(self, t: str) -> list[Npc]:
-        v = self.v
-        step = v.state.step
-        return [n for n in v.state.npcs.values() if v.game.npcs[n.type].merchant and n.inventory.get(t, 0)
-                and n.wary_until < step]
+        return [n for n in self._merchants() if n.inventory.get(t, 0)]
 
     def _best_merchant(self, t: str) -> Npc | None:
         options = self._merchants_selling(t)
@@ -866,15 +1007,30 @@ class Planner:
             return cmd
         return self.go(npc.area) or f"buy {n} {t} {npc.handle}"
 
+    def _merchants(self) -> list[Npc]:
+        """Merchants willing to deal with me now (state order)."""
+        hit = self._memo.get(("merchants",))
+        if hit is None:
+            v = self.v
+            step = v.state.step
+            hit = [n for n in v.state.npcs.values() if v.game.npcs[n.type].merchant and n.wary_until < step]
+            self._memo[("merchants",)] = hit  # type: ignore[assignment]
+        return hit  # type: ignore[return-value]
+
     def _buyer_for(self, t: str) -> Npc | None:
+        """The nearest merchant who buys ``t``."""
+        key = ("buyer", t)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
         v = self.v
         ot = v.game.objects[t]
-        if ot.value <= 0:
-            return None
-        step = v.state.step
-        options = [n for n in v.state.npcs.values() if v.game.npcs[n.type].merchant and n.wary_until < step
-                   and (not v.game.npcs[n.type].buys or ot.category in v.game.npcs[n.type].buys)]
-        return min(options, key=lambda n: (self.travel(n.area), n.handle), default=None)
+        best = None
+        if ot.value > 0:
+            options = [n for n in self._merchants()
+                       if not v.game.npcs[n.type].buys or ot.category in v.game.npcs[n.type].buys]
+            best = min(options, key=lambda n: (self.travel(n.area), n.handle), default=None)
+        self._memo[key] = best  # type: ignore[assignment]
+        return best
 
     def _sellable(self, handle: str) -> bool:
         """Spare things that may be sold for coins: never what a recent plan needed, nor kit."""
@@ -1059,23 +1215,37 @@ class Planner:
             best = max(best, v.game.objects[weapon].attack)
         return v.agent.base_attack + best, v.agent.defense
 
-    def outlook(self, npc: Npc, weapon: str | None = None) -> combat.Forecast:
-        key = ("outlook", npc.handle, weapon)
-        hit = self._memo.get(key)
+    def outlook(self, npc: Npc, weapon: str | None = None, armor: str | None = None,
+                hp: int | None = None) -> combat.Forecast:
+        """Forecast of a fight with ``npc`` (holding my best weapon, or ``weapon``; wearing
+        ``armor`` too; with ``hp`` health), for costing.
+
+        Forecasts are kept across steps, keyed by everything they depend on (the hour stands for
+        the clock), since most steps ask about the same few enemies.
+        """
+        v = self.v
+        attack, defense = self._stats(weapon)
+        if armor is not None:
+            worn = v.agent.equipment.get(v.game.objects[armor].equip_slot or "body")
+            defense += v.game.objects[armor].defense - (v.otype(worn).defense if worn else 0)
+        foes = [combat.foe_of(v, npc)] + [combat.foe_of(v, n) for n in v.engaged_foes() if n.handle != npc.handle]
+        agent = v.agent
+        hp = agent.hp if hp is None else hp
+        key = (tuple((f.hp, f.attack, f.defense, f.pattern, f.index % max(1, len(f.pattern))) for f in foes),
+               attack, defense, hp, agent.max_hp, agent.stamina, v.state.minute // 60)
+        hit = self._fights.get(key)
         if hit is None:
-            attack, defense = self._stats(weapon)
-            foes = [combat.foe_of(self.v, npc)] + [combat.foe_of(self.v, n) for n in self.v.engaged_foes()
-                                                   if n.handle != npc.handle]
-            hit = combat.forecast(self.v, foes, attack=attack, defense=defense)
-            self._memo[key] = hit  # type: ignore[assignment]
-        return hit  # type: ignore[return-value]
+            if len(self._fights) > 4096:
+                self._fights.clear()
+            hit = self._fights[key] = combat.forecast(v, foes, attack=attack, defense=defense, hp=hp)
+        return hit
 
     def cost_fight(self, npc: Npc) -> float:
         d = self.travel(npc.area)
         if d == INF:
             return INF
         f = self.outlook(npc)
-        if not f.won or f.hp_left < self.v.agent.max_hp * 0.25:
+        if not self.fight_ok(f):
             return INF
         return d + f.steps + 1
 
@@ -1090,7 +1260,7 @@ class Planner:
         return 60 + min(self.travel(n.area) for n in options)  # preparation will be needed
 
     def defeat_any(self, types: tuple[str, ...]) -> str | None:
-        """Defeat one NPC of the given types (any hostile one if empty), preparing if needed."""
+        """Defeat one NPC of the given types (any hostile one if empty), preparing if it pays."""
         v = self.v
         options = [n for n in v.state.npcs.values() if v.hostile(n) and (not types or n.type in types)
                    and self.travel(n.area) < INF and ("npc", n.handle) not in self.banned]
@@ -1098,8 +1268,9 @@ class Planner:
             raise Stuck(f"no {' or '.join(types) or 'enemy'} to fight")
         ranked = sorted(options, key=lambda n: (self.cost_fight(n), self.travel(n.area), n.handle))
         target = ranked[0]
-        if self.cost_fight(target) == INF:
-            prep = self.prepare(target)
+        f = self.outlook(target)
+        if not self.fight_ok(f) or f.steps > LONG_FIGHT:
+            prep = self.prepare(target, f)
             if prep is not None:
                 return prep
         return self.defeat(target)
@@ -1132,24 +1303,33 @@ class Planner:
             return f"take out {loc[0]} {loc[1]}"
         return self.make_room()
 
-    def prepare(self, npc: Npc) -> str | None:
-        """Get stronger before a fight that would go badly: food, weapon, armor, experience."""
+    def fight_ok(self, f: combat.Forecast) -> bool:
+        """A fight worth starting: won, with a quarter of my health to spare."""
+        return f.won and f.hp_left >= self.v.agent.max_hp * 0.25
+
+    def prepare(self, npc: Npc, f: combat.Forecast) -> str | None:
+        """Get stronger before a fight that would be lost or long, when that pays for itself:
+        eat, fetch a better weapon or armor; if the fight would be lost, gain experience too."""
         v = self.v
         agent = v.agent
+        ok = self.fight_ok(f)
+        worth = f.steps if ok else 400  # what the fight costs as things are
         if "eat" in v.verbs and agent.hp < agent.max_hp * 0.8:
             food = self._best_food()
             if food is not None:
-                if v.carried.get(food, 0) or v.lying_count(v.here, food):
-                    return f"eat {food}"
-                with self.need(food, 1):
-                    return self.have(food, 1)
-        weapon = self._better_weapon(npc)
-        if weapon is not None:
-            with self.need(weapon, 1):
-                return self.hold(weapon)
-        armor = self._better_armor()
-        if armor is not None:
-            return self.equip(armor)
+                healed = self.outlook(npc, hp=min(agent.max_hp, agent.hp + v.game.objects[food].hp_restore))
+                if (self.fight_ok(healed) and healed.steps + 1 < worth) or healed.hp_left > f.hp_left + 5:
+                    if v.carried.get(food, 0) or v.lying_count(v.here, food):
+                        return f"eat {food}"
+                    with self.need(food, 1):
+                        return self.have(food, 1)
+        gear = self._better_gear(npc, worth)
+        if gear is not None:
+            t, is_armor = gear
+            with self.need(t, 1):
+                return self.equip(t) if is_armor else self.hold(t)
+        if ok:
+            return None
         return self.gain_xp(avoid=npc.handle)
 
     def _best_food(self) -> str | None:
@@ -1159,39 +1339,31 @@ class Planner:
                   if self.cost_have(o.name, 1) < 30 or v.lying_count(v.here, o.name)]
         return min(scored)[1] if scored else None
 
-    def _better_weapon(self, npc: Npc) -> str | None:
+    def _better_gear(self, npc: Npc, worth: float) -> tuple[str, bool] | None:
+        """The weapon or armor whose fetching plus the shorter fight beats fighting now by most."""
         v = self.v
         current, _ = self._stats()
-        options: list[tuple[float, str]] = []
+        best: tuple[float, str, bool] | None = None
         for o in v.game.spec.objects:
-            if o.attack <= 0 or v.agent.base_attack + o.attack <= current:
+            is_armor = o.category == "armor"
+            if is_armor:
+                worn = v.agent.equipment.get(o.equip_slot or "body")
+                gain_def = o.defense - (v.otype(worn).defense if worn else 0)
+                if gain_def <= 0 or v.owned(o.name):
+                    continue
+            elif o.attack <= 0 or v.agent.base_attack + o.attack <= current or o.category not in ("weapon", "tool"):
                 continue
-            if o.category not in ("weapon", "tool") or ("weapon", o.name) in self.banned:
+            if (("armor" if is_armor else "weapon"), o.name) in self.banned:
                 continue
-            cost = self.cost_have(o.name, 1)
-            if cost > 80:
+            cost = self.cost_have(o.name, 1) + 1
+            if cost >= worth or cost > 120:
                 continue
-            f = self.outlook(npc, o.name)
-            options.append((cost - 40 * f.won - f.hp_left / 10, o.name))
-        return min(options)[1] if options else None
-
-    def _better_armor(self) -> str | None:
-        v = self.v
-        best: tuple[float, str] | None = None
-        for o in v.game.spec.objects:
-            if o.category != "armor" or ("armor", o.name) in self.banned:
-                continue
-            current = v.agent.equipment.get(o.equip_slot or "body")
-            have = v.game.objects[v.tname(current)].defense if current else 0
-            if o.defense <= have:
-                continue
-            cost = self.cost_have(o.name, 1)
-            if cost > 60:
-                continue
-            score = cost - 5 * (o.defense - have)
-            if best is None or score < best[0]:
-                best = (score, o.name)
-        return best[1] if best else None
+            f = self.outlook(npc, armor=o.name) if is_armor else self.outlook(npc, weapon=o.name)
+            after = f.steps if self.fight_ok(f) else 400
+            gain = worth - after - cost
+            if gain > 2 and (best is None or gain > best[0]):
+                best = (gain, o.name, is_armor)
+        return (best[1], best[2]) if best else None
 
     def gain_xp(self, avoid: str | None = None) -> str | None:
         """The best experience per step: an easy fight, an unexplored area, a first trade or craft."""
@@ -1238,14 +1410,38 @@ class Planner:
 
     # ================================================================== small things
     def _opportunity(self) -> str | None:
-        """Cheap things worth a step whatever the goal: wear a bag if I have none."""
+        """Cheap things worth a step whatever the goal (outside the tutorial, whose lessons are
+        gated on doing things in order): wear a bag if I have none, take a better weapon or wear
+        better armor lying right here, eat what lies here when hurt."""
         v = self.v
-        if v.pack is None and not v.agent.in_tutorial:
-            for handle, _ in v.state.areas[v.here].objects.items():
-                inst = v.state.instances.get(handle)
-                if inst is not None and v.otype(handle).category == "container":
+        agent = v.agent
+        if agent.in_tutorial:
+            return None
+        here = v.state.areas[v.here].objects
+        best_attack = max((v.game.objects[t].attack for t, n in v.carried.items() if n), default=0)
+        for handle in here:
+            ot = v.otype(handle)
+            if ot.category == "container" and v.pack is None and handle in v.state.instances:
+                return f"equip {handle}"
+            if ot.category == "armor":
+                slot = ot.equip_slot or "body"
+                if slot not in agent.equipment and ("armor", ot.name) not in self.banned:
                     return f"equip {handle}"
+            if ot.category == "weapon" and ot.attack > best_attack and ("weapon", ot.name) not in self.banned \
+                    and (v.fits_hands(handle) or (v.pack is not None and v.pack_room() >= ot.size)):
+                return f"pick up {handle}"
+            if ot.category == "food" and "eat" in v.verbs and agent.max_hp - agent.hp >= ot.hp_restore:
+                return f"eat {handle}"
         return None
+
+    def _food_at_hand(self) -> str | None:
+        """The most restoring food I carry or see here (games with the eat verb)."""
+        v = self.v
+        if "eat" not in v.verbs:
+            return None
+        options = [t for t in v.carried if v.game.objects[t].category == "food"]
+        options += [v.tname(h) for h in v.state.areas[v.here].objects if v.otype(h).category == "food"]
+        return max(options, key=lambda t: (v.game.objects[t].hp_restore, t), default=None)
 
     def _free_step_prep(self) -> str | None:
         return self._arm()
@@ -1267,3 +1463,28 @@ def _family(c: Condition) -> str:
 
 def object_types(view: View) -> list[ObjectType]:  # pragma: no cover - convenience for debugging
     return list(view.game.spec.objects)
+
+
+#: Event kinds whose ``did`` check says the same as a condition type of the vocabulary:
+#: event data field -> condition field.
+_EVENT_CONDITIONS: dict[str, dict[str, str]] = {
+    "npc_defeated": {"type": "npc"},
+    "object_crafted": {"object": "object"},
+    "object_bought": {"object": "object"},
+    "object_sold": {"object": "object"},
+    "area_entered": {"area": "area"},
+    "talked_to": {"type": "npc"},
+    "text_written": {"text": "text", "object": "object"},
+    "object_eaten": {"object": "object"},
+    "object_dropped": {"object": "object", "area": "area"},
+}
+
+
+def _event_condition(kind: str, match: dict[str, Any]) -> Condition | None:
+    """The vocabulary condition equivalent to ``did(kind, **match)``, when there is one."""
+    from odyssey_env.quests.spec import Condition
+
+    fields = _EVENT_CONDITIONS.get(kind)
+    if fields is None or set(match) - set(fields):
+        return None
+    return Condition(type=kind, **{fields[k]: v for k, v in match.items()})
