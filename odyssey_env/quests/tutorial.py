@@ -115,6 +115,7 @@ class TutorialRule(StepRule):
             _forget(engine, handle)
         agent.hands.clear()
         agent.equipment.clear()
+        agent.attack, agent.defense = agent.base_attack, engine.game.spec.agent.defense  # nothing held or worn
         for handle in [h for h, npc in state.npcs.items() if npc.engaged == agent.id]:
             state.npcs[handle].engaged = None
         agent.combat = None

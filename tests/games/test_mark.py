@@ -164,13 +164,13 @@ def next_command(env: OdysseyEnv, queue: list[str]) -> str | None:
     return None
 
 
-def play_tutorial(env: OdysseyEnv) -> dict:
-    info: dict = {}
+def play_tutorial(env: OdysseyEnv) -> tuple[str, dict]:
+    obs, info = "", {}
     for command in TUTORIAL:
         assert env.engine.state.agents["player"].in_tutorial, f"tutorial ended before {command!r}"
-        _, _, _, _, info = env.step(resolve(env, command))
-        assert not info["invalid_action"] and not info["action_failed"], (command, env.render())
-    return info
+        obs, _, _, _, info = env.step(resolve(env, command))
+        assert not info["invalid_action"] and not info["action_failed"], (command, obs)
+    return obs, info
 
 
 @pytest.fixture(scope="module")
@@ -286,12 +286,13 @@ def test_tutorial_is_passable_by_a_script():
     _, info = env.reset(seed=0)
     assert info["in_tutorial"] and info["tutorial"]["total"] == 28
     assert len(TUTORIAL) >= 28
-    info = play_tutorial(env)
+    obs, info = play_tutorial(env)
     assert not info["in_tutorial"]
     done = [e for e in info["events"] if e["kind"] == "tutorial_completed"]
     assert done and done[0]["completed"]
     agent = env.engine.state.agents["player"]
     assert agent.area == "ferry_landing" and not agent.hands and not agent.equipment
+    assert "My attack is at 10." in obs and "My defense is at 0." in obs  # the drill's knife and buckler stay behind
     assert not any(a.place == "Tutorial" for a in env.engine.state.areas.values())
     assert info["quest"]["completed"] == 0
 
