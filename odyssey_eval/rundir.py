@@ -71,7 +71,7 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def run_path(cfg: Mapping[str, Any]) -> Path:
-    """``<output_dir>/<game>/<agent[+add-on...]>/<llm[-model]>/seed_<seed>[_<tag>]``.
+    """``<output_dir>/<game>/<agent[+add-on...]>/<llm[-model]>/seed_<seed>[_no_tutorial][_<tag>]``.
 
     Other agent and llm parameters are part of the cell's identity (``cell.json``) but not of the
     path: a rerun with different ones is refused with a message, and ``eval.tag`` names a variant.
@@ -84,7 +84,8 @@ def run_path(cfg: Mapping[str, Any]) -> Path:
     llm_name = llm.pop("name", "none")
     model = llm.pop("model", None)
     llm_part = slug(llm_name) + (f"-{slug(model)}" if model else "")
-    seed_part = f"seed_{key['seed']}" + (f"_{slug(key['tag'])}" if key["tag"] else "")
+    seed_part = (f"seed_{key['seed']}" + ("" if key["tutorial"] else "_no_tutorial")
+                 + (f"_{slug(key['tag'])}" if key["tag"] else ""))
     output_dir = Path((cfg.get("eval") or {}).get("output_dir") or "runs")
     return output_dir / slug(key["game"]["name"]) / agent_part / llm_part / seed_part
 

@@ -30,7 +30,7 @@ def contamination_report(rounds: Iterable[Mapping[str, Any]], *, margin: float =
     for r in rounds:
         if r.get("kind") != "world_knowledge" or r.get("accuracy") is None:
             continue
-        if r.get("unanswered") == r.get("questions"):
+        if r.get("questions") and r.get("unanswered") == r["questions"]:
             continue
         g = per_game.setdefault(r["game"], {"before": [], "after": [], "chance": []})
         if r["phase"] in ("before", "after"):

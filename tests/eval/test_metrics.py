@@ -1,0 +1,126 @@
+"""Metrics against values computed by hand on a small scripted trajectory."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from odyssey_env.game import GAMES_DIR, load_game
+from odyssey_eval.metrics import (
+    compute_metrics,
+    cumulative_rewards,
+    normalized_combined,
+    normalized_entropy,
+    windowed_diversity,
+)
+from odyssey_eval.trajectory import Trajectory
+
+ZERO = {"quest": 0, "side_quest": 0, "exploration": 0, "craft": 0, "defeat": 0, "trade": 0, "death": 0}
+
+
+def step(n, action, *, tutorial=False, reward=None, invalid=False, failed=False, events=(), tokens=(0, 0),
+         seconds=0.0, area="hearth_square"):
+    return {"step": n, "action": action, "tutorial": tutorial, "observation": f"obs {n}",
+            "reward": {**ZERO, **(reward or {})}, "invalid": invalid, "failed": failed, "events": list(events),
+            "area": area, "time": f"0001-01-01 08:{10 * n:02d}:00", "in_tutorial": tutorial,
+            "terminated": False, "tokens": list(tokens), "decision_time": seconds}
+
+
+def scripted() -> Trajectory:
+    reset = {"format": 1, "step": 0, "reset": True, "game": "base", "seed": 0, "observation": "start",
+             "area": "hearth_square", "time": "0001-01-01 08:00:00", "in_tutorial": True}
+    steps = [
+        step(1, "pick up coin", tutorial=True, tokens=(10, 2), seconds=0.5,
+             events=[{"kind": "object_acquired", "object": "coin", "handle": "coin", "how": "picked", "first": False}]),
+        step(2, "dance wildly", tutorial=True, invalid=True, tokens=(10, 2), seconds=0.5),
+        step(3, "enter reed_marsh", reward={"exploration": 1}, tokens=(100, 10), seconds=1.0, area="reed_marsh",
+             events=[{"kind": "area_entered", "area": "reed_marsh", "first": True}]),
+        step(4, "pick up apple", tokens=(100, 10), seconds=1.0, area="reed_marsh",
+             events=[{"kind": "object_acquired", "object": "apple", "handle": "apple", "how": "picked",
+                      "first": True}]),
+        step(5, "craft 1 plank", reward={"craft": 1}, tokens=(120, 20), seconds=2.0, area="reed_marsh",
+             events=[{"kind": "object_crafted", "object": "plank", "amount": 1, "first": True}]),
+        step(6, "fly to the moon", invalid=True, tokens=(100, 10), seconds=1.0, area="reed_marsh"),
+        step(7, "pick up apple", failed=True, tokens=(100, 10), seconds=1.0, area="reed_marsh"),
+        step(8, "wait", reward={"quest": 1, "side_quest": 1, "trade": 1}, tokens=(80, 40), seconds=2.0,
+             area="reed_marsh"),
+    ]
+    return Trajectory(reset, steps)
+
+
+@pytest.fixture(scope="module")
+def game():
+    return load_game("base")
+
+
+def test_hand_computed_metrics(game):
+    m = compute_metrics(scripted(), game, window=3)
+    # 6 play steps (3..8); the two tutorial steps are left out everywhere.
+    assert m["play_steps"] == 6
+    assert m["main_reward"] == 1
+    assert m["supplementary_reward"] == 3  # exploration 1 + craft 1 + side quest 1 (trade is not in it)
+    assert m["rewards"]["trade"] == 1
+    # invalid: "fly to the moon" only (the tutorial's "dance wildly" does not count)
+    assert m["invalid_actions"] == 1
+    assert m["invalid_action_rate"] == pytest.approx(1 / 6)
+    # well-formed play commands: enter, pick up, craft, pick up (failed still counts), wait
+    assert m["verbs_used"] == ["craft", "enter", "pick up", "wait"]
+    assert m["action_exploration"] == pytest.approx(4 / 17)  # base has the 17 core verbs
+    h = -(0.4 * math.log(0.4)) - 3 * (0.2 * math.log(0.2))  # p = 2/5, 1/5, 1/5, 1/5
+    assert m["action_diversity"] == pytest.approx(h / math.log(17))
+    # windows of 3 over [enter, pick up, craft, pick up, wait]
+    third = math.log(3) / math.log(17)
+    two_one = (-(2 / 3) * math.log(2 / 3) - (1 / 3) * math.log(1 / 3)) / math.log(17)
+    assert m["action_diversity_windows"] == pytest.approx([third, two_one, third])
+    # objects acquired in play: apple only (the coin was picked up in the tutorial)
+    raw = json.loads((GAMES_DIR / "base" / "world.json").read_text())
+    carryable = [o for o in raw["objects"] if o["category"] != "station"]
+    assert m["objects_acquired"] == ["apple"]
+    assert m["object_exploration"] == pytest.approx(1 / len(carryable))
+    assert (m["input_tokens"], m["output_tokens"]) == (600, 100)
+    assert m["tokens_per_step"] == pytest.approx(700 / 6)
+    assert m["decision_time_total"] == pytest.approx(8.0)
+    assert m["decision_time_mean"] == pytest.approx(8.0 / 6)
+    assert m["tutorial"] == {"steps": 2, "invalid_actions": 1, "input_tokens": 20, "output_tokens": 4,
+                             "decision_time": 1.0}
+
+
+def test_cumulative_rewards():
+    main, sup = cumulative_rewards(scripted())
+    assert main == [0, 0, 0, 0, 0, 1]
+    assert sup == [1, 1, 2, 2, 2, 3]
+
+
+def test_normalized_combined_by_hand():
+    a = ([0, 1, 1], [1, 2, 3])  # final main 1, sup 3
+    b = ([0, 2], [1, 1])  # final main 2, sup 1
+    # M_main = 2, M_sup = 3
+    ca, cb = normalized_combined([a, b])
+    assert ca == pytest.approx([0.5 * (0 / 2 + 1 / 3), 0.5 * (1 / 2 + 2 / 3), 0.5 * (1 / 2 + 3 / 3)])
+    assert cb == pytest.approx([0.5 * (0 + 1 / 3), 0.5 * (2 / 2 + 1 / 3)])
+    assert max(max(ca), max(cb)) <= 1.0
+
+
+def test_normalized_combined_without_any_reward_is_zero():
+    assert normalized_combined([([0, 0], [0, 0])]) == [[0.0, 0.0]]
+    assert normalized_combined([([0, 0], [0, 2])]) == [[0.0, 0.5]]
+
+
+def test_entropy_edges():
+    assert normalized_entropy([], 17) == 0.0
+    assert normalized_entropy(["wait"] * 10, 17) == 0.0
+    verbs = ["a", "b", "c", "d"]
+    assert normalized_entropy(verbs, 4) == pytest.approx(1.0)
+
+
+def test_windowed_diversity_matches_direct_computation():
+    import random
+
+    rng = random.Random("windows")
+    verbs = [rng.choice("abcdef"[: rng.randint(1, 6)]) for _ in range(450)]
+    fast = windowed_diversity(verbs, 17, 100)
+    slow = [normalized_entropy(verbs[i:i + 100], 17) for i in range(len(verbs) - 99)]
+    assert fast == pytest.approx(slow, abs=1e-12)
+    assert windowed_diversity(verbs[:40], 17, 100) == [normalized_entropy(verbs[:40], 17)]
