@@ -179,17 +179,6 @@ def fight_step(view: View) -> tuple[str, str]:
     return action, why
 
 
-def peaceful_step(view: View) -> bool:
-    """Whether this step of the fight could be spent on something else at no cost (no blow coming,
-    nothing to strike, stamina full)."""
-    foes = [foe_of(view, n) for n in view.engaged_foes()]
-    if not foes:
-        return True
-    if view.agent.stamina < 1.0:
-        return False
-    return all(f.stance() == "defend" for f in foes)
-
-
 def no_blow_coming(view: View) -> bool:
     """Whether no engaged enemy strikes this step."""
     return all(foe_of(view, n).stance() != "attack" for n in view.engaged_foes())

@@ -83,15 +83,16 @@ class Planner:
         self.banned = {k: until for k, until in self.banned.items() if until > step}
 
         if self.v.engaged_foes():
-            if combat.peaceful_step(self.v):
-                prep = self._free_step_prep()
-                if prep is not None:
-                    return prep, "using a lull in the fight"
             command, why = combat.fight_step(self.v)
-            if command in ("wait", "defend") and combat.no_blow_coming(self.v):
+            if command in ("wait", "defend"):
+                lull = combat.no_blow_coming(self.v)
                 food = self._food_at_hand()
-                if food is not None and self.v.agent.hp < self.v.agent.max_hp * 0.5:
+                if lull and food is not None and self.v.agent.hp < self.v.agent.max_hp * 0.5:
                     return f"eat {food}", "eating in a lull of the fight"
+                if lull or self.v.agent.hp > self.v.agent.max_hp * 0.5:
+                    arm = self._arm()
+                    if arm is not None:
+                        return arm, "taking up my best weapon in the fight"
             return command, why
 
         quick = self._opportunity()
@@ -719,7 +720,9 @@ class Planner:
         missing = n - v.carried.get(t, 0)
         if missing <= 0:
             return None
-        sources = [s for s in self._sources(t, missing) if s[0] < INF and s[1] not in self.banned]
+        sources = [s for s in self._sources(t, missing) if s[0] < INF]
+        # bans only steer the choice: with nothing else left, a banned way is still a way
+        sources = [s for s in sources if s[1] not in self.banned] or sources
         if not sources:
             raise Stuck(f"no way to get {missing} {t}")
         last = self.last_choice.get(("have", t))
@@ -937,7 +940,7 @@ class Planner:
         self._memo[key] = INF
         ot = self.v.game.objects[t]
         area = self._station_area(t)
-        if ot.recipe is None or area is None or ("craft", t) in self.banned:
+        if ot.recipe is None or area is None:
             return INF
         d = self.travel(area)
         total = d + 1
@@ -1260,20 +1263,59 @@ class Planner:
         return 60 + min(self.travel(n.area) for n in options)  # preparation will be needed
 
     def defeat_any(self, types: tuple[str, ...]) -> str | None:
-        """Defeat one NPC of the given types (any hostile one if empty), preparing if it pays."""
+        """Defeat one NPC of the given types (any hostile one if empty), preparing if it pays.
+
+        The choice between fighting now and preparing (eating, fetching gear, training) is kept
+        from step to step while it still makes sense, so the agent does not dither between them.
+        """
         v = self.v
         options = [n for n in v.state.npcs.values() if v.hostile(n) and (not types or n.type in types)
-                   and self.travel(n.area) < INF and ("npc", n.handle) not in self.banned]
+                   and self.travel(n.area) < INF]
+        options = [n for n in options if ("npc", n.handle) not in self.banned] or options
         if not options:
             raise Stuck(f"no {' or '.join(types) or 'enemy'} to fight")
         ranked = sorted(options, key=lambda n: (self.cost_fight(n), self.travel(n.area), n.handle))
         target = ranked[0]
         f = self.outlook(target)
-        if not self.fight_ok(f) or f.steps > LONG_FIGHT:
-            prep = self.prepare(target, f)
-            if prep is not None:
-                return prep
+        key = ("prep", target.handle)
+        kept = self.last_choice.get(key)
+        choice = kept if kept is not None and self._still_wise(kept, f) else None
+        if choice is None:
+            if self.fight_ok(f) and f.steps <= LONG_FIGHT:
+                choice = ("fight", v.state.step)
+            else:
+                choice = self._preparation(target, f) or ("fight", v.state.step)
+        self.last_choice[key] = choice
+        kind = choice[0]
+        if kind == "eat":
+            food = choice[2]
+            if v.carried.get(food, 0) or v.lying_count(v.here, food):
+                return f"eat {food}"
+            with self.need(food, 1):
+                return self.have(food, 1)
+        if kind == "gear":
+            t, is_armor = choice[2], choice[3]
+            self.used.append(("armor" if is_armor else "weapon", t))
+            with self.need(t, 1):
+                return self.equip(t) if is_armor else self.hold(t)
+        if kind == "xp":
+            return self.gain_xp(avoid=target.handle)
         return self.defeat(target)
+
+    def _still_wise(self, choice: tuple[Any, ...], f: combat.Forecast) -> bool:
+        """Whether a preparation chosen earlier is still worth following."""
+        v = self.v
+        kind, since = choice[0], choice[1]
+        age = v.state.step - since
+        if kind == "fight":
+            return self.fight_ok(f)
+        if kind == "eat":
+            return age < 40 and v.agent.hp < v.agent.max_hp * 0.8 and self.cost_have(choice[2], 1) < INF
+        if kind == "gear":
+            t, is_armor = choice[2], choice[3]
+            done = v.worn(t) is not None if is_armor else v.carried.get(t, 0) > 0
+            return not done and age < 80 and self.cost_have(t, 1) < INF
+        return False  # training is re-planned every step
 
     def defeat(self, npc: Npc) -> str | None:
         v = self.v
@@ -1307,11 +1349,12 @@ class Planner:
         """A fight worth starting: won, with a quarter of my health to spare."""
         return f.won and f.hp_left >= self.v.agent.max_hp * 0.25
 
-    def prepare(self, npc: Npc, f: combat.Forecast) -> str | None:
-        """Get stronger before a fight that would be lost or long, when that pays for itself:
-        eat, fetch a better weapon or armor; if the fight would be lost, gain experience too."""
+    def _preparation(self, npc: Npc, f: combat.Forecast) -> tuple[Any, ...] | None:
+        """What to do before a fight that would be lost or long, when it pays for itself: eat,
+        fetch a better weapon or armor; train if the fight would be lost. None: fight as things are."""
         v = self.v
         agent = v.agent
+        step = v.state.step
         ok = self.fight_ok(f)
         worth = f.steps if ok else 400  # what the fight costs as things are
         if "eat" in v.verbs and agent.hp < agent.max_hp * 0.8:
@@ -1319,18 +1362,11 @@ class Planner:
             if food is not None:
                 healed = self.outlook(npc, hp=min(agent.max_hp, agent.hp + v.game.objects[food].hp_restore))
                 if (self.fight_ok(healed) and healed.steps + 1 < worth) or healed.hp_left > f.hp_left + 5:
-                    if v.carried.get(food, 0) or v.lying_count(v.here, food):
-                        return f"eat {food}"
-                    with self.need(food, 1):
-                        return self.have(food, 1)
+                    return ("eat", step, food)
         gear = self._better_gear(npc, worth)
         if gear is not None:
-            t, is_armor = gear
-            with self.need(t, 1):
-                return self.equip(t) if is_armor else self.hold(t)
-        if ok:
-            return None
-        return self.gain_xp(avoid=npc.handle)
+            return ("gear", step, *gear)
+        return None if ok else ("xp", step)
 
     def _best_food(self) -> str | None:
         v = self.v
@@ -1417,6 +1453,10 @@ class Planner:
         agent = v.agent
         if agent.in_tutorial:
             return None
+        if not agent.hands:  # empty-handed: take up my best weapon (never fights for a hand)
+            arm = self._arm()
+            if arm is not None:
+                return arm
         here = v.state.areas[v.here].objects
         best_attack = max((v.game.objects[t].attack for t, n in v.carried.items() if n), default=0)
         for handle in here:
@@ -1442,9 +1482,6 @@ class Planner:
         options = [t for t in v.carried if v.game.objects[t].category == "food"]
         options += [v.tname(h) for h in v.state.areas[v.here].objects if v.otype(h).category == "food"]
         return max(options, key=lambda t: (v.game.objects[t].hp_restore, t), default=None)
-
-    def _free_step_prep(self) -> str | None:
-        return self._arm()
 
     def _idle(self) -> str:
         """Nothing known works: grow stronger (and let the world change) rather than stand still."""
