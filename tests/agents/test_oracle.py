@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from odyssey_agents.oracle import OracleAgent, current_goals, is_valid
-from odyssey_agents.oracle import combat
+from odyssey_agents.oracle import OracleAgent, combat, current_goals, is_valid
 from odyssey_agents.oracle.planner import Planner
 from odyssey_agents.oracle.solve import solve
 from odyssey_agents.oracle.view import View
@@ -163,38 +162,61 @@ def test_is_valid_accepts_amount_ranges_and_any_text() -> None:
 
 
 def _fight_setup(game: str, seed: int, npc_type: str):
-    """An engine with the player put next to an enemy of ``npc_type`` (nothing else around)."""
+    """An engine with a fresh enemy of ``npc_type`` beside the player, and no other enemy there."""
     from odyssey_env.env import OdysseyEnv
+    from odyssey_env.worldgen import spawn_npc
 
     env = OdysseyEnv(game)
     env.reset(seed=seed)
-    state = env.engine.state
-    npc = next(n for n in state.npcs.values() if n.type == npc_type)
-    for other in list(state.areas[npc.area].npcs):
-        if other != npc.handle:
-            state.areas[npc.area].npcs.remove(other)
+    engine = env.engine
+    state = engine.state
+    area = state.areas[state.agents["player"].area]
+    for other in list(area.npcs):
+        if engine.game.npcs[state.npcs[other].type].hostile:
+            area.npcs.remove(other)
             del state.npcs[other]
-    state.agents["player"].area = npc.area
+    npc = spawn_npc(engine.game, state, engine.game.npcs[npc_type], area.name)
     return env, npc
 
 
-@pytest.mark.parametrize(("npc_type", "seed"), [("thorn_wolf", 0), ("cinder_imp", 1), ("bog_rat", 2)])
-def test_fight_forecast_matches_the_engine(npc_type: str, seed: int) -> None:
+@pytest.mark.parametrize("policy", combat.POLICIES)
+@pytest.mark.parametrize(("npc_type", "seed"), [("thorn_wolf", 0), ("cinder_imp", 1), ("ash_warden", 2)])
+def test_fight_simulation_is_exact(npc_type: str, seed: int, policy: str) -> None:
+    """Following a policy in the engine ends exactly as simulating it said (health and steps)."""
     env, npc = _fight_setup("base", seed, npc_type)
     engine = env.engine
     agent = engine.state.agents["player"]
+    agent.hp = agent.max_hp = 300  # long enough to see every fight to its end
+    env.step(f"attack {npc.handle}")  # engage
+    view = View(engine, "player")
+    sim = combat.simulate(policy, agent.hp, agent.max_hp, agent.attack, agent.defense, agent.stamina,
+                          [combat.foe_of(view, npc)], combat.Clock(view))
+    assert sim.won
+    steps = 0
+    while npc.handle in engine.state.npcs:
+        view = View(engine, "player")
+        action, target = combat.choose(policy, agent.hp, agent.max_hp, agent.attack, agent.defense, agent.stamina,
+                                       [combat.foe_of(view, npc)], combat.Clock(view).modifier(1))
+        env.step(f"attack {target.handle}" if action == "attack" else action)
+        steps += 1
+    assert (agent.hp, steps) == (sim.hp_left, sim.steps)
+
+
+def test_oracle_wins_a_fight_as_forecast() -> None:
+    env, npc = _fight_setup("base", 0, "thorn_wolf")
+    engine = env.engine
     view = View(engine, "player")
     expected = combat.forecast(view, [combat.foe_of(view, npc)])
-    assert expected.won
-    oracle = OracleAgent(env)
-    env.step(f"attack {npc.handle}")  # the planner's first blow would be this one too
-    steps = 1
+    from odyssey_env.quests.spec import Condition
+
+    goal = Condition(type="npc_defeated", npc="thorn_wolf")
+    planner = Planner()
+    steps = 0
     while npc.handle in engine.state.npcs:
-        env.step(oracle.planner.decide(engine, [])[0])
+        env.step(planner.decide(engine, [goal])[0])
         steps += 1
-        assert steps <= expected.steps + 1
-    # the opening blow was not necessarily the forecast policy's, so allow a blow's worth of slack
-    assert agent.hp >= expected.hp_left - npc.attack
+        assert steps <= expected.steps + 2
+    assert engine.state.agents["player"].hp >= expected.hp_left - npc.attack
 
 
 def test_safe_policy_never_strikes_a_guard() -> None:
