@@ -127,6 +127,8 @@ class Noise(StepRule):
 
     def _draw(self, engine: Engine, area_name: str) -> None:
         state, kinds = engine.state, engine.game.npcs
+        if area_name == state.spawn:
+            return  # the spawn area stays a refuge: noise there draws nobody
         area = state.areas[area_name]
         listeners = []
         for name, ex in area.exits.items():
@@ -142,8 +144,6 @@ class Noise(StepRule):
             move_npc(engine, npc, area_name)
             tell(engine, area_name, f"The noise has carried: {npc.handle} comes to look.")
             engine.emit("noise_drew", None, npc=npc.handle, type=npc.type, area=area_name, frm=frm)
-            return
-        if area_name == state.spawn:
             return
         scouts = sum(1 for n in state.npcs.values() if n.origin == "noise")
         kinds_here = [t for t in engine.game.spec.npcs

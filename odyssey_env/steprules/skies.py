@@ -46,15 +46,18 @@ class DangerHours(StepRule):
 
     def start(self, engine: Engine) -> None:
         hours = sorted(engine.rng.sample(range(24), min(self.p.count, 24)))
-        engine.state.rule_data[self.name] = {"hours": hours}
+        # Without day_night nobody resets the modifiers each step, so this rule must do it.
+        alone = engine.rules.step_rule("day_night") is None
+        engine.state.rule_data[self.name] = {"hours": hours, "alone": alone}
         self.apply(engine)
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
         mods = state.modifiers
-        if engine.rules.step_rule("day_night") is None:  # nobody resets the modifiers each step: we do
+        data = state.rule_data[self.name]
+        if data["alone"]:
             mods["enemy_attack"] = mods["ambush"] = 1.0
-        if (state.minute // 60) % 24 in state.rule_data[self.name]["hours"]:
+        if (state.minute // 60) % 24 in data["hours"]:
             mods["enemy_attack"] = mods.get("enemy_attack", 1.0) * self.p.attack
             mods["ambush"] = mods.get("ambush", 1.0) * self.p.ambush
 
