@@ -72,7 +72,8 @@ def their_blow(foe: Foe, modifier: float, defense: int, defending: bool) -> int:
 
 
 class Clock:
-    """The enemy-attack modifier of future steps (the day/night rule, if the game has it)."""
+    """The enemy-attack modifier of future steps, from the rules that set it: the day/night
+    rhythm and the per-episode danger hours (when the game has them); otherwise today's value."""
 
     def __init__(self, view: View):
         engine = view.engine
@@ -80,19 +81,27 @@ class Clock:
         self.per_step = view.game.spec.game.minutes_per_step
         rule = engine.rules.step_rule("day_night")
         self.params = getattr(rule, "p", None) if rule is not None else None
+        danger = engine.rules.step_rule("danger_hours")
+        hours = engine.state.rule_data.get("danger_hours", {}).get("hours", ()) if danger is not None else ()
+        self.danger_hours = frozenset(hours)
+        self.danger = getattr(getattr(danger, "p", None), "attack", 1.0)
         self.now = engine.state.modifiers.get("enemy_attack", 1.0)
 
     def modifier(self, k: int) -> float:
         """Modifier during the ``k``-th step from now (k = 1 is the step about to be taken)."""
         p = self.params
-        if p is None:
+        if p is None and not self.danger_hours:
             return self.now
         hour = (self.minute + k * self.per_step) // 60 % 24
-        if hour == p.night_hour:
-            return p.night_attack
-        if hour == p.noon_hour:
-            return p.noon_attack
-        return 1.0
+        value = 1.0
+        if p is not None:
+            if hour == p.night_hour:
+                value = p.night_attack
+            elif hour == p.noon_hour:
+                value = p.noon_attack
+        if hour in self.danger_hours:
+            value *= self.danger
+        return value
 
 
 def choose(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina: float,

@@ -246,3 +246,19 @@ def test_oracle_prepares_when_a_fight_would_be_lost() -> None:
     command, _ = planner.decide(engine, [Condition(type="npc_defeated", npc="cinder_imp")])
     assert command != f"attack {npc.handle}"
     assert is_valid(engine, "player", command)
+
+
+def test_clock_knows_the_danger_hours() -> None:
+    """The forecast's enemy-attack modifier is the one the engine will apply, step by step."""
+    _need("remnant")
+    from odyssey_env.env import OdysseyEnv
+
+    env = OdysseyEnv("remnant")
+    env.reset(seed=3)
+    engine = env.engine
+    predicted = [combat.Clock(View(engine, "player")).modifier(k) for k in range(1, 200)]
+    actual = []
+    for _ in range(199):
+        env.step("wait")
+        actual.append(engine.state.modifiers["enemy_attack"])
+    assert predicted == pytest.approx(actual)
