@@ -165,6 +165,7 @@ class OracleAgent(Agent):
             return
         self.counters["stalls"] += 1
         self._since = 0
+        self.planner.calm_until = engine.state.step + BAN_STEPS  # opportunism may be what undoes the plan
         if self._window:
             worst = max(self._window.items(), key=lambda kv: (kv[1], repr(kv[0])))[0]
             self.planner.banned[worst] = engine.state.step + BAN_STEPS

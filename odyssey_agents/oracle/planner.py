@@ -44,6 +44,7 @@ MAX_DEPTH = 6  # recipe nesting considered when costing a source
 SAFE_TEXT = "notes"
 LONG_FIGHT = 16  # a fight forecast to take longer than this is worth preparing for
 RESERVE_STEPS = 60  # a type some plan needed this recently is not sold for coins
+LET_GO_STEPS = 40  # what a goal put down is left alone by opportunism for this long
 KIT = frozenset({"weapon", "armor", "key", "quest", "tool", "container", "writable"})  # never sold for coins
 
 
@@ -63,12 +64,15 @@ class Planner:
         self.last_choice: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # goal -> source key chosen last
         self.used: list[tuple[Any, ...]] = []  # source keys followed this step (for stall handling)
         self._fights: dict[tuple[Any, ...], combat.Forecast] = {}  # forecasts kept across steps
+        self.calm_until = 0  # no opportunism before this step (set when the agent stalls)
+        self.let_go: dict[str, int] = {}  # handle -> step a goal put it down (not picked up on a whim)
         self.reserved: dict[str, int] = {}  # object type -> last step a plan needed it (never sold)
         self.v: View
         self._memo: dict[tuple[Any, ...], float] = {}
         self._needed: dict[str, int] = {}
         self._keep: list[str] = []
         self._costing: int = 0
+        self._protect: frozenset[str] = frozenset()
         self._routing: int = 0
 
     # ================================================================== entry point
@@ -95,7 +99,8 @@ class Planner:
                         return arm, "taking up my best weapon in the fight"
             return command, why
 
-        quick = self._opportunity()
+        self._protect = self._closure(goals)
+        quick = self._opportunity() if step >= self.calm_until else None
         if quick is not None:
             return quick, "opportunity"
 
@@ -109,8 +114,31 @@ class Planner:
                 reasons.append(str(exc))
                 continue
             if command is not None:
+                if command.startswith(("drop ", "discard ")):
+                    self.let_go[command.split()[-1 if command.startswith("drop ") else -2]] = step
                 return command, f"toward {cond.type}"
         return self._idle(), "idle: " + ("; ".join(reasons) or "nothing to do")
+
+    def _closure(self, goals: list[Condition]) -> frozenset[str]:
+        """Object types the goals name, with everything their recipes need (transitively): the
+        things a goal may need, which are never sold for coins."""
+        objects = self.v.game.objects
+        todo: list[str] = []
+        stack = list(goals)
+        while stack:
+            c = stack.pop()
+            stack.extend(c.conditions)
+            todo.extend(t for t in ((c.object,) if c.object else ()) + c.objects if t in objects)
+        seen: set[str] = set()
+        while todo:
+            t = todo.pop()
+            if t in seen:
+                continue
+            seen.add(t)
+            recipe = objects[t].recipe
+            if recipe is not None:
+                todo.extend(recipe.ingredients)
+        return frozenset(seen)
 
     # ================================================================== conditions
     def achieve(self, c: Condition) -> str | None:
@@ -1042,7 +1070,7 @@ class Planner:
         ot = v.game.objects[t]
         if handle == v.currency or ot.value <= 0 or self._needed.get(t) or handle in self._keep:
             return False
-        if self.reserved.get(t, -RESERVE_STEPS) > v.state.step - RESERVE_STEPS:
+        if t in self._protect or self.reserved.get(t, -RESERVE_STEPS) > v.state.step - RESERVE_STEPS:
             return False
         if ot.category in KIT:
             return False
@@ -1460,6 +1488,8 @@ class Planner:
         here = v.state.areas[v.here].objects
         best_attack = max((v.game.objects[t].attack for t, n in v.carried.items() if n), default=0)
         for handle in here:
+            if v.state.step - self.let_go.get(handle, -LET_GO_STEPS) < LET_GO_STEPS:
+                continue  # a goal put it down: do not undo that
             ot = v.otype(handle)
             if ot.category == "container" and v.pack is None and handle in v.state.instances:
                 return f"equip {handle}"
