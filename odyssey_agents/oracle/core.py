@@ -1,0 +1,82 @@
+"""What every part of the oracle's planner shares: the per-step state, the memory kept between
+steps, the :class:`Stuck` outcome, and the bookkeeping of what the goal being planned needs.
+
+The planner is split by job into mixins (:mod:`.goals`, :mod:`.navigation`, :mod:`.supply`,
+:mod:`.tactics`) that all work on this state; :class:`~odyssey_agents.oracle.planner.Planner` puts
+them together.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from odyssey_agents.oracle import combat
+    from odyssey_agents.oracle.view import View
+
+INF = math.inf
+MAX_DEPTH = 6  # recipe nesting considered when costing a source
+SAFE_TEXT = "notes"
+LONG_FIGHT = 16  # a fight forecast to take longer than this is worth preparing for
+RESERVE_STEPS = 60  # a type some plan needed this recently is not sold for coins
+LET_GO_STEPS = 40  # what a goal put down is left alone by opportunism for this long
+KIT = frozenset({"weapon", "armor", "key", "quest", "tool", "container", "writable"})  # never sold for coins
+
+
+class Stuck(Exception):
+    """This goal cannot be reached from the current state (the caller may try another)."""
+
+
+#: A way to get something: estimated cost in steps, a key naming it (for memory and bans), and the
+#: function that returns its next command.
+Source = tuple[float, tuple[Any, ...], Callable[[], "str | None"]]
+
+
+class PlannerBase:
+    """State shared by the planner's parts. Only tie-breaking memory and bans outlive a step."""
+
+    def __init__(self, agent_id: str = "player"):
+        self.agent_id = agent_id
+        self.banned: dict[tuple[Any, ...], int] = {}  # source key -> step until which it is avoided
+        self.last_choice: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # goal -> source key chosen last
+        self.used: list[tuple[Any, ...]] = []  # source keys followed this step (for stall handling)
+        self._fights: dict[tuple[Any, ...], combat.Forecast] = {}  # forecasts kept across steps
+        self.calm_until = 0  # no opportunism before this step (set when the agent stalls)
+        self.let_go: dict[str, int] = {}  # handle -> step a goal put it down (not picked up on a whim)
+        self.reserved: dict[str, int] = {}  # object type -> last step a plan needed it (never sold)
+        self.v: View  # set by decide() every step
+        self._memo: dict[tuple[Any, ...], float] = {}
+        self._needed: dict[str, int] = {}
+        self._keep: list[str] = []
+        self._costing: int = 0
+        self._protect: frozenset[str] = frozenset()
+        self._routing: int = 0
+
+    @contextlib.contextmanager
+    def need(self, type_name: str, n: int) -> Iterator[None]:
+        """Mark ``n`` units of a type as needed by the goal being planned (not to be dropped)."""
+        before = self._needed.get(type_name, 0)
+        self._needed[type_name] = before + n
+        self.reserved[type_name] = self.v.state.step
+        try:
+            yield
+        finally:
+            if before:
+                self._needed[type_name] = before
+            else:
+                del self._needed[type_name]
+
+    @contextlib.contextmanager
+    def keeping(self, handle: str | None) -> Iterator[None]:
+        """Mark a held object as one that must stay in hand while the goal is planned."""
+        if handle is None:
+            yield
+            return
+        self._keep.append(handle)
+        try:
+            yield
+        finally:
+            self._keep.pop()

@@ -1,0 +1,145 @@
+"""Getting somewhere: breadth-first over open paths, and through locked ways when needed.
+
+A locked way needs its key in a hand when entering (the key stays in the lock) or, in games with the
+verb, a lockpick. Routes through locks are costed with what opening them takes (Dijkstra), and the key
+is fetched *before* walking up to the lock.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+
+from odyssey_agents.oracle.core import INF, PlannerBase, Stuck
+
+
+class Navigation(PlannerBase):
+    """Travel costs and the next step of a route."""
+
+    # ================================================================== movement
+    def travel(self, area: str | None) -> float:
+        """Steps to reach ``area``: open paths, else through locks (with the cost of opening them)."""
+        if area is None:
+            return 0
+        d = self.v.dist(area)
+        if d is not None:
+            return d
+        if self._routing > 1:
+            return INF  # a lock behind a lock behind a lock: not worth costing
+        key = ("travel", area, self._routing)
+        if key not in self._memo:
+            route = self._locked_route(area)
+            self._memo[key] = INF if route is None else route[0]
+        return self._memo[key]
+
+    def go(self, area: str) -> str | None:
+        """Next command toward ``area``; None when already there."""
+        v = self.v
+        if area == v.here:
+            return None
+        if area not in v.state.areas:
+            raise Stuck(f"{area} does not exist (yet)")
+        hop = v.first_hop(area)
+        if hop is not None:
+            self.used.append(("go", area))
+            return f"enter {hop}"
+        route = self._locked_route(area)
+        if route is None:
+            raise Stuck(f"no way to {area}")
+        path = route[1]
+        for a, b in itertools.pairwise(path):
+            if v.state.areas[a].exits[b].locked:
+                if a != v.here:
+                    # bring what opens the lock before walking up to it
+                    cmd = self.open_way(a, b, carry_only=True)
+                    if cmd is not None:
+                        return cmd
+                    hop = v.first_hop(a)
+                    if hop is None:
+                        raise Stuck(f"no open way to {a}")
+                    return f"enter {hop}"
+                return self.open_way(a, b)
+        raise Stuck(f"no way to {area}")
+
+    def _lock_cost(self, a: str, b: str) -> float:
+        ex = self.v.state.areas[a].exits[b]
+        best = INF
+        self._routing += 1
+        try:
+            if ex.key is not None:
+                best = 1 if self.v.in_hands(ex.key) else self.cost_have(ex.key, 1) + 1
+            if "lockpick" in self.v.verbs and ex.pickable:
+                pick = self._lockpick_type()
+                if pick is not None:
+                    best = min(best, self.cost_have(pick, 1) + 4)
+        finally:
+            self._routing -= 1
+        return best
+
+    def _locked_route(self, dst: str) -> tuple[float, list[str]] | None:
+        """Cheapest route through locked ways, each costed by opening it (Dijkstra, stable ties)."""
+        v = self.v
+        areas = v.state.areas
+        best = {v.here: 0.0}
+        prev: dict[str, str] = {}
+        heap: list[tuple[float, int, str]] = [(0.0, 0, v.here)]
+        counter = 1
+        lock_costs: dict[tuple[str, str], float] = {}
+        while heap:
+            d, _, a = heapq.heappop(heap)
+            if d > best.get(a, INF):
+                continue
+            if a == dst:
+                path = [a]
+                while path[-1] != v.here:
+                    path.append(prev[path[-1]])
+                return d, path[::-1]
+            for b, ex in areas[a].exits.items():
+                if b not in areas:
+                    continue
+                w = 1.0
+                if ex.locked:
+                    pair = (a, b)
+                    if pair not in lock_costs:
+                        lock_costs[pair] = self._lock_cost(a, b)
+                    w += lock_costs[pair]
+                nd = d + w
+                if nd < best.get(b, INF):
+                    best[b] = nd
+                    prev[b] = a
+                    heapq.heappush(heap, (nd, counter, b))
+                    counter += 1
+        return None
+
+    def open_way(self, a: str, b: str, carry_only: bool = False) -> str | None:
+        """Standing at ``a``: open the locked way to ``b`` (key in hand, or a lockpick).
+
+        With ``carry_only``, only make sure the key or pick is carried (before walking to the lock);
+        None then means it is.
+        """
+        v = self.v
+        ex = v.state.areas[a].exits[b]
+        key_cost = INF
+        if ex.key is not None:
+            if v.in_hands(ex.key):
+                return None if carry_only else f"enter {b}"
+            key_cost = self.cost_have(ex.key, 1)
+        pick = self._lockpick_type() if "lockpick" in v.verbs and ex.pickable else None
+        pick_cost = self.cost_have(pick, 1) + 3 if pick is not None else INF
+        if key_cost == INF and pick_cost == INF:
+            raise Stuck(f"the way from {a} to {b} is locked and cannot be opened")
+        tool = ex.key if key_cost <= pick_cost and ex.key is not None else pick
+        assert tool is not None
+        self.used.append(("key", tool))
+        with self.need(tool, 1):
+            if carry_only:
+                return self.have(tool, 1)
+            if tool == pick and v.in_hands(pick):
+                return f"lockpick {b}"
+            return self.hold(tool)
+
+    def _lockpick_type(self) -> str | None:
+        options = [o for o in self.v.game.spec.objects if "lockpick" in o.uses]
+        if not options:
+            return None
+        return min(options, key=lambda o: (self.cost_have(o.name, 1), o.name)).name

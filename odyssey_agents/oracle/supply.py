@@ -1,0 +1,534 @@
+"""Having things: the sources of an object and the chores of carrying it.
+
+An object can be picked up where it lies, taken from a container lying somewhere, crafted (recursively,
+at the area whose stations the recipe needs), bought (coins become a sub-goal: lying coins, loot,
+selling spare things), or looted from an enemy that drops it. Every source is costed in steps and the
+cheapest is followed, keeping last step's choice unless another is clearly cheaper. Hands hold two
+objects, so carrying includes storing in the pack, equipping a bag, and dropping what is spare.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING
+
+from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, PlannerBase, Source, Stuck
+
+if TYPE_CHECKING:
+    from odyssey_env.state import Npc
+
+
+class Supply(PlannerBase):
+    """Getting, carrying, crafting, trading, writing and wearing things."""
+
+    # ================================================================== having things
+    def cost_have(self, t: str, n: int) -> float:
+        """Rough steps until ``n`` units of ``t`` are carried."""
+        missing = n - self.v.carried.get(t, 0)
+        if missing <= 0:
+            return 0
+        key = ("have", t, missing)
+        if key in self._memo:
+            return self._memo[key]
+        if self._costing > MAX_DEPTH:
+            return INF
+        self._memo[key] = INF  # recipe cycles cost nothing less than infinity
+        self._costing += 1
+        try:
+            best = min((s[0] for s in self._sources(t, missing)), default=INF)
+        finally:
+            self._costing -= 1
+        self._memo[key] = best
+        return best
+
+    def have(self, t: str, n: int) -> str | None:
+        """Next command toward carrying ``n`` units of ``t``; None when carried already."""
+        v = self.v
+        missing = n - v.carried.get(t, 0)
+        if missing <= 0:
+            return None
+        sources = [s for s in self._sources(t, missing) if s[0] < INF]
+        # bans only steer the choice: with nothing else left, a banned way is still a way
+        sources = [s for s in sources if s[1] not in self.banned] or sources
+        if not sources:
+            raise Stuck(f"no way to get {missing} {t}")
+        last = self.last_choice.get(("have", t))
+        cheapest = min(s[0] for s in sources)
+
+        def rank(s: Source) -> tuple[float, int]:
+            # stay with last step's choice unless something is clearly cheaper (no dithering)
+            sticky = s[1] == last and s[0] <= cheapest * 1.5 + 3
+            return (cheapest if sticky else s[0], 0 if sticky else 1)
+
+        sources.sort(key=rank)
+        reasons = []
+        for _cost, key, run in sources:
+            try:
+                cmd = run()
+            except Stuck as exc:
+                reasons.append(str(exc))
+                continue
+            self.last_choice[("have", t)] = key
+            self.used.append(key)
+            return cmd
+        raise Stuck(f"no way to get {t}: " + "; ".join(reasons))
+
+    def _sources(self, t: str, missing: int) -> list[Source]:
+        """Every known way to get more ``t``, with its estimated cost in steps."""
+        v = self.v
+        out: list[Source] = []
+        ot = v.game.objects.get(t)
+        if ot is None or not ot.portable:
+            return out
+        here = v.here
+        # lying on the ground
+        for area, handle, count in v.ground.get(t, ()):
+            d = 0 if area == here else self.travel(area)
+            if d == INF:
+                continue
+            short = max(0, missing - count)
+            cost = d + min(missing, count) + 3 * short
+            if area == here:
+                out.append((cost, ("pick", t, area), lambda h=handle: self.pick_up(h, missing)))
+            else:
+                out.append((cost, ("pick", t, area), lambda a=area: self.go(a)))
+        # inside a container lying somewhere
+        for area, box, _inner, count in v.boxed.get(t, ()):
+            d = 0 if area == here else self.travel(area)
+            if d == INF:
+                continue
+            cost = d + 3 + 3 * max(0, missing - count)
+            out.append((cost, ("box", t, box), lambda a=area, b=box: self.go(a) or self.take_box(b)))
+        # crafting
+        if ot.recipe is not None:
+            times = -(-missing // ot.recipe.yields)
+            cost = self.cost_craft(t, times)
+            if cost < INF:
+                out.append((cost + 1, ("craft", t), lambda: self.craft(t, times)))
+        # buying
+        if v.currency and t != v.currency:
+            for npc in self._merchants_selling(t):
+                k = min(missing, npc.inventory.get(t, 0))
+                cost = self.cost_buy(t, k, npc)
+                if cost < INF:
+                    out.append((cost + 3 * (missing - k), ("buy", t, npc.handle),
+                                lambda m=npc, k=k: self.buy(t, k, m)))
+        # looting enemies (their drops, and coins)
+        for npc in v.state.npcs.values():
+            if not v.hostile(npc):
+                continue
+            count = npc.inventory.get(t, 0)
+            if t == v.currency:
+                count += npc.coins
+            if not count:
+                continue
+            cost = self.cost_fight(npc)
+            if cost < INF:
+                out.append((cost + 2 + 3 * max(0, missing - count), ("loot", t, npc.handle),
+                            lambda n=npc: self.defeat(n)))
+        # coins by selling what I carry and do not need
+        if t == v.currency:
+            sale = self._best_sale()
+            if sale is not None:
+                merchant, handle, paid = sale
+                per = max(1, paid)
+                cost = self.travel(merchant.area) + 1 + 2 * max(0, -(-missing // per) - 1)
+                out.append((cost, ("sell", handle, merchant.handle),
+                            lambda m=merchant, h=handle: self.go(m.area) or f"sell 1 {h} {m.handle}"))
+            out.extend(self._ground_sales(missing))
+        return out
+
+    def pick_up(self, handle: str, wanted: int = 1) -> str:
+        """Standing where ``handle`` lies: get it into my hands or pack."""
+        v = self.v
+        ot = v.otype(handle)
+        if ot.category == "container":
+            if v.pack is None:
+                return f"equip {handle}"
+            if v.fits_hands(handle):
+                return f"pick up {handle}"
+            return self.make_room()
+        pack = v.pack
+        if handle != v.currency and pack is not None and wanted > 1 and ot.size * 2 <= v.pack_room():
+            on_ground = v.state.areas[v.here].objects.get(handle, 0)
+            units = min(wanted, on_ground, v.pack_room() // ot.size if ot.size else on_ground)
+            if units > 1:
+                units += v.agent.hands.get(handle, 0)
+                return f"store {units} {handle} {pack}"
+        if v.fits_hands(handle):
+            return f"pick up {handle}"
+        if pack is not None and (ot.size == 0 or v.pack_room() >= ot.size):
+            return f"pick up {handle}"  # goes into the pack
+        return self.make_room(size=ot.size)
+
+    def take_box(self, box: str) -> str:
+        """Standing where container ``box`` lies: wear it as my pack, or hold it."""
+        v = self.v
+        if v.pack is None:
+            return f"equip {box}"
+        if v.fits_hands(box):
+            return f"pick up {box}"
+        return self.make_room()
+
+    def make_room(self, size: int = 0) -> str:
+        """Free a hand: store something in a container, else equip a held bag, else drop what is spare."""
+        v = self.v
+        hands = list(v.agent.hands.items())
+        if not hands:
+            raise Stuck("hands are empty but full?")
+
+        def spare(h: str) -> tuple[int, int, int]:
+            t = v.tname(h)
+            needed = self._needed.get(t, 0) > 0
+            return (h in self._keep, needed, v.otype(h).attack)
+
+        order = sorted(hands, key=lambda hn: (*spare(hn[0]), hands.index(hn)))
+        for container in v.containers():
+            room = v.room_in(container)
+            for h, n in order:
+                if h in self._keep or h == container:
+                    continue
+                ot = v.otype(h)
+                if ot.category == "container" or not ot.portable:
+                    continue
+                if ot.size * n <= room:
+                    return f"store {n} {h} {container}"
+        if v.pack is None:
+            for h, _ in order:
+                if v.otype(h).category == "container" and h not in self._keep:
+                    return f"equip {h}"
+        for h, _ in order:
+            if h not in self._keep:
+                return f"drop {h}"
+        raise Stuck("both hands hold things I must keep")
+
+    def hold(self, t: str) -> str | None:
+        """Next command toward holding an object of type ``t`` in a hand."""
+        v = self.v
+        if v.in_hands(t):
+            return None
+        loc = v.where_carried(t)
+        if loc is not None:
+            handle, container = loc
+            if v.fits_hands(handle):
+                return f"take out {handle} {container}"
+            return self.make_room()
+        worn = v.worn(t)
+        if worn is not None:
+            return f"unequip {worn}" if v.hands_free() >= 1 else self.make_room()
+        lying = v.lying(v.here, t)
+        if lying:
+            handle = lying[0][0]
+            return f"pick up {handle}" if v.fits_hands(handle) else self.make_room()
+        with self.need(t, 1):
+            return self.have(t, 1)
+
+    def _fetch_handle(self, handle: str) -> str | None:
+        """Get one particular object instance carried (a written note)."""
+        v = self.v
+        if handle in v.agent.hands:
+            return None
+        for c in v.containers():
+            if handle in v.state.instances[c].contents:
+                return None
+        for area, obj in v.state.areas.items():
+            if handle in obj.objects:
+                return self.go(area) or self.pick_up(handle)
+        raise Stuck(f"{handle} is nowhere to be found")
+
+    def _carried_handle(self, t: str) -> str:
+        v = self.v
+        h = v.in_hands(t)
+        if h is not None:
+            return h
+        loc = v.where_carried(t)
+        if loc is None:
+            raise Stuck(f"not carrying {t}")
+        return loc[0]
+
+    # ================================================================== crafting
+    def _station_area(self, t: str) -> str | None:
+        stations = self.v.game.objects[t].recipe.stations
+        if not stations:
+            return self.v.here
+        v = self.v
+        first = stations[0]
+        options = [a for a, _, _ in v.ground.get(first, ())
+                   if all(v.state.areas[a].objects.get(s, 0) for s in stations)]
+        options = list(dict.fromkeys(options))
+        if not options:
+            return None
+        return min(options, key=lambda a: (self.travel(a), options.index(a)))
+
+    def cost_craft(self, t: str, times: int) -> float:
+        key = ("craft", t, times)
+        if key in self._memo:
+            return self._memo[key]
+        self._memo[key] = INF
+        ot = self.v.game.objects[t]
+        area = self._station_area(t)
+        if ot.recipe is None or area is None:
+            return INF
+        d = self.travel(area)
+        total = d + 1
+        for ing, k in ot.recipe.ingredients.items():
+            c = self.cost_have(ing, k * times)
+            total += c
+            if total == INF:
+                break
+        self._memo[key] = total
+        return total
+
+    def craft(self, t: str, times: int, final: bool = False) -> str | None:
+        """Next command toward crafting ``times`` batches of ``t`` (the product lands on the ground)."""
+        v = self.v
+        ot = v.game.objects[t]
+        if ot.recipe is None:
+            raise Stuck(f"{t} cannot be crafted")
+        area = self._station_area(t)
+        if area is None:
+            raise Stuck(f"no {' and '.join(ot.recipe.stations)} for {t}")
+        ingredients = ot.recipe.ingredients
+        with contextlib.ExitStack() as stack:
+            for ing, k in ingredients.items():
+                stack.enter_context(self.need(ing, k * times))
+            missing = [(ing, k * times) for ing, k in ingredients.items() if v.carried.get(ing, 0) < k * times]
+            if missing:
+                # the ingredient being fetched last step first (no dithering), then the costliest
+                focus = self.last_choice.get(("craft", t))
+                missing.sort(key=lambda im: (im[0] != (focus[0] if focus else None),
+                                             -self.cost_have(im[0], im[1]), im[0]))
+                for ing, need in missing:
+                    try:
+                        cmd = self.have(ing, need)
+                    except Stuck:
+                        continue
+                    self.last_choice[("craft", t)] = (ing,)
+                    return cmd
+                raise Stuck(f"cannot gather the ingredients of {t}")
+            self.used.append(("craft", t))
+            return self.go(area) or f"craft {times} {t}"
+
+    # ================================================================== trade
+    def _merchants_selling(self, t: str) -> list[Npc]:
+        return [n for n in self._merchants() if n.inventory.get(t, 0)]
+
+    def _best_merchant(self, t: str) -> Npc | None:
+        options = self._merchants_selling(t)
+        return min(options, key=lambda n: (self.cost_buy(t, 1, n), n.handle), default=None)
+
+    def price(self, t: str) -> int:
+        return max(1, self.v.game.objects[t].value)
+
+    def cost_buy(self, t: str, n: int, npc: Npc) -> float:
+        v = self.v
+        d = self.travel(npc.area)
+        if d == INF:
+            return INF
+        coins = self.price(t) * n
+        return d + 1 + self.cost_have(v.currency, coins)
+
+    def buy(self, t: str, n: int, npc: Npc) -> str | None:
+        v = self.v
+        coins = self.price(t) * n
+        with self.need(v.currency, coins):
+            cmd = self.have(v.currency, coins)
+        if cmd is not None:
+            return cmd
+        return self.go(npc.area) or f"buy {n} {t} {npc.handle}"
+
+    def _merchants(self) -> list[Npc]:
+        """Merchants willing to deal with me now (state order)."""
+        hit = self._memo.get(("merchants",))
+        if hit is None:
+            v = self.v
+            step = v.state.step
+            hit = [n for n in v.state.npcs.values() if v.game.npcs[n.type].merchant and n.wary_until < step]
+            self._memo[("merchants",)] = hit  # type: ignore[assignment]
+        return hit  # type: ignore[return-value]
+
+    def _buyer_for(self, t: str) -> Npc | None:
+        """The nearest merchant who buys ``t``."""
+        key = ("buyer", t)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        v = self.v
+        ot = v.game.objects[t]
+        best = None
+        if ot.value > 0:
+            options = [n for n in self._merchants()
+                       if not v.game.npcs[n.type].buys or ot.category in v.game.npcs[n.type].buys]
+            best = min(options, key=lambda n: (self.travel(n.area), n.handle), default=None)
+        self._memo[key] = best  # type: ignore[assignment]
+        return best
+
+    def _sellable(self, handle: str) -> bool:
+        """Spare things that may be sold for coins: never what a recent plan needed, nor kit."""
+        v = self.v
+        t = v.tname(handle)
+        ot = v.game.objects[t]
+        if handle == v.currency or ot.value <= 0 or self._needed.get(t) or handle in self._keep:
+            return False
+        if t in self._protect or self.reserved.get(t, -RESERVE_STEPS) > v.state.step - RESERVE_STEPS:
+            return False
+        if ot.category in KIT:
+            return False
+        inst = v.state.instances.get(handle)
+        return inst is None or not inst.contents
+
+    def _payment(self, t: str) -> int:
+        rule = self.v.verbs.get("sell")
+        ratio = getattr(getattr(rule, "p", None), "sell_ratio", 0.5)
+        return max(1, int(self.v.game.objects[t].value * ratio))
+
+    def _best_sale(self) -> tuple[Npc, str, int] | None:
+        """Something I carry and do not need, and who buys it: ``(merchant, handle, coins paid)``."""
+        v = self.v
+        if "sell" not in v.verbs:
+            return None
+        best = None
+        for h in [*v.agent.hands, *(x for c in v.containers() for x in v.state.instances[c].contents)]:
+            if not self._sellable(h):
+                continue
+            t = v.tname(h)
+            merchant = self._buyer_for(t)
+            if merchant is None:
+                continue
+            paid = self._payment(t)
+            if best is None or paid > best[2]:
+                best = (merchant, h, paid)
+        return best
+
+    def _ground_sales(self, coins: int) -> list[Source]:
+        """Coins from spare things lying about: pick one up (it is then sold as a carried spare)."""
+        v = self.v
+        if "sell" not in v.verbs:
+            return []
+        out: list[Source] = []
+        for t, spots in v.ground.items():
+            ot = v.game.objects[t]
+            if ot.value <= 0 or t == v.currency or not ot.portable:
+                continue
+            merchant = self._buyer_for(t)
+            if merchant is None:
+                continue
+            paid = self._payment(t)
+            for area, handle, count in spots:
+                if not self._sellable(handle):
+                    continue
+                d = self.travel(area)
+                if d == INF:
+                    continue
+                back = v.dist(merchant.area, area)
+                trips = -(-coins // (paid * min(count, 2)))
+                cost = d + (back if back is not None else 10) + 2 + 4 * (trips - 1)
+                out.append((cost, ("gather-sale", t, area),
+                            lambda a=area, h=handle: self.go(a) or self.pick_up(h)))
+                break
+        out.sort(key=lambda s: s[0])
+        return out[:3]
+
+    # ================================================================== writing, dropping, wearing
+    def _writable_type(self, wanted: str | None) -> str | None:
+        if wanted is not None:
+            return wanted
+        options = [o.name for o in self.v.game.spec.objects if o.category == "writable"]
+        return min(options, key=lambda t: (self.cost_have(t, 1), options.index(t)), default=None)
+
+    def _tool_type(self) -> str | None:
+        options = [o.name for o in self.v.game.spec.objects if "write" in o.uses]
+        return min(options, key=lambda t: (self.cost_have(t, 1), options.index(t)), default=None)
+
+    def cost_write(self, wanted: str | None) -> float:
+        paper, tool = self._writable_type(wanted), self._tool_type()
+        if paper is None or tool is None:
+            return INF
+        return self.cost_have(paper, 1) + self.cost_have(tool, 1) + 3
+
+    def write(self, text: str, wanted: str | None) -> str | None:
+        v = self.v
+        paper, tool = self._writable_type(wanted), self._tool_type()
+        if paper is None or tool is None:
+            raise Stuck("nothing to write with or on")
+        held_tool = next((h for h in v.agent.hands if "write" in v.otype(h).uses), None)
+        held_paper = next((h for h in v.agent.hands if v.otype(h).category == "writable"
+                           and (wanted is None or v.tname(h) == wanted)), None)
+        if held_tool and held_paper:
+            return f'write "{text}" {held_paper}'
+        with self.need(paper, 1), self.need(tool, 1), self.keeping(held_tool), self.keeping(held_paper):
+            if held_tool is None:
+                cmd = self.hold(tool)
+                if cmd is not None:
+                    return cmd
+            return self.hold(paper)
+
+    def _written(self, text: str, wanted: str | None) -> str | None:
+        from odyssey_env.quests.conditions import normalize_text
+
+        want = normalize_text(text)
+        for handle, inst in self.v.state.instances.items():
+            if inst.text and normalize_text(inst.text) == want and (wanted is None or inst.type == wanted):
+                return handle
+        return None
+
+    def drop_in(self, t: str, area: str | None) -> str | None:
+        """Drop (in ``area``, if given) an object of type ``t`` (the drop itself is the event)."""
+        v = self.v
+        held = v.in_hands(t)
+        if held is None:
+            with self.need(t, 1):
+                return self.hold(t)
+        if area is not None and v.here != area:
+            with self.need(t, 1), self.keeping(held):
+                return self.go(area)
+        return f"drop {held}"
+
+    def drop_handle_in(self, handle: str, area: str) -> str | None:
+        v = self.v
+        if handle in v.agent.hands:
+            with self.keeping(handle):
+                return self.go(area) or f"drop {handle}"
+        for c in v.containers():
+            if handle in v.state.instances[c].contents:
+                return f"take out {handle} {c}" if v.hands_free() >= 1 else self.make_room()
+        for name, a in v.state.areas.items():
+            if handle in a.objects:
+                if name == area:
+                    return None
+                return self.go(name) or (f"pick up {handle}" if v.fits_hands(handle) else self.make_room())
+        raise Stuck(f"{handle} is nowhere")
+
+    def equip(self, t: str) -> str | None:
+        v = self.v
+        ot = v.game.objects[t]
+        slot = ot.equip_slot
+        if slot is None:
+            raise Stuck(f"{t} cannot be worn")
+        if v.worn(t):
+            return None
+        lying = v.lying(v.here, t)
+        source = v.in_hands(t) or (lying[0][0] if lying else None)
+        if source is None:
+            with self.need(t, 1):
+                return self.hold(t)
+        current = v.agent.equipment.get(slot)
+        if current is not None:
+            if v.hands_free() < 1:
+                with self.keeping(source):
+                    return self.make_room()
+            return f"unequip {current}"
+        return f"equip {source}"
+
+    def cost_hold(self, t: str) -> float:
+        """Rough steps until an object of type ``t`` is in a hand (it may be worn or packed now)."""
+        v = self.v
+        if v.in_hands(t):
+            return 0
+        if v.owned(t):
+            return 2
+        return self.cost_have(t, 1) + 1
+
+    def _cheapest_of_category(self, category: str) -> str | None:
+        options = [o.name for o in self.v.game.spec.objects if o.category == category]
+        best = min(options, key=lambda t: (self.cost_hold(t), options.index(t)), default=None)
+        return best if best is not None and self.cost_hold(best) < INF else None

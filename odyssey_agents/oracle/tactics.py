@@ -1,0 +1,260 @@
+"""Fighting on purpose: choosing a target, deciding whether to prepare, and growing stronger.
+
+Fights are forecast with :mod:`.combat`. A fight that would be lost, or long, is worth preparing for
+when the preparation pays for itself: eating, a better weapon, better armor; if it would still be lost,
+experience (easy fights, unexplored areas, first trades and crafts). The choice between fighting and
+preparing is kept from step to step while it stays sensible, so the agent does not dither.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from odyssey_agents.oracle import combat
+from odyssey_agents.oracle.core import INF, LONG_FIGHT, PlannerBase, Stuck
+
+if TYPE_CHECKING:
+    from odyssey_env.state import Npc
+
+
+class Tactics(PlannerBase):
+    """Choosing fights, preparing for them, and gaining experience."""
+
+    # ================================================================== fighting
+    def _stats(self, weapon: str | None = None) -> tuple[int, int]:
+        """Attack and defense if I held my best carried weapon (or ``weapon``)."""
+        v = self.v
+        best = max((v.otype(h).attack for h in v.agent.hands), default=0)
+        for t, n in v.carried.items():
+            if n and v.game.objects[t].attack > best:
+                best = v.game.objects[t].attack
+        if weapon is not None:
+            best = max(best, v.game.objects[weapon].attack)
+        return v.agent.base_attack + best, v.agent.defense
+
+    def outlook(self, npc: Npc, weapon: str | None = None, armor: str | None = None,
+                hp: int | None = None) -> combat.Forecast:
+        """Forecast of a fight with ``npc`` (holding my best weapon, or ``weapon``; wearing
+        ``armor`` too; with ``hp`` health), for costing.
+
+        Forecasts are kept across steps, keyed by everything they depend on (the hour stands for
+        the clock), since most steps ask about the same few enemies.
+        """
+        v = self.v
+        attack, defense = self._stats(weapon)
+        if armor is not None:
+            worn = v.agent.equipment.get(v.game.objects[armor].equip_slot or "body")
+            defense += v.game.objects[armor].defense - (v.otype(worn).defense if worn else 0)
+        foes = [combat.foe_of(v, npc)] + [combat.foe_of(v, n) for n in v.engaged_foes() if n.handle != npc.handle]
+        agent = v.agent
+        hp = agent.hp if hp is None else hp
+        key = (tuple((f.hp, f.attack, f.defense, f.pattern, f.index % max(1, len(f.pattern))) for f in foes),
+               attack, defense, hp, agent.max_hp, agent.stamina, v.state.minute // 60)
+        hit = self._fights.get(key)
+        if hit is None:
+            if len(self._fights) > 4096:
+                self._fights.clear()
+            hit = self._fights[key] = combat.forecast(v, foes, attack=attack, defense=defense, hp=hp)
+        return hit
+
+    def cost_fight(self, npc: Npc) -> float:
+        d = self.travel(npc.area)
+        if d == INF:
+            return INF
+        f = self.outlook(npc)
+        if not self.fight_ok(f):
+            return INF
+        return d + f.steps + 1
+
+    def cost_defeat(self, types: tuple[str, ...]) -> float:
+        v = self.v
+        options = [n for n in v.state.npcs.values() if v.hostile(n) and (not types or n.type in types)]
+        if not options:
+            return INF
+        best = min(self.cost_fight(n) for n in options)
+        if best < INF:
+            return best
+        return 60 + min(self.travel(n.area) for n in options)  # preparation will be needed
+
+    def defeat_any(self, types: tuple[str, ...]) -> str | None:
+        """Defeat one NPC of the given types (any hostile one if empty), preparing if it pays.
+
+        The choice between fighting now and preparing (eating, fetching gear, training) is kept
+        from step to step while it still makes sense, so the agent does not dither between them.
+        """
+        v = self.v
+        options = [n for n in v.state.npcs.values() if v.hostile(n) and (not types or n.type in types)
+                   and self.travel(n.area) < INF]
+        options = [n for n in options if ("npc", n.handle) not in self.banned] or options
+        if not options:
+            raise Stuck(f"no {' or '.join(types) or 'enemy'} to fight")
+        ranked = sorted(options, key=lambda n: (self.cost_fight(n), self.travel(n.area), n.handle))
+        target = ranked[0]
+        f = self.outlook(target)
+        key = ("prep", target.handle)
+        kept = self.last_choice.get(key)
+        choice = kept if kept is not None and self._still_wise(kept, f) else None
+        if choice is None:
+            if self.fight_ok(f) and f.steps <= LONG_FIGHT:
+                choice = ("fight", v.state.step)
+            else:
+                choice = self._preparation(target, f) or ("fight", v.state.step)
+        self.last_choice[key] = choice
+        kind = choice[0]
+        if kind == "eat":
+            food = choice[2]
+            if v.carried.get(food, 0) or v.lying_count(v.here, food):
+                return f"eat {food}"
+            with self.need(food, 1):
+                return self.have(food, 1)
+        if kind == "gear":
+            t, is_armor = choice[2], choice[3]
+            self.used.append(("armor" if is_armor else "weapon", t))
+            with self.need(t, 1):
+                return self.equip(t) if is_armor else self.hold(t)
+        if kind == "xp":
+            return self.gain_xp(avoid=target.handle)
+        return self.defeat(target)
+
+    def _still_wise(self, choice: tuple[Any, ...], f: combat.Forecast) -> bool:
+        """Whether a preparation chosen earlier is still worth following."""
+        v = self.v
+        kind, since = choice[0], choice[1]
+        age = v.state.step - since
+        if kind == "fight":
+            return self.fight_ok(f)
+        if kind == "eat":
+            return age < 40 and v.agent.hp < v.agent.max_hp * 0.8 and self.cost_have(choice[2], 1) < INF
+        if kind == "gear":
+            t, is_armor = choice[2], choice[3]
+            done = v.worn(t) is not None if is_armor else v.carried.get(t, 0) > 0
+            return not done and age < 80 and self.cost_have(t, 1) < INF
+        return False  # training is re-planned every step
+
+    def defeat(self, npc: Npc) -> str | None:
+        v = self.v
+        self.used.append(("npc", npc.handle))
+        if npc.area != v.here:
+            return self.go(npc.area)
+        arm = self._arm()
+        if arm is not None:
+            return arm
+        return f"attack {npc.handle}"
+
+    def _arm(self) -> str | None:
+        """Hold my best carried weapon before a fight (one step, only if it is in my pack)."""
+        v = self.v
+        held = max((v.otype(h).attack for h in v.agent.hands), default=0)
+        best, best_t = held, None
+        for t, n in v.carried.items():
+            a = v.game.objects[t].attack
+            if n and a > best:
+                best, best_t = a, t
+        if best_t is None:
+            return None
+        loc = v.where_carried(best_t)
+        if loc is None:
+            return None
+        if v.hands_free() >= 1:
+            return f"take out {loc[0]} {loc[1]}"
+        return self.make_room()
+
+    def fight_ok(self, f: combat.Forecast) -> bool:
+        """A fight worth starting: won, with a quarter of my health to spare."""
+        return f.won and f.hp_left >= self.v.agent.max_hp * 0.25
+
+    def _preparation(self, npc: Npc, f: combat.Forecast) -> tuple[Any, ...] | None:
+        """What to do before a fight that would be lost or long, when it pays for itself: eat,
+        fetch a better weapon or armor; train if the fight would be lost. None: fight as things are."""
+        v = self.v
+        agent = v.agent
+        step = v.state.step
+        ok = self.fight_ok(f)
+        worth = f.steps if ok else 400  # what the fight costs as things are
+        if "eat" in v.verbs and agent.hp < agent.max_hp * 0.8:
+            food = self._best_food()
+            if food is not None:
+                healed = self.outlook(npc, hp=min(agent.max_hp, agent.hp + v.game.objects[food].hp_restore))
+                if (self.fight_ok(healed) and healed.steps + 1 < worth) or healed.hp_left > f.hp_left + 5:
+                    return ("eat", step, food)
+        gear = self._better_gear(npc, worth)
+        if gear is not None:
+            return ("gear", step, *gear)
+        return None if ok else ("xp", step)
+
+    def _best_food(self) -> str | None:
+        v = self.v
+        foods = [o for o in v.game.spec.objects if o.category == "food"]
+        scored = [(self.cost_have(o.name, 1) - o.hp_restore / 5, o.name) for o in foods
+                  if self.cost_have(o.name, 1) < 30 or v.lying_count(v.here, o.name)]
+        return min(scored)[1] if scored else None
+
+    def _better_gear(self, npc: Npc, worth: float) -> tuple[str, bool] | None:
+        """The weapon or armor whose fetching plus the shorter fight beats fighting now by most."""
+        v = self.v
+        current, _ = self._stats()
+        best: tuple[float, str, bool] | None = None
+        for o in v.game.spec.objects:
+            is_armor = o.category == "armor"
+            if is_armor:
+                worn = v.agent.equipment.get(o.equip_slot or "body")
+                gain_def = o.defense - (v.otype(worn).defense if worn else 0)
+                if gain_def <= 0 or v.owned(o.name):
+                    continue
+            elif o.attack <= 0 or v.agent.base_attack + o.attack <= current or o.category not in ("weapon", "tool"):
+                continue
+            if (("armor" if is_armor else "weapon"), o.name) in self.banned:
+                continue
+            cost = self.cost_have(o.name, 1) + 1
+            if cost >= worth or cost > 120:
+                continue
+            f = self.outlook(npc, armor=o.name) if is_armor else self.outlook(npc, weapon=o.name)
+            after = f.steps if self.fight_ok(f) else 400
+            gain = worth - after - cost
+            if gain > 2 and (best is None or gain > best[0]):
+                best = (gain, o.name, is_armor)
+        return (best[1], best[2]) if best else None
+
+    def gain_xp(self, avoid: str | None = None) -> str | None:
+        """The best experience per step: an easy fight, an unexplored area, a first trade or craft."""
+        v = self.v
+        agent = v.agent
+        options: list[tuple[float, str, Callable[[], str | None]]] = []
+        for npc in v.state.npcs.values():
+            if not v.hostile(npc) or npc.handle == avoid or ("npc", npc.handle) in self.banned:
+                continue
+            cost = self.cost_fight(npc)
+            if cost < INF:
+                xp = v.game.npcs[npc.type].experience
+                options.append((cost / xp, npc.handle, lambda n=npc: self.defeat(n)))
+        for area in v.state.areas:
+            if area not in agent.visited:
+                d = self.travel(area)
+                if d < INF:
+                    options.append((d / 5, area, lambda a=area: self.go(a)))
+        if v.currency:
+            for npc in v.state.npcs.values():
+                if not v.game.npcs[npc.type].merchant or npc.wary_until >= v.state.step:
+                    continue
+                for t in npc.inventory:
+                    if t in agent.traded or ("buy", t, npc.handle) in self.banned:
+                        continue
+                    cost = self.cost_buy(t, 1, npc)
+                    if cost < INF:
+                        options.append((cost / 10, f"buy {t}", lambda t=t, m=npc: self.buy(t, 1, m)))
+        for o in v.game.recipes:
+            if o.name in agent.crafted or ("craft", o.name) in self.banned:
+                continue
+            cost = self.cost_craft(o.name, 1)
+            if cost < 40:
+                options.append((cost / 5, f"craft {o.name}", lambda t=o.name: self.craft(t, 1)))
+        options.sort(key=lambda o: (o[0], o[1]))
+        for _, _, run in options:
+            try:
+                cmd = run()
+            except Stuck:
+                continue
+            if cmd is not None:
+                return cmd
+        raise Stuck("no way to gain experience")
