@@ -104,12 +104,13 @@ class Checkpoint:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    """Write atomically: a reader never sees half a file, even if the process is killed."""
+    """Write atomically: a reader never sees half a file, even if the process is killed.
+
+    (No fsync: the guarantee is against killed processes, which is what resuming is for; a power
+    cut may lose the last seconds of a run, and the next run resumes from an older checkpoint.)
+    """
     tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(json.dumps(data, separators=(",", ":")))
-        f.flush()
-        os.fsync(f.fileno())
+    tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
     os.replace(tmp, path)
 
 

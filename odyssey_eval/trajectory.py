@@ -10,7 +10,6 @@ lines stay small and the file grows linearly with the number of steps.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,18 +50,18 @@ def step_record(decision: Decision, tutorial: bool, observation: str, terminated
     record: dict[str, Any] = {
         "step": info["step"],
         "action": decision.action,
-        "tutorial": tutorial,
+        "tutorial": bool(tutorial),
         "observation": observation,
         "reward": info["reward_breakdown"],
-        "invalid": info["invalid_action"],
-        "failed": info["action_failed"],
+        "invalid": bool(info["invalid_action"]),
+        "failed": bool(info["action_failed"]),
         "events": info["events"],
         "area": info["area"],
         "time": info["time"],
-        "in_tutorial": info["in_tutorial"],
-        "terminated": terminated,
+        "in_tutorial": bool(info["in_tutorial"]),
+        "terminated": bool(terminated),
         "tokens": [usage.input_tokens, usage.output_tokens] if calls else [0, 0],
-        "decision_time": round(seconds, 6),
+        "decision_time": round(float(seconds), 6),
     }
     if calls:
         record["calls"] = usage.by_purpose()
@@ -78,27 +77,24 @@ def step_record(decision: Decision, tutorial: bool, observation: str, terminated
 
 
 class TrajectoryWriter:
-    """Appends one line per record and flushes it, so a killed run loses at most the line in flight."""
+    """Appends one line per record, straight to the OS (unbuffered: one write call per line), so a
+    killed process loses at most the line in flight."""
 
     def __init__(self, path: Path, *, truncate_to: int = 0):
         self.path = Path(path)
         mode = "r+b" if self.path.exists() else "w+b"
-        self._file = open(self.path, mode)  # noqa: SIM115 - held open for the whole run
+        self._file = open(self.path, mode, buffering=0)  # noqa: SIM115 - held open for the whole run
         self._file.truncate(truncate_to)
         self._file.seek(truncate_to)
 
     def write(self, record: Mapping[str, Any]) -> None:
-        f = self._file
-        f.write((_dumps(record) + "\n").encode("utf-8"))
-        f.flush()
+        data = (_dumps(record) + "\n").encode("ascii")
+        written = self._file.write(data)
+        while written < len(data):  # a short write is rare on files, but legal
+            written += self._file.write(data[written:])
 
     def tell(self) -> int:
         return self._file.tell()
-
-    def sync(self) -> None:
-        """Make the bytes written so far durable (called before a checkpoint refers to them)."""
-        self._file.flush()
-        os.fsync(self._file.fileno())
 
     def close(self) -> None:
         self._file.close()
