@@ -13,6 +13,9 @@ while, so the planner tries another way instead of looping forever.
 
 from __future__ import annotations
 
+import ast
+import json
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.base import Agent, Decision, Task
@@ -113,6 +116,7 @@ class OracleAgent(Agent):
         self._since = 0
         self._window: dict[tuple[Any, ...], int] = {}
         self._engine_id: int | None = None
+        self._last_step = -1
 
     def reset(self, task: Task) -> None:
         super().reset(task)
@@ -128,10 +132,11 @@ class OracleAgent(Agent):
 
     def act(self, observation: str, info: dict[str, Any]) -> Decision:
         engine = self._engine(info)
-        if self._engine_id != id(engine):  # a new episode (env.reset) without agent.reset
-            if self._engine_id is not None:
-                self._reset_episode()
-            self._engine_id = id(engine)
+        # a new episode (env.reset) without agent.reset: another engine, or time running backwards
+        if (self._engine_id is not None and self._engine_id != id(engine)) or engine.state.step < self._last_step:
+            self._reset_episode()
+        self._engine_id = id(engine)
+        self._last_step = engine.state.step
         command, reason = self.decide(engine)
         return Decision(command, reasoning=reason)
 
@@ -170,6 +175,29 @@ class OracleAgent(Agent):
             worst = max(self._window.items(), key=lambda kv: (kv[1], repr(kv[0])))[0]
             self.planner.banned[worst] = engine.state.step + BAN_STEPS
         self._window = {}
+
+    def save(self, directory: Path) -> None:
+        """Write what the oracle remembers (its planner's memory and its progress watch), so that a
+        resumed run decides exactly as an uninterrupted one."""
+        data = {
+            "planner": self.planner.memory(),
+            "counters": self.counters,
+            "progress": list(self._progress) if self._progress is not None else None,
+            "since": self._since,
+            "window": [[repr(k), n] for k, n in self._window.items()],
+            "last_step": self._last_step,
+        }
+        (Path(directory) / "oracle.json").write_text(json.dumps(data), encoding="utf-8")
+
+    def load(self, directory: Path) -> None:
+        data = json.loads((Path(directory) / "oracle.json").read_text(encoding="utf-8"))
+        self._reset_episode()
+        self.planner.restore(data["planner"])
+        self.counters = dict(data["counters"])
+        self._progress = tuple(data["progress"]) if data["progress"] is not None else None
+        self._since = int(data["since"])
+        self._window = {ast.literal_eval(k): n for k, n in data["window"]}
+        self._last_step = int(data["last_step"])
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "check_valid": self.check_valid}

@@ -104,6 +104,18 @@ class Clock:
         return value
 
 
+class Steady:
+    """A clock that keeps one modifier: forecasts for costing fights ahead of time use the next
+    step's value throughout, so that they depend on the state only through that number (and can be
+    cached exactly across steps)."""
+
+    def __init__(self, value: float):
+        self.value = value
+
+    def modifier(self, k: int) -> float:
+        return self.value
+
+
 def choose(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina: float,
            foes: list[Foe], modifier: float) -> tuple[str, Foe | None]:
     """One step of a policy: ``("attack", foe)``, ``("defend", None)`` or ``("wait", None)``."""
@@ -127,7 +139,7 @@ def choose(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina
 
 
 def simulate(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina: float,
-             foes: list[Foe], clock: Clock) -> Forecast:
+             foes: list[Foe], clock: Clock | Steady) -> Forecast:
     """Play a fight out under one policy (exactly the engine's arithmetic) and report how it ends."""
     live = list(foes)
     steps = 0
@@ -158,10 +170,10 @@ def simulate(policy: str, hp: int, max_hp: int, attack: int, defense: int, stami
 
 
 def forecast(view: View, foes: list[Foe], *, attack: int | None = None, defense: int | None = None,
-             hp: int | None = None, margin: float = 0.3) -> Forecast:
+             hp: int | None = None, margin: float = 0.3, clock: Clock | Steady | None = None) -> Forecast:
     """The best policy's outcome: the fastest win that keeps ``margin`` of my health, else the safest."""
     agent = view.agent
-    clock = Clock(view)
+    clock = Clock(view) if clock is None else clock
     attack = agent.attack if attack is None else attack
     defense = agent.defense if defense is None else defense
     hp = agent.hp if hp is None else hp

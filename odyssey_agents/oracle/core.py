@@ -8,6 +8,7 @@ them together.
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import math
 from collections.abc import Callable, Iterator
@@ -80,3 +81,25 @@ class PlannerBase:
             yield
         finally:
             self._keep.pop()
+
+    # ------------------------------------------------------------------ memory that outlives a step
+    def memory(self) -> dict[str, Any]:
+        """What the planner remembers between steps, as JSON-ready data (for checkpoints).
+
+        Forecasts are not included: they are a cache whose entries depend only on their keys.
+        """
+        return {
+            "banned": [[repr(k), until] for k, until in self.banned.items()],
+            "last_choice": [[repr(k), repr(c)] for k, c in self.last_choice.items()],
+            "reserved": dict(self.reserved),
+            "let_go": dict(self.let_go),
+            "calm_until": self.calm_until,
+        }
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Take back what :meth:`memory` returned (keys are tuples of plain values)."""
+        self.banned = {ast.literal_eval(k): until for k, until in data["banned"]}
+        self.last_choice = {ast.literal_eval(k): ast.literal_eval(c) for k, c in data["last_choice"]}
+        self.reserved = dict(data["reserved"])
+        self.let_go = dict(data["let_go"])
+        self.calm_until = int(data["calm_until"])

@@ -38,8 +38,9 @@ class Tactics(PlannerBase):
         """Forecast of a fight with ``npc`` (holding my best weapon, or ``weapon``; wearing
         ``armor`` too; with ``hp`` health), for costing.
 
-        Forecasts are kept across steps, keyed by everything they depend on (the hour stands for
-        the clock), since most steps ask about the same few enemies.
+        Enemies are taken to hit as hard as they will next step throughout (:class:`combat.Steady`),
+        so a forecast depends on nothing but the numbers in its key and is kept across steps: most
+        steps ask about the same few enemies.
         """
         v = self.v
         attack, defense = self._stats(weapon)
@@ -49,13 +50,21 @@ class Tactics(PlannerBase):
         foes = [combat.foe_of(v, npc)] + [combat.foe_of(v, n) for n in v.engaged_foes() if n.handle != npc.handle]
         agent = v.agent
         hp = agent.hp if hp is None else hp
+        modifier = self._steady_modifier()
         key = (tuple((f.hp, f.attack, f.defense, f.pattern, f.index % max(1, len(f.pattern))) for f in foes),
-               attack, defense, hp, agent.max_hp, agent.stamina, v.state.minute // 60)
+               attack, defense, hp, agent.max_hp, agent.stamina, modifier)
         hit = self._fights.get(key)
         if hit is None:
             if len(self._fights) > 4096:
                 self._fights.clear()
-            hit = self._fights[key] = combat.forecast(v, foes, attack=attack, defense=defense, hp=hp)
+            hit = self._fights[key] = combat.forecast(v, foes, attack=attack, defense=defense, hp=hp,
+                                                      clock=combat.Steady(modifier))
+        return hit
+
+    def _steady_modifier(self) -> float:
+        hit = self._memo.get(("modifier",))
+        if hit is None:
+            hit = self._memo[("modifier",)] = combat.Clock(self.v).modifier(1)
         return hit
 
     def cost_fight(self, npc: Npc) -> float:

@@ -262,3 +262,49 @@ def test_clock_knows_the_danger_hours() -> None:
         env.step("wait")
         actual.append(engine.state.modifiers["enemy_attack"])
     assert predicted == pytest.approx(actual)
+
+
+@pytest.mark.parametrize("game", ["base", "remnant"])
+def test_resumed_oracle_decides_as_an_uninterrupted_one(game: str, tmp_path) -> None:
+    """Checkpoint (env state + agent memory) mid-episode, resume in fresh objects: same commands."""
+    _need(game)
+    from odyssey_env.env import OdysseyEnv
+
+    def play(env, agent, obs, info, n):
+        out = []
+        for _ in range(n):
+            d = agent.act(obs, info)
+            out.append(d.action)
+            obs, _, terminated, _, info = env.step(d.action)
+            if terminated:
+                break
+        return out, obs, info
+
+    env = OdysseyEnv(game, tutorial=True)
+    obs, info = env.reset(seed=5)
+    agent = OracleAgent(env)
+    _, obs, info = play(env, agent, obs, info, 90)
+    saved = env.save_state()
+    agent.save(tmp_path)
+    straight, _, _ = play(env, agent, obs, info, 120)
+
+    env2 = OdysseyEnv(game, tutorial=True)
+    obs2 = env2.load_state(saved)
+    agent2 = OracleAgent(env2)
+    agent2.load(tmp_path)
+    resumed, _, _ = play(env2, agent2, obs2, info, 120)
+    assert resumed == straight
+
+
+def test_a_new_episode_resets_the_oracle() -> None:
+    from odyssey_env.env import OdysseyEnv
+
+    env = OdysseyEnv("base")
+    obs, info = env.reset(seed=1)
+    agent = OracleAgent(env)
+    for _ in range(30):
+        obs, _, _, _, info = env.step(agent.act(obs, info).action)
+    obs, info = env.reset(seed=1)
+    fresh = OracleAgent(env)
+    assert agent.act(obs, info).action == fresh.act(obs, info).action
+    assert agent.stats()["steps"] == 1
