@@ -1,0 +1,112 @@
+"""Reports and the challenge aggregation on run directories and on hand-made runs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from odyssey_eval.challenge import aggregate
+from odyssey_eval.collect import Run, load_runs
+from odyssey_eval.progress import NullProgress, make_progress
+from odyssey_eval.report import build_rows, format_table, mean_rows
+from odyssey_eval.report import main as report_main
+from odyssey_eval.runner import run_cell
+
+from .conftest import cell, quiet
+
+
+def fake(game, agent, seed, main, sup, *, steps=500, tag="", end="max_steps", tutorial=True):
+    metrics = {"play_steps": steps, "terminated": end == "terminated", "main_reward": main,
+               "supplementary_reward": sup}
+    results = {"game": game, "agent": {"name": agent}, "agent_name": agent, "agent_config": {"name": agent},
+               "llm": {"name": "none"}, "seed": seed, "max_steps": 500, "tutorial": tutorial, "tag": tag,
+               "end_reason": end}
+    return Run(path=f"/runs/{game}/{agent}/{seed}", results=results, metrics=metrics, main_curve=[main],
+               sup_curve=[sup], token_curve=[0])
+
+
+def test_challenge_ranks_by_mean_main_then_supplementary():
+    runs = []
+    for seed in range(3):
+        runs += [fake("remnant", "a", seed, 4, 10), fake("mark", "a", seed, 2, 1)]  # score 3, tie 5.5
+        runs += [fake("remnant", "b", seed, 2, 20), fake("mark", "b", seed, 4, 0)]  # score 3, tie 10
+        runs += [fake("remnant", "c", seed, 1 + seed, 0), fake("mark", "c", seed, 0, 0)]  # score 1
+    table = aggregate(runs)
+    assert [t["submission"] for t in table] == ["b", "a", "c"]
+    assert [t["rank"] for t in table] == [1, 2, 3]
+    assert table[0]["score"] == pytest.approx(3.0) and table[0]["tiebreak"] == pytest.approx(10.0)
+    assert table[2]["games"]["remnant"]["main"] == pytest.approx(2.0)  # (1 + 2 + 3) / 3
+    assert all(t["warnings"] == [] and t["complete"] for t in table)
+
+
+def test_challenge_protocol_warnings():
+    runs = [fake("remnant", "x", 0, 3, 1), fake("remnant", "x", 0, 3, 1, steps=120),
+            fake("remnant", "x", 1, 3, 1, tutorial=False), fake("base", "x", 0, 9, 9)]
+    (t,) = aggregate(runs)
+    text = "\n".join(t["warnings"])
+    assert "no runs of mark" in text and not t["complete"]
+    assert "at least 3" not in text  # 3 runs of remnant
+    assert "the same seed appears more than once" in text
+    assert "ended after 120 play steps" in text
+    assert "without the tutorial" in text
+    assert "non-ranking games ignored: base" in text
+    assert t["score"] == pytest.approx(3.0)  # over the games present
+
+
+def test_ties_share_a_rank():
+    runs = [fake(g, a, s, 1, 1) for g in ("remnant", "mark") for a in ("p", "q") for s in range(3)]
+    assert [t["rank"] for t in aggregate(runs)] == [1, 1]
+
+
+def test_report_rows_and_table_from_a_run(random_run, tmp_path):
+    runs, unfinished = load_runs([random_run])
+    assert unfinished == []
+    (row,) = build_rows(runs)
+    stored = json.loads((random_run / "results.json").read_text())
+    assert (row["main"], row["sup"], row["play_steps"]) == (stored["main_reward"], stored["supplementary_reward"],
+                                                            120)
+    assert row["combined"] == pytest.approx(1.0 if row["main"] or row["sup"] else 0.0)  # alone: its own max
+    assert row["wk_before"] is not None and row["em_after"] is not None
+    phases = [(q["phase"], q["step"]) for q in stored["qa"] if q["kind"] == "world_knowledge"]
+    assert phases == [("before", 0), ("during", 40), ("during", 80), ("after", 120)]
+    table = format_table(mean_rows(build_rows(runs)))
+    assert table.splitlines()[2].split()[:3] == ["base", "random", "n=1"]
+
+
+def test_report_command_lists_unfinished_and_writes_html(random_run, tmp_path, capsys):
+    # an unfinished cell next to a finished one
+    cfg = cell(tmp_path, max_steps=30)
+    from odyssey_eval.rundir import RunDir, run_path
+
+    RunDir(run_path(cfg)).start({"game": {"name": "base"}})
+    out = tmp_path / "r.html"
+    assert report_main([str(random_run), str(tmp_path), "--html", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "unfinished:" in printed and str(out) in printed
+    html = out.read_text()
+    assert "Unfinished run directories" in html and html.count("<img") == 5
+
+
+def test_report_warns_when_results_disagree_with_the_trajectory(tmp_path, capsys):
+    out = run_cell(cell(tmp_path, max_steps=20, qa={"enabled": False}), log=quiet)
+    results = json.loads((out.path / "results.json").read_text())
+    results["main_reward"] += 5
+    (out.path / "results.json").write_text(json.dumps(results))
+    assert report_main([str(out.path), "--no-html"]) == 0
+    assert "results.json says main_reward" in capsys.readouterr().out
+
+
+def test_report_errors(tmp_path, capsys):
+    assert report_main([str(tmp_path / "missing")]) == 2
+    assert report_main([str(tmp_path)]) == 1
+    assert "no finished runs" in capsys.readouterr().err
+
+
+def test_progress_bar_modes(capsys):
+    assert isinstance(make_progress(False, "x", 10), NullProgress)
+    assert type(make_progress("auto", "x", 10)) is NullProgress  # tests do not run on a terminal
+    bar = make_progress(True, "base random seed 0", 10)
+    bar.update(5, 1, 2, 300, force=True)
+    bar.close()
+    assert "main 1" in capsys.readouterr().out
