@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
-from odyssey_env.steprules.living import is_common_enemy, is_world_area, move_npc, pick, roams, tell
+from odyssey_env.steprules.living import FIXED_ORIGINS, is_common_enemy, is_world_area, move_npc, pick, roams, tell
 from odyssey_env.worldgen import spawn_npc
 
 NOISE = "noise"
@@ -48,11 +48,14 @@ class WanderingPatrols(StepRule):
         state = engine.state
         if state.step % self.p.period:
             return
-        areas, kinds, rng = state.areas, engine.game.npcs, engine.rng
+        areas, kinds, rng, chance = state.areas, engine.game.npcs, engine.rng, self.p.chance
         for npc in list(state.npcs.values()):
-            if not roams(engine, npc) or rng.random() >= self.p.chance:
+            if npc.engaged is not None or npc.origin in FIXED_ORIGINS:
                 continue
-            hostile = kinds[npc.type].hostile
+            t = kinds[npc.type]
+            if t.unique or not (t.merchant or (t.hostile and t.role != "boss")) or rng.random() >= chance:
+                continue  # the same test as living.roams, inlined: this loop is the rule's whole cost
+            hostile = t.hostile
             options = []
             for name, ex in areas[npc.area].exits.items():
                 there = areas[name]

@@ -221,7 +221,7 @@ class CarrionScavengers(StepRule):
                 pending.append([state.step + self.p.delay, ev.data["area"], loot])
         if len(pending) > self.p.max_pending:
             del pending[: len(pending) - self.p.max_pending]
-        if not any(entry[0] <= state.step for entry in pending):
+        if not pending or not any(entry[0] <= state.step for entry in pending):
             return
         here = occupied(state)
         keep = []
