@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
 from gymnasium import spaces
+from gymnasium.vector.utils import read_from_shared_memory
 
 from odyssey_env.engine import Engine, Outcome
 from odyssey_env.game import Game, load_game
@@ -22,6 +23,49 @@ MAX_OBSERVATION_LENGTH = 16384
 MAX_ACTION_LENGTH = 512
 _TRUNCATED = "\n[observation truncated]"
 PLAYER = "player"
+
+
+class ObservationText(spaces.Text):
+    """``Text`` whose batches read back correctly from ``AsyncVectorEnv``'s shared memory.
+
+    Gymnasium 1.x reads a ``Text`` space's shared memory once, when the vector env is built, into a
+    tuple of strings, and returns that same stale tuple after every reset and step (observations come
+    back as ``"000..."``). Reading through :class:`_SharedTexts` instead keeps the default
+    ``gym.make_vec(..., vectorization_mode="async")`` correct.
+    """
+
+
+class _SharedTexts(Sequence[str]):
+    """A live view of the observations in a vector env's shared memory; copies are plain tuples."""
+
+    def __init__(self, space: spaces.Text, memory: Any, n: int):
+        self._space, self._memory, self._n = space, memory, n
+
+    def _now(self) -> tuple[str, ...]:
+        return _read_text(self._space, self._memory, self._n)
+
+    def __getitem__(self, index):  # type: ignore[override]
+        return self._now()[index]
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __deepcopy__(self, memo: dict) -> tuple[str, ...]:
+        return self._now()
+
+    def __eq__(self, other: object) -> bool:
+        return tuple(self) == (tuple(other) if isinstance(other, Sequence) else other)
+
+    def __repr__(self) -> str:
+        return repr(self._now())
+
+
+_read_text = read_from_shared_memory.dispatch(spaces.Text)
+
+
+@read_from_shared_memory.register(ObservationText)
+def _read_observations(space: ObservationText, shared_memory: Any, n: int = 1) -> _SharedTexts:
+    return _SharedTexts(space, shared_memory, n)
 
 
 class OdysseyEnv(gym.Env[str, str]):
@@ -85,7 +129,7 @@ class OdysseyEnv(gym.Env[str, str]):
         self.tutorial = tutorial
         self.expansion = expansion
         self.reward_weights = check_weights(reward_weights or {"quest": 1.0})
-        self.observation_space = spaces.Text(MAX_OBSERVATION_LENGTH, min_length=1, charset=CHARSET)
+        self.observation_space = ObservationText(MAX_OBSERVATION_LENGTH, min_length=1, charset=CHARSET)
         self.action_space = spaces.Text(MAX_ACTION_LENGTH, min_length=1, charset=CHARSET)
         self.engine: Engine | None = None
         self._last_obs = ""
@@ -185,7 +229,9 @@ class OdysseyEnv(gym.Env[str, str]):
         return info
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"kwargs": self._kwargs, "state": self.save_state() if self.engine is not None else None,
+        # reset(options=...) may have switched valid actions on or off since construction: keep that.
+        kwargs = {**self._kwargs, "valid_actions": self.with_valid_actions}
+        return {"kwargs": kwargs, "state": self.save_state() if self.engine is not None else None,
                 "last_obs": self._last_obs}
 
     def __setstate__(self, data: dict[str, Any]) -> None:

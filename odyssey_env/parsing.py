@@ -1,7 +1,8 @@
 """Turning a command string into a verb and typed arguments, or into an invalid-action message.
 
 Only *format* problems are decided here (paper A3.1): an empty input, an unknown verb, a wrong number
-of arguments, an amount that is not a positive whole number, an unclosed quote. Those make the action
+of arguments, an amount that is not a positive whole number, an unclosed quote, a name that no game
+could use (empty, too long, or not printable ASCII: verbs echo names back). Those make the action
 invalid and the turn passes as a wait. Whether the named things exist is the verb's business and is
 answered with corrective feedback instead.
 """
@@ -15,6 +16,7 @@ if TYPE_CHECKING:
     from odyssey_env.rules import ActionRule, RuleBook
 
 MAX_AMOUNT = 1_000_000
+MAX_NAME_LENGTH = 100
 _ECHO_LIMIT = 80
 
 
@@ -65,6 +67,10 @@ def parse(rules: RuleBook, text: Any) -> tuple[ActionRule, tuple[Any, ...]] | st
             args.append(int(word))
         elif kind == "text":
             args.append(word)
+        elif not word or len(word) > MAX_NAME_LENGTH or not (word.isascii() and word.isprintable()):
+            # Verbs echo names in their feedback, which must stay printable ASCII and short.
+            return (f"Invalid action: <{label}> must be a name of printable ASCII characters (at most "
+                    f"{MAX_NAME_LENGTH}), got '{echo(word)}' in '{rule.usage()}'.")
         else:
             args.append(word.lower())
     return rule, tuple(args)

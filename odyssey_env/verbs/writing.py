@@ -7,7 +7,7 @@ from odyssey_env.game import TEXT_CHARS
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.world import type_of
 
-PLACEHOLDER = '"notes"'
+PLACEHOLDER = "notes"
 
 
 def _tool(turn: Turn) -> str | None:
@@ -46,7 +46,8 @@ class Write(ActionRule):
         for handle in turn.agent.hands:
             inst = instances.get(handle)
             if inst is not None and objects[inst.type].category == "writable":
-                yield f"write {PLACEHOLDER} {handle}"
+                # The listed command must succeed, so the placeholder text must fit this writable.
+                yield f'write "{PLACEHOLDER[: objects[inst.type].max_text]}" {handle}'
 
     def facts(self, game):
         yield Fact("writing", "What do I need to write a note?",

@@ -1,0 +1,265 @@
+"""Valid actions are sound (every listed command executes without failing) and complete (every command
+that would succeed is listed, with amounts summarised as the smallest and the largest feasible one).
+
+Both properties are checked from the states of long seeded random walks, on the Base game and on the
+tiny test game that switches on every optional verb. Each candidate command is tried from the same
+state (restored from a pickle snapshot), so the checks see exactly what an agent would.
+"""
+
+from __future__ import annotations
+
+import pickle
+import random
+
+import pytest
+
+from odyssey_env import load_game
+from odyssey_env.engine import Engine, Turn
+from odyssey_env.parsing import parse
+
+PLAYER = "player"
+
+
+class Snapshot:
+    """Cheap exact restore of an engine (its state and its RNG), for trying commands side by side."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.blob = pickle.dumps(engine.state, protocol=pickle.HIGHEST_PROTOCOL)
+        self.rng = engine.rng.getstate()
+
+    def restore(self) -> None:
+        self.engine.state = pickle.loads(self.blob)
+        self.engine.rng.setstate(self.rng)
+
+
+def _walk_states(engine: Engine, steps: int, seed: int, every: int = 1):
+    """Random walk: a verb at random, then one of its listed commands, which must execute.
+
+    Yields (step, valid actions) every ``every`` steps, before the step is taken.
+    """
+    rng = random.Random(seed)
+    for i in range(steps):
+        va = engine.valid_actions(PLAYER)
+        if i % every == 0:
+            yield i, va
+        verb = rng.choice(list(va))
+        command = rng.choice(va[verb])
+        out = engine.step({PLAYER: command})[PLAYER]
+        assert not out.invalid and not out.failed, (i, command, engine.state.feedback[PLAYER])
+
+
+GAMES = ["base", "tiny"]
+
+
+def _game(name, tiny_game):
+    return tiny_game if name == "tiny" else load_game(name)
+
+
+def _soundness(engine: Engine, steps: int, seed: int, per_verb: int | None) -> tuple[set[str], list]:
+    """Walk, and at each step try ``per_verb`` listed commands of every verb (all when None)."""
+    pick = random.Random(seed + 1000)
+    seen_verbs: set[str] = set()
+    bad = []
+    for i, va in _walk_states(engine, steps, seed):
+        snap = Snapshot(engine)
+        for verb, commands in va.items():
+            seen_verbs.add(verb)
+            if not commands or len(commands) != len(set(commands)):
+                bad.append((i, verb, "empty or duplicated", commands))
+            tried = commands if per_verb is None else pick.sample(commands, min(per_verb, len(commands)))
+            for command in tried:
+                if not _succeeds(engine, snap, command):
+                    bad.append((i, command, engine.state.feedback[PLAYER]))
+                    snap.restore()
+        if bad:
+            break
+    return seen_verbs, bad
+
+
+@pytest.mark.parametrize(("game_name", "seed"), [("base", 0), ("base", 1), ("tiny", 0), ("tiny", 1), ("tiny", 2)])
+def test_listed_commands_execute(game_name, seed, tiny_game):
+    """Long walks, sampling two listed commands of every verb at each step (the walk itself runs one more)."""
+    engine = Engine(_game(game_name, tiny_game), seed)
+    seen_verbs, bad = _soundness(engine, 1000, seed, per_verb=2)
+    assert not bad, bad[:5]
+    assert {"pick up", "drop", "enter", "inspect", "talk to", "equip", "store", "craft"} <= seen_verbs, seen_verbs
+
+
+@pytest.mark.parametrize("game_name", GAMES)
+def test_every_listed_command_executes(game_name, tiny_game):
+    """Every listed command of every verb, at every step of a shorter walk."""
+    engine = Engine(_game(game_name, tiny_game), 5)
+    _, bad = _soundness(engine, 300, 5, per_verb=None)
+    assert not bad, bad[:5]
+
+
+def test_optional_verbs_are_exercised(tiny_game):
+    """The tiny game's walks reach every verb, so the checks above cover the optional ones too."""
+    seen: set[str] = set()
+    for seed in range(3):
+        seen |= _soundness(Engine(tiny_game, seed), 1000, seed, per_verb=0)[0]
+    assert seen == set(tiny_game.rules.actions), set(tiny_game.rules.actions) - seen
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_name", GAMES)
+def test_long_walks_every_command(game_name, tiny_game):
+    for seed in range(10, 16):
+        _, bad = _soundness(Engine(_game(game_name, tiny_game), seed), 3000, seed, per_verb=None)
+        assert not bad, bad[:5]
+
+
+# ---------------------------------------------------------------------------- completeness
+def _names(engine: Engine) -> list[str]:
+    """Every handle the state or the game could mention, plus two that exist nowhere."""
+    state, game = engine.state, engine.game
+    names: dict[str, None] = {}
+    names.update(dict.fromkeys(game.objects))
+    names.update(dict.fromkeys(state.instances))
+    names.update(dict.fromkeys(state.npcs))
+    names.update(dict.fromkeys(state.areas))
+    names.update(dict.fromkeys(game.npcs))
+    names.update(dict.fromkeys(["nothing_at_all", "ghost_7"]))
+    return list(names)
+
+
+def _largest_count(engine: Engine) -> int:
+    state = engine.state
+    counts = [1]
+    for area in state.areas.values():
+        counts += area.objects.values()
+    for agent in state.agents.values():
+        counts += agent.hands.values()
+    for inst in state.instances.values():
+        counts += inst.contents.values()
+    for npc in state.npcs.values():
+        counts += npc.inventory.values()
+        counts.append(npc.coins)
+    return sum(counts)  # a generous bound: more than anything can be carried, bought or stored
+
+
+def _succeeds(engine: Engine, snap: Snapshot, command: str) -> bool:
+    """Apply just the verb (no step rules: they cannot make a verb fail) and report success.
+
+    A success changes the state, which is then restored; a refusal must change nothing, which
+    :func:`_check_state` verifies once at the end.
+    """
+    parsed = parse(engine.rules, command)
+    assert not isinstance(parsed, str), (command, parsed)
+    rule, args = parsed
+    engine.state.feedback[PLAYER] = []
+    engine.events = []
+    turn = Turn(engine, engine.state.agents[PLAYER])
+    rule.apply(turn, *args)
+    if turn.ok:
+        snap.restore()
+    return turn.ok
+
+
+Key = tuple[str, tuple[str, ...]]
+
+
+def _listed(rules, va: dict[str, list[str]]) -> dict[Key, set[int]]:
+    """Listed commands keyed by (verb, name arguments) -> the amounts listed (empty set when no amount)."""
+    out: dict[Key, set[int]] = {}
+    for commands in va.values():
+        for command in commands:
+            key, amounts = _key(rules, command)
+            out.setdefault(key, set()).update(amounts)
+    return out
+
+
+def _key(rules, command: str) -> tuple[Key, set[int]]:
+    """(verb, name arguments) of a command, and its amount if it has one; the text of ``write`` is ignored."""
+    rule, args = parse(rules, command)
+    names, amounts = [], set()
+    for (_, kind), value in zip(rule.params, args, strict=True):
+        if kind == "amount":
+            amounts.add(value)
+        elif kind != "text":
+            names.append(value)
+    return (rule.verb, tuple(names)), amounts
+
+
+def _check_state(engine: Engine) -> list[str]:
+    """Try the whole candidate universe from this state; return what is wrong with the valid actions."""
+    va = engine.valid_actions(PLAYER)
+    listed = _listed(engine.rules, va)
+    names = _names(engine)
+    npcs = [*list(engine.state.npcs), "ghost_7"]
+    areas = [*list(engine.state.areas), "nowhere"]
+    containers = [h for h, i in engine.state.instances.items() if engine.game.objects[i.type].category == "container"]
+    writables = [h for h, i in engine.state.instances.items() if engine.game.objects[i.type].category == "writable"]
+    pools = {"object": names, "npc": npcs, "area": areas, "container": [*containers, "stick"],
+             "writable": [*writables, "stick"], "text": ['"notes"'], "amount": ["1"]}
+    most = _largest_count(engine)
+    snap = Snapshot(engine)
+    before = (engine.state.to_dict(), engine.rng.getstate())
+    problems = []
+    for verb, rule in engine.rules.actions.items():
+        combos: list[list[str]] = [[]]
+        for _, kind in rule.params:
+            combos = [[*c, w] for c in combos for w in pools[kind]]
+        amount_at = next((i for i, (_, k) in enumerate(rule.params) if k == "amount"), None)
+        for combo in combos:
+            command = " ".join([verb, *combo])
+            if not _succeeds(engine, snap, command):
+                continue
+            key, _ = _key(engine.rules, command)
+            if key not in listed:
+                problems.append(f"{command!r} succeeds but {key} is not listed")
+                continue
+            if amount_at is None:
+                continue
+            feasible = [1]
+            for n in range(2, most + 2):
+                combo[amount_at] = str(n)
+                if not _succeeds(engine, snap, " ".join([verb, *combo])):
+                    break
+                feasible.append(n)
+            if listed[key] != {1, feasible[-1]}:
+                problems.append(f"{key}: feasible amounts 1..{feasible[-1]}, listed {sorted(listed[key])}")
+    engine.state.feedback[PLAYER] = before[0]["feedback"][PLAYER]
+    if (engine.state.to_dict(), engine.rng.getstate()) != before:
+        problems.append("a refused command changed the state")
+        snap.restore()
+    return problems
+
+
+def _completeness(engine: Engine, steps: int, seed: int, every: int) -> list[str]:
+    problems = []
+    for i, _ in _walk_states(engine, steps, seed, every=every):
+        problems += [f"step {i}: {p}" for p in _check_state(engine)]
+        if problems:
+            break
+    return problems
+
+
+@pytest.mark.parametrize(("game_name", "seed"), [("base", 3), ("base", 4), ("tiny", 3), ("tiny", 4), ("tiny", 5)])
+def test_every_command_that_succeeds_is_listed(game_name, seed, tiny_game):
+    engine = Engine(_game(game_name, tiny_game), seed)
+    problems = _completeness(engine, 1000, seed, every=20)
+    assert not problems, problems[:10]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_name", GAMES)
+def test_long_walks_completeness(game_name, tiny_game):
+    for seed in range(10, 16):
+        problems = _completeness(Engine(_game(game_name, tiny_game), seed), 3000, seed, every=5)
+        assert not problems, problems[:10]
+
+
+def test_completeness_check_can_fail(tiny_game, make_harness):
+    """A check that never fails proves nothing: hide one listed command and the check must notice."""
+    engine = Engine(tiny_game, 0)
+    original = engine.valid_actions
+
+    def missing_one(agent_id):
+        va = original(agent_id)
+        va.pop("pick up", None)
+        return va
+
+    engine.valid_actions = missing_one
+    assert any("pick up" in p for p in _check_state(engine))

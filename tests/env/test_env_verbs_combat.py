@@ -1,0 +1,100 @@
+"""attack, throw, defend, wait, and the enemy's side of the exchange (combat rhythm)."""
+
+from __future__ import annotations
+
+
+def test_attack_follows_the_enemy_rhythm_to_victory(h):
+    rat = h.npc("rat")  # pattern: attack, defend, wait
+    r = rat.handle
+    h.ok(f"attack {r}")
+    assert f"I hit {r} for 10 damage (2/12 health left)." in h.feedback
+    assert f"{r} strikes me for 4 damage." in h.feedback
+    assert rat.hp == 2 and h.agent.hp == 96 and rat.engaged == "player" and h.agent.combat == r
+    assert h.agent.stamina == 0.8
+    h.ok(f"attack {r}")
+    assert f"{r} guards against my blow." in h.feedback and f"I hit {r} for 0 damage" in h.feedback
+    assert f"{r} holds its guard." in h.feedback and rat.hp == 2
+    h.ok(f"attack {r}")
+    assert f"I defeated {r}! It dropped 1 stick." in h.feedback
+    assert r not in h.state.npcs and r not in h.area.npcs and h.area.objects == {"stick": 1}
+    assert h.agent.combat is None
+    (ev,) = h.events("npc_defeated")
+    assert ev["type"] == "rat" and ev["first"] is True and ev["xp"] == 10
+    assert h.outcome.reward.defeat == 1 and h.agent.xp == 10
+
+
+def test_second_defeat_of_a_kind_is_not_rewarded(h):
+    h.agent.defeated["rat"] = 0
+    rat = h.npc("rat")
+    rat.hp = 1
+    h.ok(f"attack {rat.handle}")
+    assert h.outcome.reward.defeat == 0 and h.events("npc_defeated")[0]["first"] is False
+
+
+def test_enemy_pauses_between_blows(h):
+    rat = h.npc("rat")
+    rat.stance_index = 2  # its "wait"
+    rat.engaged, h.agent.combat = "player", rat.handle
+    h.ok("wait")
+    assert f"{rat.handle} pauses to catch its breath." in h.feedback and h.agent.hp == 100
+
+
+def test_attack_refusals(h):
+    h.fails("attack rat_0", "Cannot attack rat_0: there is no such creature here.")
+    h.npc("tom")
+    h.fails("attack tom", "Cannot attack tom: they are not hostile.")
+    assert h.state.npcs["tom"].hp == 40
+
+
+def test_throw_lands_on_the_ground(h):
+    rat = h.npc("rat")
+    h.hold("stick", 2)
+    h.ok(f"throw stick {rat.handle}")
+    assert f"I threw stick at {rat.handle} for 2 damage (10/12 health left)." in h.feedback
+    assert h.agent.hands == {"stick": 1} and h.area.objects == {"stick": 1}
+    assert rat.engaged == "player"
+
+
+def test_throw_can_defeat(h):
+    rat = h.npc("rat")
+    h.hold("club")  # attack 8 + 2 * size 2 = 12
+    h.ok(f"throw club {rat.handle}")
+    assert f"I defeated {rat.handle}!" in h.feedback
+    assert h.area.objects == {"club": 1, "stick": 1}
+
+
+def test_throw_refusals(h):
+    rat = h.npc("rat")
+    h.fails(f"throw stick {rat.handle}", "Cannot throw stick: I am not holding it.")
+    h.hold("stick")
+    h.fails("throw stick rat_99", "Cannot throw at rat_99: there is no such creature here.")
+    h.npc("tom")
+    h.fails("throw stick tom", "Cannot throw at tom: they are not hostile.")
+    assert h.agent.hands == {"stick": 1}
+
+
+def test_defend_blunts_blows_and_restores_half_the_stamina(h):
+    rat = h.npc("rat")
+    rat.engaged, h.agent.combat = "player", rat.handle
+    h.agent.stamina = 0.4
+    h.ok("defend")
+    assert "I raised my guard." in h.feedback
+    assert f"{rat.handle} strikes me through my guard for 0 damage." in h.feedback
+    assert h.agent.hp == 100 and abs(h.agent.stamina - 0.7) < 1e-9
+    h.ok("wait")  # the guard lasts one turn only
+    assert "through my guard" not in h.feedback
+
+
+def test_wait_restores_all_stamina(h):
+    h.agent.stamina = 0.2
+    h.ok("wait")
+    assert "I waited for a while." in h.feedback and h.agent.stamina == 1.0
+
+
+def test_held_weapon_raises_attack_after_the_step(h):
+    h.hold("club")
+    h.ok("wait")
+    assert h.agent.attack == 18
+    h.hold("torch")
+    h.ok("wait")
+    assert h.agent.attack == 18  # the best held object counts, not the sum
