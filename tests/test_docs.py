@@ -1,0 +1,41 @@
+"""The reference pages list everything the code has (they are written from it; this keeps them so)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from odyssey_env.quests.conditions import VOCABULARY
+from odyssey_env.rules import OPTIONAL_VERBS, RuleBook
+
+DOCS = Path(__file__).resolve().parents[1] / "docs"
+
+
+def _all_rules() -> RuleBook:
+    return RuleBook(verbs=OPTIONAL_VERBS, step_rules=_optional_step_names())
+
+
+def _optional_step_names() -> list[str]:
+    import importlib
+
+    from odyssey_env.rules import BASE_RULE_MODULES, _members
+
+    names = []
+    for module in BASE_RULE_MODULES:
+        for kind, value in _members(importlib.import_module(module)):
+            if kind == "step" and value.optional:
+                names.append(value.name)
+    return names
+
+
+def test_dynamics_page_lists_every_step_rule_and_verb():
+    text = (DOCS / "dynamics.md").read_text()
+    rules = _all_rules()
+    missing = [r.name for r in rules.steps if f"`{r.name}`" not in text]
+    missing += [v for v in rules.actions if f"`{rules.actions[v].usage()}`" not in text]
+    assert not missing, f"docs/dynamics.md lacks {missing}; regenerate it"
+
+
+def test_quests_page_lists_every_condition_type():
+    text = (DOCS / "quests.md").read_text()
+    missing = [name for name in VOCABULARY if f"`{name}`" not in text]
+    assert not missing, f"docs/quests.md lacks condition types {missing}"
