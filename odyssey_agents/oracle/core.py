@@ -24,6 +24,7 @@ SAFE_TEXT = "notes"
 LONG_FIGHT = 16  # a fight forecast to take longer than this is worth preparing for
 RESERVE_STEPS = 60  # a type some plan needed this recently is not sold for coins
 LET_GO_STEPS = 40  # what a goal put down is left alone by opportunism for this long
+DEATH_COST = 150  # steps an avoidable death is reckoned to cost (walking back, fetching what fell)
 KIT = frozenset({"weapon", "armor", "key", "quest", "tool", "container", "writable"})  # never sold for coins
 
 

@@ -1,4 +1,9 @@
-"""Getting somewhere: breadth-first over open paths, and through locked ways when needed.
+"""Getting somewhere: cheapest routes over open paths, and through locked ways when needed.
+
+Entering an area costs a step plus its *danger*: the chance of an ambush there (the ambush rule's odds
+for the area's level, times today's modifier) times what an ambush by the worst idle enemy there would
+cost, which is nothing for an enemy I would beat and the price of dying for one I would not. So the
+oracle walks around what it cannot fight when a detour exists, and straight through otherwise.
 
 A locked way needs its key in a hand when entering (the key stays in the lock) or, in games with the
 verb, a lockpick. Routes through locks are costed with what opening them takes (Dijkstra), and the key
@@ -10,20 +15,80 @@ from __future__ import annotations
 import heapq
 import itertools
 
-from odyssey_agents.oracle.core import INF, PlannerBase, Stuck
+from odyssey_agents.oracle.core import DEATH_COST, INF, PlannerBase, Stuck
 
 
 class Navigation(PlannerBase):
     """Travel costs and the next step of a route."""
 
     # ================================================================== movement
+    def danger(self, area: str) -> float:
+        """Expected cost (in steps) of an ambush during one step spent in ``area``."""
+        key = ("danger", area)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        v = self.v
+        value = 0.0
+        rule = v.engine.rules.step_rule("ambush")
+        table = getattr(getattr(rule, "p", None), "chance_by_level", None)
+        if table and not v.agent.in_tutorial:
+            state = v.state
+            a = state.areas[area]
+            idle = [state.npcs[h] for h in a.npcs if state.npcs[h].engaged is None and v.hostile(state.npcs[h])]
+            if idle:
+                chance = table[min(a.level, len(table)) - 1] * state.modifiers.get("ambush", 1.0)
+                worst = max(0.0 if self.fight_ok(self.outlook(n)) else DEATH_COST for n in idle)
+                value = min(1.0, chance) * worst
+        self._memo[key] = value
+        return value
+
+    def _open_routes(self) -> dict[str, tuple[float, str]]:
+        """Area -> (cost, previous area) of the cheapest open route from here (Dijkstra, stable ties)."""
+        hit = self._memo.get(("routes",))
+        if hit is not None:
+            return hit  # type: ignore[return-value]
+        v = self.v
+        areas = v.state.areas
+        best: dict[str, tuple[float, str]] = {v.here: (0.0, v.here)}
+        done: set[str] = set()
+        heap: list[tuple[float, int, str]] = [(0.0, 0, v.here)]
+        counter = 1
+        while heap:
+            d, _, a = heapq.heappop(heap)
+            if a in done:
+                continue
+            done.add(a)
+            for b, ex in areas[a].exits.items():
+                if ex.locked or b in done or b not in areas:
+                    continue
+                nd = d + 1.0 + self.danger(b)
+                if nd < best.get(b, (INF, ""))[0]:
+                    best[b] = (nd, a)
+                    heapq.heappush(heap, (nd, counter, b))
+                    counter += 1
+        self._memo[("routes",)] = best  # type: ignore[assignment]
+        return best
+
+    def _first_hop(self, dst: str) -> str | None:
+        """The neighbor to enter next on the cheapest open route to ``dst``."""
+        routes = self._open_routes()
+        if dst not in routes or dst == self.v.here:
+            return None
+        while True:
+            prev = routes[dst][1]
+            if prev == self.v.here:
+                return dst
+            dst = prev
+
     def travel(self, area: str | None) -> float:
-        """Steps to reach ``area``: open paths, else through locks (with the cost of opening them)."""
+        """Steps to reach ``area`` (dangers included): open paths, else through locks (with the cost
+        of opening them)."""
         if area is None:
             return 0
-        d = self.v.dist(area)
-        if d is not None:
-            return d
+        hit = self._open_routes().get(area)
+        if hit is not None:
+            return hit[0]
         if self._routing > 1:
             return INF  # a lock behind a lock behind a lock: not worth costing
         key = ("travel", area, self._routing)
@@ -39,7 +104,7 @@ class Navigation(PlannerBase):
             return None
         if area not in v.state.areas:
             raise Stuck(f"{area} does not exist (yet)")
-        hop = v.first_hop(area)
+        hop = self._first_hop(area)
         if hop is not None:
             self.used.append(("go", area))
             return f"enter {hop}"
@@ -54,7 +119,7 @@ class Navigation(PlannerBase):
                     cmd = self.open_way(a, b, carry_only=True)
                     if cmd is not None:
                         return cmd
-                    hop = v.first_hop(a)
+                    hop = self._first_hop(a)
                     if hop is None:
                         raise Stuck(f"no open way to {a}")
                     return f"enter {hop}"
@@ -97,7 +162,7 @@ class Navigation(PlannerBase):
             for b, ex in areas[a].exits.items():
                 if b not in areas:
                     continue
-                w = 1.0
+                w = 1.0 + self.danger(b)
                 if ex.locked:
                     pair = (a, b)
                     if pair not in lock_costs:

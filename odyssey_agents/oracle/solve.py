@@ -109,6 +109,8 @@ def main(argv: list[str] | None = None) -> int:
             status = "solved" if s.solved else "NOT SOLVED"
             if s.invalid or s.failed:
                 status += f" ({s.invalid} invalid, {s.failed} refused)"
+            if s.agent.get("corrected") or s.agent.get("stalls"):
+                status += f" [{s.agent.get('corrected', 0)} corrected, {s.agent.get('stalls', 0)} stalls]"
             print(f"{s.game:10s} {seed:4d} {s.stages:>3d}/{s.total:<3d} {s.steps:5d} {tut:>8s} {s.deaths:6d} "
                   f"{s.decide_ms:7.2f}  {status}")
     return 1 if unsolved else 0

@@ -55,8 +55,13 @@ class Supply(PlannerBase):
         last = self.last_choice.get(("have", t))
         cheapest = min(s[0] for s in sources)
 
+        here = ("pick", t, v.here)
+
         def rank(s: Source) -> tuple[float, int]:
-            # stay with last step's choice unless something is clearly cheaper (no dithering)
+            # what lies at my feet first; else stay with last step's choice unless something is
+            # clearly cheaper (no dithering)
+            if s[1] == here:
+                return (-1.0, 0)
             sticky = s[1] == last and s[0] <= cheapest * 1.5 + 3
             return (cheapest if sticky else s[0], 0 if sticky else 1)
 

@@ -308,3 +308,52 @@ def test_a_new_episode_resets_the_oracle() -> None:
     fresh = OracleAgent(env)
     assert agent.act(obs, info).action == fresh.act(obs, info).action
     assert agent.stats()["steps"] == 1
+
+
+def _locked_belfry(with_pick: str | None):
+    """Remnant with the player on the spiral stair and the belfry (a dead end) locked without a key."""
+    from odyssey_env.env import OdysseyEnv
+    from odyssey_env.world import add
+
+    env = OdysseyEnv("remnant")
+    env.reset(seed=0)
+    state = env.engine.state
+    stair = state.areas["spiral_stair"]
+    for h in list(stair.npcs):
+        stair.npcs.remove(h)
+        del state.npcs[h]
+    state.agents["player"].area = "spiral_stair"
+    stair.exits["belfry_crown"].locked = state.areas["belfry_crown"].exits["spiral_stair"].locked = True
+    if with_pick == "hand":
+        add(state.agents["player"].hands, "bent_lockpick")
+    elif with_pick == "ground":
+        add(stair.objects, "bent_lockpick")
+    return env
+
+
+@pytest.mark.parametrize(("pick", "expected"), [("hand", "lockpick belfry_crown"),
+                                                ("ground", "pick up bent_lockpick")])
+def test_locked_way_without_key_is_lockpicked(pick: str, expected: str) -> None:
+    _need("remnant")
+    from odyssey_env.quests.spec import Condition
+
+    env = _locked_belfry(pick)
+    command, _ = Planner().decide(env.engine, [Condition(type="in_area", area="belfry_crown")])
+    assert command == expected
+
+
+def test_oracle_picks_its_way_in() -> None:
+    _need("remnant")
+    from odyssey_env.quests.spec import Condition
+
+    env = _locked_belfry("hand")
+    engine = env.engine
+    planner = Planner()
+    goal = Condition(type="in_area", area="belfry_crown")
+    for _ in range(60):
+        command, _ = planner.decide(engine, [goal])
+        assert is_valid(engine, "player", command)
+        env.step(command)
+        if engine.state.agents["player"].area == "belfry_crown":
+            return
+    pytest.fail("never got through the picked lock")
