@@ -55,19 +55,25 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """The settings that make a cell what it is; two configs with equal keys produce equal runs.
 
     Output locations, checkpoint frequency and display options are left out: they change where and
-    how a run is written, not what it is.
+    how a run is written, not what it is. Settings that are null are left out too (null means "the
+    default"), so ``{"name": "random"}`` from Python and ``{name: random, seed: null}`` from a config
+    file name the same cell.
     """
     ev = cfg.get("eval", {}) or {}
     return {
-        "game": dict(cfg["game"]),
-        "agent": dict(cfg["agent"]),
-        "llm": dict(cfg.get("llm") or {"name": "none"}),
+        "game": _set(cfg["game"]),
+        "agent": _set(cfg["agent"]),
+        "llm": _set(cfg.get("llm") or {"name": "none"}),
         "seed": int(cfg["seed"]),
         "max_steps": int(cfg["max_steps"]),
         "tutorial": bool(cfg.get("tutorial", True)),
         "qa": dict(ev.get("qa") or {}),
         "tag": str(ev.get("tag") or ""),
     }
+
+
+def _set(group: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in dict(group).items() if v is not None}
 
 
 def run_path(cfg: Mapping[str, Any]) -> Path:

@@ -265,3 +265,12 @@ def test_cleanup_of_the_temporary_dirs(tmp_path):
     out = run_cell(cell(tmp_path, max_steps=5, qa={"enabled": False}), log=quiet)
     shutil.rmtree(out.path)
     assert run_cell(cell(tmp_path, max_steps=5, qa={"enabled": False}), log=quiet).status == "finished"
+
+
+def test_null_settings_name_the_same_cell_as_absent_ones(tmp_path):
+    first = run_cell(cell(tmp_path, max_steps=5, qa={"enabled": False}), log=quiet)  # agent.seed: null
+    plain = cell(tmp_path, max_steps=5, qa={"enabled": False}, agent={"name": "random"}, game={"name": "base"})
+    assert run_cell(plain, log=quiet).status == "skipped"
+    with pytest.raises(RunDirError, match="agent"):  # a different agent seed is a different cell
+        run_cell(cell(tmp_path, max_steps=5, qa={"enabled": False}, agent={"name": "random", "seed": 3}), log=quiet)
+    assert first.status == "finished"
