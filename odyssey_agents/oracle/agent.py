@@ -87,11 +87,26 @@ def is_valid(engine: Engine, agent_id: str, command: str) -> bool:
     if "text" in kinds:
         i = kinds.index("text")
         rest = [a for j, a in enumerate(args) if j != i]
+        if not _text_fits(engine, args[i], rest):
+            return False
         for cand in listed:
             p = parse(engine.rules, cand)
             if not isinstance(p, str) and [a for j, a in enumerate(p[1]) if j != i] == rest:
                 return True
     return False
+
+
+def _text_fits(engine: Engine, text: str, targets: list[Any]) -> bool:
+    """Whether ``text`` is writable at all (printable, one line) and fits every writable named."""
+    from odyssey_env.game import TEXT_CHARS
+
+    if not text or "\n" in text or set(text) - TEXT_CHARS:
+        return False
+    for handle in targets:
+        inst = engine.state.instances.get(handle)
+        if inst is not None and len(text) > engine.game.objects[inst.type].max_text:
+            return False
+    return True
 
 
 class OracleAgent(Agent):

@@ -104,7 +104,7 @@ class Goals(PlannerBase):
         return self.write(c.text or SAFE_TEXT, c.object)
 
     def _e_text_written(self, c: Condition) -> float:
-        return self.cost_write(c.object)
+        return self.cost_write(c.object, c.text or SAFE_TEXT)
 
     def _c_object_eaten(self, c: Condition) -> str | None:
         if "eat" not in self.v.verbs:
@@ -218,7 +218,7 @@ class Goals(PlannerBase):
         return self.drop_handle_in(handle, c.area)
 
     def _e_text_equals_in(self, c: Condition) -> float:
-        return self.cost_write(c.object) + (self.travel(c.area) + 2 if c.area else 0)
+        return self.cost_write(c.object, c.text) + (self.travel(c.area) + 2 if c.area else 0)
 
     def _c_object_in_area(self, c: Condition) -> str | None:
         v = self.v

@@ -434,30 +434,34 @@ class Supply(PlannerBase):
         return out[:3]
 
     # ================================================================== writing, dropping, wearing
-    def _writable_type(self, wanted: str | None) -> str | None:
+    def _writable_type(self, wanted: str | None, text: str) -> str | None:
+        """The writable type to use: ``wanted`` if given, else the cheapest one the text fits on."""
+        objects = self.v.game.objects
         if wanted is not None:
-            return wanted
-        options = [o.name for o in self.v.game.spec.objects if o.category == "writable"]
+            return wanted if objects[wanted].max_text >= len(text) else None
+        options = [o.name for o in self.v.game.spec.objects if o.category == "writable" and o.max_text >= len(text)]
         return min(options, key=lambda t: (self.cost_have(t, 1), options.index(t)), default=None)
 
     def _tool_type(self) -> str | None:
         options = [o.name for o in self.v.game.spec.objects if "write" in o.uses]
         return min(options, key=lambda t: (self.cost_have(t, 1), options.index(t)), default=None)
 
-    def cost_write(self, wanted: str | None) -> float:
-        paper, tool = self._writable_type(wanted), self._tool_type()
+    def cost_write(self, wanted: str | None, text: str) -> float:
+        paper, tool = self._writable_type(wanted, text), self._tool_type()
         if paper is None or tool is None:
             return INF
         return self.cost_have(paper, 1) + self.cost_have(tool, 1) + 3
 
     def write(self, text: str, wanted: str | None) -> str | None:
+        """Next command toward writing ``text`` (on a writable of type ``wanted``, if given)."""
         v = self.v
-        paper, tool = self._writable_type(wanted), self._tool_type()
+        paper, tool = self._writable_type(wanted, text), self._tool_type()
         if paper is None or tool is None:
-            raise Stuck("nothing to write with or on")
+            raise Stuck(f"nothing to write {text!r} with or on")
         held_tool = next((h for h in v.agent.hands if "write" in v.otype(h).uses), None)
         held_paper = next((h for h in v.agent.hands if v.otype(h).category == "writable"
-                           and (wanted is None or v.tname(h) == wanted)), None)
+                           and (wanted is None or v.tname(h) == wanted) and v.otype(h).max_text >= len(text)),
+                          None)
         if held_tool and held_paper:
             return f'write "{text}" {held_paper}'
         with self.need(paper, 1), self.need(tool, 1), self.keeping(held_tool), self.keeping(held_paper):

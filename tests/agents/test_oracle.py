@@ -357,3 +357,22 @@ def test_oracle_picks_its_way_in() -> None:
         if engine.state.agents["player"].area == "belfry_crown":
             return
     pytest.fail("never got through the picked lock")
+
+
+def test_text_that_does_not_fit_is_not_valid() -> None:
+    from odyssey_env.env import OdysseyEnv
+    from odyssey_env.world import add
+
+    env = OdysseyEnv("base")
+    env.reset(seed=0)
+    engine = env.engine
+    agent = engine.state.agents["player"]
+    add(agent.hands, "charcoal_stick")
+    bark = engine.state.new_handle("birch_bark")
+    from odyssey_env.state import Instance
+
+    engine.state.instances[bark] = Instance(type="birch_bark")
+    add(agent.hands, bark)
+    limit = engine.game.objects["birch_bark"].max_text
+    assert is_valid(engine, "player", f'write "{"a" * limit}" {bark}')
+    assert not is_valid(engine, "player", f'write "{"a" * (limit + 1)}" {bark}')
