@@ -5,9 +5,10 @@ included) and the output is every generated id. Sampling is seeded per call from
 number)``, and the call number is part of the saved state, so a resumed run draws what an
 uninterrupted one would.
 
-Small models drift off format; ``prefill_json`` starts the reply with ``{"<first key>": "`` (the
-caller's expected JSON) and ``stop_at_json`` ends generation when that object closes, which keeps a
-135M model on the JSON contract and saves the tokens it would spend rambling afterwards.
+Small models drift off format. ``prefill_json`` starts the reply with ``{"<first key>": "`` (the
+caller's expected JSON) and ``stop_at_json`` ends generation when that object closes. ``guided_json``
+goes further: it writes the expected keys itself and lets the model generate only the values, each
+up to its closing quote, so even a 135M model answers with every key (its values may still be poor).
 """
 
 from __future__ import annotations
@@ -60,6 +61,57 @@ class _BraceTracker:
         return self.closed
 
 
+class _StringTracker:
+    """Follows a JSON string value being written; done at its first unescaped closing quote."""
+
+    def __init__(self) -> None:
+        self.escape = False
+        self.closed = False
+
+    def feed(self, text: str) -> bool:
+        for ch in text:
+            if self.escape:
+                self.escape = False
+            elif ch == "\\":
+                self.escape = True
+            elif ch == '"':
+                self.closed = True
+                return True
+        return self.closed
+
+    @staticmethod
+    def end_in(text: str) -> int | None:
+        """Index of the closing quote in a full value text, or None."""
+        escape = False
+        for i, ch in enumerate(text):
+            if escape:
+                escape = False
+            elif ch == "\\":
+                escape = True
+            elif ch == '"':
+                return i
+        return None
+
+
+def _reusable(cache: Any, seen: list[int], ids: list[int]) -> Any:
+    """The cache cut back to the longest prefix ``ids`` shares with what it holds (or None)."""
+    if cache is None or not hasattr(cache, "crop") or not hasattr(cache, "get_seq_length"):
+        return None
+    held = cache.get_seq_length()
+    common = 0
+    limit = min(held, len(seen), len(ids) - 1)  # at least one new token must be fed
+    while common < limit and seen[common] == ids[common]:
+        common += 1
+    if common == 0:
+        return None
+    if held > common:
+        try:
+            cache.crop(common - held)  # transformers 5: a negative count of tokens to remove
+        except ValueError:
+            cache.crop(common)  # transformers 4: the length to keep
+    return cache
+
+
 class TransformersLLM(LLM):
     """``transformers`` causal LM behind the chat protocol.
 
@@ -75,7 +127,8 @@ class TransformersLLM(LLM):
                  dtype: str = "auto", max_tokens: int = 512, context_window: int | None = None,
                  do_sample: bool = True, temperature: float = 0.7, top_p: float = 0.8, top_k: int | None = None,
                  repetition_penalty: float | None = None, seed: int = 0, enable_thinking: bool | None = None,
-                 prefill_json: bool = False, stop_at_json: bool = True, trust_remote_code: bool = False,
+                 prefill_json: bool = False, guided_json: bool = False, stop_at_json: bool = True,
+                 trust_remote_code: bool = False,
                  backend: str = "hf"):
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
@@ -93,6 +146,7 @@ class TransformersLLM(LLM):
         self.seed = int(seed)
         self.enable_thinking = enable_thinking
         self.prefill_json = prefill_json
+        self.guided_json = guided_json
         self.stop_at_json = stop_at_json
         self.trust_remote_code = trust_remote_code
         self.calls = 0
@@ -123,6 +177,8 @@ class TransformersLLM(LLM):
         model.eval()
         self._model = model
         self.device = device
+        major = int(tf.__version__.split(".", 1)[0])
+        self._cache_arg = "cache" if major >= 5 else "past_key_values"
         if self._context_override is None:
             self.context_window = getattr(model.config, "max_position_embeddings", None)
 
@@ -154,14 +210,74 @@ class TransformersLLM(LLM):
 
     def complete(self, messages: Sequence[Message], *, purpose: str, max_tokens: int | None = None,
                  json_keys: Sequence[str] | None = None) -> Completion:
-        torch = self._torch
         start = time.perf_counter()
         self.load()
-        prefix = json_prefill(json_keys) if self.prefill_json and self.enable_thinking is not True else ""
-        prompt_ids = self._encode(self._prompt_text(messages) + prefix)
+        prompt = self._prompt_text(messages)
+        thinking_on = self.enable_thinking is True
+        self._torch.manual_seed((self.seed * 1_000_003 + self.calls) % (2**63 - 1))
+        self.calls += 1
+        if self.guided_json and json_keys and not thinking_on:
+            return self._guided(prompt, json_keys, purpose, max_tokens, start)
+        prefix = json_prefill(json_keys) if self.prefill_json and not thinking_on else ""
+        prompt_ids = self._encode(prompt + prefix)
         budget = self.reply_budget(len(prompt_ids), max_tokens)
-        tokenizer, model = self._tokenizer, self._model
-        kwargs: dict[str, Any] = {"max_new_tokens": budget, "do_sample": self.do_sample,
+        tracker = None
+        if self.stop_at_json and json_keys and not thinking_on:
+            tracker = _BraceTracker()
+            tracker.feed(prefix)
+        generated, _ = self._generate(prompt_ids, budget, tracker)
+        text = prefix + self._tokenizer.decode(generated, skip_special_tokens=True)
+        answer, thinking = split_thinking(text)
+        finish = "length" if len(generated) >= budget else "stop"
+        return Completion(answer, len(prompt_ids), len(generated), time.perf_counter() - start, purpose,
+                          reasoning=thinking, finish_reason=finish)
+
+    def _guided(self, prompt: str, keys: Sequence[str], purpose: str, max_tokens: int | None,
+                start: float) -> Completion:
+        """Fill the expected JSON object key by key: the keys and quotes are written for the model, the
+        values are generated (each up to its closing quote). Input tokens are the prompt plus the
+        scaffolding the model reads; output tokens are every generated id, discarded tails included."""
+        text = "{"
+        prompt_ids = self._encode(prompt + json_prefill(keys))
+        input_tokens, output_tokens = len(prompt_ids), 0
+        budget = self.reply_budget(len(prompt_ids), max_tokens)
+        finish = "stop"
+        cache: Any = None
+        seen_ids: list[int] = []
+        for i, key in enumerate(keys):
+            opener = f'"{key}": "' if i == 0 else f', "{key}": "'
+            if i > 0:
+                input_tokens += len(self._encode(opener))
+            text += opener
+            room = budget - output_tokens - 8 * (len(keys) - i - 1)
+            if room < 1:
+                finish = "length"
+                break
+            tracker = _StringTracker()
+            ids = self._encode(prompt + text)
+            cache = _reusable(cache, seen_ids, ids)
+            generated, cache = self._generate(ids, room, tracker, cache)
+            seen_ids = ids + generated
+            output_tokens += len(generated)
+            value = self._tokenizer.decode(generated, skip_special_tokens=True)
+            cut = tracker.end_in(value)
+            if cut is None:
+                finish = "length" if len(generated) >= room else finish
+                text += value.rstrip("\\")  # ran out or ended without closing: keep what it said
+                if len(generated) >= room:
+                    break
+                text += '"'
+            else:
+                text += value[:cut] + '"'
+        else:
+            text += "}"
+        return Completion(text, input_tokens, output_tokens, time.perf_counter() - start, purpose,
+                          finish_reason=finish)
+
+    def _generate(self, prompt_ids: list[int], max_new: int, tracker: Any, cache: Any = None) -> tuple[list[int], Any]:
+        """Generate after ``prompt_ids``; ``cache`` holds keys/values of a prefix of them (guided JSON)."""
+        torch, tokenizer, model = self._torch, self._tokenizer, self._model
+        kwargs: dict[str, Any] = {"max_new_tokens": max_new, "do_sample": self.do_sample,
                                   "pad_token_id": tokenizer.pad_token_id if tokenizer.pad_token_id is not None
                                   else tokenizer.eos_token_id}
         if self.do_sample:
@@ -170,28 +286,23 @@ class TransformersLLM(LLM):
                 kwargs["top_k"] = self.top_k
         if self.repetition_penalty is not None:
             kwargs["repetition_penalty"] = self.repetition_penalty
-        if self.stop_at_json and json_keys and self.enable_thinking is not True:
-            kwargs["stopping_criteria"] = self._json_stop(prefix, len(prompt_ids))
-        torch.manual_seed((self.seed * 1_000_003 + self.calls) % (2**63 - 1))
-        self.calls += 1
+        if tracker is not None:
+            kwargs["stopping_criteria"] = self._stopper(tracker, len(prompt_ids))
+        if cache is not None:
+            kwargs[self._cache_arg] = cache
         input_ids = torch.tensor([prompt_ids], device=model.device)
         with torch.no_grad():
-            output = model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), **kwargs)
-        generated = output[0, len(prompt_ids):].tolist()
-        text = prefix + tokenizer.decode(generated, skip_special_tokens=True)
-        answer, thinking = split_thinking(text)
-        finish = "length" if len(generated) >= budget else "stop"
-        return Completion(answer, len(prompt_ids), len(generated), time.perf_counter() - start, purpose,
-                          reasoning=thinking, finish_reason=finish)
+            output = model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
+                                    return_dict_in_generate=True, **kwargs)
+        cache = getattr(output, "cache", None) or getattr(output, "past_key_values", None)
+        return output.sequences[0, len(prompt_ids):].tolist(), cache
 
-    def _json_stop(self, prefix: str, prompt_len: int) -> Any:
-        """A stopping criterion that ends generation when the JSON object begun by ``prefix`` closes."""
+    def _stopper(self, tracker: Any, prompt_len: int) -> Any:
+        """A stopping criterion that ends generation once ``tracker`` has seen its end in the new text."""
         torch, tokenizer = self._torch, self._tokenizer
-        tracker = _BraceTracker()
-        tracker.feed(prefix)
         seen = prompt_len
 
-        class JsonClosed(self._transformers.StoppingCriteria):  # type: ignore[misc, name-defined]
+        class TrackerDone(self._transformers.StoppingCriteria):  # type: ignore[misc, name-defined]
             def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
                 nonlocal seen
                 new = input_ids[0, seen:].tolist()
@@ -199,7 +310,7 @@ class TransformersLLM(LLM):
                 done = tracker.feed(tokenizer.decode(new, skip_special_tokens=True))
                 return torch.full((input_ids.shape[0],), done, dtype=torch.bool, device=input_ids.device)
 
-        return self._transformers.StoppingCriteriaList([JsonClosed()])
+        return self._transformers.StoppingCriteriaList([TrackerDone()])
 
     def state(self) -> dict[str, Any]:
         return {"calls": self.calls}
@@ -213,4 +324,5 @@ class TransformersLLM(LLM):
                 "temperature": self.temperature, "top_p": self.top_p, "top_k": self.top_k,
                 "repetition_penalty": self.repetition_penalty, "seed": self.seed,
                 "enable_thinking": self.enable_thinking, "prefill_json": self.prefill_json,
+                "guided_json": self.guided_json,
                 "stop_at_json": self.stop_at_json}
