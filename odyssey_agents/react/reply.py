@@ -185,7 +185,7 @@ def parse_choice(text: str | None, n_choices: int, choices: Sequence[str] = ()) 
     candidates: list[Any] = [reply.fields.get("answer")] if "answer" in reply.fields else []
     if not candidates:
         answer, _ = split_thinking(text)
-        m = re.search(r"\banswer\b\W{0,4}([A-Za-z])\b", answer, re.IGNORECASE) or \
+        m = re.search(r"\banswer\b(?:\s+is)?\W{0,4}([A-Za-z])\b", answer, re.IGNORECASE) or \
             re.fullmatch(r"\W*([A-Za-z])\W*", answer)
         if m:
             candidates.append(m.group(1))
