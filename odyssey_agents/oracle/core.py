@@ -24,6 +24,7 @@ SAFE_TEXT = "notes"
 LONG_FIGHT = 16  # a fight forecast to take longer than this is worth preparing for
 RESERVE_STEPS = 60  # a type some plan needed this recently is not sold for coins
 LET_GO_STEPS = 40  # what a goal put down is left alone by opportunism for this long
+PICK_GAMBLE = 8  # steps added to picking a lock over using its key: picks snap and may run out
 DEATH_COST = 150  # steps an avoidable death is reckoned to cost (walking back, fetching what fell)
 KIT = frozenset({"weapon", "armor", "key", "quest", "tool", "container", "writable"})  # never sold for coins
 
@@ -56,6 +57,9 @@ class PlannerBase:
         self._costing: int = 0
         self._protect: frozenset[str] = frozenset()
         self._routing: int = 0
+        self._stages_memo: dict[tuple[Any, ...], list[Any]] = {}
+        self._not_from: str | None = None  # an area whose ground is not a source (things are put there)
+        self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
 
     @contextlib.contextmanager
     def need(self, type_name: str, n: int) -> Iterator[None]:
@@ -70,6 +74,16 @@ class PlannerBase:
                 self._needed[type_name] = before
             else:
                 del self._needed[type_name]
+
+    @contextlib.contextmanager
+    def sparing(self, area: str | None) -> Iterator[None]:
+        """Plan without taking anything from the ground of ``area`` (the goal is to put it there)."""
+        before = self._not_from
+        self._not_from = area
+        try:
+            yield
+        finally:
+            self._not_from = before
 
     @contextlib.contextmanager
     def keeping(self, handle: str | None) -> Iterator[None]:

@@ -224,13 +224,15 @@ class Goals(PlannerBase):
         v = self.v
         if c.area in v.state.areas and v.lying_count(c.area, c.object) >= c.count:
             return None
-        return self.drop_in(c.object, c.area)
+        with self.sparing(c.area):  # what lies there already counts: bring more
+            return self.drop_in(c.object, c.area)
 
     def _e_object_in_area(self, c: Condition) -> float:
         missing = c.count - self.v.lying_count(c.area, c.object)
         if missing <= 0:
             return 0
-        return self.cost_have(c.object, missing) + self.travel(c.area) + 2
+        with self.sparing(c.area):
+            return self.cost_have(c.object, missing) + self.travel(c.area) + 2
 
     def _c_level_at_least(self, c: Condition) -> str | None:
         if self.v.agent.level >= c.count:
@@ -387,19 +389,22 @@ class Goals(PlannerBase):
             return cmd
         n = amount or 1
         ot = v.game.objects[object]
-        box = container if container in v.containers() else self._container_for(ot.size * n)
-        if box is None:
-            raise Stuck(f"no room to store {object}")
         here = v.agent.hands.get(object, 0) + v.state.areas[v.here].objects.get(object, 0)
         item = object if not ot.instanced else next(
             (h for h in [*v.agent.hands, *v.state.areas[v.here].objects] if v.tname(h) == object), None)
-        if item is not None and (ot.instanced or here >= n):
-            return f"store {n} {item} {box}"
-        loc = v.where_carried(object)
-        if loc is not None:  # packed already: take it out to store it again
-            return f"take out {loc[0]} {loc[1]}" if v.fits_hands(loc[0]) else self.make_room()
-        with self.need(object, n):
-            return self.have(object, n)
+        if item is None or (not ot.instanced and here < n):
+            loc = v.where_carried(object)
+            if loc is not None:  # packed already: take it out to store it again
+                return f"take out {loc[0]} {loc[1]}" if v.fits_hands(loc[0]) else self.make_room()
+            with self.need(object, n):
+                return self.have(object, n)
+        reachable = v.containers()
+        box = container if container in reachable else self._container_for(ot.size * n)
+        if box is None:
+            box = container if container in reachable else reachable[-1]
+            with self.need(object, n):
+                return self.make_container_room(box, ot.size * n)
+        return f"store {n} {item} {box}"
 
     def _did_object_taken_out(self, object: str | None = None, container: str | None = None,
                               amount: int | None = None, handle: str | None = None) -> str | None:

@@ -6,8 +6,10 @@ cost, which is nothing for an enemy I would beat and the price of dying for one 
 oracle walks around what it cannot fight when a detour exists, and straight through otherwise.
 
 A locked way needs its key in a hand when entering (the key stays in the lock) or, in games with the
-verb, a lockpick. Routes through locks are costed with what opening them takes (Dijkstra), and the key
-is fetched *before* walking up to the lock.
+verb, a lockpick. Picking is a gamble (picks snap; what makes them may be what the key needs), so it is
+chosen only when no key can be had, or a pick is already at hand and clearly cheaper. Routes
+through locks are costed with what opening them takes (Dijkstra), and the key is fetched *before*
+walking up to the lock.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import heapq
 import itertools
 
-from odyssey_agents.oracle.core import DEATH_COST, INF, PlannerBase, Stuck
+from odyssey_agents.oracle.core import DEATH_COST, INF, PICK_GAMBLE, PlannerBase, Stuck
 
 
 class Navigation(PlannerBase):
@@ -135,8 +137,8 @@ class Navigation(PlannerBase):
                 best = 1 if self.v.in_hands(ex.key) else self.cost_have(ex.key, 1) + 1
             if "lockpick" in self.v.verbs and ex.pickable:
                 pick = self._lockpick_type()
-                if pick is not None:
-                    best = min(best, self.cost_have(pick, 1) + 4)
+                if pick is not None and (best == INF or self.v.carried.get(pick, 0)):
+                    best = min(best, self._pick_cost(pick) + 1)
         finally:
             self._routing -= 1
         return best
@@ -190,7 +192,9 @@ class Navigation(PlannerBase):
                 return None if carry_only else f"enter {b}"
             key_cost = self.cost_have(ex.key, 1)
         pick = self._lockpick_type() if "lockpick" in v.verbs and ex.pickable else None
-        pick_cost = self.cost_have(pick, 1) + 3 if pick is not None else INF
+        # a gamble is taken only with a pick at hand, or when no key can be had
+        gamble = pick is not None and (key_cost == INF or v.carried.get(pick, 0) > 0)
+        pick_cost = self._pick_cost(pick) if gamble else INF
         if key_cost == INF and pick_cost == INF:
             raise Stuck(f"the way from {a} to {b} is locked and cannot be opened")
         tool = ex.key if key_cost <= pick_cost and ex.key is not None else pick
@@ -202,6 +206,23 @@ class Navigation(PlannerBase):
             if tool == pick and v.in_hands(pick):
                 return f"lockpick {b}"
             return self.hold(tool)
+
+    def _pick_cost(self, pick: str) -> float:
+        """Expected steps to pick a lock: tries until one succeeds, plus the picks that snap on the
+        way (from the lockpick rule's own odds), each as dear as getting one more, plus a surcharge
+        for the gamble (picks may run out, and what makes them may be what a key needed)."""
+        v = self.v
+        params = getattr(v.verbs["lockpick"], "p", None)
+        chance = max(0.01, getattr(params, "chance", 0.35))
+        snap = (1 - chance) * getattr(params, "break_chance", 0.25)
+        picks = 1 + snap / chance
+        carried = v.carried.get(pick, 0)
+        extra = max(0.0, picks - carried)
+        if carried:
+            unit = min(self.cost_have(pick, carried + 1), PICK_GAMBLE * 2) if extra else 0.0
+        else:
+            unit = self.cost_have(pick, 1)
+        return extra * unit + 1 / chance + PICK_GAMBLE
 
     def _lockpick_type(self) -> str | None:
         options = [o for o in self.v.game.spec.objects if "lockpick" in o.uses]

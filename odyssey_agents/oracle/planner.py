@@ -54,6 +54,7 @@ class Planner(Goals, Navigation, Supply, Tactics):
         self._memo = {}
         self._needed = {}
         self._keep = []
+        self._pursuing = []
         self.used = []
         step = engine.state.step
         self.banned = {k: until for k, until in self.banned.items() if until > step}
@@ -71,7 +72,7 @@ class Planner(Goals, Navigation, Supply, Tactics):
                         return arm, "taking up my best weapon in the fight"
             return command, why
 
-        self._protect = self._closure(goals)
+        self._protect = self._closure([*goals, *self._later_stages(engine)])
         quick = self._opportunity() if step >= self.calm_until else None
         if quick is not None:
             return quick, "opportunity"
@@ -85,15 +86,34 @@ class Planner(Goals, Navigation, Supply, Tactics):
             except Stuck as exc:
                 reasons.append(str(exc))
                 continue
+            if command is None:  # it holds: stand still while the quest rule awards it
+                return "wait", f"{cond.type} holds"
             if command is not None:
                 if command.startswith(("drop ", "discard ")):
                     self.let_go[command.split()[-1 if command.startswith("drop ") else -2]] = step
                 return command, f"toward {cond.type}"
         return self._idle(), "idle: " + ("; ".join(reasons) or "nothing to do")
 
+    def _later_stages(self, engine: Engine) -> list[Condition]:
+        """Conditions of the main-quest stages not done yet (what they need is not sold early)."""
+        main = engine.game.quest.main
+        data = engine.state.rule_data.get("main_quest")
+        if main is None or not data:
+            return []
+        done = set(data["agents"][self.agent_id]["done"])
+        key = ("later", len(done))
+        hit = self._stages_memo.get(key)
+        if hit is None:
+            hit = self._stages_memo[key] = [s.done for ch in main.chapters for s in ch.stages if s.id not in done]
+        return hit
+
     def _closure(self, goals: list[Condition]) -> frozenset[str]:
         """Object types the goals name, with everything their recipes need (transitively): the
         things a goal may need, which are never sold for coins."""
+        key = ("closure", *map(id, goals))  # conditions are frozen parts of the loaded game
+        hit = self._stages_memo.get(key)
+        if hit is not None:
+            return hit  # type: ignore[return-value]
         objects = self.v.game.objects
         todo: list[str] = []
         stack = list(goals)
@@ -110,7 +130,10 @@ class Planner(Goals, Navigation, Supply, Tactics):
             recipe = objects[t].recipe
             if recipe is not None:
                 todo.extend(recipe.ingredients)
-        return frozenset(seen)
+        if len(self._stages_memo) > 256:
+            self._stages_memo.clear()
+        out = self._stages_memo[key] = frozenset(seen)  # type: ignore[assignment]
+        return out
 
     # ================================================================== small things
     def _opportunity(self) -> str | None:

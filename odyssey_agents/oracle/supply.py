@@ -27,7 +27,7 @@ class Supply(PlannerBase):
         missing = n - self.v.carried.get(t, 0)
         if missing <= 0:
             return 0
-        key = ("have", t, missing)
+        key = ("have", t, missing, self._not_from)
         if key in self._memo:
             return self._memo[key]
         if self._costing > MAX_DEPTH:
@@ -47,6 +47,16 @@ class Supply(PlannerBase):
         missing = n - v.carried.get(t, 0)
         if missing <= 0:
             return None
+        if t in self._pursuing or len(self._pursuing) > MAX_DEPTH * 2:
+            raise Stuck(f"getting {t} would need {t} first")  # e.g. coins behind the lock they would open
+        self._pursuing.append(t)
+        try:
+            return self._have(t, missing)
+        finally:
+            self._pursuing.pop()
+
+    def _have(self, t: str, missing: int) -> str | None:
+        v = self.v
         sources = [s for s in self._sources(t, missing) if s[0] < INF]
         # bans only steer the choice: with nothing else left, a banned way is still a way
         sources = [s for s in sources if s[1] not in self.banned] or sources
@@ -88,6 +98,8 @@ class Supply(PlannerBase):
         here = v.here
         # lying on the ground
         for area, handle, count in v.ground.get(t, ()):
+            if area == self._not_from:
+                continue
             d = 0 if area == here else self.travel(area)
             if d == INF:
                 continue
@@ -99,6 +111,8 @@ class Supply(PlannerBase):
                 out.append((cost, ("pick", t, area), lambda a=area: self.go(a)))
         # inside a container lying somewhere
         for area, box, _inner, count in v.boxed.get(t, ()):
+            if area == self._not_from:
+                continue
             d = 0 if area == here else self.travel(area)
             if d == INF:
                 continue
@@ -207,6 +221,26 @@ class Supply(PlannerBase):
                 return f"drop {h}"
         raise Stuck("both hands hold things I must keep")
 
+    def make_container_room(self, container: str, size: int) -> str:
+        """Empty spare things from a container onto the ground until ``size`` fits."""
+        v = self.v
+        contents = v.state.instances[container].contents
+        missing = size - v.room_in(container)
+
+        def spare(item: tuple[str, int]) -> tuple[int, int, int]:
+            t = v.tname(item[0])
+            return (self._needed.get(t, 0) > 0, t in self._protect, v.game.objects[t].value)
+
+        for h, n in sorted(contents.items(), key=spare):
+            if self._needed.get(v.tname(h), 0):
+                continue
+            unit = v.otype(h).size
+            if unit <= 0:
+                continue
+            k = min(n, -(-missing // unit))
+            return f"discard {k} {h} {container}"
+        raise Stuck(f"{container} holds only things I need")
+
     def hold(self, t: str) -> str | None:
         """Next command toward holding an object of type ``t`` in a hand."""
         v = self.v
@@ -221,7 +255,7 @@ class Supply(PlannerBase):
         worn = v.worn(t)
         if worn is not None:
             return f"unequip {worn}" if v.hands_free() >= 1 else self.make_room()
-        lying = v.lying(v.here, t)
+        lying = v.lying(v.here, t) if v.here != self._not_from else []
         if lying:
             handle = lying[0][0]
             return f"pick up {handle}" if v.fits_hands(handle) else self.make_room()

@@ -376,3 +376,67 @@ def test_text_that_does_not_fit_is_not_valid() -> None:
     limit = engine.game.objects["birch_bark"].max_text
     assert is_valid(engine, "player", f'write "{"a" * limit}" {bark}')
     assert not is_valid(engine, "player", f'write "{"a" * (limit + 1)}" {bark}')
+
+
+# ----------------------------------------------------------------------------- a game of every condition
+#: Stages that use the condition types (and quest shapes) the shipped games do not: a DAG with parallel
+#: stages, levels, selling, eating, stage_completed inside all_of, drops in a given area, any-kind kills,
+#: text left in an area, any_of, armor, visiting most areas, leaving and re-entering, counts, the 'did'
+#: predicate, and several objects in one area. The world is base's, with the eat and lockpick verbs on.
+DRILL_STAGES = [
+    {"id": "grow", "requires": [], "done": {"type": "level_at_least", "count": 2}},
+    {"id": "trade", "requires": [], "done": {"type": "object_sold", "object": "flax"}},
+    {"id": "snack", "requires": ["trade"], "done": {"type": "object_eaten", "object": "apple"}},
+    {"id": "home", "requires": ["grow", "snack"], "done": {"type": "all_of", "conditions": [
+        {"type": "stage_completed", "stage": "grow"}, {"type": "in_area", "area": "hearth_square"}]}},
+    {"id": "stone", "done": {"type": "object_dropped", "object": "stone", "area": "reed_marsh"}},
+    {"id": "hunt", "done": {"type": "defeated_n", "count": 3}},
+    {"id": "sign", "done": {"type": "text_equals_in", "text": "hello", "area": "smithy_yard"}},
+    {"id": "either", "done": {"type": "any_of", "conditions": [
+        {"type": "npc_defeated", "npc": "cinder_imp"}, {"type": "object_bought", "object": "parchment"}]}},
+    {"id": "cap", "done": {"type": "equipped_any_of", "objects": ["leather_cap", "leather_vest"]}},
+    {"id": "roam", "done": {"type": "visited_k_of", "count": 5}},
+    {"id": "vault", "done": {"type": "in_area", "area": "ember_vault"}},
+    {"id": "back", "done": {"type": "area_entered", "area": "ember_vault"}},
+    {"id": "planks", "done": {"type": "has_item_count", "object": "plank", "count": 4}},
+    {"id": "pack", "done": {"type": "predicate", "name": "did", "args": {"kind": "object_stored", "object": "stone"}}},
+    {"id": "look", "done": {"type": "predicate", "name": "did",
+                            "args": {"kind": "object_inspected", "object": "anvil"}}},
+    {"id": "pile", "done": {"type": "object_in_area", "object": "brick", "area": "hearth_square", "count": 2}},
+]
+
+
+@pytest.fixture(scope="module")
+def drill_game(tmp_path_factory) -> str:
+    import json
+
+    folder = tmp_path_factory.mktemp("drill")
+    world = json.loads((GAMES_DIR / "base" / "world.json").read_text(encoding="utf-8"))
+    world["game"].update(name="drill", verbs=["eat", "lockpick"])
+    stages = [{"title": s["id"], "hint": "", **s} for s in DRILL_STAGES]
+    quest = {"main": {"title": "Drill", "chapters": [{"id": "c1", "title": "Drill", "stages": stages}]},
+             "side_quests": {"enabled": True}}
+    (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
+    (folder / "quest.json").write_text(json.dumps(quest), encoding="utf-8")
+    return str(folder)
+
+
+def test_drill_game_uses_the_rest_of_the_vocabulary(drill_game: str) -> None:
+    from odyssey_env.game import load_game
+    from odyssey_env.quests.conditions import VOCABULARY
+
+    used = set()
+    stack = [s.done for s in load_game(drill_game).quest.stages()]
+    while stack:
+        c = stack.pop()
+        used.add(c.type)
+        stack.extend(c.conditions)
+    shipped = {"talked_to", "object_crafted", "holds_category", "text_written", "npc_defeated"}
+    assert used | shipped >= set(VOCABULARY)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_oracle_completes_the_drill_game(drill_game: str, seed: int) -> None:
+    s = solve(drill_game, seed, budget=BUDGET)
+    assert s.invalid == 0 and s.failed == 0
+    assert s.solved, f"drill seed {seed}: {s.stages}/{s.total} stages in {s.steps} steps"
