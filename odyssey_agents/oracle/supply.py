@@ -154,7 +154,8 @@ class Supply(PlannerBase):
                 cost = self.travel(merchant.area) + 1 + 2 * max(0, -(-missing // per) - 1)
                 out.append((cost, ("sell", handle, merchant.handle),
                             lambda m=merchant, h=handle: self.go(m.area) or f"sell 1 {h} {m.handle}"))
-            out.extend(self._ground_sales(missing))
+            else:  # (with something to sell in hand, picking up more would only juggle it)
+                out.extend(self._ground_sales(missing))
         return out
 
     def pick_up(self, handle: str, wanted: int = 1) -> str:
