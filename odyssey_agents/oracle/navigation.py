@@ -2,7 +2,7 @@
 
 Entering an area costs a step plus its *danger*: the chance of an ambush there (the ambush rule's odds
 for the area's level, times today's modifier) times what an ambush by the worst idle enemy there would
-cost, which is nothing for an enemy I would beat and the price of dying for one I would not. So the
+cost: the fight's length for an enemy I would beat, the price of dying for one I would not. So the
 oracle walks around what it cannot fight when a detour exists, and straight through otherwise.
 
 A locked way needs its key in a hand when entering (the key stays in the lock) or, in games with the
@@ -40,7 +40,10 @@ class Navigation(PlannerBase):
             idle = [state.npcs[h] for h in a.npcs if state.npcs[h].engaged is None and v.hostile(state.npcs[h])]
             if idle:
                 chance = table[min(a.level, len(table)) - 1] * state.modifiers.get("ambush", 1.0)
-                worst = max(0.0 if self.fight_ok(self.outlook(n)) else DEATH_COST for n in idle)
+                worst = 0.0
+                for n in idle:
+                    f = self.outlook(n)
+                    worst = max(worst, f.steps if self.fight_ok(f) else DEATH_COST)
                 value = min(1.0, chance) * worst
         self._memo[key] = value
         return value
