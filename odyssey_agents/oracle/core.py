@@ -57,7 +57,8 @@ class PlannerBase:
         self._costing: int = 0
         self._protect: frozenset[str] = frozenset()
         self._routing: int = 0
-        self._stages_memo: dict[tuple[Any, ...], list[Any]] = {}
+        self._stages_memo: dict[tuple[Any, ...], Any] = {}
+        self._wanted_later: dict[str, tuple[int, str | None]] = {}
         self._not_from: str | None = None  # an area whose ground is not a source (things are put there)
         self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
 

@@ -43,6 +43,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Planner", "Stuck"]
 
+#: Condition types that need an object carried (to have it, or to put it down, sell or eat it).
+CARRIED_CONDITIONS = frozenset({"has_item_count", "object_in_area", "object_dropped", "object_sold", "object_eaten"})
+
 
 class Planner(Goals, Navigation, Supply, Tactics):
     """Decides one command per step for one agent (see the module docstring)."""
@@ -72,7 +75,9 @@ class Planner(Goals, Navigation, Supply, Tactics):
                         return arm, "taking up my best weapon in the fight"
             return command, why
 
-        self._protect = self._closure([*goals, *self._later_stages(engine)])
+        later = self._later_stages(engine)
+        self._protect = self._closure([*goals, *later])
+        self._wanted_later = self._carry_list(later)
         quick = self._opportunity() if step >= self.calm_until else None
         if quick is not None:
             return quick, "opportunity"
@@ -107,6 +112,24 @@ class Planner(Goals, Navigation, Supply, Tactics):
             hit = self._stages_memo[key] = [s.done for ch in main.chapters for s in ch.stages if s.id not in done]
         return hit
 
+    def _carry_list(self, conds: list[Condition]) -> dict[str, tuple[int, str | None]]:
+        """Objects that remaining stages want carried somewhere (type -> (count, area where it must
+        end up, if any)): when one lies at my feet, taking it along saves a trip back."""
+        key = ("carry", *map(id, conds))
+        hit = self._stages_memo.get(key)
+        if hit is not None:
+            return hit  # type: ignore[return-value]
+        out: dict[str, tuple[int, str | None]] = {}
+        stack = list(conds)
+        while stack:
+            c = stack.pop()
+            stack.extend(c.conditions)
+            if c.object and c.type in CARRIED_CONDITIONS:
+                area = c.area if c.type == "object_in_area" else None
+                out[c.object] = (max(c.count, out.get(c.object, (0, None))[0]), area)
+        self._stages_memo[key] = out  # type: ignore[assignment]
+        return out
+
     def _closure(self, goals: list[Condition]) -> frozenset[str]:
         """Object types the goals name, with everything their recipes need (transitively): the
         things a goal may need, which are never sold for coins."""
@@ -139,7 +162,8 @@ class Planner(Goals, Navigation, Supply, Tactics):
     def _opportunity(self) -> str | None:
         """Cheap things worth a step whatever the goal (outside the tutorial, whose lessons are
         gated on doing things in order): wear a bag if I have none, take a better weapon or wear
-        better armor lying right here, eat what lies here when hurt."""
+        better armor lying right here, eat what lies here when hurt, take along what a later stage
+        wants carried."""
         v = self.v
         agent = v.agent
         if agent.in_tutorial:
@@ -165,6 +189,13 @@ class Planner(Goals, Navigation, Supply, Tactics):
                 return f"pick up {handle}"
             if ot.category == "food" and "eat" in v.verbs and agent.max_hp - agent.hp >= ot.hp_restore:
                 return f"eat {handle}"
+            later = self._wanted_later.get(ot.name)
+            if later is not None and later[1] != v.here and v.owned(ot.name) < later[0] and ot.portable:
+                if v.pack is not None and not ot.instanced and ot.category != "container" \
+                        and v.pack_room() >= ot.size:
+                    return f"store 1 {handle} {v.pack}"
+                if v.hands_free() >= 1:
+                    return f"pick up {handle}"
         return None
 
     def _food_at_hand(self) -> str | None:
