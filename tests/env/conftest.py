@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -160,21 +159,6 @@ def h(engine: Engine) -> Harness:
 def make_harness() -> type[Harness]:
     """The :class:`Harness` class, for tests that build their own engines."""
     return Harness
-
-
-@pytest.fixture
-def walk():
-    """The :func:`random_walk` helper."""
-    return random_walk
-
-
-def random_walk(engine: Engine, steps: int, rng: random.Random) -> Iterator[list[str]]:
-    """Step ``engine`` with valid actions (a verb at random, then one of its commands); yields each step's list."""
-    for _ in range(steps):
-        va = engine.valid_actions(PLAYER)
-        yield [c for cmds in va.values() for c in cmds]
-        verb = rng.choice(list(va))
-        engine.step({PLAYER: rng.choice(va[verb])})
 
 
 class Scripted(random.Random):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pickle
@@ -15,7 +14,7 @@ from pathlib import Path
 import gymnasium as gym
 import pytest
 
-import odyssey_env  # noqa: F401  (registers the ids)
+import odyssey_env
 from odyssey_env.env import OdysseyEnv
 
 TINY = Path(__file__).parent / "data" / "tiny"
@@ -71,7 +70,7 @@ def test_rollout_is_identical_in_process(tiny_game):
     for _ in range(2):
         env = OdysseyEnv(tiny_game, valid_actions=True)
         obs, info = env.reset(seed=11)
-        traces.append([obs, *_play(env, info, random.Random(1), 400)])
+        traces.append([obs, *_play(env, info, random.Random(1), 1000)])
     assert traces[0] == traces[1]
 
 
@@ -92,7 +91,7 @@ def test_unseeded_resets_follow_the_env_rng():
     assert [a.reset()[0] for _ in range(3)] == [b.reset()[0] for _ in range(3)]
 
 
-@pytest.mark.parametrize("game", ["base", "tiny"])
+@pytest.mark.parametrize("game", [*odyssey_env.available_games(), "tiny"])
 def test_save_load_round_trip_through_json_continues_identically(game, tiny_game):
     source = tiny_game if game == "tiny" else "base"
     env = OdysseyEnv(source, valid_actions=True)
@@ -166,10 +165,3 @@ def test_pickled_gym_make_env_and_unreset_env():
     assert blank.engine is None
     with pytest.raises(gym.error.ResetNeeded):
         blank.step("wait")
-
-
-def test_observation_digest_does_not_depend_on_dict_hashing():
-    """The world must not depend on the order of a set of strings (PYTHONHASHSEED varies per process)."""
-    env = OdysseyEnv("base")
-    obs, _ = env.reset(seed=0)
-    assert hashlib.sha256(obs.encode()).hexdigest() == hashlib.sha256(env.reset(seed=0)[0].encode()).hexdigest()

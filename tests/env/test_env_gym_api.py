@@ -36,6 +36,16 @@ def test_check_env_on_registered_ids(env_id, valid_actions, capsys):
 
 
 @pytest.mark.parametrize("valid_actions", [False, True])
+@pytest.mark.parametrize("env_id", IDS)
+def test_check_env_on_a_directly_built_env(env_id, valid_actions, capsys):
+    game = gym.spec(env_id).kwargs["game"]
+    warned = _checked(OdysseyEnv(game, valid_actions=valid_actions))
+    # Without a registry spec the checker cannot rebuild the env in other render modes; nothing else may warn.
+    assert [w for w in warned if "environment not having a spec" not in w] == []
+    capsys.readouterr()
+
+
+@pytest.mark.parametrize("valid_actions", [False, True])
 def test_check_env_on_a_game_folder(tiny_game, valid_actions, capsys):
     env = gym.make(odyssey_env.register_game(tiny_game.path), valid_actions=valid_actions)
     assert _checked(env.unwrapped) == []

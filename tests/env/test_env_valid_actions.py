@@ -263,3 +263,52 @@ def test_completeness_check_can_fail(tiny_game, make_harness):
 
     engine.valid_actions = missing_one
     assert any("pick up" in p for p in _check_state(engine))
+
+
+# ---------------------------------------------------------------------------- small, exact cases
+def test_amounts_are_summarised_by_smallest_and_largest(h):
+    bag = h.wear("small_bag")  # capacity 4
+    h.put("stick", 3)
+    h.put("iron_ore", 3)  # size 2: at most 2 fit
+    h.put("coin", 9)  # size 0: all fit
+    va = h.engine.valid_actions("player")
+    assert {c for c in va["store"]} == {f"store 1 stick {bag}", f"store 3 stick {bag}", f"store 1 iron_ore {bag}",
+                                        f"store 2 iron_ore {bag}", f"store 1 coin {bag}", f"store 9 coin {bag}"}
+    h.stash(bag, "resin", 4)
+    assert "store" in h.engine.valid_actions("player")  # coins still fit in a full bag
+    assert h.engine.valid_actions("player")["store"] == [f"store 1 coin {bag}", f"store 9 coin {bag}"]
+
+
+def test_trade_listing(h):
+    h.npc("mira")
+    h.hold("coin", 5)
+    h.hold("iron_ore")
+    va = h.engine.valid_actions("player")
+    assert va["buy"] == ["buy 1 apple mira", "buy 3 apple mira", "buy 1 parchment mira", "buy 2 parchment mira",
+                         "buy 1 boots mira"]
+    assert va["sell"] == ["sell 1 iron_ore mira"]  # never coins
+    assert va["pickpocket"] == ["pickpocket mira"]  # hands are full, but her coins would join mine
+    h.state.npcs["mira"].coins = 0
+    assert "pickpocket" not in h.engine.valid_actions("player")
+
+
+def test_locks_fights_and_tools_shape_the_listing(h):
+    assert h.valid().count("enter yard") == 1 and "enter vault" not in h.valid()
+    assert "lockpick" not in h.engine.valid_actions("player")
+    h.hold("lockpick")
+    assert h.engine.valid_actions("player")["lockpick"] == ["lockpick vault"]
+    rat = h.npc("rat")
+    assert h.engine.valid_actions("player")["attack"] == [f"attack {rat.handle}"]
+    rat.engaged, h.agent.combat = "player", rat.handle
+    va = h.engine.valid_actions("player")
+    assert "enter" not in va and "lockpick" not in va  # no walking away from a fight
+    assert va["throw"] == [f"throw lockpick {rat.handle}"]
+
+
+def test_listing_changes_nothing(h):
+    h.npc("mira")
+    h.hold("coin", 3)
+    before = h.state.to_dict(), h.engine.rng.getstate()
+    for _ in range(3):
+        h.engine.valid_actions("player")
+    assert (h.state.to_dict(), h.engine.rng.getstate()) == before
