@@ -50,7 +50,7 @@ class Goals(PlannerBase):
         return self.cost_defeat((c.npc,) if c.npc else c.npcs)
 
     def _c_object_crafted(self, c: Condition) -> str | None:
-        return self.craft(c.object, 1, final=True)
+        return self.craft(c.object, 1)
 
     def _e_object_crafted(self, c: Condition) -> float:
         return self.cost_craft(c.object, 1)

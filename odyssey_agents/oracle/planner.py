@@ -77,7 +77,8 @@ class Planner(Goals, Navigation, Supply, Tactics):
 
         later = self._later_stages(engine)
         self._protect = self._closure([*goals, *later])
-        self._wanted_later = self._carry_list(later)
+        now = self._carry_list(goals)
+        self._wanted_later = {t: w for t, w in self._carry_list(later).items() if t not in now}
         quick = self._opportunity() if step >= self.calm_until else None
         if quick is not None:
             return quick, "opportunity"
@@ -191,11 +192,11 @@ class Planner(Goals, Navigation, Supply, Tactics):
                 return f"eat {handle}"
             later = self._wanted_later.get(ot.name)
             if later is not None and later[1] != v.here and v.owned(ot.name) < later[0] and ot.portable:
+                if v.hands_free() >= 1:
+                    return f"pick up {handle}"
                 if v.pack is not None and not ot.instanced and ot.category != "container" \
                         and v.pack_room() >= ot.size:
                     return f"store 1 {handle} {v.pack}"
-                if v.hands_free() >= 1:
-                    return f"pick up {handle}"
         return None
 
     def _food_at_hand(self) -> str | None:

@@ -319,7 +319,7 @@ class Supply(PlannerBase):
         self._memo[key] = total
         return total
 
-    def craft(self, t: str, times: int, final: bool = False) -> str | None:
+    def craft(self, t: str, times: int) -> str | None:
         """Next command toward crafting ``times`` batches of ``t`` (the product lands on the ground)."""
         v = self.v
         ot = v.game.objects[t]

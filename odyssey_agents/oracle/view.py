@@ -198,14 +198,3 @@ class View:
     def dist(self, dst: str, src: str | None = None) -> int | None:
         hit = self.dist_from(src or self.here).get(dst)
         return None if hit is None else hit[0]
-
-    def first_hop(self, dst: str) -> str | None:
-        """The neighbor to enter next on a shortest open path to ``dst``."""
-        table = self.dist_from(self.here)
-        if dst not in table or dst == self.here:
-            return None
-        while True:
-            prev = table[dst][1]
-            if prev == self.here:
-                return dst
-            dst = prev
