@@ -232,20 +232,19 @@ def test_safe_policy_never_strikes_a_guard() -> None:
 
 
 def test_oracle_prepares_when_a_fight_would_be_lost() -> None:
-    """Facing an enemy it cannot beat yet, the oracle does not attack it; it gets stronger first."""
-    env, npc = _fight_setup("base", 0, "cinder_imp")
-    engine = env.engine
-    agent = engine.state.agents["player"]
-    agent.hp = 20
-    planner = Planner()
-    command, _ = planner.decide(engine, [])
-    view = View(engine, "player")
-    assert not combat.forecast(view, [combat.foe_of(view, npc)]).won or command != f"attack {npc.handle}"
+    """Facing an enemy it cannot beat safely yet, the oracle does not attack it; it gets stronger first."""
     from odyssey_env.quests.spec import Condition
 
-    command, _ = planner.decide(engine, [Condition(type="npc_defeated", npc="cinder_imp")])
-    assert command != f"attack {npc.handle}"
-    assert is_valid(engine, "player", command)
+    env, npc = _fight_setup("base", 0, "cinder_imp")
+    engine = env.engine
+    engine.state.agents["player"].hp = 20
+    planner = Planner()
+    planner.v = View(engine, "player")
+    assert not planner.fight_ok(combat.forecast(planner.v, [combat.foe_of(planner.v, npc)]))
+    for goals in ([], [Condition(type="npc_defeated", npc="cinder_imp")]):
+        command, _ = planner.decide(engine, goals)
+        assert command != f"attack {npc.handle}"
+        assert is_valid(engine, "player", command)
 
 
 def test_clock_knows_the_danger_hours() -> None:
