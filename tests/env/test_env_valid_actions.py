@@ -102,6 +102,14 @@ def test_optional_verbs_are_exercised(tiny_game):
     assert seen == set(tiny_game.rules.actions), set(tiny_game.rules.actions) - seen
 
 
+def test_soundness_check_can_fail(tiny_game):
+    engine = Engine(tiny_game, 0)
+    original = engine.valid_actions
+    engine.valid_actions = lambda agent_id: {**original(agent_id), "pick up": ["pick up dragon_egg"]}
+    _, bad = _soundness(engine, 1, 0, per_verb=None)
+    assert bad and bad[0][1] == "pick up dragon_egg"
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("game_name", GAMES)
 def test_long_walks_every_command(game_name, tiny_game):
@@ -205,6 +213,10 @@ def _check_state(engine: Engine) -> list[str]:
         for combo in combos:
             command = " ".join([verb, *combo])
             if not _succeeds(engine, snap, command):
+                if amount_at is not None:  # amounts are monotone: if 1 is refused, so must 2 be
+                    combo[amount_at] = "2"
+                    if _succeeds(engine, snap, " ".join([verb, *combo])):
+                        problems.append(f"{' '.join([verb, *combo])!r} succeeds but amount 1 does not")
                 continue
             key, _ = _key(engine.rules, command)
             if key not in listed:
@@ -218,6 +230,9 @@ def _check_state(engine: Engine) -> list[str]:
                 if not _succeeds(engine, snap, " ".join([verb, *combo])):
                     break
                 feasible.append(n)
+            combo[amount_at] = str(feasible[-1] + 2)
+            if _succeeds(engine, snap, " ".join([verb, *combo])):
+                problems.append(f"{' '.join([verb, *combo])!r} succeeds after a gap in the feasible amounts")
             if listed[key] != {1, feasible[-1]}:
                 problems.append(f"{key}: feasible amounts 1..{feasible[-1]}, listed {sorted(listed[key])}")
     engine.state.feedback[PLAYER] = before[0]["feedback"][PLAYER]
@@ -251,18 +266,29 @@ def test_long_walks_completeness(game_name, tiny_game):
         assert not problems, problems[:10]
 
 
-def test_completeness_check_can_fail(tiny_game, make_harness):
-    """A check that never fails proves nothing: hide one listed command and the check must notice."""
-    engine = Engine(tiny_game, 0)
-    original = engine.valid_actions
+def _tamper_drop_pick_up(va):
+    va.pop("pick up", None)
 
-    def missing_one(agent_id):
+
+def _tamper_store_amount(va):
+    va["store"] = [c.replace("store 3 ", "store 2 ") for c in va["store"]]
+
+
+@pytest.mark.parametrize(("tamper", "expected"), [(_tamper_drop_pick_up, "'pick up stick' succeeds"),
+                                                   (_tamper_store_amount, "feasible amounts 1..3, listed [1, 2]")])
+def test_completeness_check_can_fail(h, tamper, expected):
+    """A check that never fails proves nothing: spoil the listing and the check must notice."""
+    h.wear("small_bag")
+    h.put("stick", 3)
+    original = h.engine.valid_actions
+
+    def spoiled(agent_id):
         va = original(agent_id)
-        va.pop("pick up", None)
+        tamper(va)
         return va
 
-    engine.valid_actions = missing_one
-    assert any("pick up" in p for p in _check_state(engine))
+    h.engine.valid_actions = spoiled
+    assert any(expected in p for p in _check_state(h.engine)), _check_state(h.engine)
 
 
 # ---------------------------------------------------------------------------- small, exact cases
