@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
-from odyssey_env.world import drop_all
+from odyssey_env.world import attack_of, defense_of, drop_all
 
 
 @step_rule
@@ -23,6 +23,10 @@ class Death(StepRule):
                 continue
             area = state.areas[agent.area]
             dropped = drop_all(engine.game, state, agent, area)
+            # attack_update ran before this rule: refresh now, or the weapon and armor just lost
+            # would still count in this observation and in next step's blows.
+            agent.attack = attack_of(engine.game, state, agent)
+            agent.defense = defense_of(engine.game, agent)
             for handle in area.npcs:
                 npc = state.npcs[handle]
                 if npc.engaged == agent.id:

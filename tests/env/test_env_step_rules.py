@@ -127,6 +127,8 @@ def test_death_drops_everything_where_i_fell(h):
     h.wear("boots")
     bag = h.wear("small_bag")
     h.stash(bag, "coin", 3)
+    h.ok("wait")
+    assert h.agent.defense == 1
     rat = h.npc("rat")
     rat.engaged, h.agent.combat = "player", rat.handle
     h.agent.hp = 3
@@ -134,6 +136,7 @@ def test_death_drops_everything_where_i_fell(h):
     assert h.agent.area == "camp" and h.agent.hp == h.agent.max_hp == 100 and h.agent.deaths == 1
     assert f"I was defeated and woke up in camp. My belongings (stick, boots, {bag}) lie in yard." in h.feedback
     assert h.state.areas["yard"].objects == {"stick": 1, "boots": 1, bag: 1}
+    assert h.agent.defense == 0 and "My defense is at 0." in h.engine.observe("player")
     assert h.state.instances[bag].contents == {"coin": 3}
     assert not h.agent.hands and not h.agent.equipment and h.agent.combat is None
     assert rat.engaged is None and rat.stance_index == 0
@@ -161,3 +164,12 @@ def test_experience_and_levels(h):
     assert h.agent.max_hp == 120 and h.agent.hp == 120 and h.agent.base_attack == 15
     h.ok("wait")
     assert h.agent.attack == 15
+
+
+def test_death_loses_the_weapon_bonus_at_once(h):
+    h.hold("club")
+    h.ok("wait")
+    assert h.agent.attack == 18
+    h.agent.hp = -5
+    h.ok("wait")
+    assert h.agent.attack == 10 and "My attack is at 10." in h.engine.observe("player")
