@@ -100,8 +100,11 @@ def load(env: OdysseyEnv, file: str) -> str:
     except (ValueError, KeyError, TypeError, IndexError) as exc:
         if backup is not None:
             env.load_state(backup)
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise PlayError(f"Cannot load {file}: {first}") from None
+        if isinstance(exc, KeyError):
+            why = f"not a saved game (no {exc} field)"
+        else:
+            why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise PlayError(f"Cannot load {file}: {why}") from None
 
 
 def _reward_line(info: dict[str, Any]) -> str:

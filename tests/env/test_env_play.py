@@ -99,6 +99,7 @@ BAD_FILES = {
     "not json": ("{oops", "not a saved game (invalid JSON"),
     "a list": ("[1, 2, 3]", "not a saved game"),
     "wrong format": (json.dumps({"format": 7}), "unsupported state format 7"),
+    "missing fields": (json.dumps({"format": 1, "game": "tiny"}), "not a saved game (no 'rng' field)"),
     "corrupt world": ("CORRUPT", "state: "),
 }
 
