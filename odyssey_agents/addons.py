@@ -54,14 +54,14 @@ class Addons:
 
     names: tuple[str, ...] = ()
     reflect_every: int = 1
-    reflect_max_tokens: int = 160
+    reflect_max_tokens: int | None = None  # None: the backend's max_tokens
     summarise_every: int = 10
     summary_words: int = 200
     memory_size: int = 5
 
     def __post_init__(self) -> None:
         for key in ("reflect_every", "reflect_max_tokens", "summarise_every", "summary_words", "memory_size"):
-            if int(getattr(self, key)) < 1:
+            if getattr(self, key) is not None and int(getattr(self, key)) < 1:
                 raise AddonConfigError(f"{key} must be at least 1, got {getattr(self, key)}")
 
     @property

@@ -184,8 +184,7 @@ class ReActAgent(Agent):
         words = self.addons.summary_words
         steps = "\n\n".join(r.render() for r in self.pending)
         messages = self.prompts.summarise(self.summary, steps, words)
-        completion = self.llm.complete(messages, purpose="summarise", max_tokens=max(64, 2 * words),
-                                       json_keys=("summary",))
+        completion = self.llm.complete(messages, purpose="summarise", json_keys=("summary",))
         usage.add(completion.call())
         reply = parse_reply(completion.text, ("summary",), required=("summary",))
         text = reply.text("summary") if reply.ok else ""
@@ -209,8 +208,7 @@ class ReActAgent(Agent):
         if self.previous is not None and self.window == 0:
             sections.append(("My latest observation", self.previous.observation))
         messages = self.prompts.answer(sections, question, choices)
-        completion = self.llm.complete(messages, purpose="answer", max_tokens=min(self.llm.max_tokens, 256),
-                                       json_keys=("answer",))
+        completion = self.llm.complete(messages, purpose="answer", json_keys=("answer",))
         usage = Usage([completion.call()])
         return Answer(parse_choice(completion.text, len(choices), choices), usage, _raw(completion))
 
@@ -271,6 +269,7 @@ class ReActAgent(Agent):
             out.update(summarise_every=a.summarise_every, summary_words=a.summary_words)
         out.update(self._own_description())
         out["llm"] = self.llm.describe()
+        out["run"] = self.stats()  # results.json takes describe(): the run's memory facts travel with it
         return out
 
     def _own_description(self) -> dict[str, Any]:

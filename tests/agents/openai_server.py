@@ -1,0 +1,95 @@
+"""A small OpenAI-compatible server for tests: real HTTP on 127.0.0.1, scripted or model-backed.
+
+It serves ``POST /v1/chat/completions`` and ``GET /v1/models`` like vLLM does (``max_model_len``
+included), records every request body, and follows a script of behaviours: answer with given
+content/usage, fail with an HTTP status, or stall (to test timeouts). With a ``backend`` (an
+``odyssey_agents`` LLM such as a tiny transformers model) it generates real replies and reports that
+model's exact token counts as ``usage``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class FakeOpenAIServer:
+    def __init__(self, model: str = "tiny", *, max_model_len: int | None = 4096, backend: Any = None):
+        self.model = model
+        self.max_model_len = max_model_len
+        self.backend = backend
+        self.script: list[dict[str, Any]] = []  # consumed one per completion request
+        self.requests: list[dict[str, Any]] = []
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def _send(self, status: int, body: dict[str, Any]) -> None:
+                data = json.dumps(body).encode()
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def do_GET(self) -> None:
+                if self.path.rstrip("/").endswith("/models"):
+                    item = {"id": server.model, "object": "model", "created": 0, "owned_by": "test"}
+                    if server.max_model_len is not None:
+                        item["max_model_len"] = server.max_model_len
+                    self._send(200, {"object": "list", "data": [item]})
+                else:
+                    self._send(404, {"error": {"message": "not found"}})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("Content-Length", 0))
+                body = json.loads(self.rfile.read(length) or b"{}")
+                server.requests.append(body)
+                step = server.script.pop(0) if server.script else {}
+                if "delay" in step:
+                    time.sleep(step["delay"])
+                if "status" in step:
+                    self._send(step["status"], {"error": {"message": step.get("message", "scripted failure"),
+                                                          "type": "server_error"}})
+                    return
+                self._send(200, server.reply(body, step))
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+
+    def reply(self, body: dict[str, Any], step: dict[str, Any]) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant"}
+        usage: dict[str, Any] | None
+        if self.backend is not None and "content" not in step:
+            budget = body.get("max_tokens") or body.get("max_completion_tokens")
+            done = self.backend.complete(body["messages"], purpose="act", max_tokens=budget)
+            message["content"] = done.text
+            usage = {"prompt_tokens": done.input_tokens, "completion_tokens": done.output_tokens,
+                     "total_tokens": done.input_tokens + done.output_tokens}
+        else:
+            message["content"] = step.get("content", '{"reasoning": "r", "action": "wait"}')
+            usage = step.get("usage", {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110})
+        if "reasoning_content" in step:
+            message["reasoning_content"] = step["reasoning_content"]
+        out: dict[str, Any] = {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
+                               "created": 0, "model": body.get("model", self.model),
+                               "choices": [{"index": 0, "message": message,
+                                            "finish_reason": step.get("finish_reason", "stop")}]}
+        if usage is not None:
+            out["usage"] = usage
+        return out
+
+    def __enter__(self) -> FakeOpenAIServer:
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+        self.thread.join(timeout=5)
