@@ -76,7 +76,9 @@ class Turn:
         self.state.feedback[self.agent.id].append(text)
 
     def emit(self, kind: str, /, **data: Any) -> None:
-        self.engine.events.append(Event(kind, self.agent.id, data))
+        engine = self.engine
+        engine.events.append(Event(kind, self.agent.id, data))
+        engine.kinds.add(kind)
 
     def first(self, book: str, key: str) -> bool:
         return self.engine.first(self.agent, book, key)
@@ -94,6 +96,7 @@ class Engine:
         self.rng = random.Random(f"odyssey:{seed}:play")
         self.state: WorldState = worldgen.generate(game, random.Random(f"odyssey:{seed}:world"), agents)
         self.events: list[Event] = []
+        self.kinds: set[str] = set()  # kinds of this step's events, so rules can skip what did not happen
         self.state.feedback = {a: [] for a in agents}
         intro = game.spec.game.intro
         for a in agents:
@@ -110,6 +113,7 @@ class Engine:
         state.step += 1
         state.minute += self.game.spec.game.minutes_per_step
         self.events = events = []
+        self.kinds = set()
         outcomes: dict[str, Outcome] = {}
         rules = self.rules
         for agent_id, command in actions.items():
@@ -122,8 +126,8 @@ class Engine:
             if invalid:
                 turn.say(parsed + " The turn passes as a wait.")
                 rule, args = rules.actions["wait"], ()
-                events.append(Event("invalid_action", agent_id, {"command": command if isinstance(command, str)
-                                                                 else repr(command)}))
+                self.emit("invalid_action", agent_id,
+                          command=command if isinstance(command, str) else repr(command))
             else:
                 rule, args = parsed
             rule.apply(turn, *args)
@@ -143,6 +147,7 @@ class Engine:
 
     def emit(self, kind: str, agent_id: str | None, /, **data: Any) -> None:
         self.events.append(Event(kind, agent_id, data))
+        self.kinds.add(kind)
 
     def first(self, agent: Agent, book: str, key: str) -> bool:
         """Record a first time (a new area, a new crafted type...) and say whether it was one.
@@ -200,6 +205,7 @@ class Engine:
         self.options = dict(data.get("options", {}))
         self.state = state
         self.events = []
+        self.kinds = set()
 
 
 _EPOCH = datetime.datetime(1, 1, 1)

@@ -55,7 +55,31 @@ def _register(name: str, family: str, required: tuple[str, ...] = (), optional: 
 
 def holds(engine: Engine, agent: Agent, cond: Condition) -> bool:
     """Whether ``cond`` holds for ``agent`` now (events: during the current step)."""
+    wanted = triggers(cond)
+    if wanted is not None and wanted.isdisjoint(engine.kinds):
+        return False  # an event condition cannot hold on a step without its event
     return VOCABULARY[cond.type].test(engine, agent, cond)
+
+
+_triggers: dict[int, tuple[Condition, frozenset[str] | None]] = {}
+
+
+def triggers(cond: Condition) -> frozenset[str] | None:
+    """Event kinds without which ``cond`` cannot hold, or None when some state could make it hold."""
+    hit = _triggers.get(id(cond))
+    if hit is not None and hit[0] is cond:
+        return hit[1]
+    family = VOCABULARY[cond.type].family
+    result: frozenset[str] | None = None
+    if family == "event":
+        result = frozenset({cond.type})  # event condition types are named after their event
+    elif cond.type == "any_of":
+        parts = [triggers(c) for c in cond.conditions]
+        result = None if any(p is None for p in parts) else frozenset().union(*parts)
+    elif cond.type == "all_of":
+        result = next((t for t in map(triggers, cond.conditions) if t is not None), None)
+    _triggers[id(cond)] = (cond, result)
+    return result
 
 
 def normalize_text(text: str) -> str:

@@ -198,6 +198,8 @@ class MainQuestRule(StepRule):
             self._tell_stage(engine, agent, plan(main).by_id[stage_id])
 
     def _answer_guide(self, engine: Engine, agent: Agent, mine: dict[str, Any]) -> None:
+        if "talked_to" not in engine.kinds:
+            return
         guide = engine.game.quest.main.guide.npc
         for ev in engine.events:
             if ev.kind == "talked_to" and ev.agent == agent.id and ev.data["type"] == guide:

@@ -67,6 +67,8 @@ class SideQuestRule(StepRule):
                 engine.say(agent.id, "=== SIDE QUESTS UNLOCKED === New areas will now bring side quests.")
                 self._offer(engine, agent, mine, agent.area)
                 continue
+            if "area_entered" not in engine.kinds:
+                continue
             for ev in engine.events:
                 if ev.kind == "area_entered" and ev.agent == agent.id and ev.data.get("first"):
                     self._offer(engine, agent, mine, ev.data["area"])
@@ -77,6 +79,8 @@ class SideQuestRule(StepRule):
         if kind == "collect":
             return owned(engine, agent, q["object"]) >= q["count"]
         wanted = {"talk": "talked_to", "craft": "object_crafted", "trade": q.get("event")}[kind]
+        if wanted not in engine.kinds:
+            return False
         for ev in engine.events:
             if ev.kind == wanted and ev.agent == agent.id:
                 if kind == "talk" and ev.data["npc"] == q["npc"]:

@@ -14,6 +14,8 @@ class CraftHints(StepRule):
     description = "On acquiring a new kind of object, mention recipes whose ingredients I now carry."
 
     def apply(self, engine: Engine) -> None:
+        if "object_acquired" not in engine.kinds:
+            return
         game, state = engine.game, engine.state
         for ev in engine.events:
             if ev.kind != "object_acquired" or not ev.data.get("first"):

@@ -27,6 +27,10 @@ class AttackUpdate(StepRule):
                    ("the sum of both weapons", "my base attack only", "the weaker weapon's attack"))
 
 
+_EXPERIENCE_EVENTS = frozenset({"npc_defeated", "quest_stage_completed", "side_quest_completed", "area_entered",
+                                "object_crafted", "object_bought", "object_sold"})
+
+
 @step_rule
 class Experience(StepRule):
     name = "experience"
@@ -42,6 +46,8 @@ class Experience(StepRule):
         side_quest: int = 5
 
     def apply(self, engine: Engine) -> None:
+        if engine.kinds.isdisjoint(_EXPERIENCE_EVENTS):
+            return
         p = self.p
         gains: dict[str, int] = {}
         for ev in engine.events:
