@@ -139,14 +139,21 @@ def choose(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina
 
 
 def simulate(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina: float,
-             foes: list[Foe], clock: Clock | Steady) -> Forecast:
-    """Play a fight out under one policy (exactly the engine's arithmetic) and report how it ends."""
+             foes: list[Foe], clock: Clock | Steady, opening: bool = False) -> Forecast:
+    """Play a fight out under one policy (exactly the engine's arithmetic) and report how it ends.
+
+    With ``opening``, the fight is one I start: an enemy that is not fighting yet does nothing
+    until struck, so the first step is my blow on ``foes[0]``, whatever its stance.
+    """
     live = list(foes)
     steps = 0
     while live and hp > 0 and steps < MAX_SIM_STEPS:
         steps += 1
         modifier = clock.modifier(steps)
-        action, target = choose(policy, hp, max_hp, attack, defense, stamina, live, modifier)
+        if opening and steps == 1:
+            action, target = "attack", live[0]
+        else:
+            action, target = choose(policy, hp, max_hp, attack, defense, stamina, live, modifier)
         defending = False
         if action == "attack":
             assert target is not None
@@ -170,14 +177,19 @@ def simulate(policy: str, hp: int, max_hp: int, attack: int, defense: int, stami
 
 
 def forecast(view: View, foes: list[Foe], *, attack: int | None = None, defense: int | None = None,
-             hp: int | None = None, margin: float = 0.3, clock: Clock | Steady | None = None) -> Forecast:
-    """The best policy's outcome: the fastest win that keeps ``margin`` of my health, else the safest."""
+             hp: int | None = None, margin: float = 0.3, clock: Clock | Steady | None = None,
+             opening: bool = False) -> Forecast:
+    """The best policy's outcome: the fastest win that keeps ``margin`` of my health, else the safest.
+
+    ``opening``: I start the fight by striking ``foes[0]`` (see :func:`simulate`).
+    """
     agent = view.agent
     clock = Clock(view) if clock is None else clock
     attack = agent.attack if attack is None else attack
     defense = agent.defense if defense is None else defense
     hp = agent.hp if hp is None else hp
-    results = [simulate(p, hp, agent.max_hp, attack, defense, agent.stamina, foes, clock) for p in POLICIES]
+    results = [simulate(p, hp, agent.max_hp, attack, defense, agent.stamina, foes, clock, opening)
+               for p in POLICIES]
     keep = max(1, int(agent.max_hp * margin))
     good = [r for r in results if r.won and r.hp_left >= keep]
     if good:

@@ -12,7 +12,7 @@ import ast
 import contextlib
 import math
 from collections.abc import Callable, Iterator
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
     from odyssey_agents.oracle import combat
@@ -33,9 +33,15 @@ class Stuck(Exception):
     """This goal cannot be reached from the current state (the caller may try another)."""
 
 
-#: A way to get something: estimated cost in steps, a key naming it (for memory and bans), and the
-#: function that returns its next command.
-Source = tuple[float, tuple[Any, ...], Callable[[], "str | None"]]
+class Offer(NamedTuple):
+    """A way to get units of something: steps for the first unit and for each further one, how many
+    it can give, a key naming it (for memory and bans), and the function that returns its next command."""
+
+    first: float
+    per: float
+    cap: int
+    key: tuple[Any, ...]
+    run: Callable[[], str | None]
 
 
 class PlannerBase:

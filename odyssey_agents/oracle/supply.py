@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING
 
-from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, PlannerBase, Source, Stuck
+from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, Offer, PlannerBase, Stuck
 
 if TYPE_CHECKING:
     from odyssey_env.state import Npc
@@ -23,7 +23,7 @@ class Supply(PlannerBase):
 
     # ================================================================== having things
     def cost_have(self, t: str, n: int) -> float:
-        """Rough steps until ``n`` units of ``t`` are carried."""
+        """Rough steps until ``n`` units of ``t`` are carried (INF if the world cannot supply them)."""
         missing = n - self.v.carried.get(t, 0)
         if missing <= 0:
             return 0
@@ -35,11 +35,29 @@ class Supply(PlannerBase):
         self._memo[key] = INF  # recipe cycles cost nothing less than infinity
         self._costing += 1
         try:
-            best = min((s[0] for s in self._sources(t, missing)), default=INF)
+            best = self._fill(t, self._offers(t, missing), missing)
         finally:
             self._costing -= 1
         self._memo[key] = best
         return best
+
+    def _fill(self, t: str, offers: list[Offer], need: int) -> float:
+        """Cheapest steps to gather ``need`` units from ``offers`` together (nearest first), crafting
+        what they cannot give, or crafting it all; INF when even that is not enough."""
+        total = 0.0
+        left = need
+        for o in sorted((o for o in offers if o.key[0] != "craft"), key=lambda o: (o.first, o.key)):
+            take = min(left, o.cap)
+            total += o.first + o.per * (take - 1)
+            left -= take
+            if left <= 0:
+                break
+        recipe = self.v.game.objects[t].recipe
+        if left > 0:
+            total = total + self.cost_craft(t, -(-left // recipe.yields)) + 1 if recipe is not None else INF
+        if recipe is not None and total > 0:
+            total = min(total, self.cost_craft(t, -(-need // recipe.yields)) + 1)
+        return total
 
     def have(self, t: str, n: int) -> str | None:
         """Next command toward carrying ``n`` units of ``t``; None when carried already."""
@@ -57,41 +75,52 @@ class Supply(PlannerBase):
 
     def _have(self, t: str, missing: int) -> str | None:
         v = self.v
-        sources = [s for s in self._sources(t, missing) if s[0] < INF]
+        offers = self._offers(t, missing)
+        costed: list[tuple[float, Offer]] = []
+        for o in offers:
+            if o.first == INF:
+                continue
+            if o.cap >= missing:
+                c = o.first + o.per * (missing - 1)
+            else:  # this source, then the rest from the others
+                c = o.first + o.per * (o.cap - 1) + self._fill(t, [x for x in offers if x is not o], missing - o.cap)
+            if c < INF:
+                costed.append((c, o))
         # bans only steer the choice: with nothing else left, a banned way is still a way
-        sources = [s for s in sources if s[1] not in self.banned] or sources
-        if not sources:
+        costed = [co for co in costed if co[1].key not in self.banned] or costed
+        if not costed:
             raise Stuck(f"no way to get {missing} {t}")
         last = self.last_choice.get(("have", t))
-        cheapest = min(s[0] for s in sources)
-
+        cheapest = min(c for c, _ in costed)
         here = ("pick", t, v.here)
 
-        def rank(s: Source) -> tuple[float, int]:
+        def rank(co: tuple[float, Offer]) -> tuple[float, int]:
             # what lies at my feet first; else stay with last step's choice unless something is
             # clearly cheaper (no dithering)
-            if s[1] == here:
+            c, o = co
+            if o.key == here:
                 return (-1.0, 0)
-            sticky = s[1] == last and s[0] <= cheapest * 1.5 + 3
-            return (cheapest if sticky else s[0], 0 if sticky else 1)
+            sticky = o.key == last and c <= cheapest * 1.5 + 3
+            return (cheapest if sticky else c, 0 if sticky else 1)
 
-        sources.sort(key=rank)
+        costed.sort(key=rank)
         reasons = []
-        for _cost, key, run in sources:
+        for _cost, o in costed:
             try:
-                cmd = run()
+                cmd = o.run()
             except Stuck as exc:
                 reasons.append(str(exc))
                 continue
-            self.last_choice[("have", t)] = key
-            self.used.append(key)
+            self.last_choice[("have", t)] = o.key
+            self.used.append(o.key)
             return cmd
         raise Stuck(f"no way to get {t}: " + "; ".join(reasons))
 
-    def _sources(self, t: str, missing: int) -> list[Source]:
-        """Every known way to get more ``t``, with its estimated cost in steps."""
+    def _offers(self, t: str, missing: int) -> list[Offer]:
+        """Every known way to get more ``t``: what the first unit costs, each further one, and how
+        many it can give (the world's supply is finite: what lies about, stock, loot)."""
         v = self.v
-        out: list[Source] = []
+        out: list[Offer] = []
         ot = v.game.objects.get(t)
         if ot is None or not ot.portable:
             return out
@@ -103,12 +132,8 @@ class Supply(PlannerBase):
             d = 0 if area == here else self.travel(area)
             if d == INF:
                 continue
-            short = max(0, missing - count)
-            cost = d + min(missing, count) + 3 * short
-            if area == here:
-                out.append((cost, ("pick", t, area), lambda h=handle: self.pick_up(h, missing)))
-            else:
-                out.append((cost, ("pick", t, area), lambda a=area: self.go(a)))
+            run = (lambda h=handle: self.pick_up(h, missing)) if area == here else (lambda a=area: self.go(a))
+            out.append(Offer(d + 1, 1, count, ("pick", t, area), run))
         # inside a container lying somewhere
         for area, box, _inner, count in v.boxed.get(t, ()):
             if area == self._not_from:
@@ -116,22 +141,20 @@ class Supply(PlannerBase):
             d = 0 if area == here else self.travel(area)
             if d == INF:
                 continue
-            cost = d + 3 + 3 * max(0, missing - count)
-            out.append((cost, ("box", t, box), lambda a=area, b=box: self.go(a) or self.take_box(b)))
+            out.append(Offer(d + 3, 1, count, ("box", t, box), lambda a=area, b=box: self.go(a) or self.take_box(b)))
         # crafting
         if ot.recipe is not None:
             times = -(-missing // ot.recipe.yields)
             cost = self.cost_craft(t, times)
             if cost < INF:
-                out.append((cost + 1, ("craft", t), lambda: self.craft(t, times)))
+                out.append(Offer(cost + 1, 0, times * ot.recipe.yields, ("craft", t), lambda: self.craft(t, times)))
         # buying
         if v.currency and t != v.currency:
             for npc in self._merchants_selling(t):
                 k = min(missing, npc.inventory.get(t, 0))
                 cost = self.cost_buy(t, k, npc)
                 if cost < INF:
-                    out.append((cost + 3 * (missing - k), ("buy", t, npc.handle),
-                                lambda m=npc, k=k: self.buy(t, k, m)))
+                    out.append(Offer(cost, 0, k, ("buy", t, npc.handle), lambda m=npc, k=k: self.buy(t, k, m)))
         # looting enemies (their drops, and coins)
         for npc in v.state.npcs.values():
             if not v.hostile(npc):
@@ -143,18 +166,12 @@ class Supply(PlannerBase):
                 continue
             cost = self.cost_fight(npc)
             if cost < INF:
-                out.append((cost + 2 + 3 * max(0, missing - count), ("loot", t, npc.handle),
-                            lambda n=npc: self.defeat(n)))
+                out.append(Offer(cost + 2, 0, count, ("loot", t, npc.handle), lambda n=npc: self.defeat(n)))
         # coins by selling what I carry and do not need
         if t == v.currency:
-            sale = self._best_sale()
-            if sale is not None:
-                merchant, handle, paid = sale
-                per = max(1, paid)
-                cost = self.travel(merchant.area) + 1 + 2 * max(0, -(-missing // per) - 1)
-                out.append((cost, ("sell", handle, merchant.handle),
-                            lambda m=merchant, h=handle: self.go(m.area) or f"sell 1 {h} {m.handle}"))
-            else:  # (with something to sell in hand, picking up more would only juggle it)
+            sales = self._sales()
+            out.extend(sales)
+            if not sales:  # (with something to sell in hand, picking up more would only juggle it)
                 out.extend(self._ground_sales(missing))
         return out
 
@@ -421,12 +438,12 @@ class Supply(PlannerBase):
         ratio = getattr(getattr(rule, "p", None), "sell_ratio", 0.5)
         return max(1, int(self.v.game.objects[t].value * ratio))
 
-    def _best_sale(self) -> tuple[Npc, str, int] | None:
-        """Something I carry and do not need, and who buys it: ``(merchant, handle, coins paid)``."""
+    def _sales(self) -> list[Offer]:
+        """Coins from the spare things I carry, one offer per thing (paid what its buyer pays)."""
         v = self.v
         if "sell" not in v.verbs:
-            return None
-        best = None
+            return []
+        out: list[Offer] = []
         for h in [*v.agent.hands, *(x for c in v.containers() for x in v.state.instances[c].contents)]:
             if not self._sellable(h):
                 continue
@@ -434,17 +451,17 @@ class Supply(PlannerBase):
             merchant = self._buyer_for(t)
             if merchant is None:
                 continue
-            paid = self._payment(t)
-            if best is None or paid > best[2]:
-                best = (merchant, h, paid)
-        return best
+            n = v.agent.hands.get(h, 0) or sum(v.state.instances[c].contents.get(h, 0) for c in v.containers())
+            out.append(Offer(self.travel(merchant.area) + 1, 0, self._payment(t) * n, ("sell", h, merchant.handle),
+                             lambda m=merchant, h=h: self.go(m.area) or f"sell 1 {h} {m.handle}"))
+        return out
 
-    def _ground_sales(self, coins: int) -> list[Source]:
+    def _ground_sales(self, coins: int) -> list[Offer]:
         """Coins from spare things lying about: pick one up (it is then sold as a carried spare)."""
         v = self.v
         if "sell" not in v.verbs:
             return []
-        out: list[Source] = []
+        out: list[Offer] = []
         for t, spots in v.ground.items():
             ot = v.game.objects[t]
             if ot.value <= 0 or t == v.currency or not ot.portable:
@@ -460,13 +477,11 @@ class Supply(PlannerBase):
                 if d == INF:
                     continue
                 back = v.dist(merchant.area, area)
-                trips = -(-coins // (paid * min(count, 2)))
-                cost = d + (back if back is not None else 10) + 2 + 4 * (trips - 1)
-                out.append((cost, ("gather-sale", t, area),
-                            lambda a=area, h=handle: self.go(a) or self.pick_up(h)))
-                break
-        out.sort(key=lambda s: s[0])
-        return out[:3]
+                # each unit is a pick-up and a sale; a trip carries two
+                out.append(Offer(d + (back if back is not None else 10) + 2, 2 / paid, paid * count,
+                                 ("gather-sale", t, area), lambda a=area, h=handle: self.go(a) or self.pick_up(h)))
+        out.sort(key=lambda o: (o.first, o.key))
+        return out[:8]
 
     # ================================================================== writing, dropping, wearing
     def _writable_type(self, wanted: str | None, text: str) -> str | None:

@@ -51,14 +51,15 @@ class Tactics(PlannerBase):
         agent = v.agent
         hp = agent.hp if hp is None else hp
         modifier = self._steady_modifier()
+        opening = npc.engaged != agent.id
         key = (tuple((f.hp, f.attack, f.defense, f.pattern, f.index % max(1, len(f.pattern))) for f in foes),
-               attack, defense, hp, agent.max_hp, agent.stamina, modifier)
+               attack, defense, hp, agent.max_hp, agent.stamina, modifier, opening)
         hit = self._fights.get(key)
         if hit is None:
             if len(self._fights) > 4096:
                 self._fights.clear()
             hit = self._fights[key] = combat.forecast(v, foes, attack=attack, defense=defense, hp=hp,
-                                                      clock=combat.Steady(modifier))
+                                                      clock=combat.Steady(modifier), opening=opening)
         return hit
 
     def _steady_modifier(self) -> float:

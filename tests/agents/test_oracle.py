@@ -439,3 +439,29 @@ def test_oracle_completes_the_drill_game(drill_game: str, seed: int) -> None:
     s = solve(drill_game, seed, budget=BUDGET)
     assert s.invalid == 0 and s.failed == 0
     assert s.solved, f"drill seed {seed}: {s.stages}/{s.total} stages in {s.steps} steps"
+
+
+def test_oracle_gets_stronger_before_a_boss_it_would_lose_to() -> None:
+    """A boss far too strong for a fresh agent: the oracle trains and arms itself, then wins."""
+    from odyssey_env.env import OdysseyEnv
+    from odyssey_env.quests.spec import Condition
+    from odyssey_env.worldgen import spawn_npc
+
+    env = OdysseyEnv("base")
+    env.reset(seed=0)
+    engine = env.engine
+    boss = spawn_npc(engine.game, engine.state, engine.game.npcs["ash_warden"], "reed_marsh")
+    boss.attack, boss.hp, boss.max_hp = 60, 300, 300
+    agent = engine.state.agents["player"]
+    planner = Planner()
+    goal = Condition(type="npc_defeated", npc="ash_warden")
+    first_blow = None
+    for _ in range(800):
+        command, _ = planner.decide(engine, [goal])
+        if command == f"attack {boss.handle}" and first_blow is None:
+            first_blow = (agent.level, agent.attack)
+        env.step(command)
+        if boss.handle not in engine.state.npcs:
+            break
+    assert boss.handle not in engine.state.npcs, "the boss is still standing"
+    assert first_blow is not None and first_blow[0] > 1 and first_blow[1] > engine.game.spec.agent.attack
