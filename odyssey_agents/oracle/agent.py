@@ -7,8 +7,10 @@ state: ``info["engine"]`` from the evaluation runner, or the engine of the env i
 
 Each step it takes its goals from the quest rules' own data (the tutorial's current step, else the
 open main-quest stages), asks :class:`~odyssey_agents.oracle.planner.Planner` for a command, and watches
-its progress: a goal that makes no progress for a while gets the sources it relied on banned for a
-while, so the planner tries another way instead of looping forever.
+its progress: when the quest has not advanced for ``PATIENCE`` steps, the way the planner leaned on
+most is banned for a while and opportunism is paused, so it tries something else instead of looping.
+Its memory (bans, choices, the progress watch) is saved with checkpoints, so a resumed run decides
+exactly as an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -29,8 +31,8 @@ if TYPE_CHECKING:
 
 __all__ = ["OracleAgent", "current_goals", "is_valid"]
 
-PATIENCE = 60  # steps without quest progress before the planner's recent choices are banned
-BAN_STEPS = 80
+PATIENCE = 60  # steps without quest progress before the planner's most used way is banned
+BAN_STEPS = 80  # how long such a ban (and the pause of opportunism) lasts
 
 
 def current_goals(engine: Engine, agent_id: str) -> list[Condition]:
@@ -61,7 +63,8 @@ def is_valid(engine: Engine, agent_id: str, command: str) -> bool:
     """Whether ``command`` parses and its verb lists it among the commands applicable now.
 
     Amount verbs list only the smallest and largest feasible amount, so any amount in between is
-    accepted; ``write`` lists a placeholder text, so any text is accepted for a listed writable.
+    accepted; ``write`` lists a placeholder text, so any text that fits is accepted for a listed
+    writable.
     """
     from odyssey_env.engine import Turn
 
