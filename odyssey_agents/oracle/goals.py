@@ -28,7 +28,8 @@ class Goals(PlannerBase):
         return handler(c)
 
     def estimate(self, c: Condition) -> float:
-        """Rough steps to satisfy ``c`` (INF when no plan is known)."""
+        """Rough steps to satisfy ``c`` (INF when no plan is known). Memoised per step by identity:
+        only for conditions that live as long as the game (the quest's own)."""
         key = ("est", id(c))
         if key in self._memo:
             return self._memo[key]
@@ -320,7 +321,12 @@ class Goals(PlannerBase):
             return INF
         kind = c.args.get("kind", "")
         as_condition = _event_condition(kind, {k: v for k, v in c.args.items() if k != "kind"})
-        return self.estimate(as_condition) if as_condition is not None else 4
+        if as_condition is None:
+            return 4
+        try:  # not estimate(): its memo is keyed by identity, and this condition is made afresh
+            return getattr(self, f"_e_{as_condition.type}")(as_condition)
+        except Stuck:
+            return INF
 
     # ---- causing one event (the ``did`` predicate) ------------------------------
     def cause(self, kind: str, match: dict[str, Any]) -> str | None:
