@@ -50,14 +50,17 @@ class Turn:
     ``probe`` turns are used for listing valid actions and must not change anything.
     """
 
-    __slots__ = ("agent", "engine", "game", "ok", "state")
+    __slots__ = ("agent", "engine", "game", "memo", "ok", "state")
 
-    def __init__(self, engine: Engine, agent: Agent):
+    def __init__(self, engine: Engine, agent: Agent, *, probe: bool = False):
         self.engine = engine
         self.game = engine.game
         self.state = engine.state
         self.agent = agent
         self.ok = True
+        #: Views shared by the verbs while listing valid actions (the state cannot change meanwhile);
+        #: None on acting turns, where every rule must read the live state.
+        self.memo: dict[str, Any] | None = {} if probe else None
 
     @property
     def area(self) -> Area:
@@ -168,7 +171,7 @@ class Engine:
 
     def valid_actions(self, agent_id: str) -> dict[str, list[str]]:
         """Commands applicable now, grouped by verb (sound and complete; amounts summarised)."""
-        turn = Turn(self, self.state.agents[agent_id])
+        turn = Turn(self, self.state.agents[agent_id], probe=True)
         out = {}
         for verb, rule in self.rules.actions.items():
             commands = list(rule.candidates(turn))

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from odyssey_env.content import ObjectType
 from odyssey_env.engine import Turn
-from odyssey_env.world import add, fits_in_hands, type_of
+from odyssey_env.world import add, fits_in_hands, held_containers, type_of
 
 
 def acquire(turn: Turn, handle: str, n: int = 1, how: str = "picked") -> None:
@@ -24,11 +25,40 @@ def receive(turn: Turn, handle: str, n: int) -> str:
 
 
 def carried_handles(turn: Turn) -> dict[str, int]:
-    """Everything in hands and in reachable containers, summed per handle."""
-    from odyssey_env.world import held_containers
-
+    """Everything in hands and in reachable containers, summed per handle (read-only)."""
+    memo = turn.memo
+    if memo is not None and "carried" in memo:
+        return memo["carried"]
     out = dict(turn.agent.hands)
     for c in held_containers(turn.game, turn.state, turn.agent):
         for h, n in turn.state.instances[c].contents.items():
             out[h] = out.get(h, 0) + n
+    if memo is not None:
+        memo["carried"] = out
     return out
+
+
+def ground(turn: Turn) -> list[tuple[str, ObjectType]]:
+    """``(handle, type)`` of every object on the ground here (read-only)."""
+    memo = turn.memo
+    if memo is not None and "ground" in memo:
+        return memo["ground"]
+    objects, instances = turn.game.objects, turn.state.instances
+    out = []
+    for handle in turn.area.objects:
+        inst = instances.get(handle)
+        out.append((handle, objects[inst.type if inst is not None else handle]))
+    if memo is not None:
+        memo["ground"] = out
+    return out
+
+
+def coins_carried(turn: Turn) -> int:
+    memo = turn.memo
+    if memo is not None and "coins" in memo:
+        return memo["coins"]
+    currency = turn.game.currency
+    n = carried_handles(turn).get(currency, 0) if currency else 0
+    if memo is not None:
+        memo["coins"] = n
+    return n

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
-from odyssey_env.verbs.common import acquire
+from odyssey_env.verbs.common import acquire, ground
 from odyssey_env.world import (
     add,
     container_room,
@@ -72,13 +72,15 @@ class Store(ActionRule):
         containers = list(held_containers(game, state, agent))
         if not containers:
             return
-        objects, instances, hands, ground = game.objects, state.instances, agent.hands, area.objects
+        hands, lying = agent.hands, area.objects
         options = []  # (handle, units available, size): the _storable test, once per handle
-        for handle in {**hands, **ground}:
-            inst = instances.get(handle)
-            t = objects[inst.type if inst is not None else handle]
+        for handle in hands:
+            t = known_object(game, state, handle)
             if t.category not in ("container", "station"):
-                options.append((handle, hands.get(handle, 0) + ground.get(handle, 0), t.size))
+                options.append((handle, hands[handle] + lying.get(handle, 0), t.size))
+        for handle, t in ground(turn):
+            if t.category not in ("container", "station") and handle not in hands:
+                options.append((handle, lying[handle], t.size))
         for container in containers:
             room = container_room(game, state, container)
             for handle, have, size in options:

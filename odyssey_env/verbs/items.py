@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
-from odyssey_env.verbs.common import acquire
+from odyssey_env.verbs.common import acquire, ground
 from odyssey_env.world import (
     add,
     container_room,
@@ -66,14 +66,12 @@ class PickUp(ActionRule):
     def candidates(self, turn: Turn):
         # Same tests as apply (a free hand, coins joining coins, or room in the pack), hoisted out of the loop.
         game, agent, state = turn.game, turn.agent, turn.state
-        objects, instances, currency = game.objects, state.instances, game.currency
+        currency = game.currency
         free = hands_free(game, agent) >= 1
         coins_in_hand = currency in agent.hands
         pack = agent.equipment.get("pack")
         room = container_room(game, state, pack) if pack is not None else -1
-        for handle in turn.area.objects:
-            inst = instances.get(handle)
-            t = objects[inst.type if inst is not None else handle]
+        for handle, t in ground(turn):
             if t.category == "station":
                 continue
             if free or (coins_in_hand and handle == currency) or (room >= t.size and t.category != "container"):
@@ -214,9 +212,16 @@ class Equip(ActionRule):
 
     def candidates(self, turn: Turn):
         agent = turn.agent
-        for handle in {**agent.hands, **turn.area.objects}:
+        worn = agent.equipment
+        seen = set()
+        for handle in agent.hands:
             slot = known_object(turn.game, turn.state, handle).equip_slot
-            if slot is not None and slot not in agent.equipment:
+            if slot is not None and slot not in worn:
+                seen.add(handle)
+                yield f"equip {handle}"
+        for handle, t in ground(turn):
+            slot = t.equip_slot
+            if slot is not None and slot not in worn and handle not in seen:
                 yield f"equip {handle}"
 
     def facts(self, game):

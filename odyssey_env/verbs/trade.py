@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.state import Npc
-from odyssey_env.verbs.common import carried_handles, receive
+from odyssey_env.verbs.common import carried_handles, coins_carried, receive
 from odyssey_env.verbs.social import wary
 from odyssey_env.world import add, carried_count, materialize, npc_here, remove, take_carried, type_of
 
@@ -33,11 +33,6 @@ def _merchant(turn: Turn, handle: str, verb: str) -> Npc | str:
     return npc
 
 
-def _coins(turn: Turn) -> int:
-    currency = turn.game.currency
-    return carried_count(turn.game, turn.state, turn.agent, currency) if currency else 0
-
-
 @action_rule
 class Buy(ActionRule):
     verb = "buy"
@@ -52,7 +47,7 @@ class Buy(ActionRule):
         if stock < n:
             return turn.fail(f"Cannot buy {n} {handle}: {merchant} has {stock}.")
         cost = price(turn, handle) * n
-        coins = _coins(turn)
+        coins = coins_carried(turn)
         if coins < cost:
             return turn.fail(f"Cannot buy {n} {handle}: it costs {cost} {turn.game.currency} and I carry {coins}.")
         take_carried(turn.game, turn.state, turn.agent, turn.game.currency, cost)
@@ -70,7 +65,7 @@ class Buy(ActionRule):
             if isinstance(npc, str):
                 continue
             if coins is None:
-                coins = _coins(turn)
+                coins = coins_carried(turn)
             for ware, stock in npc.inventory.items():
                 most = min(stock, coins // price(turn, ware))
                 if most >= 1:
