@@ -44,6 +44,8 @@ __all__ = [
 SUPPLEMENTARY = ("side_quest", "exploration", "craft", "defeat")
 COMPONENTS = ("quest", "side_quest", "exploration", "craft", "defeat", "trade", "death")
 WINDOW = 100
+_EMPTY: dict[str, int] = {}
+_NO_TOKENS = (0, 0)
 
 
 def verb_of(game: Game, command: str) -> str | None:
@@ -58,9 +60,9 @@ def action_verbs(steps: Iterable[dict[str, Any]], game: Game) -> list[str]:
     """Verbs of the well-formed commands, in order (each distinct command is parsed once)."""
     seen: dict[str, str | None] = {}
     for s in steps:
-        if not s["invalid"] and s["action"] not in seen:
+        if not s.get("invalid") and s["action"] not in seen:
             seen[s["action"]] = verb_of(game, s["action"])
-    return [v for s in steps if not s["invalid"] and (v := seen[s["action"]]) is not None]
+    return [v for s in steps if not s.get("invalid") and (v := seen[s["action"]]) is not None]
 
 
 def normalized_entropy(verbs: Sequence[str], n_verbs: int) -> float:
@@ -105,7 +107,7 @@ def cumulative_rewards(traj: Trajectory) -> tuple[list[int], list[int]]:
     main, sup = [], []
     m = s = 0
     for step in traj.play:
-        r = step["reward"]
+        r = step.get("reward", _EMPTY)
         m += r.get("quest", 0)
         s += sum(r.get(k, 0) for k in SUPPLEMENTARY)
         main.append(m)
@@ -131,7 +133,7 @@ def normalized_combined(curves: Sequence[tuple[Sequence[float], Sequence[float]]
 def _tokens(steps: Iterable[dict[str, Any]]) -> tuple[int, int]:
     i = o = 0
     for s in steps:
-        a, b = s.get("tokens", (0, 0))
+        a, b = s.get("tokens", _NO_TOKENS)
         i += a
         o += b
     return i, o
@@ -157,22 +159,23 @@ def compute_metrics(traj: Trajectory, game: Game, *, window: int = WINDOW) -> di
     acquired: dict[str, None] = {}
     invalid = malformed = tokens_in = tokens_out = 0
     decision = 0.0
-    for s in play:
-        reward = s["reward"]
-        if any(reward.values()):
-            for k, v in reward.items():
+    for s in play:  # lines are sparse: a missing key is false, zero or empty
+        if "reward" in s:
+            for k, v in s["reward"].items():
                 totals[k] = totals.get(k, 0) + v
-        for ev in s["events"]:
-            if ev.get("kind") == "object_acquired":
-                acquired.setdefault(ev["object"])
-        if s["invalid"]:
+        if "events" in s:
+            for ev in s["events"]:
+                if ev.get("kind") == "object_acquired":
+                    acquired.setdefault(ev["object"])
+        if s.get("invalid"):
             invalid += 1
-        if "malformed" in s:
+        if s.get("malformed"):
             malformed += 1
-        a, b = s["tokens"]
-        tokens_in += a
-        tokens_out += b
-        decision += s["decision_time"]
+        if "tokens" in s:
+            a, b = s["tokens"]
+            tokens_in += a
+            tokens_out += b
+        decision += s.get("decision_time", 0.0)
     carryable = [name for name, o in game.objects.items() if o.portable]
     verbs = action_verbs(play, game)
     game_verbs = list(game.rules.actions)

@@ -158,8 +158,8 @@ def test_tutorial_steps_do_not_use_the_budget(tmp_path):
     assert traj.reset["in_tutorial"]
     assert len(traj.play) == 30 and len(traj.tutorial) > 0
     assert out.results["tutorial_steps"] == len(traj.tutorial)
-    assert all(s["tutorial"] for s in traj.steps[: len(traj.tutorial)])  # the tutorial comes first
-    assert sum(sum(s["reward"].values()) for s in traj.tutorial) == 0
+    assert all(s.get("tutorial") for s in traj.steps[: len(traj.tutorial)])  # the tutorial comes first
+    assert sum(sum(s.get("reward", {}).values()) for s in traj.tutorial) == 0
     no_tutorial = run_cell(cell(tmp_path, game={"name": "mark", "path": None}, max_steps=30, tutorial=False),
                            log=quiet)
     assert no_tutorial.path.name == "seed_0_no_tutorial"
