@@ -9,6 +9,8 @@ answered with corrective feedback instead.
 
 from __future__ import annotations
 
+import functools
+import re
 import shlex
 from typing import TYPE_CHECKING, Any
 
@@ -27,6 +29,12 @@ def echo(text: str) -> str:
     return safe if len(safe) <= _ECHO_LIMIT else safe[: _ECHO_LIMIT - 3] + "..."
 
 
+@functools.cache
+def _words(n: int) -> re.Pattern[str]:
+    """The first ``n`` whitespace-separated words, each followed by whitespace or the end."""
+    return re.compile(r"\s+".join([r"(\S+)"] * n) + r"(?=\s|$)")
+
+
 def parse(rules: RuleBook, text: Any) -> tuple[ActionRule, tuple[Any, ...]] | str:
     """Return ``(rule, args)`` or the feedback text of an invalid action."""
     if not isinstance(text, str):
@@ -39,12 +47,17 @@ def parse(rules: RuleBook, text: Any) -> tuple[ActionRule, tuple[Any, ...]] | st
     rule = None
     for verb in rules.verbs_by_first_word.get(first, ()):
         if lower.startswith(verb) and (len(lower) == len(verb) or lower[len(verb)].isspace()):
-            rule = rules.actions[verb]
+            rule, end = rules.actions[verb], len(verb)
             break
+        if " " in verb:  # "pick   up": the words of a two-word verb may be spaced any way
+            match = _words(verb.count(" ") + 1).match(lower)
+            if match and " ".join(match.groups()) == verb:
+                rule, end = rules.actions[verb], match.end()
+                break
     if rule is None:
         return (f"Invalid action: could not understand '{echo(s)}'. "
                 f"Commands start with one of: {', '.join(rules.actions)}.")
-    rest = s[len(rule.verb):].strip()
+    rest = s[end:].strip()
     if '"' in rest or "'" in rest:
         try:
             words = shlex.split(rest)
