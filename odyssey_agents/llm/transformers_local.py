@@ -118,7 +118,8 @@ class TransformersLLM(LLM):
     ``model``: a local folder or a hub id (hub ids need the network or a filled HF cache).
     ``enable_thinking``: passed to the chat template (Qwen3: thinking on/off); None leaves the default.
     ``device``: ``auto`` (CUDA when available), ``cpu``, ``cuda``, ``cuda:1``...; ``dtype``: ``auto``
-    (bfloat16 on GPU, float32 on CPU) or a torch dtype name.
+    (bfloat16 on GPU, float32 on CPU) or a torch dtype name. ``threads``: torch's CPU threads (None:
+    torch's default).
     """
 
     backend = "hf"
@@ -128,7 +129,7 @@ class TransformersLLM(LLM):
                  do_sample: bool = True, temperature: float = 0.7, top_p: float = 0.8, top_k: int | None = None,
                  repetition_penalty: float | None = None, seed: int = 0, enable_thinking: bool | None = None,
                  prefill_json: bool = False, guided_json: bool = False, stop_at_json: bool = True,
-                 trust_remote_code: bool = False,
+                 trust_remote_code: bool = False, threads: int | None = None,
                  backend: str = "hf"):
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
@@ -149,6 +150,7 @@ class TransformersLLM(LLM):
         self.guided_json = guided_json
         self.stop_at_json = stop_at_json
         self.trust_remote_code = trust_remote_code
+        self.threads = threads
         self.calls = 0
         self._model: Any = None
         self._tokenizer: Any = None
@@ -159,6 +161,8 @@ class TransformersLLM(LLM):
         if self._model is not None:
             return
         torch, tf = self._torch, self._transformers
+        if self.threads is not None:
+            torch.set_num_threads(int(self.threads))  # CPU threads; 1 helps on an oversubscribed machine
         device = self.device_request
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
