@@ -48,8 +48,8 @@ class LongContextAgent(ReActAgent):
         if self.llm.context_window is not None:
             self._tokens[record.step] = self.llm.count_text(record.render())
 
-    def sections(self) -> list[Section]:
-        out = super().sections()
+    def sections(self, records: list[StepRecord] | None = None) -> list[Section]:
+        out = super().sections(records)
         if self.dropped:
             note = (f"({self.dropped} earlier steps no longer fit in my context window and are left out.)")
             out = [(t, f"{note}\n\n{b}" if t == "My memories" else b) for t, b in out]
@@ -77,12 +77,8 @@ class LongContextAgent(ReActAgent):
         if self.on_overflow == "stop":
             return None
         while self.records and used + reserve > limit:
-            # drop a share of the excess at once, then re-measure exactly
-            excess = used + reserve - limit
-            n, freed = 0, 0
-            while n < len(self.records) and freed < excess:
-                freed += self._tokens.get(self.records[n].step, 1)
-                n += 1
+            # drop enough of the oldest steps for the excess, then re-measure exactly
+            n = self._overflowing(self.records, used + reserve - limit)
             for r in self.records[:n]:
                 self._tokens.pop(r.step, None)
             del self.records[:n]
@@ -92,6 +88,29 @@ class LongContextAgent(ReActAgent):
         if used + reserve > limit:
             raise ContextOverflow(used + reserve, limit, "even with no past steps the prompt does not fit")
         return messages
+
+    def _answer_messages(self, question: str, choices: list[str],
+                         records: list[StepRecord] | None = None) -> list[dict[str, str]]:
+        """QA prompts follow the same window: the oldest steps are left out of that prompt only."""
+        kept = self.records if records is None else records
+        messages = super()._answer_messages(question, choices, kept)
+        limit = self.llm.context_window
+        if limit is None:
+            return messages
+        used = self.llm.count_tokens(messages)
+        while kept and used + self.llm.max_tokens > limit:
+            kept = kept[self._overflowing(kept, used + self.llm.max_tokens - limit):]
+            messages = super()._answer_messages(question, choices, kept)
+            used = self.llm.count_tokens(messages)
+        return messages
+
+    def _overflowing(self, records: list[StepRecord], excess: int) -> int:
+        """How many of the oldest ``records`` free at least ``excess`` tokens (at least one)."""
+        n, freed = 0, 0
+        while n < len(records) and freed < excess:
+            freed += self._tokens.get(records[n].step, 1)
+            n += 1
+        return max(n, 1)
 
     def _state(self) -> dict[str, Any]:
         return {"dropped": self.dropped, "overflows": self.overflows, "first_overflow": self.first_overflow,

@@ -22,7 +22,7 @@ from typing import Any, ClassVar
 
 from odyssey_agents.addons import AddonConfigError, Addons, canonical_addons
 from odyssey_agents.base import Agent, Answer, Decision, Task, Usage
-from odyssey_agents.llm import LLM, build_llm
+from odyssey_agents.llm import LLM, ContextOverflow, build_llm
 from odyssey_agents.llm.protocol import Completion
 from odyssey_agents.memory import StepRecord
 from odyssey_agents.react.prompt import ACT_KEYS, PromptBuilder, Section
@@ -134,16 +134,19 @@ class ReActAgent(Agent):
         """The act prompt; Long Context overrides this to apply its overflow policy."""
         return self.prompts.act(self.sections(), observation)
 
-    def sections(self) -> list[Section]:
-        """The memory blocks of the prompt, most stable first (summary, state, reflection, steps)."""
+    def sections(self, records: list[StepRecord] | None = None) -> list[Section]:
+        """The memory blocks of the prompt, most stable first (summary, state, reflection, steps).
+
+        ``records`` replaces the kept steps for one prompt (Long Context's QA prompts that must fit)."""
+        records = self.records if records is None else records
         out: list[Section] = []
         if self.summary:
             out.append(("Summary of my experience so far", self.summary))
         out.extend(self._own_sections())
         if self.reflection and self.window == 0:
             out.append(("My latest reflection", self.reflection))
-        if self.window != 0 and self.records:
-            out.append(("My memories", "\n\n".join(r.render() for r in self.records)))
+        if self.window != 0 and records:
+            out.append(("My memories", "\n\n".join(r.render() for r in records)))
         return out
 
     def _own_sections(self) -> list[Section]:
@@ -203,14 +206,24 @@ class ReActAgent(Agent):
 
     # ------------------------------------------------------------------ QA
     def answer(self, question: str, choices: list[str]) -> Answer:
-        """Answer from the same memory the agent acts with; answering never changes that memory."""
-        sections = self.sections()
-        if self.previous is not None and self.window == 0:
-            sections.append(("My latest observation", self.previous.observation))
-        messages = self.prompts.answer(sections, question, choices)
-        completion = self.llm.complete(messages, purpose="answer", json_keys=("answer",))
+        """Answer from the same memory the agent acts with; answering never changes that memory.
+
+        A prompt that cannot fit the context window leaves the question unanswered (index None)
+        rather than failing the run's QA round."""
+        try:
+            messages = self._answer_messages(question, choices)
+            completion = self.llm.complete(messages, purpose="answer", json_keys=("answer",))
+        except ContextOverflow as exc:
+            return Answer(None, Usage(), f"(not asked: {exc})")
         usage = Usage([completion.call()])
         return Answer(parse_choice(completion.text, len(choices), choices), usage, _raw(completion))
+
+    def _answer_messages(self, question: str, choices: list[str],
+                         records: list[StepRecord] | None = None) -> list[dict[str, str]]:
+        sections = self.sections(records)
+        if self.previous is not None and self.window == 0:
+            sections.append(("My latest observation", self.previous.observation))
+        return self.prompts.answer(sections, question, choices)
 
     # ------------------------------------------------------------------ checkpoints
     def save(self, directory: Path) -> None:

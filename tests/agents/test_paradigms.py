@@ -233,3 +233,18 @@ def test_import_odyssey_agents_stays_cheap():
             "print(any(m in sys.modules for m in ('torch', 'transformers', 'openai')))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_qa_prompts_of_a_full_long_context_fit_the_window_without_touching_memory():
+    llm = Recording(ScriptedLLM(context_window=3000, max_tokens=200))
+    agent = LongContextAgent(llm, on_overflow="stop")
+    decisions, *_ = play(agent, 60)
+    assert decisions[-1].stop
+    kept = [r.step for r in agent.records]
+    answer = agent.answer("Where did I start?", ["hearth_square", "reed_marsh"])
+    assert answer.index is not None and answer.usage.input_tokens + 200 <= 3000
+    assert [r.step for r in agent.records] == kept
+    tiny = NoMemoryAgent(ScriptedLLM(context_window=50))  # not even the question fits
+    tiny.reset(agent.task)
+    unasked = tiny.answer("Where did I start?", ["hearth_square", "reed_marsh"])
+    assert unasked.index is None and "not asked" in unasked.raw and not unasked.usage.calls
