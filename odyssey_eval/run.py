@@ -83,17 +83,26 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _hydra_task(cfg: Any) -> dict[str, Any]:
+    from hydra.core.hydra_config import HydraConfig
+    from hydra.types import RunMode
     from omegaconf.errors import MissingMandatoryValue
 
     from odyssey_agents.registry import AgentUnavailable
+    from odyssey_env.game import GameError
     from odyssey_eval.factory import ConfigError
     from odyssey_eval.rundir import RunDirError
     from odyssey_eval.runner import RunError
 
     try:
         return task(cfg)
-    except MissingMandatoryValue as exc:
-        raise SystemExit(f"odyssey run: {exc.full_key} must be set (e.g. {exc.full_key}=...)") from None
-    except (AgentUnavailable, ConfigError, RunDirError, RunError) as exc:
-        # A user error, not a bug: one clear line instead of a traceback.
-        raise SystemExit(f"odyssey run: {exc}") from None
+    except (MissingMandatoryValue, AgentUnavailable, ConfigError, GameError, RunDirError, RunError) as exc:
+        message = f"{exc.full_key} must be set (e.g. {exc.full_key}=...)" if isinstance(
+            exc, MissingMandatoryValue) else str(exc)
+        if HydraConfig.get().mode == RunMode.MULTIRUN:
+            # an ordinary exception: Hydra records this cell as failed and the sweep's other cells still run
+            raise CellError(message) from None
+        raise SystemExit(f"odyssey run: {message}") from None  # a user error: one line, no traceback
+
+
+class CellError(RuntimeError):
+    """A cell of a sweep that could not run (the message says why)."""

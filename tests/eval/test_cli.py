@@ -130,3 +130,21 @@ def test_submitit_local_launcher(tmp_path):
                    timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert len(list((tmp_path / "runs" / "base").rglob("results.json"))) == 2
+
+
+def test_a_failing_cell_does_not_stop_the_sweep(tmp_path):
+    done = odyssey("run", "-m", "game.name=base,no_such_game", *SMALL, cwd=tmp_path)
+    assert done.returncode != 0
+    assert "no_such_game" in done.stdout + done.stderr
+    assert (tmp_path / "runs" / "base" / "random" / "none" / "seed_0" / "results.json").is_file()
+
+
+def test_kill_and_resume_through_the_command(tmp_path):
+    args = ("run", "game=base", "max_steps=40", "eval.checkpoint_every=10", "eval.checkpoint_min_seconds=0",
+            "eval.qa.enabled=false")
+    env = {**os.environ, "ODYSSEY_KILL_AFTER_STEP": "25"}
+    killed = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", *args], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120)
+    assert killed.returncode == -9
+    resumed = odyssey(*args, cwd=tmp_path)
+    assert resumed.returncode == 0 and "resume from step 20" in resumed.stdout

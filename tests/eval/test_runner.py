@@ -79,7 +79,7 @@ def _killed_at(cfg: dict, step: int) -> subprocess.CompletedProcess:
                           text=True, timeout=120)
 
 
-@pytest.mark.parametrize("game", ["base", "mark"])
+@pytest.mark.parametrize("game", ["base", "remnant", "mark"])
 def test_kill_and_resume_ends_identical_to_an_uninterrupted_run(tmp_path, game):
     if game not in available_games():
         pytest.skip(f"{game} is not shipped yet")
