@@ -14,6 +14,15 @@ too.
 
 Target (issue: Evaluation): runner overhead at most 20% over the bare env, and at least 3,000 steps/s
 end to end (50x the reference's ~60 steps/s).
+
+On a busy machine, count instructions instead (load-independent; user space only, so the write
+system calls are not in it):
+
+    for side in imports bare runner; do
+      valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+        python benchmarks/run_overhead.py --only $side --steps 3000 --checkpoint-every 1000000000
+    done
+    # overhead = (runner - imports) / (bare - imports) - 1, from the "Collected" lines
 """
 
 from __future__ import annotations
@@ -70,7 +79,16 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--checkpoint-every", type=int, default=25)
+    parser.add_argument("--only", choices=("imports", "bare", "runner"),
+                        help="run one side once and print nothing (for instruction counting, see the docstring)")
     args = parser.parse_args()
+    if args.only:
+        with tempfile.TemporaryDirectory() as tmp:
+            if args.only == "bare":
+                bare(args.game, args.steps, 0)
+            elif args.only == "runner":
+                runner(args.game, args.steps, 0, tmp, args.checkpoint_every)
+        return 0
     bare_t, run_t = [], []
     with tempfile.TemporaryDirectory() as tmp:
         for r in range(args.repeats):  # interleaved, so drifts in machine load hit both sides alike

@@ -16,8 +16,10 @@ keeps it usable from Python, tests and benchmarks.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
+import shutil
 import signal
 import time
 from collections.abc import Callable, Mapping
@@ -26,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
+from odyssey_env import __version__ as odyssey_env_version
 from odyssey_eval.factory import build_agent
 from odyssey_eval.metrics import compute_metrics
 from odyssey_eval.progress import make_progress
@@ -131,9 +134,7 @@ class _Cell:
     # ------------------------------------------------------------ start / resume
     def _start(self) -> tuple[str, dict[str, Any]]:
         self.rd.start(self.key, self.config_yaml)
-        if self.rd.checkpoints.exists():
-            import shutil
-
+        if self.rd.checkpoints.exists():  # left by a run killed before its first checkpoint completed
             shutil.rmtree(self.rd.checkpoints)
         self.agent.reset(self.task)
         obs, info = self.env.reset(seed=self.seed)
@@ -176,8 +177,6 @@ class _Cell:
             setattr(self, name, r[name])
         self.terminated = r["terminated"]
         if self.qa["enabled"] and self.rd.qa_questions.exists():
-            import json
-
             data = json.loads(self.rd.qa_questions.read_text(encoding="utf-8"))
             self.wk_questions = [Question.from_dict(d) for d in data]
         self.log(f"resume from step {self.total}: {self.rd.path}")
@@ -194,8 +193,6 @@ class _Cell:
 
     # ------------------------------------------------------------ QA
     def _ask(self, phase: str) -> None:
-        import json
-
         rounds = []
         if self.wk_questions:
             rounds.append(ask_questions(self.agent, self.wk_questions, phase=phase, step=self.play,
@@ -280,8 +277,6 @@ class _Cell:
         metrics = compute_metrics(Trajectory(self.reset_line, self.records), self.game)
         rounds = _read_qa(self.rd.qa)
         end = "terminated" if self.terminated else "agent_stopped" if self.stopped else "max_steps"
-        import odyssey_env
-
         results = {
             "format": RESULTS_FORMAT,
             "game": self.game.name,
@@ -304,7 +299,7 @@ class _Cell:
             "metrics": metrics,
             "qa": [{k: v for k, v in r.items() if k != "answers"} for r in rounds],
             "wall_time": round(self.elapsed + time.perf_counter() - self._t0, 3),
-            "versions": {"odyssey_env": odyssey_env.__version__, "python": platform.python_version()},
+            "versions": {"odyssey_env": odyssey_env_version, "python": platform.python_version()},
         }
         self.rd.write_results(results)
         self.log(f"done ({end}, {metrics['play_steps']} play steps, main {metrics['main_reward']}, "
@@ -313,8 +308,6 @@ class _Cell:
 
 
 def _read_qa(path: Path) -> list[dict[str, Any]]:
-    import json
-
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
