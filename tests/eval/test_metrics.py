@@ -124,3 +124,14 @@ def test_windowed_diversity_matches_direct_computation():
     slow = [normalized_entropy(verbs[i:i + 100], 17) for i in range(len(verbs) - 99)]
     assert fast == pytest.approx(slow, abs=1e-12)
     assert windowed_diversity(verbs[:40], 17, 100) == [normalized_entropy(verbs[:40], 17)]
+
+
+def test_trajectory_lines_are_plain_compact_json():
+    from odyssey_eval.trajectory import _dumps
+
+    for record in [*scripted().steps, scripted().reset,
+                   {"s": 'quote " backslash \\ newline \n tab \t unicode \u00e9 \U0001f600', "f": 1e-05, "n": None,
+                    "t": [True, False], "nested": {"x": [{"y": 2}]}}]:
+        assert _dumps(record) == json.dumps(record, separators=(",", ":"))
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        _dumps({"bad": object()})
