@@ -55,19 +55,19 @@ def test_an_interrupted_conversion_leaves_no_cache_entry(monkeypatch, tmp_path):
 @needs_package
 def test_a_short_run_on_the_embedded_model(tmp_path):
     """Converts once into the user's cache (or reuses it), then plays a few real steps."""
-    from odyssey_agents.paradigms import Mem1Agent
+    from odyssey_agents.paradigms import NoMemoryAgent
 
     from .helpers import Recording, play
 
     folder = emb.embedded_model_dir()
     assert (folder / "model.safetensors").is_file() and (folder / "config.json").is_file()
     assert "quantization_config" not in (folder / "config.json").read_text()
-    llm = emb.EmbeddedLLM(seed=0, max_tokens=48)
-    agent = Mem1Agent(Recording(llm))
+    llm = emb.EmbeddedLLM(seed=0, max_tokens=32)
+    agent = NoMemoryAgent(Recording(llm))
     decisions, *_ = play(agent, 2)
     for decision in decisions:
         (call,) = decision.usage.calls
-        assert call.input_tokens > 400 and 1 <= call.output_tokens <= 48
+        assert call.input_tokens > 400 and 1 <= call.output_tokens <= 32
         assert decision.raw.startswith('{"reasoning": "')  # guided JSON: the keys are always there
     assert agent.llm.completions[0].input_tokens > llm.count_tokens(agent.llm.prompts[0])  # + the scaffold
     assert os.environ.get("HF_HUB_OFFLINE") == "1"
