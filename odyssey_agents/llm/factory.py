@@ -36,7 +36,7 @@ class LLMConfigError(ValueError):
 
 def build_llm(cfg: Mapping[str, Any], *, seed: int = 0) -> LLM:
     """Build the backend an ``llm`` config group describes (see module docstring)."""
-    params = {k: v for k, v in dict(cfg).items() if v is not None or k in ("context_window",)}
+    params = {k: v for k, v in dict(cfg).items() if v is not None}  # null in YAML: the backend's default
     name = params.pop("name", None)
     if name in (None, "none"):
         raise LLMConfigError("this agent needs a language model: pick one with llm=embedded, llm=openai, "
