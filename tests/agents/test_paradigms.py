@@ -248,3 +248,22 @@ def test_qa_prompts_of_a_full_long_context_fit_the_window_without_touching_memor
     tiny.reset(agent.task)
     unasked = tiny.answer("Where did I start?", ["hearth_square", "reed_marsh"])
     assert unasked.index is None and "not asked" in unasked.raw and not unasked.usage.calls
+
+
+def test_every_shipped_preset_builds(monkeypatch):
+    """conf/llm/*.yaml and conf/agent/<paradigm>.yaml hold only options their classes take."""
+    from pathlib import Path
+
+    omegaconf = pytest.importorskip("omegaconf")
+    pytest.importorskip("openai")
+    from odyssey_eval.factory import build_agent
+
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    conf = Path(__file__).resolve().parents[2] / "conf"
+    for path in sorted((conf / "llm").glob("*.yaml")):
+        cfg = omegaconf.OmegaConf.to_container(omegaconf.OmegaConf.load(path), resolve=True)
+        if cfg["name"] != "none":
+            assert build_llm(cfg, seed=1).describe()["backend"] == cfg["name"], path
+    for name in ("no_memory", "long_context", "short_term_memory", "mem1"):
+        cfg = omegaconf.OmegaConf.to_container(omegaconf.OmegaConf.load(conf / "agent" / f"{name}.yaml"))
+        assert build_agent(cfg, {"name": "scripted"}).name == name
