@@ -61,6 +61,15 @@ def fits_in_hands(game: Game, agent: Agent, handle: str, n: int = 1) -> bool:
     return hands_free(game, agent) >= need
 
 
+def give(game: Game, state: WorldState, agent: Agent, handle: str, n: int) -> str:
+    """Hand objects to the agent if they fit in its hands, else lay them at its feet; say which."""
+    if fits_in_hands(game, agent, handle, n):
+        add(agent.hands, handle, n)
+        return "in my hands"
+    add(state.areas[agent.area].objects, handle, n)
+    return "on the ground"
+
+
 # ------------------------------------------------------------------ containers
 def container_load(game: Game, state: WorldState, inst: Instance) -> int:
     objects = game.objects

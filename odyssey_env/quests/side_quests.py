@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests.conditions import owned
 from odyssey_env.rules import StepRule, step_rule
-from odyssey_env.world import add, fits_in_hands, type_of
+from odyssey_env.world import give, type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -92,12 +92,7 @@ class SideQuestRule(StepRule):
     def _pay(self, engine: Engine, agent: Agent, q: dict[str, Any]) -> None:
         game, state = engine.game, engine.state
         coins = q["reward"]
-        if fits_in_hands(game, agent, game.currency):
-            add(agent.hands, game.currency, coins)
-            where = "in my hands"
-        else:
-            add(state.areas[agent.area].objects, game.currency, coins)
-            where = "on the ground"
+        where = give(game, state, agent, game.currency, coins)
         engine.say(agent.id, f"Side quest complete: {q['title']}. I received {coins} {game.currency} ({where}).")
         engine.emit("side_quest_completed", agent.id, quest_kind=q["kind"], id=q["id"], reward=coins)
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.steprules.living import FIXED_ORIGINS, is_world_area, pick, tell
-from odyssey_env.world import add, fits_in_hands, make_objects
+from odyssey_env.world import add, give, make_objects
 
 
 @step_rule
@@ -54,12 +54,7 @@ class CraftingMomentum(StepRule):
                 continue
             coins = min(self.p.cap, sum(engine.rng.randint(1, self.p.max_refund)
                                         for _ in range(min(ev.data.get("amount", 1), self.p.cap))))
-            if fits_in_hands(game, agent, game.currency):
-                add(agent.hands, game.currency, coins)
-                where = "in my hands"
-            else:
-                add(state.areas[agent.area].objects, game.currency, coins)
-                where = "on the ground"
+            where = give(game, state, agent, game.currency, coins)
             engine.say(agent.id, f"Working in a steady rhythm, I waste less: {coins} {game.currency} saved ({where}).")
             engine.emit("craft_momentum", agent.id, coins=coins, streak=streak, area=here)
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from odyssey_env.content import ObjectType
 from odyssey_env.engine import Turn
-from odyssey_env.world import add, fits_in_hands, held_containers, type_of
+from odyssey_env.world import give, held_containers, type_of
 
 
 def acquire(turn: Turn, handle: str, n: int = 1, how: str = "picked") -> None:
@@ -16,12 +16,10 @@ def acquire(turn: Turn, handle: str, n: int = 1, how: str = "picked") -> None:
 
 def receive(turn: Turn, handle: str, n: int) -> str:
     """Give objects to the agent's hands if they fit, else put them on the ground; say where."""
-    if fits_in_hands(turn.game, turn.agent, handle, n):
-        add(turn.agent.hands, handle, n)
+    where = give(turn.game, turn.state, turn.agent, handle, n)
+    if where == "in my hands":
         acquire(turn, handle, n, how="received")
-        return "in my hands"
-    add(turn.area.objects, handle, n)
-    return "on the ground"
+    return where
 
 
 def carried_handles(turn: Turn) -> dict[str, int]:
