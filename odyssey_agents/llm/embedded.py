@@ -93,7 +93,8 @@ class EmbeddedLLM(TransformersLLM):
     """SmolLM2-135M-Instruct on CPU with settings that keep it on the JSON contract.
 
     A 135M model is a smoke test of the pipeline, not a player: guided JSON keeps its replies
-    parseable (it writes the keys, the model the values), but its actions are seldom good ones.
+    parseable (it writes the keys, the model the values) and constrained starts make its actions begin
+    with one of the game's verbs, but its choices are seldom good ones.
     """
 
     backend = "embedded"
@@ -101,13 +102,15 @@ class EmbeddedLLM(TransformersLLM):
     def __init__(self, *, model: str = EMBEDDED_MODEL, cache_dir: str | None = None, device: str = "cpu",
                  max_tokens: int = 96, context_window: int | None = 8192, temperature: float = 0.7,
                  top_p: float = 0.9, repetition_penalty: float | None = 1.1, seed: int = 0,
-                 prefill_json: bool = True, guided_json: bool = True, **kwargs: Any):
+                 prefill_json: bool = True, guided_json: bool = True, constrain_starts: bool = True,
+                 **kwargs: Any):
         if model != EMBEDDED_MODEL:
             raise ValueError(f"the embedded backend has one model, {EMBEDDED_MODEL}; use llm=hf for {model!r}")
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir else None
         super().__init__(model=EMBEDDED_MODEL, device=device, max_tokens=max_tokens, context_window=context_window,
                          temperature=temperature, top_p=top_p, repetition_penalty=repetition_penalty, seed=seed,
-                         prefill_json=prefill_json, guided_json=guided_json, backend="embedded", **kwargs)
+                         prefill_json=prefill_json, guided_json=guided_json,
+                         constrain_starts=constrain_starts, backend="embedded", **kwargs)
 
     def _sources(self) -> tuple[str, str]:
         folder = str(embedded_model_dir(self.cache_dir))

@@ -79,7 +79,8 @@ class OpenAIChat(LLM):
         return self._calibrator.estimate(messages)
 
     def complete(self, messages: Sequence[Message], *, purpose: str, max_tokens: int | None = None,
-                 json_keys: Sequence[str] | None = None) -> Completion:
+                 json_keys: Sequence[str] | None = None,
+                 starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
         if self._probe:
             self._probe = False
             self.context_window = self._served_context_window()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 import importlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
@@ -84,7 +84,9 @@ class LLM(abc.ABC):
     ``json_keys`` tells the backend which JSON object the caller expects (``("reasoning", "action")``
     for a ReAct step). It is a hint: a local backend may start the reply with ``{"reasoning": "`` to
     keep a small model on format, an API backend may ask for JSON mode, the scripted backend writes
-    exactly those keys. The caller still parses whatever comes back.
+    exactly those keys. The caller still parses whatever comes back. ``starts`` is a second hint:
+    the ways a key's value may begin (the game's verbs for ``action``, the letters for ``answer``);
+    only a backend set up to constrain decoding uses it.
     """
 
     #: Backend name as used in ``conf/llm`` (``openai``, ``vllm``, ``hf``, ``embedded``, ``scripted``).
@@ -96,7 +98,8 @@ class LLM(abc.ABC):
 
     @abc.abstractmethod
     def complete(self, messages: Sequence[Message], *, purpose: str, max_tokens: int | None = None,
-                 json_keys: Sequence[str] | None = None) -> Completion:
+                 json_keys: Sequence[str] | None = None,
+                 starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
         """Send ``messages`` and return the reply with its token counts."""
 
     @abc.abstractmethod

@@ -21,7 +21,7 @@ import json
 import random
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from odyssey_agents.llm.protocol import LLM, Completion, LLMError, Message
@@ -66,7 +66,8 @@ class ScriptedLLM(LLM):
         return word_tokens(text)
 
     def complete(self, messages: Sequence[Message], *, purpose: str, max_tokens: int | None = None,
-                 json_keys: Sequence[str] | None = None) -> Completion:
+                 json_keys: Sequence[str] | None = None,
+                 starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
         start = time.perf_counter()
         prompt_tokens = self.count_tokens(messages)
         self.reply_budget(prompt_tokens, max_tokens)  # the same overflow rule as a real model

@@ -8,13 +8,15 @@ uninterrupted one would.
 Small models drift off format. ``prefill_json`` starts the reply with ``{"<first key>": "`` (the
 caller's expected JSON) and ``stop_at_json`` ends generation when that object closes. ``guided_json``
 goes further: it writes the expected keys itself and lets the model generate only the values, each
-up to its closing quote, so even a 135M model answers with every key (its values may still be poor).
+up to its closing quote, so even a 135M model answers with every key (its values may still be poor);
+with ``constrain_starts`` a value must also begin as the caller allows (an action with one of the game's
+verbs, an answer with a choice letter), and the model writes the rest.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +95,15 @@ class _StringTracker:
         return None
 
 
+def _common_prefix(texts: Sequence[str]) -> str:
+    """The longest text every one of ``texts`` starts with."""
+    first, last = min(texts), max(texts)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    return first[:n]
+
+
 def _reusable(cache: Any, seen: list[int], ids: list[int]) -> Any:
     """The cache cut back to the longest prefix ``ids`` shares with what it holds (or None)."""
     if cache is None or not hasattr(cache, "crop") or not hasattr(cache, "get_seq_length"):
@@ -128,7 +139,8 @@ class TransformersLLM(LLM):
                  dtype: str = "auto", max_tokens: int = 512, context_window: int | None = None,
                  do_sample: bool = True, temperature: float = 0.7, top_p: float = 0.8, top_k: int | None = None,
                  repetition_penalty: float | None = None, seed: int = 0, enable_thinking: bool | None = None,
-                 prefill_json: bool = False, guided_json: bool = False, stop_at_json: bool = True,
+                 prefill_json: bool = False, guided_json: bool = False, constrain_starts: bool = False,
+                 stop_at_json: bool = True,
                  trust_remote_code: bool = False, threads: int | None = None,
                  backend: str = "hf"):
         if max_tokens < 1:
@@ -148,6 +160,7 @@ class TransformersLLM(LLM):
         self.enable_thinking = enable_thinking
         self.prefill_json = prefill_json
         self.guided_json = guided_json
+        self.constrain_starts = constrain_starts
         self.stop_at_json = stop_at_json
         self.trust_remote_code = trust_remote_code
         self.threads = threads
@@ -213,7 +226,8 @@ class TransformersLLM(LLM):
         return len(self._encode(text))
 
     def complete(self, messages: Sequence[Message], *, purpose: str, max_tokens: int | None = None,
-                 json_keys: Sequence[str] | None = None) -> Completion:
+                 json_keys: Sequence[str] | None = None,
+                 starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
         start = time.perf_counter()
         self.load()
         prompt = self._prompt_text(messages)
@@ -221,7 +235,8 @@ class TransformersLLM(LLM):
         self._torch.manual_seed((self.seed * 1_000_003 + self.calls) % (2**63 - 1))
         self.calls += 1
         if self.guided_json and json_keys and not thinking_on:
-            return self._guided(prompt, json_keys, purpose, max_tokens, start)
+            return self._guided(prompt, json_keys, purpose, max_tokens, start,
+                                starts if self.constrain_starts else None)
         prefix = json_prefill(json_keys) if self.prefill_json and not thinking_on else ""
         prompt_ids = self._encode(prompt + prefix)
         budget = self.reply_budget(len(prompt_ids), max_tokens)
@@ -237,7 +252,7 @@ class TransformersLLM(LLM):
                           reasoning=thinking, finish_reason=finish)
 
     def _guided(self, prompt: str, keys: Sequence[str], purpose: str, max_tokens: int | None,
-                start: float) -> Completion:
+                start: float, starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
         """Fill the expected JSON object key by key: the keys and quotes are written for the model, the
         values are generated (each up to its closing quote). Input tokens are the prompt plus the
         scaffolding the model reads; output tokens are every generated id, discarded tails included."""
@@ -257,6 +272,22 @@ class TransformersLLM(LLM):
             if room < 1:
                 finish = "length"
                 break
+            beginnings = starts.get(key) if starts else None
+            if beginnings:  # the value's opening: one constrained token, then the beginning it picks
+                first = self._first_tokens(beginnings)
+                ids = self._encode(prompt + text)
+                cache = _reusable(cache, seen_ids, ids)
+                token, cache = self._generate(ids, 1, None, cache, first)
+                seen_ids = ids + token
+                output_tokens += len(token)
+                chosen = [b for b in beginnings if b and self._encode(b)[0] == token[0]]
+                opening = _common_prefix(chosen) if chosen else self._tokenizer.decode(token)
+                input_tokens += max(0, len(self._encode(opening)) - 1)  # the forced rest of the words
+                text += opening
+                room -= len(token)
+                if room < 1:
+                    finish = "length"
+                    break
             tracker = _StringTracker()
             ids = self._encode(prompt + text)
             cache = _reusable(cache, seen_ids, ids)
@@ -278,8 +309,16 @@ class TransformersLLM(LLM):
         return Completion(text, input_tokens, output_tokens, time.perf_counter() - start, purpose,
                           finish_reason=finish)
 
-    def _generate(self, prompt_ids: list[int], max_new: int, tracker: Any, cache: Any = None) -> tuple[list[int], Any]:
-        """Generate after ``prompt_ids``; ``cache`` holds keys/values of a prefix of them (guided JSON)."""
+    def _first_tokens(self, beginnings: Sequence[str] | None) -> list[int] | None:
+        if not beginnings:
+            return None
+        ids = {self._encode(b)[0] for b in beginnings if b}
+        return sorted(ids) or None
+
+    def _generate(self, prompt_ids: list[int], max_new: int, tracker: Any, cache: Any = None,
+                  first: list[int] | None = None) -> tuple[list[int], Any]:
+        """Generate after ``prompt_ids``; ``cache`` holds keys/values of a prefix of them (guided JSON);
+        ``first`` restricts the first generated token."""
         torch, tokenizer, model = self._torch, self._tokenizer, self._model
         kwargs: dict[str, Any] = {"max_new_tokens": max_new, "do_sample": self.do_sample,
                                   "pad_token_id": tokenizer.pad_token_id if tokenizer.pad_token_id is not None
@@ -294,12 +333,28 @@ class TransformersLLM(LLM):
             kwargs["stopping_criteria"] = self._stopper(tracker, len(prompt_ids))
         if cache is not None:
             kwargs[self._cache_arg] = cache
+        if first:
+            kwargs["logits_processor"] = self._first_token_only(first, len(prompt_ids))
         input_ids = torch.tensor([prompt_ids], device=model.device)
         with torch.no_grad():
             output = model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
                                     return_dict_in_generate=True, **kwargs)
         cache = getattr(output, "cache", None) or getattr(output, "past_key_values", None)
         return output.sequences[0, len(prompt_ids):].tolist(), cache
+
+    def _first_token_only(self, allowed: list[int], prompt_len: int) -> Any:
+        """A logits processor that, at the first generated position only, allows just ``allowed``."""
+        torch = self._torch
+
+        class FirstToken(self._transformers.LogitsProcessor):  # type: ignore[misc, name-defined]
+            def __call__(self, input_ids: Any, scores: Any) -> Any:
+                if input_ids.shape[1] != prompt_len:
+                    return scores
+                mask = torch.full_like(scores, float("-inf"))
+                mask[:, allowed] = 0.0
+                return scores + mask
+
+        return self._transformers.LogitsProcessorList([FirstToken()])
 
     def _stopper(self, tracker: Any, prompt_len: int) -> Any:
         """A stopping criterion that ends generation once ``tracker`` has seen its end in the new text."""
@@ -328,5 +383,5 @@ class TransformersLLM(LLM):
                 "temperature": self.temperature, "top_p": self.top_p, "top_k": self.top_k,
                 "repetition_penalty": self.repetition_penalty, "seed": self.seed,
                 "enable_thinking": self.enable_thinking, "prefill_json": self.prefill_json,
-                "guided_json": self.guided_json,
+                "guided_json": self.guided_json, "constrain_starts": self.constrain_starts,
                 "stop_at_json": self.stop_at_json}

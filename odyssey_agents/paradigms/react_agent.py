@@ -118,7 +118,8 @@ class ReActAgent(Agent):
         messages = self._fit(observation)
         if messages is None:  # the long-context "stop" policy
             return Decision("wait", reasoning="context window full: the agent stops", usage=usage, stop=True)
-        completion = self.llm.complete(messages, purpose="act", json_keys=self.keys)
+        completion = self.llm.complete(messages, purpose="act", json_keys=self.keys,
+                                       starts={"action": self.prompts.verb_words})
         usage.add(completion.call())
         reply = parse_reply(completion.text, self.keys)
         if reply.ok:
@@ -212,7 +213,8 @@ class ReActAgent(Agent):
         rather than failing the run's QA round."""
         try:
             messages = self._answer_messages(question, choices)
-            completion = self.llm.complete(messages, purpose="answer", json_keys=("answer",))
+            completion = self.llm.complete(messages, purpose="answer", json_keys=("answer",),
+                                           starts={"answer": self.prompts.letters(len(choices))})
         except ContextOverflow as exc:
             return Answer(None, Usage(), f"(not asked: {exc})")
         usage = Usage([completion.call()])

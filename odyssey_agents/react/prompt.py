@@ -56,6 +56,8 @@ class PromptBuilder:
         if missing:
             raise ValueError(f"no description for reply key(s) {missing}")
         self.verbs = tuple(sorted(verbs))
+        #: How a command may begin: the literal words of each verb (``pick up``, ``talk to``, ``wait``).
+        self.verb_words = tuple(dict.fromkeys(v.split("<", 1)[0].strip() for v in self.verbs if v.strip()))
         self.keys = tuple(keys)
         space = "\n".join(f"- {v}" for v in self.verbs)
         self.system = f"{INTRO}\nAction space:\n{space}\n{_format_block(self.keys, docs)}\n{RULES}"
@@ -92,6 +94,11 @@ class PromptBuilder:
                 "Return only the JSON object.")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
+    @staticmethod
+    def letters(n: int) -> tuple[str, ...]:
+        """The choice letters of an n-choice question."""
+        return tuple(chr(ord("A") + i) for i in range(n))
+
     # ------------------------------------------------------------------ QA diagnostics
     def answer(self, sections: Sequence[Section], question: str, choices: Sequence[str]) -> list[dict[str, str]]:
         system = ("You are the player in a text adventure game, answering a question about the game from "
@@ -99,6 +106,6 @@ class PromptBuilder:
                   "Output format (STRICT): Return a single JSON object with exactly this key:\n"
                   '{\n  "answer": "<the letter of your choice>"\n}\n'
                   "The JSON must be the ONLY content in your reply.")
-        options = "\n".join(f"{chr(ord('A') + i)}) {c}" for i, c in enumerate(choices))
+        options = "\n".join(f"{letter}) {c}" for letter, c in zip(self.letters(len(choices)), choices, strict=True))
         user = f"{render_sections(sections)}Question: {question}\n{options}\n\nReturn only the JSON object."
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]

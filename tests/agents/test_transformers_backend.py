@@ -96,3 +96,18 @@ def test_each_paradigm_plays_on_a_tiny_model(shared_llama, cls, tmp_path):
     b.reset(a.task)
     b.load(tmp_path)  # also rewinds the backend's sampling counter to the checkpoint
     assert b.answer(*question).raw == expected
+
+
+def test_constrained_starts_make_values_begin_as_allowed(tiny_models):
+    llm = TransformersLLM(tiny_models["llama"], max_tokens=30, guided_json=True, constrain_starts=True, seed=4)
+    verbs = ("pick up", "enter", "talk to", "wait")
+    for _ in range(3):
+        done = llm.complete(MESSAGES, purpose="act", json_keys=("reasoning", "action"),
+                            starts={"action": verbs})
+        if done.finish_reason == "stop":
+            action = json.loads(done.text, strict=False)["action"]
+            assert action.startswith(verbs), action
+    answer = llm.complete(MESSAGES, purpose="answer", json_keys=("answer",), starts={"answer": ("A", "B")})
+    assert answer.text.startswith(('{"answer": "A', '{"answer": "B'))
+    free = TransformersLLM(tiny_models["llama"], max_tokens=30, guided_json=True, seed=4)
+    assert free.describe()["constrain_starts"] is False  # only the embedded backend constrains by default
