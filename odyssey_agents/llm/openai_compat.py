@@ -110,6 +110,14 @@ class OpenAIChat(LLM):
         seconds = time.perf_counter() - start
         return self._completion(messages, response, purpose, seconds)
 
+    def state(self) -> dict[str, Any]:
+        """The calibrated characters-per-token ratio: a resumed run clips ``max_tokens`` the same way."""
+        return {"chars_per_token": self._calibrator.chars_per_token}
+
+    def set_state(self, state: dict[str, Any]) -> None:
+        if "chars_per_token" in state:
+            self._calibrator.chars_per_token = float(state["chars_per_token"])
+
     def describe(self) -> dict[str, Any]:
         return {"backend": self.backend, "model": self.model, "base_url": self.base_url,
                 "max_tokens": self.max_tokens, "context_window": self.context_window,

@@ -53,6 +53,17 @@ def test_context_window_is_read_from_the_server_and_max_tokens_kept_within_it(se
         llm.complete([{"role": "user", "content": "word " * 2000}], purpose="act")
 
 
+def test_the_calibrated_ratio_is_checkpointed(server):
+    server.script = [{"usage": {"prompt_tokens": 60, "completion_tokens": 5, "total_tokens": 65}}]
+    llm = client(server)
+    long_prompt = [{"role": "user", "content": "x" * 600}]
+    llm.complete(long_prompt, purpose="act")
+    assert llm.state()["chars_per_token"] == pytest.approx(600 / 56)
+    fresh = client(server)
+    fresh.set_state(llm.state())
+    assert fresh.count_tokens(long_prompt) == llm.count_tokens(long_prompt)
+
+
 def test_reasoning_is_split_from_the_answer(server):
     server.script = [{"content": '{"reasoning": "r", "action": "wait"}', "reasoning_content": "Let me think."},
                      {"content": '<think>hidden plan</think>\n{"reasoning": "r", "action": "defend"}'}]
