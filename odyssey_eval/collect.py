@@ -51,8 +51,10 @@ class Run:
         return text
 
     def qa_accuracy(self, kind: str, phase: str) -> float | None:
+        """Accuracy of the last round of this kind and phase; None if there was none or the agent
+        answered nothing (an agent without ``answer``, like the oracle, is not scored as 0)."""
         hits = [r["accuracy"] for r in self.qa if r["kind"] == kind and r["phase"] == phase
-                and r.get("accuracy") is not None]
+                and r.get("accuracy") is not None and r.get("unanswered", 0) < r.get("questions", 1)]
         return hits[-1] if hits else None
 
 

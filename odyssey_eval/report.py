@@ -175,6 +175,8 @@ def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (),
             imgs = []
             x_offsets = {"diversity": 100}
             for panel, series in _panels(members).items():
+                if panel == "tokens" and not any(c and c[-1] for curves in series.values() for c in curves):
+                    continue  # no agent here used a model
                 png = figure_png(TITLES[panel], series, x_offset=x_offsets.get(panel, 1))
                 imgs.append(f"<img alt='{html.escape(TITLES[panel])}' "
                             f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>")

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from odyssey_agents.base import Agent, Answer, Call, Decision, Usage
 from odyssey_eval.challenge import aggregate
 from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.progress import NullProgress, make_progress
@@ -85,7 +86,7 @@ def test_report_command_lists_unfinished_and_writes_html(random_run, tmp_path, c
     printed = capsys.readouterr().out
     assert "unfinished:" in printed and str(out) in printed
     html = out.read_text()
-    assert "Unfinished run directories" in html and html.count("<img") == 5
+    assert "Unfinished run directories" in html and html.count("<img") == 4
 
 
 def test_report_warns_when_results_disagree_with_the_trajectory(tmp_path, capsys):
@@ -110,3 +111,32 @@ def test_progress_bar_modes(capsys):
     bar.update(5, 1, 2, 300, force=True)
     bar.close()
     assert "main 1" in capsys.readouterr().out
+
+
+class TalkerAgent(Agent):
+    """A test agent that 'spends' tokens: 100 in and 7 out per act, 5 in and 1 out per answer."""
+
+    name = "talker"
+
+    def act(self, observation, info):
+        return Decision("wait", usage=Usage([Call("act", 100, 7)]))
+
+    def answer(self, question, choices):
+        return Answer(0, usage=Usage([Call("answer", 5, 1)]))
+
+
+def test_tokens_are_counted_and_plotted(tmp_path):
+    from odyssey_agents.registry import AGENTS, register_agent
+
+    register_agent("talker", f"{__name__}:TalkerAgent")
+    try:
+        out = run_cell(cell(tmp_path, agent={"name": "talker"}, max_steps=12), log=quiet)
+    finally:
+        del AGENTS["talker"]
+    m = out.results["metrics"]
+    assert (m["input_tokens"], m["output_tokens"], m["tokens_per_step"]) == (1200, 84, 107.0)
+    wk = [q for q in out.results["qa"] if q["kind"] == "world_knowledge"]
+    assert wk[0]["tokens"] == [5 * wk[0]["questions"], wk[0]["questions"]]
+    html = tmp_path / "r.html"
+    assert report_main([str(out.path), "--html", str(html)]) == 0
+    assert html.read_text().count("<img") == 5
