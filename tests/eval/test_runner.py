@@ -274,3 +274,20 @@ def test_null_settings_name_the_same_cell_as_absent_ones(tmp_path):
     with pytest.raises(RunDirError, match="agent"):  # a different agent seed is a different cell
         run_cell(cell(tmp_path, max_steps=5, qa={"enabled": False}, agent={"name": "random", "seed": 3}), log=quiet)
     assert first.status == "finished"
+
+
+@pytest.mark.parametrize("paradigm", ["no_memory", "long_context", "short_term_memory", "mem1"])
+def test_llm_paradigms_resume_identically(tmp_path, paradigm):
+    """The agent-memory half of a checkpoint, with the scripted model backend (offline, exact)."""
+    try:
+        agent_class(paradigm)
+    except AgentUnavailable as exc:
+        pytest.skip(str(exc))
+    over = {"agent": {"name": paradigm, "addons": []}, "llm": {"name": "scripted", "model": "explore"},
+            "max_steps": 30, "qa": {"every": 12}}
+    whole = run_cell(cell(tmp_path / "whole", **over), log=quiet)
+    assert whole.results["metrics"]["total_tokens"] > 0
+    cfg = cell(tmp_path / "killed", **over)
+    assert _killed_at(cfg, 17).returncode == -9
+    resumed = run_cell(cfg, log=quiet)
+    assert run_dir_content(resumed.path) == run_dir_content(whole.path)
