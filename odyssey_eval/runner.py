@@ -129,7 +129,8 @@ class _Cell:
         self.terminated = self.stopped = False
         self.elapsed = 0.0
         self.wk_questions: list[Question] = []
-        self.records: list[dict[str, Any]] = []  # this run's trajectory lines, for metrics and episodic QA
+        # this run's trajectory lines without their observations, for metrics and episodic QA
+        self.records: list[dict[str, Any]] = []
 
     # ------------------------------------------------------------ start / resume
     def _start(self) -> tuple[str, dict[str, Any]]:
@@ -168,6 +169,8 @@ class _Cell:
             raise RunDirError(f"{self.rd.trajectory} is shorter than checkpoint {ckpt.path.name} recorded; "
                               "the run directory is damaged (rerun with eval.overwrite=true)")
         seen = read_trajectory(self.rd.trajectory, limit_bytes=r["trajectory_bytes"])
+        for step in seen.steps:
+            del step["observation"]  # as the loop keeps them
         self.reset_line, self.records = seen.reset, seen.steps
         self.writer = TrajectoryWriter(self.rd.trajectory, truncate_to=r["trajectory_bytes"])
         self.qa_file = open(self.rd.qa, "r+b" if self.rd.qa.exists() else "w+b")  # noqa: SIM115
@@ -246,6 +249,7 @@ class _Cell:
             obs, _, terminated, _, info = env.step(decision.action)
             record = step_record(decision, tutorial, obs, terminated, info, seconds, info.get("quest") != quest)
             writer.write(record)
+            del record["observation"]  # on disk now; kept in memory it would cost more time than writing it
             records.append(record)
             self.total += 1
             self.terminated = terminated
