@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.llm.protocol import MissingExtra, require
-from odyssey_agents.llm.transformers_local import TransformersLLM
+from odyssey_agents.llm.transformers_local import TransformersLLM, quiet_loading
 
 __all__ = ["EMBEDDED_MODEL", "EmbeddedLLM", "cache_root", "embedded_model_dir"]
 
@@ -66,13 +66,15 @@ def embedded_model_dir(cache: Path | None = None, *, quiet: bool = False) -> Pat
         print(f"odyssey: converting the embedded model once into {final} (about 20 s)", file=sys.stderr)
     tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=final.parent))
     try:
-        tokenizer = tf.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model = tf.AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        with quiet_loading(tf):
+            tokenizer = tf.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+            model = tf.AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
         model.hf_quantizer = None  # weights are already dequantized: save them as plain tensors
         if hasattr(model.config, "quantization_config"):
             del model.config.quantization_config
-        model.save_pretrained(tmp)
-        tokenizer.save_pretrained(tmp)
+        with quiet_loading(tf):
+            model.save_pretrained(tmp)
+            tokenizer.save_pretrained(tmp)
         config = json.loads((tmp / "config.json").read_text(encoding="utf-8"))
         config.pop("quantization_config", None)
         (tmp / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")

@@ -15,8 +15,9 @@ verbs, an answer with a choice letter), and the model writes the rest.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +94,19 @@ class _StringTracker:
             elif ch == '"':
                 return i
         return None
+
+
+@contextlib.contextmanager
+def quiet_loading(transformers: Any) -> Iterator[None]:
+    """No per-tensor progress bars while weights load (the runner shows its own progress)."""
+    logging = transformers.utils.logging
+    was_on = logging.is_progress_bar_enabled()
+    logging.disable_progress_bar()
+    try:
+        yield
+    finally:
+        if was_on:
+            logging.enable_progress_bar()
 
 
 def _common_prefix(texts: Sequence[str]) -> str:
@@ -185,11 +199,13 @@ class TransformersLLM(LLM):
         elif isinstance(dtype, str):
             dtype = getattr(torch, dtype)
         model_path, tokenizer_path = self._sources()
-        self._tokenizer = tf.AutoTokenizer.from_pretrained(tokenizer_path, trust_remote_code=self.trust_remote_code)
-        if self._tokenizer.chat_template is None:
-            raise ValueError(f"tokenizer of {tokenizer_path} has no chat template; give a chat model")
-        model = tf.AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype,
-                                                        trust_remote_code=self.trust_remote_code)
+        with quiet_loading(tf):
+            self._tokenizer = tf.AutoTokenizer.from_pretrained(tokenizer_path,
+                                                               trust_remote_code=self.trust_remote_code)
+            if self._tokenizer.chat_template is None:
+                raise ValueError(f"tokenizer of {tokenizer_path} has no chat template; give a chat model")
+            model = tf.AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype,
+                                                            trust_remote_code=self.trust_remote_code)
         model.to(device)
         model.eval()
         self._model = model
