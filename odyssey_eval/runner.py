@@ -264,7 +264,7 @@ class _Cell:
                 self.tokens += decision.usage.total_tokens
             if self.total == kill_after:
                 os.kill(os.getpid(), signal.SIGKILL)
-            if qa_every and not tutorial and self.play % qa_every == 0 and self.play < max_steps:
+            if qa_every and not tutorial and self.play % qa_every == 0 and self.play < max_steps and not terminated:
                 self._ask("during")
             if self.total % every == 0 and perf() - last_checkpoint >= min_gap:
                 self._checkpoint(obs, info)
