@@ -40,6 +40,11 @@ def _format_block(keys: Sequence[str], docs: Mapping[str, str]) -> str:
             "{\n" + body + "\n}")
 
 
+def _opening(usage: str) -> str:
+    words, _, args = usage.partition("<")
+    return words.strip() + (" " if args else "")
+
+
 def render_sections(sections: Sequence[Section]) -> str:
     return "".join(f"{title}:\n{body}\n\n" for title, body in sections if body)
 
@@ -56,8 +61,9 @@ class PromptBuilder:
         if missing:
             raise ValueError(f"no description for reply key(s) {missing}")
         self.verbs = tuple(sorted(verbs))
-        #: How a command may begin: the literal words of each verb (``pick up``, ``talk to``, ``wait``).
-        self.verb_words = tuple(dict.fromkeys(v.split("<", 1)[0].strip() for v in self.verbs if v.strip()))
+        #: How a command may begin: each verb's words, with the space before its first argument
+        #: (``pick up ``, ``talk to ``, ``wait``).
+        self.verb_words = tuple(dict.fromkeys(_opening(v) for v in self.verbs if v.strip()))
         self.keys = tuple(keys)
         space = "\n".join(f"- {v}" for v in self.verbs)
         self.system = f"{INTRO}\nAction space:\n{space}\n{_format_block(self.keys, docs)}\n{RULES}"

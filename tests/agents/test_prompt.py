@@ -45,6 +45,11 @@ def test_extra_reply_keys_need_a_description():
     assert ACT_KEYS == ("reasoning", "action")
 
 
+def test_verb_openings_end_with_a_space_when_arguments_follow():
+    pb = PromptBuilder(["wait", "pick up <object_name>", "store <amount> <object_name> <container_name>"])
+    assert pb.verb_words == ("pick up ", "store ", "wait")
+
+
 def test_a_game_without_verbs_is_refused():
     with pytest.raises(ValueError, match="no verbs"):
         PromptBuilder([])
