@@ -1,8 +1,9 @@
 """Playing one cell: (game, agent, llm, seed) -> a finished run directory.
 
 The loop is deliberately plain: the agent acts on the last observation, the env steps, one line goes
-to ``trajectory.jsonl`` and is flushed. Every ``checkpoint_every`` steps the env state, the agent's
-memory and the runner's counters are written as a checkpoint; a killed run restarts from the newest
+to ``trajectory.jsonl`` and is flushed. Every ``checkpoint_every`` steps (but not more often than
+every ``checkpoint_min_seconds``, and at least every ``checkpoint_max_seconds``) the env state, the
+agent's memory and the runner's counters are written as a checkpoint; a killed run restarts from the newest
 one, cutting the trajectory back to the bytes that checkpoint had seen, and finishes exactly as an
 uninterrupted run would (only wall-clock fields differ). Nothing on the per-step path copies or
 serialises the world.
@@ -59,7 +60,8 @@ class CellOutcome:
 
 
 _DEFAULT_EVAL: dict[str, Any] = {
-    "output_dir": "runs", "checkpoint_every": 25, "checkpoint_min_seconds": 5.0, "keep_checkpoints": 2,
+    "output_dir": "runs", "checkpoint_every": 25, "checkpoint_min_seconds": 5.0, "checkpoint_max_seconds": 60.0,
+    "keep_checkpoints": 2,
     "overwrite": False,
     "progress": "auto", "tag": "", "max_tutorial_steps": 1000,
     "qa": {"enabled": True, "every": 0, "world_knowledge": 5, "episodic": 3, "choices": 4},
@@ -230,6 +232,7 @@ class _Cell:
         max_steps, max_tutorial = self.max_steps, int(self.ev["max_tutorial_steps"])
         every, kill_after = self.checkpoint_every, self.kill_after
         min_gap = 0.0 if every == 1 else float(self.ev["checkpoint_min_seconds"])
+        max_gap = float(self.ev["checkpoint_max_seconds"] or "inf")
         perf = time.perf_counter
         last_checkpoint = perf()
         qa_every = int(self.qa["every"]) if self.qa["enabled"] else 0
@@ -266,7 +269,8 @@ class _Cell:
                 os.kill(os.getpid(), signal.SIGKILL)
             if qa_every and not tutorial and self.play % qa_every == 0 and self.play < max_steps and not terminated:
                 self._ask("during")
-            if self.total % every == 0 and perf() - last_checkpoint >= min_gap:
+            since = perf() - last_checkpoint
+            if (self.total % every == 0 and since >= min_gap) or since >= max_gap:
                 self._checkpoint(obs, info)
                 last_checkpoint = perf()
             progress.update(self.play, self.main, self.sup, self.tokens, "tutorial" if tutorial else "")

@@ -291,3 +291,16 @@ def test_llm_paradigms_resume_identically(tmp_path, paradigm):
     assert _killed_at(cfg, 17).returncode == -9
     resumed = run_cell(cfg, log=quiet)
     assert run_dir_content(resumed.path) == run_dir_content(whole.path)
+
+
+def test_slow_agents_are_checkpointed_by_time(tmp_path):
+    """checkpoint_max_seconds bounds the work a kill can lose, whatever checkpoint_every says."""
+    cfg = cell(tmp_path, max_steps=30, qa={"enabled": False},
+               eval={"checkpoint_every": 1000, "checkpoint_max_seconds": 0.0})
+    assert _killed_at(cfg, 13).returncode == -9
+    rd = RunDir(run_path(cfg))
+    assert (rd.checkpoints / "LATEST").read_text() == "step_000013"  # nothing lost
+    fast = cell(tmp_path / "fast", max_steps=30, qa={"enabled": False},
+                eval={"checkpoint_every": 1000, "checkpoint_max_seconds": None})
+    out = run_cell(fast, log=quiet)
+    assert not (RunDir(out.path).checkpoints / "LATEST").exists()
