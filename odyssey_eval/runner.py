@@ -232,7 +232,8 @@ class _Cell:
         max_steps, max_tutorial = self.max_steps, int(self.ev["max_tutorial_steps"])
         every, kill_after = self.checkpoint_every, self.kill_after
         min_gap = 0.0 if every == 1 else float(self.ev["checkpoint_min_seconds"])
-        max_gap = float(self.ev["checkpoint_max_seconds"] or "inf")
+        max_seconds = self.ev["checkpoint_max_seconds"]
+        max_gap = float("inf") if max_seconds is None else float(max_seconds)
         perf = time.perf_counter
         last_checkpoint = perf()
         qa_every = int(self.qa["every"]) if self.qa["enabled"] else 0
