@@ -261,7 +261,7 @@ class TransformersLLM(LLM):
             tracker = _BraceTracker()
             tracker.feed(prefix)
         generated, _ = self._generate(prompt_ids, budget, tracker)
-        text = prefix + self._tokenizer.decode(generated, skip_special_tokens=True)
+        text = prefix + self.decode(generated)
         answer, thinking = split_thinking(text)
         finish = "length" if len(generated) >= budget else "stop"
         return Completion(answer, len(prompt_ids), len(generated), time.perf_counter() - start, purpose,
@@ -324,6 +324,15 @@ class TransformersLLM(LLM):
             text += "}"
         return Completion(text, input_tokens, output_tokens, time.perf_counter() - start, purpose,
                           finish_reason=finish)
+
+    def decode(self, ids: Sequence[int]) -> str:
+        """Generated ids as text, without end/pad markers but with thinking tags (which some
+        tokenizers mark special): they are what separates a reasoning model's thinking from its answer."""
+        text = self.tokenizer.decode(list(ids), skip_special_tokens=False)
+        for special in self._tokenizer.all_special_tokens:
+            if special and special.lower() not in ("<think>", "</think>"):
+                text = text.replace(special, "")
+        return text
 
     def _first_tokens(self, beginnings: Sequence[str] | None) -> list[int] | None:
         if not beginnings:

@@ -111,3 +111,10 @@ def test_constrained_starts_make_values_begin_as_allowed(tiny_models):
     assert answer.text.startswith(('{"answer": "A', '{"answer": "B'))
     free = TransformersLLM(tiny_models["llama"], max_tokens=30, guided_json=True, seed=4)
     assert free.describe()["constrain_starts"] is False  # only the embedded backend constrains by default
+
+
+def test_decoding_keeps_thinking_tags_and_drops_end_markers(llama):
+    tok = llama.tokenizer
+    ids = tok("<think>plan</think>{}<|im_end|>", add_special_tokens=False)["input_ids"]
+    assert tok.decode(ids, skip_special_tokens=True) == "plan{}"  # why plain skipping is not enough
+    assert llama.decode(ids) == "<think>plan</think>{}"
