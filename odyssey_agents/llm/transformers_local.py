@@ -296,7 +296,7 @@ class TransformersLLM(LLM):
                 token, cache = self._generate(ids, 1, None, cache, first)
                 seen_ids = ids + token
                 output_tokens += len(token)
-                chosen = [b for b in beginnings if b and self._encode(b)[0] == token[0]]
+                chosen = [b for b in beginnings if b and token and self._encode(b)[0] == token[0]]
                 opening = _common_prefix(chosen) if chosen else self._tokenizer.decode(token)
                 input_tokens += max(0, len(self._encode(opening)) - 1)  # the forced rest of the words
                 text += opening
