@@ -91,10 +91,13 @@ def _hydra_task(cfg: Any) -> dict[str, Any]:
     from odyssey_env.game import GameError
     from odyssey_eval.factory import ConfigError
     from odyssey_eval.rundir import RunDirError
-    from odyssey_eval.runner import RunError
+    from odyssey_eval.runner import RunError, RunInterrupted
 
     try:
         return task(cfg)
+    except RunInterrupted as exc:
+        print(f"odyssey run: {exc}", file=sys.stderr)
+        raise SystemExit(130) from None
     except (MissingMandatoryValue, AgentUnavailable, ConfigError, GameError, RunDirError, RunError) as exc:
         message = f"{exc.full_key} must be set (e.g. {exc.full_key}=...)" if isinstance(
             exc, MissingMandatoryValue) else str(exc)

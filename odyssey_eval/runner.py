@@ -40,7 +40,7 @@ from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_quest
 from odyssey_eval.rundir import RunDir, RunDirError, cell_key, run_path
 from odyssey_eval.trajectory import Trajectory, TrajectoryWriter, read_trajectory, reset_record, step_record
 
-__all__ = ["KILL_AFTER_ENV", "CellOutcome", "RunError", "run_cell"]
+__all__ = ["KILL_AFTER_ENV", "CellOutcome", "RunError", "RunInterrupted", "run_cell"]
 
 #: Test hook: a process that has written this many steps kills itself with SIGKILL (no cleanup), so
 #: tests can prove that resuming after a real kill ends where an uninterrupted run ends.
@@ -50,6 +50,10 @@ RESULTS_FORMAT = 1
 
 class RunError(RuntimeError):
     """A run that cannot go on (an agent that returns no Decision, a tutorial that never ends...)."""
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run: the run directory is left resumable; the message says from where."""
 
 
 @dataclass
@@ -222,6 +226,13 @@ class _Cell:
         progress = make_progress(self.progress_setting, label, self.max_steps)
         try:
             obs, info = self._loop(obs, info, progress)
+        except KeyboardInterrupt:
+            self.writer.close()
+            self.qa_file.close()
+            ckpt = self.rd.latest_checkpoint()
+            resume = ckpt.runner["total"] if ckpt is not None else 0
+            raise RunInterrupted(f"interrupted after step {self.total}: run the same command again to resume "
+                                 f"from step {resume} ({self.rd.path})") from None
         finally:
             progress.close()
         return self._finish()

@@ -150,3 +150,27 @@ def test_kill_and_resume_through_the_command(tmp_path):
     assert killed.returncode == -9
     resumed = odyssey(*args, cwd=tmp_path)
     assert resumed.returncode == 0 and "resume from step 20" in resumed.stdout
+
+
+def test_ctrl_c_leaves_a_resumable_run(tmp_path):
+    """A player presses Ctrl-C mid-game; the same command later continues where they were."""
+    import signal
+    import time
+
+    args = [sys.executable, "-m", "odyssey_eval.cli", "run", "agent=human", "eval.qa.enabled=false", "max_steps=10"]
+    proc = subprocess.Popen(args, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    proc.stdin.write("wait\ninspect hearth_square\nwait\n")
+    proc.stdin.flush()
+    trajectory = tmp_path / "runs" / "base" / "human" / "none" / "seed_0" / "trajectory.jsonl"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not (trajectory.exists() and len(trajectory.read_text().splitlines()) == 4):
+        time.sleep(0.1)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "run the same command again to resume from step 3" in err
+    again = subprocess.run(args, cwd=tmp_path, input="wait\n:quit\n", capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr
+    assert "resume from step 3" in again.stdout
+    assert len(trajectory.read_text().splitlines()) == 5  # reset + 3 steps + the one after resuming
