@@ -7,6 +7,7 @@ Keeping the dispatcher free of imports means ``odyssey play`` works with the env
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -38,7 +39,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     target, _ = COMMANDS[command]
     module_name, func_name = target.split(":")
     module = importlib.import_module(module_name)
-    result = getattr(module, func_name)(rest)
+    try:
+        result = getattr(module, func_name)(rest)
+    except BrokenPipeError:  # `odyssey games | head`: the reader left; that is not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter shutdown from flushing into the pipe
+        return 0
     return int(result or 0)
 
 
