@@ -3,7 +3,7 @@
     odyssey run game=base agent=random seed=0
     odyssey run -m agent=random,oracle game=base,remnant,mark seed=0,1,2 launcher=joblib
 
-Config groups live in ``conf/`` (game, agent, llm, eval, launcher). Every cell writes its own run
+Config groups live in ``odyssey_eval/conf/`` (game, agent, llm, eval, launcher). Every cell writes its own run
 directory (see :mod:`odyssey_eval.rundir`); rerunning a command skips finished cells and resumes
 unfinished ones, so a sweep that was interrupted is completed by running it again.
 """
@@ -18,7 +18,7 @@ from typing import Any
 
 __all__ = ["CONFIG_DIR", "LAUNCHER_PLUGINS", "main"]
 
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "conf"
+CONFIG_DIR = Path(__file__).resolve().parent / "conf"
 
 #: launcher preset -> (module the Hydra plugin installs, extra that brings it)
 LAUNCHER_PLUGINS: dict[str, tuple[str, str]] = {
@@ -67,8 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _require("hydra", "eval", "odyssey run")
     if not (CONFIG_DIR / "run.yaml").is_file():
-        raise SystemExit(f"odyssey run: no configs at {CONFIG_DIR} (run from a source checkout: "
-                         "pip install -e .)")
+        raise SystemExit(f"odyssey run: no configs at {CONFIG_DIR} (the installed package is incomplete: "
+                         "reinstall odyssey-gym)")
     _check_launcher(argv)
     import hydra
 

@@ -87,7 +87,7 @@ def run_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None,
     """Play (or resume, or skip) the cell ``cfg`` describes and return its results.
 
     ``cfg`` needs ``game`` (``name``, optional ``path``), ``agent`` (``name`` + parameters), ``llm``,
-    ``seed``, ``max_steps``, ``tutorial`` and ``eval`` (see ``conf/eval/default.yaml``).
+    ``seed``, ``max_steps``, ``tutorial`` and ``eval`` (see ``odyssey_eval/conf/eval/default.yaml``).
     """
     cfg = {**dict(cfg), "eval": _eval_settings(cfg)}
     for required in ("game", "agent", "seed", "max_steps"):
@@ -133,6 +133,7 @@ class _Cell:
         self.total = self.play = self.tutorial_steps = 0
         self.main = self.sup = self.tokens = 0
         self.terminated = self.stopped = False
+        self.stop_usage = None  # model calls of a decision to stop: counted, though no step records them
         self.elapsed = 0.0
         self.wk_questions: list[Question] = []
         # this run's trajectory lines without their observations, for metrics and episodic QA
@@ -257,7 +258,9 @@ class _Cell:
             seconds = perf() - start
             if not isinstance(decision, Decision):
                 raise RunError(f"{type(agent).__name__}.act returned {type(decision).__name__}, not a Decision")
-            if decision.stop:
+            if decision.stop:  # no step is taken, but the calls made deciding to stop still cost tokens
+                self.tokens += decision.usage.total_tokens
+                self.stop_usage = decision.usage
                 self.stopped = True
                 break
             quest = info.get("quest")
@@ -295,6 +298,11 @@ class _Cell:
         self.writer.close()
         self.qa_file.close()
         metrics = compute_metrics(Trajectory(self.reset_line, self.records), self.game)
+        if self.stop_usage is not None and self.stop_usage.calls:
+            metrics["stop_decision_tokens"] = [self.stop_usage.input_tokens, self.stop_usage.output_tokens]
+            metrics["input_tokens"] += self.stop_usage.input_tokens
+            metrics["output_tokens"] += self.stop_usage.output_tokens
+            metrics["total_tokens"] = metrics["input_tokens"] + metrics["output_tokens"]
         rounds = _read_qa(self.rd.qa)
         end = "terminated" if self.terminated else "agent_stopped" if self.stopped else "max_steps"
         results = {

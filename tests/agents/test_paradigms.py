@@ -259,7 +259,7 @@ def test_every_shipped_preset_builds(monkeypatch):
     from odyssey_eval.factory import build_agent
 
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
-    conf = Path(__file__).resolve().parents[2] / "conf"
+    conf = Path(__file__).resolve().parents[2] / "odyssey_eval" / "conf"
     for path in sorted((conf / "llm").glob("*.yaml")):
         cfg = omegaconf.OmegaConf.to_container(omegaconf.OmegaConf.load(path), resolve=True)
         if cfg["name"] != "none":

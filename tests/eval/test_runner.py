@@ -304,3 +304,19 @@ def test_slow_agents_are_checkpointed_by_time(tmp_path):
                 eval={"checkpoint_every": 1000, "checkpoint_max_seconds": None})
     out = run_cell(fast, log=quiet)
     assert not (RunDir(out.path).checkpoints / "LATEST").exists()
+
+
+def test_tokens_of_a_decision_to_stop_are_counted(tmp_path):
+    """Long Context's "stop" policy ends the run on a decision whose reflection call still cost tokens."""
+    cfg = cell(tmp_path, agent={"name": "long_context", "addons": ["reflection"], "on_overflow": "stop"},
+               llm={"name": "scripted", "context_window": 2500}, max_steps=200, tutorial=False,
+               qa={"enabled": False})
+    outcome = run_cell(cfg, log=quiet)
+    assert outcome.results["end_reason"] == "agent_stopped"
+    metrics = outcome.results["metrics"]
+    steps = read_trajectory(outcome.path / "trajectory.jsonl").steps
+    recorded = [sum(s["tokens"][0] for s in steps), sum(s["tokens"][1] for s in steps)]
+    stop_in, stop_out = metrics["stop_decision_tokens"]
+    assert stop_in > 0
+    assert metrics["input_tokens"] == recorded[0] + stop_in
+    assert metrics["output_tokens"] == recorded[1] + stop_out
