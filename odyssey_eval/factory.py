@@ -20,11 +20,11 @@ The contract, for whoever adds a paradigm:
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import Mapping
 from typing import Any
 
 from odyssey_agents.base import Agent
+from odyssey_agents.options import keyword_options
 from odyssey_agents.registry import AgentUnavailable, agent_class
 
 __all__ = ["AgentUnavailable", "ConfigError", "build_agent"]
@@ -51,9 +51,7 @@ def build_agent(agent_cfg: Mapping[str, Any], llm_cfg: Mapping[str, Any] | None 
     if params.get("addons"):
         raise ConfigError(f"agent {name!r} takes no add-ons, got {list(params['addons'])}")
     params.pop("addons", None)
-    signature = inspect.signature(cls)
-    accepted = {p.name for p in signature.parameters.values()
-                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    accepted = keyword_options(cls)
     unknown = sorted(set(params) - accepted)
     if unknown:
         raise ConfigError(f"agent {name!r} has no parameter(s) {', '.join(unknown)}; "

@@ -8,12 +8,12 @@ the sampling seed unless the group sets its own.
 from __future__ import annotations
 
 import importlib
-import inspect
 import os
 from collections.abc import Mapping
 from typing import Any
 
 from odyssey_agents.llm.protocol import LLM
+from odyssey_agents.options import keyword_options
 
 __all__ = ["BACKENDS", "LLMConfigError", "build_llm"]
 
@@ -46,8 +46,7 @@ def build_llm(cfg: Mapping[str, Any], *, seed: int = 0) -> LLM:
         raise LLMConfigError(f"unknown llm backend {name!r}; known: {', '.join(sorted(BACKENDS))}")
     module_name, _, class_name = target.partition(":")
     cls = getattr(importlib.import_module(module_name), class_name)
-    accepted = {p.name for p in inspect.signature(cls).parameters.values()
-                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)}
+    accepted = keyword_options(cls)
     if name in ("openai", "vllm"):
         params.setdefault("backend", name)
     if name == "vllm":

@@ -13,7 +13,6 @@ backend's sampling counter, so a resumed run continues with the same memory and 
 
 from __future__ import annotations
 
-import inspect
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -25,6 +24,7 @@ from odyssey_agents.base import Agent, Answer, Decision, Task, Usage
 from odyssey_agents.llm import LLM, ContextOverflow, build_llm
 from odyssey_agents.llm.protocol import Completion
 from odyssey_agents.memory import StepRecord
+from odyssey_agents.options import keyword_options
 from odyssey_agents.react.prompt import ACT_KEYS, PromptBuilder, Section
 from odyssey_agents.react.reply import Reply, parse_choice, parse_reply
 
@@ -87,8 +87,7 @@ class ReActAgent(Agent):
     @classmethod
     def settings(cls) -> set[str]:
         """Every setting this paradigm accepts (its own and the add-ons')."""
-        own = {p.name for p in inspect.signature(cls.__init__).parameters.values()
-               if p.kind == p.KEYWORD_ONLY}
+        own = keyword_options(cls.__init__, keyword_only=True)
         return (own | {"addons"} | set(Addons.SETTINGS) | {"memory_size"}) - {"settings"}
 
     # ------------------------------------------------------------------ episode
