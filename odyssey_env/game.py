@@ -8,6 +8,7 @@ and field. Loaded games are cached per folder, so creating many environments cos
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
 import json
@@ -199,7 +200,7 @@ def _import_rules(path: Path) -> ModuleType:
     """Import a game's ``rules.py``; shipped games import as package modules so they pickle by name."""
     if path.parent == GAMES_DIR:
         return importlib.import_module(f"odyssey_env.games.{path.name}.rules")
-    name = f"odyssey_game_rules_{abs(hash(str(path))) & 0xFFFFFFFF:08x}_{path.name}"
+    name = f"odyssey_game_rules_{hashlib.sha1(str(path).encode()).hexdigest()[:10]}_{path.name}"
     if name in sys.modules:
         return sys.modules[name]
     spec = importlib.util.spec_from_file_location(name, path / "rules.py")
