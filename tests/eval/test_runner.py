@@ -50,7 +50,7 @@ def test_a_cell_writes_its_run_directory(tmp_path):
     assert traj.reset["reset"] and len(traj.play) == 60
     assert [s["step"] for s in traj.steps] == list(range(1, len(traj.steps) + 1))
     assert json.loads((out.path / "cell.json").read_text())["max_steps"] == 60
-    assert (rd.checkpoints / "LATEST").read_text() == "step_000060"
+    assert (rd.checkpoints / "LATEST").read_text() == f"step_{len(traj.steps):06d}"  # tutorial steps included
     assert len(list(rd.checkpoints.glob("step_*"))) == 2  # keep_checkpoints
     r = out.results
     assert r["end_reason"] == "max_steps" and r["play_steps"] == 60
@@ -143,8 +143,8 @@ def test_replaying_a_trajectory_reproduces_it(random_run, tmp_path):
 
 
 def test_trajectory_grows_linearly(tmp_path):
-    short = run_cell(cell(tmp_path / "a", max_steps=100, qa={"enabled": False}), log=quiet)
-    long = run_cell(cell(tmp_path / "b", max_steps=400, qa={"enabled": False}), log=quiet)
+    short = run_cell(cell(tmp_path / "a", max_steps=100, tutorial=False, qa={"enabled": False}), log=quiet)
+    long = run_cell(cell(tmp_path / "b", max_steps=400, tutorial=False, qa={"enabled": False}), log=quiet)
     size_short = RunDir(short.path).trajectory.stat().st_size
     size_long = RunDir(long.path).trajectory.stat().st_size
     assert 3.0 < size_long / size_short < 5.0  # 4x the steps, 4x the bytes: no world dumps per line
@@ -181,8 +181,8 @@ class Peeker(Agent):
 def test_privileged_agents_get_the_engine_and_it_is_not_logged(tmp_path):
     register_agent("peeker", f"{__name__}:Peeker")
     try:
-        out = run_cell(cell(tmp_path, agent={"name": "peeker"}, max_steps=5, qa={"enabled": False},
-                            eval={"checkpoint_every": 2}), log=quiet)
+        out = run_cell(cell(tmp_path, agent={"name": "peeker"}, max_steps=5, tutorial=False,
+                            qa={"enabled": False}, eval={"checkpoint_every": 2}), log=quiet)
     finally:
         del AGENTS["peeker"]
     text = RunDir(out.path).trajectory.read_text()
