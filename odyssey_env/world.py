@@ -98,11 +98,6 @@ def held_containers(game: Game, state: WorldState, agent: Agent) -> Iterator[str
         yield pack
 
 
-def reachable_containers(game: Game, state: WorldState, agent: Agent) -> list[str]:
-    """Containers the agent can put into or take out of: held ones and the worn pack."""
-    return list(held_containers(game, state, agent))
-
-
 # ------------------------------------------------------------------ counting and taking
 def carried_count(game: Game, state: WorldState, agent: Agent, handle: str) -> int:
     """Units of ``handle`` in hands, in the pack and in held containers (what crafting and trade use)."""

@@ -30,10 +30,6 @@ def occupied(state: WorldState) -> set[str]:
     return {a.area for a in state.agents.values()}
 
 
-def agents_in(state: WorldState, area: str) -> list[str]:
-    return [a.id for a in state.agents.values() if a.area == area]
-
-
 def tell(engine: Engine, area: str, text: str) -> None:
     """Say ``text`` to every agent standing in ``area``."""
     for agent in engine.state.agents.values():

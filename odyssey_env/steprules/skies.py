@@ -18,17 +18,10 @@ from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.steprules.living import is_world_area, tell
 from odyssey_env.steprules.patrols import noise_at
 
-MOON_NAMES = ("new", "waxing crescent", "first quarter", "waxing gibbous", "full", "waning gibbous",
-              "last quarter", "waning crescent")
-
 
 def moon_phase(minute: int, phases: int = 8, days_per_phase: int = 1) -> int:
     """Phase index (0 = new moon) on the day that contains game minute ``minute``."""
     return (minute // 1440 // days_per_phase) % phases
-
-
-def phase_name(phase: int, phases: int = 8) -> str:
-    return MOON_NAMES[phase] if phases == len(MOON_NAMES) else f"phase {phase + 1} of {phases}"
 
 
 @step_rule
