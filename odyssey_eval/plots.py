@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-__all__ = ["PANELS", "figure_png", "mean_band"]
+__all__ = ["PANELS", "TITLES", "figure_png", "mean_band", "plotting_available"]
 
 PANELS = ("main", "supplementary", "combined", "diversity", "tokens")
 TITLES = {
@@ -19,6 +19,16 @@ TITLES = {
     "diversity": "Action diversity (window of 100)",
     "tokens": "Cumulative tokens",
 }
+
+
+def plotting_available() -> bool:
+    """Whether matplotlib can be imported. This module imports it only when drawing, so that reports
+    (tables, JSON, HTML without figures) work from an install without the ``eval`` extra."""
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def mean_band(curves: Sequence[Sequence[float]]) -> tuple[list[float], list[float], list[float]]:

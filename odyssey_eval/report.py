@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_eval.collect import Run, load_runs
-from odyssey_eval.metrics import normalized_combined
+from odyssey_eval.metrics import WINDOW, normalized_combined
+from odyssey_eval.plots import PANELS, TITLES, figure_png, plotting_available
 from odyssey_eval.qa.contamination import DEFAULT_MARGIN, contamination_report
 
 __all__ = ["COLUMNS", "build_rows", "format_table", "main", "write_html"]
@@ -137,8 +138,7 @@ def _html_table(rows: Sequence[dict[str, Any]]) -> str:
 
 def _panels(runs: Sequence[Run]) -> dict[str, dict[str, list[list[float]]]]:
     """Per panel: label -> the runs' curves."""
-    panels: dict[str, dict[str, list[list[float]]]] = {p: {} for p in
-                                                      ("main", "supplementary", "combined", "diversity", "tokens")}
+    panels: dict[str, dict[str, list[list[float]]]] = {p: {} for p in PANELS}
     combined = normalized_combined([(r.main_curve, r.sup_curve) for r in runs])
     for r, comb in zip(runs, combined, strict=True):
         panels["main"].setdefault(r.label, []).append(r.main_curve)
@@ -162,18 +162,15 @@ def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (),
         items = "".join(f"<li><code>{html.escape(str(p))}</code></li>" for p in unfinished)
         parts.append(f"<p class='warn'>Unfinished run directories (rerun the command to resume):</p><ul>{items}</ul>")
     parts.append("<h2>Summary (mean over seeds)</h2>" + _html_table(mean_rows(rows)))
-    try:
-        from odyssey_eval.plots import TITLES, figure_png
-    except ImportError:  # pragma: no cover - matplotlib is in the eval extra
-        figure_png = None
+    plotting = plotting_available()
     for game in sorted({r.game for r in runs}):
         members = [r for r in runs if r.game == game]
         parts.append(f"<h2>{html.escape(game)}</h2>")
-        if figure_png is None:
+        if not plotting:
             parts.append("<p class='warn'>Plots need matplotlib: pip install \"odyssey-gym[eval]\"</p>")
         else:
             imgs = []
-            x_offsets = {"diversity": 100}
+            x_offsets = {"diversity": WINDOW}  # the first window ends at its last command
             for panel, series in _panels(members).items():
                 if panel == "tokens" and not any(c and c[-1] for curves in series.values() for c in curves):
                     continue  # no agent here used a model

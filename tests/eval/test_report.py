@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import pytest
 
@@ -87,6 +88,15 @@ def test_report_command_lists_unfinished_and_writes_html(random_run, tmp_path, c
     assert "unfinished:" in printed and str(out) in printed
     html = out.read_text()
     assert "Unfinished run directories" in html and html.count("<img") == 4
+
+
+def test_report_without_matplotlib_says_so_instead_of_failing(random_run, tmp_path, monkeypatch):
+    """Reports need only the core install; figures need the eval extra."""
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    out = tmp_path / "r.html"
+    assert report_main([str(random_run), "--html", str(out)]) == 0
+    html = out.read_text()
+    assert "Plots need matplotlib" in html and "<img" not in html
 
 
 def test_report_warns_when_results_disagree_with_the_trajectory(tmp_path, capsys):
