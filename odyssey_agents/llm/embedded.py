@@ -108,6 +108,8 @@ class EmbeddedLLM(TransformersLLM):
                  **kwargs: Any):
         if model != EMBEDDED_MODEL:
             raise ValueError(f"the embedded backend has one model, {EMBEDDED_MODEL}; use llm=hf for {model!r}")
+        if "tokenizer" in kwargs:
+            raise ValueError("the embedded backend brings its own tokenizer; use llm=hf to choose one")
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir else None
         super().__init__(model=EMBEDDED_MODEL, device=device, max_tokens=max_tokens, context_window=context_window,
                          temperature=temperature, top_p=top_p, repetition_penalty=repetition_penalty, seed=seed,

@@ -87,8 +87,7 @@ class ReActAgent(Agent):
     @classmethod
     def settings(cls) -> set[str]:
         """Every setting this paradigm accepts (its own and the add-ons')."""
-        own = keyword_options(cls.__init__, keyword_only=True)
-        return (own | {"addons"} | set(Addons.SETTINGS) | {"memory_size"}) - {"settings"}
+        return keyword_options(cls, keyword_only=True) | set(Addons.SETTINGS) | {"memory_size"}
 
     # ------------------------------------------------------------------ episode
     def _clear(self) -> None:

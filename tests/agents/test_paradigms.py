@@ -267,3 +267,29 @@ def test_every_shipped_preset_builds(monkeypatch):
     for name in ("no_memory", "long_context", "short_term_memory", "mem1"):
         cfg = omegaconf.OmegaConf.to_container(omegaconf.OmegaConf.load(conf / "agent" / f"{name}.yaml"))
         assert build_agent(cfg, {"name": "scripted"}).name == name
+
+
+def test_a_paradigm_built_on_another_takes_the_settings_of_both():
+    """A subclass of a paradigm passes ``**kwargs`` on to it, so the base's settings stay settable."""
+
+    class Careful(LongContextAgent):
+        name = "careful"
+
+        def __init__(self, llm, *, patience: int = 3, **kwargs):
+            self.patience = patience
+            super().__init__(llm, **kwargs)
+
+    assert {"patience", "on_overflow", "addons", "reflect_every"} <= Careful.settings()
+    agent = Careful.from_config({"patience": 5, "on_overflow": "stop", "addons": ["refl"]},
+                                {"name": "scripted"}, seed=0)
+    assert agent.patience == 5 and agent.on_overflow == "stop" and agent.addons.reflection
+
+
+def test_the_embedded_backend_takes_the_options_of_the_transformers_backend():
+    """``EmbeddedLLM`` passes ``**kwargs`` on to ``TransformersLLM``: ``llm.threads=1`` must reach it."""
+    pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    llm = build_llm({"name": "embedded", "threads": 1, "do_sample": False}, seed=2)
+    assert llm.threads == 1 and llm.do_sample is False and llm.seed == 2
+    with pytest.raises(LLMConfigError, match="has no option"):
+        build_llm({"name": "embedded", "thread": 1})
