@@ -166,15 +166,20 @@ class ReActAgent(Agent):
             self.pending.append(record)
 
     # ------------------------------------------------------------------ add-ons
+    def _ask(self, messages: list[dict[str, str]], purpose: str, key: str, usage: Usage,
+             max_tokens: int | None = None) -> str:
+        """One add-on call whose reply is ``{key: text}``: the text, or "" when the reply is unusable
+        (the caller counts the failure; an add-on that fails never stops the agent from acting)."""
+        completion = self.llm.complete(messages, purpose=purpose, max_tokens=max_tokens, json_keys=(key,))
+        usage.add(completion.call())
+        reply = parse_reply(completion.text, (key,), required=(key,))
+        return reply.text(key) if reply.ok else ""
+
     def _reflect(self, observation: str, usage: Usage) -> None:
         prev = self.previous
         assert prev is not None
         messages = self.prompts.reflect(prev.observation, prev.reasoning, prev.action, observation)
-        completion = self.llm.complete(messages, purpose="reflect", max_tokens=self.addons.reflect_max_tokens,
-                                       json_keys=("reflection",))
-        usage.add(completion.call())
-        reply = parse_reply(completion.text, ("reflection",), required=("reflection",))
-        text = reply.text("reflection") if reply.ok else ""
+        text = self._ask(messages, "reflect", "reflection", usage, self.addons.reflect_max_tokens)
         if not text:
             self.counters["reflection_failures"] += 1
             return
@@ -186,10 +191,7 @@ class ReActAgent(Agent):
         words = self.addons.summary_words
         steps = "\n\n".join(r.render() for r in self.pending)
         messages = self.prompts.summarise(self.summary, steps, words)
-        completion = self.llm.complete(messages, purpose="summarise", json_keys=("summary",))
-        usage.add(completion.call())
-        reply = parse_reply(completion.text, ("summary",), required=("summary",))
-        text = reply.text("summary") if reply.ok else ""
+        text = self._ask(messages, "summarise", "summary", usage)
         if not text:
             self.counters["summary_failures"] += 1
             self._summary_at = len(self.pending) + self.addons.summarise_every  # try again later
