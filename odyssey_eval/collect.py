@@ -90,7 +90,8 @@ def load_run(path: Path) -> Run:
         raise RunDirError(str(exc)) from None
     warnings = []
     try:
-        metrics = compute_metrics(traj, _load_game(results, path))
+        metrics = compute_metrics(traj, _load_game(results, path),
+                                  stop_tokens=results.get("metrics", {}).get("stop_decision_tokens"))
     except Exception as exc:  # the game folder is gone: fall back to the stored metrics, say so
         metrics = results["metrics"]
         warnings.append(f"game {results['game']!r} could not be loaded ({exc}); using stored metrics")

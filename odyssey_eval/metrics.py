@@ -147,8 +147,14 @@ def tutorial_summary(traj: Trajectory) -> dict[str, Any]:
             "decision_time": round(sum(s.get("decision_time", 0.0) for s in steps), 6)}
 
 
-def compute_metrics(traj: Trajectory, game: Game, *, window: int = WINDOW) -> dict[str, Any]:
+def compute_metrics(traj: Trajectory, game: Game, *, window: int = WINDOW,
+                    stop_tokens: Sequence[int] | None = None) -> dict[str, Any]:
     """Every per-run metric of the paper, from one trajectory (see the module docstring).
+
+    ``stop_tokens`` ([input, output]) are the model calls of a decision to stop the episode: no step
+    follows it, so no trajectory line records them, yet they were spent; they count in every token
+    metric and are also reported apart as ``stop_decision_tokens``. The runner passes them, and
+    reports pass them back from ``results.json``, so both compute the same numbers.
 
     One pass over the play steps; a step with no reward and no events (most of them) costs a few
     dictionary reads, so metrics stay cheap next to the run that produced them.
@@ -176,12 +182,15 @@ def compute_metrics(traj: Trajectory, game: Game, *, window: int = WINDOW) -> di
             tokens_in += a
             tokens_out += b
         decision += s.get("decision_time", 0.0)
+    if stop_tokens is not None:
+        tokens_in += stop_tokens[0]
+        tokens_out += stop_tokens[1]
     carryable = [name for name, o in game.objects.items() if o.portable]
     verbs = action_verbs(play, game)
     game_verbs = list(game.rules.actions)
     used = sorted(set(verbs))
     windows = windowed_diversity(verbs, len(game_verbs), window)
-    return {
+    metrics = {
         "play_steps": n,
         "terminated": bool(traj.steps and traj.steps[-1].get("terminated")),
         "main_reward": totals["quest"],
@@ -206,3 +215,6 @@ def compute_metrics(traj: Trajectory, game: Game, *, window: int = WINDOW) -> di
         "decision_time_mean": decision / n if n else 0.0,
         "tutorial": tutorial_summary(traj),
     }
+    if stop_tokens is not None:
+        metrics["stop_decision_tokens"] = list(stop_tokens)
+    return metrics

@@ -297,12 +297,9 @@ class _Cell:
             self._ask("after")
         self.writer.close()
         self.qa_file.close()
-        metrics = compute_metrics(Trajectory(self.reset_line, self.records), self.game)
-        if self.stop_usage is not None and self.stop_usage.calls:
-            metrics["stop_decision_tokens"] = [self.stop_usage.input_tokens, self.stop_usage.output_tokens]
-            metrics["input_tokens"] += self.stop_usage.input_tokens
-            metrics["output_tokens"] += self.stop_usage.output_tokens
-            metrics["total_tokens"] = metrics["input_tokens"] + metrics["output_tokens"]
+        stop = self.stop_usage
+        metrics = compute_metrics(Trajectory(self.reset_line, self.records), self.game,
+                                  stop_tokens=(stop.input_tokens, stop.output_tokens) if stop and stop.calls else None)
         rounds = _read_qa(self.rd.qa)
         end = "terminated" if self.terminated else "agent_stopped" if self.stopped else "max_steps"
         results = {

@@ -320,3 +320,18 @@ def test_tokens_of_a_decision_to_stop_are_counted(tmp_path):
     assert stop_in > 0
     assert metrics["input_tokens"] == recorded[0] + stop_in
     assert metrics["output_tokens"] == recorded[1] + stop_out
+
+
+def test_tokens_of_a_decision_to_stop_are_in_every_token_metric(tmp_path):
+    """tokens_per_step and the report's recomputed totals include them, as total_tokens does."""
+    from odyssey_eval.collect import load_run
+
+    cfg = cell(tmp_path, agent={"name": "long_context", "addons": ["reflection"], "on_overflow": "stop"},
+               llm={"name": "scripted", "context_window": 2500}, max_steps=200, tutorial=False,
+               qa={"enabled": False})
+    outcome = run_cell(cfg, log=quiet)
+    metrics = outcome.results["metrics"]
+    assert metrics["stop_decision_tokens"][0] > 0
+    assert metrics["tokens_per_step"] == pytest.approx(metrics["total_tokens"] / metrics["play_steps"])
+    recomputed = load_run(outcome.path).metrics
+    assert recomputed == metrics
