@@ -67,6 +67,7 @@ class HumanAgent(Agent):
             line = self._read("answer> ")
             if line is None:
                 return Answer(None)
-            if line.strip().isdigit() and int(line) < len(choices):
-                return Answer(int(line), raw=line)
+            typed = line.strip()
+            if typed.isdecimal() and int(typed) < len(choices):  # isdigit() would let "²" crash int()
+                return Answer(int(typed), raw=line)
             self._print(f"Type a number from 0 to {len(choices) - 1}.")
