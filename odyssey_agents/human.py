@@ -26,7 +26,6 @@ class HumanAgent(Agent):
         self.needs_valid_actions = show_valid
         self._input = input_fn or input
         self._out = output
-        self._valid: dict[str, list[str]] | None = None
 
     def _print(self, text: str) -> None:
         print(text, file=self._out or sys.stdout, flush=True)
