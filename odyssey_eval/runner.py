@@ -38,7 +38,7 @@ from odyssey_eval.qa.episodic import episodic_questions
 from odyssey_eval.qa.questions import Question
 from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
 from odyssey_eval.rundir import RunDir, RunDirError, cell_key, run_path
-from odyssey_eval.trajectory import Trajectory, TrajectoryWriter, read_trajectory, reset_record, step_record
+from odyssey_eval.trajectory import JsonlWriter, Trajectory, read_trajectory, reset_record, step_record
 
 __all__ = ["KILL_AFTER_ENV", "CellOutcome", "RunError", "RunInterrupted", "run_cell"]
 
@@ -146,10 +146,10 @@ class _Cell:
             shutil.rmtree(self.rd.checkpoints)
         self.agent.reset(self.task)
         obs, info = self.env.reset(seed=self.seed)
-        self.writer = TrajectoryWriter(self.rd.trajectory, truncate_to=0)
+        self.writer = JsonlWriter(self.rd.trajectory)
         self.reset_line = reset_record(self.game.name, self.seed, obs, info)
         self.writer.write(self.reset_line)
-        self.qa_file = open(self.rd.qa, "wb")  # noqa: SIM115 - held for the run
+        self.qa_writer = JsonlWriter(self.rd.qa)
         if self.qa["enabled"]:
             world = initial_world(self.game, self.seed, self.key["tutorial"])
             self.wk_questions = world_knowledge_questions(
@@ -171,18 +171,12 @@ class _Cell:
         info = dict(r["info"])
         if self.agent.needs_valid_actions:
             info["valid_actions"] = self.env.valid_actions()
-        size = self.rd.trajectory.stat().st_size if self.rd.trajectory.exists() else 0
-        if size < r["trajectory_bytes"]:
-            raise RunDirError(f"{self.rd.trajectory} is shorter than checkpoint {ckpt.path.name} recorded; "
-                              "the run directory is damaged (rerun with eval.overwrite=true)")
-        seen = read_trajectory(self.rd.trajectory, limit_bytes=r["trajectory_bytes"])
+        self.writer = _continue(self.rd.trajectory, r["trajectory_bytes"], ckpt.path.name)
+        self.qa_writer = _continue(self.rd.qa, r["qa_bytes"], ckpt.path.name)
+        seen = read_trajectory(self.rd.trajectory)
         for step in seen.steps:
             del step["observation"]  # as the loop keeps them
         self.reset_line, self.records = seen.reset, seen.steps
-        self.writer = TrajectoryWriter(self.rd.trajectory, truncate_to=r["trajectory_bytes"])
-        self.qa_file = open(self.rd.qa, "r+b" if self.rd.qa.exists() else "w+b")  # noqa: SIM115
-        self.qa_file.truncate(r["qa_bytes"])
-        self.qa_file.seek(r["qa_bytes"])
         for name in ("total", "play", "tutorial_steps", "main", "sup", "tokens", "elapsed"):
             setattr(self, name, r[name])
         self.terminated = r["terminated"]
@@ -196,7 +190,7 @@ class _Cell:
         runner = {"total": self.total, "play": self.play, "tutorial_steps": self.tutorial_steps,
                   "main": self.main, "sup": self.sup, "tokens": self.tokens, "terminated": self.terminated,
                   "elapsed": self.elapsed + time.perf_counter() - self._t0,
-                  "trajectory_bytes": self.writer.tell(), "qa_bytes": self.qa_file.tell(),
+                  "trajectory_bytes": self.writer.tell(), "qa_bytes": self.qa_writer.tell(),
                   "observation": obs, "info": _sanitize(info)}
         self.rd.write_checkpoint(self.total, self.env.save_state(), runner, self.agent.save,
                                  keep=int(self.ev["keep_checkpoints"]))
@@ -214,9 +208,7 @@ class _Cell:
             if em:
                 rounds.append(ask_questions(self.agent, em, phase=phase, step=self.play, kind="episodic"))
         for r in rounds:
-            line = {"game": self.game.name, **r.to_dict()}
-            self.qa_file.write((json.dumps(line, separators=(",", ":")) + "\n").encode())
-        self.qa_file.flush()
+            self.qa_writer.write({"game": self.game.name, **r.to_dict()})
 
     # ------------------------------------------------------------ the loop
     def run(self) -> CellOutcome:
@@ -229,7 +221,7 @@ class _Cell:
             obs, info = self._loop(obs, info, progress)
         except KeyboardInterrupt:
             self.writer.close()
-            self.qa_file.close()
+            self.qa_writer.close()
             ckpt = self.rd.latest_checkpoint()
             resume = ckpt.runner["total"] if ckpt is not None else 0
             raise RunInterrupted(f"interrupted after step {self.total}: run the same command again to resume "
@@ -296,7 +288,7 @@ class _Cell:
         if self.qa["enabled"]:
             self._ask("after")
         self.writer.close()
-        self.qa_file.close()
+        self.qa_writer.close()
         stop = self.stop_usage
         metrics = compute_metrics(Trajectory(self.reset_line, self.records), self.game,
                                   stop_tokens=(stop.input_tokens, stop.output_tokens) if stop and stop.calls else None)
@@ -330,6 +322,19 @@ class _Cell:
         self.log(f"done ({end}, {metrics['play_steps']} play steps, main {metrics['main_reward']}, "
                  f"sup {metrics['supplementary_reward']}): {self.rd.path}")
         return CellOutcome(self.rd.path, "finished", results)
+
+
+def _continue(path: Path, size: int, checkpoint: str) -> JsonlWriter:
+    """Reopen a run file to append after the ``size`` bytes checkpoint ``checkpoint`` had seen.
+
+    A file shorter than that lost lines the checkpoint counts on (extending it would write zero bytes
+    into it): the directory is damaged, and saying so beats a run that fails at its end.
+    """
+    have = path.stat().st_size if path.exists() else 0
+    if have < size:
+        raise RunDirError(f"{path} is shorter than checkpoint {checkpoint} recorded; the run directory is "
+                          "damaged (rerun with eval.overwrite=true)")
+    return JsonlWriter(path, truncate_to=size)
 
 
 def _read_qa(path: Path) -> list[dict[str, Any]]:

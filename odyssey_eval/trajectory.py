@@ -18,7 +18,7 @@ from typing import Any
 
 from odyssey_agents.base import Decision
 
-__all__ = ["FORMAT", "Trajectory", "TrajectoryError", "TrajectoryWriter", "read_trajectory", "reset_record",
+__all__ = ["FORMAT", "JsonlWriter", "Trajectory", "TrajectoryError", "read_trajectory", "reset_record",
            "step_record"]
 
 FORMAT = 1
@@ -109,9 +109,13 @@ def step_record(decision: Decision, tutorial: bool, observation: str, terminated
     return record
 
 
-class TrajectoryWriter:
-    """Appends one line per record, straight to the OS (unbuffered: one write call per line), so a
-    killed process loses at most the line in flight."""
+class JsonlWriter:
+    """Appends one JSON line per record (``trajectory.jsonl``, ``qa.jsonl``), straight to the OS
+    (unbuffered: one write call per line), so a killed process loses at most the line in flight.
+
+    ``truncate_to``: the bytes of an existing file to keep (what a checkpoint had seen); the rest is
+    cut off and writing continues from there.
+    """
 
     def __init__(self, path: Path, *, truncate_to: int = 0):
         self.path = Path(path)

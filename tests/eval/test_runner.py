@@ -131,6 +131,15 @@ def test_damaged_run_directories_are_reported(tmp_path):
         run_cell(cfg, log=quiet)
 
 
+def test_a_qa_file_shorter_than_its_checkpoint_is_reported(tmp_path):
+    cfg = cell(tmp_path, max_steps=40)
+    assert _killed_at(cfg, 25).returncode == -9
+    rd = RunDir(run_path(cfg))
+    rd.qa.write_bytes(rd.qa.read_bytes()[:10])  # the before-play round, cut short
+    with pytest.raises(RunDirError, match=r"qa\.jsonl is shorter"):
+        run_cell(cfg, log=quiet)
+
+
 def test_replaying_a_trajectory_reproduces_it(random_run, tmp_path):
     original = read_trajectory(RunDir(random_run).trajectory)
     cfg = cell(tmp_path, agent={"name": "replay", "path": str(RunDir(random_run).trajectory)}, max_steps=500,
