@@ -64,6 +64,19 @@ class _BraceTracker:
         return self.closed
 
 
+def _closing_quote(text: str, escape: bool = False) -> tuple[int | None, bool]:
+    """Index of the first unescaped ``"`` in ``text`` (None if there is none), and whether ``text``
+    ends inside an escape; ``escape`` says whether the text before it did."""
+    for i, ch in enumerate(text):
+        if escape:
+            escape = False
+        elif ch == "\\":
+            escape = True
+        elif ch == '"':
+            return i, False
+    return None, escape
+
+
 class _StringTracker:
     """Follows a JSON string value being written; done at its first unescaped closing quote."""
 
@@ -72,28 +85,10 @@ class _StringTracker:
         self.closed = False
 
     def feed(self, text: str) -> bool:
-        for ch in text:
-            if self.escape:
-                self.escape = False
-            elif ch == "\\":
-                self.escape = True
-            elif ch == '"':
-                self.closed = True
-                return True
+        if not self.closed:
+            end, self.escape = _closing_quote(text, self.escape)
+            self.closed = end is not None
         return self.closed
-
-    @staticmethod
-    def end_in(text: str) -> int | None:
-        """Index of the closing quote in a full value text, or None."""
-        escape = False
-        for i, ch in enumerate(text):
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == '"':
-                return i
-        return None
 
 
 @contextlib.contextmanager
@@ -311,7 +306,7 @@ class TransformersLLM(LLM):
             seen_ids = ids + generated
             output_tokens += len(generated)
             value = self._tokenizer.decode(generated, skip_special_tokens=True)
-            cut = tracker.end_in(value)
+            cut, _ = _closing_quote(value)
             if cut is None:
                 finish = "length" if len(generated) >= room else finish
                 text += value.rstrip("\\")  # ran out or ended without closing: keep what it said
