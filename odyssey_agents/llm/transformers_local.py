@@ -285,13 +285,13 @@ class TransformersLLM(LLM):
                 break
             beginnings = starts.get(key) if starts else None
             if beginnings:  # the value's opening: one constrained token, then the beginning it picks
-                first = self._first_tokens(beginnings)
+                firsts = {b: self._encode(b)[0] for b in beginnings if b}  # each beginning's first token
                 ids = self._encode(prompt + text)
                 cache = _reusable(cache, seen_ids, ids)
-                token, cache = self._generate(ids, 1, None, cache, first)
+                token, cache = self._generate(ids, 1, None, cache, sorted(set(firsts.values())) or None)
                 seen_ids = ids + token
                 output_tokens += len(token)
-                chosen = [b for b in beginnings if b and token and self._encode(b)[0] == token[0]]
+                chosen = [b for b, first in firsts.items() if token and first == token[0]]
                 opening = _common_prefix(chosen) if chosen else self._tokenizer.decode(token)
                 input_tokens += max(0, len(self._encode(opening)) - 1)  # the forced rest of the words
                 text += opening
@@ -328,12 +328,6 @@ class TransformersLLM(LLM):
             if special and special.lower() not in ("<think>", "</think>"):
                 text = text.replace(special, "")
         return text
-
-    def _first_tokens(self, beginnings: Sequence[str] | None) -> list[int] | None:
-        if not beginnings:
-            return None
-        ids = {self._encode(b)[0] for b in beginnings if b}
-        return sorted(ids) or None
 
     def _generate(self, prompt_ids: list[int], max_new: int, tracker: Any, cache: Any = None,
                   first: list[int] | None = None) -> tuple[list[int], Any]:
