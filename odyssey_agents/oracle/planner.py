@@ -27,6 +27,7 @@ favour of the last choice (so the agent does not dither) and what the agent has 
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from odyssey_agents.oracle import combat
@@ -121,10 +122,7 @@ class Planner(Goals, Navigation, Supply, Tactics):
         if hit is not None:
             return hit  # type: ignore[return-value]
         out: dict[str, tuple[int, str | None]] = {}
-        stack = list(conds)
-        while stack:
-            c = stack.pop()
-            stack.extend(c.conditions)
+        for c in _nested(conds):
             if c.object and c.type in CARRIED_CONDITIONS:
                 area = c.area if c.type == "object_in_area" else None
                 out[c.object] = (max(c.count, out.get(c.object, (0, None))[0]), area)
@@ -139,12 +137,7 @@ class Planner(Goals, Navigation, Supply, Tactics):
         if hit is not None:
             return hit  # type: ignore[return-value]
         objects = self.v.game.objects
-        todo: list[str] = []
-        stack = list(goals)
-        while stack:
-            c = stack.pop()
-            stack.extend(c.conditions)
-            todo.extend(t for t in ((c.object,) if c.object else ()) + c.objects if t in objects)
+        todo = [t for c in _nested(goals) for t in ((c.object,) if c.object else ()) + c.objects if t in objects]
         seen: set[str] = set()
         while todo:
             t = todo.pop()
@@ -214,3 +207,12 @@ class Planner(Goals, Navigation, Supply, Tactics):
             return self.gain_xp() or "wait"
         except Stuck:
             return "wait"
+
+
+def _nested(conds: Iterable[Condition]) -> Iterator[Condition]:
+    """``conds`` and every condition inside them (``any_of``/``all_of`` branches), depth first."""
+    stack = list(conds)
+    while stack:
+        c = stack.pop()
+        stack.extend(c.conditions)
+        yield c
