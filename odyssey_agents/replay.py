@@ -35,7 +35,7 @@ def read_commands(path: str | Path) -> list[str]:
             if "action" in record:
                 commands.append(str(record["action"]))
         return commands
-    return [line.rstrip("\n") for line in text.splitlines() if line.strip() and not line.startswith("#")]
+    return [line for line in text.splitlines() if line.strip() and not line.startswith("#")]
 
 
 class ReplayAgent(Agent):

@@ -123,13 +123,11 @@ class OracleAgent(Agent):
         self.env = env
         self.agent_id = agent_id
         self.check_valid = check_valid
-        self.planner = Planner(agent_id)
-        self.counters: dict[str, int] = {}
         self._reset_episode()
 
     def _reset_episode(self) -> None:
         self.planner = Planner(self.agent_id)
-        self.counters = {"steps": 0, "tutorial_steps": 0, "corrected": 0, "stalls": 0}
+        self.counters: dict[str, int] = {"steps": 0, "tutorial_steps": 0, "corrected": 0, "stalls": 0}
         self._progress: tuple[int, int] | None = None
         self._since = 0
         self._window: dict[tuple[Any, ...], int] = {}
