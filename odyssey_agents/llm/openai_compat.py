@@ -19,7 +19,7 @@ from typing import Any
 
 from odyssey_agents.llm.protocol import LLM, Completion, ContextOverflow, LLMError, Message, require
 from odyssey_agents.llm.thinking import split_thinking
-from odyssey_agents.llm.tokens import Calibrator, approx_tokens
+from odyssey_agents.llm.tokens import Calibrator, approx_text_tokens, approx_tokens
 
 __all__ = ["OpenAIChat"]
 
@@ -143,7 +143,7 @@ class OpenAIChat(LLM):
             self._calibrator.observe(messages, input_tokens)
         else:  # some servers omit usage: estimate, and say so
             input_tokens = approx_tokens(messages)
-            output_tokens = approx_tokens([{"content": content + (thinking or "")}]) - 4
+            output_tokens = approx_text_tokens(content + (thinking or ""))
             estimated = True
         return Completion(answer, input_tokens, output_tokens, seconds, purpose, reasoning=thinking or None,
                           finish_reason=choice.finish_reason, estimated=estimated)

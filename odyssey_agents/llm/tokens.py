@@ -12,7 +12,7 @@ import math
 import re
 from collections.abc import Sequence
 
-__all__ = ["Calibrator", "approx_tokens", "message_chars", "word_tokens"]
+__all__ = ["Calibrator", "approx_text_tokens", "approx_tokens", "message_chars", "word_tokens"]
 
 #: Characters per token of English prose and identifiers under common BPE vocabularies.
 CHARS_PER_TOKEN = 4.0
@@ -24,6 +24,11 @@ _WORDS = re.compile(r"\w+|[^\w\s]")
 
 def message_chars(messages: Sequence[dict[str, str]]) -> int:
     return sum(len(m.get("content") or "") for m in messages)
+
+
+def approx_text_tokens(text: str, chars_per_token: float = CHARS_PER_TOKEN) -> int:
+    """An estimate of the tokens of a bare text (no message framing): a reply whose server gave no usage."""
+    return math.ceil(len(text) / chars_per_token)
 
 
 def approx_tokens(messages: Sequence[dict[str, str]], chars_per_token: float = CHARS_PER_TOKEN) -> int:
