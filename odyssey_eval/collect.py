@@ -6,15 +6,17 @@ always what the data says, and a run whose stored results disagree with its traj
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from odyssey_eval.metrics import compute_metrics, cumulative_rewards
 from odyssey_eval.rundir import CELL, RESULTS, RunDir, RunDirError
 from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 __all__ = ["Run", "find_run_dirs", "load_runs"]
 
@@ -73,15 +75,17 @@ def find_run_dirs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
     return sorted(finished), sorted(unfinished)
 
 
-def _load_game(results: dict[str, Any], path: Path):
+def _load_game(rd: RunDir, results: dict[str, Any]) -> Game:
     from odyssey_env.game import load_game
 
-    cell = json.loads((path / CELL).read_text(encoding="utf-8"))
-    game_cfg = cell.get("game", {})
+    game_cfg = rd.cell().get("game", {})
     return load_game(game_cfg.get("path") or game_cfg.get("name") or results["game"])
 
 
 def load_run(path: Path) -> Run:
+    """Read one finished run directory and recompute its metrics from the trajectory."""
+    from odyssey_env.game import GameError
+
     rd = RunDir(path)
     results = rd.results()
     try:
@@ -90,11 +94,12 @@ def load_run(path: Path) -> Run:
         raise RunDirError(str(exc)) from None
     warnings = []
     try:
-        metrics = compute_metrics(traj, _load_game(results, path),
-                                  stop_tokens=results.get("metrics", {}).get("stop_decision_tokens"))
-    except Exception as exc:  # the game folder is gone: fall back to the stored metrics, say so
+        game = _load_game(rd, results)
+    except GameError as exc:  # a generated game's folder moved or was removed: the stored metrics, said so
         metrics = results["metrics"]
         warnings.append(f"game {results['game']!r} could not be loaded ({exc}); using stored metrics")
+    else:
+        metrics = compute_metrics(traj, game, stop_tokens=results["metrics"].get("stop_decision_tokens"))
     for key in ("main_reward", "supplementary_reward", "play_steps"):
         if results.get(key) != metrics.get(key):
             warnings.append(f"results.json says {key}={results.get(key)}, the trajectory gives {metrics.get(key)}")
@@ -103,10 +108,7 @@ def load_run(path: Path) -> Run:
     for s in traj.play:
         total += sum(s.get("tokens", (0, 0)))
         tokens.append(total)
-    qa = []
-    if rd.qa.exists():
-        qa = [json.loads(line) for line in rd.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
-    return Run(path, results, metrics, main, sup, tokens, qa, warnings)
+    return Run(path, results, metrics, main, sup, tokens, rd.qa_rounds(), warnings)
 
 
 def load_runs(paths: Iterable[str | Path]) -> tuple[list[Run], list[Path]]:

@@ -158,6 +158,23 @@ class RunDir:
             raise RunDirError(f"{self.path} has no results.json: the run has not finished")
         return _read_json(self.results_file)
 
+    def questions(self) -> list[dict[str, Any]]:
+        """The World-Knowledge questions :meth:`write_questions` wrote (none if it never did)."""
+        try:
+            return _read_json(self.qa_questions)
+        except FileNotFoundError:
+            return []
+
+    def qa_rounds(self) -> list[dict[str, Any]]:
+        """The rounds recorded in ``qa.jsonl``, in order (none when there is no such file)."""
+        if not self.qa.exists():
+            return []
+        try:
+            return [json.loads(line) for line in self.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise RunDirError(f"{self.qa} is damaged ({exc}); remove the run directory or rerun with "
+                              "eval.overwrite=true") from None
+
     def check_cell(self, key: Mapping[str, Any]) -> None:
         """Refuse to continue a directory that belongs to a different cell."""
         if not self.started:

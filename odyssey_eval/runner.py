@@ -17,7 +17,6 @@ keeps it usable from Python, tests and benchmarks.
 
 from __future__ import annotations
 
-import json
 import os
 import platform
 import shutil
@@ -180,9 +179,8 @@ class _Cell:
         for name in ("total", "play", "tutorial_steps", "main", "sup", "tokens", "elapsed"):
             setattr(self, name, r[name])
         self.terminated = r["terminated"]
-        if self.qa["enabled"] and self.rd.qa_questions.exists():
-            data = json.loads(self.rd.qa_questions.read_text(encoding="utf-8"))
-            self.wk_questions = [Question.from_dict(d) for d in data]
+        if self.qa["enabled"]:
+            self.wk_questions = [Question.from_dict(d) for d in self.rd.questions()]
         self.log(f"resume from step {self.total}: {self.rd.path}")
         return obs, info
 
@@ -292,7 +290,7 @@ class _Cell:
         stop = self.stop_usage
         metrics = compute_metrics(Trajectory(self.reset_line, self.records), self.game,
                                   stop_tokens=(stop.input_tokens, stop.output_tokens) if stop and stop.calls else None)
-        rounds = _read_qa(self.rd.qa)
+        rounds = self.rd.qa_rounds()  # from the file: a resumed run asked its earlier rounds in another process
         end = "terminated" if self.terminated else "agent_stopped" if self.stopped else "max_steps"
         results = {
             "format": RESULTS_FORMAT,
@@ -335,10 +333,3 @@ def _continue(path: Path, size: int, checkpoint: str) -> JsonlWriter:
         raise RunDirError(f"{path} is shorter than checkpoint {checkpoint} recorded; the run directory is "
                           "damaged (rerun with eval.overwrite=true)")
     return JsonlWriter(path, truncate_to=size)
-
-
-def _read_qa(path: Path) -> list[dict[str, Any]]:
-    if not path.exists():
-        return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-

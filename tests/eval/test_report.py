@@ -108,6 +108,21 @@ def test_report_warns_when_results_disagree_with_the_trajectory(tmp_path, capsys
     assert "results.json says main_reward" in capsys.readouterr().out
 
 
+def test_a_run_whose_game_folder_is_gone_is_reported_from_its_stored_metrics(tmp_path):
+    import shutil
+
+    from odyssey_env.game import GAMES_DIR
+
+    folder = tmp_path / "my_game"
+    shutil.copytree(GAMES_DIR / "base", folder)
+    out = run_cell(cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=10,
+                        qa={"enabled": False}), log=quiet)
+    shutil.rmtree(folder)
+    (run,) = load_runs([out.path])[0]
+    assert run.metrics == out.results["metrics"]
+    assert any("could not be loaded" in w and "using stored metrics" in w for w in run.warnings)
+
+
 def test_report_errors(tmp_path, capsys):
     assert report_main([str(tmp_path / "missing")]) == 2
     assert report_main([str(tmp_path)]) == 1
