@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from odyssey_eval.metrics import compute_metrics, cumulative_rewards
+from odyssey_eval.qa.ask import answered
 from odyssey_eval.rundir import CELL, RESULTS, RunDir, RunDirError
 from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
 
@@ -55,8 +56,7 @@ class Run:
     def qa_accuracy(self, kind: str, phase: str) -> float | None:
         """Accuracy of the last round of this kind and phase; None if there was none or the agent
         answered nothing (an agent without ``answer``, like the oracle, is not scored as 0)."""
-        hits = [r["accuracy"] for r in self.qa if r["kind"] == kind and r["phase"] == phase
-                and r.get("accuracy") is not None and r.get("unanswered", 0) < r.get("questions", 1)]
+        hits = [r["accuracy"] for r in self.qa if r["kind"] == kind and r["phase"] == phase and answered(r)]
         return hits[-1] if hits else None
 
 

@@ -6,7 +6,7 @@ recomputation before it is asked; sampling is seeded with string seeds and never
 the same (game, seed) gives the same questions in any process.
 """
 
-from odyssey_eval.qa.ask import QARound, ask_questions
+from odyssey_eval.qa.ask import QARound, answered, ask_questions
 from odyssey_eval.qa.contamination import contamination_report
 from odyssey_eval.qa.episodic import episodic_questions, verify_episodic
 from odyssey_eval.qa.questions import Question, QuestionError
@@ -16,6 +16,7 @@ __all__ = [
     "QARound",
     "Question",
     "QuestionError",
+    "answered",
     "ask_questions",
     "contamination_report",
     "episodic_questions",

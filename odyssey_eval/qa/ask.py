@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from odyssey_agents.base import Agent, Usage
 from odyssey_eval.qa.questions import Question
 
-__all__ = ["QARound", "ask_questions"]
+__all__ = ["QARound", "answered", "ask_questions"]
 
 
 @dataclass
@@ -57,3 +57,10 @@ def ask_questions(agent: Agent, questions: Sequence[Question], *, phase: str, st
                            "correct": chosen == q.answer, "n_choices": len(q.choices),
                            "tokens": [usage.input_tokens, usage.output_tokens], "seconds": round(seconds, 6)})
     return qa
+
+
+def answered(round_: Mapping[str, Any]) -> bool:
+    """Whether a recorded round (a ``qa.jsonl`` line) says anything about the agent: it has an
+    accuracy and the agent answered at least one question. An agent that cannot answer (the oracle)
+    scores 0 by construction; counting that as knowing nothing would skew means and verdicts."""
+    return round_.get("accuracy") is not None and round_.get("unanswered", 0) < round_.get("questions", 1)

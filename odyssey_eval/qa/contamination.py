@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from odyssey_eval.qa.ask import answered
+
 __all__ = ["DEFAULT_MARGIN", "contamination_report"]
 
 #: A game is flagged when accuracy before play exceeds chance by more than this (absolute).
@@ -28,9 +30,7 @@ def contamination_report(rounds: Iterable[Mapping[str, Any]], *, margin: float =
     """
     per_game: dict[str, dict[str, list[float]]] = {}
     for r in rounds:
-        if r.get("kind") != "world_knowledge" or r.get("accuracy") is None:
-            continue
-        if r.get("questions") and r.get("unanswered") == r["questions"]:
+        if r.get("kind") != "world_knowledge" or not answered(r):
             continue
         g = per_game.setdefault(r["game"], {"before": [], "after": [], "chance": []})
         if r["phase"] in ("before", "after"):
