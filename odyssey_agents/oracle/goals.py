@@ -146,12 +146,10 @@ class Goals(PlannerBase):
         v = self.v
         if any(v.tname(h) in c.objects for h in v.agent.equipment.values()):
             return None
-        options = sorted(c.objects, key=lambda t: (self.cost_have(t, 1), c.objects.index(t)))
-        for t in options:
-            if self.cost_have(t, 1) == INF:
-                break
-            return self.equip(t)
-        raise Stuck(f"none of {', '.join(c.objects)} can be had")
+        best = min(c.objects, key=lambda t: (self.cost_have(t, 1), c.objects.index(t)), default=None)
+        if best is None or self.cost_have(best, 1) == INF:
+            raise Stuck(f"none of {', '.join(c.objects)} can be had")
+        return self.equip(best)
 
     def _e_equipped_any_of(self, c: Condition) -> float:
         if any(self.v.tname(h) in c.objects for h in self.v.agent.equipment.values()):

@@ -95,10 +95,9 @@ class Planner(Goals, Navigation, Supply, Tactics):
                 continue
             if command is None:  # it holds: stand still while the quest rule awards it
                 return "wait", f"{cond.type} holds"
-            if command is not None:
-                if command.startswith(("drop ", "discard ")):
-                    self.let_go[command.split()[-1 if command.startswith("drop ") else -2]] = step
-                return command, f"toward {cond.type}"
+            if command.startswith(("drop ", "discard ")):
+                self.let_go[command.split()[-1 if command.startswith("drop ") else -2]] = step
+            return command, f"toward {cond.type}"
         return self._idle(), "idle: " + ("; ".join(reasons) or "nothing to do")
 
     def _later_stages(self, engine: Engine) -> list[Condition]:
