@@ -60,11 +60,12 @@ class _Memory:
                     for handle in ev.get("dropped", ()):
                         self.left.setdefault(handle, {}).setdefault(ev["area"])
         self.actions = [s["action"] for _, s in self.decisions]
-
-    def followers(self, window: tuple[str, ...]) -> set[str]:
+        # every WINDOW consecutive commands -> the commands that followed them, in one pass (asking each
+        # window's followers by scanning the run would cost O(steps^2) per QA round)
+        self.followers: dict[tuple[str, ...], set[str]] = {}
         acts = self.actions
-        return {acts[i + WINDOW] for i in range(len(acts) - WINDOW)
-                if tuple(acts[i:i + WINDOW]) == window}
+        for i in range(len(acts) - WINDOW):
+            self.followers.setdefault(tuple(acts[i:i + WINDOW]), set()).add(acts[i + WINDOW])
 
 
 def episodic_questions(traj: Trajectory, game: Game, seed: int, *, per_template: int = 5, n_choices: int = 4,
@@ -92,37 +93,24 @@ def _q(rng, template, text, answer, wrong, n, subject, extra=()):
                          n_choices=n, subject={"template": template, **subject}, extra_wrong=extra)
 
 
-def _set_question(template: str, text: str, universe_of):
-    """A 'which X did you ...' template: one true member (or ``none``) against false members."""
+def _set_question(template: str, attr: str, text: str, universe_of, *, can_be_empty: bool = True):
+    """A 'which X did you ...' template: one member of ``mem.<attr>`` against non-members of the
+    game's ``universe_of(game)``. Where the set can be empty (nothing crafted yet), ``none`` is always a
+    choice, and the answer when it is empty; every run has visited an area, so that template has none."""
 
     def generate(mem: _Memory, game, rng, count, n):
-        truth = list(getattr(mem, _SETS[template]))
-        universe = universe_of(game)
-        wrong = [x for x in universe if x not in truth]
+        truth = list(getattr(mem, attr))
+        wrong = [x for x in universe_of(game) if x not in truth]
         out = []
-        answers = rng.sample(truth, min(count, len(truth))) if truth else [NONE]
+        answers = rng.sample(truth, min(count, len(truth))) if truth or not can_be_empty else [NONE]
         for answer in answers:
-            q = _q(rng, template, text, answer, wrong, n, {}, extra=(NONE,) if answer != NONE else ())
+            extra = (NONE,) if can_be_empty and answer != NONE else ()
+            q = _q(rng, template, text, answer, wrong, n, {}, extra=extra)
             if q:
                 out.append(q)
         return out
 
     return generate
-
-
-_SETS = {"visited_area": "visited", "crafted_object": "crafted", "defeated_npc": "defeated",
-         "acquired_object": "acquired"}
-
-
-def _visited(mem: _Memory, game, rng, count, n):
-    truth = list(mem.visited)
-    wrong = [a for a in game.areas if a not in mem.visited]
-    out = []
-    for answer in rng.sample(truth, min(count, len(truth))):
-        q = _q(rng, "visited_area", "Which of these areas have you been in?", answer, wrong, n, {})
-        if q:
-            out.append(q)
-    return out
 
 
 def _action_at(mem: _Memory, game, rng, count, n):
@@ -141,8 +129,7 @@ def _action_at(mem: _Memory, game, rng, count, n):
 def _next_action(mem: _Memory, game, rng, count, n):
     acts = mem.actions
     distinct = sorted(set(acts))
-    starts = [i for i in range(len(acts) - WINDOW)
-              if len(mem.followers(tuple(acts[i:i + WINDOW]))) == 1]
+    starts = [i for i in range(len(acts) - WINDOW) if len(mem.followers[tuple(acts[i:i + WINDOW])]) == 1]
     out = []
     for i in rng.sample(starts, min(count, len(starts))):
         window = acts[i:i + WINDOW]
@@ -168,12 +155,13 @@ def _drop_location(mem: _Memory, game, rng, count, n):
 
 
 _GENERATORS: dict[str, Any] = {
-    "visited_area": _visited,
-    "crafted_object": _set_question("crafted_object", "Which of these objects have you crafted?",
+    "visited_area": _set_question("visited_area", "visited", "Which of these areas have you been in?",
+                                  lambda g: list(g.areas), can_be_empty=False),
+    "crafted_object": _set_question("crafted_object", "crafted", "Which of these objects have you crafted?",
                                     lambda g: [o.name for o in g.recipes]),
-    "defeated_npc": _set_question("defeated_npc", "Which of these kinds of creature have you defeated?",
+    "defeated_npc": _set_question("defeated_npc", "defeated", "Which of these kinds of creature have you defeated?",
                                   lambda g: [name for name, t in g.npcs.items() if t.hostile]),
-    "acquired_object": _set_question("acquired_object", "Which of these objects have you held or carried?",
+    "acquired_object": _set_question("acquired_object", "acquired", "Which of these objects have you held or carried?",
                                      lambda g: [name for name, o in g.objects.items() if o.portable]),
     "action_at": _action_at,
     "next_action": _next_action,
