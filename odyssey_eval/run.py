@@ -30,15 +30,14 @@ LAUNCHER_PLUGINS: dict[str, tuple[str, str]] = {
 
 
 def _require(module: str, extra: str, what: str) -> None:
-    if importlib.util.find_spec(module.split(".")[0]) is None or _missing(module):
-        raise SystemExit(f"odyssey run: {what} needs the {extra!r} extra: pip install \"odyssey-gym[{extra}]\"")
-
-
-def _missing(module: str) -> bool:
+    """Stop with the install line when ``module`` is missing (found without importing it: Hydra's
+    plugins are heavy)."""
     try:
-        return importlib.util.find_spec(module) is None
-    except ModuleNotFoundError:
-        return True
+        found = importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a parent package (hydra_plugins) is missing
+        found = False
+    if not found:
+        raise SystemExit(f"odyssey run: {what} needs the {extra!r} extra: pip install \"odyssey-gym[{extra}]\"")
 
 
 def _check_launcher(argv: Sequence[str]) -> None:
