@@ -40,6 +40,13 @@ def _format_block(keys: Sequence[str], docs: Mapping[str, str]) -> str:
             "{\n" + body + "\n}")
 
 
+def _one_key_format(key: str, doc: str) -> str:
+    """The strict output format of an add-on or QA call, whose reply is one key."""
+    return ("Output format (STRICT): Return a single JSON object with exactly this key:\n"
+            f'{{\n  "{key}": "{doc}"\n}}\n'
+            "The JSON must be the ONLY content in your reply.")
+
+
 def _opening(usage: str) -> str:
     words, _, args = usage.partition("<")
     return words.strip() + (" " if args else "")
@@ -79,9 +86,7 @@ class PromptBuilder:
         system = ("You are the player in a text adventure game, looking back at your last move to learn "
                   "from it. Say in one to three sentences what the outcome taught you about this world "
                   "(what works, what fails, where things are) and what to do differently.\n"
-                  "Output format (STRICT): Return a single JSON object with exactly this key:\n"
-                  '{\n  "reflection": "What I learned and what I will do next."\n}\n'
-                  "The JSON must be the ONLY content in your reply.")
+                  + _one_key_format("reflection", "What I learned and what I will do next."))
         user = (f"{render_sections(sections)}Before my move I observed:\n{before}\n\n"
                 f"I reasoned: {reasoning or '(nothing)'}\nI did: {action}\n\n"
                 f"Then I observed:\n{after}\n\nReturn only the JSON object.")
@@ -92,10 +97,7 @@ class PromptBuilder:
                   "your previous notes and the new steps into updated notes that keep what will matter "
                   "later: places and how they connect, objects and where they are, NPCs and what they do, "
                   "recipes, prices, quest progress, where you died or left things, what failed and why. "
-                  f"Use at most {max_words} words.\n"
-                  "Output format (STRICT): Return a single JSON object with exactly this key:\n"
-                  '{\n  "summary": "The updated notes."\n}\n'
-                  "The JSON must be the ONLY content in your reply.")
+                  f"Use at most {max_words} words.\n" + _one_key_format("summary", "The updated notes."))
         user = (f"My previous notes:\n{summary or '(none yet)'}\n\nNew steps:\n{steps}\n\n"
                 "Return only the JSON object.")
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
@@ -109,9 +111,7 @@ class PromptBuilder:
     def answer(self, sections: Sequence[Section], question: str, choices: Sequence[str]) -> list[dict[str, str]]:
         system = ("You are the player in a text adventure game, answering a question about the game from "
                   "what you have experienced. Choose exactly one option.\n"
-                  "Output format (STRICT): Return a single JSON object with exactly this key:\n"
-                  '{\n  "answer": "<the letter of your choice>"\n}\n'
-                  "The JSON must be the ONLY content in your reply.")
+                  + _one_key_format("answer", "<the letter of your choice>"))
         options = "\n".join(f"{letter}) {c}" for letter, c in zip(self.letters(len(choices)), choices, strict=True))
         user = f"{render_sections(sections)}Question: {question}\n{options}\n\nReturn only the JSON object."
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
