@@ -62,6 +62,8 @@ class CellOutcome:
     results: dict[str, Any]
 
 
+#: ``conf/eval/default.yaml`` as a dict: ``run_cell`` takes plain dicts without Hydra (Python, tests,
+#: benchmarks), and fills in what they leave out from here. A test keeps the two equal.
 _DEFAULT_EVAL: dict[str, Any] = {
     "output_dir": "runs", "checkpoint_every": 25, "checkpoint_min_seconds": 5.0, "checkpoint_max_seconds": 60.0,
     "keep_checkpoints": 2,

@@ -58,6 +58,16 @@ def test_a_cell_writes_its_run_directory(tmp_path):
                                                          ("after", "world_knowledge"), ("after", "episodic")}
 
 
+def test_the_runner_defaults_are_the_shipped_eval_config():
+    """A cell run from Python without an ``eval`` group is the cell ``odyssey run`` would play."""
+    omegaconf = pytest.importorskip("omegaconf")
+    from odyssey_eval.run import CONFIG_DIR
+    from odyssey_eval.runner import _DEFAULT_EVAL
+
+    shipped = omegaconf.OmegaConf.to_container(omegaconf.OmegaConf.load(CONFIG_DIR / "eval" / "default.yaml"))
+    assert shipped == _DEFAULT_EVAL
+
+
 def test_a_finished_cell_is_skipped(tmp_path):
     first = run_cell(cell(tmp_path), log=quiet)
     stamp = (first.path / "results.json").stat().st_mtime_ns
