@@ -56,7 +56,7 @@ def verb_of(game: Game, command: str) -> str | None:
     return None if isinstance(parsed, str) else parsed[0].verb
 
 
-def action_verbs(steps: Iterable[dict[str, Any]], game: Game) -> list[str]:
+def action_verbs(steps: Sequence[dict[str, Any]], game: Game) -> list[str]:
     """Verbs of the well-formed commands, in order (each distinct command is parsed once)."""
     seen: dict[str, str | None] = {}
     for s in steps:

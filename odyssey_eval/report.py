@@ -104,7 +104,7 @@ def _fmt(value: Any, spec: str) -> str:
     return format(value, spec)
 
 
-def format_table(rows: Sequence[dict[str, Any]], columns=COLUMNS) -> str:
+def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str, str]] = COLUMNS) -> str:
     header = [h for _, h, _ in columns]
     body = [[_fmt(row.get(k), f) for k, _, f in columns] for row in rows]
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]

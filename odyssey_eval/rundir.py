@@ -22,7 +22,7 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -61,9 +61,9 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """
     ev = cfg.get("eval", {}) or {}
     return {
-        "game": _set(cfg["game"]),
-        "agent": _set(cfg["agent"]),
-        "llm": _set(cfg.get("llm") or {"name": "none"}),
+        "game": _without_nulls(cfg["game"]),
+        "agent": _without_nulls(cfg["agent"]),
+        "llm": _without_nulls(cfg.get("llm") or {"name": "none"}),
         "seed": int(cfg["seed"]),
         "max_steps": int(cfg["max_steps"]),
         "tutorial": bool(cfg.get("tutorial", True)),
@@ -72,7 +72,7 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def _set(group: Mapping[str, Any]) -> dict[str, Any]:
+def _without_nulls(group: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in dict(group).items() if v is not None}
 
 
@@ -224,7 +224,7 @@ class RunDir:
         return Checkpoint(path, env_state, runner)
 
     def write_checkpoint(self, step: int, env_state: Mapping[str, Any], runner: Mapping[str, Any],
-                         save_agent: Any, keep: int = 2) -> Path:
+                         save_agent: Callable[[Path], None], keep: int = 2) -> Path:
         """Write ``checkpoints/step_<step>`` completely, then point LATEST at it, then prune old ones."""
         name = f"step_{step:06d}"
         final = self.checkpoints / name

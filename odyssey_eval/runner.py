@@ -299,7 +299,7 @@ class _Cell:
             "game": self.game.name,
             "game_title": self.game.title,
             "agent": self.agent.describe(),
-            "agent_stats": self.agent.stats() if hasattr(self.agent, "stats") else {},
+            "agent_stats": self.agent.stats(),
             "agent_name": self.key["agent"]["name"],
             "agent_config": self.key["agent"],
             "llm": self.key["llm"],

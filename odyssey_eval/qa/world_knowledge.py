@@ -19,7 +19,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING, Any
 
-from odyssey_eval.qa.questions import Question, check_single_truth, make_question
+from odyssey_eval.qa.questions import Question, QuestionError, check_single_truth, make_question
 
 if TYPE_CHECKING:
     from odyssey_env.game import Game
@@ -218,8 +218,6 @@ def verify_world_knowledge(q: Question, game: Game, world: WorldState) -> None:
     elif t == "rule_fact":
         fact = dict(_facts(game))[s["fact"]]
         if fact.answer in fact.distractors:
-            from odyssey_eval.qa.questions import QuestionError
-
             raise QuestionError(f"rule fact {s['fact']} lists its answer among its distractors")
         truth = {fact.answer}
     else:
