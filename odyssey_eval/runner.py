@@ -31,7 +31,7 @@ from odyssey_agents.base import Agent, Decision, Task
 from odyssey_env import __version__ as odyssey_env_version
 from odyssey_eval.factory import build_agent
 from odyssey_eval.metrics import compute_metrics
-from odyssey_eval.progress import make_progress
+from odyssey_eval.progress import NullProgress, make_progress
 from odyssey_eval.qa.ask import ask_questions
 from odyssey_eval.qa.episodic import episodic_questions
 from odyssey_eval.qa.questions import Question
@@ -137,6 +137,8 @@ class _Cell:
         self.stop_usage = None  # model calls of a decision to stop: counted, though no step records them
         self.elapsed = 0.0
         self.wk_questions: list[Question] = []
+        self.writer: JsonlWriter | None = None  # trajectory.jsonl and qa.jsonl, open while the run goes
+        self.qa_writer: JsonlWriter | None = None
         # this run's trajectory lines without their observations, for metrics and episodic QA
         self.records: list[dict[str, Any]] = []
 
@@ -214,23 +216,25 @@ class _Cell:
     def run(self) -> CellOutcome:
         ckpt = self.rd.latest_checkpoint() if self.rd.started else None
         self._t0 = time.perf_counter()
-        obs, info = self._resume(ckpt) if ckpt is not None else self._start()
-        label = f"{self.game.name} {self.cfg['agent']['name']} seed {self.seed}"
-        progress = make_progress(self.progress_setting, label, self.max_steps)
-        try:
-            obs, info = self._loop(obs, info, progress)
+        try:  # Ctrl-C can come at any point, a QA round with a person or a slow model included
+            obs, info = self._resume(ckpt) if ckpt is not None else self._start()
+            label = f"{self.game.name} {self.cfg['agent']['name']} seed {self.seed}"
+            progress = make_progress(self.progress_setting, label, self.max_steps)
+            try:
+                self._loop(obs, info, progress)
+            finally:
+                progress.close()
+            return self._finish()
         except KeyboardInterrupt:
-            self.writer.close()
-            self.qa_writer.close()
+            for writer in (self.writer, self.qa_writer):
+                if writer is not None:
+                    writer.close()
             ckpt = self.rd.latest_checkpoint()
             resume = ckpt.runner["total"] if ckpt is not None else 0
             raise RunInterrupted(f"interrupted after step {self.total}: run the same command again to resume "
                                  f"from step {resume} ({self.rd.path})") from None
-        finally:
-            progress.close()
-        return self._finish()
 
-    def _loop(self, obs: str, info: dict[str, Any], progress) -> tuple[str, dict[str, Any]]:
+    def _loop(self, obs: str, info: dict[str, Any], progress: NullProgress) -> None:
         env, agent, writer, records = self.env, self.agent, self.writer, self.records
         privileged = bool(agent.privileged)
         max_steps, max_tutorial = self.max_steps, int(self.ev["max_tutorial_steps"])
@@ -282,7 +286,6 @@ class _Cell:
                 last_checkpoint = perf()
             progress.update(self.play, self.main, self.sup, self.tokens, "tutorial" if tutorial else "")
         progress.update(self.play, self.main, self.sup, self.tokens, force=True)
-        return obs, info
 
     def _finish(self) -> CellOutcome:
         if self.qa["enabled"]:

@@ -174,3 +174,26 @@ def test_ctrl_c_leaves_a_resumable_run(tmp_path):
     assert again.returncode == 0, again.stderr
     assert "resume from step 3" in again.stdout
     assert len(trajectory.read_text().splitlines()) == 5  # reset + 3 steps + the one after resuming
+
+
+def test_ctrl_c_during_a_qa_round_is_one_line_too(tmp_path):
+    """The human agent is asked the before-play questions first; Ctrl-C there must not be a traceback."""
+    import signal
+    import time
+
+    args = [sys.executable, "-m", "odyssey_eval.cli", "run", "agent=human", "max_steps=3",
+            "eval.qa.world_knowledge=1", "eval.qa.episodic=0"]
+    proc = subprocess.Popen(args, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    questions = tmp_path / "runs" / "base" / "human" / "none" / "seed_0" / "qa_questions.json"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not questions.exists():  # written just before the first question
+        time.sleep(0.1)
+    time.sleep(0.5)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    assert "run the same command again to resume from step 0" in err and "Traceback" not in err
+    again = subprocess.run(args, cwd=tmp_path, input="", capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0, again.stderr  # no answers, then :quit by end of input: a finished run
+    assert (questions.parent / "results.json").is_file()
