@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from odyssey_eval.collect import Run, load_runs
+from odyssey_eval.rundir import RunDirError
 
 __all__ = ["RANKING_GAMES", "aggregate", "main"]
 
@@ -97,7 +98,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         runs, unfinished = load_runs(args.paths)
-    except (FileNotFoundError, RuntimeError, ValueError) as exc:
+    except (FileNotFoundError, RunDirError) as exc:  # a path that is not there, a damaged run directory
         print(f"odyssey challenge: {exc}", file=sys.stderr)
         return 2
     table = aggregate(runs, args.games, args.budget, args.min_runs)

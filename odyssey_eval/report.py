@@ -25,6 +25,7 @@ from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.metrics import WINDOW, normalized_combined
 from odyssey_eval.plots import PANELS, TITLES, figure_png, plotting_available
 from odyssey_eval.qa.contamination import DEFAULT_MARGIN, contamination_report
+from odyssey_eval.rundir import RunDirError
 
 __all__ = ["COLUMNS", "build_rows", "format_table", "main", "write_html"]
 
@@ -218,7 +219,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         runs, unfinished = load_runs(args.paths)
-    except (FileNotFoundError, RuntimeError, ValueError) as exc:
+    except (FileNotFoundError, RunDirError) as exc:  # a path that is not there, a damaged run directory
         print(f"odyssey report: {exc}", file=sys.stderr)
         return 2
     if not runs:
