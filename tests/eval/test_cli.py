@@ -152,23 +152,31 @@ def test_kill_and_resume_through_the_command(tmp_path):
     assert resumed.returncode == 0 and "resume from step 20" in resumed.stdout
 
 
-def test_ctrl_c_leaves_a_resumable_run(tmp_path):
-    """A player presses Ctrl-C mid-game; the same command later continues where they were."""
+def _ctrl_c(args: list[str], cwd: Path, ready, typed: str = "") -> tuple[int, str]:
+    """Start ``odyssey run``, type ``typed``, press Ctrl-C once ``ready()``; (exit code, stderr)."""
     import signal
     import time
 
-    args = [sys.executable, "-m", "odyssey_eval.cli", "run", "agent=human", "eval.qa.enabled=false", "max_steps=10"]
-    proc = subprocess.Popen(args, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+    proc = subprocess.Popen(args, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True)
-    proc.stdin.write("wait\ninspect hearth_square\nwait\n")
+    proc.stdin.write(typed)
     proc.stdin.flush()
-    trajectory = tmp_path / "runs" / "base" / "human" / "none" / "seed_0" / "trajectory.jsonl"
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not (trajectory.exists() and len(trajectory.read_text().splitlines()) == 4):
+    while time.monotonic() < deadline and not ready():
         time.sleep(0.1)
+    time.sleep(0.2)  # let the process reach the prompt it is about to show
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    return proc.returncode, err
+
+
+def test_ctrl_c_leaves_a_resumable_run(tmp_path):
+    """A player presses Ctrl-C mid-game; the same command later continues where they were."""
+    args = [sys.executable, "-m", "odyssey_eval.cli", "run", "agent=human", "eval.qa.enabled=false", "max_steps=10"]
+    trajectory = tmp_path / "runs" / "base" / "human" / "none" / "seed_0" / "trajectory.jsonl"
+    returncode, err = _ctrl_c(args, tmp_path, typed="wait\ninspect hearth_square\nwait\n",
+                              ready=lambda: trajectory.exists() and len(trajectory.read_text().splitlines()) == 4)
+    assert returncode == 130, err
     assert "run the same command again to resume from step 3" in err
     again = subprocess.run(args, cwd=tmp_path, input="wait\n:quit\n", capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr
@@ -178,21 +186,11 @@ def test_ctrl_c_leaves_a_resumable_run(tmp_path):
 
 def test_ctrl_c_during_a_qa_round_is_one_line_too(tmp_path):
     """The human agent is asked the before-play questions first; Ctrl-C there must not be a traceback."""
-    import signal
-    import time
-
     args = [sys.executable, "-m", "odyssey_eval.cli", "run", "agent=human", "max_steps=3",
             "eval.qa.world_knowledge=1", "eval.qa.episodic=0"]
-    proc = subprocess.Popen(args, cwd=tmp_path, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
     questions = tmp_path / "runs" / "base" / "human" / "none" / "seed_0" / "qa_questions.json"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not questions.exists():  # written just before the first question
-        time.sleep(0.1)
-    time.sleep(0.5)
-    proc.send_signal(signal.SIGINT)
-    _, err = proc.communicate(timeout=60)
-    assert proc.returncode == 130, err
+    returncode, err = _ctrl_c(args, tmp_path, ready=questions.exists)  # written just before the first question
+    assert returncode == 130, err
     assert "run the same command again to resume from step 0" in err and "Traceback" not in err
     again = subprocess.run(args, cwd=tmp_path, input="", capture_output=True, text=True, timeout=120)
     assert again.returncode == 0, again.stderr  # no answers, then :quit by end of input: a finished run

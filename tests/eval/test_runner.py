@@ -325,11 +325,16 @@ def test_slow_agents_are_checkpointed_by_time(tmp_path):
     assert not (RunDir(out.path).checkpoints / "LATEST").exists()
 
 
+def _stops_on_overflow(tmp_path: Path) -> dict:
+    """A Long Context cell whose small context window makes the agent stop after a few steps."""
+    return cell(tmp_path, agent={"name": "long_context", "addons": ["reflection"], "on_overflow": "stop"},
+                llm={"name": "scripted", "context_window": 2500}, max_steps=200, tutorial=False,
+                qa={"enabled": False})
+
+
 def test_tokens_of_a_decision_to_stop_are_counted(tmp_path):
     """Long Context's "stop" policy ends the run on a decision whose reflection call still cost tokens."""
-    cfg = cell(tmp_path, agent={"name": "long_context", "addons": ["reflection"], "on_overflow": "stop"},
-               llm={"name": "scripted", "context_window": 2500}, max_steps=200, tutorial=False,
-               qa={"enabled": False})
+    cfg = _stops_on_overflow(tmp_path)
     outcome = run_cell(cfg, log=quiet)
     assert outcome.results["end_reason"] == "agent_stopped"
     metrics = outcome.results["metrics"]
@@ -345,9 +350,7 @@ def test_tokens_of_a_decision_to_stop_are_in_every_token_metric(tmp_path):
     """tokens_per_step and the report's recomputed totals include them, as total_tokens does."""
     from odyssey_eval.collect import load_run
 
-    cfg = cell(tmp_path, agent={"name": "long_context", "addons": ["reflection"], "on_overflow": "stop"},
-               llm={"name": "scripted", "context_window": 2500}, max_steps=200, tutorial=False,
-               qa={"enabled": False})
+    cfg = _stops_on_overflow(tmp_path)
     outcome = run_cell(cfg, log=quiet)
     metrics = outcome.results["metrics"]
     assert metrics["stop_decision_tokens"][0] > 0
