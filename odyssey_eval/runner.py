@@ -37,7 +37,14 @@ from odyssey_eval.qa.episodic import episodic_questions
 from odyssey_eval.qa.questions import Question
 from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
 from odyssey_eval.rundir import RunDir, RunDirError, cell_key, run_path
-from odyssey_eval.trajectory import JsonlWriter, Trajectory, read_trajectory, reset_record, step_record
+from odyssey_eval.trajectory import (
+    JsonlWriter,
+    Trajectory,
+    TrajectoryError,
+    read_trajectory,
+    reset_record,
+    step_record,
+)
 
 __all__ = ["KILL_AFTER_ENV", "CellOutcome", "RunError", "RunInterrupted", "run_cell"]
 
@@ -174,12 +181,17 @@ class _Cell:
         info = dict(r["info"])
         if self.agent.needs_valid_actions:
             info["valid_actions"] = self.env.valid_actions()
-        self.writer = _continue(self.rd.trajectory, r["trajectory_bytes"], ckpt.path.name)
-        self.qa_writer = _continue(self.rd.qa, r["qa_bytes"], ckpt.path.name)
-        seen = read_trajectory(self.rd.trajectory)
+        _check_length(self.rd.trajectory, r["trajectory_bytes"], ckpt.path.name)
+        _check_length(self.rd.qa, r["qa_bytes"], ckpt.path.name)
+        try:
+            seen = read_trajectory(self.rd.trajectory, limit_bytes=r["trajectory_bytes"])
+        except TrajectoryError as exc:
+            raise RunDirError(f"{exc}: the run directory is damaged (rerun with eval.overwrite=true)") from None
         for step in seen.steps:
             del step["observation"]  # as the loop keeps them
         self.reset_line, self.records = seen.reset, seen.steps
+        self.writer = JsonlWriter(self.rd.trajectory, truncate_to=r["trajectory_bytes"])
+        self.qa_writer = JsonlWriter(self.rd.qa, truncate_to=r["qa_bytes"])
         for name in ("total", "play", "tutorial_steps", "main", "sup", "tokens", "elapsed"):
             setattr(self, name, r[name])
         self.terminated = r["terminated"]
@@ -327,14 +339,11 @@ class _Cell:
         return CellOutcome(self.rd.path, "finished", results)
 
 
-def _continue(path: Path, size: int, checkpoint: str) -> JsonlWriter:
-    """Reopen a run file to append after the ``size`` bytes checkpoint ``checkpoint`` had seen.
-
-    A file shorter than that lost lines the checkpoint counts on (extending it would write zero bytes
-    into it): the directory is damaged, and saying so beats a run that fails at its end.
-    """
+def _check_length(path: Path, size: int, checkpoint: str) -> None:
+    """A run file must still hold the ``size`` bytes checkpoint ``checkpoint`` had seen before it is
+    cut back to them: a shorter one lost lines the checkpoint counts on (and truncating would pad it
+    with zero bytes). Saying so now beats a run that fails at its end."""
     have = path.stat().st_size if path.exists() else 0
     if have < size:
         raise RunDirError(f"{path} is shorter than checkpoint {checkpoint} recorded; the run directory is "
                           "damaged (rerun with eval.overwrite=true)")
-    return JsonlWriter(path, truncate_to=size)

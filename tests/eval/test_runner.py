@@ -150,6 +150,17 @@ def test_a_qa_file_shorter_than_its_checkpoint_is_reported(tmp_path):
         run_cell(cfg, log=quiet)
 
 
+def test_a_damaged_trajectory_line_is_reported_as_a_damaged_directory(tmp_path):
+    cfg = cell(tmp_path, max_steps=40)
+    assert _killed_at(cfg, 25).returncode == -9
+    rd = RunDir(run_path(cfg))
+    data = rd.trajectory.read_bytes().split(b"\n")
+    data[3] = b"x" * len(data[3])  # same length: only the content is damaged
+    rd.trajectory.write_bytes(b"\n".join(data))
+    with pytest.raises(RunDirError, match=r"trajectory\.jsonl:4: not a JSON line"):
+        run_cell(cfg, log=quiet)
+
+
 def test_replaying_a_trajectory_reproduces_it(random_run, tmp_path):
     original = read_trajectory(RunDir(random_run).trajectory)
     cfg = cell(tmp_path, agent={"name": "replay", "path": str(RunDir(random_run).trajectory)}, max_steps=500,
