@@ -112,6 +112,14 @@ class NpcType:
         return self.role == "merchant"
 
     @property
+    def common_enemy(self) -> bool:
+        """A hostile kind of which there are many: it may be scattered, roam, respawn or come to noise.
+
+        Unique individuals and bosses are placed by design (the world or the quest) and never multiply.
+        """
+        return self.kind == "enemy" and not self.unique and self.role != "boss"
+
+    @property
     def experience(self) -> int:
         return self.xp or 10 * self.level
 

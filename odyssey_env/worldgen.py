@@ -71,6 +71,15 @@ def spawn_npc(game: Game, state: WorldState, t: NpcType, area: str, origin: str 
     return npc
 
 
+def spawnable_enemies(game: Game, max_level: int | None = None) -> list[NpcType]:
+    """Enemy kinds that may appear after world generation (night spawns, noise scouts, expansion), in file order.
+
+    Common enemies with a positive spawn weight, at most ``max_level`` when given.
+    """
+    return [t for t in game.spec.npcs
+            if t.common_enemy and t.spawn_weight > 0 and (max_level is None or t.level <= max_level)]
+
+
 def link(state: WorldState, a: str, b: str, *, locked: bool = False, key: str | None = None,
          pickable: bool = True) -> None:
     state.areas[a].exits[b] = Exit(locked=locked, key=key, pickable=pickable)
@@ -130,7 +139,7 @@ def _scatter(game: Game, state: WorldState, rng: random.Random, area: Area) -> N
                 add(area.objects, handle, k)
     if area.name == game.spec.spawn:
         return  # nothing hostile wanders into the spawn area at the start
-    npcs = [n for n in game.spec.npcs if n.hostile and not n.unique and n.role != "boss"]
+    npcs = [n for n in game.spec.npcs if n.common_enemy]
     weights = _weights(game, area.level, npcs, area.name)
     if any(weights):
         for t in rng.choices(npcs, weights, k=rng.randint(*p.npcs_per_area)):

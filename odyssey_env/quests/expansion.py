@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Protocol
 from odyssey_env.rules import StepRule, step_rule
 from odyssey_env.state import Area
 from odyssey_env.world import add, make_objects
-from odyssey_env.worldgen import link, spawn_npc
+from odyssey_env.worldgen import link, spawn_npc, spawnable_enemies
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -93,7 +93,7 @@ class ProceduralExpander:
             for t in rng.choices(objects, weights, k=rng.randint(2, 4)):
                 for handle, k in make_objects(game, state, t.name, 1):
                     add(area.objects, handle, k)
-        enemies = [n for n in game.spec.npcs if n.hostile and not n.unique and n.role != "boss" and n.spawn_weight > 0]
+        enemies = spawnable_enemies(game)
         if enemies:
             for t in rng.choices(enemies, [n.spawn_weight for n in enemies], k=rng.randint(1, 2)):
                 npc = spawn_npc(game, state, t, area.name, origin="expansion")

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 from odyssey_env.quests.tutorial import PLACE as TUTORIAL_PLACE
 
 if TYPE_CHECKING:
-    from odyssey_env.content import NpcType
     from odyssey_env.engine import Engine
     from odyssey_env.state import Area, Npc, WorldState
 
@@ -37,19 +36,12 @@ def tell(engine: Engine, area: str, text: str) -> None:
             engine.say(agent.id, text)
 
 
-def is_common_enemy(t: NpcType) -> bool:
-    """A hostile kind that may roam, respawn or come to noise: not a unique individual, not a boss."""
-    return t.hostile and not t.unique and t.role != "boss"
-
-
 def roams(engine: Engine, npc: Npc) -> bool:
     """Whether an NPC may drift between areas: common enemies and non-unique merchants, when free."""
     if npc.origin in FIXED_ORIGINS or npc.engaged is not None:
         return False
     t = engine.game.npcs[npc.type]
-    if t.unique:
-        return False
-    return is_common_enemy(t) or t.merchant
+    return t.common_enemy or (t.merchant and not t.unique)
 
 
 def move_npc(engine: Engine, npc: Npc, to: str) -> None:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
-from odyssey_env.steprules.living import FIXED_ORIGINS, is_common_enemy, is_world_area, move_npc, pick, roams, tell
-from odyssey_env.worldgen import spawn_npc
+from odyssey_env.steprules.living import FIXED_ORIGINS, is_world_area, move_npc, pick, roams, tell
+from odyssey_env.worldgen import spawn_npc, spawnable_enemies
 
 NOISE = "noise"
 #: Event kinds that make noise, and the ``Noise.Params`` field that says how much.
@@ -53,7 +53,7 @@ class WanderingPatrols(StepRule):
             if npc.engaged is not None or npc.origin in FIXED_ORIGINS:
                 continue
             t = kinds[npc.type]
-            if t.unique or not (t.merchant or (t.hostile and t.role != "boss")) or rng.random() >= chance:
+            if not (t.common_enemy or (t.merchant and not t.unique)) or rng.random() >= chance:
                 continue  # the same test as living.roams, inlined: this loop is the rule's whole cost
             hostile = t.hostile
             options = []
@@ -149,8 +149,7 @@ class Noise(StepRule):
             engine.emit("noise_drew", None, npc=npc.handle, type=npc.type, area=area_name, frm=frm)
             return
         scouts = sum(1 for n in state.npcs.values() if n.origin == "noise")
-        kinds_here = [t for t in engine.game.spec.npcs
-                      if is_common_enemy(t) and t.spawn_weight > 0 and t.level <= area.level]
+        kinds_here = spawnable_enemies(engine.game, area.level)
         if scouts >= self.p.max_scouts or not kinds_here:
             return
         npc = spawn_npc(engine.game, state, pick(engine, kinds_here), area_name, origin="noise")

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
-from odyssey_env.steprules.living import is_common_enemy, is_world_area, occupied, pick
+from odyssey_env.steprules.living import is_world_area, occupied, pick
 from odyssey_env.world import add, make_objects, remove
 from odyssey_env.worldgen import spawn_npc
 
@@ -43,7 +43,7 @@ class EnemyRespawn(StepRule):
             if not is_world_area(area):
                 continue
             found = [state.npcs[h].type for h in area.npcs
-                     if state.npcs[h].origin == "world" and is_common_enemy(kinds[state.npcs[h].type])]
+                     if state.npcs[h].origin == "world" and kinds[state.npcs[h].type].common_enemy]
             if found:
                 start[name] = found
         state.rule_data[self.name] = {"start": start, "total": sum(len(v) for v in start.values()),
@@ -56,14 +56,14 @@ class EnemyRespawn(StepRule):
         data = state.rule_data[self.name]
         kinds = engine.game.npcs
         live = sum(1 for n in state.npcs.values()
-                   if n.origin in ("world", "respawn") and is_common_enemy(kinds[n.type]))
+                   if n.origin in ("world", "respawn") and kinds[n.type].common_enemy)
         here = occupied(state)
         emptied: dict[str, int] = data["emptied"]
         for name, types in data["start"].items():
             area = state.areas.get(name)
             if area is None:
                 continue
-            present = [state.npcs[h].type for h in area.npcs if is_common_enemy(kinds[state.npcs[h].type])]
+            present = [state.npcs[h].type for h in area.npcs if kinds[state.npcs[h].type].common_enemy]
             if len(present) >= len(types):
                 emptied.pop(name, None)
                 continue

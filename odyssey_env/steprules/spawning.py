@@ -13,12 +13,7 @@ from dataclasses import dataclass
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
-from odyssey_env.worldgen import spawn_npc
-
-
-def _eligible_enemies(engine: Engine, level: int) -> list:
-    return [t for t in engine.game.spec.npcs
-            if t.hostile and not t.unique and t.role != "boss" and t.spawn_weight > 0 and t.level <= level]
+from odyssey_env.worldgen import spawn_npc, spawnable_enemies
 
 
 @step_rule
@@ -43,7 +38,7 @@ class NightSpawn(StepRule):
             area = state.areas[agent.area]
             if area.name not in engine.game.areas:
                 continue  # temporary rooms (the tutorial) have no wildlife
-            kinds = _eligible_enemies(engine, area.level)
+            kinds = spawnable_enemies(engine.game, area.level)
             if not kinds or engine.rng.random() >= self.p.chance:
                 continue
             t = kinds[engine.rng.randrange(len(kinds))]

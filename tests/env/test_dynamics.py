@@ -24,7 +24,6 @@ from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.game import GAMES_DIR, Game
 from odyssey_env.rules import BASE_RULE_MODULES, RuleBook, StepRule
-from odyssey_env.steprules.living import is_common_enemy
 from odyssey_env.steprules.skies import moon_phase
 
 DYNAMICS = ("wandering_patrols", "enemy_respawn", "danger_hours", "crafting_momentum", "forgotten_caches",
@@ -181,7 +180,7 @@ def test_enemy_respawn_refills_an_emptied_area_up_to_its_start(tmp_path: Path) -
     wait(engine, 60)
     assert len(state.areas[area].npcs) == n, "an area never regains more than it started with"
     live = sum(1 for n in state.npcs.values() if n.origin in ("world", "respawn")
-               and is_common_enemy(game.npcs[n.type]))
+               and game.npcs[n.type].common_enemy)
     assert live <= total
 
 
