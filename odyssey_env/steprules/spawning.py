@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
+from odyssey_env.steprules.living import is_world_area
 from odyssey_env.worldgen import spawn_npc, spawnable_enemies
 
 
@@ -36,8 +37,8 @@ class NightSpawn(StepRule):
             if alive >= self.p.max_alive or agent.in_tutorial or agent.area == state.spawn:
                 continue
             area = state.areas[agent.area]
-            if area.name not in engine.game.areas:
-                continue  # temporary rooms (the tutorial) have no wildlife
+            if not is_world_area(area):
+                continue  # the tutorial's rooms have no wildlife (expanded places do)
             kinds = spawnable_enemies(engine.game, area.level)
             if not kinds or engine.rng.random() >= self.p.chance:
                 continue

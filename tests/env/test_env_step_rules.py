@@ -83,6 +83,21 @@ def test_no_night_spawn_in_the_spawn_area(h, scripted):
     assert not h.area.npcs
 
 
+def test_night_spawn_in_an_expanded_area(h, scripted):
+    """Areas that online expansion adds are away from the spawn too: the night reaches them."""
+    from odyssey_env.state import Area
+    from odyssey_env.worldgen import link
+
+    h.state.areas["ash_hollow"] = Area(name="ash_hollow", place="Ash Hollow", level=1, description="New.")
+    link(h.state, "yard", "ash_hollow")
+    h.agent.area = "ash_hollow"
+    _at(h, 0, 0)
+    h.engine.rng = scripted([0.0, 0.0])
+    h.ok("wait")
+    (handle,) = h.area.npcs
+    assert f"Something stirs in the dark: {handle} appears." in h.feedback
+
+
 def test_night_spawns_are_bounded(variant, scripted):
     h = variant({"night_spawn": {"chance": 1.0, "max_alive": 2}})
     h.agent.area = "yard"
