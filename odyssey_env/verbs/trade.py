@@ -52,9 +52,13 @@ class Buy(ActionRule):
             return turn.fail(f"Cannot buy {n} {handle}: it costs {cost} {turn.game.currency} and I carry {coins}.")
         take_carried(turn.game, turn.state, turn.agent, turn.game.currency, cost)
         remove(npc.inventory, handle, n)
-        where = [receive(turn, piece, k) for piece, k in materialize(turn.game, turn.state, handle, n)]
-        turn.say(f"I bought {n} {handle} from {merchant} for {cost} {turn.game.currency}; "
-                 f"it is {where[0]}.")
+        held = 0  # instanced objects come one by one, so some may fit in my hands and the rest not
+        for piece, k in materialize(turn.game, turn.state, handle, n):
+            if receive(turn, piece, k) == "in my hands":
+                held += k
+        where = ("it is in my hands" if held == n else "it is on the ground" if not held
+                 else f"{held} {'is' if held == 1 else 'are'} in my hands and {n - held} on the ground")
+        turn.say(f"I bought {n} {handle} from {merchant} for {cost} {turn.game.currency}; {where}.")
         turn.emit("object_bought", object=handle, amount=n, npc=merchant, cost=cost,
                   first=turn.first("traded", handle))
 

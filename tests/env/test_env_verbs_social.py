@@ -105,6 +105,17 @@ def test_buy_an_instanced_object_gets_a_name(h):
     assert paper.startswith("parchment_") and h.state.instances[paper].type == "parchment"
 
 
+def test_buy_says_where_each_instanced_object_went(h):
+    """Each bought parchment gets a name and a place of its own: one hand is free, so one lands on the ground."""
+    h.npc("mira")
+    h.hold("coin", 10)
+    h.ok("buy 2 parchment mira")
+    (held,) = [x for x in h.agent.hands if x != "coin"]
+    (lying,) = list(h.area.objects)
+    assert held.startswith("parchment_") and lying.startswith("parchment_")
+    assert "I bought 2 parchment from mira for 4 coin; 1 is in my hands and 1 on the ground." in h.feedback
+
+
 def test_buy_pays_from_the_pack(h):
     h.npc("mira")
     bag = h.wear("small_bag")
