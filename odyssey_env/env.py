@@ -11,7 +11,7 @@ from gymnasium import spaces
 from gymnasium.vector.utils import read_from_shared_memory
 
 from odyssey_env.engine import Engine, Outcome
-from odyssey_env.game import Game, load_game
+from odyssey_env.game import GAMES_DIR, Game, load_game
 from odyssey_env.quests import main_quest, side_quests, tutorial
 from odyssey_env.rewards import COMPONENTS, check_weights
 
@@ -245,8 +245,6 @@ _ZERO = dict.fromkeys(COMPONENTS, 0)
 
 
 def _is_shipped(game: Game) -> bool:
-    from odyssey_env.game import GAMES_DIR
-
     return game.path.parent == GAMES_DIR
 
 

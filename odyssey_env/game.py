@@ -24,7 +24,7 @@ from typing import Any
 
 from odyssey_env import schema
 from odyssey_env.content import AreaSpec, NpcType, ObjectType, PlaceSpec, WorldSpec
-from odyssey_env.quests.spec import QuestSpec
+from odyssey_env.quests.spec import QuestSpec, check_quest, quest_summary
 from odyssey_env.rules import BASE_RULE_MODULES, RuleBook, RuleError
 from odyssey_env.schema import FormatError, Problem
 
@@ -64,8 +64,6 @@ class Game:
 
     def summary(self) -> dict[str, Any]:
         """Sizes computed from the data (what ``odyssey games`` prints)."""
-        from odyssey_env.quests.spec import quest_summary
-
         levels = sorted({a.level for a in self.areas.values()})
         return {
             "name": self.name,
@@ -187,8 +185,6 @@ def _load(path: Path) -> Game:
         used_in={k: tuple(v) for k, v in used_in.items()},
         recipes=tuple(o for o in spec.objects if o.recipe is not None),
     )
-    from odyssey_env.quests.spec import check_quest
-
     rules.steps = [rule for rule in rules.steps if rule.active(game)]
     problems += check_quest(game)
     if problems:

@@ -14,6 +14,7 @@ from odyssey_env.world import (
     add,
     container_room,
     defense_of,
+    describe_holding,
     fits_in_hands,
     hands_free,
     held_containers,
@@ -163,8 +164,6 @@ def describe_object(turn: Turn, handle: str) -> str:
     if t.hp_restore:
         parts.append(f"Eating it restores {t.hp_restore} health.")
     if t.category == "container" and inst is not None:
-        from odyssey_env.world import describe_holding
-
         held = describe_holding(inst.contents) or "nothing"
         parts.append(f"It holds {held} (room {container_room(game, state, handle)} of {t.capacity}).")
     if t.category == "writable" and inst is not None:

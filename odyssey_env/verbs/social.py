@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.state import Npc
+from odyssey_env.verbs.common import acquire
 from odyssey_env.world import add, fits_in_hands, materialize, npc_here, remove
 
 
@@ -114,8 +115,6 @@ class Pickpocket(ActionRule):
         add(turn.agent.hands, loot, n)
         turn.say(f"I slipped {n} {loot} from {handle} without being noticed.")
         turn.emit("pickpocket_succeeded", npc=handle, type=npc.type, object=loot, amount=n)
-        from odyssey_env.verbs.common import acquire
-
         acquire(turn, loot, n, how="stolen")
 
     def candidates(self, turn: Turn):
