@@ -54,6 +54,16 @@ def hands_free(game: Game, agent: Agent) -> int:
     return game.spec.agent.hands - hand_slots_used(game, agent)
 
 
+def held_for(game: Game, state: WorldState, agent: Agent, use: str) -> str | None:
+    """The first object in the agent's hands with ``use`` (a pen to write, a lockpick to pick locks)."""
+    objects, instances = game.objects, state.instances
+    for handle in agent.hands:
+        inst = instances.get(handle)
+        if use in objects[inst.type if inst is not None else handle].uses:
+            return handle
+    return None
+
+
 def fits_in_hands(game: Game, agent: Agent, handle: str, n: int = 1) -> bool:
     if handle == game.currency and handle in agent.hands:
         return True

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
-from odyssey_env.world import remove, type_of
+from odyssey_env.world import held_for, remove, type_of
 
 
 def in_combat(turn: Turn) -> str | None:
@@ -94,12 +94,6 @@ class Lockpick(ActionRule):
         chance: float = 0.35
         break_chance: float = 0.25
 
-    def _pick(self, turn: Turn) -> str | None:
-        for handle in turn.agent.hands:
-            if "lockpick" in turn.game.objects[type_of(turn.state, handle)].uses:
-                return handle
-        return None
-
     def apply(self, turn: Turn, target: str) -> None:
         agent, area = turn.agent, turn.area
         exit_ = area.exits.get(target)
@@ -112,7 +106,7 @@ class Lockpick(ActionRule):
         foe = in_combat(turn)
         if foe is not None:
             return turn.fail(f"Cannot pick a lock while fighting {foe}.")
-        pick = self._pick(turn)
+        pick = held_for(turn.game, turn.state, agent, "lockpick")
         if pick is None:
             return turn.fail(f"Cannot lockpick {target}: I need a lockpick in my hand.")
         if turn.rng.random() < self.p.chance:
@@ -128,7 +122,7 @@ class Lockpick(ActionRule):
         turn.emit("lockpick_failed", a=agent.area, b=target)
 
     def candidates(self, turn: Turn):
-        if self._pick(turn) is None or in_combat(turn) is not None:
+        if held_for(turn.game, turn.state, turn.agent, "lockpick") is None or in_combat(turn) is not None:
             return
         for name, exit_ in turn.area.exits.items():
             if exit_.locked and exit_.pickable:

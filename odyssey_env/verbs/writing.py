@@ -5,16 +5,9 @@ from __future__ import annotations
 from odyssey_env.engine import Turn
 from odyssey_env.game import TEXT_CHARS
 from odyssey_env.rules import ActionRule, Fact, action_rule
-from odyssey_env.world import type_of
+from odyssey_env.world import held_for
 
 PLACEHOLDER = "notes"
-
-
-def _tool(turn: Turn) -> str | None:
-    for handle in turn.agent.hands:
-        if "write" in turn.game.objects[type_of(turn.state, handle)].uses:
-            return handle
-    return None
 
 
 @action_rule
@@ -28,7 +21,7 @@ class Write(ActionRule):
         inst = state.instances.get(handle)
         if handle not in turn.agent.hands or inst is None or game.objects[inst.type].category != "writable":
             return turn.fail(f"Cannot write on {handle}: I must hold it, and it must be something to write on.")
-        if _tool(turn) is None:
+        if held_for(game, state, turn.agent, "write") is None:
             return turn.fail("Cannot write: I need a writing tool in my other hand.")
         limit = game.objects[inst.type].max_text
         if len(text) > limit:
@@ -40,7 +33,7 @@ class Write(ActionRule):
         turn.emit("text_written", writable=handle, object=inst.type, text=text, area=turn.agent.area)
 
     def candidates(self, turn: Turn):
-        if _tool(turn) is None:
+        if held_for(turn.game, turn.state, turn.agent, "write") is None:
             return
         objects, instances = turn.game.objects, turn.state.instances
         for handle in turn.agent.hands:
