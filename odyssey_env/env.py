@@ -11,14 +11,14 @@ from gymnasium import spaces
 from gymnasium.vector.utils import read_from_shared_memory
 
 from odyssey_env.engine import Engine, Outcome
-from odyssey_env.game import GAMES_DIR, Game, load_game
+from odyssey_env.game import GAMES_DIR, TEXT_CHARS, Game, load_game
 from odyssey_env.quests import main_quest, side_quests, tutorial
 from odyssey_env.rewards import COMPONENTS, check_weights
 
 __all__ = ["CHARSET", "MAX_ACTION_LENGTH", "MAX_OBSERVATION_LENGTH", "OdysseyEnv"]
 
-#: Every character an observation may contain or a command may use: printable ASCII and newline.
-CHARSET: str = "".join(c for c in string.printable if c not in "\t\r\x0b\x0c")
+#: Every character an observation may contain or a command may use: the engine's TEXT_CHARS, in a fixed order.
+CHARSET: str = "".join(c for c in string.printable if c in TEXT_CHARS)
 MAX_OBSERVATION_LENGTH = 16384
 MAX_ACTION_LENGTH = 512
 _TRUNCATED = "\n[observation truncated]"

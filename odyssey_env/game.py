@@ -33,7 +33,7 @@ __all__ = ["GAMES_DIR", "Game", "GameError", "available_games", "load_game"]
 GAMES_DIR = Path(__file__).parent / "games"
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 INSTANCE_SUFFIX_RE = re.compile(r"_\d+$")
-#: Everything the engine prints or accepts: printable ASCII and newlines (see ``spaces.CHARSET``).
+#: Everything the engine prints or accepts: printable ASCII and newlines (the env's spaces use it: ``env.CHARSET``).
 TEXT_CHARS = frozenset(string.printable) - frozenset("\t\r\x0b\x0c")
 
 
