@@ -179,7 +179,7 @@ class OdysseyEnv(gym.Env[str, str]):
     def save_state(self) -> dict[str, Any]:
         """The full episode state as JSON-ready data; ``load_state`` continues it exactly."""
         data = self._engine().save_state()
-        data["np_random"] = _jsonable(self.np_random.bit_generator.state)
+        data["np_random"] = self.np_random.bit_generator.state  # a fresh dict of str and int: JSON-ready
         return data
 
     def load_state(self, data: Mapping[str, Any]) -> str:
@@ -246,9 +246,3 @@ _ZERO = dict.fromkeys(COMPONENTS, 0)
 
 def _is_shipped(game: Game) -> bool:
     return game.path.parent == GAMES_DIR
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _jsonable(v) for k, v in value.items()}
-    return value
