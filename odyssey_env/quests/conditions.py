@@ -14,7 +14,7 @@ quest generators, the oracle and the docs all see the same list (:data:`VOCABULA
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Literal
 
 from odyssey_env.content import Category
@@ -266,8 +266,9 @@ def _predicate(engine, agent, c):
 
 
 # ----------------------------------------------------------------------------- checking
-_FIELDS = ("object", "objects", "npc", "npcs", "area", "areas", "category", "text", "stage", "name",
-           "conditions")
+#: The fields a condition type must declare to be given: all but ``type`` and ``count`` (whose default is
+#: 1, not empty, so it is checked on its own). Derived, so that a new field is checked from the start.
+_FIELDS = tuple(f.name for f in fields(Condition) if f.name not in ("type", "count"))
 
 
 def check_condition(game: Game, cond: Condition, file: str, path: str,
@@ -284,9 +285,10 @@ def check_condition(game: Game, cond: Condition, file: str, path: str,
         return out
     allowed = set(kind.required) | set(kind.optional)
     for f in _FIELDS:
-        value = getattr(cond, f)
-        if value and f not in allowed:
+        if getattr(cond, f) and f not in allowed:
             bad(f"{path}.{f}", f"not used by condition type {cond.type!r} (it takes {', '.join(sorted(allowed))})")
+    if cond.count != 1 and "count" not in allowed:
+        bad(f"{path}.count", f"not used by condition type {cond.type!r} (it takes {', '.join(sorted(allowed))})")
     for f in kind.required:
         if not getattr(cond, f) and getattr(cond, f) != 0:
             bad(f"{path}.{f}", f"condition type {cond.type!r} needs {f!r}")

@@ -116,6 +116,8 @@ def test_quest_save_load_continues_identically(make_engine):
     ({"type": "in_area"}, "needs 'area'"),
     ({"type": "in_area", "area": "moon"}, "unknown area 'moon'"),
     ({"type": "in_area", "area": "barn", "object": "hay"}, "not used by condition type"),
+    ({"type": "in_area", "area": "barn", "args": {"n": 2}}, "not used by condition type"),
+    ({"type": "in_area", "area": "barn", "count": 2}, "not used by condition type"),
     ({"type": "fly_to", "area": "barn"}, "unknown condition type 'fly_to'"),
     ({"type": "predicate", "name": "nope"}, "no predicate 'nope'"),
     ({"type": "any_of", "conditions": [{"type": "has_item_count", "object": "gold"}]}, "unknown object 'gold'"),
