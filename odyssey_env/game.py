@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from odyssey_env import schema
-from odyssey_env.content import AreaSpec, NpcType, ObjectType, PlaceSpec, WorldSpec
+from odyssey_env.content import AreaSpec, NpcType, ObjectType, WorldSpec
 from odyssey_env.quests.spec import QuestSpec, check_quest, quest_summary
 from odyssey_env.rules import BASE_RULE_MODULES, RuleBook, RuleError
 from odyssey_env.schema import FormatError, Problem
@@ -53,7 +53,6 @@ class Game:
     objects: dict[str, ObjectType]
     npcs: dict[str, NpcType]
     areas: dict[str, AreaSpec]
-    place_of: dict[str, PlaceSpec]
     currency: str | None
     used_in: dict[str, tuple[str, ...]]  # ingredient -> objects whose recipe needs it
     recipes: tuple[ObjectType, ...]  # craftable object types, in file order
@@ -180,7 +179,6 @@ def _load(path: Path) -> Game:
         objects=objects,
         npcs={n.name: n for n in spec.npcs},
         areas={a.name: a for p in spec.places for a in p.areas},
-        place_of={a.name: p for p in spec.places for a in p.areas},
         currency=currency,
         used_in={k: tuple(v) for k, v in used_in.items()},
         recipes=tuple(o for o in spec.objects if o.recipe is not None),
