@@ -7,8 +7,9 @@ dataclass type hints themselves (``int``, ``float``, ``str``, ``bool``, ``Litera
 ``list[T]``, ``tuple[T, ...]``, ``dict[str, T]`` and nested dataclasses). Every problem is collected,
 not just the first, and unknown keys are errors (a typo such as ``"capcity"`` must not be ignored).
 
-The same machinery dumps dataclasses back to JSON-ready data (:func:`dump`), which the engine uses for
-``save_state`` and the game format uses for round trips.
+The same machinery dumps dataclasses back to JSON-ready data without their defaults (:func:`dump`), for
+writing game files from these classes; the engine's ``save_state`` does not use it, because a saved
+state keeps its defaults to stay explicit (see ``state._dump_slots``).
 """
 
 from __future__ import annotations
