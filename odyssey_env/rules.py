@@ -27,6 +27,7 @@ from odyssey_env import schema
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine, Turn
+    from odyssey_env.game import Game
 
 __all__ = [
     "ActionRule",
@@ -105,7 +106,7 @@ class _Rule:
     def __init__(self, params: Any = None):
         self.p = params
 
-    def facts(self, game: Any) -> Iterable[Fact]:
+    def facts(self, game: Game) -> Iterable[Fact]:
         """Statements about this rule's effects; override to feed World-Knowledge QA."""
         return ()
 
@@ -147,7 +148,7 @@ class StepRule(_Rule):
     priority: ClassVar[int] = 50
     optional: ClassVar[bool] = False
 
-    def active(self, game: Any) -> bool:
+    def active(self, game: Game) -> bool:
         """Whether this rule has anything to do in ``game``; inactive rules are left out of its rule book."""
         return True
 

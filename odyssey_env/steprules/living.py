@@ -7,13 +7,15 @@ Tutorial rooms are never touched by the living world: it is the player's practic
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 from odyssey_env.quests.tutorial import PLACE as TUTORIAL_PLACE
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
     from odyssey_env.state import Area, Npc, WorldState
+
+T = TypeVar("T")
 
 #: NPCs whose place in the world is part of a story or a lesson: the living world leaves them be.
 FIXED_ORIGINS = ("quest", "tutorial")
@@ -55,6 +57,6 @@ def move_npc(engine: Engine, npc: Npc, to: str) -> None:
     tell(engine, to, f"{npc.handle} arrives from {frm}.")
 
 
-def pick(engine: Engine, options: list):
+def pick(engine: Engine, options: list[T]) -> T:
     """A seeded choice from a list (lists only: never an unordered collection)."""
     return options[engine.rng.randrange(len(options))]

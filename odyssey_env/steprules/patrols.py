@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
+from odyssey_env.state import WorldState
 from odyssey_env.steprules.living import FIXED_ORIGINS, is_world_area, move_npc, pick, roams, tell
 from odyssey_env.worldgen import spawn_npc, spawnable_enemies
 
@@ -24,7 +25,7 @@ _SOURCES = {"object_crafted": "craft", "npc_attacked": "attack", "object_thrown"
             "lockpick_failed": "lockpick"}
 
 
-def noise_at(state, area: str) -> int:
+def noise_at(state: WorldState, area: str) -> int:
     """Current noise in ``area`` (0 when the ``noise`` rule is not active in this game)."""
     data = state.rule_data.get(NOISE)
     return data["levels"].get(area, 0) if data else 0

@@ -7,6 +7,7 @@ Disassembling gives back half of each ingredient, rounded up, so it never yields
 
 from __future__ import annotations
 
+from odyssey_env.content import ObjectType
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.verbs.common import carried_handles
@@ -66,11 +67,12 @@ class Craft(ActionRule):
                    ("in my hands", "in my pack", "with the nearest merchant"))
 
 
-def salvage(t) -> dict[str, int]:
+def salvage(t: ObjectType) -> dict[str, int]:
+    """What disassembling ``t`` gives back: half of each ingredient, rounded up (never more than it cost)."""
     return {i: (k + 1) // 2 for i, k in t.recipe.ingredients.items()}
 
 
-def _salvageable(t) -> bool:
+def _salvageable(t: ObjectType) -> bool:
     return t.recipe is not None and t.salvageable and t.recipe.yields == 1
 
 
