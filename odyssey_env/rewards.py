@@ -47,7 +47,7 @@ class RewardBreakdown:
 
     @property
     def supplementary(self) -> int:
-        return self.side_quest + self.exploration + self.craft + self.defeat
+        return sum(getattr(self, k) for k in SUPPLEMENTARY)
 
     def to_dict(self) -> dict[str, int]:
         return {"quest": self.quest, "side_quest": self.side_quest, "exploration": self.exploration,
