@@ -24,6 +24,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
+from odyssey_env.rewards import COMPONENTS, SUPPLEMENTARY  # the env defines the reward components
 from odyssey_eval.trajectory import Trajectory
 
 if TYPE_CHECKING:
@@ -41,8 +42,6 @@ __all__ = [
     "windowed_diversity",
 ]
 
-SUPPLEMENTARY = ("side_quest", "exploration", "craft", "defeat")
-COMPONENTS = ("quest", "side_quest", "exploration", "craft", "defeat", "trade", "death")
 WINDOW = 100
 _EMPTY: dict[str, int] = {}
 _NO_TOKENS = (0, 0)
