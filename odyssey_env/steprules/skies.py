@@ -121,14 +121,16 @@ class ShiftingPaths(StepRule):
             shut = phase == own_phase or loud
             is_closed = [a, b] in closed
             if shut and not is_closed:
-                state.areas[a].exits[b].locked = state.areas[b].exits[a].locked = True
+                for x, y in ((a, b), (b, a)):  # stone, not a lock: no pick opens it
+                    state.areas[x].exits[y].locked, state.areas[x].exits[y].pickable = True, False
                 closed.append([a, b])
                 why = "as the moon turns" if phase == own_phase else "shaken by the din"
                 tell(engine, a, f"With a grinding of stone, the way to {b} shuts {why}.")
                 tell(engine, b, f"With a grinding of stone, the way to {a} shuts {why}.")
                 engine.emit("path_shifted", None, a=a, b=b, closed=True)
             elif not shut and is_closed:
-                state.areas[a].exits[b].locked = state.areas[b].exits[a].locked = False
+                for x, y in ((a, b), (b, a)):  # only ever-open paths shift, so nothing else is restored
+                    state.areas[x].exits[y].locked, state.areas[x].exits[y].pickable = False, True
                 closed.remove([a, b])
                 tell(engine, a, f"The way to {b} is open again.")
                 tell(engine, b, f"The way to {a} is open again.")

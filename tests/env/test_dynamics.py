@@ -320,6 +320,7 @@ def test_shifting_paths_close_with_noise_and_reopen(tmp_path: Path) -> None:
     state.rule_data["noise"]["levels"][a] = 12
     wait(engine, 6)
     assert state.areas[a].exits[b].locked
+    assert not state.areas[a].exits[b].pickable and not state.areas[b].exits[a].pickable  # stone, not a lock
     state.rule_data["noise"]["levels"].clear()
     wait(engine, 6)
     assert not state.areas[a].exits[b].locked
