@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests.conditions import holds
-from odyssey_env.quests.spec import MainQuest, Stage
+from odyssey_env.quests.spec import Chapter, MainQuest, Stage
 from odyssey_env.rules import StepRule, step_rule
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
@@ -30,8 +30,8 @@ class Plan:
 
     stages: tuple[Stage, ...]  # file order
     requires: dict[str, tuple[str, ...]]
-    chapter_of: dict[str, str]  # stage id -> chapter title
-    last_of_chapter: dict[str, str]  # stage id that closes a chapter -> chapter title
+    chapter_of: dict[str, Chapter]  # stage id -> its chapter
+    last_of_chapter: dict[str, Chapter]  # stage id that closes a chapter -> that chapter
     by_id: dict[str, Stage]
 
 
@@ -51,17 +51,17 @@ def plan(main: MainQuest) -> Plan:
 def _make_plan(main: MainQuest) -> Plan:
     stages: list[Stage] = []
     requires: dict[str, tuple[str, ...]] = {}
-    chapter_of: dict[str, str] = {}
-    last_of: dict[str, str] = {}
+    chapter_of: dict[str, Chapter] = {}
+    last_of: dict[str, Chapter] = {}
     previous: str | None = None
     for ch in main.chapters:
         for st in ch.stages:
             stages.append(st)
             requires[st.id] = st.requires if st.requires is not None else ((previous,) if previous else ())
-            chapter_of[st.id] = ch.title
+            chapter_of[st.id] = ch
             previous = st.id
         if ch.stages:
-            last_of[ch.stages[-1].id] = ch.title
+            last_of[ch.stages[-1].id] = ch
     # Kahn's algorithm in file order: detects cycles and proves every stage is reachable.
     done: set[str] = set()
     remaining = [s.id for s in stages]
@@ -89,7 +89,7 @@ def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
         "title": main.title,
         "completed": len(data["done"]),
         "total": len(p.stages),
-        "current": [{"id": s.id, "title": s.title, "chapter": p.chapter_of[s.id]} for s in current],
+        "current": [{"id": s.id, "title": s.title, "chapter": p.chapter_of[s.id].title} for s in current],
         "done": not current,
     }
 
@@ -153,10 +153,10 @@ class MainQuestRule(StepRule):
                 n = len(mine["done"])
                 text = stage.on_complete or f"I completed: {stage.title}."
                 engine.say(agent.id, f"Stage complete ({n}/{len(p.stages)}): {text}")
-                engine.emit("quest_stage_completed", agent.id, stage=stage.id, chapter=p.chapter_of[stage.id],
+                engine.emit("quest_stage_completed", agent.id, stage=stage.id, chapter=p.chapter_of[stage.id].title,
                             index=n)
                 if stage.id in p.last_of_chapter:
-                    engine.say(agent.id, f"=== Chapter complete: {p.last_of_chapter[stage.id]} ===")
+                    engine.say(agent.id, f"=== Chapter complete: {p.last_of_chapter[stage.id].title} ===")
                 opened = open_stages(p, mine["done"])
                 mine["open"] = [s.id for s in opened]
                 if not opened:
@@ -182,10 +182,10 @@ class MainQuestRule(StepRule):
 
     def _tell_stage(self, engine: Engine, agent: Agent, stage: Stage) -> None:
         p = plan(engine.game.quest.main)
-        first_of_chapter = all(r not in p.chapter_of or p.chapter_of[r] != p.chapter_of[stage.id]
+        chapter = p.chapter_of[stage.id]
+        first_of_chapter = all(r not in p.chapter_of or p.chapter_of[r] is not chapter
                                for r in p.requires[stage.id])
         if first_of_chapter:
-            chapter = next(ch for ch in engine.game.quest.main.chapters if ch.title == p.chapter_of[stage.id])
             engine.say(agent.id, f"=== {chapter.title} ===" + (f" {chapter.intro}" if chapter.intro else ""))
         engine.say(agent.id, f"New objective: {stage.title}." + (f" {stage.on_open}" if stage.on_open else ""))
 

@@ -155,3 +155,13 @@ def test_shipped_quests_count_one_reward_per_stage(name):
         pytest.skip("no main quest")
     stages = plan(game.quest.main).stages
     assert len({s.id for s in stages}) == len(stages) == game.summary()["stages"]
+
+
+def test_chapters_with_the_same_title_keep_their_own_intros(make_engine):
+    quest = copy.deepcopy(QUEST)
+    for i, chapter in enumerate(quest["main"]["chapters"]):
+        chapter["title"], chapter["intro"] = "Interlude", f"intro {i}"
+    engine = make_engine(quest)
+    act(engine, "talk to sage")
+    _, text = act(engine, "enter barn")
+    assert "=== Interlude === intro 1" in text
