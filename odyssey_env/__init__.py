@@ -30,12 +30,17 @@ def env_id(game_name: str) -> str:
     return f"AgentOdyssey/{title}-v0"
 
 
-def register_game(game: str | Path, *, name: str | None = None) -> str:
-    """Register a game folder (a generated game, say) with Gymnasium and return its id."""
-    loaded = load_game(game)
+def register_game(game: str | Path, *, name: str | None = None, trust: bool = False) -> str:
+    """Register a game folder (a generated game, say) with Gymnasium and return its id.
+
+    ``trust=True`` lets the folder's ``rules.py`` run (see :mod:`odyssey_env.trust`); the registration
+    carries it, so ``gym.make`` and vector envs in other processes load the folder the same way.
+    """
+    loaded = load_game(game, trust=trust)
     ident = env_id(name or loaded.name)
     if ident not in gym.registry:
-        gym.register(id=ident, entry_point="odyssey_env.env:OdysseyEnv", kwargs={"game": str(loaded.path)})
+        gym.register(id=ident, entry_point="odyssey_env.env:OdysseyEnv",
+                     kwargs={"game": str(loaded.path), "trust": trust})
     return ident
 
 

@@ -98,6 +98,7 @@ class OdysseyEnv(gym.Env[str, str]):
 
     ## Arguments
     * ``game``: a shipped game name or a game folder.
+    * ``trust``: let a game folder's ``rules.py`` run (shipped games need no trust; see ``odyssey_env.trust``).
     * ``valid_actions``: add ``info["valid_actions"]`` (commands grouped by verb) to every step.
     * ``tutorial``: start in the tutorial room (games that have one).
     * ``expansion``: let online expansion add places once the world is explored (games that have it).
@@ -116,11 +117,13 @@ class OdysseyEnv(gym.Env[str, str]):
         expansion: bool = True,
         reward_weights: Mapping[str, float] | None = None,
         render_mode: str | None = None,
+        trust: bool = False,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
-        self.game: Game = load_game(game)
+        self.game: Game = load_game(game, trust=trust)
         self._kwargs = {"game": str(self.game.path) if not _is_shipped(self.game) else self.game.name,
+                        "trust": trust or isinstance(game, Game),  # a loaded Game's rules have already run
                         "valid_actions": valid_actions, "tutorial": tutorial, "expansion": expansion,
                         "reward_weights": dict(reward_weights) if reward_weights else None,
                         "render_mode": render_mode}

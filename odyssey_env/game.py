@@ -23,12 +23,13 @@ from types import ModuleType
 from typing import Any
 
 from odyssey_env import schema
+from odyssey_env import trust as trust_store
 from odyssey_env.content import AreaSpec, NpcType, ObjectType, WorldSpec
 from odyssey_env.quests.spec import QuestSpec, check_quest, quest_summary
 from odyssey_env.rules import BASE_RULE_MODULES, RuleBook, RuleError
 from odyssey_env.schema import FormatError, Problem
 
-__all__ = ["GAMES_DIR", "Game", "GameError", "available_games", "load_game"]
+__all__ = ["GAMES_DIR", "Game", "GameError", "UntrustedGameError", "available_games", "load_game"]
 
 GAMES_DIR = Path(__file__).parent / "games"
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -39,6 +40,17 @@ TEXT_CHARS = frozenset(string.printable) - frozenset("\t\r\x0b\x0c")
 
 class GameError(FormatError):
     """A game folder that cannot be loaded; lists every problem with file and field."""
+
+
+class UntrustedGameError(GameError):
+    """A game folder whose ``rules.py`` would run without the user having trusted it (see ``odyssey_env.trust``)."""
+
+    def __init__(self, folder: Path):
+        self.folder = folder
+        super().__init__([Problem("rules.py", "", (
+            f"{folder / 'rules.py'} is code, and this folder is not trusted: read it, then pass trust=True "
+            "(load_game, register_game, gym.make), game.trust=true (odyssey run) or --trust (odyssey play), "
+            f"or trust it once with: odyssey trust {folder}"))])
 
 
 @dataclass(frozen=True)
@@ -103,11 +115,23 @@ _cache: dict[Path, Game] = {}
 _cache_lock = threading.Lock()
 
 
-def load_game(game: str | Path | Game, *, cache: bool = True) -> Game:
-    """Load (or fetch from the cache) the game named ``game`` or stored in folder ``game``."""
+def load_game(game: str | Path | Game, *, cache: bool = True, trust: bool = False) -> Game:
+    """Load (or fetch from the cache) the game named ``game`` or stored in folder ``game``.
+
+    A folder that is not a shipped game and has a ``rules.py`` loads only with ``trust=True`` or when
+    the user has trusted it (``odyssey trust PATH``): its rules are code, and loading runs them. The
+    check comes before the cache, so a folder trusted once in a process is not trusted silently after.
+    """
     if isinstance(game, Game):
         return game
     path = _resolve(game)
+    if not trust and trust_store.needs_trust(path):
+        try:
+            trusted = trust_store.is_trusted(path)
+        except OSError as exc:
+            raise GameError([Problem("rules.py", "", str(exc))]) from None
+        if not trusted:
+            raise UntrustedGameError(path)
     if cache:
         with _cache_lock:
             hit = _cache.get(path)

@@ -50,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
     parser.add_argument("--tutorial", action="store_true", help="start in the tutorial room (if the game has one)")
     parser.add_argument("--load", metavar="FILE", help="resume a game saved with 'save FILE'")
+    parser.add_argument("--trust", action="store_true",
+                        help="let the game folder's rules.py run (it is code; shipped games need no trust)")
     return parser
 
 
@@ -116,7 +118,7 @@ def _reward_line(info: dict[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
-        env = OdysseyEnv(args.game, tutorial=args.tutorial)
+        env = OdysseyEnv(args.game, tutorial=args.tutorial, trust=args.trust)
     except GameError as exc:
         print(f"odyssey play: cannot load game {args.game!r}:\n{exc}", file=sys.stderr)
         return 2

@@ -61,7 +61,8 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """
     ev = cfg.get("eval", {}) or {}
     return {
-        "game": _without_nulls(cfg["game"]),
+        # whether a folder's rules may run is the user's permission, not part of what the cell is
+        "game": {k: v for k, v in _without_nulls(cfg["game"]).items() if k != "trust"},
         "agent": _without_nulls(cfg["agent"]),
         "llm": _without_nulls(cfg.get("llm") or {"name": "none"}),
         "seed": int(cfg["seed"]),

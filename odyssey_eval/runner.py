@@ -126,7 +126,7 @@ class _Cell:
         self.seed = key["seed"]
         self.max_steps = key["max_steps"]
         game_cfg = cfg["game"]
-        self.game = load_game(game_cfg.get("path") or game_cfg["name"])
+        self.game = load_game(game_cfg.get("path") or game_cfg["name"], trust=bool(game_cfg.get("trust")))
         self.agent: Agent = build_agent(cfg["agent"], cfg.get("llm"), seed=self.seed)
         self.env = OdysseyEnv(self.game, valid_actions=bool(self.agent.needs_valid_actions),
                               tutorial=key["tutorial"])

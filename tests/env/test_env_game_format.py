@@ -33,7 +33,7 @@ def _obj(world, name):
 
 def _error(folder: Path) -> GameError:
     with pytest.raises(GameError) as info:
-        load_game(folder, cache=False)
+        load_game(folder, cache=False, trust=True)
     return info.value
 
 
@@ -172,7 +172,7 @@ class Bell(StepRule):
         for agent_id in engine.state.agents:
             engine.say(agent_id, "A bell rings.")
 '''
-    game = load_game(_folder(tmp_path, rules=rules), cache=False)
+    game = load_game(_folder(tmp_path, rules=rules), cache=False, trust=True)
     engine = Engine(game, 0)
     engine.step({"player": "wait"})
     assert engine.state.feedback["player"][-2:] == ["I waited and whistled.", "A bell rings."]
