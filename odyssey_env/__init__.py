@@ -19,6 +19,7 @@ from pathlib import Path
 import gymnasium as gym
 
 from odyssey_env.game import Game, GameError, available_games, load_game
+from odyssey_env.schema import Problem
 
 __version__ = "0.1.0"
 __all__ = ["Game", "GameError", "OdysseyEnv", "available_games", "env_id", "load_game", "register_game"]
@@ -35,12 +36,21 @@ def register_game(game: str | Path, *, name: str | None = None, trust: bool = Fa
 
     ``trust=True`` lets the folder's ``rules.py`` run (see :mod:`odyssey_env.trust`); the registration
     carries it, so ``gym.make`` and vector envs in other processes load the folder the same way.
+    An id already registered for another folder (or a shipped game of the same name) is an error
+    naming both, never a silent switch to the other game: pass ``name=`` to register it apart.
     """
     loaded = load_game(game, trust=trust)
     ident = env_id(name or loaded.name)
-    if ident not in gym.registry:
+    spec = gym.registry.get(ident)
+    if spec is None:
         gym.register(id=ident, entry_point="odyssey_env.env:OdysseyEnv",
                      kwargs={"game": str(loaded.path), "trust": trust})
+    elif load_game(spec.kwargs["game"], trust=True).path != loaded.path:
+        raise GameError([Problem("world.json", "game.name", (
+            f"{ident} is already registered for {spec.kwargs['game']}; register {loaded.path} "
+            "under another name with register_game(..., name=...)"))])
+    elif trust:
+        spec.kwargs["trust"] = True
     return ident
 
 

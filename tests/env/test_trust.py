@@ -94,7 +94,7 @@ def test_a_damaged_store_is_a_game_error_not_trust(tmp_path, store):
 
 def test_registered_trust_travels_with_the_env(tmp_path, store):
     folder = _game(tmp_path, rules="X = 1\n", name="trusted_travel")
-    ident = odyssey_env.register_game(folder, trust=True)
+    ident = odyssey_env.register_game(folder, name="trusted_travel", trust=True)
     env = gym.make(ident)
     env.reset(seed=0)
     clone = pickle.loads(pickle.dumps(env.unwrapped))
@@ -118,3 +118,15 @@ def test_cli(tmp_path, store):
     assert bad.returncode == 2 and "not a game folder" in bad.stderr and "Traceback" not in bad.stderr
     played = odyssey("play", str(folder))
     assert played.returncode == 2 and "not trusted" in played.stderr and "Traceback" not in played.stderr
+
+
+def test_a_name_taken_by_another_game_is_refused_not_swapped(tmp_path, store):
+    folder = _game(tmp_path, rules=None, name="other_base")
+    world = json.loads((folder / "world.json").read_text())
+    world["game"]["name"] = "base"
+    (folder / "world.json").write_text(json.dumps(world))
+    with pytest.raises(odyssey_env.GameError, match=r"AgentOdyssey/Base-v0 is already registered for base"):
+        odyssey_env.register_game(folder)
+    ident = odyssey_env.register_game(folder, name="my_base")
+    assert gym.make(ident).unwrapped.game.path == folder.resolve()
+    assert odyssey_env.register_game(folder, name="my_base") == ident  # the same folder again is fine
