@@ -97,7 +97,9 @@ class Engine:
         self.seed = seed
         self.options: dict[str, Any] = dict(options or {})
         self.rng = random.Random(f"odyssey:{seed}:play")
-        self.state: WorldState = worldgen.generate(game, random.Random(f"odyssey:{seed}:world"), agents)
+        supply = len(agents) if self.options.get("supplies") == "per_agent" else 1
+        self.state: WorldState = worldgen.generate(game, random.Random(f"odyssey:{seed}:world"), agents,
+                                                   supply=supply)
         self.events: list[Event] = []
         self.kinds: set[str] = set()  # kinds of this step's events, so rules can skip what did not happen
         self.state.feedback = {a: [] for a in agents}

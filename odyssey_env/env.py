@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import string
+import sys
+import types
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, SupportsFloat
 
@@ -201,35 +203,12 @@ class OdysseyEnv(gym.Env[str, str]):
         return self.engine
 
     def _observe(self) -> str:
-        text = self.engine.observe(PLAYER)
-        if len(text) > MAX_OBSERVATION_LENGTH:
-            text = text[: MAX_OBSERVATION_LENGTH - len(_TRUNCATED)] + _TRUNCATED
+        text = observation_text(self.engine, PLAYER)
         self._last_obs = text
         return text
 
     def _info(self, outcome: Outcome | None) -> dict[str, Any]:
-        engine = self.engine
-        state = engine.state
-        agent = state.agents[PLAYER]
-        info: dict[str, Any] = {
-            "step": state.step,
-            "time": engine.clock(),
-            "area": agent.area,
-            "invalid_action": bool(outcome and outcome.invalid),
-            "action_failed": bool(outcome and outcome.failed),
-            "reward_breakdown": outcome.reward.to_dict() if outcome else _ZERO.copy(),
-            "events": [{"kind": e.kind, **e.data} for e in outcome.events] if outcome else [],
-            "in_tutorial": agent.in_tutorial,
-        }
-        if self.game.quest.main is not None:
-            info["quest"] = main_quest.progress(engine, PLAYER)
-        if self.game.quest.side_quests.enabled:
-            info["side_quests"] = side_quests.progress(engine, PLAYER)
-        if agent.in_tutorial:
-            info["tutorial"] = tutorial.progress(engine, PLAYER)
-        if self.with_valid_actions:
-            info["valid_actions"] = engine.valid_actions(PLAYER)
-        return info
+        return agent_info(self.engine, PLAYER, outcome, valid_actions=self.with_valid_actions)
 
     def __getstate__(self) -> dict[str, Any]:
         # reset(options=...) may have switched valid actions on or off since construction: keep that.
@@ -247,5 +226,56 @@ class OdysseyEnv(gym.Env[str, str]):
 _ZERO = dict.fromkeys(COMPONENTS, 0)
 
 
+def observation_text(engine: Engine, agent_id: str) -> str:
+    """The observation of one agent, cut to ``MAX_OBSERVATION_LENGTH`` (shared by both faces)."""
+    text = engine.observe(agent_id)
+    if len(text) > MAX_OBSERVATION_LENGTH:
+        text = text[: MAX_OBSERVATION_LENGTH - len(_TRUNCATED)] + _TRUNCATED
+    return text
+
+
+def agent_info(engine: Engine, agent_id: str, outcome: Outcome | None, *,
+               valid_actions: bool = False) -> dict[str, Any]:
+    """The ``info`` dict of one agent after a reset (``outcome`` None) or a step (shared by both faces)."""
+    state = engine.state
+    agent = state.agents[agent_id]
+    quest = engine.game.quest
+    info: dict[str, Any] = {
+        "step": state.step,
+        "time": engine.clock(),
+        "area": agent.area,
+        "invalid_action": bool(outcome and outcome.invalid),
+        "action_failed": bool(outcome and outcome.failed),
+        "reward_breakdown": outcome.reward.to_dict() if outcome else _ZERO.copy(),
+        "events": [{"kind": e.kind, **e.data} for e in outcome.events] if outcome else [],
+        "in_tutorial": agent.in_tutorial,
+    }
+    if quest.main is not None:
+        info["quest"] = main_quest.progress(engine, agent_id)
+    if quest.side_quests.enabled:
+        info["side_quests"] = side_quests.progress(engine, agent_id)
+    if agent.in_tutorial:
+        info["tutorial"] = tutorial.progress(engine, agent_id)
+    if valid_actions:
+        info["valid_actions"] = engine.valid_actions(agent_id)
+    return info
+
+
 def _is_shipped(game: Game) -> bool:
     return game.path.parent == GAMES_DIR
+
+
+class _FaceModule(types.ModuleType):
+    """``odyssey_env.env(...)`` is PettingZoo's AEC constructor, and ``odyssey_env.env`` is also this module.
+
+    Python binds a submodule to its package attribute once it is imported, which would hide the
+    function of the same name; a callable module keeps both meanings (``gym.make`` imports this module).
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from odyssey_env.multiagent import env as aec_env
+
+        return aec_env(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _FaceModule
