@@ -22,6 +22,7 @@ from odyssey_env.state import Agent, Area, WorldState
 
 if TYPE_CHECKING:
     from odyssey_env.game import Game
+    from odyssey_env.provenance import ProvenanceTracker
 
 STATE_FORMAT = 1
 
@@ -110,6 +111,10 @@ class Engine:
                 self.state.feedback[a].append(intro)
         for rule in self.rules.steps:
             rule.start(self)
+        #: The object-provenance tracker (``options["provenance"]``); None, and never consulted, when off.
+        self.provenance: ProvenanceTracker | None = None
+        if self.options.get("provenance"):
+            self.track_provenance()
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions: Mapping[str, Any]) -> dict[str, Outcome]:
@@ -196,6 +201,7 @@ class Engine:
             "options": dict(self.options),
             "rng": [version, list(internal), gauss],
             "world": self.state.to_dict(),
+            **({"provenance": self.provenance.to_dict()} if self.provenance is not None else {}),
         }
 
     def load_state(self, data: Mapping[str, Any]) -> None:
@@ -211,6 +217,16 @@ class Engine:
         self.state = state
         self.events = []
         self.kinds = set()
+        self.rules, self.provenance = self.game.rules, None
+        if self.options.get("provenance"):
+            self.track_provenance(data.get("provenance"))
+
+    def track_provenance(self, saved: Mapping[str, Any] | None = None) -> None:
+        """Start tracking object provenance now (what exists now is "the world"), or continue ``saved``."""
+        from odyssey_env.provenance import ProvenanceTracker
+
+        self.options["provenance"] = True
+        self.provenance = ProvenanceTracker(self, saved)
 
 
 _EPOCH = datetime.datetime(1, 1, 1)

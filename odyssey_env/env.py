@@ -105,6 +105,8 @@ class OdysseyEnv(gym.Env[str, str]):
     * ``tutorial``: start in the tutorial room (games that have one).
     * ``expansion``: let online expansion add places once the world is explored (games that have it).
     * ``reward_weights``: weights of the reward components for the scalar reward.
+    * ``provenance``: track which action produced and which consumed each object (``dependency_graph()``;
+      see ``odyssey_env.provenance``). Off by default, and free when off.
     * ``render_mode``: ``"ansi"`` (returns the text) or ``"human"`` (prints it).
     """
 
@@ -120,6 +122,7 @@ class OdysseyEnv(gym.Env[str, str]):
         reward_weights: Mapping[str, float] | None = None,
         render_mode: str | None = None,
         trust: bool = False,
+        provenance: bool = False,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
@@ -128,11 +131,12 @@ class OdysseyEnv(gym.Env[str, str]):
                         "trust": trust or isinstance(game, Game),  # a loaded Game's rules have already run
                         "valid_actions": valid_actions, "tutorial": tutorial, "expansion": expansion,
                         "reward_weights": dict(reward_weights) if reward_weights else None,
-                        "render_mode": render_mode}
+                        "render_mode": render_mode, "provenance": provenance}
         self.render_mode = render_mode
         self.with_valid_actions = valid_actions
         self.tutorial = tutorial
         self.expansion = expansion
+        self.provenance = provenance
         self.reward_weights = check_weights(reward_weights or {"quest": 1.0})
         self.observation_space = ObservationText(MAX_OBSERVATION_LENGTH, min_length=1, charset=CHARSET)
         self.action_space = spaces.Text(MAX_ACTION_LENGTH, min_length=1, charset=CHARSET)
@@ -151,8 +155,10 @@ class OdysseyEnv(gym.Env[str, str]):
             self.with_valid_actions = bool(options["valid_actions"])
         episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
         tutorial = bool(options.get("tutorial", self.tutorial))
-        self.engine = Engine(self.game, episode_seed, agents=(PLAYER,),
-                             options={"tutorial": tutorial, "expansion": self.expansion})
+        engine_options = {"tutorial": tutorial, "expansion": self.expansion}
+        if self.provenance:
+            engine_options["provenance"] = True
+        self.engine = Engine(self.game, episode_seed, agents=(PLAYER,), options=engine_options)
         obs = self._observe()
         return obs, self._info(None)
 
@@ -180,6 +186,11 @@ class OdysseyEnv(gym.Env[str, str]):
     def verbs(self) -> list[str]:
         """Usage line of every verb this game has, e.g. ``store <amount> <object_name> <container_name>``."""
         return [rule.usage() for rule in self.game.rules.actions.values()]
+
+    def dependency_graph(self, **filters: bool) -> dict[str, Any]:
+        """The episode's action-dependency graph so far (``provenance=True``); see
+        ``odyssey_env.provenance.ProvenanceTracker.graph`` for the format and filters."""
+        return dependency_graph(self._engine(), **filters)
 
     def save_state(self) -> dict[str, Any]:
         """The full episode state as JSON-ready data; ``load_state`` continues it exactly."""
@@ -224,6 +235,13 @@ class OdysseyEnv(gym.Env[str, str]):
 
 
 _ZERO = dict.fromkeys(COMPONENTS, 0)
+
+
+def dependency_graph(engine: Engine, **filters: bool) -> dict[str, Any]:
+    """The engine's dependency graph, or a clear error when the episode is not tracked (shared by both faces)."""
+    if engine.provenance is None:
+        raise ValueError("this env does not track provenance: create it with provenance=True")
+    return engine.provenance.graph(**filters)
 
 
 def observation_text(engine: Engine, agent_id: str) -> str:

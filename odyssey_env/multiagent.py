@@ -51,6 +51,7 @@ from odyssey_env.env import (
     ObservationText,
     _is_shipped,
     agent_info,
+    dependency_graph,
     observation_text,
 )
 from odyssey_env.game import Game, load_game
@@ -289,6 +290,11 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
             raise ValueError(f"{agent!r} is not playing (live agents: {', '.join(self.agents) or 'none'})")
         self.agents = [a for a in self.agents if a != agent]
         _leave_world(engine, agent)
+
+    def dependency_graph(self, **filters: bool) -> dict[str, Any]:
+        """The episode's action-dependency graph so far, every agent's actions in one graph
+        (``provenance=True``); see ``odyssey_env.provenance``."""
+        return dependency_graph(self._engine(), **filters)
 
     def save_state(self) -> dict[str, Any]:
         """The full episode state as JSON-ready data; ``load_state`` continues it exactly."""
