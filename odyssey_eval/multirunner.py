@@ -139,6 +139,7 @@ class _Seat:
 
     def __init__(self, agent_id: str, config: dict[str, Any], agent: Agent, rd: RunDir):
         self.id, self.config, self.agent, self.rd = agent_id, config, agent, rd
+        self.llm: dict[str, Any] = {"name": "none"}  # the cell's llm group if this agent uses a model
         self.total = self.play = self.tutorial_steps = self.main = self.sup = self.tokens = 0
         self.end: str | None = None  # terminated | max_steps | agent_stopped, once the agent is out
         self.stop_usage = None
@@ -189,8 +190,10 @@ class _MultiCell:
             uses_model |= with_model
             if not with_model and "agent_id" in keyword_options(cls):
                 params["agent_id"] = aid  # privileged agents read their own body in the shared world
-            agent = build_agent(params, llm if with_model else {"name": "none"}, seed=self.seed + AGENT_SEED_STRIDE * i)
+            seat_llm = llm if with_model else {"name": "none"}
+            agent = build_agent(params, seat_llm, seed=self.seed + AGENT_SEED_STRIDE * i)
             self.seats[aid] = _Seat(aid, agent_cfg, agent, RunDir(rd.path / AGENTS_DIR / aid))
+            self.seats[aid].llm = {k: v for k, v in seat_llm.items() if v is not None}
         if llm.get("name", "none") != "none" and not uses_model:
             raise ConfigError(f"no agent of agents={[a['name'] for a in key['agents']]} uses a language model; "
                               f"drop llm={llm.get('name')} (or use llm=none)")
@@ -428,6 +431,7 @@ class _MultiCell:
                 "agent_stats": seat.agent.stats(),
                 "agent_name": seat.config["name"],
                 "agent_config": seat.config,
+                "llm": seat.llm,
                 "end_reason": seat.end or "terminated",
                 "steps": seat.total,
                 "play_steps": metrics["play_steps"],

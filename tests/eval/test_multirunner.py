@@ -12,15 +12,15 @@ import pytest
 
 pytest.importorskip("pettingzoo", reason='multi-agent cells need the "multiagent" extra')
 
-from odyssey_eval.factory import ConfigError  # noqa: E402
-from odyssey_eval.metrics import compute_metrics  # noqa: E402
-from odyssey_eval.multirunner import AGENTS_DIR, multi_run_path, run_multi_cell  # noqa: E402
-from odyssey_eval.rundir import RunDir, RunDirError  # noqa: E402
-from odyssey_eval.runner import KILL_AFTER_ENV, run_cell  # noqa: E402
-from odyssey_eval.trajectory import read_trajectory  # noqa: E402
+from odyssey_eval.factory import ConfigError
+from odyssey_eval.metrics import compute_metrics
+from odyssey_eval.multirunner import AGENTS_DIR, multi_run_path, run_multi_cell
+from odyssey_eval.rundir import RunDir, RunDirError
+from odyssey_eval.runner import KILL_AFTER_ENV, run_cell
+from odyssey_eval.trajectory import read_trajectory
 
-from .conftest import cell, lines, quiet  # noqa: E402
-from .test_runner import scrub  # noqa: E402
+from .conftest import cell, lines, quiet
+from .test_runner import scrub
 
 SCRIPTED = {"name": "scripted", "model": "explore", "policy": "explore", "malformed_every": 0, "context_window": None}
 
@@ -51,7 +51,8 @@ def test_a_multi_agent_cell_writes_one_directory_with_every_agents_files(tmp_pat
     cfg = multi(tmp_path, max_steps=40, tutorial=False, eval={"dependency_graph": True})
     out = run_multi_cell(cfg, log=quiet)
     assert out.status == "finished"
-    assert out.path == tmp_path / "base" / "multi" / "oracle--random--long_context" / "scripted-explore" / "seed_0_no_tutorial"
+    team = "oracle--random--long_context"
+    assert out.path == tmp_path / "base" / "multi" / team / "scripted-explore" / "seed_0_no_tutorial"
     assert out.path == multi_run_path(cfg)
     cellfile = json.loads((out.path / "cell.json").read_text())
     assert [a["name"] for a in cellfile["agents"]] == ["oracle", "random", "long_context"]
@@ -162,3 +163,39 @@ def test_single_agent_cells_save_the_dependency_graph_when_asked(tmp_path):
     graph = RunDir(tracked.path).dependency_graph()
     assert graph and graph["edges"] and tracked.results["dependency_graph"] == "dependency_graph.json"
     assert scrub(lines(plain.path / "trajectory.jsonl")) == scrub(lines(tracked.path / "trajectory.jsonl"))
+
+
+def test_the_report_lists_each_agent_of_a_cell_and_renders_its_dependency_graph(tmp_path):
+    from odyssey_eval.report import main as report
+
+    run_multi_cell(multi(tmp_path, max_steps=40, tutorial=False, eval={"dependency_graph": True}), log=quiet)
+    run_cell(cell(tmp_path, max_steps=30, qa={"enabled": False}), log=quiet)  # a single-agent run beside it
+    out = tmp_path / "report.html"
+    assert report([str(tmp_path), "--html", str(out), "--json", str(tmp_path / "rows.json")]) == 0
+    rows = json.loads((tmp_path / "rows.json").read_text())["runs"]
+    labels = sorted(r["agent"] for r in rows)
+    assert labels == ["long_context / scripted:explore in oracle,random,long_context",
+                      "oracle in oracle,random,long_context", "random", "random in oracle,random,long_context"]
+    page = out.read_text()
+    assert page.count("<h3>") == 1 and "Action-dependency graphs" in page  # one graph for the one tracked cell
+    assert "<path data-pair=" in page and "type='checkbox'" in page and "flowchart LR" in page
+    assert "<script src" not in page  # self-contained
+
+
+def test_odyssey_run_agents_through_hydra_and_its_errors(tmp_path):
+    from .test_cli import SMALL, odyssey
+
+    done = odyssey("run", "agents=[oracle,random,long_context]", "llm=scripted", "seed=1",
+                   "multiagent.episode_end=each", "eval.dependency_graph=true", *SMALL, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    cell_dir = tmp_path / "runs" / "base" / "multi" / "oracle--random--long_context" / "scripted-explore" / "seed_1"
+    results = json.loads((cell_dir / "results.json").read_text())
+    assert results["multiagent"]["episode_end"] == "each" and len(results["agents"]) == 3
+    assert (cell_dir / "dependency_graph.json").is_file() and (cell_dir / "config.yaml").is_file()
+    again = odyssey("run", "agents=[oracle,random,long_context]", "llm=scripted", "seed=1",
+                    "multiagent.episode_end=each", "eval.dependency_graph=true", *SMALL, cwd=tmp_path)
+    assert "skip (finished)" in again.stdout
+    bad = odyssey("run", "agents=[oracle,random]", "llm=scripted", *SMALL, cwd=tmp_path)
+    assert bad.returncode != 0 and "uses a language model" in bad.stderr and "Traceback" not in bad.stderr
+    bad = odyssey("run", "agents=[random]", "multiagent.episode_end=never", *SMALL, cwd=tmp_path)
+    assert bad.returncode != 0 and "episode_end" in bad.stderr and "Traceback" not in bad.stderr
