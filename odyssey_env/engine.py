@@ -19,6 +19,7 @@ from odyssey_env.observation import render
 from odyssey_env.parsing import parse
 from odyssey_env.rewards import RewardBreakdown, breakdown
 from odyssey_env.state import Agent, Area, WorldState
+from odyssey_env.world import drop_all
 
 if TYPE_CHECKING:
     from odyssey_env.game import Game
@@ -154,6 +155,22 @@ class Engine:
 
     def say(self, agent_id: str, text: str) -> None:
         self.state.feedback[agent_id].append(text)
+
+    def remove_agent(self, agent_id: str) -> None:
+        """Take an agent's body out of the world between steps (a finished or retired player).
+
+        What it holds and wears stays on the ground where it stood and the enemies fighting it let go;
+        rules no longer see it, so it is not hit, and no feedback piles up for it. Its quest and
+        tutorial records stay in ``rule_data``.
+        """
+        state = self.state
+        agent = state.agents.pop(agent_id)
+        drop_all(self.game, state, agent, state.areas[agent.area])
+        for npc in state.npcs.values():
+            if npc.engaged == agent_id:
+                npc.engaged = None
+                npc.stance_index = 0
+        state.feedback.pop(agent_id, None)
 
     def emit(self, kind: str, agent_id: str | None, /, **data: Any) -> None:
         self.events.append(Event(kind, agent_id, data))

@@ -57,7 +57,6 @@ from odyssey_env.env import (
 from odyssey_env.game import Game, load_game
 from odyssey_env.quests import main_quest
 from odyssey_env.rewards import check_weights
-from odyssey_env.world import drop_all
 
 try:
     from pettingzoo import ParallelEnv
@@ -254,7 +253,7 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
         if self.episode_end == "each":
             for a in live:
                 if terminations[a] and a in state.agents:
-                    _leave_world(engine, a)
+                    engine.remove_agent(a)
         return observations, rewards, terminations, truncations, infos
 
     def render(self) -> str | None:
@@ -289,7 +288,7 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
         if agent not in self.agents:
             raise ValueError(f"{agent!r} is not playing (live agents: {', '.join(self.agents) or 'none'})")
         self.agents = [a for a in self.agents if a != agent]
-        _leave_world(engine, agent)
+        engine.remove_agent(agent)
 
     def dependency_graph(self, **filters: bool) -> dict[str, Any]:
         """The episode's action-dependency graph so far, every agent's actions in one graph
@@ -421,26 +420,9 @@ def env(game: str | Game = "base", **kwargs: Any) -> OrderEnforcingWrapper:
     return _OrderEnforcing(OdysseyAECEnv(OdysseyParallelEnv(game, **kwargs)))
 
 
-# ---------------------------------------------------------------------- world membership
+# ---------------------------------------------------------------------- quest state
 def _quest_complete(engine: Engine, agent: str) -> bool:
     """Whether ``agent`` has completed every stage of the main quest (never, in a game without one)."""
     if engine.game.quest.main is None:
         return False
     return main_quest.progress(engine, agent)["done"]
-
-
-def _leave_world(engine: Engine, agent_id: str) -> None:
-    """Remove an agent's body: its belongings stay on the ground, its foes forget it, rules stop seeing it.
-
-    A finished or retired agent must not linger: step rules would keep hitting it and piling up
-    feedback no one reads.
-    """
-    state = engine.state
-    agent = state.agents.pop(agent_id)
-    area = state.areas[agent.area]
-    drop_all(engine.game, state, agent, area)
-    for npc in state.npcs.values():
-        if npc.engaged == agent_id:
-            npc.engaged = None
-            npc.stance_index = 0
-    state.feedback.pop(agent_id, None)
