@@ -199,3 +199,15 @@ def test_odyssey_run_agents_through_hydra_and_its_errors(tmp_path):
     assert bad.returncode != 0 and "uses a language model" in bad.stderr and "Traceback" not in bad.stderr
     bad = odyssey("run", "agents=[random]", "multiagent.episode_end=never", *SMALL, cwd=tmp_path)
     assert bad.returncode != 0 and "episode_end" in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_agents_without_the_multiagent_extra_is_one_line_naming_it(monkeypatch):
+    import importlib.util
+
+    from odyssey_eval.run import _check_launcher
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pettingzoo" else real(name, *a))
+    with pytest.raises(SystemExit, match=r'pip install "odyssey-gym\[multiagent\]"'):
+        _check_launcher(["agents=[oracle,random]"])
+    _check_launcher(["agents=null", "game=base"])  # no agents: nothing needed

@@ -119,13 +119,13 @@ def test_valid_actions_are_per_agent_and_sound_for_each_agent_in_a_shared_random
     par = parallel_env(game, agents=3, tutorial=True, supplies="per_agent")
     par.reset(seed=5)
     pick = random.Random(5)
-    for _ in range(150):
+    probe = Engine(game, 0, agents=tuple(par.possible_agents))
+    for _ in range(120):
         listed = {a: par.valid_actions(a) for a in par.agents}
         saved = par.engine.save_state()
         for a, va in listed.items():
             commands = [c for cs in va.values() for c in cs]
             for command in pick.sample(commands, min(3, len(commands))):
-                probe = Engine(game, 0, agents=tuple(par.possible_agents))
                 probe.load_state(saved)
                 rule, args = parse(probe.rules, command)
                 turn = Turn(probe, probe.state.agents[a])
