@@ -84,7 +84,10 @@ class ProvenanceTracker:
         if node["agent"] is None:  # a rule acting on one agent's behalf (death, an ambush...) names it
             agents = {e.agent for e in events if e.agent is not None}
             if len(agents) == 1:
-                node["agent"] = agents.pop()
+                node["agent"] = aid = agents.pop()
+                body = self.engine.state.agents.get(aid)
+                if body is not None and body.in_tutorial:
+                    node["tutorial"] = True
         nid = node["id"]
         touched = self._sync(nid)
         touched |= self._uses(nid, events)
@@ -303,7 +306,7 @@ class ProvenanceTracker:
 
     def to_dict(self) -> dict[str, Any]:
         """Everything needed to continue tracking after ``Engine.load_state`` (JSON-ready)."""
-        return {"format": FORMAT, "nodes": copy.deepcopy(self.nodes),
+        return {"format": FORMAT, "nodes": [dict(n) for n in self.nodes],  # flat dicts of scalars
                 "edges": [[s, d, o, how, u] for (s, d, o, how), u in self.edges.items()],
                 "tokens": [[*place, [list(t) for t in stack]] for place, stack in self.tokens.items()],
                 "types": dict(self.types)}
@@ -311,7 +314,7 @@ class ProvenanceTracker:
     def _load(self, data: Mapping[str, Any]) -> None:
         if data.get("format") != FORMAT:
             raise ValueError(f"unsupported provenance format {data.get('format')!r} (expected {FORMAT})")
-        self.nodes = copy.deepcopy(list(data["nodes"]))
+        self.nodes = [dict(n) for n in data["nodes"]]
         self.edges = {(s, d, o, how): u for s, d, o, how, u in data["edges"]}
         self.tokens = {(k, loc, h): [list(t) for t in stack] for k, loc, h, stack in data["tokens"]}
         self.types = dict(data["types"])
