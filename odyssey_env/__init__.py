@@ -9,7 +9,13 @@ Importing this package registers ``AgentOdyssey/<Game>-v0`` for every shipped ga
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step("wait")
 
-Nothing heavy is imported here: gymnasium is the only dependency of this package.
+Several agents in one world (PettingZoo, the ``multiagent`` extra)::
+
+    par = odyssey_env.parallel_env("remnant", agents=3)   # ParallelEnv
+    aec = odyssey_env.env("remnant", agents=["ada", "bo"])  # AECEnv
+
+Nothing heavy is imported here: gymnasium is the only dependency of this package, and PettingZoo
+is imported only when a multi-agent env is asked for.
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ from odyssey_env.game import Game, GameError, available_games, load_game
 from odyssey_env.schema import Problem
 
 __version__ = "0.1.0"
-__all__ = ["Game", "GameError", "OdysseyEnv", "available_games", "env_id", "load_game", "register_game"]
+__all__ = ["Game", "GameError", "OdysseyEnv", "available_games", "env", "env_id", "load_game", "parallel_env",
+           "register_game"]
 
 
 def env_id(game_name: str) -> str:
@@ -55,10 +62,19 @@ def register_game(game: str | Path, *, name: str | None = None, trust: bool = Fa
 
 
 def __getattr__(name: str):
-    if name == "OdysseyEnv":  # lazy: keeps `import odyssey_env` cheap
+    # lazy: keeps `import odyssey_env` cheap, and PettingZoo optional
+    if name == "OdysseyEnv":
         from odyssey_env.env import OdysseyEnv
 
         return OdysseyEnv
+    if name == "env":  # the module odyssey_env.env, which is callable: odyssey_env.env(...) is the AEC env
+        import odyssey_env.env as face
+
+        return face
+    if name == "parallel_env":
+        from odyssey_env.multiagent import parallel_env
+
+        return parallel_env
     raise AttributeError(name)
 
 

@@ -19,9 +19,11 @@ from odyssey_env.observation import render
 from odyssey_env.parsing import parse
 from odyssey_env.rewards import RewardBreakdown, breakdown
 from odyssey_env.state import Agent, Area, WorldState
+from odyssey_env.world import drop_all
 
 if TYPE_CHECKING:
     from odyssey_env.game import Game
+    from odyssey_env.provenance import ProvenanceTracker
 
 STATE_FORMAT = 1
 
@@ -97,7 +99,9 @@ class Engine:
         self.seed = seed
         self.options: dict[str, Any] = dict(options or {})
         self.rng = random.Random(f"odyssey:{seed}:play")
-        self.state: WorldState = worldgen.generate(game, random.Random(f"odyssey:{seed}:world"), agents)
+        supply = len(agents) if self.options.get("supplies") == "per_agent" else 1
+        self.state: WorldState = worldgen.generate(game, random.Random(f"odyssey:{seed}:world"), agents,
+                                                   supply=supply)
         self.events: list[Event] = []
         self.kinds: set[str] = set()  # kinds of this step's events, so rules can skip what did not happen
         self.state.feedback = {a: [] for a in agents}
@@ -108,6 +112,10 @@ class Engine:
                 self.state.feedback[a].append(intro)
         for rule in self.rules.steps:
             rule.start(self)
+        #: The object-provenance tracker (``options["provenance"]``); None, and never consulted, when off.
+        self.provenance: ProvenanceTracker | None = None
+        if self.options.get("provenance"):
+            self.track_provenance()
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions: Mapping[str, Any]) -> dict[str, Outcome]:
@@ -147,6 +155,22 @@ class Engine:
 
     def say(self, agent_id: str, text: str) -> None:
         self.state.feedback[agent_id].append(text)
+
+    def remove_agent(self, agent_id: str) -> None:
+        """Take an agent's body out of the world between steps (a finished or retired player).
+
+        What it holds and wears stays on the ground where it stood and the enemies fighting it let go;
+        rules no longer see it, so it is not hit, and no feedback piles up for it. Its quest and
+        tutorial records stay in ``rule_data``.
+        """
+        state = self.state
+        agent = state.agents.pop(agent_id)
+        drop_all(self.game, state, agent, state.areas[agent.area])
+        for npc in state.npcs.values():
+            if npc.engaged == agent_id:
+                npc.engaged = None
+                npc.stance_index = 0
+        state.feedback.pop(agent_id, None)
 
     def emit(self, kind: str, agent_id: str | None, /, **data: Any) -> None:
         self.events.append(Event(kind, agent_id, data))
@@ -194,6 +218,7 @@ class Engine:
             "options": dict(self.options),
             "rng": [version, list(internal), gauss],
             "world": self.state.to_dict(),
+            **({"provenance": self.provenance.to_dict()} if self.provenance is not None else {}),
         }
 
     def load_state(self, data: Mapping[str, Any]) -> None:
@@ -209,6 +234,16 @@ class Engine:
         self.state = state
         self.events = []
         self.kinds = set()
+        self.rules, self.provenance = self.game.rules, None
+        if self.options.get("provenance"):
+            self.track_provenance(data.get("provenance"))
+
+    def track_provenance(self, saved: Mapping[str, Any] | None = None) -> None:
+        """Start tracking object provenance now (what exists now is "the world"), or continue ``saved``."""
+        from odyssey_env.provenance import ProvenanceTracker
+
+        self.options["provenance"] = True
+        self.provenance = ProvenanceTracker(self, saved)
 
 
 _EPOCH = datetime.datetime(1, 1, 1)

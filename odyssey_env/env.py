@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import string
+import sys
+import types
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, SupportsFloat
 
@@ -103,6 +105,8 @@ class OdysseyEnv(gym.Env[str, str]):
     * ``tutorial``: start in the tutorial room (games that have one).
     * ``expansion``: let online expansion add places once the world is explored (games that have it).
     * ``reward_weights``: weights of the reward components for the scalar reward.
+    * ``provenance``: track which action produced and which consumed each object (``dependency_graph()``;
+      see ``odyssey_env.provenance``). Off by default, and free when off.
     * ``render_mode``: ``"ansi"`` (returns the text) or ``"human"`` (prints it).
     """
 
@@ -118,6 +122,7 @@ class OdysseyEnv(gym.Env[str, str]):
         reward_weights: Mapping[str, float] | None = None,
         render_mode: str | None = None,
         trust: bool = False,
+        provenance: bool = False,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
@@ -126,11 +131,12 @@ class OdysseyEnv(gym.Env[str, str]):
                         "trust": trust or isinstance(game, Game),  # a loaded Game's rules have already run
                         "valid_actions": valid_actions, "tutorial": tutorial, "expansion": expansion,
                         "reward_weights": dict(reward_weights) if reward_weights else None,
-                        "render_mode": render_mode}
+                        "render_mode": render_mode, "provenance": provenance}
         self.render_mode = render_mode
         self.with_valid_actions = valid_actions
         self.tutorial = tutorial
         self.expansion = expansion
+        self.provenance = provenance
         self.reward_weights = check_weights(reward_weights or {"quest": 1.0})
         self.observation_space = ObservationText(MAX_OBSERVATION_LENGTH, min_length=1, charset=CHARSET)
         self.action_space = spaces.Text(MAX_ACTION_LENGTH, min_length=1, charset=CHARSET)
@@ -149,8 +155,10 @@ class OdysseyEnv(gym.Env[str, str]):
             self.with_valid_actions = bool(options["valid_actions"])
         episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
         tutorial = bool(options.get("tutorial", self.tutorial))
-        self.engine = Engine(self.game, episode_seed, agents=(PLAYER,),
-                             options={"tutorial": tutorial, "expansion": self.expansion})
+        engine_options = {"tutorial": tutorial, "expansion": self.expansion}
+        if self.provenance:
+            engine_options["provenance"] = True
+        self.engine = Engine(self.game, episode_seed, agents=(PLAYER,), options=engine_options)
         obs = self._observe()
         return obs, self._info(None)
 
@@ -179,6 +187,11 @@ class OdysseyEnv(gym.Env[str, str]):
         """Usage line of every verb this game has, e.g. ``store <amount> <object_name> <container_name>``."""
         return [rule.usage() for rule in self.game.rules.actions.values()]
 
+    def dependency_graph(self, **filters: bool) -> dict[str, Any]:
+        """The episode's action-dependency graph so far (``provenance=True``); see
+        ``odyssey_env.provenance.ProvenanceTracker.graph`` for the format and filters."""
+        return dependency_graph(self._engine(), **filters)
+
     def save_state(self) -> dict[str, Any]:
         """The full episode state as JSON-ready data; ``load_state`` continues it exactly."""
         data = self._engine().save_state()
@@ -201,35 +214,12 @@ class OdysseyEnv(gym.Env[str, str]):
         return self.engine
 
     def _observe(self) -> str:
-        text = self.engine.observe(PLAYER)
-        if len(text) > MAX_OBSERVATION_LENGTH:
-            text = text[: MAX_OBSERVATION_LENGTH - len(_TRUNCATED)] + _TRUNCATED
+        text = observation_text(self.engine, PLAYER)
         self._last_obs = text
         return text
 
     def _info(self, outcome: Outcome | None) -> dict[str, Any]:
-        engine = self.engine
-        state = engine.state
-        agent = state.agents[PLAYER]
-        info: dict[str, Any] = {
-            "step": state.step,
-            "time": engine.clock(),
-            "area": agent.area,
-            "invalid_action": bool(outcome and outcome.invalid),
-            "action_failed": bool(outcome and outcome.failed),
-            "reward_breakdown": outcome.reward.to_dict() if outcome else _ZERO.copy(),
-            "events": [{"kind": e.kind, **e.data} for e in outcome.events] if outcome else [],
-            "in_tutorial": agent.in_tutorial,
-        }
-        if self.game.quest.main is not None:
-            info["quest"] = main_quest.progress(engine, PLAYER)
-        if self.game.quest.side_quests.enabled:
-            info["side_quests"] = side_quests.progress(engine, PLAYER)
-        if agent.in_tutorial:
-            info["tutorial"] = tutorial.progress(engine, PLAYER)
-        if self.with_valid_actions:
-            info["valid_actions"] = engine.valid_actions(PLAYER)
-        return info
+        return agent_info(self.engine, PLAYER, outcome, valid_actions=self.with_valid_actions)
 
     def __getstate__(self) -> dict[str, Any]:
         # reset(options=...) may have switched valid actions on or off since construction: keep that.
@@ -247,5 +237,63 @@ class OdysseyEnv(gym.Env[str, str]):
 _ZERO = dict.fromkeys(COMPONENTS, 0)
 
 
+def dependency_graph(engine: Engine, **filters: bool) -> dict[str, Any]:
+    """The engine's dependency graph, or a clear error when the episode is not tracked (shared by both faces)."""
+    if engine.provenance is None:
+        raise ValueError("this env does not track provenance: create it with provenance=True")
+    return engine.provenance.graph(**filters)
+
+
+def observation_text(engine: Engine, agent_id: str) -> str:
+    """The observation of one agent, cut to ``MAX_OBSERVATION_LENGTH`` (shared by both faces)."""
+    text = engine.observe(agent_id)
+    if len(text) > MAX_OBSERVATION_LENGTH:
+        text = text[: MAX_OBSERVATION_LENGTH - len(_TRUNCATED)] + _TRUNCATED
+    return text
+
+
+def agent_info(engine: Engine, agent_id: str, outcome: Outcome | None, *,
+               valid_actions: bool = False) -> dict[str, Any]:
+    """The ``info`` dict of one agent after a reset (``outcome`` None) or a step (shared by both faces)."""
+    state = engine.state
+    agent = state.agents[agent_id]
+    quest = engine.game.quest
+    info: dict[str, Any] = {
+        "step": state.step,
+        "time": engine.clock(),
+        "area": agent.area,
+        "invalid_action": bool(outcome and outcome.invalid),
+        "action_failed": bool(outcome and outcome.failed),
+        "reward_breakdown": outcome.reward.to_dict() if outcome else _ZERO.copy(),
+        "events": [{"kind": e.kind, **e.data} for e in outcome.events] if outcome else [],
+        "in_tutorial": agent.in_tutorial,
+    }
+    if quest.main is not None:
+        info["quest"] = main_quest.progress(engine, agent_id)
+    if quest.side_quests.enabled:
+        info["side_quests"] = side_quests.progress(engine, agent_id)
+    if agent.in_tutorial:
+        info["tutorial"] = tutorial.progress(engine, agent_id)
+    if valid_actions:
+        info["valid_actions"] = engine.valid_actions(agent_id)
+    return info
+
+
 def _is_shipped(game: Game) -> bool:
     return game.path.parent == GAMES_DIR
+
+
+class _FaceModule(types.ModuleType):
+    """``odyssey_env.env(...)`` is PettingZoo's AEC constructor, and ``odyssey_env.env`` is also this module.
+
+    Python binds a submodule to its package attribute once it is imported, which would hide the
+    function of the same name; a callable module keeps both meanings (``gym.make`` imports this module).
+    """
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        from odyssey_env.multiagent import env as aec_env
+
+        return aec_env(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _FaceModule

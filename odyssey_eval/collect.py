@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from odyssey_eval.metrics import compute_metrics, cumulative_rewards
 from odyssey_eval.qa.ask import answered
-from odyssey_eval.rundir import CELL, RESULTS, RunDir, RunDirError
+from odyssey_eval.rundir import CELL, DEPENDENCY_GRAPH, RESULTS, RunDir, RunDirError
 from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
 
 if TYPE_CHECKING:
@@ -34,6 +34,14 @@ class Run:
     token_curve: list[int]
     qa: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: the run directory of the cell (a multi-agent cell's for each of its agents)
+    cell_path: Path | None = None
+
+    @property
+    def dependency_graph(self) -> Path | None:
+        """The cell's saved action-dependency graph, if it tracked one."""
+        p = (self.cell_path or self.path) / DEPENDENCY_GRAPH
+        return p if p.is_file() else None
 
     @property
     def game(self) -> str:
@@ -51,6 +59,9 @@ class Run:
             text += f" / {llm_part}"
         if self.results.get("tag"):
             text += f" [{self.results['tag']}]"
+        team = (self.results.get("multiagent") or {}).get("agents")
+        if team:  # one agent of a multi-agent cell: kept apart from the same agent playing alone
+            text += f" in {','.join(team)}"
         return text
 
     def qa_accuracy(self, kind: str, phase: str) -> float | None:
@@ -75,15 +86,28 @@ def find_run_dirs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
     return sorted(finished), sorted(unfinished)
 
 
-def _load_game(rd: RunDir, results: dict[str, Any]) -> Game:
+def _load_game(cell: dict[str, Any], results: dict[str, Any]) -> Game:
     from odyssey_env.game import load_game
 
-    game_cfg = rd.cell().get("game", {})
+    game_cfg = cell.get("game", {})
     return load_game(game_cfg.get("path") or game_cfg.get("name") or results["game"])
 
 
-def load_run(path: Path) -> Run:
-    """Read one finished run directory and recompute its metrics from the trajectory."""
+def load_cell(path: Path) -> list[Run]:
+    """The runs of one finished cell: itself, or each agent of a multi-agent cell."""
+    rd = RunDir(path)
+    results = rd.results()
+    if "agents" in results and "multiagent" in results:
+        from odyssey_eval.multirunner import AGENTS_DIR
+
+        cell = rd.cell()
+        return [load_run(path / AGENTS_DIR / aid, cell=cell, cell_path=path) for aid in results["agents"]]
+    return [load_run(path)]
+
+
+def load_run(path: Path, *, cell: dict[str, Any] | None = None, cell_path: Path | None = None) -> Run:
+    """Read one finished run directory and recompute its metrics from the trajectory (an agent's folder
+    of a multi-agent cell takes the cell's ``cell``)."""
     from odyssey_env.game import GameError
 
     rd = RunDir(path)
@@ -94,7 +118,7 @@ def load_run(path: Path) -> Run:
         raise RunDirError(str(exc)) from None
     warnings = []
     try:
-        game = _load_game(rd, results)
+        game = _load_game(cell if cell is not None else rd.cell(), results)
     except GameError as exc:  # a generated game's folder moved or was removed: the stored metrics, said so
         metrics = results["metrics"]
         warnings.append(f"game {results['game']!r} could not be loaded ({exc}); using stored metrics")
@@ -108,10 +132,10 @@ def load_run(path: Path) -> Run:
     for s in traj.play:
         total += sum(s.get("tokens", (0, 0)))
         tokens.append(total)
-    return Run(path, results, metrics, main, sup, tokens, rd.qa_rounds(), warnings)
+    return Run(path, results, metrics, main, sup, tokens, rd.qa_rounds(), warnings, cell_path or path)
 
 
 def load_runs(paths: Iterable[str | Path]) -> tuple[list[Run], list[Path]]:
     """Load every finished run under ``paths``; also return the unfinished run directories found."""
     finished, unfinished = find_run_dirs(paths)
-    return [load_run(p) for p in finished], unfinished
+    return [run for p in finished for run in load_cell(p)], unfinished

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_eval.collect import Run, load_runs
+from odyssey_eval.depgraph import TOGGLE_SCRIPT, arc_diagram_html, filter_graph, load_graph
 from odyssey_eval.metrics import WINDOW, normalized_combined
 from odyssey_eval.plots import PANELS, TITLES, figure_png, plotting_available
 from odyssey_eval.qa.contamination import DEFAULT_MARGIN, contamination_report
@@ -190,6 +191,7 @@ def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (),
             cells.append("FLAGGED" if v["flagged"] else "no")
             parts.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
         parts.append("</tbody></table>")
+    parts.extend(_graph_sections(runs))
     warnings = [(r.path, w) for r in runs for w in r.warnings]
     if warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(
@@ -199,6 +201,31 @@ def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (),
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
+
+
+def _graph_sections(runs: Sequence[Run]) -> list[str]:
+    """One arc diagram per cell that saved an action-dependency graph (once for a multi-agent cell)."""
+    cells: dict[Path, Run] = {}
+    for r in sorted(runs, key=lambda r: (r.game, r.label, r.results["seed"])):
+        if r.dependency_graph is not None:
+            cells.setdefault(r.dependency_graph, r)
+    if not cells:
+        return []
+    parts = ["<h2>Action-dependency graphs</h2><p class='note'>From <code>dependency_graph.json</code> "
+             "(<code>eval.dependency_graph=true</code>): edges from the generated world and from the tutorial "
+             "are left out. <code>python -m odyssey_eval.depgraph RUN_DIR</code> renders one with other "
+             "filters.</p>"]
+    for i, (graph_path, r) in enumerate(cells.items()):
+        team = (r.results.get("multiagent") or {}).get("agents")
+        title = f"{r.game} / {','.join(team) if team else r.label} / seed {r.results['seed']}"
+        try:
+            graph = filter_graph(load_graph(graph_path))
+        except ValueError as exc:
+            parts.append(f"<h3>{html.escape(title)}</h3><p class='warn'>{html.escape(str(exc))}</p>")
+            continue
+        parts.append(f"<h3>{html.escape(title)}</h3>" + arc_diagram_html(graph, f"depgraph{i}"))
+    parts.append(TOGGLE_SCRIPT)
+    return parts
 
 
 def _default_html(paths: Sequence[str]) -> Path:

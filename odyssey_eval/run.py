@@ -2,6 +2,7 @@
 
     odyssey run game=base agent=random seed=0
     odyssey run -m agent=random,oracle game=base,remnant,mark seed=0,1,2 launcher=joblib
+    odyssey run agents=[oracle,random,long_context] llm=scripted game=base   # one shared world
 
 Config groups live in ``odyssey_eval/conf/`` (game, agent, llm, eval, launcher). Every cell writes its own run
 directory (see :mod:`odyssey_eval.rundir`); rerunning a command skips finished cells and resumes
@@ -43,6 +44,8 @@ def _require(module: str, extra: str, what: str) -> None:
 def _check_launcher(argv: Sequence[str]) -> None:
     for arg in argv:
         name, _, value = arg.partition("=")
+        if name.lstrip("+~") == "agents" and value not in ("", "null"):
+            _require("pettingzoo", "multiagent", "agents=[...] (several agents in one world)")
         if name.lstrip("+~") in ("launcher", "hydra/launcher") and value in LAUNCHER_PLUGINS:
             module, extra = LAUNCHER_PLUGINS[value]
             _require(module, extra, f"launcher={value}")
@@ -56,7 +59,15 @@ def task(cfg: Any) -> dict[str, Any]:
 
     plain = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
     plain.pop("hydra", None)
-    outcome = run_cell(plain, config_yaml=OmegaConf.to_yaml(cfg, resolve=True))
+    if plain.get("agents"):  # several agents in one world
+        from odyssey_eval.multirunner import run_multi_cell
+
+        plain.pop("agent", None)
+        outcome = run_multi_cell(plain, config_yaml=OmegaConf.to_yaml(cfg, resolve=True))
+    else:
+        plain.pop("agents", None)
+        plain.pop("multiagent", None)
+        outcome = run_cell(plain, config_yaml=OmegaConf.to_yaml(cfg, resolve=True))
     return {"path": str(outcome.path), "status": outcome.status,
             "main_reward": outcome.results.get("main_reward"),
             "supplementary_reward": outcome.results.get("supplementary_reward")}

@@ -9,6 +9,7 @@ Layout of a run directory::
     qa_questions.json    the World-Knowledge questions of this cell (generated once, before play)
     checkpoints/         step_<N>/{env.json, runner.json, agent/}; LATEST names the newest complete one
     results.json         written last: its presence means the cell is finished
+    dependency_graph.json the action-dependency graph (with eval.dependency_graph=true)
 
 The path is a pure function of the cell, so rerunning a sweep finds its own directories: finished
 cells are skipped, unfinished ones resume from their newest checkpoint (the trajectory and QA
@@ -35,6 +36,7 @@ TRAJECTORY = "trajectory.jsonl"
 QA = "qa.jsonl"
 QA_QUESTIONS = "qa_questions.json"
 RESULTS = "results.json"
+DEPENDENCY_GRAPH = "dependency_graph.json"
 CHECKPOINTS = "checkpoints"
 LATEST = "LATEST"
 
@@ -206,6 +208,16 @@ class RunDir:
 
     def write_questions(self, data: Any) -> None:
         _write_json(self.qa_questions, data)
+
+    def write_dependency_graph(self, graph: Mapping[str, Any]) -> None:
+        _write_json(self.path / DEPENDENCY_GRAPH, dict(graph))
+
+    def dependency_graph(self) -> dict[str, Any] | None:
+        """The saved action-dependency graph, or None when the run did not track one."""
+        try:
+            return _read_json(self.path / DEPENDENCY_GRAPH)
+        except FileNotFoundError:
+            return None
 
     # ------------------------------------------------------------ checkpoints
     def latest_checkpoint(self) -> Checkpoint | None:

@@ -36,7 +36,7 @@ from odyssey_eval.qa.ask import ask_questions
 from odyssey_eval.qa.episodic import episodic_questions
 from odyssey_eval.qa.questions import Question
 from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
-from odyssey_eval.rundir import RunDir, RunDirError, cell_key, run_path
+from odyssey_eval.rundir import DEPENDENCY_GRAPH, RunDir, RunDirError, cell_key, run_path
 from odyssey_eval.trajectory import (
     JsonlWriter,
     Trajectory,
@@ -75,7 +75,7 @@ _DEFAULT_EVAL: dict[str, Any] = {
     "output_dir": "runs", "checkpoint_every": 25, "checkpoint_min_seconds": 5.0, "checkpoint_max_seconds": 60.0,
     "keep_checkpoints": 2,
     "overwrite": False,
-    "progress": "auto", "tag": "", "max_tutorial_steps": 1000,
+    "progress": "auto", "tag": "", "max_tutorial_steps": 1000, "dependency_graph": False,
     "qa": {"enabled": True, "every": 0, "world_knowledge": 5, "episodic": 3, "choices": 4},
 }
 
@@ -129,7 +129,7 @@ class _Cell:
         self.game = load_game(game_cfg.get("path") or game_cfg["name"], trust=bool(game_cfg.get("trust")))
         self.agent: Agent = build_agent(cfg["agent"], cfg.get("llm"), seed=self.seed)
         self.env = OdysseyEnv(self.game, valid_actions=bool(self.agent.needs_valid_actions),
-                              tutorial=key["tutorial"])
+                              tutorial=key["tutorial"], provenance=bool(self.ev["dependency_graph"]))
         self.task = Task(self.game.name, self.game.title, tuple(self.env.verbs()), self.seed, self.max_steps)
         self.config_yaml = config_yaml
         interactive = bool(getattr(self.agent, "interactive", False))
@@ -333,6 +333,9 @@ class _Cell:
             "wall_time": round(self.elapsed + time.perf_counter() - self._t0, 3),
             "versions": {"odyssey_env": odyssey_env_version, "python": platform.python_version()},
         }
+        if self.env.engine.provenance is not None:  # decided when the run started (it is in the saved state)
+            self.rd.write_dependency_graph(self.env.dependency_graph())
+            results["dependency_graph"] = DEPENDENCY_GRAPH
         self.rd.write_results(results)
         self.log(f"done ({end}, {metrics['play_steps']} play steps, main {metrics['main_reward']}, "
                  f"sup {metrics['supplementary_reward']}): {self.rd.path}")
