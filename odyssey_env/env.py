@@ -10,17 +10,20 @@ import gymnasium as gym
 from gymnasium import spaces
 from gymnasium.vector.utils import read_from_shared_memory
 
-from odyssey_env.engine import Engine, Outcome
+from odyssey_env.engine import Engine, Event, Outcome
 from odyssey_env.game import GAMES_DIR, TEXT_CHARS, Game, load_game
 from odyssey_env.quests import main_quest, side_quests, tutorial
 from odyssey_env.rewards import COMPONENTS, check_weights
 
-__all__ = ["CHARSET", "MAX_ACTION_LENGTH", "MAX_OBSERVATION_LENGTH", "OdysseyEnv"]
+__all__ = ["CHARSET", "MAX_ACTION_LENGTH", "MAX_INFO_TEXT", "MAX_OBSERVATION_LENGTH", "OdysseyEnv"]
 
 #: Every character an observation may contain or a command may use: the engine's TEXT_CHARS, in a fixed order.
 CHARSET: str = "".join(c for c in string.printable if c in TEXT_CHARS)
 MAX_OBSERVATION_LENGTH = 16384
 MAX_ACTION_LENGTH = 512
+#: Longest text an event in ``info["events"]`` carries (longer ones end in "..."): whatever an agent
+#: sends or a game's rules write, a step's info stays small.
+MAX_INFO_TEXT = MAX_ACTION_LENGTH
 _TRUNCATED = "\n[observation truncated]"
 PLAYER = "player"
 
@@ -81,7 +84,10 @@ class OdysseyEnv(gym.Env[str, str]):
     ## Action Space
     ``Text``: one command. Unknown verbs, wrong argument counts and malformed amounts are *invalid
     actions* (``info["invalid_action"]``); the turn then passes as a wait. Commands the state does not
-    allow get corrective feedback (``info["action_failed"]``).
+    allow get corrective feedback (``info["action_failed"]``). Any action, text or not and of any size,
+    is checked before the state changes (a non-text action is an invalid action too), and a text in
+    ``info["events"]`` is cut at ``MAX_INFO_TEXT`` characters. For a ``Discrete`` action space over
+    the valid commands, wrap the env in :class:`odyssey_env.wrappers.ValidActions`.
 
     ## Observation Space
     ``Text``: the first-person report of paper appendix A5.2 (time, place, what happened, what I hold,
@@ -218,7 +224,7 @@ class OdysseyEnv(gym.Env[str, str]):
             "invalid_action": bool(outcome and outcome.invalid),
             "action_failed": bool(outcome and outcome.failed),
             "reward_breakdown": outcome.reward.to_dict() if outcome else _ZERO.copy(),
-            "events": [{"kind": e.kind, **e.data} for e in outcome.events] if outcome else [],
+            "events": [_event(e) for e in outcome.events] if outcome else [],
             "in_tutorial": agent.in_tutorial,
         }
         if self.game.quest.main is not None:
@@ -245,6 +251,15 @@ class OdysseyEnv(gym.Env[str, str]):
 
 
 _ZERO = dict.fromkeys(COMPONENTS, 0)
+
+
+def _event(event: Event) -> dict[str, Any]:
+    out: dict[str, Any] = {"kind": event.kind}
+    for key, value in event.data.items():
+        if isinstance(value, str) and len(value) > MAX_INFO_TEXT:
+            value = value[: MAX_INFO_TEXT - 3] + "..."
+        out[key] = value
+    return out
 
 
 def _is_shipped(game: Game) -> bool:
