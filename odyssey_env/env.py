@@ -145,14 +145,25 @@ class OdysseyEnv(gym.Env[str, str]):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
-        """Start an episode. ``options``: ``tutorial`` (bool), ``valid_actions`` (bool)."""
-        super().reset(seed=seed)
+        """Start an episode. ``options``: ``tutorial`` (bool), ``valid_actions`` (bool), ``state``.
+
+        ``options={"state": saved}`` continues a state from :meth:`save_state` instead of starting
+        anew: the form that works through any stack of wrappers (``gym.make``'s, ``TimeLimit``,
+        vector envs), which, in gymnasium 1.x, do not forward ``load_state``.
+        """
         options = dict(options or {})
-        unknown = set(options) - {"tutorial", "valid_actions"}
+        unknown = set(options) - {"tutorial", "valid_actions", "state"}
         if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: tutorial, valid_actions")
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: tutorial, valid_actions, state")
+        if "state" in options and (seed is not None or "tutorial" in options):
+            raise ValueError("reset(options={'state': ...}) continues a saved episode, which has its own seed "
+                             "and tutorial setting: pass neither seed= nor the tutorial option with it")
+        super().reset(seed=seed)
         if "valid_actions" in options:
             self.with_valid_actions = bool(options["valid_actions"])
+        if "state" in options:
+            obs = self.load_state(options["state"])
+            return obs, self._info(None)
         episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
         tutorial = bool(options.get("tutorial", self.tutorial))
         self.engine = Engine(self.game, episode_seed, agents=(PLAYER,),
@@ -186,13 +197,21 @@ class OdysseyEnv(gym.Env[str, str]):
         return [rule.usage() for rule in self.game.rules.actions.values()]
 
     def save_state(self) -> dict[str, Any]:
-        """The full episode state as JSON-ready data; ``load_state`` continues it exactly."""
+        """The full episode state as JSON-ready data; ``load_state`` continues it exactly.
+
+        Through ``gym.make``'s wrappers: ``env.unwrapped.save_state()`` (or
+        ``env.get_wrapper_attr("save_state")()``), and ``env.reset(options={"state": data})`` to load.
+        """
         data = self._engine().save_state()
         data["np_random"] = self.np_random.bit_generator.state  # a fresh dict of str and int: JSON-ready
         return data
 
     def load_state(self, data: Mapping[str, Any]) -> str:
-        """Restore a saved state (into this env, which may be fresh) and return the current observation."""
+        """Restore a saved state (into this env, which may be fresh) and return the current observation.
+
+        On an env from ``gym.make`` use ``env.reset(options={"state": data})`` instead: Gymnasium's
+        wrappers (order enforcing, the env checker) only let ``step`` through after a ``reset`` they saw.
+        """
         if self.engine is None:
             self.reset(seed=int(data.get("seed", 0)))
         self.engine.load_state(data)
