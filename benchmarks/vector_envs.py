@@ -2,10 +2,11 @@
 
 For ``--num-envs`` N (default 2) it steps, in turn:
 
-* **single**: one env, the baseline every ratio divides by;
-* **sync**: ``gym.make_vec(..., vectorization_mode="sync")`` with N envs;
-* **async**: ``vectorization_mode="async"`` (observations through shared memory, the default);
-* **async, no shm**: ``vector_kwargs={"shared_memory": False}`` (observations pickled through the pipes).
+* **single**: one env (over the same seeds as the sub-envs), the baseline every ratio divides by;
+* **sync** / **async** / **async, no shm**: odyssey's vector env, what ``gym.make_vec(id, N)`` builds
+  (``asynchronous=True``; ``shared_memory=False`` pickles observations through the pipes);
+* **gym sync** / **gym async** / **gym async, no shm**: Gymnasium's own classes
+  (``vectorization_mode="sync"`` / ``"async"``), with this package's shared-memory text codec.
 
 and prints total env-steps per second and the ratio to the single env. Two workloads:
 
@@ -17,12 +18,15 @@ and prints total env-steps per second and the ratio to the single env. Two workl
 Targets (issue 14): async with 2 envs >= 1.5x one env's steps/s on 2 cores; sync costs <= 1.1x N
 single steps, i.e. a sync ratio >= 0.91. This machine is shared and noisy, so the configurations are
 interleaved round by round (``--rounds``) and each figure is the median over rounds, each ratio the
-median of the per-round ratios. Run it on an otherwise idle machine for figures worth quoting.
+median of the per-round ratios. Parallel speed-up needs idle cores: on a loaded machine async
+ratios say more about the other users than about the code. ``--cpus 0,1`` pins the run (and the
+workers it starts) to those cores, to measure "2 cores" on a bigger machine.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import time
@@ -32,7 +36,7 @@ import gymnasium as gym
 import numpy as np
 
 import odyssey_env
-from odyssey_env.wrappers import ValidActions
+from odyssey_env.wrappers import DEFAULT_MAX_ACTIONS, ValidActions
 
 TEXT_COMMANDS = ["wait", "defend", "pick up stick", "enter nowhere", "inspect coin", "wait"]
 
@@ -44,32 +48,41 @@ def _policy(workload: str, infos: Any, rng: np.random.Generator, num_envs: int, 
     return [TEXT_COMMANDS[(step + i) % len(TEXT_COMMANDS)] for i in range(num_envs)]
 
 
-def _single(game: str, workload: str, seconds: float) -> float:
-    env = gym.make(odyssey_env.env_id(game))
-    if workload == "valid":
-        env = ValidActions(env)
-    _, info = env.reset(seed=0)
-    rng = np.random.default_rng(0)
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        for _ in range(50):
-            if workload == "valid":
-                action = rng.choice(np.flatnonzero(info["action_mask"]))
-            else:
-                action = TEXT_COMMANDS[steps % len(TEXT_COMMANDS)]
-            _, _, terminated, truncated, info = env.step(action)
-            steps += 1
-            if terminated or truncated:
-                _, info = env.reset()
-    rate = steps / (time.perf_counter() - start)
-    env.close()
-    return rate
+def _single(game: str, workload: str, num_envs: int, seconds: float) -> float:
+    steps, elapsed = 0, 0.0
+    for seed in range(num_envs):  # the sub-envs' seeds, each for its share of the time
+        env = gym.make(odyssey_env.env_id(game))
+        if workload == "valid":
+            env = ValidActions(env)
+        _, info = env.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        start = time.perf_counter()
+        while time.perf_counter() - start < seconds / num_envs:
+            for _ in range(25):
+                if workload == "valid":
+                    action = rng.choice(np.flatnonzero(info["action_mask"]))
+                else:
+                    action = TEXT_COMMANDS[steps % len(TEXT_COMMANDS)]
+                _, _, terminated, truncated, info = env.step(action)
+                steps += 1
+                if terminated or truncated:
+                    _, info = env.reset()
+        elapsed += time.perf_counter() - start
+        env.close()
+    return steps / elapsed
 
 
-def _vector(game: str, workload: str, mode: str, num_envs: int, seconds: float, **vector_kwargs: Any) -> float:
-    wrappers = [ValidActions] if workload == "valid" else []
-    envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs, vectorization_mode=mode,
-                        vector_kwargs=vector_kwargs, wrappers=wrappers)
+def _vector(game: str, workload: str, num_envs: int, seconds: float, *, gymnasium: bool,
+            asynchronous: bool, shared_memory: bool = True) -> float:
+    if gymnasium:
+        envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs,
+                            vectorization_mode="async" if asynchronous else "sync",
+                            vector_kwargs={"shared_memory": shared_memory} if asynchronous else {},
+                            wrappers=[ValidActions] if workload == "valid" else [])
+    else:
+        envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs, asynchronous=asynchronous,
+                            shared_memory=shared_memory,
+                            max_actions=DEFAULT_MAX_ACTIONS if workload == "valid" else None)
     try:
         _, infos = envs.reset(seed=0)
         envs.step(_policy(workload, infos, np.random.default_rng(1), num_envs, 0))  # workers warm
@@ -85,10 +98,13 @@ def _vector(game: str, workload: str, mode: str, num_envs: int, seconds: float, 
 
 
 CONFIGS = {
-    "single": lambda g, w, n, s: _single(g, w, s),
-    "sync": lambda g, w, n, s: _vector(g, w, "sync", n, s),
-    "async": lambda g, w, n, s: _vector(g, w, "async", n, s),
-    "async, no shm": lambda g, w, n, s: _vector(g, w, "async", n, s, shared_memory=False),
+    "single": _single,
+    "sync": functools.partial(_vector, gymnasium=False, asynchronous=False),
+    "async": functools.partial(_vector, gymnasium=False, asynchronous=True),
+    "async, no shm": functools.partial(_vector, gymnasium=False, asynchronous=True, shared_memory=False),
+    "gym sync": functools.partial(_vector, gymnasium=True, asynchronous=False),
+    "gym async": functools.partial(_vector, gymnasium=True, asynchronous=True),
+    "gym async, no shm": functools.partial(_vector, gymnasium=True, asynchronous=True, shared_memory=False),
 }
 
 
@@ -99,25 +115,30 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--workloads", nargs="+", default=["valid", "text"], choices=["valid", "text"])
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--seconds", type=float, default=2.0, help="per measurement")
+    ap.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
+    ap.add_argument("--cpus", help="comma-separated CPU ids to run on (Linux), e.g. 0,1")
     args = ap.parse_args(argv)
-    print(f"game {args.game}, {args.num_envs} envs, {os.cpu_count()} CPUs, {args.rounds} rounds of "
+    if args.cpus:
+        os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})  # inherited by the async workers
+    configs = ["single", *(c for c in args.configs if c != "single")]
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    print(f"game {args.game}, {args.num_envs} envs, {cpus} CPUs, {args.rounds} rounds of "
           f"{args.seconds:.1f} s per configuration (medians; ratios are to the single env of the same round)")
     for workload in args.workloads:
-        rates: dict[str, list[float]] = {name: [] for name in CONFIGS}
-        ratios: dict[str, list[float]] = {name: [] for name in CONFIGS}
+        rates: dict[str, list[float]] = {name: [] for name in configs}
+        ratios: dict[str, list[float]] = {name: [] for name in configs}
         for _ in range(args.rounds):
-            single = CONFIGS["single"](args.game, workload, args.num_envs, args.seconds)
+            single = _single(args.game, workload, args.num_envs, args.seconds)
             rates["single"].append(single)
             ratios["single"].append(1.0)
-            for name, run in CONFIGS.items():
-                if name != "single":
-                    rate = run(args.game, workload, args.num_envs, args.seconds)
-                    rates[name].append(rate)
-                    ratios[name].append(rate / single)
+            for name in configs[1:]:
+                rate = CONFIGS[name](args.game, workload, args.num_envs, args.seconds)
+                rates[name].append(rate)
+                ratios[name].append(rate / single)
         print(f"\nworkload {workload!r}")
-        print(f"  {'configuration':16} {'env-steps/s':>12} {'ratio':>7}   per-round ratios")
-        for name in CONFIGS:
-            print(f"  {name:16} {statistics.median(rates[name]):12,.0f} {statistics.median(ratios[name]):7.2f}   "
+        print(f"  {'configuration':18} {'env-steps/s':>12} {'ratio':>7}   per-round ratios")
+        for name in configs:
+            print(f"  {name:18} {statistics.median(rates[name]):12,.0f} {statistics.median(ratios[name]):7.2f}   "
                   + " ".join(f"{r:.2f}" for r in ratios[name]))
 
 
