@@ -40,8 +40,8 @@ TEXT_CHARS = frozenset(string.printable) - frozenset("\t\r\x0b\x0c")
 # Bounds on game data (docs/game-format.md, "Limits"). Game folders come from people and from LLMs: an
 # absurd number must be a GameError naming its field at load time, never a hang, a MemoryError or a
 # ZeroDivisionError an hour into a run. The bounds are far above anything a playable game needs.
-MAX_FILE_BYTES = 8 * 2**20
-LIMITS = schema.Limits(max_number=1e9, max_items=10_000, max_text=20_000, max_depth=64)
+MAX_FILE_BYTES = 4 * 2**20
+LIMITS = schema.Limits(max_number=1e9, max_items=2_000, max_text=20_000, max_depth=64)
 MAX_STAT = 1_000_000  # hp, attack, defense, value, size, capacity, coins, experience, amounts of stackables
 MAX_LEVEL = 1_000
 MAX_INSTANCES = 100  # individually named objects (containers, writables) in one placement
