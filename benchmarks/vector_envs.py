@@ -15,6 +15,10 @@ and prints total env-steps per second and the ratio to the single env. Two workl
 * ``text``: plain text commands from a fixed cycle, valid actions never computed (the cheapest steps,
   where vector overhead shows most).
 
+``--info-keys invalid_action`` (any subset of ``odyssey_env.env.INFO_KEYS``) measures envs that report
+only what an RL loop reads: Gymnasium's vector envs merge infos leaf by leaf, so a full odyssey info
+(about 25 leaves with ``ValidActions``) costs a sync vector env a good part of a step.
+
 Targets (issue 14): async with 2 envs >= 1.5x one env's steps/s on 2 cores; sync costs <= 1.1x N
 single steps, i.e. a sync ratio >= 0.91. This machine is shared and noisy, so the configurations are
 interleaved round by round (``--rounds``) and each figure is the median over rounds, each ratio the
@@ -48,10 +52,13 @@ def _policy(workload: str, infos: Any, rng: np.random.Generator, num_envs: int, 
     return [TEXT_COMMANDS[(step + i) % len(TEXT_COMMANDS)] for i in range(num_envs)]
 
 
+ENV_KWARGS: dict[str, Any] = {}  # --info-keys
+
+
 def _single(game: str, workload: str, num_envs: int, seconds: float) -> float:
     steps, elapsed = 0, 0.0
     for seed in range(num_envs):  # the sub-envs' seeds, each for its share of the time
-        env = gym.make(odyssey_env.env_id(game))
+        env = gym.make(odyssey_env.env_id(game), **ENV_KWARGS)
         if workload == "valid":
             env = ValidActions(env)
         _, info = env.reset(seed=seed)
@@ -78,11 +85,11 @@ def _vector(game: str, workload: str, num_envs: int, seconds: float, *, gymnasiu
         envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs,
                             vectorization_mode="async" if asynchronous else "sync",
                             vector_kwargs={"shared_memory": shared_memory} if asynchronous else {},
-                            wrappers=[ValidActions] if workload == "valid" else [])
+                            wrappers=[ValidActions] if workload == "valid" else [], **ENV_KWARGS)
     else:
         envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs, asynchronous=asynchronous,
                             shared_memory=shared_memory,
-                            max_actions=DEFAULT_MAX_ACTIONS if workload == "valid" else None)
+                            max_actions=DEFAULT_MAX_ACTIONS if workload == "valid" else None, **ENV_KWARGS)
     try:
         _, infos = envs.reset(seed=0)
         envs.step(_policy(workload, infos, np.random.default_rng(1), num_envs, 0))  # workers warm
@@ -117,13 +124,18 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=2.0, help="per measurement")
     ap.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     ap.add_argument("--cpus", help="comma-separated CPU ids to run on (Linux), e.g. 0,1")
+    ap.add_argument("--info-keys", nargs="*", metavar="KEY",
+                    help="OdysseyEnv(info_keys=...) for every env (default: the full info); e.g. invalid_action")
     args = ap.parse_args(argv)
+    if args.info_keys is not None:
+        ENV_KWARGS["info_keys"] = args.info_keys
     if args.cpus:
         os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})  # inherited by the async workers
     configs = ["single", *(c for c in args.configs if c != "single")]
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"game {args.game}, {args.num_envs} envs, {cpus} CPUs, {args.rounds} rounds of "
-          f"{args.seconds:.1f} s per configuration (medians; ratios are to the single env of the same round)")
+          f"{args.seconds:.1f} s per configuration (medians; ratios are to the single env of the same round); "
+          f"info keys: {'all' if args.info_keys is None else ', '.join(args.info_keys) or 'none'}")
     for workload in args.workloads:
         rates: dict[str, list[float]] = {name: [] for name in configs}
         ratios: dict[str, list[float]] = {name: [] for name in configs}

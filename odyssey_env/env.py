@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import string
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, SupportsFloat
 
 import gymnasium as gym
@@ -16,12 +16,16 @@ from odyssey_env.game import GAMES_DIR, TEXT_CHARS, Game, load_game
 from odyssey_env.quests import main_quest, side_quests, tutorial
 from odyssey_env.rewards import COMPONENTS, check_weights
 
-__all__ = ["CHARSET", "MAX_ACTION_LENGTH", "MAX_INFO_TEXT", "MAX_OBSERVATION_LENGTH", "OdysseyEnv"]
+__all__ = ["CHARSET", "INFO_KEYS", "MAX_ACTION_LENGTH", "MAX_INFO_TEXT", "MAX_OBSERVATION_LENGTH", "OdysseyEnv"]
 
 #: Every character an observation may contain or a command may use: the engine's TEXT_CHARS, in a fixed order.
 CHARSET: str = "".join(c for c in string.printable if c in TEXT_CHARS)
 MAX_OBSERVATION_LENGTH = 16384
 MAX_ACTION_LENGTH = 512
+#: Every key ``info`` may have besides ``valid_actions`` (``quest``, ``side_quests`` and ``tutorial`` only
+#: in games and phases that have them); ``info_keys=`` picks a subset.
+INFO_KEYS: tuple[str, ...] = ("step", "time", "area", "invalid_action", "action_failed", "reward_breakdown",
+                              "events", "in_tutorial", "quest", "side_quests", "tutorial")
 #: Longest text an event in ``info["events"]`` carries (longer ones end in "..."): whatever an agent
 #: sends or a game's rules write, a step's info stays small.
 MAX_INFO_TEXT = MAX_ACTION_LENGTH
@@ -145,6 +149,9 @@ class OdysseyEnv(gym.Env[str, str]):
     * ``expansion``: let online expansion add places once the world is explored (games that have it).
     * ``reward_weights``: weights of the reward components for the scalar reward.
     * ``render_mode``: ``"ansi"`` (returns the text) or ``"human"`` (prints it).
+    * ``info_keys``: report only these ``info`` keys (``INFO_KEYS``; default all). Each key costs a
+      little to compute and, in a vector env, one array and one mask per leaf to merge: RL code that
+      reads two keys can ask for two.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
@@ -159,15 +166,25 @@ class OdysseyEnv(gym.Env[str, str]):
         reward_weights: Mapping[str, float] | None = None,
         render_mode: str | None = None,
         trust: bool = False,
+        info_keys: Iterable[str] | None = None,
     ):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         self.game: Game = load_game(game, trust=trust)
+        if info_keys is not None:
+            info_keys = tuple(info_keys)
+            unknown = sorted(set(info_keys) - set(INFO_KEYS))
+            if unknown:
+                raise ValueError(f"unknown info key(s) {unknown}; known: {', '.join(INFO_KEYS)} "
+                                 "(valid actions come with valid_actions=True)")
+        #: The info keys to report (None: all). In INFO_KEYS order, so infos keep one shape.
+        self.info_keys: tuple[str, ...] | None = (
+            None if info_keys is None else tuple(k for k in INFO_KEYS if k in info_keys))
         self._kwargs = {"game": str(self.game.path) if not _is_shipped(self.game) else self.game.name,
                         "trust": trust or isinstance(game, Game),  # a loaded Game's rules have already run
                         "valid_actions": valid_actions, "tutorial": tutorial, "expansion": expansion,
                         "reward_weights": dict(reward_weights) if reward_weights else None,
-                        "render_mode": render_mode}
+                        "render_mode": render_mode, "info_keys": self.info_keys}
         self.render_mode = render_mode
         self.with_valid_actions = valid_actions
         self.tutorial = tutorial
@@ -271,6 +288,8 @@ class OdysseyEnv(gym.Env[str, str]):
         engine = self.engine
         state = engine.state
         agent = state.agents[PLAYER]
+        if self.info_keys is not None:
+            return self._some_info(outcome)
         info: dict[str, Any] = {
             "step": state.step,
             "time": engine.clock(),
@@ -287,6 +306,39 @@ class OdysseyEnv(gym.Env[str, str]):
             info["side_quests"] = side_quests.progress(engine, PLAYER)
         if agent.in_tutorial:
             info["tutorial"] = tutorial.progress(engine, PLAYER)
+        if self.with_valid_actions:
+            info["valid_actions"] = engine.valid_actions(PLAYER)
+        return info
+
+    def _some_info(self, outcome: Outcome | None) -> dict[str, Any]:
+        """The ``info_keys`` asked for, and only those computed (what RL code in vector envs needs)."""
+        engine = self.engine
+        agent = engine.state.agents[PLAYER]
+        quest = self.game.quest
+        info: dict[str, Any] = {}
+        for key in self.info_keys:
+            if key == "step":
+                info[key] = engine.state.step
+            elif key == "time":
+                info[key] = engine.clock()
+            elif key == "area":
+                info[key] = agent.area
+            elif key == "invalid_action":
+                info[key] = bool(outcome and outcome.invalid)
+            elif key == "action_failed":
+                info[key] = bool(outcome and outcome.failed)
+            elif key == "reward_breakdown":
+                info[key] = outcome.reward.to_dict() if outcome else _ZERO.copy()
+            elif key == "events":
+                info[key] = [_event(e) for e in outcome.events] if outcome else []
+            elif key == "in_tutorial":
+                info[key] = agent.in_tutorial
+            elif key == "quest" and quest.main is not None:
+                info[key] = main_quest.progress(engine, PLAYER)
+            elif key == "side_quests" and quest.side_quests.enabled:
+                info[key] = side_quests.progress(engine, PLAYER)
+            elif key == "tutorial" and agent.in_tutorial:
+                info[key] = tutorial.progress(engine, PLAYER)
         if self.with_valid_actions:
             info["valid_actions"] = engine.valid_actions(PLAYER)
         return info

@@ -182,4 +182,6 @@ def make_vector_env(num_envs: int = 1, *, asynchronous: bool = False, shared_mem
     make: Callable[[], gym.Env] = functools.partial(_sub_env, max_actions, max_episode_steps, env_kwargs)
     if asynchronous:
         return OdysseyAsyncVectorEnv([make] * num_envs, shared_memory=shared_memory, autoreset_mode=autoreset_mode)
-    return OdysseySyncVectorEnv([make] * num_envs, autoreset_mode=autoreset_mode)
+    # copy=False: a sync step's observations are a fresh tuple of immutable strings, nothing to protect
+    # by deep-copying it (async observations live in shared memory and are copied out).
+    return OdysseySyncVectorEnv([make] * num_envs, copy=False, autoreset_mode=autoreset_mode)

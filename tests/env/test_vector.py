@@ -157,3 +157,43 @@ def test_valid_actions_in_vector_envs_are_plain_lists_per_sub_env(asynchronous):
         assert list(infos["command"]) == [before[i][actions[i]] for i in range(2)]
     finally:
         envs.close()
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_observations_kept_from_an_earlier_step_stay_as_they_were(asynchronous):
+    envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, asynchronous=asynchronous)
+    try:
+        first, _ = envs.reset(seed=0)
+        kept = tuple(first)
+        second, *_ = envs.step(["wait", "jump"])
+        assert tuple(first) == kept and tuple(second) != kept and type(first) is tuple
+    finally:
+        envs.close()
+
+
+def test_info_keys_keep_vector_infos_small():
+    envs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=2, max_actions=32,
+                        info_keys=["invalid_action", "reward_breakdown"])
+    try:
+        _, infos = envs.reset(seed=0)
+        _, _, _, _, infos = envs.step(np.zeros(2, dtype=np.int64))
+        data_keys = [k for k in infos if not k.startswith("_")]
+        assert data_keys == ["invalid_action", "reward_breakdown", "action_mask", "actions", "actions_dropped",
+                             "command"]
+        assert infos["reward_breakdown"]["quest"].dtype.kind == "i"
+    finally:
+        envs.close()
+
+
+def test_info_keys_pick_a_subset_in_a_fixed_order(tiny_game):
+    full = OdysseyEnv(tiny_game)
+    lean = OdysseyEnv(tiny_game, info_keys=["events", "step"])
+    full.reset(seed=0)
+    assert list(lean.reset(seed=0)[1]) == ["step", "events"]
+    a, b = full.step("enter yard")[4], lean.step("enter yard")[4]
+    assert b == {"step": a["step"], "events": a["events"]}
+    with pytest.raises(ValueError, match="unknown info key"):
+        OdysseyEnv(tiny_game, info_keys=["valid_actions"])
+    import pickle
+
+    assert pickle.loads(pickle.dumps(lean)).info_keys == ("step", "events")
