@@ -15,6 +15,11 @@ and prints total env-steps per second and the ratio to the single env. Two workl
 * ``text``: plain text commands from a fixed cycle, valid actions never computed (the cheapest steps,
   where vector overhead shows most).
 
+**calibrator async** is a pure-Python env of about a step's cost, with no overhead of its own, in
+Gymnasium's ``AsyncVectorEnv`` against itself in one process: the parallel speed-up the machine gives
+right now. When it is far below N, the cores are busy with other work and no async figure of that
+run says anything about this package.
+
 ``--info-keys invalid_action`` (any subset of ``odyssey_env.env.INFO_KEYS``) measures envs that report
 only what an RL loop reads: Gymnasium's vector envs merge infos leaf by leaf, so a full odyssey info
 (about 25 leaves with ``ValidActions``) costs a sync vector env a good part of a step.
@@ -104,6 +109,47 @@ def _vector(game: str, workload: str, num_envs: int, seconds: float, *, gymnasiu
         envs.close()
 
 
+class _Burn(gym.Env):
+    """A calibrator: a step that is pure Python work of about an odyssey step's size, and nothing else.
+
+    Its async ratio in the same round is the parallel speed-up this machine gives right now to an env
+    with no overhead of its own: on a shared machine whose cores are busy it falls far below 2.
+    """
+
+    observation_space = gym.spaces.Discrete(1)
+    action_space = gym.spaces.Discrete(1)
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[int, dict]:
+        super().reset(seed=seed)
+        return 0, {}
+
+    def step(self, action: int) -> tuple[int, float, bool, bool, dict]:
+        total = 0
+        for i in range(2_000):
+            total += i * i
+        return 0, float(total & 1), False, False, {}
+
+
+def _burn(game: str, workload: str, num_envs: int, seconds: float, *, asynchronous: bool) -> float:
+    if asynchronous:
+        envs: Any = gym.vector.AsyncVectorEnv([_Burn] * num_envs)
+        step = functools.partial(envs.step, np.zeros(num_envs, dtype=np.int64))
+    else:
+        envs, num_envs = _Burn(), 1
+        step = functools.partial(envs.step, 0)
+    try:
+        envs.reset(seed=0)
+        step()
+        steps, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds:
+            for _ in range(25):
+                step()
+                steps += 1
+        return steps * num_envs / (time.perf_counter() - start)
+    finally:
+        envs.close()
+
+
 CONFIGS = {
     "single": _single,
     "sync": functools.partial(_vector, gymnasium=False, asynchronous=False),
@@ -112,6 +158,7 @@ CONFIGS = {
     "gym sync": functools.partial(_vector, gymnasium=True, asynchronous=False),
     "gym async": functools.partial(_vector, gymnasium=True, asynchronous=True),
     "gym async, no shm": functools.partial(_vector, gymnasium=True, asynchronous=True, shared_memory=False),
+    "calibrator async": functools.partial(_burn, asynchronous=True),
 }
 
 
@@ -143,10 +190,16 @@ def main(argv: list[str] | None = None) -> None:
             single = _single(args.game, workload, args.num_envs, args.seconds)
             rates["single"].append(single)
             ratios["single"].append(1.0)
+            burn_single = None
             for name in configs[1:]:
                 rate = CONFIGS[name](args.game, workload, args.num_envs, args.seconds)
                 rates[name].append(rate)
-                ratios[name].append(rate / single)
+                if name == "calibrator async":  # against the calibrator's own single env
+                    burn_single = burn_single or _burn(args.game, workload, args.num_envs, args.seconds,
+                                                       asynchronous=False)
+                    ratios[name].append(rate / burn_single)
+                else:
+                    ratios[name].append(rate / single)
         print(f"\nworkload {workload!r}")
         print(f"  {'configuration':18} {'env-steps/s':>12} {'ratio':>7}   per-round ratios")
         for name in configs:
