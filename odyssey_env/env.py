@@ -39,10 +39,10 @@ class ObservationText(spaces.Text):
     Gymnasium 1.x reads a ``Text`` space's shared memory once, when the vector env is built, into a
     tuple of strings, and returns that same stale tuple after every reset and step (observations come
     back as ``"000..."``); reading through :class:`_SharedTexts` instead keeps the default
-    ``gym.make_vec(..., vectorization_mode="async")`` correct. Its own reading and writing are also
-    per-character Python loops over the whole ``max_length`` buffer (16,384 slots a sub-env, every
-    step): here both are numpy table lookups over the characters actually written, ended by one
-    padding index, which made async vector envs ~30x slower than one env (``benchmarks/vector_envs.py``).
+    ``gym.make_vec(..., vectorization_mode="async")`` correct. Gymnasium's own reading and writing
+    are per-character Python loops over the whole ``max_length`` buffer (16,384 slots a sub-env, every
+    step), which made async vector envs ~30x slower than one env; here both are numpy table lookups
+    over the characters actually written, ended by one padding index (``benchmarks/vector_envs.py``).
     """
 
 
