@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from odyssey_env import worldgen
 from odyssey_env.observation import render
-from odyssey_env.parsing import parse
+from odyssey_env.parsing import command_echo, parse
 from odyssey_env.rewards import RewardBreakdown, breakdown
 from odyssey_env.state import Agent, Area, WorldState
 from odyssey_env.world import drop_all
@@ -119,26 +119,32 @@ class Engine:
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions: Mapping[str, Any]) -> dict[str, Outcome]:
-        """Apply one command per agent (in the given order), then the step rules."""
+        """Apply one command per agent (in the given order), then the step rules.
+
+        Whatever the commands are, they are parsed (and unknown agents refused) before the clock
+        moves, so a bad action never leaves the episode half-stepped.
+        """
         state = self.state
+        rules = self.rules
+        unknown = [a for a in actions if a not in state.agents]
+        if unknown:
+            raise KeyError(f"unknown agent(s) {unknown!r}; this episode has {list(state.agents)}")
+        parsed_actions = [(agent_id, command, parse(rules, command)) for agent_id, command in actions.items()]
         state.step += 1
         state.minute += self.game.spec.game.minutes_per_step
         self.events = events = []
         self.kinds = set()
         outcomes: dict[str, Outcome] = {}
-        rules = self.rules
-        for agent_id, command in actions.items():
+        for agent_id, command, parsed in parsed_actions:
             agent = state.agents[agent_id]
             state.feedback[agent_id] = []
             agent.defending = False
             turn = Turn(self, agent)
-            parsed = parse(rules, command)
             invalid = isinstance(parsed, str)
             if invalid:
                 turn.say(parsed + " The turn passes as a wait.")
                 rule, args = rules.actions["wait"], ()
-                self.emit("invalid_action", agent_id,
-                          command=command if isinstance(command, str) else repr(command))
+                self.emit("invalid_action", agent_id, command=command_echo(command))
             else:
                 rule, args = parsed
             rule.apply(turn, *args)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 import re
+import reprlib
 import shlex
 from typing import TYPE_CHECKING, Any
 
@@ -19,7 +20,12 @@ if TYPE_CHECKING:
 
 MAX_AMOUNT = 1_000_000
 MAX_NAME_LENGTH = 100
+#: Characters of a command that an ``invalid_action`` event keeps (the env's action-space limit):
+#: a megabyte sent as a command must not come back as a megabyte of ``info``.
+MAX_COMMAND_ECHO = 512
 _ECHO_LIMIT = 80
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
 
 
 def echo(text: str) -> str:
@@ -27,6 +33,18 @@ def echo(text: str) -> str:
     safe = text.encode("ascii", "backslashreplace").decode("ascii")
     safe = "".join(c if c.isprintable() else repr(c)[1:-1] for c in safe)
     return safe if len(safe) <= _ECHO_LIMIT else safe[: _ECHO_LIMIT - 3] + "..."
+
+
+def command_echo(command: Any) -> str:
+    """The command as an event records it: the text, or a short repr of a non-text action, bounded."""
+    if isinstance(command, str):
+        text = command
+    else:
+        try:
+            text = _REPR.repr(command)
+        except Exception:  # an int past Python's digit limit, an object whose repr fails
+            text = f"<{type(command).__name__}>"
+    return text if len(text) <= MAX_COMMAND_ECHO else text[: MAX_COMMAND_ECHO - 3] + "..."
 
 
 @functools.cache

@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import types
+import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
@@ -260,14 +261,46 @@ class RuleBook:
         }
 
 
+#: Bounds on rule parameters, which a game's world.json may override (``game.params.<rule>``).
+PARAM_LIMITS = schema.Limits(max_number=1_000_000, max_items=1_000, max_text=20_000, max_depth=16)
+
+
 def _params(cls: type[_Rule], overrides: Mapping[str, Any] | None) -> Any:
+    """A rule's parameters with a game's overrides, checked against the parameter conventions.
+
+    Conventions (so that an override can never crash a step): every number is finite and at most
+    1,000,000 in size; a field named ``period`` or ``*_period`` is a whole number of at least 1 (rules
+    take the step number modulo it); one named ``chance``, ``*_chance`` or ``chance_by_*`` holds
+    probabilities in [0, 1]; a ``(min, max)`` pair (``tuple[int, int]``) has ``0 <= min <= max``. A rule
+    that needs more checks them in its ``Params.__post_init__`` (raising ValueError).
+    """
     if cls.Params is None:
         if overrides:
             raise RuleError(f"rule {cls.name!r} takes no parameters, got {', '.join(overrides)}")
         return None
     base = dataclasses.asdict(cls.Params())
     base.update(overrides or {})
+    where = f"params of rule {cls.name!r}"
     try:
-        return schema.load(cls.Params, base, file=f"params of rule {cls.name!r}")
+        params = schema.load(cls.Params, base, file=where, limits=PARAM_LIMITS)
     except schema.FormatError as exc:
         raise RuleError(str(exc)) from None
+    problems = list(_convention_problems(params))
+    if problems:
+        raise RuleError("\n".join(f"{where}: {p}" for p in problems))
+    return params
+
+
+def _convention_problems(params: Any) -> Iterator[str]:
+    hints = typing.get_type_hints(type(params))
+    for f in dataclasses.fields(params):
+        name, value = f.name, getattr(params, f.name)
+        if name == "period" or name.endswith("_period"):
+            if not isinstance(value, int) or value < 1:
+                yield f"{name}: {value!r} must be a whole number of at least 1 (steps between two runs)"
+        elif name == "chance" or name.endswith("_chance") or name.startswith("chance_by_"):
+            values = value if isinstance(value, tuple) else (value,)
+            if not values or not all(isinstance(v, int | float) and 0 <= v <= 1 for v in values):
+                yield f"{name}: {value!r} must hold probabilities between 0 and 1"
+        elif hints.get(name) == tuple[int, int] and not 0 <= value[0] <= value[1]:
+            yield f"{name}: expected [min, max] with 0 <= min <= max, got {list(value)}"

@@ -292,8 +292,8 @@ def check_condition(game: Game, cond: Condition, file: str, path: str,
     for f in kind.required:
         if not getattr(cond, f) and getattr(cond, f) != 0:
             bad(f"{path}.{f}", f"condition type {cond.type!r} needs {f!r}")
-    if cond.count < 1:
-        bad(f"{path}.count", "must be at least 1")
+    if not 1 <= cond.count <= 1_000_000:
+        bad(f"{path}.count", "must lie between 1 and 1000000")
     for name in ((cond.object,) if cond.object else ()) + cond.objects:
         if name not in game.objects:
             bad(path, f"unknown object {name!r}")
