@@ -108,7 +108,7 @@ def test_report_warns_when_results_disagree_with_the_trajectory(tmp_path, capsys
     assert "results.json says main_reward" in capsys.readouterr().out
 
 
-def test_a_run_whose_game_folder_is_gone_is_reported_from_its_stored_metrics(tmp_path):
+def test_a_run_whose_game_folder_is_gone_is_still_recomputed_from_what_it_recorded(tmp_path):
     import shutil
 
     from odyssey_env.game import GAMES_DIR
@@ -119,8 +119,25 @@ def test_a_run_whose_game_folder_is_gone_is_reported_from_its_stored_metrics(tmp
                         qa={"enabled": False}), log=quiet)
     shutil.rmtree(folder)
     (run,) = load_runs([out.path])[0]
+    assert run.metrics == out.results["metrics"] and run.warnings == []
+
+
+def test_an_old_run_directory_of_a_game_folder_is_reported_from_its_stored_metrics(tmp_path):
+    """A run directory from before game facts were recorded: its folder is never loaded to find them."""
+    import shutil
+
+    from odyssey_env.game import GAMES_DIR
+
+    folder = tmp_path / "my_game"
+    shutil.copytree(GAMES_DIR / "base", folder)
+    out = run_cell(cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=10,
+                        qa={"enabled": False}), log=quiet)
+    record = json.loads((out.path / "cell.json").read_text())
+    del record["facts"]
+    (out.path / "cell.json").write_text(json.dumps(record))
+    (run,) = load_runs([out.path])[0]
     assert run.metrics == out.results["metrics"]
-    assert any("could not be loaded" in w and "using stored metrics" in w for w in run.warnings)
+    assert any("recorded no facts" in w and "using stored metrics" in w for w in run.warnings)
 
 
 def test_report_errors(tmp_path, capsys):
