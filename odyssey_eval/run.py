@@ -21,7 +21,7 @@ from typing import Any
 
 from odyssey_agents.errors import ConfigError, OdysseyError
 
-__all__ = ["CONFIG_DIR", "LAUNCHER_PLUGINS", "main"]
+__all__ = ["CONFIG_DIR", "LAUNCHER_PLUGINS", "Carried", "main"]
 
 CONFIG_DIR = Path(__file__).resolve().parent / "conf"
 
@@ -81,18 +81,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     from hydra.errors import HydraException
     from omegaconf.errors import OmegaConfBaseException
 
+    from odyssey_eval.rundir import cannot_write
+
     app = hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="run")(_hydra_task)
     saved, saved_env = sys.argv, os.environ.get(_FULL_ERROR)
     sys.argv = ["odyssey run", *argv]
     os.environ[_FULL_ERROR] = "1"  # Hydra re-raises instead of printing a trimmed traceback
     try:
         app()
+    except Carried as exc:
+        raise exc.error from None
     except CellError as exc:
         raise SweepError(f"the sweep did not complete ({exc}); every failed cell is named above and the "
                          "others ran: fix the cause and run the same command again (finished cells are "
                          "skipped)") from None
     except (HydraException, OmegaConfBaseException) as exc:  # the command line itself: composing the config
         raise ConfigError(_hydra_message(exc)) from None
+    except OSError as exc:  # Hydra making its folders under eval.output_dir
+        raise (cannot_write(exc) or exc) from None
     finally:
         sys.argv = saved
         if saved_env is None:
@@ -123,10 +129,11 @@ def _hydra_message(exc: BaseException) -> str:
     """One line for a config that cannot be composed, with the closest name when one was misspelt."""
     from hydra.errors import MissingConfigException
     from omegaconf import DictConfig
-    from omegaconf.errors import ConfigKeyError
+    from omegaconf.errors import OmegaConfBaseException
 
     cause = exc.__cause__
-    if isinstance(cause, ConfigKeyError) and isinstance(cause.parent_node, DictConfig) and cause.key is not None:
+    if (isinstance(cause, OmegaConfBaseException) and isinstance(cause.parent_node, DictConfig)
+            and cause.key is not None and cause.full_key):  # a key that is not in the config
         full_key, key = str(cause.full_key), str(cause.key)
         prefix = full_key[: len(full_key) - len(key)]
         close = difflib.get_close_matches(key, [str(k) for k in cause.parent_node], n=1)
@@ -160,12 +167,22 @@ def _hydra_task(cfg: Any) -> dict[str, Any]:
         if not is_user_error(exc):
             raise
         if HydraConfig.get().mode != RunMode.MULTIRUN:
-            raise exc from None
+            raise Carried(exc) from None
         # One line now, naming the cell; an ordinary exception for Hydra, which records the cell as failed
         # while the sweep's other cells still run (and which pickles across launcher processes).
         overrides = " ".join(HydraConfig.get().overrides.task)
         print(f"odyssey run: cell {overrides}: {exc}", file=sys.stderr, flush=True)
         raise CellError(str(exc)) from None
+
+
+class Carried(BaseException):
+    """Carries a user error through Hydra untouched: Hydra records an ``Exception`` from a job (and
+    prints "Error executing job" above it) and only warns about one from a callback, but lets other
+    exceptions pass. :func:`main` unwraps it."""
+
+    def __init__(self, error: Exception):
+        super().__init__(str(error))
+        self.error = error
 
 
 class CellError(OdysseyError, RuntimeError):

@@ -51,7 +51,7 @@ from odyssey_eval.trajectory import (
     step_record,
 )
 
-__all__ = ["KILL_AFTER_ENV", "CellOutcome", "RunError", "RunInterrupted", "run_cell"]
+__all__ = ["KILL_AFTER_ENV", "CellOutcome", "RunError", "RunInterrupted", "cell_path", "run_cell"]
 
 #: Test hook: a process that has written this many steps kills itself with SIGKILL (no cleanup), so
 #: tests can prove that resuming after a real kill ends where an uninterrupted run ends.
@@ -125,6 +125,11 @@ def run_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None,
             raise (cannot_write(exc) or exc) from None
 
 
+def cell_path(cfg: Mapping[str, Any]) -> Path:
+    """The run directory ``run_cell(cfg)`` would use (raises for a config it would refuse)."""
+    return run_path(_checked({**dict(cfg), "eval": _eval_settings(cfg)}))
+
+
 def _skip(rd: RunDir, log: Callable[[str], None]) -> CellOutcome:
     results = rd.results()  # a damaged results.json is an error here, not a "finished" cell
     log(f"skip (finished): {rd.path}")
@@ -159,6 +164,17 @@ def _whole(name: str, value: Any) -> int:
     raise ConfigError(f"{name} must be a whole number, got {value!r}")
 
 
+def _game_folder(game: Mapping[str, Any]) -> Path:
+    """The folder a game config names, found without loading it."""
+    from odyssey_env.game import GAMES_DIR
+
+    if not game.get("path"):
+        shipped = GAMES_DIR / str(game["name"])
+        return shipped if (shipped / "world.json").is_file() else Path(str(game["name"]))
+    folder = Path(game["path"])
+    return folder.parent if folder.name == "world.json" else folder
+
+
 def _own_name(path: str, trust: bool) -> str:
     """``game.name`` from a folder's ``world.json``, read as data (nothing of the folder runs here)."""
     folder = Path(path)
@@ -186,10 +202,11 @@ class _Cell:
         self.seed = key["seed"]
         self.max_steps = key["max_steps"]
         game_cfg = cfg["game"]
+        folder = _game_folder(game_cfg)
+        if rd.started and not self.ev["overwrite"] and (folder / "world.json").is_file():
+            rd.check_content(content_digest(folder))  # before edited rules run, or a model loads for nothing
         self.game = load_game(game_cfg.get("path") or game_cfg["name"], trust=bool(game_cfg.get("trust")))
         self.content = content_digest(self.game.path)
-        if rd.started and not self.ev["overwrite"]:
-            rd.check_content(self.content)  # before an agent (a model, maybe) is built for nothing
         self.facts = GameFacts.of(self.game)
         self.agent: Agent = build_agent(cfg["agent"], cfg.get("llm"), seed=self.seed)
         self.env = OdysseyEnv(self.game, valid_actions=bool(self.agent.needs_valid_actions),

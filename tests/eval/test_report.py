@@ -181,4 +181,33 @@ def test_tokens_are_counted_and_plotted(tmp_path):
     assert wk[0]["tokens"] == [5 * wk[0]["questions"], wk[0]["questions"]]
     html = tmp_path / "r.html"
     assert report_main([str(out.path), "--html", str(html)]) == 0
-    assert html.read_text().count("<img") == 5
+    assert html.read_text().count("<img") == 4  # tokens included; no window plot for a 12-step run
+
+
+def test_labels_are_drawn_verbatim_even_with_mathtext_characters(tmp_path):
+    """A tag with ``$`` used to crash the HTML report inside matplotlib's mathtext parser."""
+    pytest.importorskip("matplotlib")
+    from odyssey_eval.plots import figure_png, literal
+
+    for label in ("random [$x^$]", "a $\\frac{$ b", "_hidden", "cost $5 and $6"):
+        assert figure_png("t $^$", {label: [[0, 1, 2]]}).startswith(b"\x89PNG")
+    assert literal("$x$") == "\\$x\\$" and literal("_a") == " _a"
+    out = run_cell(cell(tmp_path, max_steps=5, qa={"enabled": False}, eval={"tag": "$^{bad"}), log=quiet)
+    assert report_main([str(out.path), "--html", str(tmp_path / "r.html")]) == 0
+    assert "$^{bad" in (tmp_path / "r.html").read_text()
+
+
+def test_no_negative_zero_in_tables():
+    from odyssey_eval.report import _fmt
+
+    assert _fmt(-0.0001, ".3f") == "0.000" and _fmt(-0.0, ".2f") == "0.00" and _fmt(-0.00001, ".1%") == "0.0%"
+    assert _fmt(-0.5, ".3f") == "-0.500" and _fmt(-0.0004, ".4f") == "-0.0004"
+
+
+def test_short_runs_get_no_empty_window_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = run_cell(cell(tmp_path, max_steps=30, qa={"enabled": False}), log=quiet)
+    assert report_main([str(out.path), "--html", str(tmp_path / "r.html")]) == 0
+    html = (tmp_path / "r.html").read_text()
+    assert "Action diversity (window of 100)" not in html
+    assert "longer than one window of 100 commands" in html and html.count("<img") == 3
