@@ -91,10 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         app()
     except Carried as exc:
         raise exc.error from None
-    except CellError as exc:
-        raise SweepError(f"the sweep did not complete ({exc}); every failed cell is named above and the "
-                         "others ran: fix the cause and run the same command again (finished cells are "
-                         "skipped)") from None
+    except CellError:
+        raise SweepError("the sweep did not complete: each failed cell is named above, the others ran; fix "
+                         "the cause and run the same command again (finished cells are skipped)") from None
     except (HydraException, OmegaConfBaseException) as exc:  # the command line itself: composing the config
         raise ConfigError(_hydra_message(exc)) from None
     except OSError as exc:  # Hydra making its folders under eval.output_dir

@@ -233,3 +233,13 @@ def test_key_like_names_and_harmless_names():
     assert sorted(secret_settings(cfg)) == ["llm.api_key", "llm.apikey", "llm.client_secret",
                                             "llm.extra_body.Authorization", "llm.extra_body.key", "llm.hf_token",
                                             "llm.password"]
+
+
+def test_a_failed_cell_of_a_sweep_is_named_and_the_others_run(tmp_path):
+    done = odyssey("run", "-m", "agent=random,long_context", *QUICK, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr, done.stderr
+    ours = [line for line in done.stderr.splitlines() if line.startswith("odyssey run: ")]
+    assert len(ours) == 2
+    assert ours[0].startswith("odyssey run: cell agent=long_context") and "needs a language model" in ours[0]
+    assert "the sweep did not complete" in ours[1]
+    assert (tmp_path / "runs" / "base" / "random" / "none" / "seed_0" / "results.json").is_file()
