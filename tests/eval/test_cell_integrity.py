@@ -11,9 +11,11 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import ClassVar
 
 import pytest
 
+from odyssey_agents.base import Agent, Decision
 from odyssey_env.game import GAMES_DIR
 from odyssey_env.trust import content_digest
 from odyssey_eval.rundir import RunDir, RunDirError, run_path
@@ -63,34 +65,34 @@ def test_a_cell_held_by_another_process_is_refused_and_freed_when_that_process_d
     assert run_cell(cfg, log=quiet).status == "finished"
 
 
+class Prober(Agent):
+    """Tries to take its own cell's lock while it acts (where it is told to look: ``probe["path"]``)."""
+
+    name = "prober"
+    probe: ClassVar[dict] = {}
+
+    def act(self, observation, info):
+        if "seen" not in self.probe:
+            try:
+                with RunDir(self.probe["path"]).lock():
+                    self.probe["seen"] = "free"
+            except RunDirError:
+                self.probe["seen"] = "held"
+        return Decision("wait")
+
+
 def test_the_lock_is_held_for_the_whole_run(tmp_path):
     """Checked from inside the run: while an agent acts, the cell cannot be taken."""
-    from odyssey_agents.base import Agent, Decision
     from odyssey_agents.registry import AGENTS, register_agent
 
-    seen: list[str] = []
-
-    class Prober(Agent):
-        name = "prober"
-
-        def act(self, observation, info):
-            if not seen:
-                try:
-                    with RunDir(path).lock():
-                        seen.append("free")
-                except RunDirError:
-                    seen.append("held")
-            return Decision("wait")
-
-    globals()["Prober"] = Prober
     register_agent("prober", f"{__name__}:Prober")
     try:
         cfg = cell(tmp_path, agent={"name": "prober"}, max_steps=3, qa={"enabled": False})
-        path = run_path(cfg)
+        Prober.probe.update(path=run_path(cfg))
         run_cell(cfg, log=quiet)
     finally:
         del AGENTS["prober"]
-    assert seen == ["held"]
+    assert Prober.probe["seen"] == "held"
 
 
 def test_the_issue_s_sweep_is_refused_before_any_cell_starts(tmp_path):
