@@ -11,13 +11,14 @@ import importlib
 from dataclasses import dataclass
 
 from odyssey_agents.base import Agent
+from odyssey_agents.errors import OdysseyError
 
 __all__ = ["AGENTS", "AgentEntry", "AgentUnavailable", "agent_class", "available_agents", "register_agent"]
 
 DISTRIBUTION = "odyssey-gym"
 
 
-class AgentUnavailable(ImportError):
+class AgentUnavailable(OdysseyError, ImportError):
     """An agent that cannot be built here: unknown name, missing module, or a missing extra."""
 
 

@@ -25,6 +25,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from odyssey_env import schema
+from odyssey_env.parsing import verb_index
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine, Turn
@@ -244,10 +245,7 @@ class RuleBook:
         if params:
             raise RuleError(f"parameters given for rule(s) that are not active: {', '.join(sorted(params))}")
         self.predicates = predicates
-        # Longest verb first for each first word, so that "pick up" wins over a verb named "pick".
-        self.verbs_by_first_word: dict[str, list[str]] = {}
-        for verb in sorted(self.actions, key=len, reverse=True):
-            self.verbs_by_first_word.setdefault(verb.split()[0], []).append(verb)
+        self.verbs_by_first_word: dict[str, list[str]] = verb_index(self.actions)
 
     def step_rule(self, name: str) -> StepRule | None:
         return next((r for r in self.steps if r.name == name), None)

@@ -2,6 +2,11 @@
 
 Keeping the dispatcher free of imports means ``odyssey play`` works with the env package alone and
 ``odyssey run`` pays for Hydra only when it runs.
+
+This is also the one place where a user's mistake becomes one line: every subcommand lets an
+:class:`odyssey_agents.errors.OdysseyError` (or a game folder's ``GameError``) propagate, and it is
+printed here as ``odyssey <command>: <message>`` with exit code 2. Anything else is a bug and keeps
+its traceback.
 """
 
 from __future__ import annotations
@@ -45,6 +50,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `odyssey games | head`: the reader left; that is not an error
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter shutdown from flushing into the pipe
         return 0
+    except Exception as exc:
+        from odyssey_agents.errors import is_user_error
+
+        if not is_user_error(exc):
+            raise
+        print(f"odyssey {command}: {exc}", file=sys.stderr)
+        return 2
     return int(result or 0)
 
 

@@ -2,6 +2,13 @@
 
 Metrics are recomputed from each trajectory (not copied from ``results.json``), so a report is
 always what the data says, and a run whose stored results disagree with its trajectory is caught.
+
+Reading results never runs code. A run directory is data someone may have handed you, and the game
+folder its ``cell.json`` names may hold a ``rules.py``: nothing here imports it, loads the game or
+follows that path. What the metrics need to know about the game (its verbs, its carryable objects)
+was recorded in ``cell.json`` when the run started (:class:`~odyssey_eval.metrics.GameFacts`). A run
+directory from before that was recorded is recomputed only if it names a shipped game (package
+code, loaded by name); otherwise its stored metrics are used, with a warning.
 """
 
 from __future__ import annotations
@@ -9,17 +16,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from odyssey_eval.metrics import compute_metrics, cumulative_rewards
+from odyssey_eval.metrics import GameFacts, compute_metrics, cumulative_rewards
 from odyssey_eval.qa.ask import answered
 from odyssey_eval.rundir import CELL, DEPENDENCY_GRAPH, RESULTS, RunDir, RunDirError
 from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
 
-if TYPE_CHECKING:
-    from odyssey_env.game import Game
+__all__ = ["Run", "find_run_dirs", "game_facts", "load_runs"]
 
-__all__ = ["Run", "find_run_dirs", "load_runs"]
+#: The stored metrics reports read, when they cannot recompute them.
+STORED_METRICS = ("play_steps", "terminated", "main_reward", "supplementary_reward", "object_exploration",
+                  "action_exploration", "action_diversity", "action_diversity_windows",
+                  "action_diversity_window_mean", "invalid_action_rate", "tokens_per_step", "total_tokens",
+                  "decision_time_mean", "tutorial")
 
 
 @dataclass
@@ -86,11 +96,25 @@ def find_run_dirs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
     return sorted(finished), sorted(unfinished)
 
 
-def _load_game(cell: dict[str, Any], results: dict[str, Any]) -> Game:
-    from odyssey_env.game import load_game
+def game_facts(rd: RunDir) -> GameFacts | None:
+    """What the run recorded of its game (see the module docstring); None if nothing safe is known.
 
-    game_cfg = cell.get("game", {})
-    return load_game(game_cfg.get("path") or game_cfg.get("name") or results["game"])
+    ``rd`` is the cell's directory: an agent's folder of a multi-agent cell reads its cell's record.
+    """
+    recorded = rd.recorded_facts()
+    if recorded is not None:
+        try:
+            return GameFacts.from_dict(recorded)
+        except ValueError as exc:
+            raise RunDirError(f"{rd.path / CELL} is damaged (facts: {exc}); remove the run directory") from None
+    game = rd.cell().get("game")
+    if not isinstance(game, dict) or game.get("path") or not isinstance(game.get("name"), str):
+        return None
+    from odyssey_env.game import available_games, load_game
+
+    if game["name"] not in available_games():  # a bare name could also be read as a folder: never
+        return None
+    return GameFacts.of(load_game(game["name"]))
 
 
 def load_cell(path: Path) -> list[Run]:
@@ -100,16 +124,13 @@ def load_cell(path: Path) -> list[Run]:
     if "agents" in results and "multiagent" in results:
         from odyssey_eval.multirunner import AGENTS_DIR
 
-        cell = rd.cell()
-        return [load_run(path / AGENTS_DIR / aid, cell=cell, cell_path=path) for aid in results["agents"]]
+        return [load_run(path / AGENTS_DIR / aid, cell_path=path) for aid in results["agents"]]
     return [load_run(path)]
 
 
-def load_run(path: Path, *, cell: dict[str, Any] | None = None, cell_path: Path | None = None) -> Run:
+def load_run(path: Path, *, cell_path: Path | None = None) -> Run:
     """Read one finished run directory and recompute its metrics from the trajectory (an agent's folder
-    of a multi-agent cell takes the cell's ``cell``)."""
-    from odyssey_env.game import GameError
-
+    of a multi-agent cell reads the game's record from its cell, ``cell_path``)."""
     rd = RunDir(path)
     results = rd.results()
     try:
@@ -117,13 +138,18 @@ def load_run(path: Path, *, cell: dict[str, Any] | None = None, cell_path: Path 
     except TrajectoryError as exc:
         raise RunDirError(str(exc)) from None
     warnings = []
-    try:
-        game = _load_game(cell if cell is not None else rd.cell(), results)
-    except GameError as exc:  # a generated game's folder moved or was removed: the stored metrics, said so
+    facts = game_facts(RunDir(cell_path) if cell_path is not None else rd)
+    if facts is None:
         metrics = results["metrics"]
-        warnings.append(f"game {results['game']!r} could not be loaded ({exc}); using stored metrics")
+        missing = [k for k in STORED_METRICS if k not in metrics]
+        if missing:
+            raise RunDirError(f"{rd.results_file} is damaged (metrics lack {', '.join(missing)}); remove the run "
+                              "directory")
+        warnings.append(f"the run recorded no facts of game {results['game']!r} and it is not a shipped game; "
+                        "using stored metrics")
     else:
-        metrics = compute_metrics(traj, game, stop_tokens=results["metrics"].get("stop_decision_tokens"))
+        stop = results["metrics"].get("stop_decision_tokens")
+        metrics = compute_metrics(traj, facts, stop_tokens=stop if isinstance(stop, list) else None)
     for key in ("main_reward", "supplementary_reward", "play_steps"):
         if results.get(key) != metrics.get(key):
             warnings.append(f"results.json says {key}={results.get(key)}, the trajectory gives {metrics.get(key)}")

@@ -103,7 +103,10 @@ def _fmt(value: Any, spec: str) -> str:
         return str(value)
     if spec == "d":
         return str(round(value))
-    return format(value, spec)
+    text = format(value, spec)
+    if text.startswith("-") and not any(c in "123456789" for c in text):
+        return text[1:]  # -0.000: a tiny negative rounded to zero is zero
+    return text
 
 
 def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str, str]] = COLUMNS) -> str:
@@ -176,6 +179,10 @@ def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (),
             for panel, series in _panels(members).items():
                 if panel == "tokens" and not any(c and c[-1] for curves in series.values() for c in curves):
                     continue  # no agent here used a model
+                if panel == "diversity" and not any(len(c) > 1 for curves in series.values() for c in curves):
+                    parts.append(f"<p class='note'>No runs here are longer than one window of {WINDOW} commands: "
+                                 "their action diversity is in the table (AD100), not plotted.</p>")
+                    continue  # one value per run: a plot of single points would look empty
                 png = figure_png(TITLES[panel], series, x_offset=x_offsets.get(panel, 1))
                 imgs.append(f"<img alt='{html.escape(TITLES[panel])}' "
                             f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>")

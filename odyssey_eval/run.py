@@ -11,13 +11,18 @@ unfinished ones, so a sweep that was interrupted is completed by running it agai
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
+import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CONFIG_DIR", "LAUNCHER_PLUGINS", "main"]
+from odyssey_agents.errors import ConfigError, OdysseyError
+
+__all__ = ["CONFIG_DIR", "LAUNCHER_PLUGINS", "Carried", "main"]
 
 CONFIG_DIR = Path(__file__).resolve().parent / "conf"
 
@@ -74,22 +79,83 @@ def task(cfg: Any) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run Hydra with its error printing off: a mistake comes back here as an exception and leaves as
+    one line (:func:`odyssey_eval.cli.main` prints every :class:`OdysseyError` the same way)."""
     argv = list(sys.argv[1:] if argv is None else argv)
     _require("hydra", "eval", "odyssey run")
     if not (CONFIG_DIR / "run.yaml").is_file():
         raise SystemExit(f"odyssey run: no configs at {CONFIG_DIR} (the installed package is incomplete: "
                          "reinstall odyssey-gym)")
     _check_launcher(argv)
+    _refuse_secret_overrides(argv)
     import hydra
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    from odyssey_eval.rundir import cannot_write
 
     app = hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="run")(_hydra_task)
-    saved = sys.argv
+    saved, saved_env = sys.argv, os.environ.get(_FULL_ERROR)
     sys.argv = ["odyssey run", *argv]
+    os.environ[_FULL_ERROR] = "1"  # Hydra re-raises instead of printing a trimmed traceback
     try:
         app()
+    except Carried as exc:
+        raise exc.error from None
+    except CellError:
+        raise SweepError("the sweep did not complete: each failed cell is named above, the others ran; fix "
+                         "the cause and run the same command again (finished cells are skipped)") from None
+    except (HydraException, OmegaConfBaseException) as exc:  # the command line itself: composing the config
+        raise ConfigError(_hydra_message(exc)) from None
+    except OSError as exc:  # Hydra making its folders under eval.output_dir
+        raise (cannot_write(exc) or exc) from None
     finally:
         sys.argv = saved
+        if saved_env is None:
+            os.environ.pop(_FULL_ERROR, None)
+        else:
+            os.environ[_FULL_ERROR] = saved_env
     return 0
+
+
+_FULL_ERROR = "HYDRA_FULL_ERROR"
+
+
+def _refuse_secret_overrides(argv: Sequence[str]) -> None:
+    """A key on the command line would reach Hydra's logs and the sweep's ``multirun.yaml``: refused
+    before Hydra sees it, naming the setting and never its value."""
+    from odyssey_agents.llm.factory import refuse_secrets
+
+    for arg in argv:
+        name, eq, value = arg.partition("=")
+        if eq and not arg.startswith("-"):
+            nested: Any = value
+            for part in reversed(name.lstrip("+~").split(".")):
+                nested = {part: nested}
+            refuse_secrets(nested, "")
+
+
+def _hydra_message(exc: BaseException) -> str:
+    """One line for a config that cannot be composed, with the closest name when one was misspelt."""
+    from hydra.errors import MissingConfigException
+    from omegaconf import DictConfig
+    from omegaconf.errors import OmegaConfBaseException
+
+    cause = exc.__cause__
+    if (isinstance(cause, OmegaConfBaseException) and isinstance(cause.parent_node, DictConfig)
+            and cause.key is not None and cause.full_key):  # a key that is not in the config
+        full_key, key = str(cause.full_key), str(cause.key)
+        prefix = full_key[: len(full_key) - len(key)]
+        close = difflib.get_close_matches(key, [str(k) for k in cause.parent_node], n=1)
+        hint = f" (did you mean {prefix}{close[0]}?)" if close else ""
+        return f"there is no setting {full_key}{hint}; to add a new one, write +{full_key}=..."
+    if isinstance(exc, MissingConfigException) and exc.options and exc.missing_cfg_file:
+        group, _, name = str(exc.missing_cfg_file).rpartition("/")
+        close = difflib.get_close_matches(name, exc.options, n=1)
+        hint = f" (did you mean {group}={close[0]}?)" if close else ""
+        return f"there is no {group} config {name!r}{hint}; the {group} configs are: {', '.join(exc.options)}"
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return re.sub(r"\s+", " ", first)
 
 
 def _hydra_task(cfg: Any) -> dict[str, Any]:
@@ -97,25 +163,42 @@ def _hydra_task(cfg: Any) -> dict[str, Any]:
     from hydra.types import RunMode
     from omegaconf.errors import MissingMandatoryValue
 
-    from odyssey_agents.registry import AgentUnavailable
-    from odyssey_env.game import GameError
-    from odyssey_eval.factory import ConfigError
-    from odyssey_eval.rundir import RunDirError
-    from odyssey_eval.runner import RunError, RunInterrupted
+    from odyssey_agents.errors import is_user_error
+    from odyssey_eval.runner import RunInterrupted
 
     try:
         return task(cfg)
     except RunInterrupted as exc:
         print(f"odyssey run: {exc}", file=sys.stderr)
         raise SystemExit(130) from None
-    except (MissingMandatoryValue, AgentUnavailable, ConfigError, GameError, RunDirError, RunError) as exc:
-        message = f"{exc.full_key} must be set (e.g. {exc.full_key}=...)" if isinstance(
-            exc, MissingMandatoryValue) else str(exc)
-        if HydraConfig.get().mode == RunMode.MULTIRUN:
-            # an ordinary exception: Hydra records this cell as failed and the sweep's other cells still run
-            raise CellError(message) from None
-        raise SystemExit(f"odyssey run: {message}") from None  # a user error: one line, no traceback
+    except Exception as exc:
+        if isinstance(exc, MissingMandatoryValue):
+            exc = ConfigError(f"{exc.full_key} must be set (e.g. {exc.full_key}=...)")
+        if not is_user_error(exc):
+            raise
+        if HydraConfig.get().mode != RunMode.MULTIRUN:
+            raise Carried(exc) from None
+        # One line now, naming the cell; an ordinary exception for Hydra, which records the cell as failed
+        # while the sweep's other cells still run (and which pickles across launcher processes).
+        overrides = " ".join(HydraConfig.get().overrides.task)
+        print(f"odyssey run: cell {overrides}: {exc}", file=sys.stderr, flush=True)
+        raise CellError(str(exc)) from None
 
 
-class CellError(RuntimeError):
-    """A cell of a sweep that could not run (the message says why)."""
+class Carried(BaseException):
+    """Carries a user error through Hydra untouched: Hydra records an ``Exception`` from a job (and
+    prints "Error executing job" above it) and only warns about one from a callback, but lets other
+    exceptions pass. :func:`main` unwraps it."""
+
+    def __init__(self, error: Exception):
+        super().__init__(str(error))
+        self.error = error
+
+
+class CellError(OdysseyError, RuntimeError):
+    """A cell of a sweep that could not run (its line was printed when it failed). Hydra's sweeper
+    re-raises the first one after every cell has run."""
+
+
+class SweepError(OdysseyError):
+    """A sweep whose cells did not all run."""

@@ -17,6 +17,7 @@ keeps it usable from Python, tests and benchmarks.
 
 from __future__ import annotations
 
+import json
 import os
 import platform
 import shutil
@@ -28,15 +29,19 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
+from odyssey_agents.errors import ConfigError, OdysseyError
+from odyssey_agents.llm.factory import refuse_secrets
+from odyssey_agents.llm.protocol import LLMError
 from odyssey_env import __version__ as odyssey_env_version
+from odyssey_env.trust import content_digest
 from odyssey_eval.factory import build_agent
-from odyssey_eval.metrics import compute_metrics
+from odyssey_eval.metrics import GameFacts, compute_metrics
 from odyssey_eval.progress import NullProgress, make_progress
 from odyssey_eval.qa.ask import ask_questions
 from odyssey_eval.qa.episodic import episodic_questions
 from odyssey_eval.qa.questions import Question
 from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
-from odyssey_eval.rundir import DEPENDENCY_GRAPH, RunDir, RunDirError, cell_key, run_path
+from odyssey_eval.rundir import DEPENDENCY_GRAPH, RunDir, RunDirError, cannot_write, cell_key, run_path
 from odyssey_eval.trajectory import (
     JsonlWriter,
     Trajectory,
@@ -46,7 +51,7 @@ from odyssey_eval.trajectory import (
     step_record,
 )
 
-__all__ = ["KILL_AFTER_ENV", "CellOutcome", "RunError", "RunInterrupted", "run_cell"]
+__all__ = ["KILL_AFTER_ENV", "CellOutcome", "RunError", "RunInterrupted", "cell_path", "run_cell"]
 
 #: Test hook: a process that has written this many steps kills itself with SIGKILL (no cleanup), so
 #: tests can prove that resuming after a real kill ends where an uninterrupted run ends.
@@ -54,7 +59,7 @@ KILL_AFTER_ENV = "ODYSSEY_KILL_AFTER_STEP"
 RESULTS_FORMAT = 1
 
 
-class RunError(RuntimeError):
+class RunError(OdysseyError, RuntimeError):
     """A run that cannot go on (an agent that returns no Decision, a tutorial that never ends...)."""
 
 
@@ -97,21 +102,92 @@ def run_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None,
     ``cfg`` needs ``game`` (``name``, optional ``path``), ``agent`` (``name`` + parameters), ``llm``,
     ``seed``, ``max_steps``, ``tutorial`` and ``eval`` (see ``odyssey_eval/conf/eval/default.yaml``).
     """
-    cfg = {**dict(cfg), "eval": _eval_settings(cfg)}
+    cfg = _checked({**dict(cfg), "eval": _eval_settings(cfg)})
+    key = cell_key(cfg)
+    rd = RunDir(run_path(cfg))
+    overwrite = cfg["eval"]["overwrite"]
+    if not overwrite:  # reading needs no lock: cell.json and results.json are replaced whole, never edited
+        rd.check_cell(key)
+        if rd.finished:
+            return _skip(rd, log)
+    # The game and the agent first: a mistake there leaves no trace on disk.
+    cell = _Cell(cfg, key, rd, config_yaml, log)
+    with rd.lock():  # one process per cell; a second one is refused in one line
+        if overwrite:
+            rd.wipe()
+        else:
+            rd.check_cell(key)
+            if rd.finished:  # by a process that held the lock until a moment ago
+                return _skip(rd, log)
+        try:
+            return cell.run()
+        except OSError as exc:  # a run directory that became read-only or a full disk: one line
+            raise (cannot_write(exc) or exc) from None
+
+
+def cell_path(cfg: Mapping[str, Any]) -> Path:
+    """The run directory ``run_cell(cfg)`` would use (raises for a config it would refuse)."""
+    return run_path(_checked({**dict(cfg), "eval": _eval_settings(cfg)}))
+
+
+def _skip(rd: RunDir, log: Callable[[str], None]) -> CellOutcome:
+    results = rd.results()  # a damaged results.json is an error here, not a "finished" cell
+    log(f"skip (finished): {rd.path}")
+    return CellOutcome(rd.path, "skipped", results)
+
+
+def _checked(cfg: dict[str, Any]) -> dict[str, Any]:
+    """The config with its cell settings checked and normalised, before anything is written or compared
+    (a key in ``llm`` must not reach ``cell.json``, ``config.yaml`` or a "different run" message)."""
     for required in ("game", "agent", "seed", "max_steps"):
         if required not in cfg or cfg[required] is None:
             raise RunError(f"the config has no {required!r}")
-    if int(cfg["max_steps"]) < 1:
-        raise RunError(f"max_steps must be at least 1, got {cfg['max_steps']}")
-    key = cell_key(cfg)
-    rd = RunDir(run_path(cfg))
-    if cfg["eval"]["overwrite"]:
-        rd.wipe()
-    rd.check_cell(key)
-    if rd.finished:
-        log(f"skip (finished): {rd.path}")
-        return CellOutcome(rd.path, "skipped", rd.results())
-    return _Cell(cfg, key, rd, config_yaml, log).run()
+    refuse_secrets(cfg.get("llm") or {})
+    cfg["seed"] = _whole("seed", cfg["seed"])
+    cfg["max_steps"] = _whole("max_steps", cfg["max_steps"])
+    if cfg["max_steps"] < 1:
+        raise ConfigError(f"max_steps must be at least 1, got {cfg['max_steps']}")
+    if not isinstance(cfg.get("tutorial", True), bool):
+        raise ConfigError(f"tutorial must be true or false, got {cfg['tutorial']!r}")
+    game = dict(cfg["game"])
+    if game.get("path"):  # a folder is filed under its own name, whatever game group it was given in
+        game["name"] = _own_name(game["path"], bool(game.get("trust")))
+    cfg["game"] = game
+    return cfg
+
+
+def _whole(name: str, value: Any) -> int:
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
+        return int(value)
+    raise ConfigError(f"{name} must be a whole number, got {value!r}")
+
+
+def _game_folder(game: Mapping[str, Any]) -> Path:
+    """The folder a game config names, found without loading it."""
+    from odyssey_env.game import GAMES_DIR
+
+    if not game.get("path"):
+        shipped = GAMES_DIR / str(game["name"])
+        return shipped if (shipped / "world.json").is_file() else Path(str(game["name"]))
+    folder = Path(game["path"])
+    return folder.parent if folder.name == "world.json" else folder
+
+
+def _own_name(path: str, trust: bool) -> str:
+    """``game.name`` from a folder's ``world.json``, read as data (nothing of the folder runs here)."""
+    folder = Path(path)
+    world = folder if folder.name == "world.json" else folder / "world.json"
+    try:
+        name = json.loads(world.read_text(encoding="utf-8"))["game"]["name"]
+    except (OSError, ValueError, LookupError, TypeError):
+        name = None
+    if isinstance(name, str) and name:
+        return name
+    from odyssey_env.game import load_game
+
+    return load_game(folder, trust=trust).name  # raises the GameError that says what is wrong
 
 
 class _Cell:
@@ -126,7 +202,12 @@ class _Cell:
         self.seed = key["seed"]
         self.max_steps = key["max_steps"]
         game_cfg = cfg["game"]
+        folder = _game_folder(game_cfg)
+        if rd.started and not self.ev["overwrite"] and (folder / "world.json").is_file():
+            rd.check_content(content_digest(folder))  # before edited rules run, or a model loads for nothing
         self.game = load_game(game_cfg.get("path") or game_cfg["name"], trust=bool(game_cfg.get("trust")))
+        self.content = content_digest(self.game.path)
+        self.facts = GameFacts.of(self.game)
         self.agent: Agent = build_agent(cfg["agent"], cfg.get("llm"), seed=self.seed)
         self.env = OdysseyEnv(self.game, valid_actions=bool(self.agent.needs_valid_actions),
                               tutorial=key["tutorial"], provenance=bool(self.ev["dependency_graph"]))
@@ -151,7 +232,7 @@ class _Cell:
 
     # ------------------------------------------------------------ start / resume
     def _start(self) -> tuple[str, dict[str, Any]]:
-        self.rd.start(self.key, self.config_yaml)
+        self.rd.start(self.key, self.config_yaml, content=self.content, facts=self.facts.to_dict())
         if self.rd.checkpoints.exists():  # left by a run killed before its first checkpoint completed
             shutil.rmtree(self.rd.checkpoints)
         self.agent.reset(self.task)
@@ -161,10 +242,7 @@ class _Cell:
         self.writer.write(self.reset_line)
         self.qa_writer = JsonlWriter(self.rd.qa)
         if self.qa["enabled"]:
-            world = initial_world(self.game, self.seed, self.key["tutorial"])
-            self.wk_questions = world_knowledge_questions(
-                self.game, world, self.seed, per_template=int(self.qa["world_knowledge"]),
-                n_choices=int(self.qa["choices"]))
+            self.wk_questions = self._world_knowledge()
             self.rd.write_questions([q.to_dict() for q in self.wk_questions])
             self._ask("before")
         self.log(f"start: {self.rd.path}")
@@ -196,9 +274,36 @@ class _Cell:
             setattr(self, name, r[name])
         self.terminated = r["terminated"]
         if self.qa["enabled"]:
-            self.wk_questions = [Question.from_dict(d) for d in self.rd.questions()]
+            self.wk_questions = self._stored_questions()
         self.log(f"resume from step {self.total}: {self.rd.path}")
         return obs, info
+
+    def _world_knowledge(self) -> list[Question]:
+        """This cell's World-Knowledge questions: a function of the game, the seed and the QA settings."""
+        world = initial_world(self.game, self.seed, self.key["tutorial"])
+        return world_knowledge_questions(self.game, world, self.seed, per_template=int(self.qa["world_knowledge"]),
+                                         n_choices=int(self.qa["choices"]))
+
+    def _stored_questions(self) -> list[Question]:
+        """The questions written at the start; if the file was lost, the same ones drawn again (they
+        are seeded), checked against what the before-play round recorded, and written back. Never
+        none: that would silently drop the after-play round."""
+        path = self.rd.qa_questions
+        if path.exists():
+            try:
+                return [Question.from_dict(d) for d in self.rd.questions()]
+            except (TypeError, KeyError, AttributeError) as exc:
+                raise RunDirError(f"{path} is damaged ({type(exc).__name__}: {exc}); remove the run directory "
+                                  "or rerun with eval.overwrite=true") from None
+        questions = self._world_knowledge()
+        asked = next((r for r in self.rd.qa_rounds() if r.get("kind") == "world_knowledge"), None)
+        if asked is not None and [(a.get("id"), a.get("answer")) for a in asked.get("answers", [])] != [
+                (q.id, q.answer) for q in questions]:
+            raise RunDirError(f"{path} is missing and the questions drawn again differ from those asked before "
+                              "play; rerun with eval.overwrite=true to start over")
+        self.rd.write_questions([q.to_dict() for q in questions])
+        self.log(f"{path.name} was missing: drew the same {len(questions)} questions again (they are seeded)")
+        return questions
 
     def _checkpoint(self, obs: str, info: Mapping[str, Any]) -> None:
         runner = {"total": self.total, "play": self.play, "tutorial_steps": self.tutorial_steps,
@@ -237,14 +342,16 @@ class _Cell:
             finally:
                 progress.close()
             return self._finish()
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, LLMError) as exc:  # the run stops; its directory stays resumable
             for writer in (self.writer, self.qa_writer):
                 if writer is not None:
                     writer.close()
             ckpt = self.rd.latest_checkpoint()
             resume = ckpt.runner["total"] if ckpt is not None else 0
-            raise RunInterrupted(f"interrupted after step {self.total}: run the same command again to resume "
-                                 f"from step {resume} ({self.rd.path})") from None
+            again = f"run the same command again to resume from step {resume} ({self.rd.path})"
+            if isinstance(exc, LLMError):
+                raise RunError(f"{exc}; stopped after step {self.total}: {again}") from None
+            raise RunInterrupted(f"interrupted after step {self.total}: {again}") from None
 
     def _loop(self, obs: str, info: dict[str, Any], progress: NullProgress) -> None:
         env, agent, writer, records = self.env, self.agent, self.writer, self.records

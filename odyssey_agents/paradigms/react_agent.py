@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from odyssey_agents.addons import AddonConfigError, Addons, canonical_addons
 from odyssey_agents.base import Agent, Answer, Decision, Task, Usage
+from odyssey_agents.errors import ConfigError
 from odyssey_agents.llm import LLM, ContextOverflow, build_llm
 from odyssey_agents.llm.protocol import Completion
 from odyssey_agents.memory import StepRecord
@@ -81,7 +82,9 @@ class ReActAgent(Agent):
         llm = build_llm(llm_cfg, seed=seed)
         try:
             return cls(llm, **params)
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:  # a setting of the wrong type (memory_size=abc, ...)
+            if isinstance(exc, ConfigError):
+                raise
             raise AgentConfigError(f"cannot build agent {cls.name!r}: {exc}") from exc
 
     @classmethod
