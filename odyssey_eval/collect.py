@@ -99,7 +99,8 @@ def load_run(path: Path) -> Run:
         metrics = results["metrics"]
         warnings.append(f"game {results['game']!r} could not be loaded ({exc}); using stored metrics")
     else:
-        metrics = compute_metrics(traj, game, stop_tokens=results["metrics"].get("stop_decision_tokens"))
+        metrics = compute_metrics(traj, game, stop_tokens=results["metrics"].get("stop_decision_tokens"),
+                                  stop_calls=results["metrics"].get("stop_decision_calls"))
     for key in ("main_reward", "supplementary_reward", "play_steps"):
         if results.get(key) != metrics.get(key):
             warnings.append(f"results.json says {key}={results.get(key)}, the trajectory gives {metrics.get(key)}")

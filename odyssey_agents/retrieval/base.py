@@ -29,7 +29,13 @@ from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
 from odyssey_agents.react.prompt import Section
 from odyssey_agents.react.reply import parse_reply
 from odyssey_agents.registry import AgentUnavailable
-from odyssey_agents.retrieval.embedder import Embedder, EmbedderConfigError, EmbedLedger, build_embedder
+from odyssey_agents.retrieval.embedder import (
+    Embedder,
+    EmbedderConfigError,
+    EmbedLedger,
+    HashingEmbedder,
+    build_embedder,
+)
 from odyssey_agents.retrieval.index import VectorIndex
 
 __all__ = ["RetrievalAgent", "TextMemory", "record_key"]
@@ -97,7 +103,8 @@ class RetrievalAgent(ReActAgent):
     #: Memory files this paradigm writes next to ``memory.json`` (names of :class:`TextMemory` objects).
     stores: tuple[str, ...] = ()
 
-    def __init__(self, llm: LLM, *, embedder: Mapping[str, Any] | Embedder | None = None, top_k: int = 5,
+    def __init__(self, llm: LLM, *, embedder: Mapping[str, Any] | Embedder | HashingEmbedder | None = None,
+                 top_k: int = 5,
                  **kwargs: Any):
         if int(top_k) < 1:
             raise AgentConfigError(f"top_k must be at least 1, got {top_k}")

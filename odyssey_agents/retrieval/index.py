@@ -18,11 +18,14 @@ number of vectors the graph holds; a resumed index then grows exactly as the uni
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 from typing import Any
 
-import faiss  # the rag extra; odyssey_agents.registry names it when missing
 import numpy as np
+
+logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # not "Loading faiss." in every run's log
+import faiss  # noqa: E402  (the rag extra; odyssey_agents.registry names it when missing)
 
 __all__ = ["VectorIndex"]
 
