@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from odyssey_agents.base import Answer, Usage
-from odyssey_agents.llm import LLM, build_llm
+from odyssey_agents.llm import LLM
 from odyssey_agents.llm.protocol import MissingExtra
 from odyssey_agents.memory import StepRecord
 from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
@@ -117,19 +117,12 @@ class RetrievalAgent(ReActAgent):
 
     @classmethod
     def from_config(cls, params: Mapping[str, Any], llm_cfg: Mapping[str, Any], seed: int) -> ReActAgent:
-        """As :meth:`ReActAgent.from_config`; a missing ``rag`` package is one line naming the extra."""
-        params = dict(params)
-        unknown = sorted(set(params) - cls.settings())
-        if unknown:
-            raise AgentConfigError(f"agent {cls.name!r} has no setting(s) {', '.join(unknown)}; "
-                                   f"it takes: {', '.join(sorted(cls.settings()))}")
-        llm = build_llm(llm_cfg, seed=seed)
+        """As :meth:`ReActAgent.from_config`; a missing package is one line naming the extra to install
+        (the embedder loads sentence-transformers only here, when the agent is built)."""
         try:
-            return cls(llm, **params)
+            return super().from_config(params, llm_cfg, seed)
         except MissingExtra as exc:
             raise AgentUnavailable(f"agent {cls.name!r}: {exc}") from None
-        except TypeError as exc:
-            raise AgentConfigError(f"cannot build agent {cls.name!r}: {exc}") from exc
 
     # ------------------------------------------------------------------ memory
     def _clear(self) -> None:

@@ -58,9 +58,13 @@ def _resolve(model: str) -> str:
 @functools.lru_cache(maxsize=4)
 def _load(path: str, device: str, max_seq_length: int | None) -> Any:
     """One loaded model per setting and process: loading costs seconds, agents are many."""
-    st = require("sentence_transformers", "rag")
+    try:
+        import sentence_transformers as st
+        import transformers
+    except ModuleNotFoundError as exc:
+        raise MissingExtra(f"the embedder needs the Python package {exc.name!r}: {INSTALL}") from exc
     logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
-    with quiet_loading(require("transformers", "rag")):
+    with quiet_loading(transformers):
         model = st.SentenceTransformer(path, device=device)
     if max_seq_length is not None:
         model.max_seq_length = max_seq_length

