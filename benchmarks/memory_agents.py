@@ -14,6 +14,7 @@ embedded text, measured apart on all-MiniLM-L6-v2 when it is installed, and adde
 (texts per step x ms per text). ``--embedder minilm`` runs everything on MiniLM instead (slow).
 
     python benchmarks/memory_agents.py [--steps 100,1000,5000] [--window 50] [--game base] [--embedder hashing]
+                                       [--threads 1]
 
 Target (issue 10): VanillaRAG and RAPTOR stay flat or logarithmic in the step count, never linear:
 the growth column is the ratio of the cost at the last checkpoint to the cost at the first; a linear
@@ -101,12 +102,12 @@ def measure(name: str, embedder: Any, game: str, checkpoints: list[int], window:
     return {"name": name, "rows": rows, "stats": agent.stats()}
 
 
-def minilm_ms_per_text(game: str, seed: int) -> float | None:
+def minilm_ms_per_text(game: str, seed: int, threads: int | None) -> float | None:
     """Milliseconds MiniLM spends per embedded step record (records of this game, batches of two)."""
     try:
         from odyssey_agents.retrieval.embedder import Embedder
 
-        embedder = Embedder()
+        embedder = Embedder(threads=threads)
     except ImportError:
         return None
     env = OdysseyEnv(game)
@@ -131,14 +132,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--embedder", default="hashing", choices=("hashing", "minilm"))
     parser.add_argument("--agents", default=",".join(NAMES))
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--threads", type=int, default=None, help="torch CPU threads for MiniLM (default: torch's)")
     args = parser.parse_args(argv)
     checkpoints = sorted(int(x) for x in args.steps.split(","))
     if checkpoints[0] < args.window:
         parser.error("the first checkpoint must be at least --window steps")
     from odyssey_agents.retrieval.embedder import Embedder, HashingEmbedder
 
-    embedder = HashingEmbedder() if args.embedder == "hashing" else Embedder()
-    per_text = minilm_ms_per_text(args.game, args.seed) if args.embedder == "hashing" else 0.0
+    embedder = HashingEmbedder() if args.embedder == "hashing" else Embedder(threads=args.threads)
+    per_text = minilm_ms_per_text(args.game, args.seed, args.threads) if args.embedder == "hashing" else 0.0
     print(f"game {args.game}, scripted backend, embedder {args.embedder}, seed {args.seed}; memory work per step "
           f"(CPU ms, backend time subtracted) and memory-call tokens, mean of the {args.window} steps before each "
           "checkpoint")
