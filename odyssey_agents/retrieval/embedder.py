@@ -65,7 +65,8 @@ def _load(path: str, device: str, max_seq_length: int | None) -> Any:
         raise MissingExtra(f"the embedder needs the Python package {exc.name!r}: {INSTALL}") from exc
     logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
     with quiet_loading(transformers):
-        model = st.SentenceTransformer(path, device=device)
+        # a local folder (the packaged MiniLM) never needs the hub, whatever HF_HUB_OFFLINE says
+        model = st.SentenceTransformer(path, device=device, local_files_only=Path(path).is_dir())
     if max_seq_length is not None:
         model.max_seq_length = max_seq_length
     return model
