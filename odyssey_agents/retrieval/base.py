@@ -89,7 +89,7 @@ class TextMemory:
         self.next_id = int(data["next_id"])
         self.items = {int(k): v for k, v in data["items"]}
         self.index = VectorIndex.load(directory, name)
-        if set(self.items) != set(self.index._pos):
+        if set(self.items) != self.index.keys():
             raise ValueError(f"{Path(directory) / name}: texts and index disagree; the checkpoint is damaged")
 
 

@@ -56,6 +56,9 @@ class VectorIndex:
     def __contains__(self, key: int) -> bool:
         return key in self._pos
 
+    def keys(self) -> set[int]:
+        return set(self._pos)
+
     @property
     def tombstones(self) -> int:
         return self._dead

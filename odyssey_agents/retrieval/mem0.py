@@ -23,6 +23,8 @@ docs/agents.md.
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any
 
 import numpy as np
@@ -73,8 +75,8 @@ class Mem0Agent(RetrievalAgent):
     def _extract(self, step: StepRecord, outcome: str, usage: Usage) -> list[str]:
         messages = prompts.extract_facts(step.render(), outcome, self.summary, self.max_facts)
         fields = self._ask_json(messages, "extract", ("facts",), usage)
-        raw = fields.get("facts") if fields else None
-        if not isinstance(raw, list):
+        raw = _as_list(fields.get("facts")) if fields else None
+        if raw is None:
             self.counters["extract_failures"] += 1
             return []
         facts = list(dict.fromkeys(" ".join(str(f).split())[:_MAX_FACT_CHARS] for f in raw if str(f).strip()))
@@ -94,8 +96,8 @@ class Mem0Agent(RetrievalAgent):
         messages = prompts.update_memories([(str(i), self.facts.items[k]["text"]) for i, k in enumerate(shown)],
                                            facts)
         fields = self._ask_json(messages, "update", ("operations",), usage)
-        ops = fields.get("operations") if fields else None
-        if not isinstance(ops, list):
+        ops = _as_operations(fields.get("operations")) if fields else None
+        if ops is None:
             self.counters["update_failures"] += 1
             for text, vec in zip(facts, vectors, strict=True):
                 self._add(text, vec, step)
@@ -132,6 +134,47 @@ class Mem0Agent(RetrievalAgent):
 
     def _retrieval_description(self) -> dict[str, Any]:
         return {"max_facts": self.max_facts, "compare_k": self.compare_k}
+
+
+_PIECES = re.compile(r"\n+|;\s*|(?<=[.!?])\s+")
+_OPERATION = re.compile(r"^\W*(ADD|UPDATE|DELETE|NONE)\b[\s:]*(?:id\s*)?(?:\[?(\d+)\]?)?\s*[:\-]?\s*(.*)$", re.I)
+_OP_SPLIT = re.compile(r"\n+|;\s*|(?<=[.!?])\s+(?=(?:ADD|UPDATE|DELETE|NONE)\b)", re.I)
+
+
+def _as_list(value: Any) -> list[Any] | None:
+    """Facts as a list; a backend that writes every value as a string (guided JSON) gives one text,
+    split into its lines, semicolon parts or sentences (or a JSON list written inside the string)."""
+    if isinstance(value, list):
+        return value
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    if text.startswith("["):
+        try:
+            parsed = json.loads(text)
+        except json.JSONDecodeError:
+            parsed = None
+        if isinstance(parsed, list):
+            return parsed
+    return [p.strip(" -*") for p in _PIECES.split(text) if p.strip(" -*")]
+
+
+def _as_operations(value: Any) -> list[Any] | None:
+    """Operations as a list of objects; from a string, a JSON list inside it or one operation a line
+    (``ADD: text``, ``UPDATE 2: text``, ``DELETE 1``, ``NONE 0``). None when nothing can be read."""
+    if isinstance(value, list):
+        return value
+    items = _as_list(value) if isinstance(value, str) and value.strip().startswith("[") else None
+    if items is not None and all(isinstance(i, dict) for i in items):
+        return items
+    if not isinstance(value, str):
+        return None
+    ops = []
+    for line in _OP_SPLIT.split(value):
+        m = _OPERATION.match(line.strip())
+        if m:
+            ops.append({"event": m.group(1).upper(), "id": m.group(2), "text": m.group(3)})
+    return ops or None
 
 
 def _shown_id(value: Any, shown: list[int]) -> int | None:

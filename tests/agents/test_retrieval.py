@@ -179,6 +179,17 @@ def test_mem0_applies_add_update_delete_none_and_counts_bad_operations(minilm):
     assert [c.purpose for c in decisions[2].usage.calls] == ["extract", "embed", "update", "embed", "act"]
 
 
+def test_mem0_reads_string_values_as_guided_json_backends_write_them(minilm):
+    act = json.dumps({"reasoning": "r", "action": "wait"})
+    replies = [act, json.dumps({"facts": "The smithy sells swords. The well is dry."}), act,
+               json.dumps({"facts": "The well is full."}),
+               json.dumps({"operations": "UPDATE 0: The well is full.\nNONE 1"}), act]
+    agent = make(Mem0Agent, minilm, llm=ScriptedLLM(replies))
+    play(agent, 3)
+    assert sorted(v["text"] for v in agent.facts.items.values()) == ["The smithy sells swords.", "The well is full."]
+    assert agent.stats()["facts_update"] == 1 and agent.stats()["facts_none"] == 1
+
+
 def test_mem0_keeps_facts_when_the_update_reply_is_unusable(minilm):
     act = json.dumps({"reasoning": "r", "action": "wait"})
     replies = [act, json.dumps({"facts": ["A."]}), act, json.dumps({"facts": ["B is near C."]}), "no idea", act,
