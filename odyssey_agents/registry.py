@@ -46,6 +46,15 @@ AGENTS: dict[str, AgentEntry] = {
                                     "ReAct with the last N observation-reasoning-action tuples"),
     "mem1": AgentEntry("odyssey_agents.paradigms.mem1:Mem1Agent", "llm",
                        "ReAct with a bounded internal state the model rewrites each step"),
+    # retrieval paradigms (paper §4): sentence-transformers embeddings and a faiss index
+    "vanilla_rag": AgentEntry("odyssey_agents.retrieval.vanilla_rag:VanillaRAGAgent", "rag",
+                              "ReAct with the top-k most similar past steps retrieved into the prompt"),
+    "mem0": AgentEntry("odyssey_agents.retrieval.mem0:Mem0Agent", "rag",
+                       "ReAct with facts the model extracts and keeps up to date (ADD/UPDATE/DELETE/NONE)"),
+    "raptor": AgentEntry("odyssey_agents.retrieval.raptor:RaptorAgent", "rag",
+                         "ReAct with an incrementally built tree of summaries, searched as a collapsed tree"),
+    "voyager": AgentEntry("odyssey_agents.retrieval.voyager:VoyagerAgent", "rag",
+                          "ReAct with an automatic curriculum, a critic and a retrieved skill library"),
 }
 
 

@@ -149,7 +149,9 @@ def load_run(path: Path, *, cell_path: Path | None = None) -> Run:
                         "using stored metrics")
     else:
         stop = results["metrics"].get("stop_decision_tokens")
-        metrics = compute_metrics(traj, facts, stop_tokens=stop if isinstance(stop, list) else None)
+        stop_calls = results["metrics"].get("stop_decision_calls")
+        metrics = compute_metrics(traj, facts, stop_tokens=stop if isinstance(stop, list) else None,
+                                  stop_calls=stop_calls if isinstance(stop_calls, dict) else None)
     for key in ("main_reward", "supplementary_reward", "play_steps"):
         if results.get(key) != metrics.get(key):
             warnings.append(f"results.json says {key}={results.get(key)}, the trajectory gives {metrics.get(key)}")

@@ -207,13 +207,19 @@ def tutorial_summary(traj: Trajectory) -> dict[str, Any]:
 
 
 def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = WINDOW,
-                    stop_tokens: Sequence[int] | None = None) -> dict[str, Any]:
+                    stop_tokens: Sequence[int] | None = None,
+                    stop_calls: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
     """Every per-run metric of the paper, from one trajectory (see the module docstring).
 
     ``stop_tokens`` ([input, output]) are the model calls of a decision to stop the episode: no step
     follows it, so no trajectory line records them, yet they were spent; they count in every token
     metric and are also reported apart as ``stop_decision_tokens``. The runner passes them, and
-    reports pass them back from ``results.json``, so both compute the same numbers.
+    reports pass them back from ``results.json``, so both compute the same numbers. ``stop_calls`` is
+    the same decision's calls by purpose, for ``tokens_by_purpose``.
+
+    ``tokens_by_purpose`` breaks the play steps' tokens down by the purpose of each model call (act,
+    reflect, summarise, embed, extract, update, curriculum, critique, skill...); its totals are the
+    token totals.
 
     One pass over the play steps; a step with no reward and no events (most of them) costs a few
     dictionary reads, so metrics stay cheap next to the run that produced them.
@@ -224,6 +230,7 @@ def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = W
     acquired: dict[str, None] = {}
     invalid = malformed = tokens_in = tokens_out = 0
     decision = 0.0
+    purposes: dict[str, dict[str, int]] = {}
     for s in play:  # lines are sparse: a missing key is false, zero or empty
         if "reward" in s:
             for k, v in s["reward"].items():
@@ -240,10 +247,13 @@ def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = W
             a, b = s["tokens"]
             tokens_in += a
             tokens_out += b
+            _add_calls(purposes, s.get("calls", {}))
         decision += s.get("decision_time", 0.0)
     if stop_tokens is not None:
         tokens_in += stop_tokens[0]
         tokens_out += stop_tokens[1]
+    if stop_calls:
+        _add_calls(purposes, stop_calls)
     facts = game if isinstance(game, GameFacts) else GameFacts.of(game)
     carryable = facts.carryable
     verbs = action_verbs(play, facts)
@@ -271,10 +281,20 @@ def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = W
         "output_tokens": tokens_out,
         "total_tokens": tokens_in + tokens_out,
         "tokens_per_step": (tokens_in + tokens_out) / n if n else 0.0,
+        "tokens_by_purpose": {k: purposes[k] for k in sorted(purposes)},
         "decision_time_total": round(decision, 6),
         "decision_time_mean": decision / n if n else 0.0,
         "tutorial": tutorial_summary(traj),
     }
     if stop_tokens is not None:
         metrics["stop_decision_tokens"] = list(stop_tokens)
+    if stop_calls:
+        metrics["stop_decision_calls"] = {k: dict(v) for k, v in stop_calls.items()}
     return metrics
+
+
+def _add_calls(into: dict[str, dict[str, int]], calls: Mapping[str, Mapping[str, int]]) -> None:
+    for purpose, row in calls.items():
+        acc = into.setdefault(purpose, {"calls": 0, "input_tokens": 0, "output_tokens": 0})
+        for key in acc:
+            acc[key] += row.get(key, 0)

@@ -412,8 +412,10 @@ class _Cell:
         self.writer.close()
         self.qa_writer.close()
         stop = self.stop_usage
+        stopped = stop is not None and bool(stop.calls)
         metrics = compute_metrics(Trajectory(self.reset_line, self.records), self.game,
-                                  stop_tokens=(stop.input_tokens, stop.output_tokens) if stop and stop.calls else None)
+                                  stop_tokens=(stop.input_tokens, stop.output_tokens) if stopped else None,
+                                  stop_calls=stop.by_purpose() if stopped else None)
         rounds = self.rd.qa_rounds()  # from the file: a resumed run asked its earlier rounds in another process
         end = "terminated" if self.terminated else "agent_stopped" if self.stopped else "max_steps"
         results = {

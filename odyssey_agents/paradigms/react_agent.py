@@ -116,6 +116,7 @@ class ReActAgent(Agent):
             self._reflect(observation, usage)
         if self.addons.summarisation and len(self.pending) >= self._summary_at:
             self._summarise(usage)
+        self._prepare(observation, usage)
         messages = self._fit(observation)
         if messages is None:  # the long-context "stop" policy
             return Decision("wait", reasoning="context window full: the agent stops", usage=usage, stop=True)
@@ -154,6 +155,10 @@ class ReActAgent(Agent):
     def _own_sections(self) -> list[Section]:
         """Paradigm state shown in the prompt (Mem1's internal state)."""
         return []
+
+    def _prepare(self, observation: str, usage: Usage) -> None:
+        """Work a paradigm does before its act prompt, after the add-ons (the retrieval paradigms
+        store the previous step and retrieve for this one); its model calls go into ``usage``."""
 
     def _absorb(self, reply: Reply) -> None:
         """Read paradigm-specific keys of the reply (Mem1's ``memory``)."""
