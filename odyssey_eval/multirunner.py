@@ -18,14 +18,15 @@ Each agent's files have the single-agent formats, so its metrics, QA and curves 
 code. The budget ``max_steps`` counts each agent's play steps: an agent that has used it, or that asks
 to stop, leaves the world (what it holds stays on the ground) while the others play on. Resuming works
 as for single-agent cells: the newest checkpoint restores the world, every agent's memory and counters,
-and cuts every agent's files back to what that checkpoint had seen.
+and cuts every agent's files back to what that checkpoint had seen. Everything around the loop is
+:mod:`odyssey_eval.lifecycle`'s, as for single-agent cells: the config checks, the cell's lock, the
+check of the game's files on resume, the game facts recorded in ``cell.json`` (so reports never load
+the game), the seeded regeneration of a lost ``qa_questions.json``, and the one-line stops.
 """
 
 from __future__ import annotations
 
 import os
-import platform
-import shutil
 import signal
 import time
 from collections.abc import Callable, Mapping
@@ -33,26 +34,16 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
-from odyssey_env import __version__ as odyssey_env_version
+from odyssey_eval import lifecycle
 from odyssey_eval.factory import ConfigError, build_agent
+from odyssey_eval.lifecycle import RESULTS_FORMAT, STOPPING, CellOutcome, RunError, sanitize
 from odyssey_eval.metrics import compute_metrics
 from odyssey_eval.progress import NullProgress, make_progress
 from odyssey_eval.qa.ask import ask_questions
 from odyssey_eval.qa.episodic import episodic_questions
 from odyssey_eval.qa.questions import Question
-from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
 from odyssey_eval.rundir import DEPENDENCY_GRAPH, RunDir, RunDirError, cell_key, run_path, slug
-from odyssey_eval.runner import (
-    KILL_AFTER_ENV,
-    RESULTS_FORMAT,
-    CellOutcome,
-    RunError,
-    RunInterrupted,
-    _check_length,
-    _eval_settings,
-    _sanitize,
-)
-from odyssey_eval.trajectory import JsonlWriter, Trajectory, TrajectoryError, read_trajectory, reset_record, step_record
+from odyssey_eval.trajectory import JsonlWriter, Trajectory, reset_record, step_record
 
 __all__ = ["AGENTS_DIR", "MULTIAGENT_DEFAULTS", "multi_cell_key", "multi_run_path",
            "resolve_agents", "run_multi_cell"]
@@ -104,7 +95,12 @@ def multi_cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def multi_run_path(cfg: Mapping[str, Any]) -> Path:
-    """``<output_dir>/<game>/multi/<agent>--<agent>--.../<llm[-model]>/seed_<seed>[...]``."""
+    """``<output_dir>/<game>/multi/<agent>--<agent>--.../<llm[-model]>/seed_<seed>[...]`` (raises for a
+    config :func:`run_multi_cell` would refuse)."""
+    return _path(lifecycle.checked(cfg, "agents"))
+
+
+def _path(cfg: Mapping[str, Any]) -> Path:
     single = run_path({**cfg, "agent": {"name": "multi"}})
     names = []
     for a in resolve_agents(cfg["agents"]):
@@ -114,22 +110,15 @@ def multi_run_path(cfg: Mapping[str, Any]) -> Path:
 
 def run_multi_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None,
                    log: Callable[[str], None] = print) -> CellOutcome:
-    """Play (or resume, or skip) the multi-agent cell ``cfg`` describes and return its results."""
-    cfg = {**dict(cfg), "eval": _eval_settings(cfg)}
-    for required in ("game", "agents", "seed", "max_steps"):
-        if required not in cfg or cfg[required] is None:
-            raise RunError(f"the config has no {required!r}")
-    if int(cfg["max_steps"]) < 1:
-        raise RunError(f"max_steps must be at least 1, got {cfg['max_steps']}")
+    """Play (or resume, or skip) the multi-agent cell ``cfg`` describes and return its results.
+
+    ``cfg`` is a single-agent cell's config (see :func:`odyssey_eval.runner.run_cell`) with ``agents``
+    in place of ``agent``, and optionally ``multiagent`` (:data:`MULTIAGENT_DEFAULTS`).
+    """
+    cfg = lifecycle.checked(cfg, "agents")
     key = multi_cell_key(cfg)
-    rd = RunDir(multi_run_path(cfg))
-    if cfg["eval"]["overwrite"]:
-        rd.wipe()
-    rd.check_cell(key)
-    if rd.finished:
-        log(f"skip (finished): {rd.path}")
-        return CellOutcome(rd.path, "skipped", rd.results())
-    return _MultiCell(cfg, key, rd, config_yaml, log).run()
+    rd = RunDir(_path(cfg))
+    return lifecycle.play(cfg, key, rd, lambda: _MultiCell(cfg, key, rd, config_yaml, log), log)
 
 
 class _Seat:
@@ -165,7 +154,6 @@ class _MultiCell:
                  log: Callable[[str], None]):
         from odyssey_agents.options import keyword_options
         from odyssey_agents.registry import agent_class
-        from odyssey_env.game import load_game
 
         try:
             from odyssey_env.multiagent import parallel_env
@@ -177,8 +165,7 @@ class _MultiCell:
         self.cfg, self.key, self.rd, self.log, self.config_yaml = cfg, key, rd, log, config_yaml
         self.ev, self.qa = cfg["eval"], cfg["eval"]["qa"]
         self.seed, self.max_steps = key["seed"], key["max_steps"]
-        game_cfg = cfg["game"]
-        self.game = load_game(game_cfg.get("path") or game_cfg["name"], trust=bool(game_cfg.get("trust")))
+        self.game, self.content, self.facts = lifecycle.open_game(cfg["game"], rd, overwrite=self.ev["overwrite"])
         llm = dict(cfg.get("llm") or {"name": "none"})
         self.seats: dict[str, _Seat] = {}
         uses_model = False
@@ -208,34 +195,23 @@ class _MultiCell:
         verbs = tuple(self.env.verbs())
         self.tasks = {aid: Task(self.game.name, self.game.title, verbs, self.seed + AGENT_SEED_STRIDE * i,
                                 self.max_steps) for i, aid in enumerate(self.seats)}
-        interactive = any(getattr(s.agent, "interactive", False) for s in self.seats.values())
-        self.checkpoint_every = 1 if interactive else max(1, int(self.ev["checkpoint_every"]))
-        self.progress_setting = False if interactive else self.ev["progress"]
-        kill = os.environ.get(KILL_AFTER_ENV)
-        self.kill_after = int(kill) if kill else -1
+        self.checkpoint_every, self.progress_setting, self.kill_after = lifecycle.cadence(
+            self.ev, any(getattr(s.agent, "interactive", False) for s in self.seats.values()))
         self.cycles = 0
         self.elapsed = 0.0
         self.wk_questions: list[Question] = []
 
     # ------------------------------------------------------------ start / resume
     def _start(self) -> None:
-        self.rd.start(self.key, self.config_yaml)
-        if self.rd.checkpoints.exists():
-            shutil.rmtree(self.rd.checkpoints)
+        lifecycle.begin(self.rd, self.key, self.config_yaml, self.content, self.facts)
         obs, infos = self.env.reset(seed=self.seed)
         for aid, seat in self.seats.items():
             seat.agent.reset(self.tasks[aid])
-            seat.rd.path.mkdir(parents=True, exist_ok=True)
-            seat.writer = JsonlWriter(seat.rd.trajectory)
             seat.reset_line = {**reset_record(self.game.name, self.seed, obs[aid], infos[aid]), "agent": aid}
-            seat.writer.write(seat.reset_line)
-            seat.qa_writer = JsonlWriter(seat.rd.qa)
+            seat.writer, seat.qa_writer = lifecycle.open_files(seat.rd, seat.reset_line)
             seat.obs, seat.info = obs[aid], infos[aid]
         if self.qa["enabled"]:
-            world = initial_world(self.game, self.seed, self.key["tutorial"])
-            self.wk_questions = world_knowledge_questions(
-                self.game, world, self.seed, per_template=int(self.qa["world_knowledge"]),
-                n_choices=int(self.qa["choices"]))
+            self.wk_questions = self._world_knowledge()
             self.rd.write_questions([q.to_dict() for q in self.wk_questions])
             for seat in self.seats.values():
                 self._ask(seat, "before")
@@ -254,28 +230,24 @@ class _MultiCell:
             seat.obs, seat.info = saved["observation"], dict(saved["info"])
             if aid in self.env.agents and seat.agent.needs_valid_actions:
                 seat.info["valid_actions"] = self.env.valid_actions(aid)
-            _check_length(seat.rd.trajectory, saved["trajectory_bytes"], ckpt.path.name)
-            _check_length(seat.rd.qa, saved["qa_bytes"], ckpt.path.name)
-            try:
-                seen = read_trajectory(seat.rd.trajectory, limit_bytes=saved["trajectory_bytes"])
-            except TrajectoryError as exc:
-                raise RunDirError(f"{exc}: the run directory is damaged (rerun with eval.overwrite=true)") from None
-            for step in seen.steps:
-                del step["observation"]
-            seat.reset_line, seat.records = seen.reset, seen.steps
-            seat.writer = JsonlWriter(seat.rd.trajectory, truncate_to=saved["trajectory_bytes"])
-            seat.qa_writer = JsonlWriter(seat.rd.qa, truncate_to=saved["qa_bytes"])
+            seat.reset_line, seat.records, seat.writer, seat.qa_writer = lifecycle.reopen_files(
+                seat.rd, saved, ckpt.path.name)
             for name in _Seat.COUNTERS:
                 setattr(seat, name, saved[name])
             seat.end = saved["end"]
         self.cycles, self.elapsed = r["cycles"], r["elapsed"]
         if self.qa["enabled"]:
-            self.wk_questions = [Question.from_dict(d) for d in self.rd.questions()]
+            self.wk_questions = lifecycle.stored_questions(self.rd, self._world_knowledge,
+                                                           [s.rd for s in self.seats.values()], self.log)
         self.log(f"resume from step {self.cycles}: {self.rd.path}")
+
+    def _world_knowledge(self) -> list[Question]:
+        """The cell's World-Knowledge questions: every agent is asked the same ones."""
+        return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa)
 
     def _checkpoint(self) -> None:
         runner = {"cycles": self.cycles, "elapsed": self.elapsed + time.perf_counter() - self._t0,
-                  "agents": {aid: {**seat.counters(), "observation": seat.obs, "info": _sanitize(seat.info)}
+                  "agents": {aid: {**seat.counters(), "observation": seat.obs, "info": sanitize(seat.info)}
                              for aid, seat in self.seats.items()}}
 
         def save_agents(directory: Path) -> None:
@@ -318,13 +290,9 @@ class _MultiCell:
             finally:
                 progress.close()
             return self._finish()
-        except KeyboardInterrupt:
-            for seat in self.seats.values():
-                seat.close()
-            ckpt = self.rd.latest_checkpoint()
-            resume = ckpt.runner["cycles"] if ckpt is not None else 0
-            raise RunInterrupted(f"interrupted after step {self.cycles}: run the same command again to resume "
-                                 f"from step {resume} ({self.rd.path})") from None
+        except STOPPING as exc:  # the run stops; its directory stays resumable
+            writers = [w for s in self.seats.values() for w in (s.writer, s.qa_writer)]
+            lifecycle.stopped(exc, self.rd, self.cycles, writers, "cycles")
 
     def _retire(self, seat: _Seat, reason: str) -> None:
         seat.end = reason
@@ -414,7 +382,7 @@ class _MultiCell:
         common = {"format": RESULTS_FORMAT, "game": self.game.name, "game_title": self.game.title,
                   "seed": self.seed, "max_steps": self.max_steps, "tutorial": self.key["tutorial"],
                   "tag": self.key["tag"], "llm": self.key["llm"],
-                  "versions": {"odyssey_env": odyssey_env_version, "python": platform.python_version()}}
+                  "versions": lifecycle.versions()}
         for aid, seat in self.seats.items():
             if self.qa["enabled"]:
                 self._ask(seat, "after")
@@ -439,7 +407,7 @@ class _MultiCell:
                 "main_reward": metrics["main_reward"],
                 "supplementary_reward": metrics["supplementary_reward"],
                 "metrics": metrics,
-                "qa": [{k: v for k, v in r.items() if k != "answers"} for r in rounds],
+                "qa": lifecycle.qa_summary(rounds),
                 "multiagent": {"agents": [s.config["name"] for s in self.seats.values()],
                                **self.key["multiagent"]},
                 "wall_time": wall,

@@ -22,7 +22,7 @@ from typing import Any
 
 from odyssey_agents.errors import ConfigError, OdysseyError
 
-__all__ = ["CONFIG_DIR", "LAUNCHER_PLUGINS", "Carried", "main"]
+__all__ = ["CONFIG_DIR", "LAUNCHER_PLUGINS", "Carried", "cell_config", "cell_directory", "main"]
 
 CONFIG_DIR = Path(__file__).resolve().parent / "conf"
 
@@ -60,22 +60,37 @@ def task(cfg: Any) -> dict[str, Any]:
     """Hydra's task function: one cell. Module-level so launchers can pickle it."""
     from omegaconf import OmegaConf
 
-    from odyssey_eval.runner import run_cell
-
-    plain = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
-    plain.pop("hydra", None)
-    if plain.get("agents"):  # several agents in one world
-        from odyssey_eval.multirunner import run_multi_cell
-
-        plain.pop("agent", None)
-        outcome = run_multi_cell(plain, config_yaml=OmegaConf.to_yaml(cfg, resolve=True))
+    multi, plain = cell_config(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True))
+    if multi:  # several agents in one world
+        from odyssey_eval.multirunner import run_multi_cell as play
     else:
-        plain.pop("agents", None)
-        plain.pop("multiagent", None)
-        outcome = run_cell(plain, config_yaml=OmegaConf.to_yaml(cfg, resolve=True))
+        from odyssey_eval.runner import run_cell as play
+    outcome = play(plain, config_yaml=OmegaConf.to_yaml(cfg, resolve=True))
     return {"path": str(outcome.path), "status": outcome.status,
             "main_reward": outcome.results.get("main_reward"),
             "supplementary_reward": outcome.results.get("supplementary_reward")}
+
+
+def cell_config(composed: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
+    """(several agents?, the cell's config) of a composed ``run.yaml`` config: with ``agents`` set the
+    cell is multi-agent and ``agent`` is dropped; otherwise ``agents`` and ``multiagent`` are."""
+    plain = {k: v for k, v in composed.items() if k != "hydra"}
+    multi = bool(plain.get("agents"))
+    for unused in (("agent",) if multi else ("agents", "multiagent")):
+        plain.pop(unused, None)
+    return multi, plain
+
+
+def cell_directory(composed: dict[str, Any]) -> Path:
+    """The run directory of the cell a composed ``run.yaml`` config names (raises for one it would refuse)."""
+    multi, plain = cell_config(composed)
+    if multi:
+        from odyssey_eval.multirunner import multi_run_path
+
+        return multi_run_path(plain)
+    from odyssey_eval.runner import cell_path
+
+    return cell_path(plain)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

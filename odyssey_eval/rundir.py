@@ -62,6 +62,10 @@ RECORDED = ("content", "facts")
 RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {
     "game": str, "seed": int, "max_steps": int, "agent": dict, "metrics": dict, "steps": int,
     "main_reward": (int, float), "supplementary_reward": (int, float)}
+#: The same for a multi-agent cell's own ``results.json`` (each agent's folder has a run's results, above):
+#: ``agents`` maps each agent's id, which names its folder, to its results.
+MULTI_RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "game": str, "seed": int, "max_steps": int, "steps": int, "agents": dict, "multiagent": dict}
 _UNWRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 _SLUG_BAD = re.compile(r"[^A-Za-z0-9._=+-]+")
@@ -202,10 +206,17 @@ class RunDir:
         data = _read_json(self.results_file)
         if not isinstance(data, dict):
             raise _damaged(self.results_file, f"expected a JSON object, found {type(data).__name__}")
-        for key, kind in RESULT_FIELDS.items():
+        multi = "agents" in data
+        for key, kind in (MULTI_RESULT_FIELDS if multi else RESULT_FIELDS).items():
             value = data.get(key)
             if not isinstance(value, kind) or isinstance(value, bool):
                 raise _damaged(self.results_file, f"{key} is missing or not a {getattr(kind, '__name__', 'number')}")
+        if multi:
+            if not data["agents"]:
+                raise _damaged(self.results_file, "agents is empty")
+            for agent_id, agent in data["agents"].items():  # an id names a folder: never a path elsewhere
+                if slug(agent_id) != agent_id or not isinstance(agent, dict):
+                    raise _damaged(self.results_file, f"agents has an entry {agent_id!r} that is not an agent's")
         return data
 
     def recorded_facts(self) -> dict[str, Any] | None:

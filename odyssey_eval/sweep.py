@@ -22,7 +22,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 
 from odyssey_agents.errors import ConfigError
-from odyssey_eval.run import Carried
+from odyssey_eval.run import Carried, cell_directory
 
 __all__ = ["SweepCheck"]
 
@@ -43,7 +43,6 @@ class SweepCheck(Callback):
         from omegaconf import OmegaConf
 
         from odyssey_agents.llm.factory import refuse_secrets
-        from odyssey_eval.runner import cell_path
 
         if config.hydra.sweeper.get("_target_") != _BASIC:
             return  # another sweeper draws its own jobs; each cell is still locked while it runs
@@ -74,7 +73,7 @@ class SweepCheck(Callback):
                     apply([o for o in parsed if not structural(o)], cfg)
                 refuse_secrets(OmegaConf.to_container(cfg.get("llm") or {}, resolve=False))
                 try:
-                    path = str(cell_path(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)))
+                    path = str(cell_directory(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)))
                 except Exception:  # a job whose config is wrong says so itself when it runs
                     continue
                 if path in seen:
