@@ -390,7 +390,8 @@ class _MultiCell:
             stop = seat.stop_usage
             metrics = compute_metrics(Trajectory(seat.reset_line, seat.records), self.game,
                                       stop_tokens=(stop.input_tokens, stop.output_tokens) if stop and stop.calls
-                                      else None)
+                                      else None,
+                                      stop_calls=stop.by_purpose() if stop and stop.calls else None)
             rounds = seat.rd.qa_rounds()
             results = {
                 **common,
