@@ -124,11 +124,12 @@ class GameSpec:
         for label, value, lo, hi in (("places", self.places, 1, 20), ("areas_per_place", self.areas_per_place, 1, 20),
                                      ("max_level", self.max_level, 1, 10), ("chapters", self.chapters, 1, 10),
                                      ("stages", self.stages, 1, 40), ("branching", self.branching, 1, 8),
-                                     ("craft_depth", self.craft_depth, 1, 6), ("npcs", self.npcs, 3, 200),
+                                     ("craft_depth", self.craft_depth, 1, 6), ("npcs", self.npcs, 4, 200),
                                      ("objects", self.objects, 1, 5000), ("action_rules", self.action_rules, 0, 10),
                                      ("step_rules", self.step_rules, 0, 20)):
             if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
-                out.append(f"{label}: expected a whole number from {lo} to {hi}, got {value!r}")
+                why = " (a guide, a merchant, a boss and one kind of enemy)" if label == "npcs" else ""
+                out.append(f"{label}: expected a whole number from {lo} to {hi}{why}, got {value!r}")
         if out:
             return out
         if self.areas < self.max_level:
@@ -142,8 +143,6 @@ class GameSpec:
                        "station, a container, a writable and a writing tool, a weapon, armor, materials, "
                        f"one key per lock, the boss's trophy{', food' if 'eat' in self.wanted_verbs() else ''}"
                        f"{', a lockpick' if 'lockpick' in self.wanted_verbs() else ''}), got {self.objects}")
-        if self.npcs < 4:
-            out.append("npcs: at least 4 NPC types (a guide, a merchant, a boss and one kind of enemy)")
         if self.branching > 1 and self.stages < self.branching + 2:
             out.append(f"stages: a chapter that forks into {self.branching} chains needs at least "
                        f"{self.branching + 2} stages (a start, one per chain, a join), got {self.stages}")
@@ -159,7 +158,8 @@ class GameSpec:
         if self.dynamics is not None:
             unknown = sorted(set(self.dynamics) - set(OPTIONAL_DYNAMICS))
             if unknown:
-                out.append(f"dynamics: unknown step rule(s) {', '.join(unknown)}; known: {', '.join(OPTIONAL_DYNAMICS)}")
+                out.append(f"dynamics: unknown step rule(s) {', '.join(unknown)}; "
+                           f"known: {', '.join(OPTIONAL_DYNAMICS)}")
         if self.backend == "procedural":
             if self.verbs is None and self.action_rules > len(OPTIONAL_VERBS):
                 out.append(f"action_rules: the procedural backend switches on optional verbs and there are only "

@@ -347,6 +347,11 @@ class Supply(PlannerBase):
         if area is None:
             raise Stuck(f"no {' and '.join(ot.recipe.stations)} for {t}")
         ingredients = ot.recipe.ingredients
+        if sum(ingredients.values()) * times > v.game.spec.agent.hands and not v.containers():
+            # more units than hands: without a bag (lost at a death, say) gathering would juggle forever
+            box = self._cheapest_of_category("container")
+            if box is not None and self.cost_have(box, 1) < INF:
+                return self.equip(box)
         with contextlib.ExitStack() as stack:
             for ing, k in ingredients.items():
                 stack.enter_context(self.need(ing, k * times))

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
+from pathlib import Path
 from typing import Any
 
 from odyssey_env.rules import OPTIONAL_VERBS
@@ -21,7 +23,7 @@ from odyssey_gen.procedural.npcs import build_npcs
 from odyssey_gen.procedural.quest import QuestBuilder
 from odyssey_gen.spec import OPTIONAL_DYNAMICS, GameSpec
 
-__all__ = ["build", "dumps"]
+__all__ = ["ProceduralBackend", "build", "draft", "dumps"]
 
 OBJECT_KEYS = ("level", "value", "size", "attack", "defense", "slot", "capacity", "hp_restore", "max_text", "uses",
                "recipe", "spawn_weight", "areas")
@@ -117,10 +119,11 @@ def _demands(d: Draft) -> dict[str, int]:
     return out
 
 
-def draft(spec: GameSpec) -> Draft:
+def draft(spec: GameSpec, attempt: int = 1) -> Draft:
     """Run every builder; the draft keeps the facts behind the files (tests read them)."""
     spec.check()
-    rng = random.Random(f"odyssey-gen:procedural:{spec.seed}:{spec.theme}")
+    stream = "" if attempt == 1 else f":attempt{attempt}"
+    rng = random.Random(f"odyssey-gen:procedural:{spec.seed}:{spec.theme}{stream}")
     d = Draft(spec, rng, Namer(spec.theme, rng))
     _choose_rules(d)
     lay_out(d)
@@ -135,7 +138,61 @@ def draft(spec: GameSpec) -> Draft:
     return d
 
 
-def build(spec: GameSpec) -> dict[str, str]:
-    """The game folder's files (name -> text) for ``spec``: ``world.json`` and ``quest.json``."""
-    d = draft(spec)
+def build(spec: GameSpec, attempt: int = 1) -> dict[str, str]:
+    """The game folder's files (name -> text) for ``spec``: ``world.json`` and ``quest.json``.
+
+    ``attempt`` > 1 draws from another stream of the same seed (the repair loop's retry): the result
+    is still a function of the spec alone.
+    """
+    d = draft(spec, attempt)
     return {"world.json": dumps(world_json(d)), "quest.json": dumps(d.quest)}
+
+
+class ProceduralBackend:
+    """The repair loop's view of the procedural builders: three stages over one seeded draft.
+
+    ``entities`` builds the whole draft and writes ``world.json``; ``rules`` reports the optional verbs
+    and dynamics it switched on (this backend writes no code); ``quest`` writes ``quest.json``. Any
+    validation problem sends the loop back to ``entities``, which rebuilds from the next stream of
+    the same seed.
+    """
+
+    name = "procedural"
+    stages = ("entities", "rules", "quest")
+
+    def __init__(self, spec: GameSpec):
+        self.spec = spec
+        self.draft: Draft | None = None
+
+    def run_stage(self, stage: str, folder: Path, feedback: list, attempt: Any) -> list:
+        if stage == "entities":
+            self.draft = draft(self.spec, attempt.attempt)
+            (folder / "world.json").write_text(dumps(world_json(self.draft)), encoding="utf-8")
+        elif stage == "quest":
+            assert self.draft is not None
+            (folder / "quest.json").write_text(dumps(self.draft.quest), encoding="utf-8")
+        return []
+
+    def owner(self, problem: Any) -> str:
+        return "entities"
+
+    def summary(self, stage: str, folder: Path) -> str:
+        d = self.draft
+        assert d is not None
+        if stage == "entities":
+            roles = Counter(n.role for n in d.npcs.values())
+            return (f"{len(d.places)} place(s), {len(d.areas)} areas (levels 1-{d.spec.max_level}), "
+                    f"{len(d.objects)} object types ({sum(1 for o in d.objects.values() if o.recipe)} craftable), "
+                    f"{len(d.npcs)} NPC types ({roles['enemy']} enemies, {roles['merchant']} merchant(s), a boss), "
+                    f"{len(d.locks)} locked path(s)")
+        if stage == "rules":
+            verbs = ", ".join(d.verbs) or "none"
+            dynamics = ", ".join(d.dynamics) or "none"
+            return f"no new code; optional verbs switched on: {verbs}; dynamics: {dynamics}"
+        main = d.quest["main"]
+        stages = sum(len(ch["stages"]) for ch in main["chapters"])
+        shape = f"a DAG forking {d.spec.branching} ways per chapter" if d.spec.branching > 1 else "linear"
+        extra = [k for k in ("tutorial",) if k in d.quest]
+        return (f"'{main['title']}': {len(main['chapters'])} chapter(s), {stages} stages ({shape})"
+                + (f", {', '.join(extra)}" if extra else "")
+                + (", side quests" if d.quest["side_quests"]["enabled"] else ""))

@@ -87,7 +87,7 @@ def raw_needs(d: Draft, name: str, n: int, out: dict[str, int] | None = None) ->
 
 
 def ensure_supply(d: Draft, demands: dict[str, int]) -> None:
-    """Make sure the world's guaranteed placements cover ``demands`` (object -> count) with one to spare.
+    """Make sure the world's guaranteed placements cover ``demands`` (object -> count) with two to spare.
 
     Scatter, merchants and loot add more, but only what lies in an area's ``objects`` is certain; the
     quest and every key are checked against this, so a stage never waits on luck.
@@ -104,7 +104,7 @@ def ensure_supply(d: Draft, demands: dict[str, int]) -> None:
             best = min(abs(a.level - o.level) for a in candidates)
             o.home = d.rng.choice([a for a in candidates if abs(a.level - o.level) == best]).name
         area = d.area(o.home)
-        area.objects[name] = max(area.objects.get(name, 0), n + 1)
+        area.objects[name] = max(area.objects.get(name, 0), n + 2)  # the oracle also crafts gear from them
 
 
 def _spread(n: int, top: int) -> list[int]:
@@ -225,7 +225,8 @@ class ObjectBuilder:
             o = self._new("food_made", "food", level, size=1, hp_restore=20 + 10 * level)
             foods = [f for f in d.of_kind("food_raw") if f.level <= level] or d.of_kind("food_raw")
             if foods:
-                self._recipe(o, self._pick(foods, 1) + self._pick(self._materials(level, max_tier=0), rng.choice((0, 1))))
+                extra = self._pick(self._materials(level, max_tier=0), rng.choice((0, 1)))
+                self._recipe(o, self._pick(foods, 1) + extra)
             else:
                 self._recipe(o, self._pick(self._materials(level, max_tier=depth - 1), 2))
 

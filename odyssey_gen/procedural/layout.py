@@ -36,7 +36,7 @@ def lay_out(d: Draft) -> None:
     zone_of = [sum(1 for c in cuts if c <= i) for i in range(n_areas)]
     words = namer.words or ["mist"]
 
-    for p in range(spec.places):
+    for _ in range(spec.places):
         title = namer.place_title()
         d.places.append(PlaceDraft(title, sentence(rng, PLACE_TEXT, w=rng.choice(words)), []))
     for i in range(n_areas):

@@ -16,15 +16,20 @@ from collections.abc import Sequence
 
 __all__ = ["KINDS", "Namer", "theme_words"]
 
-STOPWORDS = frozenset("""
-a an the and or but nor of in on at to from by for with without into onto over under above below between
-where when while which who whom whose what that this these those there here than then so as is are was
-were be been being am do does did has have had having it its it's their them they we us our you your he
-she his her him i me my mine not no only own same too very can will just should could would may might
-must shall keeps keep kept make makes made let lets get gets got go goes went come comes came some any
-every each all both few more most other such up down out off again once also still ever never always
-one two three four five six seven eight nine ten first last new old many much long little own
-""".split())
+STOPWORDS = frozenset((
+    "a", "an", "the", "and", "or", "but", "nor", "of", "in", "on", "at", "to", "from", "by", "for", "with",
+    "without", "into", "onto", "over", "under", "above", "below", "between", "where", "when", "while", "which",
+    "who", "whom", "whose", "what", "that", "this", "these", "those", "there", "here", "than", "then", "so",
+    "as", "is", "are", "was", "were", "be", "been", "being", "am", "do", "does", "did", "has", "have", "had",
+    "having", "it", "its", "it's", "their", "them", "they", "we", "us", "our", "you", "your", "he", "she",
+    "his", "her", "him", "i", "me", "my", "mine", "not", "no", "only", "own", "same", "too", "very", "can",
+    "will", "just", "should", "could", "would", "may", "might", "must", "shall", "keeps", "keep", "kept",
+    "make", "makes", "made", "let", "lets", "get", "gets", "got", "go", "goes", "went", "come", "comes", "came",
+    "some", "any", "every", "each", "all", "both", "few", "more", "most", "other", "such", "up", "down", "out",
+    "off", "again", "once", "also", "still", "ever", "never", "always", "one", "two", "three", "four", "five",
+    "six", "seven", "eight", "nine", "ten", "first", "last", "new", "old", "many", "much", "long", "little",
+    "own",
+))
 
 #: Nouns by kind. Materials and foods are split by how they are obtained (raw: found; made: crafted).
 KINDS: dict[str, tuple[str, ...]] = {

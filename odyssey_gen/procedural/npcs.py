@@ -63,7 +63,7 @@ def build_npcs(d: Draft) -> None:
     boss_name = namer.name("boss")
     boss = NpcDraft(boss_name, "boss", top, {
         "kind": "enemy", "role": "boss", "level": top, "hp": round(40 * top + 30), "attack": 5 * top + 2,
-        "defense": round(3 * top), "pattern": _pattern(rng) + ["wait"], "drops": {trophy.name: 1},
+        "defense": round(3 * top), "pattern": [*_pattern(rng), "wait"], "drops": {trophy.name: 1},
         "unique": True, "spawn_weight": 0})
     boss.description = (f"The {words_of(boss_name)}, master of the deepest part of the world. It fights in a "
                         "long rhythm of blows and pauses.")

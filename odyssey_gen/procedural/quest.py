@@ -15,8 +15,8 @@ import math
 from typing import Any
 
 from odyssey_gen.procedural.draft import Draft, Lock, NpcDraft, ObjDraft
-from odyssey_gen.spec import SpecError
 from odyssey_gen.procedural.names import words_of
+from odyssey_gen.spec import SpecError
 
 Stage = dict[str, Any]
 
@@ -417,7 +417,8 @@ class QuestBuilder:
             {"id": "take_bag", "say": f"A {words_of(bag)} lies here. Single items carry a number: "
                                       f"'pick up {bag}_<number>'.", "place": {bag: 1},
              "done": {"type": "has_item_count", "object": bag}},
-            {"id": "wear_bag", "say": f"Two hands hold two things; worn as a pack it holds more: 'equip {bag}_<number>'.",
+            {"id": "wear_bag",
+             "say": f"Two hands hold two things; worn as a pack it holds more: 'equip {bag}_<number>'.",
              "done": {"type": "equipped_any_of", "objects": [bag]}},
             {"id": "take_coins", "say": f"A pile of coins takes one hand: 'pick up {coin}'.", "place": {coin: 4},
              "done": {"type": "has_item_count", "object": coin, "count": 4}},
@@ -441,11 +442,12 @@ class QuestBuilder:
         steps += [
             {"id": "spar", "say": f"Something to fight: 'attack {dummy_name}'.", "npcs": [dummy_name],
              "done": {"type": "npc_defeated", "npc": dummy_name}},
-            {"id": "write", "say": f"Writing needs a {words_of(tool)} in one hand and a {words_of(paper)} in the other. "
+            {"id": "write", "say": f"Writing needs a {words_of(tool)} in one hand and a {words_of(paper)} in the "
+                                   "other. "
                                    f"Free your hands ('drop <object_name>'), pick both up, then: "
                                    f"'write \"hello\" {paper}_<number>'.", "place": {tool: 1, paper: 1},
              "done": {"type": "text_written"}},
-            {"id": "leave", "say": ("A key opens its lock only from my hand: 'enter " + door + "'." if link.get("locked")
+            {"id": "leave", "say": (f"A key opens its lock only from my hand: 'enter {door}'." if link.get("locked")
                                     else f"Time to go: 'enter {door}'."),
              "done": {"type": "area_entered", "area": door}},
         ]

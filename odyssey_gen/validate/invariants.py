@@ -20,7 +20,7 @@ __all__ = ["state_problems", "world_size"]
 def _known(engine: Engine, handle: str) -> bool:
     state = engine.state
     inst = state.instances.get(handle)
-    return inst is not None and inst.type in engine.game.objects or \
+    return (inst is not None and inst.type in engine.game.objects) or \
         (inst is None and handle in engine.game.objects and not engine.game.objects[handle].instanced)
 
 

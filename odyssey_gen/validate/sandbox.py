@@ -20,6 +20,7 @@ running, never as a crash of the generator.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
@@ -111,10 +112,8 @@ def run_checks(folder: str | Path, checks: list[str], settings: ValidationSettin
 
 
 def _kill(proc: subprocess.Popen) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError):
         os.killpg(proc.pid, signal.SIGKILL)
-    except ProcessLookupError:
-        pass
 
 
 def _failure(checks: list[str], message: str, stderr: str) -> SandboxResult:

@@ -32,9 +32,11 @@ from __future__ import annotations
 import ast
 import builtins
 import dataclasses
+import inspect
 import math
 import random
 import re
+import textwrap
 from collections import Counter, defaultdict, deque
 from dataclasses import dataclass
 
@@ -72,7 +74,7 @@ WHOLE_MODULES = frozenset({"math"})
 ALLOWED_BUILTINS = frozenset({
     "abs", "all", "any", "bool", "dict", "enumerate", "filter", "float", "frozenset", "int", "isinstance",
     "issubclass", "iter", "len", "list", "map", "max", "min", "next", "range", "repr", "reversed", "round",
-    "set", "sorted", "str", "sum", "tuple", "zip", "divmod", "staticmethod", "property", "classmethod",
+    "set", "sorted", "str", "sum", "tuple", "zip", "divmod", "staticmethod", "property", "classmethod", "object",
     "True", "False", "None", "NotImplemented", "Ellipsis",
     "Exception", "ValueError", "KeyError", "IndexError", "TypeError", "RuntimeError", "NotImplementedError",
     "ArithmeticError", "ZeroDivisionError", "LookupError", "StopIteration", "AssertionError",
@@ -87,6 +89,16 @@ FORBIDDEN_ATTRIBUTES = frozenset({
 })
 
 DUNDER_TEXT = re.compile(r"__\w+__")
+
+
+def _instance_attributes(cls: type) -> set[str]:
+    """Attributes a pure-Python class sets on its instances (``self.x = ...`` in its methods)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
+    except (OSError, TypeError, SyntaxError):  # builtins and C types: dir() already has everything
+        return set()
+    return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name) and node.value.id == "self"}
 
 
 def _api_attributes() -> frozenset[str]:
@@ -109,6 +121,8 @@ def _api_attributes() -> frozenset[str]:
         if dataclasses.is_dataclass(cls):
             names.update(f.name for f in dataclasses.fields(cls))
         names.update(getattr(cls, "__slots__", ()))
+        for base in cls.__mro__[:-1]:  # the rule classes' own bases set ``self.p``
+            names.update(_instance_attributes(base))
     names.update(n for n in dir(math) if not n.startswith("_"))
     return frozenset(names - FORBIDDEN_ATTRIBUTES)
 

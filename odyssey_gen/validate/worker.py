@@ -207,7 +207,8 @@ def check_solvability(ctx: Context) -> list[dict[str, str]]:
         env = OdysseyEnv(game, tutorial=game.quest.tutorial is not None)
         obs, info = env.reset(seed=seed)
         agent = OracleAgent(env)
-        agent.reset(Task(game=game.name, title=game.title, verbs=tuple(env.verbs()), seed=seed, max_steps=st.oracle_budget))
+        agent.reset(Task(game=game.name, title=game.title, verbs=tuple(env.verbs()), seed=seed,
+                         max_steps=st.oracle_budget))
         steps = tutorial_steps = 0
         reason = ""
         terminated = False
@@ -237,8 +238,9 @@ def check_solvability(ctx: Context) -> list[dict[str, str]]:
         if not (terminated and quest["completed"] == quest["total"]):
             goals = [json.dumps(_plain(c), sort_keys=True) for c in current_goals(env.engine, PLAYER)]
             stuck = ", ".join(f"{s['id']} ({s['title']})" for s in quest.get("current", []))
-            out.append(problem("solvability", f"seed {seed}: the oracle completed {quest['completed']}/{quest['total']} "
-                                              f"main-quest stages in {steps} steps; still open: {stuck or 'none'}",
+            done = f"{quest['completed']}/{quest['total']}"
+            out.append(problem("solvability", f"seed {seed}: the oracle completed {done} main-quest stages in "
+                                              f"{steps} steps; still open: {stuck or 'none'}",
                                f"open conditions: {'; '.join(goals)}\nthe oracle's last reason: {reason}", "quest"))
     ctx.stats["solvability"] = {"budget": st.oracle_budget, "runs": runs}
     return out
