@@ -64,6 +64,8 @@ def _parser() -> argparse.ArgumentParser:
                      "--llm-names the names) of a procedural game, e.g. llm=embedded")
     gen.add_argument("--llm-names", action="store_true", help="with --describe-with: also let the model rename "
                      "areas, objects and NPCs")
+    gen.add_argument("--describe-max", type=int, default=None, metavar="N",
+                     help="with --describe-with: at most N descriptions and N names (default: everything)")
     gen.add_argument("--replay", metavar="FILE", help="use recorded model replies (a JSON list of strings) instead "
                      "of a live model: the scripted backend")
     gen.add_argument("--record", metavar="FILE", help="write every model reply of this run to FILE (for --replay)")
@@ -169,9 +171,11 @@ def _build_llm(cfg: dict[str, Any], args: argparse.Namespace, seed: int, what: s
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    llm_tokens = [a for a in argv if LLM_ARG.match(a)]
+    # llm=... and llm.KEY=... tokens configure the model, except the value of --describe-with itself
+    model_args = [i for i, a in enumerate(argv) if LLM_ARG.match(a) and (i == 0 or argv[i - 1] != "--describe-with")]
+    llm_tokens = [argv[i] for i in model_args]
     parser = _parser()
-    args = parser.parse_args([a for a in argv if not LLM_ARG.match(a)])
+    args = parser.parse_args([a for i, a in enumerate(argv) if i not in model_args])
     say = (lambda _text: None) if args.quiet else (lambda text: print(text, flush=True))
     try:
         spec = spec_from_args(args)
@@ -188,7 +192,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             from odyssey_gen.llm.describe import Describer
 
             describe = Describer(_build_llm(dcfg, args, spec.seed, "--describe-with"), spec,
-                                 names=args.llm_names, record=args.record)
+                                 names=args.llm_names, record=args.record, max_items=args.describe_max)
         elif args.llm_names:
             raise SpecError("--llm-names needs --describe-with")
         backend = None

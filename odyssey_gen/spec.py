@@ -16,15 +16,27 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from odyssey_env.rules import OPTIONAL_VERBS
+from odyssey_env.rules import BASE_RULE_MODULES, OPTIONAL_VERBS
 
 __all__ = ["DEFAULTS", "OPTIONAL_DYNAMICS", "GameSpec", "SpecError", "ValidationSettings"]
 
+
+
+def _optional_dynamics() -> tuple[str, ...]:
+    """The engine's library of optional step rules, in run order (read from the rules, never listed by hand)."""
+    import importlib
+
+    found = []
+    for module in BASE_RULE_MODULES:
+        for value in vars(importlib.import_module(module)).values():
+            if getattr(value, "__odyssey_rule__", None) == "step" and value.optional and \
+                    value.__module__ == module:
+                found.append(value)
+    return tuple(cls.name for cls in sorted(found, key=lambda c: c.priority))
+
+
 #: The engine's library of optional world dynamics (``docs/dynamics.md``), switched on per game.
-OPTIONAL_DYNAMICS: tuple[str, ...] = (
-    "danger_hours", "enemy_respawn", "food_respawn", "crafting_momentum", "noise", "carrion_scavengers",
-    "wandering_patrols", "forgotten_caches", "rumor_notes", "shifting_paths",
-)
+OPTIONAL_DYNAMICS: tuple[str, ...] = _optional_dynamics()
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 

@@ -31,6 +31,24 @@ SYSTEM = ("You write for a text adventure game. Reply with plain ASCII text only
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
+def _format_keys() -> frozenset[str]:
+    """Every key the game format uses: a handle spelled like one could not be renamed safely in the JSON."""
+    import dataclasses
+
+    from odyssey_env import content
+    from odyssey_env.quests import spec as quest_spec
+
+    keys: set[str] = set()
+    for module in (content, quest_spec):
+        for value in vars(module).values():
+            if dataclasses.is_dataclass(value):
+                keys.update(f.name for f in dataclasses.fields(value))
+    return frozenset(keys)
+
+
+RESERVED = _format_keys()
+
+
 def _handle_pattern(name: str) -> re.Pattern[str]:
     """A handle wherever it stands alone, or as the stem of an instance name (``pouch_<number>``)."""
     return re.compile(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?=$|[^A-Za-z0-9_]|_<|_\d)")
@@ -45,8 +63,10 @@ class Describer:
     """The describing pass (see the module docstring); called by the pipeline before validation."""
 
     def __init__(self, llm: LLM, spec: GameSpec, *, names: bool = False, record: str | Path | None = None,
-                 max_words: int = 30):
+                 max_words: int = 30, max_items: int | None = None):
+        """``max_items`` bounds the model calls of each kind (descriptions, names): the rest keep their text."""
         self.llm = llm
+        self.max_items = max_items
         self.spec = spec
         self.names = names
         self.record = Path(record) if record else None
@@ -102,7 +122,7 @@ class Describer:
         new = "_".join(words)[:30].strip("_")
         if not NAME_RE.match(new) or re.search(r"_\d+$", new):
             return None, "not a valid name"
-        if new in taken:
+        if new in taken or new in RESERVED:
             return None, "already used"
         return new, ""
 
@@ -115,6 +135,8 @@ class Describer:
         rejected: Counter[str] = Counter()
 
         def describe(item: dict[str, Any], kind: str, facts: str, key: str = "name") -> None:
+            if self.max_items is not None and described["asked"] >= self.max_items:
+                return
             text, why = self._description(kind, str(item[key]), facts, str(item.get("description", "")))
             if text is None:
                 rejected[why] += 1
@@ -142,7 +164,9 @@ class Describer:
             targets += [(str(o.get("category")), o["name"]) for o in world.get("objects", [])]
             targets += [("creature" if n.get("kind") == "enemy" else "person", n["name"])
                         for n in world.get("npcs", [])]
-            for kind, old in targets:
+            for kind, old in targets[:self.max_items]:
+                if old in RESERVED:
+                    continue
                 new, why = self._name(kind, old, taken)
                 if new is None:
                     name_rejects[why] += 1

