@@ -349,7 +349,7 @@ class Goals(PlannerBase):
         passed = self.plan_progress.get(key, 0)
         left = []
         for i, step in enumerate(c.plan):
-            if _family(step) == "event":
+            if _family(step) == "event" or (step.type == "predicate" and step.name == "did"):
                 if i < passed:
                     continue
                 if holds(v.engine, v.agent, step):  # it happened on the step just played
@@ -381,8 +381,43 @@ class Goals(PlannerBase):
             return self.achieve(as_condition)
         handler = getattr(self, f"_did_{kind}", None)
         if handler is None:
-            raise Stuck(f"no plan to cause a {kind!r} event")
+            return self._cause_by_trial(kind, match)
         return handler(**match)
+
+    def _cause_by_trial(self, kind: str, match: dict[str, Any]) -> str:
+        """A command valid now whose step makes an event ``kind`` (data matching ``match``) happen.
+
+        Events of a game's own verbs (its ``rules.py``) have no handler here, so each listed command
+        of those verbs, then of the engine's optional verbs, is played on a copy of the world and
+        the first whose events match is chosen. Preconditions the verb needs must come first (in a
+        predicate's plan); when no command makes the event now this is :class:`Stuck`.
+        """
+        from odyssey_env.engine import Turn
+        from odyssey_env.rules import OPTIONAL_VERBS
+
+        v = self.v
+        key = ("trial", kind, json.dumps(match, sort_keys=True, default=str), v.state.step)
+        if key in self._memo:
+            found = self._memo[key]
+        else:
+            found = None
+            rules = v.engine.rules.actions
+            own = [verb for verb, rule in rules.items() if not type(rule).__module__.startswith("odyssey_env.")]
+            order = own + [verb for verb in OPTIONAL_VERBS if verb in rules]
+            probe = Turn(v.engine, v.agent, probe=True)
+            for verb in order:
+                for command in rules[verb].candidates(probe):
+                    if any(ev.kind == kind and ev.agent == self.agent_id and
+                           all(ev.data.get(k) == want for k, want in match.items())
+                           for ev in simulate(v.engine, self.agent_id, command)):
+                        found = command
+                        break
+                if found is not None:
+                    break
+            self._memo[key] = found
+        if found is None:
+            raise Stuck(f"no command now causes a {kind!r} event")
+        return found
 
     def _did_object_inspected(self, object: str | None = None, handle: str | None = None) -> str | None:
         v = self.v
@@ -502,6 +537,21 @@ class Goals(PlannerBase):
         if worn is None:
             return self.equip(object)
         return f"unequip {worn}" if v.fits_hands(worn) else self.make_room()
+
+
+def simulate(engine: Any, agent_id: str, command: str) -> list[Any]:
+    """The events ``command`` would cause now, played on a copy of the world (the engine is untouched)."""
+    import copy
+    import pickle
+    import random
+
+    sim = copy.copy(engine)
+    sim.state = pickle.loads(pickle.dumps(engine.state, protocol=pickle.HIGHEST_PROTOCOL))
+    sim.rng = random.Random()
+    sim.rng.setstate(engine.rng.getstate())
+    sim.options = dict(engine.options)
+    sim.step({agent_id: command})
+    return list(sim.events)
 
 
 def _family(c: Condition) -> str:

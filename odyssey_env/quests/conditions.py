@@ -261,7 +261,7 @@ def _all_of(engine, agent, c):
 
 @_register("predicate", "predicate", ("name",), ("args", "plan"),
            doc="The game's registered predicate `name(engine, agent, **args)` returns true; `plan` lists "
-               "vocabulary conditions that, done in order, make it hold.")
+               "vocabulary conditions (or `did` events) that, done in order, make it hold.")
 def _predicate(engine, agent, c):
     return bool(engine.game.rules.predicates[c.name](engine, agent, **c.args))
 
@@ -313,8 +313,9 @@ def check_condition(game: Game, cond: Condition, file: str, path: str,
         out += check_condition(game, sub, file, f"{path}.conditions[{i}]", extra_areas)
     for i, sub in enumerate(cond.plan):
         where = f"{path}.plan[{i}]"
-        if sub.type == "predicate":
-            bad(f"{where}.type", "a plan is made of vocabulary conditions, not predicates")
+        if sub.type == "predicate" and sub.name != "did":
+            bad(f"{where}.type", "a plan is made of vocabulary conditions (and the engine's 'did'), not the "
+                                 "game's own predicates")
         else:
             out += check_condition(game, sub, file, where, extra_areas)
     return out

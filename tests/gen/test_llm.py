@@ -276,3 +276,11 @@ def test_describe_with_the_embedded_model_offline(tmp_path, capsys):
     assert info["model"]["backend"] == "embedded" and info["descriptions"]["asked"] == 4
     assert info["tokens"]["calls"] == 4 and info["tokens"]["input"] > 0
     assert info["descriptions"]["accepted"] + sum(info["descriptions"]["rejected"].values()) == 4
+
+
+def test_a_predicate_planned_by_an_event_of_a_new_verb_is_solved(tmp_path):
+    """The plan names only the event ('did' bell_rung); the oracle finds the verb that causes it by trial."""
+    result, _, lines = run(tmp_path, ["entities_good", "rules_good", "quest_bell"])
+    assert result.ok, (result.reason, lines)
+    runs = result.report["validation"]["stats"]["solvability"]["runs"]
+    assert all(r["stages"] == 4 for r in runs)
