@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import gymnasium as gym
@@ -27,7 +29,7 @@ def leftovers(parent: Path) -> list[str]:
     return sorted(p.name for p in parent.iterdir() if p.name.startswith("."))
 
 
-def test_generate_writes_a_game_every_tool_accepts(tmp_path, capsys):
+def test_generate_writes_a_game_every_tool_accepts(tmp_path, capsys, monkeypatch):
     target = tmp_path / "games" / "tide"
     code = generate_main([THEME, "--name", "tide", "--out", str(target), "--seed", "3", "--branching", "2",
                           "--stages", "6", "--verbs", "eat,throw", *FAST_FLAGS])
@@ -49,6 +51,11 @@ def test_generate_writes_a_game_every_tool_accepts(tmp_path, capsys):
     # odyssey games PATH
     assert games_main([str(target)]) == 0
     assert "tide" in capsys.readouterr().out
+    # odyssey play PATH (a few commands typed in, then end of input)
+    typed = iter(["talk to " + json.loads((target / "quest.json").read_text())["main"]["guide"]["npc"], "quit"])
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(typed))
+    assert odyssey(["play", str(target)]) == 0
+    assert "Stage complete (1/6)" in capsys.readouterr().out
     # register_game + gym.make
     env_id = odyssey_env.register_game(target)
     assert env_id == "AgentOdyssey/Tide-v0"
@@ -171,3 +178,20 @@ def test_generate_refuses_a_target_it_cannot_write(tmp_path):
     blocker.write_text("not a folder")
     with pytest.raises(GenerationError, match="cannot write"):
         generate(spec(), blocker / "tide", settings=FAST, say=quiet)
+
+
+def test_nothing_imports_odyssey_gen_and_odyssey_env_stays_light():
+    """Layering: odyssey_gen -> odyssey_env, odyssey_agents; the CLI names it only as a string."""
+    import ast
+
+    root = Path(__file__).resolve().parents[2]
+    for package in ("odyssey_env", "odyssey_agents", "odyssey_eval"):
+        for path in (root / package).rglob("*.py"):
+            for node in ast.walk(ast.parse(path.read_text())):
+                if isinstance(node, ast.Import | ast.ImportFrom):
+                    names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+                    assert not any(n.startswith("odyssey_gen") for n in names), f"{path} imports odyssey_gen"
+    code = ("import sys, odyssey_env; "
+            "print(sorted(m for m in ('odyssey_gen', 'odyssey_agents', 'torch') if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
