@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from odyssey_agents.llm.protocol import MissingExtra
 from odyssey_env.rules import OPTIONAL_VERBS
 from odyssey_gen.pipeline import GenerationError, generate
 from odyssey_gen.spec import DEFAULTS, OPTIONAL_DYNAMICS, GameSpec, SpecError, ValidationSettings
@@ -36,17 +37,17 @@ def _parser() -> argparse.ArgumentParser:
         description="Generate a new game folder from a theme, validate it (static checks, sandboxed execution, "
                     "reachability of new rules, solvability by the oracle) and install it. Model settings go "
                     "after the options as llm=NAME llm.KEY=VALUE (as in 'odyssey run').",
-        formatter_class=argparse.ArgumentDefaultsHelpFormatter)
+)
     p.add_argument("theme", nargs="?", help="one line saying what the world is about (see docs/generation.md)")
     p.add_argument("--name", help="the game's name: lower_snake_case; also the folder name")
-    p.add_argument("--out", help="the game folder to write (default: ./NAME)")
+    p.add_argument("--out", help="the game folder to write (default ./NAME)")
     p.add_argument("--spec", metavar="FILE", help="a JSON file with any of the spec fields; options override it")
-    p.add_argument("--title", help="display title (default: from the name)")
+    p.add_argument("--title", help="display title (default from the name)")
     sizes = p.add_argument_group("sizes (what 'odyssey games' counts)")
     for flag in SIZE_FLAGS:
         default = DEFAULTS.get(flag)
         sizes.add_argument(f"--{flag.replace('_', '-')}", dest=flag, type=int, default=None,
-                           help=f"(default {default if default is not None else 'one per extra place, at most 2'})")
+                           help=f"default {default if default is not None else 'one per extra place, at most 2'}")
     mech = p.add_argument_group("mechanics")
     mech.add_argument("--verbs", help=f"optional verbs to switch on, comma-separated, 'all' or 'none' "
                                       f"({', '.join(OPTIONAL_VERBS)}); default: --action-rules of them by seed")
@@ -69,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--replay", metavar="FILE", help="use recorded model replies (a JSON list of strings) instead "
                      "of a live model: the scripted backend")
     gen.add_argument("--record", metavar="FILE", help="write every model reply of this run to FILE (for --replay)")
-    gen.add_argument("--attempts", type=int, default=3, help="tries per stage before the candidate is rejected")
+    gen.add_argument("--attempts", type=int, default=3,
+                     help="tries per stage before the candidate is rejected (default %(default)s)")
     gen.add_argument("--overwrite", action="store_true", help="replace an existing game folder at the target")
     gen.add_argument("--trust-output", action="store_true", help="after every check passes, record the new "
                      "rules.py in your trust store (otherwise the 'odyssey trust' line is printed)")
@@ -77,13 +79,17 @@ def _parser() -> argparse.ArgumentParser:
     val = p.add_argument_group("validation (defaults: docs/generation.md)")
     v = ValidationSettings()
     val.add_argument("--validation-seeds", type=int, default=v.seeds,
-                     help="seeds of the execution and solvability tests")
-    val.add_argument("--random-steps", type=int, default=v.random_steps, help="random-agent steps per seed")
+                     help="seeds of the execution and solvability tests (default %(default)s)")
+    val.add_argument("--random-steps", type=int, default=v.random_steps,
+                     help="random-agent steps per seed (default %(default)s)")
     val.add_argument("--oracle-budget", type=int, default=v.oracle_budget,
-                     help="play steps the oracle may use per seed")
-    val.add_argument("--timeout", type=float, default=v.timeout, help="wall-clock seconds for the sandboxed checks")
-    val.add_argument("--cpu-seconds", type=int, default=v.cpu_seconds, help="CPU-time limit of the sandbox")
-    val.add_argument("--memory-mb", type=int, default=v.memory_mb, help="address-space limit of the sandbox")
+                     help="play steps the oracle may use per seed (default %(default)s)")
+    val.add_argument("--timeout", type=float, default=v.timeout,
+                     help="wall-clock seconds for the sandboxed checks (default %(default)s)")
+    val.add_argument("--cpu-seconds", type=int, default=v.cpu_seconds,
+                     help="CPU-time limit of the sandbox (default %(default)s)")
+    val.add_argument("--memory-mb", type=int, default=v.memory_mb,
+                     help="address-space limit of the sandbox (default %(default)s)")
     return p
 
 
@@ -206,6 +212,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         result = generate(spec, args.out, backend=backend, settings=settings, max_attempts=args.attempts,
                           overwrite=args.overwrite, trust_output=args.trust_output, say=say, describe=describe)
     except (SpecError, GenerationError) as exc:
+        print(f"odyssey generate: {exc}", file=sys.stderr)
+        return 2
+    except MissingExtra as exc:  # a model backend whose extra is missing: the message names what to install
         print(f"odyssey generate: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
