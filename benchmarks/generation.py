@@ -36,7 +36,7 @@ SIZES: dict[str, dict] = {
     "paper": dict(places=4, areas_per_place=3, objects=100, npcs=10, max_level=5, chapters=4, stages=10,
                   branching=2, verbs=["lockpick", "eat", "throw", "disassemble", "pickpocket"],
                   dynamics=["noise", "wandering_patrols", "enemy_respawn", "food_respawn"]),
-    "large": dict(places=8, areas_per_place=4, objects=1000, npcs=40, max_level=5, chapters=5, stages=10,
+    "large": dict(places=8, areas_per_place=4, objects=1000, npcs=40, max_level=5, chapters=4, stages=6,
                   branching=2),
 }
 THEME = "a drowned cathedral city where the tide keeps the only records"
