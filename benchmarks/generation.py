@@ -8,18 +8,19 @@ same run, is the same validation of a copy of the shipped Remnant game (18 areas
 the figures can be read against a hand-made game of paper size on the same (noisy, shared) machine.
 
     python benchmarks/generation.py                 # the three sizes and the baseline
-    python benchmarks/generation.py --sizes 100     # one size
+    python benchmarks/generation.py --sizes paper   # one size
 
-One run on the shared 2-core development machine (other engineers' test suites running meanwhile):
+Two runs on the shared 2-core development machine; other engineers' test suites were running meanwhile
+(load average about 9 in the first, 13 in the second), so read the figures against the baseline:
 
     size      objects areas npcs stages  build s  validate s  total s  world.json  quest.json  solved
-    small          14     3    4      3     0.01        1.4      1.4       7 KB        3 KB  yes
-    paper         100    12   10     40     0.03        5.9      6.0      46 KB       21 KB  yes
-    large        1000    32   40     50     0.46       36.7     37.2     458 KB       28 KB  yes
-    baseline: validating a copy of remnant: 5.1 s
+    small          14     3    6      3     0.00        2.2      2.2       8 KB        5 KB  yes
+    paper         100    12   12     40     0.03        3.9      3.9      42 KB       22 KB  yes
+    large        1000    32   42     24     0.15        2.3      2.5     346 KB       16 KB  yes
+    baseline: validating a copy of remnant: 3.7 s          (second run: paper 6.5 s, large 12.4 s, remnant 6.0 s)
 
 Generation plus full validation stays well under a minute for paper-sized games (the issue's bar), and
-under a minute even for a thousand object types.
+for a thousand object types too. (NPC counts include a tutorial's trainer and dummy.)
 """
 
 from __future__ import annotations
