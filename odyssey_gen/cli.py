@@ -27,8 +27,8 @@ from odyssey_gen.spec import DEFAULTS, OPTIONAL_DYNAMICS, GameSpec, SpecError, V
 __all__ = ["main"]
 
 LLM_ARG = re.compile(r"^llm(\.[A-Za-z_][A-Za-z0-9_]*)?=")
-SIZE_FLAGS = ("places", "areas_per_place", "objects", "npcs", "max_level", "chapters", "stages", "branching",
-              "locks", "craft_depth", "action_rules", "step_rules", "seed")
+SIZE_FLAGS = ("places", "areas_per_place", "area_count", "objects", "npcs", "max_level", "chapters", "stages",
+              "branching", "locks", "craft_depth", "action_rules", "step_rules", "seed")
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -46,8 +46,11 @@ def _parser() -> argparse.ArgumentParser:
     sizes = p.add_argument_group("sizes (what 'odyssey games' counts)")
     for flag in SIZE_FLAGS:
         default = DEFAULTS.get(flag)
-        sizes.add_argument(f"--{flag.replace('_', '-')}", dest=flag, type=int, default=None,
-                           help=f"default {default if default is not None else 'one per extra place, at most 2'}")
+        flags = ["--areas"] if flag == "area_count" else [f"--{flag.replace('_', '-')}"]
+        fallback = {"locks": "one per extra place, at most 2", "area_count": "places x areas-per-place; the total "
+                    "number of areas, spread over the places as evenly as possible"}
+        sizes.add_argument(*flags, dest=flag, type=int, default=None,
+                           help=f"default {default if default is not None else fallback[flag]}")
     mech = p.add_argument_group("mechanics")
     mech.add_argument("--verbs", help=f"optional verbs to switch on, comma-separated, 'all' or 'none' "
                                       f"({', '.join(OPTIONAL_VERBS)}); default: --action-rules of them by seed")

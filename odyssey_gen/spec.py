@@ -87,6 +87,7 @@ class GameSpec:
     title: str = ""
     places: int = 2
     areas_per_place: int = 3
+    area_count: int | None = None  # total areas, spread over the places as evenly as possible (overrides the above)
     objects: int = 30
     npcs: int = 6
     max_level: int = 3
@@ -109,7 +110,13 @@ class GameSpec:
     # ------------------------------------------------------------------ derived
     @property
     def areas(self) -> int:
-        return self.places * self.areas_per_place
+        return self.area_count if self.area_count is not None else self.places * self.areas_per_place
+
+    @property
+    def place_sizes(self) -> list[int]:
+        """Areas per place, in place order (earlier places get one more when they do not divide evenly)."""
+        base, extra = divmod(self.areas, self.places)
+        return [base + (p < extra) for p in range(self.places)]
 
     @property
     def lock_count(self) -> int:
@@ -142,11 +149,15 @@ class GameSpec:
             if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
                 why = " (a guide, a merchant, a boss and one kind of enemy)" if label == "npcs" else ""
                 out.append(f"{label}: expected a whole number from {lo} to {hi}{why}, got {value!r}")
+        if self.area_count is not None and (not isinstance(self.area_count, int) or isinstance(self.area_count, bool)
+                                            or not self.places <= self.area_count <= 400):
+            out.append(f"area_count: expected a whole number from {self.places} (one per place) to 400, "
+                       f"got {self.area_count!r}")
         if out:
             return out
         if self.areas < self.max_level:
             out.append(f"max_level: {self.max_level} levels need at least {self.max_level} areas "
-                       f"(places x areas_per_place = {self.areas})")
+                       f"(got {self.areas})")
         if not 0 <= self.lock_count <= max(0, self.areas - 1):
             out.append(f"locks: expected 0 to {self.areas - 1} (one locked path needs an area on each side)")
         minimum = self.min_objects()

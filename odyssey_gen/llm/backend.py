@@ -127,8 +127,8 @@ class LLMBackend:
         if len(places) != spec.places:
             out.append(_problem("entities", f"asked for exactly {spec.places} place(s), got {len(places)}"))
         if len(areas) != spec.areas:
-            out.append(_problem("entities", f"asked for {spec.areas} areas ({spec.areas_per_place} per place), "
-                                            f"got {len(areas)}"))
+            out.append(_problem("entities", f"asked for {spec.areas} areas ({', '.join(map(str, spec.place_sizes))} "
+                                            f"by place), got {len(areas)}"))
         if max(levels, default=1) != spec.max_level:
             out.append(_problem("entities", f"area levels must reach {spec.max_level}, got {sorted(levels)}"))
         n_obj, n_npc = len(world.get("objects", [])), len(world.get("npcs", []))

@@ -31,7 +31,7 @@ def lay_out(d: Draft) -> None:
     spec, rng, namer = d.spec, d.rng, d.namer
     n_areas = spec.areas
     levels = [1 + (i * spec.max_level) // n_areas for i in range(n_areas)]
-    place_of = [i // spec.areas_per_place for i in range(n_areas)]
+    place_of = [p for p, size in enumerate(spec.place_sizes) for _ in range(size)]
     cuts = _lock_cuts(d, place_of)
     zone_of = [sum(1 for c in cuts if c <= i) for i in range(n_areas)]
     words = namer.words or ["mist"]

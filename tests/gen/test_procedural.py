@@ -42,7 +42,7 @@ CASES = [
          verbs=("eat", "throw"), dynamics=("noise", "enemy_respawn")),
     dict(seed=7, craft_depth=1, objects=20, tutorial=False, side_quests=False, expansion=False),
     dict(seed=8, craft_depth=5, objects=50, places=3, locks=2, action_rules=2, step_rules=3),
-    dict(seed=9, theme="robot kingdom of broken gears and rusting kings", places=4, areas_per_place=3, objects=96,
+    dict(seed=9, theme="robot kingdom of broken gears and rusting kings", places=4, area_count=13, objects=96,
          npcs=7, max_level=5, chapters=4, stages=10, branching=3),
 ]
 
@@ -160,3 +160,11 @@ def test_a_spec_file_with_an_unknown_field_is_refused(tmp_path):
     path.write_text(json.dumps({"theme": THEME, "name": "tide", "colour": "red"}))
     with pytest.raises(ValueError, match=r"unknown spec field.*colour"):
         GameSpec.from_file(path)
+
+
+def test_a_total_of_areas_is_spread_over_the_places():
+    s = spec(places=3, area_count=10, max_level=5)
+    assert s.place_sizes == [4, 3, 3] and s.areas == 10
+    world = json.loads(build(s)["world.json"])
+    assert [len(p["areas"]) for p in world["places"]] == [4, 3, 3]
+    assert any("area_count: expected a whole number from 3" in p for p in spec(places=3, area_count=2).problems())
