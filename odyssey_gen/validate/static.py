@@ -89,6 +89,8 @@ FORBIDDEN_ATTRIBUTES = frozenset({
 })
 
 DUNDER_TEXT = re.compile(r"__\w+__")
+#: Dunder methods a rules.py may define: the dataclass hook that checks a Params class's values.
+ALLOWED_DUNDER_METHODS = frozenset({"__post_init__"})
 
 
 def _instance_attributes(cls: type) -> set[str]:
@@ -222,8 +224,9 @@ class _Checker(ast.NodeVisitor):
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
-        if node.name.startswith("__"):
-            self.bad(node, f"def {node.name}", "dunder methods change how objects behave; rules need none")
+        if node.name.startswith("__") and node.name not in ALLOWED_DUNDER_METHODS:
+            self.bad(node, f"def {node.name}", "dunder methods change how objects behave; rules need none "
+                                                "(a Params dataclass may check itself in __post_init__)")
         self.generic_visit(node)
 
     def generic_visit(self, node: ast.AST) -> None:

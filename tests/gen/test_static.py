@@ -60,6 +60,10 @@ class Tides(StepRule):
     class Params:
         hour: int = FLOOD_HOUR
 
+        def __post_init__(self) -> None:
+            if not 0 <= self.hour < 24:
+                raise ValueError(f"hour: {self.hour} is not an hour of the day")
+
     def apply(self, engine: Engine) -> None:
         memory = engine.state.rule_data.setdefault(self.name, {"flooded": []})
         if (engine.state.minute // 60) % 24 != self.p.hour:
