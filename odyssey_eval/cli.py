@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("odyssey_env.play:main", "play a game in the terminal"),
     "games": ("odyssey_env.catalog:main", "list the shipped games and their sizes"),
     "trust": ("odyssey_env.trust:main", "let a game folder's rules.py run (it is code)"),
+    "generate": ("odyssey_gen.cli:main", "generate a new, validated game from a theme (offline or with an LLM)"),
     "run": ("odyssey_eval.run:main", "evaluate agents on games (Hydra; supports -m sweeps)"),
     "report": ("odyssey_eval.report:main", "summarise run directories and write an HTML report"),
     "challenge": ("odyssey_eval.challenge:main", "the TTCL challenge aggregation"),

@@ -36,6 +36,10 @@ class Condition:
     name: str | None = None  # predicate name
     args: dict[str, Any] = field(default_factory=dict)
     conditions: tuple[Condition, ...] = ()
+    #: ``predicate`` only: a sequence of vocabulary conditions that, done in order, makes the predicate
+    #: hold. The oracle follows it (it cannot read a predicate's code), so a game's own predicates stay
+    #: plannable and its quests provably solvable.
+    plan: tuple[Condition, ...] = ()
 
 
 @dataclass(frozen=True)
