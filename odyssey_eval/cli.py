@@ -22,6 +22,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "trust": ("odyssey_env.trust:main", "let a game folder's rules.py run (it is code)"),
     "run": ("odyssey_eval.run:main", "evaluate agents on games (Hydra; supports -m sweeps)"),
     "report": ("odyssey_eval.report:main", "summarise run directories and write an HTML report"),
+    "view": ("odyssey_eval.viewer:main", "write a run's interactive trajectory viewer (one HTML file)"),
     "challenge": ("odyssey_eval.challenge:main", "the TTCL challenge aggregation"),
 }
 
