@@ -23,7 +23,7 @@ from pathlib import Path
 from odyssey_agents.errors import OdysseyError
 from odyssey_eval.viewer.data import ViewError, resolve_run, view_data
 
-__all__ = ["ViewError", "build_page", "main", "view_data", "write_view"]
+__all__ = ["ViewError", "build_page", "main", "view_data", "write_view", "write_views"]
 
 #: The file name ``odyssey view`` writes into the run directory unless told otherwise.
 PAGE = "view.html"
@@ -73,6 +73,36 @@ def write_view(run_dir: str | Path, output: str | Path | None = None) -> Path:
     except OSError as exc:
         raise ViewError(f"cannot write {out}: {exc.strerror or exc}; choose another place with -o FILE") from None
     return out
+
+
+def write_views(cells: Sequence[Path], folder: Path) -> tuple[dict[Path, Path], list[str]]:
+    """One page per cell directory into ``folder`` (``odyssey report`` links them): ``({cell: page},
+    [one line per cell that could not be viewed])``. Pages are named after the cells' paths below their
+    common folder, so a report's views do not collide."""
+    import os
+
+    from odyssey_eval.rundir import slug
+
+    cells = sorted(dict.fromkeys(Path(c) for c in cells))
+    if not cells:
+        return {}, []
+    common = Path(os.path.commonpath([c.resolve() for c in cells]))
+    pages: dict[Path, Path] = {}
+    problems: list[str] = []
+    used: set[str] = set()
+    for cell in cells:
+        rel = cell.resolve().relative_to(common)
+        name = slug("_".join(rel.parts) or cell.resolve().name)
+        stem, n = name, 1
+        while name in used:
+            n += 1
+            name = f"{stem}_{n}"
+        used.add(name)
+        try:
+            pages[cell] = write_view(cell, folder / f"{name}.html")
+        except OdysseyError as exc:
+            problems.append(f"{cell}: no viewer ({exc})")
+    return pages, problems
 
 
 def _require_layout() -> None:
