@@ -51,8 +51,8 @@ def resolve_run(path: str | Path) -> tuple[Path, str | None]:
         return p.parent.parent, p.name
     found = sorted(c.parent for c in p.rglob(CELL) if not any(s.startswith(".") for s in c.relative_to(p).parts))
     if found:
-        raise ViewError(f"{p} holds {len(found)} run directories; view one of them, e.g. odyssey view {found[0]} "
-                        "(odyssey report links a viewer for each)")
+        raise ViewError(f"{p} is not a run directory but holds {len(found)} of them; view one, e.g. odyssey view "
+                        f"{found[0]} (odyssey report links a viewer for each)")
     raise ViewError(f"{p} is not a run directory (it has no {CELL})")
 
 
