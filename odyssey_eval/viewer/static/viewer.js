@@ -765,5 +765,6 @@
   selectAgent(state.ag);
   if (start !== null) setStep(start);
   window.odysseyView = { ready: performance.now() - t0, setStep, state: () => ({ agent: D.agents[state.ag].id, step: state.i, matches: matches ? matches.length : null }) };
+  performance.mark("odyssey-ready");  // benchmarks/viewer_load.py reads it: navigation start -> usable page
   document.documentElement.dataset.ready = "1";
 })();
