@@ -78,10 +78,14 @@ const done = arguments[arguments.length - 1];
 const nav = performance.getEntriesByType('navigation')[0];
 const n = +document.getElementById('slider').max;
 let t = performance.now();
-for (let k = 0; k < 100; k++) { window.odysseyView.setStep(Math.floor((k * 7919) % (n + 1))); document.body.offsetHeight; }
+for (let k = 0; k < 100; k++) {
+  window.odysseyView.setStep((k * 7919) % (n + 1)); document.body.offsetHeight;
+}
 const step = (performance.now() - t) / 100;
 t = performance.now();
-for (let k = 0; k < 10; k++) { document.querySelector('#filters [data-filter=moved]').click(); document.body.offsetHeight; }
+for (let k = 0; k < 10; k++) {
+  document.querySelector('#filters [data-filter=moved]').click(); document.body.offsetHeight;
+}
 const filter = (performance.now() - t) / 10;
 done({ready: window.odysseyReadyAt, load: nav.loadEventEnd, init: window.odysseyView.ready, step, filter});
 """

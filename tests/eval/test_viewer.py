@@ -67,7 +67,8 @@ def test_an_observation_is_read_back_into_its_parts():
     o = parse_observation(OBS)
     assert (o.time, o.place, o.area) == ("0001-01-01 08:10:00", "Old Castle", "hall")
     assert o.feedback == "I picked up 1 torch.\ngoblin_2 strikes me for 3 damage."
-    assert (o.holding, o.equipped, o.ground, o.beings) == ("1 torch, 10 coin", "1 small_bag_0", "", "goblin_2, player_1")
+    assert (o.holding, o.equipped) == ("1 torch, 10 coin", "1 small_bag_0")
+    assert (o.ground, o.beings) == ("", "goblin_2, player_1")
     assert o.stats == (2, 15, 0, 97, 120)
     assert o.exits == (("armory", False), ("library", True))
 

@@ -200,6 +200,10 @@ def test_the_dependency_graph_opens_and_its_legend_filters_arcs(browser, run, tm
     assert browser.execute_script(count) > 0
     box.click()
     assert browser.execute_script(count) == 0  # the legend's handler ran (the page's policy allows it)
+    tip = browser.execute_script("""const p = document.querySelector('#deps-body path[data-pair]');
+        p.dispatchEvent(new MouseEvent('click', {bubbles: true})); return p.querySelector('title').textContent;""")
+    used = int(tip.split(" -> ")[1].split(":")[0].split("@")[-1].split()[0])
+    assert shown_step(browser) == used  # a click on an arc shows the step that used the object
     assert problems(browser) == []
 
 
@@ -224,7 +228,8 @@ def test_a_multi_agent_cell_has_an_agent_selector(browser, tmp_path):
     d = detail(browser)
     assert d["action"] == traj[5]["action"] and d["area"] == traj[5]["area"]
     assert browser.execute_script("return document.querySelectorAll('#map circle.other').length") == 1
-    assert "agent=player_1" in browser.execute_script("return new Promise(r => setTimeout(() => r(location.hash), 300))")
+    hash_ = browser.execute_script("return new Promise(r => setTimeout(() => r(location.hash), 300))")
+    assert "agent=player_1" in hash_
     invalid = [i for i, r in enumerate(traj) if r.get("invalid")]
     assert browser.execute_script("return [...document.querySelectorAll('#filters [data-filter=invalid] .count')]"
                                   ".map(e => +e.textContent)") == [len(invalid)]

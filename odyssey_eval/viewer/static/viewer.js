@@ -148,7 +148,7 @@
     const ag = D.agents[state.ag], sm = ag.summary || {}, h = $("headline");
     h.textContent = "";
     const kv = (v, label) => add(el("div", "kv"), el("b", null, v), el("span", null, label));
-    if (D.agents.length === 1) h.append(kv(ag.label, "agent"));
+    h.append(kv(ag.label, D.agents.length > 1 ? ag.id : "agent"));
     h.append(kv(fmt(P.n - 1), "steps"), kv(fmt(sm.main_reward ?? P.maxMain), "main"), kv(fmt(sm.supplementary_reward ?? P.maxSup), "supplementary"),
              kv(sm.invalid_action_rate == null ? "–" : (100 * sm.invalid_action_rate).toFixed(1) + "%", "invalid"));
     if (sm.total_tokens) h.append(kv(fmt(sm.total_tokens), "tokens"));
@@ -227,7 +227,7 @@
     const g = c.getContext("2d");
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, TL.w, TL.h);
-    const st = P.st, n = P.n, top = 4, chartH = 36, lane0 = 46, laneH = 7;
+    const st = P.st, n = P.n, top = 6, chartH = 34, lane0 = 47, laneH = 7;
     // tutorial spans
     g.fillStyle = css("--soft");
     let start = -1;
@@ -320,7 +320,7 @@
   }
 
   /* ---------------------------------------------------------------- map */
-  const M = { nodes: [], edges: [], built: false, W: 440, H: 330 };
+  const M = { nodes: [], edges: [], built: false, W: 480, H: 400 };
   function hull(points) {
     const pts = points.slice().sort((a, b) => a[0] - b[0] || a[1] - b[1]);
     if (pts.length < 3) return pts;
@@ -334,8 +334,9 @@
     const m = $("map"), W = M.W, H = M.H;
     m.setAttribute("viewBox", "0 0 " + W + " " + H);
     m.textContent = "";
-    const px = (a) => [20 + a.x * (W - 40), 16 + a.y * (H - 32)];
-    const gPlaces = svg("g"), gEdges = svg("g"), gTrail = svg("g"), gNodes = svg("g"), gOthers = svg("g");
+    const px = (a) => [30 + a.x * (W - 60), 22 + a.y * (H - 44)];
+    const gPlaces = svg("g"), gEdges = svg("g"), gTrail = svg("g"), gNodes = svg("g"), gOthers = svg("g"), gLabels = svg("g");
+    const placeLabels = [];
     MAP.places.forEach((name, k) => {
       if (!name) return;
       const members = MAP.areas.filter((a) => a.p === k).map(px);
@@ -349,10 +350,12 @@
       shape.setAttribute("stroke-width", "44"); shape.setAttribute("stroke-linejoin", "round"); shape.setAttribute("stroke-linecap", "round");
       g.append(shape);
       gPlaces.append(g);
-      const minY = Math.min(...members.map((p) => p[1])), cx = members.reduce((s, p) => s + p[0], 0) / members.length;
-      const label = svg("text", { x: cx.toFixed(1), y: Math.max(10, minY - 16).toFixed(1), "text-anchor": "middle", class: "place-label" });
+      const minY = Math.min(...members.map((p) => p[1])), maxY = Math.max(...members.map((p) => p[1]));
+      const cx = members.reduce((s, p) => s + p[0], 0) / members.length;
+      const label = svg("text", { "text-anchor": "middle", class: "place-label" });
       label.textContent = name;
-      gPlaces.append(label);
+      gLabels.append(label);
+      placeLabels.push({ t: label, cands: [[cx, minY - 17, "middle"], [cx, maxY + 31, "middle"], [cx, minY - 30, "middle"]] });
     });
     M.edges = MAP.edges.map(([a, b, opened, seen]) => {
       const [x1, y1] = px(MAP.areas[a]), [x2, y2] = px(MAP.areas[b]);
@@ -365,17 +368,52 @@
       const g = svg("g", { class: "node", transform: "translate(" + x.toFixed(1) + "," + y.toFixed(1) + ")" });
       const color = a.p >= 0 && MAP.places[a.p] ? PLACE_COLORS[a.p % PLACE_COLORS.length] : "#94a3b8";
       const c = svg("circle", { r: "7", stroke: color, fill: color });
-      const t = svg("text", { y: "19", "text-anchor": "middle" });
+      const t = svg("text");
       t.textContent = a.n;
       const title = svg("title");
       g.append(c, t, title);
       g.addEventListener("click", () => { const i = nextVisit(k); if (i >= 0) setStep(i); });
       g.style.cursor = "pointer";
       gNodes.append(g);
-      return { g, c, title, x, y, color, area: a };
+      return { g, c, t, title, x, y, color, area: a };
     });
-    m.append(gPlaces, gEdges, gTrail, gNodes, gOthers);
+    m.append(gPlaces, gEdges, gTrail, gNodes, gOthers, gLabels);
     M.trail = gTrail; M.others = gOthers; M.built = true;
+    placeLabelsAvoidingOverlap(placeLabels);
+  }
+  /* Labels: each area's name goes below, above, right or left of its node, and each place's name above
+     or below its areas, whichever overlaps least what is already placed (greedy, in map order). */
+  function placeLabelsAvoidingOverlap(placeLabels) {
+    const boxes = M.nodes.map((nd) => [nd.x - 9, nd.y - 9, nd.x + 9, nd.y + 9]);
+    const overlap = (b) => {
+      const out = Math.max(0, -b[0]) + Math.max(0, b[2] - M.W) + Math.max(0, -b[1]) + Math.max(0, b[3] - M.H);
+      let sum = 1000 * out;  // outside the map: cut off, worse than any overlap
+      for (const o of boxes) {
+        const w = Math.min(b[2], o[2]) - Math.max(b[0], o[0]), h = Math.min(b[3], o[3]) - Math.max(b[1], o[1]);
+        if (w > 0 && h > 0) sum += w * h;
+      }
+      return sum;
+    };
+    const place = (t, cands, height, ox, oy) => {
+      const w = t.getComputedTextLength ? t.getComputedTextLength() : 60;
+      let best = null;
+      for (const [x, y, anchor] of cands) {
+        const x0 = anchor === "middle" ? x - w / 2 : anchor === "end" ? x - w : x;
+        const b = [x0 - 1, y - height + 2, x0 + w + 1, y + 3];
+        const cost = overlap(b);
+        if (!best || cost < best.cost - 0.5) best = { cost, x, y, anchor, b };
+        if (cost === 0) break;
+      }
+      t.setAttribute("x", (best.x - ox).toFixed(1)); t.setAttribute("y", (best.y - oy).toFixed(1));
+      t.setAttribute("text-anchor", best.anchor);
+      boxes.push(best.b);
+    };
+    for (const nd of M.nodes) {
+      place(nd.t, [[nd.x, nd.y + 20, "middle"], [nd.x, nd.y - 13, "middle"], [nd.x + 12, nd.y + 4, "start"],
+                   [nd.x - 12, nd.y + 4, "end"], [nd.x + 9, nd.y + 18, "start"], [nd.x - 9, nd.y + 18, "end"],
+                   [nd.x + 9, nd.y - 11, "start"], [nd.x - 9, nd.y - 11, "end"]], 11, nd.x, nd.y);
+    }
+    for (const pl of placeLabels) place(pl.t, pl.cands, 11, 0, 0);
   }
   function nextVisit(k) {  // the next line after the current one where the agent is in area k (wrapping)
     const ar = P.st.ar;
@@ -613,6 +651,7 @@
     let invalid = 0, total = 0;
     for (let i = 1; i < P.n; i++) { if (st.fl[i] & F.tutorial) continue; total++; if (st.vb[i] >= 0) counts[st.vb[i]]++; else invalid++; }
     if (!st.verbs.length) { box.append(el("div", "muted", "The run recorded no verbs of its game.")); return; }
+    if (!total) { box.append(el("div", "muted", "No play steps yet (every step so far was in the tutorial).")); return; }
     const rows = st.verbs.map((v, k) => [v, counts[k], k]).sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]));
     rows.push(["(no verb)", invalid, -2]);
     const max = Math.max(1, ...rows.map((r) => r[1]));
@@ -666,6 +705,17 @@
     if (!tpl) { d.hidden = true; return; }
     d.addEventListener("toggle", () => {
       if (d.open && !d.dataset.built) { $("deps-body").append(tpl.content.cloneNode(true)); d.dataset.built = "1"; }
+    });
+    // an arc's tooltip reads "<command> @<step> -> <command> @<step> (<agent>): ..."; a click shows that step
+    $("deps-body").addEventListener("click", (e) => {
+      const arc = e.target.closest("path[data-pair]");
+      const tip = arc && arc.querySelector("title");
+      const m = tip && /@(\d+) -> .*? @(\d+)(?: \(([^)]*)\))?: /.exec(tip.textContent);
+      if (!m) return;
+      const k = m[3] ? D.agents.findIndex((x) => x.id === m[3]) : -1;
+      if (k >= 0 && k !== state.ag) selectAgent(k);
+      setStep(+m[2]);
+      $("detail").scrollIntoView({ behavior: "smooth", block: "start" });
     });
   }
 
