@@ -258,6 +258,7 @@ def view_data(path: str | Path) -> dict[str, Any]:
         rounds = ard.qa_rounds() if (folder / QA).is_file() else []
         qa_steps = {r.get("step") for r in rounds if r.get("phase") == "during"}
         out_agents.append({
+            "first": int(traj.reset.get("step", 0)) if isinstance(traj.reset.get("step"), int) else 0,
             "id": aid, "name": str(cfg.get("name", "?")), "label": _label(cfg),
             "steps": _columns(traj, strings, world, facts, qa_steps),
             "summary": _summary(results, _metrics(traj, facts, results)),

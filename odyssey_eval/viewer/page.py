@@ -13,6 +13,7 @@ import base64
 import hashlib
 import html
 import json
+import math
 import re
 from collections.abc import Mapping
 from functools import cache
@@ -32,9 +33,23 @@ def _asset(name: str) -> str:
 def embed_json(data: Any) -> str:
     """JSON safe to place inside ``<script type="application/json">``: nothing in it can end the element
     or start markup, and the parsed value is unchanged."""
-    text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    try:
+        text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+    except ValueError:  # NaN or infinity somewhere (a metric of an odd run): JSON has no such numbers
+        text = json.dumps(_finite(data), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
             .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+
+
+def _finite(value: Any) -> Any:
+    """``value`` with every NaN and infinity replaced by None."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def _sha256(text: str) -> str:

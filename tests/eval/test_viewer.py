@@ -209,6 +209,11 @@ def test_markup_from_models_and_games_stays_text(run, tmp_path):
     assert html.escape(EVIL) in page  # the title element, escaped
 
 
+def test_numbers_json_has_not_become_null_rather_than_breaking_the_page():
+    assert json.loads(embed_json({"a": [1.5, float("nan")], "b": {"c": float("inf")}})) == {"a": [1.5, None],
+                                                                                           "b": {"c": None}}
+
+
 def test_reading_a_run_loads_no_game_folder(run, tmp_path):
     """A run directory naming a game folder whose rules.py leaves a mark when imported: viewing it runs
     nothing, and the map is what the run saw."""

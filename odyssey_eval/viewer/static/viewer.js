@@ -79,7 +79,7 @@
     }
     const moves = [];
     for (let i = 1; i < n; i++) if (st.ar[i] !== st.ar[i - 1]) moves.push(i);
-    const p = { st, n, cum, main, sup, hpMax, questAt, playLine, moves, maxMain: m, maxSup: s, maxHp: hm };
+    const p = { first: D.agents[a].first || 0, st, n, cum, main, sup, hpMax, questAt, playLine, moves, maxMain: m, maxSup: s, maxHp: hm };
     cache.set(a, p);
     return p;
   }
@@ -100,7 +100,7 @@
     const idx = D.agents.findIndex((x) => x.id === ag);
     if (idx >= 0) state.ag = idx;
     const s = parseInt(h.get("step") || "", 10);
-    return Number.isFinite(s) ? s : null;
+    return Number.isFinite(s) ? s - (D.agents[state.ag].first || 0) : null;
   }
   let hashTimer = 0;
   function writeHash() {
@@ -112,7 +112,7 @@
       try { history.replaceState(null, "", "#" + parts.join("&")); } catch (e) { /* a file: URL some browsers refuse */ }
     }, 150);
   }
-  function stepNo(i) { return i; }  // line i of a trajectory is step i (line 0: the reset)
+  function stepNo(i) { return (P ? P.first : 0) + i; }  // line i of a trajectory: the reset's step + i
 
   /* ---------------------------------------------------------------- header */
   function renderHeader() {
@@ -714,7 +714,7 @@
       if (!m) return;
       const k = m[3] ? D.agents.findIndex((x) => x.id === m[3]) : -1;
       if (k >= 0 && k !== state.ag) selectAgent(k);
-      setStep(+m[2]);
+      setStep(+m[2] - P.first);
       $("detail").scrollIntoView({ behavior: "smooth", block: "start" });
     });
   }
@@ -759,7 +759,7 @@
 
   function wire() {
     $("slider").addEventListener("input", (e) => setStep(+e.target.value));
-    $("step-input").addEventListener("change", (e) => setStep(+e.target.value));
+    $("step-input").addEventListener("change", (e) => setStep(+e.target.value - P.first));
     $("first").addEventListener("click", () => setStep(0));
     $("last").addEventListener("click", () => setStep(P.n - 1));
     $("prev").addEventListener("click", () => nextMatch(-1));
