@@ -113,7 +113,8 @@ def _require_layout() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="odyssey view", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="odyssey view", description="Write a run's trajectory as one "
+                                     "self-contained, interactive HTML file (no network, no server needed).")
     parser.add_argument("run_dir", help="a run directory (or a multi-agent cell, or one agent's folder of one)")
     parser.add_argument("-o", "--output", type=Path, help=f"where to write the page (default: RUN_DIR/{PAGE})")
     parser.add_argument("--serve", action="store_true",

@@ -124,7 +124,7 @@ def _columns(traj: Trajectory, strings: _Strings, world: WorldMap, facts: Any, q
     lines = [traj.reset, *traj.steps]
     col: dict[str, Any] = {k: [] for k in ("a", "ar", "fl", "tm", "ob", "fb", "hd", "eq", "gd", "nb", "vb", "dt",
                                            *(s for s, _ in STATS))}
-    sparse: dict[str, dict[int, Any]] = {k: {} for k in ("rw", "qs", "ev", "rs", "raw", "tk")}
+    sparse: dict[str, dict[int, Any]] = {k: {} for k in ("rw", "qs", "ev", "rs", "raw", "tk", "calls")}
     verbs = list(facts.verbs) if facts is not None else []
     verb_index = {v: i for i, v in enumerate(verbs)}
     play = 0
@@ -176,9 +176,10 @@ def _columns(traj: Trajectory, strings: _Strings, world: WorldMap, facts: Any, q
         for (name, _), value in zip(STATS, parsed.stats if parsed else (None,) * len(STATS), strict=True):
             col[name].append(value)
         for src, dst in (("reward", "rw"), ("quest", "qs"), ("events", "ev"), ("reasoning", "rs"), ("raw", "raw"),
-                         ("tokens", "tk")):
-            if line.get(src):
-                sparse[dst][i] = line[src]
+                         ("tokens", "tk"), ("calls", "calls")):
+            value = line.get(src)
+            if value or (src == "raw" and isinstance(value, str)):  # an empty reply is worth showing
+                sparse[dst][i] = value
     col.update(sparse)
     col["verbs"] = verbs
     return col

@@ -540,6 +540,15 @@
     }
     const meta = el("div", "meta");
     if (st.tk[i]) meta.append(el("span", null, "tokens in " + fmt(st.tk[i][0]) + " · out " + fmt(st.tk[i][1])));
+    const calls = st.calls[i];
+    if (calls && typeof calls === "object") {
+      const parts = [];
+      for (const k in calls) {
+        const c = calls[k] || {};
+        parts.push(k + " ×" + (c.calls ?? "?") + " (" + fmt(c.input_tokens) + " in / " + fmt(c.output_tokens) + " out)");
+      }
+      meta.append(el("span", null, "model calls: " + parts.join(", ")));
+    }
     if (typeof st.dt[i] === "number") meta.append(el("span", null, "decision " + (st.dt[i] < 1 ? (1000 * st.dt[i]).toFixed(1) + " ms" : st.dt[i].toFixed(2) + " s")));
     if (st.vb[i] >= 0) meta.append(el("span", null, "verb " + st.verbs[st.vb[i]]));
     body.append(meta);
