@@ -24,6 +24,9 @@ DATA = Path(__file__).parent / "data"
 TINY = DATA / "tiny"
 PLAYER = "player"
 SLOW_ENV = "ODYSSEY_SLOW_TESTS"
+#: Events the step rules report on their own (an enemy's blow, a level gained), whatever the command was.
+WORLD_EVENTS = frozenset({"agent_hit", "agent_ambushed", "agent_died", "level_up", "npc_wandered", "npc_respawned",
+                          "npc_spawned"})
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -127,6 +130,8 @@ class Harness:
         assert out.failed and not out.invalid, (command, self.feedback)
         assert self.state.step == before + 1
         assert message in self.feedback, (command, self.feedback)
+        # A refused command changes nothing, so it reports nothing (the world may still report its own doings).
+        assert not [e for e in out.events if e.kind not in WORLD_EVENTS], (command, out.events)
         return self.feedback
 
     def valid(self) -> list[str]:
@@ -135,6 +140,11 @@ class Harness:
     def events(self, kind: str) -> list[dict]:
         assert self.outcome is not None
         return [e.data for e in self.outcome.events if e.kind == kind]
+
+    def emitted(self) -> list[tuple[str, dict]]:
+        """``(kind, data)`` of every event of the last step but the world's own (:data:`WORLD_EVENTS`), in order."""
+        assert self.outcome is not None
+        return [(e.kind, e.data) for e in self.outcome.events if e.kind not in WORLD_EVENTS]
 
 
 @pytest.fixture(scope="session")

@@ -12,7 +12,7 @@ def test_talk_to_a_merchant_cycles_dialogue_and_lists_wares(h):
     assert 'mira says: "Fine wares, fair prices."' in h.feedback
     assert ("mira sells apple (1 coin), parchment (2 coin), boots (4 coin); "
             "buys material, food, writable, weapon, container.") in h.feedback
-    assert h.events("talked_to") == [{"npc": "mira", "type": "mira", "area": "camp"}]
+    assert h.emitted() == [("talked_to", {"npc": "mira", "type": "mira", "area": "camp"})]
     h.ok("talk to mira")
     assert 'mira says: "The yard has a furnace."' in h.feedback
     h.ok("talk to mira")
@@ -23,10 +23,22 @@ def test_talk_to_hostile_and_wary(h):
     rat = h.npc("rat")
     h.ok(f"talk to {rat.handle}")
     assert f"{rat.handle} answers only with a snarl." in h.feedback
+    assert h.emitted() == [("talked_to", {"npc": rat.handle, "type": "rat", "area": "camp"})]
     tom = h.npc("tom")
-    tom.wary_until = h.state.step + 5
+    tom.wary_until = h.state.step + 1  # wary through the next step, and no longer
     h.ok("talk to tom")
     assert "tom eyes me with suspicion and says nothing." in h.feedback
+    assert "Mind the rat" not in h.feedback
+    assert h.emitted() == [("talked_to", {"npc": "tom", "type": "tom", "area": "camp"})]
+    h.ok("talk to tom")
+    assert 'tom says: "Mind the rat in the yard."' in h.feedback
+
+
+def test_talk_to_someone_without_dialogue_or_wares(h):
+    tom = h.npc("tom")  # a villager: dialogue, no wares
+    h.ok("talk to tom")
+    assert h.feedback == 'tom says: "Mind the rat in the yard."'
+    assert tom.wary_until == -1
 
 
 def test_talk_refusal(h):
@@ -42,7 +54,45 @@ def test_pickpocket_coins(h, scripted):
     n = h.agent.hands["coin"]
     assert 1 <= n <= 4 and tom.coins == 4 - n
     assert f"I slipped {n} coin from tom without being noticed." in h.feedback
-    assert h.events("pickpocket_succeeded")[0]["amount"] == n
+    assert h.emitted() == [
+        ("pickpocket_succeeded", {"npc": "tom", "type": "tom", "object": "coin", "amount": n}),
+        ("object_acquired", {"object": "coin", "handle": "coin", "amount": n, "how": "stolen", "first": True}),
+    ]
+
+
+def test_pickpocket_takes_at_most_five_coins(h, scripted):
+    mira = h.npc("mira")  # 10 coins
+    amounts = set()
+    for draw in range(20):
+        mira.coins = 10
+        h.agent.hands.clear()
+        h.engine.rng = scripted([0.0, draw / 20])  # success, then the draw of the amount
+        h.ok("pickpocket mira")
+        amounts.add(h.agent.hands["coin"])
+        assert mira.coins == 10 - h.agent.hands["coin"]
+    assert amounts == {1, 2, 3, 4, 5}
+
+
+def test_pickpocket_odds_follow_the_level_difference(h, scripted):
+    tom = h.npc("tom")
+
+    def attempt(draw: float, my_level: int, tom_level: int = 1) -> str:
+        tom.coins, tom.wary_until, h.agent.level, tom.level = 4, -1, my_level, tom_level
+        h.agent.hands.clear()
+        h.engine.rng = scripted([draw])
+        h.ok("pickpocket tom")
+        return h.emitted()[0][0]
+
+    assert attempt(0.44, 1) == "pickpocket_succeeded"  # equal levels: 0.45
+    assert attempt(0.45, 1) == "pickpocket_failed"
+    assert attempt(0.64, 3) == "pickpocket_succeeded"  # two levels above: 0.65
+    assert attempt(0.66, 3) == "pickpocket_failed"
+    assert attempt(0.34, 1, 2) == "pickpocket_succeeded"  # a level below: 0.35
+    assert attempt(0.36, 1, 2) == "pickpocket_failed"
+    assert attempt(0.89, 10) == "pickpocket_succeeded"  # capped at 0.9
+    assert attempt(0.9, 10) == "pickpocket_failed"
+    assert attempt(0.099, 1, 9) == "pickpocket_succeeded"  # floored at 0.1
+    assert attempt(0.1, 1, 9) == "pickpocket_failed"
 
 
 def test_pickpocket_an_item_when_the_purse_is_empty(h, scripted):
@@ -51,6 +101,20 @@ def test_pickpocket_an_item_when_the_purse_is_empty(h, scripted):
     h.engine.rng = scripted([0.0])
     h.ok("pickpocket tom")
     assert h.agent.hands == {"stick": 1} and tom.inventory == {}
+    assert h.emitted() == [
+        ("pickpocket_succeeded", {"npc": "tom", "type": "tom", "object": "stick", "amount": 1}),
+        ("object_acquired", {"object": "stick", "handle": "stick", "amount": 1, "how": "stolen", "first": True}),
+    ]
+
+
+def test_pickpocket_an_item_when_coins_have_no_hand(h, scripted):
+    """The purse is full but my hands hold no coins and have no room: an item, which needs a hand too, fails the
+    same way; with one hand free the coins come first."""
+    tom = h.npc("tom")
+    h.hold("resin")
+    h.engine.rng = scripted([0.0])
+    h.ok("pickpocket tom")
+    assert "coin" in h.agent.hands and tom.inventory == {"stick": 1}
 
 
 def test_pickpocket_caught_makes_the_victim_wary(h, scripted):
@@ -60,6 +124,7 @@ def test_pickpocket_caught_makes_the_victim_wary(h, scripted):
     assert not out.failed and not out.invalid  # bad luck is not a refused action
     assert "tom catches my hand and steps away, suspicious of me now." in h.feedback
     assert tom.wary_until == h.state.step + 30 and tom.coins == 4
+    assert h.emitted() == [("pickpocket_failed", {"npc": "tom", "type": "tom"})]
     h.fails("pickpocket tom", "Cannot pickpocket tom: they are watching me closely.")
     h.ok("talk to tom")
     assert "eyes me with suspicion" in h.feedback
@@ -83,9 +148,15 @@ def test_buy_into_hands(h):
     h.ok("buy 1 apple mira")
     assert h.agent.hands == {"coin": 4, "apple": 1} and mira.inventory["apple"] == 2
     assert "I bought 1 apple from mira for 1 coin; it is in my hands." in h.feedback
-    (ev,) = h.events("object_bought")
-    assert ev["first"] is True and ev["cost"] == 1
+    assert h.emitted() == [
+        ("object_acquired", {"object": "apple", "handle": "apple", "amount": 1, "how": "received", "first": True}),
+        ("object_bought", {"object": "apple", "amount": 1, "npc": "mira", "cost": 1, "first": True}),
+    ]
     assert h.outcome.reward.trade == 1
+    h.ok("buy 2 apple mira")
+    assert h.events("object_bought") == [{"object": "apple", "amount": 2, "npc": "mira", "cost": 2, "first": False}]
+    assert h.outcome.reward.trade == 0 and h.agent.hands == {"coin": 2, "apple": 1}
+    assert h.area.objects == {"apple": 2}  # no third hand
 
 
 def test_buy_what_does_not_fit_lands_on_the_ground(h):
@@ -94,7 +165,10 @@ def test_buy_what_does_not_fit_lands_on_the_ground(h):
     h.hold("stick")
     h.ok("buy 2 apple mira")
     assert h.agent.hands == {"coin": 8, "stick": 1} and h.area.objects == {"apple": 2}
-    assert "it is on the ground" in h.feedback
+    assert "I bought 2 apple from mira for 2 coin; it is on the ground." in h.feedback
+    # nothing came into my hands, so nothing was acquired (it can still be picked up)
+    assert h.emitted() == [("object_bought", {"object": "apple", "amount": 2, "npc": "mira", "cost": 2,
+                                              "first": True})]
 
 
 def test_buy_an_instanced_object_gets_a_name(h):
@@ -114,6 +188,17 @@ def test_buy_says_where_each_instanced_object_went(h):
     (lying,) = list(h.area.objects)
     assert held.startswith("parchment_") and lying.startswith("parchment_")
     assert "I bought 2 parchment from mira for 4 coin; 1 is in my hands and 1 on the ground." in h.feedback
+    assert [kind for kind, _ in h.emitted()] == ["object_acquired", "object_bought"]
+
+
+def test_buy_three_instanced_objects_two_in_hand(h):
+    mira = h.npc("mira")
+    mira.inventory["parchment"] = 3
+    bag = h.wear("small_bag")
+    h.stash(bag, "coin", 6)
+    h.ok("buy 3 parchment mira")
+    assert len(h.agent.hands) == 2 and len(h.area.objects) == 1
+    assert "I bought 3 parchment from mira for 6 coin; 2 are in my hands and 1 on the ground." in h.feedback
 
 
 def test_buy_pays_from_the_pack(h):
@@ -145,7 +230,19 @@ def test_sell_for_half_the_value(h):
     h.ok("sell 2 iron_ore mira")
     assert h.agent.hands == {"coin": 2} and mira.inventory["iron_ore"] == 2  # 3 * 0.5 -> 1 each
     assert "I sold 2 iron_ore to mira for 2 coin; the coins are in my hands." in h.feedback
-    assert h.events("object_sold")[0]["first"] is True and h.outcome.reward.trade == 1
+    assert h.emitted() == [
+        ("object_acquired", {"object": "coin", "handle": "coin", "amount": 2, "how": "received", "first": True}),
+        ("object_sold", {"object": "iron_ore", "amount": 2, "npc": "mira", "paid": 2, "first": True}),
+    ]
+    assert h.outcome.reward.trade == 1
+
+
+def test_sell_pays_at_least_one_coin(h):
+    h.npc("mira")
+    h.hold("stick")  # value 1: half is 0.5
+    h.ok("sell 1 stick mira")
+    assert h.agent.hands == {"coin": 1}
+    assert h.events("object_sold")[0]["paid"] == 1
 
 
 def test_sell_from_the_pack_and_an_instance(h):
@@ -158,6 +255,7 @@ def test_sell_from_the_pack_and_an_instance(h):
     h.ok(f"sell 1 {paper} mira")
     assert paper not in h.state.instances and mira.inventory["parchment"] == 3
     assert h.agent.hands == {"coin": 2}
+    assert h.events("object_sold") == [{"object": "parchment", "amount": 1, "npc": "mira", "paid": 1, "first": True}]
 
 
 def test_sell_when_coins_have_no_hand_go_to_the_ground(h):
@@ -168,6 +266,8 @@ def test_sell_when_coins_have_no_hand_go_to_the_ground(h):
     h.stash(bag, "iron_ore")
     h.ok("sell 1 iron_ore mira")
     assert h.area.objects == {"coin": 1} and "the coins are on the ground" in h.feedback
+    assert h.emitted() == [("object_sold", {"object": "iron_ore", "amount": 1, "npc": "mira", "paid": 1,
+                                            "first": True})]
 
 
 @pytest.mark.parametrize(("setup", "command", "message"), [

@@ -415,7 +415,7 @@ def test_an_event_condition_holds_only_on_its_step(game):
      None),
 ])
 def test_triggers_name_the_events_a_condition_needs(cond, expected):
-    """``triggers`` lets the quest rules skip conditions whose events did not happen; it must never skip one that could hold."""
+    """``triggers`` lets quest rules skip conditions whose events did not happen: never one that could hold."""
     result = triggers(condition(cond))
     assert result == (frozenset(expected) if expected is not None else None)
     assert triggers(condition(cond)) == result  # a second, equal tree gets the same answer
@@ -439,7 +439,8 @@ def test_every_shown_condition_passes_the_checks(game):
     ({"type": "in_area"}, ["done.area: condition type 'in_area' needs 'area'"]),
     ({"type": "in_area", "area": "barn", "object": "hay"},
      ["done.object: not used by condition type 'in_area' (it takes area)"]),
-    ({"type": "in_area", "area": "barn", "count": 2}, ["done.count: not used by condition type 'in_area' (it takes area)"]),
+    ({"type": "in_area", "area": "barn", "count": 2},
+     ["done.count: not used by condition type 'in_area' (it takes area)"]),
     ({"type": "has_item_count", "object": "stick", "count": 0}, ["done.count: must be at least 1"]),
     ({"type": "level_at_least", "count": 0}, ["done.count: must be at least 1"]),
     ({"type": "has_item_count", "object": "gold"}, ["done: unknown object 'gold'"]),
@@ -478,6 +479,6 @@ def test_the_vocabulary_table_lists_every_type_with_its_fields():
     table = describe_vocabulary().splitlines()
     assert table[:2] == ["| type | family | fields | meaning |", "|---|---|---|---|"]
     assert len(table) == 2 + len(VOCABULARY)
-    assert "| `object_dropped` | event | object, [area] | The agent drops `object` (optionally in `area`) this step. |" \
-        in table
+    assert ("| `object_dropped` | event | object, [area] | "
+            "The agent drops `object` (optionally in `area`) this step. |") in table
     assert "| `visited_k_of` | state | [areas], [count] |" in "\n".join(table)
