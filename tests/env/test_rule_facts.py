@@ -6,7 +6,16 @@ after play, so a fact that is missing, ambiguous or false for the game at hand c
 
 from __future__ import annotations
 
+import copy
+import json
+
+import pytest
+
+from odyssey_env import load_game
+from odyssey_env.engine import Engine
 from odyssey_env.rules import OPTIONAL_VERBS, RuleBook
+
+from .conftest import TINY
 
 #: verb -> the answers its facts give on the tiny game (verbs with nothing to declare have none).
 ANSWERS = {
@@ -66,3 +75,23 @@ def test_waiting_restores_all_stamina_and_a_guard_lets_a_tenth_through(h):
     h.agent.attack = 102
     h.ok(f"attack {wolf.handle}")
     assert h.events("npc_attacked")[0]["damage"] == 10  # (102 - 2) / 10
+
+
+@pytest.mark.parametrize(("hands", "answer"), [(1, "one"), (2, "two"), (3, "three")])
+def test_the_hands_fact_counts_the_game_s_hands(tmp_path, hands, answer):
+    world = json.loads((TINY / "world.json").read_text())
+    world = copy.deepcopy(world)
+    world["agent"]["hands"] = hands
+    folder = tmp_path / "hands"
+    folder.mkdir()
+    (folder / "world.json").write_text(json.dumps(world))
+    game = load_game(folder, cache=False)
+    (fact,) = game.rules.actions["pick up"].facts(game)
+    assert fact.answer == answer and answer not in fact.distractors and len(set(fact.distractors)) == 3
+    engine = Engine(game, 0)  # and the body really holds that many
+    agent = engine.state.agents["player"]
+    engine.state.areas[agent.area].objects.update({"stick": 3, "resin": 3})
+    for _ in range(hands):
+        engine.step({"player": "pick up stick"})
+    assert sum(agent.hands.values()) == hands
+    assert engine.step({"player": "pick up resin"})["player"].failed
