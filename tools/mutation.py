@@ -39,7 +39,9 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
+import gc
 import importlib
 import importlib.abc
 import importlib.util
@@ -428,10 +430,8 @@ def _run_forked(body: Callable[[], int], timeout: float) -> tuple[str, float]:
         if done:
             break
         if time.monotonic() > deadline:
-            try:
+            with contextlib.suppress(ProcessLookupError):
                 os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
             os.waitpid(pid, 0)
             return "timeout", time.monotonic() - start
         time.sleep(0.005)
@@ -490,9 +490,9 @@ class Tracker:
 class Runner:
     """Runs the mutants of one module."""
 
-    def __init__(self, target: Target, equivalents: dict[str, str], *, fresh: bool = False, verbose: bool = False):
-        self.target, self.equivalents, self.fresh, self.verbose = target, equivalents, fresh, verbose
-        self.file = ROOT / target.path
+    def __init__(self, target: Target, equivalents: dict[str, str], *, fresh: bool = False, root: Path = ROOT):
+        self.target, self.equivalents, self.fresh, self.root = target, equivalents, fresh, root
+        self.file = root / target.path
         if not self.file.is_file():
             raise UsageError(f"no such module file: {target.path}")
         self.source = self.file.read_text(encoding="utf-8")
@@ -501,9 +501,9 @@ class Runner:
     # ---------------------------------------------------------------- phases
     def _prepare(self) -> Any:
         """Import the module and the tests once, in this process, so that every fork starts warm."""
-        os.chdir(ROOT)
-        if str(ROOT) not in sys.path:
-            sys.path.insert(0, str(ROOT))
+        os.chdir(self.root)
+        if str(self.root) not in sys.path:
+            sys.path.insert(0, str(self.root))
         module = importlib.import_module(self.target.dotted)
         if Path(module.__file__).resolve() != self.file.resolve():
             raise UsageError(f"{self.target.dotted} imports from {module.__file__}, not {self.file}: "
@@ -520,6 +520,9 @@ class Runner:
         if rc != 0:
             raise UsageError(f"collecting the tests of {self.target.path} failed (pytest exit {rc}); "
                              f"run: python -m pytest --collect-only {' '.join(self.target.tests)}")
+        # Everything imported so far is shared by every fork: freeze it out of the garbage collector's sight, so
+        # that pytest's collections at the end of each child's session do not walk it (3-4 times faster).
+        gc.freeze()
         return module
 
     def _baseline(self, module) -> tuple[dict[str, set[str]], dict[str, float]]:
@@ -528,22 +531,22 @@ class Runner:
         for m in self.mutants:
             fn = _live_function(module, m)
             codes[fn.__code__] = ".".join(m.owner)
-        out = tempfile.NamedTemporaryFile(suffix=".json", delete=False)
-        out.close()
+        fd, out_name = tempfile.mkstemp(suffix=".json")
+        os.close(fd)
 
         def body() -> int:
             tracker = Tracker(codes)
             rc = pytest.main([*self.target.pytest_args(), *self.target.tests], plugins=[tracker])
-            Path(out.name).write_text(json.dumps({"rc": int(rc), "failed": tracker.failed,
+            Path(out_name).write_text(json.dumps({"rc": int(rc), "failed": tracker.failed,
                                                   "calls": {k: sorted(v) for k, v in tracker.calls.items()},
                                                   "durations": tracker.durations}))
             return 0
 
         status, seconds = _run_forked(body, timeout=3600)
         try:
-            data = json.loads(Path(out.name).read_text() or "{}")
+            data = json.loads(Path(out_name).read_text() or "{}")
         finally:
-            os.unlink(out.name)
+            os.unlink(out_name)
         if status != "passed" or data.get("rc") != 0:
             failed = ", ".join(data.get("failed", [])[:5]) or status
             raise UsageError(f"the tests of {self.target.path} do not pass unmutated ({failed}); "
@@ -560,10 +563,10 @@ class Runner:
         return Verdict(mutant, _status(status), seconds, "fork", len(tests))
 
     def _run_fresh(self, mutant: Mutant, budget: float) -> Verdict:
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--_fresh-child", self.target.path, str(mutant.index),
-               "--", *self.target.pytest_args(), *self.target.tests]
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--_fresh-child", str(self.root), self.target.path,
+               str(mutant.index), "--", *self.target.pytest_args(), *self.target.tests]
         start = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
         try:
             code = proc.wait(timeout=budget)
@@ -596,11 +599,11 @@ def _status(run_status: str) -> str:
                                                                                                     "error")
 
 
-def _fresh_child(module_path: str, index: int, pytest_args: Sequence[str]) -> int:
+def _fresh_child(root: Path, module_path: str, index: int, pytest_args: Sequence[str]) -> int:
     """Entry point of a fresh-process mutant: import the module mutated, then run pytest."""
-    os.chdir(ROOT)
-    sys.path.insert(0, str(ROOT))
-    file = ROOT / module_path
+    os.chdir(root)
+    sys.path.insert(0, str(root))
+    file = root / module_path
     source = file.read_text(encoding="utf-8")
     mutant = mutants_of(source, str(file))[index]
     sys.meta_path.insert(0, _MutantFinder(module_path[:-3].replace("/", "."), str(file), source, mutant))
@@ -670,6 +673,19 @@ def report(s: Score) -> str:
 
 
 # ============================================================================ command line
+class Progress:
+    """One character per mutant as it is judged: . killed, T timed out, S survived, e equivalent, E error."""
+
+    def __init__(self, equivalents: dict[str, str]):
+        self.equivalents, self.count = equivalents, 0
+        self.marks = {"killed": ".", "timeout": "T", "survived": "S", "error": "E"}
+
+    def __call__(self, v: Verdict) -> None:
+        self.count += 1
+        mark = "e" if v.status == "survived" and v.mutant.key in self.equivalents else self.marks[v.status]
+        print(mark, end="\n" if self.count % 80 == 0 else "", flush=True)
+
+
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python tools/mutation.py", description=__doc__.split("\n\n")[0],
                                 epilog="Configuration: tools/mutation.toml (tests per module) and "
@@ -681,71 +697,74 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--json", metavar="PATH", help="also write the results as JSON")
     p.add_argument("--config", default=str(CONFIG), help=argparse.SUPPRESS)
     p.add_argument("--equivalents", default=str(EQUIVALENTS), help=argparse.SUPPRESS)
+    p.add_argument("--root", default=str(ROOT), help=argparse.SUPPRESS)  # for the tool's own tests
     return p
+
+
+def _select(args: argparse.Namespace) -> tuple[dict[str, Target], dict[str, dict[str, str]], list[str]]:
+    config = load_config(Path(args.config))
+    equivalents = load_equivalents(Path(args.equivalents))
+    names = list(config) if args.all else args.modules
+    if not names:
+        raise UsageError(f"name a module (e.g. odyssey_env/parsing.py) or pass --all; configured: {', '.join(config)}")
+    unknown = [n for n in names if n not in config]
+    if unknown:
+        raise UsageError(f"not in {Path(args.config).name}: {', '.join(unknown)}; configured: {', '.join(config)}")
+    unknown_eq = sorted(set(equivalents) - set(config))
+    if unknown_eq:
+        raise UsageError(f"{Path(args.equivalents).name} names unconfigured module(s): {', '.join(unknown_eq)}")
+    return config, equivalents, names
+
+
+def _as_json(scores: list[Score]) -> str:
+    return json.dumps([{
+        "module": s.module, "score": round(s.score, 2), "mutants": s.total, "killed": s.killed,
+        "equivalent": s.equivalent, "seconds": round(s.seconds, 1),
+        "survived": [{"line": v.mutant.line, "mutant": v.mutant.key} for v in s.survived],
+        "errors": [{"line": v.mutant.line, "mutant": v.mutant.key, "status": v.status} for v in s.errors],
+        "stale_equivalents": s.stale, "killed_equivalents": s.killed_equivalents,
+    } for s in scores], indent=1) + "\n"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--_fresh-child"]:
         sep = argv.index("--")
-        return _fresh_child(argv[1], int(argv[2]), argv[sep + 1:])
+        return _fresh_child(Path(argv[1]), argv[2], int(argv[3]), argv[sep + 1:])
     args = _parser().parse_args(argv)
+    root = Path(args.root).resolve()
     try:
-        config = load_config(Path(args.config))
-        equivalents = load_equivalents(Path(args.equivalents))
-        names = list(config) if args.all else args.modules
-        if not names:
-            raise UsageError("name a module (e.g. odyssey_env/parsing.py) or pass --all; "
-                             f"configured: {', '.join(config)}")
-        unknown = [n for n in names if n not in config]
-        if unknown:
-            raise UsageError(f"not in {Path(args.config).name}: {', '.join(unknown)}; configured: {', '.join(config)}")
-        unknown_eq = sorted(set(equivalents) - set(config))
-        if unknown_eq:
-            raise UsageError(f"{Path(args.equivalents).name} names unconfigured module(s): {', '.join(unknown_eq)}")
+        config, equivalents, names = _select(args)
         if args.list:
             for name in names:
-                runner = Runner(config[name], equivalents.get(name, {}))
+                runner = Runner(config[name], equivalents.get(name, {}), root=root)
                 print(f"{name}: {len(runner.mutants)} mutants")
                 for m in runner.mutants:
                     print(f"  {m.describe()}")
             return 0
         scores = []
         for name in names:
-            runner = Runner(config[name], equivalents.get(name, {}), fresh=args.fresh)
+            runner = Runner(config[name], equivalents.get(name, {}), fresh=args.fresh, root=root)
             print(f"{name}: {len(runner.mutants)} mutants, tests: {' '.join(config[name].tests)}", flush=True)
             start = time.monotonic()
-            marks = {"killed": ".", "timeout": "T", "survived": "S", "error": "E"}
-            count = 0
-
-            def progress(v: Verdict) -> None:
-                nonlocal count
-                count += 1
-                mark = marks[v.status]
-                if v.status == "survived" and v.mutant.key in runner.equivalents:
-                    mark = "e"
-                print(mark, end="\n" if count % 80 == 0 else "", flush=True)
-
-            verdicts = runner.run(progress)
+            verdicts = runner.run(Progress(runner.equivalents))
             print()
             s = score(config[name], verdicts, runner.equivalents, time.monotonic() - start)
             print(report(s), flush=True)
             scores.append(s)
         if len(scores) > 1:
-            print("\nmodule | mutants | equivalent | killed | survived | score")
+            print("\n| module | mutants | equivalent | killed | survived | score |\n|---|---|---|---|---|---|")
             for s in scores:
-                print(f"{s.module} | {s.total} | {s.equivalent} | {s.killed} | {len(s.survived)} | {s.score:.1f}%")
+                print(f"| {s.module} | {s.total} | {s.equivalent} | {s.killed} | {len(s.survived)} | {s.score:.1f}% |")
         if args.json:
-            Path(args.json).write_text(json.dumps([{
-                "module": s.module, "score": round(s.score, 2), "mutants": s.total, "killed": s.killed,
-                "equivalent": s.equivalent, "seconds": round(s.seconds, 1),
-                "survived": [{"line": v.mutant.line, "mutant": v.mutant.key} for v in s.survived],
-                "stale_equivalents": s.stale, "killed_equivalents": s.killed_equivalents,
-            } for s in scores], indent=1) + "\n")
+            Path(args.json).write_text(_as_json(scores))
         return 0 if all(s.ok for s in scores) else 1
     except UsageError as exc:
         print(f"mutation: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # piped into head: not an error
+        sys.stderr.close()
+        return 0
 
 
 if __name__ == "__main__":
