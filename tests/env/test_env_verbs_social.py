@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from .conftest import kind
+
 
 # ------------------------------------------------------------------ talk
 def test_talk_to_a_merchant_cycles_dialogue_and_lists_wares(h):
@@ -299,3 +301,21 @@ def test_sell_merchant_refusals(h):
     mira = h.npc("mira")
     mira.wary_until = h.state.step + 3
     h.fails("sell 1 stick mira", "Cannot sell to mira: mira refuses to deal with me.")
+
+
+def test_sell_a_held_pair_while_wearing_another(variant):
+    """Worn things are never sold (selling draws from hands and containers only), but a held pair of boots is
+    mine to sell even while I wear boots of the same kind."""
+
+    def mira_buys_armor(world):
+        kind(world, "npcs", "mira")["buys"] = ["armor"]
+
+    h = variant(mira_buys_armor)
+    h.npc("mira")
+    h.wear("boots")
+    h.hold("boots")
+    assert "sell 1 boots mira" in h.engine.valid_actions("player")["sell"]
+    h.ok("sell 1 boots mira")
+    assert h.agent.equipment == {"feet": "boots"} and h.agent.hands == {"coin": 2}
+    h.fails("sell 1 boots mira", "Cannot sell 1 boots: I carry 0.")
+    assert h.agent.equipment == {"feet": "boots"}
