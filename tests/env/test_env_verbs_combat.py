@@ -156,3 +156,26 @@ def test_held_weapon_raises_attack_after_the_step(h):
     h.hold("torch")
     h.ok("wait")
     assert h.agent.attack == 18  # the best held object counts, not the sum
+
+
+def test_an_enemy_left_with_one_health_fights_on(h):
+    rat = h.npc("rat")
+    rat.hp = 11
+    h.ok(f"attack {rat.handle}")
+    assert rat.hp == 1 and rat.handle in h.state.npcs and rat.engaged == "player"
+    assert f"I hit {rat.handle} for 10 damage (1/12 health left)." in h.feedback
+    assert not h.events("npc_defeated")
+
+
+def test_the_killing_blow_is_told_and_kills_are_counted_per_kind(h):
+    for expected in (1, 2):
+        rat = h.npc("rat")
+        rat.hp = 10
+        h.agent.stamina = 1.0
+        h.ok(f"attack {rat.handle}")
+        assert f"I hit {rat.handle} for 10 damage." in h.feedback
+        assert h.agent.kills == {"rat": expected}
+    wolf = h.npc("wolf")
+    wolf.hp = 1
+    h.ok(f"attack {wolf.handle}")
+    assert h.agent.kills == {"rat": 2, "wolf": 1}

@@ -149,6 +149,14 @@ def test_eat_prefers_carried_food_and_caps_at_max(h):
     assert h.emitted() == [("object_eaten", {"object": "apple", "restored": 5})]
 
 
+def test_eat_one_of_several(h):
+    bag = h.wear("small_bag")
+    h.stash(bag, "apple", 2)
+    h.agent.hp = 50
+    h.ok("eat apple")
+    assert h.state.instances[bag].contents == {"apple": 1} and h.agent.hp == 60
+
+
 def test_eat_refusals(h):
     h.hold("stick")
     h.fails("eat stick", "Cannot eat stick: it is not food.")

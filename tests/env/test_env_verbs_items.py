@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .conftest import kind
+
 
 # ------------------------------------------------------------------ pick up
 def test_pick_up_one_at_a_time(h):
@@ -219,3 +221,56 @@ def test_unequip_refusals(h):
     h.hold("stick", 2)
     h.fails("unequip boots", "Cannot unequip boots: I need a free hand to hold it.")
     assert h.agent.equipment == {"feet": "boots"}
+
+
+def test_coins_that_take_room_fill_what_is_left_of_the_pack(variant):
+    def heavy_coins(world):
+        kind(world, "objects", "coin")["size"] = 1
+
+    h = variant(heavy_coins)
+    bag = h.wear("small_bag")  # capacity 4
+    h.stash(bag, "stick")  # room 3
+    h.hold("resin", 2)
+    h.put("coin", 5)
+    h.ok("pick up coin")
+    assert h.state.instances[bag].contents == {"stick": 1, "coin": 3} and h.area.objects == {"coin": 2}
+    assert f"My hands are full, so I put 3 coin into {bag}." in h.feedback
+    assert h.events("object_acquired")[0]["amount"] == 3
+
+
+def test_equipping_updates_defense_at_once_even_without_the_attack_update_rule(variant):
+    def no_stats(world):
+        world["game"]["disable"] = ["attack_update"]
+
+    h = variant(no_stats)
+    h.hold("cap")
+    h.ok("equip cap")
+    assert h.agent.defense == 2
+    h.put("boots")
+    h.ok("equip boots")
+    assert h.agent.defense == 3
+    h.ok("unequip cap")
+    assert h.agent.defense == 1
+
+
+def test_inspect_food_and_a_written_instance(h):
+    h.put("apple")
+    h.ok("inspect apple")
+    assert h.feedback == ("apple: A red apple. It is a food of level 1, size 1, worth 1 coin. "
+                          "Eating it restores 10 health.")
+    (paper,) = h.hold("parchment")
+    h.state.instances[paper].text = "hi"
+    h.ok(f"inspect {paper}")
+    assert h.feedback == (f'{paper}: A sheet of parchment. It is a writable of level 1, size 0, worth 2 coin. '
+                          'It reads: "hi".')
+
+
+def test_inspect_what_i_wear_and_what_my_pack_holds(h):
+    h.wear("boots")
+    bag = h.wear("small_bag")
+    h.stash(bag, "resin")
+    h.ok("inspect boots")
+    assert h.emitted() == [("object_inspected", {"object": "boots", "handle": "boots"})]
+    h.ok("inspect resin")
+    assert "resin: A lump of resin." in h.feedback
+    assert h.feedback.endswith("It is an ingredient of torch, charm, big_bag.")

@@ -319,3 +319,28 @@ def test_sell_a_held_pair_while_wearing_another(variant):
     assert h.agent.equipment == {"feet": "boots"} and h.agent.hands == {"coin": 2}
     h.fails("sell 1 boots mira", "Cannot sell 1 boots: I carry 0.")
     assert h.agent.equipment == {"feet": "boots"}
+
+
+def test_talk_cycles_through_a_longer_dialogue_in_order(variant):
+    def three_lines(world):
+        kind(world, "npcs", "tom")["dialogue"] = ["One.", "Two.", "Three."]
+
+    h = variant(three_lines)
+    h.npc("tom")
+    said = []
+    for _ in range(4):
+        h.ok("talk to tom")
+        said.append(h.feedback)
+    assert said == ['tom says: "One."', 'tom says: "Two."', 'tom says: "Three."', 'tom says: "One."']
+
+
+def test_a_worthless_ware_sells_for_one_coin(h):
+    mira = h.npc("mira")
+    mira.inventory = {"shed_key": 1}  # value 0
+    h.ok("talk to mira")
+    assert "mira sells shed_key (1 coin);" in h.feedback
+    h.hold("coin", 1)
+    assert h.engine.valid_actions("player")["buy"] == ["buy 1 shed_key mira"]
+    h.ok("buy 1 shed_key mira")
+    assert h.agent.hands == {"shed_key": 1}
+    assert h.events("object_bought")[0]["cost"] == 1
