@@ -216,6 +216,7 @@ def test_buy_refusals(h):
     h.npc("tom")
     h.fails("buy 1 stick tom", "Cannot buy from tom: tom is not a merchant.")
     mira = h.npc("mira")
+    h.fails("buy 1 apple mira", "Cannot buy 1 apple: it costs 1 coin and I carry 0.")
     h.hold("coin", 3)
     h.fails("buy 4 apple mira", "Cannot buy 4 apple: mira has 3.")
     h.fails("buy 1 stick mira", "Cannot buy 1 stick: mira has 0.")
