@@ -117,6 +117,12 @@ def test_store_lists_hands_and_ground_together_per_container(h):
     ]
 
 
+def test_store_lists_what_only_the_hands_hold(h):
+    bag = h.wear("small_bag")
+    h.hold("stick", 2)
+    assert listed(h, "store") == [f"store 1 stick {bag}", f"store 2 stick {bag}"]
+
+
 def test_store_lists_nothing_without_a_container(h):
     h.hold("stick")
     assert listed(h, "store") == []
@@ -137,6 +143,8 @@ def test_discard_lists_one_and_all_of_each_stack(h):
     h.stash(bag, "stick", 3)
     h.stash(bag, "resin")
     assert listed(h, "discard") == [f"discard 1 stick {bag}", f"discard 3 stick {bag}", f"discard 1 resin {bag}"]
+    h.stash(bag, "resin")
+    assert listed(h, "discard")[-2:] == [f"discard 1 resin {bag}", f"discard 2 resin {bag}"]
 
 
 # ------------------------------------------------------------------ movement
@@ -229,6 +237,14 @@ def test_craft_lists_what_carried_ingredients_make_here(h):
                                   "craft 1 big_bag", "craft 1 charm"]
     h.clear()  # no workbench any more
     assert listed(h, "craft") == ["craft 1 torch", "craft 1 charm"]
+
+
+def test_craft_lists_only_what_every_ingredient_allows(h):
+    h.put("workbench")
+    h.hold("stick")  # one stick, no resin: a plank, not a club (2 sticks) nor a torch (resin)
+    assert listed(h, "craft") == ["craft 1 plank"]
+    h.hold("stick")
+    assert listed(h, "craft") == ["craft 1 plank", "craft 2 plank", "craft 1 club"]
 
 
 def test_craft_lists_nothing_when_nothing_is_carried(h):

@@ -55,6 +55,15 @@ def test_store_takes_hands_first_then_the_ground(h):
     ]
 
 
+def test_store_takes_from_the_ground_only_what_the_hands_lack(h):
+    bag = h.wear("small_bag")
+    h.hold("stick")
+    h.put("stick", 5)
+    h.ok(f"store 3 stick {bag}")
+    assert h.state.instances[bag].contents == {"stick": 3}
+    assert not h.agent.hands and h.area.objects == {"stick": 3}
+
+
 def test_store_coins_take_no_room(h):
     bag = h.wear("small_bag")
     h.stash(bag, "iron_ore", 2)  # full

@@ -225,17 +225,17 @@ def test_unequip_refusals(h):
 
 def test_coins_that_take_room_fill_what_is_left_of_the_pack(variant):
     def heavy_coins(world):
-        kind(world, "objects", "coin")["size"] = 1
+        kind(world, "objects", "coin")["size"] = 2
 
     h = variant(heavy_coins)
     bag = h.wear("small_bag")  # capacity 4
-    h.stash(bag, "stick")  # room 3
+    h.stash(bag, "stick")  # room 3: one coin of size 2
     h.hold("resin", 2)
     h.put("coin", 5)
     h.ok("pick up coin")
-    assert h.state.instances[bag].contents == {"stick": 1, "coin": 3} and h.area.objects == {"coin": 2}
-    assert f"My hands are full, so I put 3 coin into {bag}." in h.feedback
-    assert h.events("object_acquired")[0]["amount"] == 3
+    assert h.state.instances[bag].contents == {"stick": 1, "coin": 1} and h.area.objects == {"coin": 4}
+    assert f"My hands are full, so I put 1 coin into {bag}." in h.feedback
+    assert h.events("object_acquired")[0]["amount"] == 1
 
 
 def test_equipping_updates_defense_at_once_even_without_the_attack_update_rule(variant):
@@ -263,6 +263,13 @@ def test_inspect_food_and_a_written_instance(h):
     h.ok(f"inspect {paper}")
     assert h.feedback == (f'{paper}: A sheet of parchment. It is a writable of level 1, size 0, worth 2 coin. '
                           'It reads: "hi".')
+
+
+def test_inspect_an_empty_bag(h):
+    bag = h.wear("small_bag")
+    h.ok(f"inspect {bag}")
+    assert h.feedback == (f"{bag}: A small bag. It is a container of level 1, size 1, worth 3 coin. "
+                          "It holds nothing (room 4 of 4).")
 
 
 def test_inspect_what_i_wear_and_what_my_pack_holds(h):

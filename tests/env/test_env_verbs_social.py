@@ -109,6 +109,17 @@ def test_pickpocket_an_item_when_the_purse_is_empty(h, scripted):
     ]
 
 
+def test_pickpocket_an_instanced_item_names_exactly_one(h, scripted):
+    mira = h.npc("mira")
+    mira.coins, mira.inventory = 0, {"parchment": 1}
+    before = set(h.state.instances)
+    h.engine.rng = scripted([0.0])
+    h.ok("pickpocket mira")
+    (paper,) = set(h.state.instances) - before  # one new sheet, in my hand
+    assert h.agent.hands == {paper: 1} and h.state.instances[paper].type == "parchment" and not mira.inventory
+    assert h.events("pickpocket_succeeded") == [{"npc": "mira", "type": "mira", "object": paper, "amount": 1}]
+
+
 def test_pickpocket_an_item_when_coins_have_no_hand(h, scripted):
     """The purse is full but my hands hold no coins and have no room: an item, which needs a hand too, fails the
     same way; with one hand free the coins come first."""

@@ -77,7 +77,7 @@ def test_waiting_restores_all_stamina_and_a_guard_lets_a_tenth_through(h):
     assert h.events("npc_attacked")[0]["damage"] == 10  # (102 - 2) / 10
 
 
-@pytest.mark.parametrize(("hands", "answer"), [(1, "one"), (2, "two"), (3, "three")])
+@pytest.mark.parametrize(("hands", "answer"), [(1, "one"), (2, "two"), (3, "three"), (4, "four"), (11, "11")])
 def test_the_hands_fact_counts_the_game_s_hands(tmp_path, hands, answer):
     world = json.loads((TINY / "world.json").read_text())
     world = copy.deepcopy(world)
@@ -90,7 +90,7 @@ def test_the_hands_fact_counts_the_game_s_hands(tmp_path, hands, answer):
     assert fact.answer == answer and answer not in fact.distractors and len(set(fact.distractors)) == 3
     engine = Engine(game, 0)  # and the body really holds that many
     agent = engine.state.agents["player"]
-    engine.state.areas[agent.area].objects.update({"stick": 3, "resin": 3})
+    engine.state.areas[agent.area].objects.update({"stick": hands, "resin": 1})
     for _ in range(hands):
         engine.step({"player": "pick up stick"})
     assert sum(agent.hands.values()) == hands
