@@ -416,9 +416,11 @@ def test_an_event_condition_holds_only_on_its_step(game):
 ])
 def test_triggers_name_the_events_a_condition_needs(cond, expected):
     """``triggers`` lets quest rules skip conditions whose events did not happen: never one that could hold."""
-    result = triggers(condition(cond))
+    tree = condition(cond)
+    result = triggers(tree)
     assert result == (frozenset(expected) if expected is not None else None)
-    assert triggers(condition(cond)) == result  # a second, equal tree gets the same answer
+    assert triggers(tree) == result  # asked again (quest rules ask every step)
+    assert triggers(condition(cond)) == result  # an equal tree gets the same answer
 
 
 # ---------------------------------------------------------------------------------------- checking
@@ -450,7 +452,8 @@ def test_every_shown_condition_passes_the_checks(game):
     ({"type": "in_area", "area": "moon"}, ["done: unknown area 'moon'"]),
     ({"type": "visited_k_of", "areas": ["barn", "moon"]}, ["done: unknown area 'moon'"]),
     ({"type": "holds_category", "category": "gem"}, ["done.category: unknown category 'gem'"]),
-    ({"type": "predicate", "name": "nope"}, ["done.name: no predicate 'nope' is registered by the game's rules.py"]),
+    ({"type": "predicate", "name": "nope"},
+     ["done.name: no predicate 'nope' is registered by the game's rules.py (known: did)"]),
     ({"type": "all_of", "conditions": [{"type": "in_area", "area": "barn"},
                                        {"type": "any_of", "conditions": [{"type": "talked_to", "npc": "king"}]}]},
      ["done.conditions[1].conditions[0]: unknown NPC 'king'"]),

@@ -5,9 +5,13 @@ from __future__ import annotations
 
 import copy
 
+import pytest
+
 from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.quests.main_quest import MainQuestRule, open_stages, plan, progress
+from odyssey_env.quests.spec import MainQuest
+from odyssey_env.schema import load
 
 from .conftest import QUEST, WORLD, act, write_game
 
@@ -143,3 +147,42 @@ def test_the_rule_is_active_only_in_games_with_a_main_quest(tmp_path):
     assert MainQuestRule().active(with_quest) is True
     assert MainQuestRule().active(without) is False
     assert without.rules.step_rule("main_quest") is None
+
+
+def _dag(*stages):
+    return {"main": {"title": "Dag", "chapters": [{"id": "c", "title": "C", "stages": list(stages)}]}}
+
+
+def _stage(sid, requires):
+    return {"id": sid, "title": sid.upper(), "hint": "", "done": {"type": "in_area", "area": "yard"},
+            "requires": requires}
+
+
+def test_stages_met_at_once_complete_in_the_quest_s_order(make_engine):
+    """a and b are open from the start; c opens after a and comes before b in the file: a, c, b."""
+    last = {**_stage("d", ["b", "c"]), "done": {"type": "in_area", "area": "barn"}}
+    engine = make_engine(_dag(_stage("a", []), _stage("c", ["a"]), _stage("b", []), last))
+    out, _ = act(engine, "wait")
+    assert [e.data["stage"] for e in out.events if e.kind == "quest_stage_completed"] == ["a", "c", "b"]
+    assert [e.data["index"] for e in out.events if e.kind == "quest_stage_completed"] == [1, 2, 3]
+
+
+def test_stages_open_from_the_start_bring_their_things_once(make_engine):
+    barn = {"place": [{"object": "relic", "area": "barn", "amount": 2}], "spawn": [{"npc": "rat", "area": "loft"}]}
+    engine = make_engine(_dag({**_stage("a", []), "done": {"type": "talked_to", "npc": "sage"}},
+                              {**_stage("b", []), "done": {"type": "in_area", "area": "loft"}, **barn},
+                              _stage("end", ["a", "b"])))
+    assert engine.state.areas["barn"].objects["relic"] == 2  # b is open from the start
+    assert [n.type for n in engine.state.npcs.values() if n.area == "loft"] == ["rat"]
+    _, text = act(engine, "talk to sage")  # a completes; b is still open, and is not brought in again
+    assert engine.state.areas["barn"].objects["relic"] == 2
+    assert [n.type for n in engine.state.npcs.values() if n.area == "loft"] == ["rat"]
+    assert "New objective: B." not in text
+
+
+def test_plan_of_a_quest_built_in_code():
+    main = load(MainQuest, _dag(_stage("a", []), _stage("b", ["a"]))["main"])
+    assert [s.id for s in plan(main).stages] == ["a", "b"]
+    cyclic = load(MainQuest, _dag(_stage("a", ["b"]), _stage("b", ["a"]), _stage("c", []))["main"])
+    with pytest.raises(ValueError, match=r"^stages a, b can never open: their requires form a cycle$"):
+        plan(cyclic)
