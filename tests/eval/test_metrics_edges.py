@@ -123,8 +123,28 @@ def test_decision_time_sums_and_averages(game):
 
 def test_tutorial_summary_counts_its_own_steps():
     t = tutorial_summary(run(line(1, tutorial=True, invalid=True, tokens=[2, 1], decision_time=0.1),
-                             line(2, tutorial=True, decision_time=0.2), line(3, tokens=[50, 50])))
-    assert t == {"steps": 2, "invalid_actions": 1, "input_tokens": 2, "output_tokens": 1, "decision_time": 0.3}
+                             line(2, tutorial=True, decision_time=0.2), line(3, tokens=[50, 50]),
+                             line(4, tutorial=True)))  # no time recorded: zero
+    assert t == {"steps": 3, "invalid_actions": 1, "input_tokens": 2, "output_tokens": 1, "decision_time": 0.3}
+
+
+def test_times_are_rounded_to_the_microsecond(game):
+    m = compute_metrics(run(line(1, decision_time=0.1234567), line(2, tutorial=True, decision_time=0.7654321)),
+                        game)
+    assert m["decision_time_total"] == 0.123457 and m["tutorial"]["decision_time"] == 0.765432
+
+
+def test_reward_components_the_metrics_do_not_know_are_kept(game):
+    m = compute_metrics(run(line(1, reward={"quest": 1, "bonus": 2}), line(2, reward={"bonus": 3})), game)
+    assert m["rewards"]["bonus"] == 5 and m["main_reward"] == 1 and m["supplementary_reward"] == 0
+
+
+def test_a_game_with_nothing_to_carry_or_do_has_zero_exploration(game):
+    from types import SimpleNamespace
+
+    bare = SimpleNamespace(objects={}, rules=SimpleNamespace(actions={}, verbs_by_first_word={}))
+    m = compute_metrics(run(line(1), line(2, events=[{"kind": "object_acquired", "object": "apple"}])), bare)
+    assert m["object_exploration"] == 0.0 and m["action_exploration"] == 0.0 and m["verbs_used"] == []
 
 
 # ------------------------------------------------------------------ verbs, entropy, windows
@@ -148,6 +168,9 @@ def test_entropy_of_a_uniform_and_a_skewed_choice():
 
 def test_windows_at_their_edges():
     assert windowed_diversity([], 5, 3) == []
+    assert windowed_diversity(["a", "b", "a", "b"], 2, 2) == pytest.approx([1.0, 1.0, 1.0])  # two verbs: ln 2
+    # float rounding makes ln(6) - 6 ln(6) / 6 a hair below zero: diversity is never negative
+    assert windowed_diversity(["a"] * 7, 17, 6) == [0.0, 0.0]
     assert windowed_diversity(["a", "b", "c"], 3, 3) == [pytest.approx(1.0)]  # exactly one full window
     assert windowed_diversity(["a", "b", "c", "c"], 3, 3) == pytest.approx(
         [1.0, normalized_entropy(["b", "c", "c"], 3)])
@@ -178,3 +201,7 @@ def test_combined_reward_normalises_by_the_maxima_over_all_runs():
     assert low == [pytest.approx(0.5 * (1 / 2 + 1 / 4))] and high == [pytest.approx(1.0)]
     assert normalized_combined([]) == []
     assert normalized_combined([([], [])]) == [[]]
+    # a run with no play steps does not change the maxima of the others (fractional rewards: weighted runs)
+    assert normalized_combined([([0.5], [0.25]), ([], [])]) == [[pytest.approx(1.0)], []]
+    with pytest.raises(ValueError):  # a main curve and a supplementary curve of different lengths
+        normalized_combined([([1, 1], [1])])
