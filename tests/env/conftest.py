@@ -150,6 +150,10 @@ class Harness:
         assert self.outcome is not None
         return [(e.kind, e.data) for e in self.outcome.events if e.kind not in WORLD_EVENTS]
 
+    def kinds(self) -> list[str]:
+        """The kinds of :meth:`emitted`, in order."""
+        return [kind for kind, _ in self.emitted()]
+
 
 @pytest.fixture(scope="session")
 def tiny_game() -> Game:

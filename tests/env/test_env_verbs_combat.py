@@ -74,6 +74,7 @@ def test_defeating_one_enemy_turns_to_the_next_that_fights_me(h):
     rat.hp = 1
     h.ok(f"attack {rat.handle}")
     assert h.agent.combat == other.handle
+    assert h.kinds() == ["npc_attacked", "npc_defeated"]
 
 
 def test_loot_includes_the_enemy_coins(h):
@@ -82,6 +83,8 @@ def test_loot_includes_the_enemy_coins(h):
     h.ok(f"attack {wolf.handle}")
     assert h.area.objects["coin"] == 2 and any(k.startswith("parchment") for k in h.area.objects)
     assert f"I defeated {wolf.handle}! It dropped " in h.feedback and "2 coin" in h.feedback
+    assert h.events("npc_defeated") == [{"npc": wolf.handle, "type": "wolf", "level": 2, "area": "camp", "xp": 20,
+                                         "boss": False, "first": True}]
 
 
 def test_attack_refusals(h):
@@ -152,7 +155,7 @@ def test_wait_restores_all_stamina(h):
 def test_held_weapon_raises_attack_after_the_step(h):
     h.hold("club")
     h.ok("wait")
-    assert h.agent.attack == 18
+    assert h.agent.attack == 18 and h.kinds() == []
     h.hold("torch")
     h.ok("wait")
     assert h.agent.attack == 18  # the best held object counts, not the sum
@@ -175,6 +178,7 @@ def test_the_killing_blow_is_told_and_kills_are_counted_per_kind(h):
         h.ok(f"attack {rat.handle}")
         assert f"I hit {rat.handle} for 10 damage." in h.feedback
         assert h.agent.kills == {"rat": expected}
+        assert h.kinds() == ["npc_attacked", "npc_defeated"]
     wolf = h.npc("wolf")
     wolf.hp = 1
     h.ok(f"attack {wolf.handle}")

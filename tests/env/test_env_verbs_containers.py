@@ -40,6 +40,7 @@ def test_store_what_exactly_fills_the_bag(h):
     h.put("iron_ore", 2)  # size 2 each
     h.ok(f"store 2 iron_ore {bag}")
     assert h.state.instances[bag].contents == {"iron_ore": 2}
+    assert h.kinds() == ["object_acquired", "object_stored"]
 
 
 def test_store_takes_hands_first_then_the_ground(h):
@@ -62,6 +63,10 @@ def test_store_takes_from_the_ground_only_what_the_hands_lack(h):
     h.ok(f"store 3 stick {bag}")
     assert h.state.instances[bag].contents == {"stick": 3}
     assert not h.agent.hands and h.area.objects == {"stick": 3}
+    assert h.emitted() == [
+        ("object_acquired", {"object": "stick", "handle": "stick", "amount": 2, "how": "stored", "first": True}),
+        ("object_stored", {"object": "stick", "handle": "stick", "amount": 3, "container": bag}),
+    ]
 
 
 def test_store_coins_take_no_room(h):

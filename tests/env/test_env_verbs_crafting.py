@@ -34,6 +34,7 @@ def test_craft_needs_every_station_and_exactly_enough(h):
     h.hold("iron_ore", 2)
     h.ok("craft 1 iron_bar")
     assert h.area.objects == {"furnace": 1, "iron_bar": 1} and not h.agent.hands
+    assert h.emitted() == [("object_crafted", {"object": "iron_bar", "amount": 1, "area": "camp", "first": True})]
     h.hold("stick", 2)
     h.fails("craft 2 plank", "Cannot craft plank here: it needs a workbench nearby.")
     assert h.agent.hands == {"stick": 2}
@@ -58,6 +59,7 @@ def test_crafted_container_gets_an_instance_name(h):
     h.ok("craft 1 big_bag")
     (made,) = [x for x in h.area.objects if x.startswith("big_bag_")]
     assert h.state.instances[made].type == "big_bag"
+    assert h.emitted() == [("object_crafted", {"object": "big_bag", "amount": 1, "area": "camp", "first": True})]
 
 
 def test_craft_refusals(h):
@@ -93,6 +95,8 @@ def test_disassemble_gives_back_half_rounded_up(h):
     h.ok("craft 1 iron_bar")  # 2 ore -> 1 bar
     h.ok("disassemble iron_bar")
     assert h.area.objects == {"furnace": 1, "iron_ore": 1}
+    assert h.emitted() == [("object_disassembled", {"object": "iron_bar", "handle": "iron_bar",
+                                                    "parts": {"iron_ore": 1}})]
 
 
 def test_disassemble_an_empty_bag_removes_the_instance(h):
@@ -107,6 +111,7 @@ def test_disassemble_a_held_bag_prefers_the_hand(h):
     (bag,) = h.hold("big_bag")
     h.ok(f"disassemble {bag}")
     assert not h.agent.hands and bag not in h.state.instances and h.area.objects == {"stick": 1, "resin": 1}
+    assert h.kinds() == ["object_disassembled"]
 
 
 def test_disassemble_refusals(h):
@@ -155,6 +160,7 @@ def test_eat_one_of_several(h):
     h.agent.hp = 50
     h.ok("eat apple")
     assert h.state.instances[bag].contents == {"apple": 1} and h.agent.hp == 60
+    assert h.emitted() == [("object_eaten", {"object": "apple", "restored": 10})]
 
 
 def test_eat_refusals(h):
@@ -190,6 +196,7 @@ def test_write_exactly_as_much_as_fits(h):
     (scrap,) = h.hold("scrap")  # at most 3 characters
     h.ok(f"write abc {scrap}")
     assert h.state.instances[scrap].text == "abc"
+    assert h.emitted() == [("text_written", {"writable": scrap, "object": "scrap", "text": "abc", "area": "camp"})]
     h.fails(f"write abcd {scrap}", f"Cannot write that on {scrap}: it holds at most 3 characters.")
 
 
@@ -214,4 +221,4 @@ def test_listed_write_fits_a_small_writable(h):
     (command,) = h.engine.valid_actions("player")["write"]
     assert command == f'write "not" {scrap}'
     h.ok(command)
-    assert h.state.instances[scrap].text == "not"
+    assert h.state.instances[scrap].text == "not" and h.kinds() == ["text_written"]

@@ -50,6 +50,7 @@ def test_pick_up_into_a_pack_with_exactly_enough_room(h):
     h.put("iron_ore")
     h.ok("pick up iron_ore")
     assert h.state.instances[bag].contents == {"iron_ore": 2} and not h.area.objects
+    assert h.kinds() == ["object_acquired"]
     h.put("resin")
     h.fails("pick up resin", "my hands are full and I have no room for it")
 
@@ -213,6 +214,7 @@ def test_unequip_keeps_the_defense_of_what_stays_worn(h):
     assert h.agent.defense == 3  # cap 2 + boots 1
     h.ok("unequip boots")
     assert h.agent.defense == 2 and h.agent.equipment == {"head": "cap"}
+    assert h.kinds() == ["object_unequipped"]
 
 
 def test_unequip_refusals(h):
@@ -248,9 +250,9 @@ def test_equipping_updates_defense_at_once_even_without_the_attack_update_rule(v
     assert h.agent.defense == 2
     h.put("boots")
     h.ok("equip boots")
-    assert h.agent.defense == 3
+    assert h.agent.defense == 3 and h.kinds() == ["object_acquired", "object_equipped"]
     h.ok("unequip cap")
-    assert h.agent.defense == 1
+    assert h.agent.defense == 1 and h.kinds() == ["object_unequipped"]
 
 
 def test_inspect_food_and_a_written_instance(h):
@@ -258,6 +260,7 @@ def test_inspect_food_and_a_written_instance(h):
     h.ok("inspect apple")
     assert h.feedback == ("apple: A red apple. It is a food of level 1, size 1, worth 1 coin. "
                           "Eating it restores 10 health.")
+    assert h.emitted() == [("object_inspected", {"object": "apple", "handle": "apple"})]
     (paper,) = h.hold("parchment")
     h.state.instances[paper].text = "hi"
     h.ok(f"inspect {paper}")
@@ -270,6 +273,7 @@ def test_inspect_an_empty_bag(h):
     h.ok(f"inspect {bag}")
     assert h.feedback == (f"{bag}: A small bag. It is a container of level 1, size 1, worth 3 coin. "
                           "It holds nothing (room 4 of 4).")
+    assert h.emitted() == [("object_inspected", {"object": "small_bag", "handle": bag})]
 
 
 def test_inspect_what_i_wear_and_what_my_pack_holds(h):

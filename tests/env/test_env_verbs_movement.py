@@ -55,6 +55,7 @@ def test_entering_leaves_a_finished_fight_behind(h):
     h.agent.combat = "rat_9"  # the enemy is gone (defeated by someone else): nothing holds me here
     h.ok("enter yard")
     assert h.agent.area == "yard" and h.agent.combat is None
+    assert h.emitted() == [("area_entered", {"area": "yard", "first": True})]
 
 
 def test_a_fight_elsewhere_does_not_bar_the_way(h):
@@ -63,7 +64,7 @@ def test_a_fight_elsewhere_does_not_bar_the_way(h):
     h.npc("tom").engaged = None
     h.agent.combat = "rat_0"
     h.ok("enter yard")
-    assert h.agent.area == "yard"
+    assert h.agent.area == "yard" and h.kinds() == ["area_entered"]
 
 
 def test_lockpick_refusals(h):
@@ -108,12 +109,12 @@ def test_lockpick_odds_come_from_its_parameters(h, scripted):
     h.hold("lockpick")
     h.engine.rng = scripted([0.34])  # below the chance of 0.35: the lock opens
     h.ok("lockpick vault")
-    assert not h.state.areas["camp"].exits["vault"].locked
+    assert not h.state.areas["camp"].exits["vault"].locked and h.kinds() == ["path_unlocked"]
     h.state.areas["camp"].exits["vault"].locked = h.state.areas["vault"].exits["camp"].locked = True
     h.engine.rng = scripted([0.35, 0.24])  # the lock resists; below the break chance of 0.25: the pick snaps
     h.ok("lockpick vault")
-    assert not h.agent.hands and h.state.areas["camp"].exits["vault"].locked
+    assert not h.agent.hands and h.state.areas["camp"].exits["vault"].locked and h.kinds() == ["lockpick_failed"]
     h.hold("lockpick")
     h.engine.rng = scripted([0.35, 0.25])  # resists, and the pick holds
     h.ok("lockpick vault")
-    assert h.agent.hands == {"lockpick": 1}
+    assert h.agent.hands == {"lockpick": 1} and h.kinds() == ["lockpick_failed"]

@@ -41,6 +41,7 @@ def test_talk_to_someone_without_dialogue_or_wares(h):
     h.ok("talk to tom")
     assert h.feedback == 'tom says: "Mind the rat in the yard."'
     assert tom.wary_until == -1
+    assert h.emitted() == [("talked_to", {"npc": "tom", "type": "tom", "area": "camp"})]
 
 
 def test_talk_refusal(h):
@@ -72,6 +73,7 @@ def test_pickpocket_takes_at_most_five_coins(h, scripted):
         h.ok("pickpocket mira")
         amounts.add(h.agent.hands["coin"])
         assert mira.coins == 10 - h.agent.hands["coin"]
+        assert h.kinds() == ["pickpocket_succeeded", "object_acquired"]
     assert amounts == {1, 2, 3, 4, 5}
 
 
@@ -128,6 +130,7 @@ def test_pickpocket_an_item_when_coins_have_no_hand(h, scripted):
     h.engine.rng = scripted([0.0])
     h.ok("pickpocket tom")
     assert "coin" in h.agent.hands and tom.inventory == {"stick": 1}
+    assert h.kinds() == ["pickpocket_succeeded", "object_acquired"] and h.emitted()[0][1]["object"] == "coin"
 
 
 def test_pickpocket_caught_makes_the_victim_wary(h, scripted):
@@ -190,6 +193,10 @@ def test_buy_an_instanced_object_gets_a_name(h):
     h.ok("buy 1 parchment mira")
     (paper,) = list(h.agent.hands)
     assert paper.startswith("parchment_") and h.state.instances[paper].type == "parchment"
+    assert h.emitted() == [
+        ("object_acquired", {"object": "parchment", "handle": paper, "amount": 1, "how": "received", "first": True}),
+        ("object_bought", {"object": "parchment", "amount": 1, "npc": "mira", "cost": 2, "first": True}),
+    ]
 
 
 def test_buy_says_where_each_instanced_object_went(h):
@@ -212,6 +219,7 @@ def test_buy_three_instanced_objects_two_in_hand(h):
     h.ok("buy 3 parchment mira")
     assert len(h.agent.hands) == 2 and len(h.area.objects) == 1
     assert "I bought 3 parchment from mira for 6 coin; 2 are in my hands and 1 on the ground." in h.feedback
+    assert h.kinds() == ["object_acquired", "object_acquired", "object_bought"]
 
 
 def test_buy_pays_from_the_pack(h):
@@ -220,6 +228,7 @@ def test_buy_pays_from_the_pack(h):
     h.stash(bag, "coin", 6)
     h.ok("buy 1 boots mira")
     assert h.state.instances[bag].contents == {"coin": 2} and h.agent.hands == {"boots": 1}
+    assert h.kinds() == ["object_acquired", "object_bought"]
 
 
 def test_buy_refusals(h):
@@ -329,6 +338,7 @@ def test_sell_a_held_pair_while_wearing_another(variant):
     assert "sell 1 boots mira" in h.engine.valid_actions("player")["sell"]
     h.ok("sell 1 boots mira")
     assert h.agent.equipment == {"feet": "boots"} and h.agent.hands == {"coin": 2}
+    assert h.kinds() == ["object_acquired", "object_sold"]
     h.fails("sell 1 boots mira", "Cannot sell 1 boots: I carry 0.")
     assert h.agent.equipment == {"feet": "boots"}
 
@@ -343,6 +353,7 @@ def test_talk_cycles_through_a_longer_dialogue_in_order(variant):
     for _ in range(4):
         h.ok("talk to tom")
         said.append(h.feedback)
+        assert h.kinds() == ["talked_to"]
     assert said == ['tom says: "One."', 'tom says: "Two."', 'tom says: "Three."', 'tom says: "One."']
 
 
