@@ -24,6 +24,8 @@ from odyssey_env.world import (
     type_of,
 )
 
+_COUNT_WORDS = ("none", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
+
 
 def _pack_room_for(turn: Turn, handle: str) -> bool:
     pack = turn.agent.equipment.get("pack")
@@ -79,8 +81,11 @@ class PickUp(ActionRule):
                 yield f"pick up {handle}"
 
     def facts(self, game):
-        yield Fact("body", "How many objects can I hold in my hands at once?", "two",
-                   ("one", "three", "as many as I like"))
+        # The body is the game's (agent.hands), so the answer is counted, not assumed to be two.
+        n = game.spec.agent.hands
+        answer = _COUNT_WORDS[n] if n < len(_COUNT_WORDS) else str(n)
+        wrong = [w for w in ("one", "two", "three", "as many as I like") if w != answer]
+        yield Fact("body", "How many objects can I hold in my hands at once?", answer, tuple(wrong[-3:]))
 
 
 @action_rule

@@ -109,8 +109,7 @@ class Sell(ActionRule):
         inst = state.instances.get(handle)
         if inst is not None and inst.contents:
             return f"{handle} is not empty."
-        if handle in turn.agent.equipment.values():
-            return f"I am wearing {handle}."
+        # What I wear is safe without a check here: selling draws from my hands and containers only.
         return None
 
     def apply(self, turn: Turn, n: int, handle: str, merchant: str) -> None:
