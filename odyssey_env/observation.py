@@ -26,6 +26,7 @@ from odyssey_env.world import describe_holding
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
+    from odyssey_env.state import Agent
 
 
 def render(engine: Engine, agent_id: str) -> str:
@@ -40,10 +41,15 @@ def render(engine: Engine, agent_id: str) -> str:
     lines.append(f"I am holding {describe_holding(agent.hands) or 'no objects'}.")
     worn = ", ".join(f"1 {h}" for h in agent.equipment.values())
     lines.append(f"I have equipped {worn or 'no objects'}.")
-    lines.append(f"I see {describe_holding(area.objects) or 'no objects'} near me.")
-    others = [a.name for a in state.agents.values() if a.area == area.name and a is not agent]
-    beings = area.npcs + others if others else area.npcs
-    lines.append(f"I see {', '.join(beings) or 'no one'} nearby.")
+    veil = _veil(engine, agent) if engine.rules.veils else None
+    if veil is None:
+        lines.append(f"I see {describe_holding(area.objects) or 'no objects'} near me.")
+        others = [a.name for a in state.agents.values() if a.area == area.name and a is not agent]
+        beings = area.npcs + others if others else area.npcs
+        lines.append(f"I see {', '.join(beings) or 'no one'} nearby.")
+    else:  # a rule hides my surroundings (darkness): the lines keep their place and say why
+        lines.append(f"I see no objects near me ({veil}).")
+        lines.append(f"I see no one nearby ({veil}).")
     lines.append("")
     lines.append(f"My level is {agent.level}.")
     lines.append(f"My attack is at {agent.attack}.")
@@ -54,3 +60,11 @@ def render(engine: Engine, agent_id: str) -> str:
     exits = [f"{name} (locked)" if ex.locked else name for name, ex in area.exits.items()]
     lines.append(f"Neighboring areas: {', '.join(exits) or 'none'}.")
     return "\n".join(lines)
+
+
+def _veil(engine: Engine, agent: Agent) -> str | None:
+    for rule in engine.rules.veils:
+        why = rule.veil(engine, agent)
+        if why is not None:
+            return why
+    return None
