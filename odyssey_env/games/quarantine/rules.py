@@ -839,13 +839,11 @@ class Concoct(ActionRule):
                 if len(herbs) != 2 or herbs[0] == herbs[1]:
                     raise ValueError(f"remedies.{remedy}: expected two different herbs")
 
-    @functools.cached_property
-    def _by_pair(self) -> dict[frozenset[str], str]:
-        return {frozenset(herbs): remedy for remedy, herbs in self.p.remedies.items()}
-
-    @functools.cached_property
-    def _herbs(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(h for herbs in self.p.remedies.values() for h in herbs))
+    def __init__(self, params: Concoct.Params | None = None):
+        super().__init__(params)
+        remedies = params.remedies if params is not None else {}
+        self._by_pair = {frozenset(herbs): remedy for remedy, herbs in remedies.items()}
+        self._herbs = tuple(dict.fromkeys(h for herbs in remedies.values() for h in herbs))
 
     def _refusal(self, turn: Turn, first: str, second: str) -> str | None:
         if first == second:
