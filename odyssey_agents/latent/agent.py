@@ -158,7 +158,7 @@ class LatentMemoryAgent(ReActAgent):
 
     def stats(self) -> dict[str, Any]:
         return {**super().stats(), "latent": {**self.pool.stats(), "written_tokens": self.written_tokens,
-                                              "write_seconds": round(self.write_seconds, 3)}}
+                                              "seconds": round(self.write_seconds, 3)}}
 
 
 __all__ += ["AgentConfigError", "LatentConfigError"]

@@ -194,7 +194,6 @@ class LearningAgent(ReActAgent):
         t = self.totals
         training = {"updates": int(t["updates"]), "examples": int(t["examples"]), "tokens": int(t["tokens"]),
                     "target_tokens": int(t["target_tokens"]), "seconds": round(float(t["seconds"]), 3),
-                    "seconds_per_update": round(float(t["seconds"]) / t["updates"], 3) if t["updates"] else None,
                     "first_loss": self.first_loss, "last_loss": self.last_loss}
         return {**super().stats(), "training": training}
 
