@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("odyssey_eval.run:main", "evaluate agents on games (Hydra; supports -m sweeps)"),
     "report": ("odyssey_eval.report:main", "summarise run directories and write an HTML report"),
     "challenge": ("odyssey_eval.challenge:main", "the TTCL challenge aggregation"),
+    "train": ("odyssey_agents.train:main", "train an LLM policy on a game with RL (GRPO + LoRA; train extra)"),
 }
 
 
