@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -64,3 +65,13 @@ def test_training_settings_are_checked_in_one_line():
                           text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
         "odyssey train: steps=zero: invalid literal for int() with base 10: 'zero'"]
+
+
+def test_the_example_script_trains_two_steps(tiny_models, tmp_path):
+    script = Path(__file__).resolve().parents[2] / "examples" / "grpo_lora.py"
+    done = subprocess.run([sys.executable, str(script), "--model", str(tiny_models["qwen3"]), "--steps", "2",
+                           "--states", "4", "--generations", "2", "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout.strip().splitlines()[-1].startswith("mean reward: first step ")
+    assert (tmp_path / "out" / "adapter_model.safetensors").is_file()
