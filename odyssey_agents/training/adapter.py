@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -163,11 +163,14 @@ class LoRAAdapter:
         """The frozen base model for the block (the adapter switched off)."""
         return self.peft_model.disable_adapter()
 
-    def step(self, loss: Any) -> float | None:
-        """One optimizer step on ``loss``; returns the gradient norm before clipping (None unclipped)."""
+    def step(self, losses: Iterable[Any]) -> float | None:
+        """One optimizer step on the sum of ``losses``, each back-propagated as soon as it is produced (a
+        mini-batch as a series of single sequences: no padding, and only one sequence's activations held
+        at a time). Returns the gradient norm before clipping (None when unclipped)."""
         torch = require_train("torch", "training a LoRA adapter")
         self.optimizer.zero_grad(set_to_none=True)
-        loss.backward()
+        for loss in losses:
+            loss.backward()
         norm = None
         if self.settings.grad_clip is not None:
             norm = float(torch.nn.utils.clip_grad_norm_(self._params, float(self.settings.grad_clip)))

@@ -70,13 +70,20 @@ def sft_update(adapter: LoRAAdapter, encoded: Sequence[Encoded], *, epochs: int,
             total = weight = 0.0
             for i in range(0, len(order), batch_size):
                 batch = [encoded[j] for j in order[i:i + batch_size]]
-                logp, mask = batch_logprobs(adapter.model, batch, pad)
-                count = mask.sum()
-                loss = -logp.sum() / count
-                adapter.step(loss)
+                count = sum(e.targets for e in batch)
+                sums: list[float] = []
+
+                def losses(batch: list[Encoded] = batch, count: int = count, sums: list[float] = sums) -> Any:
+                    for e in batch:  # one sequence at a time: no padding, one sequence's activations
+                        logp, _ = batch_logprobs(adapter.model, [e], pad)
+                        loss = -logp.sum() / count
+                        sums.append(float(loss.detach()))
+                        yield loss
+
+                adapter.step(losses())
                 steps += 1
-                total += float(loss.detach()) * float(count)
-                weight += float(count)
+                total += sum(sums) * count
+                weight += count
             epoch_losses.append(total / weight if weight else float("nan"))
     return SFTResult(epoch_losses[0], epoch_losses[-1], sum(len(e.ids) for e in encoded) * epochs,
                      sum(e.targets for e in encoded) * epochs, sum(e.truncated for e in encoded), steps)

@@ -69,20 +69,16 @@ def policy_gradient_update(adapter: LoRAAdapter, encoded: Sequence[Encoded], adv
 
     adapter.attach()
     pad = pad_id(adapter.llm)
-    chunks = [list(range(i, min(i + batch_size, len(encoded)))) for i in range(0, len(encoded), batch_size)]
     old: dict[int, Any] = {}
     ref: dict[int, Any] = {}
-    with torch.no_grad():
-        for chunk in chunks:
-            batch = [encoded[j] for j in chunk]
-            logp, _ = batch_logprobs(adapter.model, batch, pad)
+    with torch.no_grad():  # per sequence, as training reads them: the first ratios are exactly 1
+        for j, e in enumerate(encoded):
+            old[j] = batch_logprobs(adapter.model, [e], pad)[0][0]
             with adapter.reference():
-                base, _ = batch_logprobs(adapter.model, batch, pad)
-            for row, j in enumerate(chunk):
-                old[j], ref[j] = logp[row, -encoded[j].targets:], base[row, -encoded[j].targets:]
+                ref[j] = batch_logprobs(adapter.model, [e], pad)[0][0]
     order_rng = random.Random(adapter.seed * 1_000_003 + update)
     adapter.seed_update(update)
-    losses: list[float] = []
+    epoch_losses: list[float] = []
     kl_last = 0.0
     clipped = counted = 0.0
     steps = 0
@@ -93,36 +89,35 @@ def policy_gradient_update(adapter: LoRAAdapter, encoded: Sequence[Encoded], adv
             total = weight = kl_total = 0.0
             for i in range(0, len(order), batch_size):
                 idx = order[i:i + batch_size]
-                batch = [encoded[j] for j in idx]
-                logp, mask = batch_logprobs(adapter.model, batch, pad)
-                keep = mask.shape[1]
-                old_b = torch.zeros_like(logp)
-                ref_b = torch.zeros_like(logp)
-                adv = torch.zeros_like(logp)
-                for row, j in enumerate(idx):
-                    n = encoded[j].targets
-                    old_b[row, keep - n:] = old[j]
-                    ref_b[row, keep - n:] = ref[j]
-                    adv[row, keep - n:] = float(advantages[j])
-                ratio = torch.exp(logp - old_b)
-                surrogate = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - clip_range, 1 + clip_range) * adv)
-                q = ref_b - logp
-                kl = (torch.exp(q) - q - 1) * mask
-                count = mask.sum()
-                loss = (-(surrogate * mask).sum() + kl_coef * kl.sum()) / count
-                adapter.step(loss)
+                count = sum(encoded[j].targets for j in idx)
+                sums: dict[str, float] = {"loss": 0.0, "kl": 0.0, "clipped": 0.0}
+
+                def losses(idx: list[int] = idx, count: int = count, sums: dict[str, float] = sums) -> Any:
+                    for j in idx:  # one sequence at a time: no padding, one sequence's activations
+                        logp, _ = batch_logprobs(adapter.model, [encoded[j]], pad)
+                        logp = logp[0]
+                        ratio = torch.exp(logp - old[j])
+                        adv = float(advantages[j])
+                        surrogate = torch.minimum(ratio * adv, torch.clamp(ratio, 1 - clip_range, 1 + clip_range) * adv)
+                        q = ref[j] - logp
+                        kl = torch.exp(q) - q - 1
+                        loss = (-surrogate.sum() + kl_coef * kl.sum()) / count
+                        sums["loss"] += float(loss.detach())
+                        sums["kl"] += float(kl.detach().sum())
+                        sums["clipped"] += float(((ratio.detach() - 1).abs() > clip_range).sum())
+                        yield loss
+
+                adapter.step(losses())
                 steps += 1
-                with torch.no_grad():
-                    outside = ((ratio - 1).abs() > clip_range).float() * mask
-                    clipped += float(outside.sum())
-                    counted += float(count)
-                total += float(loss.detach()) * float(count)
-                kl_total += float(kl.detach().sum())
-                weight += float(count)
-            losses.append(total / weight)
+                total += sums["loss"] * count
+                kl_total += sums["kl"]
+                clipped += sums["clipped"]
+                counted += count
+                weight += count
+            epoch_losses.append(total / weight)
             kl_last = kl_total / weight
     targets = sum(e.targets for e in encoded)
-    return PGResult(losses[0], losses[-1], kl_last, clipped / counted if counted else 0.0,
+    return PGResult(epoch_losses[0], epoch_losses[-1], kl_last, clipped / counted if counted else 0.0,
                     sum(len(e.ids) for e in encoded) * epochs, targets * epochs, steps)
 
 

@@ -10,7 +10,10 @@ by training on plain "observation, reasoning, action" text.
 Prompt and reply are tokenized apart and joined, which is how the model saw them while generating.
 Batches are padded on the left, so every target ends at the last position and only the last logits
 are computed (``logits_to_keep``): the vocabulary projection, the largest tensor of a step, covers
-the targets and nothing else.
+the targets and nothing else. Training feeds one sequence at a time (gradients accumulate over a
+mini-batch): without padding there is no attention mask, so PyTorch's fused causal attention runs
+and no ``[heads, T, T]`` attention matrix is kept for the backward pass — on CPU that is the
+difference between about 5 GB and under 1 GB for two 1,500-token examples on a 135M model.
 """
 
 from __future__ import annotations
@@ -124,10 +127,11 @@ def batch_logprobs(model: Any, batch: Sequence[Encoded], pad_id: int) -> tuple[A
         ids[i, length - len(e.ids):] = torch.tensor(e.ids, dtype=torch.long)
         attention[i, length - len(e.ids):] = 1
         mask[i, keep - e.targets:] = 1.0
-    positions = (attention.cumsum(-1) - 1).clamp(min=0)
-    ids, attention, positions, mask = ids.to(device), attention.to(device), positions.to(device), mask.to(device)
-    kwargs: dict[str, Any] = {"input_ids": ids, "attention_mask": attention, "position_ids": positions,
-                              "use_cache": False}
+    ids, mask = ids.to(device), mask.to(device)
+    kwargs: dict[str, Any] = {"input_ids": ids, "use_cache": False}
+    if any(len(e.ids) != length for e in batch):  # padded: say where the tokens are (no fused causal kernel then)
+        positions = (attention.cumsum(-1) - 1).clamp(min=0)
+        kwargs.update(attention_mask=attention.to(device), position_ids=positions.to(device))
     if _accepts_logits_to_keep(model):
         kwargs["logits_to_keep"] = keep + 1
     logits = model(**kwargs).logits[:, -(keep + 1):-1, :].float()

@@ -213,3 +213,20 @@ def test_a_missing_train_extra_is_one_line_naming_it(tiny_models, monkeypatch):
     with pytest.raises(MissingExtra, match=r'pip install "odyssey-gym\[train\]"') as err:
         build_agent({"name": "lora_sft"}, {"name": "hf", "model": str(tiny_models["llama"])})
     assert "\n" not in str(err.value)
+
+
+def test_padded_batches_score_each_sequence_as_it_scores_alone(tiny_models):
+    from odyssey_agents.training.sequences import batch_logprobs, pad_id
+
+    llm = llm_of(tiny_models["qwen3"])
+    prompts = PromptBuilder(FORK.verbs)
+    short = encode(llm, ChatExample(0, prompts.act([], "Here."), NORTH))
+    long = encode(llm, ChatExample(1, prompts.act([("My memories", "a long day " * 20)], OBS), SOUTH + " and more"))
+    assert len(short.ids) != len(long.ids)
+    with torch.no_grad():
+        both, mask = batch_logprobs(llm.model, [short, long], pad_id(llm))
+        alone = [batch_logprobs(llm.model, [e], pad_id(llm))[0][0] for e in (short, long)]
+    assert mask.sum(-1).tolist() == [short.targets, long.targets]
+    assert torch.allclose(both[0, -short.targets:], alone[0][-short.targets:], atol=1e-5)
+    assert torch.allclose(both[1, -long.targets:], alone[1][-long.targets:], atol=1e-5)
+    assert float(both[0, : -short.targets].abs().sum()) == 0.0  # padding carries nothing
