@@ -7,11 +7,12 @@ read against (same model, same prompts, no learning).
 
     python benchmarks/train_agents.py [--steps 6] [--game base] [--threads 1] [--grpo-steps 2]
 
-Columns: steps played, updates made, seconds per update (the ``train`` calls; for ``latent_memory``
-a write into the pool, every step), seconds per act call, the share of the step time spent learning,
-peak RSS and the extra over the baseline. A last row times ``odyssey train grpo`` on the same model
-(seconds per GRPO step: generation of the group plus the update). Settings are the paradigms'
-defaults except where the table says (so that several updates happen within a few steps).
+Columns: steps played, updates made, tokens read per update (all epochs), seconds per update (the
+``train`` calls; for ``latent_memory`` a write into the pool, every step), seconds per act call, the
+share of the step time spent learning, peak RSS and the extra over the baseline. A last row times
+``odyssey train grpo`` on the same model (seconds per GRPO step: generation of the group plus the
+update). Settings are the paradigms' defaults except where the table says (so that several updates
+happen within a few steps).
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ def child(name: str, steps: int, game: str, threads: int) -> dict[str, Any]:
     obs, info = env.reset(seed=0)
     agent.reset(Task(game, env.game.title, tuple(env.verbs()), 0))
     update_seconds: list[float] = []
+    update_tokens: list[int] = []
     act_seconds: list[float] = []
     total = 0.0
     for _ in range(steps):
@@ -58,6 +60,7 @@ def child(name: str, steps: int, game: str, threads: int) -> dict[str, Any]:
         for call in decision.usage.calls:
             if call.purpose in ("train", "memorise"):
                 update_seconds.append(call.seconds)
+                update_tokens.append(call.input_tokens)
             elif call.purpose == "act":
                 act_seconds.append(call.seconds)
         obs, _, terminated, _, info = env.step(decision.action)
@@ -66,6 +69,7 @@ def child(name: str, steps: int, game: str, threads: int) -> dict[str, Any]:
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     return {"name": name, "steps": len(act_seconds), "updates": len(update_seconds),
             "update_s": sum(update_seconds) / len(update_seconds) if update_seconds else None,
+            "update_tokens": sum(update_tokens) / len(update_tokens) if update_tokens else None,
             "act_s": sum(act_seconds) / len(act_seconds), "learn_share": sum(update_seconds) / total,
             "peak_mb": peak_kb / 1024}
 
@@ -81,7 +85,7 @@ def grpo_child(steps: int, game: str, threads: int) -> dict[str, Any]:
                                           batch_size=2, max_completion_length=48, output_dir=out, device="cpu"),
                              log=lambda _: None)
     return {"name": "grpo (odyssey train)", "steps": summary["steps"], "updates": summary["steps"],
-            "update_s": summary["seconds_per_step"], "act_s": None, "learn_share": None,
+            "update_s": summary["seconds_per_step"], "update_tokens": None, "act_s": None, "learn_share": None,
             "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
 
 
@@ -111,12 +115,13 @@ def main() -> int:
     base = rows[0]["peak_mb"]
     print(f"embedded SmolLM2-135M on CPU, {args.threads} thread(s), game {args.game}, {args.steps} steps; "
           f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'paradigm':<22}{'steps':>6}{'updates':>8}{'s/update':>10}{'s/act':>8}{'learning':>10}"
+    print(f"{'paradigm':<22}{'steps':>6}{'updates':>8}{'tok/update':>11}{'s/update':>10}{'s/act':>8}{'learning':>10}"
           f"{'peak MB':>9}{'+MB':>7}  settings")
     for r in rows:
         note = PARADIGMS.get(r["name"], ({}, f"{args.grpo_steps} steps, 2 generations of 48 tokens"))[1]
         fmt = (lambda v, spec: format(v, spec) if v is not None else "-")  # noqa: E731
-        print(f"{r['name']:<22}{r['steps']:>6}{r['updates']:>8}{fmt(r['update_s'], '10.2f'):>10}"
+        print(f"{r['name']:<22}{r['steps']:>6}{r['updates']:>8}{fmt(r['update_tokens'], '11.0f'):>11}"
+              f"{fmt(r['update_s'], '10.2f'):>10}"
               f"{fmt(r['act_s'], '8.2f'):>8}{fmt(r['learn_share'] and 100 * r['learn_share'], '9.0f'):>9}%"
               f"{r['peak_mb']:>9.0f}{r['peak_mb'] - base:>7.0f}  {note}")
     return 0
