@@ -120,9 +120,10 @@ def main() -> int:
     for r in rows:
         note = PARADIGMS.get(r["name"], ({}, f"{args.grpo_steps} steps, 2 generations of 48 tokens"))[1]
         fmt = (lambda v, spec: format(v, spec) if v is not None else "-")  # noqa: E731
+        share = "-" if r["learn_share"] is None else f"{100 * r['learn_share']:.0f}%"
         print(f"{r['name']:<22}{r['steps']:>6}{r['updates']:>8}{fmt(r['update_tokens'], '11.0f'):>11}"
               f"{fmt(r['update_s'], '10.2f'):>10}"
-              f"{fmt(r['act_s'], '8.2f'):>8}{fmt(r['learn_share'] and 100 * r['learn_share'], '9.0f'):>9}%"
+              f"{fmt(r['act_s'], '8.2f'):>8}{share:>10}"
               f"{r['peak_mb']:>9.0f}{r['peak_mb'] - base:>7.0f}  {note}")
     return 0
 

@@ -230,3 +230,14 @@ def test_padded_batches_score_each_sequence_as_it_scores_alone(tiny_models):
     assert torch.allclose(both[0, -short.targets:], alone[0][-short.targets:], atol=1e-5)
     assert torch.allclose(both[1, -long.targets:], alone[1][-long.targets:], atol=1e-5)
     assert float(both[0, : -short.targets].abs().sum()) == 0.0  # padding carries nothing
+
+
+def test_the_gpu_smoke_script_skips_without_a_gpu():
+    import subprocess
+    from pathlib import Path
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: run benchmarks/gpu_smoke.py itself")
+    script = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_smoke.py"
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and done.stdout.startswith("gpu_smoke: skipped: no CUDA GPU"), done.stderr
