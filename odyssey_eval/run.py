@@ -132,7 +132,9 @@ def _with_repo_presets(argv: Sequence[str]) -> list[str]:
     if not REPO_CONFIG_DIR.is_dir() or any(a.lstrip("+~").startswith("hydra.searchpath") for a in argv):
         return argv
     path = REPO_CONFIG_DIR.as_posix().replace("\\", "\\\\").replace("'", "\\'")
-    return [f"hydra.searchpath=['file://{path}']", *argv]
+    # Hydra's parser takes the overrides as one run of positional arguments: join the user's run.
+    at = next((i for i, a in enumerate(argv) if "=" in a and not a.startswith("-")), len(argv))
+    return [*argv[:at], f"hydra.searchpath=['file://{path}']", *argv[at:]]
 
 
 def _refuse_secret_overrides(argv: Sequence[str]) -> None:
