@@ -241,3 +241,14 @@ def test_the_gpu_smoke_script_skips_without_a_gpu():
     script = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_smoke.py"
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.startswith("gpu_smoke: skipped: no CUDA GPU"), done.stderr
+
+
+def test_sft_composes_with_reflection_and_summarisation(tiny_models):
+    agent = LoRASFTAgent(llm_of(tiny_models["llama"], TwoActions), addons=["reflection", "summarisation"],
+                         summarise_every=2, train_every=2, **FAST)
+    assert agent.label == "lora_sft+reflection+summarisation"
+    agent.reset(FORK)
+    decisions = [agent.act(OBS, fork_info(None, "north")) for _ in range(3)]
+    purposes = [c.purpose for c in decisions[2].usage.calls]
+    assert purposes == ["train", "reflect", "summarise", "act"]  # trained first, then the add-ons, then acted
+    assert decisions[2].training["examples"] == 2
