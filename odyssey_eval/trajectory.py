@@ -72,7 +72,8 @@ def step_record(decision: Decision, tutorial: bool, observation: str, terminated
 
     Lines are sparse: flags (``tutorial``, ``invalid``, ``failed``, ``terminated``, ``malformed``) appear
     only when true, ``reward`` lists only the components that are not zero, ``events`` and ``tokens``
-    only when there are some, and main-quest progress (``quest``) only on the steps where it changed
+    only when there are some, ``train`` only on the steps a learning agent trained before acting,
+    and main-quest progress (``quest``) only on the steps where it changed
     (``quest_changed``). Encoding dominates the runner's cost per step, and most steps have little
     to say; a reader takes a missing key as false, zero or empty.
     """
@@ -103,6 +104,8 @@ def step_record(decision: Decision, tutorial: bool, observation: str, terminated
         record["malformed"] = True
     if decision.raw is not None:
         record["raw"] = decision.raw
+    if decision.training:
+        record["train"] = decision.training
     if quest_changed and "quest" in info:
         record["quest"] = info["quest"]
     record["observation"] = observation
