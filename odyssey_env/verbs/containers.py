@@ -40,6 +40,7 @@ class Store(ActionRule):
     verb = "store"
     params = (("amount", "amount"), ("object_name", "object"), ("container_name", "container"))
     description = "Put objects from my hands (then from the ground here) into a container I hold or wear."
+    depends_on = ("hands", "worn", "containers", "ground")
 
     def apply(self, turn: Turn, n: int, handle: str, container: str) -> None:
         agent, area, state, game = turn.agent, turn.area, turn.state, turn.game
@@ -109,6 +110,7 @@ class TakeOut(ActionRule):
     verb = "take out"
     params = (("object_name", "object"), ("container_name", "container"))
     description = "Take one object (or all the coins) out of a container I hold or wear, into a free hand."
+    depends_on = ("hands", "worn", "containers")
 
     def apply(self, turn: Turn, handle: str, container: str) -> None:
         agent, state, game = turn.agent, turn.state, turn.game
@@ -139,6 +141,7 @@ class Discard(ActionRule):
     verb = "discard"
     params = (("amount", "amount"), ("object_name", "object"), ("container_name", "container"))
     description = "Empty objects from a container I hold or wear onto the ground here."
+    depends_on = ("hands", "worn", "containers")
 
     def apply(self, turn: Turn, n: int, handle: str, container: str) -> None:
         state = turn.state

@@ -19,6 +19,7 @@ class Craft(ActionRule):
     verb = "craft"
     params = (("amount", "amount"), ("object_name", "object"))
     description = "Craft objects from carried ingredients, at the stations their recipe needs."
+    depends_on = ("hands", "worn", "containers", "ground")
 
     def apply(self, turn: Turn, n: int, name: str) -> None:
         game, state, agent, area = turn.game, turn.state, turn.agent, turn.area
@@ -82,6 +83,7 @@ class Disassemble(ActionRule):
     params = (("object_name", "object"),)
     description = "Take apart a crafted object in my hands or on the ground, recovering half its ingredients."
     optional = True
+    depends_on = ("hands", "containers", "ground", "ground_contents")
 
     def apply(self, turn: Turn, handle: str) -> None:
         game, state, agent, area = turn.game, turn.state, turn.agent, turn.area

@@ -38,6 +38,7 @@ class PickUp(ActionRule):
     verb = "pick up"
     params = (("object_name", "object"),)
     description = "Pick up an object here: into a free hand, otherwise into my pack if it has room."
+    depends_on = ("ground", "hands", "worn", "containers")
 
     def apply(self, turn: Turn, handle: str) -> None:
         area, game, agent = turn.area, turn.game, turn.agent
@@ -88,6 +89,7 @@ class Drop(ActionRule):
     verb = "drop"
     params = (("object_name", "object"),)
     description = "Put down everything of one kind that I hold in my hands."
+    depends_on = ("hands",)
 
     def apply(self, turn: Turn, handle: str) -> None:
         n = turn.agent.hands.get(handle, 0)
@@ -109,6 +111,7 @@ class Inspect(ActionRule):
     verb = "inspect"
     params = (("target", "object"),)
     description = "Look closely at an object I can see or carry, a creature here, or this area."
+    depends_on = ("place", "npcs", "hands", "worn", "containers", "ground")
 
     def apply(self, turn: Turn, target: str) -> None:
         state, game, agent = turn.state, turn.game, turn.agent
@@ -185,6 +188,7 @@ class Equip(ActionRule):
     verb = "equip"
     params = (("object_name", "object"),)
     description = "Wear armor or a container (the pack) from my hands or from the ground here."
+    depends_on = ("hands", "worn", "ground")
 
     def apply(self, turn: Turn, handle: str) -> None:
         agent, area = turn.agent, turn.area
@@ -233,6 +237,7 @@ class Unequip(ActionRule):
     verb = "unequip"
     params = (("object_name", "object"),)
     description = "Take off something I wear and hold it in a free hand."
+    depends_on = ("worn", "hands")
 
     def apply(self, turn: Turn, handle: str) -> None:
         agent = turn.agent

@@ -38,6 +38,7 @@ class Buy(ActionRule):
     verb = "buy"
     params = (("amount", "amount"), ("object_name", "object"), ("npc_name", "npc"))
     description = "Buy objects from a merchant here for their value in coins."
+    depends_on = ("npcs", "npc_goods", "npc_moods", "hands", "worn", "containers")
 
     def apply(self, turn: Turn, n: int, handle: str, merchant: str) -> None:
         npc = _merchant(turn, merchant, f"buy from {merchant}")
@@ -87,6 +88,7 @@ class Sell(ActionRule):
     verb = "sell"
     params = (("amount", "amount"), ("object_name", "object"), ("npc_name", "npc"))
     description = "Sell carried objects to a merchant here for part of their value."
+    depends_on = ("npcs", "npc_moods", "hands", "worn", "containers")
 
     @dataclass(frozen=True)
     class Params:
