@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import os
 import weakref
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
+from itertools import compress
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -31,9 +32,12 @@ from odyssey_env.rules import DEPENDENCIES, ActionRule, RuleBook
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
+    from odyssey_env.game import Game
     from odyssey_env.state import Agent, Area, WorldState
 
 CHECK_ENV = "ODYSSEY_CHECK_VALID_ACTIONS"
+#: Listings remembered per agent besides the last one (compared, never hashed: a miss costs little).
+RECENT = 4
 
 
 class StaleListingError(AssertionError):
@@ -45,62 +49,95 @@ def check_from_environment() -> bool:
 
 
 # ---------------------------------------------------------------------- fingerprints
-# One fingerprint per dependency, all read by `snapshot` in one pass (a Python call per dependency would
-# cost more than most of them). Each is an immutable value, equal exactly when the part of the state it
-# names is the same, or more sensitive than that (which only costs a needless fresh listing): a handle
-# names one type for good, so handles stand for their types. They are on the hot path of every listing,
-# hence the C-level chains of map/attrgetter instead of comprehensions.
+# One fingerprint per dependency, all read by `snapshot` in one pass: a Python call per dependency would
+# cost more than most of them, and plain loops beat chains of iterators on collections this small. Each
+# is an immutable value, equal exactly when the part of the state it names is the same, or more
+# sensitive than that (which only costs a needless fresh listing); a handle names one type for good,
+# so handles stand for their types. A holding (a ``{handle: count}`` dict) is fingerprinted as its keys in
+# order and a copy: cheaper to take and to compare than a tuple of its items, and as exact.
 #
 #   place            the agent's area (its name)
 #   exits            the ways out of the agent's area: neighbor, locked, pickable, key
 #   hands            what the agent holds, with counts, in order
 #   worn             what the agent wears, slot by slot (the pack included)
 #   containers       the contents of every instance the agent holds or wears (its bags, its pack)
+#   purse            the coins the agent carries, in hands and in the instances it holds or wears
 #   ground           what lies on the ground here, with counts, in order (not what is inside it)
 #   ground_contents  the contents of every instance lying here
 #   npcs             the NPCs here, by handle, in order (their types follow from their handles)
 #   npc_goods        what each NPC here carries: its inventory and its coins
 #   npc_moods        which NPCs here are wary of agents *now* (wary_until against the current step)
-#   combat           the agent's fight: its target, and which NPCs here are engaged with whom
+#   combat           the agent's fight: its target, and whom each NPC here is engaged with
 #   body             the agent's own numbers: health, level, experience, stamina, attack, defense, guard
 #   time             the step and the clock (a verb that depends on time is listed afresh every step)
 
 _EXIT = attrgetter("locked", "pickable", "key")
-_CONTENTS = attrgetter("contents")
-_INVENTORY = attrgetter("inventory")
-_COINS = attrgetter("coins")
-_WARY_UNTIL = attrgetter("wary_until")
-_ENGAGED = attrgetter("engaged")
 _BODY = attrgetter("hp", "max_hp", "level", "xp", "stamina", "base_attack", "attack", "defense", "defending")
-_items = dict.items
 
 
-def _contents(instances: dict, handles) -> tuple:
-    """Contents of the instances among ``handles``, in order (which handles are instances never changes)."""
-    return tuple(map(tuple, map(_items, map(_CONTENTS, filter(None, map(instances.get, handles))))))
-
-
-def snapshot(state: WorldState, agent: Agent, area: Area, need: tuple[bool, ...]) -> tuple[Hashable, ...]:
+def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tuple[bool, ...]) -> tuple[Hashable, ...]:
     """The fingerprints of the dependencies flagged in ``need`` (in :data:`DEPENDENCIES` order; None
     for the others), as the agent sees the state now."""
-    (place, exits, hands, worn, containers, ground, ground_contents, npcs, npc_goods, npc_moods, combat, body,
-     time) = need
+    (place, exits, hands, worn, containers, purse, ground, ground_contents, npcs, npc_goods, npc_moods, combat,
+     body, time) = need
     held, wearing, here = agent.hands, agent.equipment, area.npcs
-    others = list(map(state.npcs.__getitem__, here)) if npc_goods or npc_moods or combat else ()
+    bags = goods = moods = fight = lying = coins = None
+    if containers or purse:
+        get = state.instances.get
+        carried = []
+        for handle in held:
+            inst = get(handle)
+            if inst is not None:
+                carried.append(inst.contents)
+        for handle in wearing.values():
+            inst = get(handle)
+            if inst is not None:
+                carried.append(inst.contents)
+        if containers:
+            bags = (tuple(held), tuple(wearing.values()), tuple([(tuple(c), c.copy()) for c in carried]))
+        if purse:
+            currency = game.currency
+            coins = 0
+            if currency is not None:
+                coins = held.get(currency, 0)
+                for c in carried:
+                    coins += c.get(currency, 0)
+    if npc_goods or npc_moods or combat:
+        everyone, step = state.npcs, state.step
+        stocks, wary, engaged = [], [], []
+        for handle in here:
+            npc = everyone[handle]
+            stocks.append((tuple(npc.inventory), npc.inventory.copy(), npc.coins))
+            wary.append(npc.wary_until >= step)
+            engaged.append(npc.engaged)
+        who = tuple(here)
+        if npc_goods:
+            goods = (who, tuple(stocks))
+        if npc_moods:
+            moods = (who, tuple(wary))
+        if combat and agent.combat is not None:
+            fight = (agent.combat, who, tuple(engaged))
+    if ground_contents:
+        get = state.instances.get
+        inside = []
+        for handle in area.objects:
+            inst = get(handle)
+            if inst is not None:
+                inside.append((handle, tuple(inst.contents), inst.contents.copy()))
+        lying = (tuple(area.objects), tuple(inside))
     return (
         agent.area if place else None,
         (tuple(area.exits), tuple(map(_EXIT, area.exits.values()))) if exits else None,
-        tuple(held.items()) if hands else None,
-        tuple(wearing.items()) if worn else None,
-        (tuple(held), tuple(wearing.values()), _contents(state.instances, held),
-         _contents(state.instances, wearing.values())) if containers else None,
-        tuple(area.objects.items()) if ground else None,
-        (tuple(area.objects), _contents(state.instances, area.objects)) if ground_contents else None,
+        (tuple(held), held.copy()) if hands else None,
+        (tuple(wearing), wearing.copy()) if worn else None,
+        bags,
+        coins,
+        (tuple(area.objects), area.objects.copy()) if ground else None,
+        lying,
         tuple(here) if npcs else None,
-        (tuple(here), tuple(map(tuple, map(_items, map(_INVENTORY, others)))), tuple(map(_COINS, others)))
-        if npc_goods else None,
-        (tuple(here), tuple(map(state.step.__le__, map(_WARY_UNTIL, others)))) if npc_moods else None,
-        (agent.combat, tuple(here), tuple(map(_ENGAGED, others))) if combat and agent.combat is not None else None,
+        goods,
+        moods,
+        fight,
         _BODY(agent) if body else None,
         (state.step, state.minute) if time else None,
     )
@@ -149,7 +186,7 @@ class Listing:
     """One agent's valid actions in one engine, cached per verb."""
 
     __slots__ = ("agent_id", "check", "commands", "engine", "fingerprints", "listed", "listed_verbs", "plan",
-                 "state")
+                 "recent", "state")
 
     def __init__(self, engine: Engine, agent_id: str, *, check: bool = False):
         self.engine = engine
@@ -161,11 +198,14 @@ class Listing:
         self.commands: list[tuple[str, ...]] = []  # per verb, in rule-book order
         self.listed_verbs: tuple[str, ...] = ()  # the verbs with commands, in rule-book order...
         self.listed: tuple[tuple[str, ...], ...] = ()  # ...and their commands
+        #: the last few listings, newest first: walking back where it was, an agent finds its old listing
+        self.recent: list[tuple[tuple[Hashable, ...], tuple[tuple[str, ...], ...]]] = []
 
     def valid_actions(self) -> dict[str, list[str]]:
-        state = self.engine.state
+        engine = self.engine
+        state = engine.state
         agent = state.agents[self.agent_id]
-        fingerprints = snapshot(state, agent, state.areas[agent.area], self.plan.need)
+        fingerprints = snapshot(engine.game, state, agent, state.areas[agent.area], self.plan.need)
         if fingerprints != self.fingerprints or state is not self.state or self.plan.always:
             self._refresh(fingerprints, state)
         if self.check:
@@ -176,22 +216,33 @@ class Listing:
         from odyssey_env.engine import Turn
 
         plan, old = self.plan, self.fingerprints
+        stale: Iterable[int]
         if state is not self.state or old is None:
             self.commands = [()] * len(plan.rules)
+            self.recent = []
             stale = range(len(plan.rules))
         else:
-            changed: set[int] = set(plan.always)
-            for i in plan.used:
-                if fingerprints[i] != old[i]:
-                    changed.update(plan.dependents[i])
-            stale = sorted(changed)
+            for k, (seen, listed) in enumerate(self.recent):
+                if seen == fingerprints:
+                    del self.recent[k]
+                    self.commands = list(listed)
+                    stale = plan.always
+                    break
+            else:
+                changed = set(plan.always)
+                for i in plan.used:
+                    if fingerprints[i] != old[i]:
+                        changed.update(plan.dependents[i])
+                stale = sorted(changed)
         commands, rules = self.commands, plan.rules
-        turn = Turn(self.engine, state.agents[self.agent_id], probe=True)
-        for i in stale:
-            commands[i] = tuple(rules[i].candidates(turn))
-        pairs = [(verb, c) for verb, c in zip(plan.verbs, commands, strict=True) if c]
-        self.listed_verbs = tuple(verb for verb, _ in pairs)
-        self.listed = tuple(c for _, c in pairs)
+        if stale:
+            turn = Turn(self.engine, state.agents[self.agent_id], probe=True)
+            for i in stale:
+                commands[i] = tuple(rules[i].candidates(turn))
+        self.recent.insert(0, (fingerprints, tuple(commands)))
+        del self.recent[RECENT:]
+        self.listed_verbs = tuple(compress(plan.verbs, commands))
+        self.listed = tuple(filter(None, commands))
         self.fingerprints = fingerprints
         self.state = state
 

@@ -48,8 +48,8 @@ ParamKind = Literal["object", "npc", "area", "container", "writable", "amount", 
 
 #: What a verb's valid actions may depend on (:attr:`ActionRule.depends_on`), each seen from the listing
 #: agent; ``odyssey_env.listing`` reads a fingerprint of each from the live state (docs/engine.md).
-Dependency = Literal["place", "exits", "hands", "worn", "containers", "ground", "ground_contents", "npcs",
-                     "npc_goods", "npc_moods", "combat", "body", "time"]
+Dependency = Literal["place", "exits", "hands", "worn", "containers", "purse", "ground", "ground_contents",
+                     "npcs", "npc_goods", "npc_moods", "combat", "body", "time"]
 DEPENDENCIES: tuple[Dependency, ...] = typing.get_args(Dependency)
 R = TypeVar("R", bound=type)
 

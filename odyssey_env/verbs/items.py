@@ -72,12 +72,12 @@ class PickUp(ActionRule):
         free = hands_free(game, agent) >= 1
         coins_in_hand = currency in agent.hands
         pack = agent.equipment.get("pack")
+        lying = ground(turn)
+        if free:  # the common case: everything portable fits in a free hand
+            return ["pick up " + handle for handle, t in lying if t.category != "station"]
         room = container_room(game, state, pack) if pack is not None else -1
-        for handle, t in ground(turn):
-            if t.category == "station":
-                continue
-            if free or (coins_in_hand and handle == currency) or (room >= t.size and t.category != "container"):
-                yield f"pick up {handle}"
+        return ["pick up " + handle for handle, t in lying if t.category != "station" and (
+            (coins_in_hand and handle == currency) or (room >= t.size and t.category != "container"))]
 
     def facts(self, game):
         yield Fact("body", "How many objects can I hold in my hands at once?", "two",
@@ -102,8 +102,7 @@ class Drop(ActionRule):
                   area=turn.agent.area)
 
     def candidates(self, turn: Turn):
-        for handle in turn.agent.hands:
-            yield f"drop {handle}"
+        return list(map("drop ".__add__, turn.agent.hands))
 
 
 @action_rule
@@ -133,11 +132,9 @@ class Inspect(ActionRule):
         turn.emit("object_inspected", object=type_of(state, target), handle=target)
 
     def candidates(self, turn: Turn):
-        yield f"inspect {turn.agent.area}"
-        for handle in turn.area.npcs:
-            yield f"inspect {handle}"
-        for handle in _visible(turn):
-            yield f"inspect {handle}"
+        # Built with C-level maps rather than yields: this verb is listed afresh whenever anything here changes.
+        return ["inspect " + turn.agent.area, *map("inspect ".__add__, turn.area.npcs),
+                *map("inspect ".__add__, _visible(turn))]
 
 
 def _visible(turn: Turn) -> dict[str, None]:

@@ -56,8 +56,7 @@ class TalkTo(ActionRule):
         turn.emit("talked_to", npc=handle, type=npc.type, area=npc.area)
 
     def candidates(self, turn: Turn):
-        for handle in turn.area.npcs:
-            yield f"talk to {handle}"
+        return list(map("talk to ".__add__, turn.area.npcs))
 
 
 @action_rule
