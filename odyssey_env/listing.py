@@ -24,7 +24,7 @@ from __future__ import annotations
 import os
 import weakref
 from collections.abc import Hashable, Iterable
-from itertools import compress
+from itertools import chain, compress
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
@@ -81,28 +81,27 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
     (place, exits, hands, worn, containers, purse, ground, ground_contents, npcs, npc_goods, npc_moods, combat,
      body, time) = need
     held, wearing, here = agent.hands, agent.equipment, area.npcs
+    held_now = (tuple(held), held.copy()) if hands or containers else None
+    worn_now = (tuple(wearing), wearing.copy()) if worn or containers else None
     bags = goods = moods = fight = lying = coins = None
     if containers or purse:
         get = state.instances.get
-        carried = []
-        for handle in held:
+        currency = game.currency
+        inside = []
+        coins = held.get(currency, 0) if currency is not None else 0
+        for handle in chain(held, wearing.values()):
             inst = get(handle)
             if inst is not None:
-                carried.append(inst.contents)
-        for handle in wearing.values():
-            inst = get(handle)
-            if inst is not None:
-                carried.append(inst.contents)
+                contents = inst.contents
+                inside.append((tuple(contents), contents.copy()))
+                if currency is not None:
+                    coins += contents.get(currency, 0)
         if containers:
-            bags = (tuple(held), tuple(wearing.values()), tuple([(tuple(c), c.copy()) for c in carried]))
-        if purse:
-            currency = game.currency
-            coins = 0
-            if currency is not None:
-                coins = held.get(currency, 0)
-                for c in carried:
-                    coins += c.get(currency, 0)
-    if npc_goods or npc_moods or combat:
+            bags = (held_now, worn_now, tuple(inside))
+        if not purse:
+            coins = None
+    who = tuple(here) if npcs or npc_goods or npc_moods or combat else None
+    if npc_goods or npc_moods or (combat and agent.combat is not None):
         everyone, step = state.npcs, state.step
         stocks, wary, engaged = [], [], []
         for handle in here:
@@ -110,7 +109,6 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
             stocks.append((tuple(npc.inventory), npc.inventory.copy(), npc.coins))
             wary.append(npc.wary_until >= step)
             engaged.append(npc.engaged)
-        who = tuple(here)
         if npc_goods:
             goods = (who, tuple(stocks))
         if npc_moods:
@@ -128,13 +126,13 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
     return (
         agent.area if place else None,
         (tuple(area.exits), tuple(map(_EXIT, area.exits.values()))) if exits else None,
-        (tuple(held), held.copy()) if hands else None,
-        (tuple(wearing), wearing.copy()) if worn else None,
+        held_now if hands else None,
+        worn_now if worn else None,
         bags,
         coins,
         (tuple(area.objects), area.objects.copy()) if ground else None,
         lying,
-        tuple(here) if npcs else None,
+        who if npcs else None,
         goods,
         moods,
         fight,
