@@ -106,6 +106,7 @@ class Engine:
         self.kinds: set[str] = set()  # kinds of this step's events, so rules can skip what did not happen
         self.check_valid_actions = check_from_environment() if check_valid_actions is None else check_valid_actions
         self._listings: dict[str, Listing] = {}  # per agent: the valid-action cache (odyssey_env.listing)
+        self._clock_minute, self._clock_text = -1, ""
         self.state.feedback = {a: [] for a in agents}
         intro = game.spec.game.intro
         for a in agents:
@@ -190,7 +191,10 @@ class Engine:
 
     def clock(self) -> str:
         """Game time as ``0001-01-01 08:10:00`` (the format of paper appendix A5.2)."""
-        return _clock(self.state.minute)
+        minute = self.state.minute
+        if minute != self._clock_minute:  # read twice a step (observation and info): format it once
+            self._clock_minute, self._clock_text = minute, _clock(minute)
+        return self._clock_text
 
     # ------------------------------------------------------------------ persistence
     def save_state(self) -> dict[str, Any]:

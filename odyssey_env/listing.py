@@ -71,6 +71,7 @@ def check_from_environment() -> bool:
 #   body             the agent's own numbers: health, level, experience, stamina, attack, defense, guard
 #   time             the step and the clock (a verb that depends on time is listed afresh every step)
 
+_HANDS, _GROUND = DEPENDENCIES.index("hands"), DEPENDENCIES.index("ground")
 _EXIT = attrgetter("locked", "pickable", "key")
 _BODY = attrgetter("hp", "max_hp", "level", "xp", "stamina", "base_attack", "attack", "defense", "defending")
 
@@ -164,7 +165,10 @@ class _Plan:
         self.dependents: tuple[tuple[int, ...], ...] = tuple(
             tuple(v for v, d in enumerate(declared) if d is not None and k in d) for k in DEPENDENCIES)
         self.need: tuple[bool, ...] = tuple(bool(d) for d in self.dependents)
-        self.used: tuple[int, ...] = tuple(i for i, d in enumerate(self.dependents) if d)
+        #: the dependencies in use, those read by the most verbs first: once they changed, the others
+        #: need not even be compared for the verbs they already made stale
+        self.used: tuple[int, ...] = tuple(sorted((i for i, d in enumerate(self.dependents) if d),
+                                                  key=lambda i: -len(self.dependents[i])))
         #: indices of the verbs listed afresh every time (nothing declared)
         self.always: tuple[int, ...] = tuple(v for v, d in enumerate(declared) if d is None)
 
@@ -220,8 +224,9 @@ class Listing:
             self.recent = []
             stale = range(len(plan.rules))
         else:
+            hands, ground = _HANDS, _GROUND  # the most changeable: compared first, a miss costs little
             for k, (seen, listed) in enumerate(self.recent):
-                if seen == fingerprints:
+                if seen[hands] == fingerprints[hands] and seen[ground] == fingerprints[ground] and seen == fingerprints:
                     del self.recent[k]
                     self.commands = list(listed)
                     stale = plan.always
@@ -229,8 +234,9 @@ class Listing:
             else:
                 changed = set(plan.always)
                 for i in plan.used:
-                    if fingerprints[i] != old[i]:
-                        changed.update(plan.dependents[i])
+                    dependents = plan.dependents[i]
+                    if not changed.issuperset(dependents) and fingerprints[i] != old[i]:
+                        changed.update(dependents)
                 stale = sorted(changed)
         commands, rules = self.commands, plan.rules
         if stale:

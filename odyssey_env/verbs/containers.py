@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
-from odyssey_env.verbs.common import acquire, ground
+from odyssey_env.verbs.common import acquire, ground, reachable_containers
 from odyssey_env.world import (
     add,
     container_room,
@@ -70,7 +70,7 @@ class Store(ActionRule):
 
     def candidates(self, turn: Turn):
         agent, area, state, game = turn.agent, turn.area, turn.state, turn.game
-        containers = list(held_containers(game, state, agent))
+        containers = reachable_containers(turn)
         if not containers:
             return
         hands, lying = agent.hands, area.objects
@@ -130,7 +130,7 @@ class TakeOut(ActionRule):
 
     def candidates(self, turn: Turn):
         agent, state, game = turn.agent, turn.state, turn.game
-        for container in held_containers(game, state, agent):
+        for container in reachable_containers(turn):
             for handle in state.instances[container].contents:
                 if fits_in_hands(game, agent, handle):
                     yield f"take out {handle} {container}"
@@ -159,6 +159,6 @@ class Discard(ActionRule):
 
     def candidates(self, turn: Turn):
         state = turn.state
-        for container in held_containers(turn.game, state, turn.agent):
+        for container in reachable_containers(turn):
             for handle, have in state.instances[container].contents.items():
                 yield from _amounts(self.verb, have, handle, container)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
-from odyssey_env.verbs.common import acquire, ground
+from odyssey_env.verbs.common import acquire, ground, reachable_containers
 from odyssey_env.world import (
     add,
     container_room,
@@ -17,7 +17,6 @@ from odyssey_env.world import (
     describe_holding,
     fits_in_hands,
     hands_free,
-    held_containers,
     known_object,
     npc_here,
     remove,
@@ -142,7 +141,7 @@ def _visible(turn: Turn) -> dict[str, None]:
     agent, state = turn.agent, turn.state
     seen: dict[str, None] = dict.fromkeys(agent.hands)
     seen.update(dict.fromkeys(agent.equipment.values()))
-    for c in held_containers(turn.game, state, agent):
+    for c in reachable_containers(turn):
         seen.update(dict.fromkeys(state.instances[c].contents))
     seen.update(dict.fromkeys(turn.area.objects))
     return seen
