@@ -188,12 +188,13 @@ class Listing:
     """One agent's valid actions in one engine, cached per verb."""
 
     __slots__ = ("agent_id", "check", "commands", "engine", "fingerprints", "listed", "listed_verbs", "plan",
-                 "recent", "state")
+                 "recent", "rules", "state")
 
     def __init__(self, engine: Engine, agent_id: str, *, check: bool = False):
         self.engine = engine
         self.agent_id = agent_id
         self.check = check
+        self.rules = engine.rules
         self.plan = _plan(engine.rules)
         self.state: WorldState | None = None  # the state object the cache was filled from
         self.fingerprints: tuple[Hashable, ...] | None = None
@@ -205,6 +206,8 @@ class Listing:
 
     def valid_actions(self) -> dict[str, list[str]]:
         engine = self.engine
+        if engine.rules is not self.rules:  # another rule book (a test, a tool): another plan, a fresh cache
+            self.rules, self.plan, self.state = engine.rules, _plan(engine.rules), None
         state = engine.state
         agent = state.agents[self.agent_id]
         fingerprints = snapshot(engine.game, state, agent, state.areas[agent.area], self.plan.need)
