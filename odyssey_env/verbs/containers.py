@@ -74,9 +74,11 @@ class Store(ActionRule):
         if not containers:
             return
         hands, lying = agent.hands, area.objects
+        instances, objects = state.instances, game.objects
         options = []  # (handle, units available, size): the _storable test, once per handle
         for handle in hands:
-            t = known_object(game, state, handle)
+            inst = instances.get(handle)
+            t = objects[inst.type if inst is not None else handle]
             if t.category not in ("container", "station"):
                 options.append((handle, hands[handle] + lying.get(handle, 0), t.size))
         for handle, t in ground(turn):

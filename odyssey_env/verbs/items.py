@@ -210,18 +210,20 @@ class Equip(ActionRule):
         turn.emit("object_equipped", object=t.name, handle=handle, slot=slot)
 
     def candidates(self, turn: Turn):
-        agent = turn.agent
-        worn = agent.equipment
-        seen = set()
-        for handle in agent.hands:
-            slot = known_object(turn.game, turn.state, handle).equip_slot
+        worn = turn.agent.equipment
+        instances, objects = turn.state.instances, turn.game.objects
+        out, seen = [], set()
+        for handle in turn.agent.hands:
+            inst = instances.get(handle)
+            slot = objects[inst.type if inst is not None else handle].equip_slot
             if slot is not None and slot not in worn:
                 seen.add(handle)
-                yield f"equip {handle}"
+                out.append("equip " + handle)
         for handle, t in ground(turn):
             slot = t.equip_slot
             if slot is not None and slot not in worn and handle not in seen:
-                yield f"equip {handle}"
+                out.append("equip " + handle)
+        return out
 
     def facts(self, game):
         yield Fact("body", "Can a weapon be equipped?", "no, weapons are held in the hands",
