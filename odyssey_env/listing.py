@@ -2,9 +2,10 @@
 
 A verb declares what its ``candidates`` read (:attr:`odyssey_env.rules.ActionRule.depends_on`, from the
 closed vocabulary :data:`odyssey_env.rules.DEPENDENCIES`). Every listing reads a *fingerprint* of each
-declared part of the state straight from the live state: the agent's hands as a tuple of their items,
-the NPCs here as a tuple of handles, and so on. A verb is listed afresh only when one of its
-fingerprints differs from those of its last listing; otherwise its last commands are reused.
+declared part of the state straight from the live state: the agent's hands as their handles in order
+and a copy of the counts, the NPCs here as a tuple of handles, and so on. A verb is listed afresh only
+when one of its fingerprints differs from those of its last listing; otherwise its last commands are
+reused. The last few whole listings are remembered too, for an agent that walks back to where it was.
 
 Fingerprints, not change notifications, on purpose: nothing has to route its changes through the cache.
 A step rule, a game's ``rules.py``, another agent acting in the same step, a test that edits the state
