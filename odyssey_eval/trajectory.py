@@ -58,32 +58,40 @@ def _json_line(record: Mapping[str, Any]) -> bytes:
 
 
 def _make_line_encoder() -> Any:
-    """One JSON line as bytes: orjson where it is installed (the ``eval`` extra), else the json module.
+    """One JSON line as bytes, exactly as the json module writes it: orjson where it is installed (the
+    ``eval`` extra, several times faster), the json module for any line orjson would write otherwise.
 
-    orjson is several times faster and writes the same bytes as ``json.dumps(obj, separators=(",",
-    ":"))`` for what trajectories hold (printable ASCII text, ints, the wall-clock ``decision_time``),
-    with these exceptions, handled here or documented: text that is not printable ASCII (an agent's own
-    words) is encoded by the json module, so it stays ``\\u``-escaped; floats below 1e-4 come out in
-    decimal notation (``0.000012``, not ``1.2e-05``: the same number when read back); NaN and infinities,
-    which no record holds, would come out as ``null`` rather than json's non-standard ``NaN``.
+    The two differ on text that is not printable ASCII (json escapes it, orjson writes UTF-8), on floats
+    below 1e-4 (json writes ``1.2e-05``, orjson ``0.000012`` or ``1e-6``) and on what orjson refuses
+    (integers beyond 64 bits, dataclasses...). orjson's output shows all three: a line with non-ASCII
+    bytes, with ``e-`` or ``0.0000`` anywhere (a false alarm in text only costs the slower encoder) or
+    that orjson refused is written by json. ``decision_time``, the one float every step line holds and
+    often tiny for fast agents, is handed to orjson already written as json writes it. NaN and
+    infinities, which no line holds, would come out as ``null`` rather than json's non-standard ``NaN``.
     """
     try:
         import orjson
     except ImportError:
         return _json_line
-    dumps, refused = orjson.dumps, orjson.JSONEncodeError
+    dumps, refused, fragment = orjson.dumps, orjson.JSONEncodeError, orjson.Fragment
     # What json would not take as is (dataclasses, datetimes, subclasses of str, int, dict...) goes to json.
     option = (orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
               | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
 
     def encode(record: Mapping[str, Any]) -> bytes:
+        given, ours = record, 0  # ours: the "e-" that json's own writing of decision_time brings
+        seconds = record.get("decision_time")
+        if seconds.__class__ is float and 0 < abs(seconds) < 1e-4:
+            text = repr(seconds).encode("ascii")  # what json writes for a float
+            record = {**record, "decision_time": fragment(text)}
+            ours = text.count(b"e-")
         try:
             data = dumps(record, option=option)
-        except refused:  # integers beyond 64 bits, or the types above: json writes them or says why not
-            return _json_line(record)
-        if data.isascii() and b"\x7f" not in data:  # json escapes everything else, orjson only controls
+        except refused:
+            return _json_line(given)
+        if data.isascii() and b"\x7f" not in data and b"0.0000" not in data and data.count(b"e-") == ours:
             return data
-        return _json_line(record)
+        return _json_line(given)
 
     return encode
 
