@@ -1,9 +1,9 @@
 """The engine: one episode of one game, as pure logic (no Gymnasium, no I/O).
 
 A step is: the clock advances, each agent's command is parsed and applied by its verb's rule, every
-step rule runs in priority order, and the events the step emitted become the reward breakdown. It
-knows nothing of Gymnasium: the Gymnasium face (``odyssey_env.env``), the evaluation runner and the
-oracle drive it, and any number of agents can act in one step.
+step rule runs in priority order, and the events the step emitted become the reward breakdown.
+Everything that plays drives this class: the Gymnasium face (``odyssey_env.env``), the evaluation
+runner, the oracle, and faces for several agents, who can all act in one step.
 """
 
 from __future__ import annotations
