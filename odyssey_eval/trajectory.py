@@ -79,19 +79,20 @@ def _make_line_encoder() -> Any:
               | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
 
     def encode(record: Mapping[str, Any]) -> bytes:
-        given, ours = record, 0  # ours: the "e-" that json's own writing of decision_time brings
         seconds = record.get("decision_time")
         if seconds.__class__ is float and 0 < abs(seconds) < 1e-4:
             text = repr(seconds).encode("ascii")  # what json writes for a float
-            record = {**record, "decision_time": fragment(text)}
-            ours = text.count(b"e-")
+            written = {**record, "decision_time": fragment(text)}
+            ours = text.count(b"e-")  # the "e-" that this decision_time brings
+        else:
+            written, ours = record, 0
         try:
-            data = dumps(record, option=option)
+            data = dumps(written, option=option)
         except refused:
-            return _json_line(given)
+            return _json_line(record)
         if data.isascii() and b"\x7f" not in data and b"0.0000" not in data and data.count(b"e-") == ours:
             return data
-        return _json_line(given)
+        return _json_line(record)
 
     return encode
 
