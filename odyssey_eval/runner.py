@@ -188,6 +188,7 @@ class _Cell:
         perf = time.perf_counter
         last_checkpoint = perf()
         qa_every = int(self.qa["every"]) if self.qa["enabled"] else 0
+        show = None if type(progress) is NullProgress else progress.update  # batch runs: no call per step
         while not self.terminated and self.play < max_steps:
             tutorial = bool(info.get("in_tutorial"))
             if tutorial and self.tutorial_steps >= max_tutorial:
@@ -227,7 +228,8 @@ class _Cell:
             if (self.total % every == 0 and since >= min_gap) or since >= max_gap:
                 self._checkpoint(obs, info)
                 last_checkpoint = perf()
-            progress.update(self.play, self.main, self.sup, self.tokens, "tutorial" if tutorial else "")
+            if show is not None:
+                show(self.play, self.main, self.sup, self.tokens, "tutorial" if tutorial else "")
         progress.update(self.play, self.main, self.sup, self.tokens, force=True)
         if self.checkpointed_at != self.total:  # the final state too: what a learning agent ends with is kept
             self._checkpoint(obs, info)
