@@ -30,36 +30,32 @@ if TYPE_CHECKING:
 
 
 def render(engine: Engine, agent_id: str) -> str:
+    # One f-string of joined lists: the observation is rendered every step, so this is on the hot path.
     state = engine.state
     agent = state.agents[agent_id]
     area = state.areas[agent.area]
-    lines = [f"Current Time: {engine.clock()}", f"Current Location: {area.place}, {area.name}", ""]
     feedback = state.feedback.get(agent_id)
-    if feedback:
-        lines.extend(feedback)
-        lines.append("")
-    lines.append(f"I am holding {describe_holding(agent.hands) or 'no objects'}.")
-    worn = ", ".join(f"1 {h}" for h in agent.equipment.values())
-    lines.append(f"I have equipped {worn or 'no objects'}.")
+    said = "\n".join(feedback) + "\n\n" if feedback else ""
+    worn = ", ".join(["1 " + h for h in agent.equipment.values()])
     veil = _veil(engine, agent) if engine.rules.veils else None
     if veil is None:
-        lines.append(f"I see {describe_holding(area.objects) or 'no objects'} near me.")
-        others = [a.name for a in state.agents.values() if a.area == area.name and a is not agent]
-        beings = area.npcs + others if others else area.npcs
-        lines.append(f"I see {', '.join(beings) or 'no one'} nearby.")
+        if len(state.agents) > 1:
+            others = [a.name for a in state.agents.values() if a.area == area.name and a is not agent]
+            beings = ", ".join(area.npcs + others if others else area.npcs)
+        else:
+            beings = ", ".join(area.npcs)
+        around = (f"I see {describe_holding(area.objects) or 'no objects'} near me.\n"
+                  f"I see {beings or 'no one'} nearby.\n\n")
     else:  # a rule hides my surroundings (darkness): the lines keep their place and say why
-        lines.append(f"I see no objects near me ({veil}).")
-        lines.append(f"I see no one nearby ({veil}).")
-    lines.append("")
-    lines.append(f"My level is {agent.level}.")
-    lines.append(f"My attack is at {agent.attack}.")
-    lines.append(f"My defense is at {agent.defense}.")
-    lines.append(f"My health is at {agent.hp}.")
-    lines.append(f"My experience is at {agent.xp}.")
-    lines.append("")
-    exits = [f"{name} (locked)" if ex.locked else name for name, ex in area.exits.items()]
-    lines.append(f"Neighboring areas: {', '.join(exits) or 'none'}.")
-    return "\n".join(lines)
+        around = f"I see no objects near me ({veil}).\nI see no one nearby ({veil}).\n\n"
+    exits = ", ".join([f"{name} (locked)" if ex.locked else name for name, ex in area.exits.items()])
+    return (f"Current Time: {engine.clock()}\nCurrent Location: {area.place}, {area.name}\n\n{said}"
+            f"I am holding {describe_holding(agent.hands) or 'no objects'}.\n"
+            f"I have equipped {worn or 'no objects'}.\n"
+            f"{around}"
+            f"My level is {agent.level}.\nMy attack is at {agent.attack}.\nMy defense is at {agent.defense}.\n"
+            f"My health is at {agent.hp}.\nMy experience is at {agent.xp}.\n\n"
+            f"Neighboring areas: {exits or 'none'}.")
 
 
 def _veil(engine: Engine, agent: Agent) -> str | None:

@@ -30,6 +30,7 @@ from odyssey_env.engine import Engine, Outcome
 from odyssey_env.env import OdysseyEnv
 from odyssey_env.game import GAMES_DIR, Game
 from odyssey_env.games.quarantine import rules as q
+from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.rules import BASE_VERBS
 from odyssey_env.world import add, make_objects
@@ -152,6 +153,13 @@ class Ward:
 
     def fuel(self, handle: str) -> int:
         return q.fuel_of(self.state, handle)
+
+
+@pytest.fixture(autouse=True)
+def _check_valid_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every engine here compares each cached valid-action listing with a fresh one (odyssey_env.listing),
+    so the listing checks below also check the verbs' ``depends_on``."""
+    monkeypatch.setenv(CHECK_ENV, "1")
 
 
 @pytest.fixture

@@ -269,6 +269,7 @@ class Refuel(ActionRule):
     params = (("light_source", "object"),)
     description = "Fill a light I carry with its fuel (from what I carry): each unit gives some turns of light."
     emits = ("light_refueled",)
+    # depends_on left undeclared: candidates read each light's fuel in rule_data, which no dependency covers.
 
     def _refusal(self, turn: Turn, handle: str) -> tuple[str, Light] | str:
         state = turn.state
@@ -587,6 +588,8 @@ class QuarantineEnter(Enter):
 
     description = ("Walk to a neighboring area; a locked way needs its key in my hand, the dark beyond the dark "
                    "a burning light, and no one leaves an area under lockdown.")
+    # depends_on left undeclared (the parent's is not inherited): lockdowns and fuel live in rule_data, and
+    # anyone's light in the area counts.
 
     def _refusal(self, turn: Turn, target: str) -> str | None:
         here = turn.agent.area
@@ -634,6 +637,7 @@ class Barricade(ActionRule):
     params = (("area_name", "area"),)
     description = "Nail planks across the way to a neighboring area: the risen cannot pass it, though I can climb over."
     emits = ("path_barricaded",)
+    # depends_on left undeclared: the barricades already nailed live in rule_data.
 
     @dataclass(frozen=True)
     class Params:
@@ -698,6 +702,7 @@ class Eavesdrop(ActionRule):
     params = (("area_name", "area"),)
     description = "Listen at the way to a neighboring area (even a locked one): who moves there, and what they say."
     emits = ("eavesdropped",)
+    depends_on = ("exits", "combat")
 
     def _refusal(self, turn: Turn, target: str) -> str | None:
         if target == turn.agent.area:
@@ -764,6 +769,7 @@ class BurnCorpses(ActionRule):
     params = ()
     description = "Set every corpse here alight with the flame of a light I carry (it costs fuel); they burn to ash."
     emits = ("corpses_burned",)
+    # depends_on left undeclared: it needs a light's fuel, kept in rule_data.
 
     @dataclass(frozen=True)
     class Params:
@@ -828,6 +834,7 @@ class Concoct(ActionRule):
     params = (("first_herb", "object"), ("second_herb", "object"))
     description = "Grind two different herbs I carry together into the remedy their pair makes (or into sludge)."
     emits = ("remedy_concocted",)
+    depends_on = ("hands", "worn", "containers")
 
     @dataclass(frozen=True)
     class Params:
@@ -906,6 +913,7 @@ class Shove(ActionRule):
     description = ("Topple heavy furniture here onto an enemy: the blow ignores its guard, but leaves me winded "
                    "and the furniture in pieces.")
     emits = ("npc_shoved",)
+    depends_on = ("ground", "npcs")
 
     @dataclass(frozen=True)
     class Params:
