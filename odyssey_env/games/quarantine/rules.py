@@ -678,6 +678,9 @@ class Barricade(ActionRule):
         turn.emit("path_barricaded", a=here, b=target)
 
     def candidates(self, turn: Turn) -> Iterator[str]:
+        # Listed afresh every step: rule out the usual case (no planks) before asking about each way.
+        if carried_handles(turn).get(self.p.material, 0) < self.p.amount:
+            return
         for target in turn.area.exits:
             if self._refusal(turn, target) is None:
                 yield f"barricade {target}"
