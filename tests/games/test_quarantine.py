@@ -8,6 +8,7 @@ shipped game, in areas emptied first, with an RNG that never rolls an ambush unl
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import os
@@ -32,7 +33,8 @@ from odyssey_env.game import GAMES_DIR, Game
 from odyssey_env.games.quarantine import rules as q
 from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests.main_quest import plan
-from odyssey_env.rules import BASE_VERBS
+from odyssey_env.quests.spec import Condition
+from odyssey_env.rules import BASE_VERBS, Fact
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
 
@@ -61,8 +63,9 @@ class Rolls(random.Random):
 class Ward:
     """One engine on the quarantine game, every area emptied, the crypt door open, quests asleep."""
 
-    def __init__(self, area: str = "fever_ward", seed: int = 0, game: Game | None = None):
-        self.engine = Engine(game or load_game(GAME), seed)
+    def __init__(self, area: str = "fever_ward", seed: int = 0, game: Game | None = None,
+                 agents: tuple[str, ...] = (PLAYER,)):
+        self.engine = Engine(game or load_game(GAME), seed, agents=agents)
         self.engine.rng = Rolls()
         state = self.engine.state
         for a in state.areas.values():
@@ -235,6 +238,26 @@ def test_a_stage_done_before_it_opens_is_not_awarded() -> None:
     assert mine["done"][-1] == "burn_the_dead"
 
 
+# ============================================================================ plan-hint helpers
+def test_the_plan_hint_helpers_build_the_conditions_they_name() -> None:
+    # ``__wrapped__``: the helpers' own code, as a call with new arguments runs it (they are memoised)
+    assert q._in.__wrapped__("ossuary") == Condition(type="in_area", area="ossuary")
+    assert q._has.__wrapped__("pitch", 2) == Condition(type="has_item_count", object="pitch", count=2)
+    assert q._did.__wrapped__("corpses_burned", ("area", "ossuary")) == Condition(
+        type="predicate", name="did", args={"kind": "corpses_burned", "area": "ossuary"})
+    assert q._any_has.__wrapped__("pitch") == Condition(type="has_item_count", object="pitch")
+    assert q._any_has.__wrapped__("pitch", "tallow") == Condition(
+        type="any_of", conditions=(q._has("pitch"), q._has("tallow")))
+    assert q._in("ossuary") is q._in("ossuary")  # one object per content: planners memoise by identity
+
+
+def test_the_helpers_find_nothing_in_a_game_without_the_rules() -> None:
+    engine = Engine(load_game("base"), 0)
+    agent = engine.state.agents[PLAYER]
+    assert q.carried_lights(engine, agent) == [] and q.corpses_in(engine, agent.area) == []
+    assert q.sees(engine, agent) and not q.locked_down(engine, agent.area)
+
+
 # ============================================================================ the light
 def test_refuel_fills_a_carried_light_from_its_fuel(w: Ward) -> None:
     lamp = w.lamp(0)
@@ -278,10 +301,12 @@ def test_a_light_burns_only_in_the_dark_and_says_so(w: Ward) -> None:
     assert w.fuel(lamp) == 3 and "lights the dark" not in w.feedback  # lit ward: not a drop of oil
     w.ok("enter charnel_stair")
     assert w.fuel(lamp) == 2 and f"My {lamp} lights the dark (2 turns of lamp_oil left)." in w.feedback
+    assert "beside me" not in w.feedback  # my own light, said once
     assert "(it is pitch dark)" not in w.engine.observe(PLAYER)
     w.ok("wait")
     w.ok("wait")
     assert w.fuel(lamp) == 0 and f"My {lamp} gutters out. Darkness closes in." in w.feedback
+    assert "pitch dark" not in w.feedback
     assert w.events("light_out") == [{"handle": lamp, "area": "charnel_stair"}]
     w.ok("wait")
     assert w.fuel(lamp) == 0 and "It is pitch dark here and I carry no burning light" in w.feedback
@@ -316,6 +341,7 @@ def test_someone_elses_light_lights_the_dark_for_me() -> None:
     engine.state.rule_data[q.LIGHT]["fuel"][lamp] = 9
     engine.step({"ada": "wait", "bo": "wait"})
     assert "I see by the light of someone beside me." in engine.state.feedback["bo"]
+    assert not any("pitch dark" in line for line in engine.state.feedback["bo"])
     assert "(it is pitch dark)" not in engine.observe("bo")
     assert q.fuel_of(engine.state, lamp) == 8  # one lamp, one turn
 
@@ -339,12 +365,27 @@ def test_lurkers_strike_in_the_dark_only_without_light(w: Ward) -> None:
     assert v.agent.combat is None and v.agent.hp == 100
 
 
-def test_a_lurker_needs_its_roll(w: Ward) -> None:
+@pytest.mark.parametrize("roll", [0.35, 0.5])
+def test_a_lurker_needs_its_roll(w: Ward, roll: float) -> None:
     w.npc("risen_husk", "charnel_stair")
     w.agent.area = "charnel_stair"
-    w.engine.rng = Rolls((0.999, 0.5))  # 0.5 >= lurk_chance 0.35
+    w.engine.rng = Rolls((0.999, roll))  # at or above lurk_chance 0.35
     w.ok("wait")
     assert w.agent.combat is None and w.agent.hp == 100
+
+
+def test_only_an_idle_enemy_lurks_and_only_at_someone_not_fighting(w: Ward) -> None:
+    w.agent.area = "charnel_stair"
+    w.npc("ward_sister")  # not hostile
+    w.engine.rng = Rolls((0.999, 0.1))
+    w.ok("wait")
+    assert w.agent.combat is None and w.agent.hp == 100
+    rat = w.npc("plague_rat")
+    rat.engaged, w.agent.combat = PLAYER, rat.handle  # fighting the rat; the husk waits its turn
+    husk = w.npc("risen_husk")
+    w.engine.rng = Rolls((0.999, 0.1))
+    w.ok("wait")
+    assert husk.engaged is None and w.agent.combat == rat.handle and not w.events("struck_in_dark")
 
 
 def test_the_light_need_names_the_next_missing_piece(w: Ward) -> None:
@@ -353,6 +394,7 @@ def test_the_light_need_names_the_next_missing_piece(w: Ward) -> None:
     assert need.type == "any_of" and [c.object for c in need.conditions] == [
         "storm_lantern", "tallow_candle", "pitch_torch"]
     assert [c.object for c in q.light_need(e, a, 13).conditions] == ["storm_lantern", "pitch_torch"]
+    assert len(q.light_need(e, a, 12).conditions) == 3  # a candle holds exactly 12 turns
     lamp = w.lamp(4)
     assert q.light_need(e, a, 10) == q._has("lamp_oil")
     w.hold("lamp_oil")
@@ -362,12 +404,22 @@ def test_the_light_need_names_the_next_missing_piece(w: Ward) -> None:
     assert q.light_need(e, a, 41) is None or q.light_need(e, a, 41).type == "any_of"
 
 
+def test_the_light_need_takes_the_first_light_i_carry_that_can_hold_enough(w: Ward) -> None:
+    w.hold("tallow_candle")
+    w.hold("storm_lantern")
+    assert q.light_need(w.engine, w.agent, 12) == q._has("tallow")
+    assert q.light_need(w.engine, w.agent, 13) == q._has("lamp_oil")
+
+
 def test_refuel_needs(w: Ward) -> None:
     e, a = w.engine, w.agent
     r = e.rules.actions["refuel"]
     assert r.needs(e, a, {}).type == "any_of"
+    assert r.needs(e, a, {"handle": "storm_lantern_99"}).type == "any_of"  # no such light (any more): any light
     lamp = w.lamp(0)
     assert r.needs(e, a, {}) == q._has("lamp_oil")
+    w.pack(("tallow_candle", 1))
+    assert r.needs(e, a, {}) == q._has("lamp_oil")  # the first light I carry
     assert r.needs(e, a, {"handle": lamp}) == q._has("lamp_oil")
     w.hold("lamp_oil")
     assert r.needs(e, a, {"handle": lamp}) is None
@@ -426,6 +478,7 @@ def test_a_corpse_stirs_then_rises_as_a_husk(w: Ward) -> None:
     w.ok("wait")
     (husk,) = w.state.areas["dispensary"].npcs
     assert w.state.npcs[husk].type == "risen_husk" and corpse not in w.state.instances
+    assert corpse not in w.state.areas["dispensary"].objects and w.state.rule_data[q.CORRUPTION]["warned"] == []
     assert f"{corpse} rises from the floor as {husk}!" in w.feedback
     assert [e.data for e in w.outcome.events if e.kind == "corpse_risen"] == [
         {"corpse": corpse, "npc": husk, "area": "dispensary"}]
@@ -451,6 +504,35 @@ def test_a_carried_or_burned_corpse_does_not_rise(w: Ward) -> None:
     assert not v.state.areas["fever_ward"].npcs and other not in q.laid_out(v.engine)
 
 
+def test_a_corpse_burned_after_it_stirred_is_forgotten(w: Ward) -> None:
+    p = w.engine.rules.step_rule(q.CORRUPTION).p
+    (corpse,) = w.put("plague_corpse")
+    assert f"{corpse} stirs" in w.wait(p.rise_after - p.warn_before + 1)
+    assert w.state.rule_data[q.CORRUPTION]["warned"] == [corpse]
+    w.lamp(5)
+    w.ok("burn corpses")
+    assert q.laid_out(w.engine) == {} and w.state.rule_data[q.CORRUPTION]["warned"] == []
+
+
+def test_the_world_s_own_dead_are_laid_out_from_the_start() -> None:
+    engine = Engine(load_game(GAME), 0)
+    state = engine.state
+    corpses = {h for h, inst in state.instances.items() if inst.type == "plague_corpse"}
+    assert corpses and q.laid_out(engine) == dict.fromkeys(sorted(corpses), 0)
+
+
+def test_the_first_corpse_of_a_world_without_any_is_laid_out(w: Ward) -> None:
+    state = w.state
+    for handle in [h for h, inst in state.instances.items() if inst.type == "plague_corpse"]:
+        del state.instances[handle]
+    del state.counters["plague_corpse"]
+    w.engine.rules.step_rule(q.CORRUPTION).start(w.engine)
+    w.ok("wait")
+    (corpse,) = w.put("plague_corpse")
+    w.ok("wait")
+    assert corpse == "plague_corpse_0" and q.laid_out(w.engine) == {corpse: w.state.step}
+
+
 def test_the_fallen_husk_leaves_a_corpse_that_is_timed_from_its_fall(w: Ward) -> None:
     husk = w.npc("risen_husk")
     husk.hp = 1
@@ -462,12 +544,14 @@ def test_the_fallen_husk_leaves_a_corpse_that_is_timed_from_its_fall(w: Ward) ->
 
 def test_the_risen_hunt_the_living_but_not_into_the_gatehouse(w: Ward) -> None:
     husk = w.npc("risen_husk", "ossuary")
+    sister = w.npc("ward_sister", "ossuary")  # only the risen hunt
     w.agent.area = "fever_ward"  # two ways from the ossuary
     period = w.engine.rules.step_rule(q.CORRUPTION).p.hunt_period
     while w.state.step % period != period - 1:
         w.ok("wait")
     w.ok("wait")
-    assert husk.area == "charnel_stair"
+    assert husk.area == "charnel_stair" and w.state.areas["charnel_stair"].npcs == [husk.handle]
+    assert w.state.areas["ossuary"].npcs == [sister.handle] and sister.area == "ossuary"
     for _ in range(period):
         w.ok("wait")
     assert husk.area == "fever_ward" and f"{husk.handle} shambles in from charnel_stair." in w.feedback
@@ -475,6 +559,15 @@ def test_the_risen_hunt_the_living_but_not_into_the_gatehouse(w: Ward) -> None:
     for _ in range(2 * period):
         w.ok("wait")
     assert husk.area == "fever_ward"  # the braziers keep it out
+
+
+def test_a_husk_beside_someone_stays_there() -> None:
+    w = Ward(agents=(PLAYER, "ally"))
+    w.state.agents["ally"].area = "dispensary"
+    husk = w.npc("risen_husk")
+    for _ in range(2 * w.engine.rules.step_rule(q.CORRUPTION).p.hunt_period):
+        w.engine.step({PLAYER: "wait", "ally": "wait"})
+    assert husk.area == "fever_ward"
 
 
 def test_the_risen_do_not_hunt_beyond_their_reach(w: Ward) -> None:
@@ -495,8 +588,13 @@ def test_a_barricade_holds_the_risen_until_they_batter_it_down(w: Ward) -> None:
     assert husk.area == "charnel_stair" and told.count("Something batters at the barricade to charnel_stair.") == \
         strength - 1
     assert w.state.rule_data["barricade"]["ways"] == {"charnel_stair|fever_ward": 1}
-    told = w.wait(period)
+    told, broken = [], []
+    for _ in range(period):
+        told.append(w.ok("wait"))
+        broken += w.events("barricade_broken")
+    told = "\n".join(told)
     assert not q.barricaded(w.state, "fever_ward", "charnel_stair")
+    assert broken == [{"a": "charnel_stair", "b": "fever_ward", "by": husk.handle}]
     assert f"The barricade to charnel_stair gives way under {husk.handle}!" in told
     for _ in range(period):
         w.ok("wait")
@@ -515,12 +613,27 @@ def test_an_area_is_locked_down_while_its_dead_lie_too_long(w: Ward) -> None:
     assert "fever_ward is under quarantine lockdown: no one leaves until its dead are burned." in w.feedback
     assert w.listed("enter") == []
     w.fails("enter dispensary", "Cannot leave fever_ward: it is under quarantine lockdown until its dead are burned.")
+    w.fails("enter ossuary", "Cannot enter ossuary: it is not a neighboring area.")  # the usual refusals first
+    w.fails("enter fever_ward", "I am already in fever_ward.")
     lamp = w.lamp(4)
     w.ok("burn corpses")
     assert not q.locked_down(w.engine, "fever_ward") and w.fuel(lamp) == 2
     assert [e.data for e in w.outcome.events if e.kind == "lockdown_lifted"] == [{"area": "fever_ward"}]
     assert "The doors of fever_ward are unbarred: the lockdown is lifted." in w.feedback
     w.ok("enter dispensary")
+
+
+def test_a_second_lockdown_leaves_the_first_in_place(w: Ward) -> None:
+    after = w.engine.rules.step_rule(q.LOCKDOWN).p.after
+    w.put("plague_corpse", area="dispensary")
+    w.wait(3)
+    w.put("plague_corpse", area="physic_garden")
+    seen = []
+    for _ in range(after + 3):
+        w.ok("wait")
+        seen += [(e.kind, e.data["area"]) for e in w.outcome.events if e.kind.startswith("lockdown")]
+    assert seen == [("lockdown_started", "dispensary"), ("lockdown_started", "physic_garden")]
+    assert sorted(w.state.rule_data[q.LOCKDOWN]["areas"]) == ["dispensary", "physic_garden"]
 
 
 def test_a_lockdown_lets_people_in_and_ends_when_the_dead_rise(w: Ward) -> None:
@@ -581,6 +694,7 @@ def test_barricade_boards_a_way_and_i_climb_over_it(w: Ward) -> None:
 def test_barricade_refusals(w: Ward) -> None:
     w.fails("barricade fever_ward", "Cannot barricade fever_ward: I am standing in it.")
     w.fails("barricade ossuary", "Cannot barricade the way to ossuary: it is not a neighboring area.")
+    w.fails("barricade dispensary", "Cannot barricade the way to dispensary: it takes 2 deal_plank and I carry 0.")
     w.hold("deal_plank")
     w.fails("barricade dispensary", "Cannot barricade the way to dispensary: it takes 2 deal_plank and I carry 1.")
     assert w.listed("barricade") == []
@@ -599,7 +713,12 @@ def test_barricade_needs(w: Ward) -> None:
     e, a = w.engine, w.agent
     r = e.rules.actions["barricade"]
     assert r.needs(e, a, {"a": "fever_ward"}) == q._has("deal_plank", 2)
-    w.hold("deal_plank", 2)
+    bag = w.pack(("deal_plank", 1))
+    assert r.needs(e, a, {"a": "fever_ward"}) == q._has("deal_plank", 2)
+    w.state.instances[bag].contents["deal_plank"] = 2
+    assert r.needs(e, a, {"a": "dispensary"}) == q._in("dispensary")
+    w.state.instances[bag].contents["deal_plank"] = 1
+    w.hold("deal_plank")  # one in the pack and one in hand
     assert r.needs(e, a, {"a": "dispensary"}) == q._in("dispensary")
     assert r.needs(e, a, {"a": "fever_ward"}) is None and r.needs(e, a, {}) is None
 
@@ -632,6 +751,13 @@ def test_eavesdrop_hears_fights_stirring_dead_lockdowns_and_barricades(w: Ward) 
     assert "it is under lockdown" in text and "my barricade creaking" in text
 
 
+def test_eavesdrop_hears_someone_with_nothing_to_say_breathing(w: Ward, monkeypatch) -> None:
+    npcs = w.engine.game.npcs
+    monkeypatch.setitem(npcs, "ward_sister", dataclasses.replace(npcs["ward_sister"], dialogue=()))
+    sister = w.npc("ward_sister", "dispensary")
+    assert f"I hear {sister.handle} breathing." in w.ok("eavesdrop dispensary")
+
+
 def test_eavesdrop_refusals(w: Ward) -> None:
     assert w.listed("eavesdrop") == [f"eavesdrop {a}" for a in w.state.areas["fever_ward"].exits]
     w.fails("eavesdrop fever_ward", "Cannot eavesdrop on fever_ward: I am in it.")
@@ -660,6 +786,15 @@ def test_concoct_grinds_a_pair_into_its_remedy(w: Ward) -> None:
     assert w.events("remedy_concocted") == [
         {"remedy": "fever_draught", "herbs": ["sallow_bark", "feverfew"], "ok": True}]
     assert w.agent.hands == {"fever_draught": 1} and w.listed("concoct") == []
+    assert w.state.instances[w.agent.equipment["pack"]].contents == {}
+
+
+def test_concoct_takes_one_of_each_herb(w: Ward) -> None:
+    w.hold("feverfew", 2)
+    w.pack(("sallow_bark", 2))
+    w.ok("concoct sallow_bark feverfew")
+    assert w.agent.hands == {"feverfew": 1, "fever_draught": 1}
+    assert w.state.instances[w.agent.equipment["pack"]].contents == {"sallow_bark": 1}
 
 
 def test_concoct_spoils_a_wrong_pair(w: Ward) -> None:
@@ -774,13 +909,40 @@ def test_the_new_rules_declare_well_formed_facts() -> None:
         for fact in facts:
             assert fact.question.endswith("?") and len(set(fact.distractors)) == 3
             assert fact.answer not in fact.distractors
+    assert [len(list(r.facts(game))) for r in rules] == [1, 1, 1, 1, 1, 2, 2, 2, 2, 2]
+    assert len(list(load_game("base").rules.actions["enter"].facts(game))) == 1  # no dark, no fact about it
     answers = {f.answer for r in rules for f in r.facts(game)}
     assert "it rises as a risen_husk after about 8 hours" in answers
     assert "when a corpse has lain there unburned for 3.33333 hours" in answers
     assert "fever_draught" in answers and "2 deal_plank" in answers and "lamp_oil that I carry" in answers
+    assert list(game.rules.actions["concoct"].facts(game)) == [Fact(
+        "herbs", "Which remedy do feverfew and sallow_bark make together?", "fever_draught",
+        ("wormwood_purge", "four_thieves_vinegar", "angelica_cordial"))]
+
+
+@pytest.mark.parametrize(("failure", "first"), [("", "nothing"), ("grey_sludge", "grey_sludge")])
+def test_a_lone_remedy_is_told_apart_from_what_a_wrong_pair_makes(failure: str, first: str) -> None:
+    rule = q.Concoct(q.Concoct.Params(remedies={"tonic": ("rue_sprig", "hyssop")}, failure=failure))
+    (fact,) = rule.facts(load_game(GAME))
+    assert fact.answer == "tonic" and fact.distractors == (first, "poison", "lamp oil")
 
 
 def test_parameters_are_checked() -> None:
+    q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 1)}, margin=1)  # the least each may be
+    q.CorpseCorruption.Params(rise_after=1, warn_before=0, hunt_range=0)
+    q.QuarantineLockdown.Params(after=1)
+    q.Barricade.Params(amount=1, strength=1)
+    q.BurnCorpses.Params(fuel=1)
+    q.Concoct.Params(remedies={"x": ("a", "b")})
+    with pytest.raises(ValueError):
+        q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 0)})
+    with pytest.raises(ValueError):
+        q.CorpseCorruption.Params(warn_before=-1)
+    with pytest.raises(ValueError):
+        q.Barricade.Params(strength=0)
+    for herbs in (("a",), ("a", "b", "c")):
+        with pytest.raises(ValueError):
+            q.Concoct.Params(remedies={"x": herbs})
     with pytest.raises(ValueError):
         q.LampFuel.Params(lights={"lamp": q.Light("oil", 0, 1)})
     with pytest.raises(ValueError):
@@ -814,6 +976,94 @@ def test_every_name_in_the_parameters_is_in_the_world() -> None:
         assert remedy in game.objects and all(h in game.objects for h in herbs)
     for f in game.rules.actions["shove"].p.furniture:
         assert game.objects[f].category == "station"
+
+
+# ============================================================================ a game's own parameters
+@pytest.fixture(scope="module")
+def tuned(tmp_path_factory) -> Game:
+    """The game with other parameters: a weaker lurker, dead that vanish instead of rising, a one-plank
+    barricade, two remedies and no sludge, a pew that breaks into an odd number of pieces."""
+
+    def change(world: dict) -> None:
+        params = world["game"]["params"]
+        params["lamp_fuel"]["lurk_strength"] = 0.5
+        params["corpse_corruption"]["risen"] = ""
+        params["barricade"]["amount"] = 1
+        params["concoct"] = {"remedies": {"fever_draught": ["wormwood", "hyssop"],
+                                          "wormwood_purge": ["rue_sprig", "feverfew"]}, "failure": ""}
+        (pew,) = [o for o in world["objects"] if o["name"] == "oak_pew"]
+        pew["recipe"]["ingredients"] = {"deal_plank": 3, "hemp_cord": 1}
+
+    return variant(tmp_path_factory.mktemp("tuned"), change)
+
+
+def test_a_lurker_strikes_by_its_strength_the_world_s_modifier_and_my_defense(tuned: Game) -> None:
+    w = Ward("charnel_stair", game=tuned)
+    husk = w.npc("risen_husk")  # attack 11, at half strength 5.5
+    w.agent.equipment["feet"] = "wooden_pattens"
+    w.agent.defense = 2  # as the stats rule sets it from the pattens
+    light = w.engine.rules.step_rule(q.LIGHT)
+    expected = {None: 6 - 2, 2.0: 11 - 2, 0.1: 1}  # no modifier counts as 1; a strike does at least 1
+    for modifier, damage in expected.items():  # the rule alone: the clock would set the modifier each step
+        if modifier is None:
+            w.state.modifiers.pop("enemy_attack", None)
+        else:
+            w.state.modifiers["enemy_attack"] = modifier
+        w.agent.hp, w.agent.combat, husk.engaged = 100, None, None
+        w.engine.rng = Rolls((0.1,))
+        light.apply(w.engine)
+        assert w.agent.hp == 100 - damage and husk.engaged == PLAYER, modifier
+
+
+def test_without_a_risen_kind_the_dead_just_crumble(tuned: Game) -> None:
+    w = Ward("dispensary", game=tuned)
+    (corpse,) = w.put("plague_corpse")
+    w.wait(w.engine.rules.step_rule(q.CORRUPTION).p.rise_after + 2)
+    assert corpse not in w.state.instances and corpse not in w.state.areas["dispensary"].objects
+    assert w.state.areas["dispensary"].npcs == [] and q.laid_out(w.engine) == {}
+
+
+def test_a_one_plank_barricade(tuned: Game) -> None:
+    w = Ward(game=tuned)
+    r = w.engine.rules.actions["barricade"]
+    assert r.needs(w.engine, w.agent, {}) == Condition(type="has_item_count", object="deal_plank", count=1)
+    w.fails("barricade dispensary", "Cannot barricade the way to dispensary: it takes 1 deal_plank and I carry 0.")
+    w.hold("deal_plank")
+    assert r.needs(w.engine, w.agent, {}) is None
+    w.ok("barricade dispensary")
+    assert w.agent.hands == {}
+
+
+def test_a_game_names_its_own_remedies(tuned: Game) -> None:
+    w = Ward(game=tuned)
+    bag = w.pack(("wormwood", 2), ("hyssop", 1), ("feverfew", 1))
+    assert w.listed("concoct") == ["concoct wormwood hyssop", "concoct wormwood feverfew", "concoct hyssop wormwood",
+                                   "concoct hyssop feverfew", "concoct feverfew wormwood", "concoct feverfew hyssop"]
+    assert "into 1 fever_draught" in w.ok("concoct hyssop wormwood")
+    w.hold("rue_sprig")
+    w.fails("concoct wormwood sallow_bark", "Cannot concoct with sallow_bark: it is not a herb.")
+    assert "I grind wormwood with feverfew, but nothing comes of it." in w.ok("concoct wormwood feverfew")
+    assert w.events("remedy_concocted") == [{"remedy": "", "herbs": ["wormwood", "feverfew"], "ok": False}]
+    assert w.agent.hands == {"fever_draught": 1, "rue_sprig": 1} and w.state.instances[bag].contents == {}
+
+
+def test_shoved_furniture_breaks_into_half_of_each_ingredient_rounded_down(tuned: Game) -> None:
+    w = Ward(game=tuned)
+    w.put("oak_pew")
+    husk = w.npc("risen_husk")
+    text = w.ok(f"shove oak_pew {husk.handle}")
+    ground = w.state.areas["fever_ward"].objects
+    assert "It breaks into 1 deal_plank." in text and ground.get("deal_plank") == 1 and "hemp_cord" not in ground
+
+
+def test_a_game_without_corpses_has_neither_corruption_nor_lockdown(tmp_path) -> None:
+    def change(world: dict) -> None:
+        world["game"]["params"]["corpse_corruption"]["corpse"] = ""
+
+    game = variant(tmp_path, change)
+    steps = {r.name for r in game.rules.steps}
+    assert q.LIGHT in steps and q.CORRUPTION not in steps and q.LOCKDOWN not in steps
+    assert {q.CORRUPTION, q.LOCKDOWN} <= {r.name for r in load_game(GAME).rules.steps}
 
 
 # ============================================================================ whole episodes
