@@ -34,7 +34,7 @@ from odyssey_env.games.quarantine import rules as q
 from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
-from odyssey_env.rules import BASE_VERBS, Fact
+from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, Fact, RuleBook
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
 
@@ -171,13 +171,23 @@ def w() -> Ward:
 
 
 def variant(tmp_path: Path, change: Callable[[dict], None]) -> Game:
-    """The game loaded from a copy of its folder whose world data ``change`` edited first."""
+    """The game loaded from a copy of its folder whose world data ``change`` edited first.
+
+    Its rules are rebuilt from the shipped module, ``odyssey_env.games.quarantine.rules``: the copy's
+    ``rules.py`` imports as a module of its own, and a test of the rules must run the one that ships (the
+    one ``tools/mutation.py`` mutates)."""
     folder = tmp_path / GAME
     shutil.copytree(GAME_DIR, folder, ignore=shutil.ignore_patterns("__pycache__"))
     world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
     change(world)
     (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
-    return load_game(folder, cache=False, trust=True)
+    game = load_game(folder, cache=False, trust=True)
+    spec = game.spec.game
+    rules = RuleBook([*BASE_RULE_MODULES, q], verbs=spec.verbs, step_rules=spec.step_rules, disable=spec.disable,
+                     params=spec.params)
+    game = dataclasses.replace(game, rules=rules)
+    rules.steps = [rule for rule in rules.steps if rule.active(game)]
+    return game
 
 
 # ============================================================================ sizes and registration
@@ -375,17 +385,25 @@ def test_a_lurker_needs_its_roll(w: Ward, roll: float) -> None:
 
 
 def test_only_an_idle_enemy_lurks_and_only_at_someone_not_fighting(w: Ward) -> None:
+    # The rule alone, with a roll that strikes: the other rules roll first, and not always
+    light = w.engine.rules.step_rule(q.LIGHT)
     w.agent.area = "charnel_stair"
     w.npc("ward_sister")  # not hostile
-    w.engine.rng = Rolls((0.999, 0.1))
-    w.ok("wait")
+    fighting = w.npc("risen_husk")
+    fighting.engaged = "someone else"
+    w.engine.rng = Rolls((0.1,))
+    light.apply(w.engine)
     assert w.agent.combat is None and w.agent.hp == 100
     rat = w.npc("plague_rat")
-    rat.engaged, w.agent.combat = PLAYER, rat.handle  # fighting the rat; the husk waits its turn
+    rat.engaged, w.agent.combat = PLAYER, rat.handle  # fighting the rat; an idle husk waits its turn
     husk = w.npc("risen_husk")
-    w.engine.rng = Rolls((0.999, 0.1))
-    w.ok("wait")
-    assert husk.engaged is None and w.agent.combat == rat.handle and not w.events("struck_in_dark")
+    w.engine.rng = Rolls((0.1,))
+    light.apply(w.engine)
+    assert husk.engaged is None and w.agent.combat == rat.handle and w.agent.hp == 100
+    w.agent.combat = None
+    w.engine.rng = Rolls((0.1,))
+    light.apply(w.engine)  # the same, not fighting: struck
+    assert husk.engaged == PLAYER and w.agent.hp < 100
 
 
 def test_the_light_need_names_the_next_missing_piece(w: Ward) -> None:
@@ -514,6 +532,15 @@ def test_a_corpse_burned_after_it_stirred_is_forgotten(w: Ward) -> None:
     assert q.laid_out(w.engine) == {} and w.state.rule_data[q.CORRUPTION]["warned"] == []
 
 
+def test_every_corpse_burned_at_once_is_forgotten_at_once(w: Ward) -> None:
+    w.put("plague_corpse", 2)
+    w.wait(2)
+    assert len(q.laid_out(w.engine)) == 2
+    w.lamp(5)
+    w.ok("burn corpses")
+    assert q.laid_out(w.engine) == {}
+
+
 def test_the_world_s_own_dead_are_laid_out_from_the_start() -> None:
     engine = Engine(load_game(GAME), 0)
     state = engine.state
@@ -567,7 +594,7 @@ def test_a_husk_beside_someone_stays_there() -> None:
     husk = w.npc("risen_husk")
     for _ in range(2 * w.engine.rules.step_rule(q.CORRUPTION).p.hunt_period):
         w.engine.step({PLAYER: "wait", "ally": "wait"})
-    assert husk.area == "fever_ward"
+        assert husk.area == "fever_ward"
 
 
 def test_the_risen_do_not_hunt_beyond_their_reach(w: Ward) -> None:
