@@ -1006,8 +1006,8 @@ def test_every_name_in_the_parameters_is_in_the_world() -> None:
 
 
 # ============================================================================ a game's own parameters
-@pytest.fixture(scope="module")
-def tuned(tmp_path_factory) -> Game:
+@pytest.fixture
+def tuned(tmp_path) -> Game:
     """The game with other parameters: a weaker lurker, dead that vanish instead of rising, a one-plank
     barricade, two remedies and no sludge, a pew that breaks into an odd number of pieces."""
 
@@ -1021,7 +1021,7 @@ def tuned(tmp_path_factory) -> Game:
         (pew,) = [o for o in world["objects"] if o["name"] == "oak_pew"]
         pew["recipe"]["ingredients"] = {"deal_plank": 3, "hemp_cord": 1}
 
-    return variant(tmp_path_factory.mktemp("tuned"), change)
+    return variant(tmp_path, change)  # for each test: what building it runs counts for that test
 
 
 def test_a_lurker_strikes_by_its_strength_the_world_s_modifier_and_my_defense(tuned: Game) -> None:
@@ -1090,7 +1090,8 @@ def test_a_game_without_corpses_has_neither_corruption_nor_lockdown(tmp_path) ->
     game = variant(tmp_path, change)
     steps = {r.name for r in game.rules.steps}
     assert q.LIGHT in steps and q.CORRUPTION not in steps and q.LOCKDOWN not in steps
-    assert {q.CORRUPTION, q.LOCKDOWN} <= {r.name for r in load_game(GAME).rules.steps}
+    shipped = variant(tmp_path / "as_shipped", lambda world: None)
+    assert {q.CORRUPTION, q.LOCKDOWN} <= {r.name for r in shipped.rules.steps}
 
 
 # ============================================================================ whole episodes
