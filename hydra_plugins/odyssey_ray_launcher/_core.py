@@ -23,10 +23,11 @@ import ipaddress
 import logging
 import os
 import sys
+import time
 import traceback
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from hydra.core.singleton import Singleton
 from hydra.core.utils import JobReturn, JobStatus, configure_log, filter_overrides, setup_globals
@@ -108,15 +109,43 @@ def connect(address: str, init: dict[str, Any]) -> Any:
     kwargs: dict[str, Any] = {"address": address, "log_to_driver": True, **init}
     if address == "local":
         kwargs.setdefault("include_dashboard", False)
-    try:
-        ray.init(**kwargs)
-    except (ConnectionError, ValueError, RuntimeError) as exc:
-        from odyssey_agents.errors import ConfigError
+    for attempt in range(1, _CLIENT_ATTEMPTS + 1):
+        try:
+            ray.init(**kwargs)
+            return ray
+        except ConnectionAbortedError as exc:
+            # Ray Client: the server reached, but the per-driver server it forks for this session died
+            # while starting (seen on a loaded machine, with nothing in its logs). Starting one again works.
+            if attempt == _CLIENT_ATTEMPTS:
+                _cannot_connect(address, exc)
+            log.warning(f"Ray launcher: the Ray Client server at {address} could not start a session "
+                        f"({_one_line(exc)}); trying again ({attempt + 1}/{_CLIENT_ATTEMPTS})")
+            time.sleep(2 * attempt)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            _cannot_connect(address, exc)
+    raise AssertionError("unreachable")
 
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise ConfigError(f"launcher=ray: cannot connect to Ray at hydra.launcher.address={address} ({first}); "
-                          "start a cluster with `ray start --head` or set hydra.launcher.address") from None
-    return ray
+
+#: Connections tried when a Ray Client server fails to start the session (see :func:`connect`).
+_CLIENT_ATTEMPTS = 3
+
+
+def _cannot_connect(address: str, exc: BaseException) -> NoReturn:
+    from odyssey_agents.errors import ConfigError
+
+    raise ConfigError(f"launcher=ray: cannot connect to Ray at hydra.launcher.address={address} ({_one_line(exc)}); "
+                      "start a cluster with `ray start --head` or set hydra.launcher.address") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    """An exception's message in one line: its first line, and its last where the first only introduces
+    it ("Initialization failure from server:" followed by the server's own error)."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    if len(lines) > 1 and lines[0].endswith(":"):
+        return f"{lines[0]} {lines[-1]}"
+    return lines[0]
 
 
 def _where(ray: Any, address: str) -> str:
@@ -190,8 +219,8 @@ def _ray_failure(exc: BaseException) -> str:
     elif isinstance(exc, TaskCancelledError):
         what = "its Ray task was cancelled"
     else:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        what = f"Ray could not finish it ({type(exc).__name__}{': ' + first if first else ''})"
+        said = _one_line(exc)
+        what = f"Ray could not finish it ({type(exc).__name__}{'' if said == type(exc).__name__ else ': ' + said})"
     return f"{what}; run the same command again to resume it from its last checkpoint"
 
 
@@ -221,8 +250,14 @@ def odyssey_cell(shared: tuple[Any, Any, Any], sweep_config: DictConfig, cwd: st
     setup_globals()
     Singleton.set_state(singleton_state)
     HydraConfig.instance().set_config(sweep_config)
-    ret = run_job(hydra_context=hydra_context, task_function=task_function, config=sweep_config,
-                  job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")
+    try:
+        ret = run_job(hydra_context=hydra_context, task_function=task_function, config=sweep_config,
+                      job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")
+    except SystemExit as exc:  # a cell stopped by Ctrl-C (ray.cancel) said so itself; the worker lives on
+        from odyssey_eval.run import CellError
+
+        return _failed(list(sweep_config.hydra.overrides.task), sweep_config,
+                       CellError(f"interrupted (exit code {exc.code})")), None
     remote_traceback = None
     if ret.status == JobStatus.FAILED:
         error = ret._return_value

@@ -1,9 +1,11 @@
 """``odyssey run -m ... launcher=ray`` on a real Ray cluster on this machine (127.0.0.1 only).
 
-These need the ``ray`` extra, which is kept out of ``dev`` (see docs/evaluation.md, Launchers): CI runs
-them in their own virtual environment (``.ci/ray``), and the main suite skips them. The cluster is the
-one ``.ci/ray`` started (``ODYSSEY_TEST_RAY_ADDRESS``), or else one started here with ``ray start
---head --block`` and stopped when the module ends.
+These need the ``ray`` extra, which is kept out of ``dev`` (see docs/evaluation.md, Launchers): the main
+suite skips them, saying so, where Ray is not installed; CI runs them in a virtual environment of their
+own (``bash .ci/ray``, which sets ``ODYSSEY_TEST_RAY=required`` so that a missing Ray fails instead).
+The cluster is started here with ``ray start --head --block`` on free loopback ports and stopped when
+the module ends, or is one already running on this machine: ``ODYSSEY_TEST_RAY_ADDRESS=127.0.0.1:PORT``
+(and ``ODYSSEY_TEST_RAY_CLIENT_PORT`` for the Ray Client test).
 
 Every sweep here is compared with the same cells played by ``launcher=basic``: the run directories'
 trajectories, QA answers and results must be equal apart from wall-clock fields.
@@ -14,6 +16,7 @@ from __future__ import annotations
 import fcntl
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -25,8 +28,11 @@ from pathlib import Path
 
 import pytest
 
-pytest.importorskip("ray", reason='the ray extra is not installed (pip install "odyssey-gym[ray]"); CI runs '
-                                  "these tests in their own virtual environment: bash .ci/ray")
+if os.environ.get("ODYSSEY_TEST_RAY") == "required":
+    import ray  # noqa: F401  (.ci/ray installed the extra: a missing Ray is a failure there, not a skip)
+else:
+    pytest.importorskip("ray", reason='the ray extra is not installed (pip install "odyssey-gym[ray]"); CI runs '
+                                      "these tests in a virtual environment of their own: bash .ci/ray")
 
 from .conftest import lines
 from .test_runner import scrub
@@ -64,7 +70,7 @@ def _free_port() -> int:
 def cluster() -> Iterator[Cluster]:
     env = {**os.environ, **RAY_ENV, "HF_HUB_OFFLINE": "1"}
     given = os.environ.get("ODYSSEY_TEST_RAY_ADDRESS")
-    if given:  # started by .ci/ray, which stops it
+    if given:  # a cluster the user started on this machine, and stops
         port = os.environ.get("ODYSSEY_TEST_RAY_CLIENT_PORT")
         yield Cluster(given, int(port) if port else None, env)
         return
@@ -73,8 +79,10 @@ def cluster() -> Iterator[Cluster]:
     port, client_port = _free_port(), _free_port()
     log = Path(env["RAY_TMPDIR"]) / "head.log"
     with open(log, "w") as out:
-        head = subprocess.Popen(["ray", "start", "--head", "--block", "--node-ip-address", "127.0.0.1",
-                                 "--port", str(port), "--ray-client-server-port", str(client_port),
+        # `ray` as this interpreter's module: its script need not be on PATH (a venv not activated)
+        head = subprocess.Popen([sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
+                                 "--node-ip-address", "127.0.0.1", "--port", str(port),
+                                 "--ray-client-server-port", str(client_port),
                                  "--include-dashboard=false", "--num-cpus", "2", "--disable-usage-stats"],
                                 env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
@@ -91,6 +99,7 @@ def cluster() -> Iterator[Cluster]:
         except subprocess.TimeoutExpired:
             head.kill()
             head.wait()
+        shutil.rmtree(env["RAY_TMPDIR"], ignore_errors=True)
 
 
 def _content(run: Path) -> dict:
@@ -256,3 +265,24 @@ def test_an_unreachable_cluster_is_one_line(cluster, tmp_path):
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].startswith("odyssey run: launcher=ray: cannot connect to Ray")
     assert "Traceback" not in done.stderr
+
+
+def test_ctrl_c_stops_the_running_cells_at_a_checkpoint(cluster, tmp_path):
+    """Ctrl-C in the driver reaches the cells as a Ctrl-C (``ray.cancel``): each stops as an interrupted
+    run does, at its last checkpoint, its lock released, and the command says how to resume."""
+    latest = tmp_path / "runs" / "base" / "random" / "none" / "seed_0" / "checkpoints" / "LATEST"
+    proc = subprocess.Popen([sys.executable, "-m", "odyssey_eval.cli", "run", "-m", *LONG, "max_steps=200000",
+                             "seed=0,1", "launcher=ray", f"hydra.launcher.address={cluster.address}"],
+                            cwd=tmp_path, env=cluster.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 180
+    while not latest.exists() and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130, err[-3000:]
+    assert "odyssey run: interrupted; the cells that were running stopped at their last checkpoint" in err
+    assert "Traceback" not in err
+    cell = latest.parent.parent
+    assert not (cell / "results.json").exists()
+    assert not _holds_lock(cell / ".lock"), "the cell still runs after the command stopped"
+    assert latest.read_text().strip() >= "step_000500"

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("hydra")
 
+from hydra_plugins.odyssey_ray_launcher import _core
 from hydra_plugins.odyssey_ray_launcher._core import is_loopback
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -62,3 +64,53 @@ def test_auto_is_loopback_when_the_cluster_it_finds_is(tmp_path, monkeypatch):
     assert not is_loopback("auto")
     monkeypatch.setenv("RAY_ADDRESS", "localhost:6379")
     assert is_loopback("auto")
+
+
+class FlakyRay(types.ModuleType):
+    """Stands in for ``ray`` where a Ray Client server fails to start the first ``failures`` sessions."""
+
+    def __init__(self, failures: int):
+        super().__init__("ray")
+        self.failures, self.calls = failures, []
+
+    def is_initialized(self) -> bool:
+        return False
+
+    def init(self, **kwargs) -> None:
+        self.calls.append(kwargs)
+        if len(self.calls) <= self.failures:
+            raise ConnectionAbortedError("Initialization failure from server:\nTraceback (most recent call last):\n"
+                                         "  ...\nRuntimeError: Starting Ray client server failed.\n")
+
+
+@pytest.fixture
+def flaky_ray(monkeypatch):
+    def install(failures: int) -> FlakyRay:
+        fake = FlakyRay(failures)
+        monkeypatch.setitem(sys.modules, "ray", fake)
+        monkeypatch.setattr(_core.time, "sleep", lambda s: None)
+        for name in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "RAY_DEDUP_LOGS"):
+            monkeypatch.delenv(name, raising=False)
+        return fake
+    return install
+
+
+def test_a_ray_client_session_that_fails_to_start_is_tried_again(flaky_ray, caplog):
+    fake = flaky_ray(failures=2)
+    assert _core.connect("ray://127.0.0.1:10001", {"namespace": "n"}) is fake
+    assert len(fake.calls) == 3 and all(c["namespace"] == "n" for c in fake.calls)
+    retries = [r.getMessage() for r in caplog.records if "trying again" in r.getMessage()]
+    assert len(retries) == 2 and "RuntimeError: Starting Ray client server failed." in retries[0]
+
+
+def test_a_ray_client_session_that_never_starts_is_one_line(flaky_ray):
+    from odyssey_agents.errors import ConfigError
+
+    fake = flaky_ray(failures=3)
+    with pytest.raises(ConfigError) as info:
+        _core.connect("ray://127.0.0.1:10001", {})
+    assert len(fake.calls) == 3
+    assert str(info.value) == (
+        "launcher=ray: cannot connect to Ray at hydra.launcher.address=ray://127.0.0.1:10001 (Initialization "
+        "failure from server: RuntimeError: Starting Ray client server failed.); start a cluster with `ray start "
+        "--head` or set hydra.launcher.address")
