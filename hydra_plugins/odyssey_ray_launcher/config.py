@@ -22,7 +22,8 @@ class RayLauncherConf:
     #: Times Ray reruns a cell whose worker died (killed, out of memory, node lost); a rerun resumes from
     #: the cell's last checkpoint. 0: report it and let the user rerun the command.
     max_retries: int = 0
-    #: More keyword arguments for ``ray.init`` (``runtime_env``, ``namespace``, ``num_cpus`` of a local Ray...).
+    #: More keyword arguments for ``ray.init`` (``runtime_env``, ``namespace``, ``num_cpus`` of a local Ray...):
+    #: ``+hydra.launcher.init.KEY=VALUE``.
     init: dict[str, Any] = field(default_factory=dict)
     #: More options for each task (``resources``, ``scheduling_strategy``, ``runtime_env``...).
     remote: dict[str, Any] = field(default_factory=dict)
