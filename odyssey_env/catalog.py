@@ -21,6 +21,7 @@ COLUMNS = (
     ("objects", "object_types"),
     ("NPCs", "npc_types"),
     ("stages", "stages"),
+    ("leaves", "leaves"),
     ("chapters", "chapters"),
     ("side quests", "side_quests"),
     ("tutorial", "tutorial_steps"),
@@ -58,7 +59,9 @@ def _cell(value: Any) -> str:
 def format_details(row: dict[str, Any]) -> str:
     lines = [f"{row['name']}: {row['title']}"]
     if row["quest"]:
-        lines.append(f"  main quest: {row['quest']} ({row['stages']} stages in {row['chapters']} chapters)")
+        shape = "a DAG" if row["dag"] else "linear"
+        lines.append(f"  main quest: {row['quest']} ({row['stages']} stages, {row['leaves']} leaves, {shape}, "
+                     f"in {row['chapters']} chapters)")
     lines.append(f"  verbs ({row['verbs']}): {', '.join(row['verb_list'])}")
     lines.append(f"  step rules ({len(row['step_rules'])}): {', '.join(row['step_rules'])}")
     if row["side_quests"]:

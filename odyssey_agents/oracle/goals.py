@@ -384,26 +384,28 @@ class Goals(PlannerBase):
             return self._cause_by_trial(kind, match)
         return handler(**match)
 
-    def _cause_by_trial(self, kind: str, match: dict[str, Any]) -> str:
+    def _cause_by_trial(self, kind: str, match: dict[str, Any]) -> str | None:
         """A command valid now whose step makes an event ``kind`` (data matching ``match``) happen.
 
         Events of a game's own verbs (its ``rules.py``) have no handler here, so each listed command
         of those verbs, then of the engine's optional verbs, is played on a copy of the world and
-        the first whose events match is chosen. Preconditions the verb needs must come first (in a
-        predicate's plan); when no command makes the event now this is :class:`Stuck`.
+        the first whose events match is chosen. When no command makes the event now, the verbs that
+        declare they emit it are asked what they :meth:`~odyssey_env.rules.ActionRule.needs` first
+        (a lamp, its oil, a place to stand), and that is pursued; failing that, or in a predicate's
+        plan whose earlier steps were not done, this is :class:`Stuck`.
         """
         from odyssey_env.engine import Turn
         from odyssey_env.rules import OPTIONAL_VERBS
 
         v = self.v
+        rules = v.engine.rules.actions
+        own = [verb for verb, rule in rules.items() if _own_rule(rule)]
+        order = own + [verb for verb in OPTIONAL_VERBS if verb in rules]
         key = ("trial", kind, json.dumps(match, sort_keys=True, default=str), v.state.step)
         if key in self._memo:
             found = self._memo[key]
         else:
             found = None
-            rules = v.engine.rules.actions
-            own = [verb for verb, rule in rules.items() if not type(rule).__module__.startswith("odyssey_env.")]
-            order = own + [verb for verb in OPTIONAL_VERBS if verb in rules]
             probe = Turn(v.engine, v.agent, probe=True)
             for verb in order:
                 for command in rules[verb].candidates(probe):
@@ -415,9 +417,21 @@ class Goals(PlannerBase):
                 if found is not None:
                     break
             self._memo[key] = found
-        if found is None:
-            raise Stuck(f"no command now causes a {kind!r} event")
-        return found
+        if found is not None:
+            return found
+        if kind not in self._causing:  # a verb's needs may lead back to the same event: ask once
+            self._causing.append(kind)
+            try:
+                for verb in order:
+                    rule = rules[verb]
+                    if kind not in rule.emits:
+                        continue
+                    need = rule.needs(v.engine, v.agent, match)
+                    if need is not None and not _holds_now(v, need):
+                        return self.achieve(need)
+            finally:
+                self._causing.pop()
+        raise Stuck(f"no command now causes a {kind!r} event")
 
     def _did_object_inspected(self, object: str | None = None, handle: str | None = None) -> str | None:
         v = self.v
@@ -552,6 +566,20 @@ def simulate(engine: Any, agent_id: str, command: str) -> list[Any]:
     sim.options = dict(engine.options)
     sim.step({agent_id: command})
     return list(sim.events)
+
+
+def _own_rule(rule: Any) -> bool:
+    """Whether an action rule is a game's own (its ``rules.py``, shipped or not), not one of the engine's."""
+    from odyssey_env.rules import BASE_RULE_MODULES
+
+    return type(getattr(rule, "rule", rule)).__module__ not in BASE_RULE_MODULES  # (a provenance wrapper's rule)
+
+
+def _holds_now(v: Any, c: Condition) -> bool:
+    """Whether a state condition holds now (an event condition never holds before it happens)."""
+    from odyssey_env.quests.conditions import holds
+
+    return _family(c) != "event" and not (c.type == "predicate" and c.name == "did") and holds(v.engine, v.agent, c)
 
 
 def _family(c: Condition) -> str:

@@ -317,8 +317,25 @@ def quest_summary(quest: QuestSpec) -> dict[str, Any]:
         "quest": m.title if m else None,
         "chapters": len(m.chapters) if m else 0,
         "stages": len(quest.stages()),
+        "leaves": len(leaf_stages(m)) if m else 0,
+        "dag": any(s.requires is not None for s in quest.stages()),
         "side_quests": quest.side_quests.enabled,
         "side_quest_kinds": list(quest.side_quests.kinds) if quest.side_quests.enabled else [],
         "tutorial_steps": len(quest.tutorial.steps) if quest.tutorial else 0,
         "expansion": quest.expansion.enabled,
     }
+
+
+def leaf_stages(main: MainQuest) -> list[str]:
+    """Stages that need no other stage of their own chapter: the leaves of each chapter's goal tree,
+    the tasks its later stages are built on (a linear chapter has one, its first stage)."""
+    leaves = []
+    previous: str | None = None
+    for ch in main.chapters:
+        own = {st.id for st in ch.stages}
+        for st in ch.stages:
+            requires = st.requires if st.requires is not None else ((previous,) if previous else ())
+            if not own.intersection(requires):
+                leaves.append(st.id)
+            previous = st.id
+    return leaves
