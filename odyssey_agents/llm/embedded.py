@@ -20,7 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from odyssey_agents.llm.protocol import MissingExtra, require
+from odyssey_agents.llm.protocol import LLMError, MissingExtra, require
 from odyssey_agents.llm.transformers_local import TransformersLLM, quiet_loading
 
 __all__ = ["EMBEDDED_MODEL", "EmbeddedLLM", "cache_root", "embedded_model_dir"]
@@ -51,38 +51,75 @@ def _gguf_path() -> Path:
     return path
 
 
+def _complete(folder: Path) -> bool:
+    """Whether ``folder`` holds a finished conversion whose files are all there, at their sizes (a
+    folder someone half-deleted, or a disk that filled up, is converted again rather than loaded)."""
+    try:
+        marker = json.loads((folder / _MARKER).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    files = marker.get("files") if isinstance(marker, dict) else None
+    if not isinstance(files, dict) or not files:  # a marker from before sizes were recorded
+        files = {"config.json": None, "model.safetensors": None}
+    for name, size in files.items():
+        path = folder / name
+        try:
+            if not path.is_file() or (size is not None and path.stat().st_size != size):
+                return False
+        except OSError:
+            return False
+    return True
+
+
+def _convert(gguf: Path, into: Path) -> None:
+    """Dequantize the GGUF file into an ordinary transformers folder ``into``."""
+    require("gguf")
+    tf = require("transformers")
+    with quiet_loading(tf):
+        tokenizer = tf.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
+        model = tf.AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
+    model.hf_quantizer = None  # weights are already dequantized: save them as plain tensors
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    with quiet_loading(tf):
+        model.save_pretrained(into)
+        tokenizer.save_pretrained(into)
+    config = json.loads((into / "config.json").read_text(encoding="utf-8"))
+    config.pop("quantization_config", None)
+    (into / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
+
+
 def embedded_model_dir(cache: Path | None = None, *, quiet: bool = False) -> Path:
-    """The converted model folder, converting the GGUF file on first use."""
+    """The converted model folder, converting the GGUF file on first use (or when the folder in the
+    cache is incomplete)."""
     gguf = _gguf_path()
     stat = gguf.stat()
     key = f"{EMBEDDED_MODEL}-Q4_1-{stat.st_size}"
     final = (cache or cache_root()) / "models" / key
-    if (final / _MARKER).is_file():
+    if _complete(final):
         return final
-    require("gguf")
-    tf = require("transformers")
-    final.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        final.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=final.parent))
+    except OSError as exc:
+        raise LLMError(f"cannot write the converted embedded model under {final.parent} ({exc.strerror or exc}); "
+                       "set ODYSSEY_CACHE to a writable folder") from None
     if not quiet:
         print(f"odyssey: converting the embedded model once into {final} (about 20 s)", file=sys.stderr)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{key}.", dir=final.parent))
     try:
-        with quiet_loading(tf):
-            tokenizer = tf.AutoTokenizer.from_pretrained(gguf.parent, gguf_file=gguf.name)
-            model = tf.AutoModelForCausalLM.from_pretrained(gguf.parent, gguf_file=gguf.name)
-        model.hf_quantizer = None  # weights are already dequantized: save them as plain tensors
-        if hasattr(model.config, "quantization_config"):
-            del model.config.quantization_config
-        with quiet_loading(tf):
-            model.save_pretrained(tmp)
-            tokenizer.save_pretrained(tmp)
-        config = json.loads((tmp / "config.json").read_text(encoding="utf-8"))
-        config.pop("quantization_config", None)
-        (tmp / "config.json").write_text(json.dumps(config, indent=2), encoding="utf-8")
-        (tmp / _MARKER).write_text(json.dumps({"source": GGUF_FILE, "bytes": stat.st_size}), encoding="utf-8")
+        try:
+            _convert(gguf, tmp)
+            files = {p.name: p.stat().st_size for p in sorted(tmp.iterdir()) if p.is_file()}
+            (tmp / _MARKER).write_text(json.dumps({"source": GGUF_FILE, "bytes": stat.st_size, "files": files}),
+                                       encoding="utf-8")
+        except OSError as exc:  # a full disk, a cache folder made read-only meanwhile
+            raise LLMError(f"cannot write the converted embedded model under {final.parent} "
+                           f"({exc.strerror or exc}); free some space or set ODYSSEY_CACHE to another "
+                           "folder") from None
         try:
             os.rename(tmp, final)
         except OSError:
-            if not (final / _MARKER).is_file():  # a broken leftover: replace it
+            if not _complete(final):  # a broken leftover, not another process's finished conversion
                 shutil.rmtree(final, ignore_errors=True)
                 os.rename(tmp, final)
     finally:

@@ -38,6 +38,63 @@ def test_the_embedded_backend_has_one_model():
         emb.EmbeddedLLM(model="Qwen/Qwen3-4B")
 
 
+@pytest.fixture
+def fake_conversion(monkeypatch, tmp_path):
+    """A stand-in GGUF file and a converter that writes small files: the cache logic without 20 s of
+    real conversion. Returns the list of folders converted into."""
+    gguf = tmp_path / "pkg" / emb.GGUF_FILE
+    gguf.parent.mkdir()
+    gguf.write_bytes(b"gguf" * 10)
+    monkeypatch.setattr(emb, "_gguf_path", lambda: gguf)
+    converted: list[Path] = []
+
+    def convert(source, into):
+        (into / "config.json").write_text('{"model_type": "llama"}')
+        (into / "model.safetensors").write_bytes(b"w" * 1000)
+        converted.append(into)
+
+    monkeypatch.setattr(emb, "_convert", convert)
+    return converted
+
+
+def test_a_conversion_is_made_once_and_reused(fake_conversion, tmp_path):
+    folder = emb.embedded_model_dir(tmp_path / "cache", quiet=True)
+    assert emb.embedded_model_dir(tmp_path / "cache", quiet=True) == folder
+    assert len(fake_conversion) == 1
+    assert sorted(p.name for p in folder.parent.iterdir()) == [folder.name]  # no temporary folder left
+
+
+@pytest.mark.parametrize("damage", ["truncate", "delete", "marker"])
+def test_an_incomplete_cache_entry_is_converted_again(fake_conversion, tmp_path, damage):
+    """A half-deleted folder or a disk that filled up must not be loaded as the model."""
+    folder = emb.embedded_model_dir(tmp_path / "cache", quiet=True)
+    if damage == "truncate":
+        (folder / "model.safetensors").write_bytes(b"w" * 10)
+    elif damage == "delete":
+        (folder / "config.json").unlink()
+    else:
+        (folder / emb._MARKER).write_text("{not json")
+    assert emb.embedded_model_dir(tmp_path / "cache", quiet=True) == folder
+    assert len(fake_conversion) == 2
+    assert (folder / "model.safetensors").stat().st_size == 1000 and emb._complete(folder)
+
+
+def test_a_marker_written_before_sizes_were_recorded_still_counts(tmp_path):
+    (tmp_path / emb._MARKER).write_text('{"source": "x.gguf", "bytes": 1}')
+    assert not emb._complete(tmp_path)  # no weights
+    (tmp_path / "config.json").write_text("{}")
+    (tmp_path / "model.safetensors").write_bytes(b"w")
+    assert emb._complete(tmp_path)
+
+
+def test_an_unwritable_cache_is_one_clear_error(fake_conversion, tmp_path):
+    blocked = tmp_path / "file"
+    blocked.write_text("not a folder")
+    with pytest.raises(emb.LLMError, match="set ODYSSEY_CACHE to a writable folder"):
+        emb.embedded_model_dir(blocked, quiet=True)
+    assert fake_conversion == []
+
+
 @needs_package
 def test_an_interrupted_conversion_leaves_no_cache_entry(monkeypatch, tmp_path):
     import transformers
