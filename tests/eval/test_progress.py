@@ -59,3 +59,24 @@ def test_a_run_logged_to_a_file_shows_its_progress(tmp_path, capsys):
     run_cell(cell(tmp_path / "b", max_steps=30, tutorial=False, eval={"progress": False},
                   qa={"enabled": False}), log=quiet)
     assert capsys.readouterr().out == ""
+
+
+def test_a_slow_qa_round_is_logged(tmp_path, monkeypatch):
+    """A model's QA round takes a while; the log says so (a fast agent's rounds stay quiet)."""
+    import itertools
+
+    from odyssey_eval import runner
+
+    said: list[str] = []
+    run_cell(cell(tmp_path / "fast", max_steps=5, tutorial=False, eval={"progress": "lines"}), log=said.append)
+    assert not any(line.startswith("qa ") for line in said)
+    ticks = itertools.count(0.0, 0.5)  # every clock reading half a second later: rounds "take" seconds
+    monkeypatch.setattr(runner.time, "perf_counter", lambda: next(ticks))
+    said.clear()
+    run_cell(cell(tmp_path / "slow", max_steps=5, tutorial=False, eval={"progress": "lines"}), log=said.append)
+    rounds = [line for line in said if line.startswith("qa ")]
+    assert len(rounds) == 2 and rounds[0].startswith("qa before step 0: ") and "questions in" in rounds[0]
+    assert rounds[1].startswith("qa after step 5: ")
+    said.clear()
+    run_cell(cell(tmp_path / "off", max_steps=5, tutorial=False, eval={"progress": False}), log=said.append)
+    assert not any(line.startswith("qa ") for line in said)
