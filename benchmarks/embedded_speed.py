@@ -112,7 +112,7 @@ class Player:
     def answer_round(self, n: int, game: str, seed: int, torch_default: int) -> float:
         """Seconds per question of a World-Knowledge round like the one asked before play."""
         from odyssey_env.game import load_game
-        from odyssey_eval.qa import initial_world, world_knowledge_questions
+        from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
 
         if self.llm.threads is None:
             self.llm._torch.set_num_threads(torch_default)
@@ -121,7 +121,7 @@ class Player:
                                               n_choices=4)[:n]
         start = time.perf_counter()
         for q in questions:
-            self.agent.answer(q.question, list(q.choices))
+            self.agent.answer(q.text, list(q.choices))
         return (time.perf_counter() - start) / max(1, len(questions))
 
     def cold_replay_identical(self, seed: int, calls: int = 3) -> bool:
