@@ -3,10 +3,11 @@ other processes are busy on.
 
 torch's default is every core, which is right on an idle machine and ruinous on a busy one: each
 operation of a forward pass ends at a barrier that waits for its slowest thread, and a thread that the
-scheduler has parked behind another process stalls all of them. Measured on 2 cores with a load of 8
-SmolLM2-135M decoded at 120-190 ms a token on one thread and at 700-3,000 ms on two. So ``threads="auto"`` picks, before each call, the usable cores (CPU affinity
-and a cgroup CPU quota, at most :data:`AUTO_CAP`) minus the load the rest of the machine puts on
-them (the 1-minute load average less this process's own recent CPU use), and at least one.
+scheduler has parked behind another process stalls all of them. Measured on 2 cores at a load of 8,
+SmolLM2-135M decoded at 120-190 ms a token on one thread and at 700-3,000 ms on two. So
+``threads="auto"`` picks, before each call, the usable cores (CPU affinity and a cgroup CPU quota,
+at most :data:`AUTO_CAP`) minus the load the rest of the machine puts on them (the 1-minute load
+average less this process's own recent CPU use), and at least one.
 
 The thread count changes how fast a forward pass runs, not what it computes: with torch's CPU
 kernels one and two threads give the same logits bit for bit (checked on the real model, prompt and

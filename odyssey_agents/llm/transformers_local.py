@@ -197,9 +197,12 @@ class TransformersLLM(LLM):
         self.trust_remote_code = trust_remote_code
         self.threads = threads
         self._thread_policy = ThreadPolicy(threads)
-        if prefix_chunk is not None and (isinstance(prefix_chunk, bool) or int(prefix_chunk) < 1):
+        if prefix_chunk is not None and (not isinstance(prefix_chunk, int) or isinstance(prefix_chunk, bool)
+                                         or prefix_chunk < 1):
             raise ValueError(f"prefix_chunk must be a positive number of tokens, got {prefix_chunk!r}")
-        self.prefix_cache = bool(prefix_cache)
+        if not isinstance(prefix_cache, bool):
+            raise ValueError(f"prefix_cache must be true or false, got {prefix_cache!r}")
+        self.prefix_cache = prefix_cache
         self._chunk_request = prefix_chunk
         self.prefix_chunk: int | None = None  # set by load(): the request, or 128 on CPU and 512 on GPU
         self._memo = PrefixCache(self.prefix_entries)
@@ -238,7 +241,7 @@ class TransformersLLM(LLM):
         self.device = device
         major = int(tf.__version__.split(".", 1)[0])
         self._cache_arg = "cache" if major >= 5 else "past_key_values"
-        self.prefix_chunk = int(self._chunk_request or (512 if device.startswith("cuda") else 128))
+        self.prefix_chunk = self._chunk_request or (512 if device.startswith("cuda") else 128)
         if self._context_override is None:
             self.context_window = getattr(model.config, "max_position_embeddings", None)
 

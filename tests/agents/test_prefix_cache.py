@@ -263,8 +263,11 @@ def test_thread_count_changes_no_reply(tiny_models):
 
 
 def test_the_settings_are_checked_and_recorded(tiny_models):
-    with pytest.raises(ValueError, match="prefix_chunk"):
-        _backend(tiny_models["llama"], prefix_chunk=0)
+    for bad in (0, -5, "64", True):
+        with pytest.raises(ValueError, match="prefix_chunk"):
+            _backend(tiny_models["llama"], prefix_chunk=bad)
+    with pytest.raises(ValueError, match="prefix_cache must be true or false"):
+        _backend(tiny_models["llama"], prefix_cache="maybe")
     with pytest.raises(ValueError, match="threads"):
         _backend(tiny_models["llama"], threads="lots")
     llm = _backend(tiny_models["llama"])
