@@ -12,7 +12,7 @@ them alike (``--settings``, the first is the baseline of the ratios):
 
 Then each setting answers the same QA round (``--questions`` World-Knowledge questions, asked
 after the steps, so the agents with memory show it). Printed per paradigm and setting: mean wall
-seconds per step and its ratio to the baseline, this process's CPU seconds per step, prompt and
+seconds per step, this process's CPU seconds per step (each with its ratio to the baseline), prompt and
 reply tokens per step, tokens per second (wall), the prompt tokens the prefix cache did not feed
 again, and seconds per QA answer. Checks printed too: settings with the prefix cache on reply
 alike whatever their threads; a warm backend's last calls replayed in a cold one (nothing cached,
@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"logits identical with 1 and {torch_default} threads: {same_logits_across_threads(probe, torch_default)}")
     del probe
     print()
-    header = (f"{'paradigm':<18} {'setting':<9} {'s/step':>7} {'ratio':>6} {'cpu s':>6} {'in/step':>8} "
+    header = (f"{'paradigm':<18} {'setting':<9} {'s/step':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'in/step':>8} "
               f"{'out/step':>8} {'in tok/s':>9} {'out tok/s':>9} {'reused':>7} {'QA s/q':>7}")
     print(header)
     print("-" * len(header))
@@ -217,10 +217,11 @@ def main(argv: list[str] | None = None) -> int:
         qa = {name: p.answer_round(args.questions, args.game, args.seed, torch_default)
               for name, p in players.items()}
         first = players[settings[0]]
-        base = first.wall / max(1, first.steps)
+        base, base_cpu = first.wall / max(1, first.steps), first.cpu / max(1, first.steps)
         for name, p in players.items():
             per = p.wall / max(1, p.steps)
-            print(f"{paradigm:<18} {name:<9} {per:7.2f} {per / base:6.2f} {p.cpu / max(1, p.steps):6.2f} "
+            cpu = p.cpu / max(1, p.steps)
+            print(f"{paradigm:<18} {name:<9} {per:7.2f} {per / base:6.2f} {cpu:6.2f} {cpu / base_cpu:6.2f} "
                   f"{p.input_tokens / max(1, p.steps):8.0f} {p.output_tokens / max(1, p.steps):8.1f} "
                   f"{p.input_tokens / max(p.wall, 1e-9):9.0f} {p.output_tokens / max(p.wall, 1e-9):9.1f} "
                   f"{p.llm._memo.reused_tokens:7d} {qa[name]:7.2f}")
