@@ -19,6 +19,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import ClassVar
 
+from odyssey_agents.errors import ConfigError
+
 __all__ = ["ADDONS", "AddonConfigError", "Addons", "canonical_addons"]
 
 ADDONS: tuple[str, ...] = ("reflection", "short_term_memory", "summarisation")
@@ -27,7 +29,7 @@ _ALIASES = {"refl": "reflection", "reflect": "reflection", "sum": "summarisation
             "stm": "short_term_memory", "short_term": "short_term_memory"}
 
 
-class AddonConfigError(ValueError):
+class AddonConfigError(ConfigError):
     """An unknown add-on, a duplicate, or an add-on setting given without its add-on."""
 
 

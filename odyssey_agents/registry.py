@@ -11,13 +11,14 @@ import importlib
 from dataclasses import dataclass
 
 from odyssey_agents.base import Agent
+from odyssey_agents.errors import OdysseyError
 
 __all__ = ["AGENTS", "AgentEntry", "AgentUnavailable", "agent_class", "available_agents", "register_agent"]
 
 DISTRIBUTION = "odyssey-gym"
 
 
-class AgentUnavailable(ImportError):
+class AgentUnavailable(OdysseyError, ImportError):
     """An agent that cannot be built here: unknown name, missing module, or a missing extra."""
 
 
@@ -45,6 +46,22 @@ AGENTS: dict[str, AgentEntry] = {
                                     "ReAct with the last N observation-reasoning-action tuples"),
     "mem1": AgentEntry("odyssey_agents.paradigms.mem1:Mem1Agent", "llm",
                        "ReAct with a bounded internal state the model rewrites each step"),
+    # retrieval paradigms (paper §4): sentence-transformers embeddings and a faiss index
+    "vanilla_rag": AgentEntry("odyssey_agents.retrieval.vanilla_rag:VanillaRAGAgent", "rag",
+                              "ReAct with the top-k most similar past steps retrieved into the prompt"),
+    "mem0": AgentEntry("odyssey_agents.retrieval.mem0:Mem0Agent", "rag",
+                       "ReAct with facts the model extracts and keeps up to date (ADD/UPDATE/DELETE/NONE)"),
+    "raptor": AgentEntry("odyssey_agents.retrieval.raptor:RaptorAgent", "rag",
+                         "ReAct with an incrementally built tree of summaries, searched as a collapsed tree"),
+    "voyager": AgentEntry("odyssey_agents.retrieval.voyager:VoyagerAgent", "rag",
+                          "ReAct with an automatic curriculum, a critic and a retrieved skill library"),
+    # agents that learn in the model itself (paper §4, Experiment 2): local models only (llm=hf, llm=embedded)
+    "lora_sft": AgentEntry("odyssey_agents.training.lora_sft:LoRASFTAgent", "train",
+                           "ReAct that fine-tunes a LoRA adapter on its own recent steps as it plays"),
+    "rl_lora": AgentEntry("odyssey_agents.training.rl_lora:RLLoRAAgent", "train",
+                          "ReAct that trains a LoRA adapter by policy gradient on the env's rewards as it plays"),
+    "latent_memory": AgentEntry("odyssey_agents.latent.agent:LatentMemoryAgent", "train",
+                                "ReAct with a bounded pool of key/value memories in the model's attention"),
 }
 
 

@@ -9,7 +9,13 @@ Importing this package registers ``AgentOdyssey/<Game>-v0`` for every shipped ga
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step("wait")
 
-Nothing heavy is imported here: gymnasium is the only dependency of this package.
+Several agents in one world (PettingZoo, the ``multiagent`` extra)::
+
+    par = odyssey_env.parallel_env("remnant", agents=3)   # ParallelEnv
+    aec = odyssey_env.env("remnant", agents=["ada", "bo"])  # AECEnv
+
+Nothing heavy is imported here: gymnasium is the only dependency of this package, and PettingZoo
+is imported only when a multi-agent env is asked for.
 """
 
 from __future__ import annotations
@@ -22,7 +28,10 @@ from odyssey_env.game import Game, GameError, available_games, load_game
 from odyssey_env.schema import Problem
 
 __version__ = "0.1.0"
-__all__ = ["Game", "GameError", "OdysseyEnv", "available_games", "env_id", "load_game", "register_game"]
+#: ``gym.make_vec(id, num_envs)`` without a ``vectorization_mode`` builds odyssey's vector env (see odyssey_env.vector).
+VECTOR_ENTRY_POINT = "odyssey_env.vector:make_vector_env"
+__all__ = ["Game", "GameError", "OdysseyEnv", "available_games", "env", "env_id", "load_game", "parallel_env",
+           "register_game"]
 
 
 def env_id(game_name: str) -> str:
@@ -43,7 +52,7 @@ def register_game(game: str | Path, *, name: str | None = None, trust: bool = Fa
     ident = env_id(name or loaded.name)
     spec = gym.registry.get(ident)
     if spec is None:
-        gym.register(id=ident, entry_point="odyssey_env.env:OdysseyEnv",
+        gym.register(id=ident, entry_point="odyssey_env.env:OdysseyEnv", vector_entry_point=VECTOR_ENTRY_POINT,
                      kwargs={"game": str(loaded.path), "trust": trust})
     elif load_game(spec.kwargs["game"], trust=True).path != loaded.path:
         raise GameError([Problem("world.json", "game.name", (
@@ -55,13 +64,23 @@ def register_game(game: str | Path, *, name: str | None = None, trust: bool = Fa
 
 
 def __getattr__(name: str):
-    if name == "OdysseyEnv":  # lazy: keeps `import odyssey_env` cheap
+    # lazy: keeps `import odyssey_env` cheap, and PettingZoo optional
+    if name == "OdysseyEnv":
         from odyssey_env.env import OdysseyEnv
 
         return OdysseyEnv
+    if name == "env":  # the module odyssey_env.env, which is callable: odyssey_env.env(...) is the AEC env
+        import odyssey_env.env as face
+
+        return face
+    if name == "parallel_env":
+        from odyssey_env.multiagent import parallel_env
+
+        return parallel_env
     raise AttributeError(name)
 
 
 for _name in available_games():
     if env_id(_name) not in gym.registry:
-        gym.register(id=env_id(_name), entry_point="odyssey_env.env:OdysseyEnv", kwargs={"game": _name})
+        gym.register(id=env_id(_name), entry_point="odyssey_env.env:OdysseyEnv", vector_entry_point=VECTOR_ENTRY_POINT,
+                     kwargs={"game": _name})

@@ -1,13 +1,18 @@
-"""``odyssey games``: what each shipped game contains, computed from its data (never hand-written)."""
+"""``odyssey games``: what each game contains, computed from its data (never hand-written).
+
+Shipped games by name, any other game folder (a generated one) by path: ``odyssey games path/to/tide``.
+"""
 
 from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from odyssey_env.game import available_games, load_game
+from odyssey_env.game import GameError, available_games, load_game
 
 COLUMNS = (
     ("places", "places"),
@@ -24,11 +29,11 @@ COLUMNS = (
 )
 
 
-def describe_games(names: Sequence[str] | None = None) -> list[dict[str, Any]]:
-    """One summary dict per game (see :meth:`odyssey_env.game.Game.summary`)."""
+def describe_games(names: Sequence[str] | None = None, *, trust: bool = False) -> list[dict[str, Any]]:
+    """One summary dict per game (see :meth:`odyssey_env.game.Game.summary`); names or folders."""
     rows = []
     for name in names or available_games():
-        summary = load_game(name).summary()
+        summary = load_game(name, trust=trust).summary()
         summary["step_rule_count"] = len(summary["step_rules"])
         rows.append(summary)
     return rows
@@ -62,15 +67,22 @@ def format_details(row: dict[str, Any]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="odyssey games", description="List the shipped games and their sizes.")
-    parser.add_argument("games", nargs="*", help="games to describe (default: all)")
+    parser = argparse.ArgumentParser(prog="odyssey games", description="List games and their sizes.")
+    parser.add_argument("games", nargs="*", help="shipped game names or game folders (default: every shipped game)")
+    parser.add_argument("--trust", action="store_true",
+                        help="let a game folder's rules.py run (it is code; shipped games need no trust)")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--details", action="store_true", help="also list verbs and step rules per game")
     args = parser.parse_args(argv)
-    unknown = [g for g in args.games if g not in available_games()]
+    unknown = [g for g in args.games if g not in available_games() and not (Path(g) / "world.json").is_file()]
     if unknown:
-        parser.error(f"unknown game(s) {', '.join(unknown)}; shipped: {', '.join(available_games())}")
-    rows = describe_games(args.games)
+        parser.error(f"unknown game(s) {', '.join(unknown)}; shipped: {', '.join(available_games())}; "
+                     "or give a folder with a world.json")
+    try:
+        rows = describe_games(args.games, trust=args.trust)
+    except GameError as exc:
+        print(f"odyssey games: {exc}", file=sys.stderr)
+        return 2
     if args.json:
         print(json.dumps(rows, indent=2))
         return 0

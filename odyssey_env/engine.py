@@ -1,8 +1,9 @@
 """The engine: one episode of one game, as pure logic (no Gymnasium, no I/O).
 
 A step is: the clock advances, each agent's command is parsed and applied by its verb's rule, every
-step rule runs in priority order, and the events the step emitted become the reward breakdown. The
-Gymnasium and PettingZoo faces, the evaluation runner and the oracle all drive this class.
+step rule runs in priority order, and the events the step emitted become the reward breakdown.
+Everything that plays drives this class: the Gymnasium face (``odyssey_env.env``), the evaluation
+runner, the oracle, and faces for several agents, who can all act in one step.
 """
 
 from __future__ import annotations
@@ -15,13 +16,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from odyssey_env import worldgen
+from odyssey_env.listing import Listing, check_from_environment
 from odyssey_env.observation import render
-from odyssey_env.parsing import parse
+from odyssey_env.parsing import command_echo, parse
 from odyssey_env.rewards import RewardBreakdown, breakdown
 from odyssey_env.state import Agent, Area, WorldState
+from odyssey_env.world import drop_all
 
 if TYPE_CHECKING:
     from odyssey_env.game import Game
+    from odyssey_env.provenance import ProvenanceTracker
 
 STATE_FORMAT = 1
 
@@ -91,15 +95,22 @@ class Engine:
     """One seeded episode. Create a new engine (or ``load_state``) to start another."""
 
     def __init__(self, game: Game, seed: int, *, agents: tuple[str, ...] = ("player",),
-                 options: Mapping[str, Any] | None = None):
+                 options: Mapping[str, Any] | None = None, check_valid_actions: bool | None = None):
+        """``check_valid_actions``: list every verb afresh beside the cache and raise on any difference
+        (a debugging aid, about twice the listing cost); None reads ``ODYSSEY_CHECK_VALID_ACTIONS``."""
         self.game = game
         self.rules = game.rules
         self.seed = seed
         self.options: dict[str, Any] = dict(options or {})
         self.rng = random.Random(f"odyssey:{seed}:play")
-        self.state: WorldState = worldgen.generate(game, random.Random(f"odyssey:{seed}:world"), agents)
+        supply = len(agents) if self.options.get("supplies") == "per_agent" else 1
+        self.state: WorldState = worldgen.generate(game, random.Random(f"odyssey:{seed}:world"), agents,
+                                                   supply=supply)
         self.events: list[Event] = []
         self.kinds: set[str] = set()  # kinds of this step's events, so rules can skip what did not happen
+        self.check_valid_actions = check_from_environment() if check_valid_actions is None else check_valid_actions
+        self._listings: dict[str, Listing] = {}  # per agent: the valid-action cache (odyssey_env.listing)
+        self._clock_minute, self._clock_text = -1, ""
         self.state.feedback = {a: [] for a in agents}
         intro = game.spec.game.intro
         for a in agents:
@@ -108,29 +119,39 @@ class Engine:
                 self.state.feedback[a].append(intro)
         for rule in self.rules.steps:
             rule.start(self)
+        #: The object-provenance tracker (``options["provenance"]``); None, and never consulted, when off.
+        self.provenance: ProvenanceTracker | None = None
+        if self.options.get("provenance"):
+            self.track_provenance()
 
     # ------------------------------------------------------------------ stepping
     def step(self, actions: Mapping[str, Any]) -> dict[str, Outcome]:
-        """Apply one command per agent (in the given order), then the step rules."""
+        """Apply one command per agent (in the given order), then the step rules.
+
+        Whatever the commands are, they are parsed (and unknown agents refused) before the clock
+        moves, so a bad action never leaves the episode half-stepped.
+        """
         state = self.state
+        rules = self.rules
+        unknown = [a for a in actions if a not in state.agents]
+        if unknown:
+            raise KeyError(f"unknown agent(s) {unknown!r}; this episode has {list(state.agents)}")
+        parsed_actions = [(agent_id, command, parse(rules, command)) for agent_id, command in actions.items()]
         state.step += 1
         state.minute += self.game.spec.game.minutes_per_step
         self.events = events = []
         self.kinds = set()
         outcomes: dict[str, Outcome] = {}
-        rules = self.rules
-        for agent_id, command in actions.items():
+        for agent_id, command, parsed in parsed_actions:
             agent = state.agents[agent_id]
             state.feedback[agent_id] = []
             agent.defending = False
             turn = Turn(self, agent)
-            parsed = parse(rules, command)
             invalid = isinstance(parsed, str)
             if invalid:
                 turn.say(parsed + " The turn passes as a wait.")
                 rule, args = rules.actions["wait"], ()
-                self.emit("invalid_action", agent_id,
-                          command=command if isinstance(command, str) else repr(command))
+                self.emit("invalid_action", agent_id, command=command_echo(command))
             else:
                 rule, args = parsed
             rule.apply(turn, *args)
@@ -147,6 +168,22 @@ class Engine:
 
     def say(self, agent_id: str, text: str) -> None:
         self.state.feedback[agent_id].append(text)
+
+    def remove_agent(self, agent_id: str) -> None:
+        """Take an agent's body out of the world between steps (a finished or retired player).
+
+        What it holds and wears stays on the ground where it stood and the enemies fighting it let go;
+        rules no longer see it, so it is not hit, and no feedback piles up for it. Its quest and
+        tutorial records stay in ``rule_data``.
+        """
+        state = self.state
+        agent = state.agents.pop(agent_id)
+        drop_all(self.game, state, agent, state.areas[agent.area])
+        for npc in state.npcs.values():
+            if npc.engaged == agent_id:
+                npc.engaged = None
+                npc.stance_index = 0
+        state.feedback.pop(agent_id, None)
 
     def emit(self, kind: str, agent_id: str | None, /, **data: Any) -> None:
         self.events.append(Event(kind, agent_id, data))
@@ -170,18 +207,24 @@ class Engine:
         return render(self, agent_id)
 
     def valid_actions(self, agent_id: str) -> dict[str, list[str]]:
-        """Commands applicable now, grouped by verb (sound and complete; amounts summarised)."""
-        turn = Turn(self, self.state.agents[agent_id], probe=True)
-        out = {}
-        for verb, rule in self.rules.actions.items():
-            commands = list(rule.candidates(turn))
-            if commands:
-                out[verb] = commands
-        return out
+        """Commands applicable now, grouped by verb (sound and complete; amounts summarised).
+
+        Each verb's commands are reused while the parts of the state they depend on are unchanged
+        (:mod:`odyssey_env.listing`); the result is the same as listing every verb afresh.
+        """
+        listing = self._listings.get(agent_id)
+        if listing is None:
+            if agent_id not in self.state.agents:
+                raise KeyError(f"no agent {agent_id!r} in this episode (agents: {', '.join(self.state.agents)})")
+            listing = self._listings[agent_id] = Listing(self, agent_id, check=self.check_valid_actions)
+        return listing.valid_actions()
 
     def clock(self) -> str:
         """Game time as ``0001-01-01 08:10:00`` (the format of paper appendix A5.2)."""
-        return _clock(self.state.minute)
+        minute = self.state.minute
+        if minute != self._clock_minute:  # read twice a step (observation and info): format it once
+            self._clock_minute, self._clock_text = minute, _clock(minute)
+        return self._clock_text
 
     # ------------------------------------------------------------------ persistence
     def save_state(self) -> dict[str, Any]:
@@ -194,6 +237,7 @@ class Engine:
             "options": dict(self.options),
             "rng": [version, list(internal), gauss],
             "world": self.state.to_dict(),
+            **({"provenance": self.provenance.to_dict()} if self.provenance is not None else {}),
         }
 
     def load_state(self, data: Mapping[str, Any]) -> None:
@@ -209,6 +253,16 @@ class Engine:
         self.state = state
         self.events = []
         self.kinds = set()
+        self.rules, self.provenance = self.game.rules, None
+        if self.options.get("provenance"):
+            self.track_provenance(data.get("provenance"))
+
+    def track_provenance(self, saved: Mapping[str, Any] | None = None) -> None:
+        """Start tracking object provenance now (what exists now is "the world"), or continue ``saved``."""
+        from odyssey_env.provenance import ProvenanceTracker
+
+        self.options["provenance"] = True
+        self.provenance = ProvenanceTracker(self, saved)
 
 
 _EPOCH = datetime.datetime(1, 1, 1)

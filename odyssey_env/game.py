@@ -37,6 +37,21 @@ INSTANCE_SUFFIX_RE = re.compile(r"_\d+$")
 #: Everything the engine prints or accepts: printable ASCII and newlines (the env's spaces use it: ``env.CHARSET``).
 TEXT_CHARS = frozenset(string.printable) - frozenset("\t\r\x0b\x0c")
 
+# Bounds on game data (docs/game-format.md, "Limits"). Game folders come from people and from LLMs: an
+# absurd number must be a GameError naming its field at load time, never a hang, a MemoryError or a
+# ZeroDivisionError an hour into a run. The bounds are far above anything a playable game needs.
+MAX_FILE_BYTES = 4 * 2**20
+LIMITS = schema.Limits(max_number=1e9, max_items=2_000, max_text=20_000, max_depth=64)
+MAX_STAT = 1_000_000  # hp, attack, defense, value, size, capacity, coins, experience, amounts of stackables
+MAX_LEVEL = 1_000
+MAX_INSTANCES = 100  # individually named objects (containers, writables) in one placement
+MAX_WORLD_INSTANCES = 10_000  # ... and in the whole initial world
+MAX_PLACED_NPCS = 5_000
+MAX_AREAS = 1_000
+MAX_SCATTER = 100  # objects or NPCs scattered into one area
+MAX_RECIPE_AMOUNT = 1_000
+MAX_NAME = 64  # the parser takes names of up to 100 characters; instance handles add "_<number>"
+
 
 class GameError(FormatError):
     """A game folder that cannot be loaded; lists every problem with file and field."""
@@ -146,9 +161,16 @@ def load_game(game: str | Path | Game, *, cache: bool = True, trust: bool = Fals
 
 def _read_json(path: Path, problems: list[Problem]) -> Any:
     try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            problems.append(Problem(path.name, "", f"is {size:,} bytes; a game file may have at most "
+                                                   f"{MAX_FILE_BYTES:,} (the shipped ones have under 40,000)"))
+            return None
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
         problems.append(Problem(path.name, f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}"))
+    except RecursionError:
+        problems.append(Problem(path.name, "", f"invalid JSON: nested deeper than {LIMITS.max_depth} levels"))
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(Problem(path.name, "", f"cannot read: {exc}"))
     return None
@@ -163,11 +185,11 @@ def _load(path: Path) -> Game:
         raise GameError(problems)
     spec = quest = None
     try:
-        spec = schema.load(WorldSpec, raw_world, file="world.json")
+        spec = schema.load(WorldSpec, raw_world, file="world.json", limits=LIMITS)
     except FormatError as exc:
         problems += exc.problems
     try:
-        quest = schema.load(QuestSpec, raw_quest, file="quest.json")
+        quest = schema.load(QuestSpec, raw_quest, file="quest.json", limits=LIMITS)
     except FormatError as exc:
         problems += exc.problems
     if problems:
@@ -252,6 +274,9 @@ def _check_world(spec: WorldSpec) -> list[Problem]:
     def claim(name: str, path: str, what: str) -> None:
         if not NAME_RE.match(name):
             bad(path, f"{what} name {name!r} must be lower_snake_case (letters, digits, underscores)")
+        elif len(name) > MAX_NAME:
+            bad(path, f"{what} name {name[:20]!r}... has {len(name)} characters; at most {MAX_NAME} (commands "
+                      "carry names, and instances add a number)")
         elif INSTANCE_SUFFIX_RE.search(name):
             bad(path, f"{what} name {name!r} must not end in _<number>: such names are reserved for instances")
         if name in handles:
@@ -390,17 +415,87 @@ def _check_world(spec: WorldSpec) -> list[Problem]:
                 bad("graph.lock_key", f"{g.lock_key} cannot open paths: give it the 'unlock' use")
     if g.mode == "fixed" and not out:
         out += _check_connected(spec, areas)
-    lo, hi = spec.placement.objects_per_area
-    if not 0 <= lo <= hi:
-        bad("placement.objects_per_area", "expected [min, max] with 0 <= min <= max")
-    lo, hi = spec.placement.npcs_per_area
-    if not 0 <= lo <= hi:
-        bad("placement.npcs_per_area", "expected [min, max] with 0 <= min <= max")
+    for field_name in ("objects_per_area", "npcs_per_area"):
+        lo, hi = getattr(spec.placement, field_name)
+        if not 0 <= lo <= hi <= MAX_SCATTER:
+            bad(f"placement.{field_name}", f"expected [min, max] with 0 <= min <= max <= {MAX_SCATTER}")
+    if not 0 <= spec.placement.level_decay <= 1:
+        bad("placement.level_decay", "must lie between 0 and 1 (a weight multiplier per level of difference)")
+    if not 0 <= spec.placement.max_level_above <= MAX_LEVEL:
+        bad("placement.max_level_above", f"must lie between 0 and {MAX_LEVEL}")
     out += _text_problems(spec.game.title + spec.game.description + spec.game.intro, F, "game")
-    if not re.match(r"^\d\d:\d\d$", spec.game.start_time):
-        bad("game.start_time", "expected HH:MM")
-    if spec.game.minutes_per_step < 1:
-        bad("game.minutes_per_step", "must be at least 1")
+    clock = re.match(r"^(\d\d):(\d\d)$", spec.game.start_time)
+    if not clock or int(clock[1]) > 23 or int(clock[2]) > 59:
+        bad("game.start_time", "expected HH:MM, 00:00 to 23:59")
+    if not 1 <= spec.game.minutes_per_step <= 1440:
+        bad("game.minutes_per_step", "must lie between 1 and 1440 (a day)")
+    out += _check_bounds(spec, areas)
+    return out
+
+
+def _check_bounds(spec: WorldSpec, areas: dict[str, AreaSpec]) -> list[Problem]:
+    """Sizes and numbers a playable game never needs (see the limits above): each names its field."""
+    out: list[Problem] = []
+
+    def within(path: str, value: float, lo: float | None, hi: float) -> None:
+        """``lo`` None: the lower bound has a check of its own in _check_world (with its own message)."""
+        if value > hi or (lo is not None and value < lo):
+            expected = f"{lo:g} to {hi:g}" if lo is not None else f"at most {hi:g}"
+            out.append(Problem("world.json", path, f"{value!r} is out of range: expected {expected}"))
+
+    if len(areas) > MAX_AREAS:
+        out.append(Problem("world.json", "places", f"{len(areas):,} areas; a game may have at most {MAX_AREAS:,}"))
+    body = spec.agent
+    within("agent.hp", body.hp, 1, MAX_STAT)
+    within("agent.attack", body.attack, 0, MAX_STAT)
+    within("agent.defense", body.defense, 0, MAX_STAT)
+    within("agent.hands", body.hands, 1, 10)
+    within("agent.xp_per_level", body.xp_per_level, 1, MAX_STAT)
+    within("agent.hp_per_level", body.hp_per_level, 0, MAX_STAT)
+    within("agent.attack_per_level", body.attack_per_level, 0, MAX_STAT)
+    within("graph.extra_links", spec.graph.extra_links, 0, MAX_AREAS)
+    within("graph.locked_links", spec.graph.locked_links, 0, MAX_AREAS)
+    objects = {o.name: o for o in spec.objects}
+    for i, o in enumerate(spec.objects):
+        p = f"objects[{i}]"
+        within(f"{p}.level", o.level, None, MAX_LEVEL)
+        for name in ("value", "size", "capacity", "hp_restore"):
+            within(f"{p}.{name}", getattr(o, name), None, MAX_STAT)
+        for name in ("attack", "defense"):
+            within(f"{p}.{name}", getattr(o, name), 0, MAX_STAT)
+        within(f"{p}.max_text", o.max_text, 0, LIMITS.max_text)
+        within(f"{p}.spawn_weight", o.spawn_weight, 0, MAX_STAT)
+        if o.recipe is not None:
+            within(f"{p}.recipe.yields", o.recipe.yields, None, MAX_INSTANCES if o.instanced else MAX_RECIPE_AMOUNT)
+            for ing, amount in o.recipe.ingredients.items():
+                within(f"{p}.recipe.ingredients.{ing}", amount, None, MAX_RECIPE_AMOUNT)
+    for i, n in enumerate(spec.npcs):
+        p = f"npcs[{i}]"
+        for name in ("level", "hp", "attack", "defense"):
+            within(f"{p}.{name}", getattr(n, name), None, MAX_LEVEL if name == "level" else MAX_STAT)
+        for name in ("coins", "xp"):
+            within(f"{p}.{name}", getattr(n, name), 0, MAX_STAT)
+        within(f"{p}.spawn_weight", n.spawn_weight, 0, MAX_STAT)
+        for field_name in ("drops", "stock"):
+            for obj, amount in getattr(n, field_name).items():
+                t = objects.get(obj)
+                within(f"{p}.{field_name}.{obj}", amount, None, MAX_INSTANCES if t and t.instanced else MAX_STAT)
+    instances = placed_npcs = 0
+    for i, place in enumerate(spec.places):
+        for j, area in enumerate(place.areas):
+            p = f"places[{i}].areas[{j}]"
+            within(f"{p}.level", area.level, None, MAX_LEVEL)
+            placed_npcs += len(area.npcs)
+            for obj, amount in area.objects.items():
+                t = objects.get(obj)
+                if t is not None and t.instanced:
+                    instances += amount
+                within(f"{p}.objects.{obj}", amount, None, MAX_INSTANCES if t and t.instanced else MAX_STAT)
+    if instances > MAX_WORLD_INSTANCES:
+        out.append(Problem("world.json", "places", f"{instances:,} individually named objects (containers, "
+                                                   f"writables) placed; at most {MAX_WORLD_INSTANCES:,}"))
+    if placed_npcs > MAX_PLACED_NPCS:
+        out.append(Problem("world.json", "places", f"{placed_npcs:,} NPCs placed; at most {MAX_PLACED_NPCS:,}"))
     return out
 
 

@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import functools
 import re
+import reprlib
 import shlex
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -19,7 +21,12 @@ if TYPE_CHECKING:
 
 MAX_AMOUNT = 1_000_000
 MAX_NAME_LENGTH = 100
+#: Characters of a command that an ``invalid_action`` event keeps (the env's action-space limit):
+#: a megabyte sent as a command must not come back as a megabyte of ``info``.
+MAX_COMMAND_ECHO = 512
 _ECHO_LIMIT = 80
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = _REPR.maxlong = 60
 
 
 def echo(text: str) -> str:
@@ -29,10 +36,45 @@ def echo(text: str) -> str:
     return safe if len(safe) <= _ECHO_LIMIT else safe[: _ECHO_LIMIT - 3] + "..."
 
 
+def command_echo(command: Any) -> str:
+    """The command as an event records it: the text, or a short repr of a non-text action, bounded."""
+    if isinstance(command, str):
+        text = command
+    else:
+        try:
+            text = _REPR.repr(command)
+        except Exception:  # an int past Python's digit limit, an object whose repr fails
+            text = f"<{type(command).__name__}>"
+    return text if len(text) <= MAX_COMMAND_ECHO else text[: MAX_COMMAND_ECHO - 3] + "..."
+
+
 @functools.cache
 def _words(n: int) -> re.Pattern[str]:
     """The first ``n`` whitespace-separated words, each followed by whitespace or the end."""
     return re.compile(r"\s+".join([r"(\S+)"] * n) + r"(?=\s|$)")
+
+
+def verb_index(verbs: Iterable[str]) -> dict[str, list[str]]:
+    """Verbs by their first word, longest first, so that "pick up" wins over a verb named "pick"."""
+    index: dict[str, list[str]] = {}
+    for verb in sorted(verbs, key=len, reverse=True):
+        index.setdefault(verb.split()[0], []).append(verb)
+    return index
+
+
+def match_verb(index: dict[str, list[str]], lower: str) -> tuple[str, int] | None:
+    """The verb a stripped, lower-cased command starts with and where it ends, or None.
+
+    Needs only the verb names (:func:`verb_index`), so reports can tell which verb a recorded command
+    used without loading the game's rules (which may be code)."""
+    for verb in index.get(lower.split(None, 1)[0], ()):
+        if lower.startswith(verb) and (len(lower) == len(verb) or lower[len(verb)].isspace()):
+            return verb, len(verb)
+        if " " in verb:  # "pick   up": the words of a two-word verb may be spaced any way
+            match = _words(verb.count(" ") + 1).match(lower)
+            if match and " ".join(match.groups()) == verb:
+                return verb, match.end()
+    return None
 
 
 def parse(rules: RuleBook, text: Any) -> tuple[ActionRule, tuple[Any, ...]] | str:
@@ -42,21 +84,12 @@ def parse(rules: RuleBook, text: Any) -> tuple[ActionRule, tuple[Any, ...]] | st
     s = text.strip()
     if not s:
         return "Invalid action: the command is empty."
-    lower = s.lower()
-    first = lower.split(None, 1)[0]
-    rule = None
-    for verb in rules.verbs_by_first_word.get(first, ()):
-        if lower.startswith(verb) and (len(lower) == len(verb) or lower[len(verb)].isspace()):
-            rule, end = rules.actions[verb], len(verb)
-            break
-        if " " in verb:  # "pick   up": the words of a two-word verb may be spaced any way
-            match = _words(verb.count(" ") + 1).match(lower)
-            if match and " ".join(match.groups()) == verb:
-                rule, end = rules.actions[verb], match.end()
-                break
-    if rule is None:
+    found = match_verb(rules.verbs_by_first_word, s.lower())
+    if found is None:
         return (f"Invalid action: could not understand '{echo(s)}'. "
                 f"Commands start with one of: {', '.join(rules.actions)}.")
+    verb, end = found
+    rule = rules.actions[verb]
     rest = s[end:].strip()
     if '"' in rest or "'" in rest:
         try:

@@ -20,17 +20,21 @@ from __future__ import annotations
 import dataclasses
 import importlib
 import types
+import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from odyssey_env import schema
+from odyssey_env.parsing import verb_index
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine, Turn
     from odyssey_env.game import Game
 
 __all__ = [
+    "DEPENDENCIES",
     "ActionRule",
+    "Dependency",
     "Fact",
     "ParamKind",
     "RuleBook",
@@ -42,6 +46,12 @@ __all__ = [
 ]
 
 ParamKind = Literal["object", "npc", "area", "container", "writable", "amount", "text"]
+
+#: What a verb's valid actions may depend on (:attr:`ActionRule.depends_on`), each seen from the listing
+#: agent; ``odyssey_env.listing`` reads a fingerprint of each from the live state (docs/engine.md).
+Dependency = Literal["place", "exits", "hands", "worn", "containers", "purse", "ground", "ground_contents",
+                     "npcs", "npc_goods", "npc_moods", "combat", "body", "time"]
+DEPENDENCIES: tuple[Dependency, ...] = typing.get_args(Dependency)
 R = TypeVar("R", bound=type)
 
 #: Base verbs every game has (paper A3.1: "every game shares the base game's 17 core verbs").
@@ -121,11 +131,18 @@ class ActionRule(_Rule):
     the state does not allow it, which is corrective feedback rather than an invalid action.
     ``candidates(turn)`` yields every command of this verb that ``apply`` would accept now; for
     amounts it yields the smallest and the largest feasible amount rather than every number.
+
+    ``depends_on`` names everything ``candidates`` reads besides the game's fixed data, from the
+    closed vocabulary :data:`DEPENDENCIES`; the engine then reuses the verb's last listing while the
+    fingerprints of those parts of the state stay the same. ``None`` (the default, and what a subclass
+    that does not declare it gets) lists the verb afresh every time: slower, never stale. ``()``
+    declares commands that never change (``wait``).
     """
 
     verb: ClassVar[str] = ""
     params: ClassVar[tuple[tuple[str, ParamKind], ...]] = ()
     optional: ClassVar[bool] = False
+    depends_on: ClassVar[tuple[Dependency, ...] | None] = None
 
     @classmethod
     def usage(cls) -> str:
@@ -163,6 +180,12 @@ def action_rule(cls: R) -> R:
     """Mark an :class:`ActionRule` subclass for collection by :class:`RuleBook`."""
     if not (isinstance(cls, type) and issubclass(cls, ActionRule) and cls.verb):
         raise RuleError(f"@action_rule needs an ActionRule subclass with a verb, got {cls!r}")
+    declared = cls.__dict__.get("depends_on")
+    if declared is not None:
+        unknown = [d for d in declared if d not in DEPENDENCIES] if isinstance(declared, tuple) else [declared]
+        if unknown:
+            raise RuleError(f"verb {cls.verb!r}: depends_on must be a tuple of {', '.join(DEPENDENCIES)}; "
+                            f"got {', '.join(map(repr, unknown))}")
     cls.name = cls.name or cls.verb
     cls.__odyssey_rule__ = "action"
     return cls
@@ -243,10 +266,7 @@ class RuleBook:
         if params:
             raise RuleError(f"parameters given for rule(s) that are not active: {', '.join(sorted(params))}")
         self.predicates = predicates
-        # Longest verb first for each first word, so that "pick up" wins over a verb named "pick".
-        self.verbs_by_first_word: dict[str, list[str]] = {}
-        for verb in sorted(self.actions, key=len, reverse=True):
-            self.verbs_by_first_word.setdefault(verb.split()[0], []).append(verb)
+        self.verbs_by_first_word: dict[str, list[str]] = verb_index(self.actions)
 
     def step_rule(self, name: str) -> StepRule | None:
         return next((r for r in self.steps if r.name == name), None)
@@ -260,14 +280,46 @@ class RuleBook:
         }
 
 
+#: Bounds on rule parameters, which a game's world.json may override (``game.params.<rule>``).
+PARAM_LIMITS = schema.Limits(max_number=1_000_000, max_items=1_000, max_text=20_000, max_depth=16)
+
+
 def _params(cls: type[_Rule], overrides: Mapping[str, Any] | None) -> Any:
+    """A rule's parameters with a game's overrides, checked against the parameter conventions.
+
+    Conventions (so that an override can never crash a step): every number is finite and at most
+    1,000,000 in size; a field named ``period`` or ``*_period`` is a whole number of at least 1 (rules
+    take the step number modulo it); one named ``chance``, ``*_chance`` or ``chance_by_*`` holds
+    probabilities in [0, 1]; a ``(min, max)`` pair (``tuple[int, int]``) has ``0 <= min <= max``. A rule
+    that needs more checks them in its ``Params.__post_init__`` (raising ValueError).
+    """
     if cls.Params is None:
         if overrides:
             raise RuleError(f"rule {cls.name!r} takes no parameters, got {', '.join(overrides)}")
         return None
     base = dataclasses.asdict(cls.Params())
     base.update(overrides or {})
+    where = f"params of rule {cls.name!r}"
     try:
-        return schema.load(cls.Params, base, file=f"params of rule {cls.name!r}")
+        params = schema.load(cls.Params, base, file=where, limits=PARAM_LIMITS)
     except schema.FormatError as exc:
         raise RuleError(str(exc)) from None
+    problems = list(_convention_problems(params))
+    if problems:
+        raise RuleError("\n".join(f"{where}: {p}" for p in problems))
+    return params
+
+
+def _convention_problems(params: Any) -> Iterator[str]:
+    hints = typing.get_type_hints(type(params))
+    for f in dataclasses.fields(params):
+        name, value = f.name, getattr(params, f.name)
+        if name == "period" or name.endswith("_period"):
+            if not isinstance(value, int) or value < 1:
+                yield f"{name}: {value!r} must be a whole number of at least 1 (steps between two runs)"
+        elif name == "chance" or name.endswith("_chance") or name.startswith("chance_by_"):
+            values = value if isinstance(value, tuple) else (value,)
+            if not values or not all(isinstance(v, int | float) and 0 <= v <= 1 for v in values):
+                yield f"{name}: {value!r} must hold probabilities between 0 and 1"
+        elif hints.get(name) == tuple[int, int] and not 0 <= value[0] <= value[1]:
+            yield f"{name}: expected [min, max] with 0 <= min <= max, got {list(value)}"

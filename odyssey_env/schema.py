@@ -15,6 +15,7 @@ state keeps its defaults to stay explicit (see ``state._dump_slots``).
 from __future__ import annotations
 
 import dataclasses
+import math
 import types
 import typing
 from collections.abc import Iterable
@@ -23,7 +24,7 @@ from typing import Any, Literal, TypeVar, Union, get_args, get_origin
 
 T = TypeVar("T")
 
-__all__ = ["FormatError", "Problem", "dump", "json_schema", "load"]
+__all__ = ["FormatError", "Limits", "Problem", "dump", "json_schema", "load"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -71,17 +72,55 @@ def _join(path: str, key: str | int) -> str:
     return f"{path}.{key}" if path else key
 
 
+@dataclasses.dataclass(frozen=True)
+class Limits:
+    """Bounds on untrusted data, checked while loading so an absurd file fails fast with a field path.
+
+    A list, tuple or mapping longer than ``max_items`` is refused before its items are looked at, and
+    a nesting deeper than ``max_depth`` before it is descended into, so loading stays quick and never
+    recurses without end whatever the file holds. Numbers are refused beyond ``max_number`` in size
+    (and NaN or infinity always: they are not JSON numbers and break arithmetic silently).
+    """
+
+    max_number: float = 1e9
+    max_items: int = 10_000
+    max_text: int = 20_000
+    max_depth: int = 64
+
+
 class _Loader:
-    def __init__(self, file: str):
+    def __init__(self, file: str, limits: Limits | None = None):
         self.file = file
+        self.limits = limits
         self.problems: list[Problem] = []
+        self.depth = 0
 
     def fail(self, path: str, message: str) -> None:
         self.problems.append(Problem(self.file, path, message))
 
     def value(self, tp: Any, data: Any, path: str) -> Any:
+        limits = self.limits
+        if limits is not None:
+            if self.depth >= limits.max_depth:
+                self.fail(path, f"nested deeper than {limits.max_depth} levels")
+                return None
+            if isinstance(data, list | tuple | dict | str) and len(data) > (
+                    limits.max_text if isinstance(data, str) else limits.max_items):
+                what = "characters" if isinstance(data, str) else "items"
+                most = limits.max_text if isinstance(data, str) else limits.max_items
+                self.fail(path, f"has {len(data):,} {what}; at most {most:,} are allowed")
+                return None
+        self.depth += 1
+        try:
+            return self._value(tp, data, path)
+        finally:
+            self.depth -= 1
+
+    def _value(self, tp: Any, data: Any, path: str) -> Any:
         origin = get_origin(tp)
         if tp is Any:
+            if self.limits is not None or _has_float(data):
+                self.untyped(data, path)
             return data
         if origin is Union or origin is types.UnionType:
             args = get_args(tp)
@@ -132,17 +171,38 @@ class _Loader:
         if tp is int:
             if isinstance(data, bool) or not isinstance(data, int):
                 self.fail(path, f"expected an integer, got {_describe(data)}")
+            else:
+                self.number(data, path)
             return data
         if tp is float:
             if isinstance(data, bool) or not isinstance(data, int | float):
                 self.fail(path, f"expected a number, got {_describe(data)}")
                 return data
+            self.number(data, path)
             return float(data)
         if tp is str:
             if not isinstance(data, str):
                 self.fail(path, f"expected a string, got {_describe(data)}")
             return data
         raise TypeError(f"schema: unsupported annotation {tp!r} at {path}")  # a bug in our own models
+
+    def number(self, data: int | float, path: str) -> None:
+        if isinstance(data, float) and not math.isfinite(data):
+            self.fail(path, f"expected a finite number, got {data!r}")
+        elif self.limits is not None and abs(data) > self.limits.max_number:
+            self.fail(path, f"{_describe(data)} is out of range: numbers here are at most {self.limits.max_number:g} "
+                            "in size")
+
+    def untyped(self, data: Any, path: str) -> None:
+        """An ``Any`` field (rule parameters, predicate arguments): the same bounds, without a type."""
+        if isinstance(data, int | float) and not isinstance(data, bool):
+            self.number(data, path)
+        elif isinstance(data, dict):
+            for key, item in data.items():
+                self.value(Any, item, _join(path, str(key)))
+        elif isinstance(data, list | tuple):
+            for i, item in enumerate(data):
+                self.value(Any, item, _join(path, i))
 
     def dataclass(self, cls: type, data: Any, path: str) -> Any:
         if isinstance(data, cls):
@@ -187,9 +247,18 @@ def _type_name(tp: Any) -> str:
     return {int: "an integer", float: "a number", str: "a string", bool: "a boolean"}.get(tp, str(tp))
 
 
-def load(cls: type[T], data: Any, *, file: str = "") -> T:
-    """Build ``cls`` from plain data, raising :class:`FormatError` listing every problem found."""
-    loader = _Loader(file)
+def _has_float(data: Any) -> bool:
+    """Whether untyped data may hold a float that must be checked (cheap for the common scalars)."""
+    return isinstance(data, float | dict | list | tuple)
+
+
+def load(cls: type[T], data: Any, *, file: str = "", limits: Limits | None = None) -> T:
+    """Build ``cls`` from plain data, raising :class:`FormatError` listing every problem found.
+
+    ``limits`` bounds sizes, numbers and nesting for untrusted files (game folders); NaN and
+    infinity are refused in any case.
+    """
+    loader = _Loader(file, limits)
     result = loader.value(cls, data, "")
     if loader.problems:
         raise FormatError(loader.problems)

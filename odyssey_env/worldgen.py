@@ -25,7 +25,11 @@ def parse_clock(hhmm: str) -> int:
     return int(hours) * 60 + int(minutes)
 
 
-def generate(game: Game, rng: random.Random, agent_ids: tuple[str, ...] = ("player",)) -> WorldState:
+def generate(game: Game, rng: random.Random, agent_ids: tuple[str, ...] = ("player",), *,
+             supply: int = 1) -> WorldState:
+    """A fresh world for ``agent_ids``. ``supply`` multiplies the supplies a game's author placed (portable
+    objects listed in areas, merchants' stock), so that a world shared by several agents can hold what
+    each of them needs; random scatter, stations and NPCs are not multiplied."""
     spec = game.spec
     state = WorldState(
         step=0,
@@ -44,10 +48,14 @@ def generate(game: Game, rng: random.Random, agent_ids: tuple[str, ...] = ("play
         for a in place.areas:
             area = state.areas[a.name]
             for obj, n in a.objects.items():
+                if supply > 1 and game.objects[obj].portable:
+                    n *= supply
                 for handle, k in make_objects(game, state, obj, n):
                     add(area.objects, handle, k)
             for npc_type in a.npcs:
-                spawn_npc(game, state, game.npcs[npc_type], a.name)
+                npc = spawn_npc(game, state, game.npcs[npc_type], a.name)
+                if supply > 1 and npc.inventory and game.npcs[npc_type].merchant:
+                    npc.inventory = {h: k * supply for h, k in npc.inventory.items()}
             if a.scatter:
                 _scatter(game, state, rng, area)
     for agent_id in agent_ids:

@@ -29,10 +29,16 @@ MIN_RUNS = 3
 
 def aggregate(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES, budget: int = 500,
               min_runs: int = MIN_RUNS) -> list[dict[str, Any]]:
-    """Ranked submissions: score, tie-break, per-game means and protocol warnings."""
+    """Ranked submissions: score, tie-break, per-game means and protocol warnings. A submission with
+    no run of any ranking game has no score and is not ranked (see :func:`unranked`)."""
     by_label: dict[str, list[Run]] = {}
     for r in runs:
-        by_label.setdefault(r.label, []).append(r)
+        if r.game in games:
+            by_label.setdefault(r.label, []).append(r)
+    others: dict[str, set[str]] = {}
+    for r in runs:
+        if r.game not in games and r.label in by_label:
+            others.setdefault(r.label, set()).add(r.game)
     table = []
     for label, members in by_label.items():
         warnings: list[str] = []
@@ -69,9 +75,8 @@ def aggregate(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES, budget:
         if len({tuple(s) for s in seeds.values()}) > 1:
             warnings.append("different seeds in different games: " +
                             "; ".join(f"{g} {s}" for g, s in seeds.items()))
-        others = sorted({r.game for r in members} - set(games))
-        if others:
-            warnings.append(f"runs of non-ranking games ignored: {', '.join(others)}")
+        if others.get(label):
+            warnings.append(f"runs of non-ranking games ignored: {', '.join(sorted(others[label]))}")
         score = statistics.fmean(v["main"] for v in per_game.values()) if per_game else None
         tie = statistics.fmean(v["supplementary"] for v in per_game.values()) if per_game else None
         table.append({"submission": label, "score": score, "tiebreak": tie, "games": per_game,
@@ -88,6 +93,20 @@ def aggregate(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES, budget:
     return table
 
 
+def unranked(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES) -> list[str]:
+    """Submissions that played none of the ranking games: they are listed, not ranked last."""
+    ranked = {r.label for r in runs if r.game in games}
+    return sorted({r.label for r in runs} - ranked)
+
+
+def unknown_games(runs: Sequence[Run], games: Sequence[str]) -> list[str]:
+    """Ranking games that are neither shipped nor played by any run: a typo, most likely."""
+    from odyssey_env.game import available_games
+
+    known = set(available_games()) | {r.game for r in runs}
+    return [g for g in games if g not in known]
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="odyssey challenge", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", help="run directories or folders that hold them")
@@ -101,13 +120,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, RunDirError) as exc:  # a path that is not there, a damaged run directory
         print(f"odyssey challenge: {exc}", file=sys.stderr)
         return 2
+    if not runs:
+        print(f"odyssey challenge: no finished runs under {', '.join(args.paths)}", file=sys.stderr)
+        return 1
+    unknown = unknown_games(runs, args.games)
+    if unknown:
+        played = ", ".join(sorted({r.game for r in runs}))
+        print(f"odyssey challenge: no game {', '.join(map(repr, unknown))}: it is not a shipped game and no run "
+              f"played it (the runs played: {played})", file=sys.stderr)
+        return 2
     table = aggregate(runs, args.games, args.budget, args.min_runs)
+    left_out = unranked(runs, args.games)
     if args.json:
-        print(json.dumps({"games": args.games, "budget": args.budget, "ranking": table,
+        print(json.dumps({"games": args.games, "budget": args.budget, "ranking": table, "unranked": left_out,
                           "unfinished": [str(p) for p in unfinished]}, indent=1))
         return 0
     if not table:
-        print(f"odyssey challenge: no finished runs under {', '.join(args.paths)}", file=sys.stderr)
+        print(f"odyssey challenge: no finished run played {', '.join(args.games)} (the runs played: "
+              f"{', '.join(sorted({r.game for r in runs}))})", file=sys.stderr)
         return 1
     print(f"TTCL challenge: ranking games {', '.join(args.games)}; score = mean raw main-quest reward; "
           f"tie-break = mean supplementary reward; budget {args.budget} play steps")
@@ -126,6 +156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for t in table:
         for w in t["warnings"]:
             print(f"warning: {t['submission']}: {w}")
+    for label in left_out:
+        print(f"not ranked: {label} (no runs of {', '.join(args.games)})")
     for p in unfinished:
         print(f"warning: unfinished run {p} is not counted")
     return 0

@@ -2,6 +2,11 @@
 
 Keeping the dispatcher free of imports means ``odyssey play`` works with the env package alone and
 ``odyssey run`` pays for Hydra only when it runs.
+
+This is also the one place where a user's mistake becomes one line: every subcommand lets an
+:class:`odyssey_agents.errors.OdysseyError` (or a game folder's ``GameError``) propagate, and it is
+printed here as ``odyssey <command>: <message>`` with exit code 2. Anything else is a bug and keeps
+its traceback.
 """
 
 from __future__ import annotations
@@ -15,9 +20,12 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "play": ("odyssey_env.play:main", "play a game in the terminal"),
     "games": ("odyssey_env.catalog:main", "list the shipped games and their sizes"),
     "trust": ("odyssey_env.trust:main", "let a game folder's rules.py run (it is code)"),
+    "generate": ("odyssey_gen.cli:main", "generate a new, validated game from a theme (offline or with an LLM)"),
     "run": ("odyssey_eval.run:main", "evaluate agents on games (Hydra; supports -m sweeps)"),
     "report": ("odyssey_eval.report:main", "summarise run directories and write an HTML report"),
+    "view": ("odyssey_eval.viewer:main", "write a run's interactive trajectory viewer (one HTML file)"),
     "challenge": ("odyssey_eval.challenge:main", "the TTCL challenge aggregation"),
+    "train": ("odyssey_agents.train:main", "train an LLM policy on a game with RL (GRPO + LoRA; train extra)"),
 }
 
 
@@ -45,6 +53,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:  # `odyssey games | head`: the reader left; that is not an error
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - keeps interpreter shutdown from flushing into the pipe
         return 0
+    except Exception as exc:
+        from odyssey_agents.errors import is_user_error
+
+        if not is_user_error(exc):
+            raise
+        print(f"odyssey {command}: {exc}", file=sys.stderr)
+        return 2
     return int(result or 0)
 
 

@@ -2,6 +2,13 @@
 
 Metrics are recomputed from each trajectory (not copied from ``results.json``), so a report is
 always what the data says, and a run whose stored results disagree with its trajectory is caught.
+
+Reading results never runs code. A run directory is data someone may have handed you, and the game
+folder its ``cell.json`` names may hold a ``rules.py``: nothing here imports it, loads the game or
+follows that path. What the metrics need to know about the game (its verbs, its carryable objects)
+was recorded in ``cell.json`` when the run started (:class:`~odyssey_eval.metrics.GameFacts`). A run
+directory from before that was recorded is recomputed only if it names a shipped game (package
+code, loaded by name); otherwise its stored metrics are used, with a warning.
 """
 
 from __future__ import annotations
@@ -9,17 +16,20 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from odyssey_eval.metrics import compute_metrics, cumulative_rewards
+from odyssey_eval.metrics import GameFacts, compute_metrics, cumulative_rewards
 from odyssey_eval.qa.ask import answered
-from odyssey_eval.rundir import CELL, RESULTS, RunDir, RunDirError
+from odyssey_eval.rundir import CELL, DEPENDENCY_GRAPH, RESULTS, RunDir, RunDirError
 from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
 
-if TYPE_CHECKING:
-    from odyssey_env.game import Game
+__all__ = ["Run", "find_run_dirs", "game_facts", "load_runs"]
 
-__all__ = ["Run", "find_run_dirs", "load_runs"]
+#: The stored metrics reports read, when they cannot recompute them.
+STORED_METRICS = ("play_steps", "terminated", "main_reward", "supplementary_reward", "object_exploration",
+                  "action_exploration", "action_diversity", "action_diversity_windows",
+                  "action_diversity_window_mean", "invalid_action_rate", "tokens_per_step", "total_tokens",
+                  "decision_time_mean", "tutorial")
 
 
 @dataclass
@@ -34,6 +44,14 @@ class Run:
     token_curve: list[int]
     qa: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    #: the run directory of the cell (a multi-agent cell's for each of its agents)
+    cell_path: Path | None = None
+
+    @property
+    def dependency_graph(self) -> Path | None:
+        """The cell's saved action-dependency graph, if it tracked one."""
+        p = (self.cell_path or self.path) / DEPENDENCY_GRAPH
+        return p if p.is_file() else None
 
     @property
     def game(self) -> str:
@@ -51,6 +69,9 @@ class Run:
             text += f" / {llm_part}"
         if self.results.get("tag"):
             text += f" [{self.results['tag']}]"
+        team = (self.results.get("multiagent") or {}).get("agents")
+        if team:  # one agent of a multi-agent cell: kept apart from the same agent playing alone
+            text += f" in {','.join(team)}"
         return text
 
     def qa_accuracy(self, kind: str, phase: str) -> float | None:
@@ -75,17 +96,41 @@ def find_run_dirs(paths: Iterable[str | Path]) -> tuple[list[Path], list[Path]]:
     return sorted(finished), sorted(unfinished)
 
 
-def _load_game(rd: RunDir, results: dict[str, Any]) -> Game:
-    from odyssey_env.game import load_game
+def game_facts(rd: RunDir) -> GameFacts | None:
+    """What the run recorded of its game (see the module docstring); None if nothing safe is known.
 
-    game_cfg = rd.cell().get("game", {})
-    return load_game(game_cfg.get("path") or game_cfg.get("name") or results["game"])
+    ``rd`` is the cell's directory: an agent's folder of a multi-agent cell reads its cell's record.
+    """
+    recorded = rd.recorded_facts()
+    if recorded is not None:
+        try:
+            return GameFacts.from_dict(recorded)
+        except ValueError as exc:
+            raise RunDirError(f"{rd.path / CELL} is damaged (facts: {exc}); remove the run directory") from None
+    game = rd.cell().get("game")
+    if not isinstance(game, dict) or game.get("path") or not isinstance(game.get("name"), str):
+        return None
+    from odyssey_env.game import available_games, load_game
+
+    if game["name"] not in available_games():  # a bare name could also be read as a folder: never
+        return None
+    return GameFacts.of(load_game(game["name"]))
 
 
-def load_run(path: Path) -> Run:
-    """Read one finished run directory and recompute its metrics from the trajectory."""
-    from odyssey_env.game import GameError
+def load_cell(path: Path) -> list[Run]:
+    """The runs of one finished cell: itself, or each agent of a multi-agent cell."""
+    rd = RunDir(path)
+    results = rd.results()
+    if "agents" in results and "multiagent" in results:
+        from odyssey_eval.multirunner import AGENTS_DIR
 
+        return [load_run(path / AGENTS_DIR / aid, cell_path=path) for aid in results["agents"]]
+    return [load_run(path)]
+
+
+def load_run(path: Path, *, cell_path: Path | None = None) -> Run:
+    """Read one finished run directory and recompute its metrics from the trajectory (an agent's folder
+    of a multi-agent cell reads the game's record from its cell, ``cell_path``)."""
     rd = RunDir(path)
     results = rd.results()
     try:
@@ -93,13 +138,20 @@ def load_run(path: Path) -> Run:
     except TrajectoryError as exc:
         raise RunDirError(str(exc)) from None
     warnings = []
-    try:
-        game = _load_game(rd, results)
-    except GameError as exc:  # a generated game's folder moved or was removed: the stored metrics, said so
+    facts = game_facts(RunDir(cell_path) if cell_path is not None else rd)
+    if facts is None:
         metrics = results["metrics"]
-        warnings.append(f"game {results['game']!r} could not be loaded ({exc}); using stored metrics")
+        missing = [k for k in STORED_METRICS if k not in metrics]
+        if missing:
+            raise RunDirError(f"{rd.results_file} is damaged (metrics lack {', '.join(missing)}); remove the run "
+                              "directory")
+        warnings.append(f"the run recorded no facts of game {results['game']!r} and it is not a shipped game; "
+                        "using stored metrics")
     else:
-        metrics = compute_metrics(traj, game, stop_tokens=results["metrics"].get("stop_decision_tokens"))
+        stop = results["metrics"].get("stop_decision_tokens")
+        stop_calls = results["metrics"].get("stop_decision_calls")
+        metrics = compute_metrics(traj, facts, stop_tokens=stop if isinstance(stop, list) else None,
+                                  stop_calls=stop_calls if isinstance(stop_calls, dict) else None)
     for key in ("main_reward", "supplementary_reward", "play_steps"):
         if results.get(key) != metrics.get(key):
             warnings.append(f"results.json says {key}={results.get(key)}, the trajectory gives {metrics.get(key)}")
@@ -108,10 +160,10 @@ def load_run(path: Path) -> Run:
     for s in traj.play:
         total += sum(s.get("tokens", (0, 0)))
         tokens.append(total)
-    return Run(path, results, metrics, main, sup, tokens, rd.qa_rounds(), warnings)
+    return Run(path, results, metrics, main, sup, tokens, rd.qa_rounds(), warnings, cell_path or path)
 
 
 def load_runs(paths: Iterable[str | Path]) -> tuple[list[Run], list[Path]]:
     """Load every finished run under ``paths``; also return the unfinished run directories found."""
     finished, unfinished = find_run_dirs(paths)
-    return [load_run(p) for p in finished], unfinished
+    return [run for p in finished for run in load_cell(p)], unfinished

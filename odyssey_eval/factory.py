@@ -24,14 +24,11 @@ from collections.abc import Mapping
 from typing import Any
 
 from odyssey_agents.base import Agent
+from odyssey_agents.errors import ConfigError
 from odyssey_agents.options import keyword_options
 from odyssey_agents.registry import AgentUnavailable, agent_class
 
 __all__ = ["AgentUnavailable", "ConfigError", "build_agent"]
-
-
-class ConfigError(ValueError):
-    """A config that cannot be turned into an agent (unknown parameter, wrong llm, ...)."""
 
 
 def build_agent(agent_cfg: Mapping[str, Any], llm_cfg: Mapping[str, Any] | None = None, *,

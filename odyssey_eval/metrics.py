@@ -15,15 +15,22 @@ Conventions, each chosen so a number means one thing:
 * Invalid-action rate = invalid commands / play steps. Malformed model replies (turned into ``wait``
   before the engine saw them) are counted apart.
 * Tokens and decision time are summed over play steps; the tutorial's are reported with it.
+
+What the metrics need to know about the game (its verbs, its carryable object types) is plain data,
+:class:`GameFacts`: the runner records it in the run directory, so reports recompute every metric
+without loading the game, whose ``rules.py`` is code that reading results must never run.
 """
 
 from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from odyssey_env.parsing import match_verb, verb_index
 from odyssey_env.rewards import COMPONENTS, SUPPLEMENTARY  # the env defines the reward components
 from odyssey_eval.trajectory import Trajectory
 
@@ -33,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SUPPLEMENTARY",
     "WINDOW",
+    "GameFacts",
     "action_verbs",
     "compute_metrics",
     "cumulative_rewards",
@@ -47,21 +55,73 @@ _EMPTY: dict[str, int] = {}
 _NO_TOKENS = (0, 0)
 
 
-def verb_of(game: Game, command: str) -> str | None:
-    """The verb a command uses, by the engine's own parser (None for an invalid command)."""
+@dataclass(frozen=True)
+class GameFacts:
+    """What metrics need to know about a game, as data: its verbs, in the rules' order, and its
+    carryable object types. :meth:`of` reads them from a loaded game at run time; the run directory
+    keeps them (``cell.json``), and :meth:`from_dict` reads them back without touching the game."""
+
+    verbs: tuple[str, ...]
+    carryable: tuple[str, ...]
+
+    @classmethod
+    def of(cls, game: Game) -> GameFacts:
+        return cls(tuple(game.rules.actions), tuple(n for n, o in game.objects.items() if o.portable))
+
+    def to_dict(self) -> dict[str, list[str]]:
+        return {"verbs": list(self.verbs), "carryable": list(self.carryable)}
+
+    @classmethod
+    def from_dict(cls, data: Any) -> GameFacts:
+        """Raises ValueError for anything but ``{"verbs": [str, ...], "carryable": [str, ...]}``."""
+        if not isinstance(data, Mapping):
+            raise ValueError("expected an object with verbs and carryable")
+        fields = []
+        for key in ("verbs", "carryable"):
+            value = data.get(key)
+            if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
+                raise ValueError(f"{key} must be a list of names")
+            fields.append(tuple(value))
+        return cls(*fields)
+
+    @cached_property
+    def _index(self) -> dict[str, list[str]]:
+        return verb_index(self.verbs)
+
+    def verb_of(self, command: Any) -> str | None:
+        """The verb a well-formed command starts with (the engine's own matching, on names only)."""
+        if not isinstance(command, str) or not command.strip():
+            return None
+        found = match_verb(self._index, command.strip().lower())
+        return None if found is None else found[0]
+
+
+def verb_of(game: Game | GameFacts, command: str) -> str | None:
+    """The verb a command uses. With a loaded game: by the engine's own parser (None for an invalid
+    command). With :class:`GameFacts`: the verb it starts with (metrics ask only about commands the
+    engine accepted)."""
+    if isinstance(game, GameFacts):
+        return game.verb_of(command)
     from odyssey_env.parsing import parse
 
     parsed = parse(game.rules, command)
     return None if isinstance(parsed, str) else parsed[0].verb
 
 
-def action_verbs(steps: Sequence[dict[str, Any]], game: Game) -> list[str]:
-    """Verbs of the well-formed commands, in order (each distinct command is parsed once)."""
-    seen: dict[str, str | None] = {}
+def action_verbs(steps: Sequence[dict[str, Any]], game: Game | GameFacts) -> list[str]:
+    """Verbs of the well-formed commands, in order (each distinct command is looked up once)."""
+    seen: dict[Any, str | None] = {}
+    verbs: list[str] = []
     for s in steps:
-        if not s.get("invalid") and s["action"] not in seen:
-            seen[s["action"]] = verb_of(game, s["action"])
-    return [v for s in steps if not s.get("invalid") and (v := seen[s["action"]]) is not None]
+        if s.get("invalid"):
+            continue
+        action = s.get("action")
+        key = action if isinstance(action, str) else repr(action)  # a damaged line must not crash a report
+        if key not in seen:
+            seen[key] = verb_of(game, action) if isinstance(action, str) else None
+        if (v := seen[key]) is not None:
+            verbs.append(v)
+    return verbs
 
 
 def normalized_entropy(verbs: Sequence[str], n_verbs: int) -> float:
@@ -146,14 +206,20 @@ def tutorial_summary(traj: Trajectory) -> dict[str, Any]:
             "decision_time": round(sum(s.get("decision_time", 0.0) for s in steps), 6)}
 
 
-def compute_metrics(traj: Trajectory, game: Game, *, window: int = WINDOW,
-                    stop_tokens: Sequence[int] | None = None) -> dict[str, Any]:
+def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = WINDOW,
+                    stop_tokens: Sequence[int] | None = None,
+                    stop_calls: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
     """Every per-run metric of the paper, from one trajectory (see the module docstring).
 
     ``stop_tokens`` ([input, output]) are the model calls of a decision to stop the episode: no step
     follows it, so no trajectory line records them, yet they were spent; they count in every token
     metric and are also reported apart as ``stop_decision_tokens``. The runner passes them, and
-    reports pass them back from ``results.json``, so both compute the same numbers.
+    reports pass them back from ``results.json``, so both compute the same numbers. ``stop_calls`` is
+    the same decision's calls by purpose, for ``tokens_by_purpose``.
+
+    ``tokens_by_purpose`` breaks the play steps' tokens down by the purpose of each model call (act,
+    reflect, summarise, embed, extract, update, curriculum, critique, skill...); its totals are the
+    token totals.
 
     One pass over the play steps; a step with no reward and no events (most of them) costs a few
     dictionary reads, so metrics stay cheap next to the run that produced them.
@@ -164,6 +230,7 @@ def compute_metrics(traj: Trajectory, game: Game, *, window: int = WINDOW,
     acquired: dict[str, None] = {}
     invalid = malformed = tokens_in = tokens_out = 0
     decision = 0.0
+    purposes: dict[str, dict[str, int]] = {}
     for s in play:  # lines are sparse: a missing key is false, zero or empty
         if "reward" in s:
             for k, v in s["reward"].items():
@@ -180,13 +247,17 @@ def compute_metrics(traj: Trajectory, game: Game, *, window: int = WINDOW,
             a, b = s["tokens"]
             tokens_in += a
             tokens_out += b
+            _add_calls(purposes, s.get("calls", {}))
         decision += s.get("decision_time", 0.0)
     if stop_tokens is not None:
         tokens_in += stop_tokens[0]
         tokens_out += stop_tokens[1]
-    carryable = [name for name, o in game.objects.items() if o.portable]
-    verbs = action_verbs(play, game)
-    game_verbs = list(game.rules.actions)
+    if stop_calls:
+        _add_calls(purposes, stop_calls)
+    facts = game if isinstance(game, GameFacts) else GameFacts.of(game)
+    carryable = facts.carryable
+    verbs = action_verbs(play, facts)
+    game_verbs = facts.verbs
     used = sorted(set(verbs))
     windows = windowed_diversity(verbs, len(game_verbs), window)
     metrics = {
@@ -210,10 +281,20 @@ def compute_metrics(traj: Trajectory, game: Game, *, window: int = WINDOW,
         "output_tokens": tokens_out,
         "total_tokens": tokens_in + tokens_out,
         "tokens_per_step": (tokens_in + tokens_out) / n if n else 0.0,
+        "tokens_by_purpose": {k: purposes[k] for k in sorted(purposes)},
         "decision_time_total": round(decision, 6),
         "decision_time_mean": decision / n if n else 0.0,
         "tutorial": tutorial_summary(traj),
     }
     if stop_tokens is not None:
         metrics["stop_decision_tokens"] = list(stop_tokens)
+    if stop_calls:
+        metrics["stop_decision_calls"] = {k: dict(v) for k, v in stop_calls.items()}
     return metrics
+
+
+def _add_calls(into: dict[str, dict[str, int]], calls: Mapping[str, Mapping[str, int]]) -> None:
+    for purpose, row in calls.items():
+        acc = into.setdefault(purpose, {"calls": 0, "input_tokens": 0, "output_tokens": 0})
+        for key in acc:
+            acc[key] += row.get(key, 0)

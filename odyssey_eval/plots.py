@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-__all__ = ["PANELS", "TITLES", "figure_png", "mean_band", "plotting_available"]
+__all__ = ["PANELS", "TITLES", "figure_png", "literal", "mean_band", "plotting_available"]
 
 PANELS = ("main", "supplementary", "combined", "diversity", "tokens")
 TITLES = {
@@ -29,6 +29,13 @@ def plotting_available() -> bool:
     except ImportError:
         return False
     return True
+
+
+def literal(text: str) -> str:
+    """``text`` as matplotlib should show it, verbatim: an unescaped ``$`` starts mathtext (and a label
+    like ``tag $x^$`` makes drawing fail), and a legend hides labels that start with ``_``."""
+    text = text.replace("$", r"\$")
+    return " " + text if text.startswith("_") else text
 
 
 def mean_band(curves: Sequence[Sequence[float]]) -> tuple[list[float], list[float], list[float]]:
@@ -57,13 +64,13 @@ def figure_png(title: str, series: dict[str, list[Sequence[float]]], *, x_offset
             if not mean:
                 continue
             xs = list(range(x_offset, x_offset + len(mean)))
-            (line,) = ax.plot(xs, mean, label=f"{label} (n={len(series[label])})", linewidth=1.6)
+            (line,) = ax.plot(xs, mean, label=literal(f"{label} (n={len(series[label])})"), linewidth=1.6)
             if len(series[label]) > 1:
                 ax.fill_between(xs, lo, hi, color=line.get_color(), alpha=0.15, linewidth=0)
-        ax.set_title(title, fontsize=11)
+        ax.set_title(literal(title), fontsize=11)
         ax.set_xlabel("play step")
         if ylabel:
-            ax.set_ylabel(ylabel)
+            ax.set_ylabel(literal(ylabel))
         ax.grid(alpha=0.3)
         if ax.lines:
             ax.legend(fontsize=8, loc="best")

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_eval.collect import Run, load_runs
+from odyssey_eval.depgraph import TOGGLE_SCRIPT, arc_diagram_html, filter_graph, load_graph
 from odyssey_eval.metrics import WINDOW, normalized_combined
 from odyssey_eval.plots import PANELS, TITLES, figure_png, plotting_available
 from odyssey_eval.qa.contamination import DEFAULT_MARGIN, contamination_report
@@ -102,7 +103,10 @@ def _fmt(value: Any, spec: str) -> str:
         return str(value)
     if spec == "d":
         return str(round(value))
-    return format(value, spec)
+    text = format(value, spec)
+    if text.startswith("-") and not any(c in "123456789" for c in text):
+        return text[1:]  # -0.000: a tiny negative rounded to zero is zero
+    return text
 
 
 def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str, str]] = COLUMNS) -> str:
@@ -130,11 +134,36 @@ th{background:#f6f6f6}.plots{display:flex;flex-wrap:wrap;gap:.5rem}.plots img{ma
 """
 
 
-def _html_table(rows: Sequence[dict[str, Any]]) -> str:
-    head = "".join(f"<th>{html.escape(h)}</th>" for _, h, _ in COLUMNS)
+def _html_table(rows: Sequence[dict[str, Any]], views: dict[str, str] | None = None) -> str:
+    """The table; with ``views`` (row path -> link to its viewer page), a last column links each run."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for _, h, _ in COLUMNS) + ("<th>view</th>" if views else "")
+
+    def link(r: dict[str, Any]) -> str:
+        href = (views or {}).get(r.get("path", ""))
+        return f"<td><a href=\"{html.escape(href)}\">view</a></td>" if href else "<td></td>"
+
     body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r.get(k), f))}</td>" for k, _, f in COLUMNS)
-                   + "</tr>" for r in rows)
+                   + (link(r) if views else "") + "</tr>" for r in rows)
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _write_views(runs: Sequence[Run], report: Path) -> tuple[dict[str, str], list[str]]:
+    """Each cell's viewer page (``odyssey view``) in ``<report name>_views/`` beside the report, and the
+    link of each run's row to it (an agent of a multi-agent cell opens with that agent selected)."""
+    from urllib.parse import quote
+
+    from odyssey_eval.viewer import write_views
+
+    pages, problems = write_views([r.cell_path or r.path for r in runs], report.parent / f"{report.stem}_views")
+    links = {}
+    for r in runs:
+        page = pages.get(r.cell_path or r.path)
+        if page is not None:
+            href = quote(page.relative_to(report.parent).as_posix())
+            if r.cell_path is not None and r.cell_path != r.path:
+                href += f"#agent={quote(r.path.name)}"
+            links[str(r.path)] = href
+    return links, problems
 
 
 def _panels(runs: Sequence[Run]) -> dict[str, dict[str, list[list[float]]]]:
@@ -151,9 +180,11 @@ def _panels(runs: Sequence[Run]) -> dict[str, dict[str, list[list[float]]]]:
 
 
 def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (), *,
-               margin: float = DEFAULT_MARGIN) -> Path:
-    """A single self-contained HTML file (plots embedded as PNG), readable offline."""
+               margin: float = DEFAULT_MARGIN, views: bool = True) -> Path:
+    """A single self-contained HTML file (plots embedded as PNG), readable offline; with ``views``, each
+    run's row links its trajectory viewer (``odyssey view``), written beside the report."""
     rows = build_rows(runs)
+    links, view_problems = _write_views(runs, path) if views else ({}, [])
     parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>odyssey report</title>"
              f"<style>{_CSS}</style></head><body><h1>odyssey report</h1>",
              f"<p class='note'>{len(runs)} finished run(s). Metrics are recomputed from the trajectories; "
@@ -175,11 +206,15 @@ def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (),
             for panel, series in _panels(members).items():
                 if panel == "tokens" and not any(c and c[-1] for curves in series.values() for c in curves):
                     continue  # no agent here used a model
+                if panel == "diversity" and not any(len(c) > 1 for curves in series.values() for c in curves):
+                    parts.append(f"<p class='note'>No runs here are longer than one window of {WINDOW} commands: "
+                                 "their action diversity is in the table (AD100), not plotted.</p>")
+                    continue  # one value per run: a plot of single points would look empty
                 png = figure_png(TITLES[panel], series, x_offset=x_offsets.get(panel, 1))
                 imgs.append(f"<img alt='{html.escape(TITLES[panel])}' "
                             f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>")
             parts.append("<div class='plots'>" + "".join(imgs) + "</div>")
-        parts.append(_html_table([row for row in rows if row["game"] == game]))
+        parts.append(_html_table([row for row in rows if row["game"] == game], links))
     verdicts = contamination_report([{**q, "game": r.game} for r in runs for q in r.qa], margin=margin)
     if verdicts:
         parts.append("<h2>World-Knowledge QA before/after play (contamination filter)</h2><table><thead><tr>"
@@ -190,7 +225,8 @@ def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (),
             cells.append("FLAGGED" if v["flagged"] else "no")
             parts.append("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in cells) + "</tr>")
         parts.append("</tbody></table>")
-    warnings = [(r.path, w) for r in runs for w in r.warnings]
+    parts.extend(_graph_sections(runs))
+    warnings = [(r.path, w) for r in runs for w in r.warnings] + [(path, w) for w in view_problems]
     if warnings:
         parts.append("<h2>Warnings</h2><ul>" + "".join(
             f"<li class='warn'><code>{html.escape(str(p))}</code>: {html.escape(w)}</li>" for p, w in warnings)
@@ -199,6 +235,31 @@ def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (),
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(parts), encoding="utf-8")
     return path
+
+
+def _graph_sections(runs: Sequence[Run]) -> list[str]:
+    """One arc diagram per cell that saved an action-dependency graph (once for a multi-agent cell)."""
+    cells: dict[Path, Run] = {}
+    for r in sorted(runs, key=lambda r: (r.game, r.label, r.results["seed"])):
+        if r.dependency_graph is not None:
+            cells.setdefault(r.dependency_graph, r)
+    if not cells:
+        return []
+    parts = ["<h2>Action-dependency graphs</h2><p class='note'>From <code>dependency_graph.json</code> "
+             "(<code>eval.dependency_graph=true</code>): edges from the generated world and from the tutorial "
+             "are left out. <code>python -m odyssey_eval.depgraph RUN_DIR</code> renders one with other "
+             "filters.</p>"]
+    for i, (graph_path, r) in enumerate(cells.items()):
+        team = (r.results.get("multiagent") or {}).get("agents")
+        title = f"{r.game} / {','.join(team) if team else r.label} / seed {r.results['seed']}"
+        try:
+            graph = filter_graph(load_graph(graph_path))
+        except ValueError as exc:
+            parts.append(f"<h3>{html.escape(title)}</h3><p class='warn'>{html.escape(str(exc))}</p>")
+            continue
+        parts.append(f"<h3>{html.escape(title)}</h3>" + arc_diagram_html(graph, f"depgraph{i}"))
+    parts.append(TOGGLE_SCRIPT)
+    return parts
 
 
 def _default_html(paths: Sequence[str]) -> Path:
@@ -214,6 +275,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-html", action="store_true", help="print the table only")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     parser.add_argument("--per-run", action="store_true", help="print one row per run, not means over seeds")
+    parser.add_argument("--no-views", action="store_true",
+                        help="do not write each run's trajectory viewer next to the HTML report")
     parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
                         help="contamination flag: before-play WK accuracy above chance + MARGIN")
     args = parser.parse_args(argv)
@@ -240,6 +303,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.json:
         args.json.write_text(json.dumps({"runs": rows, "means": mean_rows(rows)}, indent=1), encoding="utf-8")
     if not args.no_html:
-        out = write_html(runs, args.html or _default_html(args.paths), unfinished, margin=args.margin)
-        print(f"report: {out}")
+        out = write_html(runs, args.html or _default_html(args.paths), unfinished, margin=args.margin,
+                         views=not args.no_views)
+        print(f"report: {out}" + ("" if args.no_views else f" (a trajectory viewer per run in {out.stem}_views/)"))
     return 0

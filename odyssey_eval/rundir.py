@@ -2,30 +2,47 @@
 
 Layout of a run directory::
 
-    cell.json            what the cell is (game, agent, llm, seed, budget, QA settings): its identity
+    .lock                held (an OS file lock) by the process working on the cell
+    cell.json            what the cell is (game, agent, llm, seed, budget, QA settings): its identity,
+                         plus what was recorded of the game at the start: the digests of its files
+                         (``content``) and the facts metrics need (``facts``: verbs, carryable objects)
     config.yaml          the fully resolved Hydra config, for the record
     trajectory.jsonl     one line per step, appended and flushed (see odyssey_eval.trajectory)
     qa.jsonl             QA diagnostics, one line per round of questions
     qa_questions.json    the World-Knowledge questions of this cell (generated once, before play)
     checkpoints/         step_<N>/{env.json, runner.json, agent/}; LATEST names the newest complete one
     results.json         written last: its presence means the cell is finished
+    dependency_graph.json the action-dependency graph (with eval.dependency_graph=true)
 
 The path is a pure function of the cell, so rerunning a sweep finds its own directories: finished
 cells are skipped, unfinished ones resume from their newest checkpoint (the trajectory and QA
 files are cut back to what that checkpoint had seen), and a directory that holds a different cell
-is refused rather than silently mixed.
+is refused rather than silently mixed; so is resuming against game files that changed since the
+start. One process at a time works on a cell: :meth:`RunDir.lock` takes an OS file lock (``flock``),
+which the OS releases when the process ends, however it ends; a second process is refused at once
+rather than left waiting on a run that may take hours. Everything here reads and writes data; nothing
+in a run directory is ever executed.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
 import os
 import re
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from odyssey_agents.errors import OdysseyError
+
+try:
+    import fcntl
+except ImportError:  # Windows
+    fcntl = None
 
 __all__ = ["Checkpoint", "RunDir", "RunDirError", "cell_key", "run_path", "slug"]
 
@@ -35,13 +52,26 @@ TRAJECTORY = "trajectory.jsonl"
 QA = "qa.jsonl"
 QA_QUESTIONS = "qa_questions.json"
 RESULTS = "results.json"
+DEPENDENCY_GRAPH = "dependency_graph.json"
 CHECKPOINTS = "checkpoints"
 LATEST = "LATEST"
+LOCK = ".lock"
+#: What ``cell.json`` records besides the cell's identity (see the module docstring).
+RECORDED = ("content", "facts")
+#: Keys a ``results.json`` must have, with their types, to be read as a finished run.
+RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "game": str, "seed": int, "max_steps": int, "agent": dict, "metrics": dict, "steps": int,
+    "main_reward": (int, float), "supplementary_reward": (int, float)}
+#: The same for a multi-agent cell's own ``results.json`` (each agent's folder has a run's results, above):
+#: ``agents`` maps each agent's id, which names its folder, to its results.
+MULTI_RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {
+    "game": str, "seed": int, "max_steps": int, "steps": int, "agents": dict, "multiagent": dict}
+_UNWRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 _SLUG_BAD = re.compile(r"[^A-Za-z0-9._=+-]+")
 
 
-class RunDirError(RuntimeError):
+class RunDirError(OdysseyError, RuntimeError):
     """A run directory that cannot be used as asked (another cell's, or damaged)."""
 
 
@@ -126,9 +156,20 @@ def _read_json(path: Path) -> Any:
         return json.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise
-    except (OSError, json.JSONDecodeError) as exc:
-        raise RunDirError(f"{path} is damaged ({exc}); remove the run directory or rerun with "
-                          "eval.overwrite=true") from None
+    except (OSError, ValueError) as exc:  # ValueError: bad JSON, or bytes that are not UTF-8
+        raise _damaged(path, exc) from None
+
+
+def _damaged(path: Path, why: Any) -> RunDirError:
+    return RunDirError(f"{path} is damaged ({why}); remove the run directory or rerun with eval.overwrite=true")
+
+
+def cannot_write(exc: OSError) -> RunDirError | None:
+    """One line for a place runs cannot be written to (read-only, full, not a folder), else None."""
+    if exc.errno in _UNWRITABLE or isinstance(exc, (NotADirectoryError, FileExistsError)):
+        return RunDirError(f"cannot write {exc.filename}: {exc.strerror or exc}; choose another "
+                           "eval.output_dir or fix the permissions")
+    return None
 
 
 class RunDir:
@@ -152,12 +193,35 @@ class RunDir:
         return (self.path / CELL).is_file()
 
     def cell(self) -> dict[str, Any]:
-        return _read_json(self.path / CELL)
+        data = _read_json(self.path / CELL)
+        if not isinstance(data, dict):
+            raise _damaged(self.path / CELL, f"expected a JSON object, found {type(data).__name__}")
+        return data
 
     def results(self) -> dict[str, Any]:
+        """The finished run's results; anything that is not a results object is a damaged directory,
+        said in one line, rather than a "finished" cell that later crashes a report."""
         if not self.finished:
             raise RunDirError(f"{self.path} has no results.json: the run has not finished")
-        return _read_json(self.results_file)
+        data = _read_json(self.results_file)
+        if not isinstance(data, dict):
+            raise _damaged(self.results_file, f"expected a JSON object, found {type(data).__name__}")
+        multi = "agents" in data
+        for key, kind in (MULTI_RESULT_FIELDS if multi else RESULT_FIELDS).items():
+            value = data.get(key)
+            if not isinstance(value, kind) or isinstance(value, bool):
+                raise _damaged(self.results_file, f"{key} is missing or not a {getattr(kind, '__name__', 'number')}")
+        if multi:
+            if not data["agents"]:
+                raise _damaged(self.results_file, "agents is empty")
+            for agent_id, agent in data["agents"].items():  # an id names a folder: never a path elsewhere
+                if slug(agent_id) != agent_id or not isinstance(agent, dict):
+                    raise _damaged(self.results_file, f"agents has an entry {agent_id!r} that is not an agent's")
+        return data
+
+    def recorded_facts(self) -> dict[str, Any] | None:
+        """The game facts the run recorded at its start (None for a run directory from before they were)."""
+        return self.cell().get("facts")
 
     def questions(self) -> list[dict[str, Any]]:
         """The World-Knowledge questions :meth:`write_questions` wrote (none if it never did)."""
@@ -183,29 +247,96 @@ class RunDir:
                 raise RunDirError(f"{self.path} has run files but no {CELL}: it is damaged; remove it or "
                                   "rerun with eval.overwrite=true")
             return
-        have = self.cell()
+        have = {k: v for k, v in self.cell().items() if k not in RECORDED}
         if have != dict(key):
             diff = [f"{k}: {have.get(k)!r} here, {key.get(k)!r} asked" for k in sorted(set(have) | set(key))
                     if have.get(k) != key.get(k)]
             raise RunDirError(f"{self.path} holds a different run ({'; '.join(diff)}). Use another "
                               "eval.output_dir or eval.tag, or eval.overwrite=true to replace it")
 
+    def check_content(self, digest: Mapping[str, str]) -> None:
+        """Refuse to resume against game files that differ from those the run started with: the
+        checkpoint would continue one game with another's rules or data."""
+        have = self.cell().get("content")
+        if not isinstance(have, dict):
+            return  # a run directory from before digests were recorded: nothing to compare
+        changed = sorted(name for name in set(have) | set(digest) if have.get(name) != digest.get(name))
+        if changed:
+            what = ", ".join(f"{n} ({'added' if n not in have else 'removed' if n not in digest else 'changed'})"
+                             for n in changed)
+            raise RunDirError(f"the game's files changed since {self.path} started: {what}; resuming would mix "
+                              "two versions of the game. Restore them, or start over with eval.overwrite=true "
+                              "(or keep both runs apart with eval.tag=...)")
+
     # ------------------------------------------------------------ lifecycle
-    def start(self, key: Mapping[str, Any], config_yaml: str | None = None) -> None:
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """Hold the cell's lock while the block runs, or refuse at once if another process holds it.
+
+        ``flock`` locks belong to the open file: the OS drops them when the process exits or is killed,
+        so a crashed run never leaves a stale lock behind (the ``.lock`` file itself may stay; it is
+        the lock, not a sign of one)."""
+        try:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.path / LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise (cannot_write(exc) or exc) from None
+        try:
+            if fcntl is not None:
+                try:
+                    fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    holder = os.pread(fd, 64, 0).decode("ascii", "replace").strip()
+                    raise RunDirError(
+                        f"{self.path} is being run by another process{f' (pid {holder})' if holder else ''}: "
+                        "one process at a time works on a cell; wait for it or stop it, then run the "
+                        "command again") from None
+                os.ftruncate(fd, 0)
+                os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+            yield
+        finally:
+            os.close(fd)  # releases the lock
+
+    def start(self, key: Mapping[str, Any], config_yaml: str | None = None, *,
+              content: Mapping[str, str] | None = None, facts: Mapping[str, Any] | None = None) -> None:
+        """Write ``cell.json`` (the key, plus the game's file digests and facts) and ``config.yaml``."""
         self.path.mkdir(parents=True, exist_ok=True)
-        _write_json(self.path / CELL, dict(key))
+        record = dict(key)
+        if content is not None:
+            record["content"] = dict(content)
+        if facts is not None:
+            record["facts"] = dict(facts)
+        _write_json(self.path / CELL, record)
         if config_yaml is not None:
             (self.path / CONFIG).write_text(config_yaml, encoding="utf-8")
 
     def wipe(self) -> None:
-        if self.path.exists():
-            shutil.rmtree(self.path)
+        """Delete the run's files (not the lock file, which the caller may hold)."""
+        if not self.path.exists():
+            return
+        for child in self.path.iterdir():
+            if child.name == LOCK:
+                continue
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
 
     def write_results(self, results: Mapping[str, Any]) -> None:
         _write_json(self.results_file, dict(results))
 
     def write_questions(self, data: Any) -> None:
         _write_json(self.qa_questions, data)
+
+    def write_dependency_graph(self, graph: Mapping[str, Any]) -> None:
+        _write_json(self.path / DEPENDENCY_GRAPH, dict(graph))
+
+    def dependency_graph(self) -> dict[str, Any] | None:
+        """The saved action-dependency graph, or None when the run did not track one."""
+        try:
+            return _read_json(self.path / DEPENDENCY_GRAPH)
+        except FileNotFoundError:
+            return None
 
     # ------------------------------------------------------------ checkpoints
     def latest_checkpoint(self) -> Checkpoint | None:

@@ -18,76 +18,34 @@ keeps it usable from Python, tests and benchmarks.
 from __future__ import annotations
 
 import os
-import platform
-import shutil
 import signal
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
-from odyssey_env import __version__ as odyssey_env_version
+from odyssey_eval import lifecycle
 from odyssey_eval.factory import build_agent
+from odyssey_eval.lifecycle import (
+    _DEFAULT_EVAL,  # noqa: F401 - tests compare it with conf/eval/default.yaml
+    KILL_AFTER_ENV,
+    RESULTS_FORMAT,
+    STOPPING,
+    CellOutcome,
+    RunError,
+    RunInterrupted,
+    sanitize,
+)
 from odyssey_eval.metrics import compute_metrics
 from odyssey_eval.progress import NullProgress, make_progress
 from odyssey_eval.qa.ask import ask_questions
 from odyssey_eval.qa.episodic import episodic_questions
 from odyssey_eval.qa.questions import Question
-from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
-from odyssey_eval.rundir import RunDir, RunDirError, cell_key, run_path
-from odyssey_eval.trajectory import (
-    JsonlWriter,
-    Trajectory,
-    TrajectoryError,
-    read_trajectory,
-    reset_record,
-    step_record,
-)
+from odyssey_eval.rundir import DEPENDENCY_GRAPH, RunDir, RunDirError, cell_key, run_path
+from odyssey_eval.trajectory import JsonlWriter, Trajectory, reset_record, step_record
 
-__all__ = ["KILL_AFTER_ENV", "CellOutcome", "RunError", "RunInterrupted", "run_cell"]
-
-#: Test hook: a process that has written this many steps kills itself with SIGKILL (no cleanup), so
-#: tests can prove that resuming after a real kill ends where an uninterrupted run ends.
-KILL_AFTER_ENV = "ODYSSEY_KILL_AFTER_STEP"
-RESULTS_FORMAT = 1
-
-
-class RunError(RuntimeError):
-    """A run that cannot go on (an agent that returns no Decision, a tutorial that never ends...)."""
-
-
-class RunInterrupted(KeyboardInterrupt):
-    """Ctrl-C during a run: the run directory is left resumable; the message says from where."""
-
-
-@dataclass
-class CellOutcome:
-    path: Path
-    status: str  # finished | skipped
-    results: dict[str, Any]
-
-
-#: ``conf/eval/default.yaml`` as a dict: ``run_cell`` takes plain dicts without Hydra (Python, tests,
-#: benchmarks), and fills in what they leave out from here. A test keeps the two equal.
-_DEFAULT_EVAL: dict[str, Any] = {
-    "output_dir": "runs", "checkpoint_every": 25, "checkpoint_min_seconds": 5.0, "checkpoint_max_seconds": 60.0,
-    "keep_checkpoints": 2,
-    "overwrite": False,
-    "progress": "auto", "tag": "", "max_tutorial_steps": 1000,
-    "qa": {"enabled": True, "every": 0, "world_knowledge": 5, "episodic": 3, "choices": 4},
-}
-
-
-def _eval_settings(cfg: Mapping[str, Any]) -> dict[str, Any]:
-    ev = {**_DEFAULT_EVAL, **dict(cfg.get("eval") or {})}
-    ev["qa"] = {**_DEFAULT_EVAL["qa"], **dict(ev.get("qa") or {})}
-    return ev
-
-
-def _sanitize(info: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in info.items() if k not in ("valid_actions", "engine")}
+__all__ = ["KILL_AFTER_ENV", "RESULTS_FORMAT", "CellOutcome", "RunError", "RunInterrupted", "cell_path", "run_cell"]
 
 
 def run_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None,
@@ -97,51 +55,41 @@ def run_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None,
     ``cfg`` needs ``game`` (``name``, optional ``path``), ``agent`` (``name`` + parameters), ``llm``,
     ``seed``, ``max_steps``, ``tutorial`` and ``eval`` (see ``odyssey_eval/conf/eval/default.yaml``).
     """
-    cfg = {**dict(cfg), "eval": _eval_settings(cfg)}
-    for required in ("game", "agent", "seed", "max_steps"):
-        if required not in cfg or cfg[required] is None:
-            raise RunError(f"the config has no {required!r}")
-    if int(cfg["max_steps"]) < 1:
-        raise RunError(f"max_steps must be at least 1, got {cfg['max_steps']}")
+    cfg = lifecycle.checked(cfg)
     key = cell_key(cfg)
     rd = RunDir(run_path(cfg))
-    if cfg["eval"]["overwrite"]:
-        rd.wipe()
-    rd.check_cell(key)
-    if rd.finished:
-        log(f"skip (finished): {rd.path}")
-        return CellOutcome(rd.path, "skipped", rd.results())
-    return _Cell(cfg, key, rd, config_yaml, log).run()
+    return lifecycle.play(cfg, key, rd, lambda: _Cell(cfg, key, rd, config_yaml, log), log)
+
+
+def cell_path(cfg: Mapping[str, Any]) -> Path:
+    """The run directory ``run_cell(cfg)`` would use (raises for a config it would refuse)."""
+    return run_path(lifecycle.checked(cfg))
 
 
 class _Cell:
     def __init__(self, cfg: dict[str, Any], key: dict[str, Any], rd: RunDir, config_yaml: str | None,
                  log: Callable[[str], None]):
         from odyssey_env.env import OdysseyEnv
-        from odyssey_env.game import load_game
 
         self.cfg, self.key, self.rd, self.log = cfg, key, rd, log
         self.ev = cfg["eval"]
         self.qa = self.ev["qa"]
         self.seed = key["seed"]
         self.max_steps = key["max_steps"]
-        game_cfg = cfg["game"]
-        self.game = load_game(game_cfg.get("path") or game_cfg["name"], trust=bool(game_cfg.get("trust")))
+        self.game, self.content, self.facts = lifecycle.open_game(cfg["game"], rd, overwrite=self.ev["overwrite"])
         self.agent: Agent = build_agent(cfg["agent"], cfg.get("llm"), seed=self.seed)
         self.env = OdysseyEnv(self.game, valid_actions=bool(self.agent.needs_valid_actions),
-                              tutorial=key["tutorial"])
+                              tutorial=key["tutorial"], provenance=bool(self.ev["dependency_graph"]))
         self.task = Task(self.game.name, self.game.title, tuple(self.env.verbs()), self.seed, self.max_steps)
         self.config_yaml = config_yaml
-        interactive = bool(getattr(self.agent, "interactive", False))
-        self.checkpoint_every = 1 if interactive else max(1, int(self.ev["checkpoint_every"]))
-        self.progress_setting = False if interactive else self.ev["progress"]
-        kill = os.environ.get(KILL_AFTER_ENV)
-        self.kill_after = int(kill) if kill else -1
+        self.checkpoint_every, self.progress_setting, self.kill_after = lifecycle.cadence(
+            self.ev, bool(getattr(self.agent, "interactive", False)))
         # counters (saved in checkpoints)
         self.total = self.play = self.tutorial_steps = 0
         self.main = self.sup = self.tokens = 0
         self.terminated = self.stopped = False
         self.stop_usage = None  # model calls of a decision to stop: counted, though no step records them
+        self.checkpointed_at = -1  # the step of the newest checkpoint this process wrote or resumed from
         self.elapsed = 0.0
         self.wk_questions: list[Question] = []
         self.writer: JsonlWriter | None = None  # trajectory.jsonl and qa.jsonl, open while the run goes
@@ -151,20 +99,13 @@ class _Cell:
 
     # ------------------------------------------------------------ start / resume
     def _start(self) -> tuple[str, dict[str, Any]]:
-        self.rd.start(self.key, self.config_yaml)
-        if self.rd.checkpoints.exists():  # left by a run killed before its first checkpoint completed
-            shutil.rmtree(self.rd.checkpoints)
+        lifecycle.begin(self.rd, self.key, self.config_yaml, self.content, self.facts)
         self.agent.reset(self.task)
         obs, info = self.env.reset(seed=self.seed)
-        self.writer = JsonlWriter(self.rd.trajectory)
         self.reset_line = reset_record(self.game.name, self.seed, obs, info)
-        self.writer.write(self.reset_line)
-        self.qa_writer = JsonlWriter(self.rd.qa)
+        self.writer, self.qa_writer = lifecycle.open_files(self.rd, self.reset_line)
         if self.qa["enabled"]:
-            world = initial_world(self.game, self.seed, self.key["tutorial"])
-            self.wk_questions = world_knowledge_questions(
-                self.game, world, self.seed, per_template=int(self.qa["world_knowledge"]),
-                n_choices=int(self.qa["choices"]))
+            self.wk_questions = self._world_knowledge()
             self.rd.write_questions([q.to_dict() for q in self.wk_questions])
             self._ask("before")
         self.log(f"start: {self.rd.path}")
@@ -181,31 +122,27 @@ class _Cell:
         info = dict(r["info"])
         if self.agent.needs_valid_actions:
             info["valid_actions"] = self.env.valid_actions()
-        _check_length(self.rd.trajectory, r["trajectory_bytes"], ckpt.path.name)
-        _check_length(self.rd.qa, r["qa_bytes"], ckpt.path.name)
-        try:
-            seen = read_trajectory(self.rd.trajectory, limit_bytes=r["trajectory_bytes"])
-        except TrajectoryError as exc:
-            raise RunDirError(f"{exc}: the run directory is damaged (rerun with eval.overwrite=true)") from None
-        for step in seen.steps:
-            del step["observation"]  # as the loop keeps them
-        self.reset_line, self.records = seen.reset, seen.steps
-        self.writer = JsonlWriter(self.rd.trajectory, truncate_to=r["trajectory_bytes"])
-        self.qa_writer = JsonlWriter(self.rd.qa, truncate_to=r["qa_bytes"])
+        self.reset_line, self.records, self.writer, self.qa_writer = lifecycle.reopen_files(
+            self.rd, r, ckpt.path.name)
         for name in ("total", "play", "tutorial_steps", "main", "sup", "tokens", "elapsed"):
             setattr(self, name, r[name])
         self.terminated = r["terminated"]
+        self.checkpointed_at = self.total
         if self.qa["enabled"]:
-            self.wk_questions = [Question.from_dict(d) for d in self.rd.questions()]
+            self.wk_questions = lifecycle.stored_questions(self.rd, self._world_knowledge, [self.rd], self.log)
         self.log(f"resume from step {self.total}: {self.rd.path}")
         return obs, info
+
+    def _world_knowledge(self) -> list[Question]:
+        return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa)
 
     def _checkpoint(self, obs: str, info: Mapping[str, Any]) -> None:
         runner = {"total": self.total, "play": self.play, "tutorial_steps": self.tutorial_steps,
                   "main": self.main, "sup": self.sup, "tokens": self.tokens, "terminated": self.terminated,
                   "elapsed": self.elapsed + time.perf_counter() - self._t0,
                   "trajectory_bytes": self.writer.tell(), "qa_bytes": self.qa_writer.tell(),
-                  "observation": obs, "info": _sanitize(info)}
+                  "observation": obs, "info": sanitize(info)}
+        self.checkpointed_at = self.total
         self.rd.write_checkpoint(self.total, self.env.save_state(), runner, self.agent.save,
                                  keep=int(self.ev["keep_checkpoints"]))
 
@@ -243,14 +180,8 @@ class _Cell:
             finally:
                 progress.close()
             return self._finish()
-        except KeyboardInterrupt:
-            for writer in (self.writer, self.qa_writer):
-                if writer is not None:
-                    writer.close()
-            ckpt = self.rd.latest_checkpoint()
-            resume = ckpt.runner["total"] if ckpt is not None else 0
-            raise RunInterrupted(f"interrupted after step {self.total}: run the same command again to resume "
-                                 f"from step {resume} ({self.rd.path})") from None
+        except STOPPING as exc:  # the run stops; its directory stays resumable
+            lifecycle.stopped(exc, self.rd, self.total, (self.writer, self.qa_writer), "total")
 
     def _loop(self, obs: str, info: dict[str, Any], progress: NullProgress) -> None:
         env, agent, writer, records = self.env, self.agent, self.writer, self.records
@@ -263,6 +194,7 @@ class _Cell:
         perf = time.perf_counter
         last_checkpoint = perf()
         qa_every = int(self.qa["every"]) if self.qa["enabled"] else 0
+        show = None if type(progress) is NullProgress else progress.update  # batch runs: no call per step
         while not self.terminated and self.play < max_steps:
             tutorial = bool(info.get("in_tutorial"))
             if tutorial and self.tutorial_steps >= max_tutorial:
@@ -302,8 +234,11 @@ class _Cell:
             if (self.total % every == 0 and since >= min_gap) or since >= max_gap:
                 self._checkpoint(obs, info)
                 last_checkpoint = perf()
-            progress.update(self.play, self.main, self.sup, self.tokens, "tutorial" if tutorial else "")
+            if show is not None:
+                show(self.play, self.main, self.sup, self.tokens, "tutorial" if tutorial else "")
         progress.update(self.play, self.main, self.sup, self.tokens, force=True)
+        if self.checkpointed_at != self.total:  # the final state too: what a learning agent ends with is kept
+            self._checkpoint(obs, info)
 
     def _finish(self) -> CellOutcome:
         if self.qa["enabled"]:
@@ -311,8 +246,10 @@ class _Cell:
         self.writer.close()
         self.qa_writer.close()
         stop = self.stop_usage
+        stopped = stop is not None and bool(stop.calls)
         metrics = compute_metrics(Trajectory(self.reset_line, self.records), self.game,
-                                  stop_tokens=(stop.input_tokens, stop.output_tokens) if stop and stop.calls else None)
+                                  stop_tokens=(stop.input_tokens, stop.output_tokens) if stopped else None,
+                                  stop_calls=stop.by_purpose() if stopped else None)
         rounds = self.rd.qa_rounds()  # from the file: a resumed run asked its earlier rounds in another process
         end = "terminated" if self.terminated else "agent_stopped" if self.stopped else "max_steps"
         results = {
@@ -335,21 +272,15 @@ class _Cell:
             "main_reward": metrics["main_reward"],
             "supplementary_reward": metrics["supplementary_reward"],
             "metrics": metrics,
-            "qa": [{k: v for k, v in r.items() if k != "answers"} for r in rounds],
+            "qa": lifecycle.qa_summary(rounds),
             "wall_time": round(self.elapsed + time.perf_counter() - self._t0, 3),
-            "versions": {"odyssey_env": odyssey_env_version, "python": platform.python_version()},
+            "versions": lifecycle.versions(),
         }
+        if self.env.engine.provenance is not None:  # decided when the run started (it is in the saved state)
+            self.rd.write_dependency_graph(self.env.dependency_graph())
+            results["dependency_graph"] = DEPENDENCY_GRAPH
         self.rd.write_results(results)
         self.log(f"done ({end}, {metrics['play_steps']} play steps, main {metrics['main_reward']}, "
                  f"sup {metrics['supplementary_reward']}): {self.rd.path}")
         return CellOutcome(self.rd.path, "finished", results)
 
-
-def _check_length(path: Path, size: int, checkpoint: str) -> None:
-    """A run file must still hold the ``size`` bytes checkpoint ``checkpoint`` had seen before it is
-    cut back to them: a shorter one lost lines the checkpoint counts on (and truncating would pad it
-    with zero bytes). Saying so now beats a run that fails at its end."""
-    have = path.stat().st_size if path.exists() else 0
-    if have < size:
-        raise RunDirError(f"{path} is shorter than checkpoint {checkpoint} recorded; the run directory is "
-                          "damaged (rerun with eval.overwrite=true)")

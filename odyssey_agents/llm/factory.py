@@ -3,19 +3,26 @@
 ``name`` picks the backend; every other key is a constructor argument, checked against the
 backend's signature so that a misspelt option is an error, not a silent default. The cell seed is
 the sampling seed unless the group sets its own.
+
+Keys never come from a config: a config is written to the run directory (``cell.json``,
+``config.yaml``), echoed in messages and shared with results, so a setting named like a credential
+(``api_key``, ``token``, ``secret``, ``password``, ...) is refused, without repeating its value, in
+favour of ``api_key_env``, the name of the environment variable that holds the key.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Mapping
 from typing import Any
 
+from odyssey_agents.errors import ConfigError
 from odyssey_agents.llm.protocol import LLM
 from odyssey_agents.options import keyword_options
 
-__all__ = ["BACKENDS", "LLMConfigError", "build_llm"]
+__all__ = ["BACKENDS", "LLMConfigError", "build_llm", "refuse_secrets", "secret_settings"]
 
 #: Backend name -> "module:Class" (imported only when used).
 BACKENDS: dict[str, str] = {
@@ -30,12 +37,41 @@ BACKENDS: dict[str, str] = {
 DEFAULT_VLLM_URL = "http://127.0.0.1:8000/v1"
 
 
-class LLMConfigError(ValueError):
+class LLMConfigError(ConfigError):
     """An ``llm`` group that names no known backend or passes options it does not take."""
+
+
+#: The last word of a setting that holds a credential (``api_key``, ``hf_token``, ``client_secret``...);
+#: ``max_tokens``, ``token_param`` or ``api_key_env`` (a variable's name) end otherwise.
+_SECRET_WORD = re.compile(r"(?:^|[_\-.])(?:key|apikey|token|secret|password|passwd|passphrase|credentials?|"
+                          r"authorization|auth|bearer|cookie)$", re.IGNORECASE)
+
+
+def secret_settings(cfg: Any, prefix: str = "llm") -> list[str]:
+    """Dotted names of the settings in ``cfg`` (nested mappings included) named like a credential."""
+    found: list[str] = []
+    if isinstance(cfg, Mapping):
+        for key, value in cfg.items():
+            name = f"{prefix}.{key}" if prefix else str(key)
+            if _SECRET_WORD.search(str(key)) and value not in (None, ""):
+                found.append(name)
+            found += secret_settings(value, name)
+    return found
+
+
+def refuse_secrets(cfg: Any, prefix: str = "llm") -> None:
+    """Raise :class:`LLMConfigError` if ``cfg`` carries a credential (see the module docstring)."""
+    found = secret_settings(cfg, prefix)
+    if found:
+        raise LLMConfigError(
+            f"{', '.join(found)}: keys are not taken from configs (configs are written to run directories "
+            "and printed); put the key in an environment variable and name it with llm.api_key_env=VARIABLE "
+            "(default OPENAI_API_KEY)")
 
 
 def build_llm(cfg: Mapping[str, Any], *, seed: int = 0) -> LLM:
     """Build the backend an ``llm`` config group describes (see module docstring)."""
+    refuse_secrets(cfg)
     params = {k: v for k, v in dict(cfg).items() if v is not None}  # null in YAML: the backend's default
     name = params.pop("name", None)
     if name in (None, "none"):
@@ -59,5 +95,7 @@ def build_llm(cfg: Mapping[str, Any], *, seed: int = 0) -> LLM:
                              f"it takes: {', '.join(sorted(accepted - {'backend'}))}")
     try:
         return cls(**params)
-    except TypeError as exc:
+    except (TypeError, ValueError) as exc:  # a value the backend refuses (max_tokens=0, ...)
+        if isinstance(exc, ConfigError):
+            raise
         raise LLMConfigError(f"cannot build llm backend {name!r}: {exc}") from exc

@@ -16,6 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from odyssey_agents.base import Call
+from odyssey_agents.errors import OdysseyError
 
 __all__ = ["LLM", "Completion", "ContextOverflow", "LLMError", "Message", "MissingExtra", "require"]
 
@@ -25,8 +26,9 @@ Message = dict[str, str]
 DISTRIBUTION = "odyssey-gym"
 
 
-class LLMError(RuntimeError):
-    """A model call that failed for good (after the backend's retries)."""
+class LLMError(OdysseyError, RuntimeError):
+    """A model call that failed for good (after the backend's retries), or a backend that cannot start
+    (no key); the run directory stays resumable."""
 
 
 class ContextOverflow(LLMError):
@@ -39,7 +41,7 @@ class ContextOverflow(LLMError):
                                     f"context window of {limit} tokens")
 
 
-class MissingExtra(ImportError):
+class MissingExtra(OdysseyError, ImportError):
     """A backend whose libraries are not installed; the message says what to install."""
 
 

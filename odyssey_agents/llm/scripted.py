@@ -36,6 +36,10 @@ _EXITS = re.compile(r"^Neighboring areas: (.+)\.$", re.MULTILINE)
 _HOLD = re.compile(r"^I am holding (.+)\.$", re.MULTILINE)
 _PLACE = re.compile(r"^Current Location: (.+)$", re.MULTILINE)
 _CHOICE = re.compile(r"^\s*([A-Z])[).:]\s", re.MULTILINE)
+_STORED = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
+_NEW_FACT = re.compile(r"^- (.+)$", re.MULTILINE)
+_TASK = re.compile(r"^Task: (.+)$", re.MULTILINE)
+_DID = re.compile(r"^Action: (.+)$", re.MULTILINE)
 
 
 class ScriptedLLM(LLM):
@@ -87,7 +91,7 @@ class ScriptedLLM(LLM):
         return Completion(text, prompt_tokens, word_tokens(text), time.perf_counter() - start, purpose)
 
     # ------------------------------------------------------------------ the rule-based player
-    def _reply(self, messages: Sequence[Message], keys: Sequence[str], rng: random.Random) -> dict[str, str]:
+    def _reply(self, messages: Sequence[Message], keys: Sequence[str], rng: random.Random) -> dict[str, Any]:
         prompt = messages[-1].get("content", "") if messages else ""
         seen = _last(_SEE, prompt)
         objects = [] if seen in (None, "no objects") else [_strip_count(x) for x in seen.split(", ")]
@@ -97,7 +101,9 @@ class ScriptedLLM(LLM):
         place = _last(_PLACE, prompt) or "somewhere"
         hands_full = (_last(_HOLD, prompt) or "").count(",") >= 1
         action = self._action(objects, npcs, exits, hands_full, rng)
-        out: dict[str, str] = {}
+        holding = _last(_HOLD, prompt) or ""
+        task = _last(_TASK, prompt) or ""
+        out: dict[str, Any] = {}
         for key in keys:
             if key == "action":
                 out[key] = action
@@ -112,6 +118,27 @@ class ScriptedLLM(LLM):
             elif key == "answer":
                 letters = _CHOICE.findall(prompt)
                 out[key] = rng.choice(letters) if letters else "A"
+            # the retrieval paradigms' roles: Mem0's extraction and update, Voyager's curriculum, critic, skills
+            elif key == "facts":
+                out[key] = _facts(place, exits, objects, npcs)
+            elif key == "operations":
+                out[key] = _operations(prompt)
+            elif key == "task":
+                targets = [f"go to {e}" for e in exits] + [f"pick up {o}" for o in objects[:3]]
+                out[key] = rng.choice(targets) if targets else "look around"
+            elif key == "success":
+                goal = task.rpartition(" ")[2]
+                done = (task.startswith("go to ") and place.endswith(goal)) or (
+                    task.startswith("pick up ") and goal in holding)
+                out[key] = "yes" if goal and done else "no"
+            elif key == "critique":
+                out[key] = f"I am at {place}, holding {holding or 'nothing'}."
+            elif key == "name":
+                out[key] = "_".join(task.split()[:4]) or "skill"
+            elif key == "description":
+                out[key] = f"How to {task or 'act'}."
+            elif key == "steps":
+                out[key] = "; ".join(_DID.findall(prompt)[-4:]) or "wait"
             else:
                 out[key] = ""
         return out
@@ -149,6 +176,40 @@ class ScriptedLLM(LLM):
 def _last(pattern: re.Pattern[str], text: str) -> str | None:
     found = pattern.findall(text)
     return found[-1] if found else None
+
+
+def _facts(place: str, exits: list[str], objects: list[str], npcs: list[str]) -> list[str]:
+    """What a note-taker would keep of an observation: connections, objects, people."""
+    where = place.rpartition(", ")[2]
+    out = []
+    if exits:
+        out.append(f"{where} connects to {', '.join(exits)}.")
+    if objects:
+        out.append(f"{where} has {', '.join(objects[:6])}.")
+    if npcs:
+        out.append(f"{where} is where {', '.join(npcs)} can be found.")
+    return out
+
+
+def _operations(prompt: str) -> list[dict[str, str]]:
+    """Mem0's update by rule: a known fact is NONE, a fact about a stored subject (same first two words)
+    UPDATEs it, anything else is ADDed."""
+    stored_part, _, new_part = prompt.partition("New facts:")
+    stored = _STORED.findall(stored_part)
+    ops: list[dict[str, str]] = []
+    used: set[str] = set()
+    for fact in _NEW_FACT.findall(new_part):
+        same = next((k for k, text in stored if text == fact and k not in used), None)
+        subject = next((k for k, text in stored if text.split()[:2] == fact.split()[:2] and k not in used), None)
+        if same is not None:
+            ops.append({"event": "NONE", "id": same})
+            used.add(same)
+        elif subject is not None:
+            ops.append({"event": "UPDATE", "id": subject, "text": fact})
+            used.add(subject)
+        else:
+            ops.append({"event": "ADD", "text": fact})
+    return ops
 
 
 def _strip_count(item: str) -> str:

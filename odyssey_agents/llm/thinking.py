@@ -11,27 +11,37 @@ import re
 
 __all__ = ["split_thinking"]
 
-_BLOCK = re.compile(r"<think>(.*?)</think>", re.DOTALL | re.IGNORECASE)
-_OPEN = re.compile(r"<think>", re.IGNORECASE)
-_CLOSE = re.compile(r"</think>", re.IGNORECASE)
+_TAG = re.compile(r"<(/?)think>", re.IGNORECASE)
 
 
 def split_thinking(text: str) -> tuple[str, str | None]:
     """Return ``(answer, thinking)``; thinking is None when the text has none.
 
     An unclosed ``<think>`` (the reply ran out of tokens while thinking) leaves no answer. A lone
-    ``</think>`` (templates that open the block in the prompt) ends the thinking.
+    ``</think>`` (templates that open the block in the prompt) ends the thinking. One walk over the
+    tags, so a reply of ten thousand ``<think>`` costs no more than reading it.
     """
-    thoughts = [m.strip() for m in _BLOCK.findall(text)]
-    answer = _BLOCK.sub("", text)
-    close = _CLOSE.search(answer)
-    if close:
-        thoughts.insert(0, answer[: close.start()].strip())
-        answer = answer[close.end():]
-    opened = _OPEN.search(answer)
-    if opened:
-        thoughts.append(answer[opened.end():].strip())
-        answer = answer[: opened.start()]
-    if not thoughts:
+    answer: list[str] = []  # the pieces outside thinking, in order
+    blocks: list[str] = []
+    lead: str | None = None  # everything before a lone </think>
+    pos, opened = 0, -1  # opened: where the open block's text starts
+    for m in _TAG.finditer(text):
+        closing = bool(m.group(1))
+        if opened < 0 and not closing:
+            answer.append(text[pos: m.start()])
+            opened = m.end()
+        elif opened >= 0 and closing:
+            blocks.append(text[opened: m.start()].strip())
+            opened, pos = -1, m.end()
+        elif opened < 0 and lead is None:  # the first lone </think>: what came before was thinking
+            answer.append(text[pos: m.start()])
+            lead = "".join(answer).strip()
+            answer, pos = [], m.end()
+        # a <think> inside a block, or a later lone </think>, is part of the text around it
+    unclosed = text[opened:].strip() if opened >= 0 else None
+    if unclosed is None:
+        answer.append(text[pos:])
+    if lead is None and not blocks and unclosed is None:
         return text, None
-    return answer.strip(), "\n".join(t for t in thoughts if t)
+    thoughts = [t for t in (lead, *blocks, unclosed) if t]
+    return "".join(answer).strip(), "\n".join(thoughts)

@@ -54,6 +54,7 @@ class PlannerBase:
         self.used: list[tuple[Any, ...]] = []  # source keys followed this step (for stall handling)
         self._fights: dict[tuple[Any, ...], combat.Forecast] = {}  # forecasts kept across steps
         self.calm_until = 0  # no opportunism before this step (set when the agent stalls)
+        self.plan_progress: dict[str, int] = {}  # predicate condition -> plan steps done (event steps count once)
         self.let_go: dict[str, int] = {}  # handle -> step a goal put it down (not picked up on a whim)
         self.reserved: dict[str, int] = {}  # object type -> last step a plan needed it (never sold)
         self.v: View  # set by decide() every step
@@ -65,7 +66,7 @@ class PlannerBase:
         self._routing: int = 0
         self._stages_memo: dict[tuple[Any, ...], Any] = {}
         self._wanted_later: dict[str, tuple[int, str | None]] = {}
-        self._not_from: str | None = None  # an area whose ground is not a source (things are put there)
+        self._not_from: tuple[str, str] | None = None  # (area, type): not taken from that ground (it goes there)
         self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
 
     @contextlib.contextmanager
@@ -83,10 +84,14 @@ class PlannerBase:
                 del self._needed[type_name]
 
     @contextlib.contextmanager
-    def sparing(self, area: str | None) -> Iterator[None]:
-        """Plan without taking anything from the ground of ``area`` (the goal is to put it there)."""
+    def sparing(self, area: str | None, type_name: str) -> Iterator[None]:
+        """Plan without taking ``type_name`` from the ground of ``area`` (the goal is to put it there).
+
+        Only that type is spared: its ingredients may still be taken there (a recipe whose materials
+        lie where its product must end up is no obstacle).
+        """
         before = self._not_from
-        self._not_from = area
+        self._not_from = (area, type_name) if area is not None else None
         try:
             yield
         finally:
@@ -104,6 +109,19 @@ class PlannerBase:
         finally:
             self._keep.pop()
 
+    def sticky_min(self, key: tuple[Any, ...], options: list[Any], cost: Callable[[Any], float]) -> Any | None:
+        """The cheapest of ``options`` (file order breaks ties), except that last step's choice under
+        ``key`` is kept while it costs at most half as much again as the cheapest (plus 5 steps): as
+        the agent moves, estimates of alternatives swap, and a plain minimum walks back and forth."""
+        costed = [(c, i, o) for i, o in enumerate(options) if (c := cost(o)) < INF]
+        if not costed:
+            return None
+        cheapest = min(costed, key=lambda x: (x[0], x[1]))
+        last = self.last_choice.get(key, (None,))[0]
+        choice = next((o for c, _, o in costed if repr(o) == last and c <= cheapest[0] * 1.5 + 5), cheapest[2])
+        self.last_choice[key] = (repr(choice),)
+        return choice
+
     # ------------------------------------------------------------------ memory that outlives a step
     def memory(self) -> dict[str, Any]:
         """What the planner remembers between steps, as JSON-ready data (for checkpoints).
@@ -116,6 +134,7 @@ class PlannerBase:
             "reserved": dict(self.reserved),
             "let_go": dict(self.let_go),
             "calm_until": self.calm_until,
+            "plan_progress": dict(self.plan_progress),
         }
 
     def restore(self, data: dict[str, Any]) -> None:
@@ -125,3 +144,4 @@ class PlannerBase:
         self.reserved = dict(data["reserved"])
         self.let_go = dict(data["let_go"])
         self.calm_until = int(data["calm_until"])
+        self.plan_progress = {k: int(n) for k, n in data.get("plan_progress", {}).items()}

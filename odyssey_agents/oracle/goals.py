@@ -8,6 +8,7 @@ primitives of the other parts: going somewhere, having or holding things, fighti
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.oracle.core import INF, SAFE_TEXT, PlannerBase, Stuck
@@ -146,8 +147,8 @@ class Goals(PlannerBase):
         v = self.v
         if any(v.tname(h) in c.objects for h in v.agent.equipment.values()):
             return None
-        best = min(c.objects, key=lambda t: (self.cost_have(t, 1), c.objects.index(t)), default=None)
-        if best is None or self.cost_have(best, 1) == INF:
+        best = self.sticky_min(("equip_any", *c.objects), list(c.objects), lambda t: self.cost_have(t, 1))
+        if best is None:
             raise Stuck(f"none of {', '.join(c.objects)} can be had")
         return self.equip(best)
 
@@ -223,14 +224,14 @@ class Goals(PlannerBase):
         v = self.v
         if c.area in v.state.areas and v.lying_count(c.area, c.object) >= c.count:
             return None
-        with self.sparing(c.area):  # what lies there already counts: bring more
+        with self.sparing(c.area, c.object):  # what lies there already counts: bring more
             return self.drop_in(c.object, c.area)
 
     def _e_object_in_area(self, c: Condition) -> float:
         missing = c.count - self.v.lying_count(c.area, c.object)
         if missing <= 0:
             return 0
-        with self.sparing(c.area):
+        with self.sparing(c.area, c.object):
             return self.cost_have(c.object, missing) + self.travel(c.area) + 2
 
     def _c_level_at_least(self, c: Condition) -> str | None:
@@ -271,6 +272,10 @@ class Goals(PlannerBase):
         if any(_family(s) != "event" and holds(self.v.engine, self.v.agent, s) for s in subs):
             return None
         order = sorted(range(len(subs)), key=lambda i: (self.estimate(subs[i]), i))
+        first = self.sticky_min(("any_of", repr(c)), order, lambda i: self.estimate(subs[i]))
+        if first is not None:  # the branch followed last step stays first unless another is clearly cheaper
+            order.remove(first)
+            order.insert(0, first)
         reasons = []
         for i in order:
             try:
@@ -312,9 +317,13 @@ class Goals(PlannerBase):
         if c.name == "did":  # the engine's own event predicate (odyssey_env.steprules.event_checks)
             args = dict(c.args)
             return self.cause(args.pop("kind", ""), args)
-        raise Stuck(f"predicate {c.name!r} is opaque to the planner")
+        if c.plan:
+            return self._follow_plan(c)
+        raise Stuck(f"predicate {c.name!r} is opaque to the planner (it has no plan)")
 
     def _e_predicate(self, c: Condition) -> float:
+        if c.plan:
+            return sum(self.estimate(s) for s in self._plan_left(c))
         if c.name != "did":
             return INF
         kind = c.args.get("kind", "")
@@ -326,6 +335,44 @@ class Goals(PlannerBase):
         except Stuck:
             return INF
 
+    # ---- a game's own predicates, through their plans -------------------------
+    @staticmethod
+    def plan_key(c: Condition) -> str:
+        """A stable name for a predicate condition (the same in every process, for checkpoints)."""
+        return f"{c.name}:{json.dumps(c.args, sort_keys=True, default=str)}"
+
+    def _plan_left(self, c: Condition) -> list[Condition]:
+        """The steps of ``c``'s plan still to do: state steps that do not hold, event steps not yet caused."""
+        from odyssey_env.quests.conditions import holds
+
+        v, key = self.v, self.plan_key(c)
+        passed = self.plan_progress.get(key, 0)
+        left = []
+        for i, step in enumerate(c.plan):
+            if _family(step) == "event" or (step.type == "predicate" and step.name == "did"):
+                if i < passed:
+                    continue
+                if holds(v.engine, v.agent, step):  # it happened on the step just played
+                    self.plan_progress[key] = passed = i + 1
+                    continue
+            elif holds(v.engine, v.agent, step):
+                continue
+            left.append(step)
+        return left
+
+    def _follow_plan(self, c: Condition) -> str | None:
+        """Next command of a predicate's plan: the first step that is not done, in order.
+
+        A state step counts while it holds (and is redone if it stops holding); an event step counts
+        once it has happened. When every step is done the predicate should hold: if it does not, its
+        plan is wrong, which the caller learns as :class:`Stuck`.
+        """
+        left = self._plan_left(c)
+        if not left:
+            raise Stuck(f"every step of the plan of predicate {c.name!r} is done, yet it does not hold")
+        command = self.achieve(left[0])
+        return command if command is not None else self._idle()
+
     # ---- causing one event (the ``did`` predicate) ------------------------------
     def cause(self, kind: str, match: dict[str, Any]) -> str | None:
         """Next command toward making an event ``kind`` with data ``match`` happen this step."""
@@ -334,8 +381,43 @@ class Goals(PlannerBase):
             return self.achieve(as_condition)
         handler = getattr(self, f"_did_{kind}", None)
         if handler is None:
-            raise Stuck(f"no plan to cause a {kind!r} event")
+            return self._cause_by_trial(kind, match)
         return handler(**match)
+
+    def _cause_by_trial(self, kind: str, match: dict[str, Any]) -> str:
+        """A command valid now whose step makes an event ``kind`` (data matching ``match``) happen.
+
+        Events of a game's own verbs (its ``rules.py``) have no handler here, so each listed command
+        of those verbs, then of the engine's optional verbs, is played on a copy of the world and
+        the first whose events match is chosen. Preconditions the verb needs must come first (in a
+        predicate's plan); when no command makes the event now this is :class:`Stuck`.
+        """
+        from odyssey_env.engine import Turn
+        from odyssey_env.rules import OPTIONAL_VERBS
+
+        v = self.v
+        key = ("trial", kind, json.dumps(match, sort_keys=True, default=str), v.state.step)
+        if key in self._memo:
+            found = self._memo[key]
+        else:
+            found = None
+            rules = v.engine.rules.actions
+            own = [verb for verb, rule in rules.items() if not type(rule).__module__.startswith("odyssey_env.")]
+            order = own + [verb for verb in OPTIONAL_VERBS if verb in rules]
+            probe = Turn(v.engine, v.agent, probe=True)
+            for verb in order:
+                for command in rules[verb].candidates(probe):
+                    if any(ev.kind == kind and ev.agent == self.agent_id and
+                           all(ev.data.get(k) == want for k, want in match.items())
+                           for ev in simulate(v.engine, self.agent_id, command)):
+                        found = command
+                        break
+                if found is not None:
+                    break
+            self._memo[key] = found
+        if found is None:
+            raise Stuck(f"no command now causes a {kind!r} event")
+        return found
 
     def _did_object_inspected(self, object: str | None = None, handle: str | None = None) -> str | None:
         v = self.v
@@ -455,6 +537,21 @@ class Goals(PlannerBase):
         if worn is None:
             return self.equip(object)
         return f"unequip {worn}" if v.fits_hands(worn) else self.make_room()
+
+
+def simulate(engine: Any, agent_id: str, command: str) -> list[Any]:
+    """The events ``command`` would cause now, played on a copy of the world (the engine is untouched)."""
+    import copy
+    import pickle
+    import random
+
+    sim = copy.copy(engine)
+    sim.state = pickle.loads(pickle.dumps(engine.state, protocol=pickle.HIGHEST_PROTOCOL))
+    sim.rng = random.Random()
+    sim.rng.setstate(engine.rng.getstate())
+    sim.options = dict(engine.options)
+    sim.step({agent_id: command})
+    return list(sim.events)
 
 
 def _family(c: Condition) -> str:

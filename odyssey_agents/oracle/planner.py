@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from odyssey_agents.oracle import combat
-from odyssey_agents.oracle.core import LET_GO_STEPS, Stuck
+from odyssey_agents.oracle.core import INF, LET_GO_STEPS, Stuck
 from odyssey_agents.oracle.goals import Goals
 from odyssey_agents.oracle.navigation import Navigation
 from odyssey_agents.oracle.supply import Supply
@@ -84,8 +84,7 @@ class Planner(Goals, Navigation, Supply, Tactics):
         if quick is not None:
             return quick, "opportunity"
 
-        ranked = sorted(enumerate(goals), key=lambda ig: (self.estimate(ig[1]), ig[0])) if len(goals) > 1 \
-            else list(enumerate(goals))
+        ranked = self._rank_goals(goals)
         reasons = []
         for _, cond in ranked:
             try:
@@ -93,12 +92,30 @@ class Planner(Goals, Navigation, Supply, Tactics):
             except Stuck as exc:
                 reasons.append(str(exc))
                 continue
+            self.last_choice[("goal",)] = (repr(cond),)
             if command is None:  # it holds: stand still while the quest rule awards it
                 return "wait", f"{cond.type} holds"
             if command.startswith(("drop ", "discard ")):
                 self.let_go[command.split()[-1 if command.startswith("drop ") else -2]] = step
             return command, f"toward {cond.type}"
         return self._idle(), "idle: " + ("; ".join(reasons) or "nothing to do")
+
+    def _rank_goals(self, goals: list[Condition]) -> list[tuple[int, Condition]]:
+        """Open goals, cheapest first, but the goal worked on last step stays first unless another is
+        clearly cheaper: with parallel stages (a DAG quest) whose costs swap as the agent moves, pure
+        cheapest-first walks back and forth between them forever."""
+        if len(goals) < 2:
+            return list(enumerate(goals))
+        costs = [self.estimate(g) for g in goals]
+        cheapest = min(costs)
+        last = self.last_choice.get(("goal",), (None,))[0]
+
+        def rank(ig: tuple[int, Condition]) -> tuple[float, int, int]:
+            i, g = ig
+            sticky = costs[i] < INF and repr(g) == last and costs[i] <= cheapest * 1.5 + 5
+            return (cheapest if sticky else costs[i], 0 if sticky else 1, i)
+
+        return sorted(enumerate(goals), key=rank)
 
     def _later_stages(self, engine: Engine) -> list[Condition]:
         """Conditions of the main-quest stages not done yet (what they need is not sold early)."""
@@ -214,4 +231,5 @@ def _nested(conds: Iterable[Condition]) -> Iterator[Condition]:
     while stack:
         c = stack.pop()
         stack.extend(c.conditions)
+        stack.extend(c.plan)
         yield c

@@ -126,8 +126,9 @@ class Supply(PlannerBase):
             return out
         here = v.here
         # lying on the ground
+        spared = self._not_from[0] if self._not_from is not None and self._not_from[1] == t else None
         for area, handle, count in v.ground.get(t, ()):
-            if area == self._not_from:
+            if area == spared:
                 continue
             d = 0 if area == here else self.travel(area)
             if d == INF:
@@ -136,7 +137,7 @@ class Supply(PlannerBase):
             out.append(Offer(d + 1, 1, count, ("pick", t, area), run))
         # inside a container lying somewhere
         for area, box, _inner, count in v.boxed.get(t, ()):
-            if area == self._not_from:
+            if area == spared:
                 continue
             d = 0 if area == here else self.travel(area)
             if d == INF:
@@ -273,7 +274,7 @@ class Supply(PlannerBase):
         worn = v.worn(t)
         if worn is not None:
             return f"unequip {worn}" if v.hands_free() >= 1 else self.make_room()
-        lying = v.lying(v.here, t) if v.here != self._not_from else []
+        lying = v.lying(v.here, t) if self._not_from != (v.here, t) else []
         if lying:
             handle = lying[0][0]
             return f"pick up {handle}" if v.fits_hands(handle) else self.make_room()
@@ -346,6 +347,11 @@ class Supply(PlannerBase):
         if area is None:
             raise Stuck(f"no {' and '.join(ot.recipe.stations)} for {t}")
         ingredients = ot.recipe.ingredients
+        if sum(ingredients.values()) * times > v.game.spec.agent.hands and not v.containers():
+            # more units than hands: without a bag (lost at a death, say) gathering would juggle forever
+            box = self._cheapest_of_category("container")
+            if box is not None and self.cost_have(box, 1) < INF:
+                return self.equip(box)
         with contextlib.ExitStack() as stack:
             for ing, k in ingredients.items():
                 stack.enter_context(self.need(ing, k * times))

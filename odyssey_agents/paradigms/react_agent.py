@@ -21,6 +21,7 @@ from typing import Any, ClassVar
 
 from odyssey_agents.addons import AddonConfigError, Addons, canonical_addons
 from odyssey_agents.base import Agent, Answer, Decision, Task, Usage
+from odyssey_agents.errors import ConfigError
 from odyssey_agents.llm import LLM, ContextOverflow, build_llm
 from odyssey_agents.llm.protocol import Completion
 from odyssey_agents.memory import StepRecord
@@ -81,7 +82,9 @@ class ReActAgent(Agent):
         llm = build_llm(llm_cfg, seed=seed)
         try:
             return cls(llm, **params)
-        except TypeError as exc:
+        except (TypeError, ValueError) as exc:  # a setting of the wrong type (memory_size=abc, ...)
+            if isinstance(exc, ConfigError):
+                raise
             raise AgentConfigError(f"cannot build agent {cls.name!r}: {exc}") from exc
 
     @classmethod
@@ -113,6 +116,7 @@ class ReActAgent(Agent):
             self._reflect(observation, usage)
         if self.addons.summarisation and len(self.pending) >= self._summary_at:
             self._summarise(usage)
+        self._prepare(observation, usage)
         messages = self._fit(observation)
         if messages is None:  # the long-context "stop" policy
             return Decision("wait", reasoning="context window full: the agent stops", usage=usage, stop=True)
@@ -126,6 +130,7 @@ class ReActAgent(Agent):
             self.counters["malformed"] += 1
             action, reasoning = "wait", f"(unusable reply: {reply.error}; waiting)"
         self._absorb(reply)
+        self._acted(messages, completion, reply)
         self._remember(StepRecord(self.steps, observation, reasoning, action, not reply.ok))
         return Decision(action, reasoning, usage, malformed=not reply.ok, raw=_raw(completion))
 
@@ -152,8 +157,15 @@ class ReActAgent(Agent):
         """Paradigm state shown in the prompt (Mem1's internal state)."""
         return []
 
+    def _prepare(self, observation: str, usage: Usage) -> None:
+        """Work a paradigm does before its act prompt, after the add-ons (the retrieval paradigms
+        store the previous step and retrieve for this one); its model calls go into ``usage``."""
+
     def _absorb(self, reply: Reply) -> None:
         """Read paradigm-specific keys of the reply (Mem1's ``memory``)."""
+
+    def _acted(self, messages: list[dict[str, str]], completion: Completion, reply: Reply) -> None:
+        """The act call's prompt and reply, for paradigms that learn from them (LoRA SFT, RL)."""
 
     def _remember(self, record: StepRecord) -> None:
         self.steps += 1

@@ -25,6 +25,10 @@ _DECODER = json.JSONDecoder(strict=False)  # tolerate raw newlines inside string
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
 _SMART = str.maketrans({"“": '"', "”": '"', "‘": "'", "’": "'"})
 _MAX_OBJECTS = 64
+_MAX_STARTS = 64  # positions where an object is tried: bounds the work on a reply full of braces
+_MAX_SCANS = 8  # brace-matching scans of the whole reply (see _Braces)
+_MAX_REPAIR_CHARS = 100_000  # an object this long is decoded as JSON or not at all, never by literal_eval
+_SPECIAL = re.compile(r"[{}\"'\\]")
 _STRING_VALUE = r'"\s*:\s*"((?:[^"\\]|\\.)*)"'
 
 
@@ -42,7 +46,12 @@ class Reply:
 
     def text(self, key: str) -> str:
         value = self.fields.get(key)
-        return value.strip() if isinstance(value, str) else ("" if value is None else json.dumps(value))
+        if isinstance(value, str) or value is None:
+            return (value or "").strip()
+        try:
+            return json.dumps(value)
+        except (TypeError, ValueError, RecursionError):  # nested deeper than the stack allows here
+            return ""
 
     @property
     def action(self) -> str:
@@ -50,64 +59,102 @@ class Reply:
 
 
 def _objects(text: str) -> list[tuple[dict[str, Any], bool]]:
-    """Every JSON object that starts at some ``{``, outermost first; flag those needing repair."""
+    """Every JSON object that starts at some ``{``, outermost first; flag those needing repair.
+
+    At most ``_MAX_STARTS`` positions are tried and brace matching is shared between them
+    (:class:`_Braces`), so the work stays linear in the reply's length whatever the model wrote.
+    """
     found: list[tuple[dict[str, Any], bool]] = []
+    braces = _Braces(text)
     pos = text.find("{")
     end_of_last = -1
-    while pos != -1 and len(found) < _MAX_OBJECTS:
+    starts = 0
+    while pos != -1 and len(found) < _MAX_OBJECTS and starts < _MAX_STARTS:
         if pos > end_of_last:
+            starts += 1
             try:
                 value, end = _DECODER.raw_decode(text, pos)
-            except json.JSONDecodeError:
-                value, end = _repair(text, pos)
-                if isinstance(value, dict):
-                    found.append((value, True))
-                    end_of_last = end
-            else:
-                if isinstance(value, dict):
-                    found.append((value, False))
-                    end_of_last = end - 1
+                end -= 1
+                repaired = False
+            except (ValueError, RecursionError):  # JSONDecodeError, over-long integers, deep nesting
+                value, end = _repair(text, pos, braces)
+                repaired = True
+            if isinstance(value, dict):
+                found.append((value, repaired))
+                end_of_last = end
         pos = text.find("{", pos + 1)
     return found
 
 
-def _repair(text: str, pos: int) -> tuple[Any, int]:
+def _repair(text: str, pos: int, braces: _Braces) -> tuple[Any, int]:
     """Trailing commas, typographic quotes and Python literals, for the span up to the matching brace."""
-    end = _matching_brace(text, pos)
-    if end < 0:
+    end = braces.closing(pos)
+    if end < 0 or end - pos > _MAX_REPAIR_CHARS:
         return None, -1
     span = _TRAILING_COMMA.sub(r"\1", text[pos: end + 1].translate(_SMART))
     try:
         return _DECODER.decode(span), end
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         pass
     try:
         value = ast.literal_eval(span.replace("true", "True").replace("false", "False").replace("null", "None"))
-    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        # Python literals JSON cannot hold become JSON here, not a crash later: tuple keys are dropped,
+        # sets become sorted lists and anything else (bytes, Ellipsis, complex) its repr.
+        return json.loads(json.dumps(value, skipkeys=True, default=_jsonable)), end
+    except Exception:  # literal_eval of model text raises many kinds (SyntaxError, TypeError, MemoryError, ...)
         return None, -1
-    return value, end
 
 
-def _matching_brace(text: str, pos: int) -> int:
-    depth, quote, escape = 0, "", False
-    for i in range(pos, len(text)):
-        ch = text[i]
-        if quote:
-            if escape:
-                escape = False
-            elif ch == "\\":
-                escape = True
-            elif ch == quote:
-                quote = ""
-        elif ch in "\"'":
-            quote = ch
-        elif ch == "{":
-            depth += 1
-        elif ch == "}":
-            depth -= 1
-            if depth == 0:
-                return i
-    return -1
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=repr)  # repr: a set of mixed types has no order of its own
+    return repr(value)
+
+
+class _Braces:
+    """Where the ``{`` at a position closes, for many positions in a few linear scans.
+
+    A scan from one ``{`` tracks quotes and nesting to the end of the text and records the closing
+    brace of every ``{`` it meets outside a string: a scan started at such a ``{`` would see exactly
+    the same characters in the same state. Only a ``{`` that sat inside a string needs a scan of its
+    own, and at most ``_MAX_SCANS`` are made.
+    """
+
+    def __init__(self, text: str):
+        self.text = text
+        self.close: dict[int, int] = {}
+        self.scans = 0
+
+    def closing(self, pos: int) -> int:
+        if pos not in self.close:
+            if self.scans >= _MAX_SCANS:
+                return -1
+            self.scans += 1
+            self._scan(pos)
+        return self.close[pos]
+
+    def _scan(self, start: int) -> None:
+        close = self.close
+        open_at: list[int] = []
+        quote, skip = "", -1
+        for m in _SPECIAL.finditer(self.text, start):
+            i = m.start()
+            if i == skip:
+                continue
+            ch = m.group()
+            if quote:
+                if ch == "\\":
+                    skip = i + 1
+                elif ch == quote:
+                    quote = ""
+            elif ch in "\"'":
+                quote = ch
+            elif ch == "{":
+                open_at.append(i)
+            elif ch == "}" and open_at:
+                close.setdefault(open_at.pop(), i)
+        for i in open_at:
+            close.setdefault(i, -1)
 
 
 def _salvage(text: str, keys: Sequence[str]) -> dict[str, Any]:

@@ -259,8 +259,9 @@ def _all_of(engine, agent, c):
     return all(holds(engine, agent, sub) for sub in c.conditions)
 
 
-@_register("predicate", "predicate", ("name",), ("args",),
-           doc="The game's registered predicate `name(engine, agent, **args)` returns true.")
+@_register("predicate", "predicate", ("name",), ("args", "plan"),
+           doc="The game's registered predicate `name(engine, agent, **args)` returns true; `plan` lists "
+               "vocabulary conditions (or `did` events) that, done in order, make it hold.")
 def _predicate(engine, agent, c):
     return bool(engine.game.rules.predicates[c.name](engine, agent, **c.args))
 
@@ -292,8 +293,8 @@ def check_condition(game: Game, cond: Condition, file: str, path: str,
     for f in kind.required:
         if not getattr(cond, f) and getattr(cond, f) != 0:
             bad(f"{path}.{f}", f"condition type {cond.type!r} needs {f!r}")
-    if cond.count < 1:
-        bad(f"{path}.count", "must be at least 1")
+    if not 1 <= cond.count <= 1_000_000:
+        bad(f"{path}.count", "must lie between 1 and 1000000")
     for name in ((cond.object,) if cond.object else ()) + cond.objects:
         if name not in game.objects:
             bad(path, f"unknown object {name!r}")
@@ -310,6 +311,13 @@ def check_condition(game: Game, cond: Condition, file: str, path: str,
         bad(f"{path}.name", f"no predicate {cond.name!r} is registered by the game's rules.py (known: {known})")
     for i, sub in enumerate(cond.conditions):
         out += check_condition(game, sub, file, f"{path}.conditions[{i}]", extra_areas)
+    for i, sub in enumerate(cond.plan):
+        where = f"{path}.plan[{i}]"
+        if sub.type == "predicate" and sub.name != "did":
+            bad(f"{where}.type", "a plan is made of vocabulary conditions (and the engine's 'did'), not the "
+                                 "game's own predicates")
+        else:
+            out += check_condition(game, sub, file, where, extra_areas)
     return out
 
 

@@ -136,11 +136,14 @@ class MainQuestRule(StepRule):
             self._advance(engine, agent, mine)
             if main.guide is not None:
                 self._answer_guide(engine, agent, mine)
+        if "npc_defeated" in engine.kinds and len(data["agents"]) > 1:
+            self._bring_back(engine, data)
 
     # ------------------------------------------------------------------ internals
     def _advance(self, engine: Engine, agent: Agent, mine: dict[str, Any]) -> None:
         main = engine.game.quest.main
         p = plan(main)
+        introduced = engine.state.rule_data[NAME]["introduced"]
         progressed = True
         while progressed:  # a completion may open a stage whose condition already holds
             progressed = False
@@ -157,6 +160,7 @@ class MainQuestRule(StepRule):
                             index=n)
                 if stage.id in p.last_of_chapter:
                     engine.say(agent.id, f"=== Chapter complete: {p.last_of_chapter[stage.id].title} ===")
+                was_open = mine["open"]
                 opened = open_stages(p, mine["done"])
                 mine["open"] = [s.id for s in opened]
                 if not opened:
@@ -165,9 +169,13 @@ class MainQuestRule(StepRule):
                     engine.state.done = True
                     return
                 for nxt in opened:
-                    if nxt.id not in engine.state.rule_data[NAME]["introduced"]:
+                    if nxt.id in was_open:
+                        continue
+                    if nxt.id not in introduced:
                         self._introduce(engine, nxt)
-                        self._tell_stage(engine, agent, nxt)
+                    else:  # another agent opened it first: what it needs may be gone
+                        self._respawn(engine, nxt)
+                    self._tell_stage(engine, agent, nxt)
                 break  # the open list changed: rescan it
 
     def _introduce(self, engine: Engine, stage: Stage) -> None:
@@ -179,6 +187,31 @@ class MainQuestRule(StepRule):
         for pl in stage.place:
             for handle, k in make_objects(engine.game, state, pl.object, pl.amount):
                 add(state.areas[pl.area].objects, handle, k)
+
+    def _respawn(self, engine: Engine, stage: Stage) -> None:
+        """Bring back a stage's NPCs of which none is alive, in the stage's area.
+
+        With several agents in one world, one agent may defeat the boss of a stage another agent has
+        yet to clear; each agent's quest must stay completable, so the boss returns for it.
+        """
+        state = engine.state
+        for sp in stage.spawn:
+            if not any(npc.type == sp.npc for npc in state.npcs.values()):
+                spawn_npc(engine.game, state, engine.game.npcs[sp.npc], sp.area, origin="quest")
+
+    def _bring_back(self, engine: Engine, data: dict[str, Any]) -> None:
+        """After a stage NPC fell to someone other than an agent whose open stage needs it, bring it back."""
+        p = plan(engine.game.quest.main)
+        for ev in engine.events:
+            if ev.kind != "npc_defeated":
+                continue
+            for agent_id, mine in data["agents"].items():
+                if agent_id == ev.agent or agent_id not in engine.state.agents:
+                    continue
+                for stage_id in mine["open"]:
+                    stage = p.by_id[stage_id]
+                    if any(sp.npc == ev.data["type"] for sp in stage.spawn):
+                        self._respawn(engine, stage)
 
     def _tell_stage(self, engine: Engine, agent: Agent, stage: Stage) -> None:
         p = plan(engine.game.quest.main)

@@ -36,6 +36,10 @@ class Condition:
     name: str | None = None  # predicate name
     args: dict[str, Any] = field(default_factory=dict)
     conditions: tuple[Condition, ...] = ()
+    #: ``predicate`` only: a sequence of vocabulary conditions that, done in order, makes the predicate
+    #: hold. The oracle follows it (it cannot read a predicate's code), so a game's own predicates stay
+    #: plannable and its quests provably solvable.
+    plan: tuple[Condition, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -255,6 +259,49 @@ def check_quest(game: Game) -> list[Problem]:
         bad("side_quests.kinds", f"unknown kind(s) {sorted(unknown_kinds)}; known: collect, talk, craft, trade")
     if sq.enabled and game.currency is None:
         bad("side_quests", "side quests pay coins: the game needs a currency object")
+    out += _check_bounds(game)
+    return out
+
+
+def _check_bounds(game: Game) -> list[Problem]:
+    """Numbers a playable quest never needs (the limits of odyssey_env.game): each names its field."""
+    from odyssey_env.game import MAX_AREAS, MAX_INSTANCES, MAX_STAT
+
+    q = game.quest
+    out: list[Problem] = []
+
+    def within(path: str, value: float, lo: float, hi: float) -> None:
+        if not lo <= value <= hi:
+            out.append(Problem("quest.json", path, f"{value!r} is out of range: expected {lo:g} to {hi:g}"))
+
+    def span(path: str, pair: tuple[int, int], lo: int, hi: int) -> None:
+        if not lo <= pair[0] <= pair[1] <= hi:
+            out.append(Problem("quest.json", path, f"expected [min, max] with {lo} <= min <= max <= {hi}, "
+                                                   f"got {list(pair)}"))
+
+    def amount(path: str, obj: str, n: int) -> None:
+        t = game.objects.get(obj)
+        within(path, n, 1, MAX_INSTANCES if t is not None and t.instanced else MAX_STAT)
+
+    for i, ch in enumerate(q.main.chapters if q.main else ()):
+        for j, st in enumerate(ch.stages):
+            for k, pl in enumerate(st.place):
+                if pl.amount >= 1:  # below 1 has its own message
+                    amount(f"main.chapters[{i}].stages[{j}].place[{k}].amount", pl.object, pl.amount)
+    if q.tutorial is not None:
+        within("tutorial.max_steps", q.tutorial.max_steps, 1, 10_000)
+        for i, step in enumerate(q.tutorial.steps):
+            for obj, n in step.place.items():
+                amount(f"tutorial.steps[{i}].place.{obj}", obj, n)
+            within(f"tutorial.steps[{i}].npcs", len(step.npcs), 0, MAX_INSTANCES)
+    sq = q.side_quests
+    within("side_quests.unlock_after", sq.unlock_after, 0, MAX_AREAS)
+    span("side_quests.reward", sq.reward, 0, MAX_STAT)
+    span("side_quests.collect_amount", sq.collect_amount, 1, MAX_INSTANCES)
+    ex = q.expansion
+    within("expansion.max_expansions", ex.max_expansions, 0, 100)
+    span("expansion.places", ex.places, 1, 10)
+    span("expansion.areas_per_place", ex.areas_per_place, 1, 20)
     return out
 
 

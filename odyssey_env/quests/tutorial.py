@@ -60,8 +60,8 @@ class TutorialRule(StepRule):
             state.rule_data[NAME]["agents"][agent.id] = {"step": 0, "started": state.step, "finished": False}
             if spec.intro:
                 engine.say(agent.id, spec.intro)
-        self._setup(engine, 0)
         for agent in state.agents.values():
+            self._setup(engine, 0)  # each agent gets its own things to practise with
             self._instruct(engine, agent, 0)
 
     def apply(self, engine: Engine) -> None:
@@ -82,6 +82,8 @@ class TutorialRule(StepRule):
                     continue
                 engine.say(agent.id, "Well done.")
                 self._setup(engine, i)
+            elif spec.steps[i].npcs:
+                self._summon(engine, i)  # another agent may have defeated the one this step needs
             if engine.state.step - mine["started"] >= spec.max_steps:
                 engine.say(agent.id, "The tutorial has run long; it ends here.")
                 self._finish(engine, agent, completed=False)
@@ -94,17 +96,31 @@ class TutorialRule(StepRule):
         engine.say(agent.id, f"[Tutorial {i + 1}/{len(steps)}] {steps[i].say}")
 
     def _setup(self, engine: Engine, i: int) -> None:
+        """Lay out step ``i`` for one agent reaching it. Several agents share the room, so each gets its
+        own set: the step's objects, and its NPCs (a merchant already there restocks instead)."""
         spec, state = engine.game.quest.tutorial, engine.state
         room = spec.rooms[0].name
-        if state.rule_data[NAME].get("setup", -1) >= i:
-            return  # several agents: set each step up once
-        state.rule_data[NAME]["setup"] = i
-        step = spec.steps[i]
-        for obj, n in step.place.items():
+        for obj, n in spec.steps[i].place.items():
             for handle, k in make_objects(engine.game, state, obj, n):
                 add(state.areas[room].objects, handle, k)
-        for npc in step.npcs:
-            spawn_npc(engine.game, state, engine.game.npcs[npc], room, origin="tutorial")
+        for npc_type in spec.steps[i].npcs:
+            t = engine.game.npcs[npc_type]
+            there = next((state.npcs[h] for h in state.areas[room].npcs if state.npcs[h].type == npc_type), None)
+            if there is not None and t.merchant:
+                for obj, n in t.stock.items():
+                    add(there.inventory, obj, n)
+        self._summon(engine, i)
+
+    def _summon(self, engine: Engine, i: int) -> None:
+        """Bring step ``i``'s NPCs into the room where none of their kind is left."""
+        spec, state = engine.game.quest.tutorial, engine.state
+        room = spec.rooms[0].name
+        here = state.areas[room].npcs
+        for npc in spec.steps[i].npcs:
+            t = engine.game.npcs[npc]
+            if (t.unique and npc in state.npcs) or any(state.npcs[h].type == npc for h in here):
+                continue
+            spawn_npc(engine.game, state, t, room, origin="tutorial")
 
     def _finish(self, engine: Engine, agent: Agent, completed: bool) -> None:
         spec, state = engine.game.quest.tutorial, engine.state

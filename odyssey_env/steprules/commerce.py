@@ -31,6 +31,10 @@ class CraftingMomentum(StepRule):
         max_refund: int = 2  # coins per crafted unit, drawn from 1..max_refund
         cap: int = 4  # most coins refunded for one craft command
 
+        def __post_init__(self) -> None:
+            if self.max_refund < 1:
+                raise ValueError(f"max_refund: {self.max_refund} must be at least 1 (refunds are drawn from 1..max)")
+
     def start(self, engine: Engine) -> None:
         engine.state.rule_data[self.name] = {}
 

@@ -37,6 +37,10 @@ class DangerHours(StepRule):
         attack: float = 1.4
         ambush: float = 2.0
 
+        def __post_init__(self) -> None:
+            if not 0 <= self.count <= 24:
+                raise ValueError(f"count: {self.count} danger hours a day must lie between 0 and 24")
+
     def start(self, engine: Engine) -> None:
         hours = sorted(engine.rng.sample(range(24), min(self.p.count, 24)))
         # Without day_night nobody resets the modifiers each step, so this rule must do it.
@@ -76,6 +80,10 @@ class ShiftingPaths(StepRule):
         phases: int = 8  # moon phases in a cycle
         days_per_phase: int = 1
         noise_to_close: int = 5
+
+        def __post_init__(self) -> None:
+            if self.phases < 1 or self.days_per_phase < 1:
+                raise ValueError("phases and days_per_phase must be at least 1")
 
     def start(self, engine: Engine) -> None:
         state, rng = engine.state, engine.rng

@@ -85,3 +85,13 @@ def base_verbs() -> tuple[str, ...]:
     from odyssey_env import OdysseyEnv
 
     return tuple(OdysseyEnv("base").verbs())
+
+
+@pytest.fixture(scope="session")
+def minilm():
+    """The real offline all-MiniLM-L6-v2 embedder, loaded once for the whole session."""
+    pytest.importorskip("sentence_transformers")
+    pytest.importorskip("faiss")
+    from odyssey_agents.retrieval.embedder import Embedder
+
+    return Embedder()

@@ -7,15 +7,20 @@ that each test places exactly the objects and NPCs it talks about.
 
 from __future__ import annotations
 
+import itertools
+import json
 import os
 import random
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from odyssey_env import load_game
 from odyssey_env.engine import Engine, Outcome
 from odyssey_env.game import Game
+from odyssey_env.listing import CHECK_ENV
 from odyssey_env.state import Area, Npc
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
@@ -24,6 +29,9 @@ DATA = Path(__file__).parent / "data"
 TINY = DATA / "tiny"
 PLAYER = "player"
 SLOW_ENV = "ODYSSEY_SLOW_TESTS"
+#: Events the step rules report on their own (an enemy's blow, a level gained), whatever the command was.
+WORLD_EVENTS = frozenset({"agent_hit", "agent_ambushed", "agent_died", "level_up", "npc_wandered", "npc_respawned",
+                          "npc_spawned"})
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -127,6 +135,8 @@ class Harness:
         assert out.failed and not out.invalid, (command, self.feedback)
         assert self.state.step == before + 1
         assert message in self.feedback, (command, self.feedback)
+        # A refused command changes nothing, so it reports nothing (the world may still report its own doings).
+        assert not [e for e in out.events if e.kind not in WORLD_EVENTS], (command, out.events)
         return self.feedback
 
     def valid(self) -> list[str]:
@@ -135,6 +145,15 @@ class Harness:
     def events(self, kind: str) -> list[dict]:
         assert self.outcome is not None
         return [e.data for e in self.outcome.events if e.kind == kind]
+
+    def emitted(self) -> list[tuple[str, dict]]:
+        """``(kind, data)`` of every event of the last step but the world's own (:data:`WORLD_EVENTS`), in order."""
+        assert self.outcome is not None
+        return [(e.kind, e.data) for e in self.outcome.events if e.kind not in WORLD_EVENTS]
+
+    def kinds(self) -> list[str]:
+        """The kinds of :meth:`emitted`, in order."""
+        return [kind for kind, _ in self.emitted()]
 
 
 @pytest.fixture(scope="session")
@@ -153,6 +172,30 @@ def h(engine: Engine) -> Harness:
     harness = Harness(engine)
     harness.clear()
     return harness
+
+
+@pytest.fixture
+def variant(tmp_path: Path) -> Callable[[Callable[[dict[str, Any]], None]], Harness]:
+    """``variant(change)``: a harness (spawn area emptied) on a copy of the tiny game whose world data ``change``
+    edited first, for the cases the tiny game's own numbers cannot show (three hands, no stats rule...)."""
+    counter = itertools.count()
+
+    def make(change: Callable[[dict[str, Any]], None]) -> Harness:
+        world = json.loads((TINY / "world.json").read_text(encoding="utf-8"))
+        change(world)
+        folder = tmp_path / f"tiny_variant_{next(counter)}"
+        folder.mkdir()
+        (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
+        harness = Harness(Engine(load_game(folder, cache=False), 0))
+        harness.clear()
+        return harness
+
+    return make
+
+
+def kind(world: dict[str, Any], section: str, name: str) -> dict[str, Any]:
+    """The entry of object or NPC type ``name`` in world data (for ``variant`` changes)."""
+    return next(entry for entry in world[section] if entry["name"] == name)
 
 
 @pytest.fixture
@@ -175,3 +218,10 @@ class Scripted(random.Random):
 @pytest.fixture
 def scripted() -> type[Scripted]:
     return Scripted
+
+
+@pytest.fixture(autouse=True)
+def _check_valid_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every engine these tests build compares each cached valid-action listing with a fresh one and
+    fails on any difference (odyssey_env.listing), so every walk here also checks the cache."""
+    monkeypatch.setenv(CHECK_ENV, "1")

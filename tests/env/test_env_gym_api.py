@@ -166,3 +166,76 @@ def test_observation_layout(tiny_game):
     assert lines[-1] == "Neighboring areas: yard, vault (locked)."
     for stat in ("level is 1", "attack is at 10", "defense is at 0", "health is at 100", "experience is at 0"):
         assert f"My {stat}." in lines
+
+
+# ---------------------------------------------------------------------- saving and loading through gym.make
+def _play(env, commands):
+    return [env.step(c) for c in commands]
+
+
+COMMANDS = ["wait", "pick up coin", "enter yard", "jump", "defend", "enter camp", "wait"]
+
+
+def test_save_and_load_through_gym_make_wrappers(tiny_game):
+    """Gymnasium 1.x wrappers do not forward save_state/load_state: the documented forms must work."""
+    import json
+
+    ident = odyssey_env.register_game(tiny_game.path)
+    env = gym.make(ident, max_episode_steps=50)
+    env.reset(seed=4)
+    _play(env, COMMANDS[:3])
+    saved = env.unwrapped.save_state()
+    assert env.get_wrapper_attr("save_state")() == saved
+    saved = json.loads(json.dumps(saved))
+    expected = _play(env, COMMANDS[3:])
+
+    fresh = gym.make(ident, max_episode_steps=50)  # never reset
+    obs, info = fresh.reset(options={"state": saved})
+    assert info["step"] == 3 and obs.startswith("Current Time: 0001-01-01 08:30:00")
+    assert _play(fresh, COMMANDS[3:]) == expected
+
+    bare = OdysseyEnv(tiny_game)  # never reset: load_state is enough for the env itself
+    bare.load_state(saved)
+    assert _play(bare, COMMANDS[3:]) == expected
+
+
+def test_reset_with_a_state_goes_through_time_limit_and_vector_envs(tiny_game):
+    ident = odyssey_env.register_game(tiny_game.path)
+    source = gym.make(ident)
+    source.reset(seed=4)
+    _play(source, COMMANDS[:2])
+    saved = source.unwrapped.save_state()
+    limited = gym.make(ident, max_episode_steps=2)  # the limit counts from the restore
+    limited.reset(options={"state": saved})
+    assert [limited.step("wait")[3] for _ in range(2)] == [False, True]
+    envs = gym.make_vec(ident, num_envs=2, vectorization_mode="sync")
+    try:
+        obs, info = envs.reset(options={"state": saved})
+        assert list(info["step"]) == [2, 2] and obs[0] == obs[1]
+        assert list(envs.call("save_state")) == [saved, saved]
+    finally:
+        envs.close()
+
+
+def test_reset_with_a_state_refuses_a_seed_or_tutorial_beside_it(tiny_game):
+    env = OdysseyEnv(tiny_game)
+    env.reset(seed=0)
+    saved = env.save_state()
+    with pytest.raises(ValueError, match="has its own seed"):
+        env.reset(seed=1, options={"state": saved})
+    with pytest.raises(ValueError, match="has its own seed"):
+        env.reset(options={"state": saved, "tutorial": True})
+    _obs, info = env.reset(options={"state": saved, "valid_actions": True})
+    assert info["step"] == 0 and "valid_actions" in info
+
+
+def test_readme_environment_example_runs_as_written():
+    """The README's Python block (the env in your own code) is executed exactly as printed."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## The environment in your own code", 1)[1].split("\n## ", 1)[0]
+    code = "\n".join(re.findall(r"```python\n(.*?)```", section, re.DOTALL))
+    assert "save_state()" in code and 'reset(options={"state"' in code
+    exec(compile(code, "README.md", "exec"), {"__name__": "readme"})

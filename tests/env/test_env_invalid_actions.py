@@ -108,3 +108,45 @@ def test_env_info_flags(tiny_game):
     assert info["step"] == 3 and info["time"].endswith("08:30:00")
     _, _, _, _, info = env.step(None)
     assert info["invalid_action"] is True and info["step"] == 4
+
+
+class _BadRepr:
+    def __repr__(self) -> str:
+        raise RuntimeError("no repr")
+
+
+@pytest.mark.parametrize("action", [10**5000, float("nan"), _BadRepr(), ["x" * 10_000] * 1_000, 2**64],
+                         ids=["huge_int", "nan", "bad_repr", "huge_list", "big_int"])
+def test_any_non_text_action_is_refused_before_the_clock_moves(tiny_game, action):
+    """``env.step(10**5000)`` raised after the clock had advanced (a half-stepped episode)."""
+    env = OdysseyEnv(tiny_game)
+    env.reset(seed=3)
+    _, _, _, _, info = env.step(action)
+    assert info["invalid_action"] and info["step"] == 1 and info["time"].endswith("08:10:00")
+    (event,) = [e for e in info["events"] if e["kind"] == "invalid_action"]
+    assert isinstance(event["command"], str) and len(event["command"]) <= 512
+    _, _, _, _, info = env.step("wait")  # and the episode goes on normally
+    assert info["step"] == 2 and not info["invalid_action"]
+
+
+def test_a_megabyte_command_is_not_echoed_into_info(tiny_game):
+    import json
+
+    from odyssey_env.env import MAX_INFO_TEXT
+
+    env = OdysseyEnv(tiny_game)
+    env.reset(seed=3)
+    obs, _, _, _, info = env.step("x" * 1_000_000)
+    assert info["invalid_action"]
+    (event,) = [e for e in info["events"] if e["kind"] == "invalid_action"]
+    assert len(event["command"]) == MAX_INFO_TEXT and event["command"].endswith("...")
+    assert len(json.dumps(info)) < 5_000
+    assert len(obs) < 5_000
+
+
+def test_an_unknown_agent_leaves_the_engine_untouched(h):
+    step, minute = h.state.step, h.state.minute
+    with pytest.raises(KeyError, match="unknown agent"):
+        h.engine.step({"player": "wait", "ghost": "wait"})
+    assert (h.state.step, h.state.minute) == (step, minute)
+    assert h.do("wait").invalid is False and h.state.step == step + 1

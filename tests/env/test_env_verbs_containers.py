@@ -10,8 +10,37 @@ def test_store_from_hands_into_a_held_bag(h):
     assert h.state.instances[bag].contents == {"stick": 1}
     assert h.agent.hands == {bag: 1}
     assert f"I stored 1 stick in {bag}." in h.feedback
-    assert h.events("object_stored")[0]["container"] == bag
-    assert not h.events("object_acquired")  # it was mine already
+    # it was mine already: stored, not acquired
+    assert h.emitted() == [("object_stored", {"object": "stick", "handle": "stick", "amount": 1, "container": bag})]
+
+
+def test_store_several_from_the_hands_moves_them_once(h):
+    bag = h.wear("small_bag")
+    h.hold("stick", 2)
+    h.put("stick", 5)
+    h.ok(f"store 2 stick {bag}")
+    assert h.state.instances[bag].contents == {"stick": 2}
+    assert not h.agent.hands and h.area.objects == {"stick": 5}  # the ground's sticks stay where they are
+    assert h.emitted() == [("object_stored", {"object": "stick", "handle": "stick", "amount": 2, "container": bag})]
+
+
+def test_store_an_instance_reports_its_type(h):
+    bag = h.wear("small_bag")
+    (paper,) = h.put("parchment")
+    h.ok(f"store 1 {paper} {bag}")
+    assert h.state.instances[bag].contents == {paper: 1} and not h.area.objects
+    assert h.emitted() == [
+        ("object_acquired", {"object": "parchment", "handle": paper, "amount": 1, "how": "stored", "first": True}),
+        ("object_stored", {"object": "parchment", "handle": paper, "amount": 1, "container": bag}),
+    ]
+
+
+def test_store_what_exactly_fills_the_bag(h):
+    bag = h.wear("small_bag")  # capacity 4
+    h.put("iron_ore", 2)  # size 2 each
+    h.ok(f"store 2 iron_ore {bag}")
+    assert h.state.instances[bag].contents == {"iron_ore": 2}
+    assert h.kinds() == ["object_acquired", "object_stored"]
 
 
 def test_store_takes_hands_first_then_the_ground(h):
@@ -21,8 +50,23 @@ def test_store_takes_hands_first_then_the_ground(h):
     h.ok(f"store 3 stick {bag}")
     assert h.state.instances[bag].contents == {"stick": 3}
     assert not h.agent.hands and not h.area.objects
-    (ev,) = h.events("object_acquired")
-    assert ev["amount"] == 2 and ev["how"] == "stored"
+    assert h.emitted() == [
+        ("object_acquired", {"object": "stick", "handle": "stick", "amount": 2, "how": "stored", "first": True}),
+        ("object_stored", {"object": "stick", "handle": "stick", "amount": 3, "container": bag}),
+    ]
+
+
+def test_store_takes_from_the_ground_only_what_the_hands_lack(h):
+    bag = h.wear("small_bag")
+    h.hold("stick")
+    h.put("stick", 5)
+    h.ok(f"store 3 stick {bag}")
+    assert h.state.instances[bag].contents == {"stick": 3}
+    assert not h.agent.hands and h.area.objects == {"stick": 3}
+    assert h.emitted() == [
+        ("object_acquired", {"object": "stick", "handle": "stick", "amount": 2, "how": "stored", "first": True}),
+        ("object_stored", {"object": "stick", "handle": "stick", "amount": 3, "container": bag}),
+    ]
 
 
 def test_store_coins_take_no_room(h):
@@ -31,6 +75,7 @@ def test_store_coins_take_no_room(h):
     h.put("coin", 9)
     h.ok(f"store 9 coin {bag}")
     assert h.state.instances[bag].contents == {"iron_ore": 2, "coin": 9}
+    assert [kind for kind, _ in h.emitted()] == ["object_acquired", "object_stored"]
 
 
 def test_store_refusals(h):
@@ -60,6 +105,18 @@ def test_take_out_one_object(h):
     h.ok(f"take out stick {bag}")
     assert h.agent.hands == {"stick": 1} and h.state.instances[bag].contents == {"stick": 1}
     assert f"I took 1 stick out of {bag}." in h.feedback
+    assert h.emitted() == [("object_taken_out", {"object": "stick", "handle": "stick", "amount": 1,
+                                                 "container": bag})]
+
+
+def test_take_out_of_a_bag_in_the_other_hand(h):
+    (bag,) = h.hold("small_bag")
+    h.stash(bag, "parchment")
+    (paper,) = h.state.instances[bag].contents
+    h.ok(f"take out {paper} {bag}")
+    assert h.agent.hands == {bag: 1, paper: 1} and not h.state.instances[bag].contents
+    assert h.emitted() == [("object_taken_out", {"object": "parchment", "handle": paper, "amount": 1,
+                                                 "container": bag})]
 
 
 def test_take_out_all_coins_at_once(h):
@@ -68,6 +125,7 @@ def test_take_out_all_coins_at_once(h):
     h.hold("stick", 1)
     h.ok(f"take out coin {bag}")
     assert h.agent.hands == {"stick": 1, "coin": 7} and not h.state.instances[bag].contents
+    assert h.emitted() == [("object_taken_out", {"object": "coin", "handle": "coin", "amount": 7, "container": bag})]
 
 
 def test_take_out_refusals(h):
@@ -87,6 +145,17 @@ def test_discard_onto_the_ground(h):
     h.ok(f"discard 2 stick {bag}")
     assert h.state.instances[bag].contents == {"stick": 1} and h.area.objects == {"stick": 2}
     assert f"I discarded 2 stick from {bag} onto the ground." in h.feedback
+    assert h.emitted() == [("object_discarded", {"object": "stick", "handle": "stick", "amount": 2, "container": bag,
+                                                 "area": "camp"})]
+
+
+def test_discard_a_whole_stack(h):
+    bag = h.wear("small_bag")
+    h.stash(bag, "stick", 3)
+    h.put("stick")
+    h.ok(f"discard 3 stick {bag}")
+    assert not h.state.instances[bag].contents and h.area.objects == {"stick": 4}
+    assert h.events("object_discarded")[0]["amount"] == 3
 
 
 def test_discard_refusals(h):

@@ -12,7 +12,7 @@ def test_craft_without_a_station(h):
     h.ok("craft 1 torch")
     assert not h.agent.hands and h.area.objects == {"torch": 1}
     assert "I successfully crafted 1 torch. It is now on the ground." in h.feedback
-    assert h.events("object_crafted") == [{"object": "torch", "amount": 1, "area": "camp", "first": True}]
+    assert h.emitted() == [("object_crafted", {"object": "torch", "amount": 1, "area": "camp", "first": True})]
     assert h.outcome.reward.craft == 1
 
 
@@ -21,9 +21,23 @@ def test_craft_many_with_yields_at_a_station(h):
     h.hold("stick", 2)
     h.ok("craft 2 plank")
     assert h.area.objects == {"workbench": 1, "plank": 4} and not h.agent.hands
+    assert "I successfully crafted 4 plank." in h.feedback
+    assert h.emitted() == [("object_crafted", {"object": "plank", "amount": 4, "area": "camp", "first": True})]
     h.hold("stick", 1)
     h.ok("craft 1 plank")
     assert h.outcome.reward.craft == 0  # plank is no longer new
+    assert h.emitted() == [("object_crafted", {"object": "plank", "amount": 2, "area": "camp", "first": False})]
+
+
+def test_craft_needs_every_station_and_exactly_enough(h):
+    h.put("furnace")
+    h.hold("iron_ore", 2)
+    h.ok("craft 1 iron_bar")
+    assert h.area.objects == {"furnace": 1, "iron_bar": 1} and not h.agent.hands
+    assert h.emitted() == [("object_crafted", {"object": "iron_bar", "amount": 1, "area": "camp", "first": True})]
+    h.hold("stick", 2)
+    h.fails("craft 2 plank", "Cannot craft plank here: it needs a workbench nearby.")
+    assert h.agent.hands == {"stick": 2}
 
 
 def test_craft_draws_from_hands_and_pack(h):
@@ -34,6 +48,7 @@ def test_craft_draws_from_hands_and_pack(h):
     h.ok("craft 1 club")
     assert not h.agent.hands and h.state.instances[bag].contents == {"stick": 1}
     assert h.area.objects["club"] == 1
+    assert h.emitted() == [("object_crafted", {"object": "club", "amount": 1, "area": "camp", "first": True})]
 
 
 def test_crafted_container_gets_an_instance_name(h):
@@ -44,6 +59,7 @@ def test_crafted_container_gets_an_instance_name(h):
     h.ok("craft 1 big_bag")
     (made,) = [x for x in h.area.objects if x.startswith("big_bag_")]
     assert h.state.instances[made].type == "big_bag"
+    assert h.emitted() == [("object_crafted", {"object": "big_bag", "amount": 1, "area": "camp", "first": True})]
 
 
 def test_craft_refusals(h):
@@ -64,16 +80,38 @@ def test_disassemble_from_ground_and_hands(h):
     h.ok("disassemble club")
     assert h.area.objects == {"stick": 1}  # half of 2, rounded up
     assert "I took club apart: 1 stick now lie on the ground." in h.feedback
-    assert h.events("object_disassembled")[0]["parts"] == {"stick": 1}
+    assert h.emitted() == [("object_disassembled", {"object": "club", "handle": "club", "parts": {"stick": 1}})]
     h.hold("torch")
     h.ok("disassemble torch")
     assert not h.agent.hands and h.area.objects == {"stick": 2, "resin": 1}
+    assert "I took torch apart: 1 stick, 1 resin now lie on the ground." in h.feedback
+    assert h.emitted() == [("object_disassembled", {"object": "torch", "handle": "torch",
+                                                    "parts": {"stick": 1, "resin": 1}})]
+
+
+def test_disassemble_gives_back_half_rounded_up(h):
+    h.put("furnace")
+    h.hold("iron_ore", 2)
+    h.ok("craft 1 iron_bar")  # 2 ore -> 1 bar
+    h.ok("disassemble iron_bar")
+    assert h.area.objects == {"furnace": 1, "iron_ore": 1}
+    assert h.emitted() == [("object_disassembled", {"object": "iron_bar", "handle": "iron_bar",
+                                                    "parts": {"iron_ore": 1}})]
 
 
 def test_disassemble_an_empty_bag_removes_the_instance(h):
     (bag,) = h.put("big_bag")
     h.ok(f"disassemble {bag}")
     assert bag not in h.state.instances and h.area.objects == {"stick": 1, "resin": 1}
+    assert h.emitted() == [("object_disassembled", {"object": "big_bag", "handle": bag,
+                                                    "parts": {"stick": 1, "resin": 1}})]
+
+
+def test_disassemble_a_held_bag_prefers_the_hand(h):
+    (bag,) = h.hold("big_bag")
+    h.ok(f"disassemble {bag}")
+    assert not h.agent.hands and bag not in h.state.instances and h.area.objects == {"stick": 1, "resin": 1}
+    assert h.kinds() == ["object_disassembled"]
 
 
 def test_disassemble_refusals(h):
@@ -103,6 +141,7 @@ def test_eat_restores_health(h, where):
     h.ok("eat apple")
     assert h.agent.hp == 60 and "I ate apple and recovered 10 health." in h.feedback
     assert "apple" not in h.agent.hands and "apple" not in h.area.objects
+    assert h.emitted() == [("object_eaten", {"object": "apple", "restored": 10})]
 
 
 def test_eat_prefers_carried_food_and_caps_at_max(h):
@@ -112,6 +151,16 @@ def test_eat_prefers_carried_food_and_caps_at_max(h):
     h.ok("eat apple")
     assert h.agent.hp == 100 and "recovered 5 health" in h.feedback
     assert not h.agent.hands and h.area.objects == {"apple": 1}
+    assert h.emitted() == [("object_eaten", {"object": "apple", "restored": 5})]
+
+
+def test_eat_one_of_several(h):
+    bag = h.wear("small_bag")
+    h.stash(bag, "apple", 2)
+    h.agent.hp = 50
+    h.ok("eat apple")
+    assert h.state.instances[bag].contents == {"apple": 1} and h.agent.hp == 60
+    assert h.emitted() == [("object_eaten", {"object": "apple", "restored": 10})]
 
 
 def test_eat_refusals(h):
@@ -128,7 +177,8 @@ def test_write_with_a_tool_in_the_other_hand(h):
     h.ok(f'write "meet me at the old well" {paper}')
     assert h.state.instances[paper].text == "meet me at the old well"
     assert f'I wrote "meet me at the old well" on {paper}.' in h.feedback
-    assert h.events("text_written")[0]["text"] == "meet me at the old well"
+    assert h.emitted() == [("text_written", {"writable": paper, "object": "parchment",
+                                             "text": "meet me at the old well", "area": "camp"})]
     h.ok(f"write hello {paper}")  # one word needs no quotes; writing replaces the text
     assert h.state.instances[paper].text == "hello"
 
@@ -138,6 +188,16 @@ def test_write_keeps_the_case_of_the_text(h):
     (paper,) = h.hold("parchment")
     h.ok(f'write "Ember at NOON" {paper.upper()}')
     assert h.state.instances[paper].text == "Ember at NOON"
+    assert h.events("text_written")[0]["text"] == "Ember at NOON"
+
+
+def test_write_exactly_as_much_as_fits(h):
+    h.hold("quill")
+    (scrap,) = h.hold("scrap")  # at most 3 characters
+    h.ok(f"write abc {scrap}")
+    assert h.state.instances[scrap].text == "abc"
+    assert h.emitted() == [("text_written", {"writable": scrap, "object": "scrap", "text": "abc", "area": "camp"})]
+    h.fails(f"write abcd {scrap}", f"Cannot write that on {scrap}: it holds at most 3 characters.")
 
 
 def test_write_refusals(h):
@@ -161,4 +221,4 @@ def test_listed_write_fits_a_small_writable(h):
     (command,) = h.engine.valid_actions("player")["write"]
     assert command == f'write "not" {scrap}'
     h.ok(command)
-    assert h.state.instances[scrap].text == "not"
+    assert h.state.instances[scrap].text == "not" and h.kinds() == ["text_written"]

@@ -7,7 +7,7 @@ def test_enter_a_neighbour_counts_exploration_once(h):
     h.ok("enter yard")
     out = h.outcome
     assert h.agent.area == "yard" and "I entered yard." in h.feedback
-    assert h.events("area_entered") == [{"area": "yard", "first": True}]
+    assert h.emitted() == [("area_entered", {"area": "yard", "first": True})]
     assert out.reward.exploration == 1
     h.ok("enter camp")
     out = h.outcome
@@ -43,10 +43,28 @@ def test_key_opens_a_locked_way_for_good(h):
     h.ok("enter shed")
     assert h.agent.area == "shed" and h.agent.hands == {"stick": 1}
     assert "I unlocked the way to shed with shed_key; the key stays in the lock." in h.feedback
-    assert h.events("path_unlocked") == [{"a": "yard", "b": "shed", "by": "key"}]
+    assert h.emitted() == [("path_unlocked", {"a": "yard", "b": "shed", "by": "key"}),
+                           ("area_entered", {"area": "shed", "first": True})]
     assert not h.state.areas["yard"].exits["shed"].locked and not h.state.areas["shed"].exits["yard"].locked
     h.ok("enter yard")
     h.ok("enter shed")  # no key needed any more
+    assert h.emitted() == [("area_entered", {"area": "shed", "first": False})]
+
+
+def test_entering_leaves_a_finished_fight_behind(h):
+    h.agent.combat = "rat_9"  # the enemy is gone (defeated by someone else): nothing holds me here
+    h.ok("enter yard")
+    assert h.agent.area == "yard" and h.agent.combat is None
+    assert h.emitted() == [("area_entered", {"area": "yard", "first": True})]
+
+
+def test_a_fight_elsewhere_does_not_bar_the_way(h):
+    rat = h.npc("rat", area="yard")
+    rat.engaged = "someone_else"
+    h.npc("tom").engaged = None
+    h.agent.combat = "rat_0"
+    h.ok("enter yard")
+    assert h.agent.area == "yard" and h.kinds() == ["area_entered"]
 
 
 def test_lockpick_refusals(h):
@@ -68,6 +86,7 @@ def test_lockpick_success(h, scripted):
     assert "The lock clicks: the way to vault is open." in h.feedback
     assert not h.state.areas["camp"].exits["vault"].locked and not h.state.areas["vault"].exits["camp"].locked
     assert h.agent.hands == {"lockpick": 1}
+    assert h.emitted() == [("path_unlocked", {"a": "camp", "b": "vault", "by": "lockpick"})]
     h.ok("enter vault")
 
 
@@ -77,9 +96,25 @@ def test_lockpick_failure_is_not_a_failed_action(h, scripted):
     out = h.do("lockpick vault")
     assert not out.failed and not out.invalid
     assert "The lock resists." in h.feedback and h.agent.hands == {"lockpick": 1}
-    assert h.events("lockpick_failed") == [{"a": "camp", "b": "vault"}]
+    assert h.emitted() == [("lockpick_failed", {"a": "camp", "b": "vault"})]
     h.engine.rng = scripted([0.99, 0.0])  # lock resists, pick snaps
     out = h.do("lockpick vault")
     assert not out.failed
     assert "The lock resists and lockpick snaps." in h.feedback and not h.agent.hands
     assert h.state.areas["camp"].exits["vault"].locked
+    assert h.emitted() == [("lockpick_failed", {"a": "camp", "b": "vault"})]
+
+
+def test_lockpick_odds_come_from_its_parameters(h, scripted):
+    h.hold("lockpick")
+    h.engine.rng = scripted([0.34])  # below the chance of 0.35: the lock opens
+    h.ok("lockpick vault")
+    assert not h.state.areas["camp"].exits["vault"].locked and h.kinds() == ["path_unlocked"]
+    h.state.areas["camp"].exits["vault"].locked = h.state.areas["vault"].exits["camp"].locked = True
+    h.engine.rng = scripted([0.35, 0.24])  # the lock resists; below the break chance of 0.25: the pick snaps
+    h.ok("lockpick vault")
+    assert not h.agent.hands and h.state.areas["camp"].exits["vault"].locked and h.kinds() == ["lockpick_failed"]
+    h.hold("lockpick")
+    h.engine.rng = scripted([0.35, 0.25])  # resists, and the pick holds
+    h.ok("lockpick vault")
+    assert h.agent.hands == {"lockpick": 1} and h.kinds() == ["lockpick_failed"]

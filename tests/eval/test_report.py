@@ -108,7 +108,7 @@ def test_report_warns_when_results_disagree_with_the_trajectory(tmp_path, capsys
     assert "results.json says main_reward" in capsys.readouterr().out
 
 
-def test_a_run_whose_game_folder_is_gone_is_reported_from_its_stored_metrics(tmp_path):
+def test_a_run_whose_game_folder_is_gone_is_still_recomputed_from_what_it_recorded(tmp_path):
     import shutil
 
     from odyssey_env.game import GAMES_DIR
@@ -119,8 +119,25 @@ def test_a_run_whose_game_folder_is_gone_is_reported_from_its_stored_metrics(tmp
                         qa={"enabled": False}), log=quiet)
     shutil.rmtree(folder)
     (run,) = load_runs([out.path])[0]
+    assert run.metrics == out.results["metrics"] and run.warnings == []
+
+
+def test_an_old_run_directory_of_a_game_folder_is_reported_from_its_stored_metrics(tmp_path):
+    """A run directory from before game facts were recorded: its folder is never loaded to find them."""
+    import shutil
+
+    from odyssey_env.game import GAMES_DIR
+
+    folder = tmp_path / "my_game"
+    shutil.copytree(GAMES_DIR / "base", folder)
+    out = run_cell(cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=10,
+                        qa={"enabled": False}), log=quiet)
+    record = json.loads((out.path / "cell.json").read_text())
+    del record["facts"]
+    (out.path / "cell.json").write_text(json.dumps(record))
+    (run,) = load_runs([out.path])[0]
     assert run.metrics == out.results["metrics"]
-    assert any("could not be loaded" in w and "using stored metrics" in w for w in run.warnings)
+    assert any("recorded no facts" in w and "using stored metrics" in w for w in run.warnings)
 
 
 def test_report_errors(tmp_path, capsys):
@@ -164,4 +181,33 @@ def test_tokens_are_counted_and_plotted(tmp_path):
     assert wk[0]["tokens"] == [5 * wk[0]["questions"], wk[0]["questions"]]
     html = tmp_path / "r.html"
     assert report_main([str(out.path), "--html", str(html)]) == 0
-    assert html.read_text().count("<img") == 5
+    assert html.read_text().count("<img") == 4  # tokens included; no window plot for a 12-step run
+
+
+def test_labels_are_drawn_verbatim_even_with_mathtext_characters(tmp_path):
+    """A tag with ``$`` used to crash the HTML report inside matplotlib's mathtext parser."""
+    pytest.importorskip("matplotlib")
+    from odyssey_eval.plots import figure_png, literal
+
+    for label in ("random [$x^$]", "a $\\frac{$ b", "_hidden", "cost $5 and $6"):
+        assert figure_png("t $^$", {label: [[0, 1, 2]]}).startswith(b"\x89PNG")
+    assert literal("$x$") == "\\$x\\$" and literal("_a") == " _a"
+    out = run_cell(cell(tmp_path, max_steps=5, qa={"enabled": False}, eval={"tag": "$^{bad"}), log=quiet)
+    assert report_main([str(out.path), "--html", str(tmp_path / "r.html")]) == 0
+    assert "$^{bad" in (tmp_path / "r.html").read_text()
+
+
+def test_no_negative_zero_in_tables():
+    from odyssey_eval.report import _fmt
+
+    assert _fmt(-0.0001, ".3f") == "0.000" and _fmt(-0.0, ".2f") == "0.00" and _fmt(-0.00001, ".1%") == "0.0%"
+    assert _fmt(-0.5, ".3f") == "-0.500" and _fmt(-0.0004, ".4f") == "-0.0004"
+
+
+def test_short_runs_get_no_empty_window_plot(tmp_path):
+    pytest.importorskip("matplotlib")
+    out = run_cell(cell(tmp_path, max_steps=30, qa={"enabled": False}), log=quiet)
+    assert report_main([str(out.path), "--html", str(tmp_path / "r.html")]) == 0
+    html = (tmp_path / "r.html").read_text()
+    assert "Action diversity (window of 100)" not in html
+    assert "longer than one window of 100 commands" in html and html.count("<img") == 3

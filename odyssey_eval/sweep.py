@@ -1,0 +1,84 @@
+"""Checks on a whole sweep before any of its cells starts (a Hydra callback, see ``conf/run.yaml``).
+
+* **One cell, once.** ``seed=0,0`` or ``eval.progress=true,false`` name the same cell twice: the two
+  jobs would write one run directory. The lock of :meth:`odyssey_eval.rundir.RunDir.lock` keeps them
+  from corrupting it, but a sweep that silently runs fewer cells than it lists is a mistake too, so it
+  is refused, naming the cell and both jobs, before anything runs.
+* **No keys.** Hydra writes the sweep's config (``multirun.yaml``) before the first job; a key in an
+  ``llm`` group of a config file would land there. Refused with the same line as everywhere else.
+
+The jobs are expanded as Hydra's basic sweeper does and each one's config is built the way Hydra
+builds it, so what is compared is exactly the run directory each cell would use. Composing a config
+costs a few hundred milliseconds, so it is done once per choice of config groups (``game=...``,
+``agent=...``); the plain values of a job (``seed=3``) are then applied to a copy, as Hydra applies
+them after composing.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from hydra.experimental.callback import Callback
+
+from odyssey_agents.errors import ConfigError
+from odyssey_eval.run import Carried, cell_directory
+
+__all__ = ["SweepCheck"]
+
+_BASIC = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
+
+
+class SweepCheck(Callback):
+    def on_multirun_start(self, config: Any, **kwargs: Any) -> None:
+        try:
+            self._check(config)
+        except ConfigError as exc:  # Hydra would turn an Exception raised by a callback into a warning
+            raise Carried(exc) from None
+
+    def _check(self, config: Any) -> None:
+        from hydra._internal.core_plugins.basic_sweeper import BasicSweeper
+        from hydra.core.global_hydra import GlobalHydra
+        from hydra.core.override_parser.overrides_parser import OverridesParser
+        from omegaconf import OmegaConf
+
+        from odyssey_agents.llm.factory import refuse_secrets
+
+        if config.hydra.sweeper.get("_target_") != _BASIC:
+            return  # another sweeper draws its own jobs; each cell is still locked while it runs
+        loader = GlobalHydra.instance().config_loader()
+        parser = OverridesParser.create(config_loader=loader)
+        params = [f"{k}={v}" for k, v in (config.hydra.sweeper.get("params") or {}).items()]
+        overrides = parser.parse_overrides(params + list(config.hydra.overrides.task))
+        apply = getattr(type(loader), "_apply_overrides_to_config", None)  # Hydra 1.3's own step
+        groups: dict[str, bool] = {}
+
+        def structural(o: Any) -> bool:  # changes which files are composed (or deletes): compose again
+            name = o.key_or_group
+            if name not in groups:
+                groups[name] = bool(o.package is not None or name.startswith("hydra") or loader.get_group_options(name))
+            return groups[name] or o.is_delete()
+
+        composed: dict[tuple[str, ...], Any] = {}
+        seen: dict[str, list[str]] = {}
+        for batch in BasicSweeper.split_arguments(overrides, None):
+            for job in batch:
+                parsed = parser.parse_overrides(list(job))
+                base = tuple(o.input_line for o in parsed if apply is None or structural(o))
+                if base not in composed:
+                    whole = loader.load_sweep_config(config, list(base))
+                    composed[base] = OmegaConf.masked_copy(whole, [k for k in whole if k != "hydra"])
+                cfg = copy.deepcopy(composed[base])
+                if apply is not None:
+                    apply([o for o in parsed if not structural(o)], cfg)
+                refuse_secrets(OmegaConf.to_container(cfg.get("llm") or {}, resolve=False))
+                try:
+                    path = str(cell_directory(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)))
+                except Exception:  # a job whose config is wrong says so itself when it runs
+                    continue
+                if path in seen:
+                    raise ConfigError(f"the sweep names the cell {path} twice ({' '.join(seen[path]) or 'defaults'} "
+                                      f"and {' '.join(job) or 'defaults'}): both jobs would write one run "
+                                      "directory. Drop the repeated values (settings outside the cell, like "
+                                      "eval.progress, do not make another cell); nothing was run")
+                seen[path] = list(job)

@@ -1,0 +1,160 @@
+"""``generate``: from a spec to a validated game folder, never leaving a half-written game behind.
+
+The candidate is built in a temporary folder beside the target (``.<name>.XXXX.tmp``), so the final
+step is one rename on the same file system. An accepted game is renamed into place (replacing an old
+one only with ``overwrite``); a rejected candidate goes to ``.rejected/<name>-seed<seed>[-k]/`` beside
+the target with its report; an interrupted run removes its temporary folder. The progress is printed
+stage by stage::
+
+    [1/5] scaffold  [2/5] entities  [3/5] rules  [4/5] quest  [5/5] validation
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from odyssey_env import trust as trust_store
+from odyssey_gen.repair import Backend, Rejected, run
+from odyssey_gen.report import Report
+from odyssey_gen.spec import GameSpec, ValidationSettings
+from odyssey_gen.validate import Validation
+
+__all__ = ["GenerationError", "Result", "generate"]
+
+REJECTED_DIR = ".rejected"
+
+
+class GenerationError(Exception):
+    """A generation that could not start or finish; the message is one line for the user."""
+
+
+@dataclass
+class Result:
+    """What :func:`generate` produced."""
+
+    ok: bool
+    path: Path  # the game folder (accepted) or the rejected candidate's folder
+    reason: str
+    report: dict[str, Any]
+    trusted: bool = False
+
+    @property
+    def needs_trust(self) -> bool:
+        return self.ok and (self.path / "rules.py").is_file() and not self.trusted
+
+
+def _summarise(validation: Validation) -> str:
+    stats = validation.stats
+    parts = []
+    ex = stats.get("execution")
+    if ex:
+        parts.append(f"execution {ex['steps']} random steps on {ex['seeds']} seed(s)")
+    new = stats.get("new_rules") or {}
+    if any(new.values()):
+        parts.append(f"new rules reached ({len(new.get('verbs', []))} verb(s), "
+                     f"{len(new.get('step_rules', []))} step rule(s))")
+    solve = stats.get("solvability")
+    if solve and solve.get("runs"):
+        steps = [r["steps"] for r in solve["runs"]]
+        parts.append(f"solved by the oracle on {len(steps)} seed(s) in {min(steps)}-{max(steps)} steps "
+                     f"(budget {solve['budget']})")
+    return "; ".join(parts) + f" ({validation.seconds:.1f} s)"
+
+
+def _rejected_path(target: Path, seed: int) -> Path:
+    base = target.parent / REJECTED_DIR / f"{target.name}-seed{seed}"
+    path, k = base, 1
+    while path.exists():
+        k += 1
+        path = base.with_name(f"{base.name}-{k}")
+    return path
+
+
+def _install(candidate: Path, target: Path, overwrite: bool) -> None:
+    """Rename the finished candidate to the target (replacing an old game only when allowed)."""
+    if target.exists():
+        if not overwrite:
+            raise GenerationError(f"{target} appeared while generating; the new game is left in {candidate}")
+        old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.", dir=target.parent))
+        os.replace(target, old / target.name)
+        os.replace(candidate, target)
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(candidate, target)
+
+
+def generate(spec: GameSpec, out: str | Path | None = None, *, backend: Backend | None = None,
+             settings: ValidationSettings | None = None, max_attempts: int = 3, overwrite: bool = False,
+             trust_output: bool = False, say: Callable[[str], None] = print,
+             describe: Callable[[Path, Report], str] | None = None) -> Result:
+    """Generate, validate and install the game ``spec`` asks for at ``out`` (default ``./<name>``).
+
+    ``backend`` defaults to the procedural one. ``describe``, when given, rewrites names and
+    descriptions of the candidate before validation (``--describe-with``) and returns a summary line.
+    Raises :class:`GenerationError` for requests that cannot start; a candidate that fails validation
+    is not an exception: the result says ``ok=False`` and where the rejected candidate lies.
+    """
+    spec.check()
+    settings = settings or ValidationSettings()
+    problems = settings.problems()
+    if problems:
+        raise GenerationError("; ".join(problems))
+    if max_attempts < 1:
+        raise GenerationError("attempts must be at least 1")
+    target = Path(out if out is not None else spec.name).expanduser().absolute()
+    if target.exists() and not overwrite:
+        raise GenerationError(f"{target} already exists; choose another --out or pass --overwrite")
+    if backend is None:
+        from odyssey_gen.procedural import ProceduralBackend
+
+        backend = ProceduralBackend(spec)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        candidate = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+        os.chmod(candidate, 0o755)  # mkdtemp makes it private; the game is an ordinary folder
+    except OSError as exc:
+        raise GenerationError(f"cannot write next to {target}: {exc}") from None
+    model = getattr(backend, "model_info", None)
+    report = Report(spec, settings, backend.name, model() if callable(model) else None)
+    say(f"[1/5] scaffold: {spec.display_title!r} ({spec.theme.strip()}) with the {backend.name} backend, "
+        f"seed {spec.seed}, building in {candidate.name}")
+    try:
+        try:
+            hook = None
+            if describe is not None:
+                def hook(folder: Path) -> None:
+                    say(f"      describe: {describe(folder, report)}")
+            validation = run(backend, candidate, report, settings, max_attempts=max_attempts, say=say,
+                             after_stages=hook)
+        except Rejected as exc:
+            report.status, report.reason = "rejected", str(exc)
+            place = _rejected_path(target, spec.seed)
+            place.parent.mkdir(parents=True, exist_ok=True)
+            report.write(candidate)
+            os.replace(candidate, place)
+            say(f"[5/5] validation: REJECTED: {exc}")
+            say(f"      the rejected candidate and its report are in {place}")
+            return Result(False, place, str(exc), report.to_dict(place))
+        say(f"[5/5] validation: passed: {_summarise(validation)}")
+        report.status = "accepted"
+        has_code = (candidate / "rules.py").is_file()
+        if has_code:
+            report.trust = {"recorded": False, "command": f"odyssey trust {target}"}
+        report.write(candidate)
+        _install(candidate, target, overwrite)
+    except BaseException:
+        shutil.rmtree(candidate, ignore_errors=True)
+        raise
+    trusted = False
+    if has_code and trust_output:
+        trust_store.trust(target)  # only now: the code passed every check, and the user asked for it
+        trusted = True
+        report.trust = {"recorded": True, "command": f"odyssey trust {target}"}
+        report.write(target)
+    return Result(True, target, "", report.to_dict(target), trusted)

@@ -1,0 +1,199 @@
+"""Vector envs: the shared-memory text codec, the batched info merge, and odyssey's vector entry point.
+
+Speed is measured in ``benchmarks/vector_envs.py``; these tests pin down that the fast paths give
+exactly what Gymnasium's own code gives.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.vector import SyncVectorEnv
+from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import odyssey_env
+from odyssey_env.env import CHARSET, ObservationText, OdysseyEnv
+from odyssey_env.vector import OdysseyAsyncVectorEnv, OdysseySyncVectorEnv, batch_infos
+from odyssey_env.wrappers import ValidActions
+
+
+# ---------------------------------------------------------------------- shared-memory text codec
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.text(alphabet=CHARSET, max_size=300), min_size=1, max_size=6))
+def test_observation_text_round_trips_through_shared_memory(texts):
+    space = ObservationText(300, min_length=0, charset=CHARSET)
+    memory = create_shared_memory(space, n=len(texts), ctx=mp)
+    view = read_from_shared_memory(space, memory, n=len(texts))
+    for i, text in enumerate(texts):
+        write_to_shared_memory(space, i, "x" * 300, memory)  # a longer text first: its tail must not leak
+        write_to_shared_memory(space, i, text, memory)
+    assert tuple(view) == tuple(texts)
+    assert [view[i] for i in range(len(texts))] == list(texts) and view[-1] == texts[-1]
+
+
+def test_a_text_outside_the_charset_is_refused_as_gymnasium_does():
+    space = ObservationText(50, min_length=0, charset=CHARSET)
+    memory = create_shared_memory(space, n=1, ctx=mp)
+    for bad in ("tab\there", "caf\u00e9", "x" * 51):
+        with pytest.raises((KeyError, ValueError, IndexError)):  # gymnasium's own errors, unchanged
+            write_to_shared_memory(space, 0, bad, memory)
+
+
+# ---------------------------------------------------------------------- batched info merge
+def _gymnasium_merge(infos):
+    vector = SyncVectorEnv.__new__(SyncVectorEnv)
+    vector.num_envs = len(infos)
+    merged = {}
+    for i, info in enumerate(infos):
+        merged = vector._add_info(merged, info, i)
+    return merged
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, dict):
+        return isinstance(b, dict) and list(a) == list(b) and all(_same(a[k], b[k]) for k in a)
+    if isinstance(a, np.ndarray):
+        if not (isinstance(b, np.ndarray) and a.dtype == b.dtype and a.shape == b.shape):
+            return False
+        if a.dtype == object:
+            return all(_same(x, y) for x, y in zip(a.tolist(), b.tolist(), strict=True))
+        return bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f"))
+    return type(a) is type(b) and (a == b or (a != a and b != b))
+
+
+LEAVES = (st.integers(-5, 5) | st.booleans() | st.floats(allow_nan=False, width=32) | st.text(max_size=3)
+          | st.none() | st.lists(st.integers(0, 3), max_size=3)
+          | st.integers(0, 3).map(lambda k: np.arange(k, dtype=np.int8)) | st.just(np.float32(1.5)))
+
+
+def _info_shape():
+    keys = st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs", "x"])
+    return st.recursive(LEAVES, lambda inner: st.dictionaries(keys, inner, max_size=4), max_leaves=8)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda n: st.lists(st.dictionaries(
+    st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5),
+    min_size=n, max_size=n)))
+def test_batched_merge_equals_gymnasiums_whatever_the_infos(infos):
+    env = OdysseySyncVectorEnv.__new__(OdysseySyncVectorEnv)
+    env.num_envs = len(infos)
+    try:
+        expected = _gymnasium_merge(infos)
+    except Exception as exc:  # Gymnasium cannot merge these either: the same error comes through
+        with pytest.raises(type(exc)):
+            env._merged(list(enumerate(infos)))
+        return
+    assert _same(env._merged(list(enumerate(infos))), expected)
+
+
+def test_batched_merge_of_real_infos_takes_the_fast_path():
+    infos = []
+    for seed in (0, 1, 2):
+        env = ValidActions(OdysseyEnv("remnant", valid_actions=True))
+        env.reset(seed=seed)
+        infos.append(env.step(0)[4])
+    fast = batch_infos(infos, _gymnasium_merge)  # raises if the infos did not share one shape
+    assert _same(fast, _gymnasium_merge(infos))
+    assert fast["action_mask"].shape == (3, 128) and isinstance(fast["actions"][1], list)
+
+
+# ---------------------------------------------------------------------- the vector entry point
+def test_make_vec_without_a_mode_builds_odysseys_vector_env():
+    envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2)
+    try:
+        assert isinstance(envs, OdysseySyncVectorEnv)
+    finally:
+        envs.close()
+    with pytest.raises(ValueError, match="num_envs"):
+        odyssey_env.vector.make_vector_env(0, game="base")
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_odyssey_vector_env_matches_gymnasiums_step_for_step(asynchronous):
+    ours = gym.make_vec("AgentOdyssey/Base-v0", num_envs=3, asynchronous=asynchronous, max_episode_steps=4)
+    theirs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=3, vectorization_mode="sync",
+                          wrappers=[lambda e: gym.wrappers.TimeLimit(e, 4)])
+    try:
+        assert isinstance(ours, OdysseyAsyncVectorEnv if asynchronous else OdysseySyncVectorEnv)
+        a, b = ours.reset(seed=5), theirs.reset(seed=5)
+        assert list(a[0]) == list(b[0]) and _same(a[1], b[1])
+        # long observations then short ones (an invalid command's), then an autoreset after truncation
+        for actions in (["wait", "enter smithy_yard", "pick up coin"], ["x", "y", "z"], ["wait"] * 3,
+                        ["wait"] * 3, ["defend"] * 3):
+            a, b = ours.step(actions), theirs.step(actions)
+            assert list(a[0]) == list(b[0])
+            for x, y in zip(a[1:4], b[1:4], strict=True):
+                assert np.array_equal(x, y)
+            assert _same(a[4], b[4])
+    finally:
+        ours.close()
+        theirs.close()
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_valid_actions_in_vector_envs_are_plain_lists_per_sub_env(asynchronous):
+    envs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=2, asynchronous=asynchronous, max_actions=64)
+    try:
+        assert envs.single_action_space == gym.spaces.Discrete(64)
+        _, infos = envs.reset(seed=0)
+        masks = infos["action_mask"]
+        assert masks.shape == (2, 64) and masks.dtype == np.bool_
+        for i in range(2):
+            commands = infos["actions"][i]
+            assert type(commands) is list and all(type(c) is str for c in commands)
+            assert masks[i].sum() == len(commands)
+        assert [m.tolist() for m in envs.call("action_masks")] == masks.tolist()
+        assert list(envs.call("valid_commands")) == list(infos["actions"])
+        actions = np.array([np.flatnonzero(m)[-1] for m in masks])
+        before = list(infos["actions"])
+        _, _, _, _, infos = envs.step(actions)
+        assert not infos["invalid_action"].any()
+        assert list(infos["command"]) == [before[i][actions[i]] for i in range(2)]
+    finally:
+        envs.close()
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_observations_kept_from_an_earlier_step_stay_as_they_were(asynchronous):
+    envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, asynchronous=asynchronous)
+    try:
+        first, _ = envs.reset(seed=0)
+        kept = tuple(first)
+        second, *_ = envs.step(["wait", "jump"])
+        assert tuple(first) == kept and tuple(second) != kept and type(first) is tuple
+    finally:
+        envs.close()
+
+
+def test_info_keys_keep_vector_infos_small():
+    envs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=2, max_actions=32,
+                        info_keys=["invalid_action", "reward_breakdown"])
+    try:
+        _, infos = envs.reset(seed=0)
+        _, _, _, _, infos = envs.step(np.zeros(2, dtype=np.int64))
+        data_keys = [k for k in infos if not k.startswith("_")]
+        assert data_keys == ["invalid_action", "reward_breakdown", "action_mask", "actions", "actions_dropped",
+                             "command"]
+        assert infos["reward_breakdown"]["quest"].dtype.kind == "i"
+    finally:
+        envs.close()
+
+
+def test_info_keys_pick_a_subset_in_a_fixed_order(tiny_game):
+    full = OdysseyEnv(tiny_game)
+    lean = OdysseyEnv(tiny_game, info_keys=["events", "step"])
+    full.reset(seed=0)
+    assert list(lean.reset(seed=0)[1]) == ["step", "events"]
+    a, b = full.step("enter yard")[4], lean.step("enter yard")[4]
+    assert b == {"step": a["step"], "events": a["events"]}
+    with pytest.raises(ValueError, match="unknown info key"):
+        OdysseyEnv(tiny_game, info_keys=["valid_actions"])
+    import pickle
+
+    assert pickle.loads(pickle.dumps(lean)).info_keys == ("step", "events")

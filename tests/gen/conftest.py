@@ -1,0 +1,27 @@
+"""Shared settings for the generator tests: validation small enough for seconds per game."""
+
+from __future__ import annotations
+
+import pytest
+
+from odyssey_gen.spec import GameSpec, ValidationSettings
+
+THEME = "a drowned cathedral city where the tide keeps the only records"
+
+#: Fewer seeds and steps than the defaults (3 seeds, 1,000 random steps): a few seconds per game.
+FAST = ValidationSettings(seeds=2, random_steps=200, oracle_budget=500, timeout=120)
+
+
+def spec(**over) -> GameSpec:
+    values = {"theme": THEME, "name": "tide", "seed": 0}
+    values.update(over)
+    return GameSpec(**values)
+
+
+def quiet(_text: str) -> None:
+    pass
+
+
+@pytest.fixture
+def fast() -> ValidationSettings:
+    return FAST
