@@ -1,16 +1,18 @@
-"""A live progress line (steps, rewards, tokens) for runs started from an interactive terminal.
+"""Progress of a run: a live bar on a terminal, plain lines in a log.
 
-Off when output is not a terminal (logs, CI, SLURM, joblib workers), so it costs batch runs
-nothing; when on, it redraws a few times a second however fast the steps come.
+On an interactive terminal, rich's bar redraws a few times a second however fast the steps come.
+When output goes to a file, a pipe, CI or a batch job, a bar would be noise, but silence is worse: a
+run of a slow model looks hung. There it prints one plain line per step (step, rewards, tokens,
+seconds per step), at most one a second, so a fast agent's run stays a short log.
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from typing import Any
+from typing import Any, TextIO
 
-__all__ = ["NullProgress", "Progress", "make_progress"]
+__all__ = ["LineProgress", "NullProgress", "Progress", "make_progress"]
 
 
 class NullProgress:
@@ -50,13 +52,41 @@ class Progress(NullProgress):
         self._bar.stop()
 
 
+class LineProgress(NullProgress):
+    """One line per step for logs, at most one per ``interval`` seconds (a fast agent's steps are
+    summed into the next line); a forced update always prints unless nothing changed since the last."""
+
+    def __init__(self, label: str, total: int, interval: float = 1.0, stream: TextIO | None = None):
+        self.label, self.total, self.interval = label, total, interval
+        self._stream = stream
+        self._start = self._last = time.monotonic()
+        self._updates = self._last_updates = 0
+        self._shown: tuple[Any, ...] | None = None
+
+    def update(self, steps: int, main: int, sup: int, tokens: int, phase: str = "", force: bool = False) -> None:
+        now = time.monotonic()
+        shown = (steps, main, sup, tokens, phase)
+        if not force:
+            self._updates += 1  # the runner updates once per step, tutorial steps included
+        if shown == self._shown or (not force and now - self._last < self.interval):
+            return
+        per_step = (now - self._last) / max(1, self._updates - self._last_updates)
+        elapsed = int(now - self._start)
+        line = (f"{self.label}: step {steps}/{self.total}" + (f" [{phase}]" if phase else "")
+                + f"  main {main}  sup {sup}  tokens {tokens:,}  {per_step:.1f} s/step"
+                + f"  {elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}")
+        print(line, file=self._stream or sys.stdout, flush=True)
+        self._shown, self._last, self._last_updates = shown, now, self._updates
+
+
 def make_progress(setting: Any, label: str, total: int) -> NullProgress:
-    """``setting``: true / false / "auto" (on when stdout is a terminal and rich is installed)."""
+    """``setting``: ``auto`` (a bar on a terminal, lines otherwise), ``true``/``bar`` (a bar),
+    ``lines`` (lines), ``false`` (nothing)."""
     if setting in (False, "false", "off", "no"):
         return NullProgress()
-    if setting in ("auto", None) and not sys.stdout.isatty():
-        return NullProgress()
+    if setting == "lines" or (setting in ("auto", None) and not sys.stdout.isatty()):
+        return LineProgress(label, total)
     try:
         return Progress(label, total)
-    except ImportError:
-        return NullProgress()
+    except ImportError:  # rich is in the eval extra; without it, lines
+        return LineProgress(label, total)

@@ -148,6 +148,7 @@ class _Cell:
 
     # ------------------------------------------------------------ QA
     def _ask(self, phase: str) -> None:
+        start = time.perf_counter()
         rounds = []
         if self.wk_questions:
             rounds.append(ask_questions(self.agent, self.wk_questions, phase=phase, step=self.play,
@@ -160,6 +161,11 @@ class _Cell:
                 rounds.append(ask_questions(self.agent, em, phase=phase, step=self.play, kind="episodic"))
         for r in rounds:
             self.qa_writer.write({"game": self.game.name, **r.to_dict()})
+        seconds = time.perf_counter() - start
+        if seconds >= 1.0 and self.progress_setting not in (False, "false", "off", "no"):
+            # a model's QA round takes a while: say so, or a log looks hung (a fast agent's stays quiet)
+            asked = sum(len(r.answers) for r in rounds)
+            self.log(f"qa {phase} step {self.play}: {asked} questions in {seconds:.0f} s")
 
     # ------------------------------------------------------------ the loop
     def run(self) -> CellOutcome:

@@ -21,6 +21,8 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from odyssey_agents.llm.cpu_threads import ThreadPolicy
+from odyssey_agents.llm.prefix_cache import PrefixCache, boundaries
 from odyssey_agents.llm.protocol import LLM, Completion, Message, require
 from odyssey_agents.llm.thinking import split_thinking
 
@@ -113,9 +115,19 @@ def _common_prefix(texts: Sequence[str]) -> str:
     return first[:n]
 
 
+def _croppable(cache: Any) -> bool:
+    """Whether ``cache`` can be cut back to a prefix and grown again (not a sliding window or a
+    recurrent state, which forget what a crop would need)."""
+    if cache is None or not hasattr(cache, "crop") or not hasattr(cache, "get_seq_length"):
+        return False
+    if getattr(cache, "is_croppable", True) is False:
+        return False
+    return not any(getattr(cache, "is_sliding", None) or ()) and not any(getattr(cache, "is_linear", None) or ())
+
+
 def _reusable(cache: Any, seen: list[int], ids: list[int]) -> Any:
     """The cache cut back to the longest prefix ``ids`` shares with what it holds (or None)."""
-    if cache is None or not hasattr(cache, "crop") or not hasattr(cache, "get_seq_length"):
+    if not _croppable(cache):
         return None
     held = cache.get_seq_length()
     common = 0
@@ -138,9 +150,19 @@ class TransformersLLM(LLM):
     ``model``: a local folder or a hub id (hub ids need the network or a filled HF cache).
     ``enable_thinking``: passed to the chat template (Qwen3: thinking on/off); None leaves the default.
     ``device``: ``auto`` (CUDA when available), ``cpu``, ``cuda``, ``cuda:1``...; ``dtype``: ``auto``
-    (bfloat16 on GPU, float32 on CPU) or a torch dtype name. ``threads``: torch's CPU threads (None:
-    torch's default).
+    (bfloat16 on GPU, float32 on CPU) or a torch dtype name. ``threads``: torch's CPU threads, ``auto``
+    (the usable cores other processes leave free, chosen before each call; see
+    :mod:`~odyssey_agents.llm.cpu_threads`), a number, or None (torch's default).
+
+    ``prefix_cache``: reuse the keys and values of prompt prefixes across calls (the system prompt,
+    a QA round's shared memory, the steps a Long Context prompt repeats). The prompt is then always fed
+    in pieces cut at the end of the system message and every ``prefix_chunk`` tokens after it, cached
+    or not, so reuse never changes an output (:mod:`~odyssey_agents.llm.prefix_cache`); ``false`` feeds
+    each prompt in one pass and reuses nothing.
     """
+
+    #: How many prompt prefixes the cache keeps (act, reflect, summarise, answer prompts each have one).
+    prefix_entries = 3
 
     backend = "hf"
 
@@ -150,7 +172,8 @@ class TransformersLLM(LLM):
                  repetition_penalty: float | None = None, seed: int = 0, enable_thinking: bool | None = None,
                  prefill_json: bool = False, guided_json: bool = False, constrain_starts: bool = False,
                  stop_at_json: bool = True,
-                 trust_remote_code: bool = False, threads: int | None = None,
+                 trust_remote_code: bool = False, threads: int | str | None = "auto",
+                 prefix_cache: bool = True, prefix_chunk: int | None = None,
                  backend: str = "hf"):
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
@@ -173,6 +196,18 @@ class TransformersLLM(LLM):
         self.stop_at_json = stop_at_json
         self.trust_remote_code = trust_remote_code
         self.threads = threads
+        self._thread_policy = ThreadPolicy(threads)
+        if prefix_chunk is not None and (not isinstance(prefix_chunk, int) or isinstance(prefix_chunk, bool)
+                                         or prefix_chunk < 1):
+            raise ValueError(f"prefix_chunk must be a positive number of tokens, got {prefix_chunk!r}")
+        if not isinstance(prefix_cache, bool):
+            raise ValueError(f"prefix_cache must be true or false, got {prefix_cache!r}")
+        self.prefix_cache = prefix_cache
+        self._chunk_request = prefix_chunk
+        self.prefix_chunk: int | None = None  # set by load(): the request, or 128 on CPU and 512 on GPU
+        self._memo = PrefixCache(self.prefix_entries)
+        self._system_ids: dict[str, list[int]] = {}  # system message text -> its templated tokens
+        self._first_ids: dict[tuple[str, ...], dict[str, int]] = {}  # allowed beginnings -> first tokens
         self.calls = 0
         self._model: Any = None
         self._tokenizer: Any = None
@@ -183,8 +218,7 @@ class TransformersLLM(LLM):
         if self._model is not None:
             return
         torch, tf = self._torch, self._transformers
-        if self.threads is not None:
-            torch.set_num_threads(int(self.threads))  # CPU threads; 1 helps on an oversubscribed machine
+        self._use_threads()
         device = self.device_request
         if device == "auto":
             device = "cuda" if torch.cuda.is_available() else "cpu"
@@ -207,8 +241,15 @@ class TransformersLLM(LLM):
         self.device = device
         major = int(tf.__version__.split(".", 1)[0])
         self._cache_arg = "cache" if major >= 5 else "past_key_values"
+        self.prefix_chunk = self._chunk_request or (512 if device.startswith("cuda") else 128)
         if self._context_override is None:
             self.context_window = getattr(model.config, "max_position_embeddings", None)
+
+    def _use_threads(self) -> None:
+        """Set torch's CPU threads as the ``threads`` setting says (for ``auto``: as the load allows)."""
+        count = self._thread_policy.choose()
+        if count is not None and count != self._torch.get_num_threads():
+            self._torch.set_num_threads(count)
 
     def _sources(self) -> tuple[str, str]:
         """Where the weights and the tokenizer load from."""
@@ -256,12 +297,14 @@ class TransformersLLM(LLM):
                  starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
         start = time.perf_counter()
         self.load()
+        self._use_threads()
         prompt = self._prompt_text(messages)
+        system = self._system_text(messages, prompt)
         thinking_on = self.enable_thinking is True
         self._torch.manual_seed((self.seed * 1_000_003 + self.calls) % (2**63 - 1))
         self.calls += 1
         if self.guided_json and json_keys and not thinking_on:
-            return self._guided(prompt, json_keys, purpose, max_tokens, start,
+            return self._guided(prompt, system, json_keys, purpose, max_tokens, start,
                                 starts if self.constrain_starts else None)
         prefix = json_prefill(json_keys) if self.prefill_json and not thinking_on else ""
         prompt_ids = self._encode(prompt + prefix)
@@ -270,14 +313,16 @@ class TransformersLLM(LLM):
         if self.stop_at_json and json_keys and not thinking_on:
             tracker = _BraceTracker()
             tracker.feed(prefix)
-        generated, _ = self._generate(prompt_ids, budget, tracker)
+        cache, cuts = self._prefilled(prompt_ids, system)
+        generated, cache = self._generate(prompt_ids, budget, tracker, cache)
+        self._keep(cache, prompt_ids + generated, cuts, cuts[-1] if cuts else 0)
         text = prefix + self.decode(generated)
         answer, thinking = split_thinking(text)
         finish = "length" if len(generated) >= budget else "stop"
         return Completion(answer, len(prompt_ids), len(generated), time.perf_counter() - start, purpose,
                           reasoning=thinking, finish_reason=finish)
 
-    def _guided(self, prompt: str, keys: Sequence[str], purpose: str, max_tokens: int | None,
+    def _guided(self, prompt: str, system: str, keys: Sequence[str], purpose: str, max_tokens: int | None,
                 start: float, starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
         """Fill the expected JSON object key by key: the keys and quotes are written for the model, the
         values are generated (each up to its closing quote). Input tokens are the prompt plus the
@@ -287,8 +332,9 @@ class TransformersLLM(LLM):
         input_tokens, output_tokens = len(prompt_ids), 0
         budget = self.reply_budget(len(prompt_ids), max_tokens)
         finish = "stop"
-        cache: Any = None
-        seen_ids: list[int] = []
+        cache, cuts = self._prefilled(prompt_ids, system)
+        valid = cuts[-1] if cuts else 0  # how much of the cache was fed in pieces (reusable later)
+        seen_ids: list[int] = prompt_ids if cache is not None else []
         for i, key in enumerate(keys):
             opener = f'"{key}": "' if i == 0 else f', "{key}": "'
             if i > 0:
@@ -300,9 +346,10 @@ class TransformersLLM(LLM):
                 break
             beginnings = starts.get(key) if starts else None
             if beginnings:  # the value's opening: one constrained token, then the beginning it picks
-                firsts = {b: self._encode(b)[0] for b in beginnings if b}  # each beginning's first token
-                ids = self._encode(prompt + text)
+                firsts = self._first_tokens(beginnings)
+                ids = prompt_ids if i == 0 else self._encode(prompt + text)
                 cache = _reusable(cache, seen_ids, ids)
+                valid = min(valid, cache.get_seq_length()) if cache is not None else 0
                 token, cache = self._generate(ids, 1, None, cache, sorted(set(firsts.values())) or None)
                 seen_ids = ids + token
                 output_tokens += len(token)
@@ -315,8 +362,9 @@ class TransformersLLM(LLM):
                     finish = "length"
                     break
             tracker = _StringTracker()
-            ids = self._encode(prompt + text)
+            ids = prompt_ids if i == 0 and not beginnings else self._encode(prompt + text)  # same text: same ids
             cache = _reusable(cache, seen_ids, ids)
+            valid = min(valid, cache.get_seq_length()) if cache is not None else 0
             generated, cache = self._generate(ids, room, tracker, cache)
             seen_ids = ids + generated
             output_tokens += len(generated)
@@ -332,8 +380,81 @@ class TransformersLLM(LLM):
                 text += value[:cut] + '"'
         else:
             text += "}"
+        self._keep(cache, seen_ids, cuts, valid)
         return Completion(text, input_tokens, output_tokens, time.perf_counter() - start, purpose,
                           finish_reason=finish)
+
+    def _first_tokens(self, beginnings: Sequence[str]) -> dict[str, int]:
+        """Each allowed beginning's first token (the same game's verbs come every step: tokenized once)."""
+        key = tuple(beginnings)
+        firsts = self._first_ids.get(key)
+        if firsts is None:
+            if len(self._first_ids) >= 64:
+                self._first_ids.clear()
+            firsts = self._first_ids[key] = {b: self._encode(b)[0] for b in beginnings if b}
+        return firsts
+
+    # ------------------------------------------------------------------ prefix cache
+    def _system_text(self, messages: Sequence[Message], prompt: str) -> str:
+        """The templated system message ``prompt`` opens with ("" if none): the first boundary."""
+        if not self.prefix_cache or len(messages) < 2 or messages[0].get("role") != "system":
+            return ""
+        kwargs: dict[str, Any] = {}
+        if self.enable_thinking is not None:
+            kwargs["enable_thinking"] = self.enable_thinking
+        try:
+            text = self.tokenizer.apply_chat_template([dict(messages[0])], tokenize=False,
+                                                      add_generation_prompt=False, **kwargs)
+        except Exception:  # a template that refuses a conversation without a user turn: no system boundary
+            return ""
+        return text if isinstance(text, str) and prompt.startswith(text) else ""
+
+    def _system_length(self, system: str, ids: list[int]) -> int:
+        """Tokens of ``system`` at the start of ``ids``; 0 when the prompt does not tokenize into the
+        system message's own tokens followed by the rest (then only the chunk grid cuts it)."""
+        if not system:
+            return 0
+        system_ids = self._system_ids.get(system)
+        if system_ids is None:
+            if len(self._system_ids) >= 16:
+                self._system_ids.clear()
+            system_ids = self._system_ids[system] = self._encode(system)
+        n = len(system_ids)
+        return n if ids[:n] == system_ids else 0
+
+    def _prefilled(self, ids: list[int], system: str) -> tuple[Any, tuple[int, ...]]:
+        """A cache holding ``ids`` up to their last boundary, reused from an earlier call as far as
+        possible and fed piece by piece from there; and the boundaries. ``(None, ())`` when the
+        prefix cache is off or the prompt is too short to cut (generation then feeds it whole)."""
+        if not self.prefix_cache:
+            return None, ()
+        cuts = boundaries(len(ids), self._system_length(system, ids), self.prefix_chunk or 128)
+        if not cuts:
+            return None, ()
+        cache, done = self._memo.take(ids, cuts)
+        if cache is None:
+            cache = self._new_cache()
+        torch, model = self._torch, self._model
+        with torch.no_grad():
+            for cut in cuts:
+                if cut <= done:
+                    continue
+                piece = torch.tensor([ids[done:cut]], device=model.device)
+                model(input_ids=piece, use_cache=True, logits_to_keep=1, **{self._cache_arg: cache})
+                done = cut
+        return cache, cuts
+
+    def _new_cache(self) -> Any:
+        tf = self._transformers
+        try:
+            return tf.DynamicCache(config=self._model.config)
+        except TypeError:  # transformers 4 builds its layers lazily
+            return tf.DynamicCache()
+
+    def _keep(self, cache: Any, ids: list[int], cuts: tuple[int, ...], valid: int) -> None:
+        """Give the cache of a finished call to the prefix cache (reusable up to ``valid`` tokens)."""
+        if self.prefix_cache and cuts and valid > 0 and _croppable(cache):
+            self._memo.put(cache, ids, cuts, valid)
 
     def decode(self, ids: Sequence[int]) -> str:
         """Generated ids as text, without end/pad markers but with thinking tags (which some
@@ -413,4 +534,5 @@ class TransformersLLM(LLM):
                 "repetition_penalty": self.repetition_penalty, "seed": self.seed,
                 "enable_thinking": self.enable_thinking, "prefill_json": self.prefill_json,
                 "guided_json": self.guided_json, "constrain_starts": self.constrain_starts,
-                "stop_at_json": self.stop_at_json}
+                "stop_at_json": self.stop_at_json, "prefix_cache": self.prefix_cache,
+                "prefix_chunk": self.prefix_chunk or self._chunk_request}

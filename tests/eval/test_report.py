@@ -10,7 +10,7 @@ import pytest
 from odyssey_agents.base import Agent, Answer, Call, Decision, Usage
 from odyssey_eval.challenge import aggregate
 from odyssey_eval.collect import Run, load_runs
-from odyssey_eval.progress import NullProgress, make_progress
+from odyssey_eval.progress import LineProgress, NullProgress, make_progress
 from odyssey_eval.report import build_rows, format_table, mean_rows
 from odyssey_eval.report import main as report_main
 from odyssey_eval.runner import run_cell
@@ -148,7 +148,7 @@ def test_report_errors(tmp_path, capsys):
 
 def test_progress_bar_modes(capsys):
     assert isinstance(make_progress(False, "x", 10), NullProgress)
-    assert type(make_progress("auto", "x", 10)) is NullProgress  # tests do not run on a terminal
+    assert type(make_progress("auto", "x", 10)) is LineProgress  # tests do not run on a terminal
     bar = make_progress(True, "base random seed 0", 10)
     bar.update(5, 1, 2, 300, force=True)
     bar.close()
