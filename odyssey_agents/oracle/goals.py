@@ -393,7 +393,7 @@ class Goals(PlannerBase):
         predicate's plan); when no command makes the event now this is :class:`Stuck`.
         """
         from odyssey_env.engine import Turn
-        from odyssey_env.rules import OPTIONAL_VERBS
+        from odyssey_env.rules import BASE_RULE_MODULES, OPTIONAL_VERBS
 
         v = self.v
         key = ("trial", kind, json.dumps(match, sort_keys=True, default=str), v.state.step)
@@ -402,7 +402,7 @@ class Goals(PlannerBase):
         else:
             found = None
             rules = v.engine.rules.actions
-            own = [verb for verb, rule in rules.items() if not type(rule).__module__.startswith("odyssey_env.")]
+            own = [verb for verb, rule in rules.items() if type(rule).__module__ not in BASE_RULE_MODULES]
             order = own + [verb for verb in OPTIONAL_VERBS if verb in rules]
             probe = Turn(v.engine, v.agent, probe=True)
             for verb in order:
@@ -423,7 +423,7 @@ class Goals(PlannerBase):
         v = self.v
         visible = [*v.agent.hands, *v.agent.equipment.values(),
                    *(h for c in v.containers() for h in v.state.instances[c].contents),
-                   *v.state.areas[v.here].objects]
+                   *v.objects_at(v.here)]
         for h in visible:
             if (handle is None or h == handle) and (object is None or v.tname(h) == object):
                 return f"inspect {h}"
@@ -475,9 +475,10 @@ class Goals(PlannerBase):
             return cmd
         n = amount or 1
         ot = v.game.objects[object]
-        here = v.agent.hands.get(object, 0) + v.state.areas[v.here].objects.get(object, 0)
+        lying = v.objects_at(v.here)
+        here = v.agent.hands.get(object, 0) + lying.get(object, 0)
         item = object if not ot.instanced else next(
-            (h for h in [*v.agent.hands, *v.state.areas[v.here].objects] if v.tname(h) == object), None)
+            (h for h in [*v.agent.hands, *lying] if v.tname(h) == object), None)
         if item is None or (not ot.instanced and here < n):
             loc = v.where_carried(object)
             if loc is not None:  # packed already: take it out to store it again
