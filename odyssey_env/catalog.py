@@ -21,9 +21,11 @@ COLUMNS = (
     ("objects", "object_types"),
     ("NPCs", "npc_types"),
     ("stages", "stages"),
+    ("DAG leaves", "leaves"),
     ("chapters", "chapters"),
     ("side quests", "side_quests"),
     ("tutorial", "tutorial_steps"),
+    ("expansion", "expansion"),
     ("verbs", "verbs"),
     ("step rules", "step_rule_count"),
 )
@@ -50,6 +52,8 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 
 
 def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
@@ -58,7 +62,8 @@ def _cell(value: Any) -> str:
 def format_details(row: dict[str, Any]) -> str:
     lines = [f"{row['name']}: {row['title']}"]
     if row["quest"]:
-        lines.append(f"  main quest: {row['quest']} ({row['stages']} stages in {row['chapters']} chapters)")
+        shape = f", a DAG with {row['leaves']} leaves" if row.get("dag") else ", linear"
+        lines.append(f"  main quest: {row['quest']} ({row['stages']} stages in {row['chapters']} chapters{shape})")
     lines.append(f"  verbs ({row['verbs']}): {', '.join(row['verb_list'])}")
     lines.append(f"  step rules ({len(row['step_rules'])}): {', '.join(row['step_rules'])}")
     if row["side_quests"]:

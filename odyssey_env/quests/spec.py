@@ -313,10 +313,14 @@ def _walk(cond: Condition):
 
 def quest_summary(quest: QuestSpec) -> dict[str, Any]:
     m = quest.main
+    dag = any(s.requires is not None for s in quest.stages())
     return {
         "quest": m.title if m else None,
         "chapters": len(m.chapters) if m else 0,
         "stages": len(quest.stages()),
+        "dag": dag,
+        # A DAG's leaves are its stages that require nothing (its entry points); None for a linear quest.
+        "leaves": sum(1 for s in quest.stages() if not s.requires) if dag else None,
         "side_quests": quest.side_quests.enabled,
         "side_quest_kinds": list(quest.side_quests.kinds) if quest.side_quests.enabled else [],
         "tutorial_steps": len(quest.tutorial.steps) if quest.tutorial else 0,
