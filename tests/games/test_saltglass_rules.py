@@ -163,13 +163,15 @@ def test_listen_here_names_the_mirages_the_sunk_and_the_death_notes(s):
     s.put("quartz_sand", 2)
     s.mirage("rock_salt")
     s.state.rule_data[sg.SINK]["sunk"][OPEN] = {"glass_knife": 1}
-    s.state.rule_data[sg.IMPRINT]["imprints"][OPEN] = {"glass_stalker": s.state.step + 11}
+    now = s.state.step
+    s.state.rule_data[sg.IMPRINT]["imprints"][OPEN] = {"glass_stalker": now + 11, "glare_wyrm": now + 2}
     text = s.ok(f"listen {OPEN}")
     assert f"I kneel and listen to {OPEN}." in text
     assert "Among what lies here, the rock_salt makes no sound at all: a mirage, not really there." in text
     assert "quartz_sand" not in text.split("Under")[0].split("Among")[1]
     assert "Under the crust the salt still hums with what it swallowed: 1 glass_knife." in text
     assert "death-note of a glass_stalker: its kind falters here for 10 more steps." in text
+    assert "death-note of a glare_wyrm: its kind falters here for 1 more step." in text
     assert s.events("area_listened") == [{"area": OPEN, "remote": False, "mirages": 1}]
     assert sg.listened_in(s.engine, s.agent, OPEN)
 
@@ -233,13 +235,17 @@ def test_listen_to_objects(s):
         in s.ok("listen sunstone")
     assert s.events("object_listened") == [{"object": "sunstone", "handle": "sunstone", "mirage": True}]
     s.put("clear_glass")
-    assert "clear_glass rings with a clear, high note." in s.ok("listen clear_glass")
+    s.state.rule_data[sg.GLAZE][PLAYER] = {"clear_glass": [0, 1]}  # (only what is in hand can be glazed)
+    text = s.ok("listen clear_glass")
+    assert "clear_glass rings with a clear, high note." in text and "crackles" not in text
     assert s.events("object_listened")[0]["mirage"] is False
     knife = s.hold("glass_knife")
     text = s.ok(f"listen {knife}")
     assert "glass_knife answers with the dull knock of something real." in text and "glaze" not in text
     s.state.rule_data[sg.GLAZE][PLAYER] = {knife: [0, 2]}
     assert "A crust of salt glaze crackles on it (2 layers)." in s.ok(f"listen {knife}")
+    s.state.rule_data[sg.GLAZE][PLAYER] = {knife: [0, 1]}
+    assert "A crust of salt glaze crackles on it (1 layer)." in s.ok(f"listen {knife}")
     bag = s.wear_bag()
     s.stash(bag, "mirror_flake")
     assert "mirror_flake rings with a clear, high note." in s.ok("listen mirror_flake")
@@ -317,6 +323,8 @@ def test_refract_cracks_the_glaze_off_what_i_hold(s):
 def test_refract_where_nothing_is_false_and_what_it_records(s):
     s.hold("oath_lens")
     assert "It spills into colour on the salt; nothing here is false." in s.ok("refract oath_lens")
+    assert s.events("light_refracted") == [{"object": "oath_lens", "handle": "oath_lens", "area": OPEN,
+                                            "dispelled": 0, "cleared": 0}]
     assert sg.light_bent(s.engine, s.agent, "oath_lens", OPEN)
     assert not sg.light_bent(s.engine, s.agent, "oath_lens", "zenith_spire")
     s.ok("refract oath_lens")
@@ -357,6 +365,7 @@ def test_glaze_builds_under_the_open_sky(s):
     knife = s.hold("glass_knife")
     s.wait(5)
     assert s.agent.attack == s.agent.base_attack + 6
+    assert s.state.rule_data[sg.GLAZE][PLAYER] == {knife: [5, 0]}
     s.ok("wait")
     assert "Salt glaze crusts glass_knife in my hand (layer 1 of 3): it strikes for 2 less." in s.feedback
     assert s.events("item_glazed") == [{"handle": knife, "layers": 1}]
@@ -379,11 +388,13 @@ def test_glaze_blunts_the_best_weapon_held(s):
     s.hold("salt_pick")
     s.wait(12)
     assert s.agent.attack == s.agent.base_attack + 11 - 4
+    s.wait(6)
+    assert s.agent.attack == s.agent.base_attack + 6  # 11 - 6 would be 5; half of 11, rounded up, stays
 
 
 def test_shade_flakes_glaze_off_and_adds_none(s):
     knife = s.hold("glass_knife")
-    s.wait(12)
+    s.wait(14)
     s.stand(SHADE)
     s.ok("wait")
     assert "In the shade, a layer of salt glaze flakes off glass_knife." in s.feedback
@@ -392,6 +403,7 @@ def test_shade_flakes_glaze_off_and_adds_none(s):
     assert s.agent.attack == s.agent.base_attack + 6
     s.wait(10)
     assert "glaze" not in s.feedback and sg.glaze_layers(s.engine, PLAYER, knife) == 0
+    assert s.state.rule_data[sg.GLAZE][PLAYER] == {knife: [0, 0]}
     s.stand(OPEN)
     s.wait(5)
     assert sg.glaze_layers(s.engine, PLAYER, knife) == 0  # shade reset the count: six more steps needed
@@ -402,6 +414,10 @@ def test_shade_flakes_glaze_off_and_adds_none(s):
 def test_stowing_sheds_the_glaze(s):
     bag = s.wear_bag()
     s.hold("glass_knife")
+    s.wait(3)
+    s.ok(f"store 1 glass_knife {bag}")
+    assert "glaze" not in s.feedback  # nothing had crusted yet
+    s.ok(f"take out glass_knife {bag}")
     s.wait(6)
     s.ok(f"store 1 glass_knife {bag}")
     assert "Out of the glare, the salt glaze flakes off glass_knife." in s.feedback
@@ -414,6 +430,7 @@ def test_glaze_spares_what_has_no_edge_and_empty_hands(s):
     s.hold("clear_glass")
     s.wait(12)
     assert "glaze" not in s.feedback and s.state.rule_data[sg.GLAZE] == {}
+    assert s.agent.attack == s.agent.base_attack
     s.agent.hands.clear()
     s.ok("wait")
     assert s.state.rule_data[sg.GLAZE] == {}
@@ -824,3 +841,118 @@ def test_owned_counts_no_mirage(s):
     s.mirage("sunstone")
     s.ok("pick up sunstone")
     assert owned(s.engine, s.agent, "sunstone") == 0
+
+
+# ============================================================================ edges the mutation tests asked for
+def test_nothing_of_the_desert_reaches_the_tutorial():
+    game = load_game("saltglass")
+    engine = Engine(game, 0, options={"tutorial": True})
+    agent = engine.state.agents[PLAYER]
+    add(agent.hands, "glass_knife", 1)
+    for _ in range(13):
+        engine.step({PLAYER: "wait"})
+    assert engine.state.rule_data[sg.GLAZE] == {} and agent.attack == agent.base_attack + 6
+    room = engine.state.areas[agent.area]
+    foe = spawn_npc(game, engine.state, game.npcs["glass_stalker"], room.name)
+    foe.hp = 1
+    engine.step({PLAYER: f"attack {foe.handle}"})
+    assert engine.state.rule_data[sg.IMPRINT]["imprints"] == {}
+
+
+def test_the_salt_keeps_count_among_other_events(s):
+    s.hold("glass_knife")
+    s.hold("rock_salt")
+    s.wait(5)
+    s.ok("drop rock_salt")  # the same step the knife takes its first layer of glaze
+    assert s.events("item_glazed")
+    assert s.state.rule_data[sg.SINK]["pending"] == [[OPEN, "rock_salt", 1, s.state.step]]
+
+
+def test_what_is_picked_back_up_does_not_sink(s):
+    s.hold("rock_salt")
+    s.ok("drop rock_salt")
+    s.ok("pick up rock_salt")
+    s.state.rule_data[sg.SINK]["pending"].append(["nowhere_at_all", "rock_salt", 1, 0])
+    s.ok("enter caravan_rest")
+    s.wait(31)
+    assert s.agent.hands == {"rock_salt": 1} and s.state.rule_data[sg.SINK] == {"pending": [], "sunk": {}}
+
+
+def test_imprint_weakening_is_checked_and_leaves_at_least_one():
+    with pytest.raises(ValueError, match="weaken"):
+        sg.ResonanceImprint.Params(weaken=-0.1)
+    world = variant(resonance_imprint={"weaken": 0.9})
+    prey = world.npc("glass_stalker")
+    prey.hp = 1
+    weak = world.npc("glass_stalker")
+    weak.attack = 1
+    strong = world.npc("glass_stalker")
+    world.ok(f"attack {prey.handle}")
+    assert (weak.attack, strong.attack) == (1, 1)
+
+
+def test_a_mirage_taken_while_the_sun_glazes_my_blade(s):
+    s.hold("glass_knife")
+    s.mirage("rock_salt")
+    s.wait(5)
+    s.ok("pick up rock_salt")
+    assert s.events("item_glazed") and s.events("mirage_vanished")
+    assert s.agent.hands == {"glass_knife": 1}
+
+
+def test_taking_a_real_thing_leaves_the_mirages_elsewhere(s):
+    s.mirage("rock_salt", area="singing_dunes")
+    s.mirage("sunstone")
+    s.put("rock_salt")
+    s.ok("pick up rock_salt")
+    assert s.agent.hands == {"rock_salt": 1} and not s.events("mirage_vanished")
+    assert s.piles == {"singing_dunes": {"rock_salt": [1, 60]}, OPEN: {"sunstone": [1, 60]}}
+
+
+def _two_agents() -> tuple[Engine, dict]:
+    engine = Engine(load_game("saltglass"), 0, agents=(PLAYER, "other"), options={"expansion": False})
+    for agent in engine.state.agents.values():
+        agent.area = OPEN
+    engine.state.areas[OPEN].objects.clear()
+    engine.state.rule_data[sg.MIRAGE]["piles"].clear()
+    engine.state.areas[OPEN].objects["rock_salt"] = 1
+    piles = engine.state.rule_data[sg.MIRAGE]["piles"]
+    piles[OPEN] = {"rock_salt": [1, 99]}
+    engine.state.agents["other"].hands["rock_salt"] = 1
+    return engine, piles
+
+
+def test_a_real_thing_dropped_as_the_mirage_is_taken_stays_real():
+    engine, piles = _two_agents()
+    engine.step({PLAYER: "pick up rock_salt", "other": "drop rock_salt"})
+    assert engine.state.agents[PLAYER].hands == {} and piles == {}
+    assert engine.state.areas[OPEN].objects == {"rock_salt": 1}
+
+
+def test_only_the_phantom_share_of_a_grab_vanishes():
+    engine, piles = _two_agents()
+    (bag, _), = make_objects(engine.game, engine.state, "caravan_pack", 1)
+    engine.state.agents[PLAYER].equipment["pack"] = bag
+    engine.step({"other": "drop rock_salt", PLAYER: f"store 2 rock_salt {bag}"})
+    assert engine.state.instances[bag].contents == {"rock_salt": 1} and piles == {}
+
+
+def test_mirages_take_shapes_up_to_a_level_above_their_ground():
+    world = variant(salt_mirage={"chance": 1.0, "period": 1, "max_alive": 50, "kinds": ("sunstone",)})
+    world.wait(30)
+    assert set(world.piles) == {"shard_field", "zenith_spire"}  # level 3 and 5; the basin has real ones
+
+
+def test_a_fresh_mirage_is_exactly_one_phantom():
+    world = variant(salt_mirage={"chance": 1.0, "period": 1, "max_alive": 50})
+    for _ in range(4):
+        world.ok("wait")
+        for ev in world.events("mirage_formed"):
+            assert world.piles[ev["area"]][ev["object"]] == [1, world.state.step + 60]
+            assert world.state.areas[ev["area"]].objects[ev["object"]] == 1
+
+
+def test_a_fading_pile_reports_what_faded(s):
+    s.mirage("sunstone", n=2, lasts=1)
+    s.ok("wait")
+    assert s.events("mirage_faded") == [{"object": "sunstone", "amount": 2, "area": OPEN}]

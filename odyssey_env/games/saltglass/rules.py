@@ -63,10 +63,8 @@ _STANCE_SOUNDS = {
 # ---------------------------------------------------------------------------- shared helpers
 def open_sky(engine: Engine, area: Area) -> bool:
     """Whether ``area`` lies under the open sky: a real area not named sheltered by ``salt_glaze``."""
-    if not is_world_area(area):
-        return False
     rule = engine.rules.step_rule(GLAZE)
-    return rule is None or area.name not in rule.p.sheltered
+    return is_world_area(area) and (rule is None or area.name not in rule.p.sheltered)
 
 
 def mirage_piles(engine: Engine, area: str) -> dict[str, list[int]]:
@@ -303,7 +301,7 @@ class SaltGlaze(StepRule):
             best = 0
             for handle in agent.hands:
                 attack = game.objects[type_of(state, handle)].attack
-                if attack <= 0:
+                if not attack:
                     continue  # the glaze blunts edges; a pane or a coil has none to lose
                 entry = mine.setdefault(handle, [0, 0])
                 if exposed:
@@ -400,7 +398,7 @@ class SaltSink(StepRule):
         pending: list[list] = data["pending"]
         if "object_dropped" in engine.kinds or "object_discarded" in engine.kinds:
             for ev in engine.events:
-                if ev.kind not in ("object_dropped", "object_discarded") or ev.agent is None:
+                if ev.kind not in ("object_dropped", "object_discarded"):
                     continue
                 handle = ev.data["handle"]
                 area = state.areas.get(ev.data["area"])
@@ -409,8 +407,7 @@ class SaltSink(StepRule):
                         or t.category in p.spared:
                     continue
                 pending.append([area.name, handle, ev.data["amount"], state.step])
-            if len(pending) > p.max_pending:
-                del pending[: len(pending) - p.max_pending]
+            del pending[: max(0, len(pending) - p.max_pending)]
         if not pending:
             return
         here = occupied(state)
@@ -481,8 +478,6 @@ class ResonanceImprint(StepRule):
                                         f"keeps ringing: its kind will falter here for a while.")
                 engine.emit("imprint_formed", ev.agent, area=area.name, type=ev.data["type"])
         unnerved: dict[str, int] = data["unnerved"]
-        if not imprints and not unnerved:
-            return
         for name in list(imprints):
             kinds = imprints[name]
             for kind in [k for k, until in kinds.items() if until <= state.step]:
@@ -555,20 +550,18 @@ class SaltMirage(StepRule):
         """Mirages picked up (into a hand or a bag) this step vanish from the agent's grasp."""
         state, game = engine.state, engine.game
         for ev in engine.events:
-            if ev.kind != "object_acquired" or ev.data.get("how") not in ("picked", "stored") or ev.agent is None:
+            if ev.kind != "object_acquired" or ev.data.get("how") not in ("picked", "stored"):
                 continue
             agent = state.agents[ev.agent]
             kind = ev.data["object"]
             pile = piles.get(agent.area, {}).get(kind)
-            if pile is None:
+            if not pile or not pile[0]:
                 continue
-            k = min(ev.data["amount"], pile[0], carried_count(game, state, agent, kind))
-            if not k:
-                continue
+            k = min(ev.data["amount"], pile[0])  # phantoms go first; more came only if a real one was added
             take_carried(game, state, agent, kind, k)
-            pile[0] -= k
-            if ev.data.get("first") and agent.acquired.get(kind) == state.step:
-                del agent.acquired[kind]  # a mirage is not a find: the first real one counts
+            pile[0] -= k  # left at 0, the pile is settled below: what still lies there now is real
+            if ev.data.get("first"):
+                agent.acquired.pop(kind, None)  # a mirage is not a find: the first real one counts
             engine.say(agent.id, f"The {kind} I took thins to glare in my grasp and is gone: it was a mirage.")
             engine.emit("mirage_vanished", agent.id, object=kind, amount=k, area=agent.area)
 
@@ -588,10 +581,10 @@ class SaltMirage(StepRule):
                     if n:
                         remove(area.objects, kind, n)
                         tell(engine, name, f"A real {kind} lands on the salt, and the mirage beside it thins away.")
-                elif n and state.step >= until:
-                    remove(area.objects, kind, n)
+                elif present and state.step >= until:
+                    remove(area.objects, kind, present)
                     tell(engine, name, f"The {kind} lying here wavers in the heat and is gone: a mirage.")
-                    engine.emit("mirage_faded", None, object=kind, amount=n, area=name)
+                    engine.emit("mirage_faded", None, object=kind, amount=present, area=name)
                 elif present:
                     kinds[kind][0] = present  # (fewer than before only if taken some way no event told)
                     continue
