@@ -315,7 +315,7 @@ def test_refract_cracks_the_glaze_off_what_i_hold(s):
     text = s.ok("refract sun_prism")
     assert "The focused beam cracks the salt glaze off glass_knife." in text
     assert "nothing here is false" not in text
-    assert s.state.rule_data[sg.GLAZE][PLAYER][knife][1] == 0
+    assert s.state.rule_data[sg.GLAZE][PLAYER][knife] == [1, 0]  # bare, and a fresh count of the sun begun
     assert s.agent.attack == s.agent.base_attack + 6
     assert s.events("light_refracted")[0]["cleared"] == 1
 
@@ -956,3 +956,28 @@ def test_a_fading_pile_reports_what_faded(s):
     s.mirage("sunstone", n=2, lasts=1)
     s.ok("wait")
     assert s.events("mirage_faded") == [{"object": "sunstone", "amount": 2, "area": OPEN}]
+
+
+def test_a_bought_thing_is_real_even_where_its_mirage_lies(s):
+    trader = s.npc("salt_trader")
+    s.hold("glass_bead", 5)
+    s.mirage("rock_salt")
+    s.ok(f"buy 1 rock_salt {trader.handle}")
+    assert s.agent.hands["rock_salt"] == 1 and s.piles[OPEN]["rock_salt"][0] == 1
+    assert not s.events("mirage_vanished")
+
+
+def test_a_pile_emptied_this_step_makes_no_second_vanishing():
+    engine = Engine(load_game("saltglass"), 0, agents=(PLAYER, "dropper", "taker"), options={"expansion": False})
+    for agent in engine.state.agents.values():
+        agent.area = OPEN
+    objects = engine.state.areas[OPEN].objects
+    objects.clear()
+    piles = engine.state.rule_data[sg.MIRAGE]["piles"]
+    piles.clear()
+    objects["rock_salt"] = 1
+    piles[OPEN] = {"rock_salt": [1, 99]}
+    engine.state.agents["dropper"].hands["rock_salt"] = 1
+    out = engine.step({"dropper": "drop rock_salt", PLAYER: "pick up rock_salt", "taker": "pick up rock_salt"})
+    assert [e.agent for e in out[PLAYER].events if e.kind == "mirage_vanished"] == [PLAYER]
+    assert engine.state.agents["taker"].hands == {"rock_salt": 1} and engine.state.agents[PLAYER].hands == {}
