@@ -87,6 +87,7 @@ def _plural(n: int, word: str) -> str:
 class Listen(ActionRule):
     verb = "listen"
     params = (("target", "object"),)
+    depends_on = ("place", "exits", "npcs", "hands", "worn", "containers", "ground")
     description = ("Listen to this area or a neighbouring one, a creature here, or something I see or carry: "
                    "what is really there has a voice.")
 
@@ -201,6 +202,7 @@ class Listen(ActionRule):
 class Refract(ActionRule):
     verb = "refract"
     params = (("glass_object", "object"),)
+    depends_on = ("hands", "worn", "containers")
     description = ("Bend the light of the mirror sky through clear glass I carry: it breaks the mirages here "
                    "and cracks the salt glaze off what I hold.")
 
