@@ -52,11 +52,15 @@ class SweepCheck(Callback):
         overrides = parser.parse_overrides(params + list(config.hydra.overrides.task))
         apply = getattr(type(loader), "_apply_overrides_to_config", None)  # Hydra 1.3's own step
         groups: dict[str, bool] = {}
+        # Groups are looked up on the sweep's own search path: the repository's conf/ (``+exp2=...``,
+        # ``+table2=...``) is added by a hydra.searchpath override, which the loader's bare repository lacks.
+        searched = (config.hydra.job.config_name, list(config.hydra.overrides.hydra))
 
         def structural(o: Any) -> bool:  # changes which files are composed (or deletes): compose again
             name = o.key_or_group
             if name not in groups:
-                groups[name] = bool(o.package is not None or name.startswith("hydra") or loader.get_group_options(name))
+                groups[name] = bool(o.package is not None or name.startswith("hydra")
+                                    or loader.get_group_options(name, config_name=searched[0], overrides=searched[1]))
             return groups[name] or o.is_delete()
 
         composed: dict[tuple[str, ...], Any] = {}
