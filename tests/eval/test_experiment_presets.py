@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -91,13 +92,26 @@ def test_table2_sweeps_the_paper_s_four_agents_over_every_shipped_paper_game():
 
 
 def test_table2_has_a_cell_for_every_agent_paradigm():
-    """`+table2=glob(*)` is every paradigm: a new agent preset needs its Table 2 cell."""
+    """Every agent paradigm has a Table 2 cell, and the documented every-paradigm sweep lists them all."""
     not_paradigms = {"human", "replay", "random", "oracle"}  # no memory paradigm under test
     paradigms = {p.stem for p in (CONFIG_DIR / "agent").glob("*.yaml")} - not_paradigms
     cells = {p.stem: compose("+experiment=table2", f"+table2={p.stem}").agent.name
              for p in (REPO_CONFIG_DIR / "table2").glob("*.yaml")}
     assert paradigms <= set(cells.values())
     assert set(TABLE2) <= set(cells)
+    sweeps = re.findall(r"\+table2=([\w,]+)", (REPO_CONFIG_DIR.parent / "docs" / "evaluation.md").read_text())
+    assert sorted(max(sweeps, key=len).split(",")) == sorted(cells)
+
+
+def test_a_glob_that_matches_no_cell_is_refused(tmp_path):
+    """Hydra's glob sees only the packaged groups: `+table2=glob(*)` would launch nothing and exit 0."""
+    done = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", "run", "-m", "+experiment=table2",
+                           "+table2=glob(*)", "llm=scripted"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 2
+    (line,) = done.stderr.strip().splitlines()
+    assert "the sweep lists no cells (+table2=glob(*) matched no config)" in line
+    assert not (tmp_path / "runs").exists() or not any((tmp_path / "runs").rglob("cell.json"))
 
 
 def test_a_table2_sweep_runs_each_cell_as_its_own_agent(tmp_path):
