@@ -25,6 +25,7 @@ COLUMNS = (
     ("chapters", "chapters"),
     ("side quests", "side_quests"),
     ("tutorial", "tutorial_steps"),
+    ("expansion", "expansion"),
     ("verbs", "verbs"),
     ("step rules", "step_rule_count"),
 )
@@ -51,6 +52,8 @@ def format_table(rows: list[dict[str, Any]]) -> str:
 
 
 def _cell(value: Any) -> str:
+    if value is None:
+        return "-"
     if isinstance(value, bool):
         return "on" if value else "off"
     return str(value)
@@ -61,7 +64,7 @@ def format_details(row: dict[str, Any]) -> str:
     if row["quest"]:
         shape = "a DAG" if row["dag"] else "linear"
         lines.append(f"  main quest: {row['quest']} ({row['stages']} stages, {row['leaves']} leaves, {shape}, "
-                     f"in {row['chapters']} chapters)")
+                     f"in {row['chapters']} chapter{'' if row['chapters'] == 1 else 's'})")
     lines.append(f"  verbs ({row['verbs']}): {', '.join(row['verb_list'])}")
     lines.append(f"  step rules ({len(row['step_rules'])}): {', '.join(row['step_rules'])}")
     if row["side_quests"]:

@@ -186,6 +186,12 @@ class StepRule(_Rule):
     def start(self, engine: Engine) -> None:
         """Called once when an episode begins (after world generation), before the first observation."""
 
+    def phantoms(self, engine: Engine) -> Iterable[tuple[str, str, int]]:
+        """``(area, handle, count)`` of things this rule shows lying on the ground that are not really
+        there (a game's mirages). Players see them and may try them like anything else; planners that
+        read the true state (the oracle) leave them out. Most rules show none."""
+        return ()
+
     def apply(self, engine: Engine) -> None:  # pragma: no cover - interface
         raise NotImplementedError
 

@@ -4,6 +4,8 @@
   jobs would write one run directory. The lock of :meth:`odyssey_eval.rundir.RunDir.lock` keeps them
   from corrupting it, but a sweep that silently runs fewer cells than it lists is a mistake too, so it
   is refused, naming the cell and both jobs, before anything runs.
+* **Some cells.** A ``glob(...)`` that matches no config (Hydra's glob sees only the packaged groups,
+  not the repository's ``conf/``) would launch nothing and end as if it had worked: refused.
 * **No keys.** Hydra writes the sweep's config (``multirun.yaml``) before the first job; a key in an
   ``llm`` group of a config file would land there. Refused with the same line as everywhere else.
 
@@ -52,16 +54,26 @@ class SweepCheck(Callback):
         overrides = parser.parse_overrides(params + list(config.hydra.overrides.task))
         apply = getattr(type(loader), "_apply_overrides_to_config", None)  # Hydra 1.3's own step
         groups: dict[str, bool] = {}
+        # Groups are looked up on the sweep's own search path: the repository's conf/ (``+exp2=...``,
+        # ``+table2=...``) is added by a hydra.searchpath override, which the loader's bare repository lacks.
+        searched = (config.hydra.job.config_name, list(config.hydra.overrides.hydra))
 
         def structural(o: Any) -> bool:  # changes which files are composed (or deletes): compose again
             name = o.key_or_group
             if name not in groups:
-                groups[name] = bool(o.package is not None or name.startswith("hydra") or loader.get_group_options(name))
+                groups[name] = bool(o.package is not None or name.startswith("hydra")
+                                    or loader.get_group_options(name, config_name=searched[0], overrides=searched[1]))
             return groups[name] or o.is_delete()
 
         composed: dict[tuple[str, ...], Any] = {}
         seen: dict[str, list[str]] = {}
-        for batch in BasicSweeper.split_arguments(overrides, None):
+        batches = BasicSweeper.split_arguments(overrides, None)
+        if not any(batches):
+            globs = " ".join(o.input_line for o in overrides if "glob(" in o.input_line)
+            raise ConfigError(f"the sweep lists no cells{f' ({globs} matched no config)' if globs else ''}: "
+                              "Hydra's glob(...) sees only the packaged config groups, not the repository's "
+                              "conf/; list the values instead")
+        for batch in batches:
             for job in batch:
                 parsed = parser.parse_overrides(list(job))
                 base = tuple(o.input_line for o in parsed if apply is None or structural(o))

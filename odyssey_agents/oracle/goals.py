@@ -437,7 +437,7 @@ class Goals(PlannerBase):
         v = self.v
         visible = [*v.agent.hands, *v.agent.equipment.values(),
                    *(h for c in v.containers() for h in v.state.instances[c].contents),
-                   *v.state.areas[v.here].objects]
+                   *v.objects_at(v.here)]
         for h in visible:
             if (handle is None or h == handle) and (object is None or v.tname(h) == object):
                 return f"inspect {h}"
@@ -489,9 +489,10 @@ class Goals(PlannerBase):
             return cmd
         n = amount or 1
         ot = v.game.objects[object]
-        here = v.agent.hands.get(object, 0) + v.state.areas[v.here].objects.get(object, 0)
+        lying = v.objects_at(v.here)
+        here = v.agent.hands.get(object, 0) + lying.get(object, 0)
         item = object if not ot.instanced else next(
-            (h for h in [*v.agent.hands, *v.state.areas[v.here].objects] if v.tname(h) == object), None)
+            (h for h in [*v.agent.hands, *lying] if v.tname(h) == object), None)
         if item is None or (not ot.instanced and here < n):
             loc = v.where_carried(object)
             if loc is not None:  # packed already: take it out to store it again

@@ -183,7 +183,7 @@ class Planner(Goals, Navigation, Supply, Tactics):
             arm = self._arm()
             if arm is not None:
                 return arm
-        here = v.state.areas[v.here].objects
+        here = v.objects_at(v.here)
         best_attack = max((v.game.objects[t].attack for t, n in v.carried.items() if n), default=0)
         for handle in here:
             if v.state.step - self.let_go.get(handle, -LET_GO_STEPS) < LET_GO_STEPS:
@@ -215,7 +215,7 @@ class Planner(Goals, Navigation, Supply, Tactics):
         if "eat" not in v.verbs:
             return None
         options = [t for t in v.carried if v.game.objects[t].category == "food"]
-        options += [v.tname(h) for h in v.state.areas[v.here].objects if v.otype(h).category == "food"]
+        options += [v.tname(h) for h in v.objects_at(v.here) if v.otype(h).category == "food"]
         return max(options, key=lambda t: (v.game.objects[t].hp_restore, t), default=None)
 
     def _idle(self) -> str:

@@ -188,7 +188,7 @@ class Supply(PlannerBase):
             return self.make_room()
         pack = v.pack
         if handle != v.currency and pack is not None and wanted > 1 and ot.size * 2 <= v.pack_room():
-            on_ground = v.state.areas[v.here].objects.get(handle, 0)
+            on_ground = v.objects_at(v.here).get(handle, 0)
             units = min(wanted, on_ground, v.pack_room() // ot.size if ot.size else on_ground)
             if units > 1:
                 units += v.agent.hands.get(handle, 0)

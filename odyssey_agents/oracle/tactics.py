@@ -25,9 +25,14 @@ class Tactics(PlannerBase):
     def _stats(self, weapon: str | None = None) -> tuple[int, int]:
         """Attack and defense if I held my best carried weapon (or ``weapon``)."""
         v = self.v
-        best = max((v.otype(h).attack for h in v.agent.hands), default=0)
+        # What my hands give now, as the engine counts it (a game's rules may blunt what is held), and
+        # the listed attack of what I could take out of a bag instead.
+        best = max(0, v.agent.attack - v.agent.base_attack)
+        in_hands: dict[str, int] = {}
+        for h, n in v.agent.hands.items():
+            in_hands[v.tname(h)] = in_hands.get(v.tname(h), 0) + n
         for t, n in v.carried.items():
-            if n and v.game.objects[t].attack > best:
+            if n > in_hands.get(t, 0) and v.game.objects[t].attack > best:
                 best = v.game.objects[t].attack
         if weapon is not None:
             best = max(best, v.game.objects[weapon].attack)
@@ -212,7 +217,8 @@ class Tactics(PlannerBase):
                 gain_def = o.defense - (v.otype(worn).defense if worn else 0)
                 if gain_def <= 0 or v.owned(o.name):
                     continue
-            elif o.attack <= 0 or v.agent.base_attack + o.attack <= current or o.category not in ("weapon", "tool"):
+            elif o.attack <= 0 or v.agent.base_attack + o.attack <= current or o.category not in ("weapon", "tool") \
+                    or v.in_hands(o.name) is not None:  # held already, if blunted by some rule of the game
                 continue
             if (("armor" if is_armor else "weapon"), o.name) in self.banned:
                 continue

@@ -35,6 +35,7 @@ class View:
         self._boxed: dict[str, list[tuple[str, str, str, int]]] | None = None
         self._npcs: dict[str, list[Npc]] | None = None
         self._carried: dict[str, int] | None = None
+        self._phantoms: dict[tuple[str, str], int] | None = None
 
     # ------------------------------------------------------------------ objects
     def otype(self, handle: str) -> ObjectType:
@@ -44,13 +45,33 @@ class View:
         return type_of(self.state, handle)
 
     @property
+    def phantoms(self) -> dict[tuple[str, str], int]:
+        """``(area, handle)`` -> units lying there that are not real (mirages the game's rules report)."""
+        if self._phantoms is None:
+            out: dict[tuple[str, str], int] = {}
+            for rule in self.engine.rules.steps:
+                for area, handle, n in rule.phantoms(self.engine):
+                    out[(area, handle)] = out.get((area, handle), 0) + n
+            self._phantoms = out
+        return self._phantoms
+
+    def objects_at(self, area: str) -> dict[str, int]:
+        """What really lies on the ground of ``area``: handle -> units, mirages left out."""
+        objects = self.state.areas[area].objects
+        fake = self.phantoms
+        if not fake:
+            return objects
+        real = {h: n - fake.get((area, h), 0) for h, n in objects.items()}
+        return {h: n for h, n in real.items() if n > 0}
+
+    @property
     def ground(self) -> dict[str, list[tuple[str, str, int]]]:
-        """Object type -> ``(area, handle, count)`` for everything lying on the ground anywhere."""
+        """Object type -> ``(area, handle, count)`` for everything really lying on the ground anywhere."""
         if self._ground is None:
             index: dict[str, list[tuple[str, str, int]]] = {}
             instances = self.state.instances
-            for name, area in self.state.areas.items():
-                for handle, n in area.objects.items():
+            for name in self.state.areas:
+                for handle, n in self.objects_at(name).items():
                     inst = instances.get(handle)
                     index.setdefault(inst.type if inst is not None else handle, []).append((name, handle, n))
             self._ground = index
@@ -62,8 +83,8 @@ class View:
         if self._boxed is None:
             index: dict[str, list[tuple[str, str, str, int]]] = {}
             instances = self.state.instances
-            for name, area in self.state.areas.items():
-                for handle in area.objects:
+            for name in self.state.areas:
+                for handle in self.objects_at(name):
                     inst = instances.get(handle)
                     if inst is None or not inst.contents:
                         continue
