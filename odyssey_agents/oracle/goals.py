@@ -328,8 +328,14 @@ class Goals(PlannerBase):
             return INF
         kind = c.args.get("kind", "")
         as_condition = _event_condition(kind, {k: v for k, v in c.args.items() if k != "kind"})
-        if as_condition is None:
-            return 4
+        if as_condition is None:  # an event of a game's own verb: the circumstances its data names, then a try
+            text, area = c.args.get("text"), c.args.get("area")
+            cost = 4.0
+            if isinstance(text, str) and text and self._carried_text(text) is None:
+                cost += self.cost_write(None, text)
+            if isinstance(area, str) and area in self.v.state.areas:
+                cost += self.travel(area)
+            return cost
         try:  # not estimate(): its memo is keyed by identity, and this condition is made afresh
             return getattr(self, f"_e_{as_condition.type}")(as_condition)
         except Stuck:
@@ -380,9 +386,65 @@ class Goals(PlannerBase):
         if as_condition is not None:
             return self.achieve(as_condition)
         handler = getattr(self, f"_did_{kind}", None)
-        if handler is None:
+        if handler is not None:
+            return handler(**match)
+        try:
             return self._cause_by_trial(kind, match)
-        return handler(**match)
+        except Stuck:
+            prep = self._ready_for_event(match)
+            if prep is None:
+                raise
+            return prep
+
+    def _ready_for_event(self, match: dict[str, Any]) -> str | None:
+        """Next command toward the circumstances an event's data names, read from the data itself:
+        a ``text`` it carries is written on a writable held in hand (the verb acts on a written
+        thing: invoking a law, reading out a plea), and an ``area`` it names is where I must be.
+        None when both already hold (or the event names neither): then nothing known helps."""
+        v = self.v
+        text = match.get("text")
+        if isinstance(text, str) and text:
+            handle = self._held_text(text)
+            if handle is None:
+                handle = self._carried_text(text)
+                if handle is None:
+                    return self.write(text, None)
+                if handle not in v.agent.hands:  # packed: into a hand (making room, keeping the rest)
+                    container = next(c for c in v.containers() if handle in v.state.instances[c].contents)
+                    return f"take out {handle} {container}" if v.fits_hands(handle) else self.make_room()
+            with self.keeping(handle):
+                area = match.get("area")
+                if isinstance(area, str) and area in v.state.areas and v.here != area:
+                    return self.go(area)
+            return None
+        area = match.get("area")
+        if isinstance(area, str) and area in v.state.areas and v.here != area:
+            return self.go(area)
+        return None
+
+    def _held_text(self, text: str) -> str | None:
+        """A writable in my hands that reads ``text`` (as text conditions compare it)."""
+        from odyssey_env.quests.conditions import normalize_text
+
+        want, v = normalize_text(text), self.v
+        for handle in v.agent.hands:
+            inst = v.state.instances.get(handle)
+            if inst is not None and inst.text and normalize_text(inst.text) == want:
+                return handle
+        return None
+
+    def _carried_text(self, text: str) -> str | None:
+        """A writable I carry (in hand or in a container I hold or wear) that reads ``text``. Unlike a
+        text condition, a copy lying somewhere does not count: it may be someone's posted notice."""
+        from odyssey_env.quests.conditions import normalize_text
+
+        want, v = normalize_text(text), self.v
+        for c in v.containers():
+            for handle in v.state.instances[c].contents:
+                inst = v.state.instances.get(handle)
+                if inst is not None and inst.text and normalize_text(inst.text) == want:
+                    return handle
+        return self._held_text(text)
 
     def _cause_by_trial(self, kind: str, match: dict[str, Any]) -> str:
         """A command valid now whose step makes an event ``kind`` (data matching ``match``) happen.
@@ -393,7 +455,7 @@ class Goals(PlannerBase):
         predicate's plan); when no command makes the event now this is :class:`Stuck`.
         """
         from odyssey_env.engine import Turn
-        from odyssey_env.rules import OPTIONAL_VERBS
+        from odyssey_env.rules import BASE_RULE_MODULES, OPTIONAL_VERBS
 
         v = self.v
         key = ("trial", kind, json.dumps(match, sort_keys=True, default=str), v.state.step)
@@ -402,7 +464,9 @@ class Goals(PlannerBase):
         else:
             found = None
             rules = v.engine.rules.actions
-            own = [verb for verb, rule in rules.items() if not type(rule).__module__.startswith("odyssey_env.")]
+            # the game's own verbs: defined outside the engine's rule modules (a shipped game's rules.py
+            # lives under odyssey_env.games, so the package name alone does not tell)
+            own = [verb for verb, rule in rules.items() if type(rule).__module__ not in BASE_RULE_MODULES]
             order = own + [verb for verb in OPTIONAL_VERBS if verb in rules]
             probe = Turn(v.engine, v.agent, probe=True)
             for verb in order:

@@ -8,6 +8,7 @@ that does not exist.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -317,8 +318,35 @@ def quest_summary(quest: QuestSpec) -> dict[str, Any]:
         "quest": m.title if m else None,
         "chapters": len(m.chapters) if m else 0,
         "stages": len(quest.stages()),
+        "dag": _is_dag(m),
+        "leaves": _leaves(m),
         "side_quests": quest.side_quests.enabled,
         "side_quest_kinds": list(quest.side_quests.kinds) if quest.side_quests.enabled else [],
         "tutorial_steps": len(quest.tutorial.steps) if quest.tutorial else 0,
         "expansion": quest.expansion.enabled,
     }
+
+
+def _requires(m: MainQuest) -> Iterator[tuple[Chapter, Stage, tuple[str, ...]]]:
+    """Every stage with the stages it requires (a stage without ``requires`` follows the previous one)."""
+    previous: str | None = None
+    for ch in m.chapters:
+        for st in ch.stages:
+            yield ch, st, st.requires if st.requires is not None else ((previous,) if previous else ())
+            previous = st.id
+
+
+def _is_dag(m: MainQuest | None) -> bool:
+    """Whether some stage opens on other prerequisites than the one stage before it (a goal tree)."""
+    if m is None:
+        return False
+    order = [st.id for ch in m.chapters for st in ch.stages]
+    return any(req != ((order[i - 1],) if i else ()) for i, (_, _, req) in enumerate(_requires(m)))
+
+
+def _leaves(m: MainQuest | None) -> int:
+    """Stages that require no stage of their own chapter: the leaves of each chapter's goal tree
+    (in a linear quest, the first stage of every chapter)."""
+    if m is None:
+        return 0
+    return sum(1 for ch, _, req in _requires(m) if not any(r in {s.id for s in ch.stages} for r in req))
