@@ -136,6 +136,14 @@ def unpost_law(engine: Engine, law: dict[str, Any], *, erase: bool) -> None:
         inst.text = ""
 
 
+def remove_object(state: WorldState, area: str, handle: str) -> None:
+    """Take an instance out of the world for good (a placard the clerks carry away)."""
+    objects = state.areas[area].objects
+    if handle in objects:
+        del objects[handle]
+        state.instances.pop(handle, None)
+
+
 def describe_law(law: dict[str, Any], agent_id: str | None = None) -> str:
     if law["edict"] is not None:
         return f"'{law['text']}' on {law['notice']} (city edict)"
@@ -382,9 +390,10 @@ class AppealVerdict(ActionRule):
     def facts(self, game):
         yield Fact("verdicts", "How long do I have to appeal a verdict against me?", "one turn",
                    ("one day", "three turns", "as long as I like"))
-        yield Fact("verdicts", "How often will the court hear my appeals?",
-                   f"{self.p.per_day} time{'s' if self.p.per_day != 1 else ''} a day",
-                   ("once in the whole game", "as often as I like", "once an hour"))
+        times = {1: "once", 2: "twice"}.get(self.p.per_day, f"{self.p.per_day} times")
+        yield Fact("verdicts", "How often will the court hear my appeals?", f"{times} a day",
+                   tuple(x for x in ("once a day", "twice a day", "as often as I like", "once an hour")
+                         if x != f"{times} a day")[:3])
 
 
 # ============================================================================ step rules
@@ -496,7 +505,7 @@ class NightlyRewrite(StepRule):
 @step_rule
 class ObjectionEffects(StepRule):
     name = "objection_effects"
-    priority = 3
+    priority = 4  # after law_expiry: a notice taken down this very step makes its objection moot
     description = ("At its hearing an objection strikes down the law it names (a city edict for good); "
                    "if the law is already gone the objection is moot and the fee is returned.")
 
@@ -522,8 +531,9 @@ class ObjectionEffects(StepRule):
                 engine.emit("objection_moot", o["by"], fee=o["fee"])
                 continue
             unpost_law(engine, law, erase=True)
-            if law["edict"] is not None:
+            if law["edict"] is not None:  # the clerks take a repealed edict's placard away
                 reg["edicts"][law["edict"]]["repealed"] = True
+                remove_object(state, law["area"], law["notice"])
             text = f"The court upholds the objection: the law '{law['text']}' in {law['area']} is struck down"
             text += " for good." if law["edict"] is not None else "."
             for a in state.agents.values():
@@ -541,7 +551,7 @@ class ObjectionEffects(StepRule):
 @step_rule
 class LawExpiry(StepRule):
     name = "law_expiry"
-    priority = 4
+    priority = 3
     description = ("An invoked law fades when its term runs out; a notice taken down takes its law with it "
                    "(tearing down a city edict is fined, and the clerks post a fresh copy later).")
 
@@ -596,12 +606,14 @@ class LawExpiry(StepRule):
                 for a in state.agents.values():
                     if a.area == edict["area"]:
                         engine.say(a.id, f"A clerk of the city posts a fresh edict here: '{edict['text']}'.")
-        if "area_entered" in engine.kinds:
+        if "area_entered" in engine.kinds or "area_inspected" in engine.kinds:
             for ev in engine.events:
-                if ev.kind == "area_entered" and ev.agent in state.agents:
+                if ev.kind in ("area_entered", "area_inspected") and ev.agent in state.agents:
                     here = [describe_law(x, ev.agent) for x in reg["laws"] if x["area"] == ev.data["area"]]
                     if here:
                         engine.say(ev.agent, "Laws in force here: " + "; ".join(here) + ".")
+                    elif ev.kind == "area_inspected":
+                        engine.say(ev.agent, "No law is posted here.")
 
     def _withdrawn(self, engine: Engine, reg: dict[str, Any], law: dict[str, Any]) -> None:
         """A notice left the ground where it was posted: its law is gone, and whoever took it down is named."""

@@ -1,0 +1,811 @@
+"""Metropolis: a city of laws (sizes, the DAG quest, three verbs, eight step rules, an appealable death).
+
+The game's own rules live in ``odyssey_env/games/metropolis/rules.py``. Each verb is tested on its
+success path and on every refusal it can give, and its valid actions are checked sound and complete
+from states where it applies; each step rule is shown firing and not firing. The oracle's part (it
+plans "invoke law with text X" from the condition alone) and the whole quest are tested at the end.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import random
+import shutil
+from pathlib import Path
+
+import gymnasium as gym
+import pytest
+from gymnasium.utils.env_checker import check_env
+
+import odyssey_env
+from odyssey_env import load_game
+from odyssey_env.engine import Engine, Outcome, Turn
+from odyssey_env.games.metropolis import rules as metro
+from odyssey_env.parsing import parse
+from odyssey_env.quests.main_quest import plan
+from odyssey_env.quests.spec import Condition
+from odyssey_env.state import Npc
+from odyssey_env.world import add, make_objects
+from odyssey_env.worldgen import spawn_npc
+
+GAME = "metropolis"
+PLAYER = "player"
+PEACE, STRIFE = metro.STATUTES["peace"].text, metro.STATUTES["strife"].text
+NEW_VERBS = ("invoke law", "file objection", "appeal verdict")
+NEW_RULES = ("nightly_rewrite", "objection_effects", "law_expiry", "legal_paradox", "contempt_of_court",
+             "binding_precedent", "contraband_suspicion", "trial_proceedings")
+
+
+class City:
+    """One engine on Metropolis, driven by hand: place things, issue commands, read the feedback."""
+
+    def __init__(self, seed: int = 0, game=None, area: str = "petition_square", clear: bool = True):
+        self.engine = Engine(game or load_game(GAME), seed)
+        self.out: Outcome | None = None
+        self.move(area, clear)
+
+    # ---------------------------------------------------------------- views
+    @property
+    def state(self):
+        return self.engine.state
+
+    @property
+    def agent(self):
+        return self.state.agents[PLAYER]
+
+    @property
+    def here(self):
+        return self.state.areas[self.agent.area]
+
+    @property
+    def feedback(self) -> str:
+        return "\n".join(self.state.feedback[PLAYER])
+
+    def events(self, kind: str) -> list[dict]:
+        assert self.out is not None
+        return [e.data for e in self.out.events if e.kind == kind]
+
+    def listed(self, verb: str) -> list[str]:
+        return self.engine.valid_actions(PLAYER).get(verb, [])
+
+    def laws(self, area: str | None = None) -> list[dict]:
+        return [x for x in metro.laws(self.state) if area is None or x["area"] == area]
+
+    # ---------------------------------------------------------------- setup
+    def move(self, area: str, clear: bool = True) -> None:
+        """Stand in ``area``; ``clear`` removes its NPCs (not its objects), so no one interrupts."""
+        self.agent.area = area
+        if clear:
+            for handle in list(self.here.npcs):
+                del self.state.npcs[handle]
+            self.here.npcs.clear()
+
+    def hold(self, type_name: str, n: int = 1, text: str = "") -> str:
+        (handle, k), = make_objects(self.engine.game, self.state, type_name, n)
+        if text:
+            self.state.instances[handle].text = text
+        add(self.agent.hands, handle, k)
+        return handle
+
+    def put(self, type_name: str, n: int = 1, area: str | None = None, text: str = "") -> str:
+        (handle, k), = make_objects(self.engine.game, self.state, type_name, n)
+        if text:
+            self.state.instances[handle].text = text
+        add(self.state.areas[area or self.agent.area].objects, handle, k)
+        return handle
+
+    def enemy(self, type_name: str = "ink_wraith", area: str | None = None) -> Npc:
+        return spawn_npc(self.engine.game, self.state, self.engine.game.npcs[type_name], area or self.agent.area)
+
+    def post(self, text: str) -> str:
+        """Post a law here, as the verb does (must succeed)."""
+        sheet = self.hold("petition_sheet", text=text)
+        self.ok(f"invoke law {sheet}")
+        return sheet
+
+    def to_minute(self, hhmm: str) -> None:
+        """Set the clock so that the next step ends at ``hhmm`` on the same day."""
+        h, m = map(int, hhmm.split(":"))
+        self.state.minute = h * 60 + m - self.engine.game.spec.game.minutes_per_step
+
+    # ---------------------------------------------------------------- acting
+    def do(self, command: str) -> Outcome:
+        self.out = self.engine.step({PLAYER: command})[PLAYER]
+        return self.out
+
+    def ok(self, command: str) -> str:
+        out = self.do(command)
+        assert not out.invalid and not out.failed, (command, self.feedback)
+        return self.feedback
+
+    def fails(self, command: str, message: str) -> None:
+        """Run a command the state must refuse with ``message`` (that a refusal changes nothing is checked
+        verb by verb in :func:`_succeeds`)."""
+        out = self.do(command)
+        assert out.failed and not out.invalid, (command, self.feedback)
+        assert message in self.feedback, (command, self.feedback)
+        own = [e for e in out.events if e.kind in ("law_invoked", "objection_filed", "verdict_overturned")]
+        assert not own, own
+
+
+@pytest.fixture
+def city() -> City:
+    return City()
+
+
+# ============================================================================ sizes and registration
+def test_sizes_are_those_of_the_issue() -> None:
+    s = load_game(GAME).summary()
+    assert (s["places"], s["areas"], s["area_levels"]) == (3, 10, "1-5")
+    assert (s["object_types"], s["npc_types"]) == (47, 6)
+    assert (s["enemy_types"], s["merchant_types"]) == (3, 2)  # two fighters and the boss; two merchants
+    assert (s["chapters"], s["stages"], s["dag"], s["leaves"]) == (3, 31, True, 17)
+    assert s["tutorial_steps"] == 0 and s["side_quests"] and not s["expansion"]
+    assert s["verbs"] == 20 and s["verb_list"][-3:] == list(NEW_VERBS)
+    base = load_game("base").summary()["step_rules"]
+    assert set(s["step_rules"]) - set(base) == set(NEW_RULES)
+    assert "death" in s["step_rules"]  # replaced by the game's own, under the same name
+
+
+def test_odyssey_games_prints_the_sizes(capsys) -> None:
+    from odyssey_env.catalog import main
+
+    assert main([GAME, "--details"]) == 0
+    out = capsys.readouterr().out
+    row = next(line for line in out.splitlines() if line.startswith(GAME))
+    assert row.split()[1:9] == ["3", "10", "1-5", "47", "6", "31", "DAG,", "17"]
+    assert "a DAG of 31 stage nodes (17 leaves) in 3 chapters" in out
+    assert "invoke law, file objection, appeal verdict" in out
+
+
+def test_registered_env_passes_the_checker() -> None:
+    env = gym.make("AgentOdyssey/Metropolis-v0")
+    check_env(env.unwrapped, skip_render_check=True)
+    obs, info = env.reset(seed=3)
+    assert "petition_square" in obs and info["quest"]["total"] == 31
+
+
+def test_every_chapter_is_a_goal_tree_with_leaves_and_joins() -> None:
+    game = load_game(GAME)
+    p = plan(game.quest.main)
+    for ch in game.quest.main.chapters:
+        ids = {s.id for s in ch.stages}
+        inside = {s.id: [r for r in p.requires[s.id] if r in ids] for s in ch.stages}
+        joins = [s for s, req in inside.items() if len(req) > 1]
+        assert joins, ch.id  # a DAG, not a chain
+        required = {r for req in inside.values() for r in req}
+        assert len(ids - required) == 1, ch.id  # one root per chapter: the last stage
+        assert ch.stages[-1].id not in required
+
+
+# ============================================================================ invoke law
+def test_invoke_law_posts_a_statute_that_binds_the_area(city: City) -> None:
+    sheet = city.hold("petition_sheet", text="The Ward  keeps the PEACE")
+    assert city.listed("invoke law") == [f"invoke law {sheet}"]
+    feedback = city.ok(f"invoke law {sheet}")
+    assert "It binds this area for 8 hours" in feedback and "strike at half strength" in feedback
+    assert sheet not in city.agent.hands and sheet in city.here.objects
+    (law,) = city.laws("petition_square")
+    assert (law["text"], law["by"], law["until"]) == (PEACE, PLAYER, city.state.step + 48)
+    assert city.events("law_invoked") == [{"notice": sheet, "text": PEACE, "statute": "peace",
+                                           "area": "petition_square", "until": city.state.step + 48}]
+    assert metro.force(metro.statutes_in(city.state, "petition_square"), "peace")
+
+
+def test_invoke_law_records_any_text_and_says_when_twins_cancel(city: City) -> None:
+    sheet = city.hold("vellum_leaf", text="let the lamps burn")
+    assert "No statute of the city gives it force" in city.ok(f"invoke law {sheet}")
+    assert city.events("law_invoked")[0]["statute"] is None
+    city.post(PEACE)
+    sheet = city.hold("petition_sheet", text=STRIFE)
+    assert "the two cancel out" in city.ok(f"invoke law {sheet}")
+    keys = metro.statutes_in(city.state, "petition_square")
+    assert keys == {"peace", "strife"} and not metro.force(keys, "peace") and not metro.force(keys, "strife")
+
+
+def test_invoke_law_refusals(city: City) -> None:
+    city.fails("invoke law groat", "only something written on can carry a law")
+    city.fails("invoke law petition_sheet_77", "only something written on can carry a law")
+    bag = city.hold("document_satchel")
+    city.fails(f"invoke law {bag}", "only something written on can carry a law")
+    lying = city.put("petition_sheet", text=PEACE)
+    city.fails(f"invoke law {lying}", "I must hold it in my hand")
+    blank = city.hold("petition_sheet")
+    city.fails(f"invoke law {blank}", "it is blank; write the law on it first")
+    assert city.listed("invoke law") == []
+    assert city.laws("petition_square") == []
+
+
+def test_writing_then_invoking_through_the_env() -> None:
+    env = odyssey_env.env.OdysseyEnv(GAME)
+    env.reset(seed=1)
+    c = City.__new__(City)
+    c.engine, c.out = env.engine, None
+    quill, sheet = c.hold("inked_quill"), c.hold("petition_sheet")
+    obs, _, _, _, info = env.step(f'write "{PEACE}" {sheet}')
+    assert not info["action_failed"]
+    assert f"invoke law {sheet}" in env.engine.valid_actions(PLAYER)["invoke law"]
+    obs, _, _, _, info = env.step(f"invoke law {sheet}")
+    assert [e["kind"] for e in info["events"]].count("law_invoked") == 1 and quill in c.agent.hands
+
+
+# ============================================================================ file objection
+def test_objection_against_a_city_edict_repeals_it_at_the_hearing() -> None:
+    c = City(area="ink_market")
+    (edict,) = c.laws("ink_market")
+    assert edict["edict"] == 0 and edict["text"] == metro.STATUTES["search"].text
+    c.hold("groat", 5)
+    assert c.listed("file objection") == [f"file objection {edict['notice']}"]
+    feedback = c.ok(f"file objection {edict['notice']}")
+    assert "pay the fee of 2 groat" in feedback and "hear it in 2 turns" in feedback
+    assert c.agent.hands["groat"] == 3
+    assert c.events("objection_filed")[0]["area"] == "ink_market"
+    assert c.listed("file objection") == []  # one objection per law
+    c.fails(f"file objection {edict['notice']}", "already awaits its hearing")
+    assert c.laws("ink_market")  # not before the hearing
+    c.ok("wait")
+    assert "struck down for good" in c.feedback and c.events("objection_upheld")
+    assert c.laws("ink_market") == [] and edict["notice"] not in c.state.instances
+    assert metro.edict_repealed(c.engine, c.agent, area="ink_market")
+    assert not metro.edict_repealed(c.engine, c.agent, area="gallery_of_precedents")
+    for _ in range(40):  # a repealed edict is never posted again
+        c.ok("inspect ink_market")
+    assert c.laws("ink_market") == []
+
+
+def test_objection_refusals(city: City) -> None:
+    stray = city.put("petition_sheet", text=PEACE)  # lying here, but never invoked
+    city.fails(f"file objection {stray}", "no law posted here is written on it")
+    city.fails("file objection city_edict_0", "no law posted here is written on it")  # the edict is elsewhere
+    sheet = city.post(PEACE)
+    city.hold("groat", 1)
+    city.fails(f"file objection {sheet}", "the court's fee is 2 groat, and I carry 1")
+    assert city.listed("file objection") == []
+    city.agent.hands["groat"] = 2
+    assert city.listed("file objection") == [f"file objection {sheet}"]
+
+
+def test_an_objection_to_a_law_gone_before_its_hearing_is_moot(city: City) -> None:
+    sheet = city.post(PEACE)
+    city.hold("groat", 2)
+    city.ok(f"file objection {sheet}")
+    assert "groat" not in city.agent.hands
+    city.ok(f"pick up {sheet}")  # my own law: taken down without a fine
+    assert "no longer binds" in city.feedback and city.laws("petition_square") == []
+    city.ok("wait")
+    assert "moot" in city.feedback and city.agent.hands.get("groat") == 2
+    assert city.events("objection_moot") == [{"fee": 2}]
+
+
+# ============================================================================ appeal verdict and trials
+def _unprovoked_kill(c: City) -> Npc:
+    wraith = c.enemy()
+    wraith.hp = 1
+    c.ok(f"attack {wraith.handle}")
+    return wraith
+
+
+def test_an_unprovoked_killing_is_fined_next_turn(city: City) -> None:
+    city.hold("groat", 5)
+    _unprovoked_kill(city)
+    (verdict,) = city.events("verdict")
+    assert verdict["guilty"] and "without provocation" in verdict["reason"]
+    assert "GUILTY" in city.feedback and "unless I appeal verdict" in city.feedback
+    assert city.agent.hands["groat"] == 5 and city.listed("appeal verdict") == ["appeal verdict"]
+    city.ok("wait")
+    assert city.agent.hands["groat"] == 3 and "is carried out: I pay 2 groat" in city.feedback
+    assert city.listed("appeal verdict") == []
+    city.fails("appeal verdict", "there is no verdict against me to appeal")
+
+
+def test_appealing_overturns_the_verdict_once_a_day(city: City) -> None:
+    city.hold("groat", 5)
+    _unprovoked_kill(city)
+    city.ok("appeal verdict")
+    assert "overturns the verdict" in city.feedback and city.events("verdict_overturned") == [{"kinds": ["fine"]}]
+    city.ok("wait")
+    assert city.agent.hands["groat"] == 5  # no fine
+    _unprovoked_kill(city)
+    assert city.listed("appeal verdict") == []
+    city.fails("appeal verdict", "the court has already heard my appeal today")
+    assert city.agent.hands["groat"] == 3  # the refused appeal let the sentence stand
+    city.state.minute += 1440  # a new day: the court hears me again
+    _unprovoked_kill(city)
+    assert city.listed("appeal verdict") == ["appeal verdict"]
+
+
+def test_without_coins_a_fine_is_paid_in_health(city: City) -> None:
+    _unprovoked_kill(city)
+    city.ok("wait")
+    assert city.agent.hp == 90 and "flogged for 10 health" in city.feedback
+
+
+def test_a_killing_after_being_struck_is_acquitted(city: City) -> None:
+    wraith = city.enemy()
+    wraith.hp, wraith.stance_index = 200, 0  # its pattern opens with a blow
+    city.ok(f"attack {wraith.handle}")
+    assert city.agent.hp < 100  # it struck back
+    wraith.hp = 1
+    city.ok(f"attack {wraith.handle}")
+    (verdict,) = city.events("verdict")
+    assert not verdict["guilty"] and verdict["reason"] == f"{wraith.handle} struck first"
+    assert "acquitted" in city.feedback and city.listed("appeal verdict") == []
+
+
+def test_the_area_law_decides_the_verdict(city: City) -> None:
+    city.post(STRIFE)
+    _unprovoked_kill(city)
+    assert not city.events("verdict")[0]["guilty"]  # the blades are bared here
+    city.move("gutter_lanes")
+    city.post(PEACE)
+    wraith = city.enemy()
+    wraith.hp = 200
+    city.ok(f"attack {wraith.handle}")
+    wraith.hp = 1
+    city.ok(f"attack {wraith.handle}")
+    verdict = city.events("verdict")[0]
+    assert verdict["guilty"] and "under the peace" in verdict["reason"]  # struck first, yet under the peace
+
+
+# ============================================================================ death and its appeal
+def _fall(c: City) -> None:
+    foe = c.enemy("brass_bailiff")
+    foe.engaged, c.agent.combat, foe.stance_index = PLAYER, foe.handle, 1  # its next stance is a blow
+    c.agent.hp = 1
+    c.ok("wait")
+
+
+def test_death_waits_one_turn_for_an_appeal(city: City) -> None:
+    coat = city.hold("clerks_coat")
+    _fall(city)
+    assert city.agent.hp == 1 and city.agent.area == "petition_square" and coat in city.agent.hands
+    assert city.agent.combat is None and all(n.engaged is None for n in city.state.npcs.values())
+    assert "one turn to appeal verdict" in city.feedback and city.events("death_sentenced")
+    assert city.listed("appeal verdict") == ["appeal verdict"]
+    city.ok("appeal verdict")
+    assert city.agent.hp == 50 and "overturns my death sentence" in city.feedback
+    assert city.agent.deaths == 0 and coat in city.agent.hands
+
+
+def test_an_unappealed_death_sentence_stands() -> None:
+    c = City(area="gutter_lanes")
+    coat = c.hold("clerks_coat")
+    _fall(c)
+    c.ok("wait")
+    assert "My death sentence stands" in c.feedback and c.events("agent_died")
+    assert c.agent.area == "petition_square" and c.agent.hp == c.agent.max_hp and c.agent.deaths == 1
+    assert coat in c.state.areas["gutter_lanes"].objects
+
+
+def test_with_no_appeal_left_today_death_comes_at_once(city: City) -> None:
+    _unprovoked_kill(city)
+    city.ok("appeal verdict")  # today's appeal spent on a fine
+    city.move("gutter_lanes")
+    _fall(city)
+    assert city.events("agent_died") and not city.events("death_sentenced")
+    assert city.agent.area == "petition_square" and city.agent.deaths == 1
+
+
+# ============================================================================ nightly rewrite
+def test_midnight_rewrites_statutes_except_in_a_sealed_folio(city: City) -> None:
+    folio = city.hold("notary_folio")
+    safe = city.put("petition_sheet", text=PEACE, area="tallow_yard")
+    city.state.areas["tallow_yard"].objects.pop(safe)
+    add(city.state.instances[folio].contents, safe)
+    carried = city.hold("petition_sheet", text="every pack shall be searched")
+    lying = city.put("vellum_leaf", text="the court is in session")
+    plain = city.put("vellum_leaf", text="let the lamps burn")
+    posted = city.post(STRIFE)
+    city.to_minute("23:50")
+    city.ok("wait")
+    inst = city.state.instances
+    assert inst[carried].text == metro.STATUTES["search"].text and not city.events("laws_rewritten")
+    city.ok("wait")  # 00:00
+    assert city.engine.clock().endswith("00:00:00")
+    assert inst[carried].text == "the watch stands down" and inst[lying].text == "the court is in recess"
+    assert inst[posted].text == PEACE and city.laws("petition_square")[0]["text"] == PEACE
+    assert inst[safe].text == PEACE and inst[plain].text == "let the lamps burn"
+    assert "'every pack shall be searched' now reads 'the watch stands down'" in city.feedback
+    assert set(city.events("laws_rewritten")[0]["notices"]) >= {carried, lying, posted}
+    city.ok("wait")  # 00:10: once a night
+    assert inst[carried].text == "the watch stands down"
+
+
+# ============================================================================ law expiry, withdrawal, edicts
+def test_an_invoked_law_fades_when_its_term_is_over(city: City) -> None:
+    sheet = city.post("let the lamps burn")
+    until = city.laws("petition_square")[0]["until"]
+    while city.state.step < until - 1:
+        city.ok("inspect petition_square")
+    assert city.laws() and city.state.instances[sheet].text
+    city.ok("inspect petition_square")
+    assert city.laws("petition_square") == [] and city.state.instances[sheet].text == ""
+    assert "fades" in city.feedback and city.events("law_expired")[0]["text"] == "let the lamps burn"
+    assert "No law is posted here" in city.ok("inspect petition_square")
+
+
+def test_tearing_down_a_city_edict_is_fined_and_it_is_posted_again() -> None:
+    c = City(area="ink_market")
+    notice = c.laws("ink_market")[0]["notice"]
+    c.hold("groat", 5)
+    c.ok(f"pick up {notice}")
+    assert c.laws("ink_market") == [] and "tore down the city's edict" in c.feedback
+    assert c.events("law_withdrawn") == [{"area": "ink_market", "text": "every pack shall be searched", "edict": True}]
+    c.ok("wait")
+    assert c.agent.hands["groat"] == 2  # the fine, unappealed
+    for _ in range(28):
+        c.ok("inspect ink_market")
+    assert c.laws("ink_market") == []
+    c.ok("inspect ink_market")
+    (law,) = c.laws("ink_market")
+    assert law["notice"] != notice and law["edict"] == 0 and "posts a fresh edict" in c.feedback
+
+
+def test_laws_are_announced_on_entering(city: City) -> None:
+    city.move("ink_market")
+    city.ok("enter petition_square")
+    assert "Laws in force here" not in city.feedback
+    assert "Laws in force here: 'every pack shall be searched' on city_edict_0 (city edict)." in \
+        city.ok("enter ink_market")
+
+
+# ============================================================================ legal paradox
+def test_three_laws_with_twins_freeze_the_enemies() -> None:
+    c = City(area="gallery_of_precedents")
+    bailiff = c.enemy("brass_bailiff")
+    c.post(PEACE)  # with the edict: two laws, twins
+    assert not metro.paradox_in(c.engine, c.agent, area="gallery_of_precedents")
+    assert bailiff.engaged is None
+    c.post("let the lamps burn")  # a third law
+    assert metro.paradox_in(c.engine, c.agent, area="gallery_of_precedents")
+    assert bailiff.engaged == metro.FROZEN and "stands frozen" in c.feedback
+    assert c.events("paradox_began") == [{"area": "gallery_of_precedents"}]
+    c.agent.hp = 100
+    for _ in range(6):  # it neither strikes back nor ambushes
+        c.ok(f"attack {bailiff.handle}")
+        assert bailiff.engaged == metro.FROZEN and c.agent.hp == 100 and c.agent.combat is None
+    sheet = c.laws("gallery_of_precedents")[-1]["notice"]
+    c.ok(f"pick up {sheet}")  # down to two laws: resolved
+    assert not metro.paradox_in(c.engine, c.agent, area="gallery_of_precedents")
+    assert bailiff.engaged is None and "stir again" in c.feedback and c.events("paradox_ended")
+
+
+def test_three_laws_without_twins_are_no_paradox(city: City) -> None:
+    foe = city.enemy()
+    for text in (PEACE, "the watch stands down", "the court is in recess"):
+        city.post(text)
+    assert len(city.laws("petition_square")) == 3
+    assert not metro.paradox_in(city.engine, city.agent, area="petition_square") and foe.engaged is None
+
+
+# ============================================================================ contempt of court
+def test_idling_is_held_in_contempt(city: City) -> None:
+    city.hold("groat", 3)
+    city.ok("wait")
+    city.do("dance wildly")  # an invalid command is idling too
+    city.fails("pick up nothing_here", "Cannot pick up")  # and so is a refused one
+    assert "coughs pointedly" in city.feedback and city.agent.hands["groat"] == 3
+    city.ok("defend")
+    assert city.agent.hands["groat"] == 2 and city.events("contempt_fined") == [{"paid": 1, "idle": 4}]
+    city.agent.hands.pop("groat")
+    city.ok("wait")
+    assert city.agent.hp == 97 and "costs me 3 health" in city.feedback
+
+
+def test_doing_something_or_fighting_is_not_idling(city: City) -> None:
+    city.hold("groat", 3)
+    for command in ("wait", "wait", "inspect petition_square", "wait", "wait", "inspect scribe_desk") * 3:
+        city.ok(command)
+    foe = city.enemy("brass_bailiff")
+    foe.hp = 1000
+    city.ok(f"attack {foe.handle}")
+    for _ in range(6):
+        city.ok("wait")  # catching my breath in a fight
+    assert city.agent.hands["groat"] == 3 and "contempt" not in city.feedback
+
+
+def test_recess_and_session_change_the_court_s_patience(city: City) -> None:
+    city.hold("groat", 9)
+    city.post("the court is in recess")
+    for _ in range(6):
+        city.ok("wait")
+    assert city.agent.hands["groat"] == 9
+    city.move("gutter_lanes")
+    city.post("the court is in session")
+    city.ok("wait")
+    assert "coughs pointedly" in city.feedback  # patience halved: one idle turn
+    city.ok("wait")
+    assert city.agent.hands["groat"] == 8
+
+
+# ============================================================================ binding precedent
+def test_a_precedent_weakens_every_enemy_of_the_kind() -> None:
+    c = City(area="gutter_lanes")
+    c.hold("groat", 10)
+    other = c.enemy(area="tallow_yard")
+    boss = c.enemy("midnight_scrivener", area="codex_vault")
+    c.ok("wait")
+    assert (other.attack, other.max_hp) == (5, 24)  # no precedent yet
+    for n in range(1, 5):
+        _unprovoked_kill(c)
+        stacks = min(n, 3)
+        assert other.attack == round(5 * (1 - 0.15 * stacks)) and other.max_hp == round(24 * (1 - 0.15 * stacks))
+        assert bool(c.events("precedent_set")) == (n <= 3)
+    assert (boss.attack, boss.max_hp) == (16, 150)  # no precedent binds a boss
+    fresh = c.enemy(area="tallow_yard")
+    c.ok("wait")
+    assert (fresh.attack, fresh.max_hp, fresh.hp) == (round(5 * 0.55), round(24 * 0.55), round(24 * 0.55))
+
+
+def test_peace_and_strife_set_the_strength_of_enemies(city: City) -> None:
+    city.move("tallow_yard")
+    foe = city.enemy("brass_bailiff")
+    city.post(PEACE)
+    assert foe.attack == 5
+    city.post(STRIFE)
+    assert foe.attack == 10  # twins cancel
+    city.move("gutter_lanes")
+    other = city.enemy("brass_bailiff")
+    city.post(STRIFE)
+    assert other.attack == 15 and foe.attack == 10
+
+
+# ============================================================================ contraband suspicion
+def test_a_heavy_load_draws_the_watch(city: City) -> None:
+    city.move("tallow_yard")
+    city.hold("groat", 30)
+    bag = city.hold("ledger_trunk")
+    add(city.state.instances[bag].contents, "gall_nut", 10)
+    add(city.state.instances[bag].contents, "tallow", 3)
+    city.ok("wait")  # 14 things (coins aside): within the law
+    assert "watch" not in city.feedback
+    add(city.state.instances[bag].contents, "soot", 2)
+    city.ok("inspect tallow_yard")
+    assert "16 things, where the law of tallow_yard allows 14" in city.feedback
+    seized = []
+    for _ in range(30):
+        city.ok("inspect tallow_yard")
+        assert "eyes my load" not in city.feedback  # warned once
+        seized += city.events("contraband_seized")
+        if city.events("contraband_seized"):
+            assert "seizes 1 gall_nut as contraband" in city.feedback
+    assert seized and all(s["object"] == "gall_nut" for s in seized)
+    assert city.state.instances[bag].contents["gall_nut"] == 10 - len(seized)
+
+
+def test_the_law_of_the_area_sets_the_watch_s_limit() -> None:
+    c = City(area="ink_market")
+    c.hold("gall_nut", 1)
+    c.hold("soot", 8)
+    c.ok("wait")  # 9 things, under the search edict's 7
+    assert "where the law of ink_market allows 7" in c.feedback
+    c.move("tallow_yard")
+    c.ok("wait")
+    assert "watch" not in c.feedback
+    c.post("the watch stands down")
+    add(c.agent.hands, "soot", 9)
+    for _ in range(40):
+        c.ok("inspect tallow_yard")
+        assert not c.events("contraband_seized") and "watch eyes" not in c.feedback
+
+
+# ============================================================================ valid actions of the new verbs
+def _succeeds(engine: Engine, command: str) -> bool:
+    """Apply just the verb and restore the state; a refusal must not have changed anything."""
+    parsed = parse(engine.rules, command)
+    assert not isinstance(parsed, str), command
+    rule, args = parsed
+    engine.state.feedback[PLAYER] = []
+    saved, rng = pickle.dumps(engine.state), engine.rng.getstate()
+    turn = Turn(engine, engine.state.agents[PLAYER])
+    rule.apply(turn, *args)
+    if not turn.ok:
+        engine.state.feedback[PLAYER] = []
+        assert pickle.dumps(engine.state) == saved, f"refused {command!r} changed the state"
+    engine.state = pickle.loads(saved)
+    engine.rng.setstate(rng)
+    return turn.ok
+
+
+def _check_new_verbs(engine: Engine) -> list[str]:
+    """Sound and complete for the three new verbs: every listed command succeeds, and every command
+    over every handle in the state (and two that exist nowhere) that succeeds is listed."""
+    problems = []
+    va = engine.valid_actions(PLAYER)
+    handles = [*engine.state.instances, "groat", "city_edict", "ghost_3"]
+    for verb in NEW_VERBS:
+        listed = va.get(verb, [])
+        if len(listed) != len(set(listed)):
+            problems.append(f"{verb}: duplicates in {listed}")
+        for command in listed:
+            if not _succeeds(engine, command):
+                problems.append(f"listed {command!r} is refused")
+        universe = [verb] if verb == "appeal verdict" else [f"{verb} {h}" for h in handles]
+        for command in universe:
+            if command not in listed and _succeeds(engine, command):
+                problems.append(f"{command!r} succeeds but is not listed")
+    return problems
+
+
+def test_new_verbs_are_sound_and_complete_where_they_apply() -> None:
+    c = City(area="ink_market")
+    assert _check_new_verbs(c.engine) == []
+    c.hold("groat", 4)
+    c.hold("petition_sheet", text=PEACE)
+    c.hold("vellum_leaf")
+    c.post("let the lamps burn")
+    assert set(c.listed("file objection")) == {f"file objection {x['notice']}" for x in c.laws("ink_market")}
+    assert _check_new_verbs(c.engine) == []
+    _unprovoked_kill(c)
+    assert c.listed("appeal verdict") and _check_new_verbs(c.engine) == []
+    c.ok(f"file objection {c.laws('ink_market')[0]['notice']}")
+    assert _check_new_verbs(c.engine) == []
+
+
+def test_the_listing_check_can_fail(monkeypatch) -> None:
+    c = City()
+    blank = c.hold("petition_sheet")
+    monkeypatch.setattr(metro.InvokeLaw, "candidates", lambda self, turn: iter([f"invoke law {blank}"]))
+    assert _check_new_verbs(c.engine) == [f"listed 'invoke law {blank}' is refused"]
+    written = c.hold("vellum_leaf", text=PEACE)
+    monkeypatch.setattr(metro.InvokeLaw, "candidates", lambda self, turn: iter(()))
+    assert _check_new_verbs(c.engine) == [f"'invoke law {written}' succeeds but is not listed"]
+
+
+def test_new_verbs_stay_sound_and_complete_on_a_random_walk() -> None:
+    """A seeded random walk that favours the city's verbs, and now and then hands me a written law."""
+    c = City(seed=4)
+    rng = random.Random(4)
+    texts = [s.text for s in metro.STATUTES.values()] + ["let the lamps burn"]
+    seen = set()
+    for i in range(400):
+        if i % 5 == 0 and len(c.agent.hands) < 2:
+            c.hold("petition_sheet", text=rng.choice(texts))
+        if not c.agent.hands.get("groat") and len(c.agent.hands) < 2:
+            c.hold("groat", 5)
+        va = c.engine.valid_actions(PLAYER)
+        if i % 10 == 0:
+            assert _check_new_verbs(c.engine) == [], i
+        mine = [v for v in NEW_VERBS if v in va]
+        verb = rng.choice(mine) if mine and rng.random() < 0.5 else rng.choice(list(va))
+        seen.add(verb)
+        c.ok(rng.choice(va[verb]))
+    assert set(NEW_VERBS) <= seen, seen
+
+
+def test_the_new_verbs_declare_their_facts() -> None:
+    game = load_game(GAME)
+    for verb in NEW_VERBS:
+        facts = list(game.rules.actions[verb].facts(game))
+        assert facts, verb
+        for f in facts:
+            assert f.question.endswith("?") and len(set(f.distractors)) == 3 and f.answer not in f.distractors
+    answers = [f.answer for f in game.rules.actions["file objection"].facts(game)]
+    assert answers == ["after a hearing 2 turns later the law is struck down", "2 groat"]
+    for rule in game.rules.steps:
+        if rule.name in NEW_RULES:
+            assert list(rule.facts(game)), rule.name
+
+
+# ============================================================================ state, parameters, checks
+def test_pending_laws_and_sentences_survive_save_and_load() -> None:
+    a = City(area="ink_market")
+    a.hold("groat", 9)
+    a.post(PEACE)
+    a.ok(f"file objection {a.laws('ink_market')[0]['notice']}")
+    _unprovoked_kill(a)
+    saved = json.loads(json.dumps(a.engine.save_state()))
+    b = City(seed=99)
+    b.engine.load_state(saved)
+    for command in ("wait", "wait", "inspect ink_market", "wait"):
+        a.ok(command)
+        b.ok(command)
+        assert a.feedback == b.feedback
+    assert a.engine.save_state() == b.engine.save_state()
+
+
+def _variant(tmp_path: Path, change) -> object:
+    folder = tmp_path / "metropolis_variant"
+    shutil.copytree(odyssey_env.game.GAMES_DIR / GAME, folder)
+    world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
+    change(world)
+    (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
+    return load_game(folder, cache=False, trust=True)
+
+
+def test_rule_parameters_are_overridable_and_checked(tmp_path: Path) -> None:
+    def cheaper(world):
+        world["game"]["params"].update({"file objection": {"fee": 0, "hearing_delay": 1},
+                                        "law_expiry": {"edicts": [["petition_square", PEACE]]}})
+
+    c = City(game=_variant(tmp_path, cheaper))
+    (edict,) = c.laws("petition_square")
+    assert edict["text"] == PEACE and c.laws("ink_market") == []
+    c.ok(f"file objection {edict['notice']}")
+    assert "fee" not in c.feedback
+    c.ok("wait")  # heard after one turn
+    assert c.laws() == []
+
+    def bad(world):
+        world["game"]["params"]["law_expiry"] = {"edicts": [["the_moon", PEACE]]}
+
+    with pytest.raises(ValueError, match="unknown area 'the_moon'"):
+        City(game=_variant(tmp_path / "b", bad))
+    with pytest.raises(odyssey_env.game.GameError, match="revive"):
+        _variant(tmp_path / "c", lambda w: w["game"]["params"].update({"appeal verdict": {"revive": 0}}))
+
+
+# ============================================================================ the oracle and the quest
+def test_the_oracle_plans_invoke_law_with_text_from_the_condition_alone() -> None:
+    """A bare ``did(law_invoked, text, area)`` condition, which no stage of the game spells out as a plan:
+    the oracle writes the text, carries it to the area and invokes it there."""
+    from odyssey_agents.oracle.planner import Planner
+
+    c = City(seed=2)
+    c.hold("inked_quill")
+    goal = Condition(type="predicate", name="did",
+                     args={"kind": "law_invoked", "text": "the bells ring at noon", "area": "gutter_lanes"})
+    planner = Planner(PLAYER)
+    for _ in range(30):
+        command, _ = planner.decide(c.engine, [goal])
+        c.ok(command)
+        if c.events("law_invoked"):
+            break
+    assert c.events("law_invoked") == [{"notice": c.laws("gutter_lanes")[0]["notice"], "area": "gutter_lanes",
+                                        "text": "the bells ring at noon", "statute": None,
+                                        "until": c.state.step + 48}]
+
+
+def test_the_oracle_never_takes_a_posted_notice_as_paper() -> None:
+    """Writing a second law where the first is posted, with no blank sheet at hand: the oracle fetches
+    paper elsewhere instead of tearing down its own law."""
+    from odyssey_agents.oracle.planner import Planner
+
+    c = City(seed=2, area="tallow_yard")
+    c.hold("inked_quill")
+    c.post(PEACE)
+    goal = Condition(type="predicate", name="did", args={"kind": "law_invoked", "text": STRIFE, "area": "tallow_yard"})
+    planner = Planner(PLAYER)
+    for _ in range(40):
+        command, _ = planner.decide(c.engine, [goal])
+        c.ok(command)
+        assert len(c.laws("tallow_yard")) >= 1, command
+        if c.events("law_invoked"):
+            break
+    assert [x["text"] for x in c.laws("tallow_yard")] == [PEACE, STRIFE]
+
+
+def test_the_oracle_solves_the_quest_and_stages_follow_their_prerequisites() -> None:
+    from odyssey_agents.oracle.solve import solve
+
+    env = odyssey_env.env.OdysseyEnv(GAME)
+    obs, info = env.reset(seed=0)
+    from odyssey_agents.oracle import OracleAgent
+
+    agent = OracleAgent(env)
+    p = plan(env.game.quest.main)
+    done: list[str] = []
+    reward = 0.0
+    for _ in range(500):
+        obs, r, terminated, _, info = env.step(agent.act(obs, {**info, "engine": env.engine}).action)
+        reward += info["reward_breakdown"]["quest"]
+        for e in info["events"]:
+            if e["kind"] == "quest_stage_completed":
+                assert all(req in done for req in p.requires[e["stage"]]), e["stage"]
+                done.append(e["stage"])
+        if terminated:
+            break
+    assert terminated and reward == 31 and len(done) == 31
+    s = solve(GAME, 5)
+    assert s.solved and s.invalid == 0 and s.failed == 0 and s.steps <= 500
+
+
+def test_a_stage_is_not_awarded_before_its_prerequisites() -> None:
+    c = City(area="counting_house", clear=False)  # the guild quarter's first stage, long before chapter 2
+    c.ok("talk to broker_vance")
+    mine = c.state.rule_data["main_quest"]["agents"][PLAYER]
+    assert "enter_the_counting_house" not in mine["done"] and mine["done"] == []
+    c.move("petition_square", clear=False)
+    c.ok("talk to registrar_ottoline")
+    assert mine["done"] == ["hear_the_registrar"]
