@@ -223,10 +223,10 @@ def test_writing_then_invoking_through_the_env() -> None:
     c = City.__new__(City)
     c.engine, c.out = env.engine, None
     quill, sheet = c.hold("inked_quill"), c.hold("petition_sheet")
-    obs, _, _, _, info = env.step(f'write "{PEACE}" {sheet}')
+    _, _, _, _, info = env.step(f'write "{PEACE}" {sheet}')
     assert not info["action_failed"]
     assert f"invoke law {sheet}" in env.engine.valid_actions(PLAYER)["invoke law"]
-    obs, _, _, _, info = env.step(f"invoke law {sheet}")
+    _, _, _, _, info = env.step(f"invoke law {sheet}")
     assert [e["kind"] for e in info["events"]].count("law_invoked") == 1 and quill in c.agent.hands
 
 
@@ -788,7 +788,7 @@ def test_the_oracle_solves_the_quest_and_stages_follow_their_prerequisites() -> 
     done: list[str] = []
     reward = 0.0
     for _ in range(500):
-        obs, r, terminated, _, info = env.step(agent.act(obs, {**info, "engine": env.engine}).action)
+        obs, _, terminated, _, info = env.step(agent.act(obs, {**info, "engine": env.engine}).action)
         reward += info["reward_breakdown"]["quest"]
         for e in info["events"]:
             if e["kind"] == "quest_stage_completed":
