@@ -235,23 +235,25 @@ def test_objection_against_a_city_edict_repeals_it_at_the_hearing() -> None:
     c = City(area="ink_market")
     (edict,) = c.laws("ink_market")
     assert edict["edict"] == 0 and edict["text"] == metro.STATUTES["search"].text
+    assert not metro.edict_repealed(c.engine, c.agent, area="ink_market")
     c.hold("groat", 5)
     assert c.listed("file objection") == [f"file objection {edict['notice']}"]
     feedback = c.ok(f"file objection {edict['notice']}")
     assert "pay the fee of 2 groat" in feedback and "hear it in 2 turns" in feedback
     assert c.agent.hands["groat"] == 3
-    assert c.events("objection_filed")[0]["area"] == "ink_market"
+    assert c.events("objection_filed")[0]["area"] == "ink_market" and c.events("objection_filed")[0]["edict"]
     assert c.listed("file objection") == []  # one objection per law
     c.fails(f"file objection {edict['notice']}", "already awaits its hearing")
     assert c.laws("ink_market")  # not before the hearing
     c.ok("wait")
     assert "struck down for good" in c.feedback and c.events("objection_upheld")
     assert c.laws("ink_market") == [] and edict["notice"] not in c.state.instances
+    assert edict["notice"] not in c.here.objects and c.events("objection_upheld")[0]["edict"]
     assert metro.edict_repealed(c.engine, c.agent, area="ink_market")
     assert not metro.edict_repealed(c.engine, c.agent, area="gallery_of_precedents")
-    for _ in range(40):  # a repealed edict is never posted again
+    for _ in range(40):  # a repealed edict is never posted again (and the fee is not returned)
         c.ok("inspect ink_market")
-    assert c.laws("ink_market") == []
+    assert c.laws("ink_market") == [] and c.agent.hands["groat"] == 3
 
 
 def test_objection_refusals(city: City) -> None:
@@ -273,9 +275,37 @@ def test_an_objection_to_a_law_gone_before_its_hearing_is_moot(city: City) -> No
     assert "groat" not in city.agent.hands
     city.ok(f"pick up {sheet}")  # my own law: taken down without a fine
     assert "no longer binds" in city.feedback and city.laws("petition_square") == []
+    assert city.state.instances[sheet].text == PEACE and not metro.appealable(city.state, PLAYER)
     city.ok("wait")
     assert "moot" in city.feedback and city.agent.hands.get("groat") == 2
     assert city.events("objection_moot") == [{"fee": 2}]
+
+
+def test_an_objection_strikes_the_law_it_names_and_tells_its_filer() -> None:
+    c = City()
+    first = c.post(PEACE)
+    second = c.post("let the lamps burn")
+    c.hold("groat", 4)
+    feedback = c.ok(f"file objection {second}")
+    assert "against 'let the lamps burn' on " + second + " (my law)" in feedback
+    assert c.events("objection_filed")[0]["edict"] is False
+    c.move("gutter_lanes")
+    c.ok("wait")
+    c.ok("wait")  # the hearing, while I am elsewhere
+    assert "is struck down." in c.feedback and "for good" not in c.feedback
+    assert c.events("objection_upheld") == [{"area": "petition_square", "text": "let the lamps burn", "edict": False}]
+    assert [x["notice"] for x in c.laws("petition_square")] == [first]
+    assert c.state.instances[second].text == "" and second in c.state.areas["petition_square"].objects
+    c.move("petition_square")
+    c.ok(f"file objection {first}")  # the court hears the next one
+    assert "groat" not in c.agent.hands
+
+
+def test_laws_are_described_by_who_posted_them(city: City) -> None:
+    law = {"text": PEACE, "notice": "petition_sheet_9", "by": "player_2", "edict": None}
+    assert metro.describe_law(law, PLAYER) == f"'{PEACE}' on petition_sheet_9 (posted by player_2)"
+    assert metro.describe_law(law, "player_2") == f"'{PEACE}' on petition_sheet_9 (my law)"
+    assert metro.describe_law({**law, "edict": 0}, "player_2") == f"'{PEACE}' on petition_sheet_9 (city edict)"
 
 
 # ============================================================================ appeal verdict and trials
@@ -348,6 +378,33 @@ def test_the_area_law_decides_the_verdict(city: City) -> None:
     assert verdict["guilty"] and "under the peace" in verdict["reason"]  # struck first, yet under the peace
 
 
+def test_a_killing_after_an_ambush_is_acquitted(city: City) -> None:
+    wraith = city.enemy()
+    city.engine.events = []
+    city.engine.emit("agent_ambushed", PLAYER, npc=wraith.handle, type=wraith.type, damage=1)
+    city.engine.rules.step_rule("trial_proceedings").apply(city.engine)  # a step with an ambush, as the rule sees it
+    wraith.hp = 1
+    city.ok(f"attack {wraith.handle}")
+    assert not city.events("verdict")[0]["guilty"]
+
+
+def test_a_flogging_never_kills(city: City) -> None:
+    city.agent.hp = 5
+    _unprovoked_kill(city)
+    city.ok("wait")
+    assert city.agent.hp == 1 and not city.events("death_sentenced")
+
+
+def test_appeals_are_counted_by_the_day_of_the_clock(city: City) -> None:
+    city.hold("groat", 9)
+    city.to_minute("23:30")
+    _unprovoked_kill(city)
+    city.ok("appeal verdict")  # 23:40, day 0
+    _unprovoked_kill(city)  # 23:50
+    city.ok("appeal verdict")  # 00:00: a new day
+    assert city.engine.clock().endswith("00:00:00") and city.agent.hands["groat"] == 9
+
+
 # ============================================================================ death and its appeal
 def _fall(c: City) -> None:
     foe = c.enemy("brass_bailiff")
@@ -387,6 +444,52 @@ def test_with_no_appeal_left_today_death_comes_at_once(city: City) -> None:
     assert city.agent.area == "petition_square" and city.agent.deaths == 1
 
 
+def test_at_exactly_zero_health_the_court_sentences_me(city: City) -> None:
+    foe = city.enemy("brass_bailiff")
+    foe.engaged, city.agent.combat, foe.stance_index = PLAYER, foe.handle, 1
+    city.agent.hp = 10  # the blow takes exactly 10
+    city.ok("wait")
+    assert city.events("death_sentenced") and city.agent.hp == 1 and foe.stance_index == 0
+
+
+def test_one_health_is_still_alive(city: City) -> None:
+    city.agent.hp = 1
+    city.ok("wait")
+    assert city.agent.hp == 1 and not city.events("death_sentenced") and city.listed("appeal verdict") == []
+
+
+def test_without_the_appeal_verb_death_is_the_engine_s(tmp_path: Path) -> None:
+    c = City(game=_variant(tmp_path, lambda w: w["game"].__setitem__("disable", ["appeal verdict"])),
+             area="gutter_lanes")
+    assert "appeal verdict" not in c.engine.rules.actions and metro.appeals_left(c.engine, PLAYER) == 0
+    _fall(c)
+    assert c.events("agent_died") and not c.events("death_sentenced") and c.agent.area == "petition_square"
+
+
+def test_the_court_can_hear_more_appeals_a_day(tmp_path: Path) -> None:
+    c = City(game=_variant(tmp_path, lambda w: w["game"]["params"].update({"appeal verdict": {"per_day": 2}})))
+    c.hold("groat", 9)
+    for _ in range(2):
+        _unprovoked_kill(c)
+        c.ok("appeal verdict")
+    _unprovoked_kill(c)
+    c.fails("appeal verdict", "already heard my appeal today")
+    answers = [f.answer for f in c.engine.rules.actions["appeal verdict"].facts(c.engine.game)]
+    assert answers == ["one turn", "2 times a day"]
+
+
+@pytest.mark.parametrize(("revive", "ok"), [(1, True), (0.01, True), (0, False), (1.5, False)])
+def test_revive_must_leave_some_health(tmp_path: Path, revive: float, ok: bool) -> None:
+    def change(w):
+        w["game"]["params"]["appeal verdict"] = {"revive": revive}
+
+    if ok:
+        _variant(tmp_path, change)
+    else:
+        with pytest.raises(odyssey_env.game.GameError, match="revive"):
+            _variant(tmp_path, change)
+
+
 # ============================================================================ nightly rewrite
 def test_midnight_rewrites_statutes_except_in_a_sealed_folio(city: City) -> None:
     folio = city.hold("notary_folio")
@@ -407,9 +510,35 @@ def test_midnight_rewrites_statutes_except_in_a_sealed_folio(city: City) -> None
     assert inst[posted].text == PEACE and city.laws("petition_square")[0]["text"] == PEACE
     assert inst[safe].text == PEACE and inst[plain].text == "let the lamps burn"
     assert "'every pack shall be searched' now reads 'the watch stands down'" in city.feedback
+    assert f"ink on {lying} crawls" in city.feedback and f"ink on {posted} crawls" in city.feedback
     assert set(city.events("laws_rewritten")[0]["notices"]) >= {carried, lying, posted}
     city.ok("wait")  # 00:10: once a night
     assert inst[carried].text == "the watch stands down"
+
+
+def test_the_rewrite_hour_is_a_parameter(tmp_path: Path) -> None:
+    c = City(game=_variant(tmp_path, lambda w: w["game"]["params"].update({"nightly_rewrite": {"hour": 6}})))
+    sheet = c.hold("petition_sheet", text=PEACE)
+    for hhmm, rewritten in (("05:50", False), ("06:00", True), ("06:10", False)):
+        c.to_minute(hhmm)
+        c.ok("wait")
+        assert bool(c.events("laws_rewritten")) == rewritten, hhmm
+    assert c.state.instances[sheet].text == STRIFE
+    c.to_minute("00:00")
+    c.ok("wait")
+    assert not c.events("laws_rewritten")
+
+
+@pytest.mark.parametrize(("hour", "ok"), [(0, True), (23, True), (24, False), (-1, False)])
+def test_the_rewrite_hour_lies_in_the_day(tmp_path: Path, hour: int, ok: bool) -> None:
+    def change(w):
+        w["game"]["params"]["nightly_rewrite"] = {"hour": hour}
+
+    if ok:
+        _variant(tmp_path, change)
+    else:
+        with pytest.raises(odyssey_env.game.GameError, match="hour"):
+            _variant(tmp_path, change)
 
 
 # ============================================================================ law expiry, withdrawal, edicts
@@ -450,6 +579,35 @@ def test_laws_are_announced_on_entering(city: City) -> None:
         city.ok("enter ink_market")
 
 
+def test_a_law_fading_elsewhere_is_told_to_whoever_posted_it(city: City) -> None:
+    city.post("let the lamps burn")
+    city.move("gutter_lanes")
+    for _ in range(48):
+        city.ok("inspect gutter_lanes")
+    assert "fades: its term in petition_square is over" in city.feedback
+
+
+def test_a_notice_gone_without_a_taker_fines_no_one() -> None:
+    c = City(area="ink_market")
+    notice = c.laws("ink_market")[0]["notice"]
+    del c.here.objects[notice]  # carried off by nobody (no agent took it)
+    c.ok("inspect ink_market")
+    assert c.laws("ink_market") == []
+    assert next(e for e in c.out.events if e.kind == "law_withdrawn").agent is None
+    assert not metro.appealable(c.state, PLAYER) and "tore down" not in c.feedback
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"edicts": [["ink_market", "   "]]}, "empty text"),
+    ({"edicts": [["ink_market", PEACE]], "edict_object": "groat"}, "'groat' is not a writable"),
+    ({"edicts": [["ink_market", PEACE]], "edict_object": "ghost_placard"}, "'ghost_placard' is not a writable"),
+])
+def test_city_edicts_are_checked(tmp_path: Path, params: dict, message: str) -> None:
+    game = _variant(tmp_path, lambda w: w["game"]["params"].update({"law_expiry": params}))
+    with pytest.raises(ValueError, match=message):
+        City(game=game)
+
+
 # ============================================================================ legal paradox
 def test_three_laws_with_twins_freeze_the_enemies() -> None:
     c = City(area="gallery_of_precedents")
@@ -477,6 +635,17 @@ def test_three_laws_without_twins_are_no_paradox(city: City) -> None:
         city.post(text)
     assert len(city.laws("petition_square")) == 3
     assert not metro.paradox_in(city.engine, city.agent, area="petition_square") and foe.engaged is None
+
+
+def test_a_paradox_is_announced_once(city: City) -> None:
+    city.move("gallery_of_precedents")
+    bailiff = city.enemy("brass_bailiff")
+    city.post(PEACE)
+    city.post("let the lamps burn")
+    assert city.events("paradox_began")
+    for _ in range(3):
+        city.ok(f"attack {bailiff.handle}")
+        assert not city.events("paradox_began") and "stands frozen" not in city.feedback
 
 
 # ============================================================================ contempt of court
@@ -519,6 +688,26 @@ def test_recess_and_session_change_the_court_s_patience(city: City) -> None:
     assert city.agent.hands["groat"] == 8
 
 
+def test_recess_forgets_idling_that_came_before(city: City) -> None:
+    city.hold("groat", 3)
+    city.ok("wait")
+    city.ok("wait")  # two idle turns
+    notice = city.put("petition_sheet", text="the court is in recess")
+    law = metro.post_law(city.engine, notice, "petition_square", "the court is in recess", "player_2", None)
+    city.ok("wait")  # in recess: not counted, and what came before is forgiven
+    metro.unpost_law(city.engine, law, erase=True)
+    city.ok("wait")
+    city.ok("wait")
+    assert "coughs pointedly" not in city.feedback and city.agent.hands["groat"] == 3
+
+
+def test_contempt_never_kills(city: City) -> None:
+    city.agent.hp = 2
+    for _ in range(4):
+        city.ok("wait")
+    assert city.agent.hp == 1
+
+
 # ============================================================================ binding precedent
 def test_a_precedent_weakens_every_enemy_of_the_kind() -> None:
     c = City(area="gutter_lanes")
@@ -549,6 +738,31 @@ def test_peace_and_strife_set_the_strength_of_enemies(city: City) -> None:
     other = city.enemy("brass_bailiff")
     city.post(STRIFE)
     assert other.attack == 15 and foe.attack == 10
+
+
+def test_precedents_leave_friends_and_newcomers_from_elsewhere_alone() -> None:
+    c = City(area="gutter_lanes")
+    vance = c.state.npcs["broker_vance"]
+    visitor = c.enemy(area="tallow_yard")
+    visitor.origin, visitor.attack, visitor.max_hp, visitor.hp = "expansion", 50, 99, 99
+    wounded = c.enemy(area="tallow_yard")
+    wounded.hp = 1
+    _unprovoked_kill(c)
+    assert vance.attack == 0 and (visitor.attack, visitor.max_hp) == (50, 99)
+    assert (wounded.hp, wounded.max_hp) == (1, 20)
+
+
+@pytest.mark.parametrize(("weaken", "stacks", "ok"), [(0.3, 3, True), (0.0, 3, True), (0.5, 2, False),
+                                                       (-0.1, 3, False)])
+def test_precedents_never_take_everything(tmp_path: Path, weaken: float, stacks: int, ok: bool) -> None:
+    def change(w):
+        w["game"]["params"]["binding_precedent"] = {"weaken": weaken, "max_stacks": stacks}
+
+    if ok:
+        _variant(tmp_path, change)
+    else:
+        with pytest.raises(odyssey_env.game.GameError, match="weaken"):
+            _variant(tmp_path, change)
 
 
 # ============================================================================ contraband suspicion
@@ -588,6 +802,49 @@ def test_the_law_of_the_area_sets_the_watch_s_limit() -> None:
     for _ in range(40):
         c.ok("inspect tallow_yard")
         assert not c.events("contraband_seized") and "watch eyes" not in c.feedback
+
+
+def test_the_watch_warns_again_after_a_lighter_spell(city: City) -> None:
+    city.move("tallow_yard")
+    add(city.agent.hands, "soot", 15)
+    city.ok("inspect tallow_yard")
+    assert "15 things" in city.feedback
+    city.agent.hands["soot"] = 3
+    city.ok("inspect tallow_yard")
+    city.agent.hands["soot"] = 16
+    city.ok("inspect tallow_yard")
+    assert "16 things" in city.feedback
+
+
+def _watch(tmp_path: Path, chance: float) -> City:
+    game = _variant(tmp_path, lambda w: w["game"]["params"].update({"contraband_suspicion": {"chance": chance}}))
+    c = City(game=game, area="tallow_yard")
+    c.hold("groat", 5)
+    return c
+
+
+def test_a_search_that_finds_no_contraband_fines(tmp_path: Path) -> None:
+    c = _watch(tmp_path, 1.0)
+    bag = c.hold("ledger_trunk")
+    for _ in range(15):
+        (handle, _), = make_objects(c.engine.game, c.state, "petition_sheet", 1)
+        add(c.state.instances[bag].contents, handle)
+    c.ok("inspect tallow_yard")
+    assert c.events("contraband_seized") == [{"object": None, "amount": 0, "paid": 1}]
+    assert "finds no contraband, and fines me 1 groat" in c.feedback and c.agent.hands["groat"] == 4
+
+
+def test_the_watch_searches_as_often_as_its_chance(tmp_path: Path) -> None:
+    c = _watch(tmp_path, 1.0)
+    add(c.agent.hands, "soot", 20)
+    for n in range(1, 4):
+        c.ok("inspect tallow_yard")
+        assert c.events("contraband_seized") == [{"object": "soot", "amount": 1}] and c.agent.hands["soot"] == 20 - n
+    c = _watch(tmp_path / "never", 0.0)
+    add(c.agent.hands, "soot", 20)
+    for _ in range(10):
+        c.ok("inspect tallow_yard")
+        assert not c.events("contraband_seized")
 
 
 # ============================================================================ valid actions of the new verbs
@@ -674,18 +931,29 @@ def test_new_verbs_stay_sound_and_complete_on_a_random_walk() -> None:
     assert set(NEW_VERBS) <= seen, seen
 
 
-def test_the_new_verbs_declare_their_facts() -> None:
+def test_the_new_rules_declare_their_facts() -> None:
     game = load_game(GAME)
-    for verb in NEW_VERBS:
-        facts = list(game.rules.actions[verb].facts(game))
-        assert facts, verb
-        for f in facts:
-            assert f.question.endswith("?") and len(set(f.distractors)) == 3 and f.answer not in f.distractors
-    answers = [f.answer for f in game.rules.actions["file objection"].facts(game)]
-    assert answers == ["after a hearing 2 turns later the law is struck down", "2 groat"]
-    for rule in game.rules.steps:
-        if rule.name in NEW_RULES:
-            assert list(rule.facts(game)), rule.name
+    rules = {**game.rules.actions, **{r.name: r for r in game.rules.steps}}
+    answers = {name: [f.answer for f in rules[name].facts(game)] for name in (*NEW_VERBS, *NEW_RULES, "death")}
+    assert answers == {
+        "invoke law": ["it is posted in the area and binds it for 8 hours",
+                       "any writable with text, held in my hand", *(s.effect for s in metro.STATUTES.values())],
+        "file objection": ["after a hearing 2 turns later the law is struck down", "2 groat"],
+        "appeal verdict": ["one turn", "once a day"],
+        "nightly_rewrite": ["each statute is rewritten into its twin, except papers in a sealed folio"],
+        "objection_effects": ["it is repealed for good"],
+        "law_expiry": ["the law stops binding the area", "a fine of 3 groat"],
+        "legal_paradox": ["its enemies stand frozen"],
+        "contempt_of_court": ["after 3 idle turns I am fined for contempt every further idle turn"],
+        "binding_precedent": ["every enemy of that kind becomes weaker"],
+        "contraband_suspicion": ["the watch may seize some of my goods as contraband"],
+        "trial_proceedings": ["when the victim struck me first, or the area's law bares the blades",
+                              "a fine of 2 groat"],
+        "death": ["I am sentenced to death but may appeal the verdict in the next turn"],
+    }
+    for name, rule in rules.items():
+        for f in rule.facts(game):
+            assert f.question.endswith("?") and len(set(f.distractors)) == 3 and f.answer not in f.distractors, name
 
 
 # ============================================================================ state, parameters, checks

@@ -78,6 +78,7 @@ LAWS = "invoke law"  # rule_data key of the law registry
 OBJECTIONS = "file objection"  # rule_data key of the objections awaiting their hearing
 VERDICTS = "appeal verdict"  # rule_data key of the sentences pending and the appeals heard
 PARADOX = "legal_paradox"
+MINUTES_PER_DAY = 1440
 FROZEN = "@paradox"  # Npc.engaged of an enemy frozen by a legal paradox: it neither fights back nor ambushes
 _NO_LAWS: tuple[dict[str, Any], ...] = ()
 
@@ -95,7 +96,7 @@ def laws(state: WorldState) -> list[dict[str, Any]] | tuple[dict[str, Any], ...]
 def _registry(state: WorldState) -> dict[str, Any]:
     data = state.rule_data.get(LAWS)
     if data is None:
-        data = state.rule_data[LAWS] = {"laws": [], "next_id": 0, "version": 0, "edicts": []}
+        data = state.rule_data[LAWS] = {"laws": [], "next_id": 0, "edicts": []}
     return data
 
 
@@ -122,15 +123,12 @@ def post_law(engine: Engine, notice: str, area: str, text: str, by: str | None, 
            "since": engine.state.step, "until": until, "edict": edict}
     reg["next_id"] += 1
     reg["laws"].append(law)
-    reg["version"] += 1
     return law
 
 
 def unpost_law(engine: Engine, law: dict[str, Any], *, erase: bool) -> None:
     """Take ``law`` out of force; ``erase`` clears its notice (faded ink, a notice struck through)."""
-    reg = _registry(engine.state)
-    reg["laws"].remove(law)
-    reg["version"] += 1
+    _registry(engine.state)["laws"].remove(law)
     inst = engine.state.instances.get(law["notice"])
     if erase and inst is not None:
         inst.text = ""
@@ -161,7 +159,7 @@ def carried_units(engine: Engine, agent: Agent) -> Iterator[tuple[str, int]]:
 
 def carried_coins(engine: Engine, agent: Agent) -> int:
     currency = engine.game.currency
-    return sum(n for h, n in carried_units(engine, agent) if h == currency) if currency else 0
+    return sum(n for h, n in carried_units(engine, agent) if h == currency)
 
 
 def pay(engine: Engine, agent: Agent, amount: int) -> int:
@@ -203,9 +201,12 @@ def take_due(state: WorldState, agent_id: str, kind: str) -> list[dict[str, Any]
     due = [s for s in pending if s["kind"] == kind and s["deadline"] <= state.step]
     if due:
         data["pending"][agent_id] = [s for s in pending if s not in due]
-        if not data["pending"][agent_id]:
-            del data["pending"][agent_id]
     return due
+
+
+def day_of(minute: int) -> int:
+    """The day of the game clock (day 0 begins at midnight before the first morning)."""
+    return minute // MINUTES_PER_DAY
 
 
 def appeals_left(engine: Engine, agent_id: str) -> int:
@@ -215,8 +216,7 @@ def appeals_left(engine: Engine, agent_id: str) -> int:
         return 0
     data = engine.state.rule_data.get(VERDICTS)
     heard = data["heard"].get(agent_id) if data else None
-    today = engine.state.minute // 1440
-    used = heard["count"] if heard and heard["day"] == today else 0
+    used = heard["count"] if heard and heard["day"] == day_of(engine.state.minute) else 0
     return max(0, rule.p.per_day - used)
 
 
@@ -302,17 +302,16 @@ class FileObjection(ActionRule):
         data = turn.state.rule_data.get(OBJECTIONS)
         if data and any(o["law"] == law["id"] for o in data["pending"]):
             return f"Cannot file objection against {handle}: an objection to it already awaits its hearing."
-        fee = self.p.fee if turn.game.currency else 0
         have = carried_coins(turn.engine, turn.agent)
-        if have < fee:
-            return f"Cannot file objection: the court's fee is {fee} {turn.game.currency}, and I carry {have}."
+        if have < self.p.fee:
+            return f"Cannot file objection: the court's fee is {self.p.fee} {turn.game.currency}, and I carry {have}."
         return law
 
     def apply(self, turn: Turn, handle: str) -> None:
         law = self._law(turn, handle)
         if isinstance(law, str):
             return turn.fail(law)
-        fee = pay(turn.engine, turn.agent, self.p.fee) if turn.game.currency else 0
+        fee = pay(turn.engine, turn.agent, self.p.fee)
         data = turn.state.rule_data.setdefault(OBJECTIONS, {"pending": []})
         hearing = turn.state.step + self.p.hearing_delay
         data["pending"].append({"law": law["id"], "by": turn.agent.id, "hearing": hearing, "fee": fee})
@@ -333,7 +332,7 @@ class FileObjection(ActionRule):
                    f"after a hearing {self.p.hearing_delay} turns later the law is struck down",
                    ("the law is struck down at once", "the law doubles its term", "nothing without a bribe"))
         yield Fact("law", "What does the court charge to file an objection?", f"{self.p.fee} {game.currency}",
-                   tuple(f"{self.p.fee + k} {game.currency}" for k in (1, 3, 8)))
+                   ("nothing at all", "half of what I carry", "a writ signed by a judge"))
 
 
 @action_rule
@@ -366,12 +365,8 @@ class AppealVerdict(ActionRule):
         state, agent = turn.state, turn.agent
         data = _verdicts(state)
         overturned = appealable(state, agent.id)
-        rest = [s for s in data["pending"][agent.id] if s not in overturned]
-        if rest:
-            data["pending"][agent.id] = rest
-        else:
-            del data["pending"][agent.id]
-        today = state.minute // 1440
+        data["pending"][agent.id] = [s for s in data["pending"][agent.id] if s not in overturned]
+        today = day_of(state.minute)
         heard = data["heard"].get(agent.id)
         count = heard["count"] + 1 if heard and heard["day"] == today else 1
         data["heard"][agent.id] = {"day": today, "count": count}
@@ -390,10 +385,9 @@ class AppealVerdict(ActionRule):
     def facts(self, game):
         yield Fact("verdicts", "How long do I have to appeal a verdict against me?", "one turn",
                    ("one day", "three turns", "as long as I like"))
-        times = {1: "once", 2: "twice"}.get(self.p.per_day, f"{self.p.per_day} times")
+        times = "once" if self.p.per_day == 1 else f"{self.p.per_day} times"
         yield Fact("verdicts", "How often will the court hear my appeals?", f"{times} a day",
-                   tuple(x for x in ("once a day", "twice a day", "as often as I like", "once an hour")
-                         if x != f"{times} a day")[:3])
+                   ("as often as I like", "once an hour", "never, once I am sentenced"))
 
 
 # ============================================================================ step rules
@@ -407,6 +401,7 @@ class ContemptOfCourt(StepRule):
     @dataclass(frozen=True)
     class Params:
         patience: int = 3  # idle turns allowed; the next ones are fined
+        session_patience: int = 1  # the same where the court is in session
         fine: int = 1  # coins per fined turn
         hp_penalty: int = 3  # health lost instead when I carry no coins
 
@@ -415,20 +410,22 @@ class ContemptOfCourt(StepRule):
         actors = {ev.agent for ev in engine.events if ev.kind != "invalid_action"}
         data = state.rule_data.setdefault(self.name, {})
         for agent in state.agents.values():
-            if agent.in_tutorial or agent.combat is not None or agent.id in actors:
+            if agent.combat is not None or agent.id in actors:
                 data.pop(agent.id, None)
                 continue
             keys = statutes_in(state, agent.area)
             if force(keys, "recess"):
                 data.pop(agent.id, None)
                 continue
-            patience = max(1, self.p.patience // 2) if force(keys, "session") else self.p.patience
+            patience = self.p.session_patience if force(keys, "session") else self.p.patience
             idle = data.get(agent.id, 0) + 1
             data[agent.id] = idle
+            if idle < patience:
+                continue
             if idle == patience:
                 engine.say(agent.id, "A clerk of the court coughs pointedly: whoever idles here any longer "
                                      "is held in contempt.")
-            elif idle > patience:
+            else:
                 paid = pay(engine, agent, self.p.fine)
                 if paid:
                     engine.say(agent.id, f"I am held in contempt of court for idling and fined {paid} "
@@ -462,9 +459,9 @@ class NightlyRewrite(StepRule):
                 raise ValueError(f"hour: {self.hour!r} must lie in 0..23")
 
     def _midnight(self, engine: Engine) -> bool:
-        offset = self.p.hour * 60
-        minute = engine.state.minute - offset
-        return minute // 1440 != (minute - engine.game.spec.game.minutes_per_step) // 1440
+        """Whether this step's clock passed the rewrite hour (once a day, whatever the step length)."""
+        minute = engine.state.minute - self.p.hour * 60
+        return day_of(minute) != day_of(minute - engine.game.spec.game.minutes_per_step)
 
     def apply(self, engine: Engine) -> None:
         if not self._midnight(engine):
@@ -481,12 +478,9 @@ class NightlyRewrite(StepRule):
                 rewritten[handle] = (statute.text, inst.text)
         if not rewritten:
             return
-        reg = state.rule_data.get(LAWS)
-        if reg:
-            for law in reg["laws"]:
-                if law["notice"] in rewritten:
-                    law["text"] = rewritten[law["notice"]][1]
-                    reg["version"] += 1
+        for law in laws(state):
+            if law["notice"] in rewritten:
+                law["text"] = rewritten[law["notice"]][1]
         for agent in state.agents.values():
             seen = [h for h, _ in carried_units(engine, agent) if h in rewritten]
             seen += [h for h in state.areas[agent.area].objects if h in rewritten]
@@ -564,7 +558,6 @@ class LawExpiry(StepRule):
 
     def start(self, engine: Engine) -> None:
         state, game = engine.state, engine.game
-        _registry(state)
         if self.p.edicts:
             t = game.objects.get(self.p.edict_object)
             if t is None or t.category != "writable":
@@ -659,22 +652,17 @@ class BindingPrecedent(StepRule):
 
     def apply(self, engine: Engine) -> None:
         state, kinds = engine.state, engine.game.npcs
-        data = state.rule_data.setdefault(self.name, {"kills": {}, "applied": {}, "sig": None})
+        data = state.rule_data.setdefault(self.name, {"kills": {}, "sig": None})
         if "npc_defeated" in engine.kinds:
             for ev in engine.events:
-                if ev.kind != "npc_defeated":
-                    continue
-                data["applied"].pop(ev.data["npc"], None)
-                if not kinds[ev.data["type"]].common_enemy:
-                    continue
-                n = data["kills"].get(ev.data["type"], 0) + 1
-                data["kills"][ev.data["type"]] = n
-                if n <= self.p.max_stacks and ev.agent is not None:
-                    engine.say(ev.agent, f"The city records a precedent against the {ev.data['type']} "
-                                         f"({n} of {self.p.max_stacks}): every one of them is weaker now.")
-                    engine.emit("precedent_set", ev.agent, type=ev.data["type"], stacks=n)
-        reg = state.rule_data.get(LAWS)
-        sig = [reg["version"] if reg else 0, sum(data["kills"].values()), len(state.npcs),
+                if ev.kind == "npc_defeated" and kinds[ev.data["type"]].common_enemy:
+                    n = data["kills"].get(ev.data["type"], 0) + 1
+                    data["kills"][ev.data["type"]] = n
+                    if n <= self.p.max_stacks:
+                        engine.say(ev.agent, f"The city records a precedent against the {ev.data['type']} "
+                                             f"({n} of {self.p.max_stacks}): every one of them is weaker now.")
+                        engine.emit("precedent_set", ev.agent, type=ev.data["type"], stacks=n)
+        sig = [[[x["area"], x["text"]] for x in laws(state)], sum(data["kills"].values()), len(state.npcs),
                sum(state.counters.values())]
         if sig == data["sig"]:
             return  # no law, precedent or enemy changed: strengths stand
@@ -686,11 +674,10 @@ class BindingPrecedent(StepRule):
                 continue
             stacks = min(data["kills"].get(npc.type, 0), self.p.max_stacks) if t.common_enemy else 0
             factor = 1 - self.p.weaken * stacks
-            if stacks > data["applied"].get(npc.handle, 0):
-                new_max = max(1, round(t.hp * factor))
+            new_max = round(t.hp * factor)
+            if npc.max_hp != new_max:  # a new precedent (or a new enemy of a kind with one): its health too
                 npc.hp = max(1, round(npc.hp * new_max / npc.max_hp))
                 npc.max_hp = new_max
-                data["applied"][npc.handle] = stacks
             keys = laws_by_area.get(npc.area)
             if keys is None:
                 keys = laws_by_area[npc.area] = statutes_in(state, npc.area)
@@ -698,7 +685,7 @@ class BindingPrecedent(StepRule):
                 factor *= self.p.peace_attack
             elif force(keys, "strife"):
                 factor *= self.p.strife_attack
-            npc.attack = max(1, round(t.attack * factor))
+            npc.attack = round(t.attack * factor)
 
     def facts(self, game):
         yield Fact("combat", "What happens to a kind of enemy once I have defeated one of them?",
@@ -734,11 +721,12 @@ class LegalParadox(StepRule):
             state.rule_data[self.name] = {"areas": now}
             for a in before:
                 if a not in now:
+                    for handle in state.areas[a].npcs:
+                        npc = state.npcs[handle]
+                        if npc.engaged == FROZEN:
+                            npc.engaged = None
                     self._announce(engine, a, "The contradiction in {a} is resolved: its enemies stir again.")
                     engine.emit("paradox_ended", None, area=a)
-            for npc in state.npcs.values():
-                if npc.engaged == FROZEN and npc.area not in now:
-                    npc.engaged = None
             for a in now:
                 if a not in before:
                     self._announce(engine, a, "The laws of {a} contradict each other: every enemy here stands "
@@ -776,19 +764,13 @@ class TrialProceedings(StepRule):
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        data = state.rule_data.setdefault(self.name, {"struck": {}})
-        struck = data["struck"]
-        if "npc_defeated" in engine.kinds:
-            for ev in engine.events:
-                if ev.kind == "npc_defeated" and ev.agent in state.agents:
-                    self._try(engine, ev.agent, ev.data, struck.get(ev.agent, {}))
-        if "agent_hit" in engine.kinds or "agent_ambushed" in engine.kinds:
-            for ev in engine.events:
-                if ev.kind in ("agent_hit", "agent_ambushed") and ev.agent is not None:
-                    mine = struck.setdefault(ev.agent, {})
-                    mine[ev.data["npc"]] = state.step
-                    if len(mine) > 32:  # forget those long gone
-                        struck[ev.agent] = {h: s for h, s in mine.items() if h in state.npcs}
+        struck = state.rule_data.setdefault(self.name, {"struck": {}})["struck"]
+        for ev in engine.events:  # in order: a killing (an action) comes before this step's blows
+            if ev.kind == "npc_defeated":
+                hit = {a: mine.pop(ev.data["npc"], None) for a, mine in struck.items()}  # the dead strike no more
+                self._try(engine, ev.agent, ev.data, provoked=hit.get(ev.agent) is not None)
+            elif ev.kind in ("agent_hit", "agent_ambushed"):
+                struck.setdefault(ev.agent, {})[ev.data["npc"]] = state.step
         for agent in state.agents.values():
             for s in take_due(state, agent.id, "fine"):
                 paid = pay(engine, agent, s["amount"])
@@ -796,15 +778,14 @@ class TrialProceedings(StepRule):
                     engine.say(agent.id, f"The sentence for {s['reason']} is carried out: I pay {paid} "
                                          f"{engine.game.currency}.")
                 else:
-                    loss = max(1, round(agent.max_hp * self.p.hp_penalty))
+                    loss = round(agent.max_hp * self.p.hp_penalty)
                     agent.hp = max(1, agent.hp - loss)
                     engine.say(agent.id, f"The sentence for {s['reason']} is carried out: with no coin to pay, "
                                          f"I am flogged for {loss} health.")
                 engine.emit("sentence_carried_out", agent.id, kind="fine", paid=paid)
 
-    def _try(self, engine: Engine, agent_id: str, killed: dict[str, Any], struck_me: dict[str, int]) -> None:
+    def _try(self, engine: Engine, agent_id: str, killed: dict[str, Any], provoked: bool) -> None:
         keys = statutes_in(engine.state, killed["area"])
-        provoked = struck_me.pop(killed["npc"], None) is not None
         if force(keys, "peace"):
             guilty, reason = True, f"killing {killed['npc']} under the peace of {killed['area']}"
         elif force(keys, "strife"):
@@ -829,7 +810,7 @@ class TrialProceedings(StepRule):
                    ("never", "always", "only at night"))
         yield Fact("verdicts", "What is the sentence for an unlawful killing?",
                    f"a fine of {self.p.fine} {game.currency}",
-                   ("death", "banishment from the city", f"a fine of {self.p.fine * 5} {game.currency}"))
+                   ("death", "banishment from the city", "the loss of everything I carry"))
 
 
 @step_rule
@@ -843,6 +824,7 @@ class ContrabandSuspicion(StepRule):
     class Params:
         limit: int = 14  # units carried (coins aside) before the watch takes an interest
         chance: float = 0.25  # odds of a search each step while over the limit
+        search_limit: int = 7  # the same where every pack shall be searched
         seized: tuple[str, ...] = ("material", "misc")  # categories the watch calls contraband
         fine: int = 1  # coins taken when nothing seizable is found
 
@@ -850,12 +832,10 @@ class ContrabandSuspicion(StepRule):
         state, game = engine.state, engine.game
         data = state.rule_data.setdefault(self.name, {})
         for agent in state.agents.values():
-            if agent.in_tutorial:
-                continue
             keys = statutes_in(state, agent.area)
             if force(keys, "amnesty"):
                 continue
-            limit = self.p.limit // 2 if force(keys, "search") else self.p.limit
+            limit = self.p.search_limit if force(keys, "search") else self.p.limit
             load: dict[str, int] = {}
             for handle, n in carried_units(engine, agent):
                 if handle != game.currency:
