@@ -79,6 +79,7 @@ OBJECTIONS = "file objection"  # rule_data key of the objections awaiting their 
 VERDICTS = "appeal verdict"  # rule_data key of the sentences pending and the appeals heard
 PARADOX = "legal_paradox"
 MINUTES_PER_DAY = 1440
+TRIAL_EVENTS = frozenset({"npc_defeated", "agent_hit", "agent_ambushed"})
 FROZEN = "@paradox"  # Npc.engaged of an enemy frozen by a legal paradox: it neither fights back nor ambushes
 _NO_LAWS: tuple[dict[str, Any], ...] = ()
 
@@ -765,7 +766,8 @@ class TrialProceedings(StepRule):
     def apply(self, engine: Engine) -> None:
         state = engine.state
         struck = state.rule_data.setdefault(self.name, {"struck": {}})["struck"]
-        for ev in engine.events:  # in order: a killing (an action) comes before this step's blows
+        events = () if engine.kinds.isdisjoint(TRIAL_EVENTS) else engine.events  # most steps: no killing, no blow
+        for ev in events:  # in order: a killing (an action) comes before this step's blows
             if ev.kind == "npc_defeated":
                 hit = {a: mine.pop(ev.data["npc"], None) for a, mine in struck.items()}  # the dead strike no more
                 self._try(engine, ev.agent, ev.data, provoked=hit.get(ev.agent) is not None)
@@ -832,15 +834,18 @@ class ContrabandSuspicion(StepRule):
         state, game = engine.state, engine.game
         data = state.rule_data.setdefault(self.name, {})
         for agent in state.agents.values():
-            keys = statutes_in(state, agent.area)
-            if force(keys, "amnesty"):
-                continue
-            limit = self.p.search_limit if force(keys, "search") else self.p.limit
             load: dict[str, int] = {}
             for handle, n in carried_units(engine, agent):
                 if handle != game.currency:
                     load[handle] = load.get(handle, 0) + n
             total = sum(load.values())
+            if total <= self.p.search_limit:  # under any limit: the area's laws need not be read
+                data.pop(agent.id, None)
+                continue
+            keys = statutes_in(state, agent.area)
+            if force(keys, "amnesty"):
+                continue
+            limit = self.p.search_limit if force(keys, "search") else self.p.limit
             if total <= limit:
                 data.pop(agent.id, None)
                 continue
