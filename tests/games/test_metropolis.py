@@ -1077,3 +1077,36 @@ def test_a_stage_is_not_awarded_before_its_prerequisites() -> None:
     c.move("petition_square", clear=False)
     c.ok("talk to registrar_ottoline")
     assert mine["done"] == ["hear_the_registrar"]
+
+
+def test_the_games_page_documents_every_new_verb_and_rule() -> None:
+    text = (Path(__file__).resolve().parents[2] / "docs" / "games.md").read_text(encoding="utf-8")
+    game = load_game(GAME)
+    for verb in NEW_VERBS:
+        assert f"`{game.rules.actions[verb].usage()}`" in text or f"`{verb}`" in text, verb
+    for rule in game.rules.steps:
+        if rule.name in NEW_RULES:
+            assert f"| `{rule.name}` | {rule.priority} |" in text, rule.name
+    for s in metro.STATUTES.values():
+        assert f"`{s.text}`" in text, s.key
+
+
+def test_online_expansion_works_when_switched_on(tmp_path: Path) -> None:
+    """Metropolis ships without it; switched on, the city's rules live with the new places."""
+    game = _variant(tmp_path, lambda w: None)
+    folder = game.path
+    quest = json.loads((folder / "quest.json").read_text(encoding="utf-8"))
+    quest["expansion"] = {"enabled": True, "max_expansions": 1}
+    (folder / "quest.json").write_text(json.dumps(quest), encoding="utf-8")
+    c = City(game=load_game(folder, cache=False, trust=True))
+    for area in list(c.state.areas):
+        if area != "ink_market":
+            c.agent.visited.setdefault(area, 0)
+    c.ok("enter ink_market")  # the last area explored
+    new = [a for a in c.state.areas if a not in c.engine.game.areas]
+    assert new, "no place was added"
+    rng = random.Random(1)
+    for _ in range(300):
+        va = c.engine.valid_actions(PLAYER)
+        verb = rng.choice(list(va))
+        c.ok(rng.choice(va[verb]))
