@@ -44,6 +44,7 @@ __all__ = [
     "action_verbs",
     "compute_metrics",
     "cumulative_rewards",
+    "main_quest_size",
     "normalized_combined",
     "normalized_entropy",
     "tutorial_summary",

@@ -159,6 +159,28 @@ def test_odyssey_games_prints_the_sizes(capsys) -> None:
     assert "invoke law, file objection, appeal verdict" in out
 
 
+def test_linear_quests_are_told_apart_from_goal_trees() -> None:
+    from odyssey_env.catalog import describe_games, format_table
+    from odyssey_env.quests.spec import QuestSpec, quest_summary
+    from odyssey_env.schema import load
+
+    rows = {r["name"]: r for r in describe_games(["base", "mark", GAME])}
+    assert (rows["base"]["dag"], rows["base"]["leaves"], rows["base"]["quest_shape"]) == (False, 2, "linear")
+    assert (rows["mark"]["dag"], rows["mark"]["leaves"]) == (False, 2)
+    assert rows[GAME]["quest_shape"] == "DAG, 17 leaves"
+    assert "DAG, 17 leaves" in format_table(list(rows.values()))
+
+    def summary(*requires):
+        stages = [{"id": f"s{i}", "title": "T", "hint": "", "done": {"type": "in_area", "area": "yard"},
+                   **({"requires": r} if r is not None else {})} for i, r in enumerate(requires)]
+        return quest_summary(load(QuestSpec, {"main": {"title": "Q", "chapters": [
+            {"id": "c", "title": "C", "stages": stages}]}}))
+
+    assert (summary(None, ["s0"], None)["dag"], summary(None, ["s0"], None)["leaves"]) == (False, 1)
+    assert (summary([], [], ["s0", "s1"])["dag"], summary([], [], ["s0", "s1"])["leaves"]) == (True, 2)
+    assert summary([], ["s0"], ["s0"])["dag"] and quest_summary(load(QuestSpec, {}))["leaves"] == 0
+
+
 def test_registered_env_passes_the_checker() -> None:
     env = gym.make("AgentOdyssey/Metropolis-v0")
     check_env(env.unwrapped, skip_render_check=True)

@@ -15,9 +15,9 @@ with it (tearing down a city edict is fined, and the clerks post a fresh copy la
 | peace | the ward keeps the peace | enemies there strike at half strength; a killing there is a crime |
 | strife | the ward bares its blades | enemies there strike half again as hard; every killing there is lawful |
 | amnesty | the watch stands down | the watch searches no pack there |
-| search | every pack shall be searched | the watch searches packs there at half the usual load |
+| search | every pack shall be searched | the watch searches lighter packs there |
 | recess | the court is in recess | nobody is held in contempt there for idling |
-| session | the court is in session | idling there is held in contempt twice as fast |
+| session | the court is in session | idling there is held in contempt almost at once |
 
 Each statute has a *twin* (peace/strife, amnesty/search, recess/session): twins in force in one area
 cancel each other out, every midnight the Codex rewrites each statute into its twin wherever it is
@@ -68,9 +68,9 @@ STATUTES: dict[str, Statute] = {s.key: s for s in (
             "enemies here strike half again as hard, and every killing here is lawful"),
     Statute("amnesty", "the watch stands down", "search", "the watch searches no pack here"),
     Statute("search", "every pack shall be searched", "amnesty",
-            "the watch searches packs here at half the usual load"),
+            "the watch searches lighter packs here"),
     Statute("recess", "the court is in recess", "session", "nobody is held in contempt here for idling"),
-    Statute("session", "the court is in session", "recess", "idling here is held in contempt twice as fast"),
+    Statute("session", "the court is in session", "recess", "idling here is held in contempt almost at once"),
 )}
 BY_TEXT: dict[str, Statute] = {s.text: s for s in STATUTES.values()}
 
