@@ -9,14 +9,20 @@ plans "invoke law with text X" from the condition alone) and the whole quest are
 from __future__ import annotations
 
 import json
+import os
 import pickle
 import random
 import shutil
+import subprocess
+import sys
 from pathlib import Path
+from unittest import mock
 
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import odyssey_env
 from odyssey_env import load_game
@@ -40,8 +46,9 @@ NEW_RULES = ("nightly_rewrite", "objection_effects", "law_expiry", "legal_parado
 class City:
     """One engine on Metropolis, driven by hand: place things, issue commands, read the feedback."""
 
-    def __init__(self, seed: int = 0, game=None, area: str = "petition_square", clear: bool = True):
-        self.engine = Engine(game or load_game(GAME), seed)
+    def __init__(self, seed: int = 0, game=None, area: str = "petition_square", clear: bool = True,
+                 agents: tuple[str, ...] = (PLAYER,)):
+        self.engine = Engine(game or load_game(GAME), seed, agents=agents)
         self.out: Outcome | None = None
         self.move(area, clear)
 
@@ -354,7 +361,9 @@ def test_an_unprovoked_killing_is_fined_next_turn(city: City) -> None:
 def test_appealing_overturns_the_verdict_once_a_day(city: City) -> None:
     city.hold("groat", 5)
     _unprovoked_kill(city)
+    assert metro.appeals_left(city.engine, PLAYER) == 1
     city.ok("appeal verdict")
+    assert metro.appeals_left(city.engine, PLAYER) == 0
     assert "overturns the verdict" in city.feedback and city.events("verdict_overturned") == [{"kinds": ["fine"]}]
     city.ok("wait")
     assert city.agent.hands["groat"] == 5  # no fine
@@ -363,6 +372,7 @@ def test_appealing_overturns_the_verdict_once_a_day(city: City) -> None:
     city.fails("appeal verdict", "the court has already heard my appeal today")
     assert city.agent.hands["groat"] == 3  # the refused appeal let the sentence stand
     city.state.minute += 1440  # a new day: the court hears me again
+    assert metro.appeals_left(city.engine, PLAYER) == 1
     _unprovoked_kill(city)
     assert city.listed("appeal verdict") == ["appeal verdict"]
 
@@ -371,6 +381,7 @@ def test_without_coins_a_fine_is_paid_in_health(city: City) -> None:
     _unprovoked_kill(city)
     city.ok("wait")
     assert city.agent.hp == 90 and "flogged for 10 health" in city.feedback
+    assert city.events("sentence_carried_out") == [{"kind": "fine", "paid": 0}]
 
 
 def test_a_killing_after_being_struck_is_acquitted(city: City) -> None:
@@ -489,15 +500,16 @@ def test_without_the_appeal_verb_death_is_the_engine_s(tmp_path: Path) -> None:
 
 
 def test_the_court_can_hear_more_appeals_a_day(tmp_path: Path) -> None:
-    c = City(game=_variant(tmp_path, lambda w: w["game"]["params"].update({"appeal verdict": {"per_day": 2}})))
+    c = City(game=_variant(tmp_path, lambda w: w["game"]["params"].update({"appeal verdict": {"per_day": 3}})))
     c.hold("groat", 9)
-    for _ in range(2):
+    for left in (2, 1, 0):
         _unprovoked_kill(c)
         c.ok("appeal verdict")
+        assert metro.appeals_left(c.engine, PLAYER) == left
     _unprovoked_kill(c)
     c.fails("appeal verdict", "already heard my appeal today")
     answers = [f.answer for f in c.engine.rules.actions["appeal verdict"].facts(c.engine.game)]
-    assert answers == ["one turn", "2 times a day"]
+    assert answers == ["one turn", "3 times a day"]
 
 
 @pytest.mark.parametrize(("revive", "ok"), [(1, True), (0.01, True), (0, False), (1.5, False)])
@@ -541,7 +553,7 @@ def test_midnight_rewrites_statutes_except_in_a_sealed_folio(city: City) -> None
 def test_the_rewrite_hour_is_a_parameter(tmp_path: Path) -> None:
     c = City(game=_variant(tmp_path, lambda w: w["game"]["params"].update({"nightly_rewrite": {"hour": 6}})))
     sheet = c.hold("petition_sheet", text=PEACE)
-    for hhmm, rewritten in (("05:50", False), ("06:00", True), ("06:10", False)):
+    for hhmm, rewritten in (("05:50", False), ("05:58", False), ("06:08", True), ("06:18", False)):
         c.to_minute(hhmm)
         c.ok("wait")
         assert bool(c.events("laws_rewritten")) == rewritten, hhmm
@@ -679,6 +691,7 @@ def test_idling_is_held_in_contempt(city: City) -> None:
     assert "coughs pointedly" in city.feedback and city.agent.hands["groat"] == 3
     city.ok("defend")
     assert city.agent.hands["groat"] == 2 and city.events("contempt_fined") == [{"paid": 1, "idle": 4}]
+    assert "held in contempt of court for idling and fined 1 groat" in city.feedback
     city.agent.hands.pop("groat")
     city.ok("wait")
     assert city.agent.hp == 97 and "costs me 3 health" in city.feedback
@@ -727,7 +740,7 @@ def test_contempt_never_kills(city: City) -> None:
     city.agent.hp = 2
     for _ in range(4):
         city.ok("wait")
-    assert city.agent.hp == 1
+    assert city.agent.hp == 1 and city.events("contempt_fined") and not city.events("death_sentenced")
 
 
 # ============================================================================ binding precedent
@@ -743,6 +756,7 @@ def test_a_precedent_weakens_every_enemy_of_the_kind() -> None:
         stacks = min(n, 3)
         assert other.attack == round(5 * (1 - 0.15 * stacks)) and other.max_hp == round(24 * (1 - 0.15 * stacks))
         assert bool(c.events("precedent_set")) == (n <= 3)
+        assert (f"precedent against the ink_wraith ({n} of 3)" in c.feedback) == (n <= 3)
     assert (boss.attack, boss.max_hp) == (16, 150)  # no precedent binds a boss
     fresh = c.enemy(area="tallow_yard")
     c.ok("wait")
@@ -787,6 +801,17 @@ def test_precedents_never_take_everything(tmp_path: Path, weaken: float, stacks:
             _variant(tmp_path, change)
 
 
+def test_a_precedent_never_kills_a_wounded_enemy(tmp_path: Path) -> None:
+    game = _variant(tmp_path, lambda w: w["game"]["params"].update({"binding_precedent": {"weaken": 0.3}}))
+    c = City(game=game, area="gutter_lanes")
+    c.hold("groat", 10)
+    wounded = c.enemy(area="tallow_yard")
+    wounded.hp = 1
+    for n in range(1, 4):  # the last precedent takes its health from 0.4 to 0.1 of the kind's: 1 * 0.25 rounds to 0
+        _unprovoked_kill(c)
+        assert wounded.max_hp == round(24 * (1 - 0.3 * n)) and wounded.hp == 1
+
+
 # ============================================================================ contraband suspicion
 def test_a_heavy_load_draws_the_watch(city: City) -> None:
     city.move("tallow_yard")
@@ -826,16 +851,31 @@ def test_the_law_of_the_area_sets_the_watch_s_limit() -> None:
         assert not c.events("contraband_seized") and "watch eyes" not in c.feedback
 
 
+def test_an_amnesty_makes_the_watch_forget_its_warning(city: City) -> None:
+    city.move("tallow_yard")
+    add(city.agent.hands, "soot", 16)
+    city.ok("inspect tallow_yard")
+    assert "The watch eyes my load: 16 things" in city.feedback
+    city.move("gutter_lanes")
+    city.post("the watch stands down")
+    city.ok("inspect gutter_lanes")
+    assert "eyes my load" not in city.feedback and not city.events("contraband_seized")
+    city.move("tallow_yard", clear=False)
+    city.ok("inspect tallow_yard")
+    assert "The watch eyes my load: 16 things" in city.feedback
+
+
 def test_the_watch_warns_again_after_a_lighter_spell(city: City) -> None:
     city.move("tallow_yard")
     add(city.agent.hands, "soot", 15)
     city.ok("inspect tallow_yard")
     assert "15 things" in city.feedback
-    city.agent.hands["soot"] = 3
-    city.ok("inspect tallow_yard")
-    city.agent.hands["soot"] = 16
-    city.ok("inspect tallow_yard")
-    assert "16 things" in city.feedback
+    for lighter in (3, 10):  # under either limit
+        city.agent.hands["soot"] = lighter
+        city.ok("inspect tallow_yard")
+        city.agent.hands["soot"] = 16
+        city.ok("inspect tallow_yard")
+        assert "16 things" in city.feedback
 
 
 def _watch(tmp_path: Path, chance: float) -> City:
@@ -1001,7 +1041,14 @@ def _variant(tmp_path: Path, change) -> object:
     world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
     change(world)
     (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
-    return load_game(folder, cache=False, trust=True)
+    return _load_variant(folder)
+
+
+def _load_variant(folder: Path) -> object:
+    """Load a changed copy of the game with the shipped rules module rather than the copy of its file, so that
+    the tests of parameters exercise the code that ships (and see the mutation tool's mutants in it)."""
+    with mock.patch.object(odyssey_env.game, "_import_rules", lambda path: metro):
+        return load_game(folder, cache=False, trust=True)
 
 
 def test_rule_parameters_are_overridable_and_checked(tmp_path: Path) -> None:
@@ -1024,6 +1071,13 @@ def test_rule_parameters_are_overridable_and_checked(tmp_path: Path) -> None:
         City(game=_variant(tmp_path / "b", bad))
     with pytest.raises(odyssey_env.game.GameError, match="revive"):
         _variant(tmp_path / "c", lambda w: w["game"]["params"].update({"appeal verdict": {"revive": 0}}))
+    for search_limit, ok in ((14, True), (0, True), (15, False), (-1, False)):
+        watch = {"contraband_suspicion": {"search_limit": search_limit}}
+        if ok:
+            _variant(tmp_path / f"d{search_limit}", lambda w, watch=watch: w["game"]["params"].update(watch))
+        else:
+            with pytest.raises(odyssey_env.game.GameError, match="search_limit"):
+                _variant(tmp_path / f"d{search_limit}", lambda w, watch=watch: w["game"]["params"].update(watch))
 
 
 # ============================================================================ the oracle and the quest
@@ -1120,7 +1174,7 @@ def test_online_expansion_works_when_switched_on(tmp_path: Path) -> None:
     quest = json.loads((folder / "quest.json").read_text(encoding="utf-8"))
     quest["expansion"] = {"enabled": True, "max_expansions": 1}
     (folder / "quest.json").write_text(json.dumps(quest), encoding="utf-8")
-    c = City(game=load_game(folder, cache=False, trust=True))
+    c = City(game=_load_variant(folder))
     for area in list(c.state.areas):
         if area != "ink_market":
             c.agent.visited.setdefault(area, 0)
@@ -1132,3 +1186,113 @@ def test_online_expansion_works_when_switched_on(tmp_path: Path) -> None:
         va = c.engine.valid_actions(PLAYER)
         verb = rng.choice(list(va))
         c.ok(rng.choice(va[verb]))
+
+
+# ============================================================================ determinism and fuzzing
+_ROLLOUT = """
+import hashlib, random, sys
+from odyssey_env.env import OdysseyEnv
+
+env = OdysseyEnv("metropolis", valid_actions=True)
+seed = int(sys.argv[1])
+obs, info = env.reset(seed=seed)
+pick, digest = random.Random(seed), hashlib.sha256(obs.encode())
+for _ in range(int(sys.argv[2])):
+    va = info["valid_actions"]
+    action = pick.choice(va[pick.choice(sorted(va))])
+    obs, reward, terminated, truncated, info = env.step(action)
+    digest.update(f"{action}\\x00{obs}\\x00{reward}\\x00{info['events']}".encode())
+print(digest.hexdigest())
+"""
+
+
+def _rollout_digest(seed: int, steps: int, hash_seed: str) -> str:
+    env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+    done = subprocess.run([sys.executable, "-c", _ROLLOUT, str(seed), str(steps)], env=env, capture_output=True,
+                          text=True, timeout=120, check=True)
+    return done.stdout.strip()
+
+
+def test_rollouts_are_identical_across_processes_and_hash_seeds() -> None:
+    """As the engine's cross-process check (tests/env/test_env_determinism.py), on the city: a seeded walk
+    over the valid actions, whose digest must depend on the seed and on nothing else."""
+    a = _rollout_digest(7, 400, "0")
+    assert _rollout_digest(7, 400, "4242") == a
+    assert _rollout_digest(8, 400, "0") != a
+
+
+# The engine's fuzz test (tests/env/test_env_fuzz.py) on the city, with its three verbs and its names.
+_any_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=200)
+_tricky = st.text(st.sampled_from(list("\"'\\ \t\n\r\x00\x0b\x1b\u2028\u00a0\u200b\u00e9\u212aK1-0ab_")),
+                  max_size=60)
+_names = ["petition_sheet_0", "city_edict_0", "city_edict_1", "groat", "ink_market", "petition_square",
+          "broker_vance", "ink_wraith_0", "verdict", "law", "objection"]
+_word = st.one_of(st.sampled_from(_names), st.integers(-5, 10**7).map(str), _tricky, _any_text)
+_verbs = [*NEW_VERBS, "wait", "pick up", "drop", "enter", "attack", "write", "inspect", "talk to", "buy"]
+_commands = st.one_of(
+    _any_text,
+    _tricky,
+    st.builds(lambda v, ws: " ".join([v, *ws]), st.sampled_from(_verbs), st.lists(_word, max_size=4)),
+    st.builds(lambda v, c, n: f"{v} " + c * n, st.sampled_from(NEW_VERBS), st.sampled_from(["a", "\u00e9", '"', " "]),
+              st.integers(0, 30_000)),
+)
+
+
+@pytest.fixture(scope="module")
+def fuzzed_env():
+    env = odyssey_env.env.OdysseyEnv(GAME)
+    env.reset(seed=0)
+    return env
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(command=_commands)
+def test_any_command_gets_feedback_and_a_valid_observation(fuzzed_env, command: str) -> None:
+    env = fuzzed_env
+    step = env.engine.state.step
+    obs, reward, terminated, truncated, info = env.step(command)
+    feedback = env.engine.state.feedback[PLAYER]
+    assert feedback and all(isinstance(x, str) and x for x in feedback)
+    for line in feedback:
+        assert line.isascii() and all(c.isprintable() for c in line) and len(line) < 2000, repr(line)
+    assert env.observation_space.contains(obs), repr(obs[:300])
+    assert info["step"] == step + 1
+    assert not (info["invalid_action"] and info["action_failed"])
+    assert isinstance(reward, float) and not terminated and not truncated
+
+
+# ============================================================================ who is told
+def test_rulings_are_told_to_whoever_is_concerned_and_no_one_else() -> None:
+    """The filer of an objection and the poster of a law hear of them wherever they are; others only
+    where the law was posted. An area's laws are read out to whoever enters or inspects it, once."""
+    c = City(agents=(PLAYER, "clerk", "stranger"))
+    clerk, stranger = c.state.agents["clerk"], c.state.agents["stranger"]
+    clerk.area, stranger.area = "petition_square", "tallow_yard"
+    for handle in c.state.areas["tallow_yard"].npcs:  # nothing may drive the stranger to the square
+        del c.state.npcs[handle]
+    c.state.areas["tallow_yard"].npcs.clear()
+
+    def heard(who: str) -> str:
+        text = "\n".join(c.state.feedback[who])
+        c.state.feedback[who] = []
+        return text
+
+    c.hold("groat", 5)
+    c.post("let the lamps burn")
+    notice = c.post("the bells ring at noon")
+    c.ok(f"file objection {notice}")
+    c.move("gutter_lanes")
+    heard("clerk"), heard("stranger")
+    c.ok("inspect gutter_lanes")
+    c.ok("inspect gutter_lanes")  # the hearing, two turns after the filing
+    ruling = "the law 'the bells ring at noon' in petition_square is struck down."
+    assert ruling in c.feedback and ruling in heard("clerk") and ruling not in heard("stranger")
+    while not c.events("law_expired"):  # the first law's term (its sheet was posted first)
+        c.ok("inspect gutter_lanes")
+    fading = "fades: its term in petition_square is over"
+    assert fading in c.feedback and fading in heard("clerk") and fading not in heard("stranger")
+    c.post(PEACE)
+    out = c.engine.step({PLAYER: "inspect gutter_lanes", "clerk": "inspect petition_square", "stranger": "wait"})
+    assert not any(o.invalid or o.failed for o in out.values())
+    assert c.feedback.count("Laws in force here") == 1 and "No law is posted here." in heard("clerk")
+    assert "Laws in force here" not in heard("stranger") + heard("clerk")

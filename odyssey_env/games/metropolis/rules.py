@@ -830,6 +830,10 @@ class ContrabandSuspicion(StepRule):
         seized: tuple[str, ...] = ("material", "misc")  # categories the watch calls contraband
         fine: int = 1  # coins taken when nothing seizable is found
 
+        def __post_init__(self) -> None:
+            if not 0 <= self.search_limit <= self.limit:  # apply reads no law under the lower limit
+                raise ValueError(f"search_limit: {self.search_limit!r} must lie in 0..limit ({self.limit})")
+
     def apply(self, engine: Engine) -> None:
         state, game = engine.state, engine.game
         data = state.rule_data.setdefault(self.name, {})
@@ -839,14 +843,11 @@ class ContrabandSuspicion(StepRule):
                 if handle != game.currency:
                     load[handle] = load.get(handle, 0) + n
             total = sum(load.values())
-            if total <= self.p.search_limit:  # under any limit: the area's laws need not be read
-                data.pop(agent.id, None)
-                continue
-            keys = statutes_in(state, agent.area)
-            if force(keys, "amnesty"):
-                continue
-            limit = self.p.search_limit if force(keys, "search") else self.p.limit
-            if total <= limit:
+            limit: int | None = self.p.search_limit
+            if total > limit:  # over the lower limit: the area's laws decide (under it, they need not be read)
+                keys = statutes_in(state, agent.area)
+                limit = None if force(keys, "amnesty") else limit if force(keys, "search") else self.p.limit
+            if limit is None or total <= limit:  # no suspicion: a later heavy load is warned of afresh
                 data.pop(agent.id, None)
                 continue
             if not data.get(agent.id):
