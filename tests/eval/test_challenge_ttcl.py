@@ -113,3 +113,13 @@ def test_normalising_makes_games_weigh_the_same() -> None:
     assert raw["big"]["score"] == pytest.approx(31 / 3) and raw["small"]["score"] == pytest.approx(17 / 3)
     assert norm["big"]["score"] == norm["small"]["score"] == pytest.approx(1 / 3)
     assert norm["big"]["rank"] == norm["small"]["rank"] == 1
+
+
+@pytest.mark.parametrize("game", RANKING_GAMES)
+def test_every_ranking_game_is_played_by_name_from_the_command_line(game, capsys) -> None:
+    """``odyssey run game=<name>`` needs a game config for each: the runs above bypass Hydra, the CLI does not."""
+    pytest.importorskip("hydra")
+    from odyssey_eval.run import main as run_main
+
+    assert run_main([f"game={game}", "--cfg", "job"]) == 0
+    assert f"name: {game}\n" in capsys.readouterr().out

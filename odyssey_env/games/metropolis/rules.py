@@ -226,6 +226,7 @@ def appeals_left(engine: Engine, agent_id: str) -> int:
 class InvokeLaw(ActionRule):
     verb = "invoke law"
     params = (("writable_name", "writable"),)
+    # no depends_on: candidates read the text written on what I hold, which no dependency covers
     description = "Post the law written on a writable I hold here: it binds this area until its term runs out."
 
     @dataclass(frozen=True)
@@ -287,6 +288,7 @@ class InvokeLaw(ActionRule):
 class FileObjection(ActionRule):
     verb = "file objection"
     params = (("notice_name", "writable"),)
+    # no depends_on: candidates read the law registry and the pending objections in rule_data
     description = ("Object before the court to a law posted here, for a fee: at the hearing a few turns later "
                    "it is struck down.")
 
@@ -340,6 +342,7 @@ class FileObjection(ActionRule):
 class AppealVerdict(ActionRule):
     verb = "appeal verdict"
     params = ()
+    # no depends_on: candidates read the sentences in rule_data, against the step and the day of the clock
     description = ("In the turn after a verdict against me (a fine, or death itself), appeal it: the court "
                    "overturns it, once a day.")
 
