@@ -553,7 +553,7 @@ def test_midnight_rewrites_statutes_except_in_a_sealed_folio(city: City) -> None
 def test_the_rewrite_hour_is_a_parameter(tmp_path: Path) -> None:
     c = City(game=_variant(tmp_path, lambda w: w["game"]["params"].update({"nightly_rewrite": {"hour": 6}})))
     sheet = c.hold("petition_sheet", text=PEACE)
-    for hhmm, rewritten in (("05:50", False), ("05:58", False), ("06:08", True), ("06:18", False)):
+    for hhmm, rewritten in (("05:50", False), ("05:58", False), ("06:05", True), ("06:15", False)):
         c.to_minute(hhmm)
         c.ok("wait")
         assert bool(c.events("laws_rewritten")) == rewritten, hhmm
