@@ -21,7 +21,7 @@ COLUMNS = (
     ("objects", "object_types"),
     ("NPCs", "npc_types"),
     ("stages", "stages"),
-    ("quest", "quest_shape"),
+    ("leaves", "leaves"),
     ("chapters", "chapters"),
     ("side quests", "side_quests"),
     ("tutorial", "tutorial_steps"),
@@ -36,7 +36,6 @@ def describe_games(names: Sequence[str] | None = None, *, trust: bool = False) -
     for name in names or available_games():
         summary = load_game(name, trust=trust).summary()
         summary["step_rule_count"] = len(summary["step_rules"])
-        summary["quest_shape"] = f"DAG, {summary['leaves']} leaves" if summary["dag"] else "linear"
         rows.append(summary)
     return rows
 
@@ -60,10 +59,9 @@ def _cell(value: Any) -> str:
 def format_details(row: dict[str, Any]) -> str:
     lines = [f"{row['name']}: {row['title']}"]
     if row["quest"]:
-        shape = f"{row['stages']} stages"
-        if row["dag"]:
-            shape = f"a DAG of {row['stages']} stage nodes ({row['leaves']} leaves)"
-        lines.append(f"  main quest: {row['quest']} ({shape} in {row['chapters']} chapters)")
+        shape = "a DAG" if row["dag"] else "linear"
+        lines.append(f"  main quest: {row['quest']} ({row['stages']} stages, {row['leaves']} leaves, {shape}, "
+                     f"in {row['chapters']} chapters)")
     lines.append(f"  verbs ({row['verbs']}): {', '.join(row['verb_list'])}")
     lines.append(f"  step rules ({len(row['step_rules'])}): {', '.join(row['step_rules'])}")
     if row["side_quests"]:

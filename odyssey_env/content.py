@@ -30,6 +30,9 @@ Stance = Literal["attack", "defend", "wait"]
 
 #: Categories whose instances are individually named (``small_bag_0``): they carry state of their own.
 INSTANCED: frozenset[str] = frozenset({"container", "writable"})
+#: Categories that may be individually named on request (``named``): a rule keeps state per object
+#: (a lamp's oil, a corpse's age) in its ``rule_data`` under the object's own handle.
+NAMEABLE: frozenset[str] = frozenset({"tool", "weapon", "key", "quest", "misc"})
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,7 @@ class ObjectType:
     salvageable: bool = True  # may be disassembled into part of its recipe
     spawn_weight: float = 1.0  # relative weight in random scatter; 0 keeps it out of the scatter
     areas: tuple[str, ...] = ()  # restrict random scatter to these areas (empty: any area of fitting level)
+    named: bool = False  # each unit its own handle (lamp_0), like containers; only for NAMEABLE categories
 
     @property
     def portable(self) -> bool:
@@ -69,7 +73,7 @@ class ObjectType:
 
     @property
     def instanced(self) -> bool:
-        return self.category in INSTANCED
+        return self.category in INSTANCED or self.named
 
     @property
     def equip_slot(self) -> str | None:

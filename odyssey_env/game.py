@@ -24,7 +24,7 @@ from typing import Any
 
 from odyssey_env import schema
 from odyssey_env import trust as trust_store
-from odyssey_env.content import AreaSpec, NpcType, ObjectType, WorldSpec
+from odyssey_env.content import NAMEABLE, AreaSpec, NpcType, ObjectType, WorldSpec
 from odyssey_env.quests.spec import QuestSpec, check_quest, quest_summary
 from odyssey_env.rules import BASE_RULE_MODULES, RuleBook, RuleError
 from odyssey_env.schema import FormatError, Problem
@@ -337,6 +337,8 @@ def _check_world(spec: WorldSpec) -> list[Problem]:
             bad(f"{p}.defense", "armor needs a positive defense")
         if o.category == "food" and o.hp_restore <= 0:
             bad(f"{p}.hp_restore", "food needs a positive hp_restore")
+        if o.named and o.category not in NAMEABLE:
+            bad(f"{p}.named", f"a {o.category} cannot be named one by one (only {', '.join(sorted(NAMEABLE))} can)")
         if o.slot is not None and o.category != "armor":
             bad(f"{p}.slot", "only armor has a slot")
         if o.slot == "pack":
@@ -356,8 +358,8 @@ def _check_world(spec: WorldSpec) -> list[Problem]:
                 if ing == o.name:
                     bad(f"{p}.recipe.ingredients.{ing}", "an object cannot be its own ingredient")
                 if ing_t is not None and (ing_t.instanced or not ing_t.portable):
-                    bad(f"{p}.recipe.ingredients.{ing}",
-                        f"{ing} is a {ing_t.category}; ingredients must be plain carried objects")
+                    what = "individually named" if ing_t.named else f"a {ing_t.category}"
+                    bad(f"{p}.recipe.ingredients.{ing}", f"{ing} is {what}; ingredients must be plain carried objects")
             for st in r.stations:
                 st_t = obj_ref(st, f"{p}.recipe.stations")
                 if st_t is not None and st_t.category != "station":

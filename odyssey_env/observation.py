@@ -26,6 +26,7 @@ from odyssey_env.world import describe_holding
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
+    from odyssey_env.state import Agent
 
 
 def render(engine: Engine, agent_id: str) -> str:
@@ -36,17 +37,30 @@ def render(engine: Engine, agent_id: str) -> str:
     feedback = state.feedback.get(agent_id)
     said = "\n".join(feedback) + "\n\n" if feedback else ""
     worn = ", ".join(["1 " + h for h in agent.equipment.values()])
-    if len(state.agents) > 1:
-        others = [a.name for a in state.agents.values() if a.area == area.name and a is not agent]
-        beings = ", ".join(area.npcs + others if others else area.npcs)
-    else:
-        beings = ", ".join(area.npcs)
+    veil = _veil(engine, agent) if engine.rules.veils else None
+    if veil is None:
+        if len(state.agents) > 1:
+            others = [a.name for a in state.agents.values() if a.area == area.name and a is not agent]
+            beings = ", ".join(area.npcs + others if others else area.npcs)
+        else:
+            beings = ", ".join(area.npcs)
+        around = (f"I see {describe_holding(area.objects) or 'no objects'} near me.\n"
+                  f"I see {beings or 'no one'} nearby.\n\n")
+    else:  # a rule hides my surroundings (darkness): the lines keep their place and say why
+        around = f"I see no objects near me ({veil}).\nI see no one nearby ({veil}).\n\n"
     exits = ", ".join([f"{name} (locked)" if ex.locked else name for name, ex in area.exits.items()])
     return (f"Current Time: {engine.clock()}\nCurrent Location: {area.place}, {area.name}\n\n{said}"
             f"I am holding {describe_holding(agent.hands) or 'no objects'}.\n"
             f"I have equipped {worn or 'no objects'}.\n"
-            f"I see {describe_holding(area.objects) or 'no objects'} near me.\n"
-            f"I see {beings or 'no one'} nearby.\n\n"
+            f"{around}"
             f"My level is {agent.level}.\nMy attack is at {agent.attack}.\nMy defense is at {agent.defense}.\n"
             f"My health is at {agent.hp}.\nMy experience is at {agent.xp}.\n\n"
             f"Neighboring areas: {exits or 'none'}.")
+
+
+def _veil(engine: Engine, agent: Agent) -> str | None:
+    for rule in engine.rules.veils:
+        why = rule.veil(engine, agent)
+        if why is not None:
+            return why
+    return None

@@ -18,6 +18,7 @@ declared as a ``Params`` dataclass and may be overridden per game in ``world.jso
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import types
 import typing
@@ -30,6 +31,8 @@ from odyssey_env.parsing import verb_index
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine, Turn
     from odyssey_env.game import Game
+    from odyssey_env.quests.spec import Condition
+    from odyssey_env.state import Agent
 
 __all__ = [
     "DEPENDENCIES",
@@ -142,6 +145,9 @@ class ActionRule(_Rule):
     verb: ClassVar[str] = ""
     params: ClassVar[tuple[tuple[str, ParamKind], ...]] = ()
     optional: ClassVar[bool] = False
+    #: Kinds of events a command of this verb may emit, for planners that cause an event by trying the
+    #: game's verbs (the oracle's ``did``): only these verbs are asked what they :meth:`needs`.
+    emits: ClassVar[tuple[str, ...]] = ()
     depends_on: ClassVar[tuple[Dependency, ...] | None] = None
 
     @classmethod
@@ -153,6 +159,14 @@ class ActionRule(_Rule):
 
     def candidates(self, turn: Turn) -> Iterable[str]:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        """A plan hint for planners that cannot read this rule's code (the oracle): what ``agent`` should
+        make hold next before a command of this verb can succeed with event data ``match`` (for
+        ``enter``: ``{"area": target, "from": where}``), or None when nothing is missing that the agent
+        could bring about. A condition of the quest vocabulary, or the engine's ``did``; asked again every
+        step, so it names the next missing piece only (a lamp, then its oil, then refuelling it)."""
+        return None
 
 
 class StepRule(_Rule):
@@ -174,6 +188,13 @@ class StepRule(_Rule):
 
     def apply(self, engine: Engine) -> None:  # pragma: no cover - interface
         raise NotImplementedError
+
+    def veil(self, engine: Engine, agent: Agent) -> str | None:
+        """Why ``agent`` cannot see what lies and stands in its area now ("it is pitch dark"), or None.
+
+        The observation then says so instead of listing them. Only rules that override this are asked.
+        """
+        return None
 
 
 def action_rule(cls: R) -> R:
@@ -270,6 +291,12 @@ class RuleBook:
 
     def step_rule(self, name: str) -> StepRule | None:
         return next((r for r in self.steps if r.name == name), None)
+
+    @functools.cached_property
+    def veils(self) -> tuple[StepRule, ...]:
+        """The step rules that may hide an agent's surroundings (see :meth:`StepRule.veil`); asked by
+        every observation, so found once (after the game has dropped its inactive rules)."""
+        return tuple(r for r in self.steps if getattr(r.veil, "__func__", None) is not StepRule.veil)
 
     def describe(self) -> dict[str, Any]:
         return {

@@ -34,7 +34,7 @@ LAUNCHER_PLUGINS: dict[str, tuple[str, str]] = {
     "joblib": ("hydra_plugins.hydra_joblib_launcher", "eval"),
     "submitit_local": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
     "submitit": ("hydra_plugins.hydra_submitit_launcher", "slurm"),
-    "ray": ("hydra_plugins.hydra_ray_launcher", "ray"),
+    "ray": ("ray", "ray"),  # the plugin is ours (hydra_plugins.odyssey_ray_launcher); Ray is not
 }
 
 
@@ -211,9 +211,16 @@ def _hydra_task(cfg: Any) -> dict[str, Any]:
             raise Carried(exc) from None
         # One line now, naming the cell; an ordinary exception for Hydra, which records the cell as failed
         # while the sweep's other cells still run (and which pickles across launcher processes).
-        overrides = " ".join(HydraConfig.get().overrides.task)
-        print(f"odyssey run: cell {overrides}: {exc}", file=sys.stderr, flush=True)
+        if print_cell_errors:
+            overrides = " ".join(HydraConfig.get().overrides.task)
+            print(f"odyssey run: cell {overrides}: {exc}", file=sys.stderr, flush=True)
         raise CellError(str(exc)) from None
+
+
+#: Whether a failed cell of a sweep prints its line where it ran. The Ray launcher turns this off in its
+#: workers and prints the line from the driver: a worker's output reaches the driver late, after the
+#: sweep's last line when the sweep ends then.
+print_cell_errors = True
 
 
 class Carried(BaseException):

@@ -68,6 +68,7 @@ class PlannerBase:
         self._wanted_later: dict[str, tuple[int, str | None]] = {}
         self._not_from: tuple[str, str] | None = None  # (area, type): not taken from that ground (it goes there)
         self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
+        self._causing: list[str] = []  # event kinds whose verbs' needs are being pursued (cycle guard)
 
     @contextlib.contextmanager
     def need(self, type_name: str, n: int) -> Iterator[None]:

@@ -328,18 +328,37 @@ class Goals(PlannerBase):
             return INF
         kind = c.args.get("kind", "")
         as_condition = _event_condition(kind, {k: v for k, v in c.args.items() if k != "kind"})
-        if as_condition is None:  # an event of a game's own verb: the circumstances its data names, then a try
-            text, area = c.args.get("text"), c.args.get("area")
-            cost = 4.0
-            if isinstance(text, str) and text and self._carried_text(text) is None:
-                cost += self.cost_write(None, text)
-            if isinstance(area, str) and area in self.v.state.areas:
-                cost += self.travel(area)
-            return cost
+        if as_condition is None:  # an event of a game's own verb: a try, after what its verbs say they need
+            return 4 + self._need_cost(kind, {k: v for k, v in c.args.items() if k != "kind"})
         try:  # not estimate(): its memo is keyed by identity, and this condition is made afresh
             return getattr(self, f"_e_{as_condition.type}")(as_condition)
         except Stuck:
             return INF
+
+    def _need_cost(self, kind: str, match: dict[str, Any]) -> float:
+        """Rough steps to the first thing a verb emitting ``kind`` says it :meth:`needs` (the hint
+        :meth:`_cause_by_trial` pursues), so that the estimate of a game's own event weighs the walk or
+        the making it takes first. 0 when nothing is missing, or when the need is out of reach now (no
+        proof that the event cannot be caused: the need's own needs may open the way)."""
+        v = self.v
+        if kind in self._causing:
+            return 0
+        self._causing.append(kind)
+        try:
+            for rule in v.engine.rules.actions.values():
+                if kind not in rule.emits:
+                    continue
+                need = rule.needs(v.engine, v.agent, match)
+                if need is None or _holds_now(v, need):
+                    continue
+                try:  # not estimate(): the need is made afresh
+                    cost = getattr(self, f"_e_{need.type}")(need)
+                except Stuck:
+                    return 0
+                return cost if cost < INF else 0
+        finally:
+            self._causing.pop()
+        return 0
 
     # ---- a game's own predicates, through their plans -------------------------
     @staticmethod
@@ -386,88 +405,32 @@ class Goals(PlannerBase):
         if as_condition is not None:
             return self.achieve(as_condition)
         handler = getattr(self, f"_did_{kind}", None)
-        if handler is not None:
-            return handler(**match)
-        try:
+        if handler is None:
             return self._cause_by_trial(kind, match)
-        except Stuck:
-            prep = self._ready_for_event(match)
-            if prep is None:
-                raise
-            return prep
+        return handler(**match)
 
-    def _ready_for_event(self, match: dict[str, Any]) -> str | None:
-        """Next command toward the circumstances an event's data names, read from the data itself:
-        a ``text`` it carries is written on a writable held in hand (the verb acts on a written
-        thing: invoking a law, reading out a plea), and an ``area`` it names is where I must be.
-        None when both already hold (or the event names neither): then nothing known helps."""
-        v = self.v
-        text = match.get("text")
-        if isinstance(text, str) and text:
-            handle = self._held_text(text)
-            if handle is None:
-                handle = self._carried_text(text)
-                if handle is None:
-                    return self.write(text, None)
-                if handle not in v.agent.hands:  # packed: into a hand (making room, keeping the rest)
-                    container = next(c for c in v.containers() if handle in v.state.instances[c].contents)
-                    return f"take out {handle} {container}" if v.fits_hands(handle) else self.make_room()
-            with self.keeping(handle):
-                area = match.get("area")
-                if isinstance(area, str) and area in v.state.areas and v.here != area:
-                    return self.go(area)
-            return None
-        area = match.get("area")
-        if isinstance(area, str) and area in v.state.areas and v.here != area:
-            return self.go(area)
-        return None
-
-    def _held_text(self, text: str) -> str | None:
-        """A writable in my hands that reads ``text`` (as text conditions compare it)."""
-        from odyssey_env.quests.conditions import normalize_text
-
-        want, v = normalize_text(text), self.v
-        for handle in v.agent.hands:
-            inst = v.state.instances.get(handle)
-            if inst is not None and inst.text and normalize_text(inst.text) == want:
-                return handle
-        return None
-
-    def _carried_text(self, text: str) -> str | None:
-        """A writable I carry (in hand or in a container I hold or wear) that reads ``text``. Unlike a
-        text condition, a copy lying somewhere does not count: it may be someone's posted notice."""
-        from odyssey_env.quests.conditions import normalize_text
-
-        want, v = normalize_text(text), self.v
-        for c in v.containers():
-            for handle in v.state.instances[c].contents:
-                inst = v.state.instances.get(handle)
-                if inst is not None and inst.text and normalize_text(inst.text) == want:
-                    return handle
-        return self._held_text(text)
-
-    def _cause_by_trial(self, kind: str, match: dict[str, Any]) -> str:
+    def _cause_by_trial(self, kind: str, match: dict[str, Any]) -> str | None:
         """A command valid now whose step makes an event ``kind`` (data matching ``match``) happen.
 
         Events of a game's own verbs (its ``rules.py``) have no handler here, so each listed command
         of those verbs, then of the engine's optional verbs, is played on a copy of the world and
-        the first whose events match is chosen. Preconditions the verb needs must come first (in a
-        predicate's plan); when no command makes the event now this is :class:`Stuck`.
+        the first whose events match is chosen. When no command makes the event now, the verbs that
+        declare they emit it are asked what they :meth:`~odyssey_env.rules.ActionRule.needs` first
+        (a lamp, its oil, a place to stand), and that is pursued; failing that, or in a predicate's
+        plan whose earlier steps were not done, this is :class:`Stuck`.
         """
         from odyssey_env.engine import Turn
-        from odyssey_env.rules import BASE_RULE_MODULES, OPTIONAL_VERBS
+        from odyssey_env.rules import OPTIONAL_VERBS
 
         v = self.v
+        rules = v.engine.rules.actions
+        own = [verb for verb, rule in rules.items() if _own_rule(rule)]
+        order = own + [verb for verb in OPTIONAL_VERBS if verb in rules]
         key = ("trial", kind, json.dumps(match, sort_keys=True, default=str), v.state.step)
         if key in self._memo:
             found = self._memo[key]
         else:
             found = None
-            rules = v.engine.rules.actions
-            # the game's own verbs: defined outside the engine's rule modules (a shipped game's rules.py
-            # lives under odyssey_env.games, so the package name alone does not tell)
-            own = [verb for verb, rule in rules.items() if type(rule).__module__ not in BASE_RULE_MODULES]
-            order = own + [verb for verb in OPTIONAL_VERBS if verb in rules]
             probe = Turn(v.engine, v.agent, probe=True)
             for verb in order:
                 for command in rules[verb].candidates(probe):
@@ -479,9 +442,21 @@ class Goals(PlannerBase):
                 if found is not None:
                     break
             self._memo[key] = found
-        if found is None:
-            raise Stuck(f"no command now causes a {kind!r} event")
-        return found
+        if found is not None:
+            return found
+        if kind not in self._causing:  # a verb's needs may lead back to the same event: ask once
+            self._causing.append(kind)
+            try:
+                for verb in order:
+                    rule = rules[verb]
+                    if kind not in rule.emits:
+                        continue
+                    need = rule.needs(v.engine, v.agent, match)
+                    if need is not None and not _holds_now(v, need):
+                        return self.achieve(need)
+            finally:
+                self._causing.pop()
+        raise Stuck(f"no command now causes a {kind!r} event")
 
     def _did_object_inspected(self, object: str | None = None, handle: str | None = None) -> str | None:
         v = self.v
@@ -562,6 +537,8 @@ class Goals(PlannerBase):
         if object is None:
             raise Stuck("take out what?")
         loc = v.where_carried(object)
+        if handle is not None:  # that very one (of several alike, one may be written on)
+            loc = next(((handle, c) for c in v.containers() if handle in v.state.instances[c].contents), loc)
         if loc is not None and (container is None or loc[1] == container):
             if v.fits_hands(loc[0]):
                 return f"take out {loc[0]} {loc[1]}"
@@ -616,6 +593,20 @@ def simulate(engine: Any, agent_id: str, command: str) -> list[Any]:
     sim.options = dict(engine.options)
     sim.step({agent_id: command})
     return list(sim.events)
+
+
+def _own_rule(rule: Any) -> bool:
+    """Whether an action rule is a game's own (its ``rules.py``, shipped or not), not one of the engine's."""
+    from odyssey_env.rules import BASE_RULE_MODULES
+
+    return type(getattr(rule, "rule", rule)).__module__ not in BASE_RULE_MODULES  # (a provenance wrapper's rule)
+
+
+def _holds_now(v: Any, c: Condition) -> bool:
+    """Whether a state condition holds now (an event condition never holds before it happens)."""
+    from odyssey_env.quests.conditions import holds
+
+    return _family(c) != "event" and not (c.type == "predicate" and c.name == "did") and holds(v.engine, v.agent, c)
 
 
 def _family(c: Condition) -> str:

@@ -16,8 +16,15 @@ from __future__ import annotations
 
 import heapq
 import itertools
+from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.oracle.core import DEATH_COST, INF, PICK_GAMBLE, PlannerBase, Stuck
+from odyssey_env.rules import ActionRule
+
+if TYPE_CHECKING:
+    from odyssey_env.quests.spec import Condition
+
+NEED_COST = 10.0  # steps a way is reckoned to cost more while what it needs (a light, say) is missing
 
 
 class Navigation(PlannerBase):
@@ -67,7 +74,7 @@ class Navigation(PlannerBase):
             for b, ex in areas[a].exits.items():
                 if ex.locked or b in done or b not in areas:
                     continue
-                nd = d + 1.0 + self.danger(b)
+                nd = d + 1.0 + self.danger(b) + (NEED_COST if self.entry_need(a, b) is not None else 0.0)
                 if nd < best.get(b, (INF, ""))[0]:
                     best[b] = (nd, a)
                     heapq.heappush(heap, (nd, counter, b))
@@ -111,6 +118,9 @@ class Navigation(PlannerBase):
             raise Stuck(f"{area} does not exist (yet)")
         hop = self._first_hop(area)
         if hop is not None:
+            command = self._route_needs(area)
+            if command is not None:
+                return command
             self.used.append(("go", area))
             return f"enter {hop}"
         route = self._locked_route(area)
@@ -130,6 +140,50 @@ class Navigation(PlannerBase):
                     return f"enter {hop}"
                 return self.open_way(a, b)
         raise Stuck(f"no way to {area}")
+
+    def entry_need(self, a: str, b: str) -> Condition | None:
+        """What the game's ``enter`` verb says an agent at ``a`` should make hold before walking to ``b``
+        and does not hold yet (:meth:`odyssey_env.rules.ActionRule.needs`: a light for the dark, the burning
+        of the dead before leaving a quarantined area), or None. Asked once per way and step."""
+        rule = self.v.verbs.get("enter")
+        if rule is None or getattr(rule.needs, "__func__", None) is ActionRule.needs:
+            return None  # the engine's own enter verb needs nothing it does not check itself
+        key = ("need", a, b)
+        if key in self._memo:
+            return self._memo[key]  # type: ignore[return-value]
+        need = rule.needs(self.v.engine, self.v.agent, {"area": b, "from": a})
+        if need is not None and _holds(self.v, need):
+            need = None
+        self._memo[key] = need  # type: ignore[assignment]
+        return need
+
+    def _route_needs(self, dst: str) -> str | None:
+        """The next command toward what the ways of the route to ``dst`` ask for (a light for the dark
+        ahead, say), nearest way first, so that it is fetched before walking up to where it is needed;
+        None when they ask for nothing (or only warn of what cannot be had)."""
+        routes = self._open_routes()
+        path = [dst]
+        while path[-1] != self.v.here:
+            path.append(routes[path[-1]][1])
+        path.reverse()
+        for a, b in itertools.pairwise(path):
+            need = self.entry_need(a, b)
+            if need is None:
+                continue
+            try:
+                command = self.achieve(need)
+            except Stuck:
+                if a == self.v.here and not self._enterable(b):
+                    raise
+                continue  # it only warned (or it can wait until I stand there)
+            if command is not None:
+                return command
+        return None
+
+    def _enterable(self, b: str) -> bool:
+        from odyssey_env.engine import Turn
+
+        return f"enter {b}" in self.v.verbs["enter"].candidates(Turn(self.v.engine, self.v.agent, probe=True))
 
     def _lock_cost(self, a: str, b: str) -> float:
         ex = self.v.state.areas[a].exits[b]
@@ -232,3 +286,13 @@ class Navigation(PlannerBase):
         if not options:
             return None
         return min(options, key=lambda o: (self.cost_have(o.name, 1), o.name)).name
+
+
+def _holds(v: Any, c: Condition) -> bool:
+    """Whether a condition the enter verb asks for holds already (an event never does beforehand)."""
+    from odyssey_env.quests.conditions import VOCABULARY, holds
+
+    kind = VOCABULARY.get(c.type)
+    if (kind is not None and kind.family == "event") or (c.type == "predicate" and c.name == "did"):
+        return False
+    return holds(v.engine, v.agent, c)

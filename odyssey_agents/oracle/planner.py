@@ -59,6 +59,7 @@ class Planner(Goals, Navigation, Supply, Tactics):
         self._needed = {}
         self._keep = []
         self._pursuing = []
+        self._causing = []
         self.used = []
         step = engine.state.step
         self.banned = {k: until for k, until in self.banned.items() if until > step}

@@ -318,8 +318,8 @@ def quest_summary(quest: QuestSpec) -> dict[str, Any]:
         "quest": m.title if m else None,
         "chapters": len(m.chapters) if m else 0,
         "stages": len(quest.stages()),
+        "leaves": len(leaf_stages(m)) if m else 0,
         "dag": _is_dag(m),
-        "leaves": _leaves(m),
         "side_quests": quest.side_quests.enabled,
         "side_quest_kinds": list(quest.side_quests.kinds) if quest.side_quests.enabled else [],
         "tutorial_steps": len(quest.tutorial.steps) if quest.tutorial else 0,
@@ -344,9 +344,7 @@ def _is_dag(m: MainQuest | None) -> bool:
     return any(req != ((order[i - 1],) if i else ()) for i, (_, _, req) in enumerate(_requires(m)))
 
 
-def _leaves(m: MainQuest | None) -> int:
-    """Stages that require no stage of their own chapter: the leaves of each chapter's goal tree
-    (in a linear quest, the first stage of every chapter)."""
-    if m is None:
-        return 0
-    return sum(1 for ch, _, req in _requires(m) if not any(r in {s.id for s in ch.stages} for r in req))
+def leaf_stages(main: MainQuest) -> list[str]:
+    """Stages that need no other stage of their own chapter: the leaves of each chapter's goal tree,
+    the tasks its later stages are built on (a linear chapter has one, its first stage)."""
+    return [st.id for ch, st, requires in _requires(main) if not {s.id for s in ch.stages}.intersection(requires)]

@@ -161,8 +161,8 @@ def test_odyssey_games_prints_the_sizes(capsys) -> None:
     assert main([GAME, "--details"]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith(GAME))
-    assert row.split()[1:9] == ["3", "10", "1-5", "47", "6", "31", "DAG,", "17"]
-    assert "a DAG of 31 stage nodes (17 leaves) in 3 chapters" in out
+    assert row.split()[1:9] == ["3", "10", "1-5", "47", "6", "31", "17", "3"]
+    assert "(31 stages, 17 leaves, a DAG, in 3 chapters)" in out
     assert "invoke law, file objection, appeal verdict" in out
 
 
@@ -172,10 +172,11 @@ def test_linear_quests_are_told_apart_from_goal_trees() -> None:
     from odyssey_env.schema import load
 
     rows = {r["name"]: r for r in describe_games(["base", "mark", GAME])}
-    assert (rows["base"]["dag"], rows["base"]["leaves"], rows["base"]["quest_shape"]) == (False, 2, "linear")
+    assert (rows["base"]["dag"], rows["base"]["leaves"]) == (False, 2)
     assert (rows["mark"]["dag"], rows["mark"]["leaves"]) == (False, 2)
-    assert rows[GAME]["quest_shape"] == "DAG, 17 leaves"
-    assert "DAG, 17 leaves" in format_table(list(rows.values()))
+    assert (rows[GAME]["dag"], rows[GAME]["leaves"]) == (True, 17)
+    header, _, *lines = format_table(list(rows.values())).splitlines()
+    assert header.split()[6:8] == ["stages", "leaves"] and lines[2].split()[6:8] == ["31", "17"]
 
     def summary(*requires):
         stages = [{"id": f"s{i}", "title": "T", "hint": "", "done": {"type": "in_area", "area": "yard"},
@@ -1099,6 +1100,77 @@ def test_the_oracle_plans_invoke_law_with_text_from_the_condition_alone() -> Non
     assert c.events("law_invoked") == [{"notice": c.laws("gutter_lanes")[0]["notice"], "area": "gutter_lanes",
                                         "text": "the bells ring at noon", "statute": None,
                                         "until": c.state.step + 48}]
+
+
+def test_invoke_law_names_what_it_needs_one_piece_at_a_time(city: City) -> None:
+    """The plan hint the oracle asks for when no command causes ``law_invoked`` yet (engine.md, "Plan hints")."""
+    rule, e, a = city.engine.rules.actions["invoke law"], city.engine, city.agent
+    want = {"text": STRIFE, "area": "gutter_lanes"}
+    assert rule.emits == ("law_invoked",)
+    assert rule.needs(e, a, want) == Condition(type="text_written", text=STRIFE)
+    city.put("petition_sheet", text=STRIFE)  # a copy lying here is no sheet of mine: it may be a posted law
+    assert rule.needs(e, a, want) == Condition(type="text_written", text=STRIFE)
+    satchel = city.hold("document_satchel")
+    (sheet, _), = make_objects(e.game, city.state, "petition_sheet", 1)
+    city.state.instances[sheet].text = "The Ward  BARES its blades"  # as text conditions compare it
+    add(city.state.instances[satchel].contents, sheet)
+    assert rule.needs(e, a, want) == Condition(type="in_area", area="gutter_lanes")
+    city.move("gutter_lanes")
+    assert rule.needs(e, a, want) == Condition(type="predicate", name="did", args={
+        "kind": "object_taken_out", "object": "petition_sheet", "handle": sheet})
+    city.ok(f"take out {sheet} {satchel}")
+    assert rule.needs(e, a, want) is None
+    assert rule.needs(e, a, {"text": PEACE}) == Condition(type="text_written", text=PEACE)
+    assert rule.needs(e, a, {"area": "petition_square"}) == Condition(type="in_area", area="petition_square")
+    assert rule.needs(e, a, {"area": "the_moon"}) is None and rule.needs(e, a, {}) is None
+
+
+def test_the_oracle_takes_out_the_very_sheet_that_reads_the_law() -> None:
+    """Two sheets alike in one satchel, the second written on: the oracle takes out that one and invokes it."""
+    from odyssey_agents.oracle.planner import Planner
+
+    c = City(seed=2, area="gutter_lanes")
+    satchel = c.hold("document_satchel")
+    made = make_objects(c.engine.game, c.state, "petition_sheet", 1) + \
+        make_objects(c.engine.game, c.state, "petition_sheet", 1)
+    (blank, _), (law, _) = made
+    c.state.instances[law].text = PEACE
+    for handle, _ in made:
+        add(c.state.instances[satchel].contents, handle)
+    goal = Condition(type="predicate", name="did", args={"kind": "law_invoked", "text": PEACE, "area": "gutter_lanes"})
+    planner = Planner(PLAYER)
+    commands = []
+    for _ in range(10):
+        command, _ = planner.decide(c.engine, [goal])
+        commands.append(command)
+        c.ok(command)
+        if c.events("law_invoked"):
+            break
+    mine = [x for x in commands if x.startswith(("take out", "invoke law"))]  # besides things picked up on the way
+    assert mine == [f"take out {law} {satchel}", f"invoke law {law}"], commands
+    assert blank in c.state.instances[satchel].contents
+
+
+def test_the_oracle_s_estimate_of_an_invocation_weighs_its_first_need() -> None:
+    """Parallel stages of a DAG are ranked by estimates: an invocation far away must not look as cheap as
+    one at hand, or the oracle walks back and forth between two stages."""
+    from odyssey_agents.oracle.planner import Planner
+
+    c = City(seed=2, area="gutter_lanes")
+    c.hold("petition_sheet", text=PEACE)
+    goal = Condition(type="predicate", name="did", args={"kind": "law_invoked", "text": PEACE, "area": "gutter_lanes"})
+    planner = Planner(PLAYER)
+
+    def estimate() -> float:
+        planner.decide(c.engine, [goal])  # a fresh view of the world
+        return planner.estimate(goal)
+
+    assert estimate() == 4  # nothing missing: one try
+    c.move("ink_market", clear=False)
+    far = estimate()
+    assert far == 4 + planner.travel("gutter_lanes") and far >= 6
+    c.move("codex_vault", clear=False)  # locked in: a way out of reach is no proof the event cannot be caused
+    assert estimate() == 4 and planner.travel("gutter_lanes") == float("inf")
 
 
 def test_the_oracle_never_takes_a_posted_notice_as_paper() -> None:

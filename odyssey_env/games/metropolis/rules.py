@@ -35,11 +35,12 @@ memory under its own name. Everything is JSON-ready, so saving, loading and pick
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests.conditions import normalize_text
+from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.state import Instance
 from odyssey_env.steprules.death import fall
@@ -82,6 +83,12 @@ MINUTES_PER_DAY = 1440
 TRIAL_EVENTS = frozenset({"npc_defeated", "agent_hit", "agent_ambushed"})
 FROZEN = "@paradox"  # Npc.engaged of an enemy frozen by a legal paradox: it neither fights back nor ambushes
 _NO_LAWS: tuple[dict[str, Any], ...] = ()
+
+
+def _reads(state: WorldState, handle: str, text: str) -> bool:
+    """Whether ``handle`` is an instance whose text reads ``text`` (as text conditions compare it)."""
+    inst = state.instances.get(handle)
+    return inst is not None and bool(inst.text) and normalize_text(inst.text) == normalize_text(text)
 
 
 def statute_of(text: str) -> Statute | None:
@@ -226,6 +233,7 @@ def appeals_left(engine: Engine, agent_id: str) -> int:
 class InvokeLaw(ActionRule):
     verb = "invoke law"
     params = (("writable_name", "writable"),)
+    emits = ("law_invoked",)
     # no depends_on: candidates read the text written on what I hold, which no dependency covers
     description = "Post the law written on a writable I hold here: it binds this area until its term runs out."
 
@@ -270,6 +278,23 @@ class InvokeLaw(ActionRule):
         for handle in turn.agent.hands:
             if self._problem(turn, handle) is None:
                 yield f"invoke law {handle}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        """The law's ``text`` on a writable I carry (written, if I carry none that reads it), then the
+        ``area`` to post it in, then that writable in hand (taken out of the container it is packed in)."""
+        text, area = match.get("text"), match.get("area")
+        carried: list[str] = []
+        if isinstance(text, str) and text:
+            carried = [h for h, _ in carried_units(engine, agent) if _reads(engine.state, h, text)]
+            if not carried:  # written afresh: a copy lying about may be a posted law, not paper to take
+                return Condition(type="text_written", text=text)
+        if isinstance(area, str) and area in engine.state.areas and agent.area != area:
+            return Condition(type="in_area", area=area)
+        if carried and not any(h in agent.hands for h in carried):
+            handle = carried[0]
+            return Condition(type="predicate", name="did", args={
+                "kind": "object_taken_out", "object": type_of(engine.state, handle), "handle": handle})
+        return None
 
     def facts(self, game):
         hours = self.p.term * game.spec.game.minutes_per_step / 60
