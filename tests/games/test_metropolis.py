@@ -1123,6 +1123,7 @@ def test_invoke_law_names_what_it_needs_one_piece_at_a_time(city: City) -> None:
     assert rule.needs(e, a, {"text": PEACE}) == Condition(type="text_written", text=PEACE)
     assert rule.needs(e, a, {"area": "petition_square"}) == Condition(type="in_area", area="petition_square")
     assert rule.needs(e, a, {"area": "the_moon"}) is None and rule.needs(e, a, {}) is None
+    assert rule.needs(e, a, {"text": 7, "area": "petition_square"}) == Condition(type="in_area", area="petition_square")
 
 
 def test_the_oracle_takes_out_the_very_sheet_that_reads_the_law() -> None:
