@@ -1,11 +1,15 @@
 """``odyssey challenge RUN_DIR...``: the TTCL challenge aggregation.
 
-The ranking score of a submission (one agent configuration) is the mean, over the ranking games, of
-its mean raw main-quest reward across that game's runs; the mean supplementary reward breaks ties.
-Raw rewards are used as the challenge defines them, so games with more stages weigh more. Protocol
-problems are listed as warnings and mark the submission, rather than silently changing its score.
+The ranking score of a submission (one agent configuration) is the mean, over the ranking games
+(the challenge's three: Remnant, Mark and Metropolis), of its mean raw main-quest reward across that
+game's runs; the mean supplementary reward breaks ties. Raw rewards are used as the challenge defines
+them, so games with more stages weigh more (24, 17 and 31 stages: Metropolis counts almost twice as
+much as Mark). ``--aggregate normalized`` scores the mean *fraction* of each game's stages instead,
+so that every game weighs the same. Protocol problems are listed as warnings and mark the
+submission, rather than silently changing its score.
 
-    odyssey challenge runs/ --games remnant mark --budget 500
+    odyssey challenge runs/ --budget 500
+    odyssey challenge runs/ --aggregate normalized
 """
 
 from __future__ import annotations
@@ -20,17 +24,27 @@ from typing import Any
 from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.rundir import RunDirError
 
-__all__ = ["RANKING_GAMES", "aggregate", "main"]
+__all__ = ["AGGREGATIONS", "RANKING_GAMES", "aggregate", "main"]
 
-#: The shipped games that rank submissions (the base game is the practice game).
-RANKING_GAMES: tuple[str, ...] = ("remnant", "mark")
+#: The shipped games that rank submissions, as the reference's challenge has them (the base game is the
+#: practice game).
+RANKING_GAMES: tuple[str, ...] = ("remnant", "mark", "metropolis")
 MIN_RUNS = 3
+#: ``raw``: mean main-quest reward (stages completed), the challenge's own score. ``normalized``: mean
+#: fraction of the game's stages completed, so each game weighs the same whatever its size.
+AGGREGATIONS: tuple[str, ...] = ("raw", "normalized")
 
 
 def aggregate(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES, budget: int = 500,
-              min_runs: int = MIN_RUNS) -> list[dict[str, Any]]:
+              min_runs: int = MIN_RUNS, aggregation: str = "raw") -> list[dict[str, Any]]:
     """Ranked submissions: score, tie-break, per-game means and protocol warnings. A submission with
-    no run of any ranking game has no score and is not ranked (see :func:`unranked`)."""
+    no run of any ranking game has no score and is not ranked (see :func:`unranked`).
+
+    Each game's entry has ``main`` (mean stages completed), ``supplementary``, and, where the runs'
+    trajectories record the size of the main quest, ``stages`` and ``fraction`` (mean share of the
+    stages completed); ``aggregation="normalized"`` makes the score the mean of the fractions."""
+    if aggregation not in AGGREGATIONS:
+        raise ValueError(f"unknown aggregation {aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
     by_label: dict[str, list[Run]] = {}
     for r in runs:
         if r.game in games:
@@ -71,13 +85,16 @@ def aggregate(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES, budget:
                 "runs": len(gruns),
                 "main": statistics.fmean(r.metrics["main_reward"] for r in gruns),
                 "supplementary": statistics.fmean(r.metrics["supplementary_reward"] for r in gruns),
+                **_fraction(game, gruns, warnings if aggregation == "normalized" else []),
             }
         if len({tuple(s) for s in seeds.values()}) > 1:
             warnings.append("different seeds in different games: " +
                             "; ".join(f"{g} {s}" for g, s in seeds.items()))
         if others.get(label):
             warnings.append(f"runs of non-ranking games ignored: {', '.join(sorted(others[label]))}")
-        score = statistics.fmean(v["main"] for v in per_game.values()) if per_game else None
+        key = "fraction" if aggregation == "normalized" else "main"
+        scored = [v[key] for v in per_game.values() if v[key] is not None]
+        score = statistics.fmean(scored) if scored else None
         tie = statistics.fmean(v["supplementary"] for v in per_game.values()) if per_game else None
         table.append({"submission": label, "score": score, "tiebreak": tie, "games": per_game,
                       "complete": set(per_game) == set(games), "warnings": warnings})
@@ -91,6 +108,25 @@ def aggregate(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES, budget:
         t["rank"] = rank
         previous = key
     return table
+
+
+def _fraction(game: str, runs: Sequence[Run], warnings: list[str]) -> dict[str, Any]:
+    """``stages`` and the mean ``fraction`` of them completed, over the runs that know their quest's size
+    (``None`` when none does); what stands in the way of normalising goes to ``warnings``."""
+    sizes = [r.metrics.get("main_stages") for r in runs]
+    known = [(r, n) for r, n in zip(runs, sizes, strict=True) if isinstance(n, int) and n > 0]
+    for r, n in zip(runs, sizes, strict=True):
+        if not (isinstance(n, int) and n > 0):
+            warnings.append(f"{game} seed {r.results.get('seed')}: its trajectory records no main-quest size, "
+                            "so it cannot be normalised (left out of the fraction)")
+    distinct = sorted({n for _, n in known})
+    if len(distinct) > 1:
+        warnings.append(f"{game}: runs report main quests of different sizes ({', '.join(map(str, distinct))} "
+                        "stages); each run is normalised by its own")
+    if not known:
+        return {"stages": None, "fraction": None}
+    return {"stages": distinct[0] if len(distinct) == 1 else None,
+            "fraction": statistics.fmean(r.metrics["main_reward"] / n for r, n in known)}
 
 
 def unranked(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES) -> list[str]:
@@ -113,6 +149,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", nargs="+", default=list(RANKING_GAMES), help="ranking games")
     parser.add_argument("--budget", type=int, default=500, help="play steps per run (protocol)")
     parser.add_argument("--min-runs", type=int, default=MIN_RUNS, help="runs per game the protocol asks for")
+    parser.add_argument("--aggregate", choices=AGGREGATIONS, default="raw",
+                        help="raw: mean stages completed, the challenge's score (games with more stages weigh "
+                             "more); normalized: mean fraction of each game's stages")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     try:
@@ -129,30 +168,35 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"odyssey challenge: no game {', '.join(map(repr, unknown))}: it is not a shipped game and no run "
               f"played it (the runs played: {played})", file=sys.stderr)
         return 2
-    table = aggregate(runs, args.games, args.budget, args.min_runs)
+    table = aggregate(runs, args.games, args.budget, args.min_runs, args.aggregate)
     left_out = unranked(runs, args.games)
     if args.json:
-        print(json.dumps({"games": args.games, "budget": args.budget, "ranking": table, "unranked": left_out,
-                          "unfinished": [str(p) for p in unfinished]}, indent=1))
+        print(json.dumps({"games": args.games, "budget": args.budget, "aggregation": args.aggregate,
+                          "ranking": table, "unranked": left_out, "unfinished": [str(p) for p in unfinished]},
+                         indent=1))
         return 0
     if not table:
         print(f"odyssey challenge: no finished run played {', '.join(args.games)} (the runs played: "
               f"{', '.join(sorted({r.game for r in runs}))})", file=sys.stderr)
         return 1
-    print(f"TTCL challenge: ranking games {', '.join(args.games)}; score = mean raw main-quest reward; "
+    normalized = args.aggregate == "normalized"
+    what = ("mean fraction of each game's main-quest stages (every game weighs the same)" if normalized
+            else "mean raw main-quest reward")
+    print(f"TTCL challenge: ranking games {', '.join(args.games)}; score = {what}; "
           f"tie-break = mean supplementary reward; budget {args.budget} play steps")
     header = f"{'rank':>4}  {'submission':<32} {'score':>7} {'tiebreak':>8}  " + "  ".join(
-        f"{g + ' main/sup (n)':>20}" for g in args.games)
+        f"{g + ' main/sup (n)':>24}" for g in args.games)
     print(header)
     print("-" * len(header))
     for t in table:
         cells = []
         for g in args.games:
             v = t["games"].get(g)
-            cells.append(f"{v['main']:.2f}/{v['supplementary']:.2f} ({v['runs']})" if v else "-")
-        score = "-" if t["score"] is None else f"{t['score']:.2f}"
+            share = f" {v['fraction']:.0%}" if v and v["fraction"] is not None else ""
+            cells.append(f"{v['main']:.2f}{share}/{v['supplementary']:.2f} ({v['runs']})" if v else "-")
+        score = "-" if t["score"] is None else (f"{t['score']:.1%}" if normalized else f"{t['score']:.2f}")
         tie = "-" if t["tiebreak"] is None else f"{t['tiebreak']:.2f}"
-        print(f"{t['rank']:>4}  {t['submission']:<32} {score:>7} {tie:>8}  " + "  ".join(f"{c:>20}" for c in cells))
+        print(f"{t['rank']:>4}  {t['submission']:<32} {score:>7} {tie:>8}  " + "  ".join(f"{c:>24}" for c in cells))
     for t in table:
         for w in t["warnings"]:
             print(f"warning: {t['submission']}: {w}")

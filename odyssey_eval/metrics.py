@@ -44,6 +44,7 @@ __all__ = [
     "action_verbs",
     "compute_metrics",
     "cumulative_rewards",
+    "main_quest_size",
     "normalized_combined",
     "normalized_entropy",
     "tutorial_summary",
@@ -260,10 +261,13 @@ def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = W
     game_verbs = facts.verbs
     used = sorted(set(verbs))
     windows = windowed_diversity(verbs, len(game_verbs), window)
+    stages = main_quest_size(traj)
     metrics = {
         "play_steps": n,
         "terminated": bool(traj.steps and traj.steps[-1].get("terminated")),
         "main_reward": totals["quest"],
+        "main_stages": stages,
+        "main_fraction": totals["quest"] / stages if stages else None,
         "supplementary_reward": sum(totals[k] for k in SUPPLEMENTARY),
         "rewards": totals,
         "object_exploration": len(acquired) / len(carryable) if carryable else 0.0,
@@ -291,6 +295,17 @@ def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = W
     if stop_calls:
         metrics["stop_decision_calls"] = {k: dict(v) for k, v in stop_calls.items()}
     return metrics
+
+
+def main_quest_size(traj: Trajectory) -> int | None:
+    """Stages in the run's main quest, as the env reported them (``info["quest"]["total"]``, kept on the
+    reset line and on every line where progress changed); None for a game without a main quest. The
+    normalised challenge score divides by it, so games with more stages do not weigh more."""
+    for record in (traj.reset, *traj.steps):
+        quest = record.get("quest")
+        if isinstance(quest, Mapping) and isinstance(quest.get("total"), int) and quest["total"] > 0:
+            return quest["total"]
+    return None
 
 
 def _add_calls(into: dict[str, dict[str, int]], calls: Mapping[str, Mapping[str, int]]) -> None:

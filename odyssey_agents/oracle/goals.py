@@ -328,12 +328,37 @@ class Goals(PlannerBase):
             return INF
         kind = c.args.get("kind", "")
         as_condition = _event_condition(kind, {k: v for k, v in c.args.items() if k != "kind"})
-        if as_condition is None:
-            return 4
+        if as_condition is None:  # an event of a game's own verb: a try, after what its verbs say they need
+            return 4 + self._need_cost(kind, {k: v for k, v in c.args.items() if k != "kind"})
         try:  # not estimate(): its memo is keyed by identity, and this condition is made afresh
             return getattr(self, f"_e_{as_condition.type}")(as_condition)
         except Stuck:
             return INF
+
+    def _need_cost(self, kind: str, match: dict[str, Any]) -> float:
+        """Rough steps to the first thing a verb emitting ``kind`` says it :meth:`needs` (the hint
+        :meth:`_cause_by_trial` pursues), so that the estimate of a game's own event weighs the walk or
+        the making it takes first. 0 when nothing is missing, or when the need is out of reach now (no
+        proof that the event cannot be caused: the need's own needs may open the way)."""
+        v = self.v
+        if kind in self._causing:
+            return 0
+        self._causing.append(kind)
+        try:
+            for rule in v.engine.rules.actions.values():
+                if kind not in rule.emits:
+                    continue
+                need = rule.needs(v.engine, v.agent, match)
+                if need is None or _holds_now(v, need):
+                    continue
+                try:  # not estimate(): the need is made afresh
+                    cost = getattr(self, f"_e_{need.type}")(need)
+                except Stuck:
+                    return 0
+                return cost if cost < INF else 0
+        finally:
+            self._causing.pop()
+        return 0
 
     # ---- a game's own predicates, through their plans -------------------------
     @staticmethod
@@ -513,6 +538,8 @@ class Goals(PlannerBase):
         if object is None:
             raise Stuck("take out what?")
         loc = v.where_carried(object)
+        if handle is not None:  # that very one (of several alike, one may be written on)
+            loc = next(((handle, c) for c in v.containers() if handle in v.state.instances[c].contents), loc)
         if loc is not None and (container is None or loc[1] == container):
             if v.fits_hands(loc[0]):
                 return f"take out {loc[0]} {loc[1]}"

@@ -128,7 +128,7 @@ class Supply(PlannerBase):
         # lying on the ground
         spared = self._not_from[0] if self._not_from is not None and self._not_from[1] == t else None
         for area, handle, count in v.ground.get(t, ()):
-            if area == spared:
+            if area == spared or v.written(handle):
                 continue
             d = 0 if area == here else self.travel(area)
             if d == INF:
@@ -136,8 +136,8 @@ class Supply(PlannerBase):
             run = (lambda h=handle: self.pick_up(h, missing)) if area == here else (lambda a=area: self.go(a))
             out.append(Offer(d + 1, 1, count, ("pick", t, area), run))
         # inside a container lying somewhere
-        for area, box, _inner, count in v.boxed.get(t, ()):
-            if area == spared:
+        for area, box, inner, count in v.boxed.get(t, ()):
+            if area == spared or v.written(inner):
                 continue
             d = 0 if area == here else self.travel(area)
             if d == INF:
@@ -274,7 +274,7 @@ class Supply(PlannerBase):
         worn = v.worn(t)
         if worn is not None:
             return f"unequip {worn}" if v.hands_free() >= 1 else self.make_room()
-        lying = v.lying(v.here, t) if self._not_from != (v.here, t) else []
+        lying = [x for x in v.lying(v.here, t) if not v.written(x[0])] if self._not_from != (v.here, t) else []
         if lying:
             handle = lying[0][0]
             return f"pick up {handle}" if v.fits_hands(handle) else self.make_room()

@@ -97,6 +97,12 @@ class View:
         """``(handle, count)`` of a type on the ground of one area."""
         return [(h, n) for a, h, n in self.ground.get(type_name, ()) if a == area]
 
+    def written(self, handle: str) -> bool:
+        """Whether ``handle`` is a writable carrying text. One lying about is somebody's document (a note
+        left as a quest asked, a posted notice): taking it as paper to write on would destroy it."""
+        inst = self.state.instances.get(handle)
+        return inst is not None and bool(inst.text)
+
     def lying_count(self, area: str, type_name: str) -> int:
         return sum(n for _, n in self.lying(area, type_name))
 

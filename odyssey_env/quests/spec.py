@@ -8,6 +8,7 @@ that does not exist.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -318,7 +319,7 @@ def quest_summary(quest: QuestSpec) -> dict[str, Any]:
         "chapters": len(m.chapters) if m else 0,
         "stages": len(quest.stages()),
         "leaves": len(leaf_stages(m)) if m else 0,
-        "dag": any(s.requires is not None for s in quest.stages()),
+        "dag": _is_dag(m),
         "side_quests": quest.side_quests.enabled,
         "side_quest_kinds": list(quest.side_quests.kinds) if quest.side_quests.enabled else [],
         "tutorial_steps": len(quest.tutorial.steps) if quest.tutorial else 0,
@@ -326,16 +327,24 @@ def quest_summary(quest: QuestSpec) -> dict[str, Any]:
     }
 
 
+def _requires(m: MainQuest) -> Iterator[tuple[Chapter, Stage, tuple[str, ...]]]:
+    """Every stage with the stages it requires (a stage without ``requires`` follows the previous one)."""
+    previous: str | None = None
+    for ch in m.chapters:
+        for st in ch.stages:
+            yield ch, st, st.requires if st.requires is not None else ((previous,) if previous else ())
+            previous = st.id
+
+
+def _is_dag(m: MainQuest | None) -> bool:
+    """Whether some stage opens on other prerequisites than the one stage before it (a goal tree)."""
+    if m is None:
+        return False
+    order = [st.id for ch in m.chapters for st in ch.stages]
+    return any(req != ((order[i - 1],) if i else ()) for i, (_, _, req) in enumerate(_requires(m)))
+
+
 def leaf_stages(main: MainQuest) -> list[str]:
     """Stages that need no other stage of their own chapter: the leaves of each chapter's goal tree,
     the tasks its later stages are built on (a linear chapter has one, its first stage)."""
-    leaves = []
-    previous: str | None = None
-    for ch in main.chapters:
-        own = {st.id for st in ch.stages}
-        for st in ch.stages:
-            requires = st.requires if st.requires is not None else ((previous,) if previous else ())
-            if not own.intersection(requires):
-                leaves.append(st.id)
-            previous = st.id
-    return leaves
+    return [st.id for ch, st, requires in _requires(main) if not {s.id for s in ch.stages}.intersection(requires)]

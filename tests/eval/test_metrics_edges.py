@@ -15,6 +15,7 @@ from odyssey_eval.metrics import (
     action_verbs,
     compute_metrics,
     cumulative_rewards,
+    main_quest_size,
     normalized_combined,
     normalized_entropy,
     tutorial_summary,
@@ -39,6 +40,24 @@ def run(*steps: dict) -> Trajectory:
 @pytest.fixture(scope="module")
 def game():
     return load_game("base")
+
+
+# ------------------------------------------------------------------ the size of the main quest
+def test_main_quest_size_comes_from_the_reset_line(game):
+    quest = {"title": "Q", "completed": 0, "total": 9, "current": [], "done": False}
+    t = Trajectory({**RESET, "quest": quest}, [line(1, reward={"quest": 1}, quest={**quest, "total": 7}),
+                                               line(2, reward={"quest": 2})])
+    m = compute_metrics(t, game)
+    assert (m["main_reward"], m["main_stages"], m["main_fraction"]) == (3, 9, pytest.approx(3 / 9))
+    assert main_quest_size(t) == 9
+
+
+def test_main_quest_size_from_a_later_line_and_none_without_a_quest(game):
+    later = run(line(1), line(2, quest={"completed": 1, "total": 4}), line(3, quest={"completed": 2, "total": 5}))
+    assert main_quest_size(later) == 4
+    assert main_quest_size(run(line(1, quest={"total": 0}), line(2, quest={"total": "3"}))) is None
+    m = compute_metrics(run(line(1, reward={"quest": 1})), game)
+    assert (m["main_stages"], m["main_fraction"]) == (None, None)
 
 
 # ------------------------------------------------------------------ counters

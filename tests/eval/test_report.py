@@ -17,6 +17,8 @@ from odyssey_eval.runner import run_cell
 
 from .conftest import cell, quiet
 
+TWO = ("remnant", "mark")  # the ranking logic, on two of the challenge's games
+
 
 def fake(game, agent, seed, main, sup, *, steps=500, tag="", end="max_steps", tutorial=True):
     metrics = {"play_steps": steps, "terminated": end == "terminated", "main_reward": main,
@@ -34,7 +36,7 @@ def test_challenge_ranks_by_mean_main_then_supplementary():
         runs += [fake("remnant", "a", seed, 4, 10), fake("mark", "a", seed, 2, 1)]  # score 3, tie 5.5
         runs += [fake("remnant", "b", seed, 2, 20), fake("mark", "b", seed, 4, 0)]  # score 3, tie 10
         runs += [fake("remnant", "c", seed, 1 + seed, 0), fake("mark", "c", seed, 0, 0)]  # score 1
-    table = aggregate(runs)
+    table = aggregate(runs, TWO)
     assert [t["submission"] for t in table] == ["b", "a", "c"]
     assert [t["rank"] for t in table] == [1, 2, 3]
     assert table[0]["score"] == pytest.approx(3.0) and table[0]["tiebreak"] == pytest.approx(10.0)
@@ -45,7 +47,7 @@ def test_challenge_ranks_by_mean_main_then_supplementary():
 def test_challenge_protocol_warnings():
     runs = [fake("remnant", "x", 0, 3, 1), fake("remnant", "x", 0, 3, 1, steps=120),
             fake("remnant", "x", 1, 3, 1, tutorial=False), fake("base", "x", 0, 9, 9)]
-    (t,) = aggregate(runs)
+    (t,) = aggregate(runs, TWO)
     text = "\n".join(t["warnings"])
     assert "no runs of mark" in text and not t["complete"]
     assert "at least 3" not in text  # 3 runs of remnant
@@ -58,7 +60,7 @@ def test_challenge_protocol_warnings():
 
 def test_ties_share_a_rank():
     runs = [fake(g, a, s, 1, 1) for g in ("remnant", "mark") for a in ("p", "q") for s in range(3)]
-    assert [t["rank"] for t in aggregate(runs)] == [1, 1]
+    assert [t["rank"] for t in aggregate(runs, TWO)] == [1, 1]
 
 
 def test_report_rows_and_table_from_a_run(random_run, tmp_path):

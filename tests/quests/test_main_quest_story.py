@@ -180,6 +180,25 @@ def test_stages_open_from_the_start_bring_their_things_once(make_engine):
     assert "New objective: B." not in text
 
 
+def test_a_dag_chapter_is_announced_once_with_all_its_leaves(make_engine):
+    """Every leaf of a goal-tree chapter is the first of its chapter; the heading is said once for them all."""
+    away = {"type": "in_area", "area": "loft"}
+    quest = {"main": {"title": "Dag", "chapters": [
+        {"id": "c1", "title": "First", "stages": [{**_stage("a", []), "done": {"type": "talked_to", "npc": "sage"}},
+                                                  {**_stage("b", []), "done": away}, {**_stage("j1", ["a", "b"])}]},
+        {"id": "c2", "title": "Second", "stages": [{**_stage("x", ["j1"]), "done": away},
+                                                   {**_stage("y", ["j1"]), "done": away}, _stage("j2", ["x", "y"])]},
+    ]}}
+    engine = make_engine(quest)
+    text = told(engine)
+    assert text.count("=== First ===") == 1 and "New objective: A." in text and "New objective: B." in text
+    engine.state.agents["player"].area = "loft"
+    act(engine, "wait")  # b
+    engine.state.agents["player"].area = "yard"
+    _, text = act(engine, "talk to sage")  # a, then j1 at once: the second chapter opens both its leaves
+    assert text.count("=== Second ===") == 1 and "New objective: X." in text and "New objective: Y." in text
+
+
 def test_plan_of_a_quest_built_in_code():
     main = load(MainQuest, _dag(_stage("a", []), _stage("b", ["a"]))["main"])
     assert [s.id for s in plan(main).stages] == ["a", "b"]
