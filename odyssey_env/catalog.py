@@ -20,7 +20,10 @@ COLUMNS = (
     ("levels", "area_levels"),
     ("objects", "object_types"),
     ("NPCs", "npc_types"),
+    ("enemies", "enemy_types"),
+    ("merchants", "merchant_types"),
     ("stages", "stages"),
+    ("leaves", "leaves"),
     ("chapters", "chapters"),
     ("side quests", "side_quests"),
     ("tutorial", "tutorial_steps"),
@@ -58,9 +61,12 @@ def _cell(value: Any) -> str:
 def format_details(row: dict[str, Any]) -> str:
     lines = [f"{row['name']}: {row['title']}"]
     if row["quest"]:
-        lines.append(f"  main quest: {row['quest']} ({row['stages']} stages in {row['chapters']} chapters)")
+        shape = f"a DAG with {row['leaves']} leaves" if row["dag"] else "linear"
+        lines.append(f"  main quest: {row['quest']} ({row['stages']} stages in {row['chapters']} chapters, {shape})")
     lines.append(f"  verbs ({row['verbs']}): {', '.join(row['verb_list'])}")
+    lines.append(f"  extra verbs ({len(row['extra_verbs'])}): {', '.join(row['extra_verbs']) or 'none'}")
     lines.append(f"  step rules ({len(row['step_rules'])}): {', '.join(row['step_rules'])}")
+    lines.append(f"  extra step rules ({len(row['extra_step_rules'])}): {', '.join(row['extra_step_rules']) or 'none'}")
     if row["side_quests"]:
         lines.append(f"  side quests: {', '.join(row['side_quest_kinds'])}")
     return "\n".join(lines)

@@ -18,6 +18,7 @@ declared as a ``Params`` dataclass and may be overridden per game in ``world.jso
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 import types
 import typing
@@ -81,6 +82,17 @@ BASE_RULE_MODULES: tuple[str, ...] = (
     "odyssey_env.quests.side_quests",
     "odyssey_env.quests.expansion",
 )
+
+
+@functools.cache
+def core_step_rules() -> frozenset[str]:
+    """Names of the step rules every game runs (the engine's non-optional ones)."""
+    names = set()
+    for module in BASE_RULE_MODULES:
+        for kind, value in _members(importlib.import_module(module)):
+            if kind == "step" and not value.optional:
+                names.add(value.name)
+    return frozenset(names)
 
 
 class RuleError(ValueError):

@@ -393,7 +393,7 @@ class Goals(PlannerBase):
         predicate's plan); when no command makes the event now this is :class:`Stuck`.
         """
         from odyssey_env.engine import Turn
-        from odyssey_env.rules import OPTIONAL_VERBS
+        from odyssey_env.rules import BASE_VERBS, OPTIONAL_VERBS
 
         v = self.v
         key = ("trial", kind, json.dumps(match, sort_keys=True, default=str), v.state.step)
@@ -402,7 +402,8 @@ class Goals(PlannerBase):
         else:
             found = None
             rules = v.engine.rules.actions
-            own = [verb for verb, rule in rules.items() if not type(rule).__module__.startswith("odyssey_env.")]
+            # the game's own verbs (any the engine does not define, shipped games' included) first
+            own = [verb for verb in rules if verb not in BASE_VERBS and verb not in OPTIONAL_VERBS]
             order = own + [verb for verb in OPTIONAL_VERBS if verb in rules]
             probe = Turn(v.engine, v.agent, probe=True)
             for verb in order:

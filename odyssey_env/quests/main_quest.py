@@ -168,6 +168,7 @@ class MainQuestRule(StepRule):
                     engine.emit("quest_completed", agent.id, title=main.title)
                     engine.state.done = True
                     return
+                told: set[str] = set()
                 for nxt in opened:
                     if nxt.id in was_open:
                         continue
@@ -175,7 +176,7 @@ class MainQuestRule(StepRule):
                         self._introduce(engine, nxt)
                     else:  # another agent opened it first: what it needs may be gone
                         self._respawn(engine, nxt)
-                    self._tell_stage(engine, agent, nxt)
+                    self._tell_stage(engine, agent, nxt, told)
                 break  # the open list changed: rescan it
 
     def _introduce(self, engine: Engine, stage: Stage) -> None:
@@ -213,12 +214,15 @@ class MainQuestRule(StepRule):
                     if any(sp.npc == ev.data["type"] for sp in stage.spawn):
                         self._respawn(engine, stage)
 
-    def _tell_stage(self, engine: Engine, agent: Agent, stage: Stage) -> None:
+    def _tell_stage(self, engine: Engine, agent: Agent, stage: Stage, told: set[str]) -> None:
+        """Announce a newly open stage, with its chapter's heading if it begins the chapter (once per
+        batch in ``told``: in a DAG several stages open a chapter together)."""
         p = plan(engine.game.quest.main)
         chapter = p.chapter_of[stage.id]
         first_of_chapter = all(r not in p.chapter_of or p.chapter_of[r] is not chapter
                                for r in p.requires[stage.id])
-        if first_of_chapter:
+        if first_of_chapter and chapter.id not in told:
+            told.add(chapter.id)
             engine.say(agent.id, f"=== {chapter.title} ===" + (f" {chapter.intro}" if chapter.intro else ""))
         engine.say(agent.id, f"New objective: {stage.title}." + (f" {stage.on_open}" if stage.on_open else ""))
 
@@ -227,8 +231,9 @@ class MainQuestRule(StepRule):
         mine = engine.state.rule_data[NAME]["agents"][agent.id]
         mine["announced"] = True
         engine.say(agent.id, f"=== MAIN QUEST: {main.title} ===" + (f" {main.intro}" if main.intro else ""))
+        told: set[str] = set()
         for stage_id in mine["open"]:
-            self._tell_stage(engine, agent, plan(main).by_id[stage_id])
+            self._tell_stage(engine, agent, plan(main).by_id[stage_id], told)
 
     def _answer_guide(self, engine: Engine, agent: Agent, mine: dict[str, Any]) -> None:
         if "talked_to" not in engine.kinds:

@@ -317,8 +317,24 @@ def quest_summary(quest: QuestSpec) -> dict[str, Any]:
         "quest": m.title if m else None,
         "chapters": len(m.chapters) if m else 0,
         "stages": len(quest.stages()),
+        "dag": any(s.requires is not None for s in quest.stages()),
+        "leaves": _leaves(m) if m else 0,
         "side_quests": quest.side_quests.enabled,
         "side_quest_kinds": list(quest.side_quests.kinds) if quest.side_quests.enabled else [],
         "tutorial_steps": len(quest.tutorial.steps) if quest.tutorial else 0,
         "expansion": quest.expansion.enabled,
     }
+
+
+def _leaves(main: MainQuest) -> int:
+    """Stages that require no other stage of their own chapter: where each chapter's goal tree starts
+    (a linear chapter has one; a stage without ``requires`` follows the one before it)."""
+    count = 0
+    previous: str | None = None
+    for ch in main.chapters:
+        mine = {s.id for s in ch.stages}
+        for st in ch.stages:
+            requires = st.requires if st.requires is not None else ((previous,) if previous else ())
+            count += not any(r in mine for r in requires)
+            previous = st.id
+    return count
