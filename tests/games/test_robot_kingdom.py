@@ -994,3 +994,25 @@ def test_saved_state_continues_identically_with_the_kingdoms_memory() -> None:
         engine.step({PLAYER: command})
         other.step({PLAYER: command})
     assert engine.state.to_dict() == other.state.to_dict()
+
+
+def test_the_oracle_earns_one_reward_per_stage_and_uses_every_verb() -> None:
+    """The maximum main-quest reward is the number of stage nodes, and the quest takes all six verbs."""
+    from odyssey_agents.base import Task
+    from odyssey_agents.oracle import OracleAgent
+
+    env = OdysseyEnv(GAME)
+    obs, info = env.reset(seed=1)
+    agent = OracleAgent(env)
+    agent.reset(Task(game=GAME, title=env.game.title, verbs=tuple(env.verbs()), seed=1, max_steps=500))
+    quest_reward, verbs, terminated = 0.0, set(), False
+    for _ in range(500):
+        command = agent.act(obs, {**info, "engine": env.engine}).action
+        verbs.add(command.split()[0])
+        obs, _, terminated, _, info = env.step(command)
+        quest_reward += info["reward_breakdown"]["quest"]
+        assert not info["invalid_action"] and not info["action_failed"], command
+        if terminated:
+            break
+    assert terminated and quest_reward == 40 == info["quest"]["total"]
+    assert set(VERBS) <= verbs
