@@ -12,8 +12,9 @@ the runner's writes count) and the best of the repeats is kept: on a shared mach
 stretches wall-clock times but hardly the CPU a process itself spends. Wall-clock rates are printed
 too.
 
-Target (issue: Evaluation): runner overhead at most 20% over the bare env, and at least 3,000 steps/s
-end to end (50x the reference's ~60 steps/s).
+Target (issue 14): runner overhead at most 15% of CPU time over the bare env, on a quiet and on a
+loaded machine, still writing and flushing one line per step; at least 3,000 steps/s end to end (50x the
+reference's ~60 steps/s).
 
 On a busy machine, count instructions instead (load-independent; user space only, so the write
 system calls are not in it):
@@ -65,7 +66,9 @@ def runner(game: str, steps: int, seed: int, out: str, checkpoint_every: int) ->
     cfg = {"game": {"name": game}, "agent": {"name": "random"}, "llm": {"name": "none"}, "seed": seed,
            "max_steps": steps, "tutorial": False,
            "eval": {"output_dir": out, "checkpoint_every": checkpoint_every, "progress": False,
-                    "qa": {"enabled": False}}}
+                    # by step count only: under valgrind a run lasts minutes, and time-based checkpoints
+                    # (eval.checkpoint_max_seconds) would make instruction counts depend on the machine's load
+                    "checkpoint_max_seconds": None, "qa": {"enabled": False}}}
     cpu, wall = _clocks()
     outcome = run_cell(cfg, log=lambda _msg: None)
     cpu2, wall2 = _clocks()
@@ -105,7 +108,7 @@ def main() -> int:
     print(f"odyssey runner          : {args.steps / t:8.0f} steps/s {args.steps / tw:8.0f} steps/s"
           "   (whole cell: setup, run dir, metrics, results)")
     print(f"runner / bare           : {t / b:8.3f}         {tw / bw:8.3f}"
-          f"          (overhead {100 * (t / b - 1):.1f}% CPU; target <= 20%)")
+          f"          (overhead {100 * (t / b - 1):.1f}% CPU; target <= 15%)")
     print(f"trajectory.jsonl        : {traj_bytes / args.steps:9.0f} bytes/step")
     return 0
 

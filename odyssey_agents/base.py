@@ -91,6 +91,7 @@ class Decision:
     ``malformed`` marks a model reply that could not be used; the action is then ``"wait"`` and the
     step is counted apart from engine-invalid actions (paper A3.1). ``stop`` asks the runner to end
     the episode now, without taking the step (a replay that ran out of commands, a player who quit).
+    ``training`` is written to the trajectory line as ``train``.
     """
 
     action: str
@@ -99,6 +100,9 @@ class Decision:
     malformed: bool = False
     raw: str | None = None  # the model's raw reply, for the trajectory
     stop: bool = False
+    #: What an agent that learns in its weights or latent memory did before choosing this action (a
+    #: training update: loss, examples, tokens trained, seconds), for the trajectory line.
+    training: dict[str, Any] | None = None
 
 
 @dataclass

@@ -55,6 +55,13 @@ AGENTS: dict[str, AgentEntry] = {
                          "ReAct with an incrementally built tree of summaries, searched as a collapsed tree"),
     "voyager": AgentEntry("odyssey_agents.retrieval.voyager:VoyagerAgent", "rag",
                           "ReAct with an automatic curriculum, a critic and a retrieved skill library"),
+    # agents that learn in the model itself (paper §4, Experiment 2): local models only (llm=hf, llm=embedded)
+    "lora_sft": AgentEntry("odyssey_agents.training.lora_sft:LoRASFTAgent", "train",
+                           "ReAct that fine-tunes a LoRA adapter on its own recent steps as it plays"),
+    "rl_lora": AgentEntry("odyssey_agents.training.rl_lora:RLLoRAAgent", "train",
+                          "ReAct that trains a LoRA adapter by policy gradient on the env's rewards as it plays"),
+    "latent_memory": AgentEntry("odyssey_agents.latent.agent:LatentMemoryAgent", "train",
+                                "ReAct with a bounded pool of key/value memories in the model's attention"),
 }
 
 

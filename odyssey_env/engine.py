@@ -1,8 +1,9 @@
 """The engine: one episode of one game, as pure logic (no Gymnasium, no I/O).
 
 A step is: the clock advances, each agent's command is parsed and applied by its verb's rule, every
-step rule runs in priority order, and the events the step emitted become the reward breakdown. The
-Gymnasium and PettingZoo faces, the evaluation runner and the oracle all drive this class.
+step rule runs in priority order, and the events the step emitted become the reward breakdown.
+Everything that plays drives this class: the Gymnasium face (``odyssey_env.env``), the evaluation
+runner, the oracle, and faces for several agents, who can all act in one step.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from odyssey_env import worldgen
+from odyssey_env.listing import Listing, check_from_environment
 from odyssey_env.observation import render
 from odyssey_env.parsing import command_echo, parse
 from odyssey_env.rewards import RewardBreakdown, breakdown
@@ -93,7 +95,9 @@ class Engine:
     """One seeded episode. Create a new engine (or ``load_state``) to start another."""
 
     def __init__(self, game: Game, seed: int, *, agents: tuple[str, ...] = ("player",),
-                 options: Mapping[str, Any] | None = None):
+                 options: Mapping[str, Any] | None = None, check_valid_actions: bool | None = None):
+        """``check_valid_actions``: list every verb afresh beside the cache and raise on any difference
+        (a debugging aid, about twice the listing cost); None reads ``ODYSSEY_CHECK_VALID_ACTIONS``."""
         self.game = game
         self.rules = game.rules
         self.seed = seed
@@ -104,6 +108,9 @@ class Engine:
                                                    supply=supply)
         self.events: list[Event] = []
         self.kinds: set[str] = set()  # kinds of this step's events, so rules can skip what did not happen
+        self.check_valid_actions = check_from_environment() if check_valid_actions is None else check_valid_actions
+        self._listings: dict[str, Listing] = {}  # per agent: the valid-action cache (odyssey_env.listing)
+        self._clock_minute, self._clock_text = -1, ""
         self.state.feedback = {a: [] for a in agents}
         intro = game.spec.game.intro
         for a in agents:
@@ -200,18 +207,24 @@ class Engine:
         return render(self, agent_id)
 
     def valid_actions(self, agent_id: str) -> dict[str, list[str]]:
-        """Commands applicable now, grouped by verb (sound and complete; amounts summarised)."""
-        turn = Turn(self, self.state.agents[agent_id], probe=True)
-        out = {}
-        for verb, rule in self.rules.actions.items():
-            commands = list(rule.candidates(turn))
-            if commands:
-                out[verb] = commands
-        return out
+        """Commands applicable now, grouped by verb (sound and complete; amounts summarised).
+
+        Each verb's commands are reused while the parts of the state they depend on are unchanged
+        (:mod:`odyssey_env.listing`); the result is the same as listing every verb afresh.
+        """
+        listing = self._listings.get(agent_id)
+        if listing is None:
+            if agent_id not in self.state.agents:
+                raise KeyError(f"no agent {agent_id!r} in this episode (agents: {', '.join(self.state.agents)})")
+            listing = self._listings[agent_id] = Listing(self, agent_id, check=self.check_valid_actions)
+        return listing.valid_actions()
 
     def clock(self) -> str:
         """Game time as ``0001-01-01 08:10:00`` (the format of paper appendix A5.2)."""
-        return _clock(self.state.minute)
+        minute = self.state.minute
+        if minute != self._clock_minute:  # read twice a step (observation and info): format it once
+            self._clock_minute, self._clock_text = minute, _clock(minute)
+        return self._clock_text
 
     # ------------------------------------------------------------------ persistence
     def save_state(self) -> dict[str, Any]:

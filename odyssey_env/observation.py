@@ -29,28 +29,24 @@ if TYPE_CHECKING:
 
 
 def render(engine: Engine, agent_id: str) -> str:
+    # One f-string of joined lists: the observation is rendered every step, so this is on the hot path.
     state = engine.state
     agent = state.agents[agent_id]
     area = state.areas[agent.area]
-    lines = [f"Current Time: {engine.clock()}", f"Current Location: {area.place}, {area.name}", ""]
     feedback = state.feedback.get(agent_id)
-    if feedback:
-        lines.extend(feedback)
-        lines.append("")
-    lines.append(f"I am holding {describe_holding(agent.hands) or 'no objects'}.")
-    worn = ", ".join(f"1 {h}" for h in agent.equipment.values())
-    lines.append(f"I have equipped {worn or 'no objects'}.")
-    lines.append(f"I see {describe_holding(area.objects) or 'no objects'} near me.")
-    others = [a.name for a in state.agents.values() if a.area == area.name and a is not agent]
-    beings = area.npcs + others if others else area.npcs
-    lines.append(f"I see {', '.join(beings) or 'no one'} nearby.")
-    lines.append("")
-    lines.append(f"My level is {agent.level}.")
-    lines.append(f"My attack is at {agent.attack}.")
-    lines.append(f"My defense is at {agent.defense}.")
-    lines.append(f"My health is at {agent.hp}.")
-    lines.append(f"My experience is at {agent.xp}.")
-    lines.append("")
-    exits = [f"{name} (locked)" if ex.locked else name for name, ex in area.exits.items()]
-    lines.append(f"Neighboring areas: {', '.join(exits) or 'none'}.")
-    return "\n".join(lines)
+    said = "\n".join(feedback) + "\n\n" if feedback else ""
+    worn = ", ".join(["1 " + h for h in agent.equipment.values()])
+    if len(state.agents) > 1:
+        others = [a.name for a in state.agents.values() if a.area == area.name and a is not agent]
+        beings = ", ".join(area.npcs + others if others else area.npcs)
+    else:
+        beings = ", ".join(area.npcs)
+    exits = ", ".join([f"{name} (locked)" if ex.locked else name for name, ex in area.exits.items()])
+    return (f"Current Time: {engine.clock()}\nCurrent Location: {area.place}, {area.name}\n\n{said}"
+            f"I am holding {describe_holding(agent.hands) or 'no objects'}.\n"
+            f"I have equipped {worn or 'no objects'}.\n"
+            f"I see {describe_holding(area.objects) or 'no objects'} near me.\n"
+            f"I see {beings or 'no one'} nearby.\n\n"
+            f"My level is {agent.level}.\nMy attack is at {agent.attack}.\nMy defense is at {agent.defense}.\n"
+            f"My health is at {agent.hp}.\nMy experience is at {agent.xp}.\n\n"
+            f"Neighboring areas: {exits or 'none'}.")

@@ -33,7 +33,9 @@ if TYPE_CHECKING:
     from odyssey_env.game import Game
 
 __all__ = [
+    "DEPENDENCIES",
     "ActionRule",
+    "Dependency",
     "Fact",
     "ParamKind",
     "RuleBook",
@@ -45,6 +47,12 @@ __all__ = [
 ]
 
 ParamKind = Literal["object", "npc", "area", "container", "writable", "amount", "text"]
+
+#: What a verb's valid actions may depend on (:attr:`ActionRule.depends_on`), each seen from the listing
+#: agent; ``odyssey_env.listing`` reads a fingerprint of each from the live state (docs/engine.md).
+Dependency = Literal["place", "exits", "hands", "worn", "containers", "purse", "ground", "ground_contents",
+                     "npcs", "npc_goods", "npc_moods", "combat", "body", "time"]
+DEPENDENCIES: tuple[Dependency, ...] = typing.get_args(Dependency)
 R = TypeVar("R", bound=type)
 
 #: Base verbs every game has (paper A3.1: "every game shares the base game's 17 core verbs").
@@ -135,11 +143,18 @@ class ActionRule(_Rule):
     the state does not allow it, which is corrective feedback rather than an invalid action.
     ``candidates(turn)`` yields every command of this verb that ``apply`` would accept now; for
     amounts it yields the smallest and the largest feasible amount rather than every number.
+
+    ``depends_on`` names everything ``candidates`` reads besides the game's fixed data, from the
+    closed vocabulary :data:`DEPENDENCIES`; the engine then reuses the verb's last listing while the
+    fingerprints of those parts of the state stay the same. ``None`` (the default, and what a subclass
+    that does not declare it gets) lists the verb afresh every time: slower, never stale. ``()``
+    declares commands that never change (``wait``).
     """
 
     verb: ClassVar[str] = ""
     params: ClassVar[tuple[tuple[str, ParamKind], ...]] = ()
     optional: ClassVar[bool] = False
+    depends_on: ClassVar[tuple[Dependency, ...] | None] = None
 
     @classmethod
     def usage(cls) -> str:
@@ -177,6 +192,12 @@ def action_rule(cls: R) -> R:
     """Mark an :class:`ActionRule` subclass for collection by :class:`RuleBook`."""
     if not (isinstance(cls, type) and issubclass(cls, ActionRule) and cls.verb):
         raise RuleError(f"@action_rule needs an ActionRule subclass with a verb, got {cls!r}")
+    declared = cls.__dict__.get("depends_on")
+    if declared is not None:
+        unknown = [d for d in declared if d not in DEPENDENCIES] if isinstance(declared, tuple) else [declared]
+        if unknown:
+            raise RuleError(f"verb {cls.verb!r}: depends_on must be a tuple of {', '.join(DEPENDENCIES)}; "
+                            f"got {', '.join(map(repr, unknown))}")
     cls.name = cls.name or cls.verb
     cls.__odyssey_rule__ = "action"
     return cls

@@ -37,7 +37,7 @@ def remove(holding: dict[str, int], handle: str, n: int = 1) -> None:
 
 def describe_holding(holding: dict[str, int]) -> str:
     """``"2 apple, 1 small_bag_0"``, the way observations list objects."""
-    return ", ".join(f"{n} {h}" for h, n in holding.items())
+    return ", ".join([f"{n} {h}" for h, n in holding.items()])
 
 
 # ------------------------------------------------------------------ hands

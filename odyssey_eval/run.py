@@ -25,6 +25,9 @@ from odyssey_agents.errors import ConfigError, OdysseyError
 __all__ = ["CONFIG_DIR", "LAUNCHER_PLUGINS", "Carried", "cell_config", "cell_directory", "main"]
 
 CONFIG_DIR = Path(__file__).resolve().parent / "conf"
+#: Repository-level presets (``conf/experiment/``: the paper's experiments). On Hydra's search path when
+#: the package runs from a source checkout (an editable install); a plain install has only CONFIG_DIR.
+REPO_CONFIG_DIR = Path(__file__).resolve().parents[1] / "conf"
 
 #: launcher preset -> (module the Hydra plugin installs, extra that brings it)
 LAUNCHER_PLUGINS: dict[str, tuple[str, str]] = {
@@ -111,7 +114,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     app = hydra.main(version_base="1.3", config_path=str(CONFIG_DIR), config_name="run")(_hydra_task)
     saved, saved_env = sys.argv, os.environ.get(_FULL_ERROR)
-    sys.argv = ["odyssey run", *argv]
+    sys.argv = ["odyssey run", *_with_repo_presets(argv)]
     os.environ[_FULL_ERROR] = "1"  # Hydra re-raises instead of printing a trimmed traceback
     try:
         app()
@@ -134,6 +137,19 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 _FULL_ERROR = "HYDRA_FULL_ERROR"
+
+
+def _with_repo_presets(argv: Sequence[str]) -> list[str]:
+    """``argv`` with the repository's ``conf/`` on Hydra's search path, when there is one and the command
+    line does not set the search path itself (``+experiment=experiment2`` then finds
+    ``conf/experiment/experiment2.yaml``)."""
+    argv = list(argv)
+    if not REPO_CONFIG_DIR.is_dir() or any(a.lstrip("+~").startswith("hydra.searchpath") for a in argv):
+        return argv
+    path = REPO_CONFIG_DIR.as_posix().replace("\\", "\\\\").replace("'", "\\'")
+    # Hydra's parser takes the overrides as one run of positional arguments: join the user's run.
+    at = next((i for i, a in enumerate(argv) if "=" in a and not a.startswith("-")), len(argv))
+    return [*argv[:at], f"hydra.searchpath=['file://{path}']", *argv[at:]]
 
 
 def _refuse_secret_overrides(argv: Sequence[str]) -> None:

@@ -89,6 +89,7 @@ class _Cell:
         self.main = self.sup = self.tokens = 0
         self.terminated = self.stopped = False
         self.stop_usage = None  # model calls of a decision to stop: counted, though no step records them
+        self.checkpointed_at = -1  # the step of the newest checkpoint this process wrote or resumed from
         self.elapsed = 0.0
         self.wk_questions: list[Question] = []
         self.writer: JsonlWriter | None = None  # trajectory.jsonl and qa.jsonl, open while the run goes
@@ -126,6 +127,7 @@ class _Cell:
         for name in ("total", "play", "tutorial_steps", "main", "sup", "tokens", "elapsed"):
             setattr(self, name, r[name])
         self.terminated = r["terminated"]
+        self.checkpointed_at = self.total
         if self.qa["enabled"]:
             self.wk_questions = lifecycle.stored_questions(self.rd, self._world_knowledge, [self.rd], self.log)
         self.log(f"resume from step {self.total}: {self.rd.path}")
@@ -140,6 +142,7 @@ class _Cell:
                   "elapsed": self.elapsed + time.perf_counter() - self._t0,
                   "trajectory_bytes": self.writer.tell(), "qa_bytes": self.qa_writer.tell(),
                   "observation": obs, "info": sanitize(info)}
+        self.checkpointed_at = self.total
         self.rd.write_checkpoint(self.total, self.env.save_state(), runner, self.agent.save,
                                  keep=int(self.ev["keep_checkpoints"]))
 
@@ -185,6 +188,7 @@ class _Cell:
         perf = time.perf_counter
         last_checkpoint = perf()
         qa_every = int(self.qa["every"]) if self.qa["enabled"] else 0
+        show = None if type(progress) is NullProgress else progress.update  # batch runs: no call per step
         while not self.terminated and self.play < max_steps:
             tutorial = bool(info.get("in_tutorial"))
             if tutorial and self.tutorial_steps >= max_tutorial:
@@ -224,8 +228,11 @@ class _Cell:
             if (self.total % every == 0 and since >= min_gap) or since >= max_gap:
                 self._checkpoint(obs, info)
                 last_checkpoint = perf()
-            progress.update(self.play, self.main, self.sup, self.tokens, "tutorial" if tutorial else "")
+            if show is not None:
+                show(self.play, self.main, self.sup, self.tokens, "tutorial" if tutorial else "")
         progress.update(self.play, self.main, self.sup, self.tokens, force=True)
+        if self.checkpointed_at != self.total:  # the final state too: what a learning agent ends with is kept
+            self._checkpoint(obs, info)
 
     def _finish(self) -> CellOutcome:
         if self.qa["enabled"]:

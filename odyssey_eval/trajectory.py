@@ -53,6 +53,53 @@ def _make_dumps() -> Any:
 _dumps = _make_dumps()
 
 
+def _json_line(record: Mapping[str, Any]) -> bytes:
+    return (_dumps(record) + "\n").encode("ascii")
+
+
+def _make_line_encoder() -> Any:
+    """One JSON line as bytes, exactly as the json module writes it: orjson where it is installed (the
+    ``eval`` extra, several times faster), the json module for any line orjson would write otherwise.
+
+    The two differ on text that is not printable ASCII (json escapes it, orjson writes UTF-8), on floats
+    below 1e-4 (json writes ``1.2e-05``, orjson ``0.000012`` or ``1e-6``) and on what orjson refuses
+    (integers beyond 64 bits, dataclasses...). orjson's output shows all three: a line with non-ASCII
+    bytes, with ``e-`` or ``0.0000`` anywhere (a false alarm in text only costs the slower encoder) or
+    that orjson refused is written by json. ``decision_time``, the one float every step line holds and
+    often tiny for fast agents, is handed to orjson already written as json writes it. NaN and
+    infinities, which no line holds, would come out as ``null`` rather than json's non-standard ``NaN``.
+    """
+    try:
+        import orjson
+    except ImportError:
+        return _json_line
+    dumps, refused, fragment = orjson.dumps, orjson.JSONEncodeError, orjson.Fragment
+    # What json would not take as is (dataclasses, datetimes, subclasses of str, int, dict...) goes to json.
+    option = (orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
+              | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
+
+    def encode(record: Mapping[str, Any]) -> bytes:
+        seconds = record.get("decision_time")
+        if seconds.__class__ is float and 0 < abs(seconds) < 1e-4:
+            text = repr(seconds).encode("ascii")  # what json writes for a float
+            written = {**record, "decision_time": fragment(text)}
+            ours = text.count(b"e-")  # the "e-" that this decision_time brings
+        else:
+            written, ours = record, 0
+        try:
+            data = dumps(written, option=option)
+        except refused:
+            return _json_line(record)
+        if data.isascii() and b"\x7f" not in data and b"0.0000" not in data and data.count(b"e-") == ours:
+            return data
+        return _json_line(record)
+
+    return encode
+
+
+_encode_line = _make_line_encoder()
+
+
 class TrajectoryError(ValueError):
     """A trajectory file that cannot be read (truncated line, wrong format, missing reset line)."""
 
@@ -72,7 +119,8 @@ def step_record(decision: Decision, tutorial: bool, observation: str, terminated
 
     Lines are sparse: flags (``tutorial``, ``invalid``, ``failed``, ``terminated``, ``malformed``) appear
     only when true, ``reward`` lists only the components that are not zero, ``events`` and ``tokens``
-    only when there are some, and main-quest progress (``quest``) only on the steps where it changed
+    only when there are some, ``train`` only on the steps a learning agent trained before acting,
+    and main-quest progress (``quest``) only on the steps where it changed
     (``quest_changed``). Encoding dominates the runner's cost per step, and most steps have little
     to say; a reader takes a missing key as false, zero or empty.
     """
@@ -103,6 +151,8 @@ def step_record(decision: Decision, tutorial: bool, observation: str, terminated
         record["malformed"] = True
     if decision.raw is not None:
         record["raw"] = decision.raw
+    if decision.training:
+        record["train"] = decision.training
     if quest_changed and "quest" in info:
         record["quest"] = info["quest"]
     record["observation"] = observation
@@ -125,7 +175,7 @@ class JsonlWriter:
         self._file.seek(truncate_to)
 
     def write(self, record: Mapping[str, Any]) -> None:
-        data = (_dumps(record) + "\n").encode("ascii")
+        data = _encode_line(record)
         written = self._file.write(data)
         while written < len(data):  # a short write is rare on files, but legal
             written += self._file.write(data[written:])

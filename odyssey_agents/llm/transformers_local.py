@@ -219,6 +219,21 @@ class TransformersLLM(LLM):
         self.load()
         return self._tokenizer
 
+    @property
+    def model(self) -> Any:
+        """The loaded ``transformers`` model (loading it first): the agents that train adapters or attach
+        a latent memory (:mod:`odyssey_agents.training`, :mod:`odyssey_agents.latent`) work on it in place,
+        so every later call, QA answers included, uses what they learned."""
+        self.load()
+        return self._model
+
+    def invalidate_caches(self) -> None:
+        """The weights or the model's attached memory changed in place: keys and values computed before
+        must not be reused. Whoever changes the model calls this after each change."""
+        memo = getattr(self, "_memo", None)  # a cross-call prefix cache, where the backend keeps one
+        if memo is not None:
+            memo.clear()
+
     # ------------------------------------------------------------------ protocol
     def _prompt_text(self, messages: Sequence[Message]) -> str:
         kwargs: dict[str, Any] = {}

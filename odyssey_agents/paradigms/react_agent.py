@@ -130,6 +130,7 @@ class ReActAgent(Agent):
             self.counters["malformed"] += 1
             action, reasoning = "wait", f"(unusable reply: {reply.error}; waiting)"
         self._absorb(reply)
+        self._acted(messages, completion, reply)
         self._remember(StepRecord(self.steps, observation, reasoning, action, not reply.ok))
         return Decision(action, reasoning, usage, malformed=not reply.ok, raw=_raw(completion))
 
@@ -162,6 +163,9 @@ class ReActAgent(Agent):
 
     def _absorb(self, reply: Reply) -> None:
         """Read paradigm-specific keys of the reply (Mem1's ``memory``)."""
+
+    def _acted(self, messages: list[dict[str, str]], completion: Completion, reply: Reply) -> None:
+        """The act call's prompt and reply, for paradigms that learn from them (LoRA SFT, RL)."""
 
     def _remember(self, record: StepRecord) -> None:
         self.steps += 1

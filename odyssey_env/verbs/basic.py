@@ -10,6 +10,7 @@ from odyssey_env.rules import ActionRule, Fact, action_rule
 class Wait(ActionRule):
     verb = "wait"
     description = "Let time pass; catching my breath restores all stamina."
+    depends_on = ()
 
     def apply(self, turn: Turn) -> None:
         turn.agent.stamina = 1.0
@@ -27,6 +28,7 @@ class Wait(ActionRule):
 class Defend(ActionRule):
     verb = "defend"
     description = "Raise my guard this turn: blows hit for a tenth, and half the missing stamina returns."
+    depends_on = ()
 
     def apply(self, turn: Turn) -> None:
         agent = turn.agent

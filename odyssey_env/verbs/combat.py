@@ -86,6 +86,7 @@ class Attack(ActionRule):
     verb = "attack"
     params = (("npc_name", "npc"),)
     description = "Strike an enemy here with my attack (the best weapon in hand counts)."
+    depends_on = ("npcs",)
 
     def apply(self, turn: Turn, handle: str) -> None:
         npc = _target(turn, handle, "attack")
@@ -117,6 +118,7 @@ class Throw(ActionRule):
     params = (("object_name", "object"), ("npc_name", "npc"))
     description = "Throw a held object at an enemy here; it lands on the ground. Heavier hits harder."
     optional = True
+    depends_on = ("hands", "npcs")
 
     def apply(self, turn: Turn, handle: str, target: str) -> None:
         if handle not in turn.agent.hands:

@@ -22,13 +22,24 @@ def receive(turn: Turn, handle: str, n: int) -> str:
     return where
 
 
+def reachable_containers(turn: Turn) -> list[str]:
+    """The containers the agent holds, then its pack (read-only; shared by the verbs while listing)."""
+    memo = turn.memo
+    if memo is None:
+        return list(held_containers(turn.game, turn.state, turn.agent))
+    found = memo.get("containers")
+    if found is None:
+        found = memo["containers"] = list(held_containers(turn.game, turn.state, turn.agent))
+    return found
+
+
 def carried_handles(turn: Turn) -> dict[str, int]:
     """Everything in hands and in reachable containers, summed per handle (read-only)."""
     memo = turn.memo
     if memo is not None and "carried" in memo:
         return memo["carried"]
     out = dict(turn.agent.hands)
-    for c in held_containers(turn.game, turn.state, turn.agent):
+    for c in reachable_containers(turn):
         for h, n in turn.state.instances[c].contents.items():
             out[h] = out.get(h, 0) + n
     if memo is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
-from odyssey_env.verbs.common import acquire, ground
+from odyssey_env.verbs.common import acquire, ground, reachable_containers
 from odyssey_env.world import (
     add,
     container_room,
@@ -40,6 +40,7 @@ class Store(ActionRule):
     verb = "store"
     params = (("amount", "amount"), ("object_name", "object"), ("container_name", "container"))
     description = "Put objects from my hands (then from the ground here) into a container I hold or wear."
+    depends_on = ("hands", "worn", "containers", "ground")
 
     def apply(self, turn: Turn, n: int, handle: str, container: str) -> None:
         agent, area, state, game = turn.agent, turn.area, turn.state, turn.game
@@ -69,13 +70,15 @@ class Store(ActionRule):
 
     def candidates(self, turn: Turn):
         agent, area, state, game = turn.agent, turn.area, turn.state, turn.game
-        containers = list(held_containers(game, state, agent))
+        containers = reachable_containers(turn)
         if not containers:
             return
         hands, lying = agent.hands, area.objects
+        instances, objects = state.instances, game.objects
         options = []  # (handle, units available, size): the _storable test, once per handle
         for handle in hands:
-            t = known_object(game, state, handle)
+            inst = instances.get(handle)
+            t = objects[inst.type if inst is not None else handle]
             if t.category not in ("container", "station"):
                 options.append((handle, hands[handle] + lying.get(handle, 0), t.size))
         for handle, t in ground(turn):
@@ -109,6 +112,7 @@ class TakeOut(ActionRule):
     verb = "take out"
     params = (("object_name", "object"), ("container_name", "container"))
     description = "Take one object (or all the coins) out of a container I hold or wear, into a free hand."
+    depends_on = ("hands", "worn", "containers")
 
     def apply(self, turn: Turn, handle: str, container: str) -> None:
         agent, state, game = turn.agent, turn.state, turn.game
@@ -128,7 +132,7 @@ class TakeOut(ActionRule):
 
     def candidates(self, turn: Turn):
         agent, state, game = turn.agent, turn.state, turn.game
-        for container in held_containers(game, state, agent):
+        for container in reachable_containers(turn):
             for handle in state.instances[container].contents:
                 if fits_in_hands(game, agent, handle):
                     yield f"take out {handle} {container}"
@@ -139,6 +143,7 @@ class Discard(ActionRule):
     verb = "discard"
     params = (("amount", "amount"), ("object_name", "object"), ("container_name", "container"))
     description = "Empty objects from a container I hold or wear onto the ground here."
+    depends_on = ("hands", "worn", "containers")
 
     def apply(self, turn: Turn, n: int, handle: str, container: str) -> None:
         state = turn.state
@@ -156,6 +161,6 @@ class Discard(ActionRule):
 
     def candidates(self, turn: Turn):
         state = turn.state
-        for container in held_containers(turn.game, state, turn.agent):
+        for container in reachable_containers(turn):
             for handle, have in state.instances[container].contents.items():
                 yield from _amounts(self.verb, have, handle, container)

@@ -19,6 +19,7 @@ class Craft(ActionRule):
     verb = "craft"
     params = (("amount", "amount"), ("object_name", "object"))
     description = "Craft objects from carried ingredients, at the stations their recipe needs."
+    depends_on = ("hands", "worn", "containers", "ground")
 
     def apply(self, turn: Turn, n: int, name: str) -> None:
         game, state, agent, area = turn.game, turn.state, turn.agent, turn.area
@@ -55,8 +56,14 @@ class Craft(ActionRule):
                     continue
                 seen.add(product)
                 recipe = game.objects[product].recipe
-                most = min(carried.get(i, 0) // k for i, k in recipe.ingredients.items())
-                if most < 1 or any(s not in objects for s in recipe.stations):
+                most = None  # min() over the ingredients, stopping at the first one I lack
+                for i, k in recipe.ingredients.items():
+                    can = carried.get(i, 0) // k
+                    if most is None or can < most:
+                        most = can
+                        if not most:
+                            break
+                if not most or any(s not in objects for s in recipe.stations):
                     continue
                 yield f"craft 1 {product}"
                 if most > 1:
@@ -82,6 +89,7 @@ class Disassemble(ActionRule):
     params = (("object_name", "object"),)
     description = "Take apart a crafted object in my hands or on the ground, recovering half its ingredients."
     optional = True
+    depends_on = ("hands", "containers", "ground", "ground_contents")
 
     def apply(self, turn: Turn, handle: str) -> None:
         game, state, agent, area = turn.game, turn.state, turn.agent, turn.area
@@ -105,11 +113,13 @@ class Disassemble(ActionRule):
         turn.emit("object_disassembled", object=t.name, handle=handle, parts=parts)
 
     def candidates(self, turn: Turn):
-        game, state, agent = turn.game, turn.state, turn.agent
-        for handle in {**agent.hands, **turn.area.objects}:
-            inst = state.instances.get(handle)
-            if _salvageable(game.objects[type_of(state, handle)]) and not (inst and inst.contents):
-                yield f"disassemble {handle}"
+        instances, objects = turn.state.instances, turn.game.objects
+        out = []
+        for handle in {**turn.agent.hands, **turn.area.objects}:
+            inst = instances.get(handle)
+            if _salvageable(objects[inst.type if inst is not None else handle]) and not (inst and inst.contents):
+                out.append("disassemble " + handle)
+        return out
 
     def facts(self, game):
         yield Fact("crafting", "What does disassembling a crafted object give back?",

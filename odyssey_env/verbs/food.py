@@ -14,6 +14,7 @@ class Eat(ActionRule):
     params = (("object_name", "object"),)
     description = "Eat one food item that I carry or see here to restore health."
     optional = True
+    depends_on = ("hands", "worn", "containers", "ground")
 
     def apply(self, turn: Turn, name: str) -> None:
         game, state, agent, area = turn.game, turn.state, turn.agent, turn.area

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
-from odyssey_env.verbs.common import acquire, ground
+from odyssey_env.verbs.common import acquire, ground, reachable_containers
 from odyssey_env.world import (
     add,
     container_room,
@@ -17,7 +17,6 @@ from odyssey_env.world import (
     describe_holding,
     fits_in_hands,
     hands_free,
-    held_containers,
     known_object,
     npc_here,
     remove,
@@ -40,6 +39,7 @@ class PickUp(ActionRule):
     verb = "pick up"
     params = (("object_name", "object"),)
     description = "Pick up an object here: into a free hand, otherwise into my pack if it has room."
+    depends_on = ("ground", "hands", "worn", "containers")
 
     def apply(self, turn: Turn, handle: str) -> None:
         area, game, agent = turn.area, turn.game, turn.agent
@@ -73,12 +73,12 @@ class PickUp(ActionRule):
         free = hands_free(game, agent) >= 1
         coins_in_hand = currency in agent.hands
         pack = agent.equipment.get("pack")
+        lying = ground(turn)
+        if free:  # the common case: everything portable fits in a free hand
+            return ["pick up " + handle for handle, t in lying if t.category != "station"]
         room = container_room(game, state, pack) if pack is not None else -1
-        for handle, t in ground(turn):
-            if t.category == "station":
-                continue
-            if free or (coins_in_hand and handle == currency) or (room >= t.size and t.category != "container"):
-                yield f"pick up {handle}"
+        return ["pick up " + handle for handle, t in lying if t.category != "station" and (
+            (coins_in_hand and handle == currency) or (room >= t.size and t.category != "container"))]
 
     def facts(self, game):
         # The body is the game's (agent.hands), so the answer is counted, not assumed to be two.
@@ -93,6 +93,7 @@ class Drop(ActionRule):
     verb = "drop"
     params = (("object_name", "object"),)
     description = "Put down everything of one kind that I hold in my hands."
+    depends_on = ("hands",)
 
     def apply(self, turn: Turn, handle: str) -> None:
         n = turn.agent.hands.get(handle, 0)
@@ -105,8 +106,7 @@ class Drop(ActionRule):
                   area=turn.agent.area)
 
     def candidates(self, turn: Turn):
-        for handle in turn.agent.hands:
-            yield f"drop {handle}"
+        return list(map("drop ".__add__, turn.agent.hands))
 
 
 @action_rule
@@ -114,6 +114,7 @@ class Inspect(ActionRule):
     verb = "inspect"
     params = (("target", "object"),)
     description = "Look closely at an object I can see or carry, a creature here, or this area."
+    depends_on = ("place", "npcs", "hands", "worn", "containers", "ground")
 
     def apply(self, turn: Turn, target: str) -> None:
         state, game, agent = turn.state, turn.game, turn.agent
@@ -135,11 +136,9 @@ class Inspect(ActionRule):
         turn.emit("object_inspected", object=type_of(state, target), handle=target)
 
     def candidates(self, turn: Turn):
-        yield f"inspect {turn.agent.area}"
-        for handle in turn.area.npcs:
-            yield f"inspect {handle}"
-        for handle in _visible(turn):
-            yield f"inspect {handle}"
+        # Built with C-level maps rather than yields: this verb is listed afresh whenever anything here changes.
+        return ["inspect " + turn.agent.area, *map("inspect ".__add__, turn.area.npcs),
+                *map("inspect ".__add__, _visible(turn))]
 
 
 def _visible(turn: Turn) -> dict[str, None]:
@@ -147,7 +146,7 @@ def _visible(turn: Turn) -> dict[str, None]:
     agent, state = turn.agent, turn.state
     seen: dict[str, None] = dict.fromkeys(agent.hands)
     seen.update(dict.fromkeys(agent.equipment.values()))
-    for c in held_containers(turn.game, state, agent):
+    for c in reachable_containers(turn):
         seen.update(dict.fromkeys(state.instances[c].contents))
     seen.update(dict.fromkeys(turn.area.objects))
     return seen
@@ -190,6 +189,7 @@ class Equip(ActionRule):
     verb = "equip"
     params = (("object_name", "object"),)
     description = "Wear armor or a container (the pack) from my hands or from the ground here."
+    depends_on = ("hands", "worn", "ground")
 
     def apply(self, turn: Turn, handle: str) -> None:
         agent, area = turn.agent, turn.area
@@ -215,18 +215,20 @@ class Equip(ActionRule):
         turn.emit("object_equipped", object=t.name, handle=handle, slot=slot)
 
     def candidates(self, turn: Turn):
-        agent = turn.agent
-        worn = agent.equipment
-        seen = set()
-        for handle in agent.hands:
-            slot = known_object(turn.game, turn.state, handle).equip_slot
+        worn = turn.agent.equipment
+        instances, objects = turn.state.instances, turn.game.objects
+        out, seen = [], set()
+        for handle in turn.agent.hands:
+            inst = instances.get(handle)
+            slot = objects[inst.type if inst is not None else handle].equip_slot
             if slot is not None and slot not in worn:
                 seen.add(handle)
-                yield f"equip {handle}"
+                out.append("equip " + handle)
         for handle, t in ground(turn):
             slot = t.equip_slot
             if slot is not None and slot not in worn and handle not in seen:
-                yield f"equip {handle}"
+                out.append("equip " + handle)
+        return out
 
     def facts(self, game):
         yield Fact("body", "Can a weapon be equipped?", "no, weapons are held in the hands",
@@ -238,6 +240,7 @@ class Unequip(ActionRule):
     verb = "unequip"
     params = (("object_name", "object"),)
     description = "Take off something I wear and hold it in a free hand."
+    depends_on = ("worn", "hands")
 
     def apply(self, turn: Turn, handle: str) -> None:
         agent = turn.agent

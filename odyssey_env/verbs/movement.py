@@ -45,6 +45,7 @@ class Enter(ActionRule):
     verb = "enter"
     params = (("area_name", "area"),)
     description = "Walk to a neighboring area; a locked way needs its key in my hand."
+    depends_on = ("place", "exits", "combat", "hands")
 
     def apply(self, turn: Turn, target: str) -> None:
         agent, area = turn.agent, turn.area
@@ -88,6 +89,7 @@ class Lockpick(ActionRule):
     params = (("area_name", "area"),)
     description = "Try to pick the lock of a neighboring way with a lockpick in hand; picks can break."
     optional = True
+    depends_on = ("exits", "combat", "hands")
 
     @dataclass(frozen=True)
     class Params:

@@ -34,6 +34,7 @@ class TalkTo(ActionRule):
     verb = "talk to"
     params = (("npc_name", "npc"),)
     description = "Speak with someone here; merchants name their wares, guides give advice."
+    depends_on = ("npcs",)
 
     def apply(self, turn: Turn, handle: str) -> None:
         npc = npc_here(turn.state, turn.area, handle)
@@ -55,8 +56,7 @@ class TalkTo(ActionRule):
         turn.emit("talked_to", npc=handle, type=npc.type, area=npc.area)
 
     def candidates(self, turn: Turn):
-        for handle in turn.area.npcs:
-            yield f"talk to {handle}"
+        return list(map("talk to ".__add__, turn.area.npcs))
 
 
 @action_rule
@@ -65,6 +65,7 @@ class Pickpocket(ActionRule):
     params = (("npc_name", "npc"),)
     description = "Try to lift coins or an item from someone here into a free hand; getting caught costs trust."
     optional = True
+    depends_on = ("npcs", "npc_goods", "npc_moods", "hands")
 
     @dataclass(frozen=True)
     class Params:

@@ -15,6 +15,7 @@ class Write(ActionRule):
     verb = "write"
     params = (("text", "text"), ("writable_name", "writable"))
     description = 'Write text (in double quotes) on a writable I hold, with a writing tool in my other hand.'
+    depends_on = ("hands",)
 
     def apply(self, turn: Turn, text: str, handle: str) -> None:
         state, game = turn.state, turn.game

@@ -20,6 +20,7 @@ import pytest
 from odyssey_env import load_game
 from odyssey_env.engine import Engine, Outcome
 from odyssey_env.game import Game
+from odyssey_env.listing import CHECK_ENV
 from odyssey_env.state import Area, Npc
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
@@ -217,3 +218,10 @@ class Scripted(random.Random):
 @pytest.fixture
 def scripted() -> type[Scripted]:
     return Scripted
+
+
+@pytest.fixture(autouse=True)
+def _check_valid_actions(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every engine these tests build compares each cached valid-action listing with a fresh one and
+    fails on any difference (odyssey_env.listing), so every walk here also checks the cache."""
+    monkeypatch.setenv(CHECK_ENV, "1")

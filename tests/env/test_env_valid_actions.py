@@ -1,9 +1,11 @@
 """Valid actions are sound (every listed command executes without failing) and complete (every command
 that would succeed is listed, with amounts summarised as the smallest and the largest feasible one).
 
-Both properties are checked from the states of long seeded random walks, on the Base game and on the
-tiny test game that switches on every optional verb. Each candidate command is tried from the same
-state (restored from a pickle snapshot), so the checks see exactly what an agent would.
+Both properties are checked from the states of long seeded random walks, on every shipped game and on
+the tiny test game that switches on every optional verb. Each candidate command is tried from the same
+state (restored from a pickle snapshot), so the checks see exactly what an agent would. The engines run
+with the valid-action cache's check mode on (tests/env/conftest.py): every listing of these walks is
+also compared with a fresh one.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import random
 
 import pytest
 
-from odyssey_env import load_game
+from odyssey_env import available_games, load_game
 from odyssey_env.engine import Engine, Turn
 from odyssey_env.parsing import parse
 
@@ -49,7 +51,7 @@ def _walk_states(engine: Engine, steps: int, seed: int, every: int = 1):
         assert not out.invalid and not out.failed, (i, command, engine.state.feedback[PLAYER])
 
 
-GAMES = ["base", "tiny"]
+GAMES = [*available_games(), "tiny"]
 
 
 def _game(name, tiny_game):

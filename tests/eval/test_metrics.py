@@ -135,3 +135,47 @@ def test_trajectory_lines_are_plain_compact_json():
         assert _dumps(record) == json.dumps(record, separators=(",", ":"))
     with pytest.raises(TypeError, match="not JSON serializable"):
         _dumps({"bad": object()})
+
+
+def test_trajectory_lines_are_written_as_the_json_module_writes_them():
+    """The line encoder (orjson when installed) gives json's bytes, byte for byte."""
+    from odyssey_eval import trajectory
+
+    records = [*scripted().steps, scripted().reset,
+               {"s": 'quote " backslash \\ newline \n tab \t control \x01 del \x7f', "n": None, "t": [True, False],
+                "nested": {"x": [{"y": 2, "z": -0.5}]}, "big": 2**70, 3: "an int key"},
+               {"words": "agents may say caf\u00e9 or \U0001f600", "f": 0.25},
+               *({"step": 3, "decision_time": t, "observation": "free-standing"} for t in (1.2e-05, 1e-06, 3.5e-07)),
+               *({"step": 3, "decision_time": t} for t in (1.2e-05, 1e-06, 0.5, 1e-4, 0.0, 2.0)),
+               {"seconds": [1e-06, 1.5e-05, 0.25], "accuracy": 1e-05}, {"f": -2.5e-05, "g": 1e16, "h": 1e22}]
+    for record in records:
+        expected = (json.dumps(record, separators=(",", ":")) + "\n").encode()
+        assert trajectory._encode_line(record) == expected, record
+    try:
+        import orjson  # noqa: F401
+    except ImportError:
+        assert trajectory._encode_line is trajectory._json_line
+    else:
+        assert trajectory._encode_line is not trajectory._json_line  # the eval extra's fast path is in use
+    with pytest.raises(TypeError, match="not JSON serializable"):
+        trajectory._encode_line({"bad": object()})
+
+
+def test_what_json_refuses_is_refused_whatever_the_encoder():
+    import dataclasses
+    import datetime
+    import enum
+
+    from odyssey_eval import trajectory
+
+    @dataclasses.dataclass
+    class Point:
+        x: int
+
+    class Kind(str, enum.Enum):
+        A = "a"
+
+    for bad in (Point(1), datetime.date(2020, 1, 1)):
+        with pytest.raises(TypeError, match="not JSON serializable"):
+            trajectory._encode_line({"bad": bad})
+    assert trajectory._encode_line({"k": Kind.A}) == (json.dumps({"k": Kind.A}, separators=(",", ":")) + "\n").encode()

@@ -192,8 +192,12 @@ def test_the_dependency_graph_opens_and_its_legend_filters_arcs(browser, run, tm
     page = write_view(run, tmp_path / "view.html")
     open_page(browser, page)
     assert browser.execute_script("return document.querySelectorAll('#deps-body path').length") == 0  # lazy
+    from selenium.webdriver.support.ui import WebDriverWait
+
     browser.find_element("css selector", "#deps > summary").click()
-    box = browser.find_element("css selector", "#deps-body input[type=checkbox]")
+    # the diagram is built when first opened: on a loaded machine that takes a moment
+    box = WebDriverWait(browser, 30).until(
+        lambda b: b.find_elements("css selector", "#deps-body input[type=checkbox]"))[0]
     pair = box.get_attribute("data-pair")
     count = f"return [...document.querySelectorAll('#deps-body path[data-pair]')].filter(p => " \
             f"p.getAttribute('data-pair') === {pair!r} && getComputedStyle(p).display !== 'none').length"

@@ -1,0 +1,164 @@
+"""``agent=latent_memory``: a ReAct agent whose memory of past steps lives in the model's attention.
+
+After every step the agent writes the step's text (the observation, its reasoning and action) into
+a bounded pool of per-layer key/value vectors (:mod:`~odyssey_agents.latent.pool`); every later
+model call — acting, reflecting, summarising, answering QA questions — reads the whole pool through
+the model's own attention (:mod:`~odyssey_agents.latent.attention`). The text prompt holds only the
+current observation (plus whatever add-ons put there): the prompt stays bounded while the memory
+lives in hidden states, as in MemoryLLM. Each write adds the step's tokens; when the pool is full,
+old tokens are dropped at random. It works with any Hugging Face causal LM whose attention goes
+through transformers' attention registry (Llama, Qwen2/3, Mistral, SmolLM, Gemma, ...), on CPU or
+GPU, without training anything.
+
+Settings: ``pool_size`` (tokens per layer, default 2048), ``write_tokens`` (tokens of each step kept,
+from its end; null keeps the whole step). Checkpoints hold the pool (``latent_pool.safetensors``);
+a resumed run continues with the same memory, bit for bit on CPU.
+
+The published MemoryLLM / M+ checkpoints (8B Llama-3 models with their own memory modules and
+flash-attention, CUDA only) are not loaded by this agent.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from odyssey_agents.base import Call, Decision, Task
+from odyssey_agents.errors import ConfigError
+from odyssey_agents.llm.protocol import LLM
+from odyssey_agents.memory import StepRecord
+from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
+from odyssey_agents.training import require_train
+from odyssey_agents.training.agent import local_model
+
+__all__ = ["LatentMemoryAgent"]
+
+
+class LatentConfigError(ConfigError):
+    """A latent memory setting out of range, or a model that cannot carry the pool."""
+
+
+class LatentMemoryAgent(ReActAgent):
+    """ReAct with a bounded latent key/value memory (see the module docstring)."""
+
+    name = "latent_memory"
+
+    def __init__(self, llm: LLM, *, pool_size: int = 2048, write_tokens: int | None = None, **kwargs: Any):
+        from odyssey_agents.latent.pool import LatentPool
+
+        self.model_llm = local_model(llm, self.name)
+        if int(pool_size) < 1:
+            raise LatentConfigError(f"pool_size must be at least 1, got {pool_size}")
+        if write_tokens is not None and int(write_tokens) < 1:
+            raise LatentConfigError(f"write_tokens must be at least 1 or null, got {write_tokens}")
+        self.write_tokens = None if write_tokens is None else int(write_tokens)
+        self.pool = LatentPool(int(pool_size), seed=self.model_llm.seed)
+        self._reader: Any = None
+        self._rotate: Any = None
+        self._layers = 0
+        self.write_seconds = 0.0
+        self.written_tokens = 0
+        super().__init__(llm, **kwargs)
+
+    @classmethod
+    def from_config(cls, params: Mapping[str, Any], llm_cfg: Mapping[str, Any], seed: int) -> ReActAgent:
+        require_train("torch", f"agent {cls.name!r}")
+        return super().from_config(params, llm_cfg, seed)
+
+    # ------------------------------------------------------------------ set-up
+    def _attach(self) -> None:
+        if self._reader is not None:
+            return
+        from odyssey_agents.latent.attention import LatentAttachError, attach
+
+        try:
+            self._reader, self._rotate, self._layers = attach(self.model_llm.model)
+        except LatentAttachError as exc:
+            raise LatentConfigError(f"agent latent_memory cannot use {self.model_llm.model_name}: {exc}") from None
+        self._publish()
+
+    def _publish(self) -> None:
+        """Show the pool to the attention function (and drop prompt caches computed without it)."""
+        self._reader.memory = self.pool.rotated(self._rotate)
+        self.model_llm.invalidate_caches()
+
+    def reset(self, task: Task) -> None:
+        super().reset(task)
+        self.pool.clear()
+        self.write_seconds = 0.0
+        self.written_tokens = 0
+        self._attach()
+        self._publish()
+
+    # ------------------------------------------------------------------ acting
+    def act(self, observation: str, info: dict[str, Any]) -> Decision:
+        self._attach()
+        decision = super().act(observation, info)
+        write = self._write(self.previous) if self.previous is not None else None
+        if write is not None:
+            decision.usage.add(write)
+        return decision
+
+    def _write(self, record: StepRecord) -> Call | None:
+        """Read the step's text with the pool in view and add its keys and values to the pool."""
+        import torch
+
+        start = time.perf_counter()
+        llm = self.model_llm
+        ids = llm._encode(record.render() + "\n\n")
+        if self.write_tokens is not None:
+            ids = ids[-self.write_tokens:]
+        if not ids:
+            return None
+        model = llm.model
+        tensor = torch.tensor([ids], dtype=torch.long, device=next(model.parameters()).device)
+        with torch.no_grad(), self._reader.recording() as captured:
+            model(input_ids=tensor, use_cache=False)
+        if len(captured) != self._layers:
+            raise LatentConfigError(f"writing to the latent pool saw {len(captured)} of {self._layers} layers")
+        keys = [captured[i][0] for i in range(self._layers)]
+        values = [captured[i][1] for i in range(self._layers)]
+        positions = torch.arange(len(ids), dtype=torch.long, device=tensor.device)
+        self.pool.add(keys, values, positions, record.step)
+        self._publish()
+        seconds = time.perf_counter() - start
+        self.write_seconds += seconds
+        self.written_tokens += len(ids)
+        return Call("memorise", len(ids), 0, round(seconds, 6))
+
+    # ------------------------------------------------------------------ checkpoints
+    def save(self, directory: Path) -> None:
+        super().save(directory)
+        self.pool.save(Path(directory))
+
+    def load(self, directory: Path) -> None:
+        from odyssey_agents.latent.pool import PoolCheckpointError
+
+        super().load(directory)
+        self._attach()
+        device = next(self.model_llm.model.parameters()).device
+        try:
+            self.pool.load(Path(directory), device, self._layers)
+        except PoolCheckpointError as exc:
+            raise LatentConfigError(str(exc)) from None
+        self._publish()
+
+    def _state(self) -> dict[str, Any]:
+        return {"write_seconds": self.write_seconds, "written_tokens": self.written_tokens}
+
+    def _set_state(self, state: dict[str, Any]) -> None:
+        self.write_seconds = float(state["write_seconds"])
+        self.written_tokens = int(state["written_tokens"])
+
+    # ------------------------------------------------------------------ reporting
+    def _own_description(self) -> dict[str, Any]:
+        return {"pool_size": self.pool.size, "write_tokens": self.write_tokens}
+
+    def stats(self) -> dict[str, Any]:
+        return {**super().stats(), "latent": {**self.pool.stats(), "written_tokens": self.written_tokens,
+                                              "seconds": round(self.write_seconds, 3)}}
+
+
+__all__ += ["AgentConfigError", "LatentConfigError"]
