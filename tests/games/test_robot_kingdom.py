@@ -29,10 +29,12 @@ from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.env import OdysseyEnv
 from odyssey_env.game import GAMES_DIR, Game
+from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import BASE_VERBS
 from odyssey_env.verbs.combat import stance
+from odyssey_env.world import add
 
 GAME = "robot_kingdom"
 VERBS = ("salvage", "scavenge", "rally", "siphon", "jam", "overload")
@@ -46,6 +48,15 @@ OWN_WORLD_EVENTS = frozenset({"npc_intimidated", "npc_powered_down", "npc_fled",
                               "merchant_migrated", "devil_burn", "united_presence", "agent_hit", "agent_ambushed",
                               "agent_died", "level_up", "npc_spawned", "npc_respawned", "npc_defeated"})
 _counter = itertools.count()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _check_valid_actions():
+    """Every engine built here compares each cached valid-action listing with a fresh one and fails on any
+    difference (odyssey_env.listing): each walk and listing below also checks the verbs' ``depends_on``."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(CHECK_ENV, "1")
+        yield
 
 
 def variant(root: Path, params: dict[str, dict[str, Any]] | None = None, change=None) -> Game:
@@ -833,6 +844,75 @@ def test_united_presence_with_two_agents() -> None:
 def test_united_presence_does_nothing_alone(k) -> None:
     k.do("wait")
     assert k.agent.defense == 0 and "united_presence" not in k.state.rule_data
+
+
+# ============================================================================ the valid-action cache
+def test_listings_follow_what_another_agent_changes(quiet_game) -> None:
+    """Scavenge, rally, siphon and jam read the kingdom's memory (``rule_data``) and a machine's health, which
+    no fingerprint covers: another agent changes them without touching anything of mine, and my next
+    listing still follows (the check mode would raise on a stale one)."""
+    engine = Engine(quiet_game, 0, agents=(PLAYER, "bo"), options={"expansion": False})
+    assert engine.check_valid_actions
+    k = Kingdom(engine)
+    k.goto("signal_tower")
+    bo = engine.state.agents["bo"]
+    bo.area = "signal_tower"
+    sentinel = k.npc("oath_sentinel")
+    sentinel.hp = 20
+    (cell,) = k.hold("charged_cell")
+    add(bo.hands, "charged_cell")
+    assert k.listed("scavenge") == ["scavenge"] and k.listed("rally") == []
+    assert k.listed("siphon") == [f"siphon {cell} {sentinel.handle}"]
+    for _ in range(2):
+        engine.step({"bo": "scavenge"})
+    assert k.listed("scavenge") == []
+    engine.step({"bo": f"siphon charged_cell {sentinel.handle}"})  # 20 + 40: awake and full
+    assert sentinel.hp == sentinel.max_hp and k.listed("siphon") == []
+    assert k.listed("rally") == [f"rally {sentinel.handle}"]
+    engine.step({"bo": f"rally {sentinel.handle}"})
+    assert k.listed("rally") == []
+    hound = k.npc("gearhound")
+    (wedge,) = k.hold("iron_wedge")
+    add(bo.hands, "gear_spike")
+    assert k.listed("jam") == [f"jam {wedge} {hound.handle}"]
+    engine.step({"bo": f"jam gear_spike {hound.handle}"})
+    assert k.listed("jam") == []
+    add(bo.hands, "rustling_husk")
+    assert k.listed("salvage") == []
+    engine.step({"bo": "drop rustling_husk"})
+    assert k.listed("salvage") == ["salvage rustling_husk"]
+
+
+def test_salvage_and_overload_are_listed_from_the_cache_while_what_they_read_stays(k, monkeypatch) -> None:
+    """The two verbs that read only what is carried (and, for salvage, what lies here) are listed afresh
+    only when that changes; the verbs that declare nothing are listed at every call."""
+    k.engine.check_valid_actions = False  # the check lists every verb afresh beside the cache
+    calls: dict[str, int] = {}
+    for verb in ("salvage", "overload", "scavenge"):
+        cls = type(k.engine.rules.actions[verb])
+
+        def counted(self, turn, _inner=cls.candidates, _verb=verb):
+            calls[_verb] = calls.get(_verb, 0) + 1
+            return _inner(self, turn)
+
+        monkeypatch.setattr(cls, "candidates", counted)
+
+    def listed_afresh() -> set[str]:
+        before = dict(calls)
+        k.listed()
+        return {v for v in calls if calls[v] != before.get(v, 0)}
+
+    pack = k.wear("tinker_satchel")
+    k.stash(pack, "storm_coil")
+    assert listed_afresh() == {"salvage", "overload", "scavenge"}
+    k.do("wait")
+    assert listed_afresh() == {"scavenge"}
+    k.put("rustling_husk")
+    assert listed_afresh() == {"salvage", "scavenge"}
+    assert k.listed("salvage") == ["salvage rustling_husk"] and k.listed("overload") == ["overload storm_coil"]
+    k.state.instances[pack].contents.clear()
+    assert listed_afresh() == {"salvage", "overload", "scavenge"}
+    assert k.listed("overload") == []
 
 
 # ============================================================================ facts, predicate

@@ -118,6 +118,8 @@ class Salvage(ActionRule):
     params = (("object_name", "object"),)
     description = "Strip a wreck in my hands, my pack or on the ground here for parts; the parts fall at my feet."
     optional = True
+    # what is carried (hands, containers held or worn) and what lies here; a handle names its type for good
+    depends_on = ("hands", "worn", "containers", "ground")
 
     @dataclass(frozen=True)
     class Params:
@@ -164,6 +166,7 @@ class Scavenge(ActionRule):
     params = ()
     description = "Search this area for something useful hidden in the wreckage; each area hides only a few things."
     optional = True
+    # no depends_on: what an area still hides lives in rule_data, which another agent's search changes
 
     @dataclass(frozen=True)
     class Params:
@@ -205,6 +208,7 @@ class Rally(ActionRule):
     params = (("npc_name", "npc"),)
     description = "Call a woken sentinel here to my side: it strikes my foe every turn while we stand together."
     optional = True
+    # no depends_on: who is awake and who follows whom live in rule_data (siphon, intimidation, other agents)
 
     @dataclass(frozen=True)
     class Params:
@@ -260,6 +264,7 @@ class Siphon(ActionRule):
     description = ("Pour a charged cell I carry into a friendly machine here (mending and waking it), or drain a "
                    "hostile machine into an empty cell (hurting it and charging the cell).")
     optional = True
+    # no depends_on: a friendly machine's health and whether it is awake (rule_data) are in no fingerprint
 
     @dataclass(frozen=True)
     class Params:
@@ -340,6 +345,7 @@ class Jam(ActionRule):
     description = ("Drive a wedge I carry into a hostile machine's gears here: its strikes fail for a few turns "
                    "(the wedge drops when it falls).")
     optional = True
+    # no depends_on: the jams in force live in rule_data, which another agent's jam changes within a step
 
     @dataclass(frozen=True)
     class Params:
@@ -405,6 +411,7 @@ class Overload(ActionRule):
     params = (("object_name", "object"),)
     description = "Overload a charged component I carry: it bursts, striking every hostile machine here."
     optional = True
+    depends_on = ("hands", "worn", "containers")  # what is carried; a handle names its type for good
 
     @dataclass(frozen=True)
     class Params:
