@@ -10,6 +10,7 @@ emptied signal tower, so that each test places exactly what it talks about.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import itertools
 import json
 import os
@@ -29,10 +30,11 @@ from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.env import OdysseyEnv
 from odyssey_env.game import GAMES_DIR, Game
+from odyssey_env.games.robot_kingdom import rules as shipped_rules
 from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
-from odyssey_env.rules import BASE_VERBS
+from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook
 from odyssey_env.verbs.combat import stance
 from odyssey_env.world import add
 
@@ -60,7 +62,11 @@ def _check_valid_actions():
 
 
 def variant(root: Path, params: dict[str, dict[str, Any]] | None = None, change=None) -> Game:
-    """A copy of the game (rules.py included) with rule parameters overridden, loaded afresh."""
+    """A copy of the game with rule parameters overridden, loaded afresh.
+
+    Its rules are rebuilt from the shipped module, ``odyssey_env.games.robot_kingdom.rules``: the copy's
+    ``rules.py`` imports as a module of its own, and the tests must run the one that ships (the one
+    ``tools/mutation.py`` mutates)."""
     world = json.loads((GAMES_DIR / GAME / "world.json").read_text())
     quest = json.loads((GAMES_DIR / GAME / "quest.json").read_text())
     for rule, values in (params or {}).items():
@@ -72,7 +78,13 @@ def variant(root: Path, params: dict[str, dict[str, Any]] | None = None, change=
     (folder / "world.json").write_text(json.dumps(world))
     (folder / "quest.json").write_text(json.dumps(quest))
     shutil.copy(GAMES_DIR / GAME / "rules.py", folder / "rules.py")
-    return load_game(folder, cache=False, trust=True)
+    game = load_game(folder, cache=False, trust=True)
+    spec = game.spec.game
+    rules = RuleBook([*BASE_RULE_MODULES, shipped_rules], verbs=spec.verbs, step_rules=spec.step_rules,
+                     disable=spec.disable, params=spec.params)
+    game = dataclasses.replace(game, rules=rules)
+    rules.steps = [rule for rule in rules.steps if rule.active(game)]
+    return game
 
 
 class Kingdom(Harness):
