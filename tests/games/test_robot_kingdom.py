@@ -35,6 +35,7 @@ from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook
+from odyssey_env.steprules.living import move_npc
 from odyssey_env.verbs.combat import stance
 from odyssey_env.world import add
 
@@ -851,11 +852,238 @@ def test_united_presence_with_two_agents() -> None:
     obs, *_ = env.step({"ada": "enter wreck_field", "bo": "wait"})
     assert state.agents["ada"].defense == state.agents["bo"].defense == 0
     assert "No one stands with me now" in obs["bo"]
+    obs, _, _, _, infos = env.step({"ada": "wait", "bo": "wait"})
+    assert "No one stands with me now" not in obs["bo"]  # said once
+    assert not [e for e in infos["bo"]["events"] if e["kind"] == "united_presence"]
 
 
 def test_united_presence_does_nothing_alone(k) -> None:
     k.do("wait")
     assert k.agent.defense == 0 and "united_presence" not in k.state.rule_data
+
+
+# ============================================================================ edges (found by mutation testing)
+def test_a_jam_lasts_exactly_its_turns(k) -> None:
+    """An iron wedge jams 3 turns, the one it is driven in first; the next strike lands, and the jam is
+    forgotten as soon as its last turn is played (so it may be jammed again)."""
+    jug = k.npc("siege_juggernaut")  # pattern: defend, attack, wait, attack, wait, wait
+    k.hold("iron_wedge")
+    k.hold("gear_spike")
+    k.ok(f"jam iron_wedge {jug.handle}")  # turn 1: it guards
+    k.do("wait")  # turn 2: its strike fails
+    assert k.events("strike_jammed") and not k.events("agent_hit")
+    k.do(f"jam gear_spike {jug.handle}")  # turn 3, the last jammed one: it pauses
+    assert k.outcome.failed and "its gears are already jammed." in k.feedback
+    assert jug.handle not in k.state.rule_data["jam"]["until"]
+    assert f"jam gear_spike {jug.handle}" in k.listed("jam")
+    k.do("wait")  # turn 4: free again, it strikes
+    assert k.events("agent_hit") and not k.events("strike_jammed")
+
+
+def test_is_machine_without_a_siphon_rule() -> None:
+    """With no siphon verb in a game, every enemy and fighter runs on power, and people do not."""
+    from types import SimpleNamespace
+
+    from odyssey_env.games.robot_kingdom.rules import is_machine
+
+    engine = SimpleNamespace(rules=SimpleNamespace(actions={}), game=load_game(GAME))
+    assert [is_machine(engine, t) for t in ("gearhound", "oath_sentinel", "scrap_peddler", "cogwright_ilsa")] == [
+        True, True, False, False]
+
+
+def test_what_lies_on_the_ground_is_not_carried(k) -> None:
+    jug = k.npc("siege_juggernaut")
+    k.put("drained_cell")
+    k.put("iron_wedge")
+    k.put("spark_cap")
+    k.fails(f"siphon drained_cell {jug.handle}", "Cannot siphon with drained_cell: I do not carry it.")
+    k.fails(f"jam iron_wedge {jug.handle}", "Cannot jam with iron_wedge: I do not carry it.")
+    k.fails("overload spark_cap", "Cannot overload spark_cap: I do not carry it.")
+
+
+def test_a_burst_or_an_ally_always_does_at_least_1_damage(k) -> None:
+    regent = k.npc("iron_regent")  # defense 10
+    k.hold("spark_cap")  # blast 10
+    k.ok("overload spark_cap")
+    assert regent.hp == regent.max_hp - 1 and f"The burst hits {regent.handle} for 1 damage" in k.feedback
+    sentinel = _awake_sentinel(k)
+    k.ok(f"rally {sentinel.handle}")
+    rat = k.npc("rustling")  # its attack stance: no guard against the ally
+    rat.defense, rat.hp, rat.max_hp = 30, 2, 20
+    rat.engaged, k.agent.combat = PLAYER, rat.handle
+    k.do("wait")
+    assert k.events("ally_struck") == [{"npc": sentinel.handle, "target": rat.handle, "damage": 1}]
+    assert f"{sentinel.handle} strikes {rat.handle} for 1 damage (1/20 health left)." in k.feedback
+    assert rat.hp == 1 and rat.handle in k.state.npcs
+
+
+def test_scrap_mending_stops_at_full_health(k) -> None:
+    hound = k.npc("gearhound")
+    hound.hp = 38
+    k.put("rust_scrap")
+    k.do("wait")
+    assert hound.hp == 42 and "(+4 health, 42/42)" in k.feedback
+
+
+def test_intimidation_thresholds(k) -> None:
+    """A roaming trader flees at a third of its health (a boundary included), not above; a friendly at 1
+    health is left alone."""
+    calm, scared = k.npc("scrap_peddler"), k.npc("scrap_peddler")
+    k.clear("armory_ruin")
+    for npc, hp in ((calm, 37), (scared, 36)):  # -2: 35 stays, 34 = 0.34 of 100 flees
+        npc.max_hp, npc.hp = 100, hp
+    k.npc("gearhound")
+    k.do("wait")
+    assert (calm.area, calm.hp, scared.area, scared.hp) == ("signal_tower", 35, "armory_ruin", 34)
+    sentinel = k.npc("oath_sentinel")
+    sentinel.hp = 1
+    k.do("wait")
+    assert sentinel.hp == 1 and sentinel.handle not in [e["npc"] for e in _here(k, "npc_intimidated")]
+
+
+def test_devil_drain_spares_an_agent_in_the_tutorial(k) -> None:
+    k.hold("hellbrass_shard", 5)
+    k.agent.in_tutorial = True
+    hp = k.agent.hp
+    k.do("wait")
+    assert k.agent.hp == hp and not k.events("devil_burn")
+
+
+def test_tactical_warnings_come_from_the_first_friendly_and_only_in_a_fight(k) -> None:
+    peddler, _other = k.npc("scrap_peddler"), k.npc("scrap_peddler")
+    hound = k.npc("gearhound")
+    hound.engaged = PLAYER  # engaged with me, but I am not fighting: its rhythm does not run, nobody warns
+    k.do("wait")
+    assert not k.events("tactical_warning")
+    k.ok(f"attack {hound.handle}")
+    assert [e["by"] for e in k.events("tactical_warning")] == [peddler.handle]
+
+
+def _reclaiming(tmp_path, **params) -> Kingdom:
+    game = variant(tmp_path, {**QUIET, "reclamation": {"period": 1, "chance": 1.0, "max_alive": 20, **params}})
+    h = Kingdom(Engine(game, 0, options={"expansion": False}))
+    h.goto("signal_tower")  # behind the bastion lock: not open land
+    return h
+
+
+def test_reclamation_remembers_where_agents_stand(k) -> None:
+    k.do("wait")
+    assert k.state.rule_data["reclamation"]["last_seen"]["signal_tower"] == k.state.step
+
+
+def test_reclamation_starts_when_land_has_waited_its_delay(tmp_path) -> None:
+    h = _reclaiming(tmp_path, delay=10)
+    claims = [(h.state.step, e.data) for _ in range(10) for e in [h.do("wait")] and h.outcome.events
+              if e.kind == "territory_reclaimed"]
+    assert [step for step, _ in claims] == [10]
+
+
+def test_reclamation_counts_from_the_last_visit_and_claims_an_area_once(tmp_path) -> None:
+    h = _reclaiming(tmp_path, delay=10)
+    seen = h.state.rule_data["reclamation"]["last_seen"]
+    for name in h.state.areas:
+        seen[name] = 10**6  # as if visited in the far future: never due
+    seen["wreck_field"] = 5
+    claims = [(h.state.step, e.data["area"]) for _ in range(25) for e in [h.do("wait")] and h.outcome.events
+              if e.kind == "territory_reclaimed"]
+    assert claims == [(15, "wreck_field")]
+
+
+def test_reclamation_with_no_room_per_area(tmp_path) -> None:
+    h = _reclaiming(tmp_path, delay=0, per_area=0)
+    assert not [e for e in h.wait(5) if e.kind == "territory_reclaimed"]
+
+
+def _corrosion(k: Kingdom) -> dict[str, Any]:
+    return k.state.rule_data["corrosion"]["litter"]
+
+
+def _wait_for_rust(k: Kingdom, steps: int) -> list[tuple[int, dict]]:
+    rusted = []
+    for _ in range(steps):
+        k.do("wait")
+        rusted += [(k.state.step, e.data) for e in k.outcome.events if e.kind == "object_corroded"]
+    return rusted
+
+
+def test_corrosion_notices_litter_on_its_period_and_rusts_it_exactly_its_delay_later(k) -> None:
+    while k.state.step % 5 != 1:
+        k.do("wait")
+    k.hold("iron_rod")
+    k.do("drop iron_rod")  # between two corrosion runs
+    noticed = k.state.step + (-k.state.step) % 5
+    k.wait(noticed - k.state.step + 5)
+    assert _corrosion(k) == {"signal_tower": [["iron_rod", 1, noticed]]}  # once, not again each run
+    rusted = _wait_for_rust(k, 45)
+    assert rusted == [(noticed + 40, {"area": "signal_tower", "object": "iron_rod", "amount": 1})]
+    assert k.area.objects == {"rust_scrap": 1} and _corrosion(k) == {}
+
+
+def test_corrosion_counts_from_the_last_drop(k) -> None:
+    """Picked up and dropped again later, a thing rusts the full delay after the second drop."""
+    k.hold("iron_rod")
+    k.do("drop iron_rod")
+    k.wait(10)
+    k.do("pick up iron_rod")
+    k.wait(5)
+    assert _corrosion(k) == {}  # picked up: forgotten
+    k.wait(10)
+    k.do("drop iron_rod")
+    second = k.state.step
+    rusted = _wait_for_rust(k, 50)
+    assert len(rusted) == 1 and second + 40 <= rusted[0][0] < second + 45
+
+
+def test_corrosion_forgets_the_newest_pieces_first(k) -> None:
+    k.hold("iron_rod", 2)
+    k.do("drop iron_rod")
+    k.wait(10)
+    k.hold("iron_rod")
+    k.do("drop iron_rod")  # 1 more, 10 steps later
+    k.wait(10)
+    (old, new) = _corrosion(k)["signal_tower"]
+    assert (old[:2], new[:2]) == (["iron_rod", 2], ["iron_rod", 1]) and new[2] > old[2]
+    k.do("pick up iron_rod")  # one of three: the newest pile goes
+    k.do("pick up iron_rod")  # and one of the old pair
+    k.wait(5)
+    assert _corrosion(k) == {"signal_tower": [["iron_rod", 1, old[2]]]}
+    rusted = _wait_for_rust(k, 40)
+    assert [(step, data["amount"]) for step, data in rusted] == [(old[2] + 40, 1)]
+
+
+def test_corrosion_remembers_only_the_newest_piles(tmp_path) -> None:
+    game = variant(tmp_path, {**QUIET, "corrosion": {"max_litter": 2}})
+    h = Kingdom(Engine(game, 0, options={"expansion": False}))
+    h.goto("signal_tower")
+    for kind in ("iron_rod", "copper_coil", "tin_sheet"):
+        h.hold(kind)
+        h.do(f"drop {kind}")
+        h.wait(5)
+    assert [pile[0] for pile in h.state.rule_data["corrosion"]["litter"]["signal_tower"]] == ["copper_coil",
+                                                                                          "tin_sheet"]
+    h.wait(45)
+    assert h.area.objects == {"iron_rod": 1, "rust_scrap": 2}  # the forgotten rod never rusts
+
+
+def test_forge_migration_one_trader_per_free_forge(k) -> None:
+    state = k.state
+    state.areas["bastion_gate"].exits["muster_yard"].locked = False
+    state.areas["muster_yard"].exits["bastion_gate"].locked = False
+    first = next(n for n in state.npcs.values() if n.type == "scrap_peddler" and n.area == "oil_springs")
+    move_npc(k.engine, first, "bastion_gate")
+    second = k.npc("scrap_peddler", area="bastion_gate")
+    while state.step % 20 != 19:
+        k.do("wait")
+    k.do("wait")
+    assert [e.data for e in k.outcome.events if e.kind == "merchant_migrated"] == [
+        {"npc": first.handle, "type": "scrap_peddler", "frm": "bastion_gate", "to": "muster_yard"}]
+    assert (first.area, second.area) == ("muster_yard", "bastion_gate")
+
+
+def test_has_used_zero_times_is_always_true(k) -> None:
+    from odyssey_env.games.robot_kingdom.rules import has_used
+
+    assert has_used(k.engine, k.agent, "jam", count=0) and not has_used(k.engine, k.agent, "jam")
 
 
 # ============================================================================ the valid-action cache
@@ -938,10 +1166,30 @@ def test_every_rule_of_the_kingdom_declares_true_facts() -> None:
         for f in facts:
             assert f.question.endswith("?") and len(set(f.distractors)) == 3 and f.answer not in f.distractors, f
         answers[rule.name] = [f.answer for f in facts]
-    assert answers["salvage"][0] == "1 copper_coil, 1 tin_sheet, 1 rust_scrap"
-    assert answers["jam"][0] == "3" and answers["devil_drain"] == ["3"]
-    assert answers["united_presence"] == ["3 defense each"]
-    assert "jammed" in " ".join(f.question for f in game.rules.step_rule("combat_rhythm").facts(game))
+    assert answers == {
+        "salvage": ["1 copper_coil, 1 tin_sheet, 1 rust_scrap", "on the ground at my feet"],
+        "scavenge": ["it runs out of finds and is picked clean"],
+        "rally": ["siphon power into it", "it strikes my foe every turn while we stand together"],
+        "siphon": ["it loses health and the cell becomes charged", "it wakes and mends it"],
+        "jam": ["3", "it falls out when the machine is defeated"],
+        "overload": ["every hostile machine in the area"],
+        "corrosion": ["they rust into rust_scrap after a while"],
+        "intimidation": ["they lose health"],
+        "reclamation": ["war machines move back in"],
+        "united_presence": ["3 defense each"],
+        "tactical_warnings": ["a friendly in the area calls it out"],
+        "forge_migration": ["to the forges"],
+        "scrap_mending": ["a wounded machine eats rust_scrap to mend itself"],
+        "devil_drain": ["3"],
+    }
+    (parts, _), ((turns, _), (limit,)) = (game.rules.actions["salvage"].facts(game),
+                                          (game.rules.actions["jam"].facts(game),
+                                           game.rules.step_rule("devil_drain").facts(game)))
+    assert parts.distractors == ("2 gear_tooth, 1 servo_joint, 1 rust_scrap",
+                                 "2 boiler_plate, 1 hellbrass_shard, 2 rust_scrap", "2 boiler_plate, 3 rivet")
+    assert turns.distractors == limit.distractors == ("4", "5", "9")  # n + 1, n + 2, 2n + 3: never n
+    rhythm = [f.answer for f in game.rules.step_rule("combat_rhythm").facts(game)]
+    assert rhythm == ["each repeats its own fixed pattern of attacking, guarding and pausing", "strike"]
 
 
 def test_has_used_counts_uses_per_target(k) -> None:
@@ -1014,9 +1262,17 @@ def test_expansion_adds_places_the_rules_can_live_with() -> None:
     agent.area = new[0]
     engine.step({PLAYER: "wait"})
     assert "scavenge" not in engine.valid_actions(PLAYER)
-    for _ in range(30):
+    agent.max_hp = agent.hp = 10**6  # nothing here may send me back to the camp
+    for _ in range(60):
         engine.step({PLAYER: "wait"})
         assert "object_corroded" not in engine.kinds  # what the new places hold is not litter
+    agent.hands["iron_rod"] = 1
+    engine.step({PLAYER: "drop iron_rod"})
+    rusted = []
+    for _ in range(50):
+        engine.step({PLAYER: "wait"})
+        rusted += [e.data for e in engine.events if e.kind == "object_corroded"]
+    assert rusted == [{"area": new[0], "object": "iron_rod", "amount": 1}]  # but what I leave there is
 
 
 def test_same_seed_same_trajectory_across_processes() -> None:

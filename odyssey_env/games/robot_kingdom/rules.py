@@ -87,8 +87,15 @@ def _awake(state: WorldState) -> dict[str, int]:
     return state.rule_data.get(RALLY, {}).get("awake", {})
 
 
-def _jammed_until(state: WorldState, handle: str) -> int:
-    return state.rule_data.get(JAM, {}).get("until", {}).get(handle, -1)
+def _jammed(state: WorldState, handle: str) -> bool:
+    """Whether a machine's gears are jammed: a jam is remembered (``until``: its last jammed step) from the
+    step it is driven in until the combat rhythm has played that last step, and not a step longer."""
+    return handle in state.rule_data.get(JAM, {}).get("until", {})
+
+
+def _near_numbers(n: int) -> tuple[str, str, str]:
+    """Three wrong answers to a question whose answer is the count ``n`` (>= 0): distinct, and never ``n``."""
+    return str(n + 1), str(n + 2), str(2 * n + 3)
 
 
 def is_machine(engine: Engine, npc_type: str) -> bool:
@@ -152,8 +159,7 @@ class Salvage(ActionRule):
         if self.p.parts:
             kind, parts = next(iter(self.p.parts.items()))
             answer = describe_holding(parts)
-            others = [describe_holding(p) for k, p in self.p.parts.items()
-                      if k != kind and describe_holding(p) != answer]
+            others = [describe_holding(p) for p in self.p.parts.values() if describe_holding(p) != answer]
             wrong = tuple(dict.fromkeys([*others, "nothing: it crumbles to dust", "a handful of brass bits"]))[:3]
             yield Fact("crafting", f"What does salvaging a {kind} give?", answer, wrong)
         yield Fact("crafting", "Where do the parts of a salvaged wreck end up?", "on the ground at my feet",
@@ -351,6 +357,11 @@ class Jam(ActionRule):
     class Params:
         wedges: dict[str, int] = field(default_factory=dict)  # wedge type -> turns it jams
 
+        def __post_init__(self) -> None:
+            short = [w for w, turns in self.wedges.items() if turns < 1]
+            if short:
+                raise ValueError(f"wedges: {', '.join(short)} must jam for at least 1 turn")
+
     def _check(self, turn: Turn, handle: str, target: str) -> tuple[dict[str, int], str, Npc] | str:
         holding = _holding(turn, handle, ground=False)
         if holding is None:
@@ -363,7 +374,7 @@ class Jam(ActionRule):
             return f"Cannot jam {target}: there is no such creature here."
         if not turn.game.npcs[npc.type].hostile:
             return f"Cannot jam {target}: they are not hostile."
-        if _jammed_until(turn.state, target) >= turn.state.step:
+        if _jammed(turn.state, target):
             return f"Cannot jam {target}: its gears are already jammed."
         return holding, kind, npc
 
@@ -399,7 +410,7 @@ class Jam(ActionRule):
         if self.p.wedges:
             kind, turns = next(iter(self.p.wedges.items()))
             yield Fact("combat", f"For how many turns does a {kind} stop a war machine's strikes?", str(turns),
-                       tuple(str(n) for n in (turns + 1, turns + 3, max(1, turns * 4)) if n != turns)[:3])
+                       _near_numbers(turns))
         yield Fact("combat", "What becomes of a wedge jammed into a machine?",
                    "it falls out when the machine is defeated", ("it is lost for good", "it comes back to my pack",
                                                                  "it explodes"))
@@ -466,19 +477,19 @@ class Skirmish(CombatRhythm):
         state = engine.state
         if _allies(state):
             self._allies_strike(engine)
-        super().apply(engine)
+        CombatRhythm.apply(self, engine)
         until = state.rule_data.get(JAM, {}).get("until")
         if until:
             for handle in [h for h, last in until.items() if last <= state.step or h not in state.npcs]:
                 del until[handle]
 
     def act(self, engine: Engine, agent: Agent, npc: Npc) -> None:
-        if _jammed_until(engine.state, npc.handle) >= engine.state.step and stance(engine, npc) == "attack":
+        if _jammed(engine.state, npc.handle) and stance(engine, npc) == "attack":
             npc.stance_index += 1
             engine.say(agent.id, f"{npc.handle} strains to strike, but its jammed gears lock its arm.")
             engine.emit("strike_jammed", agent.id, npc=npc.handle, type=npc.type)
             return
-        super().act(engine, agent, npc)
+        CombatRhythm.act(self, engine, agent, npc)
 
     @staticmethod
     def _allies_strike(engine: Engine) -> None:
@@ -505,7 +516,7 @@ class Skirmish(CombatRhythm):
                 defeat(engine, foe, leader_id)
 
     def facts(self, game: Game):
-        yield from super().facts(game)
+        yield from CombatRhythm.facts(self, game)
         yield Fact("combat", "What can a jammed war machine not do?", "strike", ("move its eyes", "guard", "pause"))
 
 
@@ -562,7 +573,11 @@ class ScrapMending(StepRule):
     @dataclass(frozen=True)
     class Params:
         heal: int = 6
-        scrap: tuple[str, ...] = ("rust_scrap",)
+        scrap: tuple[str, ...] = ("rust_scrap",)  # what a machine eats, the first found first
+
+        def __post_init__(self) -> None:
+            if not self.scrap:
+                raise ValueError("scrap: name at least one object (switch the rule off in game.disable instead)")
 
     def apply(self, engine: Engine) -> None:
         state, kinds = engine.state, engine.game.npcs
@@ -581,7 +596,7 @@ class ScrapMending(StepRule):
             engine.emit("npc_mended", None, npc=npc.handle, type=npc.type, object=piece, amount=gained, area=npc.area)
 
     def facts(self, game: Game):
-        scrap = self.p.scrap[0] if self.p.scrap else "scrap"
+        scrap = self.p.scrap[0]
         yield Fact("combat", f"Why fight a war machine away from {scrap} lying on the ground?",
                    f"a wounded machine eats {scrap} to mend itself",
                    (f"{scrap} makes it explode", f"{scrap} slows me down", f"{scrap} calls more machines"))
@@ -613,30 +628,31 @@ class Intimidation(StepRule):
                 friends.append(npc)
         for npc in friends:
             enemies = threat.get(npc.area, 0)
-            machine = is_machine(engine, npc.type)
-            if not enemies:
-                if not machine and npc.hp < npc.max_hp:
-                    npc.hp = min(npc.max_hp, npc.hp + self.p.recover)
-                continue
-            loss = min(self.p.loss * enemies, npc.hp - 1)
-            if loss <= 0:
-                continue
-            npc.hp -= loss
-            tell(engine, npc.area, f"{npc.handle} is shaken by the war machines here (-{loss} health, "
-                                   f"{npc.hp}/{npc.max_hp}).")
-            engine.emit("npc_intimidated", None, npc=npc.handle, type=npc.type, amount=loss, area=npc.area)
-            if machine:
-                if npc.hp <= npc.max_hp * self.p.shutdown and npc.handle in _awake(state):
-                    _power_down(engine, npc)
-            elif kinds[npc.type].merchant and npc.origin not in FIXED_ORIGINS and \
-                    npc.hp <= npc.max_hp * self.p.flee_below:
-                refuge = next((a for a, ex in state.areas[npc.area].exits.items()
-                               if not ex.locked and a in state.areas and not threat.get(a)
-                               and is_world_area(state.areas[a])), None)
-                if refuge is not None:
-                    frm = npc.area
-                    move_npc(engine, npc, refuge)
-                    engine.emit("npc_fled", None, npc=npc.handle, type=npc.type, frm=frm, to=refuge)
+            if enemies:
+                self._frighten(engine, npc, enemies, threat)
+            elif not is_machine(engine, npc.type):
+                npc.hp = min(npc.max_hp, npc.hp + self.p.recover)
+
+    def _frighten(self, engine: Engine, npc: Npc, enemies: int, threat: dict[str, int]) -> None:
+        loss = min(self.p.loss * enemies, npc.hp - 1)
+        if loss <= 0:
+            return
+        npc.hp -= loss
+        tell(engine, npc.area, f"{npc.handle} is shaken by the war machines here (-{loss} health, "
+                               f"{npc.hp}/{npc.max_hp}).")
+        engine.emit("npc_intimidated", None, npc=npc.handle, type=npc.type, amount=loss, area=npc.area)
+        state, kind = engine.state, engine.game.npcs[npc.type]
+        if is_machine(engine, npc.type):
+            if npc.hp <= npc.max_hp * self.p.shutdown and npc.handle in _awake(state):
+                _power_down(engine, npc)
+        elif kind.merchant and npc.origin not in FIXED_ORIGINS and npc.hp <= npc.max_hp * self.p.flee_below:
+            refuge = next((a for a, ex in state.areas[npc.area].exits.items()
+                           if not ex.locked and a in state.areas and not threat.get(a)
+                           and is_world_area(state.areas[a])), None)
+            if refuge is not None:
+                frm = npc.area
+                move_npc(engine, npc, refuge)
+                engine.emit("npc_fled", None, npc=npc.handle, type=npc.type, frm=frm, to=refuge)
 
     def facts(self, game: Game):
         yield Fact("allies", "What happens to friendly folk and sentinels that share an area with war machines?",
@@ -655,6 +671,10 @@ class DevilDrain(StepRule):
         objects: tuple[str, ...] = ()  # the devil-forged object types
         limit: int = 3
         drain: int = 2  # health lost per step for each piece over the limit
+
+        def __post_init__(self) -> None:
+            if self.limit < 0:
+                raise ValueError(f"limit: {self.limit} must be at least 0")
 
     def apply(self, engine: Engine) -> None:
         devil = self.p.objects
@@ -678,8 +698,7 @@ class DevilDrain(StepRule):
 
     def facts(self, game: Game):
         yield Fact("items", "How many devil-forged things can I carry before they start to burn me?",
-                   str(self.p.limit), tuple(str(n) for n in (1, self.p.limit + 2, self.p.limit * 3)
-                                            if n != self.p.limit)[:3])
+                   str(self.p.limit), _near_numbers(self.p.limit))
 
 
 @step_rule
@@ -707,7 +726,7 @@ class TacticalWarnings(StepRule):
                     continue
                 move = stance(engine, foe)
                 warning = f"{handle} will {STANCE_WORDS[move]} next!"
-                if move == "attack" and _jammed_until(state, handle) > state.step:
+                if move == "attack" and _jammed(state, handle):  # (a jam whose time is up is gone by now)
                     warning = f"{handle} will try to strike next, but its gears are jammed!"
                 engine.say(agent.id, f'{warner} warns: "{warning}"')
                 engine.emit("tactical_warning", agent.id, by=warner, npc=handle, stance=move)
@@ -848,11 +867,9 @@ class Corrosion(StepRule):
                 if state.step - since < self.p.delay:
                     keep.append(pile)
                     continue
-                k = min(units, now.get(handle, 0))
-                if k:
-                    remove(now, handle, k)
-                    add(now, self.p.into, k)
-                    rotted[handle] = rotted.get(handle, 0) + k
+                remove(now, handle, units)  # piles never count more than lies here: what went was taken back
+                add(now, self.p.into, units)
+                rotted[handle] = rotted.get(handle, 0) + units
             del keep[: max(0, len(keep) - self.p.max_litter)]
             if keep:
                 litter[name] = keep
@@ -870,14 +887,18 @@ class Corrosion(StepRule):
 
 
 def _take_back(piles: list[list[Any]], handle: str, units: int) -> None:
-    """Units of ``handle`` were picked up: forget them, newest piles first."""
-    for pile in reversed(piles):
-        if pile[0] != handle or not units:
-            continue
-        k = min(units, pile[1])
-        pile[1] -= k
-        units -= k
-    piles[:] = [p for p in piles if p[1] > 0]
+    """Units of ``handle`` left the ground: forget them, newest piles first (an emptied pile goes)."""
+    for i in range(len(piles) - 1, -1, -1):
+        pile = piles[i]
+        if pile[0] == handle:
+            k = min(units, pile[1])
+            if k == pile[1]:
+                del piles[i]
+            else:
+                pile[1] -= k
+            units -= k
+            if not units:
+                return
 
 
 @step_rule
