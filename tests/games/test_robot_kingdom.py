@@ -29,7 +29,7 @@ from hypothesis import strategies as st
 from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.env import OdysseyEnv
-from odyssey_env.game import GAMES_DIR, Game
+from odyssey_env.game import GAMES_DIR, Game, GameError
 from odyssey_env.games.robot_kingdom import rules as shipped_rules
 from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests.main_quest import plan
@@ -1078,6 +1078,38 @@ def test_forge_migration_one_trader_per_free_forge(k) -> None:
     assert [e.data for e in k.outcome.events if e.kind == "merchant_migrated"] == [
         {"npc": first.handle, "type": "scrap_peddler", "frm": "bastion_gate", "to": "muster_yard"}]
     assert (first.area, second.area) == ("muster_yard", "bastion_gate")
+
+
+@pytest.mark.parametrize(("rule", "values", "message"), [
+    ("jam", {"wedges": {"iron_wedge": 0}}, "wedges: iron_wedge must jam for at least 1 turn"),
+    ("scrap_mending", {"scrap": []}, "scrap: name at least one object"),
+    ("devil_drain", {"limit": -1}, "limit: -1 must be at least 0"),
+])
+def test_rule_parameters_that_make_no_sense_are_refused(tmp_path, rule, values, message) -> None:
+    with pytest.raises(GameError, match=message):
+        variant(tmp_path, {rule: values})
+
+
+def test_rule_parameters_at_their_bounds_load(tmp_path) -> None:
+    game = variant(tmp_path, {"jam": {"wedges": {"iron_wedge": 1}}, "devil_drain": {"limit": 0},
+                              "scrap_mending": {"scrap": ["slag_chunk", "rust_scrap"]}})
+    assert game.rules.actions["jam"].p.wedges == {"iron_wedge": 1} and game.rules.step_rule("devil_drain").p.limit == 0
+    (fact,) = game.rules.step_rule("scrap_mending").facts(game)
+    assert fact.answer == "a wounded machine eats slag_chunk to mend itself"  # the first it looks for
+
+
+def test_corrosion_into_an_unknown_object_fails_at_the_start(tmp_path) -> None:
+    game = variant(tmp_path, {"corrosion": {"into": "moonbeam"}})
+    with pytest.raises(ValueError, match="corrosion: unknown object 'moonbeam'"):
+        Engine(game, 0)
+
+
+def test_jam_takes_up_a_fight_its_machine_already_has_with_me(k) -> None:
+    hound = k.npc("gearhound")
+    hound.engaged = PLAYER
+    k.hold("iron_wedge")
+    k.ok(f"jam iron_wedge {hound.handle}")
+    assert k.agent.combat == hound.handle
 
 
 def test_has_used_zero_times_is_always_true(k) -> None:
