@@ -562,11 +562,15 @@ def test_jam_refusals(k) -> None:
 
 
 def test_jam_keeps_an_enemy_fighting_someone_else(k) -> None:
+    """Jamming a machine that fights someone else does not make it my foe: my ally does not strike it."""
+    sentinel = _awake_sentinel(k)
+    k.ok(f"rally {sentinel.handle}")
     rat = k.npc("rustling")
     rat.engaged = "bo"
     k.hold("iron_wedge")
     k.ok(f"jam iron_wedge {rat.handle}")
     assert rat.engaged == "bo" and k.agent.combat is None
+    assert not k.events("ally_struck") and rat.hp == rat.max_hp
 
 
 # ============================================================================ overload
