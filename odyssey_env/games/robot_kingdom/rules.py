@@ -618,11 +618,12 @@ class Intimidation(StepRule):
         flee_below: float = 0.34  # a roaming trader at or below this share of its health runs
 
     def apply(self, engine: Engine) -> None:
-        state, kinds = engine.state, engine.game.npcs
+        state = engine.state
+        hostile = {name for name, kind in engine.game.npcs.items() if kind.hostile}  # a few types, many NPCs
         threat: dict[str, int] = {}
         friends: list[Npc] = []
         for npc in state.npcs.values():
-            if kinds[npc.type].hostile:
+            if npc.type in hostile:
                 threat[npc.area] = threat.get(npc.area, 0) + 1
             else:
                 friends.append(npc)
