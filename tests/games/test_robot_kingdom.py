@@ -34,7 +34,7 @@ from odyssey_env.games.robot_kingdom import rules as shipped_rules
 from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
-from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook
+from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook, RuleError
 from odyssey_env.steprules.living import move_npc
 from odyssey_env.verbs.combat import stance
 from odyssey_env.world import add
@@ -1090,7 +1090,11 @@ def test_forge_migration_one_trader_per_free_forge(k) -> None:
     ("devil_drain", {"limit": -1}, "limit: -1 must be at least 0"),
 ])
 def test_rule_parameters_that_make_no_sense_are_refused(tmp_path, rule, values, message) -> None:
-    with pytest.raises(GameError, match=message):
+    spec = load_game(GAME).spec.game
+    with pytest.raises(RuleError, match=message):  # the shipped module's checks (a copy's would be another's)
+        RuleBook([*BASE_RULE_MODULES, shipped_rules], verbs=spec.verbs, step_rules=spec.step_rules,
+                 params={**spec.params, rule: {**spec.params.get(rule, {}), **values}})
+    with pytest.raises(GameError, match=message):  # and a game folder that sets them does not load
         variant(tmp_path, {rule: values})
 
 
