@@ -65,8 +65,11 @@ def format_details(row: dict[str, Any]) -> str:
         shape = "a DAG" if row["dag"] else "linear"
         lines.append(f"  main quest: {row['quest']} ({row['stages']} stages, {row['leaves']} leaves, {shape}, "
                      f"in {row['chapters']} chapter{'' if row['chapters'] == 1 else 's'})")
+    lines.append(f"  NPC types ({row['npc_types']}): {row['enemy_types']} enemies, {row['merchant_types']} merchants")
     lines.append(f"  verbs ({row['verbs']}): {', '.join(row['verb_list'])}")
+    lines.append(f"  extra verbs ({len(row['extra_verbs'])}): {', '.join(row['extra_verbs']) or 'none'}")
     lines.append(f"  step rules ({len(row['step_rules'])}): {', '.join(row['step_rules'])}")
+    lines.append(f"  extra step rules ({len(row['extra_step_rules'])}): {', '.join(row['extra_step_rules']) or 'none'}")
     if row["side_quests"]:
         lines.append(f"  side quests: {', '.join(row['side_quest_kinds'])}")
     return "\n".join(lines)

@@ -26,7 +26,7 @@ from odyssey_env import schema
 from odyssey_env import trust as trust_store
 from odyssey_env.content import NAMEABLE, AreaSpec, NpcType, ObjectType, WorldSpec
 from odyssey_env.quests.spec import QuestSpec, check_quest, quest_summary
-from odyssey_env.rules import BASE_RULE_MODULES, RuleBook, RuleError
+from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook, RuleError, core_step_rules
 from odyssey_env.schema import FormatError, Problem
 
 __all__ = ["GAMES_DIR", "Game", "GameError", "UntrustedGameError", "available_games", "load_game"]
@@ -104,6 +104,9 @@ class Game:
             "verbs": len(self.rules.actions),
             "verb_list": list(self.rules.actions),
             "step_rules": [r.name for r in self.rules.steps],
+            # what the game adds to the engine's core: optional or own verbs, optional or own dynamics
+            "extra_verbs": [v for v in self.rules.actions if v not in BASE_VERBS],
+            "extra_step_rules": [r.name for r in self.rules.steps if r.optional or r.name not in core_step_rules()],
             **quest_summary(self.quest),
         }
 

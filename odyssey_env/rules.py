@@ -94,6 +94,17 @@ BASE_RULE_MODULES: tuple[str, ...] = (
 )
 
 
+@functools.cache
+def core_step_rules() -> frozenset[str]:
+    """Names of the step rules every game runs (the engine's non-optional ones)."""
+    names = set()
+    for module in BASE_RULE_MODULES:
+        for kind, value in _members(importlib.import_module(module)):
+            if kind == "step" and not value.optional:
+                names.add(value.name)
+    return frozenset(names)
+
+
 class RuleError(ValueError):
     """A rule set that cannot be assembled (unknown name, bad parameters, clashing verbs)."""
 

@@ -42,19 +42,27 @@ class CombatRhythm(StepRule):
                 if npc.engaged != agent.id:
                     continue
                 engaged = True
-                move = stance(engine, npc)
-                npc.stance_index += 1
-                if move == "attack":
-                    damage = enemy_blow(engine, npc, agent)
-                    guard = " through my guard" if agent.defending else ""
-                    engine.say(agent.id, f"{handle} strikes me{guard} for {damage} damage.")
-                    engine.emit("agent_hit", agent.id, npc=handle, type=npc.type, damage=damage)
-                elif move == "defend":
-                    engine.say(agent.id, f"{handle} holds its guard.")
-                else:
-                    engine.say(agent.id, f"{handle} pauses to catch its breath.")
+                self.act(engine, agent, npc)
             if not engaged:
                 agent.combat = None
+
+    def act(self, engine: Engine, agent: Agent, npc: Npc) -> None:
+        """One engaged enemy's turn: it takes the next stance of its pattern against ``agent``.
+
+        A game that changes how a single enemy acts (a jammed arm, a stunned beast) overrides this
+        method in a subclass registered under the same name, rather than copying the whole loop.
+        """
+        move = stance(engine, npc)
+        npc.stance_index += 1
+        if move == "attack":
+            damage = enemy_blow(engine, npc, agent)
+            guard = " through my guard" if agent.defending else ""
+            engine.say(agent.id, f"{npc.handle} strikes me{guard} for {damage} damage.")
+            engine.emit("agent_hit", agent.id, npc=npc.handle, type=npc.type, damage=damage)
+        elif move == "defend":
+            engine.say(agent.id, f"{npc.handle} holds its guard.")
+        else:
+            engine.say(agent.id, f"{npc.handle} pauses to catch its breath.")
 
     def facts(self, game):
         yield Fact("combat", "How do enemies behave in a fight?",

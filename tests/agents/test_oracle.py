@@ -1,7 +1,8 @@
 """The oracle proves the shipped games solvable, and the random baseline shows they are not trivial.
 
-For every shipped game among base, remnant, mark, metropolis and quarantine (a game is skipped only while
-its folder does not exist) and seeds 0-9, the oracle must pass the tutorial and then complete every main-quest stage
+For every shipped game among base, remnant, mark, metropolis, quarantine and robot_kingdom (a game is
+skipped only while its folder does not exist; saltglass has its own in tests/games) and seeds 0-9, the
+oracle must pass the tutorial and then complete every main-quest stage
 within 500 steps, without ever sending an invalid or refused command. A seeded random agent must not
 complete the quest in the same budget. Smaller tests pin down the parts: fight forecasts match the
 engine, the planner knows every condition type of the quest vocabulary, decisions are deterministic.
@@ -17,7 +18,7 @@ from odyssey_agents.oracle.solve import solve
 from odyssey_agents.oracle.view import View
 from odyssey_env.game import GAMES_DIR
 
-GAMES = ("base", "remnant", "mark", "metropolis", "quarantine")
+GAMES = ("base", "remnant", "mark", "metropolis", "quarantine", "robot_kingdom")
 SEEDS = range(10)
 BUDGET = 500
 

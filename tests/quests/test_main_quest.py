@@ -165,3 +165,48 @@ def test_chapters_with_the_same_title_keep_their_own_intros(make_engine):
     act(engine, "talk to sage")
     _, text = act(engine, "enter barn")
     assert "=== Interlude === intro 1" in text
+
+
+def test_a_dag_chapter_is_announced_once_when_several_stages_open_it(make_engine):
+    """Several leaves open a DAG chapter together: its heading is said once, each objective once."""
+    quest = {"main": {"title": "Fork", "chapters": [
+        {"id": "c", "title": "C", "intro": "first", "stages": [
+            {"id": "a", "title": "A", "hint": "", "done": {"type": "talked_to", "npc": "sage"}, "requires": []}]},
+        {"id": "d", "title": "D", "intro": "second", "stages": [
+            {"id": "x", "title": "X", "hint": "", "done": {"type": "in_area", "area": "barn"}, "requires": ["a"]},
+            {"id": "y", "title": "Y", "hint": "", "done": {"type": "in_area", "area": "loft"}, "requires": ["a"]},
+            {"id": "z", "title": "Z", "hint": "", "done": {"type": "in_area", "area": "yard"},
+             "requires": ["x", "y"]}]},
+        {"id": "e", "title": "E", "intro": "third", "stages": [
+            {"id": "p", "title": "P", "hint": "", "done": {"type": "talked_to", "npc": "sage"}, "requires": []},
+            {"id": "q", "title": "Q", "hint": "", "done": {"type": "talked_to", "npc": "trader"},
+             "requires": []}]},
+    ]}}
+    engine = make_engine(quest)
+    first = "\n".join(engine.state.feedback["player"])
+    assert first.count("=== C === first") == 1 and first.count("=== E === third") == 1
+    assert first.count("New objective: P.") == 1 and first.count("New objective: Q.") == 1
+    _, text = act(engine, "talk to sage")
+    assert text.count("=== D === second") == 1
+    assert text.count("New objective: X.") == 1 and text.count("New objective: Y.") == 1
+    _, text = act(engine, "enter barn", "enter loft")
+    assert "=== D ===" not in text  # z does not begin its chapter
+
+
+def test_summary_counts_the_leaves_of_a_dag(tmp_path):
+    from .conftest import write_game
+
+    quest = {"main": {"title": "Fork", "chapters": [
+        {"id": "c", "title": "C", "stages": [
+            {"id": "a", "title": "A", "hint": "", "done": {"type": "in_area", "area": "barn"}, "requires": []},
+            {"id": "b", "title": "B", "hint": "", "done": {"type": "in_area", "area": "loft"}, "requires": []},
+            {"id": "ab", "title": "AB", "hint": "", "done": {"type": "in_area", "area": "yard"},
+             "requires": ["a", "b"]}]},
+        {"id": "d", "title": "D", "stages": [
+            {"id": "x", "title": "X", "hint": "", "done": {"type": "in_area", "area": "barn"}, "requires": ["ab"]},
+            {"id": "y", "title": "Y", "hint": "", "done": {"type": "in_area", "area": "loft"}, "requires": ["x"]}]},
+    ]}}
+    summary = load_game(write_game(tmp_path, quest=quest, name="fork"), cache=False).summary()
+    assert (summary["stages"], summary["leaves"], summary["dag"]) == (5, 3, True)
+    linear = load_game(write_game(tmp_path, name="line"), cache=False).summary()
+    assert (linear["stages"], linear["leaves"], linear["dag"]) == (4, 2, False)  # one leaf per chapter
