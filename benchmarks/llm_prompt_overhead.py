@@ -21,11 +21,11 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from collections.abc import Sequence
 from typing import Any
 
+from timed_llm import Timed
+
 from odyssey_agents.base import Task
-from odyssey_agents.llm.protocol import LLM, Completion, Message
 from odyssey_agents.llm.scripted import ScriptedLLM
 from odyssey_agents.paradigms import LongContextAgent, Mem1Agent, NoMemoryAgent, ShortTermMemoryAgent
 from odyssey_env.env import OdysseyEnv
@@ -34,27 +34,6 @@ from odyssey_env.game import available_games
 PARADIGMS = [NoMemoryAgent, LongContextAgent, ShortTermMemoryAgent, Mem1Agent]
 
 
-class Timed(LLM):
-    """The scripted backend with its own CPU time added up, so it can be subtracted from act()."""
-
-    def __init__(self, inner: LLM):
-        self.inner = inner
-        self.seconds = 0.0
-        self.max_tokens = inner.max_tokens
-        self.context_window = inner.context_window
-
-    def complete(self, messages: Sequence[Message], **kwargs: Any) -> Completion:
-        start = time.process_time()
-        try:
-            return self.inner.complete(messages, **kwargs)
-        finally:
-            self.seconds += time.process_time() - start
-
-    def count_tokens(self, messages: Sequence[Message]) -> int:
-        return self.inner.count_tokens(messages)
-
-    def count_text(self, text: str) -> int:
-        return self.inner.count_text(text)
 
 
 def measure(cls: type, addons: tuple[str, ...], game: str, steps: int, seed: int) -> dict[str, Any]:

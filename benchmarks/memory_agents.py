@@ -27,11 +27,11 @@ import argparse
 import statistics
 import sys
 import time
-from collections.abc import Sequence
 from typing import Any
 
+from timed_llm import Timed
+
 from odyssey_agents.base import Task, Usage
-from odyssey_agents.llm.protocol import LLM, Completion, Message
 from odyssey_agents.llm.scripted import ScriptedLLM
 from odyssey_env.env import OdysseyEnv
 from odyssey_env.game import available_games
@@ -39,27 +39,6 @@ from odyssey_env.game import available_games
 NAMES = ("vanilla_rag", "mem0", "raptor", "voyager")
 
 
-class Timed(LLM):
-    """The scripted backend with its own CPU time added up, so it can be subtracted."""
-
-    def __init__(self, inner: LLM):
-        self.inner = inner
-        self.seconds = 0.0
-        self.max_tokens = inner.max_tokens
-        self.context_window = inner.context_window
-
-    def complete(self, messages: Sequence[Message], **kwargs: Any) -> Completion:
-        start = time.process_time()
-        try:
-            return self.inner.complete(messages, **kwargs)
-        finally:
-            self.seconds += time.process_time() - start
-
-    def count_tokens(self, messages: Sequence[Message]) -> int:
-        return self.inner.count_tokens(messages)
-
-    def count_text(self, text: str) -> int:
-        return self.inner.count_text(text)
 
 
 def measure(name: str, embedder: Any, game: str, checkpoints: list[int], window: int, seed: int) -> dict[str, Any]:
