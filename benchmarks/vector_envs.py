@@ -3,8 +3,9 @@
 For ``--num-envs`` N (default 2) it steps, in turn:
 
 * **single**: one env (over the same seeds as the sub-envs), the baseline every ratio divides by;
-* **sync** / **async** / **async, no shm**: odyssey's vector env, what ``gym.make_vec(id, N)`` builds
-  (``asynchronous=True``; ``shared_memory=False`` pickles observations through the pipes);
+* **sync** / **async** / **async, pipes**: odyssey's vector envs, what ``gym.make_vec(id, N)`` builds
+  (``asynchronous=True``: worker processes plus the calling one, messages through shared memory;
+  ``spin_s=0``: through pipes only, as on CPUs where shared-memory messages are not safe);
 * **gym sync** / **gym async** / **gym async, no shm**: Gymnasium's own classes
   (``vectorization_mode="sync"`` / ``"async"``), with this package's shared-memory text codec.
 
@@ -15,10 +16,16 @@ and prints total env-steps per second and the ratio to the single env. Two workl
 * ``text``: plain text commands from a fixed cycle, valid actions never computed (the cheapest steps,
   where vector overhead shows most).
 
-**calibrator async** is a pure-Python env of about a step's cost, with no overhead of its own, in
-Gymnasium's ``AsyncVectorEnv`` against itself in one process: the parallel speed-up the machine gives
-right now. When it is far below N, the cores are busy with other work and no async figure of that
-run says anything about this package.
+**lockstep ceiling** steps the async vector env's shares (the calling process's and each worker's)
+in lockstep with nothing but a token crossing the processes, each process computing its own
+actions: what a perfect async vector env with those shares would reach, since it must still wait
+every step for the slower share. **ceiling** is N processes stepping one env each on their own,
+never talking to each other: the
+parallel speed-up the machine gives right now, and what no vector env can exceed (a vector env adds
+lockstep, messages and the info merge). When it is far below N, the cores are busy with other work
+(or share caches and memory bandwidth) and no async figure of that run says much about this
+package; ``async / ceiling`` is the share of the available speed-up the async vector env turns into
+throughput.
 
 ``--info-keys invalid_action`` (any subset of ``odyssey_env.env.INFO_KEYS``) measures envs that report
 only what an RL loop reads: Gymnasium's vector envs merge infos leaf by leaf, so a full odyssey info
@@ -36,6 +43,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import multiprocessing as mp
 import os
 import statistics
 import time
@@ -85,7 +93,7 @@ def _single(game: str, workload: str, num_envs: int, seconds: float) -> float:
 
 
 def _vector(game: str, workload: str, num_envs: int, seconds: float, *, gymnasium: bool,
-            asynchronous: bool, shared_memory: bool = True) -> float:
+            asynchronous: bool, shared_memory: bool = True, spin_s: float | None = None) -> float:
     if gymnasium:
         envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs,
                             vectorization_mode="async" if asynchronous else "sync",
@@ -93,7 +101,7 @@ def _vector(game: str, workload: str, num_envs: int, seconds: float, *, gymnasiu
                             wrappers=[ValidActions] if workload == "valid" else [], **ENV_KWARGS)
     else:
         envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs, asynchronous=asynchronous,
-                            shared_memory=shared_memory,
+                            **({"spin_s": spin_s} if asynchronous else {}),
                             max_actions=DEFAULT_MAX_ACTIONS if workload == "valid" else None, **ENV_KWARGS)
     try:
         _, infos = envs.reset(seed=0)
@@ -109,56 +117,129 @@ def _vector(game: str, workload: str, num_envs: int, seconds: float, *, gymnasiu
         envs.close()
 
 
-class _Burn(gym.Env):
-    """A calibrator: a step that is pure Python work of about an odyssey step's size, and nothing else.
+def _alone(game: str, workload: str, seed: int, seconds: float, start: Any, out: Any) -> None:
+    env = gym.make(odyssey_env.env_id(game), **ENV_KWARGS)
+    if workload == "valid":
+        env = ValidActions(env)
+    _, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    start.wait()
+    steps, begin = 0, time.perf_counter()
+    while time.perf_counter() - begin < seconds:
+        for _ in range(25):
+            action = (rng.choice(np.flatnonzero(info["action_mask"])) if workload == "valid"
+                      else TEXT_COMMANDS[steps % len(TEXT_COMMANDS)])
+            _, _, terminated, truncated, info = env.step(action)
+            steps += 1
+            if terminated or truncated:
+                _, info = env.reset()
+    out.put(steps / (time.perf_counter() - begin))
 
-    Its async ratio in the same round is the parallel speed-up this machine gives right now to an env
-    with no overhead of its own: on a shared machine whose cores are busy it falls far below 2.
+
+def _ceiling(game: str, workload: str, num_envs: int, seconds: float) -> float:
+    """N processes stepping one env each, never talking to each other: what N cores give right now.
+
+    No vector env can beat it (it has no lockstep, no messages, no info merge); its ratio to the
+    single env is the parallel speed-up this machine offers at this moment (below N when cores are
+    busy with other work, or share caches and memory bandwidth).
     """
-
-    observation_space = gym.spaces.Discrete(1)
-    action_space = gym.spaces.Discrete(1)
-
-    def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[int, dict]:
-        super().reset(seed=seed)
-        return 0, {}
-
-    def step(self, action: int) -> tuple[int, float, bool, bool, dict]:
-        total = 0
-        for i in range(2_000):
-            total += i * i
-        return 0, float(total & 1), False, False, {}
+    ctx = mp.get_context()
+    start, out = ctx.Barrier(num_envs), ctx.Queue()
+    processes = [ctx.Process(target=_alone, args=(game, workload, seed, seconds, start, out))
+                 for seed in range(num_envs)]
+    for process in processes:
+        process.start()
+    rates = [out.get(timeout=seconds + 120) for _ in processes]
+    for process in processes:
+        process.join()
+    return sum(rates)
 
 
-def _burn(game: str, workload: str, num_envs: int, seconds: float, *, asynchronous: bool) -> float:
-    if asynchronous:
-        envs: Any = gym.vector.AsyncVectorEnv([_Burn] * num_envs)
-        step = functools.partial(envs.step, np.zeros(num_envs, dtype=np.int64))
-    else:
-        envs, num_envs = _Burn(), 1
-        step = functools.partial(envs.step, 0)
-    try:
-        envs.reset(seed=0)
-        step()
-        steps, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds:
-            for _ in range(25):
-                step()
-                steps += 1
-        return steps * num_envs / (time.perf_counter() - start)
-    finally:
-        envs.close()
+class _Share:
+    """One process's share of sub-envs for the lockstep ceiling: steps each with the benchmark's policy."""
+
+    def __init__(self, game: str, workload: str, seeds: list[int]):
+        self.workload, self.envs, self.infos, self.rngs, self.steps = workload, [], [], [], 0
+        for seed in seeds:
+            env = gym.make(odyssey_env.env_id(game), **ENV_KWARGS)
+            if workload == "valid":
+                env = ValidActions(env)
+            self.envs.append(env)
+            self.infos.append(env.reset(seed=seed)[1])
+            self.rngs.append(np.random.default_rng(seed))
+
+    def step(self) -> None:
+        for i, env in enumerate(self.envs):
+            action = (self.rngs[i].choice(np.flatnonzero(self.infos[i]["action_mask"])) if self.workload == "valid"
+                      else TEXT_COMMANDS[self.steps % len(TEXT_COMMANDS)])
+            _, _, terminated, truncated, self.infos[i] = env.step(action)
+            if terminated or truncated:
+                self.infos[i] = env.reset()[1]
+        self.steps += 1
+
+
+def _lockstep_worker(link: Any, other_end: Any, game: str, workload: str, seeds: list[int]) -> None:
+    other_end.close()
+    share = _Share(game, workload, seeds)
+    link.send("ready")
+    while link.recv():
+        share.step()
+        link.send(True)
+
+
+def _lockstep(game: str, workload: str, num_envs: int, seconds: float) -> float:
+    """The async vector env's shares stepped in lockstep with nothing but a token exchanged per step.
+
+    Each process computes its own sub-envs' actions and nothing crosses the processes but "go" and
+    "done": what a perfect async vector env with the same shares would reach (it still waits, each
+    step, for the slower of the two shares). The async figure's gap to it is the vector env's own
+    cost: the policy computed in one process, observations and infos sent, merged.
+    """
+    from odyssey_env.channel import make_link
+    from odyssey_env.vector import _share_sizes, _usable_cpus
+
+    sizes = _share_sizes(num_envs, min(num_envs, _usable_cpus()) - 1)
+    ctx = mp.get_context()
+    links, processes, first = [], [], sizes[0]
+    for size in sizes[1:]:
+        link, child = make_link(ctx, 1 << 10)
+        process = ctx.Process(target=_lockstep_worker,
+                              args=(child, link, game, workload, list(range(first, first + size))))
+        process.start()
+        child.close()
+        links.append(link)
+        processes.append(process)
+        first += size
+    local = _Share(game, workload, list(range(sizes[0])))
+    for link in links:
+        link.recv()
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(25):
+            for link in links:
+                link.send(True)
+            local.step()
+            for link in links:
+                link.recv()
+            steps += 1
+    elapsed = time.perf_counter() - start
+    for link, process in zip(links, processes, strict=True):
+        link.send(False)
+        process.join()
+        link.close()
+    return steps * num_envs / elapsed
 
 
 CONFIGS = {
     "single": _single,
     "sync": functools.partial(_vector, gymnasium=False, asynchronous=False),
     "async": functools.partial(_vector, gymnasium=False, asynchronous=True),
-    "async, no shm": functools.partial(_vector, gymnasium=False, asynchronous=True, shared_memory=False),
+    "async, pipes": functools.partial(_vector, gymnasium=False, asynchronous=True, spin_s=0.0),
     "gym sync": functools.partial(_vector, gymnasium=True, asynchronous=False),
     "gym async": functools.partial(_vector, gymnasium=True, asynchronous=True),
     "gym async, no shm": functools.partial(_vector, gymnasium=True, asynchronous=True, shared_memory=False),
-    "calibrator async": functools.partial(_burn, asynchronous=True),
+    "lockstep ceiling": _lockstep,
+    "ceiling": _ceiling,
 }
 
 
@@ -190,21 +271,19 @@ def main(argv: list[str] | None = None) -> None:
             single = _single(args.game, workload, args.num_envs, args.seconds)
             rates["single"].append(single)
             ratios["single"].append(1.0)
-            burn_single = None
             for name in configs[1:]:
                 rate = CONFIGS[name](args.game, workload, args.num_envs, args.seconds)
                 rates[name].append(rate)
-                if name == "calibrator async":  # against the calibrator's own single env
-                    burn_single = burn_single or _burn(args.game, workload, args.num_envs, args.seconds,
-                                                       asynchronous=False)
-                    ratios[name].append(rate / burn_single)
-                else:
-                    ratios[name].append(rate / single)
+                ratios[name].append(rate / single)
         print(f"\nworkload {workload!r}")
         print(f"  {'configuration':18} {'env-steps/s':>12} {'ratio':>7}   per-round ratios")
         for name in configs:
             print(f"  {name:18} {statistics.median(rates[name]):12,.0f} {statistics.median(ratios[name]):7.2f}   "
                   + " ".join(f"{r:.2f}" for r in ratios[name]))
+        for ceiling in (c for c in ("lockstep ceiling", "ceiling") if c in configs):
+            for name in (c for c in configs if c.startswith("async")):
+                shares = [a / c for a, c in zip(ratios[name], ratios[ceiling], strict=True)]
+                print(f"  {name} reaches {statistics.median(shares):.2f} of the {ceiling}'s throughput")
 
 
 if __name__ == "__main__":
