@@ -3,16 +3,19 @@
 Gymnasium merges the sub-envs' ``info`` dicts one sub-env and one key at a time, allocating a value
 array and a mask array for every leaf of every sub-env's info (``VectorEnv._add_info``). An odyssey
 info has about twenty leaves (reward components, quest progress, flags, events; twenty-five with
-``ValidActions``), so that merge costs a fifth to a third of a step in a sync vector env and, in an
-async one, runs on the main process between every two steps of the workers. The classes here gather
-the sub-envs' infos and merge them once per step, key by key across sub-envs (one allocation per
-leaf instead of two per leaf and sub-env), into exactly what Gymnasium's merge gives (same keys,
-order, masks and dtypes; anything unusual, such as sub-envs whose infos differ in shape, goes
-through Gymnasium's own merge unchanged). Fewer leaves help most: ``info_keys=`` on the env.
+``ValidActions``), so that merge costs a fifth to a third of a step. The classes here gather the
+sub-envs' infos and merge them once per step by a plan compiled from their shape
+(:class:`_InfoPlan`), into exactly what Gymnasium's merge gives (same keys, order, masks and dtypes;
+anything unusual, such as sub-envs whose infos differ in shape, goes through Gymnasium's own merge
+unchanged). Fewer leaves help most: ``info_keys=`` on the env.
+
+:class:`OdysseyAsyncVectorEnv` is not Gymnasium's ``AsyncVectorEnv``: one process per core rather than
+per sub-env (the calling process steps a share too), and messages through
+:mod:`odyssey_env.channel`'s shared-memory links, because a pipe round trip costs about half a step.
 
 :func:`make_vector_env` is the ``vector_entry_point`` of every registered odyssey id, so
-``gym.make_vec(id, num_envs=N)`` (no ``vectorization_mode``) builds these; ``asynchronous=True`` runs
-the sub-envs in processes and ``max_actions=K`` wraps each in
+``gym.make_vec(id, num_envs=N)`` (no ``vectorization_mode``) builds these; ``asynchronous=True`` steps
+the sub-envs in parallel and ``max_actions=K`` wraps each in
 :class:`~odyssey_env.wrappers.ValidActions`. ``vectorization_mode="sync"`` or ``"async"`` still
 gives Gymnasium's own classes (correct, with this package's fast shared-memory text codec, and with
 Gymnasium's slower info merge). ``python benchmarks/vector_envs.py`` measures all of them.
