@@ -38,6 +38,7 @@ _SLEEP_CHECKS_S = (0.001, 0.002, 0.005, 0.01)  # re-checks while asleep: the las
 # no other process wants the core (a yield then returns at once), and on a busy machine the process
 # it waits for may be the one that needs the core.
 _YIELD_AFTER_S = 0.00002
+_yield_cpu = getattr(os, "sched_yield", lambda: time.sleep(0))  # (no sched_yield on Windows)
 
 
 class LinkClosed(EOFError):
@@ -140,7 +141,7 @@ class Link:
                 if now >= stop_spinning or (give_up is not None and now >= give_up):
                     break
                 if now >= start_yielding:  # a slower answer: let other processes have this core meanwhile
-                    os.sched_yield()
+                    _yield_cpu()
         else:
             return
         asleep = base + 4
