@@ -256,12 +256,15 @@ def train_grpo(settings: GRPOSettings, *, log: Callable[[str], None] = print) ->
         tokenizer.pad_token = tokenizer.eos_token
     lora = peft.LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
                            target_modules=list(settings.lora_target_modules), bias="none", task_type="CAUSAL_LM")
+    # transformers 5.24 renamed gradient checkpointing to activation checkpointing (the old name warns)
+    checkpointing = ("activation_checkpointing" if "activation_checkpointing" in
+                     {f.name for f in dataclasses.fields(trl.GRPOConfig)} else "gradient_checkpointing")
     config = trl.GRPOConfig(
         output_dir=str(out / "trainer"), max_steps=settings.steps, per_device_train_batch_size=settings.batch_size,
         num_generations=settings.num_generations, max_completion_length=settings.max_completion_length,
         temperature=settings.temperature, learning_rate=settings.learning_rate, beta=settings.beta,
         seed=settings.seed, data_seed=settings.seed, use_cpu=not cuda, bf16=cuda, logging_steps=1, report_to=[],
-        save_strategy="no", disable_tqdm=True, gradient_checkpointing=settings.gradient_checkpointing,
+        save_strategy="no", disable_tqdm=True, **{checkpointing: settings.gradient_checkpointing},
         chat_template_kwargs=(None if settings.enable_thinking is None
                               else {"enable_thinking": settings.enable_thinking}))
     lines: list[dict[str, Any]] = []
