@@ -55,6 +55,7 @@ __all__ = [
 WINDOW = 100
 _EMPTY: dict[str, int] = {}
 _NO_TOKENS = (0, 0)
+_UNSEEN = object()
 
 
 @dataclass(frozen=True)
@@ -339,18 +340,13 @@ class RunningMetrics:
         self._tutorial_seconds: list[float] = []
 
     def add(self, s: Mapping[str, Any]) -> None:
-        """Count one step line (lines are sparse: a missing key is false, zero or empty)."""
-        self.terminated = bool(s.get("terminated"))
+        """Count one step line (lines are sparse: a missing key is false, zero or empty; most steps
+        have no reward, events, tokens or flags, so the common path is a few key tests)."""
+        self.terminated = "terminated" in s and bool(s["terminated"])
         if self.stages is None and "quest" in s:
             self.stages = _quest_total(s)
         if s.get("tutorial"):
-            self._tutorial_steps += 1
-            if s.get("invalid"):
-                self._tutorial_invalid += 1
-            a, b = s.get("tokens", _NO_TOKENS)
-            self._tutorial_in += a
-            self._tutorial_out += b
-            self._tutorial_seconds.append(s.get("decision_time", 0.0))
+            self._add_tutorial(s)
             return
         self.n += 1
         if "reward" in s:
@@ -365,11 +361,9 @@ class RunningMetrics:
             self.invalid += 1
         else:
             action = s.get("action")
-            key = action if isinstance(action, str) else repr(action)
-            try:
-                verb = self._verb_of[key]
-            except KeyError:
-                verb = self._verb_of[key] = self.facts.verb_of(action) if isinstance(action, str) else None
+            verb = self._verb_of.get(action, _UNSEEN) if action.__class__ is str else _UNSEEN
+            if verb is _UNSEEN:
+                verb = self._look_up(action)
             if verb is not None:
                 self.verbs.append(verb)
         if s.get("malformed"):
@@ -379,7 +373,24 @@ class RunningMetrics:
             self.tokens_in += a
             self.tokens_out += b
             _add_calls(self.purposes, s.get("calls", {}))
-        self.decision += s.get("decision_time", 0.0)
+        if "decision_time" in s:
+            self.decision += s["decision_time"]
+
+    def _look_up(self, action: Any) -> str | None:
+        """A command's verb, looked up once per distinct command (as :func:`action_verbs` does)."""
+        key = action if isinstance(action, str) else repr(action)  # a damaged line must not crash a report
+        if key not in self._verb_of:
+            self._verb_of[key] = self.facts.verb_of(action) if isinstance(action, str) else None
+        return self._verb_of[key]
+
+    def _add_tutorial(self, s: Mapping[str, Any]) -> None:
+        self._tutorial_steps += 1
+        if s.get("invalid"):
+            self._tutorial_invalid += 1
+        a, b = s.get("tokens", _NO_TOKENS)
+        self._tutorial_in += a
+        self._tutorial_out += b
+        self._tutorial_seconds.append(s.get("decision_time", 0.0))
 
     def metrics(self, *, stop_tokens: Sequence[int] | None = None,
                 stop_calls: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:

@@ -86,13 +86,17 @@ def _make_line_encoder() -> Any:
               | orjson.OPT_PASSTHROUGH_SUBCLASS)
     line_option = option | orjson.OPT_APPEND_NEWLINE
 
+    # decision times under 0.1 ms, rounded to microseconds as step lines hold them, as json writes them
+    # (e.g. 1.2e-05), with the "e-" each brings: most steps of a fast agent take one of these
+    written = {us / 1_000_000: fragment(repr(us / 1_000_000).encode("ascii")) for us in range(1, 100)}
+    known = {seconds: (frag, repr(seconds).count("e-")) for seconds, frag in written.items()}
+
     def encode(record: Mapping[str, Any], observation: str | None = None) -> bytes:
         seconds = record.get("decision_time")
         tiny = seconds.__class__ is float and 0 < abs(seconds) < 1e-4
         if tiny and isinstance(record, dict):
-            text = repr(seconds).encode("ascii")  # what json writes for a float
-            record["decision_time"] = fragment(text)  # in place (and put back): the key keeps its position
-            ours = text.count(b"e-")  # the "e-" that this decision_time brings
+            frag, ours = known.get(seconds) or _tiny(seconds)
+            record["decision_time"] = frag  # in place (and put back): the key keeps its position
         elif tiny:
             return _json_line(record, observation)
         else:
@@ -113,6 +117,10 @@ def _make_line_encoder() -> Any:
             return _json_line(record, observation)
         return b"".join((data[:-1], b',"observation":' if len(data) > 2 else b'"observation":', dumps(observation),
                          b"}\n"))
+
+    def _tiny(seconds: float) -> tuple[Any, int]:
+        text = repr(seconds)  # what json writes for a float
+        return fragment(text.encode("ascii")), text.count("e-")
 
     return encode
 
