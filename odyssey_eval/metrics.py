@@ -41,6 +41,7 @@ __all__ = [
     "SUPPLEMENTARY",
     "WINDOW",
     "GameFacts",
+    "RunningMetrics",
     "action_verbs",
     "compute_metrics",
     "cumulative_rewards",
@@ -54,6 +55,7 @@ __all__ = [
 WINDOW = 100
 _EMPTY: dict[str, int] = {}
 _NO_TOKENS = (0, 0)
+_UNSEEN = object()
 
 
 @dataclass(frozen=True)
@@ -256,22 +258,36 @@ def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = W
     if stop_calls:
         _add_calls(purposes, stop_calls)
     facts = game if isinstance(game, GameFacts) else GameFacts.of(game)
+    return _assemble(facts, window, n=n, terminated=bool(traj.steps and traj.steps[-1].get("terminated")),
+                     totals=totals, acquired=acquired, verbs=action_verbs(play, facts), stages=main_quest_size(traj),
+                     invalid=invalid, malformed=malformed, tokens=(tokens_in, tokens_out), purposes=purposes,
+                     decision=decision, tutorial=tutorial_summary(traj), stop_tokens=stop_tokens,
+                     stop_calls=stop_calls)
+
+
+def _assemble(facts: GameFacts, window: int, *, n: int, terminated: bool, totals: dict[str, int],
+              acquired: Iterable[str], verbs: Sequence[str], stages: int | None, invalid: int, malformed: int,
+              tokens: tuple[int, int], purposes: Mapping[str, dict[str, int]], decision: float,
+              tutorial: dict[str, Any], stop_tokens: Sequence[int] | None,
+              stop_calls: Mapping[str, Mapping[str, int]] | None) -> dict[str, Any]:
+    """The metrics dict from what a pass over the play steps gathered (by :func:`compute_metrics` over
+    a whole trajectory, or by :class:`RunningMetrics` as the run went)."""
+    tokens_in, tokens_out = tokens
+    acquired = list(acquired)
     carryable = facts.carryable
-    verbs = action_verbs(play, facts)
     game_verbs = facts.verbs
     used = sorted(set(verbs))
     windows = windowed_diversity(verbs, len(game_verbs), window)
-    stages = main_quest_size(traj)
     metrics = {
         "play_steps": n,
-        "terminated": bool(traj.steps and traj.steps[-1].get("terminated")),
+        "terminated": terminated,
         "main_reward": totals["quest"],
         "main_stages": stages,
         "main_fraction": totals["quest"] / stages if stages else None,
         "supplementary_reward": sum(totals[k] for k in SUPPLEMENTARY),
         "rewards": totals,
         "object_exploration": len(acquired) / len(carryable) if carryable else 0.0,
-        "objects_acquired": list(acquired),
+        "objects_acquired": acquired,
         "action_exploration": len(used) / len(game_verbs) if game_verbs else 0.0,
         "verbs_used": used,
         "action_diversity": normalized_entropy(verbs, len(game_verbs)),
@@ -288,7 +304,7 @@ def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = W
         "tokens_by_purpose": {k: purposes[k] for k in sorted(purposes)},
         "decision_time_total": round(decision, 6),
         "decision_time_mean": decision / n if n else 0.0,
-        "tutorial": tutorial_summary(traj),
+        "tutorial": tutorial,
     }
     if stop_tokens is not None:
         metrics["stop_decision_tokens"] = list(stop_tokens)
@@ -297,14 +313,119 @@ def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = W
     return metrics
 
 
+class RunningMetrics:
+    """:func:`compute_metrics` fed one step line at a time, as the run goes, so the runner need not
+    keep its lines until the end: ``add`` every step line in order (with or without its observation),
+    and ``metrics()`` equals ``compute_metrics`` of the whole trajectory, float for float.
+
+    What it keeps grows with the run only by the verb of each play step (a reference to an interned
+    name): the windowed diversity needs them all, and the floats come out identical only if the same
+    functions add them in the same order. The tutorial's decision times are kept too (a tutorial is
+    short) so that they are summed by ``sum``, as :func:`tutorial_summary` sums them.
+    """
+
+    def __init__(self, reset: Mapping[str, Any], game: Game | GameFacts, *, window: int = WINDOW):
+        self.facts = game if isinstance(game, GameFacts) else GameFacts.of(game)
+        self.window = window
+        self.n = self.invalid = self.malformed = self.tokens_in = self.tokens_out = 0
+        self.totals = dict.fromkeys(COMPONENTS, 0)
+        self.acquired: dict[str, None] = {}
+        self.purposes: dict[str, dict[str, int]] = {}
+        self.decision = 0.0
+        self.verbs: list[str] = []
+        self.terminated = False
+        self.stages = _quest_total(reset)
+        self._verb_of: dict[Any, str | None] = {}  # command -> verb, as action_verbs looks them up
+        self._tutorial_steps = self._tutorial_invalid = self._tutorial_in = self._tutorial_out = 0
+        self._tutorial_seconds: list[float] = []
+
+    def add(self, s: Mapping[str, Any]) -> None:
+        """Count one step line (lines are sparse: a missing key is false, zero or empty; most steps
+        have no reward, events, tokens or flags, so the common path is a few key tests)."""
+        self.terminated = "terminated" in s and bool(s["terminated"])
+        if self.stages is None and "quest" in s:
+            self.stages = _quest_total(s)
+        if s.get("tutorial"):
+            self._add_tutorial(s)
+            return
+        self.n += 1
+        if "reward" in s:
+            totals = self.totals
+            for k, v in s["reward"].items():
+                totals[k] = totals.get(k, 0) + v
+        if "events" in s:
+            for ev in s["events"]:
+                if ev.get("kind") == "object_acquired":
+                    self.acquired.setdefault(ev["object"])
+        if s.get("invalid"):
+            self.invalid += 1
+        else:
+            action = s.get("action")
+            verb = self._verb_of.get(action, _UNSEEN) if action.__class__ is str else _UNSEEN
+            if verb is _UNSEEN:
+                verb = self._look_up(action)
+            if verb is not None:
+                self.verbs.append(verb)
+        if s.get("malformed"):
+            self.malformed += 1
+        if "tokens" in s:
+            a, b = s["tokens"]
+            self.tokens_in += a
+            self.tokens_out += b
+            _add_calls(self.purposes, s.get("calls", {}))
+        if "decision_time" in s:
+            self.decision += s["decision_time"]
+
+    def _look_up(self, action: Any) -> str | None:
+        """A command's verb, looked up once per distinct command (as :func:`action_verbs` does)."""
+        key = action if isinstance(action, str) else repr(action)  # a damaged line must not crash a report
+        if key not in self._verb_of:
+            self._verb_of[key] = self.facts.verb_of(action) if isinstance(action, str) else None
+        return self._verb_of[key]
+
+    def _add_tutorial(self, s: Mapping[str, Any]) -> None:
+        self._tutorial_steps += 1
+        if s.get("invalid"):
+            self._tutorial_invalid += 1
+        a, b = s.get("tokens", _NO_TOKENS)
+        self._tutorial_in += a
+        self._tutorial_out += b
+        self._tutorial_seconds.append(s.get("decision_time", 0.0))
+
+    def metrics(self, *, stop_tokens: Sequence[int] | None = None,
+                stop_calls: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
+        """The metrics of the steps added so far (``stop_tokens``, ``stop_calls``: as for
+        :func:`compute_metrics`)."""
+        tokens_in, tokens_out = self.tokens_in, self.tokens_out
+        purposes = {k: dict(v) for k, v in self.purposes.items()}  # the run may go on after a look
+        if stop_tokens is not None:
+            tokens_in += stop_tokens[0]
+            tokens_out += stop_tokens[1]
+        if stop_calls:
+            _add_calls(purposes, stop_calls)
+        tutorial = {"steps": self._tutorial_steps, "invalid_actions": self._tutorial_invalid,
+                    "input_tokens": self._tutorial_in, "output_tokens": self._tutorial_out,
+                    "decision_time": round(sum(self._tutorial_seconds), 6)}
+        return _assemble(self.facts, self.window, n=self.n, terminated=self.terminated, totals=dict(self.totals),
+                         acquired=self.acquired, verbs=self.verbs, stages=self.stages, invalid=self.invalid,
+                         malformed=self.malformed, tokens=(tokens_in, tokens_out), purposes=purposes,
+                         decision=self.decision, tutorial=tutorial, stop_tokens=stop_tokens, stop_calls=stop_calls)
+
+
 def main_quest_size(traj: Trajectory) -> int | None:
     """Stages in the run's main quest, as the env reported them (``info["quest"]["total"]``, kept on the
     reset line and on every line where progress changed); None for a game without a main quest. The
     normalised challenge score divides by it, so games with more stages do not weigh more."""
     for record in (traj.reset, *traj.steps):
-        quest = record.get("quest")
-        if isinstance(quest, Mapping) and isinstance(quest.get("total"), int) and quest["total"] > 0:
-            return quest["total"]
+        if (total := _quest_total(record)) is not None:
+            return total
+    return None
+
+
+def _quest_total(record: Mapping[str, Any]) -> int | None:
+    quest = record.get("quest")
+    if isinstance(quest, Mapping) and isinstance(quest.get("total"), int) and quest["total"] > 0:
+        return quest["total"]
     return None
 
 

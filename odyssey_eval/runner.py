@@ -37,13 +37,13 @@ from odyssey_eval.lifecycle import (
     RunInterrupted,
     sanitize,
 )
-from odyssey_eval.metrics import compute_metrics
+from odyssey_eval.metrics import RunningMetrics
 from odyssey_eval.progress import NullProgress, make_progress
 from odyssey_eval.qa.ask import ask_questions
-from odyssey_eval.qa.episodic import episodic_questions
+from odyssey_eval.qa.episodic import EpisodeLog, episodic_questions
 from odyssey_eval.qa.questions import Question
 from odyssey_eval.rundir import DEPENDENCY_GRAPH, RunDir, RunDirError, cell_key, run_path
-from odyssey_eval.trajectory import JsonlWriter, Trajectory, reset_record, step_record
+from odyssey_eval.trajectory import JsonlWriter, reset_record, step_record
 
 __all__ = ["KILL_AFTER_ENV", "RESULTS_FORMAT", "CellOutcome", "RunError", "RunInterrupted", "cell_path", "run_cell"]
 
@@ -94,8 +94,10 @@ class _Cell:
         self.wk_questions: list[Question] = []
         self.writer: JsonlWriter | None = None  # trajectory.jsonl and qa.jsonl, open while the run goes
         self.qa_writer: JsonlWriter | None = None
-        # this run's trajectory lines without their observations, for metrics and episodic QA
-        self.records: list[dict[str, Any]] = []
+        # what the final metrics and the episodic QA rounds need of the trajectory lines, gathered as the
+        # run goes (the lines themselves are on disk only): set up once the reset line is known
+        self.running: RunningMetrics | None = None
+        self.episode: EpisodeLog | None = None
 
     # ------------------------------------------------------------ start / resume
     def _start(self) -> tuple[str, dict[str, Any]]:
@@ -104,6 +106,7 @@ class _Cell:
         obs, info = self.env.reset(seed=self.seed)
         self.reset_line = reset_record(self.game.name, self.seed, obs, info)
         self.writer, self.qa_writer = lifecycle.open_files(self.rd, self.reset_line)
+        self._track([])
         if self.qa["enabled"]:
             self.wk_questions = self._world_knowledge()
             self.rd.write_questions([q.to_dict() for q in self.wk_questions])
@@ -122,8 +125,8 @@ class _Cell:
         info = dict(r["info"])
         if self.agent.needs_valid_actions:
             info["valid_actions"] = self.env.valid_actions()
-        self.reset_line, self.records, self.writer, self.qa_writer = lifecycle.reopen_files(
-            self.rd, r, ckpt.path.name)
+        self.reset_line, seen, self.writer, self.qa_writer = lifecycle.reopen_files(self.rd, r, ckpt.path.name)
+        self._track(seen)
         for name in ("total", "play", "tutorial_steps", "main", "sup", "tokens", "elapsed"):
             setattr(self, name, r[name])
         self.terminated = r["terminated"]
@@ -132,6 +135,17 @@ class _Cell:
             self.wk_questions = lifecycle.stored_questions(self.rd, self._world_knowledge, [self.rd], self.log)
         self.log(f"resume from step {self.total}: {self.rd.path}")
         return obs, info
+
+    def _track(self, seen: list[dict[str, Any]]) -> None:
+        """Start gathering metrics (and, if episodic rounds will be asked, the episode) from the reset
+        line and the step lines ``seen`` before (a resumed run's)."""
+        self.running = RunningMetrics(self.reset_line, self.facts)
+        if self.qa["enabled"] and int(self.qa["episodic"]) > 0:
+            self.episode = EpisodeLog(self.reset_line)
+        for step in seen:
+            self.running.add(step)
+            if self.episode is not None:
+                self.episode.add(step)
 
     def _world_knowledge(self) -> list[Question]:
         return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa)
@@ -153,8 +167,8 @@ class _Cell:
         if self.wk_questions:
             rounds.append(ask_questions(self.agent, self.wk_questions, phase=phase, step=self.play,
                                         kind="world_knowledge"))
-        if phase != "before" and int(self.qa["episodic"]) > 0:
-            em = episodic_questions(Trajectory(self.reset_line, self.records), self.game, self.seed,
+        if phase != "before" and self.episode is not None:
+            em = episodic_questions(self.episode.trajectory(), self.game, self.seed,
                                     per_template=int(self.qa["episodic"]), n_choices=int(self.qa["choices"]),
                                     salt=str(self.play))
             if em:
@@ -184,7 +198,8 @@ class _Cell:
             lifecycle.stopped(exc, self.rd, self.total, (self.writer, self.qa_writer), "total")
 
     def _loop(self, obs: str, info: dict[str, Any], progress: NullProgress) -> None:
-        env, agent, writer, records = self.env, self.agent, self.writer, self.records
+        env, agent, write, count = self.env, self.agent, self.writer.write, self.running.add
+        remember = None if self.episode is None else self.episode.add
         privileged = bool(agent.privileged)
         max_steps, max_tutorial = self.max_steps, int(self.ev["max_tutorial_steps"])
         every, kill_after = self.checkpoint_every, self.kill_after
@@ -211,10 +226,11 @@ class _Cell:
                 break
             quest = info.get("quest")
             obs, _, terminated, _, info = env.step(decision.action)
-            record = step_record(decision, tutorial, obs, terminated, info, seconds, info.get("quest") != quest)
-            writer.write(record)
-            del record["observation"]  # on disk now; kept in memory it would cost more time than writing it
-            records.append(record)
+            record = step_record(decision, tutorial, None, terminated, info, seconds, info.get("quest") != quest)
+            write(record, obs)  # the observation goes to disk only
+            count(record)
+            if remember is not None:
+                remember(record)
             self.total += 1
             self.terminated = terminated
             if tutorial:
@@ -247,9 +263,8 @@ class _Cell:
         self.qa_writer.close()
         stop = self.stop_usage
         stopped = stop is not None and bool(stop.calls)
-        metrics = compute_metrics(Trajectory(self.reset_line, self.records), self.game,
-                                  stop_tokens=(stop.input_tokens, stop.output_tokens) if stopped else None,
-                                  stop_calls=stop.by_purpose() if stopped else None)
+        metrics = self.running.metrics(stop_tokens=(stop.input_tokens, stop.output_tokens) if stopped else None,
+                                       stop_calls=stop.by_purpose() if stopped else None)
         rounds = self.rd.qa_rounds()  # from the file: a resumed run asked its earlier rounds in another process
         end = "terminated" if self.terminated else "agent_stopped" if self.stopped else "max_steps"
         results = {

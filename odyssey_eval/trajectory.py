@@ -53,7 +53,9 @@ def _make_dumps() -> Any:
 _dumps = _make_dumps()
 
 
-def _json_line(record: Mapping[str, Any]) -> bytes:
+def _json_line(record: Mapping[str, Any], observation: str | None = None) -> bytes:
+    if observation is not None:
+        record = {**record, "observation": observation}
     return (_dumps(record) + "\n").encode("ascii")
 
 
@@ -68,6 +70,11 @@ def _make_line_encoder() -> Any:
     that orjson refused is written by json. ``decision_time``, the one float every step line holds and
     often tiny for fast agents, is handed to orjson already written as json writes it. NaN and
     infinities, which no line holds, would come out as ``null`` rather than json's non-standard ``NaN``.
+
+    The observation, most of a step line's bytes, is encoded on its own and appended as the last key:
+    being one string, it needs no scan for floats, and ``str.isascii`` answers in constant time, so the
+    byte scans above only cover the short rest of the line. (For ASCII text, \x7f is the one character
+    the two encoders write differently.)
     """
     try:
         import orjson
@@ -75,24 +82,45 @@ def _make_line_encoder() -> Any:
         return _json_line
     dumps, refused, fragment = orjson.dumps, orjson.JSONEncodeError, orjson.Fragment
     # What json would not take as is (dataclasses, datetimes, subclasses of str, int, dict...) goes to json.
-    option = (orjson.OPT_APPEND_NEWLINE | orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS
-              | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS)
+    option = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+              | orjson.OPT_PASSTHROUGH_SUBCLASS)
+    line_option = option | orjson.OPT_APPEND_NEWLINE
 
-    def encode(record: Mapping[str, Any]) -> bytes:
+    # decision times under 0.1 ms, rounded to microseconds as step lines hold them, as json writes them
+    # (e.g. 1.2e-05), with the "e-" each brings: most steps of a fast agent take one of these
+    written = {us / 1_000_000: fragment(repr(us / 1_000_000).encode("ascii")) for us in range(1, 100)}
+    known = {seconds: (frag, repr(seconds).count("e-")) for seconds, frag in written.items()}
+
+    def encode(record: Mapping[str, Any], observation: str | None = None) -> bytes:
         seconds = record.get("decision_time")
-        if seconds.__class__ is float and 0 < abs(seconds) < 1e-4:
-            text = repr(seconds).encode("ascii")  # what json writes for a float
-            written = {**record, "decision_time": fragment(text)}
-            ours = text.count(b"e-")  # the "e-" that this decision_time brings
+        tiny = seconds.__class__ is float and 0 < abs(seconds) < 1e-4
+        if tiny and isinstance(record, dict):
+            frag, ours = known.get(seconds) or _tiny(seconds)
+            record["decision_time"] = frag  # in place (and put back): the key keeps its position
+        elif tiny:
+            return _json_line(record, observation)
         else:
-            written, ours = record, 0
+            ours = 0
         try:
-            data = dumps(written, option=option)
+            data = dumps(record, option=line_option if observation is None else option)
         except refused:
-            return _json_line(record)
-        if data.isascii() and b"\x7f" not in data and b"0.0000" not in data and data.count(b"e-") == ours:
+            data = None
+        finally:
+            if tiny:
+                record["decision_time"] = seconds  # type: ignore[index]
+        if data is None or not (data.isascii() and b"\x7f" not in data and b"0.0000" not in data
+                                and data.count(b"e-") == ours):
+            return _json_line(record, observation)
+        if observation is None:
             return data
-        return _json_line(record)
+        if observation.__class__ is not str or not observation.isascii() or "\x7f" in observation:
+            return _json_line(record, observation)
+        return b"".join((data[:-1], b',"observation":' if len(data) > 2 else b'"observation":', dumps(observation),
+                         b"}\n"))
+
+    def _tiny(seconds: float) -> tuple[Any, int]:
+        text = repr(seconds)  # what json writes for a float
+        return fragment(text.encode("ascii")), text.count("e-")
 
     return encode
 
@@ -113,7 +141,7 @@ def reset_record(game: str, seed: int, observation: str, info: Mapping[str, Any]
     return record
 
 
-def step_record(decision: Decision, tutorial: bool, observation: str, terminated: bool,
+def step_record(decision: Decision, tutorial: bool, observation: str | None, terminated: bool,
                 info: Mapping[str, Any], seconds: float, quest_changed: bool = True) -> dict[str, Any]:
     """The line of one step. ``tutorial``: the command was chosen inside the tutorial.
 
@@ -123,6 +151,9 @@ def step_record(decision: Decision, tutorial: bool, observation: str, terminated
     and main-quest progress (``quest``) only on the steps where it changed
     (``quest_changed``). Encoding dominates the runner's cost per step, and most steps have little
     to say; a reader takes a missing key as false, zero or empty.
+
+    ``observation`` None leaves it out: the runner hands it to :meth:`JsonlWriter.write` instead, which
+    writes it as the line's last key, where this function would have put it, and keeps only the rest.
     """
     record: dict[str, Any] = {"step": info["step"], "action": decision.action}
     if tutorial:
@@ -155,7 +186,8 @@ def step_record(decision: Decision, tutorial: bool, observation: str, terminated
         record["train"] = decision.training
     if quest_changed and "quest" in info:
         record["quest"] = info["quest"]
-    record["observation"] = observation
+    if observation is not None:
+        record["observation"] = observation
     return record
 
 
@@ -174,8 +206,10 @@ class JsonlWriter:
         self._file.truncate(truncate_to)
         self._file.seek(truncate_to)
 
-    def write(self, record: Mapping[str, Any]) -> None:
-        data = _encode_line(record)
+    def write(self, record: Mapping[str, Any], observation: str | None = None) -> None:
+        """Write ``record`` as one line; ``observation``, if given, as its last key (``record`` must
+        not hold one): a step's line without building a second dict that holds it."""
+        data = _encode_line(record, observation)
         written = self._file.write(data)
         while written < len(data):  # a short write is rare on files, but legal
             written += self._file.write(data[written:])

@@ -17,6 +17,7 @@ Questions about the tutorial are not asked: its room is gone and its steps are n
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from odyssey_eval.qa.questions import NONE, Question, check_single_truth, make_question
@@ -25,12 +26,43 @@ from odyssey_eval.trajectory import Trajectory
 if TYPE_CHECKING:
     from odyssey_env.game import Game
 
-__all__ = ["TEMPLATES", "episodic_questions", "verify_episodic"]
+__all__ = ["TEMPLATES", "EpisodeLog", "episodic_questions", "verify_episodic"]
 
 TEMPLATES = ("visited_area", "crafted_object", "defeated_npc", "acquired_object", "action_at", "next_action",
              "drop_location")
 KIND = "episodic"
 WINDOW = 5
+
+
+#: The keys of a trajectory line that Episodic-Memory questions read (and nothing else of a line).
+_READ = ("action", "area", "time", "tutorial", "events")
+_ABSENT = object()
+
+
+class EpisodeLog:
+    """What Episodic-Memory questions read of a run, kept as the run goes: per step, the keys in
+    :data:`_READ` as one small tuple, instead of whole trajectory lines. A runner asking rounds during
+    and after play ``add``s every step line and hands :meth:`trajectory` to :func:`episodic_questions`;
+    the questions and answers are those the whole trajectory gives, since they read nothing else.
+    Tuples of names and numbers drop out of the garbage collector's sight, so a long run's log costs
+    little memory and no collection time."""
+
+    def __init__(self, reset: Mapping[str, Any]):
+        self.reset = {k: reset[k] for k in ("area", "time") if k in reset}
+        self._steps: list[tuple[Any, ...]] = []
+
+    def add(self, step: Mapping[str, Any]) -> None:
+        get = step.get
+        self._steps.append((get("action", _ABSENT), get("area", _ABSENT), get("time", _ABSENT),
+                            get("tutorial", _ABSENT), get("events", _ABSENT)))
+
+    def __len__(self) -> int:
+        return len(self._steps)
+
+    def trajectory(self) -> Trajectory:
+        """The run so far, as lines holding only what the questions read."""
+        return Trajectory(dict(self.reset), [{k: v for k, v in zip(_READ, row, strict=True) if v is not _ABSENT}
+                                             for row in self._steps])
 
 
 class _Memory:
