@@ -37,13 +37,13 @@ from odyssey_agents.base import Agent, Decision, Task
 from odyssey_eval import lifecycle
 from odyssey_eval.factory import ConfigError, build_agent
 from odyssey_eval.lifecycle import RESULTS_FORMAT, STOPPING, CellOutcome, RunError, sanitize
-from odyssey_eval.metrics import compute_metrics
+from odyssey_eval.metrics import RunningMetrics
 from odyssey_eval.progress import NullProgress, make_progress
 from odyssey_eval.qa.ask import ask_questions
-from odyssey_eval.qa.episodic import episodic_questions
+from odyssey_eval.qa.episodic import EpisodeLog, episodic_questions
 from odyssey_eval.qa.questions import Question
 from odyssey_eval.rundir import DEPENDENCY_GRAPH, RunDir, RunDirError, cell_key, run_path, slug
-from odyssey_eval.trajectory import JsonlWriter, Trajectory, reset_record, step_record
+from odyssey_eval.trajectory import JsonlWriter, reset_record, step_record
 
 __all__ = ["AGENTS_DIR", "MULTIAGENT_DEFAULTS", "multi_cell_key", "multi_run_path",
            "resolve_agents", "run_multi_cell"]
@@ -135,9 +135,23 @@ class _Seat:
         self.writer: JsonlWriter | None = None
         self.qa_writer: JsonlWriter | None = None
         self.reset_line: dict[str, Any] = {}
-        self.records: list[dict[str, Any]] = []
+        self.running: RunningMetrics | None = None  # the metrics, gathered as the run goes
+        self.episode: EpisodeLog | None = None  # what episodic questions read, when they are asked
         self.obs = ""
         self.info: dict[str, Any] = {}
+
+    def track(self, seen: list[dict[str, Any]], facts: Any, episodic: bool) -> None:
+        """Start gathering from the reset line and the step lines ``seen`` before (a resumed run's):
+        no step line stays in memory."""
+        self.running = RunningMetrics(self.reset_line, facts)
+        self.episode = EpisodeLog(self.reset_line) if episodic else None
+        for step in seen:
+            self.add(step)
+
+    def add(self, record: dict[str, Any]) -> None:
+        self.running.add(record)  # type: ignore[union-attr]
+        if self.episode is not None:
+            self.episode.add(record)
 
     def counters(self) -> dict[str, Any]:
         return {**{k: getattr(self, k) for k in self.COUNTERS}, "end": self.end,
@@ -200,6 +214,7 @@ class _MultiCell:
         self.cycles = 0
         self.elapsed = 0.0
         self.wk_questions: list[Question] = []
+        self._episodic = bool(self.qa["enabled"]) and int(self.qa["episodic"]) > 0
 
     # ------------------------------------------------------------ start / resume
     def _start(self) -> None:
@@ -209,6 +224,7 @@ class _MultiCell:
             seat.agent.reset(self.tasks[aid])
             seat.reset_line = {**reset_record(self.game.name, self.seed, obs[aid], infos[aid]), "agent": aid}
             seat.writer, seat.qa_writer = lifecycle.open_files(seat.rd, seat.reset_line)
+            seat.track([], self.facts, self._episodic)
             seat.obs, seat.info = obs[aid], infos[aid]
         if self.qa["enabled"]:
             self.wk_questions = self._world_knowledge()
@@ -230,8 +246,9 @@ class _MultiCell:
             seat.obs, seat.info = saved["observation"], dict(saved["info"])
             if aid in self.env.agents and seat.agent.needs_valid_actions:
                 seat.info["valid_actions"] = self.env.valid_actions(aid)
-            seat.reset_line, seat.records, seat.writer, seat.qa_writer = lifecycle.reopen_files(
+            seat.reset_line, seen, seat.writer, seat.qa_writer = lifecycle.reopen_files(
                 seat.rd, saved, ckpt.path.name)
+            seat.track(seen, self.facts, self._episodic)
             for name in _Seat.COUNTERS:
                 setattr(seat, name, saved[name])
             seat.end = saved["end"]
@@ -264,8 +281,8 @@ class _MultiCell:
         if self.wk_questions:
             rounds.append(ask_questions(seat.agent, self.wk_questions, phase=phase, step=seat.play,
                                         kind="world_knowledge"))
-        if phase != "before" and int(self.qa["episodic"]) > 0:
-            em = episodic_questions(Trajectory(seat.reset_line, seat.records), self.game, self.seed,
+        if phase != "before" and seat.episode is not None:
+            em = episodic_questions(seat.episode.trajectory(), self.game, self.seed,
                                     per_template=int(self.qa["episodic"]), n_choices=int(self.qa["choices"]),
                                     salt=f"{seat.id}:{seat.play}")
             if em:
@@ -344,8 +361,7 @@ class _MultiCell:
                 record = step_record(decision, tutorial, obs[aid], terms[aid], info, seconds,
                                      info.get("quest") != quests[aid])
                 seat.writer.write(record)
-                del record["observation"]
-                seat.records.append(record)
+                seat.add(record)
                 seat.obs, seat.info = obs[aid], info
                 seat.total += 1
                 if tutorial:
@@ -388,10 +404,9 @@ class _MultiCell:
                 self._ask(seat, "after")
             seat.close()
             stop = seat.stop_usage
-            metrics = compute_metrics(Trajectory(seat.reset_line, seat.records), self.game,
-                                      stop_tokens=(stop.input_tokens, stop.output_tokens) if stop and stop.calls
-                                      else None,
-                                      stop_calls=stop.by_purpose() if stop and stop.calls else None)
+            metrics = seat.running.metrics(  # type: ignore[union-attr]
+                stop_tokens=(stop.input_tokens, stop.output_tokens) if stop and stop.calls else None,
+                stop_calls=stop.by_purpose() if stop and stop.calls else None)
             rounds = seat.rd.qa_rounds()
             results = {
                 **common,
