@@ -55,32 +55,6 @@ class Events:
         self._memo = {}
         self._causing = []
 
-    def need_cost(self, kind: str, match: dict[str, Any]) -> float:
-        """Rough steps to the first thing a verb emitting ``kind`` says it :meth:`needs` (the hint
-        :meth:`_cause_by_trial` pursues), so that the estimate of a game's own event weighs the walk or
-        the making it takes first. 0 when nothing is missing, or when the need is out of reach now (no
-        proof that the event cannot be caused: the need's own needs may open the way)."""
-        v = self.v
-        if kind in self._causing:
-            return 0
-        self._causing.append(kind)
-        try:
-            for rule in v.engine.rules.actions.values():
-                if kind not in rule.emits:
-                    continue
-                need = rule.needs(v.engine, v.agent, match)
-                if need is None or holds_now(v, need):
-                    continue
-                try:  # not estimate(): the need is made afresh
-                    cost = self.cost(need)
-                except Stuck:
-                    return 0
-                return cost if cost < INF else 0
-        finally:
-            self._causing.pop()
-        return 0
-
-    # ---- causing one event (the ``did`` predicate) ------------------------------
     def cause(self, kind: str, match: dict[str, Any]) -> str | None:
         """Next command toward making an event ``kind`` with data ``match`` happen this step."""
         as_condition = event_condition(kind, match)
@@ -140,6 +114,32 @@ class Events:
                 self._causing.pop()
         raise Stuck(f"no command now causes a {kind!r} event")
 
+    def need_cost(self, kind: str, match: dict[str, Any]) -> float:
+        """Rough steps to the first thing a verb emitting ``kind`` says it :meth:`needs` (the hint
+        :meth:`_cause_by_trial` pursues), so that the estimate of a game's own event weighs the walk or
+        the making it takes first. 0 when nothing is missing, or when the need is out of reach now (no
+        proof that the event cannot be caused: the need's own needs may open the way)."""
+        v = self.v
+        if kind in self._causing:
+            return 0
+        self._causing.append(kind)
+        try:
+            for rule in v.engine.rules.actions.values():
+                if kind not in rule.emits:
+                    continue
+                need = rule.needs(v.engine, v.agent, match)
+                if need is None or holds_now(v, need):
+                    continue
+                try:  # not estimate(): the need is made afresh
+                    cost = self.cost(need)
+                except Stuck:
+                    return 0
+                return cost if cost < INF else 0
+        finally:
+            self._causing.pop()
+        return 0
+
+    # ---- the engine's optional verbs ------------------------------------------
     def did_object_inspected(self, object: str | None = None, handle: str | None = None) -> str | None:
         v = self.v
         visible = [*v.agent.hands, *v.agent.equipment.values(),
@@ -170,9 +170,8 @@ class Events:
             return f"inspect {self.v.here}"
         return self.navigation.go(area) or f"inspect {area}"
 
-
     def did_object_stored(self, object: str | None = None, container: str | None = None,
-                           amount: int | None = None, handle: str | None = None) -> str | None:
+                          amount: int | None = None, handle: str | None = None) -> str | None:
         v = self.v
         if object is None:
             raise Stuck("store what?")
@@ -200,7 +199,7 @@ class Events:
         return f"store {n} {item} {box}"
 
     def did_object_taken_out(self, object: str | None = None, container: str | None = None,
-                              amount: int | None = None, handle: str | None = None) -> str | None:
+                             amount: int | None = None, handle: str | None = None) -> str | None:
         v = self.v
         if object is None:
             raise Stuck("take out what?")
@@ -215,8 +214,8 @@ class Events:
         return self.did_object_stored(object, container)
 
     def did_object_discarded(self, object: str | None = None, container: str | None = None,
-                              amount: int | None = None, handle: str | None = None, area: str | None = None
-                              ) -> str | None:
+                             amount: int | None = None, handle: str | None = None, area: str | None = None
+                             ) -> str | None:
         v = self.v
         if object is None:
             raise Stuck("discard what?")
@@ -228,7 +227,7 @@ class Events:
         return self.did_object_stored(object, container, amount)
 
     def did_object_equipped(self, object: str | None = None, handle: str | None = None,
-                             slot: str | None = None) -> str | None:
+                            slot: str | None = None) -> str | None:
         v = self.v
         if object is None:
             raise Stuck("equip what?")
@@ -238,7 +237,7 @@ class Events:
         return self.supply.equip(object)
 
     def did_object_unequipped(self, object: str | None = None, handle: str | None = None,
-                               slot: str | None = None) -> str | None:
+                              slot: str | None = None) -> str | None:
         v = self.v
         if object is None:
             raise Stuck("unequip what?")
@@ -292,6 +291,9 @@ def holds_now(v: Any, c: Condition) -> bool:
 
 
 def family(c: Condition) -> str:
+    """The condition's family in the vocabulary (``"event"``, ``"state"``, ``"combinator"``), or
+    ``"predicate"`` for a game's own: an event holds only on the step it happens, so it is never taken
+    as done beforehand, and it is planned last."""
     from odyssey_env.quests.conditions import VOCABULARY
 
     kind = VOCABULARY.get(c.type)

@@ -353,7 +353,7 @@ class Planner:
 
         if holds(self.v.engine, self.v.agent, c):
             return None
-        handle = self.supply.written(c.text, c.object)
+        handle = self.supply.find_written(c.text, c.object)
         if handle is None:
             return self.supply.write(c.text, c.object)
         if c.area is None:  # carried is enough

@@ -157,7 +157,8 @@ class Supply:
         here = v.here
         go = self.navigation.go
         # lying on the ground
-        spared = self.focus.not_from[0] if self.focus.not_from is not None and self.focus.not_from[1] == t else None
+        not_from = self.focus.not_from
+        spared = not_from[0] if not_from is not None and not_from[1] == t else None
         for area, handle, count in v.ground.get(t, ()):
             if area == spared or v.written(handle):
                 continue
@@ -561,7 +562,9 @@ class Supply:
                     return cmd
             return self.hold(paper)
 
-    def written(self, text: str, wanted: str | None) -> str | None:
+    def find_written(self, text: str, wanted: str | None) -> str | None:
+        """An object (of type ``wanted``, if given) that already bears ``text``: writing it again would
+        waste a step and a writable."""
         from odyssey_env.quests.conditions import normalize_text
 
         want = normalize_text(text)
