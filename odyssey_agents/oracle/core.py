@@ -116,9 +116,9 @@ class Focus:
 
     A part planning a goal marks what it relies on (:meth:`need`, :meth:`keeping`, :meth:`sparing`)
     for the duration of a ``with`` block; supply reads the marks when it frees a hand, empties a bag
-    or sells. ``protect`` (what any open or later stage may need) is set by the planner once per step
-    from :class:`~odyssey_agents.oracle.foresight.Foresight`; ``used`` collects the keys of the ways
-    followed, written by every part that commits to one.
+    or sells. ``protect`` (what any open or later stage may need) is written once per step by
+    :class:`~odyssey_agents.oracle.foresight.Foresight`; ``used`` collects the keys of the ways
+    followed, written by every part that commits to one, read by the agent after the step.
     """
 
     def __init__(self, memory: Memory) -> None:
@@ -131,7 +131,7 @@ class Focus:
         self.used: list[Key] = []  # source keys followed this step (for stall handling)
 
     def begin(self, view: View) -> None:
-        """Start a step: marks of the last one no longer apply (``protect`` is replaced by the planner)."""
+        """Start a step: marks of the last one no longer apply (``protect`` is replaced by foresight)."""
         self.view = view
         self.needed = {}
         self.keep = []

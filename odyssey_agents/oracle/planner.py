@@ -164,7 +164,7 @@ class Planner:
         plan = CONDITIONS.get(c.type)
         if plan is None:
             raise Stuck(f"no plan for condition type {c.type!r}")
-        return plan.next(self, c)
+        return plan.command(self, c)
 
     def estimate(self, c: Condition) -> float:
         """Rough steps to satisfy ``c`` (INF when no plan is known). Memoised per step by identity:
@@ -520,7 +520,7 @@ class Planner:
 class ConditionPlan(NamedTuple):
     """How the planner handles one condition type of the quest vocabulary."""
 
-    next: Callable[[Planner, Condition], str | None]  # the next command toward it; None when it holds
+    command: Callable[[Planner, Condition], str | None]  # the next command toward it; None when it holds
     cost: Callable[[Planner, Condition], float]  # rough steps to make it hold (may raise Stuck)
 
 

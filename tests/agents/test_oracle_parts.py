@@ -19,7 +19,7 @@ def test_the_condition_table_covers_the_vocabulary() -> None:
     missing = sorted(set(VOCABULARY) - set(CONDITIONS))
     assert not missing, f"the oracle's condition table lacks {missing}"
     for name, plan in CONDITIONS.items():
-        assert plan.next is getattr(Planner, f"_c_{name}") and plan.cost is getattr(Planner, f"_e_{name}"), name
+        assert plan.command is getattr(Planner, f"_c_{name}") and plan.cost is getattr(Planner, f"_e_{name}"), name
 
 
 def test_memory_round_trips_through_json() -> None:
