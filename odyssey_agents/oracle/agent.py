@@ -166,10 +166,10 @@ class OracleAgent(Agent):
         command, reason = self.planner.decide(engine, current_goals(engine, self.agent_id))
         if self.check_valid and not is_valid(engine, self.agent_id, command):
             self.counters["corrected"] += 1
-            self.planner.banned[("cmd", command)] = engine.state.step + 3
+            self.planner.memory.banned[("cmd", command)] = engine.state.step + 3
             reason = f"planned {command!r}, not valid now ({reason})"
             command = "defend" if self.planner.v.engaged_foes() else "wait"
-        for key in self.planner.used:
+        for key in self.planner.focus.used:
             self._window[key] = self._window.get(key, 0) + 1
         return command, reason
 
@@ -186,17 +186,17 @@ class OracleAgent(Agent):
             return
         self.counters["stalls"] += 1
         self._since = 0
-        self.planner.calm_until = engine.state.step + BAN_STEPS  # opportunism may be what undoes the plan
+        self.planner.memory.calm_until = engine.state.step + BAN_STEPS  # opportunism may be what undoes the plan
         if self._window:
             worst = max(self._window.items(), key=lambda kv: (kv[1], repr(kv[0])))[0]
-            self.planner.banned[worst] = engine.state.step + BAN_STEPS
+            self.planner.memory.banned[worst] = engine.state.step + BAN_STEPS
         self._window = {}
 
     def save(self, directory: Path) -> None:
         """Write what the oracle remembers (its planner's memory and its progress watch), so that a
         resumed run decides exactly as an uninterrupted one."""
         data = {
-            "planner": self.planner.memory(),
+            "planner": self.planner.memory.to_json(),
             "counters": self.counters,
             "progress": list(self._progress) if self._progress is not None else None,
             "since": self._since,
@@ -208,7 +208,7 @@ class OracleAgent(Agent):
     def load(self, directory: Path) -> None:
         data = json.loads((Path(directory) / "oracle.json").read_text(encoding="utf-8"))
         self._reset_episode()
-        self.planner.restore(data["planner"])
+        self.planner.memory.restore(data["planner"])
         self.counters = dict(data["counters"])
         self._progress = tuple(data["progress"]) if data["progress"] is not None else None
         self._since = int(data["since"])

@@ -1,9 +1,18 @@
-"""What every part of the oracle's planner shares: the per-step state, the memory kept between
-steps, the :class:`Stuck` outcome, and the bookkeeping of what the goal being planned needs.
+"""What the oracle's planning parts share, and who may write it.
 
-The planner is split by job into mixins (:mod:`.goals`, :mod:`.navigation`, :mod:`.supply`,
-:mod:`.tactics`) that all work on this state; :class:`~odyssey_agents.oracle.planner.Planner` puts
-them together.
+The parts (:mod:`.navigation`, :mod:`.supply`, :mod:`.tactics`, :mod:`.events`, :mod:`.foresight`,
+:mod:`.opportunism`, and the quest conditions in :mod:`.planner`) are separate objects that call each
+other. Besides the read-only :class:`~odyssey_agents.oracle.view.View` of the world, they share two
+pieces of state, kept apart because they live for different times:
+
+* :class:`Memory` outlives a step and is saved with checkpoints: only what breaks ties in favour of
+  last step's choices, and what the agent has found not to work. A resumed run must decide exactly
+  as an uninterrupted one, so nothing else may carry over.
+* :class:`Focus` lives for one step: what the goal being planned needs kept in hand, not sold, not
+  taken from where it must end up, and which ways the planning leaned on (the agent bans the most
+  used one when the quest stalls).
+
+Each part also owns its own per-step caches, cleared by its ``begin`` when the world moves on.
 """
 
 from __future__ import annotations
@@ -15,7 +24,6 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 if TYPE_CHECKING:
-    from odyssey_agents.oracle import combat
     from odyssey_agents.oracle.view import View
 
 INF = math.inf
@@ -27,6 +35,9 @@ LET_GO_STEPS = 40  # what a goal put down is left alone by opportunism for this 
 PICK_GAMBLE = 8  # steps added to picking a lock over using its key: picks snap and may run out
 DEATH_COST = 150  # steps an avoidable death is reckoned to cost (walking back, fetching what fell)
 KIT = frozenset({"weapon", "armor", "key", "quest", "tool", "container", "writable"})  # never sold for coins
+
+#: A key naming a way of doing something (a source, a route, a fight), for tie-breaking memory and bans.
+Key = tuple[Any, ...]
 
 
 class Stuck(Exception):
@@ -40,77 +51,33 @@ class Offer(NamedTuple):
     first: float
     per: float
     cap: int
-    key: tuple[Any, ...]
+    key: Key
     run: Callable[[], str | None]
 
 
-class PlannerBase:
-    """State shared by the planner's parts. Only tie-breaking memory and bans outlive a step."""
+class Memory:
+    """What the planner remembers between steps (and saves with checkpoints).
 
-    def __init__(self, agent_id: str = "player"):
-        self.agent_id = agent_id
-        self.banned: dict[tuple[Any, ...], int] = {}  # source key -> step until which it is avoided
-        self.last_choice: dict[tuple[Any, ...], tuple[Any, ...]] = {}  # goal -> source key chosen last
-        self.used: list[tuple[Any, ...]] = []  # source keys followed this step (for stall handling)
-        self._fights: dict[tuple[Any, ...], combat.Forecast] = {}  # forecasts kept across steps
+    Writers: ``banned`` by the agent (a stalled way, an invalid command) and pruned by the planner;
+    ``calm_until`` by the agent; ``last_choice`` by each part under its own keys (``("goal",)``,
+    ``("any_of", ...)``, ``("equip_any", ...)`` by the planner, ``("have", t)`` and ``("craft", t)``
+    by supply, ``("prep", npc)`` by tactics); ``plan_progress`` by the planner; ``let_go`` by the
+    planner; ``reserved`` by :meth:`Focus.need`.
+    """
+
+    def __init__(self) -> None:
+        self.banned: dict[Key, int] = {}  # source key -> step until which it is avoided
+        self.last_choice: dict[Key, Key] = {}  # goal -> source key chosen last
         self.calm_until = 0  # no opportunism before this step (set when the agent stalls)
         self.plan_progress: dict[str, int] = {}  # predicate condition -> plan steps done (event steps count once)
         self.let_go: dict[str, int] = {}  # handle -> step a goal put it down (not picked up on a whim)
         self.reserved: dict[str, int] = {}  # object type -> last step a plan needed it (never sold)
-        self.v: View  # set by decide() every step
-        self._memo: dict[tuple[Any, ...], float] = {}
-        self._needed: dict[str, int] = {}
-        self._keep: list[str] = []
-        self._costing: int = 0
-        self._protect: frozenset[str] = frozenset()
-        self._routing: int = 0
-        self._stages_memo: dict[tuple[Any, ...], Any] = {}
-        self._wanted_later: dict[str, tuple[int, str | None]] = {}
-        self._not_from: tuple[str, str] | None = None  # (area, type): not taken from that ground (it goes there)
-        self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
-        self._causing: list[str] = []  # event kinds whose verbs' needs are being pursued (cycle guard)
 
-    @contextlib.contextmanager
-    def need(self, type_name: str, n: int) -> Iterator[None]:
-        """Mark ``n`` units of a type as needed by the goal being planned (not to be dropped)."""
-        before = self._needed.get(type_name, 0)
-        self._needed[type_name] = before + n
-        self.reserved[type_name] = self.v.state.step
-        try:
-            yield
-        finally:
-            if before:
-                self._needed[type_name] = before
-            else:
-                del self._needed[type_name]
+    def prune(self, step: int) -> None:
+        """Forget bans that have run out, so a way is tried again once the world may have changed."""
+        self.banned = {k: until for k, until in self.banned.items() if until > step}
 
-    @contextlib.contextmanager
-    def sparing(self, area: str | None, type_name: str) -> Iterator[None]:
-        """Plan without taking ``type_name`` from the ground of ``area`` (the goal is to put it there).
-
-        Only that type is spared: its ingredients may still be taken there (a recipe whose materials
-        lie where its product must end up is no obstacle).
-        """
-        before = self._not_from
-        self._not_from = (area, type_name) if area is not None else None
-        try:
-            yield
-        finally:
-            self._not_from = before
-
-    @contextlib.contextmanager
-    def keeping(self, handle: str | None) -> Iterator[None]:
-        """Mark a held object as one that must stay in hand while the goal is planned."""
-        if handle is None:
-            yield
-            return
-        self._keep.append(handle)
-        try:
-            yield
-        finally:
-            self._keep.pop()
-
-    def sticky_min(self, key: tuple[Any, ...], options: list[Any], cost: Callable[[Any], float]) -> Any | None:
+    def sticky_min(self, key: Key, options: list[Any], cost: Callable[[Any], float]) -> Any | None:
         """The cheapest of ``options`` (file order breaks ties), except that last step's choice under
         ``key`` is kept while it costs at most half as much again as the cheapest (plus 5 steps): as
         the agent moves, estimates of alternatives swap, and a plain minimum walks back and forth."""
@@ -123,12 +90,8 @@ class PlannerBase:
         self.last_choice[key] = (repr(choice),)
         return choice
 
-    # ------------------------------------------------------------------ memory that outlives a step
-    def memory(self) -> dict[str, Any]:
-        """What the planner remembers between steps, as JSON-ready data (for checkpoints).
-
-        Forecasts are not included: they are a cache whose entries depend only on their keys.
-        """
+    def to_json(self) -> dict[str, Any]:
+        """JSON-ready data (tuple keys as their ``repr``, read back with :func:`ast.literal_eval`)."""
         return {
             "banned": [[repr(k), until] for k, until in self.banned.items()],
             "last_choice": [[repr(k), repr(c)] for k, c in self.last_choice.items()],
@@ -139,10 +102,77 @@ class PlannerBase:
         }
 
     def restore(self, data: dict[str, Any]) -> None:
-        """Take back what :meth:`memory` returned (keys are tuples of plain values)."""
+        """Take back what :meth:`to_json` returned, in place: the parts hold this very object."""
         self.banned = {ast.literal_eval(k): until for k, until in data["banned"]}
         self.last_choice = {ast.literal_eval(k): ast.literal_eval(c) for k, c in data["last_choice"]}
         self.reserved = dict(data["reserved"])
         self.let_go = dict(data["let_go"])
         self.calm_until = int(data["calm_until"])
         self.plan_progress = {k: int(n) for k, n in data.get("plan_progress", {}).items()}
+
+
+class Focus:
+    """The step being planned: what the goals under way need, so that no part undoes another's work.
+
+    A part planning a goal marks what it relies on (:meth:`need`, :meth:`keeping`, :meth:`sparing`)
+    for the duration of a ``with`` block; supply reads the marks when it frees a hand, empties a bag
+    or sells. ``protect`` (what any open or later stage may need) is written once per step by
+    :class:`~odyssey_agents.oracle.foresight.Foresight`; ``used`` collects the keys of the ways
+    followed, written by every part that commits to one, read by the agent after the step.
+    """
+
+    def __init__(self, memory: Memory) -> None:
+        self._memory = memory
+        self.view: View  # set by begin() every step
+        self.needed: dict[str, int] = {}
+        self.keep: list[str] = []
+        self.not_from: tuple[str, str] | None = None  # (area, type): not taken from that ground (it goes there)
+        self.protect: frozenset[str] = frozenset()
+        self.used: list[Key] = []  # source keys followed this step (for stall handling)
+
+    def begin(self, view: View) -> None:
+        """Start a step: marks of the last one no longer apply (``protect`` is replaced by foresight)."""
+        self.view = view
+        self.needed = {}
+        self.keep = []
+        self.used = []
+
+    @contextlib.contextmanager
+    def need(self, type_name: str, n: int) -> Iterator[None]:
+        """Mark ``n`` units of a type as needed by the goal being planned (not to be dropped)."""
+        before = self.needed.get(type_name, 0)
+        self.needed[type_name] = before + n
+        self._memory.reserved[type_name] = self.view.state.step
+        try:
+            yield
+        finally:
+            if before:
+                self.needed[type_name] = before
+            else:
+                del self.needed[type_name]
+
+    @contextlib.contextmanager
+    def sparing(self, area: str | None, type_name: str) -> Iterator[None]:
+        """Plan without taking ``type_name`` from the ground of ``area`` (the goal is to put it there).
+
+        Only that type is spared: its ingredients may still be taken there (a recipe whose materials
+        lie where its product must end up is no obstacle).
+        """
+        before = self.not_from
+        self.not_from = (area, type_name) if area is not None else None
+        try:
+            yield
+        finally:
+            self.not_from = before
+
+    @contextlib.contextmanager
+    def keeping(self, handle: str | None) -> Iterator[None]:
+        """Mark a held object as one that must stay in hand while the goal is planned."""
+        if handle is None:
+            yield
+            return
+        self.keep.append(handle)
+        try:
+            yield
+        finally:
+            self.keep.pop()

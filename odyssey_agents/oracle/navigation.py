@@ -18,19 +18,51 @@ import heapq
 import itertools
 from typing import TYPE_CHECKING, Any
 
-from odyssey_agents.oracle.core import DEATH_COST, INF, PICK_GAMBLE, PlannerBase, Stuck
+from odyssey_agents.oracle.core import DEATH_COST, INF, PICK_GAMBLE, Focus, Stuck
+from odyssey_agents.oracle.goals import holds_now
 from odyssey_env.rules import ActionRule
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from odyssey_agents.oracle.supply import Supply
+    from odyssey_agents.oracle.tactics import Tactics
+    from odyssey_agents.oracle.view import View
     from odyssey_env.quests.spec import Condition
 
 NEED_COST = 10.0  # steps a way is reckoned to cost more while what it needs (a light, say) is missing
 
 
-class Navigation(PlannerBase):
-    """Travel costs and the next step of a route."""
+class Navigation:
+    """Travel costs and the next step of a route.
 
-    # ================================================================== movement
+    It owns the step's route caches and remembers nothing between steps. Its peers: supply gets what
+    opens a lock, tactics says how costly an ambush would be (danger is part of every route's cost),
+    and the planner's ``achieve`` pursues what a way asks before it is entered (any condition at
+    all, so only the planner can). It writes ``focus.used`` (the routes and tools it leans on, which
+    the agent may ban) and marks the tool it fetches as needed.
+    """
+
+    def __init__(self, focus: Focus) -> None:
+        self.focus = focus
+        self.v: View  # set by begin() every step
+        self._memo: dict[tuple[Any, ...], Any] = {}
+        self._routing = 0  # locks being costed inside the costing of a lock (depth guard)
+        self.supply: Supply
+        self.tactics: Tactics
+        self.achieve: Callable[[Condition], str | None]
+
+    def connect(self, supply: Supply, tactics: Tactics, achieve: Callable[[Condition], str | None]) -> None:
+        """Meet the peers (they need this part too, so they cannot all be passed at construction)."""
+        self.supply = supply
+        self.tactics = tactics
+        self.achieve = achieve
+
+    def begin(self, view: View) -> None:
+        """A new step: routes and dangers are recomputed from the world as it is now."""
+        self.v = view
+        self._memo = {}
+
     def danger(self, area: str) -> float:
         """Expected cost (in steps) of an ambush during one step spent in ``area``."""
         key = ("danger", area)
@@ -49,8 +81,8 @@ class Navigation(PlannerBase):
                 chance = table[min(a.level, len(table)) - 1] * state.modifiers.get("ambush", 1.0)
                 worst = 0.0
                 for n in idle:
-                    f = self.outlook(n)
-                    worst = max(worst, f.steps if self.fight_ok(f) else DEATH_COST)
+                    f = self.tactics.outlook(n)
+                    worst = max(worst, f.steps if self.tactics.fight_ok(f) else DEATH_COST)
                 value = min(1.0, chance) * worst
         self._memo[key] = value
         return value
@@ -121,7 +153,7 @@ class Navigation(PlannerBase):
             command = self._route_needs(area)
             if command is not None:
                 return command
-            self.used.append(("go", area))
+            self.focus.used.append(("go", area))
             return f"enter {hop}"
         route = self._locked_route(area)
         if route is None:
@@ -152,7 +184,7 @@ class Navigation(PlannerBase):
         if key in self._memo:
             return self._memo[key]  # type: ignore[return-value]
         need = rule.needs(self.v.engine, self.v.agent, {"area": b, "from": a})
-        if need is not None and _holds(self.v, need):
+        if need is not None and holds_now(self.v, need):
             need = None
         self._memo[key] = need  # type: ignore[assignment]
         return need
@@ -191,7 +223,7 @@ class Navigation(PlannerBase):
         self._routing += 1
         try:
             if ex.key is not None:
-                best = 1 if self.v.in_hands(ex.key) else self.cost_have(ex.key, 1) + 1
+                best = 1 if self.v.in_hands(ex.key) else self.supply.cost_have(ex.key, 1) + 1
             if "lockpick" in self.v.verbs and ex.pickable:
                 pick = self._lockpick_type()
                 if pick is not None and (best == INF or self.v.carried.get(pick, 0)):
@@ -247,7 +279,7 @@ class Navigation(PlannerBase):
         if ex.key is not None:
             if v.in_hands(ex.key):
                 return None if carry_only else f"enter {b}"
-            key_cost = self.cost_have(ex.key, 1)
+            key_cost = self.supply.cost_have(ex.key, 1)
         pick = self._lockpick_type() if "lockpick" in v.verbs and ex.pickable else None
         # a gamble is taken only with a pick at hand, or when no key can be had
         gamble = pick is not None and (key_cost == INF or v.carried.get(pick, 0) > 0)
@@ -256,13 +288,13 @@ class Navigation(PlannerBase):
             raise Stuck(f"the way from {a} to {b} is locked and cannot be opened")
         tool = ex.key if key_cost <= pick_cost and ex.key is not None else pick
         assert tool is not None
-        self.used.append(("key", tool))
-        with self.need(tool, 1):
+        self.focus.used.append(("key", tool))
+        with self.focus.need(tool, 1):
             if carry_only:
-                return self.have(tool, 1)
+                return self.supply.have(tool, 1)
             if tool == pick and v.in_hands(pick):
                 return f"lockpick {b}"
-            return self.hold(tool)
+            return self.supply.hold(tool)
 
     def _pick_cost(self, pick: str) -> float:
         """Expected steps to pick a lock: tries until one succeeds, plus the picks that snap on the
@@ -276,23 +308,14 @@ class Navigation(PlannerBase):
         carried = v.carried.get(pick, 0)
         extra = max(0.0, picks - carried)
         if carried:
-            unit = min(self.cost_have(pick, carried + 1), PICK_GAMBLE * 2) if extra else 0.0
+            unit = min(self.supply.cost_have(pick, carried + 1), PICK_GAMBLE * 2) if extra else 0.0
         else:
-            unit = self.cost_have(pick, 1)
+            unit = self.supply.cost_have(pick, 1)
         return extra * unit + 1 / chance + PICK_GAMBLE
 
     def _lockpick_type(self) -> str | None:
         options = [o for o in self.v.game.spec.objects if "lockpick" in o.uses]
         if not options:
             return None
-        return min(options, key=lambda o: (self.cost_have(o.name, 1), o.name)).name
+        return min(options, key=lambda o: (self.supply.cost_have(o.name, 1), o.name)).name
 
-
-def _holds(v: Any, c: Condition) -> bool:
-    """Whether a condition the enter verb asks for holds already (an event never does beforehand)."""
-    from odyssey_env.quests.conditions import VOCABULARY, holds
-
-    kind = VOCABULARY.get(c.type)
-    if (kind is not None and kind.family == "event") or (c.type == "predicate" and c.name == "did"):
-        return False
-    return holds(v.engine, v.agent, c)

@@ -10,24 +10,54 @@ objects, so carrying includes storing in the pack, equipping a bag, and dropping
 from __future__ import annotations
 
 import contextlib
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, Offer, PlannerBase, Stuck
+from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, Focus, Memory, Offer, Stuck
 
 if TYPE_CHECKING:
+    from odyssey_agents.oracle.navigation import Navigation
+    from odyssey_agents.oracle.tactics import Tactics
+    from odyssey_agents.oracle.view import View
     from odyssey_env.state import Npc
 
 
-class Supply(PlannerBase):
-    """Getting, carrying, crafting, trading, writing and wearing things."""
+class Supply:
+    """Getting, carrying, crafting, trading, writing and wearing things.
 
-    # ================================================================== having things
+    It owns the step's source costs and the guards of its recursion (recipes within recipes, coins
+    behind the lock they would open). It reads ``focus`` (what the goals under way need, keep, spare
+    or protect: never dropped, stored away or sold) and ``memory.banned``; it writes
+    ``memory.last_choice`` under ``("have", t)`` and ``("craft", t)`` (so it does not dither between
+    sources) and ``focus.used``. Its peers: navigation to walk to a source, tactics to loot one.
+    """
+
+    def __init__(self, focus: Focus, memory: Memory) -> None:
+        self.focus = focus
+        self.memory = memory
+        self.v: View  # set by begin() every step
+        self._memo: dict[tuple[Any, ...], Any] = {}
+        self._costing = 0  # depth of nested source costing
+        self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
+        self.navigation: Navigation
+        self.tactics: Tactics
+
+    def connect(self, navigation: Navigation, tactics: Tactics) -> None:
+        """Meet the peers (they need this part too, so they cannot all be passed at construction)."""
+        self.navigation = navigation
+        self.tactics = tactics
+
+    def begin(self, view: View) -> None:
+        """A new step: sources are costed afresh from the world as it is now."""
+        self.v = view
+        self._memo = {}
+        self._pursuing = []
+
     def cost_have(self, t: str, n: int) -> float:
         """Rough steps until ``n`` units of ``t`` are carried (INF if the world cannot supply them)."""
         missing = n - self.v.carried.get(t, 0)
         if missing <= 0:
             return 0
-        key = ("have", t, missing, self._not_from)
+        key = ("have", t, missing, self.focus.not_from)
         if key in self._memo:
             return self._memo[key]
         if self._costing > MAX_DEPTH:
@@ -87,10 +117,10 @@ class Supply(PlannerBase):
             if c < INF:
                 costed.append((c, o))
         # bans only steer the choice: with nothing else left, a banned way is still a way
-        costed = [co for co in costed if co[1].key not in self.banned] or costed
+        costed = [co for co in costed if co[1].key not in self.memory.banned] or costed
         if not costed:
             raise Stuck(f"no way to get {missing} {t}")
-        last = self.last_choice.get(("have", t))
+        last = self.memory.last_choice.get(("have", t))
         cheapest = min(c for c, _ in costed)
         here = ("pick", t, v.here)
 
@@ -111,8 +141,8 @@ class Supply(PlannerBase):
             except Stuck as exc:
                 reasons.append(str(exc))
                 continue
-            self.last_choice[("have", t)] = o.key
-            self.used.append(o.key)
+            self.memory.last_choice[("have", t)] = o.key
+            self.focus.used.append(o.key)
             return cmd
         raise Stuck(f"no way to get {t}: " + "; ".join(reasons))
 
@@ -125,24 +155,26 @@ class Supply(PlannerBase):
         if ot is None or not ot.portable:
             return out
         here = v.here
+        go = self.navigation.go
         # lying on the ground
-        spared = self._not_from[0] if self._not_from is not None and self._not_from[1] == t else None
+        not_from = self.focus.not_from
+        spared = not_from[0] if not_from is not None and not_from[1] == t else None
         for area, handle, count in v.ground.get(t, ()):
             if area == spared or v.written(handle):
                 continue
-            d = 0 if area == here else self.travel(area)
+            d = 0 if area == here else self.navigation.travel(area)
             if d == INF:
                 continue
-            run = (lambda h=handle: self.pick_up(h, missing)) if area == here else (lambda a=area: self.go(a))
+            run = (lambda h=handle: self.pick_up(h, missing)) if area == here else (lambda a=area: go(a))
             out.append(Offer(d + 1, 1, count, ("pick", t, area), run))
         # inside a container lying somewhere
         for area, box, inner, count in v.boxed.get(t, ()):
             if area == spared or v.written(inner):
                 continue
-            d = 0 if area == here else self.travel(area)
+            d = 0 if area == here else self.navigation.travel(area)
             if d == INF:
                 continue
-            out.append(Offer(d + 3, 1, count, ("box", t, box), lambda a=area, b=box: self.go(a) or self.take_box(b)))
+            out.append(Offer(d + 3, 1, count, ("box", t, box), lambda a=area, b=box: go(a) or self.take_box(b)))
         # crafting
         if ot.recipe is not None:
             times = -(-missing // ot.recipe.yields)
@@ -165,9 +197,9 @@ class Supply(PlannerBase):
                 count += npc.coins
             if not count:
                 continue
-            cost = self.cost_fight(npc)
+            cost = self.tactics.cost_fight(npc)
             if cost < INF:
-                out.append(Offer(cost + 2, 0, count, ("loot", t, npc.handle), lambda n=npc: self.defeat(n)))
+                out.append(Offer(cost + 2, 0, count, ("loot", t, npc.handle), lambda n=npc: self.tactics.defeat(n)))
         # coins by selling what I carry and do not need
         if t == v.currency:
             sales = self._sales()
@@ -217,14 +249,14 @@ class Supply(PlannerBase):
 
         def spare(h: str) -> tuple[int, int, int]:
             t = v.tname(h)
-            needed = self._needed.get(t, 0) > 0
-            return (h in self._keep, needed, v.otype(h).attack)
+            needed = self.focus.needed.get(t, 0) > 0
+            return (h in self.focus.keep, needed, v.otype(h).attack)
 
         order = sorted(hands, key=lambda hn: (*spare(hn[0]), hands.index(hn)))
         for container in v.containers():
             room = v.room_in(container)
             for h, n in order:
-                if h in self._keep or h == container:
+                if h in self.focus.keep or h == container:
                     continue
                 ot = v.otype(h)
                 if ot.category == "container" or not ot.portable:
@@ -233,10 +265,10 @@ class Supply(PlannerBase):
                     return f"store {n} {h} {container}"
         if v.pack is None:
             for h, _ in order:
-                if v.otype(h).category == "container" and h not in self._keep:
+                if v.otype(h).category == "container" and h not in self.focus.keep:
                     return f"equip {h}"
         for h, _ in order:
-            if h not in self._keep:
+            if h not in self.focus.keep:
                 return f"drop {h}"
         raise Stuck("both hands hold things I must keep")
 
@@ -248,10 +280,10 @@ class Supply(PlannerBase):
 
         def spare(item: tuple[str, int]) -> tuple[int, int, int]:
             t = v.tname(item[0])
-            return (self._needed.get(t, 0) > 0, t in self._protect, v.game.objects[t].value)
+            return (self.focus.needed.get(t, 0) > 0, t in self.focus.protect, v.game.objects[t].value)
 
         for h, n in sorted(contents.items(), key=spare):
-            if self._needed.get(v.tname(h), 0):
+            if self.focus.needed.get(v.tname(h), 0):
                 continue
             unit = v.otype(h).size
             if unit <= 0:
@@ -274,14 +306,14 @@ class Supply(PlannerBase):
         worn = v.worn(t)
         if worn is not None:
             return f"unequip {worn}" if v.hands_free() >= 1 else self.make_room()
-        lying = [x for x in v.lying(v.here, t) if not v.written(x[0])] if self._not_from != (v.here, t) else []
+        lying = [x for x in v.lying(v.here, t) if not v.written(x[0])] if self.focus.not_from != (v.here, t) else []
         if lying:
             handle = lying[0][0]
             return f"pick up {handle}" if v.fits_hands(handle) else self.make_room()
-        with self.need(t, 1):
+        with self.focus.need(t, 1):
             return self.have(t, 1)
 
-    def _fetch_handle(self, handle: str) -> str | None:
+    def fetch_handle(self, handle: str) -> str | None:
         """Get one particular object instance carried (a written note)."""
         v = self.v
         if handle in v.agent.hands:
@@ -291,10 +323,10 @@ class Supply(PlannerBase):
                 return None
         for area, obj in v.state.areas.items():
             if handle in obj.objects:
-                return self.go(area) or self.pick_up(handle)
+                return self.navigation.go(area) or self.pick_up(handle)
         raise Stuck(f"{handle} is nowhere to be found")
 
-    def _carried_handle(self, t: str) -> str:
+    def carried_handle(self, t: str) -> str:
         v = self.v
         h = v.in_hands(t)
         if h is not None:
@@ -316,7 +348,7 @@ class Supply(PlannerBase):
         options = list(dict.fromkeys(options))
         if not options:
             return None
-        return min(options, key=lambda a: (self.travel(a), options.index(a)))
+        return min(options, key=lambda a: (self.navigation.travel(a), options.index(a)))
 
     def cost_craft(self, t: str, times: int) -> float:
         key = ("craft", t, times)
@@ -327,7 +359,7 @@ class Supply(PlannerBase):
         area = self._station_area(t)
         if ot.recipe is None or area is None:
             return INF
-        d = self.travel(area)
+        d = self.navigation.travel(area)
         total = d + 1
         for ing, k in ot.recipe.ingredients.items():
             c = self.cost_have(ing, k * times)
@@ -349,16 +381,16 @@ class Supply(PlannerBase):
         ingredients = ot.recipe.ingredients
         if sum(ingredients.values()) * times > v.game.spec.agent.hands and not v.containers():
             # more units than hands: without a bag (lost at a death, say) gathering would juggle forever
-            box = self._cheapest_of_category("container")
+            box = self.cheapest_of_category("container")
             if box is not None and self.cost_have(box, 1) < INF:
                 return self.equip(box)
         with contextlib.ExitStack() as stack:
             for ing, k in ingredients.items():
-                stack.enter_context(self.need(ing, k * times))
+                stack.enter_context(self.focus.need(ing, k * times))
             missing = [(ing, k * times) for ing, k in ingredients.items() if v.carried.get(ing, 0) < k * times]
             if missing:
                 # the ingredient being fetched last step first (no dithering), then the costliest
-                focus = self.last_choice.get(("craft", t))
+                focus = self.memory.last_choice.get(("craft", t))
                 missing.sort(key=lambda im: (im[0] != (focus[0] if focus else None),
                                              -self.cost_have(im[0], im[1]), im[0]))
                 for ing, need in missing:
@@ -366,17 +398,17 @@ class Supply(PlannerBase):
                         cmd = self.have(ing, need)
                     except Stuck:
                         continue
-                    self.last_choice[("craft", t)] = (ing,)
+                    self.memory.last_choice[("craft", t)] = (ing,)
                     return cmd
                 raise Stuck(f"cannot gather the ingredients of {t}")
-            self.used.append(("craft", t))
-            return self.go(area) or f"craft {times} {t}"
+            self.focus.used.append(("craft", t))
+            return self.navigation.go(area) or f"craft {times} {t}"
 
     # ================================================================== trade
     def _merchants_selling(self, t: str) -> list[Npc]:
         return [n for n in self._merchants() if n.inventory.get(t, 0)]
 
-    def _best_merchant(self, t: str) -> Npc | None:
+    def best_merchant(self, t: str) -> Npc | None:
         options = self._merchants_selling(t)
         return min(options, key=lambda n: (self.cost_buy(t, 1, n), n.handle), default=None)
 
@@ -385,7 +417,7 @@ class Supply(PlannerBase):
 
     def cost_buy(self, t: str, n: int, npc: Npc) -> float:
         v = self.v
-        d = self.travel(npc.area)
+        d = self.navigation.travel(npc.area)
         if d == INF:
             return INF
         coins = self.price(t) * n
@@ -394,11 +426,11 @@ class Supply(PlannerBase):
     def buy(self, t: str, n: int, npc: Npc) -> str | None:
         v = self.v
         coins = self.price(t) * n
-        with self.need(v.currency, coins):
+        with self.focus.need(v.currency, coins):
             cmd = self.have(v.currency, coins)
         if cmd is not None:
             return cmd
-        return self.go(npc.area) or f"buy {n} {t} {npc.handle}"
+        return self.navigation.go(npc.area) or f"buy {n} {t} {npc.handle}"
 
     def _merchants(self) -> list[Npc]:
         """Merchants willing to deal with me now (state order)."""
@@ -410,7 +442,7 @@ class Supply(PlannerBase):
             self._memo[("merchants",)] = hit  # type: ignore[assignment]
         return hit  # type: ignore[return-value]
 
-    def _buyer_for(self, t: str) -> Npc | None:
+    def buyer_for(self, t: str) -> Npc | None:
         """The nearest merchant who buys ``t``."""
         key = ("buyer", t)
         if key in self._memo:
@@ -421,7 +453,7 @@ class Supply(PlannerBase):
         if ot.value > 0:
             options = [n for n in self._merchants()
                        if not v.game.npcs[n.type].buys or ot.category in v.game.npcs[n.type].buys]
-            best = min(options, key=lambda n: (self.travel(n.area), n.handle), default=None)
+            best = min(options, key=lambda n: (self.navigation.travel(n.area), n.handle), default=None)
         self._memo[key] = best  # type: ignore[assignment]
         return best
 
@@ -430,9 +462,9 @@ class Supply(PlannerBase):
         v = self.v
         t = v.tname(handle)
         ot = v.game.objects[t]
-        if handle == v.currency or ot.value <= 0 or self._needed.get(t) or handle in self._keep:
+        if handle == v.currency or ot.value <= 0 or self.focus.needed.get(t) or handle in self.focus.keep:
             return False
-        if t in self._protect or self.reserved.get(t, -RESERVE_STEPS) > v.state.step - RESERVE_STEPS:
+        if t in self.focus.protect or self.memory.reserved.get(t, -RESERVE_STEPS) > v.state.step - RESERVE_STEPS:
             return False
         if ot.category in KIT:
             return False
@@ -454,12 +486,13 @@ class Supply(PlannerBase):
             if not self._sellable(h):
                 continue
             t = v.tname(h)
-            merchant = self._buyer_for(t)
+            merchant = self.buyer_for(t)
             if merchant is None:
                 continue
             n = v.agent.hands.get(h, 0) or sum(v.state.instances[c].contents.get(h, 0) for c in v.containers())
-            out.append(Offer(self.travel(merchant.area) + 1, 0, self._payment(t) * n, ("sell", h, merchant.handle),
-                             lambda m=merchant, h=h: self.go(m.area) or f"sell 1 {h} {m.handle}"))
+            out.append(Offer(self.navigation.travel(merchant.area) + 1, 0, self._payment(t) * n,
+                             ("sell", h, merchant.handle),
+                             lambda m=merchant, h=h: self.navigation.go(m.area) or f"sell 1 {h} {m.handle}"))
         return out
 
     def _ground_sales(self, coins: int) -> list[Offer]:
@@ -472,20 +505,21 @@ class Supply(PlannerBase):
             ot = v.game.objects[t]
             if ot.value <= 0 or t == v.currency or not ot.portable:
                 continue
-            merchant = self._buyer_for(t)
+            merchant = self.buyer_for(t)
             if merchant is None:
                 continue
             paid = self._payment(t)
             for area, handle, count in spots:
                 if not self._sellable(handle):
                     continue
-                d = self.travel(area)
+                d = self.navigation.travel(area)
                 if d == INF:
                     continue
                 back = v.dist(merchant.area, area)
                 # each unit is a pick-up and a sale; a trip carries two
                 out.append(Offer(d + (back if back is not None else 10) + 2, 2 / paid, paid * count,
-                                 ("gather-sale", t, area), lambda a=area, h=handle: self.go(a) or self.pick_up(h)))
+                                 ("gather-sale", t, area),
+                                 lambda a=area, h=handle: self.navigation.go(a) or self.pick_up(h)))
         out.sort(key=lambda o: (o.first, o.key))
         return out[:8]
 
@@ -520,14 +554,17 @@ class Supply(PlannerBase):
                           None)
         if held_tool and held_paper:
             return f'write "{text}" {held_paper}'
-        with self.need(paper, 1), self.need(tool, 1), self.keeping(held_tool), self.keeping(held_paper):
+        focus = self.focus
+        with focus.need(paper, 1), focus.need(tool, 1), focus.keeping(held_tool), focus.keeping(held_paper):
             if held_tool is None:
                 cmd = self.hold(tool)
                 if cmd is not None:
                     return cmd
             return self.hold(paper)
 
-    def _written(self, text: str, wanted: str | None) -> str | None:
+    def find_written(self, text: str, wanted: str | None) -> str | None:
+        """An object (of type ``wanted``, if given) that already bears ``text``: writing it again would
+        waste a step and a writable."""
         from odyssey_env.quests.conditions import normalize_text
 
         want = normalize_text(text)
@@ -541,18 +578,18 @@ class Supply(PlannerBase):
         v = self.v
         held = v.in_hands(t)
         if held is None:
-            with self.need(t, 1):
+            with self.focus.need(t, 1):
                 return self.hold(t)
         if area is not None and v.here != area:
-            with self.need(t, 1), self.keeping(held):
-                return self.go(area)
+            with self.focus.need(t, 1), self.focus.keeping(held):
+                return self.navigation.go(area)
         return f"drop {held}"
 
     def drop_handle_in(self, handle: str, area: str) -> str | None:
         v = self.v
         if handle in v.agent.hands:
-            with self.keeping(handle):
-                return self.go(area) or f"drop {handle}"
+            with self.focus.keeping(handle):
+                return self.navigation.go(area) or f"drop {handle}"
         for c in v.containers():
             if handle in v.state.instances[c].contents:
                 return f"take out {handle} {c}" if v.hands_free() >= 1 else self.make_room()
@@ -560,7 +597,7 @@ class Supply(PlannerBase):
             if handle in a.objects:
                 if name == area:
                     return None
-                return self.go(name) or (f"pick up {handle}" if v.fits_hands(handle) else self.make_room())
+                return self.navigation.go(name) or (f"pick up {handle}" if v.fits_hands(handle) else self.make_room())
         raise Stuck(f"{handle} is nowhere")
 
     def equip(self, t: str) -> str | None:
@@ -574,12 +611,12 @@ class Supply(PlannerBase):
         lying = v.lying(v.here, t)
         source = v.in_hands(t) or (lying[0][0] if lying else None)
         if source is None:
-            with self.need(t, 1):
+            with self.focus.need(t, 1):
                 return self.hold(t)
         current = v.agent.equipment.get(slot)
         if current is not None:
             if v.hands_free() < 1:
-                with self.keeping(source):
+                with self.focus.keeping(source):
                     return self.make_room()
             return f"unequip {current}"
         return f"equip {source}"
@@ -593,7 +630,23 @@ class Supply(PlannerBase):
             return 2
         return self.cost_have(t, 1) + 1
 
-    def _cheapest_of_category(self, category: str) -> str | None:
+    def cheapest_of_category(self, category: str) -> str | None:
         options = [o.name for o in self.v.game.spec.objects if o.category == category]
         best = min(options, key=lambda t: (self.cost_hold(t), options.index(t)), default=None)
         return best if best is not None and self.cost_hold(best) < INF else None
+
+    def container_for(self, size: int) -> str | None:
+        """A held or worn container with room for ``size``."""
+        for c in self.v.containers():
+            if self.v.room_in(c) >= size:
+                return c
+        return None
+
+    def need_container(self) -> str | None:
+        """Next command toward holding or wearing any container; None when I do."""
+        if self.v.containers():
+            return None
+        t = self.cheapest_of_category("container")
+        if t is None:
+            raise Stuck("no container to be had")
+        return self.equip(t)

@@ -3,7 +3,9 @@
 Fights are forecast with :mod:`.combat`. A fight that would be lost, or long, is worth preparing for
 when the preparation pays for itself: eating, a better weapon, better armor; if it would still be lost,
 experience (easy fights, unexplored areas, first trades and crafts). The choice between fighting and
-preparing is kept from step to step while it stays sensible, so the agent does not dither.
+preparing is kept from step to step while it stays sensible, so the agent does not dither. Inside a
+fight already under way, :func:`.combat.fight_step` decides, with two reflexes added here: eat in a
+lull, and take up the best weapon.
 """
 
 from __future__ import annotations
@@ -12,16 +14,68 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.oracle import combat
-from odyssey_agents.oracle.core import INF, LONG_FIGHT, PlannerBase, Stuck
+from odyssey_agents.oracle.core import INF, LONG_FIGHT, Focus, Memory, Stuck
 
 if TYPE_CHECKING:
+    from odyssey_agents.oracle.navigation import Navigation
+    from odyssey_agents.oracle.supply import Supply
+    from odyssey_agents.oracle.view import View
     from odyssey_env.state import Npc
 
 
-class Tactics(PlannerBase):
-    """Choosing fights, preparing for them, and gaining experience."""
+class Tactics:
+    """Choosing fights, preparing for them, and gaining experience.
 
-    # ================================================================== fighting
+    It owns the fight forecasts, kept across steps (a forecast depends only on the numbers in its
+    key, and most steps ask about the same few enemies). It reads ``memory.banned``, writes
+    ``memory.last_choice`` under ``("prep", npc)`` (the preparation chosen for a fight) and
+    ``focus.used``. Its peers: navigation to reach a foe, supply for food, gear and the things a
+    first trade or craft needs.
+    """
+
+    def __init__(self, focus: Focus, memory: Memory) -> None:
+        self.focus = focus
+        self.memory = memory
+        self.v: View  # set by begin() every step
+        self._memo: dict[tuple[Any, ...], Any] = {}
+        self._fights: dict[tuple[Any, ...], combat.Forecast] = {}  # forecasts kept across steps
+        self.navigation: Navigation
+        self.supply: Supply
+
+    def connect(self, navigation: Navigation, supply: Supply) -> None:
+        """Meet the peers (they need this part too, so they cannot all be passed at construction)."""
+        self.navigation = navigation
+        self.supply = supply
+
+    def begin(self, view: View) -> None:
+        """A new step: the enemies' clock is read afresh (forecasts stay: they are keyed by their numbers)."""
+        self.v = view
+        self._memo = {}
+
+    def in_fight(self) -> tuple[str, str]:
+        """The command while enemies are engaged with me, and a short reason."""
+        v = self.v
+        command, why = combat.fight_step(v)
+        if command in ("wait", "defend"):
+            lull = combat.no_blow_coming(v)
+            food = self._food_at_hand()
+            if lull and food is not None and v.agent.hp < v.agent.max_hp * 0.5:
+                return f"eat {food}", "eating in a lull of the fight"
+            if lull or v.agent.hp > v.agent.max_hp * 0.5:
+                arm = self.arm()
+                if arm is not None:
+                    return arm, "taking up my best weapon in the fight"
+        return command, why
+
+    def _food_at_hand(self) -> str | None:
+        """The most restoring food I carry or see here (games with the eat verb)."""
+        v = self.v
+        if "eat" not in v.verbs:
+            return None
+        options = [t for t in v.carried if v.game.objects[t].category == "food"]
+        options += [v.tname(h) for h in v.objects_at(v.here) if v.otype(h).category == "food"]
+        return max(options, key=lambda t: (v.game.objects[t].hp_restore, t), default=None)
+
     def _stats(self, weapon: str | None = None) -> tuple[int, int]:
         """Attack and defense if I held my best carried weapon (or ``weapon``)."""
         v = self.v
@@ -74,7 +128,7 @@ class Tactics(PlannerBase):
         return hit
 
     def cost_fight(self, npc: Npc) -> float:
-        d = self.travel(npc.area)
+        d = self.navigation.travel(npc.area)
         if d == INF:
             return INF
         f = self.outlook(npc)
@@ -90,7 +144,7 @@ class Tactics(PlannerBase):
         best = min(self.cost_fight(n) for n in options)
         if best < INF:
             return best
-        return 60 + min(self.travel(n.area) for n in options)  # preparation will be needed
+        return 60 + min(self.navigation.travel(n.area) for n in options)  # preparation will be needed
 
     def defeat_any(self, types: tuple[str, ...]) -> str | None:
         """Defeat one NPC of the given types (any hostile one if empty), preparing if it pays.
@@ -100,34 +154,34 @@ class Tactics(PlannerBase):
         """
         v = self.v
         options = [n for n in v.state.npcs.values() if v.hostile(n) and (not types or n.type in types)
-                   and self.travel(n.area) < INF]
-        options = [n for n in options if ("npc", n.handle) not in self.banned] or options
+                   and self.navigation.travel(n.area) < INF]
+        options = [n for n in options if ("npc", n.handle) not in self.memory.banned] or options
         if not options:
             raise Stuck(f"no {' or '.join(types) or 'enemy'} to fight")
-        ranked = sorted(options, key=lambda n: (self.cost_fight(n), self.travel(n.area), n.handle))
+        ranked = sorted(options, key=lambda n: (self.cost_fight(n), self.navigation.travel(n.area), n.handle))
         target = ranked[0]
         f = self.outlook(target)
         key = ("prep", target.handle)
-        kept = self.last_choice.get(key)
+        kept = self.memory.last_choice.get(key)
         choice = kept if kept is not None and self._still_wise(kept, f) else None
         if choice is None:
             if self.fight_ok(f) and f.steps <= LONG_FIGHT:
                 choice = ("fight", v.state.step)
             else:
                 choice = self._preparation(target, f) or ("fight", v.state.step)
-        self.last_choice[key] = choice
+        self.memory.last_choice[key] = choice
         kind = choice[0]
         if kind == "eat":
             food = choice[2]
             if v.carried.get(food, 0) or v.lying_count(v.here, food):
                 return f"eat {food}"
-            with self.need(food, 1):
-                return self.have(food, 1)
+            with self.focus.need(food, 1):
+                return self.supply.have(food, 1)
         if kind == "gear":
             t, is_armor = choice[2], choice[3]
-            self.used.append(("armor" if is_armor else "weapon", t))
-            with self.need(t, 1):
-                return self.equip(t) if is_armor else self.hold(t)
+            self.focus.used.append(("armor" if is_armor else "weapon", t))
+            with self.focus.need(t, 1):
+                return self.supply.equip(t) if is_armor else self.supply.hold(t)
         if kind == "xp":
             return self.gain_xp(avoid=target.handle)
         return self.defeat(target)
@@ -140,24 +194,24 @@ class Tactics(PlannerBase):
         if kind == "fight":
             return self.fight_ok(f)
         if kind == "eat":
-            return age < 40 and v.agent.hp < v.agent.max_hp * 0.8 and self.cost_have(choice[2], 1) < INF
+            return age < 40 and v.agent.hp < v.agent.max_hp * 0.8 and self.supply.cost_have(choice[2], 1) < INF
         if kind == "gear":
             t, is_armor = choice[2], choice[3]
             done = v.worn(t) is not None if is_armor else v.carried.get(t, 0) > 0
-            return not done and age < 80 and self.cost_have(t, 1) < INF
+            return not done and age < 80 and self.supply.cost_have(t, 1) < INF
         return False  # training is re-planned every step
 
     def defeat(self, npc: Npc) -> str | None:
         v = self.v
-        self.used.append(("npc", npc.handle))
+        self.focus.used.append(("npc", npc.handle))
         if npc.area != v.here:
-            return self.go(npc.area)
-        arm = self._arm()
+            return self.navigation.go(npc.area)
+        arm = self.arm()
         if arm is not None:
             return arm
         return f"attack {npc.handle}"
 
-    def _arm(self) -> str | None:
+    def arm(self) -> str | None:
         """Hold my best carried weapon before a fight (one step, only if it is in my pack)."""
         v = self.v
         held = max((v.otype(h).attack for h in v.agent.hands), default=0)
@@ -173,7 +227,7 @@ class Tactics(PlannerBase):
             return None
         if v.hands_free() >= 1:
             return f"take out {loc[0]} {loc[1]}"
-        return self.make_room()
+        return self.supply.make_room()
 
     def fight_ok(self, f: combat.Forecast) -> bool:
         """A fight worth starting: won, with a quarter of my health to spare."""
@@ -201,8 +255,8 @@ class Tactics(PlannerBase):
     def _best_food(self) -> str | None:
         v = self.v
         foods = [o for o in v.game.spec.objects if o.category == "food"]
-        scored = [(self.cost_have(o.name, 1) - o.hp_restore / 5, o.name) for o in foods
-                  if self.cost_have(o.name, 1) < 30 or v.lying_count(v.here, o.name)]
+        scored = [(self.supply.cost_have(o.name, 1) - o.hp_restore / 5, o.name) for o in foods
+                  if self.supply.cost_have(o.name, 1) < 30 or v.lying_count(v.here, o.name)]
         return min(scored)[1] if scored else None
 
     def _better_gear(self, npc: Npc, worth: float) -> tuple[str, bool] | None:
@@ -220,9 +274,9 @@ class Tactics(PlannerBase):
             elif o.attack <= 0 or v.agent.base_attack + o.attack <= current or o.category not in ("weapon", "tool") \
                     or v.in_hands(o.name) is not None:  # held already, if blunted by some rule of the game
                 continue
-            if (("armor" if is_armor else "weapon"), o.name) in self.banned:
+            if (("armor" if is_armor else "weapon"), o.name) in self.memory.banned:
                 continue
-            cost = self.cost_have(o.name, 1) + 1
+            cost = self.supply.cost_have(o.name, 1) + 1
             if cost >= worth or cost > 120:
                 continue
             f = self.outlook(npc, armor=o.name) if is_armor else self.outlook(npc, weapon=o.name)
@@ -238,7 +292,7 @@ class Tactics(PlannerBase):
         agent = v.agent
         options: list[tuple[float, str, Callable[[], str | None]]] = []
         for npc in v.state.npcs.values():
-            if not v.hostile(npc) or npc.handle == avoid or ("npc", npc.handle) in self.banned:
+            if not v.hostile(npc) or npc.handle == avoid or ("npc", npc.handle) in self.memory.banned:
                 continue
             cost = self.cost_fight(npc)
             if cost < INF:
@@ -246,25 +300,25 @@ class Tactics(PlannerBase):
                 options.append((cost / xp, npc.handle, lambda n=npc: self.defeat(n)))
         for area in v.state.areas:
             if area not in agent.visited:
-                d = self.travel(area)
+                d = self.navigation.travel(area)
                 if d < INF:
-                    options.append((d / 5, area, lambda a=area: self.go(a)))
+                    options.append((d / 5, area, lambda a=area: self.navigation.go(a)))
         if v.currency:
             for npc in v.state.npcs.values():
                 if not v.game.npcs[npc.type].merchant or npc.wary_until >= v.state.step:
                     continue
                 for t in npc.inventory:
-                    if t in agent.traded or ("buy", t, npc.handle) in self.banned:
+                    if t in agent.traded or ("buy", t, npc.handle) in self.memory.banned:
                         continue
-                    cost = self.cost_buy(t, 1, npc)
+                    cost = self.supply.cost_buy(t, 1, npc)
                     if cost < INF:
-                        options.append((cost / 10, f"buy {t}", lambda t=t, m=npc: self.buy(t, 1, m)))
+                        options.append((cost / 10, f"buy {t}", lambda t=t, m=npc: self.supply.buy(t, 1, m)))
         for o in v.game.recipes:
-            if o.name in agent.crafted or ("craft", o.name) in self.banned:
+            if o.name in agent.crafted or ("craft", o.name) in self.memory.banned:
                 continue
-            cost = self.cost_craft(o.name, 1)
+            cost = self.supply.cost_craft(o.name, 1)
             if cost < 40:
-                options.append((cost / 5, f"craft {o.name}", lambda t=o.name: self.craft(t, 1)))
+                options.append((cost / 5, f"craft {o.name}", lambda t=o.name: self.supply.craft(t, 1)))
         options.sort(key=lambda o: (o[0], o[1]))
         for _, _, run in options:
             try:
