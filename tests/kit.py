@@ -2,10 +2,11 @@
 
 In the spirit of PettingZoo's reusable test kit and Gymnasium's env checker, a game's tests do not rebuild
 their own driver: they take :class:`Harness`, an engine on a game at a seed driven by hand (place things,
-issue commands, read the feedback and the events), and say only what their game does differently through
-class attributes (:attr:`Harness.world_events`, :attr:`Harness.refusal_keeps`, :attr:`Harness.refusal_unlisted`)
-or a thin subclass for conveniences only that game has (a lamp's fuel, a law's text). Everything goes through
-the public engine API (``Engine.step``, ``Engine.valid_actions``, the world helpers), never internal caches.
+issue commands, read the feedback and the events), and say only what their game does differently: through
+class attributes (:attr:`Harness.world_events`, :attr:`Harness.refusal_events`, :attr:`Harness.refusal_keeps`,
+:attr:`Harness.refusal_unlisted`), and in a thin subclass for conveniences only that game has (a lamp's fuel,
+a law's text). Everything goes through the public engine API (``Engine.step``, ``Engine.valid_actions``, the
+world helpers), never internal caches.
 
 Besides the harness: :class:`Scripted` (an RNG whose first rolls a test chooses), :func:`game_copy` (a copy of
 a game whose data a test edits, loaded with the shipped rules module), :func:`random_walk` and
@@ -77,9 +78,15 @@ class Harness:
     A game whose step rules report events of their own, or whose refusals promise more than the engine's, says
     so in a subclass through the class attributes below; the methods stay the same for every game."""
 
-    #: Event kinds the world reports on its own, whatever the command: a refused command may coincide with them,
-    #: and :meth:`emitted` leaves them out.
+    #: Event kinds the world reports on its own, whatever the command: :meth:`emitted` leaves them out, and a
+    #: refused command may coincide with them.
     world_events: ClassVar[frozenset[str]] = WORLD_EVENTS
+    #: The event kinds a refused command may coincide with, where a game's world does more than
+    #: :attr:`world_events` says (None: those).
+    refusal_events: ClassVar[frozenset[str] | None] = None
+    #: Where set, the one promise a refusal makes about events: it reports none of these kinds (its verbs' own),
+    #: whatever the world reports beside them.
+    verb_events: ClassVar[frozenset[str] | None] = None
     #: Sections of ``WorldState.to_dict()`` a refused command must leave exactly as they were.
     refusal_keeps: ClassVar[tuple[str, ...]] = ()
     #: Whether a refused command must be missing from the valid actions listed after it.
@@ -204,15 +211,14 @@ class Harness:
         """Run a command that must be refused by the state (not invalid) with ``message`` in the feedback.
 
         A refused command takes its step and changes nothing, so it reports nothing (the world may still report
-        its own doings, :attr:`world_events`); a game may promise more (:attr:`refusal_keeps`,
-        :attr:`refusal_unlisted`)."""
+        its own doings, :meth:`caused`); a game may promise more (:attr:`refusal_keeps`, :attr:`refusal_unlisted`)."""
         step = self.state.step
         before = self.state.to_dict() if self.refusal_keeps else None
         out = self.do(command)
         assert out.failed and not out.invalid, (command, self.feedback)
         assert self.state.step == step + 1
         assert message in self.feedback, (command, self.feedback)
-        assert not [e for e in out.events if self.is_own(e)], (command, out.events)
+        assert not self.caused(out.events), (command, out.events)
         if before is not None:
             after = self.state.to_dict()
             for key in self.refusal_keeps:
@@ -241,9 +247,13 @@ class Harness:
     def valid(self) -> list[str]:
         return self.listed()
 
-    def is_own(self, event: Event) -> bool:
-        """Whether ``event`` is the command's own doing rather than the world's (:attr:`world_events`)."""
-        return event.kind not in self.world_events
+    def caused(self, events: list[Event]) -> list[Event]:
+        """Those of a refused command's ``events`` that the world does not report on its own
+        (:attr:`refusal_events`, :attr:`verb_events`): the ones the command itself must not have caused."""
+        if self.verb_events is not None:
+            return [e for e in events if e.kind in self.verb_events]
+        quiet = self.world_events if self.refusal_events is None else self.refusal_events
+        return [e for e in events if e.kind not in quiet]
 
     def events(self, kind: str) -> list[dict]:
         assert self.outcome is not None
@@ -252,7 +262,7 @@ class Harness:
     def emitted(self) -> list[tuple[str, dict]]:
         """``(kind, data)`` of every event of the last step but the world's own (:attr:`world_events`), in order."""
         assert self.outcome is not None
-        return [(e.kind, e.data) for e in self.outcome.events if self.is_own(e)]
+        return [(e.kind, e.data) for e in self.outcome.events if e.kind not in self.world_events]
 
     def kinds(self) -> list[str]:
         """The kinds of :meth:`emitted`, in order."""
