@@ -8,10 +8,11 @@ class attributes (:attr:`Harness.world_events`, :attr:`Harness.refusal_events`, 
 a law's text). Everything goes through the public engine API (``Engine.step``, ``Engine.valid_actions``, the
 world helpers), never internal caches.
 
-Besides the harness: :class:`Scripted` (an RNG whose first rolls a test chooses), :func:`game_copy` (a copy of
-a game whose data a test edits, loaded with the shipped rules module), :func:`random_walk` and
-:func:`subprocess_digest` (seeded walks and the cross-process determinism check), :func:`resolve` (fill
-``{type}`` in a scripted command), :func:`conditions` and :func:`obtainable` (walks over quest data).
+Besides the harness: :class:`Scripted` (an RNG whose first rolls a test chooses), :func:`game_copy` and
+:func:`load_with_rules` (a copy of a game whose data a test edits, loaded with the shipped rules module),
+:func:`random_walk` and :func:`subprocess_digest` (seeded walks and the cross-process determinism check),
+:func:`resolve` (fill ``{type}`` in a scripted command), :func:`conditions` and :func:`obtainable` (walks over
+quest data).
 
 Import it as ``kit`` (``tests/`` is on ``sys.path`` under pytest, as for ``env.conftest``).
 """
@@ -286,6 +287,12 @@ def game_copy(source: str | Path, folder: Path, change: Callable[[dict[str, Any]
             data = json.loads((folder / name).read_text(encoding="utf-8"))
             edit(data)
             (folder / name).write_text(json.dumps(data), encoding="utf-8")
+    return load_with_rules(folder, rules, trust=trust)
+
+
+def load_with_rules(folder: Path, rules: ModuleType | None, *, trust: bool = True) -> Game:
+    """The game in ``folder``, loaded afresh; with ``rules``, that module stands for the folder's ``rules.py``
+    (see :func:`game_copy`)."""
     if rules is None:
         return load_game(folder, cache=False, trust=trust)
     with mock.patch.object(odyssey_env.game, "_import_rules", lambda path: rules):
