@@ -11,8 +11,8 @@ world helpers), never internal caches.
 Besides the harness: :class:`Scripted` (an RNG whose first rolls a test chooses), :func:`game_copy` and
 :func:`load_with_rules` (a copy of a game whose data a test edits, loaded with the shipped rules module),
 :func:`random_walk` and :func:`subprocess_digest` (seeded walks and the cross-process determinism check),
-:func:`resolve` (fill ``{type}`` in a scripted command), :func:`conditions` and :func:`obtainable` (walks over
-quest data).
+:func:`resolve` (fill ``{type}`` in a scripted command), :func:`conditions`, :func:`obtainable` and
+:func:`fixed_supply` (walks over quest data).
 
 Import it as ``kit`` (``tests/`` is on ``sys.path`` under pytest, as for ``env.conftest``).
 """
@@ -399,3 +399,27 @@ def obtainable(game: Game, fixed: set[str], name: str, seen: frozenset = frozens
         return False
     stations = all(any(s in a.objects for a in game.areas.values()) for s in recipe.stations)
     return stations and all(obtainable(game, fixed, i, seen | {name}) for i in recipe.ingredients)
+
+
+def fixed_supply(game: Game) -> tuple[set[str], set[str]]:
+    """What a game supplies without its random scatter: the portable objects its areas and stages place, the
+    stock and drops of the NPCs that stand there or that stages spawn (and the guide), and everything a recipe
+    makes from those at stations so placed; with those NPC types."""
+    present = {o for a in game.areas.values() for o in a.objects}
+    npcs = {n for a in game.areas.values() for n in a.npcs} | {game.quest.main.guide.npc}
+    for stage in game.quest.stages():
+        present |= {p.object for p in stage.place}
+        npcs |= {s.npc for s in stage.spawn}
+    stations = {o for o in present if game.objects[o].category == "station"}
+    have = {o for o in present if game.objects[o].portable}
+    for n in npcs:
+        have |= set(game.npcs[n].stock) | set(game.npcs[n].drops)
+    grown = True
+    while grown:
+        grown = False
+        for t in game.spec.objects:
+            r = t.recipe
+            if t.name not in have and r and set(r.ingredients) <= have and set(r.stations) <= stations:
+                have.add(t.name)
+                grown = True
+    return have, npcs

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from kit import conditions, in_fresh_process, random_walk, resolve, walk_digest
+from kit import conditions, fixed_supply, in_fresh_process, random_walk, resolve, walk_digest
 
 from odyssey_env import available_games, load_game
 from odyssey_env.env import OdysseyEnv
@@ -216,24 +216,7 @@ def test_enemies_are_weaker_than_elsewhere(other):
 
 def test_quest_resources_never_depend_on_the_scatter(game):
     """Everything the main quest names can be had from fixed placements, stock, drops and recipes."""
-    spec = game.spec
-    present = {o for a in game.areas.values() for o in a.objects}
-    npcs = {n for a in game.areas.values() for n in a.npcs} | {game.quest.main.guide.npc}
-    for stage in game.quest.stages():
-        present |= {p.object for p in stage.place}
-        npcs |= {s.npc for s in stage.spawn}
-    stations = {o for o in present if game.objects[o].category == "station"}
-    have = {o for o in present if game.objects[o].portable}
-    for n in npcs:
-        have |= set(game.npcs[n].stock) | set(game.npcs[n].drops)
-    grown = True
-    while grown:
-        grown = False
-        for t in spec.objects:
-            r = t.recipe
-            if t.name not in have and r and set(r.ingredients) <= have and set(r.stations) <= stations:
-                have.add(t.name)
-                grown = True
+    have, npcs = fixed_supply(game)
     named = {c.object for st in game.quest.stages() for c in conditions(st.done, plans=False) if c.object}
     named |= {o for st in game.quest.stages() for c in conditions(st.done, plans=False) for o in c.objects}
     assert named <= have, named - have

@@ -18,7 +18,7 @@ from env.test_env_valid_actions import _completeness, _soundness
 from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kit import conditions, in_fresh_process, random_walk, resolve, walk_digest
+from kit import conditions, fixed_supply, in_fresh_process, random_walk, resolve, walk_digest
 
 import odyssey_env
 from odyssey_agents.oracle.solve import solve
@@ -118,23 +118,7 @@ def test_the_env_id_passes_the_gymnasium_checker(capsys):
 
 
 def test_quest_resources_never_depend_on_the_scatter(game):
-    present = {o for a in game.areas.values() for o in a.objects}
-    npcs = {n for a in game.areas.values() for n in a.npcs} | {game.quest.main.guide.npc}
-    for stage in game.quest.stages():
-        present |= {p.object for p in stage.place}
-        npcs |= {s.npc for s in stage.spawn}
-    stations = {o for o in present if game.objects[o].category == "station"}
-    have = {o for o in present if game.objects[o].portable}
-    for n in npcs:
-        have |= set(game.npcs[n].stock) | set(game.npcs[n].drops)
-    grown = True
-    while grown:
-        grown = False
-        for t in game.spec.objects:
-            r = t.recipe
-            if t.name not in have and r and set(r.ingredients) <= have and set(r.stations) <= stations:
-                have.add(t.name)
-                grown = True
+    have, _ = fixed_supply(game)
     named = {c.object for st in game.quest.stages() for c in conditions(st.done) if c.object}
     assert {"clear_glass", "oath_lens", "sun_key"} <= named <= have
     for lock in [c for c in game.spec.graph.connections if c.locked]:
