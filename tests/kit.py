@@ -64,10 +64,10 @@ class Scripted(random.Random):
 
 
 def engine_on(game: str | Path | Game, seed: int = 0, *, rng: random.Random | None = None,
-              **options: Any) -> Engine:
+              **engine_kw: Any) -> Engine:
     """An engine on ``game`` (a name, a folder or a loaded game) at ``seed``; ``rng`` replaces the episode RNG;
     the other keywords go to :class:`Engine` (``agents``, ``options``)."""
-    engine = Engine(game if isinstance(game, Game) else load_game(game), seed, **options)
+    engine = Engine(game if isinstance(game, Game) else load_game(game), seed, **engine_kw)
     if rng is not None:
         engine.rng = rng
     return engine
