@@ -3,55 +3,25 @@
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import random
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import gymnasium as gym
 import pytest
+from kit import subprocess_digest
 
 import odyssey_env
 from odyssey_env.env import OdysseyEnv
 
 TINY = Path(__file__).parent / "data" / "tiny"
 
-ROLLOUT = textwrap.dedent("""
-    import hashlib, random, sys
-    from odyssey_env.env import OdysseyEnv
-
-    def rollout(game, seed, steps):
-        env = OdysseyEnv(game, valid_actions=True)
-        obs, info = env.reset(seed=seed)
-        pick = random.Random(seed)
-        digest = hashlib.sha256(obs.encode())
-        for _ in range(steps):
-            va = info["valid_actions"]
-            action = pick.choice(va[pick.choice(list(va))])
-            obs, reward, terminated, truncated, info = env.step(action)
-            digest.update(f"{action}\\x00{obs}\\x00{reward}\\x00{info['events']}".encode())
-        return digest.hexdigest()
-
-    print(rollout(sys.argv[1], int(sys.argv[2]), int(sys.argv[3])))
-""")
-
-
-def _rollout_in_subprocess(game: str, seed: int, steps: int, hashseed: str) -> str:
-    env = dict(os.environ, PYTHONHASHSEED=hashseed)
-    done = subprocess.run([sys.executable, "-c", ROLLOUT, game, str(seed), str(steps)], env=env,
-                          capture_output=True, text=True, timeout=120, check=True)
-    return done.stdout.strip()
-
-
 @pytest.mark.parametrize("game", ["base", str(TINY)])
 def test_rollout_is_identical_across_processes_and_hash_seeds(game):
-    a = _rollout_in_subprocess(game, 7, 1000, "0")
-    b = _rollout_in_subprocess(game, 7, 1000, "4242")
+    a = subprocess_digest(game, 7, 1000, "0", sort=False)
+    b = subprocess_digest(game, 7, 1000, "4242", sort=False)
     assert len(a) == 64 and a == b
-    assert _rollout_in_subprocess(game, 8, 50, "0") != a  # the digest does depend on the seed
+    assert subprocess_digest(game, 8, 50, "0", sort=False) != a  # the digest does depend on the seed
 
 
 def _play(env: OdysseyEnv, info: dict, pick: random.Random, steps: int) -> list:

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-import copy
-import json
-from pathlib import Path
-
 import pytest
+from kit import game_copy
 
-from odyssey_env import load_game
 from odyssey_env.engine import Engine
 
-TINY_WORLD = json.loads((Path(__file__).parent / "data" / "tiny" / "world.json").read_text())
+from .conftest import TINY
 
 
 @pytest.fixture
@@ -19,12 +15,9 @@ def variant(tmp_path, make_harness):
     """A harness on a copy of the tiny game with some rule parameters changed."""
 
     def build(params: dict, seed: int = 0):
-        world = copy.deepcopy(TINY_WORLD)
-        world["game"]["params"] = params
-        folder = tmp_path / f"v{len(list(tmp_path.iterdir()))}"
-        folder.mkdir()
-        (folder / "world.json").write_text(json.dumps(world))
-        h = make_harness(Engine(load_game(folder, cache=False), seed))
+        game = game_copy(TINY, tmp_path / f"v{len(list(tmp_path.iterdir()))}",
+                         lambda world: world["game"].__setitem__("params", params))
+        h = make_harness(Engine(game, seed))
         h.clear()
         return h
 

@@ -8,16 +8,10 @@ quest-critical resources never depend on the random scatter.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
-import random
-import re
-import subprocess
-import sys
-from pathlib import Path
 
 import pytest
+from kit import conditions, fixed_supply, in_fresh_process, random_walk, resolve, walk_digest
 
 from odyssey_env import available_games, load_game
 from odyssey_env.env import OdysseyEnv
@@ -76,24 +70,6 @@ CRITICAL_PATH = [
     "HOLD tollmark", "GOTO ferry_landing",                                       # 16 carry_home
     "drop tollmark",                                                             # 17 set_tollmark
 ]
-
-
-def resolve(env: OdysseyEnv, command: str) -> str:
-    """Fill ``{type}`` with the handle of an instance (or the type name of a stackable) I hold, wear,
-    carry or see."""
-    state = env.engine.state
-    agent = state.agents["player"]
-    pool = [*agent.hands, *agent.equipment.values()]
-    for handle in list(pool):
-        inst = state.instances.get(handle)
-        if inst is not None:
-            pool += list(inst.contents)
-    pool += [*state.areas[agent.area].objects, *state.areas[agent.area].npcs]
-
-    def handle_of(m: re.Match) -> str:
-        return next((h for h in pool if re.fullmatch(rf"{m.group(1)}(_\d+)?", h)), m.group(1))
-
-    return re.sub(r"\{(\w+)\}", handle_of, command)
 
 
 def _step_toward(env: OdysseyEnv, targets: set[str]) -> str:
@@ -208,15 +184,9 @@ def test_main_quest_is_linear_with_a_friendly_guide(game):
     assert main.guide.area == game.spec.spawn
 
 
-def _conditions(cond):
-    yield cond
-    for sub in cond.conditions:
-        yield from _conditions(sub)
-
-
 def test_quests_use_only_the_documented_vocabulary(game):
-    conds = [c for st in game.quest.stages() for c in _conditions(st.done)]
-    conds += [c for st in game.quest.tutorial.steps for c in _conditions(st.done)]
+    conds = [c for st in game.quest.stages() for c in conditions(st.done, plans=False)]
+    conds += [c for st in game.quest.tutorial.steps for c in conditions(st.done, plans=False)]
     assert all(c.type in VOCABULARY and c.type != "predicate" for c in conds)
 
 
@@ -246,28 +216,11 @@ def test_enemies_are_weaker_than_elsewhere(other):
 
 def test_quest_resources_never_depend_on_the_scatter(game):
     """Everything the main quest names can be had from fixed placements, stock, drops and recipes."""
-    spec = game.spec
-    present = {o for a in game.areas.values() for o in a.objects}
-    npcs = {n for a in game.areas.values() for n in a.npcs} | {game.quest.main.guide.npc}
-    for stage in game.quest.stages():
-        present |= {p.object for p in stage.place}
-        npcs |= {s.npc for s in stage.spawn}
-    stations = {o for o in present if game.objects[o].category == "station"}
-    have = {o for o in present if game.objects[o].portable}
-    for n in npcs:
-        have |= set(game.npcs[n].stock) | set(game.npcs[n].drops)
-    grown = True
-    while grown:
-        grown = False
-        for t in spec.objects:
-            r = t.recipe
-            if t.name not in have and r and set(r.ingredients) <= have and set(r.stations) <= stations:
-                have.add(t.name)
-                grown = True
-    named = {c.object for st in game.quest.stages() for c in _conditions(st.done) if c.object}
-    named |= {o for st in game.quest.stages() for c in _conditions(st.done) for o in c.objects}
+    have, npcs = fixed_supply(game)
+    named = {c.object for st in game.quest.stages() for c in conditions(st.done, plans=False) if c.object}
+    named |= {o for st in game.quest.stages() for c in conditions(st.done, plans=False) for o in c.objects}
     assert named <= have, named - have
-    fought = {c.npc for st in game.quest.stages() for c in _conditions(st.done) if c.npc}
+    fought = {c.npc for st in game.quest.stages() for c in conditions(st.done, plans=False) if c.npc}
     assert fought <= npcs
 
 
@@ -327,51 +280,25 @@ def test_guide_gives_the_hint_of_the_current_stage():
     assert f"{stage.title}: {stage.hint}" in obs
 
 
-def _random_rollout(seed: int, steps: int, tutorial: bool = True) -> tuple[list[str], dict, OdysseyEnv]:
-    """A uniformly random valid command every step (verb first, as the paper's Random agent)."""
-    rng = random.Random(f"mark-test:{seed}")
-    env = OdysseyEnv(GAME, tutorial=tutorial, valid_actions=True)
-    obs, info = env.reset(seed=seed)
-    seen = [obs]
-    for _ in range(steps):
-        valid = info["valid_actions"]
-        verb = rng.choice(sorted(valid))
-        obs, _, terminated, _, info = env.step(rng.choice(valid[verb]))
-        seen.append(obs)
-        if terminated:
-            break
-    return seen, info, env
-
-
 def test_a_random_agent_does_not_finish():
-    _, info, env = _random_rollout(0, 150 + 500)
+    _, info, env = random_walk(GAME, 0, 150 + 500)
     assert not env.engine.state.agents["player"].in_tutorial
     assert info["quest"]["completed"] < 17
 
 
 def test_seeded_rollouts_are_deterministic():
-    first, _, env_a = _random_rollout(7, 120, tutorial=False)
-    second, _, env_b = _random_rollout(7, 120, tutorial=False)
+    first, _, env_a = random_walk(GAME, 7, 120, tutorial=False)
+    second, _, env_b = random_walk(GAME, 7, 120, tutorial=False)
     assert first == second
     assert env_a.save_state() == env_b.save_state()
-    other, _, _ = _random_rollout(8, 120, tutorial=False)
+    other, _, _ = random_walk(GAME, 8, 120, tutorial=False)
     assert other != first
 
 
-def _rollout_digest() -> str:
-    seen, _, _ = _random_rollout(5, 80)
-    return hashlib.sha256("\n".join(seen).encode()).hexdigest()
-
-
 def test_rollouts_do_not_depend_on_hash_seeds():
-    code = "from tests.games.test_mark import _rollout_digest; print(_rollout_digest())"
-    root = Path(__file__).resolve().parents[2]
-    digests = set()
-    for hash_seed in ("1", "2"):
-        out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONHASHSEED": hash_seed})
-        digests.add(out.stdout.strip())
-    assert digests == {_rollout_digest()}
+    code = f"from kit import walk_digest; print(walk_digest({GAME!r}, 5, 80))"
+    digests = {in_fresh_process(code, hash_seed=hash_seed) for hash_seed in ("1", "2")}
+    assert digests == {walk_digest(GAME, 5, 80)}
 
 
 # ----------------------------------------------------------------------------- oracle

@@ -9,131 +9,65 @@ plans "invoke law with text X" from the condition alone) and the whole quest are
 from __future__ import annotations
 
 import json
-import os
 import pickle
 import random
-import shutil
-import subprocess
-import sys
 from pathlib import Path
-from unittest import mock
 
 import gymnasium as gym
 import pytest
 from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kit import PLAYER, Harness, engine_on, game_copy, load_with_rules, subprocess_digest
 
 import odyssey_env
 from odyssey_env import load_game
-from odyssey_env.engine import Engine, Outcome, Turn
+from odyssey_env.engine import Engine, Turn
+from odyssey_env.game import Game
 from odyssey_env.games.metropolis import rules as metro
 from odyssey_env.parsing import parse
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
 from odyssey_env.state import Npc
 from odyssey_env.world import add, make_objects
-from odyssey_env.worldgen import spawn_npc
 
 GAME = "metropolis"
-PLAYER = "player"
 PEACE, STRIFE = metro.STATUTES["peace"].text, metro.STATUTES["strife"].text
 NEW_VERBS = ("invoke law", "file objection", "appeal verdict")
 NEW_RULES = ("nightly_rewrite", "objection_effects", "law_expiry", "legal_paradox", "contempt_of_court",
              "binding_precedent", "contraband_suspicion", "trial_proceedings")
 
 
-class City:
-    """One engine on Metropolis, driven by hand: place things, issue commands, read the feedback."""
+class City(Harness):
+    """The kit's harness on Metropolis, standing in an area whose NPCs are gone (its objects stay). A refusal
+    reports none of the city's verb events (that it changes nothing is checked verb by verb in :func:`_succeeds`)."""
+
+    verb_events = frozenset({"law_invoked", "objection_filed", "verdict_overturned"})
 
     def __init__(self, seed: int = 0, game=None, area: str = "petition_square", clear: bool = True,
                  agents: tuple[str, ...] = (PLAYER,)):
-        self.engine = Engine(game or load_game(GAME), seed, agents=agents)
-        self.out: Outcome | None = None
+        super().__init__(engine_on(game or GAME, seed, agents=agents))
         self.move(area, clear)
-
-    # ---------------------------------------------------------------- views
-    @property
-    def state(self):
-        return self.engine.state
-
-    @property
-    def agent(self):
-        return self.state.agents[PLAYER]
-
-    @property
-    def here(self):
-        return self.state.areas[self.agent.area]
-
-    @property
-    def feedback(self) -> str:
-        return "\n".join(self.state.feedback[PLAYER])
-
-    def events(self, kind: str) -> list[dict]:
-        assert self.out is not None
-        return [e.data for e in self.out.events if e.kind == kind]
-
-    def listed(self, verb: str) -> list[str]:
-        return self.engine.valid_actions(PLAYER).get(verb, [])
 
     def laws(self, area: str | None = None) -> list[dict]:
         return [x for x in metro.laws(self.state) if area is None or x["area"] == area]
 
-    # ---------------------------------------------------------------- setup
     def move(self, area: str, clear: bool = True) -> None:
         """Stand in ``area``; ``clear`` removes its NPCs (not its objects), so no one interrupts."""
-        self.agent.area = area
+        self.goto(area, clear=False)
         if clear:
-            for handle in list(self.here.npcs):
-                del self.state.npcs[handle]
-            self.here.npcs.clear()
-
-    def hold(self, type_name: str, n: int = 1, text: str = "") -> str:
-        (handle, k), = make_objects(self.engine.game, self.state, type_name, n)
-        if text:
-            self.state.instances[handle].text = text
-        add(self.agent.hands, handle, k)
-        return handle
-
-    def put(self, type_name: str, n: int = 1, area: str | None = None, text: str = "") -> str:
-        (handle, k), = make_objects(self.engine.game, self.state, type_name, n)
-        if text:
-            self.state.instances[handle].text = text
-        add(self.state.areas[area or self.agent.area].objects, handle, k)
-        return handle
-
-    def enemy(self, type_name: str = "ink_wraith", area: str | None = None) -> Npc:
-        return spawn_npc(self.engine.game, self.state, self.engine.game.npcs[type_name], area or self.agent.area)
+            self.clear(objects=False)
 
     def post(self, text: str) -> str:
         """Post a law here, as the verb does (must succeed)."""
-        sheet = self.hold("petition_sheet", text=text)
+        sheet = self.hold_one("petition_sheet", text=text)
         self.ok(f"invoke law {sheet}")
         return sheet
 
     def to_minute(self, hhmm: str) -> None:
         """Set the clock so that the next step ends at ``hhmm`` on the same day."""
         h, m = map(int, hhmm.split(":"))
-        self.state.minute = h * 60 + m - self.engine.game.spec.game.minutes_per_step
-
-    # ---------------------------------------------------------------- acting
-    def do(self, command: str) -> Outcome:
-        self.out = self.engine.step({PLAYER: command})[PLAYER]
-        return self.out
-
-    def ok(self, command: str) -> str:
-        out = self.do(command)
-        assert not out.invalid and not out.failed, (command, self.feedback)
-        return self.feedback
-
-    def fails(self, command: str, message: str) -> None:
-        """Run a command the state must refuse with ``message`` (that a refusal changes nothing is checked
-        verb by verb in :func:`_succeeds`)."""
-        out = self.do(command)
-        assert out.failed and not out.invalid, (command, self.feedback)
-        assert message in self.feedback, (command, self.feedback)
-        own = [e for e in out.events if e.kind in ("law_invoked", "objection_filed", "verdict_overturned")]
-        assert not own, own
+        self.state.minute = h * 60 + m - self.game.spec.game.minutes_per_step
 
 
 @pytest.fixture
@@ -211,11 +145,11 @@ def test_every_chapter_is_a_goal_tree_with_leaves_and_joins() -> None:
 
 # ============================================================================ invoke law
 def test_invoke_law_posts_a_statute_that_binds_the_area(city: City) -> None:
-    sheet = city.hold("petition_sheet", text="The Ward  keeps the PEACE")
+    sheet = city.hold_one("petition_sheet", text="The Ward  keeps the PEACE")
     assert city.listed("invoke law") == [f"invoke law {sheet}"]
     feedback = city.ok(f"invoke law {sheet}")
     assert "It binds this area for 8 hours" in feedback and "strike at half strength" in feedback
-    assert sheet not in city.agent.hands and sheet in city.here.objects
+    assert sheet not in city.agent.hands and sheet in city.area.objects
     (law,) = city.laws("petition_square")
     assert (law["text"], law["by"], law["until"]) == (PEACE, PLAYER, city.state.step + 48)
     assert city.events("law_invoked") == [{"notice": sheet, "text": PEACE, "statute": "peace",
@@ -224,11 +158,11 @@ def test_invoke_law_posts_a_statute_that_binds_the_area(city: City) -> None:
 
 
 def test_invoke_law_records_any_text_and_says_when_twins_cancel(city: City) -> None:
-    sheet = city.hold("vellum_leaf", text="let the lamps burn")
+    sheet = city.hold_one("vellum_leaf", text="let the lamps burn")
     assert "No statute of the city gives it force" in city.ok(f"invoke law {sheet}")
     assert city.events("law_invoked")[0]["statute"] is None
     city.post(PEACE)
-    sheet = city.hold("petition_sheet", text=STRIFE)
+    sheet = city.hold_one("petition_sheet", text=STRIFE)
     assert "the two cancel out" in city.ok(f"invoke law {sheet}")
     keys = metro.statutes_in(city.state, "petition_square")
     assert keys == {"peace", "strife"} and not metro.force(keys, "peace") and not metro.force(keys, "strife")
@@ -237,11 +171,11 @@ def test_invoke_law_records_any_text_and_says_when_twins_cancel(city: City) -> N
 def test_invoke_law_refusals(city: City) -> None:
     city.fails("invoke law groat", "only something written on can carry a law")
     city.fails("invoke law petition_sheet_77", "only something written on can carry a law")
-    bag = city.hold("document_satchel")
+    bag = city.hold_one("document_satchel")
     city.fails(f"invoke law {bag}", "only something written on can carry a law")
-    lying = city.put("petition_sheet", text=PEACE)
+    lying = city.put_one("petition_sheet", text=PEACE)
     city.fails(f"invoke law {lying}", "I must hold it in my hand")
-    blank = city.hold("petition_sheet")
+    blank = city.hold_one("petition_sheet")
     city.fails(f"invoke law {blank}", "it is blank; write the law on it first")
     assert city.listed("invoke law") == []
     assert city.laws("petition_square") == []
@@ -251,8 +185,8 @@ def test_writing_then_invoking_through_the_env() -> None:
     env = odyssey_env.env.OdysseyEnv(GAME)
     env.reset(seed=1)
     c = City.__new__(City)
-    c.engine, c.out = env.engine, None
-    quill, sheet = c.hold("inked_quill"), c.hold("petition_sheet")
+    c.engine, c.outcome = env.engine, None
+    quill, sheet = c.hold_one("inked_quill"), c.hold_one("petition_sheet")
     _, _, _, _, info = env.step(f'write "{PEACE}" {sheet}')
     assert not info["action_failed"]
     assert f"invoke law {sheet}" in env.engine.valid_actions(PLAYER)["invoke law"]
@@ -266,7 +200,7 @@ def test_objection_against_a_city_edict_repeals_it_at_the_hearing() -> None:
     (edict,) = c.laws("ink_market")
     assert edict["edict"] == 0 and edict["text"] == metro.STATUTES["search"].text
     assert not metro.edict_repealed(c.engine, c.agent, area="ink_market")
-    c.hold("groat", 5)
+    c.hold_one("groat", 5)
     assert c.listed("file objection") == [f"file objection {edict['notice']}"]
     feedback = c.ok(f"file objection {edict['notice']}")
     assert "pay the fee of 2 groat" in feedback and "hear it in 2 turns" in feedback
@@ -278,7 +212,7 @@ def test_objection_against_a_city_edict_repeals_it_at_the_hearing() -> None:
     c.ok("wait")
     assert "struck down for good" in c.feedback and c.events("objection_upheld")
     assert c.laws("ink_market") == [] and edict["notice"] not in c.state.instances
-    assert edict["notice"] not in c.here.objects and c.events("objection_upheld")[0]["edict"]
+    assert edict["notice"] not in c.area.objects and c.events("objection_upheld")[0]["edict"]
     assert metro.edict_repealed(c.engine, c.agent, area="ink_market")
     assert not metro.edict_repealed(c.engine, c.agent, area="gallery_of_precedents")
     for _ in range(40):  # a repealed edict is never posted again (and the fee is not returned)
@@ -287,11 +221,11 @@ def test_objection_against_a_city_edict_repeals_it_at_the_hearing() -> None:
 
 
 def test_objection_refusals(city: City) -> None:
-    stray = city.put("petition_sheet", text=PEACE)  # lying here, but never invoked
+    stray = city.put_one("petition_sheet", text=PEACE)  # lying here, but never invoked
     city.fails(f"file objection {stray}", "no law posted here is written on it")
     city.fails("file objection city_edict_0", "no law posted here is written on it")  # the edict is elsewhere
     sheet = city.post(PEACE)
-    city.hold("groat", 1)
+    city.hold_one("groat", 1)
     city.fails(f"file objection {sheet}", "the court's fee is 2 groat, and I carry 1")
     assert city.listed("file objection") == []
     city.agent.hands["groat"] = 2
@@ -300,7 +234,7 @@ def test_objection_refusals(city: City) -> None:
 
 def test_an_objection_to_a_law_gone_before_its_hearing_is_moot(city: City) -> None:
     sheet = city.post(PEACE)
-    city.hold("groat", 2)
+    city.hold_one("groat", 2)
     city.ok(f"file objection {sheet}")
     assert "groat" not in city.agent.hands
     city.ok(f"pick up {sheet}")  # my own law: taken down without a fine
@@ -315,7 +249,7 @@ def test_an_objection_strikes_the_law_it_names_and_tells_its_filer() -> None:
     c = City()
     first = c.post(PEACE)
     second = c.post("let the lamps burn")
-    c.hold("groat", 4)
+    c.hold_one("groat", 4)
     feedback = c.ok(f"file objection {second}")
     assert "against 'let the lamps burn' on " + second + " (my law)" in feedback
     assert c.events("objection_filed")[0]["edict"] is False
@@ -340,14 +274,14 @@ def test_laws_are_described_by_who_posted_them(city: City) -> None:
 
 # ============================================================================ appeal verdict and trials
 def _unprovoked_kill(c: City) -> Npc:
-    wraith = c.enemy()
+    wraith = c.npc("ink_wraith")
     wraith.hp = 1
     c.ok(f"attack {wraith.handle}")
     return wraith
 
 
 def test_an_unprovoked_killing_is_fined_next_turn(city: City) -> None:
-    city.hold("groat", 5)
+    city.hold_one("groat", 5)
     _unprovoked_kill(city)
     (verdict,) = city.events("verdict")
     assert verdict["guilty"] and "without provocation" in verdict["reason"]
@@ -360,7 +294,7 @@ def test_an_unprovoked_killing_is_fined_next_turn(city: City) -> None:
 
 
 def test_appealing_overturns_the_verdict_once_a_day(city: City) -> None:
-    city.hold("groat", 5)
+    city.hold_one("groat", 5)
     _unprovoked_kill(city)
     assert metro.appeals_left(city.engine, PLAYER) == 1
     city.ok("appeal verdict")
@@ -386,7 +320,7 @@ def test_without_coins_a_fine_is_paid_in_health(city: City) -> None:
 
 
 def test_a_killing_after_being_struck_is_acquitted(city: City) -> None:
-    wraith = city.enemy()
+    wraith = city.npc("ink_wraith")
     wraith.hp, wraith.stance_index = 200, 0  # its pattern opens with a blow
     city.ok(f"attack {wraith.handle}")
     assert city.agent.hp < 100  # it struck back
@@ -403,7 +337,7 @@ def test_the_area_law_decides_the_verdict(city: City) -> None:
     assert not city.events("verdict")[0]["guilty"]  # the blades are bared here
     city.move("gutter_lanes")
     city.post(PEACE)
-    wraith = city.enemy()
+    wraith = city.npc("ink_wraith")
     wraith.hp = 200
     city.ok(f"attack {wraith.handle}")
     wraith.hp = 1
@@ -413,7 +347,7 @@ def test_the_area_law_decides_the_verdict(city: City) -> None:
 
 
 def test_a_killing_after_an_ambush_is_acquitted(city: City) -> None:
-    wraith = city.enemy()
+    wraith = city.npc("ink_wraith")
     city.engine.events = []
     city.engine.emit("agent_ambushed", PLAYER, npc=wraith.handle, type=wraith.type, damage=1)
     city.engine.rules.step_rule("trial_proceedings").apply(city.engine)  # a step with an ambush, as the rule sees it
@@ -430,7 +364,7 @@ def test_a_flogging_never_kills(city: City) -> None:
 
 
 def test_appeals_are_counted_by_the_day_of_the_clock(city: City) -> None:
-    city.hold("groat", 9)
+    city.hold_one("groat", 9)
     city.to_minute("23:30")
     _unprovoked_kill(city)
     city.ok("appeal verdict")  # 23:40, day 0
@@ -441,14 +375,14 @@ def test_appeals_are_counted_by_the_day_of_the_clock(city: City) -> None:
 
 # ============================================================================ death and its appeal
 def _fall(c: City) -> None:
-    foe = c.enemy("brass_bailiff")
+    foe = c.npc("brass_bailiff")
     foe.engaged, c.agent.combat, foe.stance_index = PLAYER, foe.handle, 1  # its next stance is a blow
     c.agent.hp = 1
     c.ok("wait")
 
 
 def test_death_waits_one_turn_for_an_appeal(city: City) -> None:
-    coat = city.hold("clerks_coat")
+    coat = city.hold_one("clerks_coat")
     _fall(city)
     assert city.agent.hp == 1 and city.agent.area == "petition_square" and coat in city.agent.hands
     assert city.agent.combat is None and all(n.engaged is None for n in city.state.npcs.values())
@@ -461,7 +395,7 @@ def test_death_waits_one_turn_for_an_appeal(city: City) -> None:
 
 def test_an_unappealed_death_sentence_stands() -> None:
     c = City(area="gutter_lanes")
-    coat = c.hold("clerks_coat")
+    coat = c.hold_one("clerks_coat")
     _fall(c)
     c.ok("wait")
     assert "My death sentence stands" in c.feedback and c.events("agent_died")
@@ -479,7 +413,7 @@ def test_with_no_appeal_left_today_death_comes_at_once(city: City) -> None:
 
 
 def test_at_exactly_zero_health_the_court_sentences_me(city: City) -> None:
-    foe = city.enemy("brass_bailiff")
+    foe = city.npc("brass_bailiff")
     foe.engaged, city.agent.combat, foe.stance_index = PLAYER, foe.handle, 1
     city.agent.hp = 10  # the blow takes exactly 10
     city.ok("wait")
@@ -502,7 +436,7 @@ def test_without_the_appeal_verb_death_is_the_engine_s(tmp_path: Path) -> None:
 
 def test_the_court_can_hear_more_appeals_a_day(tmp_path: Path) -> None:
     c = City(game=_variant(tmp_path, lambda w: w["game"]["params"].update({"appeal verdict": {"per_day": 3}})))
-    c.hold("groat", 9)
+    c.hold_one("groat", 9)
     for left in (2, 1, 0):
         _unprovoked_kill(c)
         c.ok("appeal verdict")
@@ -527,13 +461,13 @@ def test_revive_must_leave_some_health(tmp_path: Path, revive: float, ok: bool) 
 
 # ============================================================================ nightly rewrite
 def test_midnight_rewrites_statutes_except_in_a_sealed_folio(city: City) -> None:
-    folio = city.hold("notary_folio")
-    safe = city.put("petition_sheet", text=PEACE, area="tallow_yard")
+    folio = city.hold_one("notary_folio")
+    safe = city.put_one("petition_sheet", text=PEACE, area="tallow_yard")
     city.state.areas["tallow_yard"].objects.pop(safe)
     add(city.state.instances[folio].contents, safe)
-    carried = city.hold("petition_sheet", text="every pack shall be searched")
-    lying = city.put("vellum_leaf", text="the court is in session")
-    plain = city.put("vellum_leaf", text="let the lamps burn")
+    carried = city.hold_one("petition_sheet", text="every pack shall be searched")
+    lying = city.put_one("vellum_leaf", text="the court is in session")
+    plain = city.put_one("vellum_leaf", text="let the lamps burn")
     posted = city.post(STRIFE)
     city.to_minute("23:50")
     city.ok("wait")
@@ -553,7 +487,7 @@ def test_midnight_rewrites_statutes_except_in_a_sealed_folio(city: City) -> None
 
 def test_the_rewrite_hour_is_a_parameter(tmp_path: Path) -> None:
     c = City(game=_variant(tmp_path, lambda w: w["game"]["params"].update({"nightly_rewrite": {"hour": 6}})))
-    sheet = c.hold("petition_sheet", text=PEACE)
+    sheet = c.hold_one("petition_sheet", text=PEACE)
     for hhmm, rewritten in (("05:50", False), ("05:58", False), ("06:05", True), ("06:15", False)):
         c.to_minute(hhmm)
         c.ok("wait")
@@ -592,7 +526,7 @@ def test_an_invoked_law_fades_when_its_term_is_over(city: City) -> None:
 def test_tearing_down_a_city_edict_is_fined_and_it_is_posted_again() -> None:
     c = City(area="ink_market")
     notice = c.laws("ink_market")[0]["notice"]
-    c.hold("groat", 5)
+    c.hold_one("groat", 5)
     c.ok(f"pick up {notice}")
     assert c.laws("ink_market") == [] and "tore down the city's edict" in c.feedback
     assert c.events("law_withdrawn") == [{"area": "ink_market", "text": "every pack shall be searched", "edict": True}]
@@ -625,10 +559,10 @@ def test_a_law_fading_elsewhere_is_told_to_whoever_posted_it(city: City) -> None
 def test_a_notice_gone_without_a_taker_fines_no_one() -> None:
     c = City(area="ink_market")
     notice = c.laws("ink_market")[0]["notice"]
-    del c.here.objects[notice]  # carried off by nobody (no agent took it)
+    del c.area.objects[notice]  # carried off by nobody (no agent took it)
     c.ok("inspect ink_market")
     assert c.laws("ink_market") == []
-    assert next(e for e in c.out.events if e.kind == "law_withdrawn").agent is None
+    assert next(e for e in c.outcome.events if e.kind == "law_withdrawn").agent is None
     assert not metro.appealable(c.state, PLAYER) and "tore down" not in c.feedback
 
 
@@ -646,7 +580,7 @@ def test_city_edicts_are_checked(tmp_path: Path, params: dict, message: str) -> 
 # ============================================================================ legal paradox
 def test_three_laws_with_twins_freeze_the_enemies() -> None:
     c = City(area="gallery_of_precedents")
-    bailiff = c.enemy("brass_bailiff")
+    bailiff = c.npc("brass_bailiff")
     c.post(PEACE)  # with the edict: two laws, twins
     assert not metro.paradox_in(c.engine, c.agent, area="gallery_of_precedents")
     assert bailiff.engaged is None
@@ -665,7 +599,7 @@ def test_three_laws_with_twins_freeze_the_enemies() -> None:
 
 
 def test_three_laws_without_twins_are_no_paradox(city: City) -> None:
-    foe = city.enemy()
+    foe = city.npc("ink_wraith")
     for text in (PEACE, "the watch stands down", "the court is in recess"):
         city.post(text)
     assert len(city.laws("petition_square")) == 3
@@ -674,7 +608,7 @@ def test_three_laws_without_twins_are_no_paradox(city: City) -> None:
 
 def test_a_paradox_is_announced_once(city: City) -> None:
     city.move("gallery_of_precedents")
-    bailiff = city.enemy("brass_bailiff")
+    bailiff = city.npc("brass_bailiff")
     city.post(PEACE)
     city.post("let the lamps burn")
     assert city.events("paradox_began")
@@ -685,7 +619,7 @@ def test_a_paradox_is_announced_once(city: City) -> None:
 
 # ============================================================================ contempt of court
 def test_idling_is_held_in_contempt(city: City) -> None:
-    city.hold("groat", 3)
+    city.hold_one("groat", 3)
     city.ok("wait")
     city.do("dance wildly")  # an invalid command is idling too
     city.fails("pick up nothing_here", "Cannot pick up")  # and so is a refused one
@@ -699,10 +633,10 @@ def test_idling_is_held_in_contempt(city: City) -> None:
 
 
 def test_doing_something_or_fighting_is_not_idling(city: City) -> None:
-    city.hold("groat", 3)
+    city.hold_one("groat", 3)
     for command in ("wait", "wait", "inspect petition_square", "wait", "wait", "inspect scribe_desk") * 3:
         city.ok(command)
-    foe = city.enemy("brass_bailiff")
+    foe = city.npc("brass_bailiff")
     foe.hp = 1000
     city.ok(f"attack {foe.handle}")
     for _ in range(6):
@@ -711,7 +645,7 @@ def test_doing_something_or_fighting_is_not_idling(city: City) -> None:
 
 
 def test_recess_and_session_change_the_court_s_patience(city: City) -> None:
-    city.hold("groat", 9)
+    city.hold_one("groat", 9)
     city.post("the court is in recess")
     for _ in range(6):
         city.ok("wait")
@@ -725,10 +659,10 @@ def test_recess_and_session_change_the_court_s_patience(city: City) -> None:
 
 
 def test_recess_forgets_idling_that_came_before(city: City) -> None:
-    city.hold("groat", 3)
+    city.hold_one("groat", 3)
     city.ok("wait")
     city.ok("wait")  # two idle turns
-    notice = city.put("petition_sheet", text="the court is in recess")
+    notice = city.put_one("petition_sheet", text="the court is in recess")
     law = metro.post_law(city.engine, notice, "petition_square", "the court is in recess", "player_2", None)
     city.ok("wait")  # in recess: not counted, and what came before is forgiven
     metro.unpost_law(city.engine, law, erase=True)
@@ -747,9 +681,9 @@ def test_contempt_never_kills(city: City) -> None:
 # ============================================================================ binding precedent
 def test_a_precedent_weakens_every_enemy_of_the_kind() -> None:
     c = City(area="gutter_lanes")
-    c.hold("groat", 10)
-    other = c.enemy(area="tallow_yard")
-    boss = c.enemy("midnight_scrivener", area="codex_vault")
+    c.hold_one("groat", 10)
+    other = c.npc("ink_wraith", area="tallow_yard")
+    boss = c.npc("midnight_scrivener", area="codex_vault")
     c.ok("wait")
     assert (other.attack, other.max_hp) == (5, 24)  # no precedent yet
     for n in range(1, 5):
@@ -759,20 +693,20 @@ def test_a_precedent_weakens_every_enemy_of_the_kind() -> None:
         assert bool(c.events("precedent_set")) == (n <= 3)
         assert (f"precedent against the ink_wraith ({n} of 3)" in c.feedback) == (n <= 3)
     assert (boss.attack, boss.max_hp) == (16, 150)  # no precedent binds a boss
-    fresh = c.enemy(area="tallow_yard")
+    fresh = c.npc("ink_wraith", area="tallow_yard")
     c.ok("wait")
     assert (fresh.attack, fresh.max_hp, fresh.hp) == (round(5 * 0.55), round(24 * 0.55), round(24 * 0.55))
 
 
 def test_peace_and_strife_set_the_strength_of_enemies(city: City) -> None:
     city.move("tallow_yard")
-    foe = city.enemy("brass_bailiff")
+    foe = city.npc("brass_bailiff")
     city.post(PEACE)
     assert foe.attack == 5
     city.post(STRIFE)
     assert foe.attack == 10  # twins cancel
     city.move("gutter_lanes")
-    other = city.enemy("brass_bailiff")
+    other = city.npc("brass_bailiff")
     city.post(STRIFE)
     assert other.attack == 15 and foe.attack == 10
 
@@ -780,9 +714,9 @@ def test_peace_and_strife_set_the_strength_of_enemies(city: City) -> None:
 def test_precedents_leave_friends_and_newcomers_from_elsewhere_alone() -> None:
     c = City(area="gutter_lanes")
     vance = c.state.npcs["broker_vance"]
-    visitor = c.enemy(area="tallow_yard")
+    visitor = c.npc("ink_wraith", area="tallow_yard")
     visitor.origin, visitor.attack, visitor.max_hp, visitor.hp = "expansion", 50, 99, 99
-    wounded = c.enemy(area="tallow_yard")
+    wounded = c.npc("ink_wraith", area="tallow_yard")
     wounded.hp = 1
     _unprovoked_kill(c)
     assert vance.attack == 0 and (visitor.attack, visitor.max_hp) == (50, 99)
@@ -805,8 +739,8 @@ def test_precedents_never_take_everything(tmp_path: Path, weaken: float, stacks:
 def test_a_precedent_never_kills_a_wounded_enemy(tmp_path: Path) -> None:
     game = _variant(tmp_path, lambda w: w["game"]["params"].update({"binding_precedent": {"weaken": 0.3}}))
     c = City(game=game, area="gutter_lanes")
-    c.hold("groat", 10)
-    wounded = c.enemy(area="tallow_yard")
+    c.hold_one("groat", 10)
+    wounded = c.npc("ink_wraith", area="tallow_yard")
     wounded.hp = 1
     for n in range(1, 4):  # the last precedent takes its health from 0.4 to 0.1 of the kind's: 1 * 0.25 rounds to 0
         _unprovoked_kill(c)
@@ -816,8 +750,8 @@ def test_a_precedent_never_kills_a_wounded_enemy(tmp_path: Path) -> None:
 # ============================================================================ contraband suspicion
 def test_a_heavy_load_draws_the_watch(city: City) -> None:
     city.move("tallow_yard")
-    city.hold("groat", 30)
-    bag = city.hold("ledger_trunk")
+    city.hold_one("groat", 30)
+    bag = city.hold_one("ledger_trunk")
     add(city.state.instances[bag].contents, "gall_nut", 10)
     add(city.state.instances[bag].contents, "tallow", 3)
     city.ok("wait")  # 14 things (coins aside): within the law
@@ -838,8 +772,8 @@ def test_a_heavy_load_draws_the_watch(city: City) -> None:
 
 def test_the_law_of_the_area_sets_the_watch_s_limit() -> None:
     c = City(area="ink_market")
-    c.hold("gall_nut", 1)
-    c.hold("soot", 8)
+    c.hold_one("gall_nut", 1)
+    c.hold_one("soot", 8)
     c.ok("wait")  # 9 things, under the search edict's 7
     assert "where the law of ink_market allows 7" in c.feedback
     c.move("tallow_yard")
@@ -882,13 +816,13 @@ def test_the_watch_warns_again_after_a_lighter_spell(city: City) -> None:
 def _watch(tmp_path: Path, chance: float) -> City:
     game = _variant(tmp_path, lambda w: w["game"]["params"].update({"contraband_suspicion": {"chance": chance}}))
     c = City(game=game, area="tallow_yard")
-    c.hold("groat", 5)
+    c.hold_one("groat", 5)
     return c
 
 
 def test_a_search_that_finds_no_contraband_fines(tmp_path: Path) -> None:
     c = _watch(tmp_path, 1.0)
-    bag = c.hold("ledger_trunk")
+    bag = c.hold_one("ledger_trunk")
     for _ in range(15):
         (handle, _), = make_objects(c.engine.game, c.state, "petition_sheet", 1)
         add(c.state.instances[bag].contents, handle)
@@ -951,9 +885,9 @@ def _check_new_verbs(engine: Engine) -> list[str]:
 def test_new_verbs_are_sound_and_complete_where_they_apply() -> None:
     c = City(area="ink_market")
     assert _check_new_verbs(c.engine) == []
-    c.hold("groat", 4)
-    c.hold("petition_sheet", text=PEACE)
-    c.hold("vellum_leaf")
+    c.hold_one("groat", 4)
+    c.hold_one("petition_sheet", text=PEACE)
+    c.hold_one("vellum_leaf")
     c.post("let the lamps burn")
     assert set(c.listed("file objection")) == {f"file objection {x['notice']}" for x in c.laws("ink_market")}
     assert _check_new_verbs(c.engine) == []
@@ -965,10 +899,10 @@ def test_new_verbs_are_sound_and_complete_where_they_apply() -> None:
 
 def test_the_listing_check_can_fail(monkeypatch) -> None:
     c = City()
-    blank = c.hold("petition_sheet")
+    blank = c.hold_one("petition_sheet")
     monkeypatch.setattr(metro.InvokeLaw, "candidates", lambda self, turn: iter([f"invoke law {blank}"]))
     assert _check_new_verbs(c.engine) == [f"listed 'invoke law {blank}' is refused"]
-    written = c.hold("vellum_leaf", text=PEACE)
+    written = c.hold_one("vellum_leaf", text=PEACE)
     monkeypatch.setattr(metro.InvokeLaw, "candidates", lambda self, turn: iter(()))
     assert _check_new_verbs(c.engine) == [f"'invoke law {written}' succeeds but is not listed"]
 
@@ -981,9 +915,9 @@ def test_new_verbs_stay_sound_and_complete_on_a_random_walk() -> None:
     seen = set()
     for i in range(400):
         if i % 5 == 0 and len(c.agent.hands) < 2:
-            c.hold("petition_sheet", text=rng.choice(texts))
+            c.hold_one("petition_sheet", text=rng.choice(texts))
         if not c.agent.hands.get("groat") and len(c.agent.hands) < 2:
-            c.hold("groat", 5)
+            c.hold_one("groat", 5)
         va = c.engine.valid_actions(PLAYER)
         if i % 10 == 0:
             assert _check_new_verbs(c.engine) == [], i
@@ -1022,7 +956,7 @@ def test_the_new_rules_declare_their_facts() -> None:
 # ============================================================================ state, parameters, checks
 def test_pending_laws_and_sentences_survive_save_and_load() -> None:
     a = City(area="ink_market")
-    a.hold("groat", 9)
+    a.hold_one("groat", 9)
     a.post(PEACE)
     a.ok(f"file objection {a.laws('ink_market')[0]['notice']}")
     _unprovoked_kill(a)
@@ -1036,20 +970,10 @@ def test_pending_laws_and_sentences_survive_save_and_load() -> None:
     assert a.engine.save_state() == b.engine.save_state()
 
 
-def _variant(tmp_path: Path, change) -> object:
-    folder = tmp_path / "metropolis_variant"
-    shutil.copytree(odyssey_env.game.GAMES_DIR / GAME, folder)
-    world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
-    change(world)
-    (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
-    return _load_variant(folder)
-
-
-def _load_variant(folder: Path) -> object:
-    """Load a changed copy of the game with the shipped rules module rather than the copy of its file, so that
+def _variant(tmp_path: Path, change) -> Game:
+    """A changed copy of the game, loaded with the shipped rules module rather than the copy of its file, so that
     the tests of parameters exercise the code that ships (and see the mutation tool's mutants in it)."""
-    with mock.patch.object(odyssey_env.game, "_import_rules", lambda path: metro):
-        return load_game(folder, cache=False, trust=True)
+    return game_copy(GAME, tmp_path / "metropolis_variant", change, rules=metro)
 
 
 def test_rule_parameters_are_overridable_and_checked(tmp_path: Path) -> None:
@@ -1088,7 +1012,7 @@ def test_the_oracle_plans_invoke_law_with_text_from_the_condition_alone() -> Non
     from odyssey_agents.oracle.planner import Planner
 
     c = City(seed=2)
-    c.hold("inked_quill")
+    c.hold_one("inked_quill")
     goal = Condition(type="predicate", name="did",
                      args={"kind": "law_invoked", "text": "the bells ring at noon", "area": "gutter_lanes"})
     planner = Planner(PLAYER)
@@ -1108,9 +1032,9 @@ def test_invoke_law_names_what_it_needs_one_piece_at_a_time(city: City) -> None:
     want = {"text": STRIFE, "area": "gutter_lanes"}
     assert rule.emits == ("law_invoked",)
     assert rule.needs(e, a, want) == Condition(type="text_written", text=STRIFE)
-    city.put("petition_sheet", text=STRIFE)  # a copy lying here is no sheet of mine: it may be a posted law
+    city.put_one("petition_sheet", text=STRIFE)  # a copy lying here is no sheet of mine: it may be a posted law
     assert rule.needs(e, a, want) == Condition(type="text_written", text=STRIFE)
-    satchel = city.hold("document_satchel")
+    satchel = city.hold_one("document_satchel")
     (sheet, _), = make_objects(e.game, city.state, "petition_sheet", 1)
     city.state.instances[sheet].text = "The Ward  BARES its blades"  # as text conditions compare it
     add(city.state.instances[satchel].contents, sheet)
@@ -1131,7 +1055,7 @@ def test_the_oracle_takes_out_the_very_sheet_that_reads_the_law() -> None:
     from odyssey_agents.oracle.planner import Planner
 
     c = City(seed=2, area="gutter_lanes")
-    satchel = c.hold("document_satchel")
+    satchel = c.hold_one("document_satchel")
     made = make_objects(c.engine.game, c.state, "petition_sheet", 1) + \
         make_objects(c.engine.game, c.state, "petition_sheet", 1)
     (blank, _), (law, _) = made
@@ -1158,7 +1082,7 @@ def test_the_oracle_s_estimate_of_an_invocation_weighs_its_first_need() -> None:
     from odyssey_agents.oracle.planner import Planner
 
     c = City(seed=2, area="gutter_lanes")
-    c.hold("petition_sheet", text=PEACE)
+    c.hold_one("petition_sheet", text=PEACE)
     goal = Condition(type="predicate", name="did", args={"kind": "law_invoked", "text": PEACE, "area": "gutter_lanes"})
     planner = Planner(PLAYER)
 
@@ -1180,7 +1104,7 @@ def test_the_oracle_never_takes_a_posted_notice_as_paper() -> None:
     from odyssey_agents.oracle.planner import Planner
 
     c = City(seed=2, area="tallow_yard")
-    c.hold("inked_quill")
+    c.hold_one("inked_quill")
     c.post(PEACE)
     goal = Condition(type="predicate", name="did", args={"kind": "law_invoked", "text": STRIFE, "area": "tallow_yard"})
     planner = Planner(PLAYER)
@@ -1247,7 +1171,7 @@ def test_online_expansion_works_when_switched_on(tmp_path: Path) -> None:
     quest = json.loads((folder / "quest.json").read_text(encoding="utf-8"))
     quest["expansion"] = {"enabled": True, "max_expansions": 1}
     (folder / "quest.json").write_text(json.dumps(quest), encoding="utf-8")
-    c = City(game=_load_variant(folder))
+    c = City(game=load_with_rules(folder, metro))
     for area in list(c.state.areas):
         if area != "ink_market":
             c.agent.visited.setdefault(area, 0)
@@ -1262,36 +1186,12 @@ def test_online_expansion_works_when_switched_on(tmp_path: Path) -> None:
 
 
 # ============================================================================ determinism and fuzzing
-_ROLLOUT = """
-import hashlib, random, sys
-from odyssey_env.env import OdysseyEnv
-
-env = OdysseyEnv("metropolis", valid_actions=True)
-seed = int(sys.argv[1])
-obs, info = env.reset(seed=seed)
-pick, digest = random.Random(seed), hashlib.sha256(obs.encode())
-for _ in range(int(sys.argv[2])):
-    va = info["valid_actions"]
-    action = pick.choice(va[pick.choice(sorted(va))])
-    obs, reward, terminated, truncated, info = env.step(action)
-    digest.update(f"{action}\\x00{obs}\\x00{reward}\\x00{info['events']}".encode())
-print(digest.hexdigest())
-"""
-
-
-def _rollout_digest(seed: int, steps: int, hash_seed: str) -> str:
-    env = dict(os.environ, PYTHONHASHSEED=hash_seed)
-    done = subprocess.run([sys.executable, "-c", _ROLLOUT, str(seed), str(steps)], env=env, capture_output=True,
-                          text=True, timeout=120, check=True)
-    return done.stdout.strip()
-
-
 def test_rollouts_are_identical_across_processes_and_hash_seeds() -> None:
     """As the engine's cross-process check (tests/env/test_env_determinism.py), on the city: a seeded walk
     over the valid actions, whose digest must depend on the seed and on nothing else."""
-    a = _rollout_digest(7, 400, "0")
-    assert _rollout_digest(7, 400, "4242") == a
-    assert _rollout_digest(8, 400, "0") != a
+    a = subprocess_digest(GAME, 7, 400, "0")
+    assert subprocess_digest(GAME, 7, 400, "4242") == a
+    assert subprocess_digest(GAME, 8, 400, "0") != a
 
 
 # The engine's fuzz test (tests/env/test_env_fuzz.py) on the city, with its three verbs and its names.
@@ -1350,7 +1250,7 @@ def test_rulings_are_told_to_whoever_is_concerned_and_no_one_else() -> None:
         c.state.feedback[who] = []
         return text
 
-    c.hold("groat", 5)
+    c.hold_one("groat", 5)
     c.post("let the lamps burn")
     notice = c.post("the bells ring at noon")
     c.ok(f"file objection {notice}")

@@ -11,11 +11,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import os
 import random
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,24 +19,22 @@ import gymnasium as gym
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kit import PLAYER, Harness, Scripted, engine_on, game_copy, subprocess_digest
 
 import odyssey_env
 from odyssey_env import load_game
 from odyssey_env.catalog import main as games_main
-from odyssey_env.engine import Engine, Outcome
+from odyssey_env.engine import Engine
 from odyssey_env.env import OdysseyEnv
-from odyssey_env.game import GAMES_DIR, Game
+from odyssey_env.game import Game
 from odyssey_env.games.quarantine import rules as q
 from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
-from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, Fact, RuleBook
-from odyssey_env.world import add, make_objects
-from odyssey_env.worldgen import spawn_npc
+from odyssey_env.rules import BASE_VERBS, Fact
+from odyssey_env.world import make_objects
 
 GAME = "quarantine"
-GAME_DIR = GAMES_DIR / GAME
-PLAYER = "player"
 NEW_VERBS = ("refuel", "concoct", "shove", "eavesdrop", "burn corpses", "barricade")
 NEW_RULES = ("lamp_fuel", "corpse_corruption", "quarantine_lockdown")
 UNTAUGHT = ("barricade", "concoct", "shove", "eavesdrop")
@@ -49,67 +43,27 @@ WORLD = frozenset({"agent_hit", "agent_ambushed", "level_up", "npc_spawned", "np
                    "lockdown_started", "lockdown_lifted", "light_out", "struck_in_dark", "barricade_broken"})
 
 
-class Rolls(random.Random):
-    """The episode RNG with scripted ``random()`` values first, then 0.999 (no ambush, no spawn)."""
+class Ward(Harness):
+    """The kit's harness on the quarantine game, every area emptied, the crypt door open, quests asleep, and an
+    RNG that never rolls an ambush unless a test asks for it."""
 
-    def __init__(self, values: tuple[float, ...] = ()):
-        super().__init__(0)
-        self.values = list(values)
-
-    def random(self) -> float:
-        return self.values.pop(0) if self.values else 0.999
-
-
-class Ward:
-    """One engine on the quarantine game, every area emptied, the crypt door open, quests asleep."""
+    world_events = WORLD
 
     def __init__(self, area: str = "fever_ward", seed: int = 0, game: Game | None = None,
                  agents: tuple[str, ...] = (PLAYER,)):
-        self.engine = Engine(game or load_game(GAME), seed, agents=agents)
-        self.engine.rng = Rolls()
-        state = self.engine.state
-        for a in state.areas.values():
-            a.objects.clear()
-            for h in a.npcs:
-                del state.npcs[h]
-            a.npcs.clear()
+        super().__init__(engine_on(game or GAME, seed, rng=Scripted(), agents=agents))
+        self.clear_everywhere()
+        state = self.state
         for a, b in (("fever_ward", "charnel_stair"), ("charnel_stair", "fever_ward")):
             state.areas[a].exits[b].locked = False
         state.rule_data["main_quest"]["agents"][PLAYER]["open"] = []  # no stage completes behind our back
         state.rule_data[q.CORRUPTION]["laid"].clear()
         self.agent.area = area
-        self.outcome: Outcome | None = None
-
-    @property
-    def state(self):
-        return self.engine.state
-
-    @property
-    def agent(self):
-        return self.engine.state.agents[PLAYER]
-
-    @property
-    def feedback(self) -> str:
-        return "\n".join(self.state.feedback[PLAYER])
-
-    def put(self, type_name: str, n: int = 1, area: str | None = None) -> list[str]:
-        pieces = make_objects(self.engine.game, self.state, type_name, n)
-        for handle, k in pieces:
-            add(self.state.areas[area or self.agent.area].objects, handle, k)
-        return [h for h, _ in pieces]
-
-    def hold(self, type_name: str, n: int = 1) -> list[str]:
-        pieces = make_objects(self.engine.game, self.state, type_name, n)
-        for handle, k in pieces:
-            add(self.agent.hands, handle, k)
-        return [h for h, _ in pieces]
 
     def pack(self, *contents: tuple[str, int]) -> str:
-        (bag,) = [h for h, _ in make_objects(self.engine.game, self.state, "physic_bag", 1)]
-        self.agent.equipment["pack"] = bag
+        bag = self.wear("physic_bag")
         for type_name, n in contents:
-            for handle, k in make_objects(self.engine.game, self.state, type_name, n):
-                add(self.state.instances[bag].contents, handle, k)
+            self.stash(bag, type_name, n)
         return bag
 
     def lamp(self, fuel: int, where: str = "hand") -> str:
@@ -117,42 +71,6 @@ class Ward:
         if fuel:
             self.state.rule_data[q.LIGHT]["fuel"][handle] = fuel
         return handle
-
-    def npc(self, type_name: str, area: str | None = None):
-        return spawn_npc(self.engine.game, self.state, self.engine.game.npcs[type_name], area or self.agent.area)
-
-    def do(self, command: str) -> Outcome:
-        self.outcome = self.engine.step({PLAYER: command})[PLAYER]
-        return self.outcome
-
-    def ok(self, command: str) -> str:
-        out = self.do(command)
-        assert not out.invalid and not out.failed, (command, self.feedback)
-        return self.feedback
-
-    def fails(self, command: str, message: str) -> None:
-        out = self.do(command)
-        assert out.failed and not out.invalid, (command, self.feedback)
-        assert message in self.feedback, (command, self.feedback)
-        assert [e.kind for e in out.events if e.kind not in WORLD] == [], out.events
-
-    def wait(self, n: int) -> str:
-        """Wait ``n`` steps; everything I was told meanwhile."""
-        told = []
-        for _ in range(n):
-            told.append(self.ok("wait"))
-        return "\n".join(told)
-
-    def events(self, kind: str) -> list[dict]:
-        assert self.outcome is not None
-        return [e.data for e in self.outcome.events if e.kind == kind]
-
-    def own_events(self) -> list[str]:
-        assert self.outcome is not None
-        return [e.kind for e in self.outcome.events if e.kind not in WORLD]
-
-    def listed(self, verb: str) -> list[str]:
-        return self.engine.valid_actions(PLAYER).get(verb, [])
 
     def fuel(self, handle: str) -> int:
         return q.fuel_of(self.state, handle)
@@ -171,23 +89,9 @@ def w() -> Ward:
 
 
 def variant(tmp_path: Path, change: Callable[[dict], None]) -> Game:
-    """The game loaded from a copy of its folder whose world data ``change`` edited first.
-
-    Its rules are rebuilt from the shipped module, ``odyssey_env.games.quarantine.rules``: the copy's
-    ``rules.py`` imports as a module of its own, and a test of the rules must run the one that ships (the
-    one ``tools/mutation.py`` mutates)."""
-    folder = tmp_path / GAME
-    shutil.copytree(GAME_DIR, folder, ignore=shutil.ignore_patterns("__pycache__"))
-    world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
-    change(world)
-    (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
-    game = load_game(folder, cache=False, trust=True)
-    spec = game.spec.game
-    rules = RuleBook([*BASE_RULE_MODULES, q], verbs=spec.verbs, step_rules=spec.step_rules, disable=spec.disable,
-                     params=spec.params)
-    game = dataclasses.replace(game, rules=rules)
-    rules.steps = [rule for rule in rules.steps if rule.active(game)]
-    return game
+    """The game loaded from a copy of its folder whose world data ``change`` edited first, with the shipped
+    rules module, ``odyssey_env.games.quarantine.rules`` (the one ``tools/mutation.py`` mutates)."""
+    return game_copy(GAME, tmp_path / GAME, change, rules=q)
 
 
 # ============================================================================ sizes and registration
@@ -343,7 +247,7 @@ def test_darkness_hides_the_area_and_bars_the_way_on(w: Ward) -> None:
 def test_someone_elses_light_lights_the_dark_for_me() -> None:
     game = load_game(GAME)
     engine = Engine(game, 0, agents=("ada", "bo"))
-    engine.rng = Rolls()
+    engine.rng = Scripted()
     for agent in engine.state.agents.values():
         agent.area = "ossuary"
     (lamp, _), = make_objects(game, engine.state, "storm_lantern", 1)
@@ -359,7 +263,7 @@ def test_someone_elses_light_lights_the_dark_for_me() -> None:
 def test_lurkers_strike_in_the_dark_only_without_light(w: Ward) -> None:
     husk = w.npc("risen_husk", "charnel_stair")
     w.agent.area = "charnel_stair"
-    w.engine.rng = Rolls((0.999, 0.1))  # the ambush rule's roll fails; the lurker's succeeds
+    w.engine.rng = Scripted((0.999, 0.1))  # the ambush rule's roll fails; the lurker's succeeds
     w.ok("wait")
     hits = w.outcome.events
     assert [e.data for e in hits if e.kind == "struck_in_dark"] == [
@@ -370,7 +274,7 @@ def test_lurkers_strike_in_the_dark_only_without_light(w: Ward) -> None:
     v = Ward("charnel_stair")
     v.npc("risen_husk")
     v.lamp(10)
-    v.engine.rng = Rolls((0.999, 0.1))
+    v.engine.rng = Scripted((0.999, 0.1))
     v.ok("wait")
     assert v.agent.combat is None and v.agent.hp == 100
 
@@ -379,7 +283,7 @@ def test_lurkers_strike_in_the_dark_only_without_light(w: Ward) -> None:
 def test_a_lurker_needs_its_roll(w: Ward, roll: float) -> None:
     w.npc("risen_husk", "charnel_stair")
     w.agent.area = "charnel_stair"
-    w.engine.rng = Rolls((0.999, roll))  # at or above lurk_chance 0.35
+    w.engine.rng = Scripted((0.999, roll))  # at or above lurk_chance 0.35
     w.ok("wait")
     assert w.agent.combat is None and w.agent.hp == 100
 
@@ -391,17 +295,17 @@ def test_only_an_idle_enemy_lurks_and_only_at_someone_not_fighting(w: Ward) -> N
     w.npc("ward_sister")  # not hostile
     fighting = w.npc("risen_husk")
     fighting.engaged = "someone else"
-    w.engine.rng = Rolls((0.1,))
+    w.engine.rng = Scripted((0.1,))
     light.apply(w.engine)
     assert w.agent.combat is None and w.agent.hp == 100
     rat = w.npc("plague_rat")
     rat.engaged, w.agent.combat = PLAYER, rat.handle  # fighting the rat; an idle husk waits its turn
     husk = w.npc("risen_husk")
-    w.engine.rng = Rolls((0.1,))
+    w.engine.rng = Scripted((0.1,))
     light.apply(w.engine)
     assert husk.engaged is None and w.agent.combat == rat.handle and w.agent.hp == 100
     w.agent.combat = None
-    w.engine.rng = Rolls((0.1,))
+    w.engine.rng = Scripted((0.1,))
     light.apply(w.engine)  # the same, not fighting: struck
     assert husk.engaged == PLAYER and w.agent.hp < 100
 
@@ -680,7 +584,7 @@ def test_nothing_rots_or_locks_in_the_tutorial() -> None:
     env = OdysseyEnv(GAME, tutorial=True)
     env.reset(seed=0)
     engine = env.engine
-    engine.rng = Rolls()
+    engine.rng = Scripted()
     room = engine.state.agents[PLAYER].area
     (corpse, _), = make_objects(engine.game, engine.state, "plague_corpse", 1)
     engine.state.areas[room].objects[corpse] = 1
@@ -882,7 +786,7 @@ def test_shove_can_kill(w: Ward) -> None:
     w.put("linen_press")
     rat = w.npc("plague_rat")
     w.ok(f"shove linen_press {rat.handle}")
-    assert rat.handle not in w.state.npcs and w.own_events() == ["npc_shoved", "npc_defeated"]
+    assert rat.handle not in w.state.npcs and w.kinds() == ["npc_shoved", "npc_defeated"]
     assert w.state.areas["fever_ward"].objects == {"deal_plank": 2, "hemp_cord": 1, "rat_pelt": 1, "groat": 1}
     assert w.agent.combat is None
 
@@ -1037,7 +941,7 @@ def test_a_lurker_strikes_by_its_strength_the_world_s_modifier_and_my_defense(tu
         else:
             w.state.modifiers["enemy_attack"] = modifier
         w.agent.hp, w.agent.combat, husk.engaged = 100, None, None
-        w.engine.rng = Rolls((0.1,))
+        w.engine.rng = Scripted((0.1,))
         light.apply(w.engine)
         assert w.agent.hp == 100 - damage and husk.engaged == PLAYER, modifier
 
@@ -1157,34 +1061,10 @@ def test_online_expansion_opens_new_places_once_everything_is_explored() -> None
 
 
 # ============================================================================ determinism and fuzzing
-ROLLOUT = """
-import hashlib, random, sys
-from odyssey_env.env import OdysseyEnv
-from odyssey_env.game import GAMES_DIR, Game
-env = OdysseyEnv("quarantine", valid_actions=True)
-obs, info = env.reset(seed=int(sys.argv[1]))
-pick = random.Random(7)
-digest = hashlib.sha256(obs.encode())
-for _ in range(600):
-    va = info["valid_actions"]
-    action = pick.choice(va[pick.choice(sorted(va))])
-    obs, reward, terminated, truncated, info = env.step(action)
-    digest.update(f"{action}\\x00{obs}\\x00{reward}\\x00{info['events']}".encode())
-print(digest.hexdigest())
-"""
-
-
-def _rollout(seed: int, hashseed: str) -> str:
-    env = dict(os.environ, PYTHONHASHSEED=hashseed)
-    done = subprocess.run([sys.executable, "-c", ROLLOUT, str(seed)], env=env, capture_output=True, text=True,
-                          timeout=120, check=True)
-    return done.stdout.strip()
-
-
 def test_rollouts_are_identical_across_processes_and_hash_seeds() -> None:
-    a = _rollout(4, "0")
-    assert len(a) == 64 and a == _rollout(4, "1234")
-    assert a != _rollout(5, "0")
+    a = subprocess_digest(GAME, 4, 600, "0", pick_seed=7)
+    assert len(a) == 64 and a == subprocess_digest(GAME, 4, 600, "1234", pick_seed=7)
+    assert a != subprocess_digest(GAME, 5, 600, "0", pick_seed=7)
 
 
 def _play(env: OdysseyEnv, pick: random.Random, n: int) -> list[tuple]:
@@ -1285,7 +1165,7 @@ def _refused(engine: Engine, command: str, simulate) -> bool:
 
     sim = copy.copy(engine)
     sim.state = pickle.loads(pickle.dumps(engine.state))
-    sim.rng = Rolls()
+    sim.rng = Scripted()
     return sim.step({PLAYER: command})[PLAYER].failed
 
 

@@ -9,6 +9,7 @@ NPC drops, recipes over those), never from the random scatter.
 from __future__ import annotations
 
 import pytest
+from kit import obtainable
 
 from odyssey_env import load_game
 from odyssey_env.env import OdysseyEnv
@@ -256,18 +257,9 @@ def test_quest_critical_objects_have_fixed_sources() -> None:
             fixed |= set(t.stock)
         fixed |= set(t.drops)  # enemies' drops; bosses are placed by their stage
 
-    def obtainable(name: str, seen: frozenset = frozenset()) -> bool:
-        if name in fixed:
-            return True
-        recipe = game.objects[name].recipe
-        if recipe is None or name in seen:
-            return False
-        stations_ok = all(any(s in a.objects for a in game.areas.values()) for s in recipe.stations)
-        return stations_ok and all(obtainable(i, seen | {name}) for i in recipe.ingredients)
-
     for stage in game.quest.stages():
         for obj in _condition_objects(stage.done):
-            assert obtainable(obj), f"{stage.id}: {obj} has no fixed source"
+            assert obtainable(game, fixed, obj), f"{stage.id}: {obj} has no fixed source"
     for npc in ("slag_mother", "inkwyrm", "the_hush"):
         assert any(sp.npc == npc for st in game.quest.stages() for sp in st.spawn), npc
 

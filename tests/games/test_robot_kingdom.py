@@ -10,30 +10,24 @@ emptied signal tower, so that each test places exactly what it talks about.
 from __future__ import annotations
 
 import copy
-import dataclasses
 import itertools
 import json
-import os
 import random
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from env.conftest import PLAYER, Harness
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kit import PLAYER, Harness, conditions, game_copy, obtainable, subprocess_digest
 
 from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.env import OdysseyEnv
-from odyssey_env.game import GAMES_DIR, Game, GameError
+from odyssey_env.game import Game, GameError
 from odyssey_env.games.robot_kingdom import rules as shipped_rules
 from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests.main_quest import plan
-from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook, RuleError
 from odyssey_env.steprules.living import move_npc
 from odyssey_env.verbs.combat import stance
@@ -62,65 +56,23 @@ def _check_valid_actions():
         yield
 
 
-def variant(root: Path, params: dict[str, dict[str, Any]] | None = None, change=None) -> Game:
-    """A copy of the game with rule parameters overridden, loaded afresh.
+def variant(root: Path, params: dict[str, dict[str, Any]] | None = None) -> Game:
+    """A copy of the game with rule parameters overridden, loaded afresh with the shipped rules module (the one
+    ``tools/mutation.py`` mutates, whose checks must refuse a bad copy)."""
 
-    Its rules are rebuilt from the shipped module, ``odyssey_env.games.robot_kingdom.rules``: the copy's
-    ``rules.py`` imports as a module of its own, and the tests must run the one that ships (the one
-    ``tools/mutation.py`` mutates)."""
-    world = json.loads((GAMES_DIR / GAME / "world.json").read_text())
-    quest = json.loads((GAMES_DIR / GAME / "quest.json").read_text())
-    for rule, values in (params or {}).items():
-        world["game"]["params"].setdefault(rule, {}).update(values)
-    if change is not None:
-        change(world, quest)
-    folder = root / f"rk_{next(_counter)}"
-    folder.mkdir()
-    (folder / "world.json").write_text(json.dumps(world))
-    (folder / "quest.json").write_text(json.dumps(quest))
-    shutil.copy(GAMES_DIR / GAME / "rules.py", folder / "rules.py")
-    game = load_game(folder, cache=False, trust=True)
-    spec = game.spec.game
-    rules = RuleBook([*BASE_RULE_MODULES, shipped_rules], verbs=spec.verbs, step_rules=spec.step_rules,
-                     disable=spec.disable, params=spec.params)
-    game = dataclasses.replace(game, rules=rules)
-    rules.steps = [rule for rule in rules.steps if rule.active(game)]
-    return game
+    def override(world: dict[str, Any]) -> None:
+        for rule, values in (params or {}).items():
+            world["game"]["params"].setdefault(rule, {}).update(values)
+
+    return game_copy(GAME, root / f"rk_{next(_counter)}", override, rules=shipped_rules)
 
 
 class Kingdom(Harness):
-    """The engine harness of tests/env, standing in an emptied area of this game."""
+    """The kit's harness on this kingdom, whose world does more on its own, and where a refused command is
+    never listed."""
 
-    def fails(self, command: str, message: str) -> str:
-        before = self.state.step
-        out = self.do(command)
-        assert out.failed and not out.invalid, (command, self.feedback)
-        assert self.state.step == before + 1
-        assert message in self.feedback, (command, self.feedback)
-        assert not [e for e in out.events if e.kind not in OWN_WORLD_EVENTS], (command, out.events)
-        assert command not in self.listed(), command
-        return self.feedback
-
-    def listed(self, verb: str | None = None) -> list[str]:
-        va = self.engine.valid_actions(PLAYER)
-        return va.get(verb, []) if verb else [c for cmds in va.values() for c in cmds]
-
-    def goto(self, area: str, clear: bool = True) -> None:
-        self.agent.area = area
-        if clear:
-            self.clear()
-
-    def wait(self, n: int) -> list:
-        events = []
-        for _ in range(n):
-            self.do("wait")
-            events += self.outcome.events
-        return events
-
-    def carried(self, type_name: str) -> int:
-        from odyssey_env.quests.conditions import owned
-
-        return owned(self.engine, self.agent, type_name)
+    refusal_events = OWN_WORLD_EVENTS
+    refusal_unlisted = True
 
 
 @pytest.fixture(scope="module")
@@ -184,12 +136,6 @@ def test_rule_tables_name_real_things() -> None:
     assert all(s in game.objects for s in rules.step_rule("forge_migration").p.stations)
 
 
-def _conditions(c: Condition):
-    yield c
-    for sub in (*c.conditions, *c.plan):
-        yield from _conditions(sub)
-
-
 def test_quest_predicates_name_a_verb_and_end_their_plan_with_its_event() -> None:
     game = load_game(GAME)
     events = {"salvage": "object_salvaged", "scavenge": "object_scavenged", "rally": "npc_rallied",
@@ -197,7 +143,7 @@ def test_quest_predicates_name_a_verb_and_end_their_plan_with_its_event() -> Non
     names = set(game.objects) | set(game.npcs) | set(game.areas) | {"charge", "drain"}
     used = set()
     for stage in game.quest.stages():
-        for c in _conditions(stage.done):
+        for c in conditions(stage.done):
             if c.type == "predicate" and c.name == "has_used":
                 verb = c.args["verb"]
                 used.add(verb)
@@ -229,19 +175,10 @@ def test_quest_objects_have_fixed_sources() -> None:
     for stage in game.quest.stages():
         fixed |= {p.object for p in stage.place}
 
-    def obtainable(name: str, seen: frozenset = frozenset()) -> bool:
-        if name in fixed:
-            return True
-        recipe = game.objects[name].recipe
-        if recipe is None or name in seen:
-            return False
-        stations = all(any(s in a.objects for a in game.areas.values()) for s in recipe.stations)
-        return stations and all(obtainable(i, seen | {name}) for i in recipe.ingredients)
-
     for stage in game.quest.stages():
-        for c in _conditions(stage.done):
+        for c in conditions(stage.done):
             for obj in ((c.object,) if c.object else ()) + (c.objects[:1] if c.type == "equipped_any_of" else ()):
-                assert obtainable(obj), f"{stage.id}: {obj}"
+                assert obtainable(game, fixed, obj), f"{stage.id}: {obj}"
 
 
 def test_the_quest_is_a_dag_of_four_chapter_trees() -> None:
@@ -611,7 +548,7 @@ def test_corrosion_rusts_litter(k) -> None:
     k.do(f"drop {note}")
     k.hold("copper_coil")
     k.do("drop copper_coil")
-    k.wait(10)
+    k.idle(10)
     k.do("pick up copper_coil")  # picked up again: forgotten
     said = []
     for _ in range(45):
@@ -704,7 +641,7 @@ def test_intimidation_never_kills_and_frightened_traders_flee(k) -> None:
         {"npc": peddler.handle, "type": "scrap_peddler", "frm": "signal_tower", "to": "armory_ruin"}]
     sentinel = k.npc("oath_sentinel")
     sentinel.hp = 2
-    k.wait(3)
+    k.idle(3)
     assert sentinel.hp == 1
 
 
@@ -793,7 +730,7 @@ def test_forge_migration_walks_a_trader_to_a_free_forge(k) -> None:
     state.areas["muster_yard"].exits["bastion_gate"].locked = False
     route = []
     for _ in range(4):
-        k.wait(20)
+        k.idle(20)
         route.append(peddler.area)
     assert route == ["fallen_colossus", "bastion_gate", "muster_yard", "muster_yard"]
     assert engine.state.npcs["scrap_peddler_0"].area == "cinder_market"  # the first keeps its forge
@@ -805,14 +742,14 @@ def test_forge_migration_waits_while_someone_is_at_the_stall(k) -> None:
     state.areas["bastion_gate"].exits["muster_yard"].locked = False
     state.areas["muster_yard"].exits["bastion_gate"].locked = False
     peddler = next(n for n in state.npcs.values() if n.type == "scrap_peddler" and n.area == "oil_springs")
-    k.wait(40)
+    k.idle(40)
     assert peddler.area == "oil_springs"
 
 
 def test_reclamation_sends_machines_to_land_left_alone(tmp_path) -> None:
     game = variant(tmp_path, {**QUIET, "reclamation": {"period": 1, "delay": 0, "chance": 1.0, "max_alive": 3}})
     h = Kingdom(Engine(game, 0, options={"expansion": False}))
-    events = h.wait(6)
+    events = h.idle(6)
     claims = [e.data for e in events if e.kind == "territory_reclaimed"]
     assert len(claims) == 3 and len({c["area"] for c in claims}) == 3
     locked_away = {"muster_yard", "signal_tower", "armory_ruin", "slag_causeway", "devil_forge", "rust_throne"}
@@ -829,7 +766,7 @@ def test_reclamation_sends_machines_to_land_left_alone(tmp_path) -> None:
 def test_reclamation_spares_land_visited_lately(tmp_path) -> None:
     game = variant(tmp_path, {**QUIET, "reclamation": {"period": 1, "delay": 200, "chance": 1.0}})
     h = Kingdom(Engine(game, 0, options={"expansion": False}))
-    assert not [e for e in h.wait(30) if e.kind == "territory_reclaimed"]
+    assert not [e for e in h.idle(30) if e.kind == "territory_reclaimed"]
 
 
 def test_reclamation_tells_every_agent(tmp_path) -> None:
@@ -996,7 +933,7 @@ def test_reclamation_counts_from_the_last_visit_and_claims_an_area_once(tmp_path
 
 def test_reclamation_with_no_room_per_area(tmp_path) -> None:
     h = _reclaiming(tmp_path, delay=0, per_area=0)
-    assert not [e for e in h.wait(5) if e.kind == "territory_reclaimed"]
+    assert not [e for e in h.idle(5) if e.kind == "territory_reclaimed"]
 
 
 def _corrosion(k: Kingdom) -> dict[str, Any]:
@@ -1017,7 +954,7 @@ def test_corrosion_notices_litter_on_its_period_and_rusts_it_exactly_its_delay_l
     k.hold("iron_rod")
     k.do("drop iron_rod")  # between two corrosion runs
     noticed = k.state.step + (-k.state.step) % 5
-    k.wait(noticed - k.state.step + 5)
+    k.idle(noticed - k.state.step + 5)
     assert _corrosion(k) == {"signal_tower": [["iron_rod", 1, noticed]]}  # once, not again each run
     rusted = _wait_for_rust(k, 45)
     assert rusted == [(noticed + 40, {"area": "signal_tower", "object": "iron_rod", "amount": 1})]
@@ -1028,11 +965,11 @@ def test_corrosion_counts_from_the_last_drop(k) -> None:
     """Picked up and dropped again later, a thing rusts the full delay after the second drop."""
     k.hold("iron_rod")
     k.do("drop iron_rod")
-    k.wait(10)
+    k.idle(10)
     k.do("pick up iron_rod")
-    k.wait(5)
+    k.idle(5)
     assert _corrosion(k) == {}  # picked up: forgotten
-    k.wait(10)
+    k.idle(10)
     k.do("drop iron_rod")
     second = k.state.step
     rusted = _wait_for_rust(k, 50)
@@ -1042,15 +979,15 @@ def test_corrosion_counts_from_the_last_drop(k) -> None:
 def test_corrosion_forgets_the_newest_pieces_first(k) -> None:
     k.hold("iron_rod", 2)
     k.do("drop iron_rod")
-    k.wait(10)
+    k.idle(10)
     k.hold("iron_rod")
     k.do("drop iron_rod")  # 1 more, 10 steps later
-    k.wait(10)
+    k.idle(10)
     (old, new) = _corrosion(k)["signal_tower"]
     assert (old[:2], new[:2]) == (["iron_rod", 2], ["iron_rod", 1]) and new[2] > old[2]
     k.do("pick up iron_rod")  # one of three: the newest pile goes
     k.do("pick up iron_rod")  # and one of the old pair
-    k.wait(5)
+    k.idle(5)
     assert _corrosion(k) == {"signal_tower": [["iron_rod", 1, old[2]]]}
     rusted = _wait_for_rust(k, 40)
     assert [(step, data["amount"]) for step, data in rusted] == [(old[2] + 40, 1)]
@@ -1063,10 +1000,10 @@ def test_corrosion_remembers_only_the_newest_piles(tmp_path) -> None:
     for kind in ("iron_rod", "copper_coil", "tin_sheet"):
         h.hold(kind)
         h.do(f"drop {kind}")
-        h.wait(5)
+        h.idle(5)
     assert [pile[0] for pile in h.state.rule_data["corrosion"]["litter"]["signal_tower"]] == ["copper_coil",
                                                                                           "tin_sheet"]
-    h.wait(45)
+    h.idle(45)
     assert h.area.objects == {"iron_rod": 1, "rust_scrap": 2}  # the forgotten rod never rusts
 
 
@@ -1317,29 +1254,9 @@ def test_expansion_adds_places_the_rules_can_live_with() -> None:
 
 
 def test_same_seed_same_trajectory_across_processes() -> None:
-    code = f"""
-import hashlib, random, sys
-from odyssey_env.env import OdysseyEnv
-env = OdysseyEnv({GAME!r}, valid_actions=True)
-obs, info = env.reset(seed=int(sys.argv[1]))
-pick = random.Random(7)
-digest = hashlib.sha256(obs.encode())
-for _ in range(400):
-    va = info["valid_actions"]
-    action = pick.choice(va[pick.choice(sorted(va))])
-    obs, reward, term, trunc, info = env.step(action)
-    digest.update(f"{{action}}\\x00{{obs}}\\x00{{reward}}\\x00{{info['events']}}".encode())
-print(digest.hexdigest())
-"""
-
-    def run(seed: int, hashseed: str) -> str:
-        env = dict(os.environ, PYTHONHASHSEED=hashseed)
-        return subprocess.run([sys.executable, "-c", code, str(seed)], env=env, capture_output=True, text=True,
-                              timeout=120, check=True).stdout.strip()
-
-    a = run(3, "0")
-    assert len(a) == 64 and a == run(3, "4242")
-    assert a != run(4, "0")
+    a = subprocess_digest(GAME, 3, 400, "0", pick_seed=7)
+    assert len(a) == 64 and a == subprocess_digest(GAME, 3, 400, "4242", pick_seed=7)
+    assert a != subprocess_digest(GAME, 4, 400, "0", pick_seed=7)
 
 
 _NAMES = ["rustling_husk", "charged_cell", "drained_cell", "iron_wedge", "storm_coil", "oath_sentinel_0",

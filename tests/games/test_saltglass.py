@@ -9,14 +9,8 @@ themselves are tested one behaviour at a time in ``test_saltglass_rules.py``.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import random
-import re
-import subprocess
-import sys
-from pathlib import Path
 
 import gymnasium as gym
 import pytest
@@ -24,6 +18,7 @@ from env.test_env_valid_actions import _completeness, _soundness
 from gymnasium.utils.env_checker import check_env
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from kit import conditions, fixed_supply, in_fresh_process, random_walk, resolve, walk_digest
 
 import odyssey_env
 from odyssey_agents.oracle.solve import solve
@@ -61,22 +56,6 @@ TUTORIAL = [
 @pytest.fixture(scope="module")
 def game():
     return load_game(GAME)
-
-
-def resolve(env: OdysseyEnv, command: str) -> str:
-    state = env.engine.state
-    agent = state.agents["player"]
-    pool = [*agent.hands, *agent.equipment.values()]
-    for handle in list(pool):
-        inst = state.instances.get(handle)
-        if inst is not None:
-            pool += list(inst.contents)
-    pool += [*state.areas[agent.area].objects, *state.areas[agent.area].npcs]
-
-    def handle_of(m: re.Match) -> str:
-        return next((h for h in pool if re.fullmatch(rf"{m.group(1)}(_\d+)?", h)), m.group(1))
-
-    return re.sub(r"\{(\w+)\}", handle_of, command)
 
 
 def play_tutorial(env: OdysseyEnv) -> dict:
@@ -139,33 +118,11 @@ def test_the_env_id_passes_the_gymnasium_checker(capsys):
 
 
 def test_quest_resources_never_depend_on_the_scatter(game):
-    present = {o for a in game.areas.values() for o in a.objects}
-    npcs = {n for a in game.areas.values() for n in a.npcs} | {game.quest.main.guide.npc}
-    for stage in game.quest.stages():
-        present |= {p.object for p in stage.place}
-        npcs |= {s.npc for s in stage.spawn}
-    stations = {o for o in present if game.objects[o].category == "station"}
-    have = {o for o in present if game.objects[o].portable}
-    for n in npcs:
-        have |= set(game.npcs[n].stock) | set(game.npcs[n].drops)
-    grown = True
-    while grown:
-        grown = False
-        for t in game.spec.objects:
-            r = t.recipe
-            if t.name not in have and r and set(r.ingredients) <= have and set(r.stations) <= stations:
-                have.add(t.name)
-                grown = True
-    named = {c.object for st in game.quest.stages() for c in _conditions(st.done) if c.object}
+    have, _ = fixed_supply(game)
+    named = {c.object for st in game.quest.stages() for c in conditions(st.done) if c.object}
     assert {"clear_glass", "oath_lens", "sun_key"} <= named <= have
     for lock in [c for c in game.spec.graph.connections if c.locked]:
         assert lock.key in have
-
-
-def _conditions(cond):
-    yield cond
-    for sub in (*cond.conditions, *cond.plan):
-        yield from _conditions(sub)
 
 
 def test_what_the_quest_needs_never_sinks_and_its_materials_come_back(game):
@@ -269,40 +226,24 @@ def test_tutorial_is_passable_by_a_script():
 
 
 # ----------------------------------------------------------------------------- random play, determinism
-def _random_rollout(seed: int, steps: int, tutorial: bool = True) -> tuple[list[str], dict, OdysseyEnv]:
-    rng = random.Random(f"saltglass-test:{seed}")
-    env = OdysseyEnv(GAME, tutorial=tutorial, valid_actions=True)
-    obs, info = env.reset(seed=seed)
-    seen = [obs]
-    for _ in range(steps):
-        valid = info["valid_actions"]
-        verb = rng.choice(sorted(valid))
-        obs, _, terminated, _, info = env.step(rng.choice(valid[verb]))
-        assert not info["invalid_action"] and not info["action_failed"], obs
-        seen.append(obs)
-        if terminated:
-            break
-    return seen, info, env
-
-
 def test_a_random_agent_does_not_finish():
-    _, info, env = _random_rollout(0, 150 + 500)
+    _, info, env = random_walk(GAME, 0, 150 + 500, check=True)
     assert not env.engine.state.agents["player"].in_tutorial
     assert info["quest"]["completed"] < 9
 
 
 def test_seeded_rollouts_are_deterministic_and_states_round_trip():
-    first, _, env_a = _random_rollout(7, 200, tutorial=False)
-    second, _, env_b = _random_rollout(7, 200, tutorial=False)
+    first, _, env_a = random_walk(GAME, 7, 200, tutorial=False, check=True)
+    second, _, env_b = random_walk(GAME, 7, 200, tutorial=False, check=True)
     assert first == second
     saved = env_a.save_state()
     assert saved == env_b.save_state() and json.loads(json.dumps(saved)) == saved
-    other, _, _ = _random_rollout(8, 200, tutorial=False)
+    other, _, _ = random_walk(GAME, 8, 200, tutorial=False, check=True)
     assert other != first
 
 
 def test_a_saved_state_continues_identically():
-    _, _, env = _random_rollout(3, 180, tutorial=False)
+    _, _, env = random_walk(GAME, 3, 180, tutorial=False, check=True)
     data = json.loads(json.dumps(env.save_state()))
     rng = random.Random(1)
     ahead = []
@@ -321,20 +262,10 @@ def test_a_saved_state_continues_identically():
         valid = fresh.engine.valid_actions("player")
 
 
-def _rollout_digest() -> str:
-    seen, _, _ = _random_rollout(5, 120)
-    return hashlib.sha256("\n".join(seen).encode()).hexdigest()
-
-
 def test_rollouts_do_not_depend_on_hash_seeds():
-    code = "from tests.games.test_saltglass import _rollout_digest; print(_rollout_digest())"
-    root = Path(__file__).resolve().parents[2]
-    digests = set()
-    for hash_seed in ("1", "2"):
-        out = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(root / "tests")})
-        digests.add(out.stdout.strip())
-    assert digests == {_rollout_digest()}
+    code = f"from kit import walk_digest; print(walk_digest({GAME!r}, 5, 120, check=True))"
+    digests = {in_fresh_process(code, hash_seed=hash_seed) for hash_seed in ("1", "2")}
+    assert digests == {walk_digest(GAME, 5, 120, check=True)}
 
 
 # ----------------------------------------------------------------------------- valid actions

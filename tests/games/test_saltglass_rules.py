@@ -11,93 +11,44 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from kit import PLAYER, Harness, engine_on
 
 from odyssey_agents.oracle import OracleAgent
 from odyssey_agents.oracle.view import View
 from odyssey_env import load_game
-from odyssey_env.engine import Engine, Outcome
+from odyssey_env.engine import Engine
 from odyssey_env.games.saltglass import rules as sg
 from odyssey_env.quests.conditions import holds, owned
 from odyssey_env.quests.spec import Condition
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
 
-PLAYER = "player"
 OPEN = "bleached_pans"  # under the open sky, level 1, next to the caravan rest and the kiln hollow
 SHADE = "caravan_rest"  # sheltered
 KILN = "kiln_hollow"  # sheltered, with the salt kiln
 
 
-class Sg:
-    """One Saltglass engine driven by hand."""
+class Sg(Harness):
+    """The kit's harness on Saltglass (the expansion off, no hostile NPC anywhere), where a refused command leaves
+    the areas, the instances and the NPCs as they were."""
+
+    verb_events = frozenset({"area_listened", "npc_listened", "object_listened", "light_refracted",
+                             "mirage_dispelled"})
+    refusal_keeps = ("areas", "instances", "npcs")
 
     def __init__(self, seed: int = 0, game=None):
-        self.engine = Engine(game or load_game("saltglass"), seed, options={"expansion": False})
-        self.outcome: Outcome | None = None
-        for area in self.state.areas.values():  # no stray fights or loot: each test brings its own
-            for handle in list(area.npcs):
-                if self.engine.game.npcs[self.state.npcs[handle].type].hostile:
-                    area.npcs.remove(handle)
-                    del self.state.npcs[handle]
+        super().__init__(engine_on(game or "saltglass", seed, options={"expansion": False}))
+        # no stray fights or loot: each test brings its own
+        self.clear_everywhere(objects=False, npcs=lambda npc: self.game.npcs[npc.type].hostile)
         self.piles.clear()
-
-    # ------------------------------------------------------------ views
-    @property
-    def state(self):
-        return self.engine.state
-
-    @property
-    def agent(self):
-        return self.state.agents[PLAYER]
-
-    @property
-    def area(self):
-        return self.state.areas[self.agent.area]
 
     @property
     def piles(self) -> dict:
         return self.state.rule_data[sg.MIRAGE]["piles"]
 
-    @property
-    def feedback(self) -> str:
-        return "\n".join(self.state.feedback[PLAYER])
-
-    def events(self, kind: str) -> list[dict]:
-        return [e.data for e in self.outcome.events if e.kind == kind]
-
-    def valid(self, verb: str) -> set[str]:
-        return set(self.engine.valid_actions(PLAYER).get(verb, []))
-
-    # ------------------------------------------------------------ setup
     def stand(self, area: str) -> None:
-        self.agent.area = area
+        self.goto(area, clear=False)
         self.agent.visited.setdefault(area, self.state.step)
-
-    def clear(self, area: str | None = None) -> None:
-        target = self.state.areas[area or self.agent.area]
-        target.objects.clear()
-        for handle in list(target.npcs):
-            del self.state.npcs[handle]
-        target.npcs.clear()
-
-    def put(self, kind: str, n: int = 1, area: str | None = None) -> list[str]:
-        pieces = make_objects(self.engine.game, self.state, kind, n)
-        for handle, k in pieces:
-            add(self.state.areas[area or self.agent.area].objects, handle, k)
-        return [h for h, _ in pieces]
-
-    def hold(self, kind: str, n: int = 1) -> str:
-        (handle, k), = make_objects(self.engine.game, self.state, kind, n)
-        add(self.agent.hands, handle, k)
-        return handle
-
-    def wear_bag(self) -> str:
-        (bag, _), = make_objects(self.engine.game, self.state, "caravan_pack", 1)
-        self.agent.equipment["pack"] = bag
-        return bag
-
-    def stash(self, bag: str, kind: str, n: int = 1) -> None:
-        add(self.state.instances[bag].contents, kind, n)
 
     def real(self, area: str) -> dict[str, int]:
         """What really lies in ``area`` (the mirages that formed there meanwhile left out)."""
@@ -108,34 +59,6 @@ class Sg:
         name = area or self.agent.area
         add(self.state.areas[name].objects, kind, n)
         self.piles.setdefault(name, {})[kind] = [n, self.state.step + lasts]
-
-    def npc(self, kind: str, area: str | None = None):
-        return spawn_npc(self.engine.game, self.state, self.engine.game.npcs[kind], area or self.agent.area)
-
-    # ------------------------------------------------------------ acting
-    def do(self, command: str) -> Outcome:
-        self.outcome = self.engine.step({PLAYER: command})[PLAYER]
-        return self.outcome
-
-    def ok(self, command: str) -> str:
-        out = self.do(command)
-        assert not out.invalid and not out.failed, (command, self.feedback)
-        return self.feedback
-
-    def fails(self, command: str, message: str) -> None:
-        before = self.state.to_dict()
-        out = self.do(command)
-        assert out.failed and not out.invalid, (command, self.feedback)
-        assert message in self.feedback, self.feedback
-        assert not [e for e in out.events if e.kind in ("area_listened", "npc_listened", "object_listened",
-                                                         "light_refracted", "mirage_dispelled")]
-        after = self.state.to_dict()
-        for key in ("areas", "instances", "npcs"):
-            assert after[key] == before[key]
-
-    def wait(self, n: int) -> None:
-        for _ in range(n):
-            self.ok("wait")
 
 
 @pytest.fixture
@@ -239,14 +162,14 @@ def test_listen_to_objects(s):
     text = s.ok("listen clear_glass")
     assert "clear_glass rings with a clear, high note." in text and "crackles" not in text
     assert s.events("object_listened")[0]["mirage"] is False
-    knife = s.hold("glass_knife")
+    knife = s.hold_one("glass_knife")
     text = s.ok(f"listen {knife}")
     assert "glass_knife answers with the dull knock of something real." in text and "glaze" not in text
     s.state.rule_data[sg.GLAZE][PLAYER] = {knife: [0, 2]}
     assert "A crust of salt glaze crackles on it (2 layers)." in s.ok(f"listen {knife}")
     s.state.rule_data[sg.GLAZE][PLAYER] = {knife: [0, 1]}
     assert "A crust of salt glaze crackles on it (1 layer)." in s.ok(f"listen {knife}")
-    bag = s.wear_bag()
+    bag = s.wear("caravan_pack")
     s.stash(bag, "mirror_flake")
     assert "mirror_flake rings with a clear, high note." in s.ok("listen mirror_flake")
     assert "rings" not in s.ok(f"listen {bag}") and "dull knock" in s.feedback
@@ -254,7 +177,7 @@ def test_listen_to_objects(s):
 
 def test_a_carried_thing_is_real_even_where_its_mirage_lies(s):
     s.mirage("rock_salt")
-    bag = s.wear_bag()
+    bag = s.wear("caravan_pack")
     s.stash(bag, "rock_salt")
     assert "a mirage" in s.ok("listen rock_salt")  # the one lying here is the one I hear
     s.piles.clear()
@@ -272,12 +195,12 @@ def test_listen_refuses_what_is_not_here(s):
 def test_listen_lists_every_target_and_only_those(s):
     foe = s.npc("glass_stalker")
     s.put("rock_salt")
-    knife = s.hold("glass_knife")
-    bag = s.wear_bag()
+    knife = s.hold_one("glass_knife")
+    bag = s.wear("caravan_pack")
     s.stash(bag, "clear_glass")
     expected = {f"listen {t}" for t in (OPEN, "caravan_rest", "kiln_hollow", "singing_dunes", foe.handle,
                                         "rock_salt", knife, bag, "clear_glass")}
-    assert s.valid("listen") == expected
+    assert set(s.listed("listen")) == expected
     for command in sorted(expected):
         s.ok(command)
 
@@ -294,7 +217,7 @@ def test_refract_breaks_the_mirages_here_only(s):
     s.mirage("sunstone", n=2)
     s.mirage("quartz_sand", area="singing_dunes")
     s.put("mirror_flake")
-    s.hold("clear_glass")
+    s.hold_one("clear_glass")
     text = s.ok("refract clear_glass")
     assert f"I hold clear_glass up to the mirror sky and bend its light across {OPEN}." in text
     assert "The honest light passes straight through the rock_salt lying here: it was a mirage" in text
@@ -308,8 +231,8 @@ def test_refract_breaks_the_mirages_here_only(s):
 
 
 def test_refract_cracks_the_glaze_off_what_i_hold(s):
-    knife = s.hold("glass_knife")
-    bag = s.wear_bag()
+    knife = s.hold_one("glass_knife")
+    bag = s.wear("caravan_pack")
     s.stash(bag, "sun_prism")
     s.state.rule_data[sg.GLAZE][PLAYER] = {knife: [5, 3]}
     text = s.ok("refract sun_prism")
@@ -321,7 +244,7 @@ def test_refract_cracks_the_glaze_off_what_i_hold(s):
 
 
 def test_refract_where_nothing_is_false_and_what_it_records(s):
-    s.hold("oath_lens")
+    s.hold_one("oath_lens")
     assert "It spills into colour on the salt; nothing here is false." in s.ok("refract oath_lens")
     assert s.events("light_refracted") == [{"object": "oath_lens", "handle": "oath_lens", "area": OPEN,
                                             "dispelled": 0, "cleared": 0}]
@@ -335,23 +258,23 @@ def test_refract_refuses_what_i_do_not_carry_and_what_is_not_clear(s):
     s.put("clear_glass")
     s.fails("refract clear_glass", "Cannot refract through clear_glass: I do not carry it.")
     s.fails("refract nothing_at_all", "Cannot refract through nothing_at_all: I do not carry it.")
-    s.hold("glass_knife")
+    s.hold_one("glass_knife")
     s.fails("refract glass_knife", "Cannot refract through glass_knife: it is not clear glass, and light will "
                                    "not bend through it.")
 
 
 def test_refract_lists_the_clear_glass_i_carry(s):
     s.put("clear_glass")
-    s.hold("glass_knife")
-    s.hold("mirror_flake")
-    assert s.valid("refract") == {"refract mirror_flake"}
-    bag = s.wear_bag()
+    s.hold_one("glass_knife")
+    s.hold_one("mirror_flake")
+    assert set(s.listed("refract")) == {"refract mirror_flake"}
+    bag = s.wear("caravan_pack")
     s.stash(bag, "oath_lens")
     s.stash(bag, "rock_salt")
-    assert s.valid("refract") == {"refract mirror_flake", "refract oath_lens"}
+    assert set(s.listed("refract")) == {"refract mirror_flake", "refract oath_lens"}
     s.agent.hands.clear()
     s.agent.equipment.clear()
-    assert s.valid("refract") == set()
+    assert set(s.listed("refract")) == set()
 
 
 def test_refract_declares_its_facts():
@@ -362,7 +285,7 @@ def test_refract_declares_its_facts():
 
 # ============================================================================ salt glaze
 def test_glaze_builds_under_the_open_sky(s):
-    knife = s.hold("glass_knife")
+    knife = s.hold_one("glass_knife")
     s.wait(5)
     assert s.agent.attack == s.agent.base_attack + 6
     assert s.state.rule_data[sg.GLAZE][PLAYER] == {knife: [5, 0]}
@@ -374,7 +297,7 @@ def test_glaze_builds_under_the_open_sky(s):
 
 
 def test_glaze_stops_at_its_last_layer_and_never_takes_more_than_half(s):
-    s.hold("glass_knife")
+    s.hold_one("glass_knife")
     s.wait(18)
     assert "(layer 3 of 3): it strikes for 3 less." in s.feedback  # 6 - 3*2 would be 0: half of 6 stays
     assert s.agent.attack == s.agent.base_attack + 3
@@ -384,8 +307,8 @@ def test_glaze_stops_at_its_last_layer_and_never_takes_more_than_half(s):
 
 
 def test_glaze_blunts_the_best_weapon_held(s):
-    s.hold("glass_knife")
-    s.hold("salt_pick")
+    s.hold_one("glass_knife")
+    s.hold_one("salt_pick")
     s.wait(12)
     assert s.agent.attack == s.agent.base_attack + 11 - 4
     s.wait(6)
@@ -393,7 +316,7 @@ def test_glaze_blunts_the_best_weapon_held(s):
 
 
 def test_shade_flakes_glaze_off_and_adds_none(s):
-    knife = s.hold("glass_knife")
+    knife = s.hold_one("glass_knife")
     s.wait(14)
     s.stand(SHADE)
     s.ok("wait")
@@ -412,8 +335,8 @@ def test_shade_flakes_glaze_off_and_adds_none(s):
 
 
 def test_stowing_sheds_the_glaze(s):
-    bag = s.wear_bag()
-    s.hold("glass_knife")
+    bag = s.wear("caravan_pack")
+    s.hold_one("glass_knife")
     s.wait(3)
     s.ok(f"store 1 glass_knife {bag}")
     assert "glaze" not in s.feedback  # nothing had crusted yet
@@ -427,7 +350,7 @@ def test_stowing_sheds_the_glaze(s):
 
 
 def test_glaze_spares_what_has_no_edge_and_empty_hands(s):
-    s.hold("clear_glass")
+    s.hold_one("clear_glass")
     s.wait(12)
     assert "glaze" not in s.feedback and s.state.rule_data[sg.GLAZE] == {}
     assert s.agent.attack == s.agent.base_attack
@@ -455,7 +378,7 @@ def test_open_sky_is_every_real_area_but_the_sheltered():
 # ============================================================================ forge alert
 def test_forge_alert_by_a_station_with_everything_on_me(s):
     s.stand(KILN)
-    bag = s.wear_bag()
+    bag = s.wear("caravan_pack")
     s.stash(bag, "quartz_sand", 2)
     s.stash(bag, "rock_salt", 1)
     s.ok("wait")
@@ -468,7 +391,7 @@ def test_forge_alert_by_a_station_with_everything_on_me(s):
 
 def test_forge_alert_names_only_what_became_ready(s):
     s.stand(KILN)
-    bag = s.wear_bag()
+    bag = s.wear("caravan_pack")
     s.stash(bag, "quartz_sand", 2)
     s.stash(bag, "rock_salt", 1)
     s.ok("wait")
@@ -481,7 +404,7 @@ def test_forge_alert_names_only_what_became_ready(s):
 
 def test_forge_alert_again_after_leaving_and_after_the_ingredients_come_back(s):
     s.stand(KILN)
-    bag = s.wear_bag()
+    bag = s.wear("caravan_pack")
     s.stash(bag, "quartz_sand", 2)
     s.stash(bag, "rock_salt", 1)
     s.ok("wait")
@@ -498,7 +421,7 @@ def test_forge_alert_again_after_leaving_and_after_the_ingredients_come_back(s):
 
 
 def test_no_forge_alert_without_the_station_or_an_ingredient(s):
-    bag = s.wear_bag()
+    bag = s.wear("caravan_pack")
     s.stash(bag, "quartz_sand", 2)
     s.stash(bag, "rock_salt", 1)
     s.ok("wait")  # the bleached pans have no kiln
@@ -514,7 +437,7 @@ def test_forge_alert_needs_every_station_of_the_recipe():
     world.stand("lensmakers_ruin")
     world.clear()
     world.put("grinding_wheel")
-    bag = world.wear_bag()
+    bag = world.wear("caravan_pack")
     world.stash(bag, "quartz_sand", 2)
     world.stash(bag, "rock_salt", 1)  # clear glass wants a kiln, not a wheel
     world.stash(bag, "mirror_flake", 2)
@@ -531,7 +454,7 @@ def test_forge_alert_declares_its_facts():
 
 # ============================================================================ salt sink
 def test_a_dropped_thing_sinks_once_left_alone(s):
-    s.hold("rock_salt", 2)
+    s.hold_one("rock_salt", 2)
     s.ok("drop rock_salt")
     s.ok("enter caravan_rest")
     s.wait(28)
@@ -545,7 +468,7 @@ def test_a_dropped_thing_sinks_once_left_alone(s):
 
 
 def test_nothing_sinks_while_someone_watches(s):
-    s.hold("rock_salt")
+    s.hold_one("rock_salt")
     s.ok("drop rock_salt")
     s.wait(40)
     assert s.area.objects == {"rock_salt": 1}
@@ -557,7 +480,7 @@ def test_nothing_sinks_while_someone_watches(s):
 
 
 def test_only_what_is_left_sinks_and_discarding_counts_as_dropping(s):
-    bag = s.wear_bag()
+    bag = s.wear("caravan_pack")
     s.stash(bag, "quartz_sand", 3)
     s.ok(f"discard 3 quartz_sand {bag}")
     s.ok("pick up quartz_sand")
@@ -569,11 +492,11 @@ def test_only_what_is_left_sinks_and_discarding_counts_as_dropping(s):
 
 
 def test_the_salt_spares_keys_quest_objects_and_named_things(s):
-    slate = s.hold("salt_slate")
-    s.hold("sun_key")
+    slate = s.hold_one("salt_slate")
+    s.hold_one("sun_key")
     s.ok(f"drop {slate}")
     s.ok("drop sun_key")
-    s.hold("oath_lens")
+    s.hold_one("oath_lens")
     s.ok("drop oath_lens")
     s.ok("enter caravan_rest")
     s.wait(40)
@@ -593,7 +516,7 @@ def test_what_i_drop_in_the_tutorial_stays():
 def test_the_salt_remembers_a_bounded_number_of_kinds():
     world = variant(salt_sink={"delay": 1, "max_remembered": 2})
     for kind in ("rock_salt", "quartz_sand", "sunstone"):
-        world.hold(kind)
+        world.hold_one(kind)
         world.ok(f"drop {kind}")
     world.ok("enter caravan_rest")
     world.wait(2)
@@ -604,7 +527,7 @@ def test_the_salt_remembers_a_bounded_number_of_kinds():
 def test_the_pending_list_is_bounded():
     world = variant(salt_sink={"max_pending": 3})
     for _ in range(5):
-        world.hold("rock_salt")
+        world.hold_one("rock_salt")
         world.ok("drop rock_salt")
     assert len(world.state.rule_data[sg.SINK]["pending"]) == 3
 
@@ -693,10 +616,10 @@ def test_a_mirage_picked_up_vanishes_and_is_never_had(s):
 
 
 def test_a_mirage_that_goes_into_the_pack_vanishes_from_it(s):
-    bag = s.wear_bag()
+    bag = s.wear("caravan_pack")
     s.stash(bag, "resonant_shard")  # a real one, already had
-    s.hold("glass_knife")
-    s.hold("rock_salt")
+    s.hold_one("glass_knife")
+    s.hold_one("rock_salt")
     s.mirage("resonant_shard")
     s.ok("pick up resonant_shard")
     assert "it was a mirage" in s.feedback
@@ -710,7 +633,7 @@ def test_a_mirage_that_goes_into_the_pack_vanishes_from_it(s):
 
 def test_a_real_thing_landing_on_a_mirage_breaks_it(s):
     s.mirage("rock_salt")
-    s.hold("rock_salt")
+    s.hold_one("rock_salt")
     s.ok("drop rock_salt")
     assert "A real rock_salt lands on the salt, and the mirage beside it thins away." in s.feedback
     assert s.area.objects == {"rock_salt": 1} and s.piles == {}
@@ -860,8 +783,8 @@ def test_nothing_of_the_desert_reaches_the_tutorial():
 
 
 def test_the_salt_keeps_count_among_other_events(s):
-    s.hold("glass_knife")
-    s.hold("rock_salt")
+    s.hold_one("glass_knife")
+    s.hold_one("rock_salt")
     s.wait(5)
     s.ok("drop rock_salt")  # the same step the knife takes its first layer of glaze
     assert s.events("item_glazed")
@@ -869,7 +792,7 @@ def test_the_salt_keeps_count_among_other_events(s):
 
 
 def test_what_is_picked_back_up_does_not_sink(s):
-    s.hold("rock_salt")
+    s.hold_one("rock_salt")
     s.ok("drop rock_salt")
     s.ok("pick up rock_salt")
     s.state.rule_data[sg.SINK]["pending"].append(["nowhere_at_all", "rock_salt", 1, 0])
@@ -892,7 +815,7 @@ def test_imprint_weakening_is_checked_and_leaves_at_least_one():
 
 
 def test_a_mirage_taken_while_the_sun_glazes_my_blade(s):
-    s.hold("glass_knife")
+    s.hold_one("glass_knife")
     s.mirage("rock_salt")
     s.wait(5)
     s.ok("pick up rock_salt")
@@ -960,7 +883,7 @@ def test_a_fading_pile_reports_what_faded(s):
 
 def test_a_bought_thing_is_real_even_where_its_mirage_lies(s):
     trader = s.npc("salt_trader")
-    s.hold("glass_bead", 5)
+    s.hold_one("glass_bead", 5)
     s.mirage("rock_salt")
     s.ok(f"buy 1 rock_salt {trader.handle}")
     assert s.agent.hands["rock_salt"] == 1 and s.piles[OPEN]["rock_salt"][0] == 1
