@@ -19,7 +19,7 @@ import itertools
 from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.oracle.core import DEATH_COST, INF, PICK_GAMBLE, Focus, Stuck
-from odyssey_agents.oracle.goals import holds_now
+from odyssey_agents.oracle.events import holds_now
 from odyssey_env.rules import ActionRule
 
 if TYPE_CHECKING:

@@ -1118,7 +1118,7 @@ def test_any_command_of_the_new_verbs_gets_feedback(fuzz_env: OdysseyEnv, verb: 
 
 def test_the_sound_and_complete_listing_holds_on_a_random_walk() -> None:
     """Every listed command of the new verbs succeeds; every command of theirs that would succeed is listed."""
-    from odyssey_agents.oracle.goals import simulate
+    from odyssey_agents.oracle.events import simulate
 
     env = OdysseyEnv(GAME, valid_actions=True, tutorial=False)
     _, info = env.reset(seed=6)
