@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from odyssey_agents.oracle import combat
 from odyssey_agents.oracle.core import INF, SAFE_TEXT, Focus, Memory, Stuck
-from odyssey_agents.oracle.foresight import Foresight
 from odyssey_agents.oracle.events import Events, event_condition, family
+from odyssey_agents.oracle.foresight import Foresight
 from odyssey_agents.oracle.navigation import Navigation
 from odyssey_agents.oracle.opportunism import Opportunism
 from odyssey_agents.oracle.supply import Supply
