@@ -12,7 +12,9 @@ For each game, in a fresh process (so peak memory is the game's own):
   drift (against steps 1,000-2,000) is printed too: both detect growth, which shows as a ratio above 1;
 * **where a step goes**: the same commands once more, each phase timed apart (microseconds per step):
   listing the valid actions, the engine step (parsing, the verb, the step rules, rewards), rendering the
-  observation, building ``info``, and the rest of ``env.step``; a regression shows where it comes from.
+  observation, building ``info``, and the rest of ``env.step``; a regression shows where it comes from;
+* **vector envs** (``--no-vector`` to skip): sync and async vector envs of 2 and 8 against one env, beside
+  the lockstep ceiling, one short round each (``benchmarks/vector_envs.py`` measures them properly).
 
 Times are CPU times of the worker process (user + system): on a shared machine other load stretches
 wall-clock times but hardly the CPU a process spends. Rates are the best of ``--repeats`` runs. Two yardsticks
@@ -209,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help="print the raw figures as JSON")
+    parser.add_argument("--no-vector", dest="vector", action="store_false",
+                        help="skip the vector-env figures (they need idle cores to mean much)")
+    parser.add_argument("--vector-game", default="remnant")
+    parser.add_argument("--vector-seconds", type=float, default=1.0)
     args = parser.parse_args(argv)
     if args.worker:
         print(json.dumps(worker(args.worker, args.steps, args.repeats, args.seed)))
@@ -254,7 +260,25 @@ def main(argv: list[str] | None = None) -> int:
         total = sum(phases.values())
         cells = "".join(f"{phases[p]:>8.1f} ({100 * phases[p] / total:>2.0f}%)" for p in PHASES)
         print(f"{r['game']:<10}{cells}{total:>10.1f}")
+    if args.vector:
+        vector_figures(args.vector_game, args.vector_seconds)
     return 0
+
+
+def vector_figures(game: str, seconds: float) -> None:
+    """A short look at vector envs (``benchmarks/vector_envs.py`` does it properly: rounds, medians, more
+    configurations): env-steps/s of sync and async vector envs of 2 and 8 against one env, beside the
+    lockstep ceiling (a perfect async vector env with the same shares) measured in the same run."""
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
+    import vector_envs as v
+
+    print(f"\nvector envs, {game}, ValidActions + masked random policy, one round of {seconds:.1f} s per figure "
+          "(ratios to one env; python benchmarks/vector_envs.py for medians over rounds):")
+    print(f"{'envs':<6}{'one env steps/s':>17}{'sync':>8}{'async':>8}{'lockstep ceiling':>18}")
+    for n in (2, 8):
+        single = v._single(game, "valid", n, seconds)
+        ratios = [v.CONFIGS[c](game, "valid", n, seconds) / single for c in ("sync", "async", "lockstep ceiling")]
+        print(f"{n:<6}{single:>17,.0f}" + "".join(f"{r:>{w}.2f}x" for r, w in zip(ratios, (7, 7, 17), strict=True)))
 
 
 if __name__ == "__main__":
