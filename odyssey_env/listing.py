@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from odyssey_env.rules import DEPENDENCIES, ActionRule, RuleBook
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine
+    from odyssey_env.engine import Engine, Turn
     from odyssey_env.game import Game
     from odyssey_env.state import Agent, Area, WorldState
 
@@ -185,6 +185,19 @@ def _plan(rules: RuleBook) -> _Plan:
 
 
 # ---------------------------------------------------------------------- listing
+def _turn() -> type[Turn]:
+    """The engine's Turn class (the engine imports this module, so it is looked up once, when first needed)."""
+    global _TURN
+    if _TURN is None:
+        from odyssey_env.engine import Turn
+
+        _TURN = Turn
+    return _TURN
+
+
+_TURN: type[Turn] | None = None
+
+
 class Listing:
     """One agent's valid actions in one engine, cached per verb."""
 
@@ -219,8 +232,6 @@ class Listing:
         return dict(zip(self.listed_verbs, map(list, self.listed), strict=True))
 
     def _refresh(self, fingerprints: tuple[Hashable, ...], state: WorldState) -> None:
-        from odyssey_env.engine import Turn
-
         plan, old = self.plan, self.fingerprints
         stale: Iterable[int]
         if state is not self.state or old is None:
@@ -244,7 +255,7 @@ class Listing:
                 stale = sorted(changed)
         commands, rules = self.commands, plan.rules
         if stale:
-            turn = Turn(self.engine, state.agents[self.agent_id], probe=True)
+            turn = _turn()(self.engine, state.agents[self.agent_id], probe=True)
             for i in stale:
                 commands[i] = tuple(rules[i].candidates(turn))
         self.recent.insert(0, (fingerprints, tuple(commands)))
@@ -255,9 +266,7 @@ class Listing:
         self.state = state
 
     def _verify(self) -> None:
-        from odyssey_env.engine import Turn
-
-        turn = Turn(self.engine, self.engine.state.agents[self.agent_id], probe=True)
+        turn = _turn()(self.engine, self.engine.state.agents[self.agent_id], probe=True)
         problems = []
         for verb, rule, cached in zip(self.plan.verbs, self.plan.rules, self.commands, strict=True):
             fresh = tuple(rule.candidates(turn))

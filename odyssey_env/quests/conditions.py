@@ -95,17 +95,23 @@ def _events(engine: Engine, agent: Agent, kind: str):
 # ----------------------------------------------------------------------------- counting helpers
 def owned(engine: Engine, agent: Agent, type_name: str) -> int:
     """Units of an object type the agent has: in hands, in its containers, or worn."""
+    # type_of inlined: quests ask this at every step
     state = engine.state
+    instances = state.instances
+    get = instances.get
     n = 0
     for handle, k in agent.hands.items():
-        if type_of(state, handle) == type_name:
+        inst = get(handle)
+        if (handle if inst is None else inst.type) == type_name:
             n += k
     for c in held_containers(engine.game, state, agent):
-        for handle, k in state.instances[c].contents.items():
-            if type_of(state, handle) == type_name:
+        for handle, k in instances[c].contents.items():
+            inst = get(handle)
+            if (handle if inst is None else inst.type) == type_name:
                 n += k
     for handle in agent.equipment.values():
-        if type_of(state, handle) == type_name:
+        inst = get(handle)
+        if (handle if inst is None else inst.type) == type_name:
             n += 1
     return n
 
