@@ -95,6 +95,17 @@ class Turn:
         return self.engine.first(self.agent, book, key)
 
 
+class ProbeTurn(Turn):
+    """The probe turn of a listing: nothing changes while the verbs list their commands, so the area
+    is looked up once instead of at every ``turn.area`` (the verbs ask for it a dozen times a listing)."""
+
+    __slots__ = ("area",)
+
+    def __init__(self, engine: Engine, agent: Agent):
+        Turn.__init__(self, engine, agent, probe=True)
+        self.area = self.state.areas[agent.area]
+
+
 class Engine:
     """One seeded episode. Create a new engine (or ``load_state``) to start another."""
 

@@ -395,8 +395,14 @@ def agent_info(engine: Engine, agent_id: str, outcome: Outcome | None, *, valid_
 
 
 def _event(event: Event) -> dict[str, Any]:
+    data = event.data
+    for value in data.values():
+        if isinstance(value, str) and len(value) > MAX_INFO_TEXT:
+            break
+    else:  # the common case: nothing to cut
+        return {"kind": event.kind, **data}
     out: dict[str, Any] = {"kind": event.kind}
-    for key, value in event.data.items():
+    for key, value in data.items():
         if isinstance(value, str) and len(value) > MAX_INFO_TEXT:
             value = value[: MAX_INFO_TEXT - 3] + "..."
         out[key] = value

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from odyssey_env.rules import DEPENDENCIES, ActionRule, RuleBook
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine, Turn
+    from odyssey_env.engine import Engine, ProbeTurn
     from odyssey_env.game import Game
     from odyssey_env.state import Agent, Area, WorldState
 
@@ -156,7 +156,7 @@ def declared_dependencies(rule: ActionRule) -> tuple[str, ...] | None:
 class _Plan:
     """What a rule book's listing needs, worked out once: the fingerprints in use, and who reads which."""
 
-    __slots__ = ("always", "dependents", "need", "rules", "used", "verbs")
+    __slots__ = ("always", "always_mask", "dependents", "masks", "need", "rules", "stale", "used", "verbs")
 
     def __init__(self, rules: RuleBook):
         self.verbs: tuple[str, ...] = tuple(rules.actions)
@@ -172,6 +172,18 @@ class _Plan:
                                                   key=lambda i: -len(self.dependents[i])))
         #: indices of the verbs listed afresh every time (nothing declared)
         self.always: tuple[int, ...] = tuple(v for v, d in enumerate(declared) if d is None)
+        #: the same sets of verbs as bit masks (bit v: verb v), cheaper to combine at every listing
+        self.masks: tuple[int, ...] = tuple(sum(1 << v for v in d) for d in self.dependents)
+        self.always_mask: int = sum(1 << v for v in self.always)
+        #: the verb indices of the masks met so far (few: the combinations of what changes together)
+        self.stale: dict[int, tuple[int, ...]] = {}
+
+    def stale_verbs(self, mask: int) -> tuple[int, ...]:
+        """The indices of the verbs whose bits are set in ``mask``, in rule-book order."""
+        verbs = self.stale.get(mask)
+        if verbs is None:
+            verbs = self.stale[mask] = tuple(v for v in range(len(self.rules)) if mask >> v & 1)
+        return verbs
 
 
 _PLANS: weakref.WeakKeyDictionary[RuleBook, _Plan] = weakref.WeakKeyDictionary()
@@ -185,17 +197,17 @@ def _plan(rules: RuleBook) -> _Plan:
 
 
 # ---------------------------------------------------------------------- listing
-def _turn() -> type[Turn]:
-    """The engine's Turn class (the engine imports this module, so it is looked up once, when first needed)."""
+def _turn() -> type[ProbeTurn]:
+    """The engine's ProbeTurn class (the engine imports this module, so it is looked up once, when first needed)."""
     global _TURN
     if _TURN is None:
-        from odyssey_env.engine import Turn
+        from odyssey_env.engine import ProbeTurn
 
-        _TURN = Turn
+        _TURN = ProbeTurn
     return _TURN
 
 
-_TURN: type[Turn] | None = None
+_TURN: type[ProbeTurn] | None = None
 
 
 class Listing:
@@ -247,15 +259,15 @@ class Listing:
                     stale = plan.always
                     break
             else:
-                changed = set(plan.always)
+                changed, masks = plan.always_mask, plan.masks
                 for i in plan.used:
-                    dependents = plan.dependents[i]
-                    if not changed.issuperset(dependents) and fingerprints[i] != old[i]:
-                        changed.update(dependents)
-                stale = sorted(changed)
+                    mask = masks[i]
+                    if changed | mask != changed and fingerprints[i] != old[i]:
+                        changed |= mask
+                stale = plan.stale_verbs(changed)
         commands, rules = self.commands, plan.rules
         if stale:
-            turn = _turn()(self.engine, state.agents[self.agent_id], probe=True)
+            turn = _turn()(self.engine, state.agents[self.agent_id])
             for i in stale:
                 commands[i] = tuple(rules[i].candidates(turn))
         self.recent.insert(0, (fingerprints, tuple(commands)))
@@ -266,7 +278,7 @@ class Listing:
         self.state = state
 
     def _verify(self) -> None:
-        turn = _turn()(self.engine, self.engine.state.agents[self.agent_id], probe=True)
+        turn = _turn()(self.engine, self.engine.state.agents[self.agent_id])
         problems = []
         for verb, rule, cached in zip(self.plan.verbs, self.plan.rules, self.commands, strict=True):
             fresh = tuple(rule.candidates(turn))

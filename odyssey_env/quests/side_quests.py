@@ -25,7 +25,8 @@ _AWAITED = {"talk": "talked_to", "craft": "object_crafted"}
 
 
 def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
-    data = engine.state.rule_data.get(NAME, {}).get(agent_id)
+    data = engine.state.rule_data.get(NAME)
+    data = data.get(agent_id) if data else None
     if not data:
         return {"completed": 0, "active": []}
     return {"completed": data["completed"],
