@@ -138,7 +138,7 @@ class MainQuestRule(StepRule):
             if not mine["announced"]:
                 self._announce(engine, agent)
             self._advance(engine, agent, mine)
-            if main.guide is not None:
+            if main.guide is not None and "talked_to" in engine.kinds:
                 self._answer_guide(engine, agent, mine)
         if "npc_defeated" in engine.kinds and len(data["agents"]) > 1:
             self._bring_back(engine, data)
