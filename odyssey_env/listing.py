@@ -91,7 +91,7 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
         currency = game.currency
         inside = []
         coins = held.get(currency, 0) if currency is not None else 0
-        for handle in chain(held, wearing.values()):
+        for handle in chain(held, wearing.values()) if wearing else held:
             inst = get(handle)
             if inst is not None:
                 contents = inst.contents
@@ -103,20 +103,21 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
         if not purse:
             coins = None
     who = tuple(here) if npcs or npc_goods or npc_moods or combat else None
-    if npc_goods or npc_moods or (combat and agent.combat is not None):
+    if combat and agent.combat is not None:
+        everyone = state.npcs
+        fight = (agent.combat, who, tuple([everyone[handle].engaged for handle in here]))
+    if npc_goods or npc_moods:
         everyone, step = state.npcs, state.step
-        stocks, wary, engaged = [], [], []
+        stocks, wary = [], []
         for handle in here:
             npc = everyone[handle]
-            stocks.append((tuple(npc.inventory), npc.inventory.copy(), npc.coins))
+            inventory = npc.inventory
+            stocks.append((tuple(inventory), inventory.copy(), npc.coins))
             wary.append(npc.wary_until >= step)
-            engaged.append(npc.engaged)
         if npc_goods:
             goods = (who, tuple(stocks))
         if npc_moods:
             moods = (who, tuple(wary))
-        if combat and agent.combat is not None:
-            fight = (agent.combat, who, tuple(engaged))
     if ground_contents:
         get = state.instances.get
         inside = []
