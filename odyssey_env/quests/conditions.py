@@ -55,7 +55,8 @@ def _register(name: str, family: str, required: tuple[str, ...] = (), optional: 
 
 def holds(engine: Engine, agent: Agent, cond: Condition) -> bool:
     """Whether ``cond`` holds for ``agent`` now (events: during the current step)."""
-    wanted = triggers(cond)
+    hit = _triggers.get(id(cond))  # triggers(), its cache read inline: quests ask at every step
+    wanted = hit[1] if hit is not None and hit[0] is cond else triggers(cond)
     if wanted is not None and wanted.isdisjoint(engine.kinds):
         return False  # an event condition cannot hold on a step without its event
     return VOCABULARY[cond.type].test(engine, agent, cond)

@@ -147,7 +147,6 @@ class MainQuestRule(StepRule):
     def _advance(self, engine: Engine, agent: Agent, mine: dict[str, Any]) -> None:
         main = engine.game.quest.main
         p = plan(main)
-        introduced = engine.state.rule_data[NAME]["introduced"]
         progressed = True
         while progressed:  # a completion may open a stage whose condition already holds
             progressed = False
@@ -173,6 +172,7 @@ class MainQuestRule(StepRule):
                     engine.state.done = True
                     return
                 told: set[str] = set()
+                introduced = engine.state.rule_data[NAME]["introduced"]
                 for nxt in opened:
                     if nxt.id in was_open:
                         continue
