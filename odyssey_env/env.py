@@ -359,6 +359,9 @@ _AGENT_WHEN: dict[str, Callable[[Agent], bool]] = {
 }
 assert tuple(_INFO_FIELDS) == INFO_KEYS and set(_GAME_WHEN).isdisjoint(_AGENT_WHEN)
 
+#: The leading keys that every game reports in every phase.
+_ALWAYS = INFO_KEYS.index("quest")
+assert not ({*INFO_KEYS[:_ALWAYS]} & ({*_GAME_WHEN} | {*_AGENT_WHEN}))
 _InfoPlan = tuple[tuple[str, _InfoField, "Callable[[Agent], bool] | None"], ...]
 _info_plans: dict[tuple[int, tuple[str, ...] | None], tuple[Game, _InfoPlan]] = {}
 
@@ -384,9 +387,19 @@ def agent_info(engine: Engine, agent_id: str, outcome: Outcome | None, *, valid_
 
     ``keys`` (in ``INFO_KEYS`` order; None: all) limits what is computed as well as what is reported.
     """
-    agent = engine.state.agents[agent_id]
-    info: dict[str, Any] = {}
-    for key, field, when in _info_plan(engine.game, keys):
+    state = engine.state
+    agent = state.agents[agent_id]
+    plan = _info_plan(engine.game, keys)
+    if keys is None and outcome is not None:
+        # Every key, after a step (what env.step builds by default): the fields that always appear,
+        # written out, as _INFO_FIELDS computes them (tests/env/test_env_step_caches.py compares).
+        info = {"step": state.step, "time": engine.clock(), "area": agent.area, "invalid_action": bool(outcome.invalid),
+                "action_failed": bool(outcome.failed), "reward_breakdown": outcome.reward.to_dict(),
+                "events": [_event(e) for e in outcome.events], "in_tutorial": agent.in_tutorial}
+        plan = plan[_ALWAYS:]
+    else:
+        info = {}
+    for key, field, when in plan:
         if when is None or when(agent):
             info[key] = field(engine, agent, outcome)
     if valid_actions:

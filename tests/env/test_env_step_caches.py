@@ -61,3 +61,25 @@ def test_a_probe_turn_sees_the_area_of_its_listing(tiny_game):
     assert agent.area == target
     assert ProbeTurn(engine, agent).area.name == target
     assert f"inspect {target}" in engine.valid_actions("player")["inspect"]
+
+
+def test_the_default_info_is_the_table_of_info_fields():
+    """``agent_info`` writes the always-present keys out for the default (every key after a step); what
+    it gives must be what the table ``_INFO_FIELDS`` gives when asked for every key by name."""
+    import random
+
+    from odyssey_env import available_games
+    from odyssey_env.env import agent_info
+
+    for game in available_games():
+        for tutorial in (False, True):
+            env = OdysseyEnv(game)
+            env.reset(seed=3, options={"tutorial": tutorial})
+            engine, rng = env.engine, random.Random(3)
+            for _ in range(60):
+                listing = engine.valid_actions("player")
+                command = rng.choice(listing[rng.choice(list(listing))]) if rng.random() < 0.9 else "fly"
+                outcome = engine.step({"player": command})["player"]
+                fast = agent_info(engine, "player", outcome)
+                table = agent_info(engine, "player", outcome, keys=INFO_KEYS)
+                assert fast == table and list(fast) == list(table), (game, command)
