@@ -73,6 +73,7 @@ def check_from_environment() -> bool:
 #   time             the step and the clock (a verb that depends on time is listed afresh every step)
 
 _HANDS, _GROUND = DEPENDENCIES.index("hands"), DEPENDENCIES.index("ground")
+_NOTHING: tuple[tuple[str, ...], dict[str, int]] = ((), {})
 _EXIT = attrgetter("locked", "pickable", "key")
 _BODY = attrgetter("hp", "max_hp", "level", "xp", "stamina", "base_attack", "attack", "defense", "defending")
 
@@ -83,8 +84,9 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
     (place, exits, hands, worn, containers, purse, ground, ground_contents, npcs, npc_goods, npc_moods, combat,
      body, time) = need
     held, wearing, here = agent.hands, agent.equipment, area.npcs
-    held_now = (tuple(held), held.copy()) if hands or containers else None
-    worn_now = (tuple(wearing), wearing.copy()) if worn or containers else None
+    # An empty holding is one shared fingerprint (never changed: fingerprints are only compared).
+    held_now = ((tuple(held), held.copy()) if held else _NOTHING) if hands or containers else None
+    worn_now = ((tuple(wearing), wearing.copy()) if wearing else _NOTHING) if worn or containers else None
     bags = goods = moods = fight = lying = coins = None
     if containers or purse:
         get = state.instances.get
@@ -99,7 +101,7 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
                 if currency is not None:
                     coins += contents.get(currency, 0)
         if containers:
-            bags = (held_now, worn_now, tuple(inside))
+            bags = (held_now, worn_now, tuple(inside) if inside else ())
         if not purse:
             coins = None
     who = tuple(here) if npcs or npc_goods or npc_moods or combat else None
