@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 STATE_FORMAT = 1
 #: How many command texts an engine remembers parsed (``Engine._parse``), and the longest it remembers.
-PARSED_COMMANDS = 4096
+PARSED_COMMANDS = 1024
 _PARSE_MEMO_TEXT = 200
 
 
