@@ -9,6 +9,7 @@ classes and :mod:`odyssey_env.game` checks the cross references (recipes, areas,
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any, Literal
 
 Category = Literal[
@@ -46,7 +47,11 @@ class Recipe:
 
 @dataclass(frozen=True)
 class ObjectType:
-    """A kind of object. Stackable kinds are counted; containers and writables get instance names."""
+    """A kind of object. Stackable kinds are counted; containers and writables get instance names.
+
+    The derived properties are cached on first use (frozen: they never change); the rules ask them
+    at every step.
+    """
 
     name: str
     category: Category
@@ -67,15 +72,15 @@ class ObjectType:
     areas: tuple[str, ...] = ()  # restrict random scatter to these areas (empty: any area of fitting level)
     named: bool = False  # each unit its own handle (lamp_0), like containers; only for NAMEABLE categories
 
-    @property
+    @cached_property
     def portable(self) -> bool:
         return self.category != "station"
 
-    @property
+    @cached_property
     def instanced(self) -> bool:
         return self.category in INSTANCED or self.named
 
-    @property
+    @cached_property
     def equip_slot(self) -> str | None:
         if self.category == "armor":
             return self.slot or "body"
@@ -86,7 +91,10 @@ class ObjectType:
 
 @dataclass(frozen=True)
 class NpcType:
-    """A kind of non-player character. Enemies fight in a repeating stance pattern; friendlies talk and trade."""
+    """A kind of non-player character. Enemies fight in a repeating stance pattern; friendlies talk and trade.
+
+    The derived properties are cached on first use, as :class:`ObjectType`'s are.
+    """
 
     name: str
     kind: Literal["enemy", "friendly"]
@@ -107,15 +115,15 @@ class NpcType:
     areas: tuple[str, ...] = ()
     xp: int = 0  # experience for defeating it; 0 means 10 per level
 
-    @property
+    @cached_property
     def hostile(self) -> bool:
         return self.kind == "enemy"
 
-    @property
+    @cached_property
     def merchant(self) -> bool:
         return self.role == "merchant"
 
-    @property
+    @cached_property
     def common_enemy(self) -> bool:
         """A hostile kind of which there are many: it may be scattered, roam, respawn or come to noise.
 
@@ -123,7 +131,7 @@ class NpcType:
         """
         return self.kind == "enemy" and not self.unique and self.role != "boss"
 
-    @property
+    @cached_property
     def experience(self) -> int:
         return self.xp or 10 * self.level
 

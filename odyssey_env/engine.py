@@ -26,8 +26,12 @@ from odyssey_env.world import drop_all
 if TYPE_CHECKING:
     from odyssey_env.game import Game
     from odyssey_env.provenance import ProvenanceTracker
+    from odyssey_env.rules import ActionRule, RuleBook
 
 STATE_FORMAT = 1
+#: How many command texts an engine remembers parsed (``Engine._parse``), and the longest it remembers.
+PARSED_COMMANDS = 1024
+_PARSE_MEMO_TEXT = 200
 
 
 class Event(NamedTuple):
@@ -91,6 +95,17 @@ class Turn:
         return self.engine.first(self.agent, book, key)
 
 
+class ProbeTurn(Turn):
+    """The probe turn of a listing: nothing changes while the verbs list their commands, so the area
+    is looked up once instead of at every ``turn.area`` (the verbs ask for it a dozen times a listing)."""
+
+    __slots__ = ("area",)
+
+    def __init__(self, engine: Engine, agent: Agent):
+        Turn.__init__(self, engine, agent, probe=True)
+        self.area = self.state.areas[agent.area]
+
+
 class Engine:
     """One seeded episode. Create a new engine (or ``load_state``) to start another."""
 
@@ -110,6 +125,9 @@ class Engine:
         self.kinds: set[str] = set()  # kinds of this step's events, so rules can skip what did not happen
         self.check_valid_actions = check_from_environment() if check_valid_actions is None else check_valid_actions
         self._listings: dict[str, Listing] = {}  # per agent: the valid-action cache (odyssey_env.listing)
+        #: Parsed commands by their text, for the rule book in ``_parsed_rules`` (``_parse``).
+        self._parsed: dict[str, tuple[ActionRule, tuple[Any, ...]] | str] = {}
+        self._parsed_rules: RuleBook | None = None
         self._clock_minute, self._clock_text = -1, ""
         self.state.feedback = {a: [] for a in agents}
         intro = game.spec.game.intro
@@ -133,17 +151,20 @@ class Engine:
         """
         state = self.state
         rules = self.rules
-        unknown = [a for a in actions if a not in state.agents]
-        if unknown:
-            raise KeyError(f"unknown agent(s) {unknown!r}; this episode has {list(state.agents)}")
-        parsed_actions = [(agent_id, command, parse(rules, command)) for agent_id, command in actions.items()]
+        agents = state.agents
+        for agent_id in actions:
+            if agent_id not in agents:
+                unknown = [a for a in actions if a not in agents]
+                raise KeyError(f"unknown agent(s) {unknown!r}; this episode has {list(agents)}")
+        parse_command = self._parse
+        parsed_actions = [(agent_id, command, parse_command(command)) for agent_id, command in actions.items()]
         state.step += 1
         state.minute += self.game.spec.game.minutes_per_step
         self.events = events = []
         self.kinds = set()
-        outcomes: dict[str, Outcome] = {}
+        acted: list[tuple[str, bool, bool]] = []  # (agent, invalid, failed)
         for agent_id, command, parsed in parsed_actions:
-            agent = state.agents[agent_id]
+            agent = agents[agent_id]
             state.feedback[agent_id] = []
             agent.defending = False
             turn = Turn(self, agent)
@@ -155,16 +176,33 @@ class Engine:
             else:
                 rule, args = parsed
             rule.apply(turn, *args)
-            outcomes[agent_id] = Outcome(RewardBreakdown(), invalid=invalid, failed=not turn.ok)
+            acted.append((agent_id, invalid, not turn.ok))
         for rule in rules.steps:
             rule.apply(self)
-        single = len(outcomes) == 1
-        for agent_id, out in outcomes.items():
+        single = len(acted) == 1
+        outcomes: dict[str, Outcome] = {}
+        for agent_id, invalid, failed in acted:
             mine = events if single else [e for e in events if e.agent == agent_id or e.agent is None]
-            out.events = mine
-            if not state.agents[agent_id].in_tutorial:
-                out.reward = breakdown(mine, agent_id)
+            reward = RewardBreakdown() if state.agents[agent_id].in_tutorial else breakdown(mine, agent_id)
+            outcomes[agent_id] = Outcome(reward, invalid, failed, mine)
         return outcomes
+
+    def _parse(self, command: Any) -> tuple[ActionRule, tuple[Any, ...]] | str:
+        """:func:`odyssey_env.parsing.parse`, remembered per command text: a command depends on nothing
+        but the rule book, and agents repeat the same few commands. Bounded: long texts are parsed
+        every time, and the memory starts over once it holds ``PARSED_COMMANDS`` texts."""
+        if type(command) is not str or len(command) > _PARSE_MEMO_TEXT:
+            return parse(self.rules, command)
+        memo = self._parsed
+        if self._parsed_rules is not self.rules:  # another rule book (provenance tracing, a test)
+            memo.clear()
+            self._parsed_rules = self.rules
+        hit = memo.get(command)
+        if hit is None:
+            if len(memo) >= PARSED_COMMANDS:
+                memo.clear()
+            hit = memo[command] = parse(self.rules, command)
+        return hit
 
     def say(self, agent_id: str, text: str) -> None:
         self.state.feedback[agent_id].append(text)

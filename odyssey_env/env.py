@@ -333,7 +333,8 @@ def observation_text(engine: Engine, agent_id: str) -> str:
 
 _InfoField = Callable[[Engine, Agent, "Outcome | None"], Any]
 #: How each info key is computed; ``quest``, ``side_quests`` and ``tutorial`` only where the game and
-#: the phase have them (``_INFO_WHEN``). One table, so ``info_keys=`` computes exactly what it reports.
+#: the phase have them (``_GAME_WHEN``, ``_AGENT_WHEN``). One table, so ``info_keys=`` computes exactly
+#: what it reports.
 _INFO_FIELDS: dict[str, _InfoField] = {
     "step": lambda engine, agent, outcome: engine.state.step,
     "time": lambda engine, agent, outcome: engine.clock(),
@@ -347,12 +348,37 @@ _INFO_FIELDS: dict[str, _InfoField] = {
     "side_quests": lambda engine, agent, outcome: side_quests.progress(engine, agent.id),
     "tutorial": lambda engine, agent, outcome: tutorial.progress(engine, agent.id),
 }
-_INFO_WHEN: dict[str, Callable[[Engine, Agent], bool]] = {
-    "quest": lambda engine, agent: engine.game.quest.main is not None,
-    "side_quests": lambda engine, agent: engine.game.quest.side_quests.enabled,
-    "tutorial": lambda engine, agent: agent.in_tutorial,
+#: Keys reported only where the game has them (decided once per game) ...
+_GAME_WHEN: dict[str, Callable[[Game], bool]] = {
+    "quest": lambda game: game.quest.main is not None,
+    "side_quests": lambda game: game.quest.side_quests.enabled,
 }
-assert tuple(_INFO_FIELDS) == INFO_KEYS
+#: ... and keys reported only in some phase of the agent (asked at every step).
+_AGENT_WHEN: dict[str, Callable[[Agent], bool]] = {
+    "tutorial": lambda agent: agent.in_tutorial,
+}
+assert tuple(_INFO_FIELDS) == INFO_KEYS and set(_GAME_WHEN).isdisjoint(_AGENT_WHEN)
+
+#: The leading keys that every game reports in every phase.
+_ALWAYS = INFO_KEYS.index("quest")
+assert not ({*INFO_KEYS[:_ALWAYS]} & ({*_GAME_WHEN} | {*_AGENT_WHEN}))
+_InfoPlan = tuple[tuple[str, _InfoField, "Callable[[Agent], bool] | None"], ...]
+_info_plans: dict[tuple[int, tuple[str, ...] | None], tuple[Game, _InfoPlan]] = {}
+
+
+def _info_plan(game: Game, keys: Sequence[str] | None) -> _InfoPlan:
+    """The fields to compute for ``keys`` in ``game``, each with its per-step condition (or None):
+    info is built at every step, and what depends on the game alone need not be asked every time."""
+    keys = None if keys is None else tuple(keys)
+    hit = _info_plans.get((id(game), keys))
+    if hit is not None and hit[0] is game:
+        return hit[1]
+    made = tuple((key, _INFO_FIELDS[key], _AGENT_WHEN.get(key)) for key in (INFO_KEYS if keys is None else keys)
+                 if key not in _GAME_WHEN or _GAME_WHEN[key](game))
+    if len(_info_plans) >= 64:  # games loaded from many folders in one process: stay bounded
+        _info_plans.clear()
+    _info_plans[(id(game), keys)] = (game, made)
+    return made
 
 
 def agent_info(engine: Engine, agent_id: str, outcome: Outcome | None, *, valid_actions: bool = False,
@@ -361,20 +387,35 @@ def agent_info(engine: Engine, agent_id: str, outcome: Outcome | None, *, valid_
 
     ``keys`` (in ``INFO_KEYS`` order; None: all) limits what is computed as well as what is reported.
     """
-    agent = engine.state.agents[agent_id]
-    info: dict[str, Any] = {}
-    for key in INFO_KEYS if keys is None else keys:
-        when = _INFO_WHEN.get(key)
-        if when is None or when(engine, agent):
-            info[key] = _INFO_FIELDS[key](engine, agent, outcome)
+    state = engine.state
+    agent = state.agents[agent_id]
+    plan = _info_plan(engine.game, keys)
+    if keys is None and outcome is not None:
+        # Every key, after a step (what env.step builds by default): the fields that always appear,
+        # written out, as _INFO_FIELDS computes them (tests/env/test_env_step_caches.py compares).
+        info = {"step": state.step, "time": engine.clock(), "area": agent.area, "invalid_action": bool(outcome.invalid),
+                "action_failed": bool(outcome.failed), "reward_breakdown": outcome.reward.to_dict(),
+                "events": [_event(e) for e in outcome.events], "in_tutorial": agent.in_tutorial}
+        plan = plan[_ALWAYS:]
+    else:
+        info = {}
+    for key, field, when in plan:
+        if when is None or when(agent):
+            info[key] = field(engine, agent, outcome)
     if valid_actions:
         info["valid_actions"] = engine.valid_actions(agent_id)
     return info
 
 
 def _event(event: Event) -> dict[str, Any]:
+    data = event.data
+    for value in data.values():
+        if isinstance(value, str) and len(value) > MAX_INFO_TEXT:
+            break
+    else:  # the common case: nothing to cut
+        return {"kind": event.kind, **data}
     out: dict[str, Any] = {"kind": event.kind}
-    for key, value in event.data.items():
+    for key, value in data.items():
         if isinstance(value, str) and len(value) > MAX_INFO_TEXT:
             value = value[: MAX_INFO_TEXT - 3] + "..."
         out[key] = value

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING
 from odyssey_env.rules import DEPENDENCIES, ActionRule, RuleBook
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine
+    from odyssey_env.engine import Engine, ProbeTurn
     from odyssey_env.game import Game
     from odyssey_env.state import Agent, Area, WorldState
 
@@ -73,6 +73,7 @@ def check_from_environment() -> bool:
 #   time             the step and the clock (a verb that depends on time is listed afresh every step)
 
 _HANDS, _GROUND = DEPENDENCIES.index("hands"), DEPENDENCIES.index("ground")
+_NOTHING: tuple[tuple[str, ...], dict[str, int]] = ((), {})
 _EXIT = attrgetter("locked", "pickable", "key")
 _BODY = attrgetter("hp", "max_hp", "level", "xp", "stamina", "base_attack", "attack", "defense", "defending")
 
@@ -83,15 +84,16 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
     (place, exits, hands, worn, containers, purse, ground, ground_contents, npcs, npc_goods, npc_moods, combat,
      body, time) = need
     held, wearing, here = agent.hands, agent.equipment, area.npcs
-    held_now = (tuple(held), held.copy()) if hands or containers else None
-    worn_now = (tuple(wearing), wearing.copy()) if worn or containers else None
+    # An empty holding is one shared fingerprint (never changed: fingerprints are only compared).
+    held_now = ((tuple(held), held.copy()) if held else _NOTHING) if hands or containers else None
+    worn_now = ((tuple(wearing), wearing.copy()) if wearing else _NOTHING) if worn or containers else None
     bags = goods = moods = fight = lying = coins = None
     if containers or purse:
         get = state.instances.get
         currency = game.currency
         inside = []
         coins = held.get(currency, 0) if currency is not None else 0
-        for handle in chain(held, wearing.values()):
+        for handle in chain(held, wearing.values()) if wearing else held:
             inst = get(handle)
             if inst is not None:
                 contents = inst.contents
@@ -99,24 +101,25 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
                 if currency is not None:
                     coins += contents.get(currency, 0)
         if containers:
-            bags = (held_now, worn_now, tuple(inside))
+            bags = (held_now, worn_now, tuple(inside) if inside else ())
         if not purse:
             coins = None
     who = tuple(here) if npcs or npc_goods or npc_moods or combat else None
-    if npc_goods or npc_moods or (combat and agent.combat is not None):
+    if combat and agent.combat is not None:
+        everyone = state.npcs
+        fight = (agent.combat, who, tuple([everyone[handle].engaged for handle in here]))
+    if npc_goods or npc_moods:
         everyone, step = state.npcs, state.step
-        stocks, wary, engaged = [], [], []
+        stocks, wary = [], []
         for handle in here:
             npc = everyone[handle]
-            stocks.append((tuple(npc.inventory), npc.inventory.copy(), npc.coins))
+            inventory = npc.inventory
+            stocks.append((tuple(inventory), inventory.copy(), npc.coins))
             wary.append(npc.wary_until >= step)
-            engaged.append(npc.engaged)
         if npc_goods:
             goods = (who, tuple(stocks))
         if npc_moods:
             moods = (who, tuple(wary))
-        if combat and agent.combat is not None:
-            fight = (agent.combat, who, tuple(engaged))
     if ground_contents:
         get = state.instances.get
         inside = []
@@ -156,7 +159,7 @@ def declared_dependencies(rule: ActionRule) -> tuple[str, ...] | None:
 class _Plan:
     """What a rule book's listing needs, worked out once: the fingerprints in use, and who reads which."""
 
-    __slots__ = ("always", "dependents", "need", "rules", "used", "verbs")
+    __slots__ = ("always", "always_mask", "dependents", "masks", "need", "rules", "stale", "used", "verbs")
 
     def __init__(self, rules: RuleBook):
         self.verbs: tuple[str, ...] = tuple(rules.actions)
@@ -172,6 +175,18 @@ class _Plan:
                                                   key=lambda i: -len(self.dependents[i])))
         #: indices of the verbs listed afresh every time (nothing declared)
         self.always: tuple[int, ...] = tuple(v for v, d in enumerate(declared) if d is None)
+        #: the same sets of verbs as bit masks (bit v: verb v), cheaper to combine at every listing
+        self.masks: tuple[int, ...] = tuple(sum(1 << v for v in d) for d in self.dependents)
+        self.always_mask: int = sum(1 << v for v in self.always)
+        #: the verb indices of the masks met so far (few: the combinations of what changes together)
+        self.stale: dict[int, tuple[int, ...]] = {}
+
+    def stale_verbs(self, mask: int) -> tuple[int, ...]:
+        """The indices of the verbs whose bits are set in ``mask``, in rule-book order."""
+        verbs = self.stale.get(mask)
+        if verbs is None:
+            verbs = self.stale[mask] = tuple(v for v in range(len(self.rules)) if mask >> v & 1)
+        return verbs
 
 
 _PLANS: weakref.WeakKeyDictionary[RuleBook, _Plan] = weakref.WeakKeyDictionary()
@@ -185,6 +200,19 @@ def _plan(rules: RuleBook) -> _Plan:
 
 
 # ---------------------------------------------------------------------- listing
+def _turn() -> type[ProbeTurn]:
+    """The engine's ProbeTurn class (the engine imports this module, so it is looked up once, when first needed)."""
+    global _TURN
+    if _TURN is None:
+        from odyssey_env.engine import ProbeTurn
+
+        _TURN = ProbeTurn
+    return _TURN
+
+
+_TURN: type[ProbeTurn] | None = None
+
+
 class Listing:
     """One agent's valid actions in one engine, cached per verb."""
 
@@ -219,8 +247,6 @@ class Listing:
         return dict(zip(self.listed_verbs, map(list, self.listed), strict=True))
 
     def _refresh(self, fingerprints: tuple[Hashable, ...], state: WorldState) -> None:
-        from odyssey_env.engine import Turn
-
         plan, old = self.plan, self.fingerprints
         stale: Iterable[int]
         if state is not self.state or old is None:
@@ -236,15 +262,15 @@ class Listing:
                     stale = plan.always
                     break
             else:
-                changed = set(plan.always)
+                changed, masks = plan.always_mask, plan.masks
                 for i in plan.used:
-                    dependents = plan.dependents[i]
-                    if not changed.issuperset(dependents) and fingerprints[i] != old[i]:
-                        changed.update(dependents)
-                stale = sorted(changed)
+                    mask = masks[i]
+                    if changed | mask != changed and fingerprints[i] != old[i]:
+                        changed |= mask
+                stale = plan.stale_verbs(changed)
         commands, rules = self.commands, plan.rules
         if stale:
-            turn = Turn(self.engine, state.agents[self.agent_id], probe=True)
+            turn = _turn()(self.engine, state.agents[self.agent_id])
             for i in stale:
                 commands[i] = tuple(rules[i].candidates(turn))
         self.recent.insert(0, (fingerprints, tuple(commands)))
@@ -255,9 +281,7 @@ class Listing:
         self.state = state
 
     def _verify(self) -> None:
-        from odyssey_env.engine import Turn
-
-        turn = Turn(self.engine, self.engine.state.agents[self.agent_id], probe=True)
+        turn = _turn()(self.engine, self.engine.state.agents[self.agent_id])
         problems = []
         for verb, rule, cached in zip(self.plan.verbs, self.plan.rules, self.commands, strict=True):
             fresh = tuple(rule.candidates(turn))

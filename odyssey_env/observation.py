@@ -36,7 +36,8 @@ def render(engine: Engine, agent_id: str) -> str:
     area = state.areas[agent.area]
     feedback = state.feedback.get(agent_id)
     said = "\n".join(feedback) + "\n\n" if feedback else ""
-    worn = ", ".join(["1 " + h for h in agent.equipment.values()])
+    equipment, hands = agent.equipment, agent.hands
+    worn = ", ".join(["1 " + h for h in equipment.values()]) if equipment else ""  # often empty: no list made
     veil = _veil(engine, agent) if engine.rules.veils else None
     if veil is None:
         if len(state.agents) > 1:
@@ -50,7 +51,7 @@ def render(engine: Engine, agent_id: str) -> str:
         around = f"I see no objects near me ({veil}).\nI see no one nearby ({veil}).\n\n"
     exits = ", ".join([f"{name} (locked)" if ex.locked else name for name, ex in area.exits.items()])
     return (f"Current Time: {engine.clock()}\nCurrent Location: {area.place}, {area.name}\n\n{said}"
-            f"I am holding {describe_holding(agent.hands) or 'no objects'}.\n"
+            f"I am holding {describe_holding(hands) if hands else 'no objects'}.\n"
             f"I have equipped {worn or 'no objects'}.\n"
             f"{around}"
             f"My level is {agent.level}.\nMy attack is at {agent.attack}.\nMy defense is at {agent.defense}.\n"

@@ -191,9 +191,12 @@ def attack_of(game: Game, state: WorldState, agent: Agent) -> int:
 
 
 def defense_of(game: Game, agent: Agent) -> int:
-    base = game.spec.agent.defense
+    total = game.spec.agent.defense
     objects = game.objects
-    return base + sum(objects[h].defense for slot, h in agent.equipment.items() if slot != "pack")
+    for slot, handle in agent.equipment.items():  # a loop, not sum() of a generator: asked every step
+        if slot != "pack":
+            total += objects[handle].defense
+    return total
 
 
 def npc_here(state: WorldState, area: Area, handle: str) -> Npc | None:

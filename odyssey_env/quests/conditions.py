@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from odyssey_env.content import Category
 from odyssey_env.quests.spec import Condition
@@ -55,7 +55,8 @@ def _register(name: str, family: str, required: tuple[str, ...] = (), optional: 
 
 def holds(engine: Engine, agent: Agent, cond: Condition) -> bool:
     """Whether ``cond`` holds for ``agent`` now (events: during the current step)."""
-    wanted = triggers(cond)
+    hit = _triggers.get(id(cond))  # triggers(), its cache read inline: quests ask at every step
+    wanted = hit[1] if hit is not None and hit[0] is cond else triggers(cond)
     if wanted is not None and wanted.isdisjoint(engine.kinds):
         return False  # an event condition cannot hold on a step without its event
     return VOCABULARY[cond.type].test(engine, agent, cond)
@@ -95,18 +96,37 @@ def _events(engine: Engine, agent: Agent, kind: str):
 # ----------------------------------------------------------------------------- counting helpers
 def owned(engine: Engine, agent: Agent, type_name: str) -> int:
     """Units of an object type the agent has: in hands, in its containers, or worn."""
-    state = engine.state
+    # type_of and held_containers inlined, one pass over the hands: quests ask this at every step
+    instances = engine.state.instances
+    get, objects = instances.get, engine.game.objects
     n = 0
     for handle, k in agent.hands.items():
-        if type_of(state, handle) == type_name:
-            n += k
-    for c in held_containers(engine.game, state, agent):
-        for handle, k in state.instances[c].contents.items():
-            if type_of(state, handle) == type_name:
+        inst = get(handle)
+        if inst is None:
+            if handle == type_name:
                 n += k
-    for handle in agent.equipment.values():
-        if type_of(state, handle) == type_name:
+            continue
+        if inst.type == type_name:
+            n += k
+        if objects[inst.type].category == "container":
+            n += _owned_in(instances, inst.contents, type_name)
+    equipment = agent.equipment
+    pack = equipment.get("pack")
+    if pack is not None:
+        n += _owned_in(instances, instances[pack].contents, type_name)
+    for handle in equipment.values():
+        inst = get(handle)
+        if (handle if inst is None else inst.type) == type_name:
             n += 1
+    return n
+
+
+def _owned_in(instances: dict[str, Any], contents: dict[str, int], type_name: str) -> int:
+    n = 0
+    for handle, k in contents.items():
+        inst = instances.get(handle)
+        if (handle if inst is None else inst.type) == type_name:
+            n += k
     return n
 
 

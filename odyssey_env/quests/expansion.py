@@ -119,10 +119,9 @@ class ExpansionRule(StepRule):
             engine.state.rule_data[NAME] = {"expansions": 0}
 
     def apply(self, engine: Engine) -> None:
-        if not self._enabled(engine):
+        if "area_entered" not in engine.kinds or not self._enabled(engine):  # the cheaper test first
             return
-        if "area_entered" not in engine.kinds or \
-                not any(ev.kind == "area_entered" and ev.data.get("first") for ev in engine.events):
+        if not any(ev.kind == "area_entered" and ev.data.get("first") for ev in engine.events):
             return  # exploring is the only way to finish exploring
         data = engine.state.rule_data[NAME]
         if data["expansions"] >= engine.game.quest.expansion.max_expansions:

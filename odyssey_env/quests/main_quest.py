@@ -33,6 +33,8 @@ class Plan:
     chapter_of: dict[str, Chapter]  # stage id -> its chapter
     last_of_chapter: dict[str, Chapter]  # stage id that closes a chapter -> that chapter
     by_id: dict[str, Stage]
+    #: stage id -> its entry in ``progress()["current"]`` (copied there: info is built every step)
+    summary: dict[str, dict[str, str]]
 
 
 _plans: dict[int, tuple[MainQuest, Plan]] = {}
@@ -71,7 +73,8 @@ def _make_plan(main: MainQuest) -> Plan:
             raise ValueError(f"stages {', '.join(remaining)} can never open: their requires form a cycle")
         done.update(ready)
         remaining = [s for s in remaining if s not in done]
-    return Plan(tuple(stages), requires, chapter_of, last_of, {s.id: s for s in stages})
+    summary = {s.id: {"id": s.id, "title": s.title, "chapter": chapter_of[s.id].title} for s in stages}
+    return Plan(tuple(stages), requires, chapter_of, last_of, {s.id: s for s in stages}, summary)
 
 
 def open_stages(p: Plan, done: list[str]) -> list[Stage]:
@@ -84,12 +87,13 @@ def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
     main = engine.game.quest.main
     data = engine.state.rule_data[NAME]["agents"][agent_id]
     p = plan(main)
-    current = [p.by_id[s] for s in data["open"]]
+    summary = p.summary
+    current = [summary[s].copy() for s in data["open"]]
     return {
         "title": main.title,
         "completed": len(data["done"]),
         "total": len(p.stages),
-        "current": [{"id": s.id, "title": s.title, "chapter": p.chapter_of[s.id].title} for s in current],
+        "current": current,
         "done": not current,
     }
 
@@ -134,7 +138,7 @@ class MainQuestRule(StepRule):
             if not mine["announced"]:
                 self._announce(engine, agent)
             self._advance(engine, agent, mine)
-            if main.guide is not None:
+            if main.guide is not None and "talked_to" in engine.kinds:
                 self._answer_guide(engine, agent, mine)
         if "npc_defeated" in engine.kinds and len(data["agents"]) > 1:
             self._bring_back(engine, data)
@@ -143,7 +147,6 @@ class MainQuestRule(StepRule):
     def _advance(self, engine: Engine, agent: Agent, mine: dict[str, Any]) -> None:
         main = engine.game.quest.main
         p = plan(main)
-        introduced = engine.state.rule_data[NAME]["introduced"]
         progressed = True
         while progressed:  # a completion may open a stage whose condition already holds
             progressed = False
@@ -169,6 +172,7 @@ class MainQuestRule(StepRule):
                     engine.state.done = True
                     return
                 told: set[str] = set()
+                introduced = engine.state.rule_data[NAME]["introduced"]
                 for nxt in opened:
                     if nxt.id in was_open:
                         continue

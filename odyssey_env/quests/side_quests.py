@@ -20,10 +20,13 @@ if TYPE_CHECKING:
     from odyssey_env.state import Agent
 
 NAME = "side_quests"
+#: The event that completes a talk or craft quest (a trade quest names its own).
+_AWAITED = {"talk": "talked_to", "craft": "object_crafted"}
 
 
 def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
-    data = engine.state.rule_data.get(NAME, {}).get(agent_id)
+    data = engine.state.rule_data.get(NAME)
+    data = data.get(agent_id) if data else None
     if not data:
         return {"completed": 0, "active": []}
     return {"completed": data["completed"],
@@ -78,7 +81,7 @@ class SideQuestRule(StepRule):
         kind = q["kind"]
         if kind == "collect":
             return owned(engine, agent, q["object"]) >= q["count"]
-        wanted = {"talk": "talked_to", "craft": "object_crafted", "trade": q.get("event")}[kind]
+        wanted = q.get("event") if kind == "trade" else _AWAITED[kind]
         if wanted not in engine.kinds:
             return False
         for ev in engine.events:

@@ -52,11 +52,8 @@ def ground(turn: Turn) -> list[tuple[str, ObjectType]]:
     memo = turn.memo
     if memo is not None and "ground" in memo:
         return memo["ground"]
-    objects, instances = turn.game.objects, turn.state.instances
-    out = []
-    for handle in turn.area.objects:
-        inst = instances.get(handle)
-        out.append((handle, objects[inst.type if inst is not None else handle]))
+    objects, get = turn.game.objects, turn.state.instances.get
+    out = [(handle, objects[handle if (inst := get(handle)) is None else inst.type]) for handle in turn.area.objects]
     if memo is not None:
         memo["ground"] = out
     return out

@@ -7,6 +7,8 @@ goes into the worn pack if it has room. Weapons are held, never equipped: equipp
 
 from __future__ import annotations
 
+from itertools import chain
+
 from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.verbs.common import acquire, ground, reachable_containers
@@ -143,13 +145,13 @@ class Inspect(ActionRule):
 
 def _visible(turn: Turn) -> dict[str, None]:
     """Objects the agent can look at: held, worn, in reachable containers and on the ground here."""
-    agent, state = turn.agent, turn.state
-    seen: dict[str, None] = dict.fromkeys(agent.hands)
-    seen.update(dict.fromkeys(agent.equipment.values()))
-    for c in reachable_containers(turn):
-        seen.update(dict.fromkeys(state.instances[c].contents))
-    seen.update(dict.fromkeys(turn.area.objects))
-    return seen
+    agent = turn.agent
+    containers = reachable_containers(turn)
+    if not containers:  # the common case, in one pass (this is listed whenever anything here changes)
+        return dict.fromkeys(chain(agent.hands, agent.equipment.values(), turn.area.objects))
+    instances = turn.state.instances
+    return dict.fromkeys(chain(agent.hands, agent.equipment.values(),
+                               *[instances[c].contents for c in containers], turn.area.objects))
 
 
 def describe_object(turn: Turn, handle: str) -> str:

@@ -33,6 +33,15 @@ def _merchant(turn: Turn, handle: str, verb: str) -> Npc | str:
     return npc
 
 
+def _dealer(turn: Turn, handle: str) -> Npc | None:
+    """The NPC if :func:`_merchant` would let me deal with it, else None: for listing, which needs no
+    refusal text (and asks about every NPC here whenever they change)."""
+    npc = npc_here(turn.state, turn.area, handle)
+    if npc is None or not turn.game.npcs[npc.type].merchant or wary(turn, npc):
+        return None
+    return npc
+
+
 @action_rule
 class Buy(ActionRule):
     verb = "buy"
@@ -65,13 +74,13 @@ class Buy(ActionRule):
 
     def candidates(self, turn: Turn):
         coins = None
+        objects = turn.game.objects
         for handle in turn.area.npcs:
-            npc = _merchant(turn, handle, "buy")
-            if isinstance(npc, str):
+            npc = _dealer(turn, handle)
+            if npc is None:
                 continue
             if coins is None:
                 coins = coins_carried(turn)
-            objects = turn.game.objects
             for ware, stock in npc.inventory.items():
                 most = min(stock, coins // max(1, objects[ware].value))  # price(), inlined: listed often
                 if most >= 1:
@@ -139,8 +148,8 @@ class Sell(ActionRule):
     def candidates(self, turn: Turn):
         carried = None
         for merchant in turn.area.npcs:
-            npc = _merchant(turn, merchant, "sell")
-            if isinstance(npc, str):
+            npc = _dealer(turn, merchant)
+            if npc is None:
                 continue
             if carried is None:
                 carried = carried_handles(turn)

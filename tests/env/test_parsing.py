@@ -104,3 +104,35 @@ def test_names_may_be_as_long_as_the_limit_and_no_longer(tiny_game):
 
 def test_quoted_names_lose_their_quotes(tiny_game):
     assert _verb_and_args(tiny_game.rules, "drop 'stick'") == ("drop", ("stick",))
+
+
+# ------------------------------------------------------------------ the engine's memory of parsed commands
+def test_the_engine_parses_a_command_again_under_another_rule_book(tiny_game):
+    """Parsed commands are remembered per rule book: a new one (a game verb added) parses afresh."""
+    from odyssey_env.engine import Engine
+
+    engine = Engine(tiny_game, 0)
+    assert engine._parse("pick stick") == parse(tiny_game.rules, "pick stick")  # "pick up" expects more
+    assert isinstance(engine._parse("pick stick"), str)
+    engine.rules = RuleBook([*BASE_RULE_MODULES, sys.modules[__name__]])
+    rule, args = engine._parse("pick stick")
+    assert (rule.verb, args) == ("pick", ("stick",))
+    engine.rules = tiny_game.rules
+    assert isinstance(engine._parse("pick stick"), str)
+
+
+def test_the_engine_remembers_few_and_short_commands(tiny_game, monkeypatch):
+    """The memory of parsed commands is bounded in entries and in text length, and what it returns is
+    what parsing returns."""
+    from odyssey_env import engine as engine_module
+
+    monkeypatch.setattr(engine_module, "PARSED_COMMANDS", 3)
+    engine = engine_module.Engine(tiny_game, 0)
+    for n in range(1, 8):
+        command = f"craft {n} torch"
+        assert engine._parse(command) == parse(tiny_game.rules, command)
+        assert len(engine._parsed) <= 3
+    long = "wait" + " " * engine_module._PARSE_MEMO_TEXT
+    assert engine._parse(long) == parse(tiny_game.rules, long)
+    assert long not in engine._parsed
+    assert engine._parse(42) == parse(tiny_game.rules, 42)
