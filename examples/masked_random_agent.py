@@ -87,12 +87,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--updates", type=int, default=20, help="REINFORCE updates (0: random agent only)")
     ap.add_argument("--learning-rate", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--asynchronous", action="store_true",
+                    help="step the sub-envs in parallel processes (same results as without)")
     args = ap.parse_args(argv)
     start = time.perf_counter()
     rng = np.random.default_rng(args.seed)
     # No vectorization_mode: odyssey's own vector env; max_actions wraps each sub-env in ValidActions.
     envs = gym.make_vec(odyssey_env.env_id(args.game), num_envs=args.num_envs, max_actions=128,
-                        reward_weights={"exploration": 1.0})
+                        asynchronous=args.asynchronous, reward_weights={"exploration": 1.0})
     verbs = sorted(odyssey_env.load_game(args.game).rules.actions)
     try:
         random_stats = run(envs, args.steps, rng, verbs)
