@@ -195,8 +195,8 @@ def _lockstep(game: str, workload: str, num_envs: int, seconds: float) -> float:
     step, for the slower of the two shares). The async figure's gap to it is the vector env's own
     cost: the policy computed in one process, observations and infos sent, merged.
     """
-    from odyssey_env.channel import make_link
-    from odyssey_env.vector import _share_sizes, _usable_cpus
+    from odyssey_env.vector.channel import make_link
+    from odyssey_env.vector.parallel import _share_sizes, _usable_cpus
 
     sizes = _share_sizes(num_envs, min(num_envs, _usable_cpus()) - 1)
     ctx = mp.get_context()

@@ -16,7 +16,7 @@ import time
 import numpy as np
 import pytest
 
-from odyssey_env.channel import LinkClosed, PeerDied, make_link, spinning_is_safe
+from odyssey_env.vector.channel import LinkClosed, PeerDied, make_link, spinning_is_safe
 
 CTX = mp.get_context("fork")
 

@@ -20,7 +20,8 @@ import pytest
 from gymnasium.vector import AutoresetMode, SyncVectorEnv
 
 from odyssey_env.env import OdysseyEnv
-from odyssey_env.vector import OdysseyAsyncVectorEnv, OdysseySyncVectorEnv, _share_sizes, make_vector_env
+from odyssey_env.vector import OdysseyAsyncVectorEnv, OdysseySyncVectorEnv, make_vector_env
+from odyssey_env.vector.parallel import _share_sizes
 from odyssey_env.wrappers import ValidActions
 
 from .test_vector import _same

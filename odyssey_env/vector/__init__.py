@@ -1,0 +1,76 @@
+"""Vector envs whose overhead stays small next to a step: ``gym.make_vec("AgentOdyssey/Base-v0", 8)``.
+
+Gymnasium merges the sub-envs' ``info`` dicts one sub-env and one key at a time, allocating a value
+array and a mask array for every leaf of every sub-env's info (``VectorEnv._add_info``). An odyssey
+info has about twenty leaves (reward components, quest progress, flags, events; twenty-five with
+``ValidActions``), so that merge costs a fifth to a third of a step. The classes here gather the
+sub-envs' infos and merge them once per step by a plan compiled from their shape
+(:class:`_InfoPlan`), into exactly what Gymnasium's merge gives (same keys, order, masks and dtypes;
+anything unusual, such as sub-envs whose infos differ in shape, goes through Gymnasium's own merge
+unchanged). Fewer leaves help most: ``info_keys=`` on the env.
+
+:class:`OdysseyAsyncVectorEnv` is not Gymnasium's ``AsyncVectorEnv``: one process per core rather than
+per sub-env (the calling process steps a share too), and messages through shared-memory links,
+because a pipe round trip costs about half a step. The package's modules: ``infos`` (the merge),
+``sync``, ``parallel`` (the async env and its workers) and ``channel`` (the links).
+
+:func:`make_vector_env` is the ``vector_entry_point`` of every registered odyssey id, so
+``gym.make_vec(id, num_envs=N)`` (no ``vectorization_mode``) builds these; ``asynchronous=True`` steps
+the sub-envs in parallel and ``max_actions=K`` wraps each in
+:class:`~odyssey_env.wrappers.ValidActions`. ``vectorization_mode="sync"`` or ``"async"`` still
+gives Gymnasium's own classes (correct, with this package's fast shared-memory text codec, and with
+Gymnasium's slower info merge). ``python benchmarks/vector_envs.py`` measures all of them.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import gymnasium as gym
+from gymnasium.vector import AutoresetMode, VectorEnv
+
+from odyssey_env.vector.infos import batch_infos
+from odyssey_env.vector.parallel import OdysseyAsyncVectorEnv
+from odyssey_env.vector.sync import OdysseySyncVectorEnv
+
+__all__ = ["OdysseyAsyncVectorEnv", "OdysseySyncVectorEnv", "batch_infos", "make_vector_env"]
+
+
+def _sub_env(max_actions: int | None, max_episode_steps: int | None, env_kwargs: dict[str, Any]) -> gym.Env:
+    from odyssey_env.env import OdysseyEnv
+
+    env: gym.Env = OdysseyEnv(**env_kwargs)
+    if max_episode_steps is not None:
+        env = gym.wrappers.TimeLimit(env, max_episode_steps)
+    if max_actions is not None:
+        from odyssey_env.wrappers import ValidActions
+
+        env = ValidActions(env, max_actions)
+    return env
+
+
+def make_vector_env(num_envs: int = 1, *, asynchronous: bool = False, workers: int | None = None,
+                    spin_s: float | None = None, max_actions: int | None = None,
+                    max_episode_steps: int | None = None,
+                    autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+                    **env_kwargs: Any) -> VectorEnv:
+    """``num_envs`` odyssey envs as one vector env; ``env_kwargs`` go to each ``OdysseyEnv``.
+
+    ``asynchronous`` steps the sub-envs in parallel (:class:`OdysseyAsyncVectorEnv`: ``workers``
+    processes plus the calling one; ``spin_s`` is how long a waiting side polls before it sleeps,
+    0 for pipes only); ``max_actions`` gives each a ``Discrete(max_actions)`` action space over its
+    valid commands (:class:`~odyssey_env.wrappers.ValidActions`); ``max_episode_steps`` truncates.
+    """
+    if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
+        raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
+    make: Callable[[], gym.Env] = functools.partial(_sub_env, max_actions, max_episode_steps, env_kwargs)
+    # copy=False: observations are a fresh tuple of immutable strings every step, nothing to protect
+    # by deep-copying it.
+    if asynchronous:
+        return OdysseyAsyncVectorEnv([make] * num_envs, workers=workers, spin_s=spin_s, copy=False,
+                                     autoreset_mode=autoreset_mode)
+    if workers is not None or spin_s is not None:
+        raise ValueError("workers and spin_s are options of asynchronous=True")
+    return OdysseySyncVectorEnv([make] * num_envs, copy=False, autoreset_mode=autoreset_mode)
