@@ -108,7 +108,7 @@ class _Batch:
 
     @staticmethod
     def pack(part: Any) -> Any:
-        if type(part) is np.ndarray and part.dtype != object:
+        if type(part) is np.ndarray and part.dtype != object and part.dtype.fields is None:
             return _Batch, part.dtype.str, part.shape, part.ravel().tolist()
         return part
 
