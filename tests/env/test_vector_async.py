@@ -218,3 +218,20 @@ def test_make_vec_asynchronous_builds_it_and_sync_refuses_its_options():
         envs.close()
     with pytest.raises(ValueError, match="asynchronous=True"):
         make_vector_env(2, workers=1, game="base")
+
+
+@pytest.mark.parametrize("actions", [np.array([3, 1], dtype=np.int64), np.array([3, 1], dtype=np.int32),
+                                     np.array(["wait", "look"]), np.array([[1, 2], [3, 4]], dtype=np.uint8),
+                                     np.array([(1, 2.5)], dtype=[("a", "<i4"), ("b", "<f8")]), ["wait", "look"]])
+def test_actions_cross_to_a_worker_with_their_dtype_and_values(actions):
+    import pickle
+
+    from odyssey_env.vector.parallel import _Batch
+
+    back = _Batch.unpack(pickle.loads(pickle.dumps(_Batch.pack(actions))))
+    assert type(back) is type(actions)
+    if isinstance(actions, np.ndarray):
+        assert back.dtype == actions.dtype and back.shape == actions.shape and back.tolist() == actions.tolist()
+        assert [type(x) for x in back] == [type(x) for x in actions]  # what each sub-env receives
+    else:
+        assert back == actions
