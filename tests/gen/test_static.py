@@ -53,7 +53,7 @@ class Bail(ActionRule):
 @step_rule
 class Tides(StepRule):
     name = "tides"
-    priority = 45
+    after = ("respawn",)
     description = "At night the lowest area floods; its neighbours may bail it out."
 
     @dataclass(frozen=True)
