@@ -306,6 +306,17 @@ def step_order(rules: Iterable[type[StepRule]], known: Iterable[str] = ()) -> li
     return [classes[present[name]] for name in order]
 
 
+def placement(rule: type[StepRule] | StepRule, quote: str = "") -> str:
+    """How a step rule is placed, in words: ``"after ambush; before death"`` from its ``after`` / ``before``
+    (each name between ``quote``: docs/games.md uses backticks); ``"engine order"`` for one placed by
+    :data:`ENGINE_STEP_ORDER` alone; ``"first"`` for neither."""
+    parts = [f"{word} {', '.join(quote + n + quote for n in names)}"
+             for word, names in (("after", rule.after), ("before", rule.before)) if names]
+    if parts:
+        return "; ".join(parts)
+    return "engine order" if rule.name in ENGINE_STEP_ORDER else "first"
+
+
 def _cycle(preds: Mapping[str, set[str]], placed: set[str]) -> list[str]:
     """One cycle among the rules a topological sort could not place: each of them waits on another unplaced
     rule, so walking back along those waits must come round; the walk is by name, so the message is stable."""
@@ -314,8 +325,10 @@ def _cycle(preds: Mapping[str, set[str]], placed: set[str]) -> list[str]:
     while name not in path:
         path.append(name)
         name = min(p for p in preds[name] if p not in placed)
-    cycle = path[path.index(name):]
-    return [*reversed(cycle), cycle[-1]]
+    cycle = path[path.index(name):][::-1]  # in run order: each must run before the next
+    start = cycle.index(min(cycle))  # from its first name alphabetically, so the message is one for one cycle
+    cycle = cycle[start:] + cycle[:start]
+    return [*cycle, cycle[0]]
 
 
 def predicate(name: str) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
@@ -398,8 +411,8 @@ class RuleBook:
     def describe(self) -> dict[str, Any]:
         return {
             "verbs": [r.usage() for r in self.actions.values()],
-            "step_rules": [{"name": r.name, "after": list(r.after), "before": list(r.before),
-                            "description": r.description} for r in self.steps],
+            "step_rules": [{"name": r.name, "runs": placement(r), "description": r.description}
+                           for r in self.steps],
             "predicates": sorted(self.predicates),
         }
 
