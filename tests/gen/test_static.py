@@ -183,6 +183,13 @@ def test_a_rejection_names_the_line_and_the_construct():
                               "attributes are off limits")
 
 
+def test_a_step_rule_with_a_priority_is_refused_with_the_way_to_place_it():
+    source = GOOD.replace('    after = ("respawn",)\n', "    priority = 45\n")
+    (rejection,) = check_source(source)
+    assert source.splitlines()[rejection.line - 1] == "    priority = 45"
+    assert "step rules have no priority: place one with after = (...) / before = (...)" in str(rejection)
+
+
 def test_names_the_file_defines_may_be_used_as_attributes():
     source = GOOD + "\n\ndef helper(rule):\n    return rule.p.hour + FLOOD_HOUR\n"
     assert check_source(source) == []
