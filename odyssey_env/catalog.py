@@ -68,7 +68,9 @@ def format_details(row: dict[str, Any]) -> str:
     lines.append(f"  NPC types ({row['npc_types']}): {row['enemy_types']} enemies, {row['merchant_types']} merchants")
     lines.append(f"  verbs ({row['verbs']}): {', '.join(row['verb_list'])}")
     lines.append(f"  extra verbs ({len(row['extra_verbs'])}): {', '.join(row['extra_verbs']) or 'none'}")
-    lines.append(f"  step rules ({len(row['step_rules'])}): {', '.join(row['step_rules'])}")
+    places = row.get("step_rule_places", {})
+    steps = [f"{name} ({places[name]})" if name in places else name for name in row["step_rules"]]
+    lines.append(f"  step rules ({len(steps)}, in run order): {', '.join(steps)}")
     lines.append(f"  extra step rules ({len(row['extra_step_rules'])}): {', '.join(row['extra_step_rules']) or 'none'}")
     if row["side_quests"]:
         lines.append(f"  side quests: {', '.join(row['side_quest_kinds'])}")

@@ -1,7 +1,8 @@
 """The engine: one episode of one game, as pure logic (no Gymnasium, no I/O).
 
 A step is: the clock advances, each agent's command is parsed and applied by its verb's rule, every
-step rule runs in priority order, and the events the step emitted become the reward breakdown.
+step rule runs in its place (:func:`odyssey_env.rules.step_order`), and the events the step emitted become
+the reward breakdown.
 Everything that plays drives this class: the Gymnasium face (``odyssey_env.env``), the evaluation
 runner, the oracle, and faces for several agents, who can all act in one step.
 """

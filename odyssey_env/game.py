@@ -26,7 +26,7 @@ from odyssey_env import schema
 from odyssey_env import trust as trust_store
 from odyssey_env.content import NAMEABLE, AreaSpec, NpcType, ObjectType, WorldSpec
 from odyssey_env.quests.spec import QuestSpec, check_quest, quest_summary
-from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook, RuleError, core_step_rules
+from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook, RuleError, core_step_rules, placement
 from odyssey_env.schema import FormatError, Problem
 
 __all__ = ["GAMES_DIR", "Game", "GameError", "UntrustedGameError", "available_games", "load_game"]
@@ -103,7 +103,9 @@ class Game:
             "merchant_types": sum(1 for n in self.npcs.values() if n.merchant),
             "verbs": len(self.rules.actions),
             "verb_list": list(self.rules.actions),
-            "step_rules": [r.name for r in self.rules.steps],
+            "step_rules": [r.name for r in self.rules.steps],  # in run order
+            # where the rules that are not the engine's place themselves (after=/before=)
+            "step_rule_places": {r.name: placement(r) for r in self.rules.steps if r.after or r.before},
             # what the game adds to the engine's core: optional or own verbs, optional or own dynamics
             "extra_verbs": [v for v in self.rules.actions if v not in BASE_VERBS],
             "extra_step_rules": [r.name for r in self.rules.steps if r.optional or r.name not in core_step_rules()],

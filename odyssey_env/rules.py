@@ -4,8 +4,10 @@ Two kinds of rules make a game's dynamics (paper §3.2):
 
 * an :class:`ActionRule` owns one verb: it checks preconditions, changes the state, says what
   happened, and lists the commands of its verb that are applicable now (the valid actions);
-* a :class:`StepRule` runs after the actions of every step, in ``priority`` order, for processes
-  that go on without the player (combat rhythm, ambushes, the clock, respawns, quests).
+* a :class:`StepRule` runs after the actions of every step, for processes that go on without the
+  player (combat rhythm, ambushes, the clock, respawns, quests). The engine's own step rules run in the
+  order declared in :mod:`odyssey_env.steprules.order`; any other rule places itself with ``after`` /
+  ``before`` (see :func:`step_order`).
 
 Rules are classes marked with :func:`action_rule` / :func:`step_rule`; a :class:`RuleBook` collects
 the base rules and then a game's own ``rules.py``, where a rule with the same verb or name replaces
@@ -19,7 +21,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import heapq
 import importlib
+import itertools
 import types
 import typing
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from odyssey_env import schema
 from odyssey_env.parsing import verb_index
+from odyssey_env.steprules.order import ENGINE_STEP_ORDER
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine, Turn
@@ -181,13 +186,20 @@ class ActionRule(_Rule):
 
 
 class StepRule(_Rule):
-    """A process that runs once per step after the actions, lowest ``priority`` first.
+    """A process that runs once per step after the actions.
+
+    Where it runs among the other step rules: the engine's own rules run in the order declared in
+    :mod:`odyssey_env.steprules.order`; any other rule names the rules it must follow (``after``) and
+    precede (``before``), and runs as soon as those it follows have run (:func:`step_order`). A name
+    that is not in the game's rule book (an optional rule the game leaves off, a disabled one) is
+    ignored, so a rule may name what it must follow wherever that is present.
 
     ``optional`` rules belong to the engine's library of world dynamics but run only in games that
     name them in ``game.step_rules`` (as optional verbs are named in ``game.verbs``).
     """
 
-    priority: ClassVar[int] = 50
+    after: ClassVar[tuple[str, ...]] = ()
+    before: ClassVar[tuple[str, ...]] = ()
     optional: ClassVar[bool] = False
 
     def active(self, game: Game) -> bool:
@@ -233,8 +245,90 @@ def step_rule(cls: R) -> R:
     """Mark a :class:`StepRule` subclass for collection by :class:`RuleBook`."""
     if not (isinstance(cls, type) and issubclass(cls, StepRule) and cls.name):
         raise RuleError(f"@step_rule needs a StepRule subclass with a name, got {cls!r}")
+    if hasattr(cls, "priority"):
+        raise RuleError(f"step rule {cls.name!r}: 'priority' is gone; place the rule with after = (...) and/or "
+                        f"before = (...) naming the step rules it must follow or precede (docs/engine.md)")
+    for field in ("after", "before"):
+        names = getattr(cls, field)
+        if not (isinstance(names, tuple) and all(isinstance(n, str) and n for n in names)):
+            raise RuleError(f"step rule {cls.name!r}: {field} must be a tuple of step rule names, got {names!r}")
     cls.__odyssey_rule__ = "step"
     return cls
+
+
+def step_order(rules: Iterable[type[StepRule]], known: Iterable[str] = ()) -> list[type[StepRule]]:
+    """The run order of ``rules`` (one class per name, in load order).
+
+    Constraints: the engine's rules present keep the order of :data:`ENGINE_STEP_ORDER`; every rule runs
+    after the rules named in its ``after`` and before those named in its ``before``; a name that is known
+    (in ``known``, in ``rules`` or in the engine's order) but absent from ``rules`` is ignored. The order is
+    the topological one that runs each rule as early as its constraints allow: whenever several rules
+    could run next, a rule outside the engine's order goes first (by load order), then the engine's next
+    rule. So ``after = ("ambush",)`` runs a rule right after ``ambush``. A name nobody knows, or
+    constraints that contradict each other (a cycle), raise :class:`RuleError` naming the rules.
+    """
+    classes = list(rules)
+    present = {cls.name: i for i, cls in enumerate(classes)}
+    known_names = set(known) | set(present) | set(ENGINE_STEP_ORDER)
+    preds: dict[str, set[str]] = {name: set() for name in present}
+    engine_chain = [name for name in ENGINE_STEP_ORDER if name in present]
+    for earlier, later in itertools.pairwise(engine_chain):
+        preds[later].add(earlier)
+    for cls in classes:
+        unknown = [n for n in (*cls.after, *cls.before) if n not in known_names]
+        if unknown:
+            raise RuleError(f"step rule {cls.name!r} names unknown step rule(s) {', '.join(map(repr, unknown))} "
+                            f"in after/before; known: {', '.join(sorted(known_names))}")
+        preds[cls.name].update(n for n in cls.after if n in present)
+        for n in cls.before:
+            if n in present:
+                preds[n].add(cls.name)
+    rank = {name: i for i, name in enumerate(ENGINE_STEP_ORDER)}
+    # ready rules by (engine rule?, position): a rule outside the engine order first, by load order
+    key = {name: (1, rank[name]) if name in rank else (0, i) for name, i in present.items()}
+    waiting = {name: len(p) for name, p in preds.items()}
+    follows: dict[str, list[str]] = {name: [] for name in present}
+    for name, p in preds.items():
+        for q in sorted(p):
+            follows[q].append(name)
+    ready = [(key[name], name) for name, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        _, name = heapq.heappop(ready)
+        order.append(name)
+        for nxt in follows[name]:
+            waiting[nxt] -= 1
+            if waiting[nxt] == 0:
+                heapq.heappush(ready, (key[nxt], nxt))
+    if len(order) < len(present):
+        raise RuleError(f"step rules ordered in a cycle by after/before: {' -> '.join(_cycle(preds, set(order)))}")
+    return [classes[present[name]] for name in order]
+
+
+def placement(rule: type[StepRule] | StepRule, quote: str = "") -> str:
+    """How a step rule is placed, in words: ``"after ambush; before death"`` from its ``after`` / ``before``
+    (each name between ``quote``: docs/games.md uses backticks); ``"engine order"`` for one placed by
+    :data:`ENGINE_STEP_ORDER` alone; ``"first"`` for neither."""
+    parts = [f"{word} {', '.join(quote + n + quote for n in names)}"
+             for word, names in (("after", rule.after), ("before", rule.before)) if names]
+    if parts:
+        return "; ".join(parts)
+    return "engine order" if rule.name in ENGINE_STEP_ORDER else "first"
+
+
+def _cycle(preds: Mapping[str, set[str]], placed: set[str]) -> list[str]:
+    """One cycle among the rules a topological sort could not place: each of them waits on another unplaced
+    rule, so walking back along those waits must come round; the walk is by name, so the message is stable."""
+    name = min(n for n in preds if n not in placed)
+    path: list[str] = []
+    while name not in path:
+        path.append(name)
+        name = min(p for p in preds[name] if p not in placed)
+    cycle = path[path.index(name):][::-1]  # in run order: each must run before the next
+    start = cycle.index(min(cycle))  # from its first name alphabetically, so the message is one for one cycle
+    cycle = cycle[start:] + cycle[:start]
+    return [*cycle, cycle[0]]
 
 
 def predicate(name: str) -> Callable[[Callable[..., bool]], Callable[..., bool]]:
@@ -296,11 +390,10 @@ class RuleBook:
             if verb in disable or (cls.optional and verb not in verbs):
                 continue
             self.actions[verb] = cls(_params(cls, params.pop(verb, None)))
-        ordered = sorted(step_classes.values(), key=lambda c: c.priority)  # stable: ties keep load order
-        self.steps: list[StepRule] = [
-            cls(_params(cls, params.pop(cls.name, None))) for cls in ordered
-            if cls.name not in disable and (not cls.optional or cls.name in wanted_steps)
-        ]
+        in_book = [cls for cls in step_classes.values()
+                   if cls.name not in disable and (not cls.optional or cls.name in wanted_steps)]
+        self.steps: list[StepRule] = [cls(_params(cls, params.pop(cls.name, None)))
+                                      for cls in step_order(in_book, known=step_classes)]
         if params:
             raise RuleError(f"parameters given for rule(s) that are not active: {', '.join(sorted(params))}")
         self.predicates = predicates
@@ -318,7 +411,7 @@ class RuleBook:
     def describe(self) -> dict[str, Any]:
         return {
             "verbs": [r.usage() for r in self.actions.values()],
-            "step_rules": [{"name": r.name, "priority": r.priority, "description": r.description}
+            "step_rules": [{"name": r.name, "runs": placement(r), "description": r.description}
                            for r in self.steps],
             "predicates": sorted(self.predicates),
         }

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from odyssey_env.rules import BASE_RULE_MODULES, OPTIONAL_VERBS
+from odyssey_env.rules import BASE_RULE_MODULES, OPTIONAL_VERBS, step_order
 
 __all__ = ["DEFAULTS", "OPTIONAL_DYNAMICS", "GameSpec", "SpecError", "ValidationSettings"]
 
@@ -32,7 +32,7 @@ def _optional_dynamics() -> tuple[str, ...]:
             if getattr(value, "__odyssey_rule__", None) == "step" and value.optional and \
                     value.__module__ == module:
                 found.append(value)
-    return tuple(cls.name for cls in sorted(found, key=lambda c: c.priority))
+    return tuple(cls.name for cls in step_order(found))
 
 
 #: The engine's library of optional world dynamics (``docs/dynamics.md``), switched on per game.

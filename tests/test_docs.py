@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from odyssey_env.quests.conditions import VOCABULARY
@@ -33,6 +34,13 @@ def test_dynamics_page_lists_every_step_rule_and_verb():
     missing = [r.name for r in rules.steps if f"`{r.name}`" not in text]
     missing += [v for v in rules.actions if f"`{rules.actions[v].usage()}`" not in text]
     assert not missing, f"docs/dynamics.md lacks {missing}; regenerate it"
+
+
+def test_dynamics_page_lists_step_rules_in_their_run_order():
+    from odyssey_env.steprules.order import ENGINE_STEP_ORDER
+
+    rows = re.findall(r"^\| `([a-z_]+)` \| (\d+) \| (?:yes|no) \|", (DOCS / "dynamics.md").read_text(), re.M)
+    assert rows == [(name, str(i)) for i, name in enumerate(ENGINE_STEP_ORDER, 1)]
 
 
 def test_quests_page_lists_every_condition_type():

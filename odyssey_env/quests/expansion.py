@@ -107,7 +107,6 @@ class ProceduralExpander:
 @step_rule
 class ExpansionRule(StepRule):
     name = NAME
-    priority = 95
     description = "When every reachable area has been explored, new places of higher level appear."
     expander: Expander = ProceduralExpander()
 

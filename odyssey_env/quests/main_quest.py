@@ -101,7 +101,6 @@ def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
 @step_rule
 class MainQuestRule(StepRule):
     name = NAME
-    priority = 60
     description = "Checks the open main-quest stages, awards completed ones, opens the next, answers the guide."
 
     def active(self, game) -> bool:

@@ -36,7 +36,6 @@ def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
 @step_rule
 class SideQuestRule(StepRule):
     name = NAME
-    priority = 62
     description = "Newly explored areas unlock collect/talk/craft/trade side quests that pay coins."
 
     def active(self, game) -> bool:

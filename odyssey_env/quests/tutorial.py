@@ -37,7 +37,6 @@ def progress(engine: Engine, agent_id: str) -> dict[str, Any] | None:
 @step_rule
 class TutorialRule(StepRule):
     name = NAME
-    priority = 55
     description = "Runs the tutorial rooms: one instruction at a time, each gated on doing it."
 
     def active(self, game) -> bool:

@@ -15,7 +15,6 @@ from odyssey_env.rules import Fact, StepRule, step_rule
 @step_rule
 class DayNight(StepRule):
     name = "day_night"
-    priority = 5
     description = "Enemy attack and ambush odds follow the hour: strongest around midnight, weakest around noon."
 
     @dataclass(frozen=True)

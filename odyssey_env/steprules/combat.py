@@ -27,7 +27,6 @@ def enemy_blow(engine: Engine, npc: Npc, agent: Agent, strength: float = 1.0) ->
 @step_rule
 class CombatRhythm(StepRule):
     name = "combat_rhythm"
-    priority = 10
     description = "Each engaged enemy takes the next stance of its repeating pattern: attack, guard or pause."
 
     def apply(self, engine: Engine) -> None:
@@ -73,7 +72,6 @@ class CombatRhythm(StepRule):
 @step_rule
 class Ambush(StepRule):
     name = "ambush"
-    priority = 20
     description = "Idle enemies in my area may attack by surprise (odds grow with area level) and engage me."
 
     @dataclass(frozen=True)

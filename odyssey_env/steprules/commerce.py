@@ -21,7 +21,6 @@ from odyssey_env.world import add, give, make_objects
 @step_rule
 class CraftingMomentum(StepRule):
     name = "crafting_momentum"
-    priority = 40
     optional = True
     description = "Crafting again within a few steps in the same area refunds a few coins per craft."
 
@@ -71,7 +70,6 @@ class CraftingMomentum(StepRule):
 @step_rule
 class RumorNotes(StepRule):
     name = "rumor_notes"
-    priority = 49
     optional = True
     description = "Merchants now and then leave a note with a true hint about the world in their area."
 

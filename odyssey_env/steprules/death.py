@@ -42,7 +42,6 @@ def fall(engine: Engine, agent: Agent) -> None:
 @step_rule
 class Death(StepRule):
     name = "death"
-    priority = 80
     description = "At zero health I drop everything I hold and wear where I fell and wake at the spawn area."
 
     def apply(self, engine: Engine) -> None:

@@ -10,7 +10,6 @@ from odyssey_env.world import carried_count
 @step_rule
 class CraftHints(StepRule):
     name = "craft_hints"
-    priority = 85
     description = "On acquiring a new kind of object, mention recipes whose ingredients I now carry."
 
     def apply(self, engine: Engine) -> None:

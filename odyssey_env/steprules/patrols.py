@@ -34,7 +34,6 @@ def noise_at(state: WorldState, area: str) -> int:
 @step_rule
 class WanderingPatrols(StepRule):
     name = "wandering_patrols"
-    priority = 46
     optional = True
     description = "Every so often, free common enemies and travelling merchants walk to a neighbouring area."
 
@@ -84,7 +83,6 @@ class WanderingPatrols(StepRule):
 @step_rule
 class Noise(StepRule):
     name = NOISE
-    priority = 42
     optional = True
     description = "Fighting, crafting and failed lockpicks make noise; enough noise draws an enemy to the area."
 

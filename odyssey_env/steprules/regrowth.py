@@ -26,7 +26,6 @@ from odyssey_env.worldgen import spawn_npc
 @step_rule
 class EnemyRespawn(StepRule):
     name = "enemy_respawn"
-    priority = 36
     optional = True
     description = "Areas emptied of enemies slowly regain some of them, never beyond their starting numbers."
 
@@ -93,7 +92,6 @@ class EnemyRespawn(StepRule):
 @step_rule
 class FoodRespawn(StepRule):
     name = "food_respawn"
-    priority = 37
     optional = True
     description = "Food regrows in the areas where it grew at the start, up to the starting amount."
 
@@ -135,7 +133,6 @@ class FoodRespawn(StepRule):
 @step_rule
 class ForgottenCaches(StepRule):
     name = "forgotten_caches"
-    priority = 48
     optional = True
     description = "An area nobody has visited yet may gain a small cache of useful objects (once per area)."
 
@@ -193,7 +190,6 @@ class ForgottenCaches(StepRule):
 @step_rule
 class CarrionScavengers(StepRule):
     name = "carrion_scavengers"
-    priority = 44
     optional = True
     description = "Loot left on the ground by defeated enemies is eaten by scavengers after a while, leaving coins."
 

@@ -27,7 +27,6 @@ def moon_phase(minute: int, phases: int = 8, days_per_phase: int = 1) -> int:
 @step_rule
 class DangerHours(StepRule):
     name = "danger_hours"
-    priority = 6  # after day_night (5), whose modifiers it multiplies
     optional = True
     description = "A few hours a day, drawn per episode and never announced, enemies hit harder and ambush more."
 
@@ -67,7 +66,6 @@ class DangerHours(StepRule):
 @step_rule
 class ShiftingPaths(StepRule):
     name = "shifting_paths"
-    priority = 50
     optional = True
     description = ("A few paths close for a while during their moon phase or after loud noise at either end; "
                    "closing them never cuts any area off.")

@@ -20,7 +20,6 @@ from odyssey_env.worldgen import spawn_npc, spawnable_enemies
 @step_rule
 class NightSpawn(StepRule):
     name = "night_spawn"
-    priority = 30
     description = "At midnight an enemy may appear beside an agent away from the spawn area."
 
     @dataclass(frozen=True)
@@ -56,7 +55,6 @@ class NightSpawn(StepRule):
 @step_rule
 class Respawn(StepRule):
     name = "respawn"
-    priority = 35
     description = "Food grows back and lost enemies return slowly, never beyond an area's starting numbers."
 
     @dataclass(frozen=True)

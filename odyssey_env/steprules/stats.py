@@ -12,7 +12,6 @@ from odyssey_env.world import attack_of, defense_of
 @step_rule
 class AttackUpdate(StepRule):
     name = "attack_update"
-    priority = 1
     description = "Attack is base attack plus the best attack among held objects; defense sums worn armor."
 
     def apply(self, engine: Engine) -> None:
@@ -34,7 +33,6 @@ _EXPERIENCE_EVENTS = frozenset({"npc_defeated", "quest_stage_completed", "side_q
 @step_rule
 class Experience(StepRule):
     name = "experience"
-    priority = 90
     description = "Achievements give experience; every xp_per_level points raise the level, health and attack."
 
     @dataclass(frozen=True)

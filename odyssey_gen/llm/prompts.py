@@ -16,8 +16,9 @@ from typing import Any
 from odyssey_env.content import WorldSpec
 from odyssey_env.game import GAMES_DIR
 from odyssey_env.quests.conditions import describe_vocabulary
-from odyssey_env.rules import OPTIONAL_VERBS
+from odyssey_env.rules import OPTIONAL_VERBS, core_step_rules
 from odyssey_env.schema import json_schema
+from odyssey_env.steprules.order import ENGINE_STEP_ORDER
 from odyssey_gen.report import entity_statistics
 from odyssey_gen.spec import OPTIONAL_DYNAMICS, GameSpec
 from odyssey_gen.validate import Problem
@@ -159,6 +160,9 @@ def _allow_list() -> str:
     return "\n".join(lines)
 
 
+#: The engine's own core step rules in run order (every game has them), for the rules prompt.
+BASE_STEP_ORDER = ", ".join(n for n in ENGINE_STEP_ORDER if n in core_step_rules())
+
 RULE_API = """The rule API (odyssey_env.rules):
 - An action rule is a class decorated with @action_rule, deriving from ActionRule, with: verb (new lowercase
   words, not a verb the game has), params (a tuple of (label, kind) with kind one of object, npc, area,
@@ -173,10 +177,12 @@ RULE_API = """The rule API (odyssey_env.rules):
   instances {handle: Instance(type, contents, text)}, agents, rule_data; turn.game: objects {name: ObjectType},
   npcs {name: NpcType}, areas, currency; turn.rng (the episode's random.Random); turn.say(text);
   turn.fail(text); turn.emit(kind, **data) (events: quests, rewards and metrics read them).
-- A step rule is a class decorated with @step_rule, deriving from StepRule, with name, priority (the base
-  rules run at: attack_update 1, day_night 5, combat_rhythm 10, ambush 20, night_spawn 30, respawn 35,
-  main_quest 60, death 80, experience 90), description, and apply(self, engine), run once per step after
-  the actions: engine.state, engine.game, engine.rng, engine.events (this step's: ev.kind, ev.agent, ev.data),
+- A step rule is a class decorated with @step_rule, deriving from StepRule, with name, after and/or before
+  (tuples naming the step rules it must run after / before; the base rules run in this order:
+  """ + BASE_STEP_ORDER + """; a rule runs as early as these allow,
+  so name what it must follow, e.g. after = ("respawn",); there is no priority), description, and
+  apply(self, engine), run once per step after the actions: engine.state, engine.game, engine.rng,
+  engine.events (this step's: ev.kind, ev.agent, ev.data),
   engine.say(agent_id, text), engine.emit(kind, agent_id, **data). Tunable numbers go in a nested frozen
   @dataclass class Params (read as self.p.<name>).
 - Rules keep no state on themselves: memory goes in engine.state.rule_data.setdefault(self.name, {...}) (or

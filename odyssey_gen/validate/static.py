@@ -221,6 +221,13 @@ class _Checker(ast.NodeVisitor):
                          "rule classes derive from ActionRule or StepRule (Params classes from nothing)")
         if node.name.startswith("__"):
             self.bad(node, f"class {node.name}", "dunder names")
+        for item in node.body:  # refused here too, so the model hears it with the line, before any sandbox run
+            targets = item.targets if isinstance(item, ast.Assign) else \
+                [item.target] if isinstance(item, ast.AnnAssign) else []
+            if any(isinstance(t, ast.Name) and t.id == "priority" for t in targets):
+                self.bad(item, f"priority in class {node.name}",
+                         "step rules have no priority: place one with after = (...) / before = (...) naming "
+                         "other step rules")
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:

@@ -166,7 +166,7 @@ class LoudWait(ActionRule):
 @step_rule
 class Bell(StepRule):
     name = "bell"
-    priority = 99
+    after = ("experience",)
 
     def apply(self, engine):
         for agent_id in engine.state.agents:

@@ -86,7 +86,7 @@ from odyssey_env.rules import StepRule, step_rule
 @step_rule
 class Fog(StepRule):
     name = "fog"
-    priority = 99
+    after = ("quiet",)
 
     def apply(self, engine):
         pass
@@ -98,7 +98,7 @@ class Fog(StepRule):
 @step_rule
 class Quiet(StepRule):
     name = "quiet"
-    priority = 98
+    after = ("experience",)
 
     def apply(self, engine):
         pass

@@ -28,6 +28,7 @@ from odyssey_env.games.metropolis import rules as metro
 from odyssey_env.parsing import parse
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
+from odyssey_env.rules import placement
 from odyssey_env.state import Npc
 from odyssey_env.world import add, make_objects
 
@@ -1159,7 +1160,7 @@ def test_the_games_page_documents_every_new_verb_and_rule() -> None:
         assert f"`{game.rules.actions[verb].usage()}`" in text or f"`{verb}`" in text, verb
     for rule in game.rules.steps:
         if rule.name in NEW_RULES:
-            assert f"| `{rule.name}` | {rule.priority} |" in text, rule.name
+            assert f"| `{rule.name}` | {placement(rule, '`')} |" in text, rule.name
     for s in metro.STATUTES.values():
         assert f"`{s.text}`" in text, s.key
 

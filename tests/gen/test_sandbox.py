@@ -48,7 +48,7 @@ def step_rule(body: str, name: str = "surge") -> str:
 @step_rule
 class Surge(StepRule):
     name = "{name}"
-    priority = 45
+    after = ("respawn",)
     description = "The tide surges."
 
     def apply(self, engine):

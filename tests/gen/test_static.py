@@ -53,7 +53,7 @@ class Bail(ActionRule):
 @step_rule
 class Tides(StepRule):
     name = "tides"
-    priority = 45
+    after = ("respawn",)
     description = "At night the lowest area floods; its neighbours may bail it out."
 
     @dataclass(frozen=True)
@@ -181,6 +181,13 @@ def test_a_rejection_names_the_line_and_the_construct():
     assert rejection.line == 5 and ".__class__" in rejection.construct
     assert str(rejection) == ("rules.py line 5: the attribute .__class__ is not allowed: private and dunder "
                               "attributes are off limits")
+
+
+def test_a_step_rule_with_a_priority_is_refused_with_the_way_to_place_it():
+    source = GOOD.replace('    after = ("respawn",)\n', "    priority = 45\n")
+    (rejection,) = check_source(source)
+    assert source.splitlines()[rejection.line - 1] == "    priority = 45"
+    assert "step rules have no priority: place one with after = (...) / before = (...)" in str(rejection)
 
 
 def test_names_the_file_defines_may_be_used_as_attributes():

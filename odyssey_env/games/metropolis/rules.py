@@ -423,7 +423,7 @@ class AppealVerdict(ActionRule):
 @step_rule
 class ContemptOfCourt(StepRule):
     name = "contempt_of_court"
-    priority = 0  # first: the events so far are exactly what the agents' own commands did
+    before = ("attack_update",)  # first: the events so far are exactly what the agents' own commands did
     description = ("Turns in a row in which I achieve nothing outside a fight (waiting, refused or invalid "
                    "commands) are held in contempt: a warning, then a fine each turn.")
 
@@ -474,7 +474,7 @@ class ContemptOfCourt(StepRule):
 @step_rule
 class NightlyRewrite(StepRule):
     name = "nightly_rewrite"
-    priority = 2
+    after = ("attack_update",)  # rewrites the statutes before law_expiry and the laws' effects read them
     description = ("At midnight the Codex rewrites every statute written anywhere into its twin (peace into "
                    "strife, search into amnesty...), except papers inside a sealed folio.")
 
@@ -528,7 +528,7 @@ class NightlyRewrite(StepRule):
 @step_rule
 class ObjectionEffects(StepRule):
     name = "objection_effects"
-    priority = 4  # after law_expiry: a notice taken down this very step makes its objection moot
+    after = ("law_expiry",)  # a notice taken down this very step makes its objection moot
     description = ("At its hearing an objection strikes down the law it names (a city edict for good); "
                    "if the law is already gone the objection is moot and the fee is returned.")
 
@@ -574,7 +574,7 @@ class ObjectionEffects(StepRule):
 @step_rule
 class LawExpiry(StepRule):
     name = "law_expiry"
-    priority = 3
+    after = ("nightly_rewrite",)  # reads the statutes as rewritten at midnight
     description = ("An invoked law fades when its term runs out; a notice taken down takes its law with it "
                    "(tearing down a city edict is fined, and the clerks post a fresh copy later).")
 
@@ -664,7 +664,7 @@ class LawExpiry(StepRule):
 @step_rule
 class BindingPrecedent(StepRule):
     name = "binding_precedent"
-    priority = 7
+    after = ("day_night",)  # with the hour's modifiers set, before the paradox check and the fights
     description = ("Once I defeat an enemy of a kind, the city holds a precedent against it: every enemy of that "
                    "kind is weaker (stacking a few times). Enemies also answer to the peace or strife of their area.")
 
@@ -725,7 +725,8 @@ class BindingPrecedent(StepRule):
 @step_rule
 class LegalParadox(StepRule):
     name = PARADOX
-    priority = 8  # after the laws of the step are settled, before enemies act
+    after = ("binding_precedent",)  # after the laws of the step are settled, before enemies act
+    before = ("combat_rhythm",)
     description = ("Three or more laws in one area that include a statute and its twin are a paradox: the "
                    "area's enemies stand frozen (no blows, no ambushes) until it is resolved.")
 
@@ -782,7 +783,7 @@ class LegalParadox(StepRule):
 @step_rule
 class TrialProceedings(StepRule):
     name = "trial_proceedings"
-    priority = 25  # after the blows of combat and ambushes, which count as provocation
+    after = ("ambush",)  # after the blows of combat and ambushes, which count as provocation
     description = ("Every killing is tried by a spectral judge: lawful if the victim struck me first or the "
                    "area's law bares the blades, a crime without provocation or under the peace (a fine).")
 
@@ -846,7 +847,7 @@ class TrialProceedings(StepRule):
 @step_rule
 class ContrabandSuspicion(StepRule):
     name = "contraband_suspicion"
-    priority = 40
+    after = ("respawn",)  # once the world's processes have run, before the quests look
     description = ("Carrying more than the watch allows draws suspicion: a warning, then now and then the "
                    "watch seizes a unit of the goods I carry most of (materials and trade goods).")
 
@@ -907,7 +908,6 @@ class CondemnedDeath(StepRule):
     """The base death rule, with a court between the fall and the grave."""
 
     name = "death"
-    priority = 80
     description = ("At zero health the city sentences me to death, but I have one turn to appeal verdict; "
                    "unappealed, I drop everything where I fell and wake at the spawn area.")
 

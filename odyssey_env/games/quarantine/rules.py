@@ -182,7 +182,7 @@ class LampFuel(StepRule):
     """Light source depletion: lights burn fuel in the dark; without one, the dark is dangerous."""
 
     name = LIGHT
-    priority = 22  # after the ambush rule: one surprise attack a step at most
+    after = ("ambush",)  # after the ambush rule: one surprise attack a step at most
     description = ("A carried light burns one turn of fuel per step in a dark area and gutters out when empty; "
                    "in the dark without light I see nothing and lurking enemies strike.")
 
@@ -359,7 +359,7 @@ class CorpseCorruption(StepRule):
     """Unburned corpses rise as mutated enemies, and the risen hunt the living."""
 
     name = CORRUPTION
-    priority = 32
+    after = ("night_spawn",)  # between the night's spawns and respawn
     description = ("A corpse left unburned rises as a risen husk after a while (it stirs first); the risen "
                    "shamble toward the living, and only a barricade stops them.")
 
@@ -508,7 +508,7 @@ class QuarantineLockdown(StepRule):
     """Unburned corpses lock an area down: one may go in, but no one leaves until the dead are burned."""
 
     name = LOCKDOWN
-    priority = 33
+    after = (CORRUPTION,)  # a corpse that rose this step no longer keeps its area locked
     description = ("An area where a corpse has lain unburned too long is put under lockdown: anyone may go in, "
                    "but no one leaves until its dead are burned.")
 

@@ -524,7 +524,8 @@ class Skirmish(CombatRhythm):
 @step_rule
 class UnitedPresence(StepRule):
     name = "united_presence"
-    priority = 2  # after attack_update (which sets defense from armor), before any blow lands
+    after = ("attack_update",)  # after attack_update (which sets defense from armor), before any blow lands
+    before = ("combat_rhythm",)
     optional = True
     description = "Agents who share an area guard each other: each gains defense for every other agent there."
 
@@ -566,7 +567,7 @@ class UnitedPresence(StepRule):
 @step_rule
 class ScrapMending(StepRule):
     name = "scrap_mending"
-    priority = 14
+    after = ("combat_rhythm",)  # mends after this step's blows, before ambushes
     optional = True
     description = "A wounded war machine standing by scrap on the ground eats a piece each turn to mend itself."
 
@@ -605,7 +606,7 @@ class ScrapMending(StepRule):
 @step_rule
 class Intimidation(StepRule):
     name = "intimidation"
-    priority = 16
+    after = ("scrap_mending",)
     optional = True
     description = ("Friendly people and machines lose health while enemies share their area: people recover when "
                    "safe, woken machines power down, and frightened traders flee.")
@@ -663,7 +664,8 @@ class Intimidation(StepRule):
 @step_rule
 class DevilDrain(StepRule):
     name = "devil_drain"
-    priority = 18
+    after = ("intimidation",)
+    before = ("ambush",)
     optional = True
     description = "Carrying more devil-forged things than the limit (worn and packed alike) burns health every step."
 
@@ -705,7 +707,7 @@ class DevilDrain(StepRule):
 @step_rule
 class TacticalWarnings(StepRule):
     name = "tactical_warnings"
-    priority = 22  # after the combat rhythm and ambushes: the stance it names is the one coming next
+    after = ("ambush",)  # after the combat rhythm and ambushes: the stance it names is the one coming next
     optional = True
     description = "A friendly beside me in a fight calls out the next move of every enemy fighting me."
 
@@ -741,7 +743,7 @@ class TacticalWarnings(StepRule):
 @step_rule
 class Reclamation(StepRule):
     name = "reclamation"
-    priority = 34
+    after = ("night_spawn",)  # between the night's spawns and respawn
     optional = True
     description = ("War machines reclaim open land nobody has visited for a while: a machine of its level moves in "
                    "(a few at most in the whole world, one per area).")
@@ -811,7 +813,7 @@ def _claimant(engine: Engine, level: int) -> NpcType | None:
 @step_rule
 class Corrosion(StepRule):
     name = "corrosion"
-    priority = 38
+    after = ("respawn",)
     optional = True
     description = ("Whatever is left lying on the ground (dropped, crafted, fallen from the defeated) rusts into "
                    "scrap after a while; what the world started with, and keys, notes and bags, never do.")
@@ -905,7 +907,7 @@ def _take_back(piles: list[list[Any]], handle: str, units: int) -> None:
 @step_rule
 class ForgeMigration(StepRule):
     name = "forge_migration"
-    priority = 47
+    after = ("corrosion",)  # the world's processes done, before the quests look
     optional = True
     description = ("Every so often a roaming trader walks toward the nearest forge without a trader of its own; "
                    "one trader keeps each forge, and nobody walks off while an agent is at the stall.")

@@ -273,7 +273,7 @@ def light_bent(engine: Engine, agent: Agent, object: str, area: str) -> bool:
 @step_rule
 class SaltGlaze(StepRule):
     name = GLAZE
-    priority = 2  # right after attack_update, which counts every held weapon at full strength
+    after = ("attack_update",)  # right after attack_update, which counts every held weapon at full strength
     description = ("Under the open sky salt glazes what I hold, a layer at a time, and each layer blunts a "
                    "weapon; shade or my pack lets it flake off.")
 
@@ -341,7 +341,8 @@ def _glazed(attack: int, layers: int, p: SaltGlaze.Params) -> int:
 @step_rule
 class ForgeAlert(StepRule):
     name = FORGE
-    priority = 86  # after craft_hints, so hints read in the order they arose
+    after = ("craft_hints",)  # after craft_hints, so hints read in the order they arose
+    before = ("experience",)
     description = ("By a station, with everything one of its recipes needs on me, I am told once what I could "
                    "make there.")
 
@@ -380,7 +381,7 @@ class ForgeAlert(StepRule):
 @step_rule
 class SaltSink(StepRule):
     name = SINK
-    priority = 40
+    after = ("respawn",)  # the world's processes done, before the quests look
     description = ("What I drop on the salt and leave unattended sinks after a while and is gone; named things, "
                    "keys and quest objects are spared.")
 
@@ -448,7 +449,8 @@ class SaltSink(StepRule):
 @step_rule
 class ResonanceImprint(StepRule):
     name = IMPRINT
-    priority = 8  # before combat_rhythm: kin falter on the very step the death-note sounds
+    after = ("day_night",)  # before combat_rhythm: kin falter on the very step the death-note sounds
+    before = ("combat_rhythm",)
     description = ("Where an enemy falls the glass keeps its death-note for a while, and its kin in that area "
                    "strike softer.")
 
@@ -511,7 +513,8 @@ class ResonanceImprint(StepRule):
 @step_rule
 class SaltMirage(StepRule):
     name = MIRAGE
-    priority = 3  # before anything counts what I carry: a mirage picked up is gone before quests look
+    after = (GLAZE,)  # before anything counts what I carry: a mirage picked up is gone before quests look
+    before = ("day_night",)
     description = ("Phantom objects shimmer onto the open salt where nobody watches; they vanish when picked up "
                    "and fade after a while.")
 
