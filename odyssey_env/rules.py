@@ -275,6 +275,11 @@ def step_order(rules: Iterable[type[StepRule]], known: Iterable[str] = ()) -> li
     for earlier, later in itertools.pairwise(engine_chain):
         preds[later].add(earlier)
     for cls in classes:
+        if not (cls.after or cls.before or cls.name in ENGINE_STEP_ORDER):
+            # no silent default: such a rule once ran mid-order (priority 50); now it would run first
+            raise RuleError(f"step rule {cls.name!r} does not say when it runs: give it after = (...) and/or "
+                            f"before = (...) naming the step rules it follows or precedes (the engine's order is "
+                            f"in odyssey_env/steprules/order.py; before = ({ENGINE_STEP_ORDER[0]!r},) runs it first)")
         unknown = [n for n in (*cls.after, *cls.before) if n not in known_names]
         if unknown:
             raise RuleError(f"step rule {cls.name!r} names unknown step rule(s) {', '.join(map(repr, unknown))} "
@@ -309,12 +314,12 @@ def step_order(rules: Iterable[type[StepRule]], known: Iterable[str] = ()) -> li
 def placement(rule: type[StepRule] | StepRule, quote: str = "") -> str:
     """How a step rule is placed, in words: ``"after ambush; before death"`` from its ``after`` / ``before``
     (each name between ``quote``: docs/games.md uses backticks); ``"engine order"`` for one placed by
-    :data:`ENGINE_STEP_ORDER` alone; ``"first"`` for neither."""
+    :data:`ENGINE_STEP_ORDER` alone."""
     parts = [f"{word} {', '.join(quote + n + quote for n in names)}"
              for word, names in (("after", rule.after), ("before", rule.before)) if names]
     if parts:
         return "; ".join(parts)
-    return "engine order" if rule.name in ENGINE_STEP_ORDER else "first"
+    return "engine order"
 
 
 def _cycle(preds: Mapping[str, set[str]], placed: set[str]) -> list[str]:

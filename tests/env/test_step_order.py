@@ -116,8 +116,15 @@ def test_a_rule_with_only_before_runs_as_early_as_allowed() -> None:
 
 
 def test_before_holds_back_a_rule_the_engine_order_would_run_first() -> None:
-    rules = [*_engine("attack_update", "combat_rhythm"), _rule("fog"), _rule("mist", before=("fog",))]
+    rules = [*_engine("attack_update", "combat_rhythm"), _rule("fog", before=("combat_rhythm",)),
+             _rule("mist", before=("fog",))]
     assert _order(rules) == ["mist", "fog", "attack_update", "combat_rhythm"]
+
+
+def test_a_rule_that_does_not_say_when_it_runs_is_refused_not_placed_by_a_default() -> None:
+    rules = [*_engine("attack_update", "death"), _rule("fog")]
+    with pytest.raises(RuleError, match=r"step rule 'fog' does not say when it runs.*before = \('attack_update',\)"):
+        step_order(rules)
 
 
 def test_rules_ready_together_keep_load_order_and_chains_follow_their_heads() -> None:
