@@ -92,6 +92,9 @@ def _tuple_getter(items: tuple[Any, ...]) -> Callable[[Any], tuple[Any, ...]]:
     return lambda container: ()
 
 
+_FINAL_OBS = "final_obs"  # the plan's group of final observations (object arrays whatever they hold)
+
+
 class _InfoPlan:
     """The shape of one step's infos (keys, nesting, the first sub-env's leaf types), compiled once.
 
@@ -124,8 +127,8 @@ class _InfoPlan:
         groups: dict[Any, list[int]] = {}  # numpy dtype -> leaves built as rows of one array
         arrays: list[int] = []
         for i, (_, key, kind) in enumerate(leaves):
-            if key == "final_obs":
-                groups.setdefault(object, []).append(i)
+            if key == "final_obs":  # any observation, a dict included: an object array, as Gymnasium's
+                groups.setdefault(_FINAL_OBS, []).append(i)
             elif kind in _NUMBERS or issubclass(kind, np.number):
                 groups.setdefault(kind, []).append(i)
             elif issubclass(kind, np.ndarray):
@@ -193,7 +196,13 @@ class _InfoPlan:
             columns.extend(zip(*rows, strict=True))
         slots: list[Any] = []
         for kind, pick, count in self.tables:
-            values = chain.from_iterable(pick(columns))
+            values: Any = chain.from_iterable(pick(columns))
+            if kind is object:  # a later sub-env's dict where the first has a leaf: Gymnasium's merge fails
+                values = list(values)
+                if dict in map(type, values):
+                    raise _Mismatch
+            elif kind is _FINAL_OBS:
+                kind = object
             # element by element, as Gymnasium assigns them (list extend: += would be numpy's add)
             slots.extend(np.fromiter(values, dtype=kind, count=count * n).reshape(count, n))
         for leaf in self.arrays:

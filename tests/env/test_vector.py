@@ -103,6 +103,137 @@ def test_batched_merge_of_real_infos_takes_the_fast_path():
     assert fast["action_mask"].shape == (3, 128) and isinstance(fast["actions"][1], list)
 
 
+# ---------------------------------------------------------------------- the compiled merge plan
+# The plan is the fast path; its failures fall back to the exact leaf-by-leaf merge, so the tests above
+# cannot see a plan that gives up too often. These pin the plan itself: it must take every info shape
+# a vector env produces step after step, and when it merges, give exactly Gymnasium's result.
+KINDS = {"int": st.integers(-5, 5), "float": st.floats(allow_nan=False, width=32), "bool": st.booleans(),
+         "str": st.text(max_size=3), "none": st.none(), "list": st.lists(st.integers(0, 3), max_size=3),
+         "array": st.integers(0, 3).map(lambda k: np.full(2, k, dtype=np.int16)),
+         "f32": st.floats(-2, 2, width=32).map(np.float32), "i64": st.integers(-3, 3).map(np.int64)}
+_FIELD = st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs", "x", "y"])
+
+
+def _template():
+    """A shape of info (nested dicts of leaf kinds), the same for every sub-env."""
+    return st.dictionaries(_FIELD, st.recursive(st.sampled_from(sorted(KINDS)),
+                                                lambda inner: st.dictionaries(_FIELD, inner, max_size=3),
+                                                max_leaves=10), max_size=6)
+
+
+def _fill(template, draw):
+    return {k: _fill(v, draw) if isinstance(v, dict) else draw(KINDS[v]) for k, v in template.items()}
+
+
+@st.composite
+def _same_shape_infos(draw):
+    template = draw(_template())
+    return [_fill(template, draw) for _ in range(draw(st.integers(1, 4)))], template
+
+
+@settings(max_examples=300, deadline=None)
+@given(_same_shape_infos(), st.data())
+def test_the_plan_takes_every_same_shape_step_and_equals_gymnasiums_merge(first, data):
+    from odyssey_env.vector.infos import _InfoPlan
+
+    infos, template = first
+    plan = _InfoPlan(infos)  # compiles: no mismatch in infos of one shape
+    assert _same(plan.merge(infos), _gymnasium_merge(infos))
+    later = [_fill(template, data.draw) for _ in infos]  # a later step: same shape, other values
+    if all(type(a) is type(b) for a, b in zip(_leaves(later[0]), _leaves(infos[0]), strict=True)):
+        assert _same(plan.merge(later), _gymnasium_merge(later))
+
+
+def _leaves(info):
+    for value in info.values():
+        yield from _leaves(value) if isinstance(value, dict) else (value,)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda n: st.lists(st.dictionaries(
+    st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5),
+    min_size=n, max_size=n)), st.integers(1, 4).flatmap(lambda n: st.lists(st.dictionaries(
+        st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5),
+        min_size=n, max_size=n)))
+def test_a_plan_either_merges_exactly_or_says_it_does_not_fit(compiled_on, infos):
+    from odyssey_env.vector.infos import _InfoPlan, _Mismatch
+
+    try:
+        plan = _InfoPlan(compiled_on)
+    except _Mismatch:
+        return
+    try:
+        merged = plan.merge(infos)
+    except (_Mismatch, ValueError, TypeError, KeyError):
+        return  # the caller falls back to the exact merge
+    assert _same(merged, _gymnasium_merge(infos))
+
+
+@pytest.mark.parametrize("change", ["key order", "key missing", "leaf type", "dict for leaf", "leaf for dict",
+                                    "nested key order", "array shape"])
+def test_a_plan_refuses_infos_of_another_shape(change):
+    from odyssey_env.vector.infos import _InfoPlan, _Mismatch
+
+    def info(**over):
+        out = {"step": 1, "quest": {"done": False, "total": 3}, "mask": np.zeros(2, dtype=bool), "area": "yard"}
+        out.update(over)
+        return out
+
+    plan = _InfoPlan([info(), info()])
+    other: dict = {"key order": {"quest": {"done": False, "total": 3}, "step": 1, "mask": np.zeros(2, dtype=bool),
+                           "area": "yard"},
+             "key missing": {"step": 1, "quest": {"done": False, "total": 3}, "mask": np.zeros(2, dtype=bool)},
+             "leaf type": info(step=1.5), "dict for leaf": info(area={"name": "yard"}),
+             "leaf for dict": info(quest=3), "nested key order": info(quest={"total": 3, "done": False}),
+             "array shape": info(mask=np.zeros(3, dtype=bool))}[change]
+    with pytest.raises((_Mismatch, ValueError)):  # the first sub-env's shape decides: it must match
+        plan.merge([other, info()])
+    try:  # a later sub-env's leaves are cast as Gymnasium casts them, or refused where Gymnasium fails
+        merged = plan.merge([info(), other])
+    except (_Mismatch, ValueError):
+        return
+    assert _same(merged, _gymnasium_merge([info(), other]))
+
+
+def test_a_vector_env_merges_real_steps_through_one_plan_kept_from_step_to_step():
+    envs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=3, max_actions=32)
+    theirs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=3, vectorization_mode="sync",
+                          wrappers=[lambda e: ValidActions(e, 32)])
+    try:
+        envs.reset(seed=0), theirs.reset(seed=0)
+        plans = set()
+        for k in range(6):
+            actions = np.full(3, k % 2)
+            a, b = envs.step(actions), theirs.step(actions)
+            assert _same(a[4], b[4])
+            plans.add(id(envs._plan))
+        assert envs._plan is not None and len(plans) == 1  # compiled once, then reused
+    finally:
+        envs.close()
+        theirs.close()
+
+
+def test_a_partial_collection_merges_as_gymnasium_merges_it():
+    """A masked reset hands the merge only some sub-envs' infos: no plan, Gymnasium's layout all the same."""
+    env = OdysseySyncVectorEnv.__new__(OdysseySyncVectorEnv)
+    env.num_envs = 3
+    info = {"step": 0, "quest": {"done": False}}
+    vector = SyncVectorEnv.__new__(SyncVectorEnv)
+    vector.num_envs = 3
+    expected = vector._add_info({}, info, 1)
+    assert _same(env._merged([(1, info)]), expected)
+    assert env._merged([(1, info)])["_step"].tolist() == [False, True, False]
+
+
+def test_tuple_getters_return_tuples_for_any_number_of_items():
+    from odyssey_env.vector.infos import _tuple_getter
+
+    row = {"a": 1, "b": 2, "c": 3}
+    assert _tuple_getter(()) (row) == ()
+    assert _tuple_getter(("b",))(row) == (2,)
+    assert _tuple_getter(("c", "a"))(row) == (3, 1)
+
+
 # ---------------------------------------------------------------------- the vector entry point
 def test_make_vec_without_a_mode_builds_odysseys_vector_env():
     envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2)
