@@ -225,6 +225,57 @@ def test_a_partial_collection_merges_as_gymnasium_merges_it():
     assert env._merged([(1, info)])["_step"].tolist() == [False, True, False]
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.integers(1, 4).flatmap(lambda n: st.lists(st.dictionaries(
+    st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5),
+    min_size=n, max_size=n)))
+def test_the_exact_merge_behind_the_plan_equals_gymnasiums_or_says_it_cannot(infos):
+    """``batch_infos``, the leaf-by-leaf merge the plan falls back to, on its own."""
+    from odyssey_env.vector.infos import _Mismatch
+
+    try:
+        expected = _gymnasium_merge(infos)
+    except Exception:
+        expected = None
+    try:
+        merged = batch_infos(infos)
+    except (_Mismatch, ValueError, TypeError):
+        return  # the caller folds these infos Gymnasium's way
+    assert expected is not None and _same(merged, expected)
+
+
+def test_a_later_sub_envs_leaves_are_cast_to_the_first_ones_types_as_gymnasium_casts_them():
+    from odyssey_env.vector.infos import _InfoPlan
+
+    infos = [{"a": 1, "q": {"b": True, "c": 0.5}, "m": np.zeros(2, dtype=np.int16), "s": "x"},
+             {"a": 2.0, "q": {"b": 0, "c": 1}, "m": np.ones(2, dtype=np.int32), "s": None}]
+    plan = _InfoPlan(infos)
+    merged = plan.merge(infos)
+    assert _same(merged, _gymnasium_merge(infos))
+    assert merged["a"].dtype == np.int64 and merged["q"]["b"].dtype == np.bool_ and merged["m"].dtype == np.int16
+
+
+def test_only_a_full_collection_in_order_takes_the_plan():
+    env = OdysseySyncVectorEnv.__new__(OdysseySyncVectorEnv)
+    env.num_envs = 3
+    info = {"step": 0}
+    first_only = env._merged([(0, info)])  # sub-env 0 alone (a masked reset): still arrays of 3
+    assert first_only["step"].shape == (3,) and first_only["_step"].tolist() == [True, False, False]
+    shuffled = env._merged([(1, {"step": 1}), (0, {"step": 0}), (2, {"step": 2})])
+    assert shuffled["step"].tolist() == [0, 1, 2]
+
+
+def test_outside_a_step_add_info_is_gymnasiums_own():
+    env = OdysseySyncVectorEnv.__new__(OdysseySyncVectorEnv)
+    env.num_envs = 2
+    merged = env._add_info({}, {"step": 4}, 1)
+    assert merged["step"].tolist() == [0, 4] and merged["_step"].tolist() == [False, True]
+    with env._collecting() as collected:
+        assert env._add_info({}, {"step": 5}, 0) == {}
+    assert collected == [(0, {"step": 5})]
+    assert env._add_info({}, {"step": 6}, 0)["step"].tolist() == [6, 0]  # collecting has ended
+
+
 def test_tuple_getters_return_tuples_for_any_number_of_items():
     from odyssey_env.vector.infos import _tuple_getter
 
