@@ -244,6 +244,19 @@ def test_the_exact_merge_behind_the_plan_equals_gymnasiums_or_says_it_cannot(inf
     assert expected is not None and _same(merged, expected)
 
 
+def test_the_exact_merge_casts_to_the_first_sub_env_and_hands_nested_differences_to_the_fold():
+    from odyssey_env.vector.infos import _Mismatch
+
+    infos = [{"a": 1, "m": np.zeros(2, dtype=np.int16)}, {"a": 2.5, "m": np.ones(2, dtype=np.int32)}]
+    merged = batch_infos(infos)
+    assert _same(merged, _gymnasium_merge(infos)) and merged["a"].tolist() == [1, 2]
+    assert merged["m"].dtype == np.int16
+    nested = [{"s": 1, "q": {"a": 1}}, {"s": 2, "q": {"b": 2}}]  # the same top keys, other nested ones
+    with pytest.raises(_Mismatch):
+        batch_infos(nested)
+    assert _same(batch_infos(nested, _gymnasium_merge), _gymnasium_merge(nested))
+
+
 def test_a_later_sub_envs_leaves_are_cast_to_the_first_ones_types_as_gymnasium_casts_them():
     from odyssey_env.vector.infos import _InfoPlan
 
