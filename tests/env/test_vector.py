@@ -251,6 +251,8 @@ def test_the_exact_merge_casts_to_the_first_sub_env_and_hands_nested_differences
     merged = batch_infos(infos)
     assert _same(merged, _gymnasium_merge(infos)) and merged["a"].tolist() == [1, 2]
     assert merged["m"].dtype == np.int16
+    with pytest.raises(_Mismatch):  # a dict beside a leaf: Gymnasium's merge fails on these
+        batch_infos([{"s": 1, "a": 1}, {"s": 2, "a": {"x": 1}}])
     nested = [{"s": 1, "q": {"a": 1}}, {"s": 2, "q": {"b": 2}}]  # the same top keys, other nested ones
     with pytest.raises(_Mismatch):
         batch_infos(nested)
