@@ -5,7 +5,9 @@ For ``--num-envs`` N (default 2) it steps, in turn:
 * **single**: one env (over the same seeds as the sub-envs), the baseline every ratio divides by;
 * **sync** / **async** / **async, pipes**: odyssey's vector envs, what ``gym.make_vec(id, N)`` builds
   (``asynchronous=True``: worker processes plus the calling one, messages through shared memory;
-  ``spin_s=0``: through pipes only, as on CPUs where shared-memory messages are not safe);
+  ``spin_s=0``: through pipes only, as on CPUs where shared-memory messages are not safe); infos are
+  merged key by key as the policy reads them (``action_mask`` in ``valid``, nothing in ``text``);
+  **..., eager infos** (``lazy_infos=False``) merge every key every step, as Gymnasium does;
 * **gym sync** / **gym async** / **gym async, no shm**: Gymnasium's own classes
   (``vectorization_mode="sync"`` / ``"async"``), with this package's shared-memory text codec.
 
@@ -16,11 +18,13 @@ and prints total env-steps per second and the ratio to the single env. Two workl
 * ``text``: plain text commands from a fixed cycle, valid actions never computed (the cheapest steps,
   where vector overhead shows most).
 
-**lockstep ceiling** steps the async vector env's shares (the calling process's and each worker's)
-in lockstep with nothing but a token crossing the processes, each process computing its own
-actions: what a perfect async vector env with those shares would reach, since it must still wait
-every step for the slower share. **ceiling** is N processes stepping one env each on their own,
-never talking to each other: the
+**round-robin ceiling** steps N envs one after the other in one process with nothing around them:
+what a sync vector env that costs nothing would reach (below 1: N envs' data do not stay in the CPU
+caches as one env's does). **lockstep ceiling** steps the async vector env's shares (the calling
+process's and each worker's) in lockstep with nothing but a token crossing the processes, each
+process computing its own actions: what a perfect async vector env with those shares would reach,
+since it must still wait every step for the slower share. **ceiling** is N processes stepping one
+env each on their own, never talking to each other: the
 parallel speed-up the machine gives right now, and what no vector env can exceed (a vector env adds
 lockstep, messages and the info merge). When it is far below N, the cores are busy with other work
 (or share caches and memory bandwidth) and no async figure of that run says much about this
@@ -93,7 +97,8 @@ def _single(game: str, workload: str, num_envs: int, seconds: float) -> float:
 
 
 def _vector(game: str, workload: str, num_envs: int, seconds: float, *, gymnasium: bool,
-            asynchronous: bool, shared_memory: bool = True, spin_s: float | None = None) -> float:
+            asynchronous: bool, shared_memory: bool = True, spin_s: float | None = None,
+            lazy_infos: bool = True) -> float:
     if gymnasium:
         envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs,
                             vectorization_mode="async" if asynchronous else "sync",
@@ -102,7 +107,8 @@ def _vector(game: str, workload: str, num_envs: int, seconds: float, *, gymnasiu
     else:
         envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs, asynchronous=asynchronous,
                             **({"spin_s": spin_s} if asynchronous else {}),
-                            max_actions=DEFAULT_MAX_ACTIONS if workload == "valid" else None, **ENV_KWARGS)
+                            max_actions=DEFAULT_MAX_ACTIONS if workload == "valid" else None,
+                            lazy_infos=lazy_infos, **ENV_KWARGS)
     try:
         _, infos = envs.reset(seed=0)
         envs.step(_policy(workload, infos, np.random.default_rng(1), num_envs, 0))  # workers warm
@@ -230,14 +236,30 @@ def _lockstep(game: str, workload: str, num_envs: int, seconds: float) -> float:
     return steps * num_envs / elapsed
 
 
+def _round_robin(game: str, workload: str, num_envs: int, seconds: float) -> float:
+    """N envs stepped one after the other in this process, each with its own policy and info: what a
+    sync vector env that cost nothing would reach. Below 1 because N envs' data do not fit the CPU
+    caches that one env's does."""
+    share = _Share(game, workload, list(range(num_envs)))
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(25):
+            share.step()
+            steps += 1
+    return steps * num_envs / (time.perf_counter() - start)
+
+
 CONFIGS = {
     "single": _single,
     "sync": functools.partial(_vector, gymnasium=False, asynchronous=False),
+    "sync, eager infos": functools.partial(_vector, gymnasium=False, asynchronous=False, lazy_infos=False),
     "async": functools.partial(_vector, gymnasium=False, asynchronous=True),
+    "async, eager infos": functools.partial(_vector, gymnasium=False, asynchronous=True, lazy_infos=False),
     "async, pipes": functools.partial(_vector, gymnasium=False, asynchronous=True, spin_s=0.0),
     "gym sync": functools.partial(_vector, gymnasium=True, asynchronous=False),
     "gym async": functools.partial(_vector, gymnasium=True, asynchronous=True),
     "gym async, no shm": functools.partial(_vector, gymnasium=True, asynchronous=True, shared_memory=False),
+    "round-robin ceiling": _round_robin,
     "lockstep ceiling": _lockstep,
     "ceiling": _ceiling,
 }
@@ -280,8 +302,8 @@ def main(argv: list[str] | None = None) -> None:
         for name in configs:
             print(f"  {name:18} {statistics.median(rates[name]):12,.0f} {statistics.median(ratios[name]):7.2f}   "
                   + " ".join(f"{r:.2f}" for r in ratios[name]))
-        for ceiling in (c for c in ("lockstep ceiling", "ceiling") if c in configs):
-            for name in (c for c in configs if c.startswith("async")):
+        for ceiling in (c for c in ("round-robin ceiling", "lockstep ceiling", "ceiling") if c in configs):
+            for name in (c for c in configs if c.startswith("sync" if ceiling.startswith("round") else "async")):
                 shares = [a / c for a, c in zip(ratios[name], ratios[ceiling], strict=True)]
                 print(f"  {name} reaches {statistics.median(shares):.2f} of the {ceiling}'s throughput")
 

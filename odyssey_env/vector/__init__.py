@@ -7,7 +7,10 @@ info has about twenty leaves (reward components, quest progress, flags, events; 
 sub-envs' infos and merge them once per step by a plan compiled from their shape
 (:class:`_InfoPlan`), into exactly what Gymnasium's merge gives (same keys, order, masks and dtypes;
 anything unusual, such as sub-envs whose infos differ in shape, goes through Gymnasium's own merge
-unchanged). Fewer leaves help most: ``info_keys=`` on the env.
+unchanged). ``make_vector_env`` goes further: its infos merge each key when it is first read
+(:class:`~odyssey_env.vector.infos._LazyInfos`, a dict with Gymnasium's keys from the start), so an
+RL loop that reads ``action_mask`` pays for that key alone; ``lazy_infos=False`` merges them all every
+step. Fewer leaves help too: ``info_keys=`` on the env.
 
 :class:`OdysseyAsyncVectorEnv` is not Gymnasium's ``AsyncVectorEnv``: one process per core rather than
 per sub-env (the calling process steps a share too), and messages through shared-memory links,
@@ -54,7 +57,7 @@ def _sub_env(max_actions: int | None, max_episode_steps: int | None, env_kwargs:
 def make_vector_env(num_envs: int = 1, *, asynchronous: bool = False, workers: int | None = None,
                     spin_s: float | None = None, max_actions: int | None = None,
                     max_episode_steps: int | None = None,
-                    autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+                    autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, lazy_infos: bool = True,
                     **env_kwargs: Any) -> VectorEnv:
     """``num_envs`` odyssey envs as one vector env; ``env_kwargs`` go to each ``OdysseyEnv``.
 
@@ -62,6 +65,8 @@ def make_vector_env(num_envs: int = 1, *, asynchronous: bool = False, workers: i
     processes plus the calling one; ``spin_s`` is how long a waiting side polls before it sleeps,
     0 for pipes only); ``max_actions`` gives each a ``Discrete(max_actions)`` action space over its
     valid commands (:class:`~odyssey_env.wrappers.ValidActions`); ``max_episode_steps`` truncates.
+    ``lazy_infos`` merges each info key when it is first read (an RL loop reading ``action_mask``
+    pays for that key alone); ``False`` merges every key every step, as Gymnasium does.
     """
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
@@ -70,7 +75,7 @@ def make_vector_env(num_envs: int = 1, *, asynchronous: bool = False, workers: i
     # by deep-copying it.
     if asynchronous:
         return OdysseyAsyncVectorEnv([make] * num_envs, workers=workers, spin_s=spin_s, copy=False,
-                                     autoreset_mode=autoreset_mode)
+                                     autoreset_mode=autoreset_mode, lazy_infos=lazy_infos)
     if workers is not None or spin_s is not None:
         raise ValueError("workers and spin_s are options of asynchronous=True")
-    return OdysseySyncVectorEnv([make] * num_envs, copy=False, autoreset_mode=autoreset_mode)
+    return OdysseySyncVectorEnv([make] * num_envs, copy=False, autoreset_mode=autoreset_mode, lazy_infos=lazy_infos)

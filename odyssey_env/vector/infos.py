@@ -7,10 +7,15 @@ info has about twenty leaves (reward components, quest progress, flags, events; 
 gathered and merged once per step by a plan compiled from their shape (:class:`_InfoPlan`), into
 exactly what Gymnasium's merge gives (same keys, order, masks and dtypes); anything unusual, such as
 sub-envs whose infos differ in shape, goes through Gymnasium's own merge unchanged.
+
+Cheaper still is not merging what nobody reads: with ``lazy_infos`` (what ``make_vector_env`` sets)
+a step returns a :class:`_LazyInfos`, which merges a key when it is first read and everything at
+once when all values are read.
 """
 
 from __future__ import annotations
 
+import functools
 import operator
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -45,34 +50,57 @@ def _batch(infos: list[dict[str, Any]], present: np.ndarray,
     for info in infos:
         if list(info) != keys:
             raise _Mismatch
+    if _masks_collide(keys):
+        raise _Mismatch
     out: dict[str, Any] = {}
     for key in keys:
-        values = [info[key] for info in infos]
-        kind = type(values[0])  # as in Gymnasium, the first sub-env's value decides; the others are cast
-        if key == "final_obs":
-            array: Any = _objects(values)
-        elif kind is dict:
-            if any(type(v) is not dict for v in values):
-                raise _Mismatch
-            try:
-                array = _batch(values, present, fold)
-            except _Mismatch:
-                if fold is None:
-                    raise
-                array = fold(values)
-        elif dict in map(type, values):  # a dict beside a non-dict: Gymnasium's merge decides (and fails)
-            raise _Mismatch
-        elif kind in _NUMBERS or issubclass(kind, np.number):
-            array = np.array(values, dtype=kind)
-        elif kind is np.ndarray:
-            array = np.array(values, dtype=values[0].dtype)
-            if array.shape[1:] != values[0].shape:
-                raise _Mismatch
-        else:
-            array = _objects(values)
-        out[key] = array
+        out[key] = _batch_key(key, [info[key] for info in infos], present, fold)
         out["_" + key] = present.copy()
     return out
+
+
+def _batch_key(key: Any, values: list[Any], present: np.ndarray,
+               fold: Callable[[list[dict[str, Any]]], dict[str, Any]] | None) -> Any:
+    """The merged value of one key from its value in every sub-env (see :func:`_batch`)."""
+    kind = type(values[0])  # as in Gymnasium, the first sub-env's value decides; the others are cast
+    if key == "final_obs":
+        return _objects(values)
+    if kind is dict:
+        if any(type(v) is not dict for v in values):
+            raise _Mismatch
+        try:
+            return _batch(values, present, fold)
+        except _Mismatch:
+            if fold is None:
+                raise
+            return fold(values)
+    if dict in map(type, values):  # a dict beside a non-dict: Gymnasium's merge decides (and fails)
+        raise _Mismatch
+    if kind in _NUMBERS or issubclass(kind, np.number):
+        return np.array(values, dtype=kind)
+    if kind is np.ndarray:
+        array = np.array(values, dtype=values[0].dtype)
+        if array.shape[1:] != values[0].shape:
+            raise _Mismatch
+        return array
+    return _objects(values)
+
+
+@functools.cache
+def _all_true(n: int) -> np.ndarray:
+    return np.ones(n, dtype=np.bool_)
+
+
+def _ones(n: int) -> np.ndarray:
+    """A fresh all-true mask of ``n`` sub-envs (a copy: half the cost of ``np.ones``)."""
+    return _all_true(n).copy()
+
+
+def _masks_collide(keys: Any) -> bool:
+    """Whether a key is another's mask name (``"_x"`` beside ``"x"``): Gymnasium's merge then writes
+    one into the other, which only its own merge reproduces."""
+    names = set(keys)
+    return any(type(key) is str and "_" + key in names for key in names)
 
 
 def _objects(values: list[Any]) -> np.ndarray:
@@ -162,6 +190,8 @@ class _InfoPlan:
         for d in dicts:
             if tuple(d) != keys:
                 raise _Mismatch
+        if _masks_collide(keys):
+            raise _Mismatch
         level = len(self.levels)
         self.levels.append((parent, name, keys))
         entries: list[tuple[str, int | None]] = []
@@ -222,11 +252,18 @@ class _InfoPlan:
 
 
 class _BatchedInfos:
-    """Collects the infos Gymnasium hands to ``_add_info`` during one call, then merges them at once."""
+    """Collects the infos Gymnasium hands to ``_add_info`` during one call, then merges them at once.
+
+    With ``lazy_infos`` the merge waits until a key is read (:class:`_LazyInfos`); it is only safe
+    where no sub-env changes an info it has returned, so the vector envs take it from their maker
+    (odyssey's envs never do), not as a default for any ``env_fns``.
+    """
 
     num_envs: int
+    lazy_infos: bool = False
     _collected: list[tuple[int, dict[str, Any]]] | None = None
     _plan: _InfoPlan | None = None
+    _lazy_template: tuple[tuple[Any, ...], dict[str, Any]] | None = None  # top-level keys, pending dict
 
     def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
         if self._collected is None:
@@ -246,21 +283,52 @@ class _BatchedInfos:
     def _merged(self, collected: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
         if len(collected) == self.num_envs and all(i == k for k, (i, _) in enumerate(collected)):
             infos = [info for _, info in collected]
-            try:
-                if self._plan is not None:
-                    try:
-                        return self._plan.merge(infos)
-                    except (_Mismatch, ValueError, TypeError, KeyError):
-                        self._plan = None
-                self._plan = _InfoPlan(infos)
-                return self._plan.merge(infos)
-            except (_Mismatch, ValueError, TypeError, KeyError):
-                self._plan = None  # a shape the plan cannot take (nested dicts that differ, ...)
-            try:
-                return batch_infos(infos, self._fold)
-            except (_Mismatch, ValueError, TypeError):  # values numpy cannot batch as Gymnasium would
-                pass
+            if self.lazy_infos:
+                template = self._pending_keys(infos)
+                if template is not None:
+                    return _LazyInfos(template, infos, self._merged_in_full, self._fold)
+            return self._merged_in_full(infos)
         return self._fold([info for _, info in collected], [i for i, _ in collected])
+
+    def _merged_in_full(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
+        """The merge of the infos of sub-envs ``0..n-1``: by the plan, else key by key, else Gymnasium's."""
+        try:
+            if self._plan is not None:
+                try:
+                    return self._plan.merge(infos)
+                except (_Mismatch, ValueError, TypeError, KeyError):
+                    self._plan = None
+            self._plan = _InfoPlan(infos)
+            return self._plan.merge(infos)
+        except (_Mismatch, ValueError, TypeError, KeyError):
+            self._plan = None  # a shape the plan cannot take (nested dicts that differ, ...)
+        try:
+            return batch_infos(infos, self._fold)
+        except (_Mismatch, ValueError, TypeError):  # values numpy cannot batch as Gymnasium would
+            return self._fold(infos)
+
+    def _pending_keys(self, infos: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The vector info's keys, all pending, when the infos can be merged key by key on demand.
+
+        That needs the same top-level keys, in the same order, in every sub-env's info, and no key
+        that could be another's mask (``"_x"`` beside ``"x"``), so that each key and its mask depend
+        on that key's values alone, as in Gymnasium's merge.
+        """
+        first = infos[0]
+        if type(first) is not dict:
+            return None
+        keys = tuple(first)
+        for info in infos:
+            if type(info) is not dict or tuple(info) != keys:
+                return None
+        cached = self._lazy_template
+        if cached is not None and cached[0] == keys:
+            return cached[1]
+        if any(type(key) is not str or key.startswith("_") for key in keys):
+            return None
+        template = dict.fromkeys(chain.from_iterable((key, "_" + key) for key in keys), _PENDING)
+        self._lazy_template = (keys, template)
+        return template
 
     def _fold(self, infos: list[dict[str, Any]], env_nums: list[int] | None = None) -> dict[str, Any]:
         """Gymnasium's merge, one sub-env at a time, in Gymnasium's order."""
@@ -268,6 +336,145 @@ class _BatchedInfos:
         for env_num, info in zip(range(len(infos)) if env_nums is None else env_nums, infos, strict=True):
             merged = super()._add_info(merged, info, env_num)  # type: ignore[misc]
         return merged
+
+
+class _Pending:
+    """The value of a key of :class:`_LazyInfos` not merged yet (never seen outside it)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<pending>"
+
+
+_PENDING = _Pending()
+_MISSING = object()
+_Merge = Callable[[list[dict[str, Any]]], dict[str, Any]]
+
+
+class _LazyInfos(dict):  # type: ignore[type-arg]
+    """A vector env's info dict whose keys are merged when first read.
+
+    An RL loop reads one or two keys of an info (``action_mask``, say) out of twenty or more; the
+    merge of all of them costs a vector env up to a third of a step. This dict has every key of the
+    merged info from the start, in Gymnasium's order, but a key's value (and its ``_key`` mask) is
+    merged from the sub-envs' infos when first read, exactly as the whole merge would have merged
+    it (same arrays, dtypes, masks; an error Gymnasium's merge would raise is raised then). Anything
+    that reads all values (``items``, ``values``, ``==``, ``repr``, copying, pickling) merges the
+    rest at once, by the same plan the eager merge uses; copies and pickles are plain dicts.
+
+    It holds the sub-envs' info dicts until everything is merged, so they must not change after
+    the step that returned them (see :class:`_BatchedInfos`).
+    """
+
+    __slots__ = ("_fold", "_infos", "_merge_all")
+
+    def __init__(self, template: dict[str, Any], infos: list[dict[str, Any]], merge_all: _Merge,
+                 fold: _Merge) -> None:
+        dict.__init__(self, template)
+        self._infos: list[dict[str, Any]] | None = infos
+        self._merge_all = merge_all  # the whole info, by the vector env's plan
+        self._fold = fold  # Gymnasium's merge, for what the key-by-key merge leaves to it
+
+    def _resolve(self, key: str) -> Any:
+        name = key[1:] if key.startswith("_") else key  # pending keys are a top-level key or its mask
+        infos = self._infos
+        values = [info[name] for info in infos]  # type: ignore[union-attr]
+        present = _ones(len(values))
+        try:
+            merged = {name: _batch_key(name, values, present, self._fold), "_" + name: present}
+        except (_Mismatch, ValueError, TypeError):  # what numpy cannot batch as Gymnasium would
+            merged = self._fold([{name: value} for value in values])
+        for k in (name, "_" + name):
+            if dict.get(self, k, _MISSING) is _PENDING:  # a key set or deleted meanwhile stays as it is
+                dict.__setitem__(self, k, merged[k])
+        return merged[key]
+
+    def _materialize(self) -> None:
+        if self._infos is None:
+            return
+        merged = self._merge_all(self._infos)
+        for key, value in dict.items(self):
+            if value is _PENDING:
+                dict.__setitem__(self, key, merged[key])
+        self._infos = None
+
+    def __getitem__(self, key: Any) -> Any:
+        value = dict.__getitem__(self, key)
+        return self._resolve(key) if value is _PENDING else value
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        value = dict.get(self, key, _MISSING)
+        if value is _MISSING:
+            return default
+        return self._resolve(key) if value is _PENDING else value
+
+    def pop(self, key: Any, *default: Any) -> Any:
+        if dict.get(self, key, _MISSING) is _PENDING:
+            self._resolve(key)
+        return dict.pop(self, key, *default)
+
+    def setdefault(self, key: Any, default: Any = None) -> Any:
+        if key in self:
+            return self[key]
+        dict.__setitem__(self, key, default)
+        return default
+
+    def popitem(self) -> tuple[Any, Any]:
+        self._materialize()
+        return dict.popitem(self)
+
+    def __iter__(self) -> Iterator[Any]:  # not dict's own: so dict(x), {**x} and update(x) read through __getitem__
+        return dict.__iter__(self)
+
+    def values(self) -> Any:
+        self._materialize()
+        return dict.values(self)
+
+    def items(self) -> Any:
+        self._materialize()
+        return dict.items(self)
+
+    def copy(self) -> dict[str, Any]:
+        self._materialize()
+        return dict(dict.items(self))
+
+    __copy__ = copy
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> dict[str, Any]:
+        import copy
+
+        return copy.deepcopy(self.copy(), memo)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return dict, (self.copy(),)
+
+    def __reduce_ex__(self, protocol: Any) -> tuple[Any, ...]:
+        return self.__reduce__()
+
+    def __eq__(self, other: object) -> bool:
+        self._materialize()
+        if isinstance(other, _LazyInfos):
+            other._materialize()
+        return dict.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __or__(self, other: Any) -> Any:
+        self._materialize()
+        return dict.__or__(self.copy(), other)
+
+    def __ror__(self, other: Any) -> Any:
+        self._materialize()
+        return dict.__ror__(self.copy(), other)
+
+    def __repr__(self) -> str:
+        self._materialize()
+        return dict.__repr__(self)
 
 
 _Collected = list[tuple[int, dict[str, Any]]]

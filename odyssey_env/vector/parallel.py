@@ -184,8 +184,10 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
 
     def __init__(self, env_fns: list[Callable[[], gym.Env]], *, workers: int | None = None,
                  copy: bool = True, autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
-                 spin_s: float | None = None, context: str | None = None, capacity: int = 1 << 20) -> None:
+                 spin_s: float | None = None, context: str | None = None, capacity: int = 1 << 20,
+                 lazy_infos: bool = False) -> None:
         env_fns = list(env_fns)
+        self.lazy_infos = bool(lazy_infos)  # as in OdysseySyncVectorEnv: only for sub-envs known to allow it
         self.num_envs = len(env_fns)
         if self.num_envs < 1:
             raise ValueError("an async vector env needs at least one sub-env")

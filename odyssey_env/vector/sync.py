@@ -18,7 +18,16 @@ __all__ = ["OdysseySyncVectorEnv"]
 
 
 class OdysseySyncVectorEnv(_BatchedInfos, SyncVectorEnv):
-    """``SyncVectorEnv`` with one info merge per step (see the module docstring)."""
+    """``SyncVectorEnv`` with one info merge per step (see the module docstring).
+
+    ``lazy_infos=True`` returns infos whose keys are merged when read (:class:`_LazyInfos`): for
+    sub-envs that never change an info dict after returning it, as odyssey's (``make_vector_env``
+    sets it); other ``env_fns`` get Gymnasium's eager merge by default.
+    """
+
+    def __init__(self, env_fns: Any, *args: Any, lazy_infos: bool = False, **kwargs: Any) -> None:
+        super().__init__(env_fns, *args, **kwargs)
+        self.lazy_infos = bool(lazy_infos)
 
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         with self._collecting() as collected:
@@ -58,14 +67,16 @@ class OdysseySyncVectorEnv(_BatchedInfos, SyncVectorEnv):
             else:
                 env_obs[i], rewards[i], terminations[i], truncations[i], info = env.step(action)
             collected.append((i, info))
-        # filled element by element, as Gymnasium's arrays are (same casts, same errors)
-        self._rewards = np.fromiter(rewards, dtype=np.float64, count=n)
-        self._terminations = np.fromiter(terminations, dtype=np.bool_, count=n)
-        self._truncations = np.fromiter(truncations, dtype=np.bool_, count=n)
+        # filled element by element, as Gymnasium's arrays are (same casts, same errors); fresh arrays
+        # every step, so the caller gets them without copies (Gymnasium's generic step, which keeps its
+        # own in self._rewards and friends, overwrites every element of those before reading them)
+        reward_array = np.fromiter(rewards, dtype=np.float64, count=n)
+        terminated = np.fromiter(terminations, dtype=np.bool_, count=n)
+        truncated = np.fromiter(truncations, dtype=np.bool_, count=n)
         self._observations = self._concatenate(self.single_observation_space, env_obs, self._observations)
-        self._autoreset_envs = self._terminations | self._truncations
-        return (deepcopy(self._observations) if self.copy else self._observations, self._rewards.copy(),
-                self._terminations.copy(), self._truncations.copy(), collected)
+        self._autoreset_envs = terminated | truncated
+        return (deepcopy(self._observations) if self.copy else self._observations, reward_array, terminated,
+                truncated, collected)
 
     @functools.cached_property
     def _concatenate(self) -> Callable[..., Any]:

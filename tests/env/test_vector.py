@@ -72,15 +72,16 @@ LEAVES = (st.integers(-5, 5) | st.booleans() | st.floats(allow_nan=False, width=
 
 
 def _info_shape():
-    keys = st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs", "x"])
+    keys = st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs", "x", "_x"])  # "_x": x's mask
     return st.recursive(LEAVES, lambda inner: st.dictionaries(keys, inner, max_size=4), max_leaves=8)
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.integers(1, 4).flatmap(lambda n: st.lists(st.dictionaries(
-    st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5),
+    st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs", "_mask"]), _info_shape(), max_size=5),
     min_size=n, max_size=n)))
 def test_batched_merge_equals_gymnasiums_whatever_the_infos(infos):
+    # "_mask" is also the name of "mask"'s mask: Gymnasium's merge writes one into the other
     env = OdysseySyncVectorEnv.__new__(OdysseySyncVectorEnv)
     env.num_envs = len(infos)
     try:
@@ -111,7 +112,7 @@ KINDS = {"int": st.integers(-5, 5), "float": st.floats(allow_nan=False, width=32
          "str": st.text(max_size=3), "none": st.none(), "list": st.lists(st.integers(0, 3), max_size=3),
          "array": st.integers(0, 3).map(lambda k: np.full(2, k, dtype=np.int16)),
          "f32": st.floats(-2, 2, width=32).map(np.float32), "i64": st.integers(-3, 3).map(np.int64)}
-_FIELD = st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs", "x", "y"])
+_FIELD = st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs", "x", "y", "_x"])
 
 
 def _template():
@@ -134,14 +135,23 @@ def _same_shape_infos(draw):
 @settings(max_examples=300, deadline=None)
 @given(_same_shape_infos(), st.data())
 def test_the_plan_takes_every_same_shape_step_and_equals_gymnasiums_merge(first, data):
-    from odyssey_env.vector.infos import _InfoPlan
+    from odyssey_env.vector.infos import _InfoPlan, _Mismatch
 
     infos, template = first
+    if _masks_collide_anywhere(template):  # only Gymnasium's own merge writes "x"'s mask into "_x"
+        with pytest.raises(_Mismatch):
+            _InfoPlan(infos)
+        return
     plan = _InfoPlan(infos)  # compiles: no mismatch in infos of one shape
     assert _same(plan.merge(infos), _gymnasium_merge(infos))
     later = [_fill(template, data.draw) for _ in infos]  # a later step: same shape, other values
     if all(type(a) is type(b) for a, b in zip(_leaves(later[0]), _leaves(infos[0]), strict=True)):
         assert _same(plan.merge(later), _gymnasium_merge(later))
+
+
+def _masks_collide_anywhere(template) -> bool:
+    return any(("_" + k in template) or (k != "final_obs" and isinstance(v, dict) and _masks_collide_anywhere(v))
+               for k, v in template.items())
 
 
 def _leaves(info):
@@ -196,7 +206,7 @@ def test_a_plan_refuses_infos_of_another_shape(change):
 
 
 def test_a_vector_env_merges_real_steps_through_one_plan_kept_from_step_to_step():
-    envs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=3, max_actions=32)
+    envs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=3, max_actions=32, lazy_infos=False)
     theirs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=3, vectorization_mode="sync",
                           wrappers=[lambda e: ValidActions(e, 32)])
     try:
@@ -394,3 +404,23 @@ def test_info_keys_pick_a_subset_in_a_fixed_order(tiny_game):
     import pickle
 
     assert pickle.loads(pickle.dumps(lean)).info_keys == ("step", "events")
+
+
+def test_arrays_a_step_returns_are_the_callers_to_change():
+    """The lean step loop hands out fresh arrays: changing them changes nothing in the env."""
+    ours = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, max_episode_steps=3)
+    theirs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, vectorization_mode="sync",
+                          wrappers=[lambda e: gym.wrappers.TimeLimit(e, 3)])
+    try:
+        ours.reset(seed=0), theirs.reset(seed=0)
+        for step in range(7):
+            actions = ["wait", "defend"] if step % 2 else ["defend", "wait"]
+            a, b = ours.step(actions), theirs.step(actions)
+            for x, y in zip(a[1:4], b[1:4], strict=True):
+                assert np.array_equal(x, y)
+            a[1][:] = 99.0  # a caller scribbling on what it was given
+            a[2][:] = True
+            a[3][:] = not a[3][0]
+    finally:
+        ours.close()
+        theirs.close()
