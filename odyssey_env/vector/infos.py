@@ -281,14 +281,19 @@ class _BatchedInfos:
             self._collected = None
 
     def _merged(self, collected: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
-        if len(collected) == self.num_envs and all(i == k for k, (i, _) in enumerate(collected)):
+        order = [i for i, _ in collected]
+        if order == self._every_env:
             infos = [info for _, info in collected]
             if self.lazy_infos:
                 template = self._pending_keys(infos)
                 if template is not None:
                     return _LazyInfos(template, infos, self._merged_in_full, self._fold)
             return self._merged_in_full(infos)
-        return self._fold([info for _, info in collected], [i for i, _ in collected])
+        return self._fold([info for _, info in collected], order)
+
+    @functools.cached_property
+    def _every_env(self) -> list[int]:
+        return list(range(self.num_envs))
 
     def _merged_in_full(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
         """The merge of the infos of sub-envs ``0..n-1``: by the plan, else key by key, else Gymnasium's."""
