@@ -21,6 +21,8 @@ costs at most a millisecond, never a hang.
 
 from __future__ import annotations
 
+import copyreg
+import io
 import os
 import pickle
 import platform
@@ -28,7 +30,9 @@ import time
 from collections import deque
 from multiprocessing import TimeoutError as _TimeoutError
 from multiprocessing.connection import Connection, wait
-from typing import Any
+from typing import Any, ClassVar
+
+import numpy as np
 
 __all__ = ["Link", "LinkClosed", "PeerDied", "make_link", "spinning_is_safe"]
 
@@ -39,6 +43,41 @@ _SLEEP_CHECKS_S = (0.001, 0.002, 0.005, 0.01)  # re-checks while asleep: the las
 # it waits for may be the one that needs the core.
 _YIELD_AFTER_S = 0.00002
 _yield_cpu = getattr(os, "sched_yield", lambda: time.sleep(0))  # (no sched_yield on Windows)
+
+
+def _rebuild_array(data: bytes, dtype: str, shape: tuple[int, ...]) -> np.ndarray:
+    return np.frombuffer(bytearray(data), dtype=dtype).reshape(shape)  # a bytearray: writable, as pickled ones are
+
+
+def _reduce_array(array: np.ndarray) -> tuple[Any, ...]:
+    """A plain array as its bytes, dtype and shape: numpy's own reduce costs several microseconds each
+    way for the small arrays infos carry (``action_mask``); anything else is reduced numpy's way."""
+    dtype = array.dtype
+    flags = array.flags  # read-only arrays come back read-only from numpy's reduce: left to it
+    if dtype.hasobject or dtype.fields is not None or not dtype.isnative or not (flags.c_contiguous
+                                                                                 and flags.writeable):
+        return array.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
+    return _rebuild_array, (array.tobytes(), dtype.str, array.shape)
+
+
+class _Pickler(pickle.Pickler):
+    dispatch_table: ClassVar[dict[type, Any]] = {**copyreg.dispatch_table, np.ndarray: _reduce_array}
+
+
+class _Encoder:
+    """``pickle.dumps`` with one reusable pickler whose only difference is how it packs numpy arrays."""
+
+    def __init__(self) -> None:
+        self._buffer = io.BytesIO()
+        self._pickler = _Pickler(self._buffer, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def __call__(self, message: Any) -> bytes:
+        buffer = self._buffer
+        buffer.seek(0)
+        buffer.truncate()
+        self._pickler.clear_memo()  # each message stands alone: no references to an earlier one
+        self._pickler.dump(message)
+        return buffer.getvalue()
 
 
 class LinkClosed(EOFError):
@@ -72,6 +111,7 @@ class Link:
         self._received = 0
         self._sent = 0
         self._stash: deque[bytes] = deque()  # big messages the pipe brought while this end slept
+        self._encode = _Encoder()
 
     def __reduce__(self) -> tuple[Any, ...]:
         return Link, (self._side, *self._raw, self._conn, self.spin_s)
@@ -84,8 +124,15 @@ class Link:
 
         The shared buffer holds one message: while the reader has not finished the last one, or when
         a message is bigger than the buffer, the message goes through the pipe (still in order).
+        Raises :class:`LinkClosed` when the pipe finds the other end closed.
         """
-        data = pickle.dumps(message, protocol=pickle.HIGHEST_PROTOCOL)
+        data = self._encode(message)
+        try:
+            self._send(data)
+        except (BrokenPipeError, ConnectionResetError) as exc:  # the pipe's reading end is closed
+            raise LinkClosed("the other end of the link is closed") from exc
+
+    def _send(self, data: bytes) -> None:
         if self.spin_s <= 0:
             self._conn.send_bytes(data)
             return

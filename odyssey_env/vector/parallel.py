@@ -142,7 +142,11 @@ class _Worker:
         return f"the worker of sub-envs {self.first}..{self.first + self.count - 1} (pid {self.process.pid})"
 
     def ask(self, command: str, payload: Any) -> None:
-        self.link.send((command, payload))
+        try:
+            self.link.send((command, payload))
+        except LinkClosed as exc:  # it died with its link's pipe: a dead worker, not a broken pipe
+            self.process.join(0.1)
+            raise _WorkerDied(f"{self} died (exit code {self.process.exitcode})") from exc
         self.due += 1
 
     def answer(self, timeout: float | None = None) -> Any:
@@ -242,7 +246,7 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         self._start("step")
         parts = self._split(actions)
         for worker, part in zip(self._workers, parts[1:], strict=True):
-            worker.ask("step", _Batch.pack(part))
+            self._ask(worker, "step", _Batch.pack(part))
         self._pending = {"local": parts[0], "answers": []}
 
     def step_wait(self, timeout: float | None = None) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
@@ -313,7 +317,7 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         requests = [share_request(first, count) for first, count in shares]
         for worker, request in zip(self._workers, requests[1:], strict=True):
             if request is not None:
-                worker.ask("reset", request)
+                self._ask(worker, "reset", request)
         self._pending = {"local": requests[0], "requests": requests[1:], "answers": []}
 
     def reset_wait(self, timeout: float | None = None) -> tuple[Any, dict[str, Any]]:
@@ -344,7 +348,7 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         """``name(*args, **kwargs)`` on every sub-env (or its value, if it is not callable), in order."""
         self._start("call")
         for worker in self._workers:
-            worker.ask("call", (name, args, kwargs))
+            self._ask(worker, "call", (name, args, kwargs))
         self._pending = {"answers": []}
         local = self._on_local(lambda envs: envs.call(name, *args, **kwargs))
         results = list(local or ())
@@ -364,7 +368,7 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         self._start("set_attr")
         shares = self._shares()
         for worker, (first, count) in zip(self._workers, shares[1:], strict=True):
-            worker.ask("set_attr", (name, list(values[first:first + count])))
+            self._ask(worker, "set_attr", (name, list(values[first:first + count])))
         self._pending = {"answers": []}
         self._on_local(lambda envs: envs.set_attr(name, list(values[:shares[0][1]])))
         self._answers(None)
@@ -436,6 +440,15 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
                 self._answers(None)
             finally:
                 self._state = None
+            raise
+
+    def _ask(self, worker: _Worker, command: str, payload: Any) -> None:
+        """Send a worker a command; one found dead ends this env, as one that dies while answering does."""
+        try:
+            worker.ask(command, payload)
+        except _WorkerDied:
+            self._state = None
+            self.close(terminate=True)
             raise
 
     def _answers(self, timeout: float | None, skip: list[bool] | None = None) -> list[Any]:

@@ -116,6 +116,16 @@ def test_a_closed_other_end_reads_as_closed():
     parent.close()
 
 
+@pytest.mark.parametrize("spin_s", [0.0, 0.0005])
+def test_sending_to_a_closed_other_end_says_closed_not_broken_pipe(spin_s):
+    parent, child = make_link(CTX, 16, spin_s)  # 16 bytes: every message below goes through the pipe
+    child.close()
+    with pytest.raises(LinkClosed):
+        for _ in range(100):  # the first sends may still fit the socket's buffer
+            parent.send("x" * 64)
+    parent.close()
+
+
 def test_bad_arguments_and_the_default_spin():
     with pytest.raises(ValueError, match="spin_s"):
         make_link(CTX, 16, -1.0)
@@ -123,3 +133,66 @@ def test_bad_arguments_and_the_default_spin():
     assert (a.spin_s > 0) == spinning_is_safe()
     a.close()
     b.close()
+
+
+# ---------------------------------------------------------------------- how messages are pickled
+class _Tagged(np.ndarray):
+    """An ndarray subclass: must keep its class (numpy's own reduce), not come back a plain array."""
+
+
+def _arrays():
+    from hypothesis.extra import numpy as hnp
+
+    dtypes = (hnp.boolean_dtypes() | hnp.integer_dtypes() | hnp.unsigned_integer_dtypes()
+              | hnp.floating_dtypes() | hnp.complex_number_dtypes() | hnp.datetime64_dtypes()
+              | hnp.unicode_string_dtypes() | hnp.byte_string_dtypes())
+    return hnp.arrays(dtypes, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
+
+
+def _same_array(a, b) -> bool:
+    return (type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape
+            and a.tobytes(order="A") == b.tobytes(order="A") and a.flags.f_contiguous == b.flags.f_contiguous
+            and a.flags.c_contiguous == b.flags.c_contiguous)
+
+
+from hypothesis import given, settings  # noqa: E402 - the tests below only
+from hypothesis import strategies as st  # noqa: E402
+
+
+@settings(max_examples=200, deadline=None)
+@given(_arrays(), st.sampled_from(["as is", "fortran", "strided", "read-only"]))
+def test_arrays_cross_a_link_as_pickle_would_carry_them(array, layout):
+    import pickle
+
+    from odyssey_env.vector.channel import _Encoder
+
+    if layout == "fortran":
+        array = np.asfortranarray(array)
+    elif layout == "strided" and array.ndim:
+        array = array[::2]
+    elif layout == "read-only":
+        array = array.copy()
+        array.flags.writeable = False
+    message = ("ok", [array, {"mask": array}], array.copy())
+    encode = _Encoder()
+    encode(message)  # an earlier message: each one must stand alone
+    ours, theirs = pickle.loads(encode(message)), pickle.loads(pickle.dumps(message, protocol=5))
+    for a, b in ((ours[1][0], theirs[1][0]), (ours[1][1]["mask"], theirs[1][1]["mask"]), (ours[2], theirs[2])):
+        assert _same_array(a, b) and a.flags.writeable == b.flags.writeable
+    assert ours[1][0] is ours[1][1]["mask"] and ours[1][0] is not ours[2]  # shared within a message, as pickle's
+
+
+def test_arrays_numpy_must_reduce_itself_keep_their_kind():
+    import pickle
+
+    from odyssey_env.vector.channel import _Encoder
+
+    encode = _Encoder()
+    structured = np.array([(1, 2.5)], dtype=[("a", "i4"), ("b", "f8")])
+    objects = np.array([[1], "x", None], dtype=object)
+    tagged = np.arange(3).view(_Tagged)
+    for array in (structured, objects, tagged):
+        back = pickle.loads(encode(array))
+        assert type(back) is type(array) and back.dtype == array.dtype
+        assert back.tolist() == array.tolist()
+    assert pickle.loads(encode({"again": structured}))["again"].dtype.names == ("a", "b")

@@ -140,8 +140,9 @@ def test_an_error_in_a_worker_comes_back_with_its_traceback_and_the_env_stays_us
         envs.close()
 
 
-def test_a_dead_worker_is_reported_and_close_still_works():
-    envs = OdysseyAsyncVectorEnv([_make] * 2, workers=1)
+@pytest.mark.parametrize("spin_s", [None, 0.0])  # 0: the step is sent through the dead worker's pipe
+def test_a_dead_worker_is_reported_and_close_still_works(spin_s):
+    envs = OdysseyAsyncVectorEnv([_make] * 2, workers=1, spin_s=spin_s)
     envs.reset(seed=0)
     process = envs._workers[0].process
     os.kill(process.pid, signal.SIGKILL)
