@@ -25,8 +25,9 @@ How it runs, so that each module takes minutes on two cores:
   mutant runs in its own process, so nothing leaks from one mutant to the next;
 * a first forked run of the tests records which tests call which function, so a mutant runs only the
   tests that reach its function, fastest first, stopping at the first failure;
-* a function that no test calls (code that runs at import, say) is mutated in a fresh interpreter
-  instead, whose import of the module compiles the mutant; ``--fresh`` does that for every mutant.
+* a function that no test calls (code that runs at import, say), or whose mutant changes the variables
+  it takes from enclosing scopes (``super()`` dropped), is mutated in a fresh interpreter instead,
+  whose import of the module compiles the mutant; ``--fresh`` does that for every mutant.
 
 The tests each module runs against are listed in ``tools/mutation.toml``; mutants that no test can
 kill because they do not change behaviour are listed, each with a one-line reason, in
@@ -303,13 +304,26 @@ def _live_function(module, mutant: Mutant):
     raise UsageError(f"cannot find the function {'.'.join(mutant.owner)} of {module.__name__} in the running program")
 
 
-def apply_in_place(module, source: str, mutant: Mutant) -> None:
-    """Swap the code of the mutant's function in the already imported ``module``."""
+def _mutant_code(module, source: str, mutant: Mutant):
+    """The code object of the mutant's function, compiled from the mutated module."""
     code = compile(mutated_tree(source, mutant, module.__file__), module.__file__, "exec")
     found = [c for c in _code_objects(code, mutant.owner) if c.co_firstlineno == mutant.owner_line]
     if len(found) != 1:
         raise UsageError(f"cannot compile the mutant of {'.'.join(mutant.owner)} alone ({len(found)} matches)")
-    _live_function(module, mutant).__code__ = found[0]
+    return found[0]
+
+
+def swappable(module, source: str, mutant: Mutant) -> bool:
+    """Whether the mutant's code can replace the running function's: not when the change drops or adds a
+    variable of an enclosing scope (``return super().f()`` made ``return None`` loses the ``__class__``
+    cell), since a function's closure cells are fixed when it is made. Such a mutant runs fresh instead."""
+    live = _live_function(module, mutant).__code__
+    return _mutant_code(module, source, mutant).co_freevars == live.co_freevars
+
+
+def apply_in_place(module, source: str, mutant: Mutant) -> None:
+    """Swap the code of the mutant's function in the already imported ``module`` (see :func:`swappable`)."""
+    _live_function(module, mutant).__code__ = _mutant_code(module, source, mutant)
 
 
 class _MutantFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
@@ -584,7 +598,7 @@ class Runner:
         for mutant in self.mutants:
             owner = ".".join(mutant.owner)
             tests = sorted(calls.get(owner, ()), key=lambda t: durations.get(t, 0.0))
-            if self.fresh or not tests:
+            if self.fresh or not tests or not swappable(module, self.source, mutant):
                 verdict = self._run_fresh(mutant, budget=60 + 5 * total)
             else:
                 budget = 10 + 5 * sum(durations.get(t, 0.0) for t in tests)

@@ -227,8 +227,8 @@ class _InfoPlan:
         slots: list[Any] = []
         for kind, pick, count in self.tables:
             values: Any = chain.from_iterable(pick(columns))
-            if kind is object:  # a later sub-env's dict where the first has a leaf: Gymnasium's merge fails
-                values = list(values)
+            if kind is object or kind is bool:  # a later sub-env's dict where the first has a leaf: Gymnasium's
+                values = list(values)  # merge fails, where numpy would keep it as an object or take its truth
                 if dict in map(type, values):
                     raise _Mismatch
             elif kind is _FINAL_OBS:

@@ -180,7 +180,7 @@ def test_a_plan_either_merges_exactly_or_says_it_does_not_fit(compiled_on, infos
 
 
 @pytest.mark.parametrize("change", ["key order", "key missing", "leaf type", "dict for leaf", "leaf for dict",
-                                    "nested key order", "array shape"])
+                                    "nested key order", "array shape", "dict for flag"])
 def test_a_plan_refuses_infos_of_another_shape(change):
     from odyssey_env.vector.infos import _InfoPlan, _Mismatch
 
@@ -195,7 +195,8 @@ def test_a_plan_refuses_infos_of_another_shape(change):
              "key missing": {"step": 1, "quest": {"done": False, "total": 3}, "mask": np.zeros(2, dtype=bool)},
              "leaf type": info(step=1.5), "dict for leaf": info(area={"name": "yard"}),
              "leaf for dict": info(quest=3), "nested key order": info(quest={"total": 3, "done": False}),
-             "array shape": info(mask=np.zeros(3, dtype=bool))}[change]
+             "array shape": info(mask=np.zeros(3, dtype=bool)),
+             "dict for flag": info(quest={"done": {"why": "locked"}, "total": 3})}[change]
     with pytest.raises((_Mismatch, ValueError)):  # the first sub-env's shape decides: it must match
         plan.merge([other, info()])
     try:  # a later sub-env's leaves are cast as Gymnasium casts them, or refused where Gymnasium fails
@@ -267,6 +268,93 @@ def test_the_exact_merge_casts_to_the_first_sub_env_and_hands_nested_differences
     with pytest.raises(_Mismatch):
         batch_infos(nested)
     assert _same(batch_infos(nested, _gymnasium_merge), _gymnasium_merge(nested))
+
+
+# Gymnasium's merge decides a key by what it has merged so far: a leaf after a dict is stored inside the merged
+# dict under the sub-env's number, an empty dict after a leaf leaves the leaf's array as it was. Neither the plan
+# nor the exact merge can hold such a key, so both must refuse it (and Gymnasium's merge then takes it): without
+# the refusal the plan drops the key (a leaf first) or fails on the leaf (a dict first), and the exact merge
+# merges an empty list as an empty dict.
+@pytest.mark.parametrize(("infos", "expected"), [
+    pytest.param([{"s": 1, "k": {}}, {"s": 2, "k": []}], {1: []}, id="an empty dict, then a leaf of no keys"),
+    pytest.param([{"s": 1, "k": {"x": 1}}, {"s": 2, "k": "x"}],
+                 {"x": np.array([1, 0]), "_x": np.array([True, False]), 1: "x"}, id="a dict, then a leaf of its keys"),
+    pytest.param([{"s": 1, "k": True}, {"s": 2, "k": {}}], np.array([True, False]), id="a leaf, then an empty dict"),
+])
+def test_a_dict_beside_a_leaf_under_one_key_merges_as_gymnasium_merges_it(infos, expected):
+    from odyssey_env.vector.infos import _InfoPlan, _Mismatch
+
+    with pytest.raises(_Mismatch):
+        _InfoPlan(infos)
+    with pytest.raises(_Mismatch):
+        batch_infos(infos)
+    env = OdysseySyncVectorEnv.__new__(OdysseySyncVectorEnv)
+    env.num_envs = 2
+    merged = env._merged(list(enumerate(infos)))
+    assert _same(merged, _gymnasium_merge(infos))
+    assert _same(merged["k"], expected) and merged["_k"].tolist() == [True, True]
+
+
+def test_a_dict_beside_a_flag_fails_as_gymnasiums_merge_fails_even_through_a_kept_plan():
+    """numpy takes a dict's truth for a bool leaf: the plan must refuse it rather than merge it."""
+    from odyssey_env.vector.infos import _Mismatch
+
+    env = OdysseySyncVectorEnv.__new__(OdysseySyncVectorEnv)
+    env.num_envs = 2
+    bad = [{"s": 1, "k": True}, {"s": 2, "k": {"a": 1}}]
+    with pytest.raises(AttributeError):
+        _gymnasium_merge(bad)
+    with pytest.raises(AttributeError):  # no plan yet: compiling one must refuse the shape
+        env._merged(list(enumerate(bad)))
+    assert env._merged(list(enumerate([{"s": 1, "k": True}, {"s": 2, "k": False}])))["k"].tolist() == [True, False]
+    kept = env._plan
+    assert kept is not None
+    with pytest.raises(AttributeError):  # a plan kept from a step of flags: merging must refuse the dict
+        env._merged(list(enumerate(bad)))
+    with pytest.raises(_Mismatch):
+        kept.merge(bad)
+
+
+def test_one_sub_env_merges_through_the_plan_and_the_exact_merge_as_gymnasium_merges_it():
+    from odyssey_env.vector.infos import _InfoPlan
+
+    infos = [{"step": 3, "quest": {"done": True, "area": "yard"}, "mask": np.ones(2, dtype=np.int16),
+              "final_obs": {"text": "the yard"}}]
+    expected = _gymnasium_merge(infos)
+    assert _same(_InfoPlan(infos).merge(infos), expected) and _same(batch_infos(infos), expected)
+    assert expected["mask"].shape == (1, 2) and expected["final_obs"][0] == {"text": "the yard"}
+
+
+def test_a_plan_is_not_compiled_on_sub_envs_whose_keys_differ():
+    from odyssey_env.vector.infos import _InfoPlan, _Mismatch
+
+    for other in ({"step": 2}, {"area": "yard", "step": 2}):  # a key missing; the same keys in another order
+        with pytest.raises(_Mismatch):
+            _InfoPlan([{"step": 1, "area": "camp"}, other])
+
+
+# An array leaf decides its key's dtype and row shape; a later sub-env's value is cast into that row. numpy
+# makes the same rows of a list, but broadcasts a scalar only where Gymnasium's row assignment does (not into
+# an object array's row), so the merges must take a later value that is not an array, and refuse a row of
+# another shape rather than keep it.
+@pytest.mark.parametrize("infos", [
+    pytest.param([{"m": np.zeros(2, dtype=np.int16)}, {"m": [1, 2]}], id="an array, then a list as long"),
+    pytest.param([{"m": np.array([7, 8], dtype=object)}, {"m": 5}], id="an object array, then a scalar"),
+])
+def test_an_array_leaf_takes_a_later_sub_envs_value_as_gymnasium_takes_it(infos):
+    from odyssey_env.vector.infos import _InfoPlan, _Mismatch
+
+    env = OdysseySyncVectorEnv.__new__(OdysseySyncVectorEnv)
+    env.num_envs = 2
+    expected = _gymnasium_merge(infos)
+    assert _same(env._merged(list(enumerate(infos))), expected) and expected["m"].shape == (2, 2)
+    for merge in (_InfoPlan(infos).merge, batch_infos):
+        try:
+            merged = merge(infos)
+        except _Mismatch:
+            assert expected["m"].dtype == object  # a row numpy would not broadcast: Gymnasium's merge takes it
+        else:
+            assert _same(merged, expected)
 
 
 def test_a_later_sub_envs_leaves_are_cast_to_the_first_ones_types_as_gymnasium_casts_them():

@@ -163,3 +163,23 @@ def test_usage_errors_are_one_line(tmp_path):
                            str(root / "mutation.toml")], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip() == "mutation: not in mutation.toml: demo/other.py; configured: demo/calc.py"
+
+
+def test_a_mutant_that_drops_super_runs_in_a_fresh_interpreter(tmp_path):
+    """``return super().f()`` made ``return None`` compiles without the ``__class__`` cell: its code cannot be
+    swapped into the running function, so the tool mutates it in a fresh interpreter rather than erring."""
+    source = textwrap.dedent('''
+        class Base:
+            def size(self):
+                return 3
+
+
+        class Box(Base):
+            def size(self):
+                return super().size() + 1
+    ''')
+    tests = "from demo.calc import Box\n\n\ndef test_size():\n    assert Box().size() == 4\n"
+    root = _project(tmp_path, "", source, tests)
+    code, output, (result,) = _run(root)
+    assert result["errors"] == [] and result["survived"] == [], output
+    assert (result["mutants"], result["killed"], code) == (7, 7, 0), output
