@@ -293,7 +293,8 @@ def _live_function(module, mutant: Mutant):
         obj = vars(obj)[part] if isinstance(obj, type) else getattr(obj, part)
     raw = vars(obj).get(mutant.owner[-1]) if isinstance(obj, type) else getattr(obj, mutant.owner[-1], None)
     candidates = []
-    for value in (raw, getattr(raw, "__func__", None), getattr(raw, "fget", None), getattr(raw, "fset", None)):
+    wrapped = (getattr(raw, name, None) for name in ("__func__", "fget", "fset", "func"))  # func: cached_property
+    for value in (raw, *wrapped):
         while value is not None:
             if hasattr(value, "__code__"):
                 candidates.append(value)

@@ -296,20 +296,25 @@ class _BatchedInfos:
         return list(range(self.num_envs))
 
     def _merged_in_full(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
-        """The merge of the infos of sub-envs ``0..n-1``: by the plan, else key by key, else Gymnasium's."""
+        """The merge of the infos of sub-envs ``0..n-1``: by the plan, else key by key, else Gymnasium's.
+
+        Any failure of the faster merges hands the infos on, whatever its type: infos Gymnasium's
+        merge fails on too must fail with *its* error, and the faster merges meet the bad values in
+        another order (key by key, a numeric type at a time) than it does (sub-env by sub-env).
+        """
         try:
             if self._plan is not None:
                 try:
                     return self._plan.merge(infos)
-                except (_Mismatch, ValueError, TypeError, KeyError):
+                except Exception:
                     self._plan = None
             self._plan = _InfoPlan(infos)
             return self._plan.merge(infos)
-        except (_Mismatch, ValueError, TypeError, KeyError):
+        except Exception:
             self._plan = None  # a shape the plan cannot take (nested dicts that differ, ...)
         try:
             return batch_infos(infos, self._fold)
-        except (_Mismatch, ValueError, TypeError):  # values numpy cannot batch as Gymnasium would
+        except Exception:  # values numpy cannot batch as Gymnasium would: its merge, or its error
             return self._fold(infos)
 
     def _pending_keys(self, infos: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -388,7 +393,7 @@ class _LazyInfos(dict):  # type: ignore[type-arg]
         present = _ones(len(values))
         try:
             merged = {name: _batch_key(name, values, present, self._fold), "_" + name: present}
-        except (_Mismatch, ValueError, TypeError):  # what numpy cannot batch as Gymnasium would
+        except Exception:  # what numpy cannot batch as Gymnasium would: its merge, or its error (see _merged_in_full)
             merged = self._fold([{name: value} for value in values])
         for k in (name, "_" + name):
             if dict.get(self, k, _MISSING) is _PENDING:  # a key set or deleted meanwhile stays as it is
@@ -469,12 +474,10 @@ class _LazyInfos(dict):  # type: ignore[type-arg]
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __or__(self, other: Any) -> Any:
-        self._materialize()
+    def __or__(self, other: Any) -> Any:  # the copy merges the rest
         return dict.__or__(self.copy(), other)
 
     def __ror__(self, other: Any) -> Any:
-        self._materialize()
         return dict.__ror__(self.copy(), other)
 
     def __repr__(self) -> str:

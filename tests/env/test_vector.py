@@ -315,6 +315,29 @@ def test_a_dict_beside_a_flag_fails_as_gymnasiums_merge_fails_even_through_a_kep
         kept.merge(bad)
 
 
+# Gymnasium's merge goes sub-env by sub-env, the faster merges key by key (the plan a numeric type at a time): on
+# infos with two values it cannot merge, each meets another one first. The error must be Gymnasium's all the same.
+_TWO_BAD_VALUES = [
+    pytest.param([{"a": 1, "b": 1}, {"a": 1, "b": "s"}, {"a": 2**70, "b": 1}], ValueError,
+                 id="key by key, a number too large comes first"),
+    pytest.param([{"x": {"a": 1}, "b": 1}, {"x": {"a": "s"}, "b": 2**70}], ValueError,
+                 id="in the plan's int table, a number too large comes first"),
+    pytest.param([{"s": {"e": 0}, "m": 0}, {"s": {}, "m": None}, {"s": {"s": 0, "e": {"s": {}}}, "m": 0}], TypeError,
+                 id="key by key, the fold of a nested difference fails first"),
+]
+
+
+@pytest.mark.parametrize(("infos", "error"), _TWO_BAD_VALUES)
+def test_infos_gymnasium_cannot_merge_fail_with_its_error_whichever_bad_value_comes_first(infos, error):
+    with pytest.raises(error) as gymnasiums:
+        _gymnasium_merge(infos)
+    env = OdysseySyncVectorEnv.__new__(OdysseySyncVectorEnv)
+    env.num_envs = len(infos)
+    with pytest.raises(error) as ours:
+        env._merged(list(enumerate(infos)))
+    assert ours.type is gymnasiums.type is error
+
+
 def test_one_sub_env_merges_through_the_plan_and_the_exact_merge_as_gymnasium_merges_it():
     from odyssey_env.vector.infos import _InfoPlan
 

@@ -21,7 +21,7 @@ import odyssey_env
 from odyssey_env.game import available_games
 from odyssey_env.vector import OdysseySyncVectorEnv, make_vector_env
 from odyssey_env.vector.infos import _LazyInfos
-from tests.env.test_vector import _gymnasium_merge, _info_shape, _same
+from tests.env.test_vector import _TWO_BAD_VALUES, _gymnasium_merge, _info_shape, _same
 
 
 def _lazy_env(num_envs: int) -> OdysseySyncVectorEnv:
@@ -246,3 +246,65 @@ def test_lazy_infos_are_make_vector_envs_default_and_opt_in_for_other_env_fns():
     finally:
         envs.close()
         plain.close()
+
+
+# ---------------------------------------------------------------------- explicit cases (mutation testing)
+_TWO = [{"a": 1, "b": 2.5, "c": "x"}, {"a": 3, "b": 4.0, "c": "y"}]
+
+
+def test_an_ordinary_key_is_merged_without_gymnasiums_merge_and_a_nested_difference_with_it():
+    """The key-by-key merge is the fast path: Gymnasium's merge (``_fold``) only takes what it cannot."""
+    env = _lazy_env(2)
+    real, calls = env._fold, []
+    env._fold = lambda infos, env_nums=None: calls.append(len(infos)) or real(infos, env_nums)
+    infos = [{"a": 1, "c": "x", "v": {"x": 1}}, {"a": 3, "c": "y", "v": {"y": 2}}]
+    lazy = env._merged(list(enumerate(infos)))
+    assert isinstance(lazy, _LazyInfos)
+    assert lazy["a"].tolist() == [1, 3] and lazy["_c"].tolist() == [True, True] and lazy["c"].tolist() == ["x", "y"]
+    assert calls == []
+    assert _same(lazy["v"], _gymnasium_merge([{"v": info["v"]} for info in infos])["v"]) and calls == [2]
+
+
+def test_popitem_gives_the_last_key_merged():
+    env = _lazy_env(2)
+    lazy = env._merged(list(enumerate(_TWO)))
+    eager = _gymnasium_merge(_TWO)
+    key, value = lazy.popitem()
+    assert key == "_c" and _same(value, eager["_c"])
+    del eager["_c"]
+    assert _same(dict(lazy), eager)
+
+
+def test_equality_merges_both_sides_first():
+    """One sub-env: arrays of one element compare as one truth value, so ``==`` of whole dicts is defined."""
+    infos = [{"a": 1, "c": "x"}]
+    one, other = _lazy_env(1)._merged(list(enumerate(infos))), _lazy_env(1)._merged(list(enumerate(infos)))
+    assert isinstance(one, _LazyInfos) and isinstance(other, _LazyInfos)
+    assert one == other and other == one and (one != other) is False
+    fresh = _lazy_env(1)._merged(list(enumerate(infos)))
+    assert fresh == _gymnasium_merge(infos) and _gymnasium_merge(infos) == _lazy_env(1)._merged(list(enumerate(infos)))
+    assert fresh != {**_gymnasium_merge(infos), "a": np.array([2])}
+
+
+def test_a_value_not_merged_yet_reads_as_pending_past_the_dicts_methods():
+    """What reads the dict past its own methods (``dict.__repr__``, as a debugger may) sees a named placeholder."""
+    lazy = _lazy_env(2)._merged(list(enumerate(_TWO)))
+    assert dict.__repr__(lazy) == "{" + ", ".join(f"'{k}': <pending>" for k in ("a", "_a", "b", "_b", "c", "_c")) + "}"
+    lazy["b"]
+    assert "'b': array([2.5, 4. ])" in dict.__repr__(lazy) and "'a': <pending>" in dict.__repr__(lazy)
+
+
+@pytest.mark.parametrize(("infos", "error"), _TWO_BAD_VALUES)
+def test_a_key_gymnasium_cannot_merge_fails_with_its_error_whichever_bad_value_comes_first(infos, error):
+    nested = [{"k": info, "ok": i} for i, info in enumerate(infos)]  # the bad values inside one top-level key
+    with pytest.raises(error) as gymnasiums:
+        _gymnasium_merge([{"k": info} for info in infos])
+    lazy = _lazy_env(len(infos))._merged(list(enumerate(nested)))
+    assert isinstance(lazy, _LazyInfos)
+    with pytest.raises(error) as ours:
+        lazy["k"]
+    assert ours.type is gymnasiums.type is error
+    assert lazy["ok"].tolist() == list(range(len(infos)))
+    with pytest.raises(error) as whole:
+        lazy.items()
+    assert whole.type is error

@@ -183,3 +183,21 @@ def test_a_mutant_that_drops_super_runs_in_a_fresh_interpreter(tmp_path):
     code, output, (result,) = _run(root)
     assert result["errors"] == [] and result["survived"] == [], output
     assert (result["mutants"], result["killed"], code) == (7, 7, 0), output
+
+
+def test_a_cached_property_is_mutated_in_place(tmp_path):
+    """``functools.cached_property`` keeps its function as ``func`` (not ``fget``): the tool finds it there."""
+    source = textwrap.dedent('''
+        import functools
+
+
+        class Box:
+            @functools.cached_property
+            def size(self):
+                return 3 + 1
+    ''')
+    tests = "from demo.calc import Box\n\n\ndef test_size():\n    assert Box().size == 4\n"
+    root = _project(tmp_path, "", source, tests)
+    code, output, (result,) = _run(root)
+    assert result["errors"] == [] and result["survived"] == [], output
+    assert (result["mutants"], result["killed"], code) == (6, 6, 0), output
