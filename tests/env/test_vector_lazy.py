@@ -308,3 +308,17 @@ def test_a_key_gymnasium_cannot_merge_fails_with_its_error_whichever_bad_value_c
     with pytest.raises(error) as whole:
         lazy.items()
     assert whole.type is error
+
+
+def test_the_rest_is_merged_once_and_the_sub_envs_infos_are_let_go():
+    env = _lazy_env(2)
+    real, calls = env._merged_in_full, []
+    env._merged_in_full = lambda infos: calls.append(len(infos)) or real(infos)
+    lazy = env._merged(list(enumerate(_TWO)))
+    lazy["a"]
+    assert calls == []  # one key: merged by itself
+    first = dict(lazy.items())
+    assert calls == [2] and _same(first, _gymnasium_merge(_TWO))
+    lazy.values(), lazy.copy(), repr(lazy), lazy == first, pickle.dumps(lazy)
+    assert calls == [2]  # everything is merged: nothing left to merge again, nor sub-env infos to hold
+    assert all(_same(lazy[k], v) and lazy[k] is first[k] for k, v in first.items())
