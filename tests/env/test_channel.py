@@ -196,3 +196,13 @@ def test_arrays_numpy_must_reduce_itself_keep_their_kind():
         assert type(back) is type(array) and back.dtype == array.dtype
         assert back.tolist() == array.tolist()
     assert pickle.loads(encode({"again": structured}))["again"].dtype.names == ("a", "b")
+
+
+def test_a_message_is_encoded_alone_whatever_came_before():
+    """The encoder reuses one buffer: a short message after a long one must not carry the long one's tail."""
+    from odyssey_env.vector.channel import _Encoder
+
+    encode = _Encoder()
+    encode(("x" * 1000, np.arange(100)))
+    assert encode(None) == _Encoder()(None)
+    assert encode(np.arange(3)) == _Encoder()(np.arange(3))
