@@ -68,13 +68,18 @@ def _make_line_encoder() -> Any:
     (integers beyond 64 bits, dataclasses...). orjson's output shows all three: a line with non-ASCII
     bytes, with ``e-`` or ``0.0000`` anywhere (a false alarm in text only costs the slower encoder) or
     that orjson refused is written by json. ``decision_time``, the one float every step line holds and
-    often tiny for fast agents, is handed to orjson already written as json writes it. NaN and
-    infinities, which no line holds, would come out as ``null`` rather than json's non-standard ``NaN``.
+    often tiny for fast agents, is handed to orjson already written as json writes it (with the one
+    ``e-`` that json's exponent brings). NaN and infinities, which no line holds, would come out as
+    ``null`` rather than json's non-standard ``NaN``.
 
     The observation, most of a step line's bytes, is encoded on its own and appended as the last key:
     being one string, it needs no scan for floats, and ``str.isascii`` answers in constant time, so the
     byte scans above only cover the short rest of the line. (For ASCII text, \x7f is the one character
     the two encoders write differently.)
+
+    The scans run on every step, so they are written the way CPython does them fastest: ``127 in data``
+    is one ``memchr``, and ``data.find(b"...")`` a plain search, whereas ``b"..." in data`` first tries
+    the needle as an integer and pays for raising and clearing the TypeError each time (CPython 3.11).
     """
     try:
         import orjson
@@ -87,29 +92,25 @@ def _make_line_encoder() -> Any:
     line_option = option | orjson.OPT_APPEND_NEWLINE
 
     # decision times under 0.1 ms, rounded to microseconds as step lines hold them, as json writes them
-    # (e.g. 1.2e-05), with the "e-" each brings: most steps of a fast agent take one of these
-    written = {us / 1_000_000: fragment(repr(us / 1_000_000).encode("ascii")) for us in range(1, 100)}
-    known = {seconds: (frag, repr(seconds).count("e-")) for seconds, frag in written.items()}
+    # (e.g. 1.2e-05): most steps of a fast agent take one of these
+    known = {us / 1_000_000: fragment(repr(us / 1_000_000).encode("ascii")) for us in range(1, 100)}
 
     def encode(record: Mapping[str, Any], observation: str | None = None) -> bytes:
         seconds = record.get("decision_time")
-        tiny = seconds.__class__ is float and 0 < abs(seconds) < 1e-4
-        if tiny and isinstance(record, dict):
-            frag, ours = known.get(seconds) or _tiny(seconds)
-            record["decision_time"] = frag  # in place (and put back): the key keeps its position
-        elif tiny:
-            return _json_line(record, observation)
-        else:
-            ours = 0
-        try:
+        tiny = seconds.__class__ is float and 0 < abs(seconds) < 1e-4  # json writes it with one "e-"
+        if tiny:
+            if not isinstance(record, dict):
+                return _json_line(record, observation)
+            record["decision_time"] = known.get(seconds) or fragment(repr(seconds).encode("ascii"))  # type: ignore[index]
+        try:  # in place (and put back): the key keeps its position, and no copy of the record is made
             data = dumps(record, option=line_option if observation is None else option)
         except refused:
             data = None
         finally:
             if tiny:
                 record["decision_time"] = seconds  # type: ignore[index]
-        if data is None or not (data.isascii() and b"\x7f" not in data and b"0.0000" not in data
-                                and data.count(b"e-") == ours):
+        if data is None or not (data.isascii() and 127 not in data and data.find(b"0.0000") < 0
+                                and data.count(b"e-") == tiny):
             return _json_line(record, observation)
         if observation is None:
             return data
@@ -117,10 +118,6 @@ def _make_line_encoder() -> Any:
             return _json_line(record, observation)
         return b"".join((data[:-1], b',"observation":' if len(data) > 2 else b'"observation":', dumps(observation),
                          b"}\n"))
-
-    def _tiny(seconds: float) -> tuple[Any, int]:
-        text = repr(seconds)  # what json writes for a float
-        return fragment(text.encode("ascii")), text.count("e-")
 
     return encode
 

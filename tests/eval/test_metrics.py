@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import random
+from collections import Counter
 
 import pytest
 
@@ -124,6 +126,35 @@ def test_windowed_diversity_matches_direct_computation():
     slow = [normalized_entropy(verbs[i:i + 100], 17) for i in range(len(verbs) - 99)]
     assert fast == pytest.approx(slow, abs=1e-12)
     assert windowed_diversity(verbs[:40], 17, 100) == [normalized_entropy(verbs[:40], 17)]
+
+
+def _windows_by_the_book(verbs, n_verbs, window):
+    """The incremental windowed diversity, written plainly: the floats every results.json holds."""
+    if len(verbs) <= window or n_verbs < 2:
+        return windowed_diversity(verbs, n_verbs, window)
+    counts = Counter(verbs[:window])
+    xlogx = [0.0] + [c * math.log(c) for c in range(1, window + 1)]
+    s = sum(xlogx[c] for c in counts.values())
+    out = [max(0.0, math.log(window) - s / window) / math.log(n_verbs)]
+    for i in range(window, len(verbs)):
+        new, old = verbs[i], verbs[i - window]
+        if new != old:
+            s += xlogx[counts[new] + 1] - xlogx[counts[new]] + xlogx[counts[old] - 1] - xlogx[counts[old]]
+            counts[new] += 1
+            counts[old] -= 1
+        out.append(max(0.0, math.log(window) - s / window) / math.log(n_verbs))
+    return out
+
+
+def test_windowed_diversity_is_the_incremental_formula_bit_for_bit():
+    rng = random.Random("bits")
+    for _ in range(300):
+        pool = [f"v{i}" for i in range(rng.randint(1, 9))]
+        weights = [rng.random() ** 3 for _ in pool]  # skewed: verbs that first appear after the first window
+        verbs = rng.choices(pool, weights, k=rng.randint(0, 400))
+        n_verbs, window = rng.choice([2, len(pool) + 1, 23]), rng.choice([1, 2, 5, 100])
+        fast, plain = windowed_diversity(verbs, n_verbs, window), _windows_by_the_book(verbs, n_verbs, window)
+        assert [x.hex() for x in fast] == [x.hex() for x in plain]
 
 
 def test_trajectory_lines_are_plain_compact_json():
