@@ -70,16 +70,19 @@ def _make_line_encoder() -> Any:
     that orjson refused is written by json. ``decision_time``, the one float every step line holds and
     often tiny for fast agents, is handed to orjson already written as json writes it (with the one
     ``e-`` that json's exponent brings). NaN and infinities, which no line holds, would come out as
-    ``null`` rather than json's non-standard ``NaN``.
+    ``null`` rather than json's non-standard ``NaN``. (For ASCII text, \x7f is the one character the
+    two encoders write differently.)
 
-    The observation, most of a step line's bytes, is encoded on its own and appended as the last key:
-    being one string, it needs no scan for floats, and ``str.isascii`` answers in constant time, so the
-    byte scans above only cover the short rest of the line. (For ASCII text, \x7f is the one character
-    the two encoders write differently.)
+    A step's observation, most of its line's bytes, is put in the record as its last key for the one
+    call to orjson, and taken out again, like the written ``decision_time``: no copy of the record is
+    made, and the whole line is one buffer (an observation encoded apart and joined on cost the runner
+    more than the encoding itself). Being one string, the observation needs no scan for floats: those
+    scans stop where it starts, at least ``len(observation) + 4`` bytes before the end of the line
+    (its quotes, the closing brace and the newline).
 
-    The scans run on every step, so they are written the way CPython does them fastest: ``127 in data``
+    Each line is scanned, so the scans are written the way CPython does them fastest: ``127 in data``
     is one ``memchr``, and ``data.find(b"...")`` a plain search, whereas ``b"..." in data`` first tries
-    the needle as an integer and pays for raising and clearing the TypeError each time (CPython 3.11).
+    the needle as an integer and pays for raising and clearing a TypeError each time (CPython 3.11).
     """
     try:
         import orjson
@@ -88,8 +91,7 @@ def _make_line_encoder() -> Any:
     dumps, refused, fragment = orjson.dumps, orjson.JSONEncodeError, orjson.Fragment
     # What json would not take as is (dataclasses, datetimes, subclasses of str, int, dict...) goes to json.
     option = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-              | orjson.OPT_PASSTHROUGH_SUBCLASS)
-    line_option = option | orjson.OPT_APPEND_NEWLINE
+              | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_APPEND_NEWLINE)
 
     # decision times under 0.1 ms, rounded to microseconds as step lines hold them, as json writes them
     # (e.g. 1.2e-05): most steps of a fast agent take one of these
@@ -98,26 +100,32 @@ def _make_line_encoder() -> Any:
     def encode(record: Mapping[str, Any], observation: str | None = None) -> bytes:
         seconds = record.get("decision_time")
         tiny = seconds.__class__ is float and 0 < abs(seconds) < 1e-4  # json writes it with one "e-"
-        if tiny:
-            if not isinstance(record, dict):
+        apart = observation is not None
+        if tiny or apart:  # the record is changed in place for the call, then put back as it was
+            if record.__class__ is not dict:
                 return _json_line(record, observation)
-            record["decision_time"] = known.get(seconds) or fragment(repr(seconds).encode("ascii"))  # type: ignore[index]
-        try:  # in place (and put back): the key keeps its position, and no copy of the record is made
-            data = dumps(record, option=line_option if observation is None else option)
+            if apart and (observation.__class__ is not str or "observation" in record):
+                return _json_line(record, observation)
+            if tiny:
+                record["decision_time"] = known.get(seconds) or fragment(repr(seconds).encode("ascii"))  # type: ignore[index]
+            if apart:
+                record["observation"] = observation  # type: ignore[index]
+        try:
+            data = dumps(record, option=option)
         except refused:
             data = None
         finally:
             if tiny:
                 record["decision_time"] = seconds  # type: ignore[index]
-        if data is None or not (data.isascii() and 127 not in data and data.find(b"0.0000") < 0
-                                and data.count(b"e-") == tiny):
+            if apart:
+                del record["observation"]  # type: ignore[attr-defined]
+        if data is None:
             return _json_line(record, observation)
-        if observation is None:
-            return data
-        if observation.__class__ is not str or not observation.isascii() or "\x7f" in observation:
+        end = len(data) - len(observation) - 4 if apart else len(data)  # where floats may be
+        if not (data.isascii() and 127 not in data and data.find(b"0.0000", 0, end) < 0
+                and data.count(b"e-", 0, end) == tiny):
             return _json_line(record, observation)
-        return b"".join((data[:-1], b',"observation":' if len(data) > 2 else b'"observation":', dumps(observation),
-                         b"}\n"))
+        return data
 
     return encode
 

@@ -135,11 +135,12 @@ def test_the_episode_log_asks_what_the_whole_trajectory_asks(random_run):
 
 @pytest.mark.parametrize("observation", [
     "You are in the camp.\nExits: north.", "", "tab\there, quote \" and backslash \\", "control \x01 \x1f",
-    "del \x7f", "caf\u00e9 \U0001f600", "numbers 1e-05 0.00001 e- 0.0000"])
+    "del \x7f", "caf\u00e9 \U0001f600", "numbers 1e-05 0.00001 e- 0.0000", "\n" * 30 + "e-05 0.00001 e- 0.0000"])
 @pytest.mark.parametrize("record", [
     {"step": 3, "action": "go north", "area": "camp", "time": 4, "decision_time": 1.2e-05},
     {"step": 3, "decision_time": 4.2e-05}, {"step": 3, "decision_time": 1.5e-07}, {"step": 3, "decision_time": 0.5},
-    {"step": 3, "train": {"loss": 2.5e-05}, "decision_time": 1e-06}, {}])
+    {"step": 3, "train": {"loss": 2.5e-05}, "decision_time": 1e-06}, {"step": 3, "late": 2.5e-05}, {"late": 3e-06},
+    {"step": 3, "observation": "a record holding one already"}, {}])
 def test_a_line_with_its_observation_apart_is_the_json_modules_line(record, observation):
     before = dict(record)
     expected = (json.dumps({**record, "observation": observation}, separators=(",", ":")) + "\n").encode()
