@@ -218,7 +218,8 @@ class _Cell:
                 raise RunError(f"still in the tutorial after {max_tutorial} steps (eval.max_tutorial_steps)")
             start = perf()
             decision = agent.act(obs, {**info, "engine": env.engine} if privileged else info)
-            seconds = perf() - start
+            decided = perf()  # also the clock of the time-based checkpoints: one clock read per step is enough
+            seconds = decided - start
             if not isinstance(decision, Decision):
                 raise RunError(f"{type(agent).__name__}.act returned {type(decision).__name__}, not a Decision")
             if decision.stop:  # no step is taken, but the calls made deciding to stop still cost tokens
@@ -245,7 +246,7 @@ class _Cell:
                 os.kill(os.getpid(), signal.SIGKILL)
             if qa_every and not tutorial and self.play % qa_every == 0 and self.play < max_steps and not terminated:
                 self._ask("during")
-            since = perf() - last_checkpoint
+            since = decided - last_checkpoint
             if (self.total % every == 0 and since >= min_gap) or since >= max_gap:
                 self._checkpoint(obs, info)
                 last_checkpoint = perf()

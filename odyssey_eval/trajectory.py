@@ -18,10 +18,14 @@ from typing import Any
 
 from odyssey_agents.base import Decision
 
-__all__ = ["FORMAT", "JsonlWriter", "Trajectory", "TrajectoryError", "read_trajectory", "reset_record",
+__all__ = ["FORMAT", "JsonlWriter", "Trajectory", "TrajectoryError", "json_bytes", "read_trajectory", "reset_record",
            "step_record"]
 
 FORMAT = 1
+# The reward breakdown of a step that earned nothing: odyssey_env.rewards.COMPONENTS, written out so that
+# reading trajectories does not import the env (a test keeps the two equal; were they to differ, steps
+# would only take the slower path to the same line).
+_NO_REWARD = dict.fromkeys(("quest", "side_quest", "exploration", "craft", "defeat", "trade", "death"), 0)
 
 
 def _not_json(value: Any) -> Any:
@@ -133,6 +137,55 @@ def _make_line_encoder() -> Any:
 _encode_line = _make_line_encoder()
 
 
+def _make_document_encoder() -> Any:
+    """A whole JSON file as bytes, exactly as ``json.dumps(obj, separators=(",", ":"))`` writes it:
+    orjson where it is installed, the json module for any document orjson would write otherwise.
+
+    For the files a run writes once (``results.json`` holds a float per window of play: writing their
+    shortest decimal forms is most of what the json module spends on a long run's results). Floats
+    json writes differently (below 1e-4, NaN and infinities) are handed to orjson already written by
+    json, each counted for the ``e-`` it brings; the rest is checked on the output as for lines.
+    """
+    try:
+        import orjson
+    except ImportError:
+        return lambda obj: _dumps(obj).encode("ascii")
+    dumps, refused, fragment = orjson.dumps, orjson.JSONEncodeError, orjson.Fragment
+    option = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+              | orjson.OPT_PASSTHROUGH_SUBCLASS)
+    inf = float("inf")
+    json_float = json.encoder.JSONEncoder(allow_nan=True).iterencode  # json's text for any float
+
+    def exact(value: Any, written: list[int]) -> Any:
+        cls = value.__class__
+        if cls is dict:
+            return {k: exact(v, written) for k, v in value.items()}
+        if cls is list or cls is tuple:
+            return [v if v.__class__ is float and 1e-4 <= abs(v) < inf else exact(v, written) for v in value]
+        if cls is float and not (1e-4 <= abs(value) < inf or value == 0.0):
+            text = "".join(json_float(value))
+            written[0] += text.count("e-")
+            return fragment(text.encode("ascii"))
+        return value
+
+    def encode(obj: Any) -> bytes:
+        written = [0]  # the "e-" of the floats written as json writes them
+        try:
+            data = dumps(exact(obj, written), option=option)
+        except refused:
+            data = None
+        if data is None or not (data.isascii() and 127 not in data and data.find(b"0.0000") < 0
+                                and data.count(b"e-") == written[0]):
+            return _dumps(obj).encode("ascii")
+        return data
+
+    return encode
+
+
+#: ``json.dumps(obj, separators=(",", ":")).encode()``, computed faster where orjson is installed.
+json_bytes = _make_document_encoder()
+
+
 class TrajectoryError(ValueError):
     """A trajectory file that cannot be read (truncated line, wrong format, missing reset line)."""
 
@@ -164,8 +217,10 @@ def step_record(decision: Decision, tutorial: bool, observation: str | None, ter
     if tutorial:
         record["tutorial"] = True
     reward = info["reward_breakdown"]
-    if any(reward.values()):
-        record["reward"] = {k: v for k, v in reward.items() if v}
+    if reward != _NO_REWARD:  # most steps earn nothing: one comparison in C says so
+        earned = {k: v for k, v in reward.items() if v}
+        if earned:
+            record["reward"] = earned
     if info["invalid_action"]:
         record["invalid"] = True
     if info["action_failed"]:

@@ -210,3 +210,46 @@ def test_what_json_refuses_is_refused_whatever_the_encoder():
         with pytest.raises(TypeError, match="not JSON serializable"):
             trajectory._encode_line({"bad": bad})
     assert trajectory._encode_line({"k": Kind.A}) == (json.dumps({"k": Kind.A}, separators=(",", ":")) + "\n").encode()
+
+
+def test_the_trajectorys_zero_reward_has_the_envs_components():
+    from odyssey_env.rewards import COMPONENTS
+    from odyssey_eval.trajectory import _NO_REWARD
+
+    assert dict.fromkeys(COMPONENTS, 0) == _NO_REWARD
+
+
+@pytest.mark.parametrize(("breakdown", "written"), [
+    ({"quest": 0, "side_quest": 0, "exploration": 0, "craft": 0, "defeat": 0, "trade": 0, "death": 0}, None),
+    ({"quest": 1, "side_quest": 0, "exploration": 2, "craft": 0, "defeat": 0, "trade": 0, "death": 0},
+     {"quest": 1, "exploration": 2}),
+    ({"quest": 0, "side_quest": 0, "exploration": 0, "craft": 0, "defeat": 0, "trade": 0, "death": 0, "new": 0}, None),
+    ({"quest": 0, "new": 3}, {"new": 3}),
+])
+def test_a_step_line_lists_the_reward_components_earned(breakdown, written):
+    from odyssey_agents.base import Decision
+    from odyssey_eval.trajectory import step_record
+
+    info = {"step": 4, "reward_breakdown": breakdown, "invalid_action": False, "action_failed": False,
+            "events": [], "area": "camp", "time": "day 1"}
+    record = step_record(Decision("wait"), False, None, False, info, 2.5e-05)
+    assert record.get("reward") == written
+    assert list(record) == ["step", "action", *(["reward"] if written else []), "area", "time", "decision_time"]
+
+
+def test_whole_files_are_written_as_the_json_module_writes_them():
+    """results.json and the other run files: json.dumps's bytes whatever the floats (tiny ones in lists,
+    in tuples and as keys, NaN, infinities, the smallest subnormal) and whatever the text."""
+    from odyssey_eval.trajectory import json_bytes
+
+    rng = random.Random("documents")
+    documents = [
+        {"windows": [rng.random() for _ in range(500)], "mean": 7.3e-06, "zero": 0.0, "negative_zero": -0.0,
+         "nan": float("nan"), "infinities": [float("inf"), -float("inf")], "tuple": (1, 2.5e-05, "x"),
+         "text": "caf\u00e9", "keys": {1e-05: 1, 3: 2.5}, "big": 2**70, "tiny": [1e-300, 5e-324, -1e-07, 1.5e-05]},
+        {"nested": [1, [2, [3.0, 1e-06]]], "flags": [True, None], "del": "\x7f", "words": "free-standing 0.00001"},
+        {"plain": [0.5, 12345678901234567890.0, 1e16, 1e22, 1e-4], "n": 3},
+        [{"step": 1}, 2.5e-05], "a string", 1e-05,
+    ]
+    for document in documents:
+        assert json_bytes(document) == json.dumps(document, separators=(",", ":")).encode()
