@@ -17,13 +17,19 @@ loaded machine, still writing and flushing one line per step; at least 3,000 ste
 reference's ~60 steps/s).
 
 On a busy machine, count instructions instead (load-independent; user space only, so the write
-system calls are not in it):
+system calls are not in it). A fixed hash seed, no address randomisation and OpenBLAS without its
+worker threads (numpy comes with gymnasium; its idle threads spin under valgrind) make the counts
+repeat to within about 0.1%; without them two runs of the same code differ by tens of millions:
 
+    export PYTHONHASHSEED=0 OPENBLAS_NUM_THREADS=1
     for side in imports bare runner; do
-      valgrind --tool=callgrind --callgrind-out-file=/dev/null \
+      setarch -R valgrind --tool=callgrind --callgrind-out-file=/dev/null \
         python benchmarks/run_overhead.py --only $side --steps 3000 --checkpoint-every 1000000000
     done
     # overhead = (runner - imports) / (bare - imports) - 1, from the "Collected" lines
+
+(Under valgrind every decision takes longer than 0.1 ms, so the counts miss the tiny decision times
+that fast agents write: a slightly different path through the line encoder.)
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ without loading the game, whose ``rules.py`` is code that reading results must n
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -141,6 +142,10 @@ def windowed_diversity(verbs: Sequence[str], n_verbs: int, window: int = WINDOW)
 
     Incremental: with S = sum of c*ln(c) over the window's counts, H = ln(W) - S/W, and sliding the
     window changes two counts, so a run of n commands costs O(n) rather than O(n * window).
+
+    The loop runs once per play step of every run the runner finishes, so it is kept lean (a plain
+    dict holding every verb, no ``max`` call); its float operations, and their order, are fixed:
+    ``results.json`` files written before must come out the same, bit for bit.
     """
     if not verbs:
         return []
@@ -148,19 +153,24 @@ def windowed_diversity(verbs: Sequence[str], n_verbs: int, window: int = WINDOW)
         return [normalized_entropy(verbs, n_verbs)]
     if n_verbs < 2:
         return [0.0] * (len(verbs) - window + 1)
-    counts = Counter(verbs[:window])
+    first = Counter(verbs[:window])
     xlogx = [0.0] + [c * math.log(c) for c in range(1, window + 1)]
-    s = sum(xlogx[c] for c in counts.values())
+    s = sum(xlogx[c] for c in first.values())
+    counts = dict.fromkeys(verbs, 0)  # every verb present: no missing-key path in the loop
+    counts.update(first)
     log_w, log_n = math.log(window), math.log(n_verbs)
-    out = [max(0.0, log_w - s / window) / log_n]
-    for i in range(window, len(verbs)):
-        new, old = verbs[i], verbs[i - window]
+    h = log_w - s / window
+    out = [(h if h > 0.0 else 0.0) / log_n]  # max(0.0, h), NaN included
+    append = out.append
+    # new: the command entering the window, old: the one leaving it (verbs is the longer: not strict)
+    for new, old in zip(itertools.islice(verbs, window, None), verbs, strict=False):
         if new != old:
             c_new, c_old = counts[new], counts[old]
             s += xlogx[c_new + 1] - xlogx[c_new] + xlogx[c_old - 1] - xlogx[c_old]
             counts[new] = c_new + 1
             counts[old] = c_old - 1
-        out.append(max(0.0, log_w - s / window) / log_n)
+        h = log_w - s / window
+        append((h if h > 0.0 else 0.0) / log_n)
     return out
 
 
@@ -375,6 +385,16 @@ class RunningMetrics:
             _add_calls(self.purposes, s.get("calls", {}))
         if "decision_time" in s:
             self.decision += s["decision_time"]
+
+    @property
+    def main_reward(self) -> int:
+        """Main reward so far (quest stages completed in play), as :meth:`metrics` would report it."""
+        return self.totals["quest"]
+
+    @property
+    def supplementary_reward(self) -> int:
+        """Supplementary reward so far, as :meth:`metrics` would report it."""
+        return sum(self.totals[k] for k in SUPPLEMENTARY)
 
     def _look_up(self, action: Any) -> str | None:
         """A command's verb, looked up once per distinct command (as :func:`action_verbs` does)."""

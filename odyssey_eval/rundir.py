@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.errors import OdysseyError
+from odyssey_eval.trajectory import json_bytes
 
 try:
     import fcntl
@@ -147,7 +148,7 @@ def _write_json(path: Path, data: Any) -> None:
     cut may lose the last seconds of a run, and the next run resumes from an older checkpoint.)
     """
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, separators=(",", ":")), encoding="utf-8")
+    tmp.write_bytes(json_bytes(data))  # json.dumps's compact ASCII text, as UTF-8 bytes
     os.replace(tmp, path)
 
 

@@ -86,7 +86,7 @@ class _Cell:
             self.ev, bool(getattr(self.agent, "interactive", False)))
         # counters (saved in checkpoints)
         self.total = self.play = self.tutorial_steps = 0
-        self.main = self.sup = self.tokens = 0
+        self.tokens = 0  # main and supplementary reward: self.running counts them
         self.terminated = self.stopped = False
         self.stop_usage = None  # model calls of a decision to stop: counted, though no step records them
         self.checkpointed_at = -1  # the step of the newest checkpoint this process wrote or resumed from
@@ -127,7 +127,7 @@ class _Cell:
             info["valid_actions"] = self.env.valid_actions()
         self.reset_line, seen, self.writer, self.qa_writer = lifecycle.reopen_files(self.rd, r, ckpt.path.name)
         self._track(seen)
-        for name in ("total", "play", "tutorial_steps", "main", "sup", "tokens", "elapsed"):
+        for name in ("total", "play", "tutorial_steps", "tokens", "elapsed"):  # rewards: from the lines seen
             setattr(self, name, r[name])
         self.terminated = r["terminated"]
         self.checkpointed_at = self.total
@@ -152,7 +152,8 @@ class _Cell:
 
     def _checkpoint(self, obs: str, info: Mapping[str, Any]) -> None:
         runner = {"total": self.total, "play": self.play, "tutorial_steps": self.tutorial_steps,
-                  "main": self.main, "sup": self.sup, "tokens": self.tokens, "terminated": self.terminated,
+                  "main": self.running.main_reward, "sup": self.running.supplementary_reward,
+                  "tokens": self.tokens, "terminated": self.terminated,
                   "elapsed": self.elapsed + time.perf_counter() - self._t0,
                   "trajectory_bytes": self.writer.tell(), "qa_bytes": self.qa_writer.tell(),
                   "observation": obs, "info": sanitize(info)}
@@ -198,7 +199,8 @@ class _Cell:
             lifecycle.stopped(exc, self.rd, self.total, (self.writer, self.qa_writer), "total")
 
     def _loop(self, obs: str, info: dict[str, Any], progress: NullProgress) -> None:
-        env, agent, write, count = self.env, self.agent, self.writer.write, self.running.add
+        env, agent, running, write = self.env, self.agent, self.running, self.writer.write
+        count = running.add
         remember = None if self.episode is None else self.episode.add
         privileged = bool(agent.privileged)
         max_steps, max_tutorial = self.max_steps, int(self.ev["max_tutorial_steps"])
@@ -216,7 +218,8 @@ class _Cell:
                 raise RunError(f"still in the tutorial after {max_tutorial} steps (eval.max_tutorial_steps)")
             start = perf()
             decision = agent.act(obs, {**info, "engine": env.engine} if privileged else info)
-            seconds = perf() - start
+            decided = perf()  # also the clock of the time-based checkpoints: one clock read per step is enough
+            seconds = decided - start
             if not isinstance(decision, Decision):
                 raise RunError(f"{type(agent).__name__}.act returned {type(decision).__name__}, not a Decision")
             if decision.stop:  # no step is taken, but the calls made deciding to stop still cost tokens
@@ -237,22 +240,20 @@ class _Cell:
                 self.tutorial_steps += 1
             else:
                 self.play += 1
-                r = info["reward_breakdown"]
-                self.main += r["quest"]
-                self.sup += r["side_quest"] + r["exploration"] + r["craft"] + r["defeat"]  # = SUPPLEMENTARY
             if decision.usage.calls:
                 self.tokens += decision.usage.total_tokens
             if self.total == kill_after:
                 os.kill(os.getpid(), signal.SIGKILL)
             if qa_every and not tutorial and self.play % qa_every == 0 and self.play < max_steps and not terminated:
                 self._ask("during")
-            since = perf() - last_checkpoint
+            since = decided - last_checkpoint
             if (self.total % every == 0 and since >= min_gap) or since >= max_gap:
                 self._checkpoint(obs, info)
                 last_checkpoint = perf()
             if show is not None:
-                show(self.play, self.main, self.sup, self.tokens, "tutorial" if tutorial else "")
-        progress.update(self.play, self.main, self.sup, self.tokens, force=True)
+                show(self.play, running.main_reward, running.supplementary_reward, self.tokens,
+                     "tutorial" if tutorial else "")
+        progress.update(self.play, running.main_reward, running.supplementary_reward, self.tokens, force=True)
         if self.checkpointed_at != self.total:  # the final state too: what a learning agent ends with is kept
             self._checkpoint(obs, info)
 

@@ -18,10 +18,14 @@ from typing import Any
 
 from odyssey_agents.base import Decision
 
-__all__ = ["FORMAT", "JsonlWriter", "Trajectory", "TrajectoryError", "read_trajectory", "reset_record",
+__all__ = ["FORMAT", "JsonlWriter", "Trajectory", "TrajectoryError", "json_bytes", "read_trajectory", "reset_record",
            "step_record"]
 
 FORMAT = 1
+# The reward breakdown of a step that earned nothing: odyssey_env.rewards.COMPONENTS, written out so that
+# reading trajectories does not import the env (a test keeps the two equal; were they to differ, steps
+# would only take the slower path to the same line).
+_NO_REWARD = dict.fromkeys(("quest", "side_quest", "exploration", "craft", "defeat", "trade", "death"), 0)
 
 
 def _not_json(value: Any) -> Any:
@@ -68,13 +72,21 @@ def _make_line_encoder() -> Any:
     (integers beyond 64 bits, dataclasses...). orjson's output shows all three: a line with non-ASCII
     bytes, with ``e-`` or ``0.0000`` anywhere (a false alarm in text only costs the slower encoder) or
     that orjson refused is written by json. ``decision_time``, the one float every step line holds and
-    often tiny for fast agents, is handed to orjson already written as json writes it. NaN and
-    infinities, which no line holds, would come out as ``null`` rather than json's non-standard ``NaN``.
+    often tiny for fast agents, is handed to orjson already written as json writes it (with the one
+    ``e-`` that json's exponent brings). NaN and infinities, which no line holds, would come out as
+    ``null`` rather than json's non-standard ``NaN``. (For ASCII text, \x7f is the one character the
+    two encoders write differently.)
 
-    The observation, most of a step line's bytes, is encoded on its own and appended as the last key:
-    being one string, it needs no scan for floats, and ``str.isascii`` answers in constant time, so the
-    byte scans above only cover the short rest of the line. (For ASCII text, \x7f is the one character
-    the two encoders write differently.)
+    A step's observation, most of its line's bytes, is put in the record as its last key for the one
+    call to orjson, and taken out again, like the written ``decision_time``: no copy of the record is
+    made, and the whole line is one buffer (an observation encoded apart and joined on cost the runner
+    more than the encoding itself). Being one string, the observation needs no scan for floats: those
+    scans stop where it starts, at least ``len(observation) + 4`` bytes before the end of the line
+    (its quotes, the closing brace and the newline).
+
+    Each line is scanned, so the scans are written the way CPython does them fastest: ``127 in data``
+    is one ``memchr``, and ``data.find(b"...")`` a plain search, whereas ``b"..." in data`` first tries
+    the needle as an integer and pays for raising and clearing a TypeError each time (CPython 3.11).
     """
     try:
         import orjson
@@ -83,49 +95,95 @@ def _make_line_encoder() -> Any:
     dumps, refused, fragment = orjson.dumps, orjson.JSONEncodeError, orjson.Fragment
     # What json would not take as is (dataclasses, datetimes, subclasses of str, int, dict...) goes to json.
     option = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-              | orjson.OPT_PASSTHROUGH_SUBCLASS)
-    line_option = option | orjson.OPT_APPEND_NEWLINE
+              | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_APPEND_NEWLINE)
 
     # decision times under 0.1 ms, rounded to microseconds as step lines hold them, as json writes them
-    # (e.g. 1.2e-05), with the "e-" each brings: most steps of a fast agent take one of these
-    written = {us / 1_000_000: fragment(repr(us / 1_000_000).encode("ascii")) for us in range(1, 100)}
-    known = {seconds: (frag, repr(seconds).count("e-")) for seconds, frag in written.items()}
+    # (e.g. 1.2e-05): most steps of a fast agent take one of these
+    known = {us / 1_000_000: fragment(repr(us / 1_000_000).encode("ascii")) for us in range(1, 100)}
 
     def encode(record: Mapping[str, Any], observation: str | None = None) -> bytes:
         seconds = record.get("decision_time")
-        tiny = seconds.__class__ is float and 0 < abs(seconds) < 1e-4
-        if tiny and isinstance(record, dict):
-            frag, ours = known.get(seconds) or _tiny(seconds)
-            record["decision_time"] = frag  # in place (and put back): the key keeps its position
-        elif tiny:
-            return _json_line(record, observation)
-        else:
-            ours = 0
+        tiny = seconds.__class__ is float and 0 < abs(seconds) < 1e-4  # json writes it with one "e-"
+        apart = observation is not None
+        if tiny or apart:  # the record is changed in place for the call, then put back as it was
+            if record.__class__ is not dict:
+                return _json_line(record, observation)
+            if apart and (observation.__class__ is not str or "observation" in record):
+                return _json_line(record, observation)
+            if tiny:
+                record["decision_time"] = known.get(seconds) or fragment(repr(seconds).encode("ascii"))  # type: ignore[index]
+            if apart:
+                record["observation"] = observation  # type: ignore[index]
         try:
-            data = dumps(record, option=line_option if observation is None else option)
+            data = dumps(record, option=option)
         except refused:
             data = None
         finally:
             if tiny:
                 record["decision_time"] = seconds  # type: ignore[index]
-        if data is None or not (data.isascii() and b"\x7f" not in data and b"0.0000" not in data
-                                and data.count(b"e-") == ours):
+            if apart:
+                del record["observation"]  # type: ignore[attr-defined]
+        if data is None:
             return _json_line(record, observation)
-        if observation is None:
-            return data
-        if observation.__class__ is not str or not observation.isascii() or "\x7f" in observation:
+        end = len(data) - len(observation) - 4 if apart else len(data)  # where floats may be
+        if not (data.isascii() and 127 not in data and data.find(b"0.0000", 0, end) < 0
+                and data.count(b"e-", 0, end) == tiny):
             return _json_line(record, observation)
-        return b"".join((data[:-1], b',"observation":' if len(data) > 2 else b'"observation":', dumps(observation),
-                         b"}\n"))
-
-    def _tiny(seconds: float) -> tuple[Any, int]:
-        text = repr(seconds)  # what json writes for a float
-        return fragment(text.encode("ascii")), text.count("e-")
+        return data
 
     return encode
 
 
 _encode_line = _make_line_encoder()
+
+
+def _make_document_encoder() -> Any:
+    """A whole JSON file as bytes, exactly as ``json.dumps(obj, separators=(",", ":"))`` writes it:
+    orjson where it is installed, the json module for any document orjson would write otherwise.
+
+    For the files a run writes once (``results.json`` holds a float per window of play: writing their
+    shortest decimal forms is most of what the json module spends on a long run's results). Floats
+    json writes differently (below 1e-4, NaN and infinities) are handed to orjson already written by
+    json, each counted for the ``e-`` it brings; the rest is checked on the output as for lines.
+    """
+    try:
+        import orjson
+    except ImportError:
+        return lambda obj: _dumps(obj).encode("ascii")
+    dumps, refused, fragment = orjson.dumps, orjson.JSONEncodeError, orjson.Fragment
+    option = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
+              | orjson.OPT_PASSTHROUGH_SUBCLASS)
+    inf = float("inf")
+    json_float = json.encoder.JSONEncoder(allow_nan=True).iterencode  # json's text for any float
+
+    def exact(value: Any, written: list[int]) -> Any:
+        cls = value.__class__
+        if cls is dict:
+            return {k: exact(v, written) for k, v in value.items()}
+        if cls is list or cls is tuple:
+            return [v if v.__class__ is float and 1e-4 <= abs(v) < inf else exact(v, written) for v in value]
+        if cls is float and not (1e-4 <= abs(value) < inf or value == 0.0):
+            text = "".join(json_float(value))
+            written[0] += text.count("e-")
+            return fragment(text.encode("ascii"))
+        return value
+
+    def encode(obj: Any) -> bytes:
+        written = [0]  # the "e-" of the floats written as json writes them
+        try:
+            data = dumps(exact(obj, written), option=option)
+        except refused:
+            data = None
+        if data is None or not (data.isascii() and 127 not in data and data.find(b"0.0000") < 0
+                                and data.count(b"e-") == written[0]):
+            return _dumps(obj).encode("ascii")
+        return data
+
+    return encode
+
+
+#: ``json.dumps(obj, separators=(",", ":")).encode()``, computed faster where orjson is installed.
+json_bytes = _make_document_encoder()
 
 
 class TrajectoryError(ValueError):
@@ -159,8 +217,10 @@ def step_record(decision: Decision, tutorial: bool, observation: str | None, ter
     if tutorial:
         record["tutorial"] = True
     reward = info["reward_breakdown"]
-    if any(reward.values()):
-        record["reward"] = {k: v for k, v in reward.items() if v}
+    if reward != _NO_REWARD:  # most steps earn nothing: one comparison in C says so
+        earned = {k: v for k, v in reward.items() if v}
+        if earned:
+            record["reward"] = earned
     if info["invalid_action"]:
         record["invalid"] = True
     if info["action_failed"]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import random
+from collections import Counter
 
 import pytest
 
@@ -126,6 +128,35 @@ def test_windowed_diversity_matches_direct_computation():
     assert windowed_diversity(verbs[:40], 17, 100) == [normalized_entropy(verbs[:40], 17)]
 
 
+def _windows_by_the_book(verbs, n_verbs, window):
+    """The incremental windowed diversity, written plainly: the floats every results.json holds."""
+    if len(verbs) <= window or n_verbs < 2:
+        return windowed_diversity(verbs, n_verbs, window)
+    counts = Counter(verbs[:window])
+    xlogx = [0.0] + [c * math.log(c) for c in range(1, window + 1)]
+    s = sum(xlogx[c] for c in counts.values())
+    out = [max(0.0, math.log(window) - s / window) / math.log(n_verbs)]
+    for i in range(window, len(verbs)):
+        new, old = verbs[i], verbs[i - window]
+        if new != old:
+            s += xlogx[counts[new] + 1] - xlogx[counts[new]] + xlogx[counts[old] - 1] - xlogx[counts[old]]
+            counts[new] += 1
+            counts[old] -= 1
+        out.append(max(0.0, math.log(window) - s / window) / math.log(n_verbs))
+    return out
+
+
+def test_windowed_diversity_is_the_incremental_formula_bit_for_bit():
+    rng = random.Random("bits")
+    for _ in range(300):
+        pool = [f"v{i}" for i in range(rng.randint(1, 9))]
+        weights = [rng.random() ** 3 for _ in pool]  # skewed: verbs that first appear after the first window
+        verbs = rng.choices(pool, weights, k=rng.randint(0, 400))
+        n_verbs, window = rng.choice([2, len(pool) + 1, 23]), rng.choice([1, 2, 5, 100])
+        fast, plain = windowed_diversity(verbs, n_verbs, window), _windows_by_the_book(verbs, n_verbs, window)
+        assert [x.hex() for x in fast] == [x.hex() for x in plain]
+
+
 def test_trajectory_lines_are_plain_compact_json():
     from odyssey_eval.trajectory import _dumps
 
@@ -179,3 +210,46 @@ def test_what_json_refuses_is_refused_whatever_the_encoder():
         with pytest.raises(TypeError, match="not JSON serializable"):
             trajectory._encode_line({"bad": bad})
     assert trajectory._encode_line({"k": Kind.A}) == (json.dumps({"k": Kind.A}, separators=(",", ":")) + "\n").encode()
+
+
+def test_the_trajectorys_zero_reward_has_the_envs_components():
+    from odyssey_env.rewards import COMPONENTS
+    from odyssey_eval.trajectory import _NO_REWARD
+
+    assert dict.fromkeys(COMPONENTS, 0) == _NO_REWARD
+
+
+@pytest.mark.parametrize(("breakdown", "written"), [
+    ({"quest": 0, "side_quest": 0, "exploration": 0, "craft": 0, "defeat": 0, "trade": 0, "death": 0}, None),
+    ({"quest": 1, "side_quest": 0, "exploration": 2, "craft": 0, "defeat": 0, "trade": 0, "death": 0},
+     {"quest": 1, "exploration": 2}),
+    ({"quest": 0, "side_quest": 0, "exploration": 0, "craft": 0, "defeat": 0, "trade": 0, "death": 0, "new": 0}, None),
+    ({"quest": 0, "new": 3}, {"new": 3}),
+])
+def test_a_step_line_lists_the_reward_components_earned(breakdown, written):
+    from odyssey_agents.base import Decision
+    from odyssey_eval.trajectory import step_record
+
+    info = {"step": 4, "reward_breakdown": breakdown, "invalid_action": False, "action_failed": False,
+            "events": [], "area": "camp", "time": "day 1"}
+    record = step_record(Decision("wait"), False, None, False, info, 2.5e-05)
+    assert record.get("reward") == written
+    assert list(record) == ["step", "action", *(["reward"] if written else []), "area", "time", "decision_time"]
+
+
+def test_whole_files_are_written_as_the_json_module_writes_them():
+    """results.json and the other run files: json.dumps's bytes whatever the floats (tiny ones in lists,
+    in tuples and as keys, NaN, infinities, the smallest subnormal) and whatever the text."""
+    from odyssey_eval.trajectory import json_bytes
+
+    rng = random.Random("documents")
+    documents = [
+        {"windows": [rng.random() for _ in range(500)], "mean": 7.3e-06, "zero": 0.0, "negative_zero": -0.0,
+         "nan": float("nan"), "infinities": [float("inf"), -float("inf")], "tuple": (1, 2.5e-05, "x"),
+         "text": "caf\u00e9", "keys": {1e-05: 1, 3: 2.5}, "big": 2**70, "tiny": [1e-300, 5e-324, -1e-07, 1.5e-05]},
+        {"nested": [1, [2, [3.0, 1e-06]]], "flags": [True, None], "del": "\x7f", "words": "free-standing 0.00001"},
+        {"plain": [0.5, 12345678901234567890.0, 1e16, 1e22, 1e-4], "n": 3},
+        [{"step": 1}, 2.5e-05], "a string", 1e-05,
+    ]
+    for document in documents:
+        assert json_bytes(document) == json.dumps(document, separators=(",", ":")).encode()

@@ -70,7 +70,10 @@ def test_running_metrics_equal_the_whole_trajectory_after_every_step(seed):
     for k, step in enumerate(steps, 1):
         running.add(step)
         if k % 17 == 0 or k == len(steps):
-            assert running.metrics() == compute_metrics(Trajectory(reset, steps[:k]), FACTS, window=7), k
+            whole = compute_metrics(Trajectory(reset, steps[:k]), FACTS, window=7)
+            assert running.metrics() == whole, k
+            assert (running.main_reward, running.supplementary_reward) == (whole["main_reward"],
+                                                                           whole["supplementary_reward"]), k
     stop = {"act": {"calls": 2, "input_tokens": 9, "output_tokens": 4}}
     assert running.metrics(stop_tokens=(9, 4), stop_calls=stop) == compute_metrics(
         Trajectory(reset, steps), FACTS, window=7, stop_tokens=(9, 4), stop_calls=stop)
@@ -132,13 +135,34 @@ def test_the_episode_log_asks_what_the_whole_trajectory_asks(random_run):
 
 @pytest.mark.parametrize("observation", [
     "You are in the camp.\nExits: north.", "", "tab\there, quote \" and backslash \\", "control \x01 \x1f",
-    "del \x7f", "caf\u00e9 \U0001f600", "numbers 1e-05 0.00001 e- 0.0000"])
+    "del \x7f", "caf\u00e9 \U0001f600", "numbers 1e-05 0.00001 e- 0.0000", "\n" * 30 + "e-05 0.00001 e- 0.0000"])
 @pytest.mark.parametrize("record", [
     {"step": 3, "action": "go north", "area": "camp", "time": 4, "decision_time": 1.2e-05},
     {"step": 3, "decision_time": 4.2e-05}, {"step": 3, "decision_time": 1.5e-07}, {"step": 3, "decision_time": 0.5},
-    {"step": 3, "train": {"loss": 2.5e-05}, "decision_time": 1e-06}, {}])
+    {"step": 3, "train": {"loss": 2.5e-05}, "decision_time": 1e-06}, {"step": 3, "late": 2.5e-05}, {"late": 3e-06},
+    {"step": 3, "observation": "a record holding one already"}, {}])
 def test_a_line_with_its_observation_apart_is_the_json_modules_line(record, observation):
     before = dict(record)
     expected = (json.dumps({**record, "observation": observation}, separators=(",", ":")) + "\n").encode()
     assert _encode_line(record, observation) == expected
     assert record == before and list(record) == list(before)  # the record is left as it was
+
+
+def test_every_checkpoint_counts_the_rewards_of_the_lines_it_has_seen(tmp_path):
+    """The runner takes main and supplementary reward from its running metrics: a checkpoint holds what
+    the lines before it earned, in a resumed run too."""
+    cfg = cell(tmp_path, agent={"name": "oracle"}, max_steps=150, tutorial=False, qa={"enabled": False},  # ends at 51
+               eval={"keep_checkpoints": 0})
+    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(cfg)], capture_output=True, text=True,
+                          env={**os.environ, KILL_AFTER_ENV: "33"}, timeout=120)
+    assert done.returncode == -9, done.stderr
+    out = run_cell(cfg, log=quiet)
+    rd = RunDir(out.path)
+    facts = GameFacts.from_dict(rd.recorded_facts())
+    earned = 0
+    for ckpt in sorted(rd.checkpoints.glob("step_*")):
+        saved = json.loads((ckpt / "runner.json").read_text())
+        seen = compute_metrics(read_trajectory(rd.trajectory, limit_bytes=saved["trajectory_bytes"]), facts)
+        assert (saved["main"], saved["sup"]) == (seen["main_reward"], seen["supplementary_reward"]), ckpt.name
+        earned += saved["main"] + saved["sup"]
+    assert earned > 0  # the oracle earns rewards: the comparison is not between zeros
