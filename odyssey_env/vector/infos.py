@@ -46,12 +46,7 @@ def batch_infos(infos: list[dict[str, Any]], fold: Callable[[list[dict[str, Any]
 
 def _batch(infos: list[dict[str, Any]], present: np.ndarray,
            fold: Callable[[list[dict[str, Any]]], dict[str, Any]] | None) -> dict[str, Any]:
-    keys = list(infos[0])
-    for info in infos:
-        if list(info) != keys:
-            raise _Mismatch
-    if _masks_collide(keys):
-        raise _Mismatch
+    keys = _shared_keys(infos)
     out: dict[str, Any] = {}
     for key in keys:
         out[key] = _batch_key(key, [info[key] for info in infos], present, fold)
@@ -94,6 +89,18 @@ def _all_true(n: int) -> np.ndarray:
 def _ones(n: int) -> np.ndarray:
     """A fresh all-true mask of ``n`` sub-envs (a copy: half the cost of ``np.ones``)."""
     return _all_true(n).copy()
+
+
+def _shared_keys(dicts: list[dict[str, Any]]) -> tuple[Any, ...]:
+    """The keys every dict has, in the same order; :class:`_Mismatch` if they differ or if one key is
+    another's mask name."""
+    keys = tuple(dicts[0])
+    for d in dicts:
+        if tuple(d) != keys:
+            raise _Mismatch
+    if _masks_collide(keys):
+        raise _Mismatch
+    return keys
 
 
 def _masks_collide(keys: Any) -> bool:
@@ -186,12 +193,7 @@ class _InfoPlan:
 
     def _compile(self, dicts: list[dict[str, Any]], parent: int, name: str, leaves: list[tuple[int, str, type]],
                  structure: list[list[tuple[str, int | None]]]) -> int:
-        keys = tuple(dicts[0])
-        for d in dicts:
-            if tuple(d) != keys:
-                raise _Mismatch
-        if _masks_collide(keys):
-            raise _Mismatch
+        keys = _shared_keys(dicts)
         level = len(self.levels)
         self.levels.append((parent, name, keys))
         entries: list[tuple[str, int | None]] = []
