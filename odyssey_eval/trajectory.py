@@ -64,70 +64,53 @@ def _json_line(record: Mapping[str, Any], observation: str | None = None) -> byt
 
 
 def _make_line_encoder() -> Any:
-    """One JSON line as bytes, exactly as the json module writes it: orjson where it is installed (the
-    ``eval`` extra, several times faster), the json module for any line orjson would write otherwise.
+    """One JSON line as bytes: orjson where it is installed (the ``eval`` extra, several times faster),
+    the json module otherwise, and for any line orjson would write with another value.
 
-    The two differ on text that is not printable ASCII (json escapes it, orjson writes UTF-8), on floats
-    below 1e-4 (json writes ``1.2e-05``, orjson ``0.000012`` or ``1e-6``) and on what orjson refuses
-    (integers beyond 64 bits, dataclasses...). orjson's output shows all three: a line with non-ASCII
-    bytes, with ``e-`` or ``0.0000`` anywhere (a false alarm in text only costs the slower encoder) or
-    that orjson refused is written by json. ``decision_time``, the one float every step line holds and
-    often tiny for fast agents, is handed to orjson already written as json writes it (with the one
-    ``e-`` that json's exponent brings). NaN and infinities, which no line holds, would come out as
-    ``null`` rather than json's non-standard ``NaN``. (For ASCII text, \x7f is the one character the
-    two encoders write differently.)
+    Both encoders write the same values, and readers (``json.loads``, orjson, pandas) get the same line
+    from either; the bytes differ only in form: orjson writes text that is not ASCII as UTF-8 (json:
+    ``\\u`` escapes) and some floats without json's exponent padding (``1e-5`` for json's ``1e-05``).
+    Keeping json's bytes exactly cost a third of the runner's work per step (the tiny ``decision_time``
+    of a fast agent handed over pre-written, scans of every line for floats and non-ASCII bytes), so the
+    one guarantee kept is the one readers see: the values.
+
+    What orjson would write as another value, or refuses, goes to json: NaN and infinities (orjson
+    writes ``null``: a line with ``null`` anywhere outside its observation is written by json, a false
+    alarm costing only the slower encoder), integers beyond 64 bits, keys that are not strings (json
+    writes ``1e-05`` for the key 1e-05, orjson would write ``1e-5``), subclasses of str, int, dict and
+    list (enums, say), dataclasses and datetimes (json refuses these two as it refuses any other type).
 
     A step's observation, most of its line's bytes, is put in the record as its last key for the one
-    call to orjson, and taken out again, like the written ``decision_time``: no copy of the record is
-    made, and the whole line is one buffer (an observation encoded apart and joined on cost the runner
-    more than the encoding itself). Being one string, the observation needs no scan for floats: those
-    scans stop where it starts, at least ``len(observation) + 4`` bytes before the end of the line
-    (its quotes, the closing brace and the newline).
-
-    Each line is scanned, so the scans are written the way CPython does them fastest: ``127 in data``
-    is one ``memchr``, and ``data.find(b"...")`` a plain search, whereas ``b"..." in data`` first tries
-    the needle as an integer and pays for raising and clearing a TypeError each time (CPython 3.11).
+    call to orjson, and taken out again: no copy of the record is made, and the whole line is one buffer
+    (an observation encoded apart and joined on cost the runner more than the encoding itself). Being
+    one string, it needs no scan: a ``null`` written by orjson would be at least ``len(observation) + 4``
+    bytes before the end of the line (the observation's quotes, the closing brace, the newline).
     """
     try:
         import orjson
     except ImportError:
         return _json_line
-    dumps, refused, fragment = orjson.dumps, orjson.JSONEncodeError, orjson.Fragment
-    # What json would not take as is (dataclasses, datetimes, subclasses of str, int, dict...) goes to json.
-    option = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-              | orjson.OPT_PASSTHROUGH_SUBCLASS | orjson.OPT_APPEND_NEWLINE)
-
-    # decision times under 0.1 ms, rounded to microseconds as step lines hold them, as json writes them
-    # (e.g. 1.2e-05): most steps of a fast agent take one of these
-    known = {us / 1_000_000: fragment(repr(us / 1_000_000).encode("ascii")) for us in range(1, 100)}
+    dumps, refused = orjson.dumps, orjson.JSONEncodeError
+    option = (orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+              | orjson.OPT_APPEND_NEWLINE)
 
     def encode(record: Mapping[str, Any], observation: str | None = None) -> bytes:
-        seconds = record.get("decision_time")
-        tiny = seconds.__class__ is float and 0 < abs(seconds) < 1e-4  # json writes it with one "e-"
-        apart = observation is not None
-        if tiny or apart:  # the record is changed in place for the call, then put back as it was
-            if record.__class__ is not dict:
-                return _json_line(record, observation)
-            if apart and (observation.__class__ is not str or "observation" in record):
-                return _json_line(record, observation)
-            if tiny:
-                record["decision_time"] = known.get(seconds) or fragment(repr(seconds).encode("ascii"))  # type: ignore[index]
-            if apart:
-                record["observation"] = observation  # type: ignore[index]
+        if observation is None:
+            try:
+                data = dumps(record, option=option)
+            except refused:
+                return _json_line(record)
+            return data if data.find(b"null") < 0 else _json_line(record)
+        if record.__class__ is not dict or observation.__class__ is not str or "observation" in record:
+            return _json_line(record, observation)
+        record["observation"] = observation  # type: ignore[index]  # put back as it was below
         try:
             data = dumps(record, option=option)
         except refused:
             data = None
         finally:
-            if tiny:
-                record["decision_time"] = seconds  # type: ignore[index]
-            if apart:
-                del record["observation"]  # type: ignore[attr-defined]
-        if data is None:
-            return _json_line(record, observation)
-        end = len(data) - len(observation) - 4 if apart else len(data)  # where floats may be
-        if not (data.isascii() and 127 not in data and data.find(b"0.0000", 0, end) < 0
-                and data.count(b"e-", 0, end) == tiny):
+            del record["observation"]  # type: ignore[attr-defined]
+        if data is None or data.find(b"null", 0, len(data) - len(observation) - 4) >= 0:
             return _json_line(record, observation)
         return data
 

@@ -20,6 +20,7 @@ from odyssey_env.game import GAMES_DIR
 from odyssey_env.trust import content_digest
 from odyssey_eval.rundir import RunDir, RunDirError, run_path
 from odyssey_eval.runner import KILL_AFTER_ENV, run_cell
+from odyssey_eval.trajectory import _encode_line
 
 from .conftest import cell, lines, quiet
 from .test_runner import run_dir_content
@@ -174,7 +175,7 @@ def test_a_lost_question_file_that_cannot_be_drawn_again_is_refused(tmp_path):
     rounds = rd.qa.read_text().splitlines()
     first = json.loads(rounds[0])
     first["answers"][0]["answer"] = (first["answers"][0]["answer"] + 1) % 4  # same length: the checkpoint's
-    edited = json.dumps(first, separators=(",", ":"))  # byte counts still hold
+    edited = _encode_line(first).decode().rstrip("\n")  # as the runner writes it: byte counts still hold
     assert len(edited) == len(rounds[0])
     rd.qa.write_text("\n".join([edited, *rounds[1:]]) + "\n")
     with pytest.raises(RunDirError, match="questions drawn again differ"):

