@@ -285,13 +285,16 @@ class _BatchedInfos:
     def _merged(self, collected: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
         order = [i for i, _ in collected]
         if order == self._every_env:
-            infos = [info for _, info in collected]
-            if self.lazy_infos:
-                template = self._pending_keys(infos)
-                if template is not None:
-                    return _LazyInfos(template, infos, self._merged_in_full, self._fold)
-            return self._merged_in_full(infos)
+            return self._merged_in_order([info for _, info in collected])
         return self._fold([info for _, info in collected], order)
+
+    def _merged_in_order(self, infos: list[dict[str, Any]]) -> dict[str, Any]:
+        """The merge of the infos of every sub-env, ``infos[i]`` sub-env ``i``'s."""
+        if self.lazy_infos:
+            template = self._pending_keys(infos)
+            if template is not None:
+                return _LazyInfos.of(template, infos, self._merged_in_full, self._fold)
+        return self._merged_in_full(infos)
 
     @functools.cached_property
     def _every_env(self) -> list[int]:
@@ -331,7 +334,7 @@ class _BatchedInfos:
             return None
         keys = tuple(first)
         for info in infos:
-            if type(info) is not dict or tuple(info) != keys:
+            if info is not first and (type(info) is not dict or tuple(info) != keys):
                 return None
         cached = self._lazy_template
         if cached is not None and cached[0] == keys:
@@ -381,12 +384,18 @@ class _LazyInfos(dict):  # type: ignore[type-arg]
 
     __slots__ = ("_fold", "_infos", "_merge_all")
 
-    def __init__(self, template: dict[str, Any], infos: list[dict[str, Any]], merge_all: _Merge,
-                 fold: _Merge) -> None:
-        dict.__init__(self, template)
-        self._infos: list[dict[str, Any]] | None = infos
-        self._merge_all = merge_all  # the whole info, by the vector env's plan
-        self._fold = fold  # Gymnasium's merge, for what the key-by-key merge leaves to it
+    _infos: list[dict[str, Any]] | None
+    _merge_all: _Merge  # the whole info, by the vector env's plan
+    _fold: _Merge  # Gymnasium's merge, for what the key-by-key merge leaves to it
+
+    @classmethod
+    def of(cls, template: dict[str, Any], infos: list[dict[str, Any]], merge_all: _Merge,
+           fold: _Merge) -> _LazyInfos:
+        """``template``'s keys, pending, over ``infos``. (Not an ``__init__``: made once per step, a
+        dict subclass with no Python ``__init__`` of its own is built by dict's C code alone.)"""
+        lazy = cls(template)
+        lazy._infos, lazy._merge_all, lazy._fold = infos, merge_all, fold
+        return lazy
 
     def _resolve(self, key: str) -> Any:
         name = key[1:] if key.startswith("_") else key  # pending keys are a top-level key or its mask

@@ -35,48 +35,57 @@ class OdysseySyncVectorEnv(_BatchedInfos, SyncVectorEnv):
         return obs, self._merged(collected)
 
     def step(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, dict[str, Any]]:
+        if self._lean(actions):
+            obs, rewards, terminations, truncations, infos = self._step_lean(actions)
+            return obs, rewards, terminations, truncations, self._merged_in_order(infos)
         obs, rewards, terminations, truncations, collected = self._step_collected(actions)
         return obs, rewards, terminations, truncations, self._merged(collected)
 
     def _step_collected(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, _Collected]:
-        """A step whose infos stay unmerged, for a caller that merges them with other sub-envs'.
+        """A step whose infos stay unmerged, for a caller that merges them with other sub-envs'."""
+        if self._lean(actions):
+            obs, rewards, terminations, truncations, infos = self._step_lean(actions)
+            return obs, rewards, terminations, truncations, list(enumerate(infos))
+        with self._collecting() as collected:
+            obs, rewards, terminations, truncations, _ = super().step(actions)
+        return obs, rewards, terminations, truncations, collected
 
-        For the usual case (text commands or action indices, autoreset on the next step or off) the
-        loop is written out here: Gymnasium's generic loop dispatches on the action space, stores
-        every scalar into numpy arrays one by one and hands each info to ``_add_info``, which costs
-        as much as a tenth of a step in a two-env vector env. Same results, same errors.
+    def _lean(self, actions: Any) -> bool:
+        """The usual case, which :meth:`_step_lean` takes: text commands or action indices, autoreset
+        on the next step or off."""
+        return (self.autoreset_mode is not AutoresetMode.SAME_STEP and type(actions) in (list, tuple, np.ndarray)
+                and type(self.single_action_space) in (spaces.Discrete, spaces.Text))
+
+    def _step_lean(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
+        """Gymnasium's step loop written out for the usual case, the sub-envs' infos in their order.
+
+        Gymnasium's generic loop dispatches on the action space and hands each info to ``_add_info``,
+        which costs as much as a tenth of a step in a two-env vector env. The results are stored
+        element by element, as Gymnasium stores them (same casts, same errors), but into fresh arrays
+        every step, so the caller gets them without copies (Gymnasium's generic step, which keeps
+        its own in ``self._rewards`` and friends, overwrites every element of those before reading
+        them).
         """
-        if (self.autoreset_mode is AutoresetMode.SAME_STEP or type(actions) not in (list, tuple, np.ndarray)
-                or type(self.single_action_space) not in (spaces.Discrete, spaces.Text)):
-            with self._collecting() as collected:
-                obs, rewards, terminations, truncations, _ = super().step(actions)
-            return obs, rewards, terminations, truncations, collected
         n = self.num_envs
         if len(actions) != n:
             raise ValueError(f"expected {n} actions, one per sub-env, got {len(actions)}")
         env_obs, autoreset = self._env_obs, self._autoreset_envs
-        rewards: list[Any] = [0.0] * n
-        terminations: list[Any] = [False] * n
-        truncations: list[Any] = [False] * n
-        collected: _Collected = []
+        rewards = np.zeros(n, dtype=np.float64)
+        terminated = np.zeros(n, dtype=np.bool_)
+        truncated = np.zeros(n, dtype=np.bool_)
+        infos: list[dict[str, Any]] = []
         for i, (env, action) in enumerate(zip(self.envs, actions, strict=True)):
             if autoreset[i]:
                 if self.autoreset_mode is AutoresetMode.DISABLED:
                     raise AssertionError(f"{self._autoreset_envs=}")  # Gymnasium's check: reset it first
                 env_obs[i], info = env.reset()
             else:
-                env_obs[i], rewards[i], terminations[i], truncations[i], info = env.step(action)
-            collected.append((i, info))
-        # filled element by element, as Gymnasium's arrays are (same casts, same errors); fresh arrays
-        # every step, so the caller gets them without copies (Gymnasium's generic step, which keeps its
-        # own in self._rewards and friends, overwrites every element of those before reading them)
-        reward_array = np.fromiter(rewards, dtype=np.float64, count=n)
-        terminated = np.fromiter(terminations, dtype=np.bool_, count=n)
-        truncated = np.fromiter(truncations, dtype=np.bool_, count=n)
+                env_obs[i], rewards[i], terminated[i], truncated[i], info = env.step(action)
+            infos.append(info)
         self._observations = self._concatenate(self.single_observation_space, env_obs, self._observations)
         self._autoreset_envs = terminated | truncated
-        return (deepcopy(self._observations) if self.copy else self._observations, reward_array, terminated,
-                truncated, collected)
+        return (deepcopy(self._observations) if self.copy else self._observations, rewards, terminated,
+                truncated, infos)
 
     @functools.cached_property
     def _concatenate(self) -> Callable[..., Any]:

@@ -535,3 +535,50 @@ def test_arrays_a_step_returns_are_the_callers_to_change():
     finally:
         ours.close()
         theirs.close()
+
+
+class _Scripted(gym.Env):
+    """Steps return the reward and flags it is told to, whatever their type."""
+
+    observation_space = gym.spaces.Discrete(3)
+    action_space = gym.spaces.Discrete(3)
+
+    def __init__(self, outcomes):
+        self.outcomes, self.t = outcomes, 0
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        return 0, {"t": self.t}
+
+    def step(self, action):
+        reward, terminated, truncated = self.outcomes[self.t % len(self.outcomes)]
+        self.t += 1
+        return int(action), reward, terminated, truncated, {"t": self.t}
+
+
+@pytest.mark.parametrize("outcome", [
+    (1, False, False), (np.float32(0.25), np.bool_(True), False), (True, 1, 0), ("1.5", "", "x"),
+    (np.int64(-3), False, np.True_), (None, False, False), ("many", False, False), (1.0, None, False),
+    (np.array([2.0]), False, False), (1.0, False, [1, 2])], ids=repr)
+def test_the_lean_step_stores_rewards_and_flags_as_gymnasiums_loop_does(outcome):
+    """Same values and dtypes, the same autoresets after them, or the same error."""
+    fns = [lambda: _Scripted([(0.5, False, False)]), lambda o=outcome: _Scripted([o, (0.0, False, False)])]
+    ours, theirs = OdysseySyncVectorEnv(fns), SyncVectorEnv(fns)
+    try:
+        ours.reset(seed=1), theirs.reset(seed=1)
+        for actions in ([1, 2], np.array([0, 1]), (2, 2), [1, 0]):
+            try:
+                expected = theirs.step(actions)
+            except Exception as exc:  # whichever error Gymnasium's loop raises, ours must raise
+                with pytest.raises(type(exc)):
+                    ours.step(actions)
+                return
+            got = ours.step(actions)
+            assert list(got[0]) == list(expected[0])
+            for x, y in zip(got[1:4], expected[1:4], strict=True):
+                assert x.dtype == y.dtype
+                np.testing.assert_array_equal(x, y)  # NaN (a reward of None) equal to NaN
+            assert np.array_equal(ours._autoreset_envs, theirs._autoreset_envs)
+    finally:
+        ours.close()
+        theirs.close()
