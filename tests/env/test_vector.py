@@ -582,3 +582,94 @@ def test_the_lean_step_stores_rewards_and_flags_as_gymnasiums_loop_does(outcome)
     finally:
         ours.close()
         theirs.close()
+
+
+def _generic_step_forbidden(monkeypatch):
+    def refuse(self, actions):
+        raise RuntimeError("Gymnasium's generic step")
+    monkeypatch.setattr(SyncVectorEnv, "step", refuse)
+
+
+@pytest.mark.parametrize("actions", [["wait", "defend"], ("wait", "defend"), np.array(["wait", "defend"])],
+                         ids=["list", "tuple", "array"])
+def test_text_commands_take_the_lean_loop_and_other_steps_gymnasiums(monkeypatch, actions):
+    envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2)
+    same_step = OdysseySyncVectorEnv([lambda: OdysseyEnv("base")] * 2,
+                                     autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)
+    try:
+        envs.reset(seed=0), same_step.reset(seed=0)
+        _generic_step_forbidden(monkeypatch)
+        obs, rewards, terminated, _, infos = envs.step(actions)
+        assert len(obs) == 2 and infos["step"].tolist() == [1, 1] and rewards.shape == terminated.shape == (2,)
+        _, _, _, _, collected = envs._step_collected(actions)
+        assert [i for i, _ in collected] == [0, 1] and [info["step"] for _, info in collected] == [2, 2]
+        for generic in (lambda: same_step.step(actions), lambda: same_step._step_collected(actions),
+                        lambda: envs.step(iter(actions))):  # not a list, tuple or array: Gymnasium's loop decides
+            with pytest.raises(RuntimeError, match="generic step"):
+                generic()
+    finally:
+        envs.close()
+        same_step.close()
+
+
+def test_action_indices_take_the_lean_loop_and_other_action_spaces_gymnasiums(monkeypatch):
+    indices = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, max_actions=16)
+    boxed = OdysseySyncVectorEnv([lambda: gym.wrappers.RescaleAction(gym.make("MountainCarContinuous-v0"), 0, 1)] * 2)
+    try:
+        indices.reset(seed=0), boxed.reset(seed=0)
+        _generic_step_forbidden(monkeypatch)
+        assert indices.step(np.array([0, 1]))[4]["step"].tolist() == [1, 1]
+        with pytest.raises(RuntimeError, match="generic step"):
+            boxed.step(np.array([[0.5], [0.5]]))
+    finally:
+        indices.close()
+        boxed.close()
+
+
+def test_the_lean_loop_refuses_what_gymnasiums_refuses():
+    fns = [lambda: _Scripted([(1.0, True, False)])] * 2
+    ours = OdysseySyncVectorEnv(fns, autoreset_mode=gym.vector.AutoresetMode.DISABLED)
+    theirs = SyncVectorEnv(fns, autoreset_mode=gym.vector.AutoresetMode.DISABLED)
+    try:
+        with pytest.raises(ValueError, match="expected 2 actions, one per sub-env, got 3"):
+            ours.step([0, 1, 2])
+        ours.reset(seed=0), theirs.reset(seed=0)
+        ours.step([0, 1]), theirs.step([0, 1])  # both terminate: with autoreset off, they must be reset first
+        with pytest.raises(AssertionError) as gyms:
+            theirs.step([0, 1])
+        with pytest.raises(AssertionError) as mine:
+            ours.step([0, 1])
+        assert str(mine.value) == str(gyms.value)
+    finally:
+        ours.close()
+        theirs.close()
+
+
+@pytest.mark.parametrize("copy", [True, False])
+def test_the_lean_loop_copies_observations_as_asked(copy):
+    envs = OdysseySyncVectorEnv([lambda: _Scripted([(0.0, False, False)])] * 2, copy=copy)
+    try:
+        envs.reset(seed=0)
+        obs = envs.step([1, 2])[0]
+        assert obs.tolist() == [1, 2] and (obs is envs._observations) is not copy
+    finally:
+        envs.close()
+
+
+def test_steps_gymnasiums_loop_takes_give_what_gymnasium_gives():
+    """Same-step autoreset (Gymnasium's loop, infos collected and merged once) against Gymnasium's env."""
+    fns = [lambda: _Scripted([(1.0, False, False), (2.0, True, False)]), lambda: _Scripted([(0.5, False, True)])]
+    same_step = gym.vector.AutoresetMode.SAME_STEP
+    ours, theirs = OdysseySyncVectorEnv(fns, autoreset_mode=same_step), SyncVectorEnv(fns, autoreset_mode=same_step)
+    try:
+        ours.reset(seed=0), theirs.reset(seed=0)
+        for step in range(4):
+            got = ours.step([1, 2]) if step % 2 else (*ours._step_collected([1, 2])[:4], None)
+            expected = theirs.step([1, 2])
+            for x, y in zip(got[:4], expected[:4], strict=True):
+                assert np.array_equal(x, y)
+            if got[4] is not None:
+                assert _same(got[4], expected[4])
+    finally:
+        ours.close()
+        theirs.close()
