@@ -70,9 +70,9 @@ def _make_line_encoder() -> Any:
     Both encoders write the same values, and readers (``json.loads``, orjson, pandas) get the same line
     from either; the bytes differ only in form: orjson writes text that is not ASCII as UTF-8 (json:
     ``\\u`` escapes) and some floats without json's exponent padding (``1e-5`` for json's ``1e-05``).
-    Keeping json's bytes exactly cost a third of the runner's work per step (the tiny ``decision_time``
-    of a fast agent handed over pre-written, scans of every line for floats and non-ASCII bytes), so the
-    one guarantee kept is the one readers see: the values.
+    Keeping json's bytes exactly cost about a quarter of the runner's own work per step (the tiny
+    ``decision_time`` of a fast agent handed over pre-written, scans of every line for floats and
+    non-ASCII bytes), so the one guarantee kept is the one readers see: the values.
 
     What orjson would write as another value, or refuses, goes to json: NaN and infinities (orjson
     writes ``null``: a line with ``null`` anywhere outside its observation is written by json, a false
