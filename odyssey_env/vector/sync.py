@@ -38,7 +38,7 @@ class OdysseySyncVectorEnv(_BatchedInfos, SyncVectorEnv):
         if self._lean(actions):
             obs, rewards, terminations, truncations, infos = self._step_lean(actions)
             return obs, rewards, terminations, truncations, self._merged_in_order(infos)
-        obs, rewards, terminations, truncations, collected = self._step_collected(actions)
+        obs, rewards, terminations, truncations, collected = self._step_generic(actions)
         return obs, rewards, terminations, truncations, self._merged(collected)
 
     def _step_collected(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, _Collected]:
@@ -46,6 +46,10 @@ class OdysseySyncVectorEnv(_BatchedInfos, SyncVectorEnv):
         if self._lean(actions):
             obs, rewards, terminations, truncations, infos = self._step_lean(actions)
             return obs, rewards, terminations, truncations, list(enumerate(infos))
+        return self._step_generic(actions)
+
+    def _step_generic(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, _Collected]:
+        """Gymnasium's own step, its infos collected unmerged."""
         with self._collecting() as collected:
             obs, rewards, terminations, truncations, _ = super().step(actions)
         return obs, rewards, terminations, truncations, collected
