@@ -8,6 +8,7 @@ shared-memory links.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import os
 import pickle
@@ -104,20 +105,24 @@ def _serve(link: Link, other_end: Link, env_fns: list[Callable[[], gym.Env]], au
 
 class _Batch:
     """A numpy array of actions as a plain list for the link (pickling a small array costs ~5 µs, a list
-    well under one), rebuilt with its dtype on the other side so each sub-env gets the same scalars."""
+    well under one), rebuilt with its dtype on the other side so each sub-env gets the same scalars.
+
+    Packed as ``(dtype, shape, values)``, anything else as ``(None, None, actions)``: plain strings and
+    tuples, which pickle needs no class lookup to write or to read back.
+    """
 
     @staticmethod
-    def pack(part: Any) -> Any:
+    def pack(part: Any) -> tuple[str | None, tuple[int, ...] | None, Any]:
         if type(part) is np.ndarray and part.dtype != object and part.dtype.fields is None:
-            return _Batch, part.dtype.str, part.shape, part.ravel().tolist()
-        return part
+            return part.dtype.str, part.shape, part.ravel().tolist()
+        return None, None, part
 
     @staticmethod
-    def unpack(payload: Any) -> Any:
-        if type(payload) is tuple and len(payload) == 4 and payload[0] is _Batch:
-            _, dtype, shape, values = payload
-            return np.array(values, dtype=dtype).reshape(shape)
-        return payload
+    def unpack(payload: tuple[str | None, tuple[int, ...] | None, Any]) -> Any:
+        dtype, shape, values = payload
+        if dtype is None:
+            return values
+        return np.array(values, dtype=dtype).reshape(shape)
 
 
 class _WorkerDied(RuntimeError):
@@ -205,6 +210,8 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         self._state: str | None = None  # the command sent and not yet answered
         self._pending: dict[str, Any] = {}
         sizes = _share_sizes(self.num_envs, workers)
+        #: (first sub-env, count) of the calling process's share, then of each worker's
+        self._bounds: list[tuple[int, int]] = [(sum(sizes[:k]), size) for k, size in enumerate(sizes)]
         self._local = (OdysseySyncVectorEnv(env_fns[:sizes[0]], copy=False, autoreset_mode=self.autoreset_mode)
                        if sizes[0] else None)
         ctx = mp.get_context(context)
@@ -304,7 +311,7 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
             except (TypeError, ValueError):
                 self._state = None
                 raise
-        shares = self._shares()
+        shares = self._bounds
 
         def share_request(first: int, count: int) -> tuple[list[Any], dict[str, Any] | None] | None:
             if mask is None:
@@ -366,7 +373,7 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         if len(values) != self.num_envs:
             raise ValueError(f"values must have one value per sub-env ({self.num_envs}), got {len(values)}")
         self._start("set_attr")
-        shares = self._shares()
+        shares = self._bounds
         for worker, (first, count) in zip(self._workers, shares[1:], strict=True):
             self._ask(worker, "set_attr", (name, list(values[first:first + count])))
         self._pending = {"answers": []}
@@ -406,15 +413,11 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         self._state = None
 
     # ------------------------------------------------------------------ internals
-    def _shares(self) -> list[tuple[int, int]]:
-        local = self._local.num_envs if self._local is not None else 0
-        return [(0, local), *((w.first, w.count) for w in self._workers)]
-
     def _split(self, actions: Any) -> list[Any]:
         if len(actions) != self.num_envs:
             self._state = None
             raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
-        return [actions[first:first + count] for first, count in self._shares()]
+        return [actions[first:first + count] for first, count in self._bounds]
 
     def _start(self, command: str) -> None:
         if self.closed:
@@ -479,8 +482,12 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         return answers
 
     def _batch_observations(self, observations: list[Any]) -> Any:
-        batched = concatenate(self.single_observation_space, observations, self._observations)
+        batched = self._concatenate(self.single_observation_space, observations, self._observations)
         return deepcopy(batched) if self.copy else batched
+
+    @functools.cached_property
+    def _concatenate(self) -> Callable[..., Any]:
+        return concatenate.dispatch(type(self.single_observation_space))  # once, not at every step
 
 
 def _check_reset_mask(mask: Any, num_envs: int) -> None:
