@@ -8,7 +8,6 @@ shared-memory links.
 
 from __future__ import annotations
 
-import functools
 import multiprocessing as mp
 import os
 import pickle
@@ -23,7 +22,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
+from gymnasium.vector.utils import batch_space, create_empty_array
 
 from odyssey_env.vector.channel import Link, LinkClosed, PeerDied, make_link
 from odyssey_env.vector.infos import _BatchedInfos, _Collected
@@ -485,9 +484,7 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         batched = self._concatenate(self.single_observation_space, observations, self._observations)
         return deepcopy(batched) if self.copy else batched
 
-    @functools.cached_property
-    def _concatenate(self) -> Callable[..., Any]:
-        return concatenate.dispatch(type(self.single_observation_space))  # once, not at every step
+    _concatenate = OdysseySyncVectorEnv._concatenate  # concatenate's dispatch on the space, looked up once
 
 
 def _check_reset_mask(mask: Any, num_envs: int) -> None:
