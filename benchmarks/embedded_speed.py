@@ -49,17 +49,30 @@ from odyssey_agents.llm.protocol import LLM, Completion, Message
 from odyssey_agents.paradigms import LongContextAgent, Mem1Agent, NoMemoryAgent, ShortTermMemoryAgent
 from odyssey_env.env import OdysseyEnv
 
-PARADIGMS = {"no_memory": NoMemoryAgent, "long_context": LongContextAgent,
-             "short_term_memory": ShortTermMemoryAgent, "mem1": Mem1Agent}
-SETTINGS = {"before": {"prefix_cache": False, "threads": None},
-            "cache": {"prefix_cache": True, "threads": None},
-            "after": {},
-            # one thread each: no waiting on a parked thread, so CPU seconds measure the work itself
-            "before-1t": {"prefix_cache": False, "threads": 1},
-            "cache-1t": {"prefix_cache": True, "threads": 1}}
+PARADIGMS = {
+    "no_memory": NoMemoryAgent,
+    "long_context": LongContextAgent,
+    "short_term_memory": ShortTermMemoryAgent,
+    "mem1": Mem1Agent,
+}
+SETTINGS = {
+    "before": {"prefix_cache": False, "threads": None},
+    "cache": {"prefix_cache": True, "threads": None},
+    "after": {},
+    # one thread each: no waiting on a parked thread, so CPU seconds measure the work itself
+    "before-1t": {"prefix_cache": False, "threads": 1},
+    "cache-1t": {"prefix_cache": True, "threads": 1},
+}
 DEFAULT_SETTINGS = ("before", "cache", "after")
-README_COMMAND = ["run", "agent=short_term_memory", "llm=embedded", "max_steps=20", "tutorial=false",
-                  "eval.qa.world_knowledge=1", "eval.qa.episodic=1"]
+README_COMMAND = [
+    "run",
+    "agent=short_term_memory",
+    "llm=embedded",
+    "max_steps=20",
+    "tutorial=false",
+    "eval.qa.world_knowledge=1",
+    "eval.qa.episodic=1",
+]
 
 
 class Recorder(LLM):
@@ -125,8 +138,7 @@ class Player:
         if self.llm.threads is None:
             self.llm._torch.set_num_threads(torch_default)
         g = load_game(game)
-        questions = world_knowledge_questions(g, initial_world(g, seed, False), seed, per_template=1,
-                                              n_choices=4)[:n]
+        questions = world_knowledge_questions(g, initial_world(g, seed, False), seed, per_template=1, n_choices=4)[:n]
         start = time.perf_counter()
         for q in questions:
             self.agent.answer(q.text, list(q.choices))
@@ -182,8 +194,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--game", default="base")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--paradigms", default=",".join(PARADIGMS))
-    parser.add_argument("--settings", default=",".join(DEFAULT_SETTINGS),
-                        help=f"from {', '.join(SETTINGS)}; the first is the baseline of the ratios")
+    parser.add_argument(
+        "--settings",
+        default=",".join(DEFAULT_SETTINGS),
+        help=f"from {', '.join(SETTINGS)}; the first is the baseline of the ratios",
+    )
     parser.add_argument("--e2e", action="store_true", help="also time the README's command, before and after")
     args = parser.parse_args(argv)
     settings = args.settings.split(",")
@@ -198,13 +213,17 @@ def main(argv: list[str] | None = None) -> int:
     probe = EmbeddedLLM(seed=args.seed, threads=None)
     start = time.perf_counter()
     probe.load()
-    print(f"model loaded in {time.perf_counter() - start:.1f} s; torch's default threads {torch_default}; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
+    print(
+        f"model loaded in {time.perf_counter() - start:.1f} s; torch's default threads {torch_default}; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
     print(f"logits identical with 1 and {torch_default} threads: {same_logits_across_threads(probe, torch_default)}")
     del probe
     print()
-    header = (f"{'paradigm':<18} {'setting':<9} {'s/step':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'in/step':>8} "
-              f"{'out/step':>8} {'in tok/s':>9} {'out tok/s':>9} {'reused':>7} {'QA s/q':>7}")
+    header = (
+        f"{'paradigm':<18} {'setting':<9} {'s/step':>7} {'ratio':>6} {'cpu s':>6} {'ratio':>6} {'in/step':>8} "
+        f"{'out/step':>8} {'in tok/s':>9} {'out tok/s':>9} {'reused':>7} {'QA s/q':>7}"
+    )
     print(header)
     print("-" * len(header))
     for paradigm in args.paradigms.split(","):
@@ -214,23 +233,25 @@ def main(argv: list[str] | None = None) -> int:
             k = i % len(order)
             for name in order[k:] + order[:k]:  # take turns going first
                 players[name].step(torch_default)
-        qa = {name: p.answer_round(args.questions, args.game, args.seed, torch_default)
-              for name, p in players.items()}
+        qa = {name: p.answer_round(args.questions, args.game, args.seed, torch_default) for name, p in players.items()}
         first = players[settings[0]]
         base, base_cpu = first.wall / max(1, first.steps), first.cpu / max(1, first.steps)
         for name, p in players.items():
             per = p.wall / max(1, p.steps)
             cpu = p.cpu / max(1, p.steps)
-            print(f"{paradigm:<18} {name:<9} {per:7.2f} {per / base:6.2f} {cpu:6.2f} {cpu / base_cpu:6.2f} "
-                  f"{p.input_tokens / max(1, p.steps):8.0f} {p.output_tokens / max(1, p.steps):8.1f} "
-                  f"{p.input_tokens / max(p.wall, 1e-9):9.0f} {p.output_tokens / max(p.wall, 1e-9):9.1f} "
-                  f"{p.llm._memo.reused_tokens:7d} {qa[name]:7.2f}")
+            print(
+                f"{paradigm:<18} {name:<9} {per:7.2f} {per / base:6.2f} {cpu:6.2f} {cpu / base_cpu:6.2f} "
+                f"{p.input_tokens / max(1, p.steps):8.0f} {p.output_tokens / max(1, p.steps):8.1f} "
+                f"{p.input_tokens / max(p.wall, 1e-9):9.0f} {p.output_tokens / max(p.wall, 1e-9):9.1f} "
+                f"{p.llm._memo.reused_tokens:7d} {qa[name]:7.2f}"
+            )
         cached = [p for p in players.values() if p.llm.prefix_cache]
         single = [p for p in players.values() if not p.llm.prefix_cache]
         checks = []
         if len(cached) > 1:
-            checks.append(f"replies equal across threads (prefix cache on): "
-                          f"{all(p.replies == cached[0].replies for p in cached)}")
+            checks.append(
+                f"replies equal across threads (prefix cache on): {all(p.replies == cached[0].replies for p in cached)}"
+            )
         if cached:
             checks.append(f"warm = cold replay: {cached[-1].cold_replay_identical(args.seed)}")
         if cached and single:
@@ -243,8 +264,10 @@ def main(argv: list[str] | None = None) -> int:
         before = ["llm.prefix_cache=false", f"llm.threads={torch_default}"]  # torch's default: every core
         for label, extra in (("before", before), ("after", [])):
             seconds = e2e(extra)
-            print(f"README command ({label}): {seconds:.0f} s end to end (model already converted), "
-                  f"load average {os.getloadavg()[0]:.1f}")
+            print(
+                f"README command ({label}): {seconds:.0f} s end to end (model already converted), "
+                f"load average {os.getloadavg()[0]:.1f}"
+            )
     return 0
 
 

@@ -191,12 +191,15 @@ def calibrator_ms(repeats: int = 7) -> float:
 
 
 def import_cost() -> dict:
-    code = ("import sys, time; t = time.process_time(); import odyssey_env; "
-            "print(time.process_time() - t, 'torch' in sys.modules, 'transformers' in sys.modules)")
+    code = (
+        "import sys, time; t = time.process_time(); import odyssey_env; "
+        "print(time.process_time() - t, 'torch' in sys.modules, 'transformers' in sys.modules)"
+    )
     best = float("inf")
     for _ in range(5):
-        out = subprocess.run([sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True,
-                             check=True).stdout.split()
+        out = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True
+        ).stdout.split()
         best = min(best, float(out[0]))
     return {"import_ms": best * 1000, "imports_torch": out[1] == "True", "imports_transformers": out[2] == "True"}
 
@@ -211,8 +214,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help="print the raw figures as JSON")
-    parser.add_argument("--no-vector", dest="vector", action="store_false",
-                        help="skip the vector-env figures (they need idle cores to mean much)")
+    parser.add_argument(
+        "--no-vector",
+        dest="vector",
+        action="store_false",
+        help="skip the vector-env figures (they need idle cores to mean much)",
+    )
     parser.add_argument("--vector-game", default="remnant")
     parser.add_argument("--vector-seconds", type=float, default=1.0)
     args = parser.parse_args(argv)
@@ -222,35 +229,67 @@ def main(argv: list[str] | None = None) -> int:
     games = args.games or available_games()
     rows = []
     for game in games:
-        out = subprocess.run([sys.executable, __file__, "--worker", game, "--steps", str(args.steps),
-                              "--repeats", str(args.repeats), "--seed", str(args.seed)],
-                             capture_output=True, text=True, check=True)
+        out = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--worker",
+                game,
+                "--steps",
+                str(args.steps),
+                "--repeats",
+                str(args.repeats),
+                "--seed",
+                str(args.seed),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
         rows.append(json.loads(out.stdout))
     baseline = cartpole_steps_per_s()
     calibrator = calibrator_ms()
     scale = calibrator / CALIBRATOR_QUIET_MS
     imports = import_cost()
     if args.json:
-        print(json.dumps({"games": rows, "cartpole_steps_per_s": baseline, "calibrator_ms": calibrator,
-                          "calibrator_quiet_ms": CALIBRATOR_QUIET_MS, "reference_steps_per_s": REFERENCE_STEPS_PER_S,
-                          **imports}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "games": rows,
+                    "cartpole_steps_per_s": baseline,
+                    "calibrator_ms": calibrator,
+                    "calibrator_quiet_ms": CALIBRATOR_QUIET_MS,
+                    "reference_steps_per_s": REFERENCE_STEPS_PER_S,
+                    **imports,
+                },
+                indent=2,
+            )
+        )
         return 0
     print(f"baseline: CartPole-v1 {baseline:,.0f} steps/s in this run")
-    print(f"calibrator: {calibrator:.1f} ms in this run, {CALIBRATOR_QUIET_MS:.1f} ms on the quiet reference "
-          f"machine: calibrated rates = rates x {scale:.2f}")
-    print(f"import odyssey_env: {imports['import_ms']:.0f} ms; imports torch: {imports['imports_torch']}; "
-          f"imports transformers: {imports['imports_transformers']}\n")
-    header = (f"{'game':<10}{'steps/s +VA':>13}{'calibrated':>12}{'ref':>7}{'vs ref':>8}{'steps/s':>10}"
-              f"{'vs CartPole':>13}{'reset ms':>10}{'RSS MB':>9}{'drift 9k/0k':>13}{'9k/1k':>7}")
+    print(
+        f"calibrator: {calibrator:.1f} ms in this run, {CALIBRATOR_QUIET_MS:.1f} ms on the quiet reference "
+        f"machine: calibrated rates = rates x {scale:.2f}"
+    )
+    print(
+        f"import odyssey_env: {imports['import_ms']:.0f} ms; imports torch: {imports['imports_torch']}; "
+        f"imports transformers: {imports['imports_transformers']}\n"
+    )
+    header = (
+        f"{'game':<10}{'steps/s +VA':>13}{'calibrated':>12}{'ref':>7}{'vs ref':>8}{'steps/s':>10}"
+        f"{'vs CartPole':>13}{'reset ms':>10}{'RSS MB':>9}{'drift 9k/0k':>13}{'9k/1k':>7}"
+    )
     print(header)
     print("-" * len(header))
     for r in rows:
         ref = REFERENCE_STEPS_PER_S.get(r["game"])
         calibrated = r["va_steps_per_s"] * scale
         vs_ref = f"{calibrated / ref:.1f}x" if ref else "-"
-        print(f"{r['game']:<10}{r['va_steps_per_s']:>13,.0f}{calibrated:>12,.0f}{ref or 0:>7,.0f}{vs_ref:>8}"
-              f"{r['plain_steps_per_s']:>10,.0f}{r['plain_steps_per_s'] / baseline:>12.3f}x"
-              f"{r['reset_ms_median']:>10.2f}{r['peak_rss_mb']:>9.0f}{r['drift']:>13.2f}{r['drift_steady']:>7.2f}")
+        print(
+            f"{r['game']:<10}{r['va_steps_per_s']:>13,.0f}{calibrated:>12,.0f}{ref or 0:>7,.0f}{vs_ref:>8}"
+            f"{r['plain_steps_per_s']:>10,.0f}{r['plain_steps_per_s'] / baseline:>12.3f}x"
+            f"{r['reset_ms_median']:>10.2f}{r['peak_rss_mb']:>9.0f}{r['drift']:>13.2f}{r['drift_steady']:>7.2f}"
+        )
     print("\nwhere a step goes, us per step (with valid actions every step):")
     header = f"{'game':<10}" + "".join(f"{p:>15}" for p in PHASES) + f"{'total':>10}"
     print(header)
@@ -272,8 +311,10 @@ def vector_figures(game: str, seconds: float) -> None:
     sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
     import vector_envs as v
 
-    print(f"\nvector envs, {game}, ValidActions + masked random policy, one round of {seconds:.1f} s per figure "
-          "(ratios to one env; python benchmarks/vector_envs.py for medians over rounds):")
+    print(
+        f"\nvector envs, {game}, ValidActions + masked random policy, one round of {seconds:.1f} s per figure "
+        "(ratios to one env; python benchmarks/vector_envs.py for medians over rounds):"
+    )
     print(f"{'envs':<6}{'one env steps/s':>17}{'sync':>8}{'async':>8}{'lockstep ceiling':>18}")
     for n in (2, 8):
         single = v._single(game, "valid", n, seconds)

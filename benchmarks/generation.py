@@ -34,11 +34,19 @@ import tempfile
 
 SIZES: dict[str, dict] = {
     "small": dict(places=1, areas_per_place=3, objects=14, npcs=4, max_level=2, chapters=1, stages=3),
-    "paper": dict(places=4, areas_per_place=3, objects=100, npcs=10, max_level=5, chapters=4, stages=10,
-                  branching=2, verbs=["lockpick", "eat", "throw", "disassemble", "pickpocket"],
-                  dynamics=["noise", "wandering_patrols", "enemy_respawn", "food_respawn"]),
-    "large": dict(places=8, areas_per_place=4, objects=1000, npcs=40, max_level=5, chapters=4, stages=6,
-                  branching=2),
+    "paper": dict(
+        places=4,
+        areas_per_place=3,
+        objects=100,
+        npcs=10,
+        max_level=5,
+        chapters=4,
+        stages=10,
+        branching=2,
+        verbs=["lockpick", "eat", "throw", "disassemble", "pickpocket"],
+        dynamics=["noise", "wandering_patrols", "enemy_respawn", "food_respawn"],
+    ),
+    "large": dict(places=8, areas_per_place=4, objects=1000, npcs=40, max_level=5, chapters=4, stages=6, branching=2),
 }
 THEME = "a drowned cathedral city where the tide keeps the only records"
 
@@ -86,22 +94,27 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", nargs="*", default=list(SIZES), choices=list(SIZES))
     args = parser.parse_args()
-    print(f"{'size':8s} {'objects':>7s} {'areas':>5s} {'npcs':>4s} {'stages':>6s} {'build s':>8s} "
-          f"{'validate s':>10s} {'total s':>8s} {'world.json':>11s} {'quest.json':>11s}  solved")
+    print(
+        f"{'size':8s} {'objects':>7s} {'areas':>5s} {'npcs':>4s} {'stages':>6s} {'build s':>8s} "
+        f"{'validate s':>10s} {'total s':>8s} {'world.json':>11s} {'quest.json':>11s}  solved"
+    )
     failed = 0
     for label in args.sizes:
         spec = {"theme": THEME, "name": f"bench_{label}", "seed": 0, **SIZES[label]}
         tmp = tempfile.mkdtemp(prefix="odyssey-bench-gen-")
         try:
-            out = subprocess.run([sys.executable, "-c", CHILD, json.dumps(spec), tmp], capture_output=True,
-                                 text=True, check=True)
+            out = subprocess.run(
+                [sys.executable, "-c", CHILD, json.dumps(spec), tmp], capture_output=True, text=True, check=True
+            )
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
         failed += not r["ok"]
-        print(f"{label:8s} {r['objects']:7d} {r['areas']:5d} {r['npcs']:4d} {r['stages']:6d} {r['build']:8.2f} "
-              f"{r['validate']:10.1f} {r['build'] + r['validate']:8.1f} {r['bytes']['world.json'] / 1024:8.0f} KB "
-              f"{r['bytes']['quest.json'] / 1024:8.0f} KB  {'yes' if r['ok'] else 'NO: ' + '; '.join(r['problems'])}")
+        print(
+            f"{label:8s} {r['objects']:7d} {r['areas']:5d} {r['npcs']:4d} {r['stages']:6d} {r['build']:8.2f} "
+            f"{r['validate']:10.1f} {r['build'] + r['validate']:8.1f} {r['bytes']['world.json'] / 1024:8.0f} KB "
+            f"{r['bytes']['quest.json'] / 1024:8.0f} KB  {'yes' if r['ok'] else 'NO: ' + '; '.join(r['problems'])}"
+        )
     tmp = tempfile.mkdtemp(prefix="odyssey-bench-gen-")
     try:
         out = subprocess.run([sys.executable, "-c", BASELINE, tmp], capture_output=True, text=True, check=True)

@@ -35,8 +35,15 @@ DEVICE = {"request": "auto", "expect": "cuda"}  # --cpu: the same checks on the 
 def llm_config(model: str) -> dict[str, Any]:
     if model == "embedded":
         return {"name": "embedded", "device": DEVICE["request"], "threads": 1 if DEVICE["expect"] == "cpu" else None}
-    return {"name": "hf", "model": model, "device": DEVICE["request"], "max_tokens": 128, "guided_json": True,
-            "constrain_starts": True, "enable_thinking": False}
+    return {
+        "name": "hf",
+        "model": model,
+        "device": DEVICE["request"],
+        "max_tokens": 128,
+        "guided_json": True,
+        "constrain_starts": True,
+        "enable_thinking": False,
+    }
 
 
 def smoke(name: str, model: str, steps: int) -> tuple[dict[str, Any], list[str]]:
@@ -81,14 +88,21 @@ def smoke(name: str, model: str, steps: int) -> tuple[dict[str, Any], list[str]]
         twin.reset(agent.task)
         twin.load(folder)
         if before is not None:
-            if any(not torch.equal(a, b) for a, b in zip(agent.adapter.weights().values(),
-                                                          twin.adapter.weights().values(), strict=True)):
+            if any(
+                not torch.equal(a, b)
+                for a, b in zip(agent.adapter.weights().values(), twin.adapter.weights().values(), strict=True)
+            ):
                 problems.append(f"{name}: the reloaded adapter differs")
         elif not torch.equal(agent.pool.keys[0], twin.pool.keys[0]):
             problems.append(f"{name}: the reloaded pool differs")
-    row = {"name": name, "updates": len(learn), "update_s": sum(learn) / max(1, len(learn)),
-           "step_s": seconds / steps, "peak_gb": torch.cuda.max_memory_allocated() / 2**30 if cuda else 0.0,
-           "device": str(device)}
+    row = {
+        "name": name,
+        "updates": len(learn),
+        "update_s": sum(learn) / max(1, len(learn)),
+        "step_s": seconds / steps,
+        "peak_gb": torch.cuda.max_memory_allocated() / 2**30 if cuda else 0.0,
+        "device": str(device),
+    }
     del agent, twin
     if cuda:
         torch.cuda.empty_cache()
@@ -119,20 +133,34 @@ def main() -> int:
     for name in SETTINGS:
         row, found = smoke(name, args.model, args.steps)
         problems += found
-        print(f"{row['name']:<16}{row['updates']:>8}{row['update_s']:>10.3f}{row['step_s']:>8.2f}"
-              f"{row['peak_gb']:>9.2f}  {row['device']}")
+        print(
+            f"{row['name']:<16}{row['updates']:>8}{row['update_s']:>10.3f}{row['step_s']:>8.2f}"
+            f"{row['peak_gb']:>9.2f}  {row['device']}"
+        )
     if args.grpo_steps:
         from odyssey_agents.training.grpo import GRPOSettings, train_grpo
 
         with tempfile.TemporaryDirectory() as out:
-            summary = train_grpo(GRPOSettings(model=args.model, steps=args.grpo_steps, states=8, num_generations=4,
-                                              batch_size=4, max_completion_length=64, output_dir=out,
-                                              device=DEVICE["request"]), log=lambda _: None)
+            summary = train_grpo(
+                GRPOSettings(
+                    model=args.model,
+                    steps=args.grpo_steps,
+                    states=8,
+                    num_generations=4,
+                    batch_size=4,
+                    max_completion_length=64,
+                    output_dir=out,
+                    device=DEVICE["request"],
+                ),
+                log=lambda _: None,
+            )
         if summary["device"] != DEVICE["expect"] or summary["steps"] != args.grpo_steps:
             problems.append(f"grpo: ran {summary['steps']} steps on {summary['device']}")
         peak = torch.cuda.max_memory_allocated() / 2**30 if DEVICE["expect"] == "cuda" else 0.0
-        print(f"{'grpo':<16}{summary['steps']:>8}{summary['seconds_per_step']:>10.3f}{'':>8}{peak:>9.2f}  "
-              f"{summary['device']}")
+        print(
+            f"{'grpo':<16}{summary['steps']:>8}{summary['seconds_per_step']:>10.3f}{'':>8}{peak:>9.2f}  "
+            f"{summary['device']}"
+        )
     for p in problems:
         print(f"FAILED: {p}")
     print("gpu_smoke: ok" if not problems else f"gpu_smoke: {len(problems)} check(s) failed")

@@ -34,8 +34,6 @@ from odyssey_env.game import available_games
 PARADIGMS = [NoMemoryAgent, LongContextAgent, ShortTermMemoryAgent, Mem1Agent]
 
 
-
-
 def measure(cls: type, addons: tuple[str, ...], game: str, steps: int, seed: int) -> dict[str, Any]:
     llm = Timed(ScriptedLLM(seed=seed))
     agent = cls(llm, addons=addons)
@@ -55,9 +53,14 @@ def measure(cls: type, addons: tuple[str, ...], game: str, steps: int, seed: int
         if terminated:
             break
     ordered = sorted(per_step)
-    return {"label": agent.label, "steps": len(per_step), "mean_ms": 1e3 * sum(per_step) / len(per_step),
-            "p95_ms": 1e3 * ordered[int(0.95 * (len(ordered) - 1))], "tokens_10": tokens[9],
-            "tokens_last": tokens[-1]}
+    return {
+        "label": agent.label,
+        "steps": len(per_step),
+        "mean_ms": 1e3 * sum(per_step) / len(per_step),
+        "p95_ms": 1e3 * ordered[int(0.95 * (len(ordered) - 1))],
+        "tokens_10": tokens[9],
+        "tokens_last": tokens[-1],
+    }
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -69,8 +72,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.steps < 10:
         parser.error("--steps must be at least 10")
-    print(f"game {args.game}, {args.steps} steps, scripted backend, seed {args.seed}; CPU time per step "
-          "without the backend's own time")
+    print(
+        f"game {args.game}, {args.steps} steps, scripted backend, seed {args.seed}; CPU time per step "
+        "without the backend's own time"
+    )
     header = f"{'agent':<46} {'ms/step':>8} {'p95 ms':>8} {'tok@10':>8} {'tok@' + str(args.steps):>9}"
     print(header)
     print("-" * len(header))
@@ -79,8 +84,9 @@ def main(argv: list[str] | None = None) -> int:
         for cls in PARADIGMS:
             r = measure(cls, addons, args.game, args.steps, args.seed)
             worst = max(worst, r["mean_ms"])
-            print(f"{r['label']:<46} {r['mean_ms']:>8.3f} {r['p95_ms']:>8.3f} {r['tokens_10']:>8} "
-                  f"{r['tokens_last']:>9}")
+            print(
+                f"{r['label']:<46} {r['mean_ms']:>8.3f} {r['p95_ms']:>8.3f} {r['tokens_10']:>8} {r['tokens_last']:>9}"
+            )
     print(f"\nworst mean agent overhead: {worst:.3f} ms/step (target < 1 ms)")
     return 0
 

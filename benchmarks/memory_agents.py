@@ -39,8 +39,6 @@ from odyssey_env.game import available_games
 NAMES = ("vanilla_rag", "mem0", "raptor", "voyager")
 
 
-
-
 def measure(name: str, embedder: Any, game: str, checkpoints: list[int], window: int, seed: int) -> dict[str, Any]:
     from odyssey_agents.registry import agent_class
 
@@ -76,8 +74,11 @@ def measure(name: str, embedder: Any, game: str, checkpoints: list[int], window:
     rows = {}
     for c in checkpoints:
         lo = max(0, c - window)
-        rows[c] = {"ms": 1e3 * statistics.fmean(cost[lo:c]), "tokens": statistics.fmean(memory_tokens[lo:c]),
-                   "texts": statistics.fmean(texts[lo:c])}
+        rows[c] = {
+            "ms": 1e3 * statistics.fmean(cost[lo:c]),
+            "tokens": statistics.fmean(memory_tokens[lo:c]),
+            "texts": statistics.fmean(texts[lo:c]),
+        }
     return {"name": name, "rows": rows, "stats": agent.stats()}
 
 
@@ -98,7 +99,7 @@ def minilm_ms_per_text(game: str, seed: int, threads: int | None) -> float | Non
     embedder.embed(sample[:2])  # warm up
     start = time.process_time()
     for i in range(0, len(sample), 2):
-        embedder.embed(sample[i:i + 2])
+        embedder.embed(sample[i : i + 2])
     return 1e3 * (time.process_time() - start) / len(sample)
 
 
@@ -120,12 +121,16 @@ def main(argv: list[str] | None = None) -> int:
 
     embedder = HashingEmbedder() if args.embedder == "hashing" else Embedder(threads=args.threads)
     per_text = minilm_ms_per_text(args.game, args.seed, args.threads) if args.embedder == "hashing" else 0.0
-    print(f"game {args.game}, scripted backend, embedder {args.embedder}, seed {args.seed}; memory work per step "
-          f"(CPU ms, backend time subtracted) and memory-call tokens, mean of the {args.window} steps before each "
-          "checkpoint")
+    print(
+        f"game {args.game}, scripted backend, embedder {args.embedder}, seed {args.seed}; memory work per step "
+        f"(CPU ms, backend time subtracted) and memory-call tokens, mean of the {args.window} steps before each "
+        "checkpoint"
+    )
     if args.embedder == "hashing":
-        print("MiniLM per embedded step record: " + (f"{per_text:.1f} ms" if per_text is not None
-                                                    else "not installed (pip install \"odyssey-gym[rag]\")"))
+        print(
+            "MiniLM per embedded step record: "
+            + (f"{per_text:.1f} ms" if per_text is not None else 'not installed (pip install "odyssey-gym[rag]")')
+        )
     head = f"{'agent':<12} {'step':>6} {'ms/step':>9} {'tokens/step':>12} {'texts/step':>11}"
     if args.embedder == "hashing" and per_text is not None:
         head += f" {'+MiniLM ms':>11}"
@@ -141,16 +146,33 @@ def main(argv: list[str] | None = None) -> int:
                 line += f" {row['ms'] + row['texts'] * per_text:>11.1f}"
             print(line)
     first, last = checkpoints[0], checkpoints[-1]
-    print(f"\ngrowth from step {first} to step {last} ({last / first:.0f}x the steps; linear would be "
-          f"{last / first:.0f}x the cost):")
+    print(
+        f"\ngrowth from step {first} to step {last} ({last / first:.0f}x the steps; linear would be "
+        f"{last / first:.0f}x the cost):"
+    )
     for r in results:
         a, b = r["rows"][first], r["rows"][last]
         print(f"  {r['name']:<12} ms x{b['ms'] / a['ms']:.2f}   tokens x{b['tokens'] / max(a['tokens'], 1e-9):.2f}")
     for r in results:
         s = r["stats"]
-        extra = {k: s[k] for k in ("raptor_summaries", "layers", "max_nodes_touched", "facts_size", "facts_add",
-                                   "facts_update", "facts_delete", "skills_size", "tasks_completed", "tasks_abandoned",
-                                   "episodes_size", "nodes_size") if k in s}
+        extra = {
+            k: s[k]
+            for k in (
+                "raptor_summaries",
+                "layers",
+                "max_nodes_touched",
+                "facts_size",
+                "facts_add",
+                "facts_update",
+                "facts_delete",
+                "skills_size",
+                "tasks_completed",
+                "tasks_abandoned",
+                "episodes_size",
+                "nodes_size",
+            )
+            if k in s
+        }
         print(f"  {r['name']:<12} {extra}")
     return 0
 

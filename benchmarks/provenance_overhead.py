@@ -63,9 +63,24 @@ def worker(game: str, mode: str, commands_file: str, seed: int) -> dict:
 
 def _run(game: str, mode: str, commands_file: str, seed: int, src: Path) -> dict:
     env = dict(os.environ, PYTHONPATH=str(src))
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), game, "--worker", mode,
-                           "--commands", commands_file, "--seed", str(seed)],
-                          env=env, capture_output=True, text=True, check=True, cwd=str(src))
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            game,
+            "--worker",
+            mode,
+            "--commands",
+            commands_file,
+            "--seed",
+            str(seed),
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=str(src),
+    )
     return json.loads(done.stdout)
 
 
@@ -85,8 +100,11 @@ def main() -> None:
     modes = {"off": HERE, "on": HERE}
     if args.baseline:
         modes = {"before": args.baseline.resolve(), **modes}
-    print(f"{'game':10} " + " ".join(f"{m + ' steps/s':>15}" for m in modes)
-          + f" {'off/before':>11} {'on/off':>8} {'graph':>16}")
+    print(
+        f"{'game':10} "
+        + " ".join(f"{m + ' steps/s':>15}" for m in modes)
+        + f" {'off/before':>11} {'on/off':>8} {'graph':>16}"
+    )
     for game in args.games:
         with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
             json.dump(record(game, args.steps, args.seed), f)
@@ -102,8 +120,11 @@ def main() -> None:
         rate = {m: best[m]["steps_per_s"] for m in modes}
         vs_before = f"{rate['off'] / rate['before']:.3f}" if "before" in rate else "-"
         graph = f"{best['on']['nodes']} nodes {best['on']['edges']} edges"
-        print(f"{game:10} " + " ".join(f"{rate[m]:>15,.0f}" for m in modes)
-              + f" {vs_before:>11} {rate['on'] / rate['off']:>8.3f} {graph:>16}")
+        print(
+            f"{game:10} "
+            + " ".join(f"{rate[m]:>15,.0f}" for m in modes)
+            + f" {vs_before:>11} {rate['on'] / rate['off']:>8.3f} {graph:>16}"
+        )
 
 
 if __name__ == "__main__":

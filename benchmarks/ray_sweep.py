@@ -35,14 +35,24 @@ def sweep_args(cells: int, steps: int) -> list[str]:
     seeds = -(-cells // len(games))
     if len(games) * seeds != cells:
         raise SystemExit(f"--cells {cells}: use a multiple of {len(games)} (games x seeds)")
-    return ["agent=random", f"game={','.join(games)}", f"seed={','.join(map(str, range(seeds)))}",
-            f"max_steps={steps}", "eval.qa.enabled=false", "eval.progress=false"]
+    return [
+        "agent=random",
+        f"game={','.join(games)}",
+        f"seed={','.join(map(str, range(seeds)))}",
+        f"max_steps={steps}",
+        "eval.qa.enabled=false",
+        "eval.progress=false",
+    ]
 
 
 def play(args: list[str], out: Path, env: dict[str, str]) -> float:
     start = time.perf_counter()
-    done = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", "run", "-m", *args, f"eval.output_dir={out}"],
-                          env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "odyssey_eval.cli", "run", "-m", *args, f"eval.output_dir={out}"],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     took = time.perf_counter() - start
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(args)} failed:\n{done.stderr[-3000:]}")
@@ -72,10 +82,27 @@ def start_head(cpus: int, env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     port = free_port()
     log = Path(env["RAY_TMPDIR"]) / "head.log"
     with open(log, "w") as out:
-        head = subprocess.Popen([sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
-                                 "--node-ip-address", "127.0.0.1", "--port", str(port), "--num-cpus", str(cpus),
-                                 "--include-dashboard=false", "--disable-usage-stats"],
-                                env=env, stdout=out, stderr=subprocess.STDOUT)
+        head = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "ray.scripts.scripts",
+                "start",
+                "--head",
+                "--block",
+                "--node-ip-address",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--num-cpus",
+                str(cpus),
+                "--include-dashboard=false",
+                "--disable-usage-stats",
+            ],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     while "Ray runtime started" not in log.read_text():
         if head.poll() is not None:
             raise SystemExit(f"ray start --head failed:\n{log.read_text()[-3000:]}")
@@ -120,8 +147,10 @@ def main() -> None:
         head.wait(timeout=60)
         shutil.rmtree(work, ignore_errors=True)
 
-    print(f"sweep: {opts.cells} cells x {opts.steps} steps ({' '.join(args)}); {opts.cpus} CPUs for the parallel "
-          f"launchers; best of {opts.repeats}; same trajectories as basic: yes")
+    print(
+        f"sweep: {opts.cells} cells x {opts.steps} steps ({' '.join(args)}); {opts.cpus} CPUs for the parallel "
+        f"launchers; best of {opts.repeats}; same trajectories as basic: yes"
+    )
     for name, took in times.items():
         print(f"  {name:14s} {took:7.1f} s   {times['basic'] / took:4.2f}x basic")
 

@@ -25,8 +25,27 @@ from collections.abc import Callable
 
 from odyssey_agents.react.reply import parse_choice, parse_reply
 
-PIECES = ['{', '}', '[', ']', '"', "'", "\\", ":", ",", " ", '"action"', '"reasoning"', "look", "<think>",
-          "</think>", "(", ")", "true", "1e9"]
+PIECES = [
+    "{",
+    "}",
+    "[",
+    "]",
+    '"',
+    "'",
+    "\\",
+    ":",
+    ",",
+    " ",
+    '"action"',
+    '"reasoning"',
+    "look",
+    "<think>",
+    "</think>",
+    "(",
+    ")",
+    "true",
+    "1e9",
+]
 
 
 def _soup(seed: int) -> Callable[[int], str]:
@@ -53,11 +72,11 @@ FAMILIES: dict[str, Callable[[int], str]] = {
     "unclosed thinking <think>": _repeat("<think>"),
     "unclosed string": lambda n: '{"reasoning": "r", "action": "' + "x" * n,
     "python nesting {'a': [": _repeat("{'a': ["),
-    "json nesting {\"a\": [1,": _repeat('{"a": [1,'),
-    "many objects {\"a\": 1}": _repeat('{"a": 1} '),
-    "salvage keys \"action\": \"": _repeat('"action": "'),
+    'json nesting {"a": [1,': _repeat('{"a": [1,'),
+    'many objects {"a": 1}': _repeat('{"a": 1} '),
+    'salvage keys "action": "': _repeat('"action": "'),
     "trailing commas , ": _repeat(",   ", "}"),
-    "escapes \"\\\\": _repeat('"\\\\{'),
+    'escapes "\\\\': _repeat('"\\\\{'),
     "random soup (seed 0)": _soup(0),
     "random soup (seed 1)": _soup(1),
     "random soup (seed 2)": _soup(2),
@@ -91,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-exponent", type=float, default=1.4, help="of time ~ n^k, fitted over all sizes")
     ap.add_argument("--max-us-per-char", type=float, default=20.0)
     args = ap.parse_args(argv)
-    sizes = [args.start * 2 ** i for i in range(args.doublings + 1)]
+    sizes = [args.start * 2**i for i in range(args.doublings + 1)]
     print(f"{'family':30} " + " ".join(f"{n:>10,}" for n in sizes) + "   us/char  exponent")
     failed = []
     for name, make in FAMILIES.items():

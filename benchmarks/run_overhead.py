@@ -69,12 +69,23 @@ def bare(game: str, steps: int, seed: int) -> tuple[float, float]:
 
 
 def runner(game: str, steps: int, seed: int, out: str, checkpoint_every: int) -> tuple[float, float]:
-    cfg = {"game": {"name": game}, "agent": {"name": "random"}, "llm": {"name": "none"}, "seed": seed,
-           "max_steps": steps, "tutorial": False,
-           "eval": {"output_dir": out, "checkpoint_every": checkpoint_every, "progress": False,
-                    # by step count only: under valgrind a run lasts minutes, and time-based checkpoints
-                    # (eval.checkpoint_max_seconds) would make instruction counts depend on the machine's load
-                    "checkpoint_max_seconds": None, "qa": {"enabled": False}}}
+    cfg = {
+        "game": {"name": game},
+        "agent": {"name": "random"},
+        "llm": {"name": "none"},
+        "seed": seed,
+        "max_steps": steps,
+        "tutorial": False,
+        "eval": {
+            "output_dir": out,
+            "checkpoint_every": checkpoint_every,
+            "progress": False,
+            # by step count only: under valgrind a run lasts minutes, and time-based checkpoints
+            # (eval.checkpoint_max_seconds) would make instruction counts depend on the machine's load
+            "checkpoint_max_seconds": None,
+            "qa": {"enabled": False},
+        },
+    }
     cpu, wall = _clocks()
     outcome = run_cell(cfg, log=lambda _msg: None)
     cpu2, wall2 = _clocks()
@@ -88,8 +99,11 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--checkpoint-every", type=int, default=25)
-    parser.add_argument("--only", choices=("imports", "bare", "runner"),
-                        help="run one side once and print nothing (for instruction counting, see the docstring)")
+    parser.add_argument(
+        "--only",
+        choices=("imports", "bare", "runner"),
+        help="run one side once and print nothing (for instruction counting, see the docstring)",
+    )
     args = parser.parse_args()
     if args.only:
         with tempfile.TemporaryDirectory() as tmp:
@@ -103,18 +117,25 @@ def main() -> int:
         for r in range(args.repeats):  # interleaved, so drifts in machine load hit both sides alike
             bare_t.append(bare(args.game, args.steps, r))
             run_t.append(runner(args.game, args.steps, r, os.path.join(tmp, str(r)), args.checkpoint_every))
-        traj_bytes = os.path.getsize(os.path.join(tmp, "0", args.game, "random", "none", "seed_0_no_tutorial",
-                                                  "trajectory.jsonl"))
+        traj_bytes = os.path.getsize(
+            os.path.join(tmp, "0", args.game, "random", "none", "seed_0_no_tutorial", "trajectory.jsonl")
+        )
     b, t = min(c for c, _ in bare_t), min(c for c, _ in run_t)
     bw, tw = min(w for _, w in bare_t), min(w for _, w in run_t)
-    print(f"game {args.game}, {args.steps} steps x {args.repeats} repeats (best of), checkpoint every "
-          f"{args.checkpoint_every} steps (at most every 5 s), Python {sys.version.split()[0]}")
+    print(
+        f"game {args.game}, {args.steps} steps x {args.repeats} repeats (best of), checkpoint every "
+        f"{args.checkpoint_every} steps (at most every 5 s), Python {sys.version.split()[0]}"
+    )
     print("                            CPU time       wall clock")
     print(f"bare env + random agent : {args.steps / b:8.0f} steps/s {args.steps / bw:8.0f} steps/s")
-    print(f"odyssey runner          : {args.steps / t:8.0f} steps/s {args.steps / tw:8.0f} steps/s"
-          "   (whole cell: setup, run dir, metrics, results)")
-    print(f"runner / bare           : {t / b:8.3f}         {tw / bw:8.3f}"
-          f"          (overhead {100 * (t / b - 1):.1f}% CPU; target <= 15%)")
+    print(
+        f"odyssey runner          : {args.steps / t:8.0f} steps/s {args.steps / tw:8.0f} steps/s"
+        "   (whole cell: setup, run dir, metrics, results)"
+    )
+    print(
+        f"runner / bare           : {t / b:8.3f}         {tw / bw:8.3f}"
+        f"          (overhead {100 * (t / b - 1):.1f}% CPU; target <= 15%)"
+    )
     print(f"trajectory.jsonl        : {traj_bytes / args.steps:9.0f} bytes/step")
     return 0
 

@@ -67,11 +67,16 @@ def child(name: str, steps: int, game: str, threads: int) -> dict[str, Any]:
         if terminated:
             break
     peak_kb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    return {"name": name, "steps": len(act_seconds), "updates": len(update_seconds),
-            "update_s": sum(update_seconds) / len(update_seconds) if update_seconds else None,
-            "update_tokens": sum(update_tokens) / len(update_tokens) if update_tokens else None,
-            "act_s": sum(act_seconds) / len(act_seconds), "learn_share": sum(update_seconds) / total,
-            "peak_mb": peak_kb / 1024}
+    return {
+        "name": name,
+        "steps": len(act_seconds),
+        "updates": len(update_seconds),
+        "update_s": sum(update_seconds) / len(update_seconds) if update_seconds else None,
+        "update_tokens": sum(update_tokens) / len(update_tokens) if update_tokens else None,
+        "act_s": sum(act_seconds) / len(act_seconds),
+        "learn_share": sum(update_seconds) / total,
+        "peak_mb": peak_kb / 1024,
+    }
 
 
 def grpo_child(steps: int, game: str, threads: int) -> dict[str, Any]:
@@ -81,12 +86,30 @@ def grpo_child(steps: int, game: str, threads: int) -> dict[str, Any]:
 
     torch.set_num_threads(threads)
     with tempfile.TemporaryDirectory() as out:
-        summary = train_grpo(GRPOSettings(game=game, model="embedded", steps=steps, states=8, num_generations=2,
-                                          batch_size=2, max_completion_length=48, output_dir=out, device="cpu"),
-                             log=lambda _: None)
-    return {"name": "grpo (odyssey train)", "steps": summary["steps"], "updates": summary["steps"],
-            "update_s": summary["seconds_per_step"], "update_tokens": None, "act_s": None, "learn_share": None,
-            "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}
+        summary = train_grpo(
+            GRPOSettings(
+                game=game,
+                model="embedded",
+                steps=steps,
+                states=8,
+                num_generations=2,
+                batch_size=2,
+                max_completion_length=48,
+                output_dir=out,
+                device="cpu",
+            ),
+            log=lambda _: None,
+        )
+    return {
+        "name": "grpo (odyssey train)",
+        "steps": summary["steps"],
+        "updates": summary["steps"],
+        "update_s": summary["seconds_per_step"],
+        "update_tokens": None,
+        "act_s": None,
+        "learn_share": None,
+        "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+    }
 
 
 def main() -> int:
@@ -98,33 +121,57 @@ def main() -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        result = grpo_child(args.grpo_steps, args.game, args.threads) if args.child == "grpo" else child(
-            args.child, args.steps, args.game, args.threads)
+        result = (
+            grpo_child(args.grpo_steps, args.game, args.threads)
+            if args.child == "grpo"
+            else child(args.child, args.steps, args.game, args.threads)
+        )
         print(json.dumps(result))
         return 0
     names = [*PARADIGMS, *(["grpo"] if args.grpo_steps else [])]
     rows = []
     for name in names:
-        done = subprocess.run([sys.executable, __file__, "--child", name, "--steps", str(args.steps), "--game",
-                               args.game, "--threads", str(args.threads), "--grpo-steps", str(args.grpo_steps)],
-                              capture_output=True, text=True)
+        done = subprocess.run(
+            [
+                sys.executable,
+                __file__,
+                "--child",
+                name,
+                "--steps",
+                str(args.steps),
+                "--game",
+                args.game,
+                "--threads",
+                str(args.threads),
+                "--grpo-steps",
+                str(args.grpo_steps),
+            ],
+            capture_output=True,
+            text=True,
+        )
         if done.returncode:
             print(f"{name}: failed\n{done.stderr[-3000:]}", file=sys.stderr)
             return 1
         rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
     base = rows[0]["peak_mb"]
-    print(f"embedded SmolLM2-135M on CPU, {args.threads} thread(s), game {args.game}, {args.steps} steps; "
-          f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
-    print(f"{'paradigm':<22}{'steps':>6}{'updates':>8}{'tok/update':>11}{'s/update':>10}{'s/act':>8}{'learning':>10}"
-          f"{'peak MB':>9}{'+MB':>7}  settings")
+    print(
+        f"embedded SmolLM2-135M on CPU, {args.threads} thread(s), game {args.game}, {args.steps} steps; "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores"
+    )
+    print(
+        f"{'paradigm':<22}{'steps':>6}{'updates':>8}{'tok/update':>11}{'s/update':>10}{'s/act':>8}{'learning':>10}"
+        f"{'peak MB':>9}{'+MB':>7}  settings"
+    )
     for r in rows:
         note = PARADIGMS.get(r["name"], ({}, f"{args.grpo_steps} steps, 2 generations of 48 tokens"))[1]
-        fmt = (lambda v, spec: format(v, spec) if v is not None else "-")  # noqa: E731
+        fmt = lambda v, spec: format(v, spec) if v is not None else "-"  # noqa: E731
         share = "-" if r["learn_share"] is None else f"{100 * r['learn_share']:.0f}%"
-        print(f"{r['name']:<22}{r['steps']:>6}{r['updates']:>8}{fmt(r['update_tokens'], '11.0f'):>11}"
-              f"{fmt(r['update_s'], '10.2f'):>10}"
-              f"{fmt(r['act_s'], '8.2f'):>8}{share:>10}"
-              f"{r['peak_mb']:>9.0f}{r['peak_mb'] - base:>7.0f}  {note}")
+        print(
+            f"{r['name']:<22}{r['steps']:>6}{r['updates']:>8}{fmt(r['update_tokens'], '11.0f'):>11}"
+            f"{fmt(r['update_s'], '10.2f'):>10}"
+            f"{fmt(r['act_s'], '8.2f'):>8}{share:>10}"
+            f"{r['peak_mb']:>9.0f}{r['peak_mb'] - base:>7.0f}  {note}"
+        )
     return 0
 
 

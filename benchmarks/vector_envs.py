@@ -96,19 +96,37 @@ def _single(game: str, workload: str, num_envs: int, seconds: float) -> float:
     return steps / elapsed
 
 
-def _vector(game: str, workload: str, num_envs: int, seconds: float, *, gymnasium: bool,
-            asynchronous: bool, shared_memory: bool = True, spin_s: float | None = None,
-            lazy_infos: bool = True) -> float:
+def _vector(
+    game: str,
+    workload: str,
+    num_envs: int,
+    seconds: float,
+    *,
+    gymnasium: bool,
+    asynchronous: bool,
+    shared_memory: bool = True,
+    spin_s: float | None = None,
+    lazy_infos: bool = True,
+) -> float:
     if gymnasium:
-        envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs,
-                            vectorization_mode="async" if asynchronous else "sync",
-                            vector_kwargs={"shared_memory": shared_memory} if asynchronous else {},
-                            wrappers=[ValidActions] if workload == "valid" else [], **ENV_KWARGS)
+        envs = gym.make_vec(
+            odyssey_env.env_id(game),
+            num_envs=num_envs,
+            vectorization_mode="async" if asynchronous else "sync",
+            vector_kwargs={"shared_memory": shared_memory} if asynchronous else {},
+            wrappers=[ValidActions] if workload == "valid" else [],
+            **ENV_KWARGS,
+        )
     else:
-        envs = gym.make_vec(odyssey_env.env_id(game), num_envs=num_envs, asynchronous=asynchronous,
-                            **({"spin_s": spin_s} if asynchronous else {}),
-                            max_actions=DEFAULT_MAX_ACTIONS if workload == "valid" else None,
-                            lazy_infos=lazy_infos, **ENV_KWARGS)
+        envs = gym.make_vec(
+            odyssey_env.env_id(game),
+            num_envs=num_envs,
+            asynchronous=asynchronous,
+            **({"spin_s": spin_s} if asynchronous else {}),
+            max_actions=DEFAULT_MAX_ACTIONS if workload == "valid" else None,
+            lazy_infos=lazy_infos,
+            **ENV_KWARGS,
+        )
     try:
         _, infos = envs.reset(seed=0)
         envs.step(_policy(workload, infos, np.random.default_rng(1), num_envs, 0))  # workers warm
@@ -133,8 +151,11 @@ def _alone(game: str, workload: str, seed: int, seconds: float, start: Any, out:
     steps, begin = 0, time.perf_counter()
     while time.perf_counter() - begin < seconds:
         for _ in range(25):
-            action = (rng.choice(np.flatnonzero(info["action_mask"])) if workload == "valid"
-                      else TEXT_COMMANDS[steps % len(TEXT_COMMANDS)])
+            action = (
+                rng.choice(np.flatnonzero(info["action_mask"]))
+                if workload == "valid"
+                else TEXT_COMMANDS[steps % len(TEXT_COMMANDS)]
+            )
             _, _, terminated, truncated, info = env.step(action)
             steps += 1
             if terminated or truncated:
@@ -151,8 +172,9 @@ def _ceiling(game: str, workload: str, num_envs: int, seconds: float) -> float:
     """
     ctx = mp.get_context()
     start, out = ctx.Barrier(num_envs), ctx.Queue()
-    processes = [ctx.Process(target=_alone, args=(game, workload, seed, seconds, start, out))
-                 for seed in range(num_envs)]
+    processes = [
+        ctx.Process(target=_alone, args=(game, workload, seed, seconds, start, out)) for seed in range(num_envs)
+    ]
     for process in processes:
         process.start()
     rates = [out.get(timeout=seconds + 120) for _ in processes]
@@ -176,8 +198,11 @@ class _Share:
 
     def step(self) -> None:
         for i, env in enumerate(self.envs):
-            action = (self.rngs[i].choice(np.flatnonzero(self.infos[i]["action_mask"])) if self.workload == "valid"
-                      else TEXT_COMMANDS[self.steps % len(TEXT_COMMANDS)])
+            action = (
+                self.rngs[i].choice(np.flatnonzero(self.infos[i]["action_mask"]))
+                if self.workload == "valid"
+                else TEXT_COMMANDS[self.steps % len(TEXT_COMMANDS)]
+            )
             _, _, terminated, truncated, self.infos[i] = env.step(action)
             if terminated or truncated:
                 self.infos[i] = env.reset()[1]
@@ -209,8 +234,9 @@ def _lockstep(game: str, workload: str, num_envs: int, seconds: float) -> float:
     links, processes, first = [], [], sizes[0]
     for size in sizes[1:]:
         link, child = make_link(ctx, 1 << 10)
-        process = ctx.Process(target=_lockstep_worker,
-                              args=(child, link, game, workload, list(range(first, first + size))))
+        process = ctx.Process(
+            target=_lockstep_worker, args=(child, link, game, workload, list(range(first, first + size)))
+        )
         process.start()
         child.close()
         links.append(link)
@@ -274,8 +300,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seconds", type=float, default=2.0, help="per measurement")
     ap.add_argument("--configs", nargs="+", default=list(CONFIGS), choices=list(CONFIGS))
     ap.add_argument("--cpus", help="comma-separated CPU ids to run on (Linux), e.g. 0,1")
-    ap.add_argument("--info-keys", nargs="*", metavar="KEY",
-                    help="OdysseyEnv(info_keys=...) for every env (default: the full info); e.g. invalid_action")
+    ap.add_argument(
+        "--info-keys",
+        nargs="*",
+        metavar="KEY",
+        help="OdysseyEnv(info_keys=...) for every env (default: the full info); e.g. invalid_action",
+    )
     args = ap.parse_args(argv)
     if args.info_keys is not None:
         ENV_KWARGS["info_keys"] = args.info_keys
@@ -283,9 +313,11 @@ def main(argv: list[str] | None = None) -> None:
         os.sched_setaffinity(0, {int(c) for c in args.cpus.split(",")})  # inherited by the async workers
     configs = ["single", *(c for c in args.configs if c != "single")]
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    print(f"game {args.game}, {args.num_envs} envs, {cpus} CPUs, {args.rounds} rounds of "
-          f"{args.seconds:.1f} s per configuration (medians; ratios are to the single env of the same round); "
-          f"info keys: {'all' if args.info_keys is None else ', '.join(args.info_keys) or 'none'}")
+    print(
+        f"game {args.game}, {args.num_envs} envs, {cpus} CPUs, {args.rounds} rounds of "
+        f"{args.seconds:.1f} s per configuration (medians; ratios are to the single env of the same round); "
+        f"info keys: {'all' if args.info_keys is None else ', '.join(args.info_keys) or 'none'}"
+    )
     for workload in args.workloads:
         rates: dict[str, list[float]] = {name: [] for name in configs}
         ratios: dict[str, list[float]] = {name: [] for name in configs}
@@ -300,8 +332,10 @@ def main(argv: list[str] | None = None) -> None:
         print(f"\nworkload {workload!r}")
         print(f"  {'configuration':18} {'env-steps/s':>12} {'ratio':>7}   per-round ratios")
         for name in configs:
-            print(f"  {name:18} {statistics.median(rates[name]):12,.0f} {statistics.median(ratios[name]):7.2f}   "
-                  + " ".join(f"{r:.2f}" for r in ratios[name]))
+            print(
+                f"  {name:18} {statistics.median(rates[name]):12,.0f} {statistics.median(ratios[name]):7.2f}   "
+                + " ".join(f"{r:.2f}" for r in ratios[name])
+            )
         for ceiling in (c for c in ("round-robin ceiling", "lockstep ceiling", "ceiling") if c in configs):
             for name in (c for c in configs if c.startswith("sync" if ceiling.startswith("round") else "async")):
                 shares = [a / c for a, c in zip(ratios[name], ratios[ceiling], strict=True)]

@@ -28,16 +28,28 @@ from pathlib import Path
 from odyssey_eval.runner import run_cell
 from odyssey_eval.viewer import build_page
 
-REASONING = ("I am in {area}. The last command did not get me closer to the iron bar the quest asks for, so I "
-             "should look for ore in the marsh first, then come back to the furnace; the rat is weaker than me "
-             "now that I hold the club. ")
+REASONING = (
+    "I am in {area}. The last command did not get me closer to the iron bar the quest asks for, so I "
+    "should look for ore in the marsh first, then come back to the furnace; the rat is weaker than me "
+    "now that I hold the club. "
+)
 
 
 def play(out: Path, game: str, steps: int) -> Path:
-    cfg = {"game": {"name": game}, "agent": {"name": "random"}, "llm": {"name": "none"}, "seed": 0,
-           "max_steps": steps, "tutorial": True,
-           "eval": {"output_dir": str(out), "progress": False, "checkpoint_every": 10**9,
-                    "qa": {"enabled": True, "every": 1000, "world_knowledge": 5, "episodic": 3, "choices": 4}}}
+    cfg = {
+        "game": {"name": game},
+        "agent": {"name": "random"},
+        "llm": {"name": "none"},
+        "seed": 0,
+        "max_steps": steps,
+        "tutorial": True,
+        "eval": {
+            "output_dir": str(out),
+            "progress": False,
+            "checkpoint_every": 10**9,
+            "qa": {"enabled": True, "every": 1000, "world_knowledge": 5, "episodic": 3, "choices": 4},
+        },
+    }
     return run_cell(cfg, log=lambda _m: None).path
 
 
@@ -66,9 +78,19 @@ def chromium():
         sys.exit("needs Debian's chromium and chromium-driver: apt-get install chromium chromium-driver")
     options = webdriver.ChromeOptions()
     options.binary_location = binary
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--window-size=1500,1100", f"--user-data-dir={tempfile.mkdtemp()}"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1500,1100",
+        f"--user-data-dir={tempfile.mkdtemp()}",
+    ):
         options.add_argument(flag)
     return webdriver.Chrome(options=options, service=Service(driver))
 
@@ -98,10 +120,16 @@ def measure(browser, page: Path, repeats: int) -> dict[str, float]:
     for _ in range(repeats):
         browser.get("about:blank")
         browser.get(page.as_uri())
-        WebDriverWait(browser, 60).until(lambda d: d.execute_script("return document.readyState") == "complete"
-                                         and d.execute_script("return document.documentElement.dataset.ready"))
-        browser.execute_script("window.odysseyReadyAt = performance.getEntriesByType('mark')"
-                               ".find(m => m.name === 'odyssey-ready').startTime")
+        WebDriverWait(browser, 60).until(
+            lambda d: (
+                d.execute_script("return document.readyState") == "complete"
+                and d.execute_script("return document.documentElement.dataset.ready")
+            )
+        )
+        browser.execute_script(
+            "window.odysseyReadyAt = performance.getEntriesByType('mark')"
+            ".find(m => m.name === 'odyssey-ready').startTime"
+        )
         rows.append(browser.execute_async_script(MEASURE))
     return {k: statistics.median(r[k] for r in rows) for k in rows[0]}
 
@@ -129,18 +157,24 @@ def main() -> None:
     finally:
         browser.quit()
     print(f"viewer pages of {args.game}, random agent, seed 0; Chromium headless, median of {args.repeats} loads")
-    print(f"{'page':<22}{'size MB':>9}{'build s':>9}{'ready ms':>10}{'load ms':>9}{'init ms':>9}"
-          f"{'step ms':>9}{'filter ms':>10}")
+    print(
+        f"{'page':<22}{'size MB':>9}{'build s':>9}{'ready ms':>10}{'load ms':>9}{'init ms':>9}"
+        f"{'step ms':>9}{'filter ms':>10}"
+    )
     for (label, kind), (_, built, size) in pages.items():
         r = results[label, kind]
         steps = 300 if label == "baseline" else args.steps
-        print(f"{f'{steps} steps, {kind}':<22}{size / 1e6:>9.2f}{built:>9.2f}{r['ready']:>10.0f}{r['load']:>9.0f}"
-              f"{r['init']:>9.0f}{r['step']:>9.2f}{r['filter']:>10.2f}")
+        print(
+            f"{f'{steps} steps, {kind}':<22}{size / 1e6:>9.2f}{built:>9.2f}{r['ready']:>10.0f}{r['load']:>9.0f}"
+            f"{r['init']:>9.0f}{r['step']:>9.2f}{r['filter']:>10.2f}"
+        )
     for kind in ("random", "model"):
         a, b = results["long", kind], results["baseline", kind]
-        print(f"{kind}: {args.steps} steps / 300 steps: ready x{a['ready'] / b['ready']:.2f}, "
-              f"step x{a['step'] / b['step']:.2f}; target: ready < 2000 ms -> "
-              f"{'met' if a['ready'] < 2000 else 'NOT met'} ({a['ready']:.0f} ms)")
+        print(
+            f"{kind}: {args.steps} steps / 300 steps: ready x{a['ready'] / b['ready']:.2f}, "
+            f"step x{a['step'] / b['step']:.2f}; target: ready < 2000 ms -> "
+            f"{'met' if a['ready'] < 2000 else 'NOT met'} ({a['ready']:.0f} ms)"
+        )
     shutil.rmtree(work, ignore_errors=True)
 
 

@@ -31,8 +31,9 @@ parser.add_argument("--out", default="runs/grpo_example")
 args = parser.parse_args()
 
 env = gym.make(f"AgentOdyssey/{args.game}-v0", valid_actions=True)
-system = ("You play a text adventure game. Reply with exactly one command, nothing else. Commands:\n"
-          + "\n".join(env.unwrapped.verbs()))
+system = "You play a text adventure game. Reply with exactly one command, nothing else. Commands:\n" + "\n".join(
+    env.unwrapped.verbs()
+)
 rng = random.Random(0)
 rows = []
 for i in range(args.states):  # states reached by random walks of 0-10 valid commands
@@ -41,8 +42,12 @@ for i in range(args.states):  # states reached by random walks of 0-10 valid com
         obs, _, done, _, info = env.step(rng.choice([c for cs in info["valid_actions"].values() for c in cs]))
         if done:
             break
-    rows.append({"prompt": [{"role": "system", "content": system}, {"role": "user", "content": obs}],
-                 "state": json.dumps(env.unwrapped.save_state())})
+    rows.append(
+        {
+            "prompt": [{"role": "system", "content": system}, {"role": "user", "content": obs}],
+            "state": json.dumps(env.unwrapped.save_state()),
+        }
+    )
 
 
 def play(prompts, completions, state, **_):
@@ -57,13 +62,30 @@ def play(prompts, completions, state, **_):
     return scores
 
 
-config = GRPOConfig(output_dir=args.out, max_steps=args.steps, per_device_train_batch_size=args.generations,
-                    num_generations=args.generations, max_completion_length=24, learning_rate=1e-5,
-                    logging_steps=1, report_to=[], save_strategy="no", disable_tqdm=True, gradient_checkpointing=False,
-                    use_cpu=not torch.cuda.is_available(), bf16=torch.cuda.is_available())  # TRL defaults to bf16
-trainer = GRPOTrainer(model=args.model, reward_funcs=play, args=config, train_dataset=Dataset.from_list(rows),
-                      peft_config=LoraConfig(r=16, lora_alpha=32, target_modules=["q_proj", "k_proj", "v_proj",
-                                                                                  "o_proj"], task_type="CAUSAL_LM"))
+config = GRPOConfig(
+    output_dir=args.out,
+    max_steps=args.steps,
+    per_device_train_batch_size=args.generations,
+    num_generations=args.generations,
+    max_completion_length=24,
+    learning_rate=1e-5,
+    logging_steps=1,
+    report_to=[],
+    save_strategy="no",
+    disable_tqdm=True,
+    gradient_checkpointing=False,
+    use_cpu=not torch.cuda.is_available(),
+    bf16=torch.cuda.is_available(),
+)  # TRL defaults to bf16
+trainer = GRPOTrainer(
+    model=args.model,
+    reward_funcs=play,
+    args=config,
+    train_dataset=Dataset.from_list(rows),
+    peft_config=LoraConfig(
+        r=16, lora_alpha=32, target_modules=["q_proj", "k_proj", "v_proj", "o_proj"], task_type="CAUSAL_LM"
+    ),
+)
 trainer.train()
 trainer.save_model(args.out)
 rewards = [log["reward"] for log in trainer.state.log_history if "reward" in log]

@@ -43,8 +43,14 @@ def policy(theta: np.ndarray, commands: list[str], verbs: list[str]) -> tuple[np
     return p / p.sum(), ids
 
 
-def run(envs: gym.vector.VectorEnv, steps: int, rng: np.random.Generator, verbs: list[str],
-        theta: np.ndarray | None = None, learning_rate: float = 0.0) -> dict[str, float]:
+def run(
+    envs: gym.vector.VectorEnv,
+    steps: int,
+    rng: np.random.Generator,
+    verbs: list[str],
+    theta: np.ndarray | None = None,
+    learning_rate: float = 0.0,
+) -> dict[str, float]:
     """``steps`` vector steps; with ``theta``, act by the policy and (if ``learning_rate``) learn."""
     _, infos = envs.reset(seed=int(rng.integers(2**31)))
     rewards, invalid, enters = 0.0, 0, 0
@@ -87,28 +93,38 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--updates", type=int, default=20, help="REINFORCE updates (0: random agent only)")
     ap.add_argument("--learning-rate", type=float, default=20.0)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--asynchronous", action="store_true",
-                    help="step the sub-envs in parallel processes (same results as without)")
+    ap.add_argument(
+        "--asynchronous", action="store_true", help="step the sub-envs in parallel processes (same results as without)"
+    )
     args = ap.parse_args(argv)
     start = time.perf_counter()
     rng = np.random.default_rng(args.seed)
     # No vectorization_mode: odyssey's own vector env; max_actions wraps each sub-env in ValidActions.
-    envs = gym.make_vec(odyssey_env.env_id(args.game), num_envs=args.num_envs, max_actions=128,
-                        asynchronous=args.asynchronous, reward_weights={"exploration": 1.0})
+    envs = gym.make_vec(
+        odyssey_env.env_id(args.game),
+        num_envs=args.num_envs,
+        max_actions=128,
+        asynchronous=args.asynchronous,
+        reward_weights={"exploration": 1.0},
+    )
     verbs = sorted(odyssey_env.load_game(args.game).rules.actions)
     try:
         random_stats = run(envs, args.steps, rng, verbs)
-        print(f"random agent:  {random_stats['reward_per_step']:.3f} new areas per step, "
-              f"{random_stats['enter_share']:.0%} enter commands, {random_stats['invalid']} invalid actions")
+        print(
+            f"random agent:  {random_stats['reward_per_step']:.3f} new areas per step, "
+            f"{random_stats['enter_share']:.0%} enter commands, {random_stats['invalid']} invalid actions"
+        )
         if args.updates:
             theta = np.zeros(len(verbs))
             for _ in range(args.updates):
                 run(envs, args.steps, rng, verbs, theta, learning_rate=args.learning_rate)
             learned = run(envs, args.steps, rng, verbs, theta)
             top = ", ".join(f"{verbs[i]} {theta[i]:+.2f}" for i in np.argsort(-theta)[:3])
-            print(f"after {args.updates} REINFORCE updates: {learned['reward_per_step']:.3f} new areas per step, "
-                  f"{learned['enter_share']:.0%} enter commands, {learned['invalid']} invalid actions "
-                  f"(top verb preferences: {top})")
+            print(
+                f"after {args.updates} REINFORCE updates: {learned['reward_per_step']:.3f} new areas per step, "
+                f"{learned['enter_share']:.0%} enter commands, {learned['invalid']} invalid actions "
+                f"(top verb preferences: {top})"
+            )
     finally:
         envs.close()
     print(f"{time.perf_counter() - start:.1f} s")

@@ -24,9 +24,17 @@ from odyssey_agents.errors import ConfigError
 __all__ = ["ADDONS", "AddonConfigError", "Addons", "canonical_addons"]
 
 ADDONS: tuple[str, ...] = ("reflection", "short_term_memory", "summarisation")
-_ALIASES = {"refl": "reflection", "reflect": "reflection", "sum": "summarisation", "summary": "summarisation",
-            "summarization": "summarisation", "summarize": "summarisation", "summarise": "summarisation",
-            "stm": "short_term_memory", "short_term": "short_term_memory"}
+_ALIASES = {
+    "refl": "reflection",
+    "reflect": "reflection",
+    "sum": "summarisation",
+    "summary": "summarisation",
+    "summarization": "summarisation",
+    "summarize": "summarisation",
+    "summarise": "summarisation",
+    "stm": "short_term_memory",
+    "short_term": "short_term_memory",
+}
 
 
 class AddonConfigError(ConfigError):
@@ -79,5 +87,9 @@ class Addons:
         return "short_term_memory" in self.names
 
     #: Which settings belong to which add-on (a setting without its add-on is refused).
-    SETTINGS: ClassVar[dict[str, str]] = {"reflect_every": "reflection", "reflect_max_tokens": "reflection",
-                "summarise_every": "summarisation", "summary_words": "summarisation"}
+    SETTINGS: ClassVar[dict[str, str]] = {
+        "reflect_every": "reflection",
+        "reflect_max_tokens": "reflection",
+        "summarise_every": "summarisation",
+        "summary_words": "summarisation",
+    }

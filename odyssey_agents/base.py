@@ -76,8 +76,11 @@ class Usage:
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"input_tokens": self.input_tokens, "output_tokens": self.output_tokens,
-                "calls": [asdict(c) for c in self.calls]}
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "calls": [asdict(c) for c in self.calls],
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Usage:

@@ -20,8 +20,9 @@ class HumanAgent(Agent):
     name = "human"
     interactive = True  # the runner turns its progress bar off
 
-    def __init__(self, show_valid: bool = False, input_fn: Callable[[str], str] | None = None,
-                 output: TextIO | None = None):
+    def __init__(
+        self, show_valid: bool = False, input_fn: Callable[[str], str] | None = None, output: TextIO | None = None
+    ):
         """``show_valid`` makes ``:valid`` work (the runner then computes valid actions every step)."""
         self.needs_valid_actions = show_valid
         self._input = input_fn or input
@@ -53,8 +54,11 @@ class HumanAgent(Agent):
                 self._print("\n".join(self.task.verbs))
             elif command == ":valid":
                 valid = info.get("valid_actions")
-                self._print("\n".join(c for cs in valid.values() for c in cs) if valid
-                            else "(start the run with agent.show_valid=true to list them)")
+                self._print(
+                    "\n".join(c for cs in valid.values() for c in cs)
+                    if valid
+                    else "(start the run with agent.show_valid=true to list them)"
+                )
             elif command:
                 return Decision(command)
 

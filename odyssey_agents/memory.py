@@ -25,8 +25,12 @@ class StepRecord:
 
     def render(self) -> str:
         if self._text is None:
-            parts = [f"[Step {self.step}]", f"Observation:\n{self.observation}",
-                     f"Reasoning: {self.reasoning or '(none)'}", f"Action: {self.action}"]
+            parts = [
+                f"[Step {self.step}]",
+                f"Observation:\n{self.observation}",
+                f"Reasoning: {self.reasoning or '(none)'}",
+                f"Action: {self.action}",
+            ]
             if self.reflection:
                 parts.append(f"Reflection: {self.reflection}")
             self._text = "\n".join(parts)
@@ -37,10 +41,22 @@ class StepRecord:
         self._text = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"step": self.step, "observation": self.observation, "reasoning": self.reasoning,
-                "action": self.action, "malformed": self.malformed, "reflection": self.reflection}
+        return {
+            "step": self.step,
+            "observation": self.observation,
+            "reasoning": self.reasoning,
+            "action": self.action,
+            "malformed": self.malformed,
+            "reflection": self.reflection,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> StepRecord:
-        return cls(int(data["step"]), data["observation"], data["reasoning"], data["action"],
-                   bool(data.get("malformed", False)), data.get("reflection", ""))
+        return cls(
+            int(data["step"]),
+            data["observation"],
+            data["reasoning"],
+            data["action"],
+            bool(data.get("malformed", False)),
+            data.get("reflection", ""),
+        )

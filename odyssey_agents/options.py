@@ -18,8 +18,11 @@ def keyword_options(target: type | Callable[..., Any], *, keyword_only: bool = F
     (``EmbeddedLLM`` to ``TransformersLLM``, a paradigm to :class:`ReActAgent`), so the bases'
     options count too: otherwise every option a subclass forwards would be refused by config checks.
     """
-    kinds = (inspect.Parameter.KEYWORD_ONLY,) if keyword_only else \
-        (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    kinds = (
+        (inspect.Parameter.KEYWORD_ONLY,)
+        if keyword_only
+        else (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
+    )
     if not isinstance(target, type):
         return {p.name for p in inspect.signature(target).parameters.values() if p.kind in kinds}
     names: set[str] = set()

@@ -30,38 +30,76 @@ class AgentEntry:
 
 
 AGENTS: dict[str, AgentEntry] = {
-    "random": AgentEntry("odyssey_agents.random_agent:RandomAgent", None,
-                         "a uniformly random verb, then one of its valid commands (seeded)"),
-    "replay": AgentEntry("odyssey_agents.replay:ReplayAgent", None,
-                         "replays the commands of a trajectory.jsonl or a text file, one per line"),
+    "random": AgentEntry(
+        "odyssey_agents.random_agent:RandomAgent",
+        None,
+        "a uniformly random verb, then one of its valid commands (seeded)",
+    ),
+    "replay": AgentEntry(
+        "odyssey_agents.replay:ReplayAgent",
+        None,
+        "replays the commands of a trajectory.jsonl or a text file, one per line",
+    ),
     "human": AgentEntry("odyssey_agents.human:HumanAgent", None, "you, typing commands in the terminal"),
-    "oracle": AgentEntry("odyssey_agents.oracle:OracleAgent", None,
-                         "privileged planner that reads the true state (upper bound)"),
+    "oracle": AgentEntry(
+        "odyssey_agents.oracle:OracleAgent", None, "privileged planner that reads the true state (upper bound)"
+    ),
     # LLM paradigms (paper §4); the backend comes from the llm group, add-ons from agent.addons
-    "no_memory": AgentEntry("odyssey_agents.paradigms.no_memory:NoMemoryAgent", "llm",
-                            "ReAct on the current observation only"),
-    "long_context": AgentEntry("odyssey_agents.paradigms.long_context:LongContextAgent", "llm",
-                               "ReAct with every past step in the prompt (grows linearly)"),
-    "short_term_memory": AgentEntry("odyssey_agents.paradigms.short_term_memory:ShortTermMemoryAgent", "llm",
-                                    "ReAct with the last N observation-reasoning-action tuples"),
-    "mem1": AgentEntry("odyssey_agents.paradigms.mem1:Mem1Agent", "llm",
-                       "ReAct with a bounded internal state the model rewrites each step"),
+    "no_memory": AgentEntry(
+        "odyssey_agents.paradigms.no_memory:NoMemoryAgent", "llm", "ReAct on the current observation only"
+    ),
+    "long_context": AgentEntry(
+        "odyssey_agents.paradigms.long_context:LongContextAgent",
+        "llm",
+        "ReAct with every past step in the prompt (grows linearly)",
+    ),
+    "short_term_memory": AgentEntry(
+        "odyssey_agents.paradigms.short_term_memory:ShortTermMemoryAgent",
+        "llm",
+        "ReAct with the last N observation-reasoning-action tuples",
+    ),
+    "mem1": AgentEntry(
+        "odyssey_agents.paradigms.mem1:Mem1Agent",
+        "llm",
+        "ReAct with a bounded internal state the model rewrites each step",
+    ),
     # retrieval paradigms (paper §4): sentence-transformers embeddings and a faiss index
-    "vanilla_rag": AgentEntry("odyssey_agents.retrieval.vanilla_rag:VanillaRAGAgent", "rag",
-                              "ReAct with the top-k most similar past steps retrieved into the prompt"),
-    "mem0": AgentEntry("odyssey_agents.retrieval.mem0:Mem0Agent", "rag",
-                       "ReAct with facts the model extracts and keeps up to date (ADD/UPDATE/DELETE/NONE)"),
-    "raptor": AgentEntry("odyssey_agents.retrieval.raptor:RaptorAgent", "rag",
-                         "ReAct with an incrementally built tree of summaries, searched as a collapsed tree"),
-    "voyager": AgentEntry("odyssey_agents.retrieval.voyager:VoyagerAgent", "rag",
-                          "ReAct with an automatic curriculum, a critic and a retrieved skill library"),
+    "vanilla_rag": AgentEntry(
+        "odyssey_agents.retrieval.vanilla_rag:VanillaRAGAgent",
+        "rag",
+        "ReAct with the top-k most similar past steps retrieved into the prompt",
+    ),
+    "mem0": AgentEntry(
+        "odyssey_agents.retrieval.mem0:Mem0Agent",
+        "rag",
+        "ReAct with facts the model extracts and keeps up to date (ADD/UPDATE/DELETE/NONE)",
+    ),
+    "raptor": AgentEntry(
+        "odyssey_agents.retrieval.raptor:RaptorAgent",
+        "rag",
+        "ReAct with an incrementally built tree of summaries, searched as a collapsed tree",
+    ),
+    "voyager": AgentEntry(
+        "odyssey_agents.retrieval.voyager:VoyagerAgent",
+        "rag",
+        "ReAct with an automatic curriculum, a critic and a retrieved skill library",
+    ),
     # agents that learn in the model itself (paper §4, Experiment 2): local models only (llm=hf, llm=embedded)
-    "lora_sft": AgentEntry("odyssey_agents.training.lora_sft:LoRASFTAgent", "train",
-                           "ReAct that fine-tunes a LoRA adapter on its own recent steps as it plays"),
-    "rl_lora": AgentEntry("odyssey_agents.training.rl_lora:RLLoRAAgent", "train",
-                          "ReAct that trains a LoRA adapter by policy gradient on the env's rewards as it plays"),
-    "latent_memory": AgentEntry("odyssey_agents.latent.agent:LatentMemoryAgent", "train",
-                                "ReAct with a bounded pool of key/value memories in the model's attention"),
+    "lora_sft": AgentEntry(
+        "odyssey_agents.training.lora_sft:LoRASFTAgent",
+        "train",
+        "ReAct that fine-tunes a LoRA adapter on its own recent steps as it plays",
+    ),
+    "rl_lora": AgentEntry(
+        "odyssey_agents.training.rl_lora:RLLoRAAgent",
+        "train",
+        "ReAct that trains a LoRA adapter by policy gradient on the env's rewards as it plays",
+    ),
+    "latent_memory": AgentEntry(
+        "odyssey_agents.latent.agent:LatentMemoryAgent",
+        "train",
+        "ReAct with a bounded pool of key/value memories in the model's attention",
+    ),
 }
 
 
@@ -87,11 +125,14 @@ def agent_class(name: str) -> type[Agent]:
     except ModuleNotFoundError as exc:
         missing = exc.name or ""
         if missing == module_name or module_name.startswith(missing + "."):
-            raise AgentUnavailable(f"agent {name!r} is not available in this installation "
-                                   f"(module {module_name} is missing)") from exc
+            raise AgentUnavailable(
+                f"agent {name!r} is not available in this installation (module {module_name} is missing)"
+            ) from exc
         if entry.extra:
-            raise AgentUnavailable(f"agent {name!r} needs the {entry.extra!r} extra (missing module "
-                                   f"{missing!r}): pip install \"{DISTRIBUTION}[{entry.extra}]\"") from exc
+            raise AgentUnavailable(
+                f"agent {name!r} needs the {entry.extra!r} extra (missing module "
+                f'{missing!r}): pip install "{DISTRIBUTION}[{entry.extra}]"'
+            ) from exc
         raise
     cls = getattr(module, class_name, None)
     if not (isinstance(cls, type) and issubclass(cls, Agent)):

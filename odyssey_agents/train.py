@@ -18,8 +18,10 @@ __all__ = ["METHODS", "main"]
 #: method -> "module:function" taking the key=value arguments (imported only when chosen)
 METHODS: dict[str, str] = {"grpo": "odyssey_agents.training.grpo:main"}
 
-USAGE = ("usage: odyssey train <method> key=value ...\n\nmethods:\n  grpo   GRPO with a LoRA adapter on a game "
-         "(TRL); e.g. odyssey train grpo game=base model=embedded steps=50\n\nSettings and outputs: docs/agents.md")
+USAGE = (
+    "usage: odyssey train <method> key=value ...\n\nmethods:\n  grpo   GRPO with a LoRA adapter on a game "
+    "(TRL); e.g. odyssey train grpo game=base model=embedded steps=50\n\nSettings and outputs: docs/agents.md"
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -30,8 +30,17 @@ from odyssey_env.schema import Problem
 __version__ = "0.1.0"
 #: ``gym.make_vec(id, num_envs)`` without a ``vectorization_mode`` builds odyssey's vector env (see odyssey_env.vector).
 VECTOR_ENTRY_POINT = "odyssey_env.vector:make_vector_env"
-__all__ = ["Game", "GameError", "OdysseyEnv", "available_games", "env", "env_id", "load_game", "parallel_env",
-           "register_game"]
+__all__ = [
+    "Game",
+    "GameError",
+    "OdysseyEnv",
+    "available_games",
+    "env",
+    "env_id",
+    "load_game",
+    "parallel_env",
+    "register_game",
+]
 
 
 def env_id(game_name: str) -> str:
@@ -52,12 +61,25 @@ def register_game(game: str | Path, *, name: str | None = None, trust: bool = Fa
     ident = env_id(name or loaded.name)
     spec = gym.registry.get(ident)
     if spec is None:
-        gym.register(id=ident, entry_point="odyssey_env.env:OdysseyEnv", vector_entry_point=VECTOR_ENTRY_POINT,
-                     kwargs={"game": str(loaded.path), "trust": trust})
+        gym.register(
+            id=ident,
+            entry_point="odyssey_env.env:OdysseyEnv",
+            vector_entry_point=VECTOR_ENTRY_POINT,
+            kwargs={"game": str(loaded.path), "trust": trust},
+        )
     elif load_game(spec.kwargs["game"], trust=True).path != loaded.path:
-        raise GameError([Problem("world.json", "game.name", (
-            f"{ident} is already registered for {spec.kwargs['game']}; register {loaded.path} "
-            "under another name with register_game(..., name=...)"))])
+        raise GameError(
+            [
+                Problem(
+                    "world.json",
+                    "game.name",
+                    (
+                        f"{ident} is already registered for {spec.kwargs['game']}; register {loaded.path} "
+                        "under another name with register_game(..., name=...)"
+                    ),
+                )
+            ]
+        )
     elif trust:
         spec.kwargs["trust"] = True
     return ident
@@ -82,5 +104,9 @@ def __getattr__(name: str):
 
 for _name in available_games():
     if env_id(_name) not in gym.registry:
-        gym.register(id=env_id(_name), entry_point="odyssey_env.env:OdysseyEnv", vector_entry_point=VECTOR_ENTRY_POINT,
-                     kwargs={"game": _name})
+        gym.register(
+            id=env_id(_name),
+            entry_point="odyssey_env.env:OdysseyEnv",
+            vector_entry_point=VECTOR_ENTRY_POINT,
+            kwargs={"game": _name},
+        )

@@ -63,8 +63,10 @@ def format_details(row: dict[str, Any]) -> str:
     lines = [f"{row['name']}: {row['title']}"]
     if row["quest"]:
         shape = "a DAG" if row["dag"] else "linear"
-        lines.append(f"  main quest: {row['quest']} ({row['stages']} stages, {row['leaves']} leaves, {shape}, "
-                     f"in {row['chapters']} chapter{'' if row['chapters'] == 1 else 's'})")
+        lines.append(
+            f"  main quest: {row['quest']} ({row['stages']} stages, {row['leaves']} leaves, {shape}, "
+            f"in {row['chapters']} chapter{'' if row['chapters'] == 1 else 's'})"
+        )
     lines.append(f"  NPC types ({row['npc_types']}): {row['enemy_types']} enemies, {row['merchant_types']} merchants")
     lines.append(f"  verbs ({row['verbs']}): {', '.join(row['verb_list'])}")
     lines.append(f"  extra verbs ({len(row['extra_verbs'])}): {', '.join(row['extra_verbs']) or 'none'}")
@@ -80,15 +82,20 @@ def format_details(row: dict[str, Any]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="odyssey games", description="List games and their sizes.")
     parser.add_argument("games", nargs="*", help="shipped game names or game folders (default: every shipped game)")
-    parser.add_argument("--trust", action="store_true",
-                        help="let a game folder's rules.py run (it is code; shipped games need no trust)")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="let a game folder's rules.py run (it is code; shipped games need no trust)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--details", action="store_true", help="also list verbs and step rules per game")
     args = parser.parse_args(argv)
     unknown = [g for g in args.games if g not in available_games() and not (Path(g) / "world.json").is_file()]
     if unknown:
-        parser.error(f"unknown game(s) {', '.join(unknown)}; shipped: {', '.join(available_games())}; "
-                     "or give a folder with a world.json")
+        parser.error(
+            f"unknown game(s) {', '.join(unknown)}; shipped: {', '.join(available_games())}; "
+            "or give a folder with a world.json"
+        )
     try:
         rows = describe_games(args.games, trust=args.trust)
     except GameError as exc:

@@ -110,8 +110,15 @@ class ProbeTurn(Turn):
 class Engine:
     """One seeded episode. Create a new engine (or ``load_state``) to start another."""
 
-    def __init__(self, game: Game, seed: int, *, agents: tuple[str, ...] = ("player",),
-                 options: Mapping[str, Any] | None = None, check_valid_actions: bool | None = None):
+    def __init__(
+        self,
+        game: Game,
+        seed: int,
+        *,
+        agents: tuple[str, ...] = ("player",),
+        options: Mapping[str, Any] | None = None,
+        check_valid_actions: bool | None = None,
+    ):
         """``check_valid_actions``: list every verb afresh beside the cache and raise on any difference
         (a debugging aid, about twice the listing cost); None reads ``ODYSSEY_CHECK_VALID_ACTIONS``."""
         self.game = game
@@ -120,8 +127,7 @@ class Engine:
         self.options: dict[str, Any] = dict(options or {})
         self.rng = random.Random(f"odyssey:{seed}:play")
         supply = len(agents) if self.options.get("supplies") == "per_agent" else 1
-        self.state: WorldState = worldgen.generate(game, random.Random(f"odyssey:{seed}:world"), agents,
-                                                   supply=supply)
+        self.state: WorldState = worldgen.generate(game, random.Random(f"odyssey:{seed}:world"), agents, supply=supply)
         self.events: list[Event] = []
         self.kinds: set[str] = set()  # kinds of this step's events, so rules can skip what did not happen
         self.check_valid_actions = check_from_environment() if check_valid_actions is None else check_valid_actions

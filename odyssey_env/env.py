@@ -27,8 +27,19 @@ MAX_OBSERVATION_LENGTH = 16384
 MAX_ACTION_LENGTH = 512
 #: Every key ``info`` may have besides ``valid_actions`` (``quest``, ``side_quests`` and ``tutorial`` only
 #: in games and phases that have them); ``info_keys=`` picks a subset.
-INFO_KEYS: tuple[str, ...] = ("step", "time", "area", "invalid_action", "action_failed", "reward_breakdown",
-                              "events", "in_tutorial", "quest", "side_quests", "tutorial")
+INFO_KEYS: tuple[str, ...] = (
+    "step",
+    "time",
+    "area",
+    "invalid_action",
+    "action_failed",
+    "reward_breakdown",
+    "events",
+    "in_tutorial",
+    "quest",
+    "side_quests",
+    "tutorial",
+)
 #: Longest text an event in ``info["events"]`` carries (longer ones end in "..."): whatever an agent
 #: sends or a game's rules write, a step's info stays small.
 MAX_INFO_TEXT = MAX_ACTION_LENGTH
@@ -107,7 +118,7 @@ def _write_observation(space: ObservationText, index: int, value: str, shared_me
         codes = None
     if codes is None or len(codes) > size or (codes < 0).any():
         return _write_text(space, index, value, shared_memory)  # not an observation: gymnasium's checks say why
-    slots = np.frombuffer(shared_memory.get_obj(), dtype=np.int32)[index * size: (index + 1) * size]
+    slots = np.frombuffer(shared_memory.get_obj(), dtype=np.int32)[index * size : (index + 1) * size]
     slots[: len(codes)] = codes
     if len(codes) < size:
         slots[len(codes)] = _PAD  # the reader stops here; what lies beyond is an older observation's
@@ -181,16 +192,25 @@ class OdysseyEnv(gym.Env[str, str]):
             info_keys = tuple(info_keys)
             unknown = sorted(set(info_keys) - set(INFO_KEYS))
             if unknown:
-                raise ValueError(f"unknown info key(s) {unknown}; known: {', '.join(INFO_KEYS)} "
-                                 "(valid actions come with valid_actions=True)")
+                raise ValueError(
+                    f"unknown info key(s) {unknown}; known: {', '.join(INFO_KEYS)} "
+                    "(valid actions come with valid_actions=True)"
+                )
         #: The info keys to report (None: all). In INFO_KEYS order, so infos keep one shape.
         self.info_keys: tuple[str, ...] | None = (
-            None if info_keys is None else tuple(k for k in INFO_KEYS if k in info_keys))
-        self._kwargs = {"game": str(self.game.path) if not _is_shipped(self.game) else self.game.name,
-                        "trust": trust or isinstance(game, Game),  # a loaded Game's rules have already run
-                        "valid_actions": valid_actions, "tutorial": tutorial, "expansion": expansion,
-                        "reward_weights": dict(reward_weights) if reward_weights else None,
-                        "render_mode": render_mode, "provenance": provenance, "info_keys": self.info_keys}
+            None if info_keys is None else tuple(k for k in INFO_KEYS if k in info_keys)
+        )
+        self._kwargs = {
+            "game": str(self.game.path) if not _is_shipped(self.game) else self.game.name,
+            "trust": trust or isinstance(game, Game),  # a loaded Game's rules have already run
+            "valid_actions": valid_actions,
+            "tutorial": tutorial,
+            "expansion": expansion,
+            "reward_weights": dict(reward_weights) if reward_weights else None,
+            "render_mode": render_mode,
+            "provenance": provenance,
+            "info_keys": self.info_keys,
+        }
         self.render_mode = render_mode
         self.with_valid_actions = valid_actions
         self.tutorial = tutorial
@@ -215,8 +235,10 @@ class OdysseyEnv(gym.Env[str, str]):
         if unknown:
             raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: tutorial, valid_actions, state")
         if "state" in options and (seed is not None or "tutorial" in options):
-            raise ValueError("reset(options={'state': ...}) continues a saved episode, which has its own seed "
-                             "and tutorial setting: pass neither seed= nor the tutorial option with it")
+            raise ValueError(
+                "reset(options={'state': ...}) continues a saved episode, which has its own seed "
+                "and tutorial setting: pass neither seed= nor the tutorial option with it"
+            )
         super().reset(seed=seed)
         if "valid_actions" in options:
             self.with_valid_actions = bool(options["valid_actions"])
@@ -299,12 +321,14 @@ class OdysseyEnv(gym.Env[str, str]):
     def _info(self, outcome: Outcome | None) -> dict[str, Any]:
         return agent_info(self.engine, PLAYER, outcome, valid_actions=self.with_valid_actions, keys=self.info_keys)
 
-
     def __getstate__(self) -> dict[str, Any]:
         # reset(options=...) may have switched valid actions on or off since construction: keep that.
         kwargs = {**self._kwargs, "valid_actions": self.with_valid_actions}
-        return {"kwargs": kwargs, "state": self.save_state() if self.engine is not None else None,
-                "last_obs": self._last_obs}
+        return {
+            "kwargs": kwargs,
+            "state": self.save_state() if self.engine is not None else None,
+            "last_obs": self._last_obs,
+        }
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         self.__init__(**data["kwargs"])
@@ -373,16 +397,25 @@ def _info_plan(game: Game, keys: Sequence[str] | None) -> _InfoPlan:
     hit = _info_plans.get((id(game), keys))
     if hit is not None and hit[0] is game:
         return hit[1]
-    made = tuple((key, _INFO_FIELDS[key], _AGENT_WHEN.get(key)) for key in (INFO_KEYS if keys is None else keys)
-                 if key not in _GAME_WHEN or _GAME_WHEN[key](game))
+    made = tuple(
+        (key, _INFO_FIELDS[key], _AGENT_WHEN.get(key))
+        for key in (INFO_KEYS if keys is None else keys)
+        if key not in _GAME_WHEN or _GAME_WHEN[key](game)
+    )
     if len(_info_plans) >= 64:  # games loaded from many folders in one process: stay bounded
         _info_plans.clear()
     _info_plans[(id(game), keys)] = (game, made)
     return made
 
 
-def agent_info(engine: Engine, agent_id: str, outcome: Outcome | None, *, valid_actions: bool = False,
-               keys: Sequence[str] | None = None) -> dict[str, Any]:
+def agent_info(
+    engine: Engine,
+    agent_id: str,
+    outcome: Outcome | None,
+    *,
+    valid_actions: bool = False,
+    keys: Sequence[str] | None = None,
+) -> dict[str, Any]:
     """The ``info`` dict of one agent after a reset (``outcome`` None) or a step (shared by both faces).
 
     ``keys`` (in ``INFO_KEYS`` order; None: all) limits what is computed as well as what is reported.
@@ -393,9 +426,16 @@ def agent_info(engine: Engine, agent_id: str, outcome: Outcome | None, *, valid_
     if keys is None and outcome is not None:
         # Every key, after a step (what env.step builds by default): the fields that always appear,
         # written out, as _INFO_FIELDS computes them (tests/env/test_env_step_caches.py compares).
-        info = {"step": state.step, "time": engine.clock(), "area": agent.area, "invalid_action": bool(outcome.invalid),
-                "action_failed": bool(outcome.failed), "reward_breakdown": outcome.reward.to_dict(),
-                "events": [_event(e) for e in outcome.events], "in_tutorial": agent.in_tutorial}
+        info = {
+            "step": state.step,
+            "time": engine.clock(),
+            "area": agent.area,
+            "invalid_action": bool(outcome.invalid),
+            "action_failed": bool(outcome.failed),
+            "reward_breakdown": outcome.reward.to_dict(),
+            "events": [_event(e) for e in outcome.events],
+            "in_tutorial": agent.in_tutorial,
+        }
         plan = plan[_ALWAYS:]
     else:
         info = {}

@@ -62,10 +62,20 @@ class UntrustedGameError(GameError):
 
     def __init__(self, folder: Path):
         self.folder = folder
-        super().__init__([Problem("rules.py", "", (
-            f"{folder / 'rules.py'} is code, and this folder is not trusted: read it, then pass trust=True "
-            "(load_game, register_game, gym.make), game.trust=true (odyssey run) or --trust (odyssey play), "
-            f"or trust it once with: odyssey trust {folder}"))])
+        super().__init__(
+            [
+                Problem(
+                    "rules.py",
+                    "",
+                    (
+                        f"{folder / 'rules.py'} is code, and this folder is not trusted: read it, then pass trust=True "
+                        "(load_game, register_game, gym.make), game.trust=true (odyssey run) or --trust "
+                        "(odyssey play), "
+                        f"or trust it once with: odyssey trust {folder}"
+                    ),
+                )
+            ]
+        )
 
 
 @dataclass(frozen=True)
@@ -168,8 +178,14 @@ def _read_json(path: Path, problems: list[Problem]) -> Any:
     try:
         size = path.stat().st_size
         if size > MAX_FILE_BYTES:
-            problems.append(Problem(path.name, "", f"is {size:,} bytes; a game file may have at most "
-                                                   f"{MAX_FILE_BYTES:,} (the shipped ones have under 40,000)"))
+            problems.append(
+                Problem(
+                    path.name,
+                    "",
+                    f"is {size:,} bytes; a game file may have at most "
+                    f"{MAX_FILE_BYTES:,} (the shipped ones have under 40,000)",
+                )
+            )
             return None
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
@@ -209,8 +225,13 @@ def _load(path: Path) -> Game:
     if (path / "rules.py").exists():
         modules.append(_import_rules(path))
     try:
-        rules = RuleBook(modules, verbs=spec.game.verbs, step_rules=spec.game.step_rules,
-                         disable=spec.game.disable, params=spec.game.params)
+        rules = RuleBook(
+            modules,
+            verbs=spec.game.verbs,
+            step_rules=spec.game.step_rules,
+            disable=spec.game.disable,
+            params=spec.game.params,
+        )
     except RuleError as exc:
         raise GameError([Problem("world.json", "game", str(exc))]) from None
 
@@ -280,13 +301,19 @@ def _check_world(spec: WorldSpec) -> list[Problem]:
         if not NAME_RE.match(name):
             bad(path, f"{what} name {name!r} must be lower_snake_case (letters, digits, underscores)")
         elif len(name) > MAX_NAME:
-            bad(path, f"{what} name {name[:20]!r}... has {len(name)} characters; at most {MAX_NAME} (commands "
-                      "carry names, and instances add a number)")
+            bad(
+                path,
+                f"{what} name {name[:20]!r}... has {len(name)} characters; at most {MAX_NAME} (commands "
+                "carry names, and instances add a number)",
+            )
         elif INSTANCE_SUFFIX_RE.search(name):
             bad(path, f"{what} name {name!r} must not end in _<number>: such names are reserved for instances")
         if name in handles:
-            bad(path, f"name {name!r} is already used by {handles[name]}; names must be unique across "
-                      "objects, NPCs and areas because commands refer to them")
+            bad(
+                path,
+                f"name {name!r} is already used by {handles[name]}; names must be unique across "
+                "objects, NPCs and areas because commands refer to them",
+            )
         else:
             handles[name] = f"{what} at {path}"
 
@@ -499,8 +526,14 @@ def _check_bounds(spec: WorldSpec, areas: dict[str, AreaSpec]) -> list[Problem]:
                     instances += amount
                 within(f"{p}.objects.{obj}", amount, None, MAX_INSTANCES if t and t.instanced else MAX_STAT)
     if instances > MAX_WORLD_INSTANCES:
-        out.append(Problem("world.json", "places", f"{instances:,} individually named objects (containers, "
-                                                   f"writables) placed; at most {MAX_WORLD_INSTANCES:,}"))
+        out.append(
+            Problem(
+                "world.json",
+                "places",
+                f"{instances:,} individually named objects (containers, "
+                f"writables) placed; at most {MAX_WORLD_INSTANCES:,}",
+            )
+        )
     if placed_npcs > MAX_PLACED_NPCS:
         out.append(Problem("world.json", "places", f"{placed_npcs:,} NPCs placed; at most {MAX_PLACED_NPCS:,}"))
     return out
@@ -520,6 +553,7 @@ def _check_connected(spec: WorldSpec, areas: dict[str, AreaSpec]) -> list[Proble
                 todo.append(b)
     missing = [a for a in areas if a not in seen]
     if missing:
-        return [Problem("world.json", "graph.connections",
-                        f"areas not reachable from the spawn area: {', '.join(missing)}")]
+        return [
+            Problem("world.json", "graph.connections", f"areas not reachable from the spawn area: {', '.join(missing)}")
+        ]
     return []

@@ -81,8 +81,22 @@ _BODY = attrgetter("hp", "max_hp", "level", "xp", "stamina", "base_attack", "att
 def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tuple[bool, ...]) -> tuple[Hashable, ...]:
     """The fingerprints of the dependencies flagged in ``need`` (in :data:`DEPENDENCIES` order; None
     for the others), as the agent sees the state now."""
-    (place, exits, hands, worn, containers, purse, ground, ground_contents, npcs, npc_goods, npc_moods, combat,
-     body, time) = need
+    (
+        place,
+        exits,
+        hands,
+        worn,
+        containers,
+        purse,
+        ground,
+        ground_contents,
+        npcs,
+        npc_goods,
+        npc_moods,
+        combat,
+        body,
+        time,
+    ) = need
     held, wearing, here = agent.hands, agent.equipment, area.npcs
     # An empty holding is one shared fingerprint (never changed: fingerprints are only compared).
     held_now = ((tuple(held), held.copy()) if held else _NOTHING) if hands or containers else None
@@ -167,12 +181,14 @@ class _Plan:
         declared = [declared_dependencies(rule) for rule in self.rules]
         #: per dependency (DEPENDENCIES order): the indices of the verbs that read it
         self.dependents: tuple[tuple[int, ...], ...] = tuple(
-            tuple(v for v, d in enumerate(declared) if d is not None and k in d) for k in DEPENDENCIES)
+            tuple(v for v, d in enumerate(declared) if d is not None and k in d) for k in DEPENDENCIES
+        )
         self.need: tuple[bool, ...] = tuple(bool(d) for d in self.dependents)
         #: the dependencies in use, those read by the most verbs first: once they changed, the others
         #: need not even be compared for the verbs they already made stale
-        self.used: tuple[int, ...] = tuple(sorted((i for i, d in enumerate(self.dependents) if d),
-                                                  key=lambda i: -len(self.dependents[i])))
+        self.used: tuple[int, ...] = tuple(
+            sorted((i for i, d in enumerate(self.dependents) if d), key=lambda i: -len(self.dependents[i]))
+        )
         #: indices of the verbs listed afresh every time (nothing declared)
         self.always: tuple[int, ...] = tuple(v for v, d in enumerate(declared) if d is None)
         #: the same sets of verbs as bit masks (bit v: verb v), cheaper to combine at every listing
@@ -216,8 +232,19 @@ _TURN: type[ProbeTurn] | None = None
 class Listing:
     """One agent's valid actions in one engine, cached per verb."""
 
-    __slots__ = ("agent_id", "check", "commands", "engine", "fingerprints", "listed", "listed_verbs", "plan",
-                 "recent", "rules", "state")
+    __slots__ = (
+        "agent_id",
+        "check",
+        "commands",
+        "engine",
+        "fingerprints",
+        "listed",
+        "listed_verbs",
+        "plan",
+        "recent",
+        "rules",
+        "state",
+    )
 
     def __init__(self, engine: Engine, agent_id: str, *, check: bool = False):
         self.engine = engine
@@ -286,9 +313,12 @@ class Listing:
         for verb, rule, cached in zip(self.plan.verbs, self.plan.rules, self.commands, strict=True):
             fresh = tuple(rule.candidates(turn))
             if fresh != cached:
-                problems.append(f"verb {verb!r} (depends_on={declared_dependencies(rule)!r}): cached "
-                                f"{list(cached)!r}, fresh {list(fresh)!r}")
+                problems.append(
+                    f"verb {verb!r} (depends_on={declared_dependencies(rule)!r}): cached "
+                    f"{list(cached)!r}, fresh {list(fresh)!r}"
+                )
         if problems:
             raise StaleListingError(
                 f"valid actions of agent {self.agent_id!r} at step {self.engine.state.step} are stale; a verb "
-                "reads state its depends_on does not declare:\n  " + "\n  ".join(problems))
+                "reads state its depends_on does not declare:\n  " + "\n  ".join(problems)
+            )

@@ -66,11 +66,19 @@ except ModuleNotFoundError as exc:  # pragma: no cover - exercised in a venv wit
     if exc.name != "pettingzoo" and not str(exc.name).startswith("pettingzoo."):
         raise
     raise ModuleNotFoundError(
-        'the PettingZoo face needs the "multiagent" extra: pip install "odyssey-gym[multiagent]"',
-        name="pettingzoo") from None
+        'the PettingZoo face needs the "multiagent" extra: pip install "odyssey-gym[multiagent]"', name="pettingzoo"
+    ) from None
 
-__all__ = ["EPISODE_ENDS", "SUPPLIES", "OdysseyAECEnv", "OdysseyParallelEnv", "TextObservation", "agent_names", "env",
-           "parallel_env"]
+__all__ = [
+    "EPISODE_ENDS",
+    "SUPPLIES",
+    "OdysseyAECEnv",
+    "OdysseyParallelEnv",
+    "TextObservation",
+    "agent_names",
+    "env",
+    "parallel_env",
+]
 
 #: Values of ``episode_end`` and ``supplies``: see the module docstring.
 EPISODE_ENDS: tuple[str, ...] = ("first", "each")
@@ -109,8 +117,9 @@ def agent_names(game: Game, agents: int | Sequence[str]) -> tuple[str, ...]:
     seen: set[str] = set()
     for name in names:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
-            raise ValueError(f"agent name {name!r} must be a letter followed by up to 31 letters, digits or "
-                             "underscores")
+            raise ValueError(
+                f"agent name {name!r} must be a letter followed by up to 31 letters, digits or underscores"
+            )
         if name in seen:
             raise ValueError(f"agent name {name!r} is given twice")
         seen.add(name)
@@ -133,8 +142,12 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
     pickling.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "name": "odyssey_v0",
-                                          "is_parallelizable": True, "render_fps": 4}
+    metadata: ClassVar[dict[str, Any]] = {
+        "render_modes": ["ansi", "human"],
+        "name": "odyssey_v0",
+        "is_parallelizable": True,
+        "render_fps": 4,
+    }
 
     def __init__(
         self,
@@ -158,18 +171,27 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
             raise ValueError(f"episode_end must be one of {', '.join(EPISODE_ENDS)}, got {episode_end!r}")
         if supplies not in SUPPLIES:
             raise ValueError(f"supplies must be one of {', '.join(SUPPLIES)}, got {supplies!r}")
-        if max_cycles is not None and (isinstance(max_cycles, bool) or not isinstance(max_cycles, int)
-                                       or max_cycles < 1):
+        if max_cycles is not None and (
+            isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
+        ):
             raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
         self.game: Game = load_game(game, trust=trust)
         self.possible_agents: list[str] = list(agent_names(self.game, agents))
         self.agents: list[str] = []
-        self._kwargs = {"game": self.game.name if _is_shipped(self.game) else str(self.game.path),
-                        "agents": list(self.possible_agents), "episode_end": episode_end, "supplies": supplies,
-                        "max_cycles": max_cycles, "valid_actions": valid_actions, "tutorial": tutorial,
-                        "expansion": expansion, "reward_weights": dict(reward_weights) if reward_weights else None,
-                        "render_mode": render_mode, "trust": trust or isinstance(game, Game),
-                        "provenance": provenance}
+        self._kwargs = {
+            "game": self.game.name if _is_shipped(self.game) else str(self.game.path),
+            "agents": list(self.possible_agents),
+            "episode_end": episode_end,
+            "supplies": supplies,
+            "max_cycles": max_cycles,
+            "valid_actions": valid_actions,
+            "tutorial": tutorial,
+            "expansion": expansion,
+            "reward_weights": dict(reward_weights) if reward_weights else None,
+            "render_mode": render_mode,
+            "trust": trust or isinstance(game, Game),
+            "provenance": provenance,
+        }
         self.metadata = {**type(self).metadata, "name": f"odyssey_{self.game.name}_v0"}
         self.render_mode = render_mode
         self.episode_end = episode_end
@@ -180,10 +202,12 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
         self.expansion = expansion
         self.provenance = provenance
         self.reward_weights = check_weights(reward_weights or {"quest": 1.0})
-        self.observation_spaces = {a: ObservationText(MAX_OBSERVATION_LENGTH, min_length=1, charset=CHARSET)
-                                   for a in self.possible_agents}
-        self.action_spaces = {a: spaces.Text(MAX_ACTION_LENGTH, min_length=1, charset=CHARSET)
-                              for a in self.possible_agents}
+        self.observation_spaces = {
+            a: ObservationText(MAX_OBSERVATION_LENGTH, min_length=1, charset=CHARSET) for a in self.possible_agents
+        }
+        self.action_spaces = {
+            a: spaces.Text(MAX_ACTION_LENGTH, min_length=1, charset=CHARSET) for a in self.possible_agents
+        }
         self.engine: Engine | None = None
         self.np_random, self.np_random_seed = seeding.np_random()
         self._last_obs: dict[str, str] = {}
@@ -195,8 +219,9 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
     def action_space(self, agent: str) -> spaces.Space:
         return self.action_spaces[agent]
 
-    def reset(self, seed: int | None = None,
-              options: dict[str, Any] | None = None) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
+    def reset(
+        self, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
         """Start an episode. ``options``: ``tutorial`` (bool), ``valid_actions`` (bool).
 
         Unknown options are ignored with a warning (PettingZoo's API test passes some).
@@ -206,13 +231,17 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
         options = dict(options or {})
         unknown = sorted(set(options) - set(_RESET_OPTIONS))
         if unknown:
-            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {', '.join(_RESET_OPTIONS)}",
-                          stacklevel=2)
+            warnings.warn(
+                f"ignoring unknown reset option(s) {unknown}; known: {', '.join(_RESET_OPTIONS)}", stacklevel=2
+            )
         if "valid_actions" in options:
             self.with_valid_actions = bool(options["valid_actions"])
         episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
-        engine_options = {"tutorial": bool(options.get("tutorial", self.tutorial)), "expansion": self.expansion,
-                          "supplies": self.supplies}
+        engine_options = {
+            "tutorial": bool(options.get("tutorial", self.tutorial)),
+            "expansion": self.expansion,
+            "supplies": self.supplies,
+        }
         if self.provenance:
             engine_options["provenance"] = True
         self.engine = Engine(self.game, episode_seed, agents=tuple(self.possible_agents), options=engine_options)
@@ -220,8 +249,9 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
         observations = {a: self._observe(a) for a in self.agents}
         return observations, {a: self._info(a, None) for a in self.agents}
 
-    def step(self, actions: Mapping[str, Any]) -> tuple[dict[str, str], dict[str, float], dict[str, bool],
-                                                          dict[str, bool], dict[str, dict[str, Any]]]:
+    def step(
+        self, actions: Mapping[str, Any]
+    ) -> tuple[dict[str, str], dict[str, float], dict[str, bool], dict[str, bool], dict[str, dict[str, Any]]]:
         """Apply one command per live agent, in ``possible_agents`` order, then the step rules once."""
         engine = self._engine()
         if not self.agents:
@@ -229,8 +259,10 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
         live = self.agents
         stray = [a for a in actions if a not in live]
         if stray:
-            raise ValueError(f"actions for agents that are not playing: {', '.join(map(str, stray))} "
-                             f"(live agents: {', '.join(live)})")
+            raise ValueError(
+                f"actions for agents that are not playing: {', '.join(map(str, stray))} "
+                f"(live agents: {', '.join(live)})"
+            )
         missing = [a for a in live if a not in actions]
         if missing:
             raise ValueError(f"step() needs one command per live agent; missing: {', '.join(missing)}")
@@ -257,8 +289,9 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
         return observations, rewards, terminations, truncations, infos
 
     def render(self) -> str | None:
-        text = "\n\n".join(f"=== {a} ===\n{self._last_obs.get(a, '')}" for a in self.possible_agents
-                           if a in self._last_obs)
+        text = "\n\n".join(
+            f"=== {a} ===\n{self._last_obs.get(a, '')}" for a in self.possible_agents if a in self._last_obs
+        )
         if self.render_mode == "ansi":
             return text
         if self.render_mode == "human":
@@ -306,8 +339,9 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
     def load_state(self, data: Mapping[str, Any]) -> dict[str, str]:
         """Restore a saved state (into this env, which may be fresh) and return the live agents' observations."""
         if list(data.get("possible_agents", ())) != self.possible_agents:
-            raise ValueError(f"state is for agents {data.get('possible_agents')!r}, this env has "
-                             f"{self.possible_agents!r}")
+            raise ValueError(
+                f"state is for agents {data.get('possible_agents')!r}, this env has {self.possible_agents!r}"
+            )
         if self.engine is None:
             self.reset(seed=int(data.get("seed", 0)))
         self.engine.load_state(data)
@@ -337,8 +371,11 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
 
     def __getstate__(self) -> dict[str, Any]:
         kwargs = {**self._kwargs, "valid_actions": self.with_valid_actions}
-        return {"kwargs": kwargs, "state": self.save_state() if self.engine is not None else None,
-                "last_obs": dict(self._last_obs)}
+        return {
+            "kwargs": kwargs,
+            "state": self.save_state() if self.engine is not None else None,
+            "last_obs": dict(self._last_obs),
+        }
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         self.__init__(**data["kwargs"])
@@ -369,12 +406,18 @@ class OdysseyAECEnv(parallel_to_aec_wrapper):
         """The world and the cycle in progress (commands chosen so far), as JSON-ready data."""
         data = self.env.save_state()
         data["aec"] = {
-            "agents": list(self.agents), "live": list(self._live_agents),
-            "actions": dict(self._actions), "order": list(self._agent_selector.agent_order),
-            "selection": self.agent_selection, "index": self._agent_selector._current_agent,
-            "observations": dict(self._observations), "rewards": dict(self.rewards),
-            "cumulative": dict(self._cumulative_rewards), "terminations": dict(self.terminations),
-            "truncations": dict(self.truncations), "infos": dict(self.infos),
+            "agents": list(self.agents),
+            "live": list(self._live_agents),
+            "actions": dict(self._actions),
+            "order": list(self._agent_selector.agent_order),
+            "selection": self.agent_selection,
+            "index": self._agent_selector._current_agent,
+            "observations": dict(self._observations),
+            "rewards": dict(self.rewards),
+            "cumulative": dict(self._cumulative_rewards),
+            "terminations": dict(self.terminations),
+            "truncations": dict(self.truncations),
+            "infos": dict(self.infos),
         }
         return data
 

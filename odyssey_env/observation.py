@@ -45,18 +45,21 @@ def render(engine: Engine, agent_id: str) -> str:
             beings = ", ".join(area.npcs + others if others else area.npcs)
         else:
             beings = ", ".join(area.npcs)
-        around = (f"I see {describe_holding(area.objects) or 'no objects'} near me.\n"
-                  f"I see {beings or 'no one'} nearby.\n\n")
+        around = (
+            f"I see {describe_holding(area.objects) or 'no objects'} near me.\nI see {beings or 'no one'} nearby.\n\n"
+        )
     else:  # a rule hides my surroundings (darkness): the lines keep their place and say why
         around = f"I see no objects near me ({veil}).\nI see no one nearby ({veil}).\n\n"
     exits = ", ".join([f"{name} (locked)" if ex.locked else name for name, ex in area.exits.items()])
-    return (f"Current Time: {engine.clock()}\nCurrent Location: {area.place}, {area.name}\n\n{said}"
-            f"I am holding {describe_holding(hands) if hands else 'no objects'}.\n"
-            f"I have equipped {worn or 'no objects'}.\n"
-            f"{around}"
-            f"My level is {agent.level}.\nMy attack is at {agent.attack}.\nMy defense is at {agent.defense}.\n"
-            f"My health is at {agent.hp}.\nMy experience is at {agent.xp}.\n\n"
-            f"Neighboring areas: {exits or 'none'}.")
+    return (
+        f"Current Time: {engine.clock()}\nCurrent Location: {area.place}, {area.name}\n\n{said}"
+        f"I am holding {describe_holding(hands) if hands else 'no objects'}.\n"
+        f"I have equipped {worn or 'no objects'}.\n"
+        f"{around}"
+        f"My level is {agent.level}.\nMy attack is at {agent.attack}.\nMy defense is at {agent.defense}.\n"
+        f"My health is at {agent.hp}.\nMy experience is at {agent.xp}.\n\n"
+        f"Neighboring areas: {exits or 'none'}."
+    )
 
 
 def _veil(engine: Engine, agent: Agent) -> str | None:

@@ -86,8 +86,9 @@ def parse(rules: RuleBook, text: Any) -> tuple[ActionRule, tuple[Any, ...]] | st
         return "Invalid action: the command is empty."
     found = match_verb(rules.verbs_by_first_word, s.lower())
     if found is None:
-        return (f"Invalid action: could not understand '{echo(s)}'. "
-                f"Commands start with one of: {', '.join(rules.actions)}.")
+        return (
+            f"Invalid action: could not understand '{echo(s)}'. Commands start with one of: {', '.join(rules.actions)}."
+        )
     verb, end = found
     rule = rules.actions[verb]
     rest = s[end:].strip()
@@ -100,23 +101,26 @@ def parse(rules: RuleBook, text: Any) -> tuple[ActionRule, tuple[Any, ...]] | st
         words = rest.split()
     params = rule.params
     if len(words) != len(params):
-        return (f"Invalid action: '{rule.verb}' takes the form '{rule.usage()}', "
-                f"but got {len(words)} argument(s).")
+        return f"Invalid action: '{rule.verb}' takes the form '{rule.usage()}', but got {len(words)} argument(s)."
     if not params:
         return rule, ()
     args: list[Any] = []
     for word, (label, kind) in zip(words, params, strict=True):
         if kind == "amount":
             if not (word.isascii() and word.isdigit()) or not 0 < int(word) <= MAX_AMOUNT:
-                return (f"Invalid action: <{label}> must be a whole number from 1 to {MAX_AMOUNT}, "
-                        f"got '{echo(word)}' in '{rule.usage()}'.")
+                return (
+                    f"Invalid action: <{label}> must be a whole number from 1 to {MAX_AMOUNT}, "
+                    f"got '{echo(word)}' in '{rule.usage()}'."
+                )
             args.append(int(word))
         elif kind == "text":
             args.append(word)
         elif not word or len(word) > MAX_NAME_LENGTH or not (word.isascii() and word.isprintable()):
             # Verbs echo names in their feedback, which must stay printable ASCII and short.
-            return (f"Invalid action: <{label}> must be a name of printable ASCII characters (at most "
-                    f"{MAX_NAME_LENGTH}), got '{echo(word)}' in '{rule.usage()}'.")
+            return (
+                f"Invalid action: <{label}> must be a name of printable ASCII characters (at most "
+                f"{MAX_NAME_LENGTH}), got '{echo(word)}' in '{rule.usage()}'."
+            )
         else:
             args.append(word.lower())
     return rule, tuple(args)

@@ -50,8 +50,11 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
     parser.add_argument("--tutorial", action="store_true", help="start in the tutorial room (if the game has one)")
     parser.add_argument("--load", metavar="FILE", help="resume a game saved with 'save FILE'")
-    parser.add_argument("--trust", action="store_true",
-                        help="let the game folder's rules.py run (it is code; shipped games need no trust)")
+    parser.add_argument(
+        "--trust",
+        action="store_true",
+        help="let the game folder's rules.py run (it is code; shipped games need no trust)",
+    )
     return parser
 
 
@@ -110,8 +113,7 @@ def load(env: OdysseyEnv, file: str) -> str:
 
 
 def _reward_line(info: dict[str, Any]) -> str:
-    gains = [f"+{n} {k}" if n > 0 else f"{n} {k}" for k, n in info["reward_breakdown"].items()
-             if n and k in COMPONENTS]
+    gains = [f"+{n} {k}" if n > 0 else f"{n} {k}" for k, n in info["reward_breakdown"].items() if n and k in COMPONENTS]
     return f"[{', '.join(gains)}]" if gains else ""
 
 

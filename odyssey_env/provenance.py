@@ -59,8 +59,7 @@ class ProvenanceTracker:
         self._node: dict[str, Any] | None = None
         self._event_mark = 0
         if data is None:
-            self.nodes.append({"id": 0, "step": engine.state.step, "agent": None, "kind": "world",
-                               "name": "world"})
+            self.nodes.append({"id": 0, "step": engine.state.step, "agent": None, "kind": "world", "name": "world"})
             self._sync(0, initial=True)
         else:
             self._load(data)
@@ -69,8 +68,7 @@ class ProvenanceTracker:
     # ------------------------------------------------------------------ nodes
     def begin(self, kind: str, name: str, agent: str | None, command: str | None = None) -> None:
         state = self.engine.state
-        node: dict[str, Any] = {"id": len(self.nodes), "step": state.step, "agent": agent, "kind": kind,
-                                "name": name}
+        node: dict[str, Any] = {"id": len(self.nodes), "step": state.step, "agent": agent, "kind": kind, "name": name}
         if command is not None:
             node["command"] = command
         if agent is not None and agent in state.agents and state.agents[agent].in_tutorial:
@@ -80,7 +78,7 @@ class ProvenanceTracker:
 
     def end(self) -> None:
         node, self._node = self._node, None
-        events = self.engine.events[self._event_mark:]
+        events = self.engine.events[self._event_mark :]
         if node["agent"] is None:  # a rule acting on one agent's behalf (death, an ambush...) names it
             agents = {e.agent for e in events if e.agent is not None}
             if len(agents) == 1:
@@ -139,8 +137,12 @@ class ProvenanceTracker:
             old = snap_i.get(handle)
             if old is None or inst.contents != old:
                 diff("i", handle, inst.contents, old, left, arrived)
-        if (len(snap_a) != len(state.areas) or len(snap_h) != len(state.agents) or len(snap_n) != len(state.npcs)
-                or len(snap_i) != len(state.instances)):
+        if (
+            len(snap_a) != len(state.areas)
+            or len(snap_h) != len(state.agents)
+            or len(snap_n) != len(state.npcs)
+            or len(snap_i) != len(state.instances)
+        ):
             left.extend(self._gone_places())
         if not left and not arrived:
             return False
@@ -170,8 +172,15 @@ class ProvenanceTracker:
                 self._edge(src, nid, h, "consume", units)
         return True
 
-    def _diff(self, kind: str, loc: str, holding: dict[str, int], old: dict[str, int] | None,
-              left: list[tuple[str, str, str, int]], arrived: list[tuple[str, str, str, int]]) -> None:
+    def _diff(
+        self,
+        kind: str,
+        loc: str,
+        holding: dict[str, int],
+        old: dict[str, int] | None,
+        left: list[tuple[str, str, str, int]],
+        arrived: list[tuple[str, str, str, int]],
+    ) -> None:
         """Record how one place changed and take a new snapshot of it."""
         old = old or {}
         for h, n in holding.items():
@@ -296,20 +305,29 @@ class ProvenanceTracker:
         Nodes with no edge left after filtering are dropped; ``include_world`` keeps the edges from the
         generated world (node 0); tutorial nodes are left out unless asked for.
         """
-        keep = {n["id"]: n for n in self.nodes
-                if (include_world or n["id"] != 0) and (include_tutorial or not n.get("tutorial"))}
-        edges = [{"src": s, "dst": d, "object": o, "how": how, "units": u}
-                 for (s, d, o, how), u in sorted(self.edges.items()) if s in keep and d in keep]
+        keep = {
+            n["id"]: n
+            for n in self.nodes
+            if (include_world or n["id"] != 0) and (include_tutorial or not n.get("tutorial"))
+        }
+        edges = [
+            {"src": s, "dst": d, "object": o, "how": how, "units": u}
+            for (s, d, o, how), u in sorted(self.edges.items())
+            if s in keep and d in keep
+        ]
         used = {e["src"] for e in edges} | {e["dst"] for e in edges}
         nodes = [keep[i] for i in sorted(used)]
         return {"format": FORMAT, "game": self.engine.game.name, "nodes": nodes, "edges": edges}
 
     def to_dict(self) -> dict[str, Any]:
         """Everything needed to continue tracking after ``Engine.load_state`` (JSON-ready)."""
-        return {"format": FORMAT, "nodes": [dict(n) for n in self.nodes],  # flat dicts of scalars
-                "edges": [[s, d, o, how, u] for (s, d, o, how), u in self.edges.items()],
-                "tokens": [[*place, [list(t) for t in stack]] for place, stack in self.tokens.items()],
-                "types": dict(self.types)}
+        return {
+            "format": FORMAT,
+            "nodes": [dict(n) for n in self.nodes],  # flat dicts of scalars
+            "edges": [[s, d, o, how, u] for (s, d, o, how), u in self.edges.items()],
+            "tokens": [[*place, [list(t) for t in stack]] for place, stack in self.tokens.items()],
+            "types": dict(self.types),
+        }
 
     def _load(self, data: Mapping[str, Any]) -> None:
         if data.get("format") != FORMAT:
@@ -360,8 +378,12 @@ class _TracedAction:
 
     def apply(self, turn: Turn, *args: Any) -> None:
         rule = self.rule
-        command = " ".join([rule.verb, *(f'"{a}"' if kind == "text" else str(a)
-                                          for a, (_, kind) in zip(args, rule.params, strict=False))])
+        command = " ".join(
+            [
+                rule.verb,
+                *(f'"{a}"' if kind == "text" else str(a) for a, (_, kind) in zip(args, rule.params, strict=False)),
+            ]
+        )
         self.tracker.begin("action", rule.verb, turn.agent.id, command)
         try:
             rule.apply(turn, *args)

@@ -50,8 +50,15 @@ class RewardBreakdown:
         return sum(getattr(self, k) for k in SUPPLEMENTARY)
 
     def to_dict(self) -> dict[str, int]:
-        return {"quest": self.quest, "side_quest": self.side_quest, "exploration": self.exploration,
-                "craft": self.craft, "defeat": self.defeat, "trade": self.trade, "death": self.death}
+        return {
+            "quest": self.quest,
+            "side_quest": self.side_quest,
+            "exploration": self.exploration,
+            "craft": self.craft,
+            "defeat": self.defeat,
+            "trade": self.trade,
+            "death": self.death,
+        }
 
     def weighted(self, weights: Mapping[str, float]) -> float:
         if len(weights) == 1:  # the default ({"quest": 1.0}), asked at every step: sum() of one term, unrolled

@@ -57,15 +57,44 @@ ParamKind = Literal["object", "npc", "area", "container", "writable", "amount", 
 
 #: What a verb's valid actions may depend on (:attr:`ActionRule.depends_on`), each seen from the listing
 #: agent; ``odyssey_env.listing`` reads a fingerprint of each from the live state (docs/engine.md).
-Dependency = Literal["place", "exits", "hands", "worn", "containers", "purse", "ground", "ground_contents",
-                     "npcs", "npc_goods", "npc_moods", "combat", "body", "time"]
+Dependency = Literal[
+    "place",
+    "exits",
+    "hands",
+    "worn",
+    "containers",
+    "purse",
+    "ground",
+    "ground_contents",
+    "npcs",
+    "npc_goods",
+    "npc_moods",
+    "combat",
+    "body",
+    "time",
+]
 DEPENDENCIES: tuple[Dependency, ...] = typing.get_args(Dependency)
 R = TypeVar("R", bound=type)
 
 #: Base verbs every game has (paper A3.1: "every game shares the base game's 17 core verbs").
 BASE_VERBS: tuple[str, ...] = (
-    "wait", "defend", "pick up", "drop", "enter", "attack", "talk to", "inspect", "equip", "unequip",
-    "take out", "craft", "write", "store", "discard", "buy", "sell",
+    "wait",
+    "defend",
+    "pick up",
+    "drop",
+    "enter",
+    "attack",
+    "talk to",
+    "inspect",
+    "equip",
+    "unequip",
+    "take out",
+    "craft",
+    "write",
+    "store",
+    "discard",
+    "buy",
+    "sell",
 )
 #: Verbs the engine implements but a game must switch on in ``game.verbs``.
 OPTIONAL_VERBS: tuple[str, ...] = ("lockpick", "eat", "throw", "disassemble", "pickpocket")
@@ -234,8 +263,10 @@ def action_rule(cls: R) -> R:
     if declared is not None:
         unknown = [d for d in declared if d not in DEPENDENCIES] if isinstance(declared, tuple) else [declared]
         if unknown:
-            raise RuleError(f"verb {cls.verb!r}: depends_on must be a tuple of {', '.join(DEPENDENCIES)}; "
-                            f"got {', '.join(map(repr, unknown))}")
+            raise RuleError(
+                f"verb {cls.verb!r}: depends_on must be a tuple of {', '.join(DEPENDENCIES)}; "
+                f"got {', '.join(map(repr, unknown))}"
+            )
     cls.name = cls.name or cls.verb
     cls.__odyssey_rule__ = "action"
     return cls
@@ -246,8 +277,10 @@ def step_rule(cls: R) -> R:
     if not (isinstance(cls, type) and issubclass(cls, StepRule) and cls.name):
         raise RuleError(f"@step_rule needs a StepRule subclass with a name, got {cls!r}")
     if hasattr(cls, "priority"):
-        raise RuleError(f"step rule {cls.name!r}: 'priority' is gone; place the rule with after = (...) and/or "
-                        f"before = (...) naming the step rules it must follow or precede (docs/engine.md)")
+        raise RuleError(
+            f"step rule {cls.name!r}: 'priority' is gone; place the rule with after = (...) and/or "
+            f"before = (...) naming the step rules it must follow or precede (docs/engine.md)"
+        )
     for field in ("after", "before"):
         names = getattr(cls, field)
         if not (isinstance(names, tuple) and all(isinstance(n, str) and n for n in names)):
@@ -277,13 +310,17 @@ def step_order(rules: Iterable[type[StepRule]], known: Iterable[str] = ()) -> li
     for cls in classes:
         if not (cls.after or cls.before or cls.name in ENGINE_STEP_ORDER):
             # no silent default: such a rule once ran mid-order (priority 50); now it would run first
-            raise RuleError(f"step rule {cls.name!r} does not say when it runs: give it after = (...) and/or "
-                            f"before = (...) naming the step rules it follows or precedes (the engine's order is "
-                            f"in odyssey_env/steprules/order.py; before = ({ENGINE_STEP_ORDER[0]!r},) runs it first)")
+            raise RuleError(
+                f"step rule {cls.name!r} does not say when it runs: give it after = (...) and/or "
+                f"before = (...) naming the step rules it follows or precedes (the engine's order is "
+                f"in odyssey_env/steprules/order.py; before = ({ENGINE_STEP_ORDER[0]!r},) runs it first)"
+            )
         unknown = [n for n in (*cls.after, *cls.before) if n not in known_names]
         if unknown:
-            raise RuleError(f"step rule {cls.name!r} names unknown step rule(s) {', '.join(map(repr, unknown))} "
-                            f"in after/before; known: {', '.join(sorted(known_names))}")
+            raise RuleError(
+                f"step rule {cls.name!r} names unknown step rule(s) {', '.join(map(repr, unknown))} "
+                f"in after/before; known: {', '.join(sorted(known_names))}"
+            )
         preds[cls.name].update(n for n in cls.after if n in present)
         for n in cls.before:
             if n in present:
@@ -315,8 +352,11 @@ def placement(rule: type[StepRule] | StepRule, quote: str = "") -> str:
     """How a step rule is placed, in words: ``"after ambush; before death"`` from its ``after`` / ``before``
     (each name between ``quote``: docs/games.md uses backticks); ``"engine order"`` for one placed by
     :data:`ENGINE_STEP_ORDER` alone."""
-    parts = [f"{word} {', '.join(quote + n + quote for n in names)}"
-             for word, names in (("after", rule.after), ("before", rule.before)) if names]
+    parts = [
+        f"{word} {', '.join(quote + n + quote for n in names)}"
+        for word, names in (("after", rule.after), ("before", rule.before))
+        if names
+    ]
     if parts:
         return "; ".join(parts)
     return "engine order"
@@ -330,7 +370,7 @@ def _cycle(preds: Mapping[str, set[str]], placed: set[str]) -> list[str]:
     while name not in path:
         path.append(name)
         name = min(p for p in preds[name] if p not in placed)
-    cycle = path[path.index(name):][::-1]  # in run order: each must run before the next
+    cycle = path[path.index(name) :][::-1]  # in run order: each must run before the next
     start = cycle.index(min(cycle))  # from its first name alphabetically, so the message is one for one cycle
     cycle = cycle[start:] + cycle[:start]
     return [*cycle, cycle[0]]
@@ -384,21 +424,30 @@ class RuleBook:
         verbs = set(verbs)
         wanted_steps = set(step_rules)
         disable = set(disable)
-        unknown = (verbs - set(action_classes)) | (wanted_steps - set(step_classes)) | \
-            (disable - set(action_classes) - set(step_classes))
+        unknown = (
+            (verbs - set(action_classes))
+            | (wanted_steps - set(step_classes))
+            | (disable - set(action_classes) - set(step_classes))
+        )
         if unknown:
-            raise RuleError(f"unknown rule or verb name(s): {', '.join(sorted(unknown))}; "
-                            f"known verbs: {', '.join(action_classes)}; known step rules: {', '.join(step_classes)}")
+            raise RuleError(
+                f"unknown rule or verb name(s): {', '.join(sorted(unknown))}; "
+                f"known verbs: {', '.join(action_classes)}; known step rules: {', '.join(step_classes)}"
+            )
         params = dict(params or {})
         self.actions: dict[str, ActionRule] = {}
         for verb, cls in action_classes.items():
             if verb in disable or (cls.optional and verb not in verbs):
                 continue
             self.actions[verb] = cls(_params(cls, params.pop(verb, None)))
-        in_book = [cls for cls in step_classes.values()
-                   if cls.name not in disable and (not cls.optional or cls.name in wanted_steps)]
-        self.steps: list[StepRule] = [cls(_params(cls, params.pop(cls.name, None)))
-                                      for cls in step_order(in_book, known=step_classes)]
+        in_book = [
+            cls
+            for cls in step_classes.values()
+            if cls.name not in disable and (not cls.optional or cls.name in wanted_steps)
+        ]
+        self.steps: list[StepRule] = [
+            cls(_params(cls, params.pop(cls.name, None))) for cls in step_order(in_book, known=step_classes)
+        ]
         if params:
             raise RuleError(f"parameters given for rule(s) that are not active: {', '.join(sorted(params))}")
         self.predicates = predicates
@@ -416,8 +465,7 @@ class RuleBook:
     def describe(self) -> dict[str, Any]:
         return {
             "verbs": [r.usage() for r in self.actions.values()],
-            "step_rules": [{"name": r.name, "runs": placement(r), "description": r.description}
-                           for r in self.steps],
+            "step_rules": [{"name": r.name, "runs": placement(r), "description": r.description} for r in self.steps],
             "predicates": sorted(self.predicates),
         }
 

@@ -105,7 +105,8 @@ class _Loader:
                 self.fail(path, f"nested deeper than {limits.max_depth} levels")
                 return None
             if isinstance(data, list | tuple | dict | str) and len(data) > (
-                    limits.max_text if isinstance(data, str) else limits.max_items):
+                limits.max_text if isinstance(data, str) else limits.max_items
+            ):
                 what = "characters" if isinstance(data, str) else "items"
                 most = limits.max_text if isinstance(data, str) else limits.max_items
                 self.fail(path, f"has {len(data):,} {what}; at most {most:,} are allowed")
@@ -190,8 +191,9 @@ class _Loader:
         if isinstance(data, float) and not math.isfinite(data):
             self.fail(path, f"expected a finite number, got {data!r}")
         elif self.limits is not None and abs(data) > self.limits.max_number:
-            self.fail(path, f"{_describe(data)} is out of range: numbers here are at most {self.limits.max_number:g} "
-                            "in size")
+            self.fail(
+                path, f"{_describe(data)} is out of range: numbers here are at most {self.limits.max_number:g} in size"
+            )
 
     def untyped(self, data: Any, path: str) -> None:
         """An ``Any`` field (rule parameters, predicate arguments): the same bounds, without a type."""
@@ -208,8 +210,9 @@ class _Loader:
         if isinstance(data, cls):
             return data
         if not isinstance(data, dict):
-            self.fail(path, f"expected an object with fields {', '.join(f.name for f in _fields(cls))}, "
-                            f"got {_describe(data)}")
+            self.fail(
+                path, f"expected an object with fields {', '.join(f.name for f in _fields(cls))}, got {_describe(data)}"
+            )
             return None
         hints = _hints(cls)
         known = {f.name for f in _fields(cls)}
@@ -321,8 +324,12 @@ def json_schema(cls: type) -> dict[str, Any]:
         if origin is dict or tp is dict:
             args = get_args(tp)
             return {"type": "object", "additionalProperties": convert(args[1]) if args else {}}
-        return {int: {"type": "integer"}, float: {"type": "number"}, str: {"type": "string"},
-                bool: {"type": "boolean"}}[tp]
+        return {
+            int: {"type": "integer"},
+            float: {"type": "number"},
+            str: {"type": "string"},
+            bool: {"type": "boolean"},
+        }[tp]
 
     root = convert(cls)
     return {"$schema": "https://json-schema.org/draft/2020-12/schema", **root, "$defs": defs}

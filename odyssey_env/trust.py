@@ -84,7 +84,7 @@ def _read_store() -> dict[str, str]:
         raise OSError(f"cannot read the trust store {path}: {exc}") from None
     folders = data.get("folders") if isinstance(data, dict) else None
     if not isinstance(folders, dict) or not all(isinstance(v, str) for v in folders.values()):
-        raise OSError(f"the trust store {path} is damaged: expected {{\"folders\": {{path: sha256}}}}")
+        raise OSError(f'the trust store {path} is damaged: expected {{"folders": {{path: sha256}}}}')
     return folders
 
 
@@ -143,7 +143,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="odyssey trust",
         description="Let a game folder's rules.py run without --trust / game.trust=true. Read the file first: "
-                    "it is Python code. Editing it afterwards withdraws the trust until it is given again.")
+        "it is Python code. Editing it afterwards withdraws the trust until it is given again.",
+    )
     parser.add_argument("folders", nargs="*", metavar="FOLDER", help="game folders to trust")
     parser.add_argument("--forget", action="store_true", help="withdraw trust from the folders instead")
     parser.add_argument("--list", action="store_true", help="list the trusted folders and whether each still matches")
@@ -159,8 +160,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"odyssey trust: {folder} is not a game folder (no world.json)", file=sys.stderr)
                 return 2
             elif not needs_trust(path):
-                print(f"nothing to trust: {path.resolve()} "
-                      f"{'is a shipped game' if is_shipped(path) else 'has no rules.py (data only)'}")
+                print(
+                    f"nothing to trust: {path.resolve()} "
+                    f"{'is a shipped game' if is_shipped(path) else 'has no rules.py (data only)'}"
+                )
             else:
                 print(f"trusted: {path.resolve()} (rules.py sha256 {trust(path)[:16]}...)")
         if args.list:

@@ -25,8 +25,9 @@ def parse_clock(hhmm: str) -> int:
     return int(hours) * 60 + int(minutes)
 
 
-def generate(game: Game, rng: random.Random, agent_ids: tuple[str, ...] = ("player",), *,
-             supply: int = 1) -> WorldState:
+def generate(
+    game: Game, rng: random.Random, agent_ids: tuple[str, ...] = ("player",), *, supply: int = 1
+) -> WorldState:
     """A fresh world for ``agent_ids``. ``supply`` multiplies the supplies a game's author placed (portable
     objects listed in areas, merchants' stock), so that a world shared by several agents can hold what
     each of them needs; random scatter, stations and NPCs are not multiplied."""
@@ -65,15 +66,35 @@ def generate(game: Game, rng: random.Random, agent_ids: tuple[str, ...] = ("play
 
 def new_agent(game: Game, agent_id: str, area: str) -> Agent:
     body = game.spec.agent
-    return Agent(id=agent_id, name=agent_id, area=area, hp=body.hp, max_hp=body.hp,
-                 base_attack=body.attack, attack=body.attack, defense=body.defense, home=area)
+    return Agent(
+        id=agent_id,
+        name=agent_id,
+        area=area,
+        hp=body.hp,
+        max_hp=body.hp,
+        base_attack=body.attack,
+        attack=body.attack,
+        defense=body.defense,
+        home=area,
+    )
 
 
 def spawn_npc(game: Game, state: WorldState, t: NpcType, area: str, origin: str = "world") -> Npc:
     handle = t.name if t.unique else state.new_handle(t.name)
     stock = t.stock if t.merchant else t.drops
-    npc = Npc(handle=handle, type=t.name, area=area, hp=t.hp, max_hp=t.hp, attack=t.attack,
-              defense=t.defense, level=t.level, inventory=dict(stock), coins=t.coins, origin=origin)
+    npc = Npc(
+        handle=handle,
+        type=t.name,
+        area=area,
+        hp=t.hp,
+        max_hp=t.hp,
+        attack=t.attack,
+        defense=t.defense,
+        level=t.level,
+        inventory=dict(stock),
+        coins=t.coins,
+        origin=origin,
+    )
     state.npcs[handle] = npc
     state.areas[area].npcs.append(handle)
     return npc
@@ -84,12 +105,16 @@ def spawnable_enemies(game: Game, max_level: int | None = None) -> list[NpcType]
 
     Common enemies with a positive spawn weight, at most ``max_level`` when given.
     """
-    return [t for t in game.spec.npcs
-            if t.common_enemy and t.spawn_weight > 0 and (max_level is None or t.level <= max_level)]
+    return [
+        t
+        for t in game.spec.npcs
+        if t.common_enemy and t.spawn_weight > 0 and (max_level is None or t.level <= max_level)
+    ]
 
 
-def link(state: WorldState, a: str, b: str, *, locked: bool = False, key: str | None = None,
-         pickable: bool = True) -> None:
+def link(
+    state: WorldState, a: str, b: str, *, locked: bool = False, key: str | None = None, pickable: bool = True
+) -> None:
     state.areas[a].exits[b] = Exit(locked=locked, key=key, pickable=pickable)
     state.areas[b].exits[a] = Exit(locked=locked, key=key, pickable=pickable)
 
@@ -108,8 +133,7 @@ def _connect(game: Game, state: WorldState, rng: random.Random) -> None:
             other = names[rng.randrange(i)]
             if other not in state.areas[names[i]].exits:
                 link(state, names[i], other)
-        pairs = [(x, y) for i, x in enumerate(names) for y in names[i + 1:]
-                 if y not in state.areas[x].exits]
+        pairs = [(x, y) for i, x in enumerate(names) for y in names[i + 1 :] if y not in state.areas[x].exits]
         for x, y in rng.sample(pairs, min(g.extra_links, len(pairs))):
             link(state, x, y)
     bridges = []

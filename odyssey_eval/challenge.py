@@ -35,8 +35,13 @@ MIN_RUNS = 3
 AGGREGATIONS: tuple[str, ...] = ("raw", "normalized")
 
 
-def aggregate(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES, budget: int = 500,
-              min_runs: int = MIN_RUNS, aggregation: str = "raw") -> list[dict[str, Any]]:
+def aggregate(
+    runs: Sequence[Run],
+    games: Sequence[str] = RANKING_GAMES,
+    budget: int = 500,
+    min_runs: int = MIN_RUNS,
+    aggregation: str = "raw",
+) -> list[dict[str, Any]]:
     """Ranked submissions: score, tie-break, per-game means and protocol warnings. A submission with
     no run of any ranking game has no score and is not ranked (see :func:`unranked`).
 
@@ -76,8 +81,10 @@ def aggregate(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES, budget:
                 if m["play_steps"] > budget:
                     warnings.append(f"{where}: {m['play_steps']} play steps exceed the budget {budget}")
                 if m["play_steps"] < budget and not m["terminated"]:
-                    warnings.append(f"{where}: ended after {m['play_steps']} play steps "
-                                    f"({r.results.get('end_reason')}) without completing the quest")
+                    warnings.append(
+                        f"{where}: ended after {m['play_steps']} play steps "
+                        f"({r.results.get('end_reason')}) without completing the quest"
+                    )
                 if not r.results.get("tutorial", True):
                     warnings.append(f"{where}: run without the tutorial")
                 warnings += [f"{where}: {w}" for w in r.warnings]
@@ -88,16 +95,23 @@ def aggregate(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES, budget:
                 **_fraction(game, gruns, warnings if aggregation == "normalized" else []),
             }
         if len({tuple(s) for s in seeds.values()}) > 1:
-            warnings.append("different seeds in different games: " +
-                            "; ".join(f"{g} {s}" for g, s in seeds.items()))
+            warnings.append("different seeds in different games: " + "; ".join(f"{g} {s}" for g, s in seeds.items()))
         if others.get(label):
             warnings.append(f"runs of non-ranking games ignored: {', '.join(sorted(others[label]))}")
         key = "fraction" if aggregation == "normalized" else "main"
         scored = [v[key] for v in per_game.values() if v[key] is not None]
         score = statistics.fmean(scored) if scored else None
         tie = statistics.fmean(v["supplementary"] for v in per_game.values()) if per_game else None
-        table.append({"submission": label, "score": score, "tiebreak": tie, "games": per_game,
-                      "complete": set(per_game) == set(games), "warnings": warnings})
+        table.append(
+            {
+                "submission": label,
+                "score": score,
+                "tiebreak": tie,
+                "games": per_game,
+                "complete": set(per_game) == set(games),
+                "warnings": warnings,
+            }
+        )
     table.sort(key=lambda t: (t["score"] is None, -(t["score"] or 0.0), -(t["tiebreak"] or 0.0), t["submission"]))
     rank = 0
     previous = None
@@ -117,16 +131,22 @@ def _fraction(game: str, runs: Sequence[Run], warnings: list[str]) -> dict[str, 
     known = [(r, n) for r, n in zip(runs, sizes, strict=True) if isinstance(n, int) and n > 0]
     for r, n in zip(runs, sizes, strict=True):
         if not (isinstance(n, int) and n > 0):
-            warnings.append(f"{game} seed {r.results.get('seed')}: its trajectory records no main-quest size, "
-                            "so it cannot be normalised (left out of the fraction)")
+            warnings.append(
+                f"{game} seed {r.results.get('seed')}: its trajectory records no main-quest size, "
+                "so it cannot be normalised (left out of the fraction)"
+            )
     distinct = sorted({n for _, n in known})
     if len(distinct) > 1:
-        warnings.append(f"{game}: runs report main quests of different sizes ({', '.join(map(str, distinct))} "
-                        "stages); each run is normalised by its own")
+        warnings.append(
+            f"{game}: runs report main quests of different sizes ({', '.join(map(str, distinct))} "
+            "stages); each run is normalised by its own"
+        )
     if not known:
         return {"stages": None, "fraction": None}
-    return {"stages": distinct[0] if len(distinct) == 1 else None,
-            "fraction": statistics.fmean(r.metrics["main_reward"] / n for r, n in known)}
+    return {
+        "stages": distinct[0] if len(distinct) == 1 else None,
+        "fraction": statistics.fmean(r.metrics["main_reward"] / n for r, n in known),
+    }
 
 
 def unranked(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES) -> list[str]:
@@ -149,9 +169,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--games", nargs="+", default=list(RANKING_GAMES), help="ranking games")
     parser.add_argument("--budget", type=int, default=500, help="play steps per run (protocol)")
     parser.add_argument("--min-runs", type=int, default=MIN_RUNS, help="runs per game the protocol asks for")
-    parser.add_argument("--aggregate", choices=AGGREGATIONS, default="raw",
-                        help="raw: mean stages completed, the challenge's score (games with more stages weigh "
-                             "more); normalized: mean fraction of each game's stages")
+    parser.add_argument(
+        "--aggregate",
+        choices=AGGREGATIONS,
+        default="raw",
+        help="raw: mean stages completed, the challenge's score (games with more stages weigh "
+        "more); normalized: mean fraction of each game's stages",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     args = parser.parse_args(argv)
     try:
@@ -165,27 +189,49 @@ def main(argv: Sequence[str] | None = None) -> int:
     unknown = unknown_games(runs, args.games)
     if unknown:
         played = ", ".join(sorted({r.game for r in runs}))
-        print(f"odyssey challenge: no game {', '.join(map(repr, unknown))}: it is not a shipped game and no run "
-              f"played it (the runs played: {played})", file=sys.stderr)
+        print(
+            f"odyssey challenge: no game {', '.join(map(repr, unknown))}: it is not a shipped game and no run "
+            f"played it (the runs played: {played})",
+            file=sys.stderr,
+        )
         return 2
     table = aggregate(runs, args.games, args.budget, args.min_runs, args.aggregate)
     left_out = unranked(runs, args.games)
     if args.json:
-        print(json.dumps({"games": args.games, "budget": args.budget, "aggregation": args.aggregate,
-                          "ranking": table, "unranked": left_out, "unfinished": [str(p) for p in unfinished]},
-                         indent=1))
+        print(
+            json.dumps(
+                {
+                    "games": args.games,
+                    "budget": args.budget,
+                    "aggregation": args.aggregate,
+                    "ranking": table,
+                    "unranked": left_out,
+                    "unfinished": [str(p) for p in unfinished],
+                },
+                indent=1,
+            )
+        )
         return 0
     if not table:
-        print(f"odyssey challenge: no finished run played {', '.join(args.games)} (the runs played: "
-              f"{', '.join(sorted({r.game for r in runs}))})", file=sys.stderr)
+        print(
+            f"odyssey challenge: no finished run played {', '.join(args.games)} (the runs played: "
+            f"{', '.join(sorted({r.game for r in runs}))})",
+            file=sys.stderr,
+        )
         return 1
     normalized = args.aggregate == "normalized"
-    what = ("mean fraction of each game's main-quest stages (every game weighs the same)" if normalized
-            else "mean raw main-quest reward")
-    print(f"TTCL challenge: ranking games {', '.join(args.games)}; score = {what}; "
-          f"tie-break = mean supplementary reward; budget {args.budget} play steps")
+    what = (
+        "mean fraction of each game's main-quest stages (every game weighs the same)"
+        if normalized
+        else "mean raw main-quest reward"
+    )
+    print(
+        f"TTCL challenge: ranking games {', '.join(args.games)}; score = {what}; "
+        f"tie-break = mean supplementary reward; budget {args.budget} play steps"
+    )
     header = f"{'rank':>4}  {'submission':<32} {'score':>7} {'tiebreak':>8}  " + "  ".join(
-        f"{g + ' main/sup (n)':>24}" for g in args.games)
+        f"{g + ' main/sup (n)':>24}" for g in args.games
+    )
     print(header)
     print("-" * len(header))
     for t in table:

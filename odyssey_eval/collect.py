@@ -26,10 +26,22 @@ from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
 __all__ = ["Run", "find_run_dirs", "game_facts", "load_runs"]
 
 #: The stored metrics reports read, when they cannot recompute them.
-STORED_METRICS = ("play_steps", "terminated", "main_reward", "supplementary_reward", "object_exploration",
-                  "action_exploration", "action_diversity", "action_diversity_windows",
-                  "action_diversity_window_mean", "invalid_action_rate", "tokens_per_step", "total_tokens",
-                  "decision_time_mean", "tutorial")
+STORED_METRICS = (
+    "play_steps",
+    "terminated",
+    "main_reward",
+    "supplementary_reward",
+    "object_exploration",
+    "action_exploration",
+    "action_diversity",
+    "action_diversity_windows",
+    "action_diversity_window_mean",
+    "invalid_action_rate",
+    "tokens_per_step",
+    "total_tokens",
+    "decision_time_mean",
+    "tutorial",
+)
 
 
 @dataclass
@@ -143,15 +155,21 @@ def load_run(path: Path, *, cell_path: Path | None = None) -> Run:
         metrics = results["metrics"]
         missing = [k for k in STORED_METRICS if k not in metrics]
         if missing:
-            raise RunDirError(f"{rd.results_file} is damaged (metrics lack {', '.join(missing)}); remove the run "
-                              "directory")
-        warnings.append(f"the run recorded no facts of game {results['game']!r} and it is not a shipped game; "
-                        "using stored metrics")
+            raise RunDirError(
+                f"{rd.results_file} is damaged (metrics lack {', '.join(missing)}); remove the run directory"
+            )
+        warnings.append(
+            f"the run recorded no facts of game {results['game']!r} and it is not a shipped game; using stored metrics"
+        )
     else:
         stop = results["metrics"].get("stop_decision_tokens")
         stop_calls = results["metrics"].get("stop_decision_calls")
-        metrics = compute_metrics(traj, facts, stop_tokens=stop if isinstance(stop, list) else None,
-                                  stop_calls=stop_calls if isinstance(stop_calls, dict) else None)
+        metrics = compute_metrics(
+            traj,
+            facts,
+            stop_tokens=stop if isinstance(stop, list) else None,
+            stop_calls=stop_calls if isinstance(stop_calls, dict) else None,
+        )
     for key in ("main_reward", "supplementary_reward", "play_steps"):
         if results.get(key) != metrics.get(key):
             warnings.append(f"results.json says {key}={results.get(key)}, the trajectory gives {metrics.get(key)}")

@@ -30,8 +30,24 @@ __all__ = ["arc_diagram_html", "filter_graph", "load_graph", "main", "pair_count
 
 #: Arcs drawn at most; beyond it the longest-range ones are kept (they are what the diagram is for).
 MAX_ARCS = 4000
-_PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f",
-            "#bcbd22", "#17becf", "#393b79", "#637939", "#8c6d31", "#843c39", "#7b4173", "#3182bd")
+_PALETTE = (
+    "#1f77b4",
+    "#ff7f0e",
+    "#2ca02c",
+    "#d62728",
+    "#9467bd",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+    "#393b79",
+    "#637939",
+    "#8c6d31",
+    "#843c39",
+    "#7b4173",
+    "#3182bd",
+)
 
 
 def load_graph(path: str | Path) -> dict[str, Any]:
@@ -68,8 +84,14 @@ def _norm(pair: str) -> str:
     return " -> ".join(part.strip() for part in re.split(r"\s*->\s*", pair.strip()))
 
 
-def filter_graph(graph: Mapping[str, Any], *, include: Iterable[str] | None = None, exclude: Iterable[str] = (),
-                 include_world: bool = False, agent: str | None = None) -> dict[str, Any]:
+def filter_graph(
+    graph: Mapping[str, Any],
+    *,
+    include: Iterable[str] | None = None,
+    exclude: Iterable[str] = (),
+    include_world: bool = False,
+    agent: str | None = None,
+) -> dict[str, Any]:
     """The edges whose verb pair is in ``include`` (all when None) and not in ``exclude``; edges from
     the generated world (node 0) only with ``include_world``; only ``agent``'s actions' edges when given."""
     wanted = {_norm(p) for p in include} if include is not None else None
@@ -110,8 +132,10 @@ def _arcs(graph: Mapping[str, Any], max_arcs: int) -> tuple[list[tuple[int, int,
     for e in graph["edges"]:
         src, dst = names[e["src"]], names[e["dst"]]
         who = f" ({dst['agent']})" if dst.get("agent") else ""
-        tip = (f"{src.get('command') or src['name']} @{src['step']} -> {dst.get('command') or dst['name']} "
-               f"@{dst['step']}{who}: {e['how']} {e['units']} {e['object']}")
+        tip = (
+            f"{src.get('command') or src['name']} @{src['step']} -> {dst.get('command') or dst['name']} "
+            f"@{dst['step']}{who}: {e['how']} {e['units']} {e['object']}"
+        )
         arcs.append((src["step"], dst["step"], _pair(names, e), tip))
     dropped = max(0, len(arcs) - max_arcs)
     if dropped:
@@ -119,8 +143,9 @@ def _arcs(graph: Mapping[str, Any], max_arcs: int) -> tuple[list[tuple[int, int,
     return arcs, dropped
 
 
-def to_svg(graph: Mapping[str, Any], *, width: int = 1100, max_arcs: int = MAX_ARCS,
-           colors: Mapping[str, str] | None = None) -> str:
+def to_svg(
+    graph: Mapping[str, Any], *, width: int = 1100, max_arcs: int = MAX_ARCS, colors: Mapping[str, str] | None = None
+) -> str:
     """The arc diagram as a standalone SVG document (arcs carry ``data-pair``; hover shows the edge)."""
     arcs, dropped = _arcs(graph, max_arcs)
     colors = dict(colors or _colors(pair_counts(graph)))
@@ -130,25 +155,32 @@ def to_svg(graph: Mapping[str, Any], *, width: int = 1100, max_arcs: int = MAX_A
     margin, height = 30, 340
     base = height - 30
     scale = (width - 2 * margin) / span
-    out = [f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
-           f'font-family="sans-serif" font-size="11" role="img">',
-           f'<line x1="{margin}" y1="{base}" x2="{width - margin}" y2="{base}" stroke="#999"/>']
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width} {height}" width="100%" '
+        f'font-family="sans-serif" font-size="11" role="img">',
+        f'<line x1="{margin}" y1="{base}" x2="{width - margin}" y2="{base}" stroke="#999"/>',
+    ]
     ticks = _ticks(first, last)
     for t in ticks:
         x = margin + (t - first) * scale
-        out.append(f'<line x1="{x:.1f}" y1="{base}" x2="{x:.1f}" y2="{base + 5}" stroke="#999"/>'
-                   f'<text x="{x:.1f}" y="{base + 17}" text-anchor="middle" fill="#555">{t}</text>')
+        out.append(
+            f'<line x1="{x:.1f}" y1="{base}" x2="{x:.1f}" y2="{base + 5}" stroke="#999"/>'
+            f'<text x="{x:.1f}" y="{base + 17}" text-anchor="middle" fill="#555">{t}</text>'
+        )
     out.append(f'<text x="{width - margin}" y="{height - 2}" text-anchor="end" fill="#555">step</text>')
     for a, b, pair, tip in arcs:
         x1, x2 = margin + (a - first) * scale, margin + (b - first) * scale
         r = max((x2 - x1) / 2, 1.5)
         h = min(r, base - 10)
-        out.append(f'<path data-pair="{html.escape(pair)}" d="M{x1:.1f},{base} A{r:.1f},{h:.1f} 0 0 1 '
-                   f'{x1 + 2 * r:.1f},{base}" fill="none" stroke="{colors.get(pair, "#888")}" '
-                   f'stroke-opacity="0.55"><title>{html.escape(tip)}</title></path>')
+        out.append(
+            f'<path data-pair="{html.escape(pair)}" d="M{x1:.1f},{base} A{r:.1f},{h:.1f} 0 0 1 '
+            f'{x1 + 2 * r:.1f},{base}" fill="none" stroke="{colors.get(pair, "#888")}" '
+            f'stroke-opacity="0.55"><title>{html.escape(tip)}</title></path>'
+        )
     if dropped:
-        out.append(f'<text x="{margin}" y="14" fill="#8a4b00">{dropped} shorter arcs not drawn '
-                   f"(over {max_arcs})</text>")
+        out.append(
+            f'<text x="{margin}" y="14" fill="#8a4b00">{dropped} shorter arcs not drawn (over {max_arcs})</text>'
+        )
     out.append("</svg>")
     return "\n".join(out)
 
@@ -174,30 +206,39 @@ def arc_diagram_html(graph: Mapping[str, Any], ident: str, *, max_arcs: int = MA
     box = re.sub(r"[^A-Za-z0-9_-]", "_", ident)
     legend = "".join(
         f"<label style='margin-right:.8rem;white-space:nowrap'><input type='checkbox' checked "
-        f"data-pair=\"{html.escape(pair)}\" onchange=\"odysseyPair('{box}',this)\">"
+        f'data-pair="{html.escape(pair)}" onchange="odysseyPair(\'{box}\',this)">'
         f"<span style='color:{colors[pair]}'>&#9632;</span> {html.escape(pair)} ({n})</label> "
-        for pair, n in counts.items())
+        for pair, n in counts.items()
+    )
     nodes = len(graph["nodes"])
-    return (f"<div id='{box}' class='depgraph'><p class='note'>{len(graph['edges'])} dependencies between "
-            f"{nodes} actions and rule applications; an arc joins the action that produced or last moved an "
-            "object to the one that used or consumed it. Untick a verb pair to hide it.</p>"
-            f"<div style='font-size:.8rem'>{legend}</div>{to_svg(graph, max_arcs=max_arcs, colors=colors)}"
-            f"<details><summary>Mermaid (verb pairs)</summary><pre>{html.escape(to_mermaid(graph))}</pre></details>"
-            "</div>")
+    return (
+        f"<div id='{box}' class='depgraph'><p class='note'>{len(graph['edges'])} dependencies between "
+        f"{nodes} actions and rule applications; an arc joins the action that produced or last moved an "
+        "object to the one that used or consumed it. Untick a verb pair to hide it.</p>"
+        f"<div style='font-size:.8rem'>{legend}</div>{to_svg(graph, max_arcs=max_arcs, colors=colors)}"
+        f"<details><summary>Mermaid (verb pairs)</summary><pre>{html.escape(to_mermaid(graph))}</pre></details>"
+        "</div>"
+    )
 
 
 #: The one script a page of arc diagrams needs (add it once).
-TOGGLE_SCRIPT = ("<script>function odysseyPair(box,cb){var p=cb.getAttribute('data-pair');"
-                 "document.getElementById(box).querySelectorAll('path[data-pair]').forEach(function(e){"
-                 "if(e.getAttribute('data-pair')===p){e.style.display=cb.checked?'':'none';}});}</script>")
+TOGGLE_SCRIPT = (
+    "<script>function odysseyPair(box,cb){var p=cb.getAttribute('data-pair');"
+    "document.getElementById(box).querySelectorAll('path[data-pair]').forEach(function(e){"
+    "if(e.getAttribute('data-pair')===p){e.style.display=cb.checked?'':'none';}});}</script>"
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m odyssey_eval.depgraph", description=__doc__.split("\n\n")[0])
     parser.add_argument("graph", help="a run directory or a dependency_graph.json")
     parser.add_argument("--format", choices=("svg", "mermaid", "pairs", "html"), default="pairs")
-    parser.add_argument("--include", action="append", metavar="PAIR", help='keep only this verb pair, e.g. '
-                        '"pick up -> craft" (repeatable)')
+    parser.add_argument(
+        "--include",
+        action="append",
+        metavar="PAIR",
+        help='keep only this verb pair, e.g. "pick up -> craft" (repeatable)',
+    )
     parser.add_argument("--exclude", action="append", default=[], metavar="PAIR", help="drop this verb pair")
     parser.add_argument("--agent", help="only the edges touching this agent's actions")
     parser.add_argument("--world", action="store_true", help="keep the edges from the generated world")
@@ -208,8 +249,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (FileNotFoundError, ValueError) as exc:
         print(f"depgraph: {exc}", file=sys.stderr)
         return 2
-    graph = filter_graph(graph, include=args.include, exclude=args.exclude, include_world=args.world,
-                         agent=args.agent)
+    graph = filter_graph(graph, include=args.include, exclude=args.exclude, include_world=args.world, agent=args.agent)
     if args.format == "pairs":
         text = "".join(f"{n:6d}  {pair}\n" for pair, n in pair_counts(graph).items())
     elif args.format == "mermaid":
@@ -217,8 +257,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.format == "svg":
         text = to_svg(graph)
     else:
-        text = (f"<!doctype html><html><head><meta charset='utf-8'><title>dependency graph</title></head><body>"
-                f"{arc_diagram_html(graph, 'g')}{TOGGLE_SCRIPT}</body></html>")
+        text = (
+            f"<!doctype html><html><head><meta charset='utf-8'><title>dependency graph</title></head><body>"
+            f"{arc_diagram_html(graph, 'g')}{TOGGLE_SCRIPT}</body></html>"
+        )
     if args.output:
         args.output.write_text(text, encoding="utf-8")
     else:

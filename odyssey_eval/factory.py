@@ -31,8 +31,7 @@ from odyssey_agents.registry import AgentUnavailable, agent_class
 __all__ = ["AgentUnavailable", "ConfigError", "build_agent"]
 
 
-def build_agent(agent_cfg: Mapping[str, Any], llm_cfg: Mapping[str, Any] | None = None, *,
-                seed: int = 0) -> Agent:
+def build_agent(agent_cfg: Mapping[str, Any], llm_cfg: Mapping[str, Any] | None = None, *, seed: int = 0) -> Agent:
     """Build the agent a cell asks for (see the module docstring for the contract)."""
     params = dict(agent_cfg)
     name = params.pop("name", None)
@@ -51,10 +50,11 @@ def build_agent(agent_cfg: Mapping[str, Any], llm_cfg: Mapping[str, Any] | None 
     accepted = keyword_options(cls)
     unknown = sorted(set(params) - accepted)
     if unknown:
-        raise ConfigError(f"agent {name!r} has no parameter(s) {', '.join(unknown)}; "
-                          f"it takes: {', '.join(sorted(accepted)) or 'nothing'}")
+        raise ConfigError(
+            f"agent {name!r} has no parameter(s) {', '.join(unknown)}; "
+            f"it takes: {', '.join(sorted(accepted)) or 'nothing'}"
+        )
     try:
         return cls(**params)
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"cannot build agent {name!r}: {exc}") from exc
-

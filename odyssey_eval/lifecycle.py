@@ -41,9 +41,28 @@ from odyssey_eval.trajectory import JsonlWriter, TrajectoryError, read_trajector
 if TYPE_CHECKING:
     from odyssey_env.game import Game
 
-__all__ = ["KILL_AFTER_ENV", "RESULTS_FORMAT", "STOPPING", "CellOutcome", "RunError", "RunInterrupted", "begin",
-           "cadence", "checked", "draw_questions", "eval_settings", "open_files", "open_game", "play", "qa_summary",
-           "reopen_files", "sanitize", "stopped", "stored_questions", "versions"]
+__all__ = [
+    "KILL_AFTER_ENV",
+    "RESULTS_FORMAT",
+    "STOPPING",
+    "CellOutcome",
+    "RunError",
+    "RunInterrupted",
+    "begin",
+    "cadence",
+    "checked",
+    "draw_questions",
+    "eval_settings",
+    "open_files",
+    "open_game",
+    "play",
+    "qa_summary",
+    "reopen_files",
+    "sanitize",
+    "stopped",
+    "stored_questions",
+    "versions",
+]
 
 #: Test hook: a process that has written this many steps kills itself with SIGKILL (no cleanup), so
 #: tests can prove that resuming after a real kill ends where an uninterrupted run ends.
@@ -75,10 +94,16 @@ class Playable(Protocol):
 #: ``conf/eval/default.yaml`` as a dict: cells take plain dicts without Hydra (Python, tests, benchmarks),
 #: and fill in what they leave out from here. A test keeps the two equal.
 _DEFAULT_EVAL: dict[str, Any] = {
-    "output_dir": "runs", "checkpoint_every": 25, "checkpoint_min_seconds": 5.0, "checkpoint_max_seconds": 60.0,
+    "output_dir": "runs",
+    "checkpoint_every": 25,
+    "checkpoint_min_seconds": 5.0,
+    "checkpoint_max_seconds": 60.0,
     "keep_checkpoints": 2,
     "overwrite": False,
-    "progress": "auto", "tag": "", "max_tutorial_steps": 1000, "dependency_graph": False,
+    "progress": "auto",
+    "tag": "",
+    "max_tutorial_steps": 1000,
+    "dependency_graph": False,
     "qa": {"enabled": True, "every": 0, "world_knowledge": 5, "episodic": 3, "choices": 4},
 }
 
@@ -157,13 +182,21 @@ def cadence(ev: Mapping[str, Any], interactive: bool) -> tuple[int, Any, int]:
     """(checkpoint every N steps, progress setting, step to be killed after or -1). A person at the
     keyboard gets a checkpoint after every step and no progress bar over the game's text."""
     kill = os.environ.get(KILL_AFTER_ENV)
-    return (1 if interactive else max(1, int(ev["checkpoint_every"])), False if interactive else ev["progress"],
-            int(kill) if kill else -1)
+    return (
+        1 if interactive else max(1, int(ev["checkpoint_every"])),
+        False if interactive else ev["progress"],
+        int(kill) if kill else -1,
+    )
 
 
 # ---------------------------------------------------------------------------- the lock, skip or play
-def play(cfg: Mapping[str, Any], key: Mapping[str, Any], rd: RunDir, build: Callable[[], Playable],
-         log: Callable[[str], None]) -> CellOutcome:
+def play(
+    cfg: Mapping[str, Any],
+    key: Mapping[str, Any],
+    rd: RunDir,
+    build: Callable[[], Playable],
+    log: Callable[[str], None],
+) -> CellOutcome:
     """Skip the cell if it finished, else build it (a mistake in its game or agents leaves no trace on
     disk) and play or resume it while holding its lock."""
     overwrite = cfg["eval"]["overwrite"]
@@ -204,8 +237,9 @@ def open_game(game_cfg: Mapping[str, Any], rd: RunDir, *, overwrite: bool) -> tu
     return game, content_digest(game.path), GameFacts.of(game)
 
 
-def begin(rd: RunDir, key: Mapping[str, Any], config_yaml: str | None, content: Mapping[str, str],
-          facts: GameFacts) -> None:
+def begin(
+    rd: RunDir, key: Mapping[str, Any], config_yaml: str | None, content: Mapping[str, str], facts: GameFacts
+) -> None:
     """Write ``cell.json`` (with what reading the results will need of the game) and ``config.yaml``."""
     rd.start(key, config_yaml, content=content, facts=facts.to_dict())
     if rd.checkpoints.exists():  # left by a run killed before its first checkpoint completed
@@ -220,8 +254,9 @@ def open_files(rd: RunDir, reset_line: Mapping[str, Any]) -> tuple[JsonlWriter, 
     return writer, JsonlWriter(rd.qa)
 
 
-def reopen_files(rd: RunDir, saved: Mapping[str, Any], checkpoint: str
-                 ) -> tuple[dict[str, Any], list[dict[str, Any]], JsonlWriter, JsonlWriter]:
+def reopen_files(
+    rd: RunDir, saved: Mapping[str, Any], checkpoint: str
+) -> tuple[dict[str, Any], list[dict[str, Any]], JsonlWriter, JsonlWriter]:
     """The reset line and the step lines (without observations, as the loop keeps them) that checkpoint
     ``checkpoint`` had seen, and the trajectory and QA files cut back to its byte counts (``saved``)."""
     _check_length(rd.trajectory, saved["trajectory_bytes"], checkpoint)
@@ -232,8 +267,12 @@ def reopen_files(rd: RunDir, saved: Mapping[str, Any], checkpoint: str
         raise RunDirError(f"{exc}: the run directory is damaged (rerun with eval.overwrite=true)") from None
     for step in seen.steps:
         del step["observation"]
-    return (seen.reset, seen.steps, JsonlWriter(rd.trajectory, truncate_to=saved["trajectory_bytes"]),
-            JsonlWriter(rd.qa, truncate_to=saved["qa_bytes"]))
+    return (
+        seen.reset,
+        seen.steps,
+        JsonlWriter(rd.trajectory, truncate_to=saved["trajectory_bytes"]),
+        JsonlWriter(rd.qa, truncate_to=saved["qa_bytes"]),
+    )
 
 
 def _check_length(path: Path, size: int, checkpoint: str) -> None:
@@ -242,8 +281,10 @@ def _check_length(path: Path, size: int, checkpoint: str) -> None:
     with zero bytes). Saying so now beats a run that fails at its end."""
     have = path.stat().st_size if path.exists() else 0
     if have < size:
-        raise RunDirError(f"{path} is shorter than checkpoint {checkpoint} recorded; the run directory is "
-                          "damaged (rerun with eval.overwrite=true)")
+        raise RunDirError(
+            f"{path} is shorter than checkpoint {checkpoint} recorded; the run directory is "
+            "damaged (rerun with eval.overwrite=true)"
+        )
 
 
 # ---------------------------------------------------------------------------- questions
@@ -251,12 +292,18 @@ def draw_questions(game: Game, seed: int, tutorial: bool, qa: Mapping[str, Any])
     """A cell's World-Knowledge questions: a function of the game, the seed and the QA settings."""
     from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
 
-    return world_knowledge_questions(game, initial_world(game, seed, tutorial), seed,
-                                     per_template=int(qa["world_knowledge"]), n_choices=int(qa["choices"]))
+    return world_knowledge_questions(
+        game,
+        initial_world(game, seed, tutorial),
+        seed,
+        per_template=int(qa["world_knowledge"]),
+        n_choices=int(qa["choices"]),
+    )
 
 
-def stored_questions(rd: RunDir, draw: Callable[[], list[Question]], asked_in: Iterable[RunDir],
-                     log: Callable[[str], None]) -> list[Question]:
+def stored_questions(
+    rd: RunDir, draw: Callable[[], list[Question]], asked_in: Iterable[RunDir], log: Callable[[str], None]
+) -> list[Question]:
     """The questions written at the start; if the file was lost, the same ones drawn again (they are
     seeded), checked against what the before-play rounds recorded (``asked_in``: the run directories
     whose ``qa.jsonl`` holds them), and written back. Never none: that would silently drop the
@@ -266,23 +313,26 @@ def stored_questions(rd: RunDir, draw: Callable[[], list[Question]], asked_in: I
         try:
             return [Question.from_dict(d) for d in rd.questions()]
         except (TypeError, KeyError, AttributeError) as exc:
-            raise RunDirError(f"{path} is damaged ({type(exc).__name__}: {exc}); remove the run directory "
-                              "or rerun with eval.overwrite=true") from None
+            raise RunDirError(
+                f"{path} is damaged ({type(exc).__name__}: {exc}); remove the run directory "
+                "or rerun with eval.overwrite=true"
+            ) from None
     questions = draw()
     drawn = [(q.id, q.answer) for q in questions]
     for where in asked_in:
         asked = next((r for r in where.qa_rounds() if r.get("kind") == "world_knowledge"), None)
         if asked is not None and [(a.get("id"), a.get("answer")) for a in asked.get("answers", [])] != drawn:
-            raise RunDirError(f"{path} is missing and the questions drawn again differ from those asked before "
-                              "play; rerun with eval.overwrite=true to start over")
+            raise RunDirError(
+                f"{path} is missing and the questions drawn again differ from those asked before "
+                "play; rerun with eval.overwrite=true to start over"
+            )
     rd.write_questions([q.to_dict() for q in questions])
     log(f"{path.name} was missing: drew the same {len(questions)} questions again (they are seeded)")
     return questions
 
 
 # ---------------------------------------------------------------------------- stopping and finishing
-def stopped(exc: BaseException, rd: RunDir, step: int, writers: Iterable[JsonlWriter | None],
-            counter: str) -> NoReturn:
+def stopped(exc: BaseException, rd: RunDir, step: int, writers: Iterable[JsonlWriter | None], counter: str) -> NoReturn:
     """Close the run files and raise the one line for a run stopped by Ctrl-C or its model
     (:class:`RunInterrupted`, :class:`RunError`), naming the step the same command resumes from.
     ``counter`` is the checkpoint's step counter (``total`` for one agent, ``cycles`` for several)."""

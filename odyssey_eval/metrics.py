@@ -197,8 +197,12 @@ def normalized_combined(curves: Sequence[tuple[Sequence[float], Sequence[float]]
     m_sup = max((max(s, default=0) for _, s in curves), default=0)
     out = []
     for main, sup in curves:
-        out.append([0.5 * ((a / m_main if m_main else 0.0) + (b / m_sup if m_sup else 0.0))
-                    for a, b in zip(main, sup, strict=True)])
+        out.append(
+            [
+                0.5 * ((a / m_main if m_main else 0.0) + (b / m_sup if m_sup else 0.0))
+                for a, b in zip(main, sup, strict=True)
+            ]
+        )
     return out
 
 
@@ -214,14 +218,23 @@ def _tokens(steps: Iterable[dict[str, Any]]) -> tuple[int, int]:
 def tutorial_summary(traj: Trajectory) -> dict[str, Any]:
     steps = traj.tutorial
     i, o = _tokens(steps)
-    return {"steps": len(steps), "invalid_actions": sum(bool(s.get("invalid")) for s in steps),
-            "input_tokens": i, "output_tokens": o,
-            "decision_time": round(sum(s.get("decision_time", 0.0) for s in steps), 6)}
+    return {
+        "steps": len(steps),
+        "invalid_actions": sum(bool(s.get("invalid")) for s in steps),
+        "input_tokens": i,
+        "output_tokens": o,
+        "decision_time": round(sum(s.get("decision_time", 0.0) for s in steps), 6),
+    }
 
 
-def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = WINDOW,
-                    stop_tokens: Sequence[int] | None = None,
-                    stop_calls: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
+def compute_metrics(
+    traj: Trajectory,
+    game: Game | GameFacts,
+    *,
+    window: int = WINDOW,
+    stop_tokens: Sequence[int] | None = None,
+    stop_calls: Mapping[str, Mapping[str, int]] | None = None,
+) -> dict[str, Any]:
     """Every per-run metric of the paper, from one trajectory (see the module docstring).
 
     ``stop_tokens`` ([input, output]) are the model calls of a decision to stop the episode: no step
@@ -268,18 +281,45 @@ def compute_metrics(traj: Trajectory, game: Game | GameFacts, *, window: int = W
     if stop_calls:
         _add_calls(purposes, stop_calls)
     facts = game if isinstance(game, GameFacts) else GameFacts.of(game)
-    return _assemble(facts, window, n=n, terminated=bool(traj.steps and traj.steps[-1].get("terminated")),
-                     totals=totals, acquired=acquired, verbs=action_verbs(play, facts), stages=main_quest_size(traj),
-                     invalid=invalid, malformed=malformed, tokens=(tokens_in, tokens_out), purposes=purposes,
-                     decision=decision, tutorial=tutorial_summary(traj), stop_tokens=stop_tokens,
-                     stop_calls=stop_calls)
+    return _assemble(
+        facts,
+        window,
+        n=n,
+        terminated=bool(traj.steps and traj.steps[-1].get("terminated")),
+        totals=totals,
+        acquired=acquired,
+        verbs=action_verbs(play, facts),
+        stages=main_quest_size(traj),
+        invalid=invalid,
+        malformed=malformed,
+        tokens=(tokens_in, tokens_out),
+        purposes=purposes,
+        decision=decision,
+        tutorial=tutorial_summary(traj),
+        stop_tokens=stop_tokens,
+        stop_calls=stop_calls,
+    )
 
 
-def _assemble(facts: GameFacts, window: int, *, n: int, terminated: bool, totals: dict[str, int],
-              acquired: Iterable[str], verbs: Sequence[str], stages: int | None, invalid: int, malformed: int,
-              tokens: tuple[int, int], purposes: Mapping[str, dict[str, int]], decision: float,
-              tutorial: dict[str, Any], stop_tokens: Sequence[int] | None,
-              stop_calls: Mapping[str, Mapping[str, int]] | None) -> dict[str, Any]:
+def _assemble(
+    facts: GameFacts,
+    window: int,
+    *,
+    n: int,
+    terminated: bool,
+    totals: dict[str, int],
+    acquired: Iterable[str],
+    verbs: Sequence[str],
+    stages: int | None,
+    invalid: int,
+    malformed: int,
+    tokens: tuple[int, int],
+    purposes: Mapping[str, dict[str, int]],
+    decision: float,
+    tutorial: dict[str, Any],
+    stop_tokens: Sequence[int] | None,
+    stop_calls: Mapping[str, Mapping[str, int]] | None,
+) -> dict[str, Any]:
     """The metrics dict from what a pass over the play steps gathered (by :func:`compute_metrics` over
     a whole trajectory, or by :class:`RunningMetrics` as the run went)."""
     tokens_in, tokens_out = tokens
@@ -412,8 +452,9 @@ class RunningMetrics:
         self._tutorial_out += b
         self._tutorial_seconds.append(s.get("decision_time", 0.0))
 
-    def metrics(self, *, stop_tokens: Sequence[int] | None = None,
-                stop_calls: Mapping[str, Mapping[str, int]] | None = None) -> dict[str, Any]:
+    def metrics(
+        self, *, stop_tokens: Sequence[int] | None = None, stop_calls: Mapping[str, Mapping[str, int]] | None = None
+    ) -> dict[str, Any]:
         """The metrics of the steps added so far (``stop_tokens``, ``stop_calls``: as for
         :func:`compute_metrics`)."""
         tokens_in, tokens_out = self.tokens_in, self.tokens_out
@@ -423,13 +464,31 @@ class RunningMetrics:
             tokens_out += stop_tokens[1]
         if stop_calls:
             _add_calls(purposes, stop_calls)
-        tutorial = {"steps": self._tutorial_steps, "invalid_actions": self._tutorial_invalid,
-                    "input_tokens": self._tutorial_in, "output_tokens": self._tutorial_out,
-                    "decision_time": round(sum(self._tutorial_seconds), 6)}
-        return _assemble(self.facts, self.window, n=self.n, terminated=self.terminated, totals=dict(self.totals),
-                         acquired=self.acquired, verbs=self.verbs, stages=self.stages, invalid=self.invalid,
-                         malformed=self.malformed, tokens=(tokens_in, tokens_out), purposes=purposes,
-                         decision=self.decision, tutorial=tutorial, stop_tokens=stop_tokens, stop_calls=stop_calls)
+        tutorial = {
+            "steps": self._tutorial_steps,
+            "invalid_actions": self._tutorial_invalid,
+            "input_tokens": self._tutorial_in,
+            "output_tokens": self._tutorial_out,
+            "decision_time": round(sum(self._tutorial_seconds), 6),
+        }
+        return _assemble(
+            self.facts,
+            self.window,
+            n=self.n,
+            terminated=self.terminated,
+            totals=dict(self.totals),
+            acquired=self.acquired,
+            verbs=self.verbs,
+            stages=self.stages,
+            invalid=self.invalid,
+            malformed=self.malformed,
+            tokens=(tokens_in, tokens_out),
+            purposes=purposes,
+            decision=self.decision,
+            tutorial=tutorial,
+            stop_tokens=stop_tokens,
+            stop_calls=stop_calls,
+        )
 
 
 def main_quest_size(traj: Trajectory) -> int | None:

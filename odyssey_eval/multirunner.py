@@ -45,8 +45,7 @@ from odyssey_eval.qa.questions import Question
 from odyssey_eval.rundir import DEPENDENCY_GRAPH, RunDir, RunDirError, cell_key, run_path, slug
 from odyssey_eval.trajectory import JsonlWriter, reset_record, step_record
 
-__all__ = ["AGENTS_DIR", "MULTIAGENT_DEFAULTS", "multi_cell_key", "multi_run_path",
-           "resolve_agents", "run_multi_cell"]
+__all__ = ["AGENTS_DIR", "MULTIAGENT_DEFAULTS", "multi_cell_key", "multi_run_path", "resolve_agents", "run_multi_cell"]
 
 AGENTS_DIR = "agents"
 #: ``multiagent`` settings of a cell when the config leaves them out (as ``conf/run.yaml`` has them).
@@ -90,8 +89,11 @@ def multi_cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """What makes a multi-agent cell what it is: the single-agent key, with the agents in place of the agent."""
     key = cell_key({**cfg, "agent": {"name": "multi"}})
     del key["agent"]
-    return {"agents": [{k: v for k, v in a.items() if v is not None} for a in resolve_agents(cfg["agents"])],
-            **key, "multiagent": _settings(cfg)}
+    return {
+        "agents": [{k: v for k, v in a.items() if v is not None} for a in resolve_agents(cfg["agents"])],
+        **key,
+        "multiagent": _settings(cfg),
+    }
 
 
 def multi_run_path(cfg: Mapping[str, Any]) -> Path:
@@ -108,8 +110,9 @@ def _path(cfg: Mapping[str, Any]) -> Path:
     return single.parents[1] / "--".join(names) / single.parent.name / single.name
 
 
-def run_multi_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None,
-                   log: Callable[[str], None] = print) -> CellOutcome:
+def run_multi_cell(
+    cfg: Mapping[str, Any], *, config_yaml: str | None = None, log: Callable[[str], None] = print
+) -> CellOutcome:
     """Play (or resume, or skip) the multi-agent cell ``cfg`` describes and return its results.
 
     ``cfg`` is a single-agent cell's config (see :func:`odyssey_eval.runner.run_cell`) with ``agents``
@@ -154,8 +157,12 @@ class _Seat:
             self.episode.add(record)
 
     def counters(self) -> dict[str, Any]:
-        return {**{k: getattr(self, k) for k in self.COUNTERS}, "end": self.end,
-                "trajectory_bytes": self.writer.tell(), "qa_bytes": self.qa_writer.tell()}
+        return {
+            **{k: getattr(self, k) for k in self.COUNTERS},
+            "end": self.end,
+            "trajectory_bytes": self.writer.tell(),
+            "qa_bytes": self.qa_writer.tell(),
+        }
 
     def close(self) -> None:
         for w in (self.writer, self.qa_writer):
@@ -164,8 +171,9 @@ class _Seat:
 
 
 class _MultiCell:
-    def __init__(self, cfg: dict[str, Any], key: dict[str, Any], rd: RunDir, config_yaml: str | None,
-                 log: Callable[[str], None]):
+    def __init__(
+        self, cfg: dict[str, Any], key: dict[str, Any], rd: RunDir, config_yaml: str | None, log: Callable[[str], None]
+    ):
         from odyssey_agents.options import keyword_options
         from odyssey_agents.registry import agent_class
 
@@ -196,21 +204,31 @@ class _MultiCell:
             self.seats[aid] = _Seat(aid, agent_cfg, agent, RunDir(rd.path / AGENTS_DIR / aid))
             self.seats[aid].llm = {k: v for k, v in seat_llm.items() if v is not None}
         if llm.get("name", "none") != "none" and not uses_model:
-            raise ConfigError(f"no agent of agents={[a['name'] for a in key['agents']]} uses a language model; "
-                              f"drop llm={llm.get('name')} (or use llm=none)")
+            raise ConfigError(
+                f"no agent of agents={[a['name'] for a in key['agents']]} uses a language model; "
+                f"drop llm={llm.get('name')} (or use llm=none)"
+            )
         ma = key["multiagent"]
         try:
-            self.env = parallel_env(self.game, agents=list(self.seats), episode_end=ma["episode_end"],
-                                    supplies=ma["supplies"], tutorial=key["tutorial"],
-                                    valid_actions=any(s.agent.needs_valid_actions for s in self.seats.values()),
-                                    provenance=bool(self.ev.get("dependency_graph")))
+            self.env = parallel_env(
+                self.game,
+                agents=list(self.seats),
+                episode_end=ma["episode_end"],
+                supplies=ma["supplies"],
+                tutorial=key["tutorial"],
+                valid_actions=any(s.agent.needs_valid_actions for s in self.seats.values()),
+                provenance=bool(self.ev.get("dependency_graph")),
+            )
         except ValueError as exc:
             raise ConfigError(f"multiagent: {exc}") from None
         verbs = tuple(self.env.verbs())
-        self.tasks = {aid: Task(self.game.name, self.game.title, verbs, self.seed + AGENT_SEED_STRIDE * i,
-                                self.max_steps) for i, aid in enumerate(self.seats)}
+        self.tasks = {
+            aid: Task(self.game.name, self.game.title, verbs, self.seed + AGENT_SEED_STRIDE * i, self.max_steps)
+            for i, aid in enumerate(self.seats)
+        }
         self.checkpoint_every, self.progress_setting, self.kill_after = lifecycle.cadence(
-            self.ev, any(getattr(s.agent, "interactive", False) for s in self.seats.values()))
+            self.ev, any(getattr(s.agent, "interactive", False) for s in self.seats.values())
+        )
         self.cycles = 0
         self.elapsed = 0.0
         self.wk_questions: list[Question] = []
@@ -241,21 +259,23 @@ class _MultiCell:
             seat.agent.reset(self.tasks[aid])
             seat.agent.load(ckpt.agent_dir / aid)
             if aid in obs and obs[aid] != saved["observation"]:
-                raise RunDirError(f"checkpoint {ckpt.path} does not reproduce {aid}'s observation: the game or "
-                                  "the engine changed since it was written; rerun with eval.overwrite=true")
+                raise RunDirError(
+                    f"checkpoint {ckpt.path} does not reproduce {aid}'s observation: the game or "
+                    "the engine changed since it was written; rerun with eval.overwrite=true"
+                )
             seat.obs, seat.info = saved["observation"], dict(saved["info"])
             if aid in self.env.agents and seat.agent.needs_valid_actions:
                 seat.info["valid_actions"] = self.env.valid_actions(aid)
-            seat.reset_line, seen, seat.writer, seat.qa_writer = lifecycle.reopen_files(
-                seat.rd, saved, ckpt.path.name)
+            seat.reset_line, seen, seat.writer, seat.qa_writer = lifecycle.reopen_files(seat.rd, saved, ckpt.path.name)
             seat.track(seen, self.facts, self._episodic)
             for name in _Seat.COUNTERS:
                 setattr(seat, name, saved[name])
             seat.end = saved["end"]
         self.cycles, self.elapsed = r["cycles"], r["elapsed"]
         if self.qa["enabled"]:
-            self.wk_questions = lifecycle.stored_questions(self.rd, self._world_knowledge,
-                                                           [s.rd for s in self.seats.values()], self.log)
+            self.wk_questions = lifecycle.stored_questions(
+                self.rd, self._world_knowledge, [s.rd for s in self.seats.values()], self.log
+            )
         self.log(f"resume from step {self.cycles}: {self.rd.path}")
 
     def _world_knowledge(self) -> list[Question]:
@@ -263,28 +283,40 @@ class _MultiCell:
         return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa)
 
     def _checkpoint(self) -> None:
-        runner = {"cycles": self.cycles, "elapsed": self.elapsed + time.perf_counter() - self._t0,
-                  "agents": {aid: {**seat.counters(), "observation": seat.obs, "info": sanitize(seat.info)}
-                             for aid, seat in self.seats.items()}}
+        runner = {
+            "cycles": self.cycles,
+            "elapsed": self.elapsed + time.perf_counter() - self._t0,
+            "agents": {
+                aid: {**seat.counters(), "observation": seat.obs, "info": sanitize(seat.info)}
+                for aid, seat in self.seats.items()
+            },
+        }
 
         def save_agents(directory: Path) -> None:
             for aid, seat in self.seats.items():
                 (directory / aid).mkdir()
                 seat.agent.save(directory / aid)
 
-        self.rd.write_checkpoint(self.cycles, self.env.save_state(), runner, save_agents,
-                                 keep=int(self.ev["keep_checkpoints"]))
+        self.rd.write_checkpoint(
+            self.cycles, self.env.save_state(), runner, save_agents, keep=int(self.ev["keep_checkpoints"])
+        )
 
     # ------------------------------------------------------------ QA
     def _ask(self, seat: _Seat, phase: str) -> None:
         rounds = []
         if self.wk_questions:
-            rounds.append(ask_questions(seat.agent, self.wk_questions, phase=phase, step=seat.play,
-                                        kind="world_knowledge"))
+            rounds.append(
+                ask_questions(seat.agent, self.wk_questions, phase=phase, step=seat.play, kind="world_knowledge")
+            )
         if phase != "before" and seat.episode is not None:
-            em = episodic_questions(seat.episode.trajectory(), self.game, self.seed,
-                                    per_template=int(self.qa["episodic"]), n_choices=int(self.qa["choices"]),
-                                    salt=f"{seat.id}:{seat.play}")
+            em = episodic_questions(
+                seat.episode.trajectory(),
+                self.game,
+                self.seed,
+                per_template=int(self.qa["episodic"]),
+                n_choices=int(self.qa["choices"]),
+                salt=f"{seat.id}:{seat.play}",
+            )
             if em:
                 rounds.append(ask_questions(seat.agent, em, phase=phase, step=seat.play, kind="episodic"))
         for r in rounds:
@@ -300,8 +332,9 @@ class _MultiCell:
             else:
                 self._start()
             names = ",".join(s.config["name"] for s in self.seats.values())
-            progress = make_progress(self.progress_setting, f"{self.game.name} [{names}] seed {self.seed}",
-                                     self.max_steps)
+            progress = make_progress(
+                self.progress_setting, f"{self.game.name} [{names}] seed {self.seed}", self.max_steps
+            )
             try:
                 self._loop(progress)
             finally:
@@ -332,8 +365,10 @@ class _MultiCell:
                 seat = seats[aid]
                 tutorial = bool(seat.info.get("in_tutorial"))
                 if tutorial and seat.tutorial_steps >= max_tutorial:
-                    raise RunError(f"{aid} ({seat.config['name']}) is still in the tutorial after {max_tutorial} "
-                                   "steps (eval.max_tutorial_steps)")
+                    raise RunError(
+                        f"{aid} ({seat.config['name']}) is still in the tutorial after {max_tutorial} "
+                        "steps (eval.max_tutorial_steps)"
+                    )
                 info = seat.info
                 if seat.agent.privileged:
                     engine_info["engine"] = env.engine
@@ -342,8 +377,9 @@ class _MultiCell:
                 decision = seat.agent.act(seat.obs, info)
                 seconds = perf() - start
                 if not isinstance(decision, Decision):
-                    raise RunError(f"{type(seat.agent).__name__}.act returned {type(decision).__name__}, "
-                                   "not a Decision")
+                    raise RunError(
+                        f"{type(seat.agent).__name__}.act returned {type(decision).__name__}, not a Decision"
+                    )
                 if decision.stop:  # it leaves the world; the calls made deciding to stop still cost tokens
                     seat.tokens += decision.usage.total_tokens
                     seat.stop_usage = decision.usage
@@ -358,8 +394,9 @@ class _MultiCell:
             for aid, (decision, seconds, tutorial) in decisions.items():
                 seat = seats[aid]
                 info = infos[aid]
-                record = step_record(decision, tutorial, obs[aid], terms[aid], info, seconds,
-                                     info.get("quest") != quests[aid])
+                record = step_record(
+                    decision, tutorial, obs[aid], terms[aid], info, seconds, info.get("quest") != quests[aid]
+                )
                 seat.writer.write(record)
                 seat.add(record)
                 seat.obs, seat.info = obs[aid], info
@@ -386,19 +423,35 @@ class _MultiCell:
                 self._checkpoint()
                 last_checkpoint = perf()
             live = [seats[a] for a in env.agents]
-            progress.update(max((s.play for s in live), default=self.max_steps), sum(s.main for s in seats.values()),
-                            sum(s.sup for s in seats.values()), sum(s.tokens for s in seats.values()),
-                            "tutorial" if any(s.info.get("in_tutorial") for s in live) else "")
-        progress.update(max(s.play for s in seats.values()), sum(s.main for s in seats.values()),
-                        sum(s.sup for s in seats.values()), sum(s.tokens for s in seats.values()), force=True)
+            progress.update(
+                max((s.play for s in live), default=self.max_steps),
+                sum(s.main for s in seats.values()),
+                sum(s.sup for s in seats.values()),
+                sum(s.tokens for s in seats.values()),
+                "tutorial" if any(s.info.get("in_tutorial") for s in live) else "",
+            )
+        progress.update(
+            max(s.play for s in seats.values()),
+            sum(s.main for s in seats.values()),
+            sum(s.sup for s in seats.values()),
+            sum(s.tokens for s in seats.values()),
+            force=True,
+        )
 
     def _finish(self) -> CellOutcome:
         per_agent: dict[str, dict[str, Any]] = {}
         wall = round(self.elapsed + time.perf_counter() - self._t0, 3)
-        common = {"format": RESULTS_FORMAT, "game": self.game.name, "game_title": self.game.title,
-                  "seed": self.seed, "max_steps": self.max_steps, "tutorial": self.key["tutorial"],
-                  "tag": self.key["tag"], "llm": self.key["llm"],
-                  "versions": lifecycle.versions()}
+        common = {
+            "format": RESULTS_FORMAT,
+            "game": self.game.name,
+            "game_title": self.game.title,
+            "seed": self.seed,
+            "max_steps": self.max_steps,
+            "tutorial": self.key["tutorial"],
+            "tag": self.key["tag"],
+            "llm": self.key["llm"],
+            "versions": lifecycle.versions(),
+        }
         for aid, seat in self.seats.items():
             if self.qa["enabled"]:
                 self._ask(seat, "after")
@@ -406,7 +459,8 @@ class _MultiCell:
             stop = seat.stop_usage
             metrics = seat.running.metrics(  # type: ignore[union-attr]
                 stop_tokens=(stop.input_tokens, stop.output_tokens) if stop and stop.calls else None,
-                stop_calls=stop.by_purpose() if stop and stop.calls else None)
+                stop_calls=stop.by_purpose() if stop and stop.calls else None,
+            )
             rounds = seat.rd.qa_rounds()
             results = {
                 **common,
@@ -424,8 +478,7 @@ class _MultiCell:
                 "supplementary_reward": metrics["supplementary_reward"],
                 "metrics": metrics,
                 "qa": lifecycle.qa_summary(rounds),
-                "multiagent": {"agents": [s.config["name"] for s in self.seats.values()],
-                               **self.key["multiagent"]},
+                "multiagent": {"agents": [s.config["name"] for s in self.seats.values()], **self.key["multiagent"]},
                 "wall_time": wall,
             }
             seat.rd.write_results(results)
@@ -434,10 +487,17 @@ class _MultiCell:
         if self.env.engine.provenance is not None:  # every agent's actions in one graph
             self.rd.write_dependency_graph(self.env.dependency_graph())
             graph = DEPENDENCY_GRAPH
-        results = {**common, "multiagent": {**self.key["multiagent"], "agents": self.key["agents"]},
-                   "steps": self.cycles, "agents": per_agent, "dependency_graph": graph, "wall_time": wall}
+        results = {
+            **common,
+            "multiagent": {**self.key["multiagent"], "agents": self.key["agents"]},
+            "steps": self.cycles,
+            "agents": per_agent,
+            "dependency_graph": graph,
+            "wall_time": wall,
+        }
         self.rd.write_results(results)
-        summary = ", ".join(f"{aid} {r['agent_name']} main {r['main_reward']} ({r['end_reason']})"
-                            for aid, r in per_agent.items())
+        summary = ", ".join(
+            f"{aid} {r['agent_name']} main {r['main_reward']} ({r['end_reason']})" for aid, r in per_agent.items()
+        )
         self.log(f"done ({self.cycles} steps; {summary}): {self.rd.path}")
         return CellOutcome(self.rd.path, "finished", results)

@@ -49,8 +49,7 @@ def mean_band(curves: Sequence[Sequence[float]]) -> tuple[list[float], list[floa
     return [sum(c) / len(c) for c in cols], [min(c) for c in cols], [max(c) for c in cols]
 
 
-def figure_png(title: str, series: dict[str, list[Sequence[float]]], *, x_offset: int = 1,
-               ylabel: str = "") -> bytes:
+def figure_png(title: str, series: dict[str, list[Sequence[float]]], *, x_offset: int = 1, ylabel: str = "") -> bytes:
     """A PNG of one panel: ``series`` maps a label to the curves of its runs."""
     import matplotlib
 

@@ -30,9 +30,15 @@ class Progress(NullProgress):
         from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
         from rich.progress import Progress as RichProgress
 
-        self._bar = RichProgress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                                 TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), transient=False,
-                                 auto_refresh=False)
+        self._bar = RichProgress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[stats]}"),
+            TimeElapsedColumn(),
+            transient=False,
+            auto_refresh=False,
+        )
         self._task = self._bar.add_task(label, total=total, stats="")
         self._bar.start()
         self._interval = interval
@@ -72,9 +78,12 @@ class LineProgress(NullProgress):
             return
         per_step = (now - self._last) / max(1, self._updates - self._last_updates)
         elapsed = int(now - self._start)
-        line = (f"{self.label}: step {steps}/{self.total}" + (f" [{phase}]" if phase else "")
-                + f"  main {main}  sup {sup}  tokens {tokens:,}  {per_step:.1f} s/step"
-                + f"  {elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}")
+        line = (
+            f"{self.label}: step {steps}/{self.total}"
+            + (f" [{phase}]" if phase else "")
+            + f"  main {main}  sup {sup}  tokens {tokens:,}  {per_step:.1f} s/step"
+            + f"  {elapsed // 3600}:{elapsed // 60 % 60:02d}:{elapsed % 60:02d}"
+        )
         print(line, file=self._stream or sys.stdout, flush=True)
         self._shown, self._last, self._last_updates = shown, now, self._updates
 

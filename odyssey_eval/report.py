@@ -65,19 +65,31 @@ def build_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
     rows = []
     for r in sorted(runs, key=lambda r: (r.game, r.label, r.results["seed"])):
         m = r.metrics
-        rows.append({
-            "game": r.game, "agent": r.label, "seed": str(r.results["seed"]), "path": str(r.path),
-            "play_steps": m["play_steps"], "main": m["main_reward"], "sup": m["supplementary_reward"],
-            "combined": combined[id(r)], "object_exploration": m["object_exploration"],
-            "action_exploration": m["action_exploration"], "action_diversity": m["action_diversity"],
-            "action_diversity_window_mean": m["action_diversity_window_mean"],
-            "invalid_action_rate": m["invalid_action_rate"], "tokens_per_step": m["tokens_per_step"],
-            "total_tokens": m["total_tokens"], "decision_ms": 1000 * m["decision_time_mean"],
-            "wk_before": r.qa_accuracy("world_knowledge", "before"),
-            "wk_after": r.qa_accuracy("world_knowledge", "after"),
-            "em_after": r.qa_accuracy("episodic", "after"),
-            "tutorial_steps": m["tutorial"]["steps"], "end_reason": r.results.get("end_reason"),
-        })
+        rows.append(
+            {
+                "game": r.game,
+                "agent": r.label,
+                "seed": str(r.results["seed"]),
+                "path": str(r.path),
+                "play_steps": m["play_steps"],
+                "main": m["main_reward"],
+                "sup": m["supplementary_reward"],
+                "combined": combined[id(r)],
+                "object_exploration": m["object_exploration"],
+                "action_exploration": m["action_exploration"],
+                "action_diversity": m["action_diversity"],
+                "action_diversity_window_mean": m["action_diversity_window_mean"],
+                "invalid_action_rate": m["invalid_action_rate"],
+                "tokens_per_step": m["tokens_per_step"],
+                "total_tokens": m["total_tokens"],
+                "decision_ms": 1000 * m["decision_time_mean"],
+                "wk_before": r.qa_accuracy("world_knowledge", "before"),
+                "wk_after": r.qa_accuracy("world_knowledge", "after"),
+                "em_after": r.qa_accuracy("episodic", "after"),
+                "tutorial_steps": m["tutorial"]["steps"],
+                "end_reason": r.results.get("end_reason"),
+            }
+        )
     return rows
 
 
@@ -140,10 +152,15 @@ def _html_table(rows: Sequence[dict[str, Any]], views: dict[str, str] | None = N
 
     def link(r: dict[str, Any]) -> str:
         href = (views or {}).get(r.get("path", ""))
-        return f"<td><a href=\"{html.escape(href)}\">view</a></td>" if href else "<td></td>"
+        return f'<td><a href="{html.escape(href)}">view</a></td>' if href else "<td></td>"
 
-    body = "".join("<tr>" + "".join(f"<td>{html.escape(_fmt(r.get(k), f))}</td>" for k, _, f in COLUMNS)
-                   + (link(r) if views else "") + "</tr>" for r in rows)
+    body = "".join(
+        "<tr>"
+        + "".join(f"<td>{html.escape(_fmt(r.get(k), f))}</td>" for k, _, f in COLUMNS)
+        + (link(r) if views else "")
+        + "</tr>"
+        for r in rows
+    )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
 
@@ -179,17 +196,25 @@ def _panels(runs: Sequence[Run]) -> dict[str, dict[str, list[list[float]]]]:
     return panels
 
 
-def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (), *,
-               margin: float = DEFAULT_MARGIN, views: bool = True) -> Path:
+def write_html(
+    runs: Sequence[Run],
+    path: Path,
+    unfinished: Sequence[Path] = (),
+    *,
+    margin: float = DEFAULT_MARGIN,
+    views: bool = True,
+) -> Path:
     """A single self-contained HTML file (plots embedded as PNG), readable offline; with ``views``, each
     run's row links its trajectory viewer (``odyssey view``), written beside the report."""
     rows = build_rows(runs)
     links, view_problems = _write_views(runs, path) if views else ({}, [])
-    parts = [f"<!doctype html><html><head><meta charset='utf-8'><title>odyssey report</title>"
-             f"<style>{_CSS}</style></head><body><h1>odyssey report</h1>",
-             f"<p class='note'>{len(runs)} finished run(s). Metrics are recomputed from the trajectories; "
-             "play steps only (tutorial steps are reported apart). comb = normalized combined reward at the "
-             "last step (paper §3.4), normalized over the runs of this report.</p>"]
+    parts = [
+        f"<!doctype html><html><head><meta charset='utf-8'><title>odyssey report</title>"
+        f"<style>{_CSS}</style></head><body><h1>odyssey report</h1>",
+        f"<p class='note'>{len(runs)} finished run(s). Metrics are recomputed from the trajectories; "
+        "play steps only (tutorial steps are reported apart). comb = normalized combined reward at the "
+        "last step (paper §3.4), normalized over the runs of this report.</p>",
+    ]
     if unfinished:
         items = "".join(f"<li><code>{html.escape(str(p))}</code></li>" for p in unfinished)
         parts.append(f"<p class='warn'>Unfinished run directories (rerun the command to resume):</p><ul>{items}</ul>")
@@ -207,19 +232,25 @@ def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (),
                 if panel == "tokens" and not any(c and c[-1] for curves in series.values() for c in curves):
                     continue  # no agent here used a model
                 if panel == "diversity" and not any(len(c) > 1 for curves in series.values() for c in curves):
-                    parts.append(f"<p class='note'>No runs here are longer than one window of {WINDOW} commands: "
-                                 "their action diversity is in the table (AD100), not plotted.</p>")
+                    parts.append(
+                        f"<p class='note'>No runs here are longer than one window of {WINDOW} commands: "
+                        "their action diversity is in the table (AD100), not plotted.</p>"
+                    )
                     continue  # one value per run: a plot of single points would look empty
                 png = figure_png(TITLES[panel], series, x_offset=x_offsets.get(panel, 1))
-                imgs.append(f"<img alt='{html.escape(TITLES[panel])}' "
-                            f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>")
+                imgs.append(
+                    f"<img alt='{html.escape(TITLES[panel])}' "
+                    f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
+                )
             parts.append("<div class='plots'>" + "".join(imgs) + "</div>")
         parts.append(_html_table([row for row in rows if row["game"] == game], links))
     verdicts = contamination_report([{**q, "game": r.game} for r in runs for q in r.qa], margin=margin)
     if verdicts:
-        parts.append("<h2>World-Knowledge QA before/after play (contamination filter)</h2><table><thead><tr>"
-                     "<th>game</th><th>before</th><th>after</th><th>gain</th><th>chance</th><th>flag limit</th>"
-                     "<th>known before play?</th></tr></thead><tbody>")
+        parts.append(
+            "<h2>World-Knowledge QA before/after play (contamination filter)</h2><table><thead><tr>"
+            "<th>game</th><th>before</th><th>after</th><th>gain</th><th>chance</th><th>flag limit</th>"
+            "<th>known before play?</th></tr></thead><tbody>"
+        )
         for game, v in verdicts.items():
             cells = [game] + [_fmt(v[k], ".2f") for k in ("before", "after", "gain", "chance", "limit")]
             cells.append("FLAGGED" if v["flagged"] else "no")
@@ -228,9 +259,13 @@ def write_html(runs: Sequence[Run], path: Path, unfinished: Sequence[Path] = (),
     parts.extend(_graph_sections(runs))
     warnings = [(r.path, w) for r in runs for w in r.warnings] + [(path, w) for w in view_problems]
     if warnings:
-        parts.append("<h2>Warnings</h2><ul>" + "".join(
-            f"<li class='warn'><code>{html.escape(str(p))}</code>: {html.escape(w)}</li>" for p, w in warnings)
-            + "</ul>")
+        parts.append(
+            "<h2>Warnings</h2><ul>"
+            + "".join(
+                f"<li class='warn'><code>{html.escape(str(p))}</code>: {html.escape(w)}</li>" for p, w in warnings
+            )
+            + "</ul>"
+        )
     parts.append("</body></html>")
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(parts), encoding="utf-8")
@@ -245,10 +280,12 @@ def _graph_sections(runs: Sequence[Run]) -> list[str]:
             cells.setdefault(r.dependency_graph, r)
     if not cells:
         return []
-    parts = ["<h2>Action-dependency graphs</h2><p class='note'>From <code>dependency_graph.json</code> "
-             "(<code>eval.dependency_graph=true</code>): edges from the generated world and from the tutorial "
-             "are left out. <code>python -m odyssey_eval.depgraph RUN_DIR</code> renders one with other "
-             "filters.</p>"]
+    parts = [
+        "<h2>Action-dependency graphs</h2><p class='note'>From <code>dependency_graph.json</code> "
+        "(<code>eval.dependency_graph=true</code>): edges from the generated world and from the tutorial "
+        "are left out. <code>python -m odyssey_eval.depgraph RUN_DIR</code> renders one with other "
+        "filters.</p>"
+    ]
     for i, (graph_path, r) in enumerate(cells.items()):
         team = (r.results.get("multiagent") or {}).get("agents")
         title = f"{r.game} / {','.join(team) if team else r.label} / seed {r.results['seed']}"
@@ -275,10 +312,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-html", action="store_true", help="print the table only")
     parser.add_argument("--json", type=Path, help="also write the rows as JSON")
     parser.add_argument("--per-run", action="store_true", help="print one row per run, not means over seeds")
-    parser.add_argument("--no-views", action="store_true",
-                        help="do not write each run's trajectory viewer next to the HTML report")
-    parser.add_argument("--margin", type=float, default=DEFAULT_MARGIN,
-                        help="contamination flag: before-play WK accuracy above chance + MARGIN")
+    parser.add_argument(
+        "--no-views", action="store_true", help="do not write each run's trajectory viewer next to the HTML report"
+    )
+    parser.add_argument(
+        "--margin",
+        type=float,
+        default=DEFAULT_MARGIN,
+        help="contamination flag: before-play WK accuracy above chance + MARGIN",
+    )
     args = parser.parse_args(argv)
     try:
         runs, unfinished = load_runs(args.paths)
@@ -295,15 +337,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     for r in runs:
         for w in r.warnings:
             print(f"warning: {r.path}: {w}")
-    for game, v in contamination_report([{**q, "game": r.game} for r in runs for q in r.qa],
-                                        margin=args.margin).items():
+    for game, v in contamination_report(
+        [{**q, "game": r.game} for r in runs for q in r.qa], margin=args.margin
+    ).items():
         if v["flagged"]:
-            print(f"warning: {game}: World-Knowledge accuracy before play {v['before']:.2f} exceeds "
-                  f"{v['limit']:.2f} (chance {v['chance']:.2f} + margin): the model may already know this game")
+            print(
+                f"warning: {game}: World-Knowledge accuracy before play {v['before']:.2f} exceeds "
+                f"{v['limit']:.2f} (chance {v['chance']:.2f} + margin): the model may already know this game"
+            )
     if args.json:
         args.json.write_text(json.dumps({"runs": rows, "means": mean_rows(rows)}, indent=1), encoding="utf-8")
     if not args.no_html:
-        out = write_html(runs, args.html or _default_html(args.paths), unfinished, margin=args.margin,
-                         views=not args.no_views)
+        out = write_html(
+            runs, args.html or _default_html(args.paths), unfinished, margin=args.margin, views=not args.no_views
+        )
         print(f"report: {out}" + ("" if args.no_views else f" (a trajectory viewer per run in {out.stem}_views/)"))
     return 0

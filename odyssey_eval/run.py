@@ -46,7 +46,7 @@ def _require(module: str, extra: str, what: str) -> None:
     except ModuleNotFoundError:  # a parent package (hydra_plugins) is missing
         found = False
     if not found:
-        raise SystemExit(f"odyssey run: {what} needs the {extra!r} extra: pip install \"odyssey-gym[{extra}]\"")
+        raise SystemExit(f'odyssey run: {what} needs the {extra!r} extra: pip install "odyssey-gym[{extra}]"')
 
 
 def _check_launcher(argv: Sequence[str]) -> None:
@@ -69,9 +69,12 @@ def task(cfg: Any) -> dict[str, Any]:
     else:
         from odyssey_eval.runner import run_cell as play
     outcome = play(plain, config_yaml=OmegaConf.to_yaml(cfg, resolve=True))
-    return {"path": str(outcome.path), "status": outcome.status,
-            "main_reward": outcome.results.get("main_reward"),
-            "supplementary_reward": outcome.results.get("supplementary_reward")}
+    return {
+        "path": str(outcome.path),
+        "status": outcome.status,
+        "main_reward": outcome.results.get("main_reward"),
+        "supplementary_reward": outcome.results.get("supplementary_reward"),
+    }
 
 
 def cell_config(composed: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
@@ -79,7 +82,7 @@ def cell_config(composed: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
     cell is multi-agent and ``agent`` is dropped; otherwise ``agents`` and ``multiagent`` are."""
     plain = {k: v for k, v in composed.items() if k != "hydra"}
     multi = bool(plain.get("agents"))
-    for unused in (("agent",) if multi else ("agents", "multiagent")):
+    for unused in ("agent",) if multi else ("agents", "multiagent"):
         plain.pop(unused, None)
     return multi, plain
 
@@ -102,8 +105,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     _require("hydra", "eval", "odyssey run")
     if not (CONFIG_DIR / "run.yaml").is_file():
-        raise SystemExit(f"odyssey run: no configs at {CONFIG_DIR} (the installed package is incomplete: "
-                         "reinstall odyssey-gym)")
+        raise SystemExit(
+            f"odyssey run: no configs at {CONFIG_DIR} (the installed package is incomplete: reinstall odyssey-gym)"
+        )
     _check_launcher(argv)
     _refuse_secret_overrides(argv)
     import hydra
@@ -121,8 +125,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Carried as exc:
         raise exc.error from None
     except CellError:
-        raise SweepError("the sweep did not complete: each failed cell is named above, the others ran; fix "
-                         "the cause and run the same command again (finished cells are skipped)") from None
+        raise SweepError(
+            "the sweep did not complete: each failed cell is named above, the others ran; fix "
+            "the cause and run the same command again (finished cells are skipped)"
+        ) from None
     except (HydraException, OmegaConfBaseException) as exc:  # the command line itself: composing the config
         raise ConfigError(_hydra_message(exc)) from None
     except OSError as exc:  # Hydra making its folders under eval.output_dir
@@ -173,8 +179,12 @@ def _hydra_message(exc: BaseException) -> str:
     from omegaconf.errors import OmegaConfBaseException
 
     cause = exc.__cause__
-    if (isinstance(cause, OmegaConfBaseException) and isinstance(cause.parent_node, DictConfig)
-            and cause.key is not None and cause.full_key):  # a key that is not in the config
+    if (
+        isinstance(cause, OmegaConfBaseException)
+        and isinstance(cause.parent_node, DictConfig)
+        and cause.key is not None
+        and cause.full_key
+    ):  # a key that is not in the config
         full_key, key = str(cause.full_key), str(cause.key)
         prefix = full_key[: len(full_key) - len(key)]
         close = difflib.get_close_matches(key, [str(k) for k in cause.parent_node], n=1)

@@ -61,12 +61,25 @@ LOCK = ".lock"
 RECORDED = ("content", "facts")
 #: Keys a ``results.json`` must have, with their types, to be read as a finished run.
 RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "game": str, "seed": int, "max_steps": int, "agent": dict, "metrics": dict, "steps": int,
-    "main_reward": (int, float), "supplementary_reward": (int, float)}
+    "game": str,
+    "seed": int,
+    "max_steps": int,
+    "agent": dict,
+    "metrics": dict,
+    "steps": int,
+    "main_reward": (int, float),
+    "supplementary_reward": (int, float),
+}
 #: The same for a multi-agent cell's own ``results.json`` (each agent's folder has a run's results, above):
 #: ``agents`` maps each agent's id, which names its folder, to its results.
 MULTI_RESULT_FIELDS: dict[str, type | tuple[type, ...]] = {
-    "game": str, "seed": int, "max_steps": int, "steps": int, "agents": dict, "multiagent": dict}
+    "game": str,
+    "seed": int,
+    "max_steps": int,
+    "steps": int,
+    "agents": dict,
+    "multiagent": dict,
+}
 _UNWRITABLE = {errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC)}
 
 _SLUG_BAD = re.compile(r"[^A-Za-z0-9._=+-]+")
@@ -122,8 +135,11 @@ def run_path(cfg: Mapping[str, Any]) -> Path:
     llm_name = llm.pop("name", "none")
     model = llm.pop("model", None)
     llm_part = slug(llm_name) + (f"-{slug(model)}" if model else "")
-    seed_part = (f"seed_{key['seed']}" + ("" if key["tutorial"] else "_no_tutorial")
-                 + (f"_{slug(key['tag'])}" if key["tag"] else ""))
+    seed_part = (
+        f"seed_{key['seed']}"
+        + ("" if key["tutorial"] else "_no_tutorial")
+        + (f"_{slug(key['tag'])}" if key["tag"] else "")
+    )
     output_dir = Path((cfg.get("eval") or {}).get("output_dir") or "runs")
     return output_dir / slug(key["game"]["name"]) / agent_part / llm_part / seed_part
 
@@ -168,8 +184,9 @@ def _damaged(path: Path, why: Any) -> RunDirError:
 def cannot_write(exc: OSError) -> RunDirError | None:
     """One line for a place runs cannot be written to (read-only, full, not a folder), else None."""
     if exc.errno in _UNWRITABLE or isinstance(exc, (NotADirectoryError, FileExistsError)):
-        return RunDirError(f"cannot write {exc.filename}: {exc.strerror or exc}; choose another "
-                           "eval.output_dir or fix the permissions")
+        return RunDirError(
+            f"cannot write {exc.filename}: {exc.strerror or exc}; choose another eval.output_dir or fix the permissions"
+        )
     return None
 
 
@@ -238,22 +255,30 @@ class RunDir:
         try:
             return [json.loads(line) for line in self.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise RunDirError(f"{self.qa} is damaged ({exc}); remove the run directory or rerun with "
-                              "eval.overwrite=true") from None
+            raise RunDirError(
+                f"{self.qa} is damaged ({exc}); remove the run directory or rerun with eval.overwrite=true"
+            ) from None
 
     def check_cell(self, key: Mapping[str, Any]) -> None:
         """Refuse to continue a directory that belongs to a different cell."""
         if not self.started:
             if self.trajectory.exists() or self.checkpoints.exists():
-                raise RunDirError(f"{self.path} has run files but no {CELL}: it is damaged; remove it or "
-                                  "rerun with eval.overwrite=true")
+                raise RunDirError(
+                    f"{self.path} has run files but no {CELL}: it is damaged; remove it or "
+                    "rerun with eval.overwrite=true"
+                )
             return
         have = {k: v for k, v in self.cell().items() if k not in RECORDED}
         if have != dict(key):
-            diff = [f"{k}: {have.get(k)!r} here, {key.get(k)!r} asked" for k in sorted(set(have) | set(key))
-                    if have.get(k) != key.get(k)]
-            raise RunDirError(f"{self.path} holds a different run ({'; '.join(diff)}). Use another "
-                              "eval.output_dir or eval.tag, or eval.overwrite=true to replace it")
+            diff = [
+                f"{k}: {have.get(k)!r} here, {key.get(k)!r} asked"
+                for k in sorted(set(have) | set(key))
+                if have.get(k) != key.get(k)
+            ]
+            raise RunDirError(
+                f"{self.path} holds a different run ({'; '.join(diff)}). Use another "
+                "eval.output_dir or eval.tag, or eval.overwrite=true to replace it"
+            )
 
     def check_content(self, digest: Mapping[str, str]) -> None:
         """Refuse to resume against game files that differ from those the run started with: the
@@ -263,11 +288,14 @@ class RunDir:
             return  # a run directory from before digests were recorded: nothing to compare
         changed = sorted(name for name in set(have) | set(digest) if have.get(name) != digest.get(name))
         if changed:
-            what = ", ".join(f"{n} ({'added' if n not in have else 'removed' if n not in digest else 'changed'})"
-                             for n in changed)
-            raise RunDirError(f"the game's files changed since {self.path} started: {what}; resuming would mix "
-                              "two versions of the game. Restore them, or start over with eval.overwrite=true "
-                              "(or keep both runs apart with eval.tag=...)")
+            what = ", ".join(
+                f"{n} ({'added' if n not in have else 'removed' if n not in digest else 'changed'})" for n in changed
+            )
+            raise RunDirError(
+                f"the game's files changed since {self.path} started: {what}; resuming would mix "
+                "two versions of the game. Restore them, or start over with eval.overwrite=true "
+                "(or keep both runs apart with eval.tag=...)"
+            )
 
     # ------------------------------------------------------------ lifecycle
     @contextlib.contextmanager
@@ -291,15 +319,22 @@ class RunDir:
                     raise RunDirError(
                         f"{self.path} is being run by another process{f' (pid {holder})' if holder else ''}: "
                         "one process at a time works on a cell; wait for it or stop it, then run the "
-                        "command again") from None
+                        "command again"
+                    ) from None
                 os.ftruncate(fd, 0)
                 os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
             yield
         finally:
             os.close(fd)  # releases the lock
 
-    def start(self, key: Mapping[str, Any], config_yaml: str | None = None, *,
-              content: Mapping[str, str] | None = None, facts: Mapping[str, Any] | None = None) -> None:
+    def start(
+        self,
+        key: Mapping[str, Any],
+        config_yaml: str | None = None,
+        *,
+        content: Mapping[str, str] | None = None,
+        facts: Mapping[str, Any] | None = None,
+    ) -> None:
         """Write ``cell.json`` (the key, plus the game's file digests and facts) and ``config.yaml``."""
         self.path.mkdir(parents=True, exist_ok=True)
         record = dict(key)
@@ -347,8 +382,10 @@ class RunDir:
         name = pointer.read_text(encoding="utf-8").strip()
         path = self.checkpoints / name
         if not re.fullmatch(r"step_\d+", name) or not path.is_dir():
-            raise RunDirError(f"{pointer} points to {name!r}, which is not a checkpoint; the run directory "
-                              "is damaged (rerun with eval.overwrite=true to start over)")
+            raise RunDirError(
+                f"{pointer} points to {name!r}, which is not a checkpoint; the run directory "
+                "is damaged (rerun with eval.overwrite=true to start over)"
+            )
         try:
             env_state = _read_json(path / "env.json")
             runner = _read_json(path / "runner.json")
@@ -356,8 +393,14 @@ class RunDir:
             raise RunDirError(f"checkpoint {path} is incomplete ({exc.filename} missing)") from None
         return Checkpoint(path, env_state, runner)
 
-    def write_checkpoint(self, step: int, env_state: Mapping[str, Any], runner: Mapping[str, Any],
-                         save_agent: Callable[[Path], None], keep: int = 2) -> Path:
+    def write_checkpoint(
+        self,
+        step: int,
+        env_state: Mapping[str, Any],
+        runner: Mapping[str, Any],
+        save_agent: Callable[[Path], None],
+        keep: int = 2,
+    ) -> Path:
         """Write ``checkpoints/step_<step>`` completely, then point LATEST at it, then prune old ones."""
         name = f"step_{step:06d}"
         final = self.checkpoints / name

@@ -48,8 +48,9 @@ from odyssey_eval.trajectory import JsonlWriter, reset_record, step_record
 __all__ = ["KILL_AFTER_ENV", "RESULTS_FORMAT", "CellOutcome", "RunError", "RunInterrupted", "cell_path", "run_cell"]
 
 
-def run_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None,
-             log: Callable[[str], None] = print) -> CellOutcome:
+def run_cell(
+    cfg: Mapping[str, Any], *, config_yaml: str | None = None, log: Callable[[str], None] = print
+) -> CellOutcome:
     """Play (or resume, or skip) the cell ``cfg`` describes and return its results.
 
     ``cfg`` needs ``game`` (``name``, optional ``path``), ``agent`` (``name`` + parameters), ``llm``,
@@ -67,8 +68,9 @@ def cell_path(cfg: Mapping[str, Any]) -> Path:
 
 
 class _Cell:
-    def __init__(self, cfg: dict[str, Any], key: dict[str, Any], rd: RunDir, config_yaml: str | None,
-                 log: Callable[[str], None]):
+    def __init__(
+        self, cfg: dict[str, Any], key: dict[str, Any], rd: RunDir, config_yaml: str | None, log: Callable[[str], None]
+    ):
         from odyssey_env.env import OdysseyEnv
 
         self.cfg, self.key, self.rd, self.log = cfg, key, rd, log
@@ -78,12 +80,17 @@ class _Cell:
         self.max_steps = key["max_steps"]
         self.game, self.content, self.facts = lifecycle.open_game(cfg["game"], rd, overwrite=self.ev["overwrite"])
         self.agent: Agent = build_agent(cfg["agent"], cfg.get("llm"), seed=self.seed)
-        self.env = OdysseyEnv(self.game, valid_actions=bool(self.agent.needs_valid_actions),
-                              tutorial=key["tutorial"], provenance=bool(self.ev["dependency_graph"]))
+        self.env = OdysseyEnv(
+            self.game,
+            valid_actions=bool(self.agent.needs_valid_actions),
+            tutorial=key["tutorial"],
+            provenance=bool(self.ev["dependency_graph"]),
+        )
         self.task = Task(self.game.name, self.game.title, tuple(self.env.verbs()), self.seed, self.max_steps)
         self.config_yaml = config_yaml
         self.checkpoint_every, self.progress_setting, self.kill_after = lifecycle.cadence(
-            self.ev, bool(getattr(self.agent, "interactive", False)))
+            self.ev, bool(getattr(self.agent, "interactive", False))
+        )
         # counters (saved in checkpoints)
         self.total = self.play = self.tutorial_steps = 0
         self.tokens = 0  # main and supplementary reward: self.running counts them
@@ -120,8 +127,10 @@ class _Cell:
         self.agent.load(ckpt.agent_dir)
         obs = self.env.load_state(ckpt.env_state)
         if obs != r["observation"]:
-            raise RunDirError(f"checkpoint {ckpt.path} does not reproduce its observation: the game or the "
-                              "engine changed since it was written; rerun with eval.overwrite=true")
+            raise RunDirError(
+                f"checkpoint {ckpt.path} does not reproduce its observation: the game or the "
+                "engine changed since it was written; rerun with eval.overwrite=true"
+            )
         info = dict(r["info"])
         if self.agent.needs_valid_actions:
             info["valid_actions"] = self.env.valid_actions()
@@ -151,27 +160,42 @@ class _Cell:
         return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa)
 
     def _checkpoint(self, obs: str, info: Mapping[str, Any]) -> None:
-        runner = {"total": self.total, "play": self.play, "tutorial_steps": self.tutorial_steps,
-                  "main": self.running.main_reward, "sup": self.running.supplementary_reward,
-                  "tokens": self.tokens, "terminated": self.terminated,
-                  "elapsed": self.elapsed + time.perf_counter() - self._t0,
-                  "trajectory_bytes": self.writer.tell(), "qa_bytes": self.qa_writer.tell(),
-                  "observation": obs, "info": sanitize(info)}
+        runner = {
+            "total": self.total,
+            "play": self.play,
+            "tutorial_steps": self.tutorial_steps,
+            "main": self.running.main_reward,
+            "sup": self.running.supplementary_reward,
+            "tokens": self.tokens,
+            "terminated": self.terminated,
+            "elapsed": self.elapsed + time.perf_counter() - self._t0,
+            "trajectory_bytes": self.writer.tell(),
+            "qa_bytes": self.qa_writer.tell(),
+            "observation": obs,
+            "info": sanitize(info),
+        }
         self.checkpointed_at = self.total
-        self.rd.write_checkpoint(self.total, self.env.save_state(), runner, self.agent.save,
-                                 keep=int(self.ev["keep_checkpoints"]))
+        self.rd.write_checkpoint(
+            self.total, self.env.save_state(), runner, self.agent.save, keep=int(self.ev["keep_checkpoints"])
+        )
 
     # ------------------------------------------------------------ QA
     def _ask(self, phase: str) -> None:
         start = time.perf_counter()
         rounds = []
         if self.wk_questions:
-            rounds.append(ask_questions(self.agent, self.wk_questions, phase=phase, step=self.play,
-                                        kind="world_knowledge"))
+            rounds.append(
+                ask_questions(self.agent, self.wk_questions, phase=phase, step=self.play, kind="world_knowledge")
+            )
         if phase != "before" and self.episode is not None:
-            em = episodic_questions(self.episode.trajectory(), self.game, self.seed,
-                                    per_template=int(self.qa["episodic"]), n_choices=int(self.qa["choices"]),
-                                    salt=str(self.play))
+            em = episodic_questions(
+                self.episode.trajectory(),
+                self.game,
+                self.seed,
+                per_template=int(self.qa["episodic"]),
+                n_choices=int(self.qa["choices"]),
+                salt=str(self.play),
+            )
             if em:
                 rounds.append(ask_questions(self.agent, em, phase=phase, step=self.play, kind="episodic"))
         for r in rounds:
@@ -251,8 +275,13 @@ class _Cell:
                 self._checkpoint(obs, info)
                 last_checkpoint = perf()
             if show is not None:
-                show(self.play, running.main_reward, running.supplementary_reward, self.tokens,
-                     "tutorial" if tutorial else "")
+                show(
+                    self.play,
+                    running.main_reward,
+                    running.supplementary_reward,
+                    self.tokens,
+                    "tutorial" if tutorial else "",
+                )
         progress.update(self.play, running.main_reward, running.supplementary_reward, self.tokens, force=True)
         if self.checkpointed_at != self.total:  # the final state too: what a learning agent ends with is kept
             self._checkpoint(obs, info)
@@ -264,8 +293,10 @@ class _Cell:
         self.qa_writer.close()
         stop = self.stop_usage
         stopped = stop is not None and bool(stop.calls)
-        metrics = self.running.metrics(stop_tokens=(stop.input_tokens, stop.output_tokens) if stopped else None,
-                                       stop_calls=stop.by_purpose() if stopped else None)
+        metrics = self.running.metrics(
+            stop_tokens=(stop.input_tokens, stop.output_tokens) if stopped else None,
+            stop_calls=stop.by_purpose() if stopped else None,
+        )
         rounds = self.rd.qa_rounds()  # from the file: a resumed run asked its earlier rounds in another process
         end = "terminated" if self.terminated else "agent_stopped" if self.stopped else "max_steps"
         results = {
@@ -296,7 +327,8 @@ class _Cell:
             self.rd.write_dependency_graph(self.env.dependency_graph())
             results["dependency_graph"] = DEPENDENCY_GRAPH
         self.rd.write_results(results)
-        self.log(f"done ({end}, {metrics['play_steps']} play steps, main {metrics['main_reward']}, "
-                 f"sup {metrics['supplementary_reward']}): {self.rd.path}")
+        self.log(
+            f"done ({end}, {metrics['play_steps']} play steps, main {metrics['main_reward']}, "
+            f"sup {metrics['supplementary_reward']}): {self.rd.path}"
+        )
         return CellOutcome(self.rd.path, "finished", results)
-

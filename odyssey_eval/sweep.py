@@ -61,8 +61,11 @@ class SweepCheck(Callback):
         def structural(o: Any) -> bool:  # changes which files are composed (or deletes): compose again
             name = o.key_or_group
             if name not in groups:
-                groups[name] = bool(o.package is not None or name.startswith("hydra")
-                                    or loader.get_group_options(name, config_name=searched[0], overrides=searched[1]))
+                groups[name] = bool(
+                    o.package is not None
+                    or name.startswith("hydra")
+                    or loader.get_group_options(name, config_name=searched[0], overrides=searched[1])
+                )
             return groups[name] or o.is_delete()
 
         composed: dict[tuple[str, ...], Any] = {}
@@ -70,9 +73,11 @@ class SweepCheck(Callback):
         batches = BasicSweeper.split_arguments(overrides, None)
         if not any(batches):
             globs = " ".join(o.input_line for o in overrides if "glob(" in o.input_line)
-            raise ConfigError(f"the sweep lists no cells{f' ({globs} matched no config)' if globs else ''}: "
-                              "Hydra's glob(...) sees only the packaged config groups, not the repository's "
-                              "conf/; list the values instead")
+            raise ConfigError(
+                f"the sweep lists no cells{f' ({globs} matched no config)' if globs else ''}: "
+                "Hydra's glob(...) sees only the packaged config groups, not the repository's "
+                "conf/; list the values instead"
+            )
         for batch in batches:
             for job in batch:
                 parsed = parser.parse_overrides(list(job))
@@ -89,8 +94,10 @@ class SweepCheck(Callback):
                 except Exception:  # a job whose config is wrong says so itself when it runs
                     continue
                 if path in seen:
-                    raise ConfigError(f"the sweep names the cell {path} twice ({' '.join(seen[path]) or 'defaults'} "
-                                      f"and {' '.join(job) or 'defaults'}): both jobs would write one run "
-                                      "directory. Drop the repeated values (settings outside the cell, like "
-                                      "eval.progress, do not make another cell); nothing was run")
+                    raise ConfigError(
+                        f"the sweep names the cell {path} twice ({' '.join(seen[path]) or 'defaults'} "
+                        f"and {' '.join(job) or 'defaults'}): both jobs would write one run "
+                        "directory. Drop the repeated values (settings outside the cell, like "
+                        "eval.progress, do not make another cell); nothing was run"
+                    )
                 seen[path] = list(job)

@@ -18,8 +18,16 @@ from typing import Any
 
 from odyssey_agents.base import Decision
 
-__all__ = ["FORMAT", "JsonlWriter", "Trajectory", "TrajectoryError", "json_bytes", "read_trajectory", "reset_record",
-           "step_record"]
+__all__ = [
+    "FORMAT",
+    "JsonlWriter",
+    "Trajectory",
+    "TrajectoryError",
+    "json_bytes",
+    "read_trajectory",
+    "reset_record",
+    "step_record",
+]
 
 FORMAT = 1
 # The reward breakdown of a step that earned nothing: odyssey_env.rewards.COMPONENTS, written out so that
@@ -45,8 +53,9 @@ def _make_dumps() -> Any:
     if encoder.c_make_encoder is None:
         return plain
     try:
-        c_encode = encoder.c_make_encoder(None, _not_json, encoder.encode_basestring_ascii, None, ":", ",",
-                                          False, False, True)
+        c_encode = encoder.c_make_encoder(
+            None, _not_json, encoder.encode_basestring_ascii, None, ":", ",", False, False, True
+        )
         if "".join(c_encode({"a": [1, 2.5, "x\n"]}, 0)) != plain({"a": [1, 2.5, "x\n"]}):
             return plain
     except TypeError:  # a Python whose private encoder takes other arguments
@@ -91,8 +100,12 @@ def _make_line_encoder() -> Any:
     except ImportError:
         return _json_line
     dumps, refused = orjson.dumps, orjson.JSONEncodeError
-    option = (orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
-              | orjson.OPT_APPEND_NEWLINE)
+    option = (
+        orjson.OPT_PASSTHROUGH_DATACLASS
+        | orjson.OPT_PASSTHROUGH_DATETIME
+        | orjson.OPT_PASSTHROUGH_SUBCLASS
+        | orjson.OPT_APPEND_NEWLINE
+    )
 
     def encode(record: Mapping[str, Any], observation: str | None = None) -> bytes:
         if observation is None:
@@ -134,8 +147,12 @@ def _make_document_encoder() -> Any:
     except ImportError:
         return lambda obj: _dumps(obj).encode("ascii")
     dumps, refused, fragment = orjson.dumps, orjson.JSONEncodeError, orjson.Fragment
-    option = (orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME
-              | orjson.OPT_PASSTHROUGH_SUBCLASS)
+    option = (
+        orjson.OPT_NON_STR_KEYS
+        | orjson.OPT_PASSTHROUGH_DATACLASS
+        | orjson.OPT_PASSTHROUGH_DATETIME
+        | orjson.OPT_PASSTHROUGH_SUBCLASS
+    )
     inf = float("inf")
     json_float = json.encoder.JSONEncoder(allow_nan=True).iterencode  # json's text for any float
 
@@ -157,8 +174,9 @@ def _make_document_encoder() -> Any:
             data = dumps(exact(obj, written), option=option)
         except refused:
             data = None
-        if data is None or not (data.isascii() and 127 not in data and data.find(b"0.0000") < 0
-                                and data.count(b"e-") == written[0]):
+        if data is None or not (
+            data.isascii() and 127 not in data and data.find(b"0.0000") < 0 and data.count(b"e-") == written[0]
+        ):
             return _dumps(obj).encode("ascii")
         return data
 
@@ -174,16 +192,31 @@ class TrajectoryError(ValueError):
 
 
 def reset_record(game: str, seed: int, observation: str, info: Mapping[str, Any]) -> dict[str, Any]:
-    record = {"format": FORMAT, "step": 0, "reset": True, "game": game, "seed": seed,
-              "observation": observation, "area": info["area"], "time": info["time"],
-              "in_tutorial": bool(info.get("in_tutorial", False))}
+    record = {
+        "format": FORMAT,
+        "step": 0,
+        "reset": True,
+        "game": game,
+        "seed": seed,
+        "observation": observation,
+        "area": info["area"],
+        "time": info["time"],
+        "in_tutorial": bool(info.get("in_tutorial", False)),
+    }
     if "quest" in info:
         record["quest"] = info["quest"]
     return record
 
 
-def step_record(decision: Decision, tutorial: bool, observation: str | None, terminated: bool,
-                info: Mapping[str, Any], seconds: float, quest_changed: bool = True) -> dict[str, Any]:
+def step_record(
+    decision: Decision,
+    tutorial: bool,
+    observation: str | None,
+    terminated: bool,
+    info: Mapping[str, Any],
+    seconds: float,
+    quest_changed: bool = True,
+) -> dict[str, Any]:
     """The line of one step. ``tutorial``: the command was chosen inside the tutorial.
 
     Lines are sparse: flags (``tutorial``, ``invalid``, ``failed``, ``terminated``, ``malformed``) appear

@@ -27,17 +27,31 @@ from odyssey_gen.spec import DEFAULTS, OPTIONAL_DYNAMICS, GameSpec, SpecError, V
 __all__ = ["main"]
 
 LLM_ARG = re.compile(r"^llm(\.[A-Za-z_][A-Za-z0-9_]*)?=")
-SIZE_FLAGS = ("places", "areas_per_place", "area_count", "objects", "npcs", "max_level", "chapters", "stages",
-              "branching", "locks", "craft_depth", "action_rules", "step_rules", "seed")
+SIZE_FLAGS = (
+    "places",
+    "areas_per_place",
+    "area_count",
+    "objects",
+    "npcs",
+    "max_level",
+    "chapters",
+    "stages",
+    "branching",
+    "locks",
+    "craft_depth",
+    "action_rules",
+    "step_rules",
+    "seed",
+)
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="odyssey generate",
         description="Generate a new game folder from a theme, validate it (static checks, sandboxed execution, "
-                    "reachability of new rules, solvability by the oracle) and install it. Model settings go "
-                    "after the options as llm=NAME llm.KEY=VALUE (as in 'odyssey run').",
-)
+        "reachability of new rules, solvability by the oracle) and install it. Model settings go "
+        "after the options as llm=NAME llm.KEY=VALUE (as in 'odyssey run').",
+    )
     p.add_argument("theme", nargs="?", help="one line saying what the world is about (see docs/generation.md)")
     p.add_argument("--name", help="the game's name: lower_snake_case; also the folder name")
     p.add_argument("--out", help="the game folder to write (default ./NAME)")
@@ -47,52 +61,106 @@ def _parser() -> argparse.ArgumentParser:
     for flag in SIZE_FLAGS:
         default = DEFAULTS.get(flag)
         flags = ["--areas"] if flag == "area_count" else [f"--{flag.replace('_', '-')}"]
-        fallback = {"locks": "one per extra place, at most 2", "area_count": "places x areas-per-place; the total "
-                    "number of areas, spread over the places as evenly as possible"}
-        sizes.add_argument(*flags, dest=flag, type=int, default=None,
-                           help=f"default {default if default is not None else fallback[flag]}")
+        fallback = {
+            "locks": "one per extra place, at most 2",
+            "area_count": "places x areas-per-place; the total "
+            "number of areas, spread over the places as evenly as possible",
+        }
+        sizes.add_argument(
+            *flags,
+            dest=flag,
+            type=int,
+            default=None,
+            help=f"default {default if default is not None else fallback[flag]}",
+        )
     mech = p.add_argument_group("mechanics")
-    mech.add_argument("--verbs", help=f"optional verbs to switch on, comma-separated, 'all' or 'none' "
-                                      f"({', '.join(OPTIONAL_VERBS)}); default: --action-rules of them by seed")
-    mech.add_argument("--dynamics", help=f"optional step rules to switch on, comma-separated, 'all' or 'none' "
-                                         f"({', '.join(OPTIONAL_DYNAMICS)}); default: --step-rules of them by seed")
-    mech.add_argument("--params", metavar="JSON",
-                      help='per-rule parameter overrides, e.g. \'{"noise": {"threshold": 4}}\'')
+    mech.add_argument(
+        "--verbs",
+        help=f"optional verbs to switch on, comma-separated, 'all' or 'none' "
+        f"({', '.join(OPTIONAL_VERBS)}); default: --action-rules of them by seed",
+    )
+    mech.add_argument(
+        "--dynamics",
+        help=f"optional step rules to switch on, comma-separated, 'all' or 'none' "
+        f"({', '.join(OPTIONAL_DYNAMICS)}); default: --step-rules of them by seed",
+    )
+    mech.add_argument(
+        "--params", metavar="JSON", help='per-rule parameter overrides, e.g. \'{"noise": {"threshold": 4}}\''
+    )
     mech.add_argument("--no-tutorial", action="store_true", help="no tutorial rooms")
     mech.add_argument("--no-side-quests", action="store_true", help="no side quests")
     mech.add_argument("--no-expansion", action="store_true", help="no online expansion")
     gen = p.add_argument_group("generation")
-    gen.add_argument("--backend", choices=("procedural", "llm"), default=None,
-                     help="procedural: offline, seeded, no model (default); llm: the paper's pipeline")
-    gen.add_argument("--describe-with", metavar="LLM", help="let a model write the descriptions (and with "
-                     "--llm-names the names) of a procedural game, e.g. llm=embedded")
-    gen.add_argument("--llm-names", action="store_true", help="with --describe-with: also let the model rename "
-                     "areas, objects and NPCs")
-    gen.add_argument("--describe-max", type=int, default=None, metavar="N",
-                     help="with --describe-with: at most N descriptions and N names (default: everything)")
-    gen.add_argument("--replay", metavar="FILE", help="use recorded model replies (a JSON list of strings) instead "
-                     "of a live model: the scripted backend")
+    gen.add_argument(
+        "--backend",
+        choices=("procedural", "llm"),
+        default=None,
+        help="procedural: offline, seeded, no model (default); llm: the paper's pipeline",
+    )
+    gen.add_argument(
+        "--describe-with",
+        metavar="LLM",
+        help="let a model write the descriptions (and with "
+        "--llm-names the names) of a procedural game, e.g. llm=embedded",
+    )
+    gen.add_argument(
+        "--llm-names",
+        action="store_true",
+        help="with --describe-with: also let the model rename areas, objects and NPCs",
+    )
+    gen.add_argument(
+        "--describe-max",
+        type=int,
+        default=None,
+        metavar="N",
+        help="with --describe-with: at most N descriptions and N names (default: everything)",
+    )
+    gen.add_argument(
+        "--replay",
+        metavar="FILE",
+        help="use recorded model replies (a JSON list of strings) instead of a live model: the scripted backend",
+    )
     gen.add_argument("--record", metavar="FILE", help="write every model reply of this run to FILE (for --replay)")
-    gen.add_argument("--attempts", type=int, default=3,
-                     help="tries per stage before the candidate is rejected (default %(default)s)")
+    gen.add_argument(
+        "--attempts", type=int, default=3, help="tries per stage before the candidate is rejected (default %(default)s)"
+    )
     gen.add_argument("--overwrite", action="store_true", help="replace an existing game folder at the target")
-    gen.add_argument("--trust-output", action="store_true", help="after every check passes, record the new "
-                     "rules.py in your trust store (otherwise the 'odyssey trust' line is printed)")
+    gen.add_argument(
+        "--trust-output",
+        action="store_true",
+        help="after every check passes, record the new "
+        "rules.py in your trust store (otherwise the 'odyssey trust' line is printed)",
+    )
     gen.add_argument("--quiet", action="store_true", help="print only the last line")
     val = p.add_argument_group("validation (defaults: docs/generation.md)")
     v = ValidationSettings()
-    val.add_argument("--validation-seeds", type=int, default=v.seeds,
-                     help="seeds of the execution and solvability tests (default %(default)s)")
-    val.add_argument("--random-steps", type=int, default=v.random_steps,
-                     help="random-agent steps per seed (default %(default)s)")
-    val.add_argument("--oracle-budget", type=int, default=v.oracle_budget,
-                     help="play steps the oracle may use per seed (default %(default)s)")
-    val.add_argument("--timeout", type=float, default=v.timeout,
-                     help="wall-clock seconds for the sandboxed checks (default %(default)s)")
-    val.add_argument("--cpu-seconds", type=int, default=v.cpu_seconds,
-                     help="CPU-time limit of the sandbox (default %(default)s)")
-    val.add_argument("--memory-mb", type=int, default=v.memory_mb,
-                     help="address-space limit of the sandbox (default %(default)s)")
+    val.add_argument(
+        "--validation-seeds",
+        type=int,
+        default=v.seeds,
+        help="seeds of the execution and solvability tests (default %(default)s)",
+    )
+    val.add_argument(
+        "--random-steps", type=int, default=v.random_steps, help="random-agent steps per seed (default %(default)s)"
+    )
+    val.add_argument(
+        "--oracle-budget",
+        type=int,
+        default=v.oracle_budget,
+        help="play steps the oracle may use per seed (default %(default)s)",
+    )
+    val.add_argument(
+        "--timeout",
+        type=float,
+        default=v.timeout,
+        help="wall-clock seconds for the sandboxed checks (default %(default)s)",
+    )
+    val.add_argument(
+        "--cpu-seconds", type=int, default=v.cpu_seconds, help="CPU-time limit of the sandbox (default %(default)s)"
+    )
+    val.add_argument(
+        "--memory-mb", type=int, default=v.memory_mb, help="address-space limit of the sandbox (default %(default)s)"
+    )
     return p
 
 
@@ -188,20 +256,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     say = (lambda _text: None) if args.quiet else (lambda text: print(text, flush=True))
     try:
         spec = spec_from_args(args)
-        settings = ValidationSettings(seeds=args.validation_seeds, random_steps=args.random_steps,
-                                      oracle_budget=args.oracle_budget, timeout=args.timeout,
-                                      cpu_seconds=args.cpu_seconds, memory_mb=args.memory_mb)
+        settings = ValidationSettings(
+            seeds=args.validation_seeds,
+            random_steps=args.random_steps,
+            oracle_budget=args.oracle_budget,
+            timeout=args.timeout,
+            cpu_seconds=args.cpu_seconds,
+            memory_mb=args.memory_mb,
+        )
         cfg = _llm_config(llm_tokens)
         describe = None
         if args.describe_with:
             if spec.backend != "procedural":
                 raise SpecError("--describe-with is for the procedural backend (the llm backend writes its own text)")
-            dcfg = {**cfg, **_llm_config([args.describe_with if LLM_ARG.match(args.describe_with)
-                                          else f"llm={args.describe_with}"])}
+            dcfg = {
+                **cfg,
+                **_llm_config(
+                    [args.describe_with if LLM_ARG.match(args.describe_with) else f"llm={args.describe_with}"]
+                ),
+            }
             from odyssey_gen.llm.describe import Describer
 
-            describe = Describer(_build_llm(dcfg, args, spec.seed, "--describe-with"), spec,
-                                 names=args.llm_names, record=args.record, max_items=args.describe_max)
+            describe = Describer(
+                _build_llm(dcfg, args, spec.seed, "--describe-with"),
+                spec,
+                names=args.llm_names,
+                record=args.record,
+                max_items=args.describe_max,
+            )
         elif args.llm_names:
             raise SpecError("--llm-names needs --describe-with")
         backend = None
@@ -210,10 +292,20 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             backend = LLMBackend(spec, _build_llm(cfg, args, spec.seed, "--backend llm"), record=args.record)
         elif llm_tokens and not args.describe_with:
-            raise SpecError("llm=... settings are used by --backend llm or --describe-with; the procedural backend "
-                            "needs no model")
-        result = generate(spec, args.out, backend=backend, settings=settings, max_attempts=args.attempts,
-                          overwrite=args.overwrite, trust_output=args.trust_output, say=say, describe=describe)
+            raise SpecError(
+                "llm=... settings are used by --backend llm or --describe-with; the procedural backend needs no model"
+            )
+        result = generate(
+            spec,
+            args.out,
+            backend=backend,
+            settings=settings,
+            max_attempts=args.attempts,
+            overwrite=args.overwrite,
+            trust_output=args.trust_output,
+            say=say,
+            describe=describe,
+        )
     except (SpecError, GenerationError) as exc:
         print(f"odyssey generate: {exc}", file=sys.stderr)
         return 2
@@ -226,9 +318,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not result.ok:
         print(f"odyssey generate: rejected: {result.reason} (candidate and report in {result.path})", file=sys.stderr)
         return 1
-    print(f"generated {result.path} ({result.report['statistics'].get('object_types')} object types, "
-          f"{result.report['statistics'].get('stages')} stages); play it: odyssey play {result.path}")
+    print(
+        f"generated {result.path} ({result.report['statistics'].get('object_types')} object types, "
+        f"{result.report['statistics'].get('stages')} stages); play it: odyssey play {result.path}"
+    )
     if result.needs_trust:
-        print("its rules.py is code that passed every check; to let it run without --trust: "
-              f"odyssey trust {result.path}")
+        print(
+            f"its rules.py is code that passed every check; to let it run without --trust: odyssey trust {result.path}"
+        )
     return 0

@@ -57,13 +57,16 @@ def _summarise(validation: Validation) -> str:
         parts.append(f"execution {ex['steps']} random steps on {ex['seeds']} seed(s)")
     new = stats.get("new_rules") or {}
     if any(new.values()):
-        parts.append(f"new rules reached ({len(new.get('verbs', []))} verb(s), "
-                     f"{len(new.get('step_rules', []))} step rule(s))")
+        parts.append(
+            f"new rules reached ({len(new.get('verbs', []))} verb(s), {len(new.get('step_rules', []))} step rule(s))"
+        )
     solve = stats.get("solvability")
     if solve and solve.get("runs"):
         steps = [r["steps"] for r in solve["runs"]]
-        parts.append(f"solved by the oracle on {len(steps)} seed(s) in {min(steps)}-{max(steps)} steps "
-                     f"(budget {solve['budget']})")
+        parts.append(
+            f"solved by the oracle on {len(steps)} seed(s) in {min(steps)}-{max(steps)} steps "
+            f"(budget {solve['budget']})"
+        )
     return "; ".join(parts) + f" ({validation.seconds:.1f} s)"
 
 
@@ -89,10 +92,18 @@ def _install(candidate: Path, target: Path, overwrite: bool) -> None:
         os.replace(candidate, target)
 
 
-def generate(spec: GameSpec, out: str | Path | None = None, *, backend: Backend | None = None,
-             settings: ValidationSettings | None = None, max_attempts: int = 3, overwrite: bool = False,
-             trust_output: bool = False, say: Callable[[str], None] = print,
-             describe: Callable[[Path, Report], str] | None = None) -> Result:
+def generate(
+    spec: GameSpec,
+    out: str | Path | None = None,
+    *,
+    backend: Backend | None = None,
+    settings: ValidationSettings | None = None,
+    max_attempts: int = 3,
+    overwrite: bool = False,
+    trust_output: bool = False,
+    say: Callable[[str], None] = print,
+    describe: Callable[[Path, Report], str] | None = None,
+) -> Result:
     """Generate, validate and install the game ``spec`` asks for at ``out`` (default ``./<name>``).
 
     ``backend`` defaults to the procedural one. ``describe``, when given, rewrites names and
@@ -122,16 +133,21 @@ def generate(spec: GameSpec, out: str | Path | None = None, *, backend: Backend 
         raise GenerationError(f"cannot write next to {target}: {exc}") from None
     model = getattr(backend, "model_info", None)
     report = Report(spec, settings, backend.name, model() if callable(model) else None)
-    say(f"[1/5] scaffold: {spec.display_title!r} ({spec.theme.strip()}) with the {backend.name} backend, "
-        f"seed {spec.seed}, building in {candidate.name}")
+    say(
+        f"[1/5] scaffold: {spec.display_title!r} ({spec.theme.strip()}) with the {backend.name} backend, "
+        f"seed {spec.seed}, building in {candidate.name}"
+    )
     try:
         try:
             hook = None
             if describe is not None:
+
                 def hook(folder: Path) -> None:
                     say(f"      describe: {describe(folder, report)}")
-            validation = run(backend, candidate, report, settings, max_attempts=max_attempts, say=say,
-                             after_stages=hook)
+
+            validation = run(
+                backend, candidate, report, settings, max_attempts=max_attempts, say=say, after_stages=hook
+            )
         except Rejected as exc:
             report.status, report.reason = "rejected", str(exc)
             place = _rejected_path(target, spec.seed)

@@ -51,9 +51,18 @@ def _first_line(problems: Sequence[Problem]) -> str:
     return f"{problems[0]}{more}"
 
 
-def run(backend: Backend, folder: Path, report: Report, settings: ValidationSettings, *, max_attempts: int = 3,
-        say: Callable[[str], None] = print, first_step: int = 2, total_steps: int = 5,
-        after_stages: Callable[[Path], None] | None = None) -> Validation:
+def run(
+    backend: Backend,
+    folder: Path,
+    report: Report,
+    settings: ValidationSettings,
+    *,
+    max_attempts: int = 3,
+    say: Callable[[str], None] = print,
+    first_step: int = 2,
+    total_steps: int = 5,
+    after_stages: Callable[[Path], None] | None = None,
+) -> Validation:
     """Produce and validate a candidate in ``folder``; raise :class:`Rejected` when repair fails.
 
     ``after_stages`` runs on the folder each time the stages are done, before validation (the
@@ -69,12 +78,17 @@ def run(backend: Backend, folder: Path, report: Report, settings: ValidationSett
                 tries = len(report.stages.get(stage, []))
                 if tries >= max_attempts:
                     problems = feedback[stage]
-                    raise Rejected(f"stage {stage!r} still failed after {max_attempts} attempt(s): "
-                                   f"{_first_line(problems) if problems else 'no result'}", problems)
+                    raise Rejected(
+                        f"stage {stage!r} still failed after {max_attempts} attempt(s): "
+                        f"{_first_line(problems) if problems else 'no result'}",
+                        problems,
+                    )
                 attempt = report.attempt(stage)
                 if attempt.attempt > 1:
-                    say(f"      {stage}: attempt {attempt.attempt}/{max_attempts}, repairing "
-                        f"{len(feedback[stage])} problem(s)")
+                    say(
+                        f"      {stage}: attempt {attempt.attempt}/{max_attempts}, repairing "
+                        f"{len(feedback[stage])} problem(s)"
+                    )
                 problems = backend.run_stage(stage, folder, feedback[stage], attempt)
                 attempt.problems = [p.to_dict() for p in problems]
                 if not problems:
@@ -86,8 +100,12 @@ def run(backend: Backend, folder: Path, report: Report, settings: ValidationSett
         if after_stages is not None:
             after_stages(folder)
         validation = validate(folder, settings)
-        report.validation = {"settings": settings.__dict__, "checks": validation.by_check(),
-                             "stats": validation.stats, "seconds": validation.seconds}
+        report.validation = {
+            "settings": settings.__dict__,
+            "checks": validation.by_check(),
+            "stats": validation.stats,
+            "seconds": validation.seconds,
+        }
         if validation.ok:
             return validation
         owners = [backend.owner(p) for p in validation.problems]
@@ -96,6 +114,8 @@ def run(backend: Backend, folder: Path, report: Report, settings: ValidationSett
         feedback[culprit] = [p for p, o in zip(validation.problems, owners, strict=True) if o == culprit]
         say(f"      validation: {_first_line(validation.problems)}")
         if len(report.stages.get(culprit, [])) >= max_attempts:
-            raise Rejected(f"validation failed and stage {culprit!r} has no attempts left: "
-                           f"{_first_line(feedback[culprit])}", validation.problems)
+            raise Rejected(
+                f"validation failed and stage {culprit!r} has no attempts left: {_first_line(feedback[culprit])}",
+                validation.problems,
+            )
         say(f"      going back to stage {culprit!r}")

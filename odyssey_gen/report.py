@@ -36,8 +36,13 @@ class Attempt:
     problems: list[dict[str, str]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"attempt": self.attempt, "seconds": round(self.seconds, 3), "calls": self.calls,
-                "tokens": {"input": self.input_tokens, "output": self.output_tokens}, "problems": self.problems}
+        return {
+            "attempt": self.attempt,
+            "seconds": round(self.seconds, 3),
+            "calls": self.calls,
+            "tokens": {"input": self.input_tokens, "output": self.output_tokens},
+            "problems": self.problems,
+        }
 
 
 class Report:
@@ -63,8 +68,14 @@ class Report:
         return tries[-1]
 
     def tokens(self) -> dict[str, dict[str, int]]:
-        out = {stage: {"input": sum(a.input_tokens for a in tries), "output": sum(a.output_tokens for a in tries),
-                       "calls": sum(a.calls for a in tries)} for stage, tries in self.stages.items()}
+        out = {
+            stage: {
+                "input": sum(a.input_tokens for a in tries),
+                "output": sum(a.output_tokens for a in tries),
+                "calls": sum(a.calls for a in tries),
+            }
+            for stage, tries in self.stages.items()
+        }
         if self.describe:
             out["describe"] = dict(self.describe.get("tokens", {}))
         out["total"] = {k: sum(v.get(k, 0) for v in out.values()) for k in ("input", "output", "calls")}
@@ -109,8 +120,9 @@ def entity_statistics(folder: Path) -> dict[str, Any]:
         return {}
     objects = [o for o in world.get("objects", []) if isinstance(o, dict)]
     npcs = [n for n in world.get("npcs", []) if isinstance(n, dict)]
-    areas = [a for p in world.get("places", []) if isinstance(p, dict)
-             for a in p.get("areas", []) if isinstance(a, dict)]
+    areas = [
+        a for p in world.get("places", []) if isinstance(p, dict) for a in p.get("areas", []) if isinstance(a, dict)
+    ]
     by_name = {o.get("name"): o for o in objects}
 
     def depth(name: str, seen: frozenset[str] = frozenset()) -> int:

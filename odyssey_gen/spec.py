@@ -21,7 +21,6 @@ from odyssey_env.rules import BASE_RULE_MODULES, OPTIONAL_VERBS, step_order
 __all__ = ["DEFAULTS", "OPTIONAL_DYNAMICS", "GameSpec", "SpecError", "ValidationSettings"]
 
 
-
 def _optional_dynamics() -> tuple[str, ...]:
     """The engine's library of optional step rules, in run order (read from the rules, never listed by hand)."""
     import importlib
@@ -29,8 +28,7 @@ def _optional_dynamics() -> tuple[str, ...]:
     found = []
     for module in BASE_RULE_MODULES:
         for value in vars(importlib.import_module(module)).values():
-            if getattr(value, "__odyssey_rule__", None) == "step" and value.optional and \
-                    value.__module__ == module:
+            if getattr(value, "__odyssey_rule__", None) == "step" and value.optional and value.__module__ == module:
                 found.append(value)
     return tuple(cls.name for cls in step_order(found))
 
@@ -140,40 +138,57 @@ class GameSpec:
             out.append(f"name: {self.name!r} must not end in _<number>")
         if set(self.theme) - set(map(chr, range(32, 127))):
             out.append("theme: use printable ASCII only (the engine prints ASCII)")
-        for label, value, lo, hi in (("places", self.places, 1, 20), ("areas_per_place", self.areas_per_place, 1, 20),
-                                     ("max_level", self.max_level, 1, 10), ("chapters", self.chapters, 1, 10),
-                                     ("stages", self.stages, 1, 40), ("branching", self.branching, 1, 8),
-                                     ("craft_depth", self.craft_depth, 1, 6), ("npcs", self.npcs, 4, 200),
-                                     ("objects", self.objects, 1, 5000), ("action_rules", self.action_rules, 0, 10),
-                                     ("step_rules", self.step_rules, 0, 20)):
+        for label, value, lo, hi in (
+            ("places", self.places, 1, 20),
+            ("areas_per_place", self.areas_per_place, 1, 20),
+            ("max_level", self.max_level, 1, 10),
+            ("chapters", self.chapters, 1, 10),
+            ("stages", self.stages, 1, 40),
+            ("branching", self.branching, 1, 8),
+            ("craft_depth", self.craft_depth, 1, 6),
+            ("npcs", self.npcs, 4, 200),
+            ("objects", self.objects, 1, 5000),
+            ("action_rules", self.action_rules, 0, 10),
+            ("step_rules", self.step_rules, 0, 20),
+        ):
             if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
                 why = " (a guide, a merchant, a boss and one kind of enemy)" if label == "npcs" else ""
                 out.append(f"{label}: expected a whole number from {lo} to {hi}{why}, got {value!r}")
-        if self.area_count is not None and (not isinstance(self.area_count, int) or isinstance(self.area_count, bool)
-                                            or not self.places <= self.area_count <= 400):
-            out.append(f"area_count: expected a whole number from {self.places} (one per place) to 400, "
-                       f"got {self.area_count!r}")
+        if self.area_count is not None and (
+            not isinstance(self.area_count, int)
+            or isinstance(self.area_count, bool)
+            or not self.places <= self.area_count <= 400
+        ):
+            out.append(
+                f"area_count: expected a whole number from {self.places} (one per place) to 400, "
+                f"got {self.area_count!r}"
+            )
         if out:
             return out
         if self.areas < self.max_level:
-            out.append(f"max_level: {self.max_level} levels need at least {self.max_level} areas "
-                       f"(got {self.areas})")
+            out.append(f"max_level: {self.max_level} levels need at least {self.max_level} areas (got {self.areas})")
         if not 0 <= self.lock_count <= max(0, self.areas - 1):
             out.append(f"locks: expected 0 to {self.areas - 1} (one locked path needs an area on each side)")
         minimum = self.min_objects()
         if self.objects < minimum:
-            out.append(f"objects: at least {minimum} object types are needed for this request (currency, a "
-                       "station, a container, a writable and a writing tool, a weapon, armor, materials, "
-                       f"one key per lock, the boss's trophy{', food' if 'eat' in self.wanted_verbs() else ''}"
-                       f"{', a lockpick' if 'lockpick' in self.wanted_verbs() else ''}), got {self.objects}")
+            out.append(
+                f"objects: at least {minimum} object types are needed for this request (currency, a "
+                "station, a container, a writable and a writing tool, a weapon, armor, materials, "
+                f"one key per lock, the boss's trophy{', food' if 'eat' in self.wanted_verbs() else ''}"
+                f"{', a lockpick' if 'lockpick' in self.wanted_verbs() else ''}), got {self.objects}"
+            )
         if self.branching > 1 and self.stages < self.branching + 2:
-            out.append(f"stages: a chapter that forks into {self.branching} chains needs at least "
-                       f"{self.branching + 2} stages (a start, one per chain, a join), got {self.stages}")
+            out.append(
+                f"stages: a chapter that forks into {self.branching} chains needs at least "
+                f"{self.branching + 2} stages (a start, one per chain, a join), got {self.stages}"
+            )
         required = 1 + self.lock_count  # the boss, and crossing each lock
         if self.chapters * self.stages < required + 1:
-            out.append(f"stages: {self.chapters} chapter(s) of {self.stages} stage(s) leave no room for the "
-                       f"{required} stages this world needs (crossing {self.lock_count} lock(s), the boss) "
-                       "and a first stage")
+            out.append(
+                f"stages: {self.chapters} chapter(s) of {self.stages} stage(s) leave no room for the "
+                f"{required} stages this world needs (crossing {self.lock_count} lock(s), the boss) "
+                "and a first stage"
+            )
         if self.verbs is not None:
             unknown = sorted(set(self.verbs) - set(OPTIONAL_VERBS))
             if unknown:
@@ -181,15 +196,20 @@ class GameSpec:
         if self.dynamics is not None:
             unknown = sorted(set(self.dynamics) - set(OPTIONAL_DYNAMICS))
             if unknown:
-                out.append(f"dynamics: unknown step rule(s) {', '.join(unknown)}; "
-                           f"known: {', '.join(OPTIONAL_DYNAMICS)}")
+                out.append(
+                    f"dynamics: unknown step rule(s) {', '.join(unknown)}; known: {', '.join(OPTIONAL_DYNAMICS)}"
+                )
         if self.backend == "procedural":
             if self.verbs is None and self.action_rules > len(OPTIONAL_VERBS):
-                out.append(f"action_rules: the procedural backend switches on optional verbs and there are only "
-                           f"{len(OPTIONAL_VERBS)}")
+                out.append(
+                    f"action_rules: the procedural backend switches on optional verbs and there are only "
+                    f"{len(OPTIONAL_VERBS)}"
+                )
             if self.dynamics is None and self.step_rules > len(OPTIONAL_DYNAMICS):
-                out.append(f"step_rules: the procedural backend switches on optional dynamics and there are only "
-                           f"{len(OPTIONAL_DYNAMICS)}")
+                out.append(
+                    f"step_rules: the procedural backend switches on optional dynamics and there are only "
+                    f"{len(OPTIONAL_DYNAMICS)}"
+                )
         if self.backend not in ("procedural", "llm"):
             out.append(f"backend: expected procedural or llm, got {self.backend!r}")
         return out
@@ -250,5 +270,6 @@ class GameSpec:
 
 
 #: The defaults as data (docs and ``odyssey generate --help`` show them).
-DEFAULTS: dict[str, Any] = {f.name: f.default for f in dataclasses.fields(GameSpec)
-                            if f.default is not dataclasses.MISSING}
+DEFAULTS: dict[str, Any] = {
+    f.name: f.default for f in dataclasses.fields(GameSpec) if f.default is not dataclasses.MISSING
+}

@@ -47,8 +47,9 @@ from odyssey_env.worldgen import spawn_npc
 TESTS = Path(__file__).parent
 PLAYER = "player"
 #: Events the base step rules report on their own (an enemy's blow, a level gained), whatever the command was.
-WORLD_EVENTS = frozenset({"agent_hit", "agent_ambushed", "agent_died", "level_up", "npc_wandered", "npc_respawned",
-                          "npc_spawned"})
+WORLD_EVENTS = frozenset(
+    {"agent_hit", "agent_ambushed", "agent_died", "level_up", "npc_wandered", "npc_respawned", "npc_spawned"}
+)
 
 
 class Scripted(random.Random):
@@ -63,8 +64,7 @@ class Scripted(random.Random):
         return self.values.pop(0) if self.values else 0.999
 
 
-def engine_on(game: str | Path | Game, seed: int = 0, *, rng: random.Random | None = None,
-              **engine_kw: Any) -> Engine:
+def engine_on(game: str | Path | Game, seed: int = 0, *, rng: random.Random | None = None, **engine_kw: Any) -> Engine:
     """An engine on ``game`` (a name, a folder or a loaded game) at ``seed``; ``rng`` replaces the episode RNG;
     the other keywords go to :class:`Engine` (``agents``, ``options``)."""
     engine = Engine(game if isinstance(game, Game) else load_game(game), seed, **engine_kw)
@@ -271,17 +271,24 @@ class Harness:
 
 
 # --------------------------------------------------------------------------- edited copies of a game
-def game_copy(source: str | Path, folder: Path, change: Callable[[dict[str, Any]], None] | None = None, *,
-              change_quest: Callable[[dict[str, Any]], None] | None = None, rules: ModuleType | None = None,
-              trust: bool = True) -> Game:
+def game_copy(
+    source: str | Path,
+    folder: Path,
+    change: Callable[[dict[str, Any]], None] | None = None,
+    *,
+    change_quest: Callable[[dict[str, Any]], None] | None = None,
+    rules: ModuleType | None = None,
+    trust: bool = True,
+) -> Game:
     """The game of ``source`` (a shipped game's name or a folder) copied to ``folder`` (which must not exist),
     its world data edited by ``change`` and its quest by ``change_quest``, loaded afresh.
 
     ``rules``: the shipped rules module to load in place of the copy's ``rules.py``: the copy would import as a
     module of its own, and a test of the rules must run the one that ships (the one ``tools/mutation.py``
     mutates, whose parameter checks must be the ones that refuse a bad copy)."""
-    shutil.copytree(GAMES_DIR / source if isinstance(source, str) else source, folder,
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(
+        GAMES_DIR / source if isinstance(source, str) else source, folder, ignore=shutil.ignore_patterns("__pycache__")
+    )
     for name, edit in (("world.json", change), ("quest.json", change_quest)):
         if edit is not None:
             data = json.loads((folder / name).read_text(encoding="utf-8"))
@@ -300,8 +307,9 @@ def load_with_rules(folder: Path, rules: ModuleType | None, *, trust: bool = Tru
 
 
 # --------------------------------------------------------------------------- walks and determinism
-def random_walk(game: str, seed: int, steps: int, *, tutorial: bool = True,
-                check: bool = False) -> tuple[list[str], dict, OdysseyEnv]:
+def random_walk(
+    game: str, seed: int, steps: int, *, tutorial: bool = True, check: bool = False
+) -> tuple[list[str], dict, OdysseyEnv]:
     """A uniformly random valid command every step (verb first, as the paper's Random agent), until the episode
     ends; every observation, the last info and the env. ``check``: every command must succeed."""
     rng = random.Random(f"{game}-test:{seed}")
@@ -330,9 +338,15 @@ def in_fresh_process(code: str, *args: str, hash_seed: str, timeout: float | Non
     """Run ``code`` in a fresh interpreter with ``PYTHONHASHSEED=hash_seed`` and this folder importable (``kit``,
     ``env``, ``games``); its output, stripped."""
     path = os.pathsep.join(p for p in (str(TESTS), os.environ.get("PYTHONPATH", "")) if p)
-    done = subprocess.run([sys.executable, "-c", code, *args], cwd=TESTS.parent, capture_output=True, text=True,
-                          timeout=timeout, check=True,
-                          env={**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": path})
+    done = subprocess.run(
+        [sys.executable, "-c", code, *args],
+        cwd=TESTS.parent,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=True,
+        env={**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": path},
+    )
     return done.stdout.strip()
 
 
@@ -353,14 +367,23 @@ print(digest.hexdigest())
 """
 
 
-def subprocess_digest(game: str | Path, seed: int, steps: int, hash_seed: str, *, pick_seed: int | None = None,
-                      sort: bool = True) -> str:
+def subprocess_digest(
+    game: str | Path, seed: int, steps: int, hash_seed: str, *, pick_seed: int | None = None, sort: bool = True
+) -> str:
     """The digest of a seeded walk over the valid actions (commands, observations, rewards, events), computed in
     a fresh interpreter with ``PYTHONHASHSEED=hash_seed``: it must depend on the seeds and on nothing else.
     ``pick_seed`` seeds the choice of commands (``seed`` by default); ``sort``: pick the verb among the sorted
     verbs rather than in listing order."""
-    return in_fresh_process(_DIGEST, str(game), str(seed), str(steps), str(seed if pick_seed is None else pick_seed),
-                            "sorted" if sort else "listed", hash_seed=hash_seed, timeout=120)
+    return in_fresh_process(
+        _DIGEST,
+        str(game),
+        str(seed),
+        str(steps),
+        str(seed if pick_seed is None else pick_seed),
+        "sorted" if sort else "listed",
+        hash_seed=hash_seed,
+        timeout=120,
+    )
 
 
 # --------------------------------------------------------------------------- scripted play

@@ -96,11 +96,23 @@ class Mutant:
 
 
 _COMPARE_SWAP: dict[type, type] = {
-    ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq, ast.NotEq: ast.Eq,
-    ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+    ast.Lt: ast.LtE,
+    ast.LtE: ast.Lt,
+    ast.Gt: ast.GtE,
+    ast.GtE: ast.Gt,
+    ast.Eq: ast.NotEq,
+    ast.NotEq: ast.Eq,
+    ast.In: ast.NotIn,
+    ast.NotIn: ast.In,
+    ast.Is: ast.IsNot,
+    ast.IsNot: ast.Is,
 }
 _BINOP_SWAP: dict[type, type] = {
-    ast.Add: ast.Sub, ast.Sub: ast.Add, ast.Mult: ast.Div, ast.Div: ast.Mult, ast.FloorDiv: ast.Mult,
+    ast.Add: ast.Sub,
+    ast.Sub: ast.Add,
+    ast.Mult: ast.Div,
+    ast.Div: ast.Mult,
+    ast.FloorDiv: ast.Mult,
 }
 _DROPPABLE = (ast.Expr, ast.AugAssign, ast.Delete, ast.Raise, ast.Break, ast.Continue)
 _SKIPPED_FIELDS = {"decorator_list", "returns", "type_params", "annotation", "type_comment"}
@@ -143,11 +155,15 @@ def _replacements(node: ast.AST) -> Iterator[tuple[str, ast.AST, str]]:
         elif isinstance(value, (int, float)):
             for delta in (1, -1):
                 new_value = value + delta
-                new: ast.AST = ast.Constant(new_value) if new_value >= 0 else \
-                    ast.UnaryOp(ast.USub(), ast.Constant(-new_value))
+                new: ast.AST = (
+                    ast.Constant(new_value) if new_value >= 0 else ast.UnaryOp(ast.USub(), ast.Constant(-new_value))
+                )
                 yield "constant", new, repr(new_value)
-    elif isinstance(node, ast.Return) and node.value is not None and \
-            not (isinstance(node.value, ast.Constant) and node.value.value is None):
+    elif (
+        isinstance(node, ast.Return)
+        and node.value is not None
+        and not (isinstance(node.value, ast.Constant) and node.value.value is None)
+    ):
         yield "return None", ast.Return(ast.Constant(None)), "return None"
 
 
@@ -155,8 +171,11 @@ def _worth_negating(test: ast.expr) -> bool:
     """False where negating only repeats another mutant: ``not x`` (drop not) or ``a == b`` (flip)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return False
-    return not (isinstance(test, ast.Compare) and len(test.ops) == 1 and
-                isinstance(test.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot)))
+    return not (
+        isinstance(test, ast.Compare)
+        and len(test.ops) == 1
+        and isinstance(test.ops[0], (ast.Eq, ast.NotEq, ast.In, ast.NotIn, ast.Is, ast.IsNot))
+    )
 
 
 def _dropped(node: ast.stmt) -> bool:
@@ -172,8 +191,9 @@ def _walk(tree: ast.Module) -> Iterator[tuple[tuple[str, ...], int, tuple, ast.A
     import), and so are docstrings, decorators, annotations and default values (evaluated at definition).
     """
 
-    def visit(node: ast.AST, path: tuple, owner: tuple[str, ...] | None, owner_line: int,
-              scope: tuple[str, ...]) -> Iterator:
+    def visit(
+        node: ast.AST, path: tuple, owner: tuple[str, ...] | None, owner_line: int, scope: tuple[str, ...]
+    ) -> Iterator:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             if owner is None:
                 owner = (*scope, node.name)
@@ -226,14 +246,20 @@ def mutants_of(source: str, filename: str = "<module>") -> list[Mutant]:
         for k, (operator, _, after) in enumerate(_replacements(node)):
             add(owner, owner_line, (*path, ("replace", k)), operator, node, _short(node), after)
         if isinstance(node, (ast.If, ast.While, ast.IfExp)) and _worth_negating(node.test):
-            add(owner, owner_line, (*path, ("negate", None)), "negate", node.test, _short(node.test),
-                f"not ({_short(node.test)})")
+            add(
+                owner,
+                owner_line,
+                (*path, ("negate", None)),
+                "negate",
+                node.test,
+                _short(node.test),
+                f"not ({_short(node.test)})",
+            )
         if isinstance(node, ast.comprehension):
             for i, cond in enumerate(node.ifs):
                 if not _worth_negating(cond):
                     continue
-                add(owner, owner_line, (*path, ("negate-if", i)), "negate", cond, _short(cond),
-                    f"not ({_short(cond)})")
+                add(owner, owner_line, (*path, ("negate-if", i)), "negate", cond, _short(cond), f"not ({_short(cond)})")
         if isinstance(node, ast.stmt) and _dropped(node):
             add(owner, owner_line, (*path, ("drop", None)), "drop statement", node, _short(node), "pass")
     return out
@@ -272,7 +298,6 @@ def mutated_tree(source: str, mutant: Mutant, filename: str = "<module>") -> ast
         setattr(parent, name, new)
     ast.copy_location(new, node)
     return ast.fix_missing_locations(tree)
-
 
 
 # ============================================================================ applying a mutant
@@ -521,8 +546,10 @@ class Runner:
             sys.path.insert(0, str(self.root))
         module = importlib.import_module(self.target.dotted)
         if Path(module.__file__).resolve() != self.file.resolve():
-            raise UsageError(f"{self.target.dotted} imports from {module.__file__}, not {self.file}: "
-                             "install the checkout in editable mode (pip install -e .)")
+            raise UsageError(
+                f"{self.target.dotted} imports from {module.__file__}, not {self.file}: "
+                "install the checkout in editable mode (pip install -e .)"
+            )
         saved = os.dup(1), os.dup(2)
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, 1)
@@ -533,8 +560,10 @@ class Runner:
             os.dup2(saved[0], 1)
             os.dup2(saved[1], 2)
         if rc != 0:
-            raise UsageError(f"collecting the tests of {self.target.path} failed (pytest exit {rc}); "
-                             f"run: python -m pytest --collect-only {' '.join(self.target.tests)}")
+            raise UsageError(
+                f"collecting the tests of {self.target.path} failed (pytest exit {rc}); "
+                f"run: python -m pytest --collect-only {' '.join(self.target.tests)}"
+            )
         # Everything imported so far is shared by every fork: freeze it out of the garbage collector's sight, so
         # that pytest's collections at the end of each child's session do not walk it (3-4 times faster).
         gc.freeze()
@@ -552,9 +581,16 @@ class Runner:
         def body() -> int:
             tracker = Tracker(codes)
             rc = pytest.main([*self.target.pytest_args(), *self.target.tests], plugins=[tracker])
-            Path(out_name).write_text(json.dumps({"rc": int(rc), "failed": tracker.failed,
-                                                  "calls": {k: sorted(v) for k, v in tracker.calls.items()},
-                                                  "durations": tracker.durations}))
+            Path(out_name).write_text(
+                json.dumps(
+                    {
+                        "rc": int(rc),
+                        "failed": tracker.failed,
+                        "calls": {k: sorted(v) for k, v in tracker.calls.items()},
+                        "durations": tracker.durations,
+                    }
+                )
+            )
             return 0
 
         status, seconds = _run_forked(body, timeout=3600)
@@ -564,8 +600,10 @@ class Runner:
             os.unlink(out_name)
         if status != "passed" or data.get("rc") != 0:
             failed = ", ".join(data.get("failed", [])[:5]) or status
-            raise UsageError(f"the tests of {self.target.path} do not pass unmutated ({failed}); "
-                             f"run: python -m pytest {' '.join(self.target.tests)}")
+            raise UsageError(
+                f"the tests of {self.target.path} do not pass unmutated ({failed}); "
+                f"run: python -m pytest {' '.join(self.target.tests)}"
+            )
         print(f"  baseline: {len(data['durations'])} tests in {seconds:.1f}s (traced)", flush=True)
         return {k: set(v) for k, v in data["calls"].items()}, data["durations"]
 
@@ -578,11 +616,21 @@ class Runner:
         return Verdict(mutant, _status(status), seconds, "fork", len(tests))
 
     def _run_fresh(self, mutant: Mutant, budget: float) -> Verdict:
-        cmd = [sys.executable, str(Path(__file__).resolve()), "--_fresh-child", str(self.root), self.target.path,
-               str(mutant.index), "--", *self.target.pytest_args(), *self.target.tests]
+        cmd = [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "--_fresh-child",
+            str(self.root),
+            self.target.path,
+            str(mutant.index),
+            "--",
+            *self.target.pytest_args(),
+            *self.target.tests,
+        ]
         start = time.monotonic()
-        proc = subprocess.Popen(cmd, cwd=self.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, cwd=self.root, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True
+        )
         try:
             code = proc.wait(timeout=budget)
         except subprocess.TimeoutExpired:
@@ -610,8 +658,9 @@ class Runner:
 
 
 def _status(run_status: str) -> str:
-    return {"passed": "survived", "failed": "killed", "timeout": "timeout", "crashed": "killed"}.get(run_status,
-                                                                                                    "error")
+    return {"passed": "survived", "failed": "killed", "timeout": "timeout", "crashed": "killed"}.get(
+        run_status, "error"
+    )
 
 
 def _fresh_child(root: Path, module_path: str, index: int, pytest_args: Sequence[str]) -> int:
@@ -668,14 +717,26 @@ def score(target: Target, verdicts: list[Verdict], equivalents: dict[str, str], 
             errors.append(v)
     stale = sorted(k for k in equivalents if k not in keys)
     # A killed allow-listed mutant is not equivalent: count it as killed and report the entry.
-    return Score(target.path, len(verdicts), killed, survived, survived_equivalent, errors, stale, killed_eq,
-                 seconds, target.min_score)
+    return Score(
+        target.path,
+        len(verdicts),
+        killed,
+        survived,
+        survived_equivalent,
+        errors,
+        stale,
+        killed_eq,
+        seconds,
+        target.min_score,
+    )
 
 
 def report(s: Score) -> str:
-    lines = [f"{s.module}: {s.score:.1f}% ({s.killed} killed of {s.total - s.equivalent}; "
-             f"{s.equivalent} equivalent, {len(s.survived)} survived) in {s.seconds:.0f}s"
-             + ("" if s.score >= s.min_score else f"  BELOW {s.min_score:g}%")]
+    lines = [
+        f"{s.module}: {s.score:.1f}% ({s.killed} killed of {s.total - s.equivalent}; "
+        f"{s.equivalent} equivalent, {len(s.survived)} survived) in {s.seconds:.0f}s"
+        + ("" if s.score >= s.min_score else f"  BELOW {s.min_score:g}%")
+    ]
     for v in s.survived:
         lines.append(f"  survived  {v.mutant.describe()}")
     for v in s.errors:
@@ -702,9 +763,12 @@ class Progress:
 
 
 def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python tools/mutation.py", description=__doc__.split("\n\n")[0],
-                                epilog="Configuration: tools/mutation.toml (tests per module) and "
-                                       "tools/mutation_equivalents.toml (reviewed equivalent mutants).")
+    p = argparse.ArgumentParser(
+        prog="python tools/mutation.py",
+        description=__doc__.split("\n\n")[0],
+        epilog="Configuration: tools/mutation.toml (tests per module) and "
+        "tools/mutation_equivalents.toml (reviewed equivalent mutants).",
+    )
     p.add_argument("modules", nargs="*", help="module files, as listed in tools/mutation.toml")
     p.add_argument("--all", action="store_true", help="every module of tools/mutation.toml, one after another")
     p.add_argument("--list", action="store_true", help="print the mutants and exit")
@@ -732,20 +796,34 @@ def _select(args: argparse.Namespace) -> tuple[dict[str, Target], dict[str, dict
 
 
 def _as_json(scores: list[Score]) -> str:
-    return json.dumps([{
-        "module": s.module, "score": round(s.score, 2), "mutants": s.total, "killed": s.killed,
-        "equivalent": s.equivalent, "seconds": round(s.seconds, 1),
-        "survived": [{"line": v.mutant.line, "mutant": v.mutant.key} for v in s.survived],
-        "errors": [{"line": v.mutant.line, "mutant": v.mutant.key, "status": v.status} for v in s.errors],
-        "stale_equivalents": s.stale, "killed_equivalents": s.killed_equivalents,
-    } for s in scores], indent=1) + "\n"
+    return (
+        json.dumps(
+            [
+                {
+                    "module": s.module,
+                    "score": round(s.score, 2),
+                    "mutants": s.total,
+                    "killed": s.killed,
+                    "equivalent": s.equivalent,
+                    "seconds": round(s.seconds, 1),
+                    "survived": [{"line": v.mutant.line, "mutant": v.mutant.key} for v in s.survived],
+                    "errors": [{"line": v.mutant.line, "mutant": v.mutant.key, "status": v.status} for v in s.errors],
+                    "stale_equivalents": s.stale,
+                    "killed_equivalents": s.killed_equivalents,
+                }
+                for s in scores
+            ],
+            indent=1,
+        )
+        + "\n"
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv[:1] == ["--_fresh-child"]:
         sep = argv.index("--")
-        return _fresh_child(Path(argv[1]), argv[2], int(argv[3]), argv[sep + 1:])
+        return _fresh_child(Path(argv[1]), argv[2], int(argv[3]), argv[sep + 1 :])
     args = _parser().parse_args(argv)
     root = Path(args.root).resolve()
     try:

@@ -53,7 +53,7 @@ class RemoteTraceback(Exception):
         self.text = text
 
     def __str__(self) -> str:
-        return f"\n\"\"\"\n{self.text}\"\"\""
+        return f'\n"""\n{self.text}"""'
 
 
 def launch(launcher: RayLauncher, job_overrides: Sequence[Sequence[str]], initial_job_idx: int) -> list[JobReturn]:
@@ -91,8 +91,12 @@ def launch(launcher: RayLauncher, job_overrides: Sequence[Sequence[str]], initia
         for ref in pending:  # a KeyboardInterrupt in each running cell: it stops like a Ctrl-C'd run
             ray.cancel(ref)
         ray.wait(list(pending), num_returns=len(pending), timeout=30)
-        print("odyssey run: interrupted; the cells that were running stopped at their last checkpoint: run the "
-              "same command again to resume them (finished cells are skipped)", file=sys.stderr, flush=True)
+        print(
+            "odyssey run: interrupted; the cells that were running stopped at their last checkpoint: run the "
+            "same command again to resume them (finished cells are skipped)",
+            file=sys.stderr,
+            flush=True,
+        )
         raise SystemExit(130) from None
     return [r for r in results if r is not None]
 
@@ -118,8 +122,10 @@ def connect(address: str, init: dict[str, Any]) -> Any:
             # while starting (seen on a loaded machine, with nothing in its logs). Starting one again works.
             if attempt == _CLIENT_ATTEMPTS:
                 _cannot_connect(address, exc)
-            log.warning(f"Ray launcher: the Ray Client server at {address} could not start a session "
-                        f"({_one_line(exc)}); trying again ({attempt + 1}/{_CLIENT_ATTEMPTS})")
+            log.warning(
+                f"Ray launcher: the Ray Client server at {address} could not start a session "
+                f"({_one_line(exc)}); trying again ({attempt + 1}/{_CLIENT_ATTEMPTS})"
+            )
             time.sleep(2 * attempt)
         except (ConnectionError, ValueError, RuntimeError) as exc:
             _cannot_connect(address, exc)
@@ -133,8 +139,10 @@ _CLIENT_ATTEMPTS = 3
 def _cannot_connect(address: str, exc: BaseException) -> NoReturn:
     from odyssey_agents.errors import ConfigError
 
-    raise ConfigError(f"launcher=ray: cannot connect to Ray at hydra.launcher.address={address} ({_one_line(exc)}); "
-                      "start a cluster with `ray start --head` or set hydra.launcher.address") from None
+    raise ConfigError(
+        f"launcher=ray: cannot connect to Ray at hydra.launcher.address={address} ({_one_line(exc)}); "
+        "start a cluster with `ray start --head` or set hydra.launcher.address"
+    ) from None
 
 
 def _one_line(exc: BaseException) -> str:
@@ -240,8 +248,10 @@ def odyssey_cell(shared: tuple[Any, Any, Any], sweep_config: DictConfig, cwd: st
     if not os.path.isdir(cwd):
         from odyssey_eval.run import CellError
 
-        reason = (f"the Ray node that ran it cannot see {cwd}, the directory the sweep was started from: run "
-                  "sweeps on a cluster from a directory its nodes share")
+        reason = (
+            f"the Ray node that ran it cannot see {cwd}, the directory the sweep was started from: run "
+            "sweeps on a cluster from a directory its nodes share"
+        )
         return _failed(list(sweep_config.hydra.overrides.task), sweep_config, CellError(reason)), None
     os.chdir(cwd)
     import odyssey_eval.run
@@ -251,13 +261,19 @@ def odyssey_cell(shared: tuple[Any, Any, Any], sweep_config: DictConfig, cwd: st
     Singleton.set_state(singleton_state)
     HydraConfig.instance().set_config(sweep_config)
     try:
-        ret = run_job(hydra_context=hydra_context, task_function=task_function, config=sweep_config,
-                      job_dir_key="hydra.sweep.dir", job_subdir_key="hydra.sweep.subdir")
+        ret = run_job(
+            hydra_context=hydra_context,
+            task_function=task_function,
+            config=sweep_config,
+            job_dir_key="hydra.sweep.dir",
+            job_subdir_key="hydra.sweep.subdir",
+        )
     except SystemExit as exc:  # a cell stopped by Ctrl-C (ray.cancel) said so itself; the worker lives on
         from odyssey_eval.run import CellError
 
-        return _failed(list(sweep_config.hydra.overrides.task), sweep_config,
-                       CellError(f"interrupted (exit code {exc.code})")), None
+        return _failed(
+            list(sweep_config.hydra.overrides.task), sweep_config, CellError(f"interrupted (exit code {exc.code})")
+        ), None
     remote_traceback = None
     if ret.status == JobStatus.FAILED:
         error = ret._return_value

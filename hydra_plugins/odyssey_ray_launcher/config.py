@@ -29,5 +29,6 @@ class RayLauncherConf:
     remote: dict[str, Any] = field(default_factory=dict)
 
 
-ConfigStore.instance().store(group="hydra/launcher", name="odyssey_ray", node=RayLauncherConf,
-                             provider="odyssey_ray_launcher")
+ConfigStore.instance().store(
+    group="hydra/launcher", name="odyssey_ray", node=RayLauncherConf, provider="odyssey_ray_launcher"
+)

@@ -14,8 +14,16 @@ from omegaconf import DictConfig, OmegaConf
 class RayLauncher(Launcher):
     """Each job of a sweep becomes one Ray task; results come back in the sweep's order."""
 
-    def __init__(self, address: str = "local", num_cpus: float = 1, num_gpus: float = 0,
-                 memory: int | None = None, max_retries: int = 0, init: Any = None, remote: Any = None) -> None:
+    def __init__(
+        self,
+        address: str = "local",
+        num_cpus: float = 1,
+        num_gpus: float = 0,
+        memory: int | None = None,
+        max_retries: int = 0,
+        init: Any = None,
+        remote: Any = None,
+    ) -> None:
         self.address = str(address) if address is not None else "local"
         self.options: dict[str, Any] = {"num_cpus": num_cpus, "num_gpus": num_gpus, "max_retries": max_retries}
         if memory is not None:

@@ -109,7 +109,7 @@ class LatentMemoryAgent(ReActAgent):
         llm = self.model_llm
         ids = llm._encode(record.render() + "\n\n")
         if self.write_tokens is not None:
-            ids = ids[-self.write_tokens:]
+            ids = ids[-self.write_tokens :]
         if not ids:
             return None
         model = llm.model
@@ -157,8 +157,14 @@ class LatentMemoryAgent(ReActAgent):
         return {"pool_size": self.pool.size, "write_tokens": self.write_tokens}
 
     def stats(self) -> dict[str, Any]:
-        return {**super().stats(), "latent": {**self.pool.stats(), "written_tokens": self.written_tokens,
-                                              "seconds": round(self.write_seconds, 3)}}
+        return {
+            **super().stats(),
+            "latent": {
+                **self.pool.stats(),
+                "written_tokens": self.written_tokens,
+                "seconds": round(self.write_seconds, 3),
+            },
+        }
 
 
 __all__ += ["AgentConfigError", "LatentConfigError"]

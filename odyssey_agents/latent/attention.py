@@ -79,12 +79,14 @@ def _latent_attention(module: Any, query: Any, key: Any, value: Any, attention_m
         if attention_mask.dtype == torch.bool:
             head = torch.ones((*attention_mask.shape[:-1], m), dtype=torch.bool, device=attention_mask.device)
         else:
-            head = torch.zeros((*attention_mask.shape[:-1], m), dtype=attention_mask.dtype,
-                               device=attention_mask.device)
+            head = torch.zeros(
+                (*attention_mask.shape[:-1], m), dtype=attention_mask.dtype, device=attention_mask.device
+            )
         mask = torch.cat([head, attention_mask[..., -kv_len:]], dim=-1)
     kwargs.pop("is_causal", None)
-    return sdpa_attention_forward(module, query, torch.cat([mem_k, key], dim=2), torch.cat([mem_v, value], dim=2),
-                                  mask, is_causal=False, **kwargs)
+    return sdpa_attention_forward(
+        module, query, torch.cat([mem_k, key], dim=2), torch.cat([mem_v, value], dim=2), mask, is_causal=False, **kwargs
+    )
 
 
 def _register() -> None:
@@ -110,8 +112,10 @@ def _rotation(model: Any, attention_module: Any) -> Any:
         return lambda keys, delta: keys
     apply = getattr(sys.modules.get(type(attention_module).__module__), "apply_rotary_pos_emb", None)
     if apply is None:
-        raise LatentAttachError(f"{type(model).__name__} has rotary embeddings but no apply_rotary_pos_emb: the "
-                                "latent pool cannot turn its keys")
+        raise LatentAttachError(
+            f"{type(model).__name__} has rotary embeddings but no apply_rotary_pos_emb: the "
+            "latent pool cannot turn its keys"
+        )
     scaling = float(getattr(rotary, "attention_scaling", 1.0) or 1.0)
 
     def rotate(keys: Any, delta: Any) -> Any:
@@ -128,8 +132,11 @@ def _rotation(model: Any, attention_module: Any) -> Any:
 
 def attention_modules(model: Any) -> list[Any]:
     """The self-attention modules of the decoder layers (those with a ``layer_idx``), in layer order."""
-    found = [m for m in model.modules() if hasattr(m, "layer_idx") and hasattr(m, "config")
-             and type(m).__name__.endswith("Attention")]
+    found = [
+        m
+        for m in model.modules()
+        if hasattr(m, "layer_idx") and hasattr(m, "config") and type(m).__name__.endswith("Attention")
+    ]
     return sorted(found, key=lambda m: int(m.layer_idx))
 
 
@@ -157,6 +164,8 @@ def attach(model: Any) -> tuple[LatentReader, Any, int]:
     if reader.seen != {int(m.layer_idx) for m in modules}:
         for m in modules:
             delattr(m, _ATTR)
-        raise LatentAttachError(f"the attention of {type(model).__name__} does not go through transformers' "
-                                "attention registry, so a latent pool cannot be attached to it")
+        raise LatentAttachError(
+            f"the attention of {type(model).__name__} does not go through transformers' "
+            "attention registry, so a latent pool cannot be attached to it"
+        )
     return reader, _rotation(model, modules[0]), len(modules)

@@ -59,9 +59,9 @@ class LatentPool:
         self.writes += 1
         n = int(positions.shape[0])
         if n > self.size:  # a chunk larger than the pool keeps its end
-            keys = [k[:, n - self.size:] for k in keys]
-            values = [v[:, n - self.size:] for v in values]
-            positions = positions[n - self.size:]
+            keys = [k[:, n - self.size :] for k in keys]
+            values = [v[:, n - self.size :] for v in values]
+            positions = positions[n - self.size :]
             n = self.size
         old = len(self)
         excess = old + n - self.size
@@ -96,14 +96,21 @@ class LatentPool:
             m = len(self)
             target = torch.arange(-m, 0, dtype=torch.long, device=self.positions.device)
             delta = target - self.positions
-            self._rotated = [(rotate(k, delta).unsqueeze(0), v.unsqueeze(0)) for k, v in zip(self.keys, self.values,
-                                                                                            strict=True)]
+            self._rotated = [
+                (rotate(k, delta).unsqueeze(0), v.unsqueeze(0)) for k, v in zip(self.keys, self.values, strict=True)
+            ]
         return self._rotated
 
     def stats(self) -> dict[str, Any]:
         steps = sorted({int(s) for s in self.steps.tolist()}) if len(self) else []
-        return {"tokens": len(self), "pool_size": self.size, "writes": self.writes, "dropped": self.dropped,
-                "steps_present": len(steps), "oldest_step": steps[0] if steps else None}
+        return {
+            "tokens": len(self),
+            "pool_size": self.size,
+            "writes": self.writes,
+            "dropped": self.dropped,
+            "steps_present": len(steps),
+            "oldest_step": steps[0] if steps else None,
+        }
 
     # ------------------------------------------------------------------ checkpoints
     def save(self, directory: Path) -> None:
@@ -129,8 +136,10 @@ class LatentPool:
             meta = json.loads((f.metadata() or {}).get("odyssey", "{}"))
             tensors = {k: f.get_tensor(k) for k in f.keys()}  # noqa: SIM118 - safe_open has no __iter__
         if meta.get("size") != self.size or (tensors and meta.get("layers") != layers):
-            raise PoolCheckpointError(f"{path} was written for another pool ({meta.get('size')} tokens, "
-                                      f"{meta.get('layers')} layers); rerun with eval.overwrite=true")
+            raise PoolCheckpointError(
+                f"{path} was written for another pool ({meta.get('size')} tokens, "
+                f"{meta.get('layers')} layers); rerun with eval.overwrite=true"
+            )
         self.clear()
         if tensors:
             self.keys = [tensors[f"keys.{i}"] for i in range(layers)]

@@ -7,5 +7,14 @@ Backends import their libraries (openai, transformers, torch) only when built; a
 from odyssey_agents.llm.factory import BACKENDS, LLMConfigError, build_llm
 from odyssey_agents.llm.protocol import LLM, Completion, ContextOverflow, LLMError, Message, MissingExtra
 
-__all__ = ["BACKENDS", "LLM", "Completion", "ContextOverflow", "LLMConfigError", "LLMError", "Message",
-           "MissingExtra", "build_llm"]
+__all__ = [
+    "BACKENDS",
+    "LLM",
+    "Completion",
+    "ContextOverflow",
+    "LLMConfigError",
+    "LLMError",
+    "Message",
+    "MissingExtra",
+    "build_llm",
+]

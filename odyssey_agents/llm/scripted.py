@@ -45,9 +45,18 @@ _DID = re.compile(r"^Action: (.+)$", re.MULTILINE)
 class ScriptedLLM(LLM):
     backend = "scripted"
 
-    def __init__(self, replies: Sequence[str] | None = None, *, policy: str = "explore", seed: int = 0,
-                 cycle: bool = False, malformed_every: int = 0, context_window: int | None = None,
-                 max_tokens: int = 256, model: str = "explore"):
+    def __init__(
+        self,
+        replies: Sequence[str] | None = None,
+        *,
+        policy: str = "explore",
+        seed: int = 0,
+        cycle: bool = False,
+        malformed_every: int = 0,
+        context_window: int | None = None,
+        max_tokens: int = 256,
+        model: str = "explore",
+    ):
         if policy not in _POLICIES:
             raise ValueError(f"scripted policy must be one of {_POLICIES}, got {policy!r}")
         if malformed_every < 0:
@@ -69,9 +78,15 @@ class ScriptedLLM(LLM):
     def count_text(self, text: str) -> int:
         return word_tokens(text)
 
-    def complete(self, messages: Sequence[Message], *, purpose: str, max_tokens: int | None = None,
-                 json_keys: Sequence[str] | None = None,
-                 starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        purpose: str,
+        max_tokens: int | None = None,
+        json_keys: Sequence[str] | None = None,
+        starts: Mapping[str, Sequence[str]] | None = None,
+    ) -> Completion:
         start = time.perf_counter()
         prompt_tokens = self.count_tokens(messages)
         self.reply_budget(prompt_tokens, max_tokens)  # the same overflow rule as a real model
@@ -129,7 +144,8 @@ class ScriptedLLM(LLM):
             elif key == "success":
                 goal = task.rpartition(" ")[2]
                 done = (task.startswith("go to ") and place.endswith(goal)) or (
-                    task.startswith("pick up ") and goal in holding)
+                    task.startswith("pick up ") and goal in holding
+                )
                 out[key] = "yes" if goal and done else "no"
             elif key == "critique":
                 out[key] = f"I am at {place}, holding {holding or 'nothing'}."
@@ -143,8 +159,9 @@ class ScriptedLLM(LLM):
                 out[key] = ""
         return out
 
-    def _action(self, objects: list[str], npcs: list[str], exits: list[str], hands_full: bool,
-                rng: random.Random) -> str:
+    def _action(
+        self, objects: list[str], npcs: list[str], exits: list[str], hands_full: bool, rng: random.Random
+    ) -> str:
         if self.policy == "wait":
             return "wait"
         options: list[tuple[float, str]] = [(0.05, "wait")]
@@ -168,9 +185,15 @@ class ScriptedLLM(LLM):
         self.acts = int(state.get("acts", 0))
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.backend, "model": self.model, "policy": self.policy, "seed": self.seed,
-                "replies": None if self.replies is None else len(self.replies),
-                "malformed_every": self.malformed_every, "context_window": self.context_window}
+        return {
+            "backend": self.backend,
+            "model": self.model,
+            "policy": self.policy,
+            "seed": self.seed,
+            "replies": None if self.replies is None else len(self.replies),
+            "malformed_every": self.malformed_every,
+            "context_window": self.context_window,
+        }
 
 
 def _last(pattern: re.Pattern[str], text: str) -> str | None:

@@ -28,13 +28,13 @@ def split_thinking(text: str) -> tuple[str, str | None]:
     for m in _TAG.finditer(text):
         closing = bool(m.group(1))
         if opened < 0 and not closing:
-            answer.append(text[pos: m.start()])
+            answer.append(text[pos : m.start()])
             opened = m.end()
         elif opened >= 0 and closing:
-            blocks.append(text[opened: m.start()].strip())
+            blocks.append(text[opened : m.start()].strip())
             opened, pos = -1, m.end()
         elif opened < 0 and lead is None:  # the first lone </think>: what came before was thinking
-            answer.append(text[pos: m.start()])
+            answer.append(text[pos : m.start()])
             lead = "".join(answer).strip()
             answer, pos = [], m.end()
         # a <think> inside a block, or a later lone </think>, is part of the text around it

@@ -166,15 +166,32 @@ class TransformersLLM(LLM):
 
     backend = "hf"
 
-    def __init__(self, model: str | Path, *, tokenizer: str | Path | None = None, device: str = "auto",
-                 dtype: str = "auto", max_tokens: int = 512, context_window: int | None = None,
-                 do_sample: bool = True, temperature: float = 0.7, top_p: float = 0.8, top_k: int | None = None,
-                 repetition_penalty: float | None = None, seed: int = 0, enable_thinking: bool | None = None,
-                 prefill_json: bool = False, guided_json: bool = False, constrain_starts: bool = False,
-                 stop_at_json: bool = True,
-                 trust_remote_code: bool = False, threads: int | str | None = "auto",
-                 prefix_cache: bool = True, prefix_chunk: int | None = None,
-                 backend: str = "hf"):
+    def __init__(
+        self,
+        model: str | Path,
+        *,
+        tokenizer: str | Path | None = None,
+        device: str = "auto",
+        dtype: str = "auto",
+        max_tokens: int = 512,
+        context_window: int | None = None,
+        do_sample: bool = True,
+        temperature: float = 0.7,
+        top_p: float = 0.8,
+        top_k: int | None = None,
+        repetition_penalty: float | None = None,
+        seed: int = 0,
+        enable_thinking: bool | None = None,
+        prefill_json: bool = False,
+        guided_json: bool = False,
+        constrain_starts: bool = False,
+        stop_at_json: bool = True,
+        trust_remote_code: bool = False,
+        threads: int | str | None = "auto",
+        prefix_cache: bool = True,
+        prefix_chunk: int | None = None,
+        backend: str = "hf",
+    ):
         if max_tokens < 1:
             raise ValueError(f"max_tokens must be positive, got {max_tokens}")
         self._torch = require("torch")
@@ -197,8 +214,9 @@ class TransformersLLM(LLM):
         self.trust_remote_code = trust_remote_code
         self.threads = threads
         self._thread_policy = ThreadPolicy(threads)
-        if prefix_chunk is not None and (not isinstance(prefix_chunk, int) or isinstance(prefix_chunk, bool)
-                                         or prefix_chunk < 1):
+        if prefix_chunk is not None and (
+            not isinstance(prefix_chunk, int) or isinstance(prefix_chunk, bool) or prefix_chunk < 1
+        ):
             raise ValueError(f"prefix_chunk must be a positive number of tokens, got {prefix_chunk!r}")
         if not isinstance(prefix_cache, bool):
             raise ValueError(f"prefix_cache must be true or false, got {prefix_cache!r}")
@@ -229,12 +247,12 @@ class TransformersLLM(LLM):
             dtype = getattr(torch, dtype)
         model_path, tokenizer_path = self._sources()
         with quiet_loading(tf):
-            self._tokenizer = tf.AutoTokenizer.from_pretrained(tokenizer_path,
-                                                               trust_remote_code=self.trust_remote_code)
+            self._tokenizer = tf.AutoTokenizer.from_pretrained(tokenizer_path, trust_remote_code=self.trust_remote_code)
             if self._tokenizer.chat_template is None:
                 raise ValueError(f"tokenizer of {tokenizer_path} has no chat template; give a chat model")
-            model = tf.AutoModelForCausalLM.from_pretrained(model_path, dtype=dtype,
-                                                            trust_remote_code=self.trust_remote_code)
+            model = tf.AutoModelForCausalLM.from_pretrained(
+                model_path, dtype=dtype, trust_remote_code=self.trust_remote_code
+            )
         model.to(device)
         model.eval()
         self._model = model
@@ -280,8 +298,7 @@ class TransformersLLM(LLM):
         kwargs: dict[str, Any] = {}
         if self.enable_thinking is not None:
             kwargs["enable_thinking"] = self.enable_thinking
-        return self.tokenizer.apply_chat_template(list(messages), tokenize=False, add_generation_prompt=True,
-                                                  **kwargs)
+        return self.tokenizer.apply_chat_template(list(messages), tokenize=False, add_generation_prompt=True, **kwargs)
 
     def _encode(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -292,9 +309,15 @@ class TransformersLLM(LLM):
     def count_text(self, text: str) -> int:
         return len(self._encode(text))
 
-    def complete(self, messages: Sequence[Message], *, purpose: str, max_tokens: int | None = None,
-                 json_keys: Sequence[str] | None = None,
-                 starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
+    def complete(
+        self,
+        messages: Sequence[Message],
+        *,
+        purpose: str,
+        max_tokens: int | None = None,
+        json_keys: Sequence[str] | None = None,
+        starts: Mapping[str, Sequence[str]] | None = None,
+    ) -> Completion:
         start = time.perf_counter()
         self.load()
         self._use_threads()
@@ -304,8 +327,9 @@ class TransformersLLM(LLM):
         self._torch.manual_seed((self.seed * 1_000_003 + self.calls) % (2**63 - 1))
         self.calls += 1
         if self.guided_json and json_keys and not thinking_on:
-            return self._guided(prompt, system, json_keys, purpose, max_tokens, start,
-                                starts if self.constrain_starts else None)
+            return self._guided(
+                prompt, system, json_keys, purpose, max_tokens, start, starts if self.constrain_starts else None
+            )
         prefix = json_prefill(json_keys) if self.prefill_json and not thinking_on else ""
         prompt_ids = self._encode(prompt + prefix)
         budget = self.reply_budget(len(prompt_ids), max_tokens)
@@ -319,11 +343,26 @@ class TransformersLLM(LLM):
         text = prefix + self.decode(generated)
         answer, thinking = split_thinking(text)
         finish = "length" if len(generated) >= budget else "stop"
-        return Completion(answer, len(prompt_ids), len(generated), time.perf_counter() - start, purpose,
-                          reasoning=thinking, finish_reason=finish)
+        return Completion(
+            answer,
+            len(prompt_ids),
+            len(generated),
+            time.perf_counter() - start,
+            purpose,
+            reasoning=thinking,
+            finish_reason=finish,
+        )
 
-    def _guided(self, prompt: str, system: str, keys: Sequence[str], purpose: str, max_tokens: int | None,
-                start: float, starts: Mapping[str, Sequence[str]] | None = None) -> Completion:
+    def _guided(
+        self,
+        prompt: str,
+        system: str,
+        keys: Sequence[str],
+        purpose: str,
+        max_tokens: int | None,
+        start: float,
+        starts: Mapping[str, Sequence[str]] | None = None,
+    ) -> Completion:
         """Fill the expected JSON object key by key: the keys and quotes are written for the model, the
         values are generated (each up to its closing quote). Input tokens are the prompt plus the
         scaffolding the model reads; output tokens are every generated id, discarded tails included."""
@@ -381,8 +420,7 @@ class TransformersLLM(LLM):
         else:
             text += "}"
         self._keep(cache, seen_ids, cuts, valid)
-        return Completion(text, input_tokens, output_tokens, time.perf_counter() - start, purpose,
-                          finish_reason=finish)
+        return Completion(text, input_tokens, output_tokens, time.perf_counter() - start, purpose, finish_reason=finish)
 
     def _first_tokens(self, beginnings: Sequence[str]) -> dict[str, int]:
         """Each allowed beginning's first token (the same game's verbs come every step: tokenized once)."""
@@ -403,8 +441,9 @@ class TransformersLLM(LLM):
         if self.enable_thinking is not None:
             kwargs["enable_thinking"] = self.enable_thinking
         try:
-            text = self.tokenizer.apply_chat_template([dict(messages[0])], tokenize=False,
-                                                      add_generation_prompt=False, **kwargs)
+            text = self.tokenizer.apply_chat_template(
+                [dict(messages[0])], tokenize=False, add_generation_prompt=False, **kwargs
+            )
         except Exception:  # a template that refuses a conversation without a user turn: no system boundary
             return ""
         return text if isinstance(text, str) and prompt.startswith(text) else ""
@@ -465,14 +504,17 @@ class TransformersLLM(LLM):
                 text = text.replace(special, "")
         return text
 
-    def _generate(self, prompt_ids: list[int], max_new: int, tracker: Any, cache: Any = None,
-                  first: list[int] | None = None) -> tuple[list[int], Any]:
+    def _generate(
+        self, prompt_ids: list[int], max_new: int, tracker: Any, cache: Any = None, first: list[int] | None = None
+    ) -> tuple[list[int], Any]:
         """Generate after ``prompt_ids``; ``cache`` holds keys/values of a prefix of them (guided JSON);
         ``first`` restricts the first generated token."""
         torch, tokenizer, model = self._torch, self._tokenizer, self._model
-        kwargs: dict[str, Any] = {"max_new_tokens": max_new, "do_sample": self.do_sample,
-                                  "pad_token_id": tokenizer.pad_token_id if tokenizer.pad_token_id is not None
-                                  else tokenizer.eos_token_id}
+        kwargs: dict[str, Any] = {
+            "max_new_tokens": max_new,
+            "do_sample": self.do_sample,
+            "pad_token_id": tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id,
+        }
         if self.do_sample:
             kwargs.update(temperature=self.temperature, top_p=self.top_p)
             if self.top_k is not None:
@@ -487,10 +529,11 @@ class TransformersLLM(LLM):
             kwargs["logits_processor"] = self._first_token_only(first, len(prompt_ids))
         input_ids = torch.tensor([prompt_ids], device=model.device)
         with torch.no_grad():
-            output = model.generate(input_ids=input_ids, attention_mask=torch.ones_like(input_ids),
-                                    return_dict_in_generate=True, **kwargs)
+            output = model.generate(
+                input_ids=input_ids, attention_mask=torch.ones_like(input_ids), return_dict_in_generate=True, **kwargs
+            )
         cache = getattr(output, "cache", None) or getattr(output, "past_key_values", None)
-        return output.sequences[0, len(prompt_ids):].tolist(), cache
+        return output.sequences[0, len(prompt_ids) :].tolist(), cache
 
     def _first_token_only(self, allowed: list[int], prompt_len: int) -> Any:
         """A logits processor that, at the first generated position only, allows just ``allowed``."""
@@ -528,11 +571,22 @@ class TransformersLLM(LLM):
         self.calls = int(state.get("calls", 0))
 
     def describe(self) -> dict[str, Any]:
-        return {"backend": self.backend, "model": self.model_name, "max_tokens": self.max_tokens,
-                "context_window": self.context_window, "do_sample": self.do_sample,
-                "temperature": self.temperature, "top_p": self.top_p, "top_k": self.top_k,
-                "repetition_penalty": self.repetition_penalty, "seed": self.seed,
-                "enable_thinking": self.enable_thinking, "prefill_json": self.prefill_json,
-                "guided_json": self.guided_json, "constrain_starts": self.constrain_starts,
-                "stop_at_json": self.stop_at_json, "prefix_cache": self.prefix_cache,
-                "prefix_chunk": self.prefix_chunk or self._chunk_request}
+        return {
+            "backend": self.backend,
+            "model": self.model_name,
+            "max_tokens": self.max_tokens,
+            "context_window": self.context_window,
+            "do_sample": self.do_sample,
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "top_k": self.top_k,
+            "repetition_penalty": self.repetition_penalty,
+            "seed": self.seed,
+            "enable_thinking": self.enable_thinking,
+            "prefill_json": self.prefill_json,
+            "guided_json": self.guided_json,
+            "constrain_starts": self.constrain_starts,
+            "stop_at_json": self.stop_at_json,
+            "prefix_cache": self.prefix_cache,
+            "prefix_chunk": self.prefix_chunk or self._chunk_request,
+        }

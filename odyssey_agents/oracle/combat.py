@@ -55,8 +55,7 @@ class Forecast:
 
 
 def foe_of(view: View, npc: Npc) -> Foe:
-    return Foe(npc.handle, npc.hp, npc.attack, npc.defense, tuple(view.game.npcs[npc.type].pattern),
-               npc.stance_index)
+    return Foe(npc.handle, npc.hp, npc.attack, npc.defense, tuple(view.game.npcs[npc.type].pattern), npc.stance_index)
 
 
 def my_blow(attack: int, stamina: float, foe: Foe) -> int:
@@ -116,8 +115,9 @@ class Steady:
         return self.value
 
 
-def choose(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina: float,
-           foes: list[Foe], modifier: float) -> tuple[str, Foe | None]:
+def choose(
+    policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina: float, foes: list[Foe], modifier: float
+) -> tuple[str, Foe | None]:
     """One step of a policy: ``("attack", foe)``, ``("defend", None)`` or ``("wait", None)``."""
     blows = [my_blow(attack, stamina, f) for f in foes]
     killable = [f for f, b in zip(foes, blows, strict=True) if b >= f.hp]
@@ -138,8 +138,17 @@ def choose(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina
     return "defend", None
 
 
-def simulate(policy: str, hp: int, max_hp: int, attack: int, defense: int, stamina: float,
-             foes: list[Foe], clock: Clock | Steady, opening: bool = False) -> Forecast:
+def simulate(
+    policy: str,
+    hp: int,
+    max_hp: int,
+    attack: int,
+    defense: int,
+    stamina: float,
+    foes: list[Foe],
+    clock: Clock | Steady,
+    opening: bool = False,
+) -> Forecast:
     """Play a fight out under one policy (exactly the engine's arithmetic) and report how it ends.
 
     With ``opening``, the fight is one I start: an enemy that is not fighting yet does nothing
@@ -176,9 +185,17 @@ def simulate(policy: str, hp: int, max_hp: int, attack: int, defense: int, stami
     return Forecast(not live and hp > 0, max(hp, 0), steps, policy)
 
 
-def forecast(view: View, foes: list[Foe], *, attack: int | None = None, defense: int | None = None,
-             hp: int | None = None, margin: float = 0.3, clock: Clock | Steady | None = None,
-             opening: bool = False) -> Forecast:
+def forecast(
+    view: View,
+    foes: list[Foe],
+    *,
+    attack: int | None = None,
+    defense: int | None = None,
+    hp: int | None = None,
+    margin: float = 0.3,
+    clock: Clock | Steady | None = None,
+    opening: bool = False,
+) -> Forecast:
     """The best policy's outcome: the fastest win that keeps ``margin`` of my health, else the safest.
 
     ``opening``: I start the fight by striking ``foes[0]`` (see :func:`simulate`).
@@ -188,8 +205,7 @@ def forecast(view: View, foes: list[Foe], *, attack: int | None = None, defense:
     attack = agent.attack if attack is None else attack
     defense = agent.defense if defense is None else defense
     hp = agent.hp if hp is None else hp
-    results = [simulate(p, hp, agent.max_hp, attack, defense, agent.stamina, foes, clock, opening)
-               for p in POLICIES]
+    results = [simulate(p, hp, agent.max_hp, attack, defense, agent.stamina, foes, clock, opening) for p in POLICIES]
     keep = max(1, int(agent.max_hp * margin))
     good = [r for r in results if r.won and r.hp_left >= keep]
     if good:
@@ -203,8 +219,9 @@ def fight_step(view: View) -> tuple[str, str]:
     foes = [foe_of(view, n) for n in view.engaged_foes()]
     best = forecast(view, foes)
     clock = Clock(view)
-    action, target = choose(best.policy, agent.hp, agent.max_hp, agent.attack, agent.defense, agent.stamina,
-                            foes, clock.modifier(1))
+    action, target = choose(
+        best.policy, agent.hp, agent.max_hp, agent.attack, agent.defense, agent.stamina, foes, clock.modifier(1)
+    )
     why = f"fight ({best.policy}; forecast {'win' if best.won else 'loss'}, hp {best.hp_left}, {best.steps} steps)"
     if action == "attack":
         assert target is not None

@@ -35,8 +35,15 @@ class Events:
     ``achieve`` and ``cost`` for a condition that an event or a verb's need amounts to.
     """
 
-    def __init__(self, agent_id: str, focus: Focus, navigation: Navigation, supply: Supply,
-                 achieve: Callable[[Condition], str | None], cost: Callable[[Condition], float]) -> None:
+    def __init__(
+        self,
+        agent_id: str,
+        focus: Focus,
+        navigation: Navigation,
+        supply: Supply,
+        achieve: Callable[[Condition], str | None],
+        cost: Callable[[Condition], float],
+    ) -> None:
         """``cost`` is the raw estimate of a condition (not memoised: the conditions asked about are
         made afresh); it may raise :class:`Stuck`."""
         self.agent_id = agent_id
@@ -90,9 +97,12 @@ class Events:
             probe = Turn(v.engine, v.agent, probe=True)
             for verb in order:
                 for command in rules[verb].candidates(probe):
-                    if any(ev.kind == kind and ev.agent == self.agent_id and
-                           all(ev.data.get(k) == want for k, want in match.items())
-                           for ev in simulate(v.engine, self.agent_id, command)):
+                    if any(
+                        ev.kind == kind
+                        and ev.agent == self.agent_id
+                        and all(ev.data.get(k) == want for k, want in match.items())
+                        for ev in simulate(v.engine, self.agent_id, command)
+                    ):
                         found = command
                         break
                 if found is not None:
@@ -142,9 +152,12 @@ class Events:
     # ---- the engine's optional verbs ------------------------------------------
     def did_object_inspected(self, object: str | None = None, handle: str | None = None) -> str | None:
         v = self.v
-        visible = [*v.agent.hands, *v.agent.equipment.values(),
-                   *(h for c in v.containers() for h in v.state.instances[c].contents),
-                   *v.objects_at(v.here)]
+        visible = [
+            *v.agent.hands,
+            *v.agent.equipment.values(),
+            *(h for c in v.containers() for h in v.state.instances[c].contents),
+            *v.objects_at(v.here),
+        ]
         for h in visible:
             if (handle is None or h == handle) and (object is None or v.tname(h) == object):
                 return f"inspect {h}"
@@ -158,8 +171,13 @@ class Events:
 
     def did_npc_inspected(self, type: str | None = None, npc: str | None = None) -> str | None:
         v = self.v
-        options = [n for n in v.state.npcs.values() if (npc is None or n.handle == npc)
-                   and (type is None or n.type == type) and self.navigation.travel(n.area) < INF]
+        options = [
+            n
+            for n in v.state.npcs.values()
+            if (npc is None or n.handle == npc)
+            and (type is None or n.type == type)
+            and self.navigation.travel(n.area) < INF
+        ]
         if not options:
             raise Stuck("nobody to inspect")
         target = min(options, key=lambda n: (self.navigation.travel(n.area), n.handle))
@@ -170,8 +188,13 @@ class Events:
             return f"inspect {self.v.here}"
         return self.navigation.go(area) or f"inspect {area}"
 
-    def did_object_stored(self, object: str | None = None, container: str | None = None,
-                          amount: int | None = None, handle: str | None = None) -> str | None:
+    def did_object_stored(
+        self,
+        object: str | None = None,
+        container: str | None = None,
+        amount: int | None = None,
+        handle: str | None = None,
+    ) -> str | None:
         v = self.v
         if object is None:
             raise Stuck("store what?")
@@ -182,8 +205,7 @@ class Events:
         ot = v.game.objects[object]
         lying = v.objects_at(v.here)
         here = v.agent.hands.get(object, 0) + lying.get(object, 0)
-        item = object if not ot.instanced else next(
-            (h for h in [*v.agent.hands, *lying] if v.tname(h) == object), None)
+        item = object if not ot.instanced else next((h for h in [*v.agent.hands, *lying] if v.tname(h) == object), None)
         if item is None or (not ot.instanced and here < n):
             loc = v.where_carried(object)
             if loc is not None:  # packed already: take it out to store it again
@@ -198,8 +220,13 @@ class Events:
                 return self.supply.make_container_room(box, ot.size * n)
         return f"store {n} {item} {box}"
 
-    def did_object_taken_out(self, object: str | None = None, container: str | None = None,
-                             amount: int | None = None, handle: str | None = None) -> str | None:
+    def did_object_taken_out(
+        self,
+        object: str | None = None,
+        container: str | None = None,
+        amount: int | None = None,
+        handle: str | None = None,
+    ) -> str | None:
         v = self.v
         if object is None:
             raise Stuck("take out what?")
@@ -213,9 +240,14 @@ class Events:
                 return self.supply.make_room()
         return self.did_object_stored(object, container)
 
-    def did_object_discarded(self, object: str | None = None, container: str | None = None,
-                             amount: int | None = None, handle: str | None = None, area: str | None = None
-                             ) -> str | None:
+    def did_object_discarded(
+        self,
+        object: str | None = None,
+        container: str | None = None,
+        amount: int | None = None,
+        handle: str | None = None,
+        area: str | None = None,
+    ) -> str | None:
         v = self.v
         if object is None:
             raise Stuck("discard what?")
@@ -226,8 +258,9 @@ class Events:
             return f"discard {amount or 1} {loc[0]} {loc[1]}"
         return self.did_object_stored(object, container, amount)
 
-    def did_object_equipped(self, object: str | None = None, handle: str | None = None,
-                            slot: str | None = None) -> str | None:
+    def did_object_equipped(
+        self, object: str | None = None, handle: str | None = None, slot: str | None = None
+    ) -> str | None:
         v = self.v
         if object is None:
             raise Stuck("equip what?")
@@ -236,8 +269,9 @@ class Events:
             return f"unequip {worn}" if v.fits_hands(worn) else self.supply.make_room()
         return self.supply.equip(object)
 
-    def did_object_unequipped(self, object: str | None = None, handle: str | None = None,
-                              slot: str | None = None) -> str | None:
+    def did_object_unequipped(
+        self, object: str | None = None, handle: str | None = None, slot: str | None = None
+    ) -> str | None:
         v = self.v
         if object is None:
             raise Stuck("unequip what?")

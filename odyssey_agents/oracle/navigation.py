@@ -318,4 +318,3 @@ class Navigation:
         if not options:
             return None
         return min(options, key=lambda o: (self.supply.cost_have(o.name, 1), o.name)).name
-

@@ -53,8 +53,12 @@ class Opportunism:
                 slot = ot.equip_slot or "body"
                 if slot not in agent.equipment and ("armor", ot.name) not in banned:
                     return f"equip {handle}"
-            if ot.category == "weapon" and ot.attack > best_attack and ("weapon", ot.name) not in banned \
-                    and (v.fits_hands(handle) or (v.pack is not None and v.pack_room() >= ot.size)):
+            if (
+                ot.category == "weapon"
+                and ot.attack > best_attack
+                and ("weapon", ot.name) not in banned
+                and (v.fits_hands(handle) or (v.pack is not None and v.pack_room() >= ot.size))
+            ):
                 return f"pick up {handle}"
             if ot.category == "food" and "eat" in v.verbs and agent.max_hp - agent.hp >= ot.hp_restore:
                 return f"eat {handle}"
@@ -62,7 +66,6 @@ class Opportunism:
             if later is not None and later[1] != v.here and v.owned(ot.name) < later[0] and ot.portable:
                 if v.hands_free() >= 1:
                     return f"pick up {handle}"
-                if v.pack is not None and not ot.instanced and ot.category != "container" \
-                        and v.pack_room() >= ot.size:
+                if v.pack is not None and not ot.instanced and ot.category != "container" and v.pack_room() >= ot.size:
                     return f"store 1 {handle} {v.pack}"
         return None

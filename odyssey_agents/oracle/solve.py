@@ -43,16 +43,14 @@ class Solution:
         return {**asdict(self), "solved": self.solved}
 
 
-def solve(game: str, seed: int, *, budget: int = 500, tutorial: bool = True,
-          max_tutorial_steps: int = 300) -> Solution:
+def solve(game: str, seed: int, *, budget: int = 500, tutorial: bool = True, max_tutorial_steps: int = 300) -> Solution:
     """Play ``game`` from ``seed`` with the oracle until the main quest ends or ``budget`` steps pass."""
     from odyssey_env.env import OdysseyEnv
 
     env = OdysseyEnv(game, tutorial=tutorial)
     obs, info = env.reset(seed=seed)
     agent = OracleAgent(env)
-    agent.reset(Task(game=env.game.name, title=env.game.title, verbs=tuple(env.verbs()), seed=seed,
-                     max_steps=budget))
+    agent.reset(Task(game=env.game.name, title=env.game.title, verbs=tuple(env.verbs()), seed=seed, max_steps=budget))
     has_tutorial = bool(info.get("in_tutorial"))
     steps = tutorial_steps = invalid = failed = 0
     tutorial_completed: bool | None = None if not has_tutorial else False
@@ -74,11 +72,21 @@ def solve(game: str, seed: int, *, budget: int = 500, tutorial: bool = True,
             if ev["kind"] == "tutorial_completed":
                 tutorial_completed = bool(ev["completed"])
     quest = info.get("quest", {"completed": 0, "total": 0})
-    return Solution(game=env.game.name, seed=seed, stages=quest["completed"], total=quest["total"],
-                    terminated=terminated, steps=steps, tutorial_steps=tutorial_steps,
-                    tutorial_completed=tutorial_completed, invalid=invalid, failed=failed,
-                    deaths=env.engine.state.agents["player"].deaths,
-                    decide_ms=1000 * thinking / max(1, steps + tutorial_steps), agent=agent.stats())
+    return Solution(
+        game=env.game.name,
+        seed=seed,
+        stages=quest["completed"],
+        total=quest["total"],
+        terminated=terminated,
+        steps=steps,
+        tutorial_steps=tutorial_steps,
+        tutorial_completed=tutorial_completed,
+        invalid=invalid,
+        failed=failed,
+        deaths=env.engine.state.agents["player"].deaths,
+        decide_ms=1000 * thinking / max(1, steps + tutorial_steps),
+        agent=agent.stats(),
+    )
 
 
 def _seeds(text: str) -> list[int]:
@@ -92,14 +100,17 @@ def _seeds(text: str) -> list[int]:
 def main(argv: list[str] | None = None) -> int:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m odyssey_agents.oracle",
-                                     description="Prove games solvable with the oracle agent.")
+    parser = argparse.ArgumentParser(
+        prog="python -m odyssey_agents.oracle", description="Prove games solvable with the oracle agent."
+    )
     parser.add_argument("games", nargs="+")
     parser.add_argument("--seeds", default="0-9", help="e.g. 0-9 or 0,3,7")
     parser.add_argument("--budget", type=int, default=500, help="steps allowed after the tutorial")
     args = parser.parse_args(argv)
-    print(f"{'game':10s} {'seed':>4s} {'stages':>7s} {'steps':>5s} {'tutorial':>8s} {'deaths':>6s} "
-          f"{'ms/step':>7s}  status")
+    print(
+        f"{'game':10s} {'seed':>4s} {'stages':>7s} {'steps':>5s} {'tutorial':>8s} {'deaths':>6s} "
+        f"{'ms/step':>7s}  status"
+    )
     unsolved = 0
     for game in args.games:
         for seed in _seeds(args.seeds):
@@ -111,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
                 status += f" ({s.invalid} invalid, {s.failed} refused)"
             if s.agent.get("corrected") or s.agent.get("stalls"):
                 status += f" [{s.agent.get('corrected', 0)} corrected, {s.agent.get('stalls', 0)} stalls]"
-            print(f"{s.game:10s} {seed:4d} {s.stages:>3d}/{s.total:<3d} {s.steps:5d} {tut:>8s} {s.deaths:6d} "
-                  f"{s.decide_ms:7.2f}  {status}")
+            print(
+                f"{s.game:10s} {seed:4d} {s.stages:>3d}/{s.total:<3d} {s.steps:5d} {tut:>8s} {s.deaths:6d} "
+                f"{s.decide_ms:7.2f}  {status}"
+            )
     return 1 if unsolved else 0

@@ -343,8 +343,9 @@ class Supply:
             return self.v.here
         v = self.v
         first = stations[0]
-        options = [a for a, _, _ in v.ground.get(first, ())
-                   if all(v.state.areas[a].objects.get(s, 0) for s in stations)]
+        options = [
+            a for a, _, _ in v.ground.get(first, ()) if all(v.state.areas[a].objects.get(s, 0) for s in stations)
+        ]
         options = list(dict.fromkeys(options))
         if not options:
             return None
@@ -391,8 +392,9 @@ class Supply:
             if missing:
                 # the ingredient being fetched last step first (no dithering), then the costliest
                 focus = self.memory.last_choice.get(("craft", t))
-                missing.sort(key=lambda im: (im[0] != (focus[0] if focus else None),
-                                             -self.cost_have(im[0], im[1]), im[0]))
+                missing.sort(
+                    key=lambda im: (im[0] != (focus[0] if focus else None), -self.cost_have(im[0], im[1]), im[0])
+                )
                 for ing, need in missing:
                     try:
                         cmd = self.have(ing, need)
@@ -451,8 +453,9 @@ class Supply:
         ot = v.game.objects[t]
         best = None
         if ot.value > 0:
-            options = [n for n in self._merchants()
-                       if not v.game.npcs[n.type].buys or ot.category in v.game.npcs[n.type].buys]
+            options = [
+                n for n in self._merchants() if not v.game.npcs[n.type].buys or ot.category in v.game.npcs[n.type].buys
+            ]
             best = min(options, key=lambda n: (self.navigation.travel(n.area), n.handle), default=None)
         self._memo[key] = best  # type: ignore[assignment]
         return best
@@ -490,9 +493,15 @@ class Supply:
             if merchant is None:
                 continue
             n = v.agent.hands.get(h, 0) or sum(v.state.instances[c].contents.get(h, 0) for c in v.containers())
-            out.append(Offer(self.navigation.travel(merchant.area) + 1, 0, self._payment(t) * n,
-                             ("sell", h, merchant.handle),
-                             lambda m=merchant, h=h: self.navigation.go(m.area) or f"sell 1 {h} {m.handle}"))
+            out.append(
+                Offer(
+                    self.navigation.travel(merchant.area) + 1,
+                    0,
+                    self._payment(t) * n,
+                    ("sell", h, merchant.handle),
+                    lambda m=merchant, h=h: self.navigation.go(m.area) or f"sell 1 {h} {m.handle}",
+                )
+            )
         return out
 
     def _ground_sales(self, coins: int) -> list[Offer]:
@@ -517,9 +526,15 @@ class Supply:
                     continue
                 back = v.dist(merchant.area, area)
                 # each unit is a pick-up and a sale; a trip carries two
-                out.append(Offer(d + (back if back is not None else 10) + 2, 2 / paid, paid * count,
-                                 ("gather-sale", t, area),
-                                 lambda a=area, h=handle: self.navigation.go(a) or self.pick_up(h)))
+                out.append(
+                    Offer(
+                        d + (back if back is not None else 10) + 2,
+                        2 / paid,
+                        paid * count,
+                        ("gather-sale", t, area),
+                        lambda a=area, h=handle: self.navigation.go(a) or self.pick_up(h),
+                    )
+                )
         out.sort(key=lambda o: (o.first, o.key))
         return out[:8]
 
@@ -549,9 +564,16 @@ class Supply:
         if paper is None or tool is None:
             raise Stuck(f"nothing to write {text!r} with or on")
         held_tool = next((h for h in v.agent.hands if "write" in v.otype(h).uses), None)
-        held_paper = next((h for h in v.agent.hands if v.otype(h).category == "writable"
-                           and (wanted is None or v.tname(h) == wanted) and v.otype(h).max_text >= len(text)),
-                          None)
+        held_paper = next(
+            (
+                h
+                for h in v.agent.hands
+                if v.otype(h).category == "writable"
+                and (wanted is None or v.tname(h) == wanted)
+                and v.otype(h).max_text >= len(text)
+            ),
+            None,
+        )
         if held_tool and held_paper:
             return f'write "{text}" {held_paper}'
         focus = self.focus

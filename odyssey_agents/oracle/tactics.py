@@ -92,8 +92,9 @@ class Tactics:
             best = max(best, v.game.objects[weapon].attack)
         return v.agent.base_attack + best, v.agent.defense
 
-    def outlook(self, npc: Npc, weapon: str | None = None, armor: str | None = None,
-                hp: int | None = None) -> combat.Forecast:
+    def outlook(
+        self, npc: Npc, weapon: str | None = None, armor: str | None = None, hp: int | None = None
+    ) -> combat.Forecast:
         """Forecast of a fight with ``npc`` (holding my best weapon, or ``weapon``; wearing
         ``armor`` too; with ``hp`` health), for costing.
 
@@ -111,14 +112,23 @@ class Tactics:
         hp = agent.hp if hp is None else hp
         modifier = self._steady_modifier()
         opening = npc.engaged != agent.id
-        key = (tuple((f.hp, f.attack, f.defense, f.pattern, f.index % max(1, len(f.pattern))) for f in foes),
-               attack, defense, hp, agent.max_hp, agent.stamina, modifier, opening)
+        key = (
+            tuple((f.hp, f.attack, f.defense, f.pattern, f.index % max(1, len(f.pattern))) for f in foes),
+            attack,
+            defense,
+            hp,
+            agent.max_hp,
+            agent.stamina,
+            modifier,
+            opening,
+        )
         hit = self._fights.get(key)
         if hit is None:
             if len(self._fights) > 4096:
                 self._fights.clear()
-            hit = self._fights[key] = combat.forecast(v, foes, attack=attack, defense=defense, hp=hp,
-                                                      clock=combat.Steady(modifier), opening=opening)
+            hit = self._fights[key] = combat.forecast(
+                v, foes, attack=attack, defense=defense, hp=hp, clock=combat.Steady(modifier), opening=opening
+            )
         return hit
 
     def _steady_modifier(self) -> float:
@@ -153,8 +163,11 @@ class Tactics:
         from step to step while it still makes sense, so the agent does not dither between them.
         """
         v = self.v
-        options = [n for n in v.state.npcs.values() if v.hostile(n) and (not types or n.type in types)
-                   and self.navigation.travel(n.area) < INF]
+        options = [
+            n
+            for n in v.state.npcs.values()
+            if v.hostile(n) and (not types or n.type in types) and self.navigation.travel(n.area) < INF
+        ]
         options = [n for n in options if ("npc", n.handle) not in self.memory.banned] or options
         if not options:
             raise Stuck(f"no {' or '.join(types) or 'enemy'} to fight")
@@ -255,8 +268,11 @@ class Tactics:
     def _best_food(self) -> str | None:
         v = self.v
         foods = [o for o in v.game.spec.objects if o.category == "food"]
-        scored = [(self.supply.cost_have(o.name, 1) - o.hp_restore / 5, o.name) for o in foods
-                  if self.supply.cost_have(o.name, 1) < 30 or v.lying_count(v.here, o.name)]
+        scored = [
+            (self.supply.cost_have(o.name, 1) - o.hp_restore / 5, o.name)
+            for o in foods
+            if self.supply.cost_have(o.name, 1) < 30 or v.lying_count(v.here, o.name)
+        ]
         return min(scored)[1] if scored else None
 
     def _better_gear(self, npc: Npc, worth: float) -> tuple[str, bool] | None:
@@ -271,8 +287,12 @@ class Tactics:
                 gain_def = o.defense - (v.otype(worn).defense if worn else 0)
                 if gain_def <= 0 or v.owned(o.name):
                     continue
-            elif o.attack <= 0 or v.agent.base_attack + o.attack <= current or o.category not in ("weapon", "tool") \
-                    or v.in_hands(o.name) is not None:  # held already, if blunted by some rule of the game
+            elif (
+                o.attack <= 0
+                or v.agent.base_attack + o.attack <= current
+                or o.category not in ("weapon", "tool")
+                or v.in_hands(o.name) is not None
+            ):  # held already, if blunted by some rule of the game
                 continue
             if (("armor" if is_armor else "weapon"), o.name) in self.memory.banned:
                 continue

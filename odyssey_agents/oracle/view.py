@@ -113,8 +113,7 @@ class View:
 
     def containers(self) -> list[str]:
         """Containers I can store into or take out of: held ones, then the worn pack (engine order)."""
-        out = [h for h in self.agent.hands if h in self.state.instances
-               and self.otype(h).category == "container"]
+        out = [h for h in self.agent.hands if h in self.state.instances and self.otype(h).category == "container"]
         if self.pack is not None:
             out.append(self.pack)
         return out

@@ -10,5 +10,4 @@ from odyssey_agents.paradigms.no_memory import NoMemoryAgent
 from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
 from odyssey_agents.paradigms.short_term_memory import ShortTermMemoryAgent
 
-__all__ = ["AgentConfigError", "LongContextAgent", "Mem1Agent", "NoMemoryAgent", "ReActAgent",
-           "ShortTermMemoryAgent"]
+__all__ = ["AgentConfigError", "LongContextAgent", "Mem1Agent", "NoMemoryAgent", "ReActAgent", "ShortTermMemoryAgent"]

@@ -51,7 +51,7 @@ class LongContextAgent(ReActAgent):
     def sections(self, records: list[StepRecord] | None = None) -> list[Section]:
         out = super().sections(records)
         if self.dropped:
-            note = (f"({self.dropped} earlier steps no longer fit in my context window and are left out.)")
+            note = f"({self.dropped} earlier steps no longer fit in my context window and are left out.)"
             out = [(t, f"{note}\n\n{b}" if t == "My memories" else b) for t, b in out]
         return out
 
@@ -72,8 +72,12 @@ class LongContextAgent(ReActAgent):
         if self.first_overflow is None:
             self.first_overflow = self.steps
         if self.on_overflow == "error":
-            raise ContextOverflow(used + reserve, limit, f"long_context prompt of {used} tokens plus a reply "
-                                  f"budget of {reserve} exceeds the context window of {limit} at step {self.steps}")
+            raise ContextOverflow(
+                used + reserve,
+                limit,
+                f"long_context prompt of {used} tokens plus a reply "
+                f"budget of {reserve} exceeds the context window of {limit} at step {self.steps}",
+            )
         if self.on_overflow == "stop":
             return None
         while self.records and used + reserve > limit:
@@ -89,8 +93,9 @@ class LongContextAgent(ReActAgent):
             raise ContextOverflow(used + reserve, limit, "even with no past steps the prompt does not fit")
         return messages
 
-    def _answer_messages(self, question: str, choices: list[str],
-                         records: list[StepRecord] | None = None) -> list[dict[str, str]]:
+    def _answer_messages(
+        self, question: str, choices: list[str], records: list[StepRecord] | None = None
+    ) -> list[dict[str, str]]:
         """QA prompts follow the same window: the oldest steps are left out of that prompt only."""
         kept = self.records if records is None else records
         messages = super()._answer_messages(question, choices, kept)
@@ -99,7 +104,7 @@ class LongContextAgent(ReActAgent):
             return messages
         used = self.llm.count_tokens(messages)
         while kept and used + self.llm.max_tokens > limit:
-            kept = kept[self._overflowing(kept, used + self.llm.max_tokens - limit):]
+            kept = kept[self._overflowing(kept, used + self.llm.max_tokens - limit) :]
             messages = super()._answer_messages(question, choices, kept)
             used = self.llm.count_tokens(messages)
         return messages
@@ -113,8 +118,12 @@ class LongContextAgent(ReActAgent):
         return max(n, 1)
 
     def _state(self) -> dict[str, Any]:
-        return {"dropped": self.dropped, "overflows": self.overflows, "first_overflow": self.first_overflow,
-                "tokens": {str(k): v for k, v in self._tokens.items()}}
+        return {
+            "dropped": self.dropped,
+            "overflows": self.overflows,
+            "first_overflow": self.first_overflow,
+            "tokens": {str(k): v for k, v in self._tokens.items()},
+        }
 
     def _set_state(self, state: dict[str, Any]) -> None:
         self.dropped, self.overflows = state["dropped"], state["overflows"]
@@ -125,7 +134,13 @@ class LongContextAgent(ReActAgent):
         return {"on_overflow": self.on_overflow}
 
     def stats(self) -> dict[str, Any]:
-        return {**super().stats(), "context_overflow": {
-            "policy": self.on_overflow, "context_window": self.llm.context_window,
-            "overflowed_steps": self.overflows, "first_overflow_step": self.first_overflow,
-            "dropped_steps": self.dropped}}
+        return {
+            **super().stats(),
+            "context_overflow": {
+                "policy": self.on_overflow,
+                "context_window": self.llm.context_window,
+                "overflowed_steps": self.overflows,
+                "first_overflow_step": self.first_overflow,
+                "dropped_steps": self.dropped,
+            },
+        }

@@ -27,10 +27,14 @@ class Mem1Agent(ReActAgent):
         if int(max_memory_tokens) < 16:
             raise AgentConfigError(f"max_memory_tokens must be at least 16, got {max_memory_tokens}")
         self.max_memory_tokens = int(max_memory_tokens)
-        self.key_docs = {"memory": (f"Your updated internal state: everything from your previous state and this "
-                                    f"observation that you will need later (goals, places, objects, recipes, "
-                                    f"what failed). It replaces the previous state; at most "
-                                    f"{self.max_memory_tokens} tokens.")}
+        self.key_docs = {
+            "memory": (
+                f"Your updated internal state: everything from your previous state and this "
+                f"observation that you will need later (goals, places, objects, recipes, "
+                f"what failed). It replaces the previous state; at most "
+                f"{self.max_memory_tokens} tokens."
+            )
+        }
         super().__init__(llm, **kwargs)
 
     def _clear(self) -> None:

@@ -55,16 +55,21 @@ class ReActAgent(Agent):
         names = canonical_addons(addons)
         for key, owner in Addons.SETTINGS.items():
             if key in settings and owner not in names:
-                raise AgentConfigError(f"{key} is a setting of the {owner} add-on; add {owner} to agent.addons "
-                                       "or drop the setting")
+                raise AgentConfigError(
+                    f"{key} is a setting of the {owner} add-on; add {owner} to agent.addons or drop the setting"
+                )
         if "memory_size" in settings and "short_term_memory" not in names:
-            raise AgentConfigError("memory_size is a setting of the short_term_memory add-on (or of the "
-                                   "short_term_memory agent); add short_term_memory to agent.addons")
+            raise AgentConfigError(
+                "memory_size is a setting of the short_term_memory add-on (or of the "
+                "short_term_memory agent); add short_term_memory to agent.addons"
+            )
         self.addons = Addons(names, **settings)
         if self.addons.short_term_memory:
             if self.window != 0:
-                raise AgentConfigError(f"{self.name} already keeps its recent steps in the prompt; the "
-                                       "short_term_memory add-on would add nothing")
+                raise AgentConfigError(
+                    f"{self.name} already keeps its recent steps in the prompt; the "
+                    "short_term_memory add-on would add nothing"
+                )
             self.window = self.addons.memory_size
         self.task: Task | None = None
         self._clear()
@@ -77,8 +82,9 @@ class ReActAgent(Agent):
         accepted = cls.settings()
         unknown = sorted(set(params) - accepted)
         if unknown:
-            raise AgentConfigError(f"agent {cls.name!r} has no setting(s) {', '.join(unknown)}; "
-                                   f"it takes: {', '.join(sorted(accepted))}")
+            raise AgentConfigError(
+                f"agent {cls.name!r} has no setting(s) {', '.join(unknown)}; it takes: {', '.join(sorted(accepted))}"
+            )
         llm = build_llm(llm_cfg, seed=seed)
         try:
             return cls(llm, **params)
@@ -100,8 +106,13 @@ class ReActAgent(Agent):
         self.summary = ""
         self.reflection = ""
         self.steps = 0
-        self.counters: dict[str, int] = {"malformed": 0, "reflections": 0, "reflection_failures": 0,
-                                         "summaries": 0, "summary_failures": 0}
+        self.counters: dict[str, int] = {
+            "malformed": 0,
+            "reflections": 0,
+            "reflection_failures": 0,
+            "summaries": 0,
+            "summary_failures": 0,
+        }
         self._summary_at = self.addons.summarise_every
 
     def reset(self, task: Task) -> None:
@@ -120,8 +131,9 @@ class ReActAgent(Agent):
         messages = self._fit(observation)
         if messages is None:  # the long-context "stop" policy
             return Decision("wait", reasoning="context window full: the agent stops", usage=usage, stop=True)
-        completion = self.llm.complete(messages, purpose="act", json_keys=self.keys,
-                                       starts={"action": self.prompts.verb_words})
+        completion = self.llm.complete(
+            messages, purpose="act", json_keys=self.keys, starts={"action": self.prompts.verb_words}
+        )
         usage.add(completion.call())
         reply = parse_reply(completion.text, self.keys)
         if reply.ok:
@@ -178,8 +190,9 @@ class ReActAgent(Agent):
             self.pending.append(record)
 
     # ------------------------------------------------------------------ add-ons
-    def _ask(self, messages: list[dict[str, str]], purpose: str, key: str, usage: Usage,
-             max_tokens: int | None = None) -> str:
+    def _ask(
+        self, messages: list[dict[str, str]], purpose: str, key: str, usage: Usage, max_tokens: int | None = None
+    ) -> str:
         """One add-on call whose reply is ``{key: text}``: the text, or "" when the reply is unusable
         (the caller counts the failure; an add-on that fails never stops the agent from acting)."""
         completion = self.llm.complete(messages, purpose=purpose, max_tokens=max_tokens, json_keys=(key,))
@@ -225,15 +238,17 @@ class ReActAgent(Agent):
         rather than failing the run's QA round."""
         try:
             messages = self._answer_messages(question, choices)
-            completion = self.llm.complete(messages, purpose="answer", json_keys=("answer",),
-                                           starts={"answer": self.prompts.letters(len(choices))})
+            completion = self.llm.complete(
+                messages, purpose="answer", json_keys=("answer",), starts={"answer": self.prompts.letters(len(choices))}
+            )
         except ContextOverflow as exc:
             return Answer(None, Usage(), f"(not asked: {exc})")
         usage = Usage([completion.call()])
         return Answer(parse_choice(completion.text, len(choices), choices), usage, _raw(completion))
 
-    def _answer_messages(self, question: str, choices: list[str],
-                         records: list[StepRecord] | None = None) -> list[dict[str, str]]:
+    def _answer_messages(
+        self, question: str, choices: list[str], records: list[StepRecord] | None = None
+    ) -> list[dict[str, str]]:
         sections = self.sections(records)
         if self.previous is not None and self.window == 0:
             sections.append(("My latest observation", self.previous.observation))
@@ -243,12 +258,20 @@ class ReActAgent(Agent):
     def save(self, directory: Path) -> None:
         pool = {r.step: r for r in [*self.records, *self.pending, *([self.previous] if self.previous else [])]}
         data = {
-            "format": FORMAT, "agent": self.name, "task": asdict(self.task) if self.task else None,
-            "steps": self.steps, "records": [pool[k].to_dict() for k in sorted(pool)],
-            "window": [r.step for r in self.records], "pending": [r.step for r in self.pending],
-            "previous": self.previous.step if self.previous else None, "summary": self.summary,
-            "reflection": self.reflection, "summary_at": self._summary_at, "counters": self.counters,
-            "paradigm": self._state(), "llm": self.llm.state(),
+            "format": FORMAT,
+            "agent": self.name,
+            "task": asdict(self.task) if self.task else None,
+            "steps": self.steps,
+            "records": [pool[k].to_dict() for k in sorted(pool)],
+            "window": [r.step for r in self.records],
+            "pending": [r.step for r in self.pending],
+            "previous": self.previous.step if self.previous else None,
+            "summary": self.summary,
+            "reflection": self.reflection,
+            "summary_at": self._summary_at,
+            "counters": self.counters,
+            "paradigm": self._state(),
+            "llm": self.llm.state(),
         }
         tmp = Path(directory) / (MEMORY_FILE + ".tmp")
         tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
@@ -257,8 +280,10 @@ class ReActAgent(Agent):
     def load(self, directory: Path) -> None:
         data = json.loads((Path(directory) / MEMORY_FILE).read_text(encoding="utf-8"))
         if data.get("format") != FORMAT or data.get("agent") != self.name:
-            raise ValueError(f"{directory} holds memory of agent {data.get('agent')!r} (format "
-                             f"{data.get('format')}), not of {self.name!r}")
+            raise ValueError(
+                f"{directory} holds memory of agent {data.get('agent')!r} (format "
+                f"{data.get('format')}), not of {self.name!r}"
+            )
         if self.task is None and data.get("task"):
             task = dict(data["task"])
             task["verbs"] = tuple(task["verbs"])
@@ -288,8 +313,12 @@ class ReActAgent(Agent):
 
     def describe(self) -> dict[str, Any]:
         a = self.addons
-        out: dict[str, Any] = {"name": self.name, "label": self.label, "addons": list(a.names),
-                               "window": "all" if self.window is None else self.window}
+        out: dict[str, Any] = {
+            "name": self.name,
+            "label": self.label,
+            "addons": list(a.names),
+            "window": "all" if self.window is None else self.window,
+        }
         if a.reflection:
             out.update(reflect_every=a.reflect_every, reflect_max_tokens=a.reflect_max_tokens)
         if a.summarisation:

@@ -26,25 +26,30 @@ KEY_DOCS: dict[str, str] = {
 #: A titled block of the user prompt: ``("My memories", "...")``.
 Section = tuple[str, str]
 
-INTRO = ("You are the player in a text adventure game. The world is described in text form. At each turn, "
-         "you may choose ONE action from the action space below.")
-RULES = ("Rules:\n"
-         "- The JSON must be the ONLY content in your reply (no extra text before/after).\n"
-         "- The action must exactly match one option from the action space.")
+INTRO = (
+    "You are the player in a text adventure game. The world is described in text form. At each turn, "
+    "you may choose ONE action from the action space below."
+)
+RULES = (
+    "Rules:\n"
+    "- The JSON must be the ONLY content in your reply (no extra text before/after).\n"
+    "- The action must exactly match one option from the action space."
+)
 QUESTION = "What should I do next? Return only the JSON object."
 
 
 def _format_block(keys: Sequence[str], docs: Mapping[str, str]) -> str:
     body = ",\n".join(f'  "{k}": "{docs[k]}"' for k in keys)
-    return ("Output format (STRICT): Return a single JSON object with exactly these keys:\n"
-            "{\n" + body + "\n}")
+    return "Output format (STRICT): Return a single JSON object with exactly these keys:\n{\n" + body + "\n}"
 
 
 def _one_key_format(key: str, doc: str) -> str:
     """The strict output format of an add-on or QA call, whose reply is one key."""
-    return ("Output format (STRICT): Return a single JSON object with exactly this key:\n"
-            f'{{\n  "{key}": "{doc}"\n}}\n'
-            "The JSON must be the ONLY content in your reply.")
+    return (
+        "Output format (STRICT): Return a single JSON object with exactly this key:\n"
+        f'{{\n  "{key}": "{doc}"\n}}\n'
+        "The JSON must be the ONLY content in your reply."
+    )
 
 
 def _opening(usage: str) -> str:
@@ -59,8 +64,7 @@ def render_sections(sections: Sequence[Section]) -> str:
 class PromptBuilder:
     """Prompts for one game: the system prompt is built once, user prompts per call."""
 
-    def __init__(self, verbs: Sequence[str], keys: Sequence[str] = ACT_KEYS,
-                 key_docs: Mapping[str, str] | None = None):
+    def __init__(self, verbs: Sequence[str], keys: Sequence[str] = ACT_KEYS, key_docs: Mapping[str, str] | None = None):
         if not verbs:
             raise ValueError("the game lists no verbs: the prompt would offer no action")
         docs = {**KEY_DOCS, **(key_docs or {})}
@@ -81,25 +85,31 @@ class PromptBuilder:
         return [{"role": "system", "content": self.system}, {"role": "user", "content": user}]
 
     # ------------------------------------------------------------------ add-ons
-    def reflect(self, before: str, reasoning: str, action: str, after: str,
-                sections: Sequence[Section] = ()) -> list[dict[str, str]]:
-        system = ("You are the player in a text adventure game, looking back at your last move to learn "
-                  "from it. Say in one to three sentences what the outcome taught you about this world "
-                  "(what works, what fails, where things are) and what to do differently.\n"
-                  + _one_key_format("reflection", "What I learned and what I will do next."))
-        user = (f"{render_sections(sections)}Before my move I observed:\n{before}\n\n"
-                f"I reasoned: {reasoning or '(nothing)'}\nI did: {action}\n\n"
-                f"Then I observed:\n{after}\n\nReturn only the JSON object.")
+    def reflect(
+        self, before: str, reasoning: str, action: str, after: str, sections: Sequence[Section] = ()
+    ) -> list[dict[str, str]]:
+        system = (
+            "You are the player in a text adventure game, looking back at your last move to learn "
+            "from it. Say in one to three sentences what the outcome taught you about this world "
+            "(what works, what fails, where things are) and what to do differently.\n"
+            + _one_key_format("reflection", "What I learned and what I will do next.")
+        )
+        user = (
+            f"{render_sections(sections)}Before my move I observed:\n{before}\n\n"
+            f"I reasoned: {reasoning or '(nothing)'}\nI did: {action}\n\n"
+            f"Then I observed:\n{after}\n\nReturn only the JSON object."
+        )
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     def summarise(self, summary: str, steps: str, max_words: int) -> list[dict[str, str]]:
-        system = ("You are the player in a text adventure game, keeping notes of your experience. Merge "
-                  "your previous notes and the new steps into updated notes that keep what will matter "
-                  "later: places and how they connect, objects and where they are, NPCs and what they do, "
-                  "recipes, prices, quest progress, where you died or left things, what failed and why. "
-                  f"Use at most {max_words} words.\n" + _one_key_format("summary", "The updated notes."))
-        user = (f"My previous notes:\n{summary or '(none yet)'}\n\nNew steps:\n{steps}\n\n"
-                "Return only the JSON object.")
+        system = (
+            "You are the player in a text adventure game, keeping notes of your experience. Merge "
+            "your previous notes and the new steps into updated notes that keep what will matter "
+            "later: places and how they connect, objects and where they are, NPCs and what they do, "
+            "recipes, prices, quest progress, where you died or left things, what failed and why. "
+            f"Use at most {max_words} words.\n" + _one_key_format("summary", "The updated notes.")
+        )
+        user = f"My previous notes:\n{summary or '(none yet)'}\n\nNew steps:\n{steps}\n\nReturn only the JSON object."
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]
 
     @staticmethod
@@ -109,9 +119,11 @@ class PromptBuilder:
 
     # ------------------------------------------------------------------ QA diagnostics
     def answer(self, sections: Sequence[Section], question: str, choices: Sequence[str]) -> list[dict[str, str]]:
-        system = ("You are the player in a text adventure game, answering a question about the game from "
-                  "what you have experienced. Choose exactly one option.\n"
-                  + _one_key_format("answer", "<the letter of your choice>"))
+        system = (
+            "You are the player in a text adventure game, answering a question about the game from "
+            "what you have experienced. Choose exactly one option.\n"
+            + _one_key_format("answer", "<the letter of your choice>")
+        )
         options = "\n".join(f"{letter}) {c}" for letter, c in zip(self.letters(len(choices)), choices, strict=True))
         user = f"{render_sections(sections)}Question: {question}\n{options}\n\nReturn only the JSON object."
         return [{"role": "system", "content": system}, {"role": "user", "content": user}]

@@ -91,7 +91,7 @@ def _repair(text: str, pos: int, braces: _Braces) -> tuple[Any, int]:
     end = braces.closing(pos)
     if end < 0 or end - pos > _MAX_REPAIR_CHARS:
         return None, -1
-    span = _TRAILING_COMMA.sub(r"\1", text[pos: end + 1].translate(_SMART))
+    span = _TRAILING_COMMA.sub(r"\1", text[pos : end + 1].translate(_SMART))
     try:
         return _DECODER.decode(span), end
     except (ValueError, RecursionError):
@@ -181,9 +181,9 @@ def clean_action(value: Any) -> tuple[str, str | None]:
             action = action[1:-1]
         for lead in ("- ", "* ", "> "):
             if action.startswith(lead):
-                action = action[len(lead):]
+                action = action[len(lead) :]
         if action.lower().startswith("action:"):
-            action = action[len("action:"):]
+            action = action[len("action:") :]
     action = action.strip()
     if not action:
         return "", "the action is empty"
@@ -192,8 +192,9 @@ def clean_action(value: Any) -> tuple[str, str | None]:
     return action, None
 
 
-def parse_reply(text: str | None, keys: Sequence[str] = ("reasoning", "action"),
-                required: Sequence[str] = ("action",)) -> Reply:
+def parse_reply(
+    text: str | None, keys: Sequence[str] = ("reasoning", "action"), required: Sequence[str] = ("action",)
+) -> Reply:
     """Find the reply's JSON object and check it has the ``required`` keys (see module docstring)."""
     if text is None or not text.strip():
         return Reply(error="empty reply")
@@ -232,8 +233,9 @@ def parse_choice(text: str | None, n_choices: int, choices: Sequence[str] = ()) 
     candidates: list[Any] = [reply.fields.get("answer")] if "answer" in reply.fields else []
     if not candidates:
         answer, _ = split_thinking(text)
-        m = re.search(r"\banswer\b(?:\s+is)?\W{0,4}([A-Za-z])\b", answer, re.IGNORECASE) or \
-            re.fullmatch(r"\W*([A-Za-z])\W*", answer)
+        m = re.search(r"\banswer\b(?:\s+is)?\W{0,4}([A-Za-z])\b", answer, re.IGNORECASE) or re.fullmatch(
+            r"\W*([A-Za-z])\W*", answer
+        )
         if m:
             candidates.append(m.group(1))
     lowered = [c.strip().lower() for c in choices]

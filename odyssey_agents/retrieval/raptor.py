@@ -43,11 +43,22 @@ class RaptorAgent(RetrievalAgent):
     name = "raptor"
     stores = ("nodes",)
 
-    def __init__(self, llm: LLM, *, max_children: int = 6, max_open: int = 4, cluster_threshold: float = 0.5,
-                 max_layers: int = 5, node_words: int = 100, **kwargs: Any):
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        max_children: int = 6,
+        max_open: int = 4,
+        cluster_threshold: float = 0.5,
+        max_layers: int = 5,
+        node_words: int = 100,
+        **kwargs: Any,
+    ):
         if int(max_children) < 2 or int(max_open) < 1 or int(max_layers) < 2 or int(node_words) < 10:
-            raise AgentConfigError("raptor needs max_children >= 2, max_open >= 1, max_layers >= 2 and "
-                                   f"node_words >= 10; got {max_children}, {max_open}, {max_layers}, {node_words}")
+            raise AgentConfigError(
+                "raptor needs max_children >= 2, max_open >= 1, max_layers >= 2 and "
+                f"node_words >= 10; got {max_children}, {max_open}, {max_layers}, {node_words}"
+            )
         if not -1.0 <= float(cluster_threshold) <= 1.0:
             raise AgentConfigError(f"cluster_threshold is a cosine similarity in [-1, 1], got {cluster_threshold}")
         self.max_children, self.max_open, self.max_layers = int(max_children), int(max_open), int(max_layers)
@@ -60,8 +71,9 @@ class RaptorAgent(RetrievalAgent):
         self.open: list[list[dict[str, Any]]] = [[] for _ in range(self.max_layers - 1)]
         self.tick = 0
         self.touched_last_step = 0
-        self.counters.update(raptor_summaries=0, raptor_summary_failures=0, nodes_touched=0,
-                             max_nodes_touched=0, layers=1)
+        self.counters.update(
+            raptor_summaries=0, raptor_summary_failures=0, nodes_touched=0, max_nodes_touched=0, layers=1
+        )
 
     # ------------------------------------------------------------------ one step
     def _step_memory(self, pending: StepRecord | None, observation: str, usage: Usage) -> list[str]:
@@ -69,8 +81,9 @@ class RaptorAgent(RetrievalAgent):
         if pending is None:
             return self._pick(self._embed([observation], usage)[0])
         vectors = self._embed([record_key(pending), observation], usage)
-        leaf = self.nodes.add(pending.render(), vectors[0], layer=0, first=pending.step, last=pending.step,
-                              children=[], parent=None)
+        leaf = self.nodes.add(
+            pending.render(), vectors[0], layer=0, first=pending.step, last=pending.step, children=[], parent=None
+        )
         self._insert(leaf, 0, vectors[0], usage)
         self.counters["nodes_touched"] += self.touched_last_step
         self.counters["max_nodes_touched"] = max(self.counters["max_nodes_touched"], self.touched_last_step)
@@ -92,8 +105,10 @@ class RaptorAgent(RetrievalAgent):
             if len(chosen) == self.top_k:
                 break
         chosen.sort(key=lambda n: (n["first"], -n["layer"]))
-        return [n["text"] if n["layer"] == 0 else f"[Summary of steps {n['first']}-{n['last']}]\n{n['text']}"
-                for n in chosen]
+        return [
+            n["text"] if n["layer"] == 0 else f"[Summary of steps {n['first']}-{n['last']}]\n{n['text']}"
+            for n in chosen
+        ]
 
     # ------------------------------------------------------------------ the tree
     def _insert(self, node: int, layer: int, vector: np.ndarray, usage: Usage) -> None:
@@ -135,8 +150,15 @@ class RaptorAgent(RetrievalAgent):
             return  # the members stay roots; retrieval still finds them
         self.counters["raptor_summaries"] += 1
         vector = self._embed([text], usage)[0]
-        parent = self.nodes.add(text, vector, layer=layer + 1, first=min(i["first"] for i in items),
-                                last=max(i["last"] for i in items), children=list(members), parent=None)
+        parent = self.nodes.add(
+            text,
+            vector,
+            layer=layer + 1,
+            first=min(i["first"] for i in items),
+            last=max(i["last"] for i in items),
+            children=list(members),
+            parent=None,
+        )
         for item in items:
             item["parent"] = parent
         self.counters["layers"] = max(self.counters["layers"], layer + 2)
@@ -147,11 +169,17 @@ class RaptorAgent(RetrievalAgent):
         return {"open": self.open, "tick": self.tick}
 
     def _set_memory_state(self, state: dict[str, Any]) -> None:
-        self.open = [[{"members": [int(m) for m in c["members"]], "tick": int(c["tick"])} for c in layer]
-                     for layer in state["open"]]
+        self.open = [
+            [{"members": [int(m) for m in c["members"]], "tick": int(c["tick"])} for c in layer]
+            for layer in state["open"]
+        ]
         self.tick = int(state["tick"])
 
     def _retrieval_description(self) -> dict[str, Any]:
-        return {"max_children": self.max_children, "max_open": self.max_open,
-                "cluster_threshold": self.cluster_threshold, "max_layers": self.max_layers,
-                "node_words": self.node_words}
+        return {
+            "max_children": self.max_children,
+            "max_open": self.max_open,
+            "cluster_threshold": self.cluster_threshold,
+            "max_layers": self.max_layers,
+            "node_words": self.node_words,
+        }

@@ -43,8 +43,9 @@ class VoyagerAgent(RetrievalAgent):
 
     def __init__(self, llm: LLM, *, max_task_steps: int = 12, trace_window: int = 8, **kwargs: Any):
         if int(max_task_steps) < 1 or int(trace_window) < 1:
-            raise AgentConfigError(f"max_task_steps and trace_window must be at least 1, got {max_task_steps}, "
-                                   f"{trace_window}")
+            raise AgentConfigError(
+                f"max_task_steps and trace_window must be at least 1, got {max_task_steps}, {trace_window}"
+            )
         self.max_task_steps, self.trace_window = int(max_task_steps), int(trace_window)
         super().__init__(llm, **kwargs)
 
@@ -55,14 +56,22 @@ class VoyagerAgent(RetrievalAgent):
         self.trace: list[StepRecord] = []  # its last trace_window steps
         self.completed: list[str] = []
         self.failed: list[str] = []
-        self.counters.update(tasks_proposed=0, tasks_completed=0, tasks_abandoned=0, curriculum_failures=0,
-                             critique_failures=0, skills_added=0, skills_replaced=0, skill_failures=0)
+        self.counters.update(
+            tasks_proposed=0,
+            tasks_completed=0,
+            tasks_abandoned=0,
+            curriculum_failures=0,
+            critique_failures=0,
+            skills_added=0,
+            skills_replaced=0,
+            skill_failures=0,
+        )
 
     # ------------------------------------------------------------------ one step
     def _step_memory(self, pending: StepRecord | None, observation: str, usage: Usage) -> list[str]:
         if self.goal and pending is not None:
             self.task_steps += 1
-            self.trace = [*self.trace, pending][-self.trace_window:]
+            self.trace = [*self.trace, pending][-self.trace_window :]
             self._judge(observation, usage)
         if not self.goal:
             self._propose(observation, usage)
@@ -82,8 +91,9 @@ class VoyagerAgent(RetrievalAgent):
             out.append(("Tasks I failed or gave up", "\n".join(f"- {t}" for t in self.failed[-_SHOWN_TASKS:])))
         out.extend(super()._own_sections())
         if self.goal:
-            out.append(("My current task", f"{self.goal} (step {self.task_steps + 1} of at most "
-                                           f"{self.max_task_steps})"))
+            out.append(
+                ("My current task", f"{self.goal} (step {self.task_steps + 1} of at most {self.max_task_steps})")
+            )
         return out
 
     # ------------------------------------------------------------------ the roles
@@ -91,8 +101,9 @@ class VoyagerAgent(RetrievalAgent):
         return "\n\n".join(r.render() for r in self.trace)
 
     def _propose(self, observation: str, usage: Usage) -> None:
-        messages = prompts.curriculum(observation, self.completed[-_SHOWN_TASKS:], self.failed[-_SHOWN_TASKS:],
-                                      self.summary, self.max_task_steps)
+        messages = prompts.curriculum(
+            observation, self.completed[-_SHOWN_TASKS:], self.failed[-_SHOWN_TASKS:], self.summary, self.max_task_steps
+        )
         fields = self._ask_json(messages, "curriculum", ("reasoning", "task"), usage)
         task = " ".join(str(fields.get("task", "")).split()) if fields else ""
         if not task:
@@ -102,8 +113,9 @@ class VoyagerAgent(RetrievalAgent):
         self.counters["tasks_proposed"] += 1
 
     def _judge(self, observation: str, usage: Usage) -> None:
-        fields = self._ask_json(prompts.critique(self.goal, self._trace_text(), observation), "critique",
-                                ("success", "critique"), usage)
+        fields = self._ask_json(
+            prompts.critique(self.goal, self._trace_text(), observation), "critique", ("success", "critique"), usage
+        )
         if fields is None:
             self.counters["critique_failures"] += 1
         elif str(fields.get("success", "")).strip().lower().startswith(_YES):
@@ -118,8 +130,9 @@ class VoyagerAgent(RetrievalAgent):
             self.goal = ""
 
     def _distil(self, usage: Usage) -> None:
-        fields = self._ask_json(prompts.distil_skill(self.goal, self._trace_text()), "skill",
-                                ("name", "description", "steps"), usage)
+        fields = self._ask_json(
+            prompts.distil_skill(self.goal, self._trace_text()), "skill", ("name", "description", "steps"), usage
+        )
         if fields is None:
             self.counters["skill_failures"] += 1
             return
@@ -137,8 +150,13 @@ class VoyagerAgent(RetrievalAgent):
 
     # ------------------------------------------------------------------ checkpoints
     def _memory_state(self) -> dict[str, Any]:
-        return {"goal": self.goal, "task_steps": self.task_steps, "trace": [r.to_dict() for r in self.trace],
-                "completed": self.completed, "failed": self.failed}
+        return {
+            "goal": self.goal,
+            "task_steps": self.task_steps,
+            "trace": [r.to_dict() for r in self.trace],
+            "completed": self.completed,
+            "failed": self.failed,
+        }
 
     def _set_memory_state(self, state: dict[str, Any]) -> None:
         self.goal, self.task_steps = state["goal"], int(state["task_steps"])

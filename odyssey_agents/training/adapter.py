@@ -56,10 +56,14 @@ class LoRASettings:
             raise AdapterConfigError(f"lora_alpha must be positive, got {self.alpha}")
         if not 0.0 <= float(self.dropout) < 1.0:
             raise AdapterConfigError(f"lora_dropout must be in [0, 1), got {self.dropout}")
-        if isinstance(self.target_modules, str) or not self.target_modules or not all(
-                isinstance(t, str) and t for t in self.target_modules):
-            raise AdapterConfigError("lora_target_modules must be a list of module names, e.g. "
-                                     f"[{', '.join(DEFAULT_TARGETS)}]")
+        if (
+            isinstance(self.target_modules, str)
+            or not self.target_modules
+            or not all(isinstance(t, str) and t for t in self.target_modules)
+        ):
+            raise AdapterConfigError(
+                f"lora_target_modules must be a list of module names, e.g. [{', '.join(DEFAULT_TARGETS)}]"
+            )
         if float(self.learning_rate) <= 0:
             raise AdapterConfigError(f"learning_rate must be positive, got {self.learning_rate}")
         if float(self.weight_decay) < 0:
@@ -68,9 +72,15 @@ class LoRASettings:
             raise AdapterConfigError(f"grad_clip must be positive or null, got {self.grad_clip}")
 
     def describe(self) -> dict[str, Any]:
-        return {"lora_r": int(self.r), "lora_alpha": float(self.alpha), "lora_dropout": float(self.dropout),
-                "lora_target_modules": list(self.target_modules), "learning_rate": float(self.learning_rate),
-                "weight_decay": float(self.weight_decay), "grad_clip": self.grad_clip}
+        return {
+            "lora_r": int(self.r),
+            "lora_alpha": float(self.alpha),
+            "lora_dropout": float(self.dropout),
+            "lora_target_modules": list(self.target_modules),
+            "learning_rate": float(self.learning_rate),
+            "weight_decay": float(self.weight_decay),
+            "grad_clip": self.grad_clip,
+        }
 
 
 class LoRAAdapter:
@@ -98,11 +108,18 @@ class LoRAAdapter:
         peft = require_train("peft", "training a LoRA adapter")
         model = self.llm.model
         if getattr(model, "peft_config", None):
-            raise AdapterConfigError(f"the model {self.llm.model_name} already carries an adapter: give each "
-                                     "learning agent its own backend")
+            raise AdapterConfigError(
+                f"the model {self.llm.model_name} already carries an adapter: give each learning agent its own backend"
+            )
         s = self.settings
-        config = peft.LoraConfig(r=int(s.r), lora_alpha=float(s.alpha), lora_dropout=float(s.dropout),
-                                 target_modules=list(s.target_modules), bias="none", task_type="CAUSAL_LM")
+        config = peft.LoraConfig(
+            r=int(s.r),
+            lora_alpha=float(s.alpha),
+            lora_dropout=float(s.dropout),
+            target_modules=list(s.target_modules),
+            bias="none",
+            task_type="CAUSAL_LM",
+        )
         with torch.random.fork_rng(devices=[]):
             torch.manual_seed(self.seed)
             try:
@@ -110,7 +127,8 @@ class LoRAAdapter:
             except ValueError as exc:
                 raise AdapterConfigError(
                     f"cannot put a LoRA adapter on {self.llm.model_name}: {_first_line(exc)}; set "
-                    "agent.lora_target_modules=[...] to names of its linear layers") from None
+                    "agent.lora_target_modules=[...] to names of its linear layers"
+                ) from None
         self.peft_model.eval()
         self._params = [p for p in self.peft_model.parameters() if p.requires_grad]
         self._initial = [p.detach().clone() for p in self._params]
@@ -119,8 +137,9 @@ class LoRAAdapter:
 
     def _new_optimizer(self) -> None:
         torch = require_train("torch", "training a LoRA adapter")
-        self.optimizer = torch.optim.AdamW(self._params, lr=float(self.settings.learning_rate),
-                                           weight_decay=float(self.settings.weight_decay))
+        self.optimizer = torch.optim.AdamW(
+            self._params, lr=float(self.settings.learning_rate), weight_decay=float(self.settings.weight_decay)
+        )
 
     def restart(self) -> None:
         """Back to the initial adapter (which leaves the model as it was) and a fresh optimizer: a new
@@ -207,8 +226,10 @@ class LoRAAdapter:
         state = st.load_file(str(weights_file), device=device)
         expected = peft.get_peft_model_state_dict(self.peft_model)
         if set(state) != set(expected) or any(state[k].shape != expected[k].shape for k in expected):
-            raise AdapterCheckpointError(f"{weights_file} does not fit this agent's adapter (other LoRA settings "
-                                         "or another model); rerun with eval.overwrite=true")
+            raise AdapterCheckpointError(
+                f"{weights_file} does not fit this agent's adapter (other LoRA settings "
+                "or another model); rerun with eval.overwrite=true"
+            )
         peft.set_peft_model_state_dict(self.peft_model, state)
         with st.safe_open(str(optimizer_file), framework="pt", device=device) as f:
             meta = json.loads((f.metadata() or {}).get("odyssey", "{}"))

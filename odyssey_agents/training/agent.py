@@ -52,9 +52,16 @@ class TrainRecord:
         return Call("train", self.tokens, 0, round(self.seconds, 6))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"update": self.update, "examples": self.examples, "tokens": self.tokens,
-                "target_tokens": self.target_tokens, "loss": _round(self.loss), "final_loss": _round(self.final_loss),
-                "seconds": round(self.seconds, 6), **self.extra}
+        return {
+            "update": self.update,
+            "examples": self.examples,
+            "tokens": self.tokens,
+            "target_tokens": self.target_tokens,
+            "loss": _round(self.loss),
+            "final_loss": _round(self.final_loss),
+            "seconds": round(self.seconds, 6),
+            **self.extra,
+        }
 
 
 def _round(x: float) -> float:
@@ -66,8 +73,10 @@ def local_model(llm: LLM, agent: str) -> Any:
     from odyssey_agents.llm.transformers_local import TransformersLLM
 
     if not isinstance(llm, TransformersLLM):
-        raise AgentConfigError(f"agent {agent!r} learns in the model itself, so it needs a local model: llm=hf "
-                               f"(llm.model=<hub id or folder>) or llm=embedded, not llm={llm.backend}")
+        raise AgentConfigError(
+            f"agent {agent!r} learns in the model itself, so it needs a local model: llm=hf "
+            f"(llm.model=<hub id or folder>) or llm=embedded, not llm={llm.backend}"
+        )
     return llm
 
 
@@ -80,22 +89,40 @@ class LearningAgent(ReActAgent):
     default_epochs: ClassVar[int] = 2
     default_lora_dropout: ClassVar[float] = 0.05
 
-    def __init__(self, llm: LLM, *, lora_r: int = 16, lora_alpha: float = 32.0, lora_dropout: float | None = None,
-                 lora_target_modules: Sequence[str] | str = DEFAULT_TARGETS, learning_rate: float | None = None,
-                 weight_decay: float = 0.0, grad_clip: float | None = 1.0, epochs: int | None = None,
-                 batch_size: int = 2, max_seq_len: int = 4096, **kwargs: Any):
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        lora_r: int = 16,
+        lora_alpha: float = 32.0,
+        lora_dropout: float | None = None,
+        lora_target_modules: Sequence[str] | str = DEFAULT_TARGETS,
+        learning_rate: float | None = None,
+        weight_decay: float = 0.0,
+        grad_clip: float | None = 1.0,
+        epochs: int | None = None,
+        batch_size: int = 2,
+        max_seq_len: int = 4096,
+        **kwargs: Any,
+    ):
         self.model_llm = local_model(llm, self.name)
         settings = LoRASettings(
-            r=int(lora_r), alpha=float(lora_alpha),
+            r=int(lora_r),
+            alpha=float(lora_alpha),
             dropout=float(self.default_lora_dropout if lora_dropout is None else lora_dropout),
             target_modules=as_targets(lora_target_modules),
             learning_rate=float(self.default_learning_rate if learning_rate is None else learning_rate),
-            weight_decay=float(weight_decay), grad_clip=None if grad_clip is None else float(grad_clip))
+            weight_decay=float(weight_decay),
+            grad_clip=None if grad_clip is None else float(grad_clip),
+        )
         self.epochs = int(self.default_epochs if epochs is None else epochs)
         self.batch_size = int(batch_size)
         self.max_seq_len = int(max_seq_len)
-        for key, value, low in (("epochs", self.epochs, 1), ("batch_size", self.batch_size, 1),
-                                ("max_seq_len", self.max_seq_len, 8)):
+        for key, value, low in (
+            ("epochs", self.epochs, 1),
+            ("batch_size", self.batch_size, 1),
+            ("max_seq_len", self.max_seq_len, 8),
+        ):
             if value < low:
                 raise AdapterConfigError(f"{key} must be at least {low}, got {value}")
         self.adapter = LoRAAdapter(self.model_llm, settings, seed=self.model_llm.seed)
@@ -111,8 +138,7 @@ class LearningAgent(ReActAgent):
     def _clear(self) -> None:
         super()._clear()
         self.updates = 0
-        self.totals: dict[str, float] = {"updates": 0, "examples": 0, "tokens": 0, "target_tokens": 0,
-                                         "seconds": 0.0}
+        self.totals: dict[str, float] = {"updates": 0, "examples": 0, "tokens": 0, "target_tokens": 0, "seconds": 0.0}
         self.first_loss: float | None = None
         self.last_loss: float | None = None
         self._clear_learning()
@@ -140,8 +166,9 @@ class LearningAgent(ReActAgent):
     def _acted(self, messages: list[dict[str, str]], completion: Completion, reply: Reply) -> None:
         """Keep what an update will need from this act call."""
 
-    def _record(self, examples: int, tokens: int, target_tokens: int, first: float, last: float, start: float,
-                **extra: Any) -> TrainRecord:
+    def _record(
+        self, examples: int, tokens: int, target_tokens: int, first: float, last: float, start: float, **extra: Any
+    ) -> TrainRecord:
         """Count an update that just ran and return its record."""
         self.updates += 1
         seconds = time.perf_counter() - start
@@ -167,8 +194,13 @@ class LearningAgent(ReActAgent):
         self.adapter.load(Path(directory))
 
     def _state(self) -> dict[str, Any]:
-        return {"updates": self.updates, "totals": self.totals, "first_loss": self.first_loss,
-                "last_loss": self.last_loss, **self._learning_state()}
+        return {
+            "updates": self.updates,
+            "totals": self.totals,
+            "first_loss": self.first_loss,
+            "last_loss": self.last_loss,
+            **self._learning_state(),
+        }
 
     def _set_state(self, state: dict[str, Any]) -> None:
         self.updates = int(state["updates"])
@@ -184,17 +216,28 @@ class LearningAgent(ReActAgent):
 
     # ------------------------------------------------------------------ reporting
     def _own_description(self) -> dict[str, Any]:
-        return {**self.adapter.settings.describe(), "epochs": self.epochs, "batch_size": self.batch_size,
-                "max_seq_len": self.max_seq_len, **self._learning_description()}
+        return {
+            **self.adapter.settings.describe(),
+            "epochs": self.epochs,
+            "batch_size": self.batch_size,
+            "max_seq_len": self.max_seq_len,
+            **self._learning_description(),
+        }
 
     def _learning_description(self) -> dict[str, Any]:
         return {}
 
     def stats(self) -> dict[str, Any]:
         t = self.totals
-        training = {"updates": int(t["updates"]), "examples": int(t["examples"]), "tokens": int(t["tokens"]),
-                    "target_tokens": int(t["target_tokens"]), "seconds": round(float(t["seconds"]), 3),
-                    "first_loss": self.first_loss, "last_loss": self.last_loss}
+        training = {
+            "updates": int(t["updates"]),
+            "examples": int(t["examples"]),
+            "tokens": int(t["tokens"]),
+            "target_tokens": int(t["target_tokens"]),
+            "seconds": round(float(t["seconds"]), 3),
+            "first_loss": self.first_loss,
+            "last_loss": self.last_loss,
+        }
         return {**super().stats(), "training": training}
 
 

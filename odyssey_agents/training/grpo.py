@@ -94,12 +94,15 @@ class GRPOSettings:
         if self.num_generations < 2:
             raise TrainConfigError("num_generations must be at least 2: GRPO compares completions of one prompt")
         if self.batch_size % self.num_generations:
-            raise TrainConfigError(f"batch_size ({self.batch_size}) must be a multiple of num_generations "
-                                   f"({self.num_generations})")
+            raise TrainConfigError(
+                f"batch_size ({self.batch_size}) must be a multiple of num_generations ({self.num_generations})"
+            )
         unknown = sorted(set(self.reward_weights) - set(COMPONENTS))
         if unknown:
-            raise TrainConfigError(f"reward_weights has unknown component(s) {', '.join(unknown)}; the components "
-                                   f"are {', '.join(COMPONENTS)}")
+            raise TrainConfigError(
+                f"reward_weights has unknown component(s) {', '.join(unknown)}; the components "
+                f"are {', '.join(COMPONENTS)}"
+            )
         if self.device not in ("auto", "cpu") and not self.device.startswith("cuda"):
             raise TrainConfigError(f"device must be auto, cpu or cuda[:N], got {self.device!r}")
 
@@ -160,8 +163,9 @@ def parse_settings(args: Sequence[str]) -> GRPOSettings:
 
 
 # ---------------------------------------------------------------------------------------------- data
-def collect_states(game: str, count: int, rollout_steps: int, seed: int,
-                   tutorial: bool = False) -> list[dict[str, Any]]:
+def collect_states(
+    game: str, count: int, rollout_steps: int, seed: int, tutorial: bool = False
+) -> list[dict[str, Any]]:
     """``count`` rows ``{"prompt": [system, user], "state": json}``: states reached by seeded random walks."""
     from odyssey_agents.base import Task
     from odyssey_agents.random_agent import RandomAgent
@@ -193,8 +197,9 @@ def env_reward(game: str, settings: GRPOSettings, tutorial: bool = False) -> Cal
     env = OdysseyEnv(game, tutorial=tutorial)
     weights = dict(settings.reward_weights)
 
-    def odyssey_env_reward(prompts: Sequence[Any], completions: Sequence[Any], state: Sequence[str],
-                           **_: Any) -> list[float]:
+    def odyssey_env_reward(
+        prompts: Sequence[Any], completions: Sequence[Any], state: Sequence[str], **_: Any
+    ) -> list[float]:
         rewards = []
         for completion, saved in zip(completions, state, strict=True):
             text = completion[-1]["content"] if isinstance(completion, list) else str(completion)
@@ -237,8 +242,10 @@ def train_grpo(settings: GRPOSettings, *, log: Callable[[str], None] = print) ->
     out.mkdir(parents=True, exist_ok=True)
     cuda = settings.device.startswith("cuda") or (settings.device == "auto" and torch.cuda.is_available())
     source = _model_source(settings.model)
-    log(f"odyssey train grpo: {settings.states} states of {settings.game}, model {source}, "
-        f"{'GPU' if cuda else 'CPU'}, {settings.steps} steps -> {out}")
+    log(
+        f"odyssey train grpo: {settings.states} states of {settings.game}, model {source}, "
+        f"{'GPU' if cuda else 'CPU'}, {settings.steps} steps -> {out}"
+    )
     rows = collect_states(settings.game, settings.states, settings.rollout_steps, settings.seed, settings.tutorial)
     transformers.set_seed(settings.seed)
     from odyssey_agents.llm.transformers_local import quiet_loading
@@ -247,44 +254,79 @@ def train_grpo(settings: GRPOSettings, *, log: Callable[[str], None] = print) ->
         with quiet_loading(transformers):
             tokenizer = transformers.AutoTokenizer.from_pretrained(source)
             model = transformers.AutoModelForCausalLM.from_pretrained(
-                source, dtype=torch.bfloat16 if cuda else torch.float32)
+                source, dtype=torch.bfloat16 if cuda else torch.float32
+            )
     except OSError as exc:
         raise TrainConfigError(f"cannot load model {settings.model!r}: {str(exc).strip().splitlines()[0]}") from None
     if tokenizer.chat_template is None:
         raise TrainConfigError(f"the tokenizer of {settings.model!r} has no chat template; give a chat model")
     if tokenizer.pad_token is None:
         tokenizer.pad_token = tokenizer.eos_token
-    lora = peft.LoraConfig(r=settings.lora_r, lora_alpha=settings.lora_alpha, lora_dropout=settings.lora_dropout,
-                           target_modules=list(settings.lora_target_modules), bias="none", task_type="CAUSAL_LM")
+    lora = peft.LoraConfig(
+        r=settings.lora_r,
+        lora_alpha=settings.lora_alpha,
+        lora_dropout=settings.lora_dropout,
+        target_modules=list(settings.lora_target_modules),
+        bias="none",
+        task_type="CAUSAL_LM",
+    )
     # transformers 5.24 renamed gradient checkpointing to activation checkpointing (the old name warns)
-    checkpointing = ("activation_checkpointing" if "activation_checkpointing" in
-                     {f.name for f in dataclasses.fields(trl.GRPOConfig)} else "gradient_checkpointing")
+    checkpointing = (
+        "activation_checkpointing"
+        if "activation_checkpointing" in {f.name for f in dataclasses.fields(trl.GRPOConfig)}
+        else "gradient_checkpointing"
+    )
     config = trl.GRPOConfig(
-        output_dir=str(out / "trainer"), max_steps=settings.steps, per_device_train_batch_size=settings.batch_size,
-        num_generations=settings.num_generations, max_completion_length=settings.max_completion_length,
-        temperature=settings.temperature, learning_rate=settings.learning_rate, beta=settings.beta,
-        seed=settings.seed, data_seed=settings.seed, use_cpu=not cuda, bf16=cuda, logging_steps=1, report_to=[],
-        save_strategy="no", disable_tqdm=True, **{checkpointing: settings.gradient_checkpointing},
-        chat_template_kwargs=(None if settings.enable_thinking is None
-                              else {"enable_thinking": settings.enable_thinking}))
+        output_dir=str(out / "trainer"),
+        max_steps=settings.steps,
+        per_device_train_batch_size=settings.batch_size,
+        num_generations=settings.num_generations,
+        max_completion_length=settings.max_completion_length,
+        temperature=settings.temperature,
+        learning_rate=settings.learning_rate,
+        beta=settings.beta,
+        seed=settings.seed,
+        data_seed=settings.seed,
+        use_cpu=not cuda,
+        bf16=cuda,
+        logging_steps=1,
+        report_to=[],
+        save_strategy="no",
+        disable_tqdm=True,
+        **{checkpointing: settings.gradient_checkpointing},
+        chat_template_kwargs=(
+            None if settings.enable_thinking is None else {"enable_thinking": settings.enable_thinking}
+        ),
+    )
     lines: list[dict[str, Any]] = []
     start = time.perf_counter()
 
     class Progress(transformers.TrainerCallback):  # type: ignore[misc, name-defined]
-        def on_log(self, args: Any, state: Any, control: Any, logs: Mapping[str, Any] | None = None,
-                   **kwargs: Any) -> None:
+        def on_log(
+            self, args: Any, state: Any, control: Any, logs: Mapping[str, Any] | None = None, **kwargs: Any
+        ) -> None:
             if logs and "reward" in logs:
-                line = {"step": state.global_step, **{k: float(v) for k, v in logs.items()
-                                                        if isinstance(v, (int, float))}}
+                line = {
+                    "step": state.global_step,
+                    **{k: float(v) for k, v in logs.items() if isinstance(v, (int, float))},
+                }
                 lines.append(line)
-                log(f"step {state.global_step}/{settings.steps}: reward {line['reward']:.3f} "
+                log(
+                    f"step {state.global_step}/{settings.steps}: reward {line['reward']:.3f} "
                     f"(std {line.get('reward_std', 0.0):.3f}), loss {line.get('loss', 0.0):.4f}, "
-                    f"{line.get('step_time', 0.0):.2f} s")
+                    f"{line.get('step_time', 0.0):.2f} s"
+                )
 
     try:
-        trainer = trl.GRPOTrainer(model=model, reward_funcs=env_reward(settings.game, settings, settings.tutorial),
-                                  args=config, train_dataset=datasets.Dataset.from_list(rows),
-                                  processing_class=tokenizer, peft_config=lora, callbacks=[Progress()])
+        trainer = trl.GRPOTrainer(
+            model=model,
+            reward_funcs=env_reward(settings.game, settings, settings.tutorial),
+            args=config,
+            train_dataset=datasets.Dataset.from_list(rows),
+            processing_class=tokenizer,
+            peft_config=lora,
+            callbacks=[Progress()],
+        )
     except ValueError as exc:
         raise TrainConfigError(f"cannot set up GRPO: {str(exc).strip().splitlines()[0]}") from None
     trainer.remove_callback(transformers.PrinterCallback)  # Progress prints one line a step instead
@@ -295,11 +337,17 @@ def train_grpo(settings: GRPOSettings, *, log: Callable[[str], None] = print) ->
         for line in lines:
             f.write(json.dumps(line) + "\n")
     rewards = [line["reward"] for line in lines]
-    summary = {"settings": {**dataclasses.asdict(settings), "lora_target_modules": list(settings.lora_target_modules)},
-               "model_source": source, "device": "cuda" if cuda else "cpu", "steps": len(lines),
-               "reward_first": rewards[0] if rewards else None, "reward_last": rewards[-1] if rewards else None,
-               "seconds": round(seconds, 3), "seconds_per_step": round(seconds / max(1, len(lines)), 3),
-               "adapter": str(out / "adapter")}
+    summary = {
+        "settings": {**dataclasses.asdict(settings), "lora_target_modules": list(settings.lora_target_modules)},
+        "model_source": source,
+        "device": "cuda" if cuda else "cpu",
+        "steps": len(lines),
+        "reward_first": rewards[0] if rewards else None,
+        "reward_last": rewards[-1] if rewards else None,
+        "seconds": round(seconds, 3),
+        "seconds_per_step": round(seconds / max(1, len(lines)), 3),
+        "adapter": str(out / "adapter"),
+    }
     (out / "summary.json").write_text(json.dumps(summary, indent=2), encoding="utf-8")
     log(f"done: {len(lines)} steps in {seconds:.1f} s; adapter in {out / 'adapter'}")
     return summary

@@ -53,8 +53,9 @@ class SFTResult:
     optimizer_steps: int
 
 
-def sft_update(adapter: LoRAAdapter, encoded: Sequence[Encoded], *, epochs: int, batch_size: int,
-               update: int) -> SFTResult:
+def sft_update(
+    adapter: LoRAAdapter, encoded: Sequence[Encoded], *, epochs: int, batch_size: int, update: int
+) -> SFTResult:
     """Train ``adapter`` on ``encoded`` for ``epochs`` epochs of shuffled mini-batches (seeded by
     ``adapter.seed`` and ``update``); the loss is the mean over target tokens of a mini-batch."""
     adapter.attach()
@@ -69,7 +70,7 @@ def sft_update(adapter: LoRAAdapter, encoded: Sequence[Encoded], *, epochs: int,
             order_rng.shuffle(order)
             total = weight = 0.0
             for i in range(0, len(order), batch_size):
-                batch = [encoded[j] for j in order[i:i + batch_size]]
+                batch = [encoded[j] for j in order[i : i + batch_size]]
                 count = sum(e.targets for e in batch)
                 sums: list[float] = []
 
@@ -85,8 +86,14 @@ def sft_update(adapter: LoRAAdapter, encoded: Sequence[Encoded], *, epochs: int,
                 total += sum(sums) * count
                 weight += count
             epoch_losses.append(total / weight if weight else float("nan"))
-    return SFTResult(epoch_losses[0], epoch_losses[-1], sum(len(e.ids) for e in encoded) * epochs,
-                     sum(e.targets for e in encoded) * epochs, sum(e.truncated for e in encoded), steps)
+    return SFTResult(
+        epoch_losses[0],
+        epoch_losses[-1],
+        sum(len(e.ids) for e in encoded) * epochs,
+        sum(e.targets for e in encoded) * epochs,
+        sum(e.truncated for e in encoded),
+        steps,
+    )
 
 
 def mean_loss(adapter: LoRAAdapter, encoded: Sequence[Encoded], batch_size: int = 8) -> float:
@@ -98,7 +105,7 @@ def mean_loss(adapter: LoRAAdapter, encoded: Sequence[Encoded], batch_size: int 
     total = weight = 0.0
     with torch.no_grad():
         for i in range(0, len(encoded), batch_size):
-            logp, mask = batch_logprobs(adapter.model, encoded[i:i + batch_size], pad)
+            logp, mask = batch_logprobs(adapter.model, encoded[i : i + batch_size], pad)
             total -= float(logp.sum())
             weight += float(mask.sum())
     return total / weight
@@ -115,8 +122,15 @@ class LoRASFTAgent(LearningAgent):
 
     name = "lora_sft"
 
-    def __init__(self, llm: LLM, *, train_every: int | None = None, loss_on: str = "reply",
-                 train_on_malformed: bool = False, **kwargs: Any):
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        train_every: int | None = None,
+        loss_on: str = "reply",
+        train_on_malformed: bool = False,
+        **kwargs: Any,
+    ):
         self.loss_on = check_loss_on(str(loss_on))
         self.train_on_malformed = bool(train_on_malformed)
         self._train_every_request = train_every
@@ -150,17 +164,22 @@ class LoRASFTAgent(LearningAgent):
             return None
         start = time.perf_counter()
         encoded = [encode(self.model_llm, e, loss_on=self.loss_on, max_len=self.max_seq_len) for e in examples]
-        result = sft_update(self.adapter, encoded, epochs=self.epochs, batch_size=self.batch_size,
-                            update=self.updates + 1)
+        result = sft_update(
+            self.adapter, encoded, epochs=self.epochs, batch_size=self.batch_size, update=self.updates + 1
+        )
         extra: dict[str, Any] = {"steps": [e.step for e in examples], "optimizer_steps": result.optimizer_steps}
         if result.truncated:
             extra["truncated"] = result.truncated
-        return self._record(len(examples), result.tokens, result.target_tokens, result.loss, result.final_loss,
-                            start, **extra)
+        return self._record(
+            len(examples), result.tokens, result.target_tokens, result.loss, result.final_loss, start, **extra
+        )
 
     def _learning_state(self) -> dict[str, Any]:
-        return {"examples": [e.to_dict() for e in self.examples], "since_update": self.since_update,
-                "skipped": self.skipped}
+        return {
+            "examples": [e.to_dict() for e in self.examples],
+            "since_update": self.since_update,
+            "skipped": self.skipped,
+        }
 
     def _set_learning_state(self, state: dict[str, Any]) -> None:
         self.examples = [ChatExample.from_dict(d) for d in state["examples"]]

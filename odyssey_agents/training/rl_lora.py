@@ -62,8 +62,17 @@ class PGResult:
     optimizer_steps: int
 
 
-def policy_gradient_update(adapter: LoRAAdapter, encoded: Sequence[Encoded], advantages: Sequence[float], *,
-                           epochs: int, batch_size: int, clip_range: float, kl_coef: float, update: int) -> PGResult:
+def policy_gradient_update(
+    adapter: LoRAAdapter,
+    encoded: Sequence[Encoded],
+    advantages: Sequence[float],
+    *,
+    epochs: int,
+    batch_size: int,
+    clip_range: float,
+    kl_coef: float,
+    update: int,
+) -> PGResult:
     """One clipped policy-gradient update of ``adapter`` on replies ``encoded`` with ``advantages``."""
     import torch
 
@@ -88,7 +97,7 @@ def policy_gradient_update(adapter: LoRAAdapter, encoded: Sequence[Encoded], adv
             order_rng.shuffle(order)
             total = weight = kl_total = 0.0
             for i in range(0, len(order), batch_size):
-                idx = order[i:i + batch_size]
+                idx = order[i : i + batch_size]
                 count = sum(encoded[j].targets for j in idx)
                 sums: dict[str, float] = {"loss": 0.0, "kl": 0.0, "clipped": 0.0}
 
@@ -117,8 +126,15 @@ def policy_gradient_update(adapter: LoRAAdapter, encoded: Sequence[Encoded], adv
             epoch_losses.append(total / weight)
             kl_last = kl_total / weight
     targets = sum(e.targets for e in encoded)
-    return PGResult(epoch_losses[0], epoch_losses[-1], kl_last, clipped / counted if counted else 0.0,
-                    sum(len(e.ids) for e in encoded) * epochs, targets * epochs, steps)
+    return PGResult(
+        epoch_losses[0],
+        epoch_losses[-1],
+        kl_last,
+        clipped / counted if counted else 0.0,
+        sum(len(e.ids) for e in encoded) * epochs,
+        targets * epochs,
+        steps,
+    )
 
 
 class RLLoRAAgent(LearningAgent):
@@ -137,24 +153,42 @@ class RLLoRAAgent(LearningAgent):
     default_epochs = 1
     default_lora_dropout = 0.0  # dropout would make the ratio of the first step differ from 1
 
-    def __init__(self, llm: LLM, *, reward_weights: Mapping[str, float] | None = None, invalid_penalty: float = 0.1,
-                 malformed_penalty: float = 0.5, gamma: float = 0.9, horizon: int = 4, update_every: int = 4,
-                 baseline_decay: float = 0.9, normalize_advantages: bool = False, kl_coef: float = 0.05,
-                 clip_range: float = 0.2, **kwargs: Any):
+    def __init__(
+        self,
+        llm: LLM,
+        *,
+        reward_weights: Mapping[str, float] | None = None,
+        invalid_penalty: float = 0.1,
+        malformed_penalty: float = 0.5,
+        gamma: float = 0.9,
+        horizon: int = 4,
+        update_every: int = 4,
+        baseline_decay: float = 0.9,
+        normalize_advantages: bool = False,
+        kl_coef: float = 0.05,
+        clip_range: float = 0.2,
+        **kwargs: Any,
+    ):
         weights = dict(DEFAULT_REWARD_WEIGHTS if reward_weights is None else reward_weights)
         unknown = sorted(set(weights) - set(COMPONENTS))
         if unknown:
-            raise AdapterConfigError(f"reward_weights has unknown component(s) {', '.join(unknown)}; the components "
-                                     f"are {', '.join(COMPONENTS)}")
+            raise AdapterConfigError(
+                f"reward_weights has unknown component(s) {', '.join(unknown)}; the components "
+                f"are {', '.join(COMPONENTS)}"
+            )
         self.reward_weights = {k: float(weights[k]) for k in COMPONENTS if k in weights}
         self.invalid_penalty, self.malformed_penalty = float(invalid_penalty), float(malformed_penalty)
         self.gamma, self.horizon, self.update_every = float(gamma), int(horizon), int(update_every)
         self.baseline_decay, self.normalize_advantages = float(baseline_decay), bool(normalize_advantages)
         self.kl_coef, self.clip_range = float(kl_coef), float(clip_range)
-        checks = (("gamma", 0.0 <= self.gamma <= 1.0, "in [0, 1]"), ("horizon", self.horizon >= 0, "at least 0"),
-                  ("update_every", self.update_every >= 1, "at least 1"),
-                  ("baseline_decay", 0.0 <= self.baseline_decay < 1.0, "in [0, 1)"),
-                  ("kl_coef", self.kl_coef >= 0, "at least 0"), ("clip_range", self.clip_range > 0, "positive"))
+        checks = (
+            ("gamma", 0.0 <= self.gamma <= 1.0, "in [0, 1]"),
+            ("horizon", self.horizon >= 0, "at least 0"),
+            ("update_every", self.update_every >= 1, "at least 1"),
+            ("baseline_decay", 0.0 <= self.baseline_decay < 1.0, "in [0, 1)"),
+            ("kl_coef", self.kl_coef >= 0, "at least 0"),
+            ("clip_range", self.clip_range > 0, "positive"),
+        )
         for key, ok, what in checks:
             if not ok:
                 raise AdapterConfigError(f"{key} must be {what}, got {getattr(self, key)}")
@@ -194,8 +228,8 @@ class RLLoRAAgent(LearningAgent):
         batch = self.transitions[:ready]
         returns = []
         for i in range(ready):
-            future = rewarded[i:i + self.horizon + 1]
-            returns.append(sum(self.gamma ** k * t["reward"] for k, t in enumerate(future)))
+            future = rewarded[i : i + self.horizon + 1]
+            returns.append(sum(self.gamma**k * t["reward"] for k, t in enumerate(future)))
         base = self.baseline if self.baseline is not None else 0.0
         advantages = [g - base for g in returns]
         if self.normalize_advantages and len(advantages) > 1:
@@ -203,24 +237,48 @@ class RLLoRAAgent(LearningAgent):
             spread = math.sqrt(sum((a - mean) ** 2 for a in advantages) / (len(advantages) - 1))
             advantages = [a / (spread + 1e-8) for a in advantages]
         encoded = [encode(self.model_llm, t["example"], loss_on="reply", max_len=self.max_seq_len) for t in batch]
-        result = policy_gradient_update(self.adapter, encoded, advantages, epochs=self.epochs,
-                                        batch_size=self.batch_size, clip_range=self.clip_range,
-                                        kl_coef=self.kl_coef, update=self.updates + 1)
+        result = policy_gradient_update(
+            self.adapter,
+            encoded,
+            advantages,
+            epochs=self.epochs,
+            batch_size=self.batch_size,
+            clip_range=self.clip_range,
+            kl_coef=self.kl_coef,
+            update=self.updates + 1,
+        )
         mean_return = sum(returns) / len(returns)
-        self.baseline = mean_return if self.baseline is None else (
-            self.baseline_decay * self.baseline + (1 - self.baseline_decay) * mean_return)
+        self.baseline = (
+            mean_return
+            if self.baseline is None
+            else (self.baseline_decay * self.baseline + (1 - self.baseline_decay) * mean_return)
+        )
         del self.transitions[:ready]
         rewards = [t["reward"] for t in batch]
-        return self._record(len(batch), result.tokens, result.target_tokens, result.loss, result.final_loss, start,
-                            steps=[t["example"].step for t in batch],
-                            reward_mean=_r(sum(rewards) / len(rewards)), return_mean=_r(mean_return),
-                            advantage_mean=_r(sum(advantages) / len(advantages)), baseline=_r(base),
-                            kl=_r(result.kl), clip_fraction=_r(result.clip_fraction),
-                            optimizer_steps=result.optimizer_steps)
+        return self._record(
+            len(batch),
+            result.tokens,
+            result.target_tokens,
+            result.loss,
+            result.final_loss,
+            start,
+            steps=[t["example"].step for t in batch],
+            reward_mean=_r(sum(rewards) / len(rewards)),
+            return_mean=_r(mean_return),
+            advantage_mean=_r(sum(advantages) / len(advantages)),
+            baseline=_r(base),
+            kl=_r(result.kl),
+            clip_fraction=_r(result.clip_fraction),
+            optimizer_steps=result.optimizer_steps,
+        )
 
     def _learning_state(self) -> dict[str, Any]:
-        return {"transitions": [{**t, "example": t["example"].to_dict()} for t in self.transitions],
-                "baseline": self.baseline, "rewards_seen": self.rewards_seen, "reward_total": self.reward_total}
+        return {
+            "transitions": [{**t, "example": t["example"].to_dict()} for t in self.transitions],
+            "baseline": self.baseline,
+            "rewards_seen": self.rewards_seen,
+            "reward_total": self.reward_total,
+        }
 
     def _set_learning_state(self, state: dict[str, Any]) -> None:
         self.transitions = [{**t, "example": ChatExample.from_dict(t["example"])} for t in state["transitions"]]
@@ -228,16 +286,26 @@ class RLLoRAAgent(LearningAgent):
         self.rewards_seen, self.reward_total = int(state["rewards_seen"]), float(state["reward_total"])
 
     def _learning_description(self) -> dict[str, Any]:
-        return {"reward_weights": self.reward_weights, "invalid_penalty": self.invalid_penalty,
-                "malformed_penalty": self.malformed_penalty, "gamma": self.gamma, "horizon": self.horizon,
-                "update_every": self.update_every, "baseline_decay": self.baseline_decay,
-                "normalize_advantages": self.normalize_advantages, "kl_coef": self.kl_coef,
-                "clip_range": self.clip_range}
+        return {
+            "reward_weights": self.reward_weights,
+            "invalid_penalty": self.invalid_penalty,
+            "malformed_penalty": self.malformed_penalty,
+            "gamma": self.gamma,
+            "horizon": self.horizon,
+            "update_every": self.update_every,
+            "baseline_decay": self.baseline_decay,
+            "normalize_advantages": self.normalize_advantages,
+            "kl_coef": self.kl_coef,
+            "clip_range": self.clip_range,
+        }
 
     def stats(self) -> dict[str, Any]:
         out = super().stats()
-        out["training"].update(rewards_seen=self.rewards_seen, reward_total=_r(self.reward_total),
-                               baseline=None if self.baseline is None else _r(self.baseline))
+        out["training"].update(
+            rewards_seen=self.rewards_seen,
+            reward_total=_r(self.reward_total),
+            baseline=None if self.baseline is None else _r(self.baseline),
+        )
         return out
 
 

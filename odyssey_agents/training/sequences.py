@@ -78,13 +78,13 @@ def encode(llm: Any, example: ChatExample, *, loss_on: str = "reply", max_len: i
         head = tokenizer.apply_chat_template(system, tokenize=False) if system else ""
         if not head or not prompt.startswith(head):
             head = ""
-        context_ids, turn_ids = llm._encode(head), llm._encode(prompt[len(head):])
+        context_ids, turn_ids = llm._encode(head), llm._encode(prompt[len(head) :])
     target_ids = turn_ids + target_ids
     truncated = False
     if len(target_ids) >= max_len:
         target_ids, context_ids, truncated = target_ids[: max_len - 1], context_ids[-1:], True
     elif len(context_ids) + len(target_ids) > max_len:
-        context_ids, truncated = context_ids[len(context_ids) + len(target_ids) - max_len:], True
+        context_ids, truncated = context_ids[len(context_ids) + len(target_ids) - max_len :], True
     if not context_ids:  # the first token predicts nothing: it must be context
         context_ids, target_ids = target_ids[:1], target_ids[1:]
     return Encoded(tuple(context_ids + target_ids), len(context_ids), truncated)
@@ -124,9 +124,9 @@ def batch_logprobs(model: Any, batch: Sequence[Encoded], pad_id: int) -> tuple[A
     attention = torch.zeros((len(batch), length), dtype=torch.long)
     mask = torch.zeros((len(batch), keep), dtype=torch.float32)
     for i, e in enumerate(batch):
-        ids[i, length - len(e.ids):] = torch.tensor(e.ids, dtype=torch.long)
-        attention[i, length - len(e.ids):] = 1
-        mask[i, keep - e.targets:] = 1.0
+        ids[i, length - len(e.ids) :] = torch.tensor(e.ids, dtype=torch.long)
+        attention[i, length - len(e.ids) :] = 1
+        mask[i, keep - e.targets :] = 1.0
     ids, mask = ids.to(device), mask.to(device)
     kwargs: dict[str, Any] = {"input_ids": ids, "use_cache": False}
     if any(len(e.ids) != length for e in batch):  # padded: say where the tokens are (no fused causal kernel then)
@@ -134,7 +134,7 @@ def batch_logprobs(model: Any, batch: Sequence[Encoded], pad_id: int) -> tuple[A
         kwargs.update(attention_mask=attention.to(device), position_ids=positions.to(device))
     if _accepts_logits_to_keep(model):
         kwargs["logits_to_keep"] = keep + 1
-    logits = model(**kwargs).logits[:, -(keep + 1):-1, :].float()
-    targets = ids[:, length - keep:]
+    logits = model(**kwargs).logits[:, -(keep + 1) : -1, :].float()
+    targets = ids[:, length - keep :]
     logp = torch.log_softmax(logits, dim=-1).gather(-1, targets.unsqueeze(-1)).squeeze(-1)
     return logp * mask, mask

@@ -44,8 +44,9 @@ class ConditionType:
 VOCABULARY: dict[str, ConditionType] = {}
 
 
-def _register(name: str, family: str, required: tuple[str, ...] = (), optional: tuple[str, ...] = (),
-              doc: str = "") -> Callable[[Test], Test]:
+def _register(
+    name: str, family: str, required: tuple[str, ...] = (), optional: tuple[str, ...] = (), doc: str = ""
+) -> Callable[[Test], Test]:
     def add(test: Test) -> Test:
         VOCABULARY[name] = ConditionType(name, family, required, optional, doc, test)  # type: ignore[arg-type]
         return test
@@ -147,8 +148,12 @@ def written_handles(engine: Engine, agent: Agent, area: str | None) -> Iterable[
 
 
 # ----------------------------------------------------------------------------- events
-@_register("npc_defeated", "event", optional=("npc", "npcs"),
-           doc="An NPC of type `npc` (or any of `npcs`; any NPC if neither) is defeated this step.")
+@_register(
+    "npc_defeated",
+    "event",
+    optional=("npc", "npcs"),
+    doc="An NPC of type `npc` (or any of `npcs`; any NPC if neither) is defeated this step.",
+)
 def _npc_defeated(engine, agent, c):
     wanted = (c.npc,) if c.npc else c.npcs
     return any(not wanted or d["type"] in wanted for d in _events(engine, agent, "npc_defeated"))
@@ -179,12 +184,17 @@ def _talked_to(engine, agent, c):
     return any(d["type"] == c.npc for d in _events(engine, agent, "talked_to"))
 
 
-@_register("text_written", "event", optional=("text", "object"),
-           doc="The agent writes (optionally exactly `text`, on a writable of type `object`) this step.")
+@_register(
+    "text_written",
+    "event",
+    optional=("text", "object"),
+    doc="The agent writes (optionally exactly `text`, on a writable of type `object`) this step.",
+)
 def _text_written(engine, agent, c):
     for d in _events(engine, agent, "text_written"):
-        if (c.text is None or normalize_text(d["text"]) == normalize_text(c.text)) and \
-                (c.object is None or d["object"] == c.object):
+        if (c.text is None or normalize_text(d["text"]) == normalize_text(c.text)) and (
+            c.object is None or d["object"] == c.object
+        ):
             return True
     return False
 
@@ -194,11 +204,14 @@ def _object_eaten(engine, agent, c):
     return any(d["object"] == c.object for d in _events(engine, agent, "object_eaten"))
 
 
-@_register("object_dropped", "event", ("object",), ("area",),
-           doc="The agent drops `object` (optionally in `area`) this step.")
+@_register(
+    "object_dropped", "event", ("object",), ("area",), doc="The agent drops `object` (optionally in `area`) this step."
+)
 def _object_dropped(engine, agent, c):
-    return any(d["object"] == c.object and (c.area is None or d["area"] == c.area)
-               for d in _events(engine, agent, "object_dropped"))
+    return any(
+        d["object"] == c.object and (c.area is None or d["area"] == c.area)
+        for d in _events(engine, agent, "object_dropped")
+    )
 
 
 # ----------------------------------------------------------------------------- states
@@ -207,8 +220,13 @@ def _in_area(engine, agent, c):
     return agent.area == c.area
 
 
-@_register("has_item_count", "state", ("object",), ("count",),
-           doc="The agent has at least `count` (default 1) of `object` in hands, containers or worn.")
+@_register(
+    "has_item_count",
+    "state",
+    ("object",),
+    ("count",),
+    doc="The agent has at least `count` (default 1) of `object` in hands, containers or worn.",
+)
 def _has_item_count(engine, agent, c):
     return owned(engine, agent, c.object) >= c.count
 
@@ -224,35 +242,59 @@ def _holds_category(engine, agent, c):
     return any(objects[type_of(state, h)].category == c.category for h in agent.hands)
 
 
-@_register("visited_k_of", "state", (), ("areas", "count"),
-           doc="The agent has explored at least `count` of `areas` (all world areas if empty).")
+@_register(
+    "visited_k_of",
+    "state",
+    (),
+    ("areas", "count"),
+    doc="The agent has explored at least `count` of `areas` (all world areas if empty).",
+)
 def _visited_k_of(engine, agent, c):
     areas = c.areas or tuple(engine.game.areas)
     return sum(1 for a in areas if a in agent.visited) >= c.count
 
 
-@_register("defeated_n", "state", (), ("npc", "count"),
-           doc="The agent has defeated at least `count` NPCs (of type `npc`, if given) in the episode.")
+@_register(
+    "defeated_n",
+    "state",
+    (),
+    ("npc", "count"),
+    doc="The agent has defeated at least `count` NPCs (of type `npc`, if given) in the episode.",
+)
 def _defeated_n(engine, agent, c):
     if c.npc is None:
         return sum(agent.kills.values()) >= c.count
     return agent.kills.get(c.npc, 0) >= c.count
 
 
-@_register("text_equals_in", "state", ("text",), ("area", "object"),
-           doc="A writable (of type `object`, if given) reading `text` lies in `area`, or is carried if no area.")
+@_register(
+    "text_equals_in",
+    "state",
+    ("text",),
+    ("area", "object"),
+    doc="A writable (of type `object`, if given) reading `text` lies in `area`, or is carried if no area.",
+)
 def _text_equals_in(engine, agent, c):
     state, want = engine.state, normalize_text(c.text)
     for handle in written_handles(engine, agent, c.area):
         inst = state.instances.get(handle)
-        if inst is not None and inst.text and normalize_text(inst.text) == want and \
-                (c.object is None or inst.type == c.object):
+        if (
+            inst is not None
+            and inst.text
+            and normalize_text(inst.text) == want
+            and (c.object is None or inst.type == c.object)
+        ):
             return True
     return False
 
 
-@_register("object_in_area", "state", ("object", "area"), ("count",),
-           doc="At least `count` of `object` lie on the ground of `area`.")
+@_register(
+    "object_in_area",
+    "state",
+    ("object", "area"),
+    ("count",),
+    doc="At least `count` of `object` lie on the ground of `area`.",
+)
 def _object_in_area(engine, agent, c):
     return c.area in engine.state.areas and lying_in(engine, c.area, c.object) >= c.count
 
@@ -279,9 +321,14 @@ def _all_of(engine, agent, c):
     return all(holds(engine, agent, sub) for sub in c.conditions)
 
 
-@_register("predicate", "predicate", ("name",), ("args", "plan"),
-           doc="The game's registered predicate `name(engine, agent, **args)` returns true; `plan` lists "
-               "vocabulary conditions (or `did` events) that, done in order, make it hold.")
+@_register(
+    "predicate",
+    "predicate",
+    ("name",),
+    ("args", "plan"),
+    doc="The game's registered predicate `name(engine, agent, **args)` returns true; `plan` lists "
+    "vocabulary conditions (or `did` events) that, done in order, make it hold.",
+)
 def _predicate(engine, agent, c):
     return bool(engine.game.rules.predicates[c.name](engine, agent, **c.args))
 
@@ -292,8 +339,9 @@ def _predicate(engine, agent, c):
 _FIELDS = tuple(f.name for f in fields(Condition) if f.name not in ("type", "count"))
 
 
-def check_condition(game: Game, cond: Condition, file: str, path: str,
-                    extra_areas: tuple[str, ...] = ()) -> list[Problem]:
+def check_condition(
+    game: Game, cond: Condition, file: str, path: str, extra_areas: tuple[str, ...] = ()
+) -> list[Problem]:
     """Problems with one condition tree: unknown type, missing or stray fields, dangling references."""
     out: list[Problem] = []
 
@@ -334,8 +382,10 @@ def check_condition(game: Game, cond: Condition, file: str, path: str,
     for i, sub in enumerate(cond.plan):
         where = f"{path}.plan[{i}]"
         if sub.type == "predicate" and sub.name != "did":
-            bad(f"{where}.type", "a plan is made of vocabulary conditions (and the engine's 'did'), not the "
-                                 "game's own predicates")
+            bad(
+                f"{where}.type",
+                "a plan is made of vocabulary conditions (and the engine's 'did'), not the game's own predicates",
+            )
         else:
             out += check_condition(game, sub, file, where, extra_areas)
     return out

@@ -22,10 +22,42 @@ if TYPE_CHECKING:
     from odyssey_env.engine import Engine
 
 NAME = "expansion"
-_SYLLABLES = ("vor", "ash", "mel", "dun", "keth", "rin", "sol", "bar", "ith", "gal", "mor", "tess", "und",
-              "wyr", "cal", "fen", "oru", "zel", "quin", "hal")
-_AREA_NOUNS = ("hollow", "reach", "spire", "vale", "crossing", "barrow", "terrace", "deep", "gallery", "yard",
-               "fold", "scar")
+_SYLLABLES = (
+    "vor",
+    "ash",
+    "mel",
+    "dun",
+    "keth",
+    "rin",
+    "sol",
+    "bar",
+    "ith",
+    "gal",
+    "mor",
+    "tess",
+    "und",
+    "wyr",
+    "cal",
+    "fen",
+    "oru",
+    "zel",
+    "quin",
+    "hal",
+)
+_AREA_NOUNS = (
+    "hollow",
+    "reach",
+    "spire",
+    "vale",
+    "crossing",
+    "barrow",
+    "terrace",
+    "deep",
+    "gallery",
+    "yard",
+    "fold",
+    "scar",
+)
 
 
 class Expander(Protocol):
@@ -69,8 +101,12 @@ class ProceduralExpander:
                     name = self._word(rng) + "_" + name
                 taken.add(name)
                 names.append(name)
-                state.areas[name] = Area(name=name, place=place, level=level + p,
-                                         description=f"A newly revealed part of {place}, strange and unmapped.")
+                state.areas[name] = Area(
+                    name=name,
+                    place=place,
+                    level=level + p,
+                    description=f"A newly revealed part of {place}, strange and unmapped.",
+                )
             link(state, previous, names[0])
             for a, b in itertools.pairwise(names):
                 link(state, a, b)

@@ -112,12 +112,14 @@ class MainQuestRule(StepRule):
         if main is None:
             return
         initial = [s.id for s in open_stages(plan(main), [])]
-        state.rule_data[NAME] = {"agents": {a: {"done": [], "open": list(initial), "announced": False}
-                                            for a in state.agents},
-                                 "introduced": []}
+        state.rule_data[NAME] = {
+            "agents": {a: {"done": [], "open": list(initial), "announced": False} for a in state.agents},
+            "introduced": [],
+        }
         if main.guide is not None:
-            spawn_npc(engine.game, state, engine.game.npcs[main.guide.npc], main.guide.area or state.spawn,
-                      origin="quest")
+            spawn_npc(
+                engine.game, state, engine.game.npcs[main.guide.npc], main.guide.area or state.spawn, origin="quest"
+            )
         p = plan(main)
         for stage in open_stages(p, []):
             self._introduce(engine, stage)
@@ -158,8 +160,9 @@ class MainQuestRule(StepRule):
                 n = len(mine["done"])
                 text = stage.on_complete or f"I completed: {stage.title}."
                 engine.say(agent.id, f"Stage complete ({n}/{len(p.stages)}): {text}")
-                engine.emit("quest_stage_completed", agent.id, stage=stage.id, chapter=p.chapter_of[stage.id].title,
-                            index=n)
+                engine.emit(
+                    "quest_stage_completed", agent.id, stage=stage.id, chapter=p.chapter_of[stage.id].title, index=n
+                )
                 if stage.id in p.last_of_chapter:
                     engine.say(agent.id, f"=== Chapter complete: {p.last_of_chapter[stage.id].title} ===")
                 was_open = mine["open"]
@@ -222,8 +225,7 @@ class MainQuestRule(StepRule):
         DAG chapter opens all its leaves at once, and its heading is said once)."""
         p = plan(engine.game.quest.main)
         chapter = p.chapter_of[stage.id]
-        first_of_chapter = all(r not in p.chapter_of or p.chapter_of[r] is not chapter
-                               for r in p.requires[stage.id])
+        first_of_chapter = all(r not in p.chapter_of or p.chapter_of[r] is not chapter for r in p.requires[stage.id])
         if first_of_chapter and chapter.id not in told:
             told.add(chapter.id)
             engine.say(agent.id, f"=== {chapter.title} ===" + (f" {chapter.intro}" if chapter.intro else ""))

@@ -29,8 +29,10 @@ def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
     data = data.get(agent_id) if data else None
     if not data:
         return {"completed": 0, "active": []}
-    return {"completed": data["completed"],
-            "active": [{"kind": q["kind"], "title": q["title"]} for q in data["active"].values()]}
+    return {
+        "completed": data["completed"],
+        "active": [{"kind": q["kind"], "title": q["title"]} for q in data["active"].values()],
+    }
 
 
 @step_rule
@@ -44,8 +46,9 @@ class SideQuestRule(StepRule):
     def start(self, engine: Engine) -> None:
         if not engine.game.quest.side_quests.enabled:
             return
-        engine.state.rule_data[NAME] = {a: {"active": {}, "completed": 0, "counter": 0, "unlocked": False}
-                                        for a in engine.state.agents}
+        engine.state.rule_data[NAME] = {
+            a: {"active": {}, "completed": 0, "counter": 0, "unlocked": False} for a in engine.state.agents
+        }
 
     def apply(self, engine: Engine) -> None:
         spec = engine.game.quest.side_quests
@@ -134,8 +137,11 @@ class SideQuestRule(StepRule):
     def _make_talk(self, engine: Engine, agent: Agent, area: str) -> dict[str, Any] | None:
         game, state = engine.game, engine.state
         guide = game.quest.main.guide.npc if game.quest.main and game.quest.main.guide else None
-        friendly = [h for h, npc in state.npcs.items()
-                    if not game.npcs[npc.type].hostile and npc.type != guide and npc.origin != "tutorial"]
+        friendly = [
+            h
+            for h, npc in state.npcs.items()
+            if not game.npcs[npc.type].hostile and npc.type != guide and npc.origin != "tutorial"
+        ]
         local = [h for h in friendly if state.npcs[h].area == area]
         npc = self._pick(engine, local or friendly)
         if npc is None:
@@ -145,8 +151,11 @@ class SideQuestRule(StepRule):
     def _make_craft(self, engine: Engine, agent: Agent, area: str) -> dict[str, Any] | None:
         game, state = engine.game, engine.state
         here = {type_of(state, h) for h in state.areas[area].objects}
-        options = [t.name for t in game.recipes
-                   if any(i in here for i in t.recipe.ingredients) or any(s in here for s in t.recipe.stations)]
+        options = [
+            t.name
+            for t in game.recipes
+            if any(i in here for i in t.recipe.ingredients) or any(s in here for s in t.recipe.stations)
+        ]
         obj = self._pick(engine, options)
         return None if obj is None else {"object": obj, "title": f"Craft {obj}"}
 

@@ -277,8 +277,9 @@ def _check_bounds(game: Game) -> list[Problem]:
 
     def span(path: str, pair: tuple[int, int], lo: int, hi: int) -> None:
         if not lo <= pair[0] <= pair[1] <= hi:
-            out.append(Problem("quest.json", path, f"expected [min, max] with {lo} <= min <= max <= {hi}, "
-                                                   f"got {list(pair)}"))
+            out.append(
+                Problem("quest.json", path, f"expected [min, max] with {lo} <= min <= max <= {hi}, got {list(pair)}")
+            )
 
     def amount(path: str, obj: str, n: int) -> None:
         t = game.objects.get(obj)

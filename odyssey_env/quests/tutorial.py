@@ -30,8 +30,12 @@ def progress(engine: Engine, agent_id: str) -> dict[str, Any] | None:
         return None
     mine = data["agents"][agent_id]
     steps = engine.game.quest.tutorial.steps
-    return {"step": mine["step"], "total": len(steps), "finished": mine["finished"],
-            "current": steps[mine["step"]].id if not mine["finished"] else None}
+    return {
+        "step": mine["step"],
+        "total": len(steps),
+        "finished": mine["finished"],
+        "current": steps[mine["step"]].id if not mine["finished"] else None,
+    }
 
 
 @step_rule

@@ -40,7 +40,12 @@ class DayNight(StepRule):
             mods["enemy_attack"], mods["ambush"] = 1.0, 1.0
 
     def facts(self, game):
-        yield Fact("time", "At what time of day are enemies strongest?", "around midnight",
-                   ("around noon", "at dawn", "at dusk"))
-        yield Fact("time", "At what time of day are enemies weakest?", "around noon",
-                   ("around midnight", "at dawn", "at dusk"))
+        yield Fact(
+            "time",
+            "At what time of day are enemies strongest?",
+            "around midnight",
+            ("around noon", "at dawn", "at dusk"),
+        )
+        yield Fact(
+            "time", "At what time of day are enemies weakest?", "around noon", ("around midnight", "at dawn", "at dusk")
+        )

@@ -64,9 +64,12 @@ class CombatRhythm(StepRule):
             engine.say(agent.id, f"{npc.handle} pauses to catch its breath.")
 
     def facts(self, game):
-        yield Fact("combat", "How do enemies behave in a fight?",
-                   "each repeats its own fixed pattern of attacking, guarding and pausing",
-                   ("they act at random", "they always attack", "they copy my moves"))
+        yield Fact(
+            "combat",
+            "How do enemies behave in a fight?",
+            "each repeats its own fixed pattern of attacking, guarding and pausing",
+            ("they act at random", "they always attack", "they copy my moves"),
+        )
 
 
 @step_rule
@@ -102,5 +105,9 @@ class Ambush(StepRule):
             engine.emit("agent_ambushed", agent.id, npc=npc.handle, type=npc.type, damage=damage)
 
     def facts(self, game):
-        yield Fact("combat", "Where are ambushes most likely?", "in higher-level areas",
-                   ("in the starting area", "near merchants", "nowhere; enemies never ambush"))
+        yield Fact(
+            "combat",
+            "Where are ambushes most likely?",
+            "in higher-level areas",
+            ("in the starting area", "near merchants", "nowhere; enemies never ambush"),
+        )

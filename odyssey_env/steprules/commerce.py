@@ -55,16 +55,21 @@ class CraftingMomentum(StepRule):
             streaks[agent.id] = {"step": state.step, "area": here, "streak": streak}
             if streak < 2:
                 continue
-            coins = min(self.p.cap, sum(engine.rng.randint(1, self.p.max_refund)
-                                        for _ in range(min(ev.data.get("amount", 1), self.p.cap))))
+            coins = min(
+                self.p.cap,
+                sum(engine.rng.randint(1, self.p.max_refund) for _ in range(min(ev.data.get("amount", 1), self.p.cap))),
+            )
             where = give(game, state, agent, game.currency, coins)
             engine.say(agent.id, f"Working in a steady rhythm, I waste less: {coins} {game.currency} saved ({where}).")
             engine.emit("craft_momentum", agent.id, coins=coins, streak=streak, area=here)
 
     def facts(self, game):
-        yield Fact("crafting", "What do I gain by crafting several times in a row in the same area?",
-                   "a few coins back for each craft after the first",
-                   ("nothing", "double the output", "experience only"))
+        yield Fact(
+            "crafting",
+            "What do I gain by crafting several times in a row in the same area?",
+            "a few coins back for each craft after the first",
+            ("nothing", "double the output", "experience only"),
+        )
 
 
 @step_rule
@@ -104,9 +109,11 @@ class RumorNotes(StepRule):
         if engine.rng.random() >= self.p.chance:
             return
         kinds = engine.game.npcs
-        merchants = [n for n in state.npcs.values()
-                     if kinds[n.type].merchant and n.origin not in FIXED_ORIGINS
-                     and is_world_area(state.areas[n.area])]
+        merchants = [
+            n
+            for n in state.npcs.values()
+            if kinds[n.type].merchant and n.origin not in FIXED_ORIGINS and is_world_area(state.areas[n.area])
+        ]
         if not merchants:
             return
         merchant = pick(engine, merchants)
@@ -144,9 +151,11 @@ class RumorNotes(StepRule):
 
     def _wares(self, engine, merchant):
         state, kinds = engine.state, engine.game.npcs
-        others = [n for n in state.npcs.values()
-                  if kinds[n.type].merchant and n.handle != merchant.handle and n.inventory
-                  and n.origin not in FIXED_ORIGINS]
+        others = [
+            n
+            for n in state.npcs.values()
+            if kinds[n.type].merchant and n.handle != merchant.handle and n.inventory and n.origin not in FIXED_ORIGINS
+        ]
         if not others:
             return None
         other = pick(engine, others)
@@ -155,8 +164,11 @@ class RumorNotes(StepRule):
 
     def _sighting(self, engine, merchant):
         state, kinds = engine.state, engine.game.npcs
-        foes = [n for n in state.npcs.values() if kinds[n.type].hostile and n.origin != "tutorial"
-                and is_world_area(state.areas[n.area])]
+        foes = [
+            n
+            for n in state.npcs.values()
+            if kinds[n.type].hostile and n.origin != "tutorial" and is_world_area(state.areas[n.area])
+        ]
         if not foes:
             return None
         foe = pick(engine, foes)
@@ -164,8 +176,13 @@ class RumorNotes(StepRule):
 
     def _lock(self, engine, merchant):
         state = engine.state
-        locks = [(name, other, ex.key) for name, area in state.areas.items() if is_world_area(area)
-                 for other, ex in area.exits.items() if ex.locked and ex.key and name < other]
+        locks = [
+            (name, other, ex.key)
+            for name, area in state.areas.items()
+            if is_world_area(area)
+            for other, ex in area.exits.items()
+            if ex.locked and ex.key and name < other
+        ]
         if not locks:
             return None
         a, b, key = pick(engine, locks)
@@ -173,8 +190,13 @@ class RumorNotes(StepRule):
 
     def _food(self, engine, merchant):
         state, objects = engine.state, engine.game.objects
-        spots = [(name, h) for name, area in state.areas.items() if is_world_area(area)
-                 for h in area.objects if h in objects and objects[h].category == "food"]
+        spots = [
+            (name, h)
+            for name, area in state.areas.items()
+            if is_world_area(area)
+            for h in area.objects
+            if h in objects and objects[h].category == "food"
+        ]
         if not spots:
             return None
         name, food = pick(engine, spots)
@@ -187,7 +209,15 @@ class RumorNotes(StepRule):
         return f"Keep your guard up around {pick(engine, hours):02d}:00; things bite harder in that hour."
 
     def facts(self, game):
-        yield Fact("world", "Who leaves notes with hints about the world lying around?", "merchants",
-                   ("enemies", "the guide", "nobody; notes never appear"))
-        yield Fact("world", "Can the hints in merchants' notes be trusted?", "yes, they are true when written",
-                   ("no, they are always lies", "only at night", "only half of them"))
+        yield Fact(
+            "world",
+            "Who leaves notes with hints about the world lying around?",
+            "merchants",
+            ("enemies", "the guide", "nobody; notes never appear"),
+        )
+        yield Fact(
+            "world",
+            "Can the hints in merchants' notes be trusted?",
+            "yes, they are true when written",
+            ("no, they are always lies", "only at night", "only half of them"),
+        )

@@ -50,6 +50,9 @@ class Death(StepRule):
                 fall(engine, agent)
 
     def facts(self, game):
-        yield Fact("death", "What happens to my belongings when I die?",
-                   "they stay on the ground where I fell", ("they are lost forever", "I keep them",
-                                                           "they return to the spawn area"))
+        yield Fact(
+            "death",
+            "What happens to my belongings when I die?",
+            "they stay on the ground where I fell",
+            ("they are lost forever", "I keep them", "they return to the spawn area"),
+        )

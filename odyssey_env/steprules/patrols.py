@@ -21,8 +21,12 @@ from odyssey_env.worldgen import spawn_npc, spawnable_enemies
 
 NOISE = "noise"
 #: Event kinds that make noise, and the ``Noise.Params`` field that says how much.
-_SOURCES = {"object_crafted": "craft", "npc_attacked": "attack", "object_thrown": "throw",
-            "lockpick_failed": "lockpick"}
+_SOURCES = {
+    "object_crafted": "craft",
+    "npc_attacked": "attack",
+    "object_thrown": "throw",
+    "lockpick_failed": "lockpick",
+}
 
 
 def noise_at(state: WorldState, area: str) -> int:
@@ -61,8 +65,9 @@ class WanderingPatrols(StepRule):
                 there = areas[name]
                 if ex.locked or not is_world_area(there):
                     continue
-                if hostile and ((self.p.avoid_spawn and name == state.spawn)
-                                or there.level < npc.level - self.p.max_level_drop):
+                if hostile and (
+                    (self.p.avoid_spawn and name == state.spawn) or there.level < npc.level - self.p.max_level_drop
+                ):
                     continue
                 options.append(name)
             if options:
@@ -72,12 +77,19 @@ class WanderingPatrols(StepRule):
                 engine.emit("npc_wandered", None, npc=npc.handle, type=npc.type, frm=frm, to=to)
 
     def facts(self, game):
-        yield Fact("world", "Do creatures and travelling merchants stay where I first saw them?",
-                   "no, common ones wander between neighbouring areas",
-                   ("yes, always", "only at night", "only bosses move"))
+        yield Fact(
+            "world",
+            "Do creatures and travelling merchants stay where I first saw them?",
+            "no, common ones wander between neighbouring areas",
+            ("yes, always", "only at night", "only bosses move"),
+        )
         if self.p.avoid_spawn:
-            yield Fact("world", "Which area do wandering enemies never walk into?", "the area where I start",
-                       ("the deepest area", "areas with merchants", "none; they go anywhere"))
+            yield Fact(
+                "world",
+                "Which area do wandering enemies never walk into?",
+                "the area where I start",
+                ("the deepest area", "areas with merchants", "none; they go anywhere"),
+            )
 
 
 @step_rule
@@ -156,9 +168,12 @@ class Noise(StepRule):
         engine.emit("noise_drew", None, npc=npc.handle, type=npc.type, area=area_name, frm=None)
 
     def facts(self, game):
-        yield Fact("world", "What can happen when I fight or craft a lot in one area?",
-                   "the noise draws an enemy to the area",
-                   ("merchants lower their prices", "nothing", "the area collapses"))
+        yield Fact(
+            "world",
+            "What can happen when I fight or craft a lot in one area?",
+            "the noise draws an enemy to the area",
+            ("merchants lower their prices", "nothing", "the area collapses"),
+        )
         loudness = {"a failed lockpick": self.p.lockpick, "crafting": self.p.craft, "a blow in a fight": self.p.attack}
         loudest = max(loudness, key=loudness.get)
         if list(loudness.values()).count(loudness[loudest]) == 1:

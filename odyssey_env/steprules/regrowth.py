@@ -41,12 +41,14 @@ class EnemyRespawn(StepRule):
         for name, area in state.areas.items():
             if not is_world_area(area):
                 continue
-            found = [state.npcs[h].type for h in area.npcs
-                     if state.npcs[h].origin == "world" and kinds[state.npcs[h].type].common_enemy]
+            found = [
+                state.npcs[h].type
+                for h in area.npcs
+                if state.npcs[h].origin == "world" and kinds[state.npcs[h].type].common_enemy
+            ]
             if found:
                 start[name] = found
-        state.rule_data[self.name] = {"start": start, "total": sum(len(v) for v in start.values()),
-                                      "emptied": {}}
+        state.rule_data[self.name] = {"start": start, "total": sum(len(v) for v in start.values()), "emptied": {}}
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
@@ -54,8 +56,7 @@ class EnemyRespawn(StepRule):
             return
         data = state.rule_data[self.name]
         kinds = engine.game.npcs
-        live = sum(1 for n in state.npcs.values()
-                   if n.origin in ("world", "respawn") and kinds[n.type].common_enemy)
+        live = sum(1 for n in state.npcs.values() if n.origin in ("world", "respawn") and kinds[n.type].common_enemy)
         here = occupied(state)
         emptied: dict[str, int] = data["emptied"]
         for name, types in data["start"].items():
@@ -84,9 +85,12 @@ class EnemyRespawn(StepRule):
                 del emptied[name]
 
     def facts(self, game):
-        yield Fact("world", "Do enemies come back to an area I cleared?",
-                   "yes, slowly, but never more than were there at first",
-                   ("never", "immediately, twice as many", "only when I sleep"))
+        yield Fact(
+            "world",
+            "Do enemies come back to an area I cleared?",
+            "yes, slowly, but never more than were there at first",
+            ("never", "immediately, twice as many", "only when I sleep"),
+        )
 
 
 @step_rule
@@ -126,8 +130,12 @@ class FoodRespawn(StepRule):
                     engine.emit("food_regrew", None, object=food, area=name)
 
     def facts(self, game):
-        yield Fact("world", "Does food that I take grow back?", "yes, where it grew, up to the amount there was",
-                   ("never", "anywhere at random", "only if I plant it"))
+        yield Fact(
+            "world",
+            "Does food that I take grow back?",
+            "yes, where it grew, up to the amount there was",
+            ("never", "anywhere at random", "only if I plant it"),
+        )
 
 
 @step_rule
@@ -156,9 +164,14 @@ class ForgottenCaches(StepRule):
             return
         cached: list[str] = state.rule_data[self.name]["cached"]
         agents = list(state.agents.values())
-        candidates = [name for name, area in state.areas.items()
-                      if is_world_area(area) and name != state.spawn and name not in cached
-                      and not any(name in a.visited or a.area == name for a in agents)]
+        candidates = [
+            name
+            for name, area in state.areas.items()
+            if is_world_area(area)
+            and name != state.spawn
+            and name not in cached
+            and not any(name in a.visited or a.area == name for a in agents)
+        ]
         if not candidates or engine.rng.random() >= self.p.chance:
             return
         name = pick(engine, candidates)
@@ -167,13 +180,20 @@ class ForgottenCaches(StepRule):
         if self.p.objects:
             kinds = [game.objects[o] for o in self.p.objects if game.objects[o].level <= area.level]
         else:
-            kinds = [o for o in game.spec.objects if o.portable and o.spawn_weight > 0 and o.level <= area.level
-                     and o.category not in ("quest", "currency", "key")]
+            kinds = [
+                o
+                for o in game.spec.objects
+                if o.portable
+                and o.spawn_weight > 0
+                and o.level <= area.level
+                and o.category not in ("quest", "currency", "key")
+            ]
         if not kinds:
             return
         cached.append(name)
-        chosen = engine.rng.choices(kinds, [max(o.spawn_weight, 0.1) for o in kinds],
-                                    k=engine.rng.randint(*self.p.items))
+        chosen = engine.rng.choices(
+            kinds, [max(o.spawn_weight, 0.1) for o in kinds], k=engine.rng.randint(*self.p.items)
+        )
         for t in chosen:
             for handle, k in make_objects(game, state, t.name, 1):
                 add(area.objects, handle, k)
@@ -182,9 +202,12 @@ class ForgottenCaches(StepRule):
         engine.emit("cache_appeared", None, area=name, objects=[t.name for t in chosen])
 
     def facts(self, game):
-        yield Fact("world", "Where do forgotten caches of useful objects turn up?",
-                   "in areas nobody has visited yet", ("in the starting area", "next to merchants",
-                                                       "where I died"))
+        yield Fact(
+            "world",
+            "Where do forgotten caches of useful objects turn up?",
+            "in areas nobody has visited yet",
+            ("in the starting area", "next to merchants", "where I died"),
+        )
 
 
 @step_rule
@@ -247,6 +270,9 @@ class CarrionScavengers(StepRule):
         pending[:] = keep
 
     def facts(self, game):
-        yield Fact("world", "What happens to loot I leave lying where an enemy fell?",
-                   "scavengers eat it after a while and leave a few coins",
-                   ("it stays forever", "it turns into an enemy", "a merchant collects it for me"))
+        yield Fact(
+            "world",
+            "What happens to loot I leave lying where an enemy fell?",
+            "scavengers eat it after a while and leave a few coins",
+            ("it stays forever", "it turns into an enemy", "a merchant collects it for me"),
+        )

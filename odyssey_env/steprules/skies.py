@@ -58,17 +58,22 @@ class DangerHours(StepRule):
             mods["ambush"] = mods.get("ambush", 1.0) * self.p.ambush
 
     def facts(self, game):
-        yield Fact("time", "Are there hours of the day when enemies are unusually dangerous?",
-                   f"yes, {self.p.count} hours a day, different in every world, that nothing announces",
-                   ("no, danger never changes", "only at noon", "only on the full moon"))
+        yield Fact(
+            "time",
+            "Are there hours of the day when enemies are unusually dangerous?",
+            f"yes, {self.p.count} hours a day, different in every world, that nothing announces",
+            ("no, danger never changes", "only at noon", "only on the full moon"),
+        )
 
 
 @step_rule
 class ShiftingPaths(StepRule):
     name = "shifting_paths"
     optional = True
-    description = ("A few paths close for a while during their moon phase or after loud noise at either end; "
-                   "closing them never cuts any area off.")
+    description = (
+        "A few paths close for a while during their moon phase or after loud noise at either end; "
+        "closing them never cuts any area off."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -143,9 +148,12 @@ class ShiftingPaths(StepRule):
                 engine.emit("path_shifted", None, a=a, b=b, closed=False)
 
     def facts(self, game):
-        yield Fact("world", "Why might a path that was open yesterday be closed today?",
-                   "some paths close during their moon phase or after loud noise nearby, then reopen",
-                   ("I broke it", "a merchant bought it", "paths never change"))
+        yield Fact(
+            "world",
+            "Why might a path that was open yesterday be closed today?",
+            "some paths close during their moon phase or after loud noise nearby, then reopen",
+            ("I broke it", "a merchant bought it", "paths never change"),
+        )
 
 
 def _connected_without(state, removed: list[tuple[str, str]]) -> bool:

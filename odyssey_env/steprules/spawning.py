@@ -48,8 +48,12 @@ class NightSpawn(StepRule):
             engine.emit("npc_spawned", agent.id, npc=npc.handle, type=t.name, area=area.name)
 
     def facts(self, game):
-        yield Fact("time", "When do enemies sometimes appear out of nowhere?", "at midnight",
-                   ("at noon", "when I craft", "never"))
+        yield Fact(
+            "time",
+            "When do enemies sometimes appear out of nowhere?",
+            "at midnight",
+            ("at noon", "when I craft", "never"),
+        )
 
 
 @step_rule
@@ -69,8 +73,11 @@ class Respawn(StepRule):
             f = {h: n for h, n in area.objects.items() if h in game.objects and game.objects[h].category == "food"}
             if f:
                 food[name] = f
-            e = [state.npcs[h].type for h in area.npcs if game.npcs[state.npcs[h].type].hostile
-                 and not game.npcs[state.npcs[h].type].unique]
+            e = [
+                state.npcs[h].type
+                for h in area.npcs
+                if game.npcs[state.npcs[h].type].hostile and not game.npcs[state.npcs[h].type].unique
+            ]
             if e:
                 enemies[name] = e
         state.rule_data[self.name] = {"food": food, "enemies": enemies}
@@ -100,5 +107,9 @@ class Respawn(StepRule):
                 spawn_npc(engine.game, state, t, name, origin="respawn")
 
     def facts(self, game):
-        yield Fact("world", "Does food that I take come back?", "yes, slowly, up to what was there",
-                   ("never", "immediately", "only if I pay a merchant"))
+        yield Fact(
+            "world",
+            "Does food that I take come back?",
+            "yes, slowly, up to what was there",
+            ("never", "immediately", "only if I pay a merchant"),
+        )

@@ -21,13 +21,25 @@ class AttackUpdate(StepRule):
             agent.defense = defense_of(game, agent)
 
     def facts(self, game):
-        yield Fact("combat", "If I hold two weapons, what is my attack?",
-                   "my base attack plus the better weapon's attack",
-                   ("the sum of both weapons", "my base attack only", "the weaker weapon's attack"))
+        yield Fact(
+            "combat",
+            "If I hold two weapons, what is my attack?",
+            "my base attack plus the better weapon's attack",
+            ("the sum of both weapons", "my base attack only", "the weaker weapon's attack"),
+        )
 
 
-_EXPERIENCE_EVENTS = frozenset({"npc_defeated", "quest_stage_completed", "side_quest_completed", "area_entered",
-                                "object_crafted", "object_bought", "object_sold"})
+_EXPERIENCE_EVENTS = frozenset(
+    {
+        "npc_defeated",
+        "quest_stage_completed",
+        "side_quest_completed",
+        "area_entered",
+        "object_crafted",
+        "object_bought",
+        "object_sold",
+    }
+)
 
 
 @step_rule
@@ -90,5 +102,9 @@ class Experience(StepRule):
 
     def facts(self, game):
         body = game.spec.agent
-        yield Fact("growth", "How much experience does each new level take?", f"{body.xp_per_level} points",
-                   tuple(f"{body.xp_per_level * k} points" for k in (2, 3, 5)))
+        yield Fact(
+            "growth",
+            "How much experience does each new level take?",
+            f"{body.xp_per_level} points",
+            tuple(f"{body.xp_per_level * k} points" for k in (2, 3, 5)),
+        )

@@ -54,11 +54,18 @@ def _sub_env(max_actions: int | None, max_episode_steps: int | None, env_kwargs:
     return env
 
 
-def make_vector_env(num_envs: int = 1, *, asynchronous: bool = False, workers: int | None = None,
-                    spin_s: float | None = None, max_actions: int | None = None,
-                    max_episode_steps: int | None = None,
-                    autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP, lazy_infos: bool = True,
-                    **env_kwargs: Any) -> VectorEnv:
+def make_vector_env(
+    num_envs: int = 1,
+    *,
+    asynchronous: bool = False,
+    workers: int | None = None,
+    spin_s: float | None = None,
+    max_actions: int | None = None,
+    max_episode_steps: int | None = None,
+    autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+    lazy_infos: bool = True,
+    **env_kwargs: Any,
+) -> VectorEnv:
     """``num_envs`` odyssey envs as one vector env; ``env_kwargs`` go to each ``OdysseyEnv``.
 
     ``asynchronous`` steps the sub-envs in parallel (:class:`OdysseyAsyncVectorEnv`: ``workers``
@@ -74,8 +81,14 @@ def make_vector_env(num_envs: int = 1, *, asynchronous: bool = False, workers: i
     # copy=False: observations are a fresh tuple of immutable strings every step, nothing to protect
     # by deep-copying it.
     if asynchronous:
-        return OdysseyAsyncVectorEnv([make] * num_envs, workers=workers, spin_s=spin_s, copy=False,
-                                     autoreset_mode=autoreset_mode, lazy_infos=lazy_infos)
+        return OdysseyAsyncVectorEnv(
+            [make] * num_envs,
+            workers=workers,
+            spin_s=spin_s,
+            copy=False,
+            autoreset_mode=autoreset_mode,
+            lazy_infos=lazy_infos,
+        )
     if workers is not None or spin_s is not None:
         raise ValueError("workers and spin_s are options of asynchronous=True")
     return OdysseySyncVectorEnv([make] * num_envs, copy=False, autoreset_mode=autoreset_mode, lazy_infos=lazy_infos)

@@ -54,8 +54,12 @@ def _reduce_array(array: np.ndarray) -> tuple[Any, ...]:
     way for the small arrays infos carry (``action_mask``); anything else is reduced numpy's way."""
     dtype = array.dtype
     flags = array.flags  # read-only arrays come back read-only from numpy's reduce: left to it
-    if dtype.hasobject or dtype.fields is not None or not dtype.isnative or not (flags.c_contiguous
-                                                                                 and flags.writeable):
+    if (
+        dtype.hasobject
+        or dtype.fields is not None
+        or not dtype.isnative
+        or not (flags.c_contiguous and flags.writeable)
+    ):
         return array.__reduce_ex__(pickle.HIGHEST_PROTOCOL)
     return _rebuild_array, (array.tobytes(), dtype.str, array.shape)
 

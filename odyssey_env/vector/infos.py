@@ -33,8 +33,10 @@ class _Mismatch(Exception):
     """The sub-envs' infos differ in shape: merge them Gymnasium's way instead."""
 
 
-def batch_infos(infos: list[dict[str, Any]], fold: Callable[[list[dict[str, Any]]], dict[str, Any]] | None = None,
-                ) -> dict[str, Any]:
+def batch_infos(
+    infos: list[dict[str, Any]],
+    fold: Callable[[list[dict[str, Any]]], dict[str, Any]] | None = None,
+) -> dict[str, Any]:
     """Gymnasium's vector info of the infos of sub-envs ``0..n-1``, merged key by key.
 
     A nested dict whose keys differ between sub-envs (``valid_actions`` grouped by verb, say) goes
@@ -44,8 +46,9 @@ def batch_infos(infos: list[dict[str, Any]], fold: Callable[[list[dict[str, Any]
     return _batch(infos, np.ones(len(infos), dtype=np.bool_), fold)
 
 
-def _batch(infos: list[dict[str, Any]], present: np.ndarray,
-           fold: Callable[[list[dict[str, Any]]], dict[str, Any]] | None) -> dict[str, Any]:
+def _batch(
+    infos: list[dict[str, Any]], present: np.ndarray, fold: Callable[[list[dict[str, Any]]], dict[str, Any]] | None
+) -> dict[str, Any]:
     keys = _shared_keys(infos)
     out: dict[str, Any] = {}
     for key in keys:
@@ -54,8 +57,9 @@ def _batch(infos: list[dict[str, Any]], present: np.ndarray,
     return out
 
 
-def _batch_key(key: Any, values: list[Any], present: np.ndarray,
-               fold: Callable[[list[dict[str, Any]]], dict[str, Any]] | None) -> Any:
+def _batch_key(
+    key: Any, values: list[Any], present: np.ndarray, fold: Callable[[list[dict[str, Any]]], dict[str, Any]] | None
+) -> Any:
     """The merged value of one key from its value in every sub-env (see :func:`_batch`)."""
     kind = type(values[0])  # as in Gymnasium, the first sub-env's value decides; the others are cast
     if key == "final_obs":
@@ -191,8 +195,14 @@ class _InfoPlan:
             at = first_dict + level - 1 if level else None  # the root dict is the result, not a slot
             self.assembly.append((tuple(keys), _tuple_getter(tuple(sources)), at))
 
-    def _compile(self, dicts: list[dict[str, Any]], parent: int, name: str, leaves: list[tuple[int, str, type]],
-                 structure: list[list[tuple[str, int | None]]]) -> int:
+    def _compile(
+        self,
+        dicts: list[dict[str, Any]],
+        parent: int,
+        name: str,
+        leaves: list[tuple[int, str, type]],
+        structure: list[list[tuple[str, int | None]]],
+    ) -> int:
         keys = _shared_keys(dicts)
         level = len(self.levels)
         self.levels.append((parent, name, keys))
@@ -389,8 +399,7 @@ class _LazyInfos(dict):  # type: ignore[type-arg]
     _fold: _Merge  # Gymnasium's merge, for what the key-by-key merge leaves to it
 
     @classmethod
-    def of(cls, template: dict[str, Any], infos: list[dict[str, Any]], merge_all: _Merge,
-           fold: _Merge) -> _LazyInfos:
+    def of(cls, template: dict[str, Any], infos: list[dict[str, Any]], merge_all: _Merge, fold: _Merge) -> _LazyInfos:
         """``template``'s keys, pending, over ``infos``. (Not an ``__init__``: made once per step, a
         dict subclass with no Python ``__init__`` of its own is built by dict's C code alone.)"""
         lazy = cls(template)

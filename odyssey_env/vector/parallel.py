@@ -59,8 +59,12 @@ def _unpack_error(packed: tuple[bytes | None, str, str], where: str) -> BaseExce
     return exc
 
 
-def _serve(link: Link, other_end: Link, env_fns: list[Callable[[], gym.Env]], autoreset_mode: AutoresetMode,
-           ) -> None:
+def _serve(
+    link: Link,
+    other_end: Link,
+    env_fns: list[Callable[[], gym.Env]],
+    autoreset_mode: AutoresetMode,
+) -> None:
     """A worker process: steps its sub-envs as an ``OdysseySyncVectorEnv``, infos left unmerged."""
     other_end.close()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (it closes us)
@@ -79,8 +83,7 @@ def _serve(link: Link, other_end: Link, env_fns: list[Callable[[], gym.Env]], au
             if command == "step":
                 _, rewards, terminations, truncations, collected = envs._step_collected(_Batch.unpack(payload))
                 # plain lists: a small numpy array costs microseconds to pickle, a list next to nothing
-                result: Any = (envs._env_obs, rewards.tolist(), terminations.tolist(), truncations.tolist(),
-                               collected)
+                result: Any = (envs._env_obs, rewards.tolist(), terminations.tolist(), truncations.tolist(), collected)
             elif command == "reset":
                 collected = envs._reset_collected(*payload)
                 result = (envs._env_obs, collected)
@@ -131,14 +134,25 @@ class _WorkerDied(RuntimeError):
 class _Worker:
     """The main process's handle on one worker: its process, its end of the link, its sub-envs."""
 
-    def __init__(self, ctx: Any, env_fns: list[Callable[[], gym.Env]], first: int,
-                 autoreset_mode: AutoresetMode, spin_s: float | None, capacity: int) -> None:
+    def __init__(
+        self,
+        ctx: Any,
+        env_fns: list[Callable[[], gym.Env]],
+        first: int,
+        autoreset_mode: AutoresetMode,
+        spin_s: float | None,
+        capacity: int,
+    ) -> None:
         self.first, self.count = first, len(env_fns)
         self.due = 1  # answers owed: the first says the sub-envs are built
         self.last_obs: list[Any] = []
         self.link, child = make_link(ctx, capacity, spin_s)
-        self.process = ctx.Process(target=_serve, args=(child, self.link, env_fns, autoreset_mode), daemon=True,
-                                   name=f"odyssey-vector-worker-envs-{first}-{first + len(env_fns) - 1}")
+        self.process = ctx.Process(
+            target=_serve,
+            args=(child, self.link, env_fns, autoreset_mode),
+            daemon=True,
+            name=f"odyssey-vector-worker-envs-{first}-{first + len(env_fns) - 1}",
+        )
         self.process.start()
         child.close()
 
@@ -190,10 +204,18 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
     makes every later call raise; :meth:`close` ends the workers.
     """
 
-    def __init__(self, env_fns: list[Callable[[], gym.Env]], *, workers: int | None = None,
-                 copy: bool = True, autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
-                 spin_s: float | None = None, context: str | None = None, capacity: int = 1 << 20,
-                 lazy_infos: bool = False) -> None:
+    def __init__(
+        self,
+        env_fns: list[Callable[[], gym.Env]],
+        *,
+        workers: int | None = None,
+        copy: bool = True,
+        autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
+        spin_s: float | None = None,
+        context: str | None = None,
+        capacity: int = 1 << 20,
+        lazy_infos: bool = False,
+    ) -> None:
         env_fns = list(env_fns)
         self.lazy_infos = bool(lazy_infos)  # as in OdysseySyncVectorEnv: only for sub-envs known to allow it
         self.num_envs = len(env_fns)
@@ -211,15 +233,19 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         sizes = _share_sizes(self.num_envs, workers)
         #: (first sub-env, count) of the calling process's share, then of each worker's
         self._bounds: list[tuple[int, int]] = [(sum(sizes[:k]), size) for k, size in enumerate(sizes)]
-        self._local = (OdysseySyncVectorEnv(env_fns[:sizes[0]], copy=False, autoreset_mode=self.autoreset_mode)
-                       if sizes[0] else None)
+        self._local = (
+            OdysseySyncVectorEnv(env_fns[: sizes[0]], copy=False, autoreset_mode=self.autoreset_mode)
+            if sizes[0]
+            else None
+        )
         ctx = mp.get_context(context)
         self._workers: list[_Worker] = []
         try:
             first = sizes[0]
             for size in sizes[1:]:
-                self._workers.append(_Worker(ctx, env_fns[first:first + size], first, self.autoreset_mode,
-                                             spin_s, capacity))
+                self._workers.append(
+                    _Worker(ctx, env_fns[first : first + size], first, self.autoreset_mode, spin_s, capacity)
+                )
                 first += size
             spaces = [worker.answer() for worker in self._workers]
         except BaseException:
@@ -280,9 +306,13 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
             truncations += tr
             collected += [(worker.first + i, info) for i, info in infos]
         self._state = None
-        return (self._batch_observations(observations), np.array(rewards, dtype=np.float64),
-                np.array(terminations, dtype=np.bool_), np.array(truncations, dtype=np.bool_),
-                self._merged(collected))
+        return (
+            self._batch_observations(observations),
+            np.array(rewards, dtype=np.float64),
+            np.array(terminations, dtype=np.bool_),
+            np.array(truncations, dtype=np.bool_),
+            self._merged(collected),
+        )
 
     def reset(self, *, seed: Any = None, options: dict[str, Any] | None = None) -> tuple[Any, dict[str, Any]]:
         self.reset_async(seed=seed, options=options)
@@ -299,8 +329,10 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
             seeds = list(seed)
             if len(seeds) != self.num_envs:
                 self._state = None
-                raise ValueError(f"If seeds are passed as a list the length must match num_envs={self.num_envs} "
-                                 f"but got length={len(seeds)}.")
+                raise ValueError(
+                    f"If seeds are passed as a list the length must match num_envs={self.num_envs} "
+                    f"but got length={len(seeds)}."
+                )
         mask = None
         if options is not None and "reset_mask" in options:
             options = dict(options)
@@ -314,11 +346,11 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
 
         def share_request(first: int, count: int) -> tuple[list[Any], dict[str, Any] | None] | None:
             if mask is None:
-                return seeds[first:first + count], options
-            part = mask[first:first + count]
+                return seeds[first : first + count], options
+            part = mask[first : first + count]
             if not part.any():
                 return None  # nothing to reset in this share
-            return seeds[first:first + count], {**(options or {}), "reset_mask": part}
+            return seeds[first : first + count], {**(options or {}), "reset_mask": part}
 
         requests = [share_request(first, count) for first, count in shares]
         for worker, request in zip(self._workers, requests[1:], strict=True):
@@ -331,8 +363,9 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         pending = self._pending
         if "local_result" not in pending:
             request = pending["local"]
-            pending["local_result"] = (None if request is None else
-                                       self._on_local(lambda local: local._reset_collected(*request)))
+            pending["local_result"] = (
+                None if request is None else self._on_local(lambda local: local._reset_collected(*request))
+            )
         answers = self._answers(timeout, skip=[r is None for r in pending["requests"]])
         observations: list[Any] = []
         collected: _Collected = []
@@ -374,9 +407,9 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         self._start("set_attr")
         shares = self._bounds
         for worker, (first, count) in zip(self._workers, shares[1:], strict=True):
-            self._ask(worker, "set_attr", (name, list(values[first:first + count])))
+            self._ask(worker, "set_attr", (name, list(values[first : first + count])))
         self._pending = {"answers": []}
-        self._on_local(lambda envs: envs.set_attr(name, list(values[:shares[0][1]])))
+        self._on_local(lambda envs: envs.set_attr(name, list(values[: shares[0][1]])))
         self._answers(None)
         self._state = None
 
@@ -416,20 +449,22 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         if len(actions) != self.num_envs:
             self._state = None
             raise ValueError(f"expected {self.num_envs} actions, got {len(actions)}")
-        return [actions[first:first + count] for first, count in self._bounds]
+        return [actions[first : first + count] for first, count in self._bounds]
 
     def _start(self, command: str) -> None:
         if self.closed:
             raise RuntimeError("this vector env is closed")
         if self._state is not None:
             raise gym.error.AlreadyPendingCallError(
-                f"calling {command!r} while waiting for a pending call to {self._state!r} to complete", self._state)
+                f"calling {command!r} while waiting for a pending call to {self._state!r} to complete", self._state
+            )
         self._state = command
 
     def _expect(self, command: str) -> None:
         if self._state != command:
-            raise gym.error.NoAsyncCallError(f"calling `{command}_wait` without any prior call to `{command}_async`",
-                                             command)
+            raise gym.error.NoAsyncCallError(
+                f"calling `{command}_wait` without any prior call to `{command}_async`", command
+            )
 
     def _on_local(self, work: Callable[[OdysseySyncVectorEnv], Any]) -> Any:
         """The calling process's share of a command; an error there waits for the workers' answers first."""
@@ -495,8 +530,9 @@ def _check_reset_mask(mask: Any, num_envs: int) -> None:
     if mask.dtype != np.bool_:
         raise TypeError(f"`options['reset_mask']` must have `dtype=np.bool_`, got {mask.dtype}")
     if not mask.any():
-        raise ValueError("`options['reset_mask']` must contain a boolean array with at least one True value, "
-                         f"got reset_mask={mask}")
+        raise ValueError(
+            f"`options['reset_mask']` must contain a boolean array with at least one True value, got reset_mask={mask}"
+        )
 
 
 def _usable_cpus() -> int:

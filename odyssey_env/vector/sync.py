@@ -57,8 +57,11 @@ class OdysseySyncVectorEnv(_BatchedInfos, SyncVectorEnv):
     def _lean(self, actions: Any) -> bool:
         """The usual case, which :meth:`_step_lean` takes: text commands or action indices, autoreset
         on the next step or off."""
-        return (self.autoreset_mode is not AutoresetMode.SAME_STEP and type(actions) in (list, tuple, np.ndarray)
-                and type(self.single_action_space) in (spaces.Discrete, spaces.Text))
+        return (
+            self.autoreset_mode is not AutoresetMode.SAME_STEP
+            and type(actions) in (list, tuple, np.ndarray)
+            and type(self.single_action_space) in (spaces.Discrete, spaces.Text)
+        )
 
     def _step_lean(self, actions: Any) -> tuple[Any, np.ndarray, np.ndarray, np.ndarray, list[dict[str, Any]]]:
         """Gymnasium's step loop written out for the usual case, the sub-envs' infos in their order.
@@ -88,8 +91,13 @@ class OdysseySyncVectorEnv(_BatchedInfos, SyncVectorEnv):
             infos.append(info)
         self._observations = self._concatenate(self.single_observation_space, env_obs, self._observations)
         self._autoreset_envs = terminated | truncated
-        return (deepcopy(self._observations) if self.copy else self._observations, rewards, terminated,
-                truncated, infos)
+        return (
+            deepcopy(self._observations) if self.copy else self._observations,
+            rewards,
+            terminated,
+            truncated,
+            infos,
+        )
 
     @functools.cached_property
     def _concatenate(self) -> Callable[..., Any]:

@@ -20,8 +20,12 @@ class Wait(ActionRule):
         yield "wait"
 
     def facts(self, game):
-        yield Fact("stamina", "How much attack stamina does waiting restore?", "all of it",
-                   ("half of what is missing", "none", "a fifth"))
+        yield Fact(
+            "stamina",
+            "How much attack stamina does waiting restore?",
+            "all of it",
+            ("half of what is missing", "none", "a fifth"),
+        )
 
 
 @action_rule
@@ -40,5 +44,9 @@ class Defend(ActionRule):
         yield "defend"
 
     def facts(self, game):
-        yield Fact("combat", "What fraction of an enemy's blow gets through while I defend?", "one tenth",
-                   ("one half", "none", "one quarter"))
+        yield Fact(
+            "combat",
+            "What fraction of an enemy's blow gets through while I defend?",
+            "one tenth",
+            ("one half", "none", "one quarter"),
+        )

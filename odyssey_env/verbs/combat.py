@@ -59,8 +59,17 @@ def defeat(engine: Engine, npc: Npc, agent_id: str) -> None:
     dropped = ", ".join(f"{n} {h}" for h, n in loot.items())
     engine.say(agent_id, f"I defeated {npc.handle}!" + (f" It dropped {dropped}." if dropped else ""))
     t = engine.game.npcs[npc.type]
-    engine.emit("npc_defeated", agent_id, npc=npc.handle, type=npc.type, level=npc.level, area=npc.area,
-                xp=t.experience, boss=t.role == "boss", first=engine.first(agent, "defeated", npc.type))
+    engine.emit(
+        "npc_defeated",
+        agent_id,
+        npc=npc.handle,
+        type=npc.type,
+        level=npc.level,
+        area=npc.area,
+        xp=t.experience,
+        boss=t.role == "boss",
+        first=engine.first(agent, "defeated", npc.type),
+    )
 
 
 def _target(turn: Turn, handle: str, verb: str) -> Npc | None:
@@ -106,10 +115,18 @@ class Attack(ActionRule):
             yield f"attack {handle}"
 
     def facts(self, game):
-        yield Fact("combat", "What happens to my blows when I attack several turns in a row?",
-                   "they weaken as I tire", ("they grow stronger", "nothing changes", "they always miss"))
-        yield Fact("combat", "How much damage does a blow do against an enemy that is guarding?",
-                   "a tenth", ("half", "none", "double"))
+        yield Fact(
+            "combat",
+            "What happens to my blows when I attack several turns in a row?",
+            "they weaken as I tire",
+            ("they grow stronger", "nothing changes", "they always miss"),
+        )
+        yield Fact(
+            "combat",
+            "How much damage does a blow do against an enemy that is guarding?",
+            "a tenth",
+            ("half", "none", "double"),
+        )
 
 
 @action_rule
@@ -140,5 +157,9 @@ class Throw(ActionRule):
                 yield f"throw {handle} {npc}"
 
     def facts(self, game):
-        yield Fact("combat", "Where does a thrown object end up?", "on the ground of the area",
-                   ("back in my hand", "it is destroyed", "with the enemy"))
+        yield Fact(
+            "combat",
+            "Where does a thrown object end up?",
+            "on the ground of the area",
+            ("back in my hand", "it is destroyed", "with the enemy"),
+        )

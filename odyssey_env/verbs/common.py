@@ -10,8 +10,7 @@ from odyssey_env.world import give, held_containers, type_of
 def acquire(turn: Turn, handle: str, n: int = 1, how: str = "picked") -> None:
     """Record that the agent came to hold an object (metrics: objects acquired)."""
     kind = type_of(turn.state, handle)
-    turn.emit("object_acquired", object=kind, handle=handle, amount=n, how=how,
-              first=turn.first("acquired", kind))
+    turn.emit("object_acquired", object=kind, handle=handle, amount=n, how=how, first=turn.first("acquired", kind))
 
 
 def receive(turn: Turn, handle: str, n: int) -> str:

@@ -56,8 +56,9 @@ class Store(ActionRule):
         need = known_object(game, state, handle).size * n
         room = container_room(game, state, container)
         if need > room:
-            return turn.fail(f"Cannot store {n} {handle} in {container}: it needs room {need}, "
-                             f"and {container} has {room} left.")
+            return turn.fail(
+                f"Cannot store {n} {handle} in {container}: it needs room {need}, and {container} has {room} left."
+            )
         from_hands = min(in_hands, n)
         if from_hands:
             remove(agent.hands, handle, from_hands)
@@ -94,8 +95,12 @@ class Store(ActionRule):
                     yield f"store {most} {handle} {container}"
 
     def facts(self, game):
-        yield Fact("containers", "Can a container be stored inside another container?", "no",
-                   ("yes", "only when empty", "only small ones"))
+        yield Fact(
+            "containers",
+            "Can a container be stored inside another container?",
+            "no",
+            ("yes", "only when empty", "only small ones"),
+        )
 
 
 def _amounts(verb: str, most: int, *rest: str):
@@ -156,8 +161,14 @@ class Discard(ActionRule):
         remove(contents, handle, n)
         add(turn.area.objects, handle, n)
         turn.say(f"I discarded {n} {handle} from {container} onto the ground.")
-        turn.emit("object_discarded", object=type_of(state, handle), handle=handle, amount=n,
-                  container=container, area=turn.agent.area)
+        turn.emit(
+            "object_discarded",
+            object=type_of(state, handle),
+            handle=handle,
+            amount=n,
+            container=container,
+            area=turn.agent.area,
+        )
 
     def candidates(self, turn: Turn):
         state = turn.state

@@ -27,8 +27,11 @@ class Craft(ActionRule):
         if t is None or t.recipe is None:
             return turn.fail(f"Cannot craft {name}: there is no known way to make it.")
         recipe = t.recipe
-        missing = [f"{k * n} {i} (I carry {carried_count(game, state, agent, i)})"
-                   for i, k in recipe.ingredients.items() if carried_count(game, state, agent, i) < k * n]
+        missing = [
+            f"{k * n} {i} (I carry {carried_count(game, state, agent, i)})"
+            for i, k in recipe.ingredients.items()
+            if carried_count(game, state, agent, i) < k * n
+        ]
         if missing:
             return turn.fail(f"Cannot craft {n} {name}: I need {', '.join(missing)}.")
         absent = [s for s in recipe.stations if s not in area.objects]
@@ -40,8 +43,7 @@ class Craft(ActionRule):
         for handle, k in make_objects(game, state, name, made):
             add(area.objects, handle, k)
         turn.say(f"I successfully crafted {made} {name}. It is now on the ground.")
-        turn.emit("object_crafted", object=name, amount=made, area=agent.area,
-                  first=turn.first("crafted", name))
+        turn.emit("object_crafted", object=name, amount=made, area=agent.area, first=turn.first("crafted", name))
 
     def candidates(self, turn: Turn):
         game, objects = turn.game, turn.area.objects
@@ -70,8 +72,12 @@ class Craft(ActionRule):
                     yield f"craft {most} {product}"
 
     def facts(self, game):
-        yield Fact("crafting", "Where does a crafted object appear?", "on the ground of the area",
-                   ("in my hands", "in my pack", "with the nearest merchant"))
+        yield Fact(
+            "crafting",
+            "Where does a crafted object appear?",
+            "on the ground of the area",
+            ("in my hands", "in my pack", "with the nearest merchant"),
+        )
 
 
 def salvage(t: ObjectType) -> dict[str, int]:
@@ -122,5 +128,9 @@ class Disassemble(ActionRule):
         return out
 
     def facts(self, game):
-        yield Fact("crafting", "What does disassembling a crafted object give back?",
-                   "half of each ingredient, rounded up", ("all ingredients", "nothing", "coins"))
+        yield Fact(
+            "crafting",
+            "What does disassembling a crafted object give back?",
+            "half of each ingredient, rounded up",
+            ("all ingredients", "nothing", "coins"),
+        )

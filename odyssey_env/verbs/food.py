@@ -40,5 +40,9 @@ class Eat(ActionRule):
                 yield f"eat {name}"
 
     def facts(self, game):
-        yield Fact("food", "Can eating raise my health above its maximum?", "no",
-                   ("yes", "only at night", "only with cooked food"))
+        yield Fact(
+            "food",
+            "Can eating raise my health above its maximum?",
+            "no",
+            ("yes", "only at night", "only with cooked food"),
+        )

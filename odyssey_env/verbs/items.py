@@ -79,8 +79,12 @@ class PickUp(ActionRule):
         if free:  # the common case: everything portable fits in a free hand
             return ["pick up " + handle for handle, t in lying if t.category != "station"]
         room = container_room(game, state, pack) if pack is not None else -1
-        return ["pick up " + handle for handle, t in lying if t.category != "station" and (
-            (coins_in_hand and handle == currency) or (room >= t.size and t.category != "container"))]
+        return [
+            "pick up " + handle
+            for handle, t in lying
+            if t.category != "station"
+            and ((coins_in_hand and handle == currency) or (room >= t.size and t.category != "container"))
+        ]
 
     def facts(self, game):
         # The body is the game's (agent.hands), so the answer is counted, not assumed to be two.
@@ -104,8 +108,7 @@ class Drop(ActionRule):
         remove(turn.agent.hands, handle, n)
         add(turn.area.objects, handle, n)
         turn.say(f"I dropped {n} {handle}.")
-        turn.emit("object_dropped", object=type_of(turn.state, handle), handle=handle, amount=n,
-                  area=turn.agent.area)
+        turn.emit("object_dropped", object=type_of(turn.state, handle), handle=handle, amount=n, area=turn.agent.area)
 
     def candidates(self, turn: Turn):
         return list(map("drop ".__add__, turn.agent.hands))
@@ -128,8 +131,7 @@ class Inspect(ActionRule):
         if npc is not None:
             t = game.npcs[npc.type]
             mood = "hostile" if t.hostile else "friendly"
-            turn.say(f"{npc.handle}: {t.description} It looks {mood}; level {npc.level}, "
-                     f"health {npc.hp}/{npc.max_hp}.")
+            turn.say(f"{npc.handle}: {t.description} It looks {mood}; level {npc.level}, health {npc.hp}/{npc.max_hp}.")
             turn.emit("npc_inspected", npc=npc.handle, type=npc.type)
             return
         if target not in _visible(turn):
@@ -139,8 +141,11 @@ class Inspect(ActionRule):
 
     def candidates(self, turn: Turn):
         # Built with C-level maps rather than yields: this verb is listed afresh whenever anything here changes.
-        return ["inspect " + turn.agent.area, *map("inspect ".__add__, turn.area.npcs),
-                *map("inspect ".__add__, _visible(turn))]
+        return [
+            "inspect " + turn.agent.area,
+            *map("inspect ".__add__, turn.area.npcs),
+            *map("inspect ".__add__, _visible(turn)),
+        ]
 
 
 def _visible(turn: Turn) -> dict[str, None]:
@@ -150,8 +155,9 @@ def _visible(turn: Turn) -> dict[str, None]:
     if not containers:  # the common case, in one pass (this is listed whenever anything here changes)
         return dict.fromkeys(chain(agent.hands, agent.equipment.values(), turn.area.objects))
     instances = turn.state.instances
-    return dict.fromkeys(chain(agent.hands, agent.equipment.values(),
-                               *[instances[c].contents for c in containers], turn.area.objects))
+    return dict.fromkeys(
+        chain(agent.hands, agent.equipment.values(), *[instances[c].contents for c in containers], turn.area.objects)
+    )
 
 
 def describe_object(turn: Turn, handle: str) -> str:
@@ -233,8 +239,12 @@ class Equip(ActionRule):
         return out
 
     def facts(self, game):
-        yield Fact("body", "Can a weapon be equipped?", "no, weapons are held in the hands",
-                   ("yes, in the weapon slot", "yes, on the belt", "only swords"))
+        yield Fact(
+            "body",
+            "Can a weapon be equipped?",
+            "no, weapons are held in the hands",
+            ("yes, in the weapon slot", "yes, on the belt", "only swords"),
+        )
 
 
 @action_rule

@@ -79,8 +79,12 @@ class Enter(ActionRule):
                 yield f"enter {name}"
 
     def facts(self, game):
-        yield Fact("movement", "Can I leave an area while an enemy there is fighting me?", "no",
-                   ("yes", "only by running", "only at night"))
+        yield Fact(
+            "movement",
+            "Can I leave an area while an enemy there is fighting me?",
+            "no",
+            ("yes", "only by running", "only at night"),
+        )
 
 
 @action_rule
@@ -131,5 +135,9 @@ class Lockpick(ActionRule):
                 yield f"lockpick {name}"
 
     def facts(self, game):
-        yield Fact("locks", "How often does picking a lock succeed?",
-                   f"about {round(self.p.chance * 100)}% of tries", ("always", "never", "only at night"))
+        yield Fact(
+            "locks",
+            "How often does picking a lock succeed?",
+            f"about {round(self.p.chance * 100)}% of tries",
+            ("always", "never", "only at night"),
+        )

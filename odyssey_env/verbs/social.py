@@ -22,8 +22,7 @@ def wary(turn: Turn, npc: Npc) -> bool:
 
 def merchant_offer(turn: Turn, npc: Npc) -> str:
     game = turn.game
-    wares = ", ".join(f"{h} ({game.objects[h].value or 1} {game.currency})" for h in npc.inventory
-                      if h in game.objects)
+    wares = ", ".join(f"{h} ({game.objects[h].value or 1} {game.currency})" for h in npc.inventory if h in game.objects)
     buys = game.npcs[npc.type].buys
     wanted = ", ".join(buys) if buys else "anything of value"
     return f"{npc.handle} sells {wares or 'nothing right now'}; buys {wanted}."
@@ -124,6 +123,9 @@ class Pickpocket(ActionRule):
                 yield f"pickpocket {handle}"
 
     def facts(self, game):
-        yield Fact("stealth", "What happens after a failed pickpocket?",
-                   "the victim refuses to talk or trade for a while",
-                   ("nothing", "I lose a level", "the victim attacks at once"))
+        yield Fact(
+            "stealth",
+            "What happens after a failed pickpocket?",
+            "the victim refuses to talk or trade for a while",
+            ("nothing", "I lose a level", "the victim attacks at once"),
+        )

@@ -66,11 +66,15 @@ class Buy(ActionRule):
         for piece, k in materialize(turn.game, turn.state, handle, n):
             if receive(turn, piece, k) == "in my hands":
                 held += k
-        where = ("it is in my hands" if held == n else "it is on the ground" if not held
-                 else f"{held} {'is' if held == 1 else 'are'} in my hands and {n - held} on the ground")
+        where = (
+            "it is in my hands"
+            if held == n
+            else "it is on the ground"
+            if not held
+            else f"{held} {'is' if held == 1 else 'are'} in my hands and {n - held} on the ground"
+        )
         turn.say(f"I bought {n} {handle} from {merchant} for {cost} {turn.game.currency}; {where}.")
-        turn.emit("object_bought", object=handle, amount=n, npc=merchant, cost=cost,
-                  first=turn.first("traded", handle))
+        turn.emit("object_bought", object=handle, amount=n, npc=merchant, cost=cost, first=turn.first("traded", handle))
 
     def candidates(self, turn: Turn):
         coins = None
@@ -89,8 +93,12 @@ class Buy(ActionRule):
                     yield f"buy {most} {ware} {handle}"
 
     def facts(self, game):
-        yield Fact("trade", "How much does a merchant charge for an object?", "its value in coins",
-                   ("twice its value", "half its value", "a fixed 5 coins"))
+        yield Fact(
+            "trade",
+            "How much does a merchant charge for an object?",
+            "its value in coins",
+            ("twice its value", "half its value", "a fixed 5 coins"),
+        )
 
 
 @action_rule
@@ -160,6 +168,9 @@ class Sell(ActionRule):
                         yield f"sell {have} {handle} {merchant}"
 
     def facts(self, game):
-        yield Fact("trade", "What fraction of an object's value does a merchant pay when I sell it?",
-                   "half" if self.p.sell_ratio == 0.5 else f"{self.p.sell_ratio:g}",
-                   ("all of it", "a quarter", "double"))
+        yield Fact(
+            "trade",
+            "What fraction of an object's value does a merchant pay when I sell it?",
+            "half" if self.p.sell_ratio == 0.5 else f"{self.p.sell_ratio:g}",
+            ("all of it", "a quarter", "double"),
+        )

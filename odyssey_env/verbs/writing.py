@@ -14,7 +14,7 @@ PLACEHOLDER = "notes"
 class Write(ActionRule):
     verb = "write"
     params = (("text", "text"), ("writable_name", "writable"))
-    description = 'Write text (in double quotes) on a writable I hold, with a writing tool in my other hand.'
+    description = "Write text (in double quotes) on a writable I hold, with a writing tool in my other hand."
     depends_on = ("hands",)
 
     def apply(self, turn: Turn, text: str, handle: str) -> None:
@@ -44,6 +44,9 @@ class Write(ActionRule):
                 yield f'write "{PLACEHOLDER[: objects[inst.type].max_text]}" {handle}'
 
     def facts(self, game):
-        yield Fact("writing", "What do I need to write a note?",
-                   "a writing tool in one hand and something to write on in the other",
-                   ("only paper", "a desk", "nothing"))
+        yield Fact(
+            "writing",
+            "What do I need to write a note?",
+            "a writing tool in one hand and something to write on in the other",
+            ("only paper", "a desk", "nothing"),
+        )

@@ -37,11 +37,18 @@ class QARound:
         return {t: sum(v) / len(v) for t, v in groups.items()}
 
     def to_dict(self) -> dict[str, Any]:
-        return {"phase": self.phase, "step": self.step, "kind": self.kind, "questions": len(self.answers),
-                "accuracy": self.accuracy, "chance": self.chance, "by_template": self.by_template(),
-                "unanswered": sum(a["chosen"] is None for a in self.answers),
-                "tokens": [sum(a["tokens"][0] for a in self.answers), sum(a["tokens"][1] for a in self.answers)],
-                "answers": self.answers}
+        return {
+            "phase": self.phase,
+            "step": self.step,
+            "kind": self.kind,
+            "questions": len(self.answers),
+            "accuracy": self.accuracy,
+            "chance": self.chance,
+            "by_template": self.by_template(),
+            "unanswered": sum(a["chosen"] is None for a in self.answers),
+            "tokens": [sum(a["tokens"][0] for a in self.answers), sum(a["tokens"][1] for a in self.answers)],
+            "answers": self.answers,
+        }
 
 
 def ask_questions(agent: Agent, questions: Sequence[Question], *, phase: str, step: int, kind: str) -> QARound:
@@ -53,9 +60,18 @@ def ask_questions(agent: Agent, questions: Sequence[Question], *, phase: str, st
         seconds = time.perf_counter() - start
         chosen = reply.index if isinstance(reply.index, int) and 0 <= reply.index < len(q.choices) else None
         usage = reply.usage if isinstance(reply.usage, Usage) else Usage()
-        qa.answers.append({"id": q.id, "template": q.template, "chosen": chosen, "answer": q.answer,
-                           "correct": chosen == q.answer, "n_choices": len(q.choices),
-                           "tokens": [usage.input_tokens, usage.output_tokens], "seconds": round(seconds, 6)})
+        qa.answers.append(
+            {
+                "id": q.id,
+                "template": q.template,
+                "chosen": chosen,
+                "answer": q.answer,
+                "correct": chosen == q.answer,
+                "n_choices": len(q.choices),
+                "tokens": [usage.input_tokens, usage.output_tokens],
+                "seconds": round(seconds, 6),
+            }
+        )
     return qa
 
 

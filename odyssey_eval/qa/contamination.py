@@ -19,8 +19,9 @@ __all__ = ["DEFAULT_MARGIN", "contamination_report"]
 DEFAULT_MARGIN = 0.25
 
 
-def contamination_report(rounds: Iterable[Mapping[str, Any]], *, margin: float = DEFAULT_MARGIN,
-                         threshold: float | None = None) -> dict[str, dict[str, Any]]:
+def contamination_report(
+    rounds: Iterable[Mapping[str, Any]], *, margin: float = DEFAULT_MARGIN, threshold: float | None = None
+) -> dict[str, dict[str, Any]]:
     """Per game: mean before/after World-Knowledge accuracy, chance level, and whether it is flagged.
 
     ``rounds`` are dicts with ``game`` plus a QA round (``phase``, ``kind``, ``accuracy``, ``chance``).
@@ -44,7 +45,12 @@ def contamination_report(rounds: Iterable[Mapping[str, Any]], *, margin: float =
         after = sum(g["after"]) / len(g["after"]) if g["after"] else None
         chance = sum(g["chance"]) / len(g["chance"]) if g["chance"] else None
         limit = threshold if threshold is not None else (chance + margin if chance is not None else None)
-        out[game] = {"before": before, "after": after, "gain": None if before is None or after is None
-                     else after - before, "chance": chance, "limit": limit,
-                     "flagged": before is not None and limit is not None and before > limit}
+        out[game] = {
+            "before": before,
+            "after": after,
+            "gain": None if before is None or after is None else after - before,
+            "chance": chance,
+            "limit": limit,
+            "flagged": before is not None and limit is not None and before > limit,
+        }
     return out

@@ -28,8 +28,15 @@ if TYPE_CHECKING:
 
 __all__ = ["TEMPLATES", "EpisodeLog", "episodic_questions", "verify_episodic"]
 
-TEMPLATES = ("visited_area", "crafted_object", "defeated_npc", "acquired_object", "action_at", "next_action",
-             "drop_location")
+TEMPLATES = (
+    "visited_area",
+    "crafted_object",
+    "defeated_npc",
+    "acquired_object",
+    "action_at",
+    "next_action",
+    "drop_location",
+)
 KIND = "episodic"
 WINDOW = 5
 
@@ -53,16 +60,25 @@ class EpisodeLog:
 
     def add(self, step: Mapping[str, Any]) -> None:
         get = step.get
-        self._steps.append((get("action", _ABSENT), get("area", _ABSENT), get("time", _ABSENT),
-                            get("tutorial", _ABSENT), get("events", _ABSENT)))
+        self._steps.append(
+            (
+                get("action", _ABSENT),
+                get("area", _ABSENT),
+                get("time", _ABSENT),
+                get("tutorial", _ABSENT),
+                get("events", _ABSENT),
+            )
+        )
 
     def __len__(self) -> int:
         return len(self._steps)
 
     def trajectory(self) -> Trajectory:
         """The run so far, as lines holding only what the questions read."""
-        return Trajectory(dict(self.reset), [{k: v for k, v in zip(_READ, row, strict=True) if v is not _ABSENT}
-                                             for row in self._steps])
+        return Trajectory(
+            dict(self.reset),
+            [{k: v for k, v in zip(_READ, row, strict=True) if v is not _ABSENT} for row in self._steps],
+        )
 
 
 class _Memory:
@@ -97,11 +113,19 @@ class _Memory:
         self.followers: dict[tuple[str, ...], set[str]] = {}
         acts = self.actions
         for i in range(len(acts) - WINDOW):
-            self.followers.setdefault(tuple(acts[i:i + WINDOW]), set()).add(acts[i + WINDOW])
+            self.followers.setdefault(tuple(acts[i : i + WINDOW]), set()).add(acts[i + WINDOW])
 
 
-def episodic_questions(traj: Trajectory, game: Game, seed: int, *, per_template: int = 5, n_choices: int = 4,
-                       salt: str = "", templates: tuple[str, ...] = TEMPLATES) -> list[Question]:
+def episodic_questions(
+    traj: Trajectory,
+    game: Game,
+    seed: int,
+    *,
+    per_template: int = 5,
+    n_choices: int = 4,
+    salt: str = "",
+    templates: tuple[str, ...] = TEMPLATES,
+) -> list[Question]:
     """Sample up to ``per_template`` checked questions of each template about this trajectory.
 
     ``salt`` (e.g. the step) varies the sample between rounds of the same run.
@@ -121,8 +145,18 @@ def episodic_questions(traj: Trajectory, game: Game, seed: int, *, per_template:
 
 
 def _q(rng, template, text, answer, wrong, n, subject, extra=()):
-    return make_question(rng, qid="", kind=KIND, template=template, text=text, answer=answer, wrong=wrong,
-                         n_choices=n, subject={"template": template, **subject}, extra_wrong=extra)
+    return make_question(
+        rng,
+        qid="",
+        kind=KIND,
+        template=template,
+        text=text,
+        answer=answer,
+        wrong=wrong,
+        n_choices=n,
+        subject={"template": template, **subject},
+        extra_wrong=extra,
+    )
 
 
 def _set_question(template: str, attr: str, text: str, universe_of, *, can_be_empty: bool = True):
@@ -151,8 +185,15 @@ def _action_at(mem: _Memory, game, rng, count, n):
     indices = list(range(len(mem.decisions)))
     for i in rng.sample(indices, min(count, len(indices))):
         before, step = mem.decisions[i]
-        q = _q(rng, "action_at", f"What did you do in {before['area']} at {before['time']}?", step["action"],
-               distinct, n, {"area": before["area"], "time": before["time"]})
+        q = _q(
+            rng,
+            "action_at",
+            f"What did you do in {before['area']} at {before['time']}?",
+            step["action"],
+            distinct,
+            n,
+            {"area": before["area"], "time": before["time"]},
+        )
         if q:
             out.append(q)
     return out
@@ -161,13 +202,20 @@ def _action_at(mem: _Memory, game, rng, count, n):
 def _next_action(mem: _Memory, game, rng, count, n):
     acts = mem.actions
     distinct = sorted(set(acts))
-    starts = [i for i in range(len(acts) - WINDOW) if len(mem.followers[tuple(acts[i:i + WINDOW])]) == 1]
+    starts = [i for i in range(len(acts) - WINDOW) if len(mem.followers[tuple(acts[i : i + WINDOW])]) == 1]
     out = []
     for i in rng.sample(starts, min(count, len(starts))):
-        window = acts[i:i + WINDOW]
+        window = acts[i : i + WINDOW]
         listed = "; ".join(f"'{a}'" for a in window)
-        q = _q(rng, "next_action", f"You did these {WINDOW} things in a row: {listed}. What did you do next?",
-               acts[i + WINDOW], distinct, n, {"window": list(window)})
+        q = _q(
+            rng,
+            "next_action",
+            f"You did these {WINDOW} things in a row: {listed}. What did you do next?",
+            acts[i + WINDOW],
+            distinct,
+            n,
+            {"window": list(window)},
+        )
         if q:
             out.append(q)
     return out
@@ -178,23 +226,39 @@ def _drop_location(mem: _Memory, game, rng, count, n):
     out = []
     for handle in rng.sample(single, min(count, len(single))):
         area = next(iter(mem.left[handle]))
-        q = _q(rng, "drop_location",
-               f"In which area did you leave {handle} on the ground (dropped, discarded, or lost when defeated)?",
-               area, [a for a in game.areas if a != area], n, {"object": handle})
+        q = _q(
+            rng,
+            "drop_location",
+            f"In which area did you leave {handle} on the ground (dropped, discarded, or lost when defeated)?",
+            area,
+            [a for a in game.areas if a != area],
+            n,
+            {"object": handle},
+        )
         if q:
             out.append(q)
     return out
 
 
 _GENERATORS: dict[str, Any] = {
-    "visited_area": _set_question("visited_area", "visited", "Which of these areas have you been in?",
-                                  lambda g: list(g.areas), can_be_empty=False),
-    "crafted_object": _set_question("crafted_object", "crafted", "Which of these objects have you crafted?",
-                                    lambda g: [o.name for o in g.recipes]),
-    "defeated_npc": _set_question("defeated_npc", "defeated", "Which of these kinds of creature have you defeated?",
-                                  lambda g: [name for name, t in g.npcs.items() if t.hostile]),
-    "acquired_object": _set_question("acquired_object", "acquired", "Which of these objects have you held or carried?",
-                                     lambda g: [name for name, o in g.objects.items() if o.portable]),
+    "visited_area": _set_question(
+        "visited_area", "visited", "Which of these areas have you been in?", lambda g: list(g.areas), can_be_empty=False
+    ),
+    "crafted_object": _set_question(
+        "crafted_object", "crafted", "Which of these objects have you crafted?", lambda g: [o.name for o in g.recipes]
+    ),
+    "defeated_npc": _set_question(
+        "defeated_npc",
+        "defeated",
+        "Which of these kinds of creature have you defeated?",
+        lambda g: [name for name, t in g.npcs.items() if t.hostile],
+    ),
+    "acquired_object": _set_question(
+        "acquired_object",
+        "acquired",
+        "Which of these objects have you held or carried?",
+        lambda g: [name for name, o in g.objects.items() if o.portable],
+    ),
     "action_at": _action_at,
     "next_action": _next_action,
     "drop_location": _drop_location,
@@ -211,18 +275,22 @@ def verify_episodic(q: Question, traj: Trajectory) -> None:
     if t == "visited_area":
         truth = {b["area"] for b, _ in play} | {st["area"] for _, st in play}
     elif t in ("crafted_object", "defeated_npc", "acquired_object"):
-        kind, field = {"crafted_object": ("object_crafted", "object"), "defeated_npc": ("npc_defeated", "type"),
-                       "acquired_object": ("object_acquired", "object")}[t]
+        kind, field = {
+            "crafted_object": ("object_crafted", "object"),
+            "defeated_npc": ("npc_defeated", "type"),
+            "acquired_object": ("object_acquired", "object"),
+        }[t]
         truth = {ev[field] for ev in events if ev["kind"] == kind} or {NONE}
     elif t == "action_at":
         truth = {st["action"] for b, st in play if b["area"] == s["area"] and b["time"] == s["time"]}
     elif t == "next_action":
         acts = [st["action"] for _, st in play]
         w = s["window"]
-        truth = {acts[i + len(w)] for i in range(len(acts) - len(w)) if acts[i:i + len(w)] == w}
+        truth = {acts[i + len(w)] for i in range(len(acts) - len(w)) if acts[i : i + len(w)] == w}
     elif t == "drop_location":
-        put_down = [ev for ev in events if ev["kind"] in ("object_dropped", "object_discarded")
-                    and ev["handle"] == s["object"]]
+        put_down = [
+            ev for ev in events if ev["kind"] in ("object_dropped", "object_discarded") and ev["handle"] == s["object"]
+        ]
         lost = [ev for ev in events if ev["kind"] == "agent_died" and s["object"] in ev.get("dropped", ())]
         truth = {ev["area"] for ev in put_down + lost}
     else:

@@ -44,9 +44,19 @@ class Question:
         return cls(**{**d, "choices": tuple(d["choices"])})
 
 
-def make_question(rng: random.Random, *, qid: str, kind: str, template: str, text: str, answer: str,
-                  wrong: Iterable[str], n_choices: int, subject: dict[str, Any],
-                  extra_wrong: Sequence[str] = ()) -> Question | None:
+def make_question(
+    rng: random.Random,
+    *,
+    qid: str,
+    kind: str,
+    template: str,
+    text: str,
+    answer: str,
+    wrong: Iterable[str],
+    n_choices: int,
+    subject: dict[str, Any],
+    extra_wrong: Sequence[str] = (),
+) -> Question | None:
     """Draw ``n_choices - 1`` distractors from ``wrong`` (sorted first: never sample a set), shuffle.
 
     ``extra_wrong`` are always included (the ``none`` option). Returns None when fewer than one
@@ -67,5 +77,7 @@ def check_single_truth(q: Question, truth: set[str]) -> None:
     """Exactly one choice is true, and it is the marked answer; otherwise raise QuestionError."""
     true_choices = [c for c in q.choices if c in truth]
     if true_choices != [q.correct] or len(set(q.choices)) != len(q.choices):
-        raise QuestionError(f"question {q.id} ({q.text!r}) is wrong: choices {list(q.choices)}, marked "
-                            f"{q.correct!r}, true by recomputation {sorted(truth)}")
+        raise QuestionError(
+            f"question {q.id} ({q.text!r}) is wrong: choices {list(q.choices)}, marked "
+            f"{q.correct!r}, true by recomputation {sorted(truth)}"
+        )

@@ -28,8 +28,7 @@ if TYPE_CHECKING:
 __all__ = ["NOWHERE", "TEMPLATES", "initial_world", "verify_world_knowledge", "world_knowledge_questions"]
 
 NOWHERE = "nowhere"
-TEMPLATES = ("craft_ingredient", "ingredient_quantity", "npc_holds", "object_location", "area_connection",
-             "rule_fact")
+TEMPLATES = ("craft_ingredient", "ingredient_quantity", "npc_holds", "object_location", "area_connection", "rule_fact")
 KIND = "world_knowledge"
 
 
@@ -63,8 +62,15 @@ def _neighbours(game: Game, world: WorldState, area: str) -> list[str]:
     return [b for b in world.areas[area].exits if b in game.areas]
 
 
-def world_knowledge_questions(game: Game, world: WorldState, seed: int, *, per_template: int = 10,
-                              n_choices: int = 4, templates: tuple[str, ...] = TEMPLATES) -> list[Question]:
+def world_knowledge_questions(
+    game: Game,
+    world: WorldState,
+    seed: int,
+    *,
+    per_template: int = 10,
+    n_choices: int = 4,
+    templates: tuple[str, ...] = TEMPLATES,
+) -> list[Question]:
     """Sample up to ``per_template`` checked questions of each template for this (game, seed)."""
     unknown = sorted(set(templates) - set(TEMPLATES))
     if unknown:
@@ -81,8 +87,18 @@ def world_knowledge_questions(game: Game, world: WorldState, seed: int, *, per_t
 
 
 def _q(rng, template, text, answer, wrong, n, subject, extra=()):
-    return make_question(rng, qid="", kind=KIND, template=template, text=text, answer=answer, wrong=wrong,
-                         n_choices=n, subject={"template": template, **subject}, extra_wrong=extra)
+    return make_question(
+        rng,
+        qid="",
+        kind=KIND,
+        template=template,
+        text=text,
+        answer=answer,
+        wrong=wrong,
+        n_choices=n,
+        subject={"template": template, **subject},
+        extra_wrong=extra,
+    )
 
 
 def _craft_ingredient(game, world, rng, count, n):
@@ -91,9 +107,15 @@ def _craft_ingredient(game, world, rng, count, n):
     out = []
     for obj in rng.sample(recipes, min(count, len(recipes))):
         ingredients = sorted(obj.recipe.ingredients)
-        q = _q(rng, "craft_ingredient", f"Which of these is an ingredient for crafting {obj.name}?",
-               rng.choice(ingredients), [c for c in carry if c not in obj.recipe.ingredients and c != obj.name],
-               n, {"object": obj.name})
+        q = _q(
+            rng,
+            "craft_ingredient",
+            f"Which of these is an ingredient for crafting {obj.name}?",
+            rng.choice(ingredients),
+            [c for c in carry if c not in obj.recipe.ingredients and c != obj.name],
+            n,
+            {"object": obj.name},
+        )
         if q:
             out.append(q)
     return out
@@ -105,8 +127,15 @@ def _ingredient_quantity(game, world, rng, count, n):
     for obj, ing in rng.sample(pairs, min(count, len(pairs))):
         amount = game.objects[obj].recipe.ingredients[ing]
         numbers = [str(k) for k in range(1, max(6, amount + 3))]
-        q = _q(rng, "ingredient_quantity", f"How many {ing} does the command 'craft 1 {obj}' use up?",
-               str(amount), numbers, n, {"object": obj, "ingredient": ing})
+        q = _q(
+            rng,
+            "ingredient_quantity",
+            f"How many {ing} does the command 'craft 1 {obj}' use up?",
+            str(amount),
+            numbers,
+            n,
+            {"object": obj, "ingredient": ing},
+        )
         if q:
             out.append(q)
     return out
@@ -123,8 +152,15 @@ def _npc_holds(game, world, rng, count, n):
     out = []
     for npc in rng.sample(npcs, min(count, len(npcs))):
         held = _holdings(game, npc)
-        q = _q(rng, "npc_holds", f"Which of these objects does {npc} carry when it appears?",
-               rng.choice(sorted(held)), [c for c in carry if c not in held], n, {"npc": npc})
+        q = _q(
+            rng,
+            "npc_holds",
+            f"Which of these objects does {npc} carry when it appears?",
+            rng.choice(sorted(held)),
+            [c for c in carry if c not in held],
+            n,
+            {"npc": npc},
+        )
         if q:
             out.append(q)
     return out
@@ -141,11 +177,17 @@ def _object_location(game, world, rng, count, n):
     for obj in picks:
         spots = where.get(obj, [])
         answer = rng.choice(spots) if spots else NOWHERE
-        q = _q(rng, "object_location",
-               f"At the start of the game, in which area does {obj} lie on the ground? "
-               f"Answer '{NOWHERE}' if it lies in no area.",
-               answer, [a for a in areas if a not in spots], n, {"object": obj},
-               extra=(NOWHERE,) if spots else ())
+        q = _q(
+            rng,
+            "object_location",
+            f"At the start of the game, in which area does {obj} lie on the ground? "
+            f"Answer '{NOWHERE}' if it lies in no area.",
+            answer,
+            [a for a in areas if a not in spots],
+            n,
+            {"object": obj},
+            extra=(NOWHERE,) if spots else (),
+        )
         if q:
             out.append(q)
     return out
@@ -156,8 +198,15 @@ def _area_connection(game, world, rng, count, n):
     out = []
     for area in rng.sample(areas, min(count, len(areas))):
         nbrs = _neighbours(game, world, area)
-        q = _q(rng, "area_connection", f"Which area does a path from {area} lead to directly?",
-               rng.choice(nbrs), [a for a in game.areas if a != area and a not in nbrs], n, {"area": area})
+        q = _q(
+            rng,
+            "area_connection",
+            f"Which area does a path from {area} lead to directly?",
+            rng.choice(nbrs),
+            [a for a in game.areas if a != area and a not in nbrs],
+            n,
+            {"area": area},
+        )
         if q:
             out.append(q)
     return out
@@ -176,8 +225,7 @@ def _rule_fact(game, world, rng, count, n):
     facts = _facts(game)
     out = []
     for key, fact in rng.sample(facts, min(count, len(facts))):
-        q = _q(rng, "rule_fact", fact.question, fact.answer, fact.distractors, n,
-               {"fact": key, "topic": fact.topic})
+        q = _q(rng, "rule_fact", fact.question, fact.answer, fact.distractors, n, {"fact": key, "topic": fact.topic})
         if q:
             out.append(q)
     return out
@@ -209,7 +257,8 @@ def verify_world_knowledge(q: Question, game: Game, world: WorldState) -> None:
         truth = set()
         for name, area in world.areas.items():
             if name in game.areas and any(
-                    (world.instances[h].type if h in world.instances else h) == s["object"] for h in area.objects):
+                (world.instances[h].type if h in world.instances else h) == s["object"] for h in area.objects
+            ):
                 truth.add(name)
         if not truth:
             truth = {NOWHERE}

@@ -41,8 +41,10 @@ def _depgraph(root: Path) -> tuple[str, str] | None:
         graph = filter_graph(load_graph(path))
     except (ValueError, KeyError, TypeError) as exc:  # a damaged graph spoils its section, not the page
         return f"<p class='muted'>{html.escape(f'{path} cannot be drawn: {exc}')}</p>", ""
-    note = ("<p class='faint'>Edges from the generated world and from the tutorial are left out; "
-            "<code>python -m odyssey_eval.depgraph RUN_DIR</code> renders other selections.</p>")
+    note = (
+        "<p class='faint'>Edges from the generated world and from the tutorial are left out; "
+        "<code>python -m odyssey_eval.depgraph RUN_DIR</code> renders other selections.</p>"
+    )
     return note + arc_diagram_html(graph, "depgraph"), TOGGLE_SCRIPT
 
 
@@ -109,16 +111,22 @@ def _require_layout() -> None:
     try:
         import networkx  # noqa: F401
     except ModuleNotFoundError:
-        raise ViewError('odyssey view needs the \'eval\' extra (networkx): pip install "odyssey-gym[eval]"') from None
+        raise ViewError("odyssey view needs the 'eval' extra (networkx): pip install \"odyssey-gym[eval]\"") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="odyssey view", description="Write a run's trajectory as one "
-                                     "self-contained, interactive HTML file (no network, no server needed).")
+    parser = argparse.ArgumentParser(
+        prog="odyssey view",
+        description="Write a run's trajectory as one "
+        "self-contained, interactive HTML file (no network, no server needed).",
+    )
     parser.add_argument("run_dir", help="a run directory (or a multi-agent cell, or one agent's folder of one)")
     parser.add_argument("-o", "--output", type=Path, help=f"where to write the page (default: RUN_DIR/{PAGE})")
-    parser.add_argument("--serve", action="store_true",
-                        help="also serve the page on 127.0.0.1 until Ctrl-C; each reload reads the run again")
+    parser.add_argument(
+        "--serve",
+        action="store_true",
+        help="also serve the page on 127.0.0.1 until Ctrl-C; each reload reads the run again",
+    )
     parser.add_argument("--port", type=int, default=0, help="port for --serve (default: any free port)")
     parser.add_argument("--open", action="store_true", help="open the page in the default browser")
     args = parser.parse_args(argv)

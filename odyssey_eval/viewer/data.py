@@ -29,8 +29,19 @@ __all__ = ["FLAGS", "FORMAT", "ViewError", "resolve_run", "view_data"]
 
 FORMAT = 1
 #: Bits of a step's ``fl`` entry (the viewer's filters and timeline marks).
-FLAGS: dict[str, int] = {"tutorial": 1, "invalid": 2, "failed": 4, "terminated": 8, "malformed": 16,
-                         "died": 32, "quest": 64, "reward": 128, "moved": 256, "level_up": 512, "qa": 1024}
+FLAGS: dict[str, int] = {
+    "tutorial": 1,
+    "invalid": 2,
+    "failed": 4,
+    "terminated": 8,
+    "malformed": 16,
+    "died": 32,
+    "quest": 64,
+    "reward": 128,
+    "moved": 256,
+    "level_up": 512,
+    "qa": 1024,
+}
 AGENTS_DIR = "agents"  # as odyssey_eval.multirunner.AGENTS_DIR (not imported: it pulls in the runner)
 
 
@@ -51,8 +62,10 @@ def resolve_run(path: str | Path) -> tuple[Path, str | None]:
         return p.parent.parent, p.name
     found = sorted(c.parent for c in p.rglob(CELL) if not any(s.startswith(".") for s in c.relative_to(p).parts))
     if found:
-        raise ViewError(f"{p} is not a run directory but holds {len(found)} of them; view one, e.g. odyssey view "
-                        f"{found[0]} (odyssey report links a viewer for each)")
+        raise ViewError(
+            f"{p} is not a run directory but holds {len(found)} of them; view one, e.g. odyssey view "
+            f"{found[0]} (odyssey report links a viewer for each)"
+        )
     raise ViewError(f"{p} is not a run directory (it has no {CELL})")
 
 
@@ -122,8 +135,9 @@ def _metrics(traj: Trajectory, facts: Any, results: Mapping[str, Any] | None) ->
 def _columns(traj: Trajectory, strings: _Strings, world: WorldMap, facts: Any, qa_steps: set[int]) -> dict[str, Any]:
     """The agent's steps by column (see the module docstring), and the areas and exits it saw into ``world``."""
     lines = [traj.reset, *traj.steps]
-    col: dict[str, Any] = {k: [] for k in ("a", "ar", "fl", "tm", "ob", "fb", "hd", "eq", "gd", "nb", "vb", "dt",
-                                           *(s for s, _ in STATS))}
+    col: dict[str, Any] = {
+        k: [] for k in ("a", "ar", "fl", "tm", "ob", "fb", "hd", "eq", "gd", "nb", "vb", "dt", *(s for s, _ in STATS))
+    }
     sparse: dict[str, dict[int, Any]] = {k: {} for k in ("rw", "qs", "ev", "rs", "raw", "tk", "calls")}
     verbs = list(facts.verbs) if facts is not None else []
     verb_index = {v: i for i, v in enumerate(verbs)}
@@ -169,14 +183,25 @@ def _columns(traj: Trajectory, strings: _Strings, world: WorldMap, facts: Any, q
         col["tm"].append(str(line.get("time", "")))
         col["ob"].append(obs)
         col["dt"].append(line.get("decision_time") if i > 0 else None)
-        for key, value in (("fb", parsed.feedback if parsed else None), ("hd", parsed.holding if parsed else None),
-                           ("eq", parsed.equipped if parsed else None), ("gd", parsed.ground if parsed else None),
-                           ("nb", parsed.beings if parsed else None)):
+        for key, value in (
+            ("fb", parsed.feedback if parsed else None),
+            ("hd", parsed.holding if parsed else None),
+            ("eq", parsed.equipped if parsed else None),
+            ("gd", parsed.ground if parsed else None),
+            ("nb", parsed.beings if parsed else None),
+        ):
             col[key].append(-1 if value is None else strings(value))
         for (name, _), value in zip(STATS, parsed.stats if parsed else (None,) * len(STATS), strict=True):
             col[name].append(value)
-        for src, dst in (("reward", "rw"), ("quest", "qs"), ("events", "ev"), ("reasoning", "rs"), ("raw", "raw"),
-                         ("tokens", "tk"), ("calls", "calls")):
+        for src, dst in (
+            ("reward", "rw"),
+            ("quest", "qs"),
+            ("events", "ev"),
+            ("reasoning", "rs"),
+            ("raw", "raw"),
+            ("tokens", "tk"),
+            ("calls", "calls"),
+        ):
             value = line.get(src)
             if value or (src == "raw" and isinstance(value, str)):  # an empty reply is worth showing
                 sparse[dst][i] = value
@@ -227,9 +252,19 @@ def _cell_results(rd: RunDir, *, multi: bool) -> dict[str, Any] | None:
 
 
 def _summary(results: Mapping[str, Any] | None, metrics: Mapping[str, Any] | None) -> dict[str, Any]:
-    keys = ("play_steps", "main_reward", "supplementary_reward", "object_exploration", "action_exploration",
-            "action_diversity", "invalid_action_rate", "malformed_replies", "total_tokens", "tokens_per_step",
-            "decision_time_mean")
+    keys = (
+        "play_steps",
+        "main_reward",
+        "supplementary_reward",
+        "object_exploration",
+        "action_exploration",
+        "action_diversity",
+        "invalid_action_rate",
+        "malformed_replies",
+        "total_tokens",
+        "tokens_per_step",
+        "decision_time_mean",
+    )
     out: dict[str, Any] = {k: metrics.get(k) for k in keys} if metrics else {}
     if results:
         out["end_reason"] = results.get("end_reason")
@@ -258,14 +293,19 @@ def view_data(path: str | Path) -> dict[str, Any]:
         results = (ard.results() if (folder / RESULTS).is_file() else None) if folder != root else cell_results
         rounds = ard.qa_rounds() if (folder / QA).is_file() else []
         qa_steps = {r.get("step") for r in rounds if r.get("phase") == "during"}
-        out_agents.append({
-            "first": int(traj.reset.get("step", 0)) if isinstance(traj.reset.get("step"), int) else 0,
-            "id": aid, "name": str(cfg.get("name", "?")), "label": _label(cfg),
-            "steps": _columns(traj, strings, world, facts, qa_steps),
-            "summary": _summary(results, _metrics(traj, facts, results)),
-            "finished": results is not None, "title": (results or {}).get("game_title"),
-            "qa": [{k: v for k, v in r.items() if k != "game"} for r in rounds],
-        })
+        out_agents.append(
+            {
+                "first": int(traj.reset.get("step", 0)) if isinstance(traj.reset.get("step"), int) else 0,
+                "id": aid,
+                "name": str(cfg.get("name", "?")),
+                "label": _label(cfg),
+                "steps": _columns(traj, strings, world, facts, qa_steps),
+                "summary": _summary(results, _metrics(traj, facts, results)),
+                "finished": results is not None,
+                "title": (results or {}).get("game_title"),
+                "qa": [{k: v for k, v in r.items() if k != "game"} for r in rounds],
+            }
+        )
     game_areas = _game_areas(cell)
     if game_areas is not None:
         world.add_world(game_areas)
@@ -278,15 +318,30 @@ def view_data(path: str | Path) -> dict[str, Any]:
         titles.append(a.pop("title"))
     game = cell.get("game") if isinstance(cell.get("game"), dict) else {}
     run = {
-        "path": str(root), "game": str(game.get("name", "?")), "game_path": game.get("path"),
+        "path": str(root),
+        "game": str(game.get("name", "?")),
+        "game_path": game.get("path"),
         "title": next((t for t in titles if t), None) or str(game.get("name", "?")),
-        "seed": cell.get("seed"), "max_steps": cell.get("max_steps"), "tutorial": cell.get("tutorial"),
-        "tag": tag, "llm": llm, "multi": isinstance(cell.get("agents"), list),
-        "multiagent": cell.get("multiagent"), "finished": cell_results is not None,
-        "end_reason": (cell_results or {}).get("end_reason"), "qa_settings": cell.get("qa"),
+        "seed": cell.get("seed"),
+        "max_steps": cell.get("max_steps"),
+        "tutorial": cell.get("tutorial"),
+        "tag": tag,
+        "llm": llm,
+        "multi": isinstance(cell.get("agents"), list),
+        "multiagent": cell.get("multiagent"),
+        "finished": cell_results is not None,
+        "end_reason": (cell_results or {}).get("end_reason"),
+        "qa_settings": cell.get("qa"),
         "map_source": "game" if game_areas is not None else "observed",
     }
-    return {"format": FORMAT, "run": run, "map": world.to_json(positions), "strings": strings.items,
-            "agents": out_agents, "questions": _questions(root), "selected": selected,
-            "flags": FLAGS, "rewards": {"components": list(COMPONENTS), "main": ["quest"],
-                                        "supplementary": list(SUPPLEMENTARY)}}
+    return {
+        "format": FORMAT,
+        "run": run,
+        "map": world.to_json(positions),
+        "strings": strings.items,
+        "agents": out_agents,
+        "questions": _questions(root),
+        "selected": selected,
+        "flags": FLAGS,
+        "rewards": {"components": list(COMPONENTS), "main": ["quest"], "supplementary": list(SUPPLEMENTARY)},
+    }

@@ -17,9 +17,13 @@ from dataclasses import dataclass
 __all__ = ["STATS", "Observation", "parse_exits", "parse_observation"]
 
 #: The numbers of the tail, in their order: (key, line prefix).
-STATS: tuple[tuple[str, str], ...] = (("level", "My level is "), ("attack", "My attack is at "),
-                                      ("defense", "My defense is at "), ("health", "My health is at "),
-                                      ("xp", "My experience is at "))
+STATS: tuple[tuple[str, str], ...] = (
+    ("level", "My level is "),
+    ("attack", "My attack is at "),
+    ("defense", "My defense is at "),
+    ("health", "My health is at "),
+    ("xp", "My experience is at "),
+)
 _NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
 _TAIL = 12  # holding, equipped, ground, beings, blank, five stats, blank, exits: counted from the end
 
@@ -43,7 +47,7 @@ class Observation:
 def _after(line: str, prefix: str, suffix: str) -> str | None:
     if not (line.startswith(prefix) and line.endswith(suffix)):
         return None
-    return line[len(prefix): len(line) - len(suffix)]
+    return line[len(prefix) : len(line) - len(suffix)]
 
 
 def _listing(text: str | None, nothing: str) -> str | None:
@@ -95,7 +99,7 @@ def parse_observation(text: str) -> Observation | None:
     if None in (holding, equipped, ground, beings, exits) or tail[4] != "" or tail[10] != "":
         return None
     stats = tuple(_number(line, prefix) for line, (_, prefix) in zip(tail[5:10], STATS, strict=True))
-    feedback = lines[3: len(lines) - _TAIL]
+    feedback = lines[3 : len(lines) - _TAIL]
     while feedback and feedback[-1] == "":
         feedback.pop()
     return Observation(time, place, area, "\n".join(feedback), holding, equipped, ground, beings, stats, exits)

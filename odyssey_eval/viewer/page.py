@@ -37,8 +37,13 @@ def embed_json(data: Any) -> str:
         text = json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
     except ValueError:  # NaN or infinity somewhere (a metric of an odd run): JSON has no such numbers
         text = json.dumps(_finite(data), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-    return (text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-            .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029"))
+    return (
+        text.replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
 
 
 def _finite(value: Any) -> Any:
@@ -56,10 +61,9 @@ def _sha256(text: str) -> str:
     return "'sha256-" + base64.b64encode(hashlib.sha256(text.encode("utf-8")).digest()).decode("ascii") + "'"
 
 
-
-
-def render_page(data: Mapping[str, Any], *, depgraph_html: str | None = None,
-                depgraph_script: str | None = None) -> str:
+def render_page(
+    data: Mapping[str, Any], *, depgraph_html: str | None = None, depgraph_script: str | None = None
+) -> str:
     """The page for ``data`` (:func:`odyssey_eval.viewer.data.view_data`), with the action-dependency
     graph's HTML fragment and its script when the run saved one."""
     script = _asset("viewer.js")
@@ -74,15 +78,19 @@ def render_page(data: Mapping[str, Any], *, depgraph_html: str | None = None,
             body = depgraph_script.removeprefix("<script>").removesuffix("</script>")
             sources.append(_sha256(body))
             extra += f"<script>{body}</script>"
-    policy = ("default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
-              f"script-src {' '.join(sources)}")
+    policy = (
+        "default-src 'none'; img-src data:; style-src 'unsafe-inline'; base-uri 'none'; form-action 'none'; "
+        f"script-src {' '.join(sources)}"
+    )
     run = data["run"]
     title = f"{run['title']} · seed {run['seed']} — odyssey view"
-    return ("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            f"<meta http-equiv=\"Content-Security-Policy\" content=\"{html.escape(policy)}\">"
-            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
-            "<meta name=\"generator\" content=\"odyssey view\">"
-            f"<title>{html.escape(title)}</title><style>{_asset('viewer.css')}</style></head><body>"
-            f"{_asset('body.html')}{extra}"
-            f"<script type=\"application/json\" id=\"odyssey-data\">{embed_json(data)}</script>"
-            f"<script>{script}</script></body></html>\n")
+    return (
+        '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+        f'<meta http-equiv="Content-Security-Policy" content="{html.escape(policy)}">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        '<meta name="generator" content="odyssey view">'
+        f"<title>{html.escape(title)}</title><style>{_asset('viewer.css')}</style></head><body>"
+        f"{_asset('body.html')}{extra}"
+        f'<script type="application/json" id="odyssey-data">{embed_json(data)}</script>'
+        f"<script>{script}</script></body></html>\n"
+    )

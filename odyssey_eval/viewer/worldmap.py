@@ -88,15 +88,25 @@ class WorldMap:
         place_names = list(dict.fromkeys(p for p in self.places.values()))
         return {
             "places": place_names,
-            "areas": [{"n": n, "p": place_names.index(self.places[n]), "x": round(positions[n][0], 4),
-                       "y": round(positions[n][1], 4), "s": self.source[n]} for n in names],
-            "edges": [[index[key[0]], index[key[1]], self.opened(key), int(key in self.seen)]
-                      for key in sorted(self.unlocked)],
+            "areas": [
+                {
+                    "n": n,
+                    "p": place_names.index(self.places[n]),
+                    "x": round(positions[n][0], 4),
+                    "y": round(positions[n][1], 4),
+                    "s": self.source[n],
+                }
+                for n in names
+            ],
+            "edges": [
+                [index[key[0]], index[key[1]], self.opened(key), int(key in self.seen)] for key in sorted(self.unlocked)
+            ],
         }
 
 
-def layout(areas: Sequence[str], places: Mapping[str, str], edges: Iterable[tuple[str, str]],
-           seed: int = 0) -> dict[str, tuple[float, float]]:
+def layout(
+    areas: Sequence[str], places: Mapping[str, str], edges: Iterable[tuple[str, str]], seed: int = 0
+) -> dict[str, tuple[float, float]]:
     """Positions in the unit square (aspect kept, centred): places laid out as a graph of their own, then
     each place's areas on a small circle around its centre, turned so that an area faces the places
     it leads to. An area of unknown place (seen only as an exit) counts as a place of its own.
@@ -134,8 +144,9 @@ def layout(areas: Sequence[str], places: Mapping[str, str], edges: Iterable[tupl
 PLACE_RADIUS = 0.28
 
 
-def _place_centers(names: list[str], group: Mapping[str, str], edges: Sequence[tuple[str, str]],
-                   seed: int) -> dict[str, tuple[float, float]]:
+def _place_centers(
+    names: list[str], group: Mapping[str, str], edges: Sequence[tuple[str, str]], seed: int
+) -> dict[str, tuple[float, float]]:
     """Centres of the places: a seeded ForceAtlas2 layout of the place graph with strong gravity (a chain
     of places curls up rather than running off in a line), scaled so the closest two are 1 apart and
     turned so its long side is horizontal."""

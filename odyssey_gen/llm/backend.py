@@ -63,8 +63,13 @@ def declared_predicates(source: str) -> list[tuple[str, str]]:
     for node in tree.body:
         if isinstance(node, ast.FunctionDef):
             for deco in node.decorator_list:
-                if isinstance(deco, ast.Call) and isinstance(deco.func, ast.Name) and deco.func.id == "predicate" \
-                        and deco.args and isinstance(deco.args[0], ast.Constant):
+                if (
+                    isinstance(deco, ast.Call)
+                    and isinstance(deco.func, ast.Name)
+                    and deco.func.id == "predicate"
+                    and deco.args
+                    and isinstance(deco.args[0], ast.Constant)
+                ):
                     out.append((str(deco.args[0].value), (ast.get_docstring(node) or "").split("\n")[0]))
     return out
 
@@ -127,8 +132,13 @@ class LLMBackend:
         if len(places) != spec.places:
             out.append(_problem("entities", f"asked for exactly {spec.places} place(s), got {len(places)}"))
         if len(areas) != spec.areas:
-            out.append(_problem("entities", f"asked for {spec.areas} areas ({', '.join(map(str, spec.place_sizes))} "
-                                            f"by place), got {len(areas)}"))
+            out.append(
+                _problem(
+                    "entities",
+                    f"asked for {spec.areas} areas ({', '.join(map(str, spec.place_sizes))} "
+                    f"by place), got {len(areas)}",
+                )
+            )
         if max(levels, default=1) != spec.max_level:
             out.append(_problem("entities", f"area levels must reach {spec.max_level}, got {sorted(levels)}"))
         n_obj, n_npc = len(world.get("objects", [])), len(world.get("npcs", []))
@@ -164,12 +174,19 @@ class LLMBackend:
             return problems
         new = found["stats"].get("new_rules", {})
         out = []
-        for key, asked, what in (("verbs", self.spec.action_rules, "action rule(s) (new verbs)"),
-                                 ("step_rules", self.spec.step_rules, "step rule(s)")):
+        for key, asked, what in (
+            ("verbs", self.spec.action_rules, "action rule(s) (new verbs)"),
+            ("step_rules", self.spec.step_rules, "step rule(s)"),
+        ):
             got = new.get(key, [])
             if len(got) != asked:
-                out.append(_problem("rules", f"asked for exactly {asked} new {what}, rules.py defines {len(got)}"
-                                             + (f": {', '.join(got)}" if got else "")))
+                out.append(
+                    _problem(
+                        "rules",
+                        f"asked for exactly {asked} new {what}, rules.py defines {len(got)}"
+                        + (f": {', '.join(got)}" if got else ""),
+                    )
+                )
         return out
 
     def _quest(self, folder: Path, feedback: list[Problem], attempt: Attempt) -> list[Problem]:
@@ -198,32 +215,47 @@ class LLMBackend:
             for stage in chapter.get("stages", []) or []:
                 for cond in _predicate_conditions(stage.get("done")):
                     if cond.get("name") != "did" and not cond.get("plan"):
-                        out.append(_problem("quest", f"stage {stage.get('id')!r}: the predicate {cond.get('name')!r} "
-                                                     "needs a \"plan\": the vocabulary conditions that make it hold"))
+                        out.append(
+                            _problem(
+                                "quest",
+                                f"stage {stage.get('id')!r}: the predicate {cond.get('name')!r} "
+                                'needs a "plan": the vocabulary conditions that make it hold',
+                            )
+                        )
         return out
 
     def _shape(self, quest: dict[str, Any]) -> list[Problem]:
         spec = self.spec
         main = quest.get("main")
         if not isinstance(main, dict):
-            return [_problem("quest", "quest.json needs a \"main\" quest")]
+            return [_problem("quest", 'quest.json needs a "main" quest')]
         chapters = main.get("chapters") or []
         stages = [s for ch in chapters if isinstance(ch, dict) for s in ch.get("stages", []) or []]
         out = []
         if len(chapters) != spec.chapters:
             out.append(_problem("quest", f"asked for exactly {spec.chapters} chapter(s), got {len(chapters)}"))
         if len(stages) != spec.chapters * spec.stages:
-            out.append(_problem("quest", f"asked for {spec.stages} stages per chapter ({spec.chapters * spec.stages} "
-                                         f"in all), got {len(stages)}"))
+            out.append(
+                _problem(
+                    "quest",
+                    f"asked for {spec.stages} stages per chapter ({spec.chapters * spec.stages} "
+                    f"in all), got {len(stages)}",
+                )
+            )
         if spec.branching > 1 and not any(isinstance(s, dict) and len(s.get("requires") or []) > 1 for s in stages):
-            out.append(_problem("quest", "asked for a DAG: some stage must join parallel chains with \"requires\""))
+            out.append(_problem("quest", 'asked for a DAG: some stage must join parallel chains with "requires"'))
         return out
 
     # ------------------------------------------------------------------ helpers
     def _write_rules(self, folder: Path) -> None:
-        parts = [p for p in (self.rules_source.strip("\n"),
-                             f"{PREDICATE_MARK}\n{self.predicate_source.strip()}" if self.predicate_source else "")
-                 if p]
+        parts = [
+            p
+            for p in (
+                self.rules_source.strip("\n"),
+                f"{PREDICATE_MARK}\n{self.predicate_source.strip()}" if self.predicate_source else "",
+            )
+            if p
+        ]
         path = folder / "rules.py"
         if parts:
             path.write_text("\n\n\n".join(parts) + "\n", encoding="utf-8")
@@ -267,21 +299,27 @@ class LLMBackend:
         if stage == "entities":
             world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
             areas = sum(len(p.get("areas", [])) for p in world.get("places", []))
-            return (f"{len(world.get('places', []))} place(s), {areas} areas, {len(world.get('objects', []))} object "
-                    f"types, {len(world.get('npcs', []))} NPC types")
+            return (
+                f"{len(world.get('places', []))} place(s), {areas} areas, {len(world.get('objects', []))} object "
+                f"types, {len(world.get('npcs', []))} NPC types"
+            )
         if stage == "rules":
             if not self.rules_source:
                 return "no new rules asked"
             names = [n for n, _ in declared_predicates(self.rules_source)]
             tree = ast.parse(self.rules_source)
             classes = [n.name for n in tree.body if isinstance(n, ast.ClassDef)]
-            return f"rules.py with {', '.join(classes) or 'no classes'}" + (f"; predicates {', '.join(names)}"
-                                                                              if names else "")
+            return f"rules.py with {', '.join(classes) or 'no classes'}" + (
+                f"; predicates {', '.join(names)}" if names else ""
+            )
         quest = json.loads((folder / "quest.json").read_text(encoding="utf-8"))
         main = quest.get("main", {})
         n = sum(len(ch.get("stages", [])) for ch in main.get("chapters", []))
-        extra = f"; new predicates {', '.join(n for n, _ in declared_predicates(self.predicate_source))}" \
-            if self.predicate_source else ""
+        extra = (
+            f"; new predicates {', '.join(n for n, _ in declared_predicates(self.predicate_source))}"
+            if self.predicate_source
+            else ""
+        )
         return f"'{main.get('title')}': {len(main.get('chapters', []))} chapter(s), {n} stages{extra}"
 
     def owner(self, problem: Problem) -> str:

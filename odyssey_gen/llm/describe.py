@@ -26,8 +26,9 @@ from odyssey_gen.spec import GameSpec
 
 __all__ = ["Describer"]
 
-SYSTEM = ("You write for a text adventure game. Reply with plain ASCII text only: no quotes around it, no "
-          "markdown, no lists.")
+SYSTEM = (
+    "You write for a text adventure game. Reply with plain ASCII text only: no quotes around it, no markdown, no lists."
+)
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -62,8 +63,16 @@ def _clean(text: str) -> str:
 class Describer:
     """The describing pass (see the module docstring); called by the pipeline before validation."""
 
-    def __init__(self, llm: LLM, spec: GameSpec, *, names: bool = False, record: str | Path | None = None,
-                 max_words: int = 30, max_items: int | None = None):
+    def __init__(
+        self,
+        llm: LLM,
+        spec: GameSpec,
+        *,
+        names: bool = False,
+        record: str | Path | None = None,
+        max_words: int = 30,
+        max_items: int | None = None,
+    ):
         """``max_items`` bounds the model calls of each kind (descriptions, names): the rest keep their text."""
         self.llm = llm
         self.max_items = max_items
@@ -91,8 +100,10 @@ class Describer:
             return _clean(completion.text)
 
     def _description(self, kind: str, name: str, facts: str, old: str) -> tuple[str | None, str]:
-        prompt = (f"The world: {self.spec.theme.strip()}.\nDescribe the {kind} called {name.replace('_', ' ')} "
-                  f"({facts}) in one vivid sentence of at most {self.max_words} words. The current text is: {old}")
+        prompt = (
+            f"The world: {self.spec.theme.strip()}.\nDescribe the {kind} called {name.replace('_', ' ')} "
+            f"({facts}) in one vivid sentence of at most {self.max_words} words. The current text is: {old}"
+        )
         try:
             text = self._ask(prompt, "description", 80)
         except LLMError as exc:
@@ -109,8 +120,10 @@ class Describer:
         return (text if text.endswith((".", "!", "?")) else text + "."), ""
 
     def _name(self, kind: str, name: str, taken: set[str]) -> tuple[str | None, str]:
-        prompt = (f"The world: {self.spec.theme.strip()}.\nGive the {kind} now called {name.replace('_', ' ')} a new "
-                  "name of one to three words that fits this world. Reply with the name only.")
+        prompt = (
+            f"The world: {self.spec.theme.strip()}.\nGive the {kind} now called {name.replace('_', ' ')} a new "
+            "name of one to three words that fits this world. Reply with the name only."
+        )
         try:
             text = self._ask(prompt, "name", 12)
         except LLMError as exc:
@@ -152,8 +165,11 @@ class Describer:
         for o in world.get("objects", []):
             describe(o, str(o.get("category", "object")), f"level {o.get('level', 1)}")
         for n in world.get("npcs", []):
-            describe(n, "friendly person" if n.get("kind") == "friendly" else "hostile creature",
-                     f"{n.get('role', 'fighter')}, level {n.get('level', 1)}")
+            describe(
+                n,
+                "friendly person" if n.get("kind") == "friendly" else "hostile creature",
+                f"{n.get('role', 'fighter')}, level {n.get('level', 1)}",
+            )
 
         renames: dict[str, str] = {}
         name_rejects: Counter[str] = Counter()
@@ -162,9 +178,10 @@ class Describer:
             taken |= {str(a.get("name")) for p in world.get("places", []) for a in p.get("areas", [])}
             targets = [("place", a["name"]) for p in world.get("places", []) for a in p.get("areas", [])]
             targets += [(str(o.get("category")), o["name"]) for o in world.get("objects", [])]
-            targets += [("creature" if n.get("kind") == "enemy" else "person", n["name"])
-                        for n in world.get("npcs", [])]
-            for kind, old in targets[:self.max_items]:
+            targets += [
+                ("creature" if n.get("kind") == "enemy" else "person", n["name"]) for n in world.get("npcs", [])
+            ]
+            for kind, old in targets[: self.max_items]:
                 if old in RESERVED:
                     continue
                 new, why = self._name(kind, old, taken)
@@ -185,10 +202,17 @@ class Describer:
                 p.write_text(t, encoding="utf-8")
         report.describe = {
             "model": self.llm.describe(),
-            "descriptions": {"asked": described["asked"], "accepted": described["accepted"],
-                             "rejected": dict(rejected)},
-            "names": {"asked": len(renames) + sum(name_rejects.values()) if self.names else 0,
-                      "accepted": len(renames), "rejected": dict(name_rejects), "renamed": renames},
+            "descriptions": {
+                "asked": described["asked"],
+                "accepted": described["accepted"],
+                "rejected": dict(rejected),
+            },
+            "names": {
+                "asked": len(renames) + sum(name_rejects.values()) if self.names else 0,
+                "accepted": len(renames),
+                "rejected": dict(name_rejects),
+                "renamed": renames,
+            },
             "undone": undone,
             "tokens": dict(self.tokens),
         }

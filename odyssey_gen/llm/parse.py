@@ -31,7 +31,7 @@ def extract_json(text: str, what: str = "the JSON object") -> dict[str, Any]:
         start, end = text.find("{"), text.rfind("}")
         if start < 0 or end <= start:
             raise ReplyError(f"the reply contains no JSON object: write {what} in one ```json block")
-        candidates = [text[start:end + 1]]
+        candidates = [text[start : end + 1]]
     errors = []
     for body in candidates:
         try:

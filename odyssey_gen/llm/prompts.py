@@ -28,9 +28,11 @@ __all__ = ["entities_prompt", "quest_prompt", "repair_note", "rules_prompt", "wo
 
 Messages = list[dict[str, str]]
 
-SYSTEM = ("You are a game designer and a careful Python and JSON programmer. You extend AgentOdyssey, a text "
-          "RPG engine, with new games. Follow the formats exactly: the engine validates everything you write, "
-          "and any problem comes back to you to fix.")
+SYSTEM = (
+    "You are a game designer and a careful Python and JSON programmer. You extend AgentOdyssey, a text "
+    "RPG engine, with new games. Follow the formats exactly: the engine validates everything you write, "
+    "and any problem comes back to you to fix."
+)
 
 
 def _base_excerpt() -> dict[str, Any]:
@@ -50,15 +52,25 @@ def _base_excerpt() -> dict[str, Any]:
     place = dict(world["places"][0])
     place["areas"] = place["areas"][:2]
     first, second = place["areas"][0]["name"], place["areas"][1]["name"]
-    return {"format": 1, "game": world["game"], "agent": world["agent"], "spawn": world["spawn"], "places": [place],
-            "graph": {"mode": "fixed", "connections": [{"a": first, "b": second}]},
-            "placement": world["placement"], "objects": picked, "npcs": npcs}
+    return {
+        "format": 1,
+        "game": world["game"],
+        "agent": world["agent"],
+        "spawn": world["spawn"],
+        "places": [place],
+        "graph": {"mode": "fixed", "connections": [{"a": first, "b": second}]},
+        "placement": world["placement"],
+        "objects": picked,
+        "npcs": npcs,
+    }
 
 
 def repair_note(problems: list[Problem], what: str) -> str:
     """The problems of the last attempt, verbatim, for the next one."""
-    lines = [f"Your previous {what} was rejected. Fix every problem below and reply with the complete corrected "
-             "version (not a patch):"]
+    lines = [
+        f"Your previous {what} was rejected. Fix every problem below and reply with the complete corrected "
+        "version (not a patch):"
+    ]
     for p in problems[:30]:
         lines.append(f"- {p.message}")
         if p.detail:
@@ -70,14 +82,16 @@ def repair_note(problems: list[Problem], what: str) -> str:
 
 def _request(spec: GameSpec) -> str:
     lock = f"{spec.lock_count} locked path(s), each opened by a key object that can be crafted before it"
-    return (f"Theme: {spec.theme.strip()}\n"
-            f"Game name: {spec.name} (title: {spec.display_title})\n"
-            f"Size: exactly {spec.places} place(s) with {', '.join(map(str, spec.place_sizes))} areas "
-            f"({spec.areas} in all), "
-            f"area levels 1 to {spec.max_level} rising away from the spawn; about {spec.objects} object types; "
-            f"about {spec.npcs} NPC types (at least a friendly guide, a merchant, a boss enemy with role 'boss' "
-            f"and unique true, and ordinary enemies of each level); {lock}; recipe chains up to "
-            f"{spec.craft_depth} steps deep.")
+    return (
+        f"Theme: {spec.theme.strip()}\n"
+        f"Game name: {spec.name} (title: {spec.display_title})\n"
+        f"Size: exactly {spec.places} place(s) with {', '.join(map(str, spec.place_sizes))} areas "
+        f"({spec.areas} in all), "
+        f"area levels 1 to {spec.max_level} rising away from the spawn; about {spec.objects} object types; "
+        f"about {spec.npcs} NPC types (at least a friendly guide, a merchant, a boss enemy with role 'boss' "
+        f"and unique true, and ordinary enemies of each level); {lock}; recipe chains up to "
+        f"{spec.craft_depth} steps deep."
+    )
 
 
 def entities_prompt(spec: GameSpec, feedback: list[Problem]) -> Messages:
@@ -163,7 +177,8 @@ def _allow_list() -> str:
 #: The engine's own core step rules in run order (every game has them), for the rules prompt.
 BASE_STEP_ORDER = ", ".join(n for n in ENGINE_STEP_ORDER if n in core_step_rules())
 
-RULE_API = """The rule API (odyssey_env.rules):
+RULE_API = (
+    """The rule API (odyssey_env.rules):
 - An action rule is a class decorated with @action_rule, deriving from ActionRule, with: verb (new lowercase
   words, not a verb the game has), params (a tuple of (label, kind) with kind one of object, npc, area,
   container, writable, amount, text), description (one sentence: agents read it), apply(self, turn, *args) and
@@ -179,7 +194,9 @@ RULE_API = """The rule API (odyssey_env.rules):
   turn.fail(text); turn.emit(kind, **data) (events: quests, rewards and metrics read them).
 - A step rule is a class decorated with @step_rule, deriving from StepRule, with name, after and/or before
   (tuples naming the step rules it must run after / before; the base rules run in this order:
-  """ + BASE_STEP_ORDER + """; a rule runs as early as these allow,
+  """
+    + BASE_STEP_ORDER
+    + """; a rule runs as early as these allow,
   so name what it must follow, e.g. after = ("respawn",); there is no priority), description, and
   apply(self, engine), run once per step after the actions: engine.state, engine.game, engine.rng,
   engine.events (this step's: ev.kind, ev.agent, ev.data),
@@ -193,6 +210,7 @@ RULE_API = """The rule API (odyssey_env.rules):
   to counts; containers and writables are instances with names like small_bag_3.
 - A new verb must come up in ordinary play (a random player must see it among the valid actions and succeed
   with it); a new step rule must change something (say, emit or change the state) in ordinary play."""
+)
 
 
 def rules_prompt(spec: GameSpec, world: dict[str, Any], feedback: list[Problem]) -> Messages:
@@ -224,14 +242,17 @@ Reply with the whole rules.py in one ```python block."""
     return messages
 
 
-def quest_prompt(spec: GameSpec, world: dict[str, Any], predicates: list[tuple[str, str]],
-                 feedback: list[Problem]) -> Messages:
+def quest_prompt(
+    spec: GameSpec, world: dict[str, Any], predicates: list[tuple[str, str]], feedback: list[Problem]
+) -> Messages:
     if spec.branching > 1:
-        shape = (f"Each chapter is a DAG: a first stage, then {spec.branching} parallel chains of stages, then a stage "
-                 "that joins them. Give every stage an explicit \"requires\": [stage ids] (the first stage of the "
-                 "first chapter requires []).")
+        shape = (
+            f"Each chapter is a DAG: a first stage, then {spec.branching} parallel chains of stages, then a stage "
+            'that joins them. Give every stage an explicit "requires": [stage ids] (the first stage of the '
+            "first chapter requires [])."
+        )
     else:
-        shape = "Chapters are linear: leave out \"requires\" and each stage follows the previous one."
+        shape = 'Chapters are linear: leave out "requires" and each stage follows the previous one.'
     known = "\n".join(f"  {name}: {doc}" for name, doc in predicates) or "  none"
     text = f"""Write the quest.json of the game below.
 

@@ -25,10 +25,36 @@ from odyssey_gen.spec import OPTIONAL_DYNAMICS, GameSpec
 
 __all__ = ["ProceduralBackend", "build", "draft", "dumps"]
 
-OBJECT_KEYS = ("level", "value", "size", "attack", "defense", "slot", "capacity", "hp_restore", "max_text", "uses",
-               "recipe", "spawn_weight", "areas")
-NPC_KEYS = ("kind", "role", "level", "hp", "attack", "defense", "pattern", "drops", "stock", "coins", "dialogue",
-            "unique", "spawn_weight")
+OBJECT_KEYS = (
+    "level",
+    "value",
+    "size",
+    "attack",
+    "defense",
+    "slot",
+    "capacity",
+    "hp_restore",
+    "max_text",
+    "uses",
+    "recipe",
+    "spawn_weight",
+    "areas",
+)
+NPC_KEYS = (
+    "kind",
+    "role",
+    "level",
+    "hp",
+    "attack",
+    "defense",
+    "pattern",
+    "drops",
+    "stock",
+    "coins",
+    "dialogue",
+    "unique",
+    "spawn_weight",
+)
 
 
 def dumps(data: Any) -> str:
@@ -71,8 +97,14 @@ def _npc_json(n: NpcDraft) -> dict[str, Any]:
 
 def world_json(d: Draft) -> dict[str, Any]:
     spec = d.spec
-    game: dict[str, Any] = {"name": spec.name, "title": d.title, "description": d.description, "intro": d.intro,
-                            "start_time": "08:00", "minutes_per_step": 10}
+    game: dict[str, Any] = {
+        "name": spec.name,
+        "title": d.title,
+        "description": d.description,
+        "intro": d.intro,
+        "start_time": "08:00",
+        "minutes_per_step": 10,
+    }
     if d.verbs:
         game["verbs"] = list(d.verbs)
     if d.dynamics:
@@ -87,11 +119,23 @@ def world_json(d: Draft) -> dict[str, Any]:
         "format": 1,
         "game": game,
         "spawn": d.spawn.name,
-        "places": [{"name": p.title, "description": p.description,
-                    "areas": [{"name": a.name, "level": a.level, "description": a.description,
-                               **({"objects": a.objects} if a.objects else {}),
-                               **({"npcs": a.npcs} if a.npcs else {})} for a in p.areas]}
-                   for p in d.places],
+        "places": [
+            {
+                "name": p.title,
+                "description": p.description,
+                "areas": [
+                    {
+                        "name": a.name,
+                        "level": a.level,
+                        "description": a.description,
+                        **({"objects": a.objects} if a.objects else {}),
+                        **({"npcs": a.npcs} if a.npcs else {}),
+                    }
+                    for a in p.areas
+                ],
+            }
+            for p in d.places
+        ],
         "graph": {"mode": "fixed", "connections": connections},
         "placement": {"objects_per_area": [1, 3], "npcs_per_area": [0, 2], "level_decay": 0.35, "max_level_above": 0},
         "objects": [_object_json(o) for o in d.objects.values()],
@@ -132,9 +176,12 @@ def draft(spec: GameSpec, attempt: int = 1) -> Draft:
     d.quest = QuestBuilder(d).build()
     ensure_supply(d, _demands(d))
     words = d.namer.words
-    d.description = (f"A generated world of {spec.places} place(s) and {spec.areas} areas: {spec.theme.strip()}.")
-    d.intro = (f"I wake in {d.spawn.name}. " + (f"Everything here speaks of {words[0]}" +
-               (f" and {words[1]}" if len(words) > 1 else "") + "." if words else "The air is still."))
+    d.description = f"A generated world of {spec.places} place(s) and {spec.areas} areas: {spec.theme.strip()}."
+    d.intro = f"I wake in {d.spawn.name}. " + (
+        f"Everything here speaks of {words[0]}" + (f" and {words[1]}" if len(words) > 1 else "") + "."
+        if words
+        else "The air is still."
+    )
     return d
 
 
@@ -181,10 +228,12 @@ class ProceduralBackend:
         assert d is not None
         if stage == "entities":
             roles = Counter(n.role for n in d.npcs.values())
-            return (f"{len(d.places)} place(s), {len(d.areas)} areas (levels 1-{d.spec.max_level}), "
-                    f"{len(d.objects)} object types ({sum(1 for o in d.objects.values() if o.recipe)} craftable), "
-                    f"{len(d.npcs)} NPC types ({roles['enemy']} enemies, {roles['merchant']} merchant(s), a boss), "
-                    f"{len(d.locks)} locked path(s)")
+            return (
+                f"{len(d.places)} place(s), {len(d.areas)} areas (levels 1-{d.spec.max_level}), "
+                f"{len(d.objects)} object types ({sum(1 for o in d.objects.values() if o.recipe)} craftable), "
+                f"{len(d.npcs)} NPC types ({roles['enemy']} enemies, {roles['merchant']} merchant(s), a boss), "
+                f"{len(d.locks)} locked path(s)"
+            )
         if stage == "rules":
             verbs = ", ".join(d.verbs) or "none"
             dynamics = ", ".join(d.dynamics) or "none"
@@ -193,6 +242,8 @@ class ProceduralBackend:
         stages = sum(len(ch["stages"]) for ch in main["chapters"])
         shape = f"a DAG forking {d.spec.branching} ways per chapter" if d.spec.branching > 1 else "linear"
         extra = [k for k in ("tutorial",) if k in d.quest]
-        return (f"'{main['title']}': {len(main['chapters'])} chapter(s), {stages} stages ({shape})"
-                + (f", {', '.join(extra)}" if extra else "")
-                + (", side quests" if d.quest["side_quests"]["enabled"] else ""))
+        return (
+            f"'{main['title']}': {len(main['chapters'])} chapter(s), {stages} stages ({shape})"
+            + (f", {', '.join(extra)}" if extra else "")
+            + (", side quests" if d.quest["side_quests"]["enabled"] else "")
+        )

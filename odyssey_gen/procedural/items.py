@@ -15,21 +15,42 @@ from odyssey_gen.procedural.names import article, sentence, words_of
 
 #: Weights of the object kinds beyond the essentials (largest-remainder rounding keeps the total exact).
 WEIGHTS: dict[str, float] = {
-    "raw": 0.30, "made": 0.22, "weapon": 0.12, "armor": 0.13, "station": 0.05, "container": 0.03,
-    "writable": 0.02, "write": 0.01, "food_raw": 0.06, "food_made": 0.06,
+    "raw": 0.30,
+    "made": 0.22,
+    "weapon": 0.12,
+    "armor": 0.13,
+    "station": 0.05,
+    "container": 0.03,
+    "writable": 0.02,
+    "write": 0.01,
+    "food_raw": 0.06,
+    "food_made": 0.06,
 }
 SLOTS = ("body", "head", "feet", "shield", "legs", "hands")
 SLOT_DEFENSE = {"body": (2, 2), "head": (1, 1), "shield": (1, 1), "legs": (1, 1), "feet": (0, 1), "hands": (0, 1)}
 
 TEXT: dict[str, tuple[str, ...]] = {
-    "raw": ("{a}, gathered where {w} is thick.", "{a}; common enough in {place}, if you know where to look.",
-            "{a}. Crafters value it more than traders do.", "{a}, rough and unworked."),
-    "made": ("{a}, worked by hand from humbler stuff.", "{a}: a crafter's intermediate, useless alone.",
-             "{a}, shaped with patience at a station."),
-    "weapon": ("{a}. Held in a hand, it makes every blow count for more.", "{a}, balanced for a fighter's grip.",
-               "{a}, notched from use but still deadly."),
-    "armor": ("{a}. Worn, it turns aside some of every blow.", "{a}, made to be worn in a fight.",
-              "{a}; heavy, but it keeps the wearer whole."),
+    "raw": (
+        "{a}, gathered where {w} is thick.",
+        "{a}; common enough in {place}, if you know where to look.",
+        "{a}. Crafters value it more than traders do.",
+        "{a}, rough and unworked.",
+    ),
+    "made": (
+        "{a}, worked by hand from humbler stuff.",
+        "{a}: a crafter's intermediate, useless alone.",
+        "{a}, shaped with patience at a station.",
+    ),
+    "weapon": (
+        "{a}. Held in a hand, it makes every blow count for more.",
+        "{a}, balanced for a fighter's grip.",
+        "{a}, notched from use but still deadly.",
+    ),
+    "armor": (
+        "{a}. Worn, it turns aside some of every blow.",
+        "{a}, made to be worn in a fight.",
+        "{a}; heavy, but it keeps the wearer whole.",
+    ),
     "container": ("{a}. Worn, it carries what two hands cannot.", "{a} with room for a few things."),
     "writable": ("{a}, blank and waiting for words.", "{a} that takes ink and charcoal alike."),
     "write": ("{a}, good for writing when held with something to write on.",),
@@ -60,9 +81,22 @@ def counts(d: Draft) -> dict[str, int]:
     """How many object types of each kind the request gets."""
     spec, verbs = d.spec, d.verbs
     deep = spec.craft_depth > 1
-    essentials = {"currency": 1, "trophy": 1, "key": spec.lock_count, "container": 1, "writable": 1, "write": 1,
-                  "station": 1, "weapon": 1, "armor": 1, "raw": 2 if deep else 3, "made": 1 if deep else 0,
-                  "lockpick": int("lockpick" in verbs), "food_raw": int("eat" in verbs), "food_made": 0}
+    essentials = {
+        "currency": 1,
+        "trophy": 1,
+        "key": spec.lock_count,
+        "container": 1,
+        "writable": 1,
+        "write": 1,
+        "station": 1,
+        "weapon": 1,
+        "armor": 1,
+        "raw": 2 if deep else 3,
+        "made": 1 if deep else 0,
+        "lockpick": int("lockpick" in verbs),
+        "food_raw": int("eat" in verbs),
+        "food_made": 0,
+    }
     weights = dict(WEIGHTS)
     if not deep:
         weights["raw"] += weights.pop("made")
@@ -114,8 +148,9 @@ def _spread(n: int, top: int) -> list[int]:
 
 def _text(d: Draft, kind: str, name: str, area_title: str | None = None) -> str:
     words = d.namer.words or ["mist"]
-    return sentence(d.rng, TEXT[kind], a=article(words_of(name)), w=d.rng.choice(words),
-                    place=area_title or d.places[0].title)
+    return sentence(
+        d.rng, TEXT[kind], a=article(words_of(name)), w=d.rng.choice(words), place=area_title or d.places[0].title
+    )
 
 
 class ObjectBuilder:
@@ -128,8 +163,9 @@ class ObjectBuilder:
         self.used: dict[str, int] = {}  # material -> recipes using it (to spread use over materials)
 
     # ------------------------------------------------------------------ helpers
-    def _new(self, kind: str, category: str, level: int, *, noun: str | None = None, bare: bool = False,
-             **fields) -> ObjDraft:
+    def _new(
+        self, kind: str, category: str, level: int, *, noun: str | None = None, bare: bool = False, **fields
+    ) -> ObjDraft:
         d = self.d
         name = d.namer.name(noun or kind, bare_first=bare)
         o = ObjDraft(name, kind, category, level, {k: v for k, v in fields.items() if v is not None})
@@ -162,13 +198,17 @@ class ObjectBuilder:
             self.used[o.name] = self.used.get(o.name, 0) + 1
         return chosen
 
-    def _recipe(self, o: ObjDraft, ingredients: list[ObjDraft], *, station: bool = True, yields: int = 1,
-                single: bool = False) -> None:
+    def _recipe(
+        self, o: ObjDraft, ingredients: list[ObjDraft], *, station: bool = True, yields: int = 1, single: bool = False
+    ) -> None:
         stations = self.d.of_kind("station")
         st = [self.rng.choice(stations)] if stations and station and self.rng.random() < 0.85 else []
         amounts = {i.name: 1 if single else self.rng.choice((1, 1, 1, 2)) for i in ingredients}
-        o.fields["recipe"] = {"ingredients": amounts, "stations": [s.name for s in st], **({"yields": yields}
-                                                                                           if yields > 1 else {})}
+        o.fields["recipe"] = {
+            "ingredients": amounts,
+            "stations": [s.name for s in st],
+            **({"yields": yields} if yields > 1 else {}),
+        }
         o.tier = 1 + max(i.tier for i in ingredients)
         o.zone = max([i.zone for i in ingredients] + [s.zone for s in st])
         cost = sum(self.d.objects[n].fields.get("value", 1) * k for n, k in amounts.items())
@@ -176,8 +216,11 @@ class ObjectBuilder:
         o.fields["spawn_weight"] = 0
 
     def _materials(self, level: int, *, max_tier: int, zone: int | None = None) -> list[ObjDraft]:
-        return [m for m in self.d.of_kind("raw", "made")
-                if m.level <= level and m.tier <= max_tier and (zone is None or m.zone <= zone)]
+        return [
+            m
+            for m in self.d.of_kind("raw", "made")
+            if m.level <= level and m.tier <= max_tier and (zone is None or m.zone <= zone)
+        ]
 
     # ------------------------------------------------------------------ build
     def build(self) -> None:
@@ -209,17 +252,20 @@ class ObjectBuilder:
         for level, tier in sorted(zip(made_levels, tiers, strict=True), key=lambda lt: (lt[1], lt[0])):
             o = self._new("made", "material", level, size=1)
             o.tier = depth  # not an ingredient of anything until its own recipe is known
-            below = [m for m in self._materials(level, max_tier=tier - 1) if m.tier == tier - 1] or \
-                self._materials(level, max_tier=tier - 1)
+            below = [m for m in self._materials(level, max_tier=tier - 1) if m.tier == tier - 1] or self._materials(
+                level, max_tier=tier - 1
+            )
             first = self._pick(below, 1)
-            rest = self._pick([m for m in self._materials(level, max_tier=tier - 1) if m not in first],
-                              rng.choice((0, 1, 1)))
+            rest = self._pick(
+                [m for m in self._materials(level, max_tier=tier - 1) if m not in first], rng.choice((0, 1, 1))
+            )
             self._recipe(o, first + rest, yields=rng.choice((1, 1, 2)))
 
         # Food (games with the eat verb).
         for level in _spread(c["food_raw"], top):
-            o = self._new("food_raw", "food", level, value=max(1, level), size=1, hp_restore=6 + 4 * level,
-                          spawn_weight=1.0)
+            o = self._new(
+                "food_raw", "food", level, value=max(1, level), size=1, hp_restore=6 + 4 * level, spawn_weight=1.0
+            )
             self._home(o, rng.randint(1, 3))
         for level in _spread(c["food_made"], top):
             o = self._new("food_made", "food", level, size=1, hp_restore=20 + 10 * level)

@@ -64,8 +64,12 @@ def lay_out(d: Draft) -> None:
     linked = {frozenset(pair) for pair in d.links}
     for p in range(spec.places):
         members = [i for i in range(n_areas) if place_of[i] == p]
-        pairs = [(x, y) for k, x in enumerate(members) for y in members[k + 1:]
-                 if zone_of[x] == zone_of[y] and frozenset((d.areas[x].name, d.areas[y].name)) not in linked]
+        pairs = [
+            (x, y)
+            for k, x in enumerate(members)
+            for y in members[k + 1 :]
+            if zone_of[x] == zone_of[y] and frozenset((d.areas[x].name, d.areas[y].name)) not in linked
+        ]
         for x, y in rng.sample(pairs, min(len(pairs), rng.randint(0, 1))):
             d.links.append((d.areas[x].name, d.areas[y].name))
 

@@ -21,8 +21,21 @@ from odyssey_gen.spec import SpecError
 Stage = dict[str, Any]
 
 FILLERS: dict[str, float] = {
-    "craft": 3, "gather": 2, "explore": 2, "hunt": 2, "slay": 1, "buy": 1, "sell": 1, "equip": 1.5, "arm": 0.5,
-    "write": 1, "note": 1, "deliver": 1.5, "eat": 1, "level": 0.5, "talk": 1,
+    "craft": 3,
+    "gather": 2,
+    "explore": 2,
+    "hunt": 2,
+    "slay": 1,
+    "buy": 1,
+    "sell": 1,
+    "equip": 1.5,
+    "arm": 0.5,
+    "write": 1,
+    "note": 1,
+    "deliver": 1.5,
+    "eat": 1,
+    "level": 0.5,
+    "talk": 1,
 }
 
 
@@ -67,37 +80,54 @@ class QuestBuilder:
     # ------------------------------------------------------------------ required stages
     def talk_guide(self) -> Stage:
         g = self.guide.name
-        return self._stage("talk_guide", f"Hear out {words_of(g).title()}", "I am right here. Talk to me.",
-                           {"type": "talked_to", "npc": g},
-                           on_complete=f"{words_of(g).title()} tells of the {words_of(self.boss.name)} and the "
-                                       f"{words_of(self.trophy.name)} it keeps.")
+        return self._stage(
+            "talk_guide",
+            f"Hear out {words_of(g).title()}",
+            "I am right here. Talk to me.",
+            {"type": "talked_to", "npc": g},
+            on_complete=f"{words_of(g).title()} tells of the {words_of(self.boss.name)} and the "
+            f"{words_of(self.trophy.name)} it keeps.",
+        )
 
     def craft_key(self, lock: Lock) -> Stage | None:
         key = self.d.objects[lock.key]
-        return self._stage("craft_key", f"Make the {words_of(lock.key)}",
-                           f"The way to {lock.b} is locked. {_recipe_text(self.d, key)}",
-                           {"type": "object_crafted", "object": lock.key})
+        return self._stage(
+            "craft_key",
+            f"Make the {words_of(lock.key)}",
+            f"The way to {lock.b} is locked. {_recipe_text(self.d, key)}",
+            {"type": "object_crafted", "object": lock.key},
+        )
 
     def cross(self, lock: Lock) -> Stage | None:
-        return self._stage("cross", f"Pass the locked way into {words_of(lock.b)}",
-                           f"The way from {lock.a} to {lock.b} opens for whoever holds a {lock.key} in hand "
-                           f"when entering. {_recipe_text(self.d, self.d.objects[lock.key])}",
-                           {"type": "visited_k_of", "areas": [lock.b], "count": 1})
+        return self._stage(
+            "cross",
+            f"Pass the locked way into {words_of(lock.b)}",
+            f"The way from {lock.a} to {lock.b} opens for whoever holds a {lock.key} in hand "
+            f"when entering. {_recipe_text(self.d, self.d.objects[lock.key])}",
+            {"type": "visited_k_of", "areas": [lock.b], "count": 1},
+        )
 
     def slay_boss(self) -> Stage | None:
         deepest = self.d.areas[-1].name
         b = self.boss.name
-        return self._stage("boss", f"Defeat the {words_of(b)}",
-                           f"The {b} waits in {deepest}. It fights in a rhythm: strike when its guard is down, "
-                           "and come with a good weapon and armor.",
-                           {"type": "npc_defeated", "npc": b}, spawn=[{"npc": b, "area": deepest}],
-                           on_open=f"Something vast stirs in {deepest}.")
+        return self._stage(
+            "boss",
+            f"Defeat the {words_of(b)}",
+            f"The {b} waits in {deepest}. It fights in a rhythm: strike when its guard is down, "
+            "and come with a good weapon and armor.",
+            {"type": "npc_defeated", "npc": b},
+            spawn=[{"npc": b, "area": deepest}],
+            on_open=f"Something vast stirs in {deepest}.",
+        )
 
     def bring_trophy(self) -> Stage | None:
         t, home = self.trophy.name, self.d.spawn.name
-        return self._stage("return", f"Bring the {words_of(t)} home",
-                           f"The {self.boss.name} dropped the {t} where it fell. Carry it back to {home} and set it "
-                           "down there.", {"type": "object_in_area", "object": t, "area": home})
+        return self._stage(
+            "return",
+            f"Bring the {words_of(t)} home",
+            f"The {self.boss.name} dropped the {t} where it fell. Carry it back to {home} and set it down there.",
+            {"type": "object_in_area", "object": t, "area": home},
+        )
 
     # ------------------------------------------------------------------ fillers
     def filler(self, k: int) -> Stage:
@@ -127,17 +157,21 @@ class QuestBuilder:
         o = self._choose(self._in_reach(k, "made", "weapon", "armor", "container", "food_made"))
         if o is None or o.recipe is None:
             return None
-        return self._stage("craft", f"Craft {words_of(o.name)}", _recipe_text(self.d, o),
-                           {"type": "object_crafted", "object": o.name})
+        return self._stage(
+            "craft", f"Craft {words_of(o.name)}", _recipe_text(self.d, o), {"type": "object_crafted", "object": o.name}
+        )
 
     def _f_gather(self, k: int) -> Stage | None:
         o = self._choose(self._in_reach(k, "raw"))
         if o is None:
             return None
         n = self.rng.randint(2, 3)
-        return self._stage("gather", f"Gather {n} {words_of(o.name)}",
-                           f"Carry {n} {o.name} at once. Some lie in {o.home}; traders may sell it too.",
-                           {"type": "has_item_count", "object": o.name, "count": n})
+        return self._stage(
+            "gather",
+            f"Gather {n} {words_of(o.name)}",
+            f"Carry {n} {o.name} at once. Some lie in {o.home}; traders may sell it too.",
+            {"type": "has_item_count", "object": o.name, "count": n},
+        )
 
     def _f_explore(self, k: int) -> Stage | None:
         lo = self.cap(k - 1) if k else 0
@@ -148,9 +182,12 @@ class QuestBuilder:
         n = min(len(region), 2)
         pick = self.rng.sample(region, min(len(region), 3))
         self.targets.update(pick)
-        return self._stage("explore", f"Explore {', '.join(words_of(a) for a in pick[:2])}",
-                           f"Walk into {n} of these places: {', '.join(pick)}.",
-                           {"type": "visited_k_of", "areas": pick, "count": n})
+        return self._stage(
+            "explore",
+            f"Explore {', '.join(words_of(a) for a in pick[:2])}",
+            f"Walk into {n} of these places: {', '.join(pick)}.",
+            {"type": "visited_k_of", "areas": pick, "count": n},
+        )
 
     def _enemy(self, k: int) -> NpcDraft | None:
         options = [n for n in self.d.npcs_of("enemy") if n.level <= self.cap(k) and n.homes]
@@ -161,30 +198,45 @@ class QuestBuilder:
         if e is None:
             return None
         n = min(2, len(e.homes))
-        return self._stage("hunt", f"Thin out the {words_of(e.name)}s",
-                           f"Defeat {n} {e.name}. They keep to {e.homes[0]} and nearby.",
-                           {"type": "defeated_n", "npc": e.name, "count": n})
+        return self._stage(
+            "hunt",
+            f"Thin out the {words_of(e.name)}s",
+            f"Defeat {n} {e.name}. They keep to {e.homes[0]} and nearby.",
+            {"type": "defeated_n", "npc": e.name, "count": n},
+        )
 
     def _f_slay(self, k: int) -> Stage | None:
         e = self._enemy(k)
         if e is None:
             return None
-        return self._stage("slay", f"Defeat a {words_of(e.name)}", f"One lurks in {e.homes[0]}.",
-                           {"type": "npc_defeated", "npc": e.name})
+        return self._stage(
+            "slay",
+            f"Defeat a {words_of(e.name)}",
+            f"One lurks in {e.homes[0]}.",
+            {"type": "npc_defeated", "npc": e.name},
+        )
 
     def _merchants(self, k: int) -> list[NpcDraft]:
         return [m for m in self.d.npcs_of("merchant") if m.level <= self.cap(k)]
 
     def _f_buy(self, k: int) -> Stage | None:
         # raw materials only: tools and paper in stock may be bought up by the time the stage opens
-        wares = [(m, o) for m in self._merchants(k) for o, n in m.fields["stock"].items()
-                 if o not in self.targets and self.d.objects[o].kind == "raw" and n >= 2]
+        wares = [
+            (m, o)
+            for m in self._merchants(k)
+            for o, n in m.fields["stock"].items()
+            if o not in self.targets and self.d.objects[o].kind == "raw" and n >= 2
+        ]
         if not wares:
             return None
         m, o = self.rng.choice(wares)
         self.targets.add(o)
-        return self._stage("buy", f"Buy {words_of(o)}",
-                           f"{m.name} in {m.homes[0]} sells {o} for coins.", {"type": "object_bought", "object": o})
+        return self._stage(
+            "buy",
+            f"Buy {words_of(o)}",
+            f"{m.name} in {m.homes[0]} sells {o} for coins.",
+            {"type": "object_bought", "object": o},
+        )
 
     def _f_sell(self, k: int) -> Stage | None:
         if not self._merchants(k):
@@ -193,9 +245,12 @@ class QuestBuilder:
         if o is None:
             return None
         m = self._merchants(k)[0]
-        return self._stage("sell", f"Sell some {words_of(o.name)}",
-                           f"Traders pay coins for {o.name}; {m.name} in {m.homes[0]} will buy it. Some lies in "
-                           f"{o.home}.", {"type": "object_sold", "object": o.name})
+        return self._stage(
+            "sell",
+            f"Sell some {words_of(o.name)}",
+            f"Traders pay coins for {o.name}; {m.name} in {m.homes[0]} will buy it. Some lies in {o.home}.",
+            {"type": "object_sold", "object": o.name},
+        )
 
     def _f_equip(self, k: int) -> Stage | None:
         armor = self._fresh(self._in_reach(k, "armor"))
@@ -205,18 +260,24 @@ class QuestBuilder:
         pick = [a for a in armor if a.level >= top - 1][:2]
         self.targets.update(a.name for a in pick)
         names = [a.name for a in pick]
-        return self._stage("equip", f"Wear {words_of(names[0])}" + (" or better" if len(names) > 1 else ""),
-                           " ".join(_recipe_text(self.d, a) for a in pick) + " Equip it to wear it.",
-                           {"type": "equipped_any_of", "objects": names})
+        return self._stage(
+            "equip",
+            f"Wear {words_of(names[0])}" + (" or better" if len(names) > 1 else ""),
+            " ".join(_recipe_text(self.d, a) for a in pick) + " Equip it to wear it.",
+            {"type": "equipped_any_of", "objects": names},
+        )
 
     def _f_arm(self, k: int) -> Stage | None:
         if "arm" in self.targets:
             return None
         self.targets.add("arm")
         w = min(self.d.of_kind("weapon"), key=lambda o: o.level)
-        return self._stage("arm", "Take up a weapon",
-                           f"Hold any weapon in a hand. {_recipe_text(self.d, w)}",
-                           {"type": "holds_category", "category": "weapon"})
+        return self._stage(
+            "arm",
+            "Take up a weapon",
+            f"Hold any weapon in a hand. {_recipe_text(self.d, w)}",
+            {"type": "holds_category", "category": "weapon"},
+        )
 
     def _phrase(self) -> str:
         a, b = self.rng.sample(self.words, 2)
@@ -225,9 +286,12 @@ class QuestBuilder:
     def _f_write(self, k: int) -> Stage | None:
         text = self._phrase()
         tool, paper = self.d.of_kind("write")[0], self.d.of_kind("writable")[0]
-        return self._stage("write", "Write down the old words",
-                           f"Hold a {tool.name} and a {paper.name} and write: {text}.",
-                           {"type": "text_written", "text": text})
+        return self._stage(
+            "write",
+            "Write down the old words",
+            f"Hold a {tool.name} and a {paper.name} and write: {text}.",
+            {"type": "text_written", "text": text},
+        )
 
     def _f_note(self, k: int) -> Stage | None:
         areas = [a for a in self.d.areas if a.level <= self.cap(k) and a.index != 0 and a.name not in self.targets]
@@ -236,9 +300,12 @@ class QuestBuilder:
         area = self.rng.choice(areas)
         self.targets.add(area.name)
         text = self._phrase()
-        return self._stage("note", f"Leave a note in {words_of(area.name)}",
-                           f"Write '{text}' on something writable and set it down in {area.name}.",
-                           {"type": "text_equals_in", "text": text, "area": area.name})
+        return self._stage(
+            "note",
+            f"Leave a note in {words_of(area.name)}",
+            f"Write '{text}' on something writable and set it down in {area.name}.",
+            {"type": "text_equals_in", "text": text, "area": area.name},
+        )
 
     def _f_deliver(self, k: int) -> Stage | None:
         o = self._choose(self._in_reach(k, "raw", "made"))
@@ -246,24 +313,32 @@ class QuestBuilder:
             return None
         friends = [n for n in self.d.npcs_of("villager", "merchant") if n.homes]
         dest = self.rng.choice(friends).homes[0] if friends and self.rng.random() < 0.6 else self.d.spawn.name
-        return self._stage("deliver", f"Bring {words_of(o.name)} to {words_of(dest)}",
-                           f"Set a {o.name} down in {dest}. {_recipe_text(self.d, o)}",
-                           {"type": "object_in_area", "object": o.name, "area": dest})
+        return self._stage(
+            "deliver",
+            f"Bring {words_of(o.name)} to {words_of(dest)}",
+            f"Set a {o.name} down in {dest}. {_recipe_text(self.d, o)}",
+            {"type": "object_in_area", "object": o.name, "area": dest},
+        )
 
     def _f_eat(self, k: int) -> Stage | None:
         o = self._choose(self._in_reach(k, "food_raw", "food_made"))
         if o is None:
             return None
-        return self._stage("eat", f"Eat {words_of(o.name)}", _recipe_text(self.d, o),
-                           {"type": "object_eaten", "object": o.name})
+        return self._stage(
+            "eat", f"Eat {words_of(o.name)}", _recipe_text(self.d, o), {"type": "object_eaten", "object": o.name}
+        )
 
     def _f_level(self, k: int) -> Stage | None:
         want = min(self.cap(k), 3)
         if want < 2 or "level" in self.targets:
             return None
         self.targets.add("level")
-        return self._stage("level", f"Reach level {want}", "Experience comes from exploring, crafting, trading, "
-                           "fighting and finishing tasks.", {"type": "level_at_least", "count": want})
+        return self._stage(
+            "level",
+            f"Reach level {want}",
+            "Experience comes from exploring, crafting, trading, fighting and finishing tasks.",
+            {"type": "level_at_least", "count": want},
+        )
 
     def _f_talk(self, k: int) -> Stage | None:
         friends = self._fresh([n for n in self.d.npcs_of("villager", "merchant") if n.level <= self.cap(k) and n.homes])
@@ -271,8 +346,12 @@ class QuestBuilder:
             return None
         n = self.rng.choice(friends)
         self.targets.add(n.name)
-        return self._stage("talk", f"Talk to {words_of(n.name).title()}", f"{n.name} can be found in {n.homes[0]}.",
-                           {"type": "talked_to", "npc": n.name})
+        return self._stage(
+            "talk",
+            f"Talk to {words_of(n.name).title()}",
+            f"{n.name} can be found in {n.homes[0]}.",
+            {"type": "talked_to", "npc": n.name},
+        )
 
     # ------------------------------------------------------------------ chapters
     def _lock_chapters(self) -> list[list[Lock]]:
@@ -286,8 +365,14 @@ class QuestBuilder:
         for k in range(spec.chapters - 1, -1, -1):
             room = spec.stages - (k == spec.chapters - 1)
             while len(per[k]) > room:
-                target = next((j for j in [*range(k - 1, -1, -1), *range(k + 1, spec.chapters)]
-                               if len(per[j]) < spec.stages - (j == spec.chapters - 1)), None)
+                target = next(
+                    (
+                        j
+                        for j in [*range(k - 1, -1, -1), *range(k + 1, spec.chapters)]
+                        if len(per[j]) < spec.stages - (j == spec.chapters - 1)
+                    ),
+                    None,
+                )
                 if target is None:
                     raise SpecError("too few stages for the locks and the boss: raise --stages or --chapters")
                 lock = per[k].pop(0 if target < k else -1)
@@ -342,13 +427,19 @@ class QuestBuilder:
                 s["id"] = f"{cid}_{s['kind']}_{self.counter}"
             if spec.branching > 1:
                 prev_end = self._fork(units, prev_end)
-            chapters.append({"id": cid, "title": f"Chapter {k + 1}: {self._chapter_title(k, stages)}",
-                             "intro": self._chapter_intro(k), "stages": [self._ordered(s) for s in stages]})
+            chapters.append(
+                {
+                    "id": cid,
+                    "title": f"Chapter {k + 1}: {self._chapter_title(k, stages)}",
+                    "intro": self._chapter_intro(k),
+                    "stages": [self._ordered(s) for s in stages],
+                }
+            )
         g, b, t = self.guide.name, self.boss.name, self.trophy.name
         return {
             "title": f"The {words_of(t).title()}",
             "intro": f"{words_of(g).title()} waits in {d.spawn.name} with a task: the {words_of(b)} keeps the "
-                     f"{words_of(t)} in {d.areas[-1].name}, and it must be taken back.",
+            f"{words_of(t)} in {d.areas[-1].name}, and it must be taken back.",
             "outro": f"The {words_of(t)} is home again. I have completed the main quest.",
             "guide": {"npc": g, "area": d.spawn.name},
             "chapters": chapters,
@@ -411,21 +502,40 @@ class QuestBuilder:
         hall, door = d.namer.name("room"), d.namer.name("room")
         # A recipe to practise: the first key when there is one (it then opens the tutorial's door).
         keys = [k for k in d.of_kind("key") if k.recipe]
-        craftable = keys[0] if keys else min((o for o in d.of_kind("made") if o.recipe),
-                                             key=lambda o: (o.tier, o.level, o.name), default=None)
+        craftable = (
+            keys[0]
+            if keys
+            else min((o for o in d.of_kind("made") if o.recipe), key=lambda o: (o.tier, o.level, o.name), default=None)
+        )
         steps = [
-            {"id": "take_bag", "say": f"A {words_of(bag)} lies here. Single items carry a number: "
-                                      f"'pick up {bag}_<number>'.", "place": {bag: 1},
-             "done": {"type": "has_item_count", "object": bag}},
-            {"id": "wear_bag",
-             "say": f"Two hands hold two things; worn as a pack it holds more: 'equip {bag}_<number>'.",
-             "done": {"type": "equipped_any_of", "objects": [bag]}},
-            {"id": "take_coins", "say": f"A pile of coins takes one hand: 'pick up {coin}'.", "place": {coin: 4},
-             "done": {"type": "has_item_count", "object": coin, "count": 4}},
-            {"id": "ask_trainer", "say": f"Traders name their wares when spoken to: 'talk to {trainer_name}'.",
-             "npcs": [trainer_name], "done": {"type": "talked_to", "npc": trainer_name}},
-            {"id": "buy", "say": f"Buy something: 'buy 1 {ware} {trainer_name}'.",
-             "done": {"type": "object_bought", "object": ware}},
+            {
+                "id": "take_bag",
+                "say": f"A {words_of(bag)} lies here. Single items carry a number: 'pick up {bag}_<number>'.",
+                "place": {bag: 1},
+                "done": {"type": "has_item_count", "object": bag},
+            },
+            {
+                "id": "wear_bag",
+                "say": f"Two hands hold two things; worn as a pack it holds more: 'equip {bag}_<number>'.",
+                "done": {"type": "equipped_any_of", "objects": [bag]},
+            },
+            {
+                "id": "take_coins",
+                "say": f"A pile of coins takes one hand: 'pick up {coin}'.",
+                "place": {coin: 4},
+                "done": {"type": "has_item_count", "object": coin, "count": 4},
+            },
+            {
+                "id": "ask_trainer",
+                "say": f"Traders name their wares when spoken to: 'talk to {trainer_name}'.",
+                "npcs": [trainer_name],
+                "done": {"type": "talked_to", "npc": trainer_name},
+            },
+            {
+                "id": "buy",
+                "say": f"Buy something: 'buy 1 {ware} {trainer_name}'.",
+                "done": {"type": "object_bought", "object": ware},
+            },
         ]
         link: dict[str, Any] = {"a": hall, "b": door}
         if craftable is not None:
@@ -433,29 +543,55 @@ class QuestBuilder:
             place = {s: 1 for s in recipe["stations"]}
             for ing, n in recipe["ingredients"].items():
                 place[ing] = place.get(ing, 0) + n
-            steps.append({"id": "craft", "say": f"Recipes turn ingredients into new things at a station; "
-                                                f"'inspect {craftable.name}' shows one once you have it. Pick up "
-                                                f"what lies here, then: 'craft 1 {craftable.name}'.",
-                          "place": place, "done": {"type": "object_crafted", "object": craftable.name}})
+            steps.append(
+                {
+                    "id": "craft",
+                    "say": f"Recipes turn ingredients into new things at a station; "
+                    f"'inspect {craftable.name}' shows one once you have it. Pick up "
+                    f"what lies here, then: 'craft 1 {craftable.name}'.",
+                    "place": place,
+                    "done": {"type": "object_crafted", "object": craftable.name},
+                }
+            )
             if craftable.kind == "key":
                 link.update(locked=True, key=craftable.name)
         steps += [
-            {"id": "spar", "say": f"Something to fight: 'attack {dummy_name}'.", "npcs": [dummy_name],
-             "done": {"type": "npc_defeated", "npc": dummy_name}},
-            {"id": "write", "say": f"Writing needs a {words_of(tool)} in one hand and a {words_of(paper)} in the "
-                                   "other. "
-                                   f"Free your hands ('drop <object_name>'), pick both up, then: "
-                                   f"'write \"hello\" {paper}_<number>'.", "place": {tool: 1, paper: 1},
-             "done": {"type": "text_written"}},
-            {"id": "leave", "say": (f"A key opens its lock only from my hand: 'enter {door}'." if link.get("locked")
-                                    else f"Time to go: 'enter {door}'."),
-             "done": {"type": "area_entered", "area": door}},
+            {
+                "id": "spar",
+                "say": f"Something to fight: 'attack {dummy_name}'.",
+                "npcs": [dummy_name],
+                "done": {"type": "npc_defeated", "npc": dummy_name},
+            },
+            {
+                "id": "write",
+                "say": f"Writing needs a {words_of(tool)} in one hand and a {words_of(paper)} in the "
+                "other. "
+                f"Free your hands ('drop <object_name>'), pick both up, then: "
+                f"'write \"hello\" {paper}_<number>'.",
+                "place": {tool: 1, paper: 1},
+                "done": {"type": "text_written"},
+            },
+            {
+                "id": "leave",
+                "say": (
+                    f"A key opens its lock only from my hand: 'enter {door}'."
+                    if link.get("locked")
+                    else f"Time to go: 'enter {door}'."
+                ),
+                "done": {"type": "area_entered", "area": door},
+            },
         ]
-        return {"rooms": [{"name": hall, "description": "A swept room where newcomers learn their way around."},
-                          {"name": door, "description": "The room's outer doorway. The world lies beyond."}],
-                "links": [link], "intro": "Before the world, a short drill: each lesson says what to type.",
-                "outro": "The drill is over; I leave the practice things behind.", "max_steps": 120,
-                "steps": steps}
+        return {
+            "rooms": [
+                {"name": hall, "description": "A swept room where newcomers learn their way around."},
+                {"name": door, "description": "The room's outer doorway. The world lies beyond."},
+            ],
+            "links": [link],
+            "intro": "Before the world, a short drill: each lesson says what to type.",
+            "outro": "The drill is over; I leave the practice things behind.",
+            "max_steps": 120,
+            "steps": steps,
+        }
 
     def build(self) -> dict[str, Any]:
         quest: dict[str, Any] = {"main": self.main_quest()}

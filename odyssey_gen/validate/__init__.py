@@ -95,8 +95,9 @@ def _load_data_only(folder: Path) -> list[Problem]:
     return []
 
 
-def validate(folder: str | Path, settings: ValidationSettings | None = None,
-             checks: Iterable[str] = CHECKS) -> Validation:
+def validate(
+    folder: str | Path, settings: ValidationSettings | None = None, checks: Iterable[str] = CHECKS
+) -> Validation:
     """Run ``checks`` (in :data:`CHECKS` order) on the folder, stopping at the first that fails."""
     folder = Path(folder)
     settings = settings or ValidationSettings()

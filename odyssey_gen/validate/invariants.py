@@ -20,8 +20,9 @@ __all__ = ["state_problems", "world_size"]
 def _known(engine: Engine, handle: str) -> bool:
     state = engine.state
     inst = state.instances.get(handle)
-    return (inst is not None and inst.type in engine.game.objects) or \
-        (inst is None and handle in engine.game.objects and not engine.game.objects[handle].instanced)
+    return (inst is not None and inst.type in engine.game.objects) or (
+        inst is None and handle in engine.game.objects and not engine.game.objects[handle].instanced
+    )
 
 
 def state_problems(engine: Engine, limit: int = 5) -> list[str]:
@@ -93,5 +94,10 @@ def world_size(engine: Engine) -> int:
     def units(holding: dict[str, int]) -> int:
         return sum(n for h, n in holding.items() if h != coin)
 
-    return (sum(units(a.objects) for a in state.areas.values()) + len(state.npcs) + len(state.areas)
-            + len(state.instances) + sum(units(i.contents) for i in state.instances.values()))
+    return (
+        sum(units(a.objects) for a in state.areas.values())
+        + len(state.npcs)
+        + len(state.areas)
+        + len(state.instances)
+        + sum(units(i.contents) for i in state.instances.values())
+    )

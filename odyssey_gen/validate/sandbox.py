@@ -61,8 +61,9 @@ def _limits(settings: ValidationSettings):
     return apply
 
 
-def run_checks(folder: str | Path, checks: list[str], settings: ValidationSettings,
-               extra: dict[str, Any] | None = None) -> SandboxResult:
+def run_checks(
+    folder: str | Path, checks: list[str], settings: ValidationSettings, extra: dict[str, Any] | None = None
+) -> SandboxResult:
     """Run the named worker checks on a copy of ``folder`` in a limited child process."""
     folder = Path(folder)
     with tempfile.TemporaryDirectory(prefix="odyssey-sandbox-") as tmp:
@@ -83,22 +84,34 @@ def run_checks(folder: str | Path, checks: list[str], settings: ValidationSettin
             "ODYSSEY_TRUST_FILE": str(work / "no-trust-store.json"),
             "LANG": "C.UTF-8",
         }
-        request = json.dumps({"folder": str(game), "checks": checks, "settings": asdict(settings),
-                              "extra": extra or {}})
+        request = json.dumps(
+            {"folder": str(game), "checks": checks, "settings": asdict(settings), "extra": extra or {}}
+        )
         proc = subprocess.Popen(
             [sys.executable, "-s", "-B", "-m", "odyssey_gen.validate.worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=work, env=env,
-            preexec_fn=_limits(settings), start_new_session=True, text=True)
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            cwd=work,
+            env=env,
+            preexec_fn=_limits(settings),
+            start_new_session=True,
+            text=True,
+        )
         try:
             out, err = proc.communicate(request, timeout=settings.timeout)
         except subprocess.TimeoutExpired:
             _kill(proc)
             out, err = proc.communicate()
-            return _failure(checks, f"the validation process ran past its wall-clock limit of {settings.timeout:g} s "
-                                    "(an endless loop in the game's rules?) and was killed", err)
+            return _failure(
+                checks,
+                f"the validation process ran past its wall-clock limit of {settings.timeout:g} s "
+                "(an endless loop in the game's rules?) and was killed",
+                err,
+            )
     line = next((x for x in reversed(out.splitlines()) if x.startswith(MARKER)), None)
     if line is not None:
-        return SandboxResult(json.loads(line[len(MARKER):]))
+        return SandboxResult(json.loads(line[len(MARKER) :]))
     code = proc.returncode
     if code < 0 and -code == signal.SIGXCPU:
         why = f"the validation process used up its CPU-time limit of {settings.cpu_seconds} s and was stopped"
@@ -119,7 +132,7 @@ def _kill(proc: subprocess.Popen) -> None:
 def _failure(checks: list[str], message: str, stderr: str) -> SandboxResult:
     """A result for a worker that gave none: blamed on the check it had started last."""
     lines = stderr.strip().splitlines()
-    started = [x[len(CHECK_MARKER):].strip() for x in lines if x.startswith(CHECK_MARKER)]
+    started = [x[len(CHECK_MARKER) :].strip() for x in lines if x.startswith(CHECK_MARKER)]
     check = started[-1] if started else (checks[0] if checks else "sandbox")
     tail = "\n".join(x for x in lines[-15:] if not x.startswith(CHECK_MARKER))
     return SandboxResult({"_error": {"check": check, "message": message, "detail": tail}})

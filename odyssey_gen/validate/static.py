@@ -47,11 +47,31 @@ MAX_BYTES = 200_000
 #: module -> names a rules.py may import from it ("*" for the stdlib modules imported whole).
 ALLOWED_IMPORTS: dict[str, frozenset[str]] = {
     "odyssey_env.rules": frozenset({"ActionRule", "StepRule", "Fact", "action_rule", "step_rule", "predicate"}),
-    "odyssey_env.world": frozenset({
-        "type_of", "add", "remove", "describe_holding", "hand_slots_used", "hands_free", "held_for",
-        "fits_in_hands", "give", "container_load", "container_room", "held_containers", "carried_count",
-        "take_carried", "make_objects", "materialize", "drop_all", "attack_of", "defense_of", "npc_here",
-        "known_object"}),
+    "odyssey_env.world": frozenset(
+        {
+            "type_of",
+            "add",
+            "remove",
+            "describe_holding",
+            "hand_slots_used",
+            "hands_free",
+            "held_for",
+            "fits_in_hands",
+            "give",
+            "container_load",
+            "container_room",
+            "held_containers",
+            "carried_count",
+            "take_carried",
+            "make_objects",
+            "materialize",
+            "drop_all",
+            "attack_of",
+            "defense_of",
+            "npc_here",
+            "known_object",
+        }
+    ),
     "odyssey_env.worldgen": frozenset({"spawn_npc", "spawnable_enemies", "link"}),
     "odyssey_env.engine": frozenset({"Engine", "Turn", "Event"}),
     "odyssey_env.state": frozenset({"Agent", "Area", "Npc", "Instance", "Exit", "WorldState"}),
@@ -71,22 +91,93 @@ ALLOWED_IMPORTS: dict[str, frozenset[str]] = {
 #: Modules that may be imported whole (``import math``).
 WHOLE_MODULES = frozenset({"math"})
 
-ALLOWED_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "dict", "enumerate", "filter", "float", "frozenset", "int", "isinstance",
-    "issubclass", "iter", "len", "list", "map", "max", "min", "next", "range", "repr", "reversed", "round",
-    "set", "sorted", "str", "sum", "tuple", "zip", "divmod", "staticmethod", "property", "classmethod", "object",
-    "True", "False", "None", "NotImplemented", "Ellipsis",
-    "Exception", "ValueError", "KeyError", "IndexError", "TypeError", "RuntimeError", "NotImplementedError",
-    "ArithmeticError", "ZeroDivisionError", "LookupError", "StopIteration", "AssertionError",
-})
+ALLOWED_BUILTINS = frozenset(
+    {
+        "abs",
+        "all",
+        "any",
+        "bool",
+        "dict",
+        "enumerate",
+        "filter",
+        "float",
+        "frozenset",
+        "int",
+        "isinstance",
+        "issubclass",
+        "iter",
+        "len",
+        "list",
+        "map",
+        "max",
+        "min",
+        "next",
+        "range",
+        "repr",
+        "reversed",
+        "round",
+        "set",
+        "sorted",
+        "str",
+        "sum",
+        "tuple",
+        "zip",
+        "divmod",
+        "staticmethod",
+        "property",
+        "classmethod",
+        "object",
+        "True",
+        "False",
+        "None",
+        "NotImplemented",
+        "Ellipsis",
+        "Exception",
+        "ValueError",
+        "KeyError",
+        "IndexError",
+        "TypeError",
+        "RuntimeError",
+        "NotImplementedError",
+        "ArithmeticError",
+        "ZeroDivisionError",
+        "LookupError",
+        "StopIteration",
+        "AssertionError",
+    }
+)
 FORBIDDEN_BUILTINS = frozenset(n for n in dir(builtins) if n not in ALLOWED_BUILTINS)
 
 #: Attributes that lead out of the game even though their owner belongs to the API.
-FORBIDDEN_ATTRIBUTES = frozenset({
-    "path", "format", "format_map", "mro", "gi_frame", "gi_code", "gi_yieldfrom", "cr_frame", "cr_code",
-    "ag_frame", "ag_code", "f_globals", "f_locals", "f_builtins", "f_back", "f_code", "tb_frame", "tb_next",
-    "co_code", "co_consts", "func_globals", "func_code", "load_state", "save_state", "maketrans",
-})
+FORBIDDEN_ATTRIBUTES = frozenset(
+    {
+        "path",
+        "format",
+        "format_map",
+        "mro",
+        "gi_frame",
+        "gi_code",
+        "gi_yieldfrom",
+        "cr_frame",
+        "cr_code",
+        "ag_frame",
+        "ag_code",
+        "f_globals",
+        "f_locals",
+        "f_builtins",
+        "f_back",
+        "f_code",
+        "tb_frame",
+        "tb_next",
+        "co_code",
+        "co_consts",
+        "func_globals",
+        "func_code",
+        "load_state",
+        "save_state",
+        "maketrans",
+    }
+)
 
 DUNDER_TEXT = re.compile(r"__\w+__")
 #: Dunder methods a rules.py may define: the dataclass hook that checks a Params class's values.
@@ -99,8 +190,14 @@ def _instance_attributes(cls: type) -> set[str]:
         tree = ast.parse(textwrap.dedent(inspect.getsource(cls)))
     except (OSError, TypeError, SyntaxError):  # builtins and C types: dir() already has everything
         return set()
-    return {node.attr for node in ast.walk(tree) if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store)
-            and isinstance(node.value, ast.Name) and node.value.id == "self"}
+    return {
+        node.attr
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Attribute)
+        and isinstance(node.ctx, ast.Store)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+    }
 
 
 def _api_attributes() -> frozenset[str]:
@@ -109,13 +206,49 @@ def _api_attributes() -> frozenset[str]:
     from odyssey_env.quests import spec as quest_spec
 
     classes: list[type] = [
-        state.WorldState, state.Agent, state.Area, state.Npc, state.Instance, state.Exit,
-        content.ObjectType, content.NpcType, content.AreaSpec, content.PlaceSpec, content.Recipe,
-        content.Connection, content.GameInfo, content.WorldSpec, content.AgentSpec, content.GraphSpec,
-        content.PlacementSpec, engine.Engine, engine.Turn, engine.Event, engine.Outcome, game.Game,
-        rules.ActionRule, rules.StepRule, rules.Fact, rules.RuleBook, quest_spec.Condition, quest_spec.Stage,
-        quest_spec.QuestSpec, quest_spec.MainQuest, random.Random, dict, list, str, set, frozenset, tuple, int,
-        float, bool, Counter, deque, defaultdict,
+        state.WorldState,
+        state.Agent,
+        state.Area,
+        state.Npc,
+        state.Instance,
+        state.Exit,
+        content.ObjectType,
+        content.NpcType,
+        content.AreaSpec,
+        content.PlaceSpec,
+        content.Recipe,
+        content.Connection,
+        content.GameInfo,
+        content.WorldSpec,
+        content.AgentSpec,
+        content.GraphSpec,
+        content.PlacementSpec,
+        engine.Engine,
+        engine.Turn,
+        engine.Event,
+        engine.Outcome,
+        game.Game,
+        rules.ActionRule,
+        rules.StepRule,
+        rules.Fact,
+        rules.RuleBook,
+        quest_spec.Condition,
+        quest_spec.Stage,
+        quest_spec.QuestSpec,
+        quest_spec.MainQuest,
+        random.Random,
+        dict,
+        list,
+        str,
+        set,
+        frozenset,
+        tuple,
+        int,
+        float,
+        bool,
+        Counter,
+        deque,
+        defaultdict,
     ]
     names: set[str] = set()
     for cls in classes:
@@ -168,8 +301,12 @@ class _Checker(ast.NodeVisitor):
         for alias in node.names:
             if alias.name not in WHOLE_MODULES:
                 allowed = ", ".join(sorted(WHOLE_MODULES))
-                self.bad(node, f"import {alias.name}", f"only {allowed} may be imported whole; take rule API names "
-                                                       "with 'from odyssey_env.<module> import <name>'")
+                self.bad(
+                    node,
+                    f"import {alias.name}",
+                    f"only {allowed} may be imported whole; take rule API names "
+                    "with 'from odyssey_env.<module> import <name>'",
+                )
 
     def visit_ImportFrom(self, node: ast.ImportFrom) -> None:
         module = node.module or ""
@@ -188,14 +325,20 @@ class _Checker(ast.NodeVisitor):
             if alias.name == "*":
                 self.bad(node, f"from {module} import *", "name each import")
             elif alias.name not in names:
-                self.bad(node, f"from {module} import {alias.name}",
-                         f"{module} offers rules only: {', '.join(sorted(names))}")
+                self.bad(
+                    node,
+                    f"from {module} import {alias.name}",
+                    f"{module} offers rules only: {', '.join(sorted(names))}",
+                )
 
     # ---------------------------------------------------------------- names and attributes
     def visit_Name(self, node: ast.Name) -> None:
         if node.id in FORBIDDEN_BUILTINS or node.id.startswith("__"):
-            self.bad(node, f"the name {node.id!r}", "it is a builtin outside the allow-list or a dunder name "
-                     "(rename a variable that shadows one)")
+            self.bad(
+                node,
+                f"the name {node.id!r}",
+                "it is a builtin outside the allow-list or a dunder name (rename a variable that shadows one)",
+            )
 
     def visit_Attribute(self, node: ast.Attribute) -> None:
         attr = node.attr
@@ -217,23 +360,38 @@ class _Checker(ast.NodeVisitor):
             self.bad(node, f"class {node.name}(... {node.keywords[0].arg}=...)", "class keywords (metaclasses)")
         for base in node.bases:
             if not (isinstance(base, ast.Name) and base.id in ("ActionRule", "StepRule")):
-                self.bad(node, f"class {node.name}({ast.unparse(base)})",
-                         "rule classes derive from ActionRule or StepRule (Params classes from nothing)")
+                self.bad(
+                    node,
+                    f"class {node.name}({ast.unparse(base)})",
+                    "rule classes derive from ActionRule or StepRule (Params classes from nothing)",
+                )
         if node.name.startswith("__"):
             self.bad(node, f"class {node.name}", "dunder names")
         for item in node.body:  # refused here too, so the model hears it with the line, before any sandbox run
-            targets = item.targets if isinstance(item, ast.Assign) else \
-                [item.target] if isinstance(item, ast.AnnAssign) else []
+            targets = (
+                item.targets
+                if isinstance(item, ast.Assign)
+                else [item.target]
+                if isinstance(item, ast.AnnAssign)
+                else []
+            )
             if any(isinstance(t, ast.Name) and t.id == "priority" for t in targets):
-                self.bad(item, f"priority in class {node.name}",
-                         "step rules have no priority: place one with after = (...) / before = (...) naming "
-                         "other step rules")
+                self.bad(
+                    item,
+                    f"priority in class {node.name}",
+                    "step rules have no priority: place one with after = (...) / before = (...) naming "
+                    "other step rules",
+                )
         self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
         if node.name.startswith("__") and node.name not in ALLOWED_DUNDER_METHODS:
-            self.bad(node, f"def {node.name}", "dunder methods change how objects behave; rules need none "
-                                                "(a Params dataclass may check itself in __post_init__)")
+            self.bad(
+                node,
+                f"def {node.name}",
+                "dunder methods change how objects behave; rules need none "
+                "(a Params dataclass may check itself in __post_init__)",
+            )
         self.generic_visit(node)
 
     def generic_visit(self, node: ast.AST) -> None:
@@ -262,18 +420,36 @@ def _module_level(tree: ast.Module) -> list[Rejection]:
     out = []
     for i, node in enumerate(tree.body):
         if isinstance(node, _MODULE_LEVEL):
-            if isinstance(node, ast.Assign | ast.AnnAssign) and node.value is not None and \
-                    any(isinstance(n, ast.Call | ast.Lambda) for n in ast.walk(node.value)):
-                out.append(Rejection(node.lineno, "a call at module level", "nothing may run when the file is "
-                                     "imported; compute it inside a rule"))
+            if (
+                isinstance(node, ast.Assign | ast.AnnAssign)
+                and node.value is not None
+                and any(isinstance(n, ast.Call | ast.Lambda) for n in ast.walk(node.value))
+            ):
+                out.append(
+                    Rejection(
+                        node.lineno,
+                        "a call at module level",
+                        "nothing may run when the file is imported; compute it inside a rule",
+                    )
+                )
             continue
         if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant) and i == 0:
             continue  # the module docstring
-        if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING" \
-                and all(isinstance(n, ast.Import | ast.ImportFrom) for n in node.body) and not node.orelse:
+        if (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Name)
+            and node.test.id == "TYPE_CHECKING"
+            and all(isinstance(n, ast.Import | ast.ImportFrom) for n in node.body)
+            and not node.orelse
+        ):
             continue
-        out.append(Rejection(node.lineno, type(node).__name__.lower() + " at module level",
-                             "only imports, definitions, constants, a docstring and 'if TYPE_CHECKING:' imports"))
+        out.append(
+            Rejection(
+                node.lineno,
+                type(node).__name__.lower() + " at module level",
+                "only imports, definitions, constants, a docstring and 'if TYPE_CHECKING:' imports",
+            )
+        )
     for node in ast.walk(tree):
         if isinstance(node, ast.ClassDef | ast.FunctionDef):
             for deco in node.decorator_list:

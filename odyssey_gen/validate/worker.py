@@ -70,8 +70,10 @@ def check_load(ctx: Context) -> list[dict[str, str]]:
         game = load_game(ctx.folder, cache=False, trust=True)
     except GameError as exc:
         owners = {"world.json": "entities", "quest.json": "quest", "rules.py": "rules"}
-        return [problem("load", str(p), owner=owners.get(p.file, "rules" if "params of rule" in p.file else "entities"))
-                for p in exc.problems]
+        return [
+            problem("load", str(p), owner=owners.get(p.file, "rules" if "params of rule" in p.file else "entities"))
+            for p in exc.problems
+        ]
     ctx.game = game
     out = []
     for verb, rule in game.rules.actions.items():
@@ -109,8 +111,11 @@ def _watch_steps(ctx: Context, engine: Any) -> None:
             said = sum(len(v) for v in eng.state.feedback.values())
             blob = pickle.dumps(eng.state, protocol=pickle.HIGHEST_PROTOCOL)
             _apply(_rule, eng)
-            if len(eng.events) != events or sum(len(v) for v in eng.state.feedback.values()) != said or \
-                    pickle.dumps(eng.state, protocol=pickle.HIGHEST_PROTOCOL) != blob:
+            if (
+                len(eng.events) != events
+                or sum(len(v) for v in eng.state.feedback.values()) != said
+                or pickle.dumps(eng.state, protocol=pickle.HIGHEST_PROTOCOL) != blob
+            ):
                 ctx.fired[name] = ctx.fired.get(name, 0) + 1
 
         rule.apply = watched  # an instance attribute: only this process's copy of the rule is watched
@@ -145,34 +150,61 @@ def check_execution(ctx: Context) -> list[dict[str, str]]:
                 if outcome.invalid or outcome.failed:
                     fb = " ".join(engine.state.feedback[PLAYER])
                     owner = "rules" if verb in ctx.new_verbs else "entities"
-                    out.append(problem("execution", f"unsound valid action ({where}): {command!r} was listed as "
-                                                    f"valid but was refused", fb, owner))
+                    out.append(
+                        problem(
+                            "execution",
+                            f"unsound valid action ({where}): {command!r} was listed as valid but was refused",
+                            fb,
+                            owner,
+                        )
+                    )
                     break
                 ctx.succeeded.add(verb)
                 if i % 20 == 0 or i == st.random_steps - 1:
                     broken = state_problems(engine)
                     if broken:
-                        out.append(problem("execution", f"invalid state ({where}): {broken[0]}", "\n".join(broken),
-                                           "rules" if ctx.has_rules else "entities"))
+                        out.append(
+                            problem(
+                                "execution",
+                                f"invalid state ({where}): {broken[0]}",
+                                "\n".join(broken),
+                                "rules" if ctx.has_rules else "entities",
+                            )
+                        )
                         break
                     size = world_size(engine)
                     if size > limit:
-                        out.append(problem("execution", f"runaway world growth ({where}): {size} things, more than "
-                                                        f"{limit:.0f}", owner="rules" if ctx.has_rules else "entities"))
+                        out.append(
+                            problem(
+                                "execution",
+                                f"runaway world growth ({where}): {size} things, more than {limit:.0f}",
+                                owner="rules" if ctx.has_rules else "entities",
+                            )
+                        )
                         break
                 if engine.state.done:
                     break
         except MemoryError:
             raise
         except RecursionError as exc:
-            out.append(problem("execution", f"{where}: RecursionError: {exc}", traceback.format_exc(limit=-8),
-                               "rules" if ctx.has_rules else "entities"))
+            out.append(
+                problem(
+                    "execution",
+                    f"{where}: RecursionError: {exc}",
+                    traceback.format_exc(limit=-8),
+                    "rules" if ctx.has_rules else "entities",
+                )
+            )
         except Exception as exc:
             tb = traceback.format_exc()
             out.append(problem("execution", f"{where}: {type(exc).__name__}: {exc}", tb, ctx.owner_of(tb)))
-    ctx.stats["execution"] = {"seeds": st.seeds, "steps": steps_done, "verbs_listed": sorted(ctx.listed),
-                              "seconds": round(time.perf_counter() - started, 3),
-                              "new_step_rules_fired": dict(ctx.fired)}
+    ctx.stats["execution"] = {
+        "seeds": st.seeds,
+        "steps": steps_done,
+        "verbs_listed": sorted(ctx.listed),
+        "seconds": round(time.perf_counter() - started, 3),
+        "new_step_rules_fired": dict(ctx.fired),
+    }
     return out
 
 
@@ -182,15 +214,29 @@ def check_reachability(ctx: Context) -> list[dict[str, str]]:
     out = []
     for verb in ctx.new_verbs:
         if verb not in ctx.listed:
-            out.append(problem("reachability", f"the new verb {verb!r} never appeared among the valid actions in "
-                                               f"{span}: make its candidates() list it when it applies", owner="rules"))
+            out.append(
+                problem(
+                    "reachability",
+                    f"the new verb {verb!r} never appeared among the valid actions in "
+                    f"{span}: make its candidates() list it when it applies",
+                    owner="rules",
+                )
+            )
         elif verb not in ctx.succeeded:
-            out.append(problem("reachability", f"the new verb {verb!r} was listed but never succeeded in {span}",
-                               owner="rules"))
+            out.append(
+                problem(
+                    "reachability", f"the new verb {verb!r} was listed but never succeeded in {span}", owner="rules"
+                )
+            )
     for name in ctx.new_steps:
         if not ctx.fired.get(name):
-            out.append(problem("reachability", f"the new step rule {name!r} never changed anything in {span}: it "
-                                               "must fire in ordinary play", owner="rules"))
+            out.append(
+                problem(
+                    "reachability",
+                    f"the new step rule {name!r} never changed anything in {span}: it must fire in ordinary play",
+                    owner="rules",
+                )
+            )
     return out
 
 
@@ -207,8 +253,9 @@ def check_solvability(ctx: Context) -> list[dict[str, str]]:
         env = OdysseyEnv(game, tutorial=game.quest.tutorial is not None)
         obs, info = env.reset(seed=seed)
         agent = OracleAgent(env)
-        agent.reset(Task(game=game.name, title=game.title, verbs=tuple(env.verbs()), seed=seed,
-                         max_steps=st.oracle_budget))
+        agent.reset(
+            Task(game=game.name, title=game.title, verbs=tuple(env.verbs()), seed=seed, max_steps=st.oracle_budget)
+        )
         steps = tutorial_steps = 0
         reason = ""
         terminated = False
@@ -221,27 +268,54 @@ def check_solvability(ctx: Context) -> list[dict[str, str]]:
                 obs, _, terminated, _, info = env.step(decision.action)
                 tutorial_steps += in_tutorial
                 steps += not in_tutorial
-                tutorial_done = tutorial_done or any(e["kind"] == "tutorial_completed" and e.get("completed")
-                                                     for e in info["events"])
+                tutorial_done = tutorial_done or any(
+                    e["kind"] == "tutorial_completed" and e.get("completed") for e in info["events"]
+                )
         except Exception as exc:
             tb = traceback.format_exc()
-            out.append(problem("solvability", f"seed {seed}: the oracle's episode crashed: {type(exc).__name__}: {exc}",
-                               tb, ctx.owner_of(tb)))
+            out.append(
+                problem(
+                    "solvability",
+                    f"seed {seed}: the oracle's episode crashed: {type(exc).__name__}: {exc}",
+                    tb,
+                    ctx.owner_of(tb),
+                )
+            )
             continue
         quest = info.get("quest") or {"completed": 0, "total": 0, "current": []}
-        runs.append({"seed": seed, "stages": quest["completed"], "total": quest["total"], "steps": steps,
-                     "tutorial_steps": tutorial_steps, "tutorial_completed": tutorial_done,
-                     "deaths": env.engine.state.agents[PLAYER].deaths})
+        runs.append(
+            {
+                "seed": seed,
+                "stages": quest["completed"],
+                "total": quest["total"],
+                "steps": steps,
+                "tutorial_steps": tutorial_steps,
+                "tutorial_completed": tutorial_done,
+                "deaths": env.engine.state.agents[PLAYER].deaths,
+            }
+        )
         if not tutorial_done:
-            out.append(problem("solvability", f"seed {seed}: the oracle could not finish the tutorial in "
-                                              f"{tutorial_steps} steps", reason, "quest"))
+            out.append(
+                problem(
+                    "solvability",
+                    f"seed {seed}: the oracle could not finish the tutorial in {tutorial_steps} steps",
+                    reason,
+                    "quest",
+                )
+            )
         if not (terminated and quest["completed"] == quest["total"]):
             goals = [json.dumps(_plain(c), sort_keys=True) for c in current_goals(env.engine, PLAYER)]
             stuck = ", ".join(f"{s['id']} ({s['title']})" for s in quest.get("current", []))
             done = f"{quest['completed']}/{quest['total']}"
-            out.append(problem("solvability", f"seed {seed}: the oracle completed {done} main-quest stages in "
-                                              f"{steps} steps; still open: {stuck or 'none'}",
-                               f"open conditions: {'; '.join(goals)}\nthe oracle's last reason: {reason}", "quest"))
+            out.append(
+                problem(
+                    "solvability",
+                    f"seed {seed}: the oracle completed {done} main-quest stages in "
+                    f"{steps} steps; still open: {stuck or 'none'}",
+                    f"open conditions: {'; '.join(goals)}\nthe oracle's last reason: {reason}",
+                    "quest",
+                )
+            )
     ctx.stats["solvability"] = {"budget": st.oracle_budget, "runs": runs}
     return out
 
@@ -260,8 +334,12 @@ def _plain(cond: Any) -> dict[str, Any]:
     return out
 
 
-CHECKS = {"load": check_load, "execution": check_execution, "reachability": check_reachability,
-          "solvability": check_solvability}
+CHECKS = {
+    "load": check_load,
+    "execution": check_execution,
+    "reachability": check_reachability,
+    "solvability": check_solvability,
+}
 
 
 def main() -> int:
@@ -274,8 +352,13 @@ def main() -> int:
             found = CHECKS[check](ctx)
         except MemoryError:
             ctx.game = None  # let go of what we can before reporting
-            found = [problem(check, f"ran out of its memory limit of {ctx.settings.memory_mb} MB (a memory bomb in "
-                                    "the game's rules?)", owner="rules" if ctx.has_rules else "entities")]
+            found = [
+                problem(
+                    check,
+                    f"ran out of its memory limit of {ctx.settings.memory_mb} MB (a memory bomb in the game's rules?)",
+                    owner="rules" if ctx.has_rules else "entities",
+                )
+            ]
         except Exception as exc:
             tb = traceback.format_exc()
             found = [problem(check, f"{type(exc).__name__}: {exc}", tb, ctx.owner_of(tb))]

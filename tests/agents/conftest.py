@@ -31,8 +31,12 @@ def _corpus() -> list[str]:
 
     env = OdysseyEnv("base")
     obs, _ = env.reset(seed=0)
-    lines = [obs, *env.verbs(), '{"reasoning": "I go north.", "action": "enter reed_marsh"}',
-             '{"memory": "notes", "reflection": "ok", "summary": "s", "answer": "B"}']
+    lines = [
+        obs,
+        *env.verbs(),
+        '{"reasoning": "I go north.", "action": "enter reed_marsh"}',
+        '{"memory": "notes", "reflection": "ok", "summary": "s", "answer": "B"}',
+    ]
     for cmd in ("enter reed_marsh", "pick up mushroom", "wait", "talk to odette_marl"):
         obs, *_ = env.step(cmd)
         lines.append(obs)
@@ -48,16 +52,27 @@ def build_tiny_model(folder: Path, arch: str) -> Path:
     tok = Tokenizer(models.BPE(unk_token=None))
     tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
     tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(vocab_size=600, special_tokens=SPECIAL,
-                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet())
+    trainer = trainers.BpeTrainer(
+        vocab_size=600, special_tokens=SPECIAL, initial_alphabet=pre_tokenizers.ByteLevel.alphabet()
+    )
     tok.train_from_iterator(_corpus(), trainer)
-    fast = PreTrainedTokenizerFast(tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>",
-                                   bos_token=None, unk_token=None)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok, eos_token="<|im_end|>", pad_token="<|endoftext|>", bos_token=None, unk_token=None
+    )
     fast.chat_template = CHATML
     vocab = len(fast)
-    common = dict(vocab_size=vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=2,
-                  num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=4096,
-                  eos_token_id=fast.eos_token_id, pad_token_id=fast.pad_token_id, bos_token_id=None)
+    common = dict(
+        vocab_size=vocab,
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        num_key_value_heads=2,
+        max_position_embeddings=4096,
+        eos_token_id=fast.eos_token_id,
+        pad_token_id=fast.pad_token_id,
+        bos_token_id=None,
+    )
     torch.manual_seed(0)
     if arch == "llama":
         model = LlamaForCausalLM(LlamaConfig(**common))

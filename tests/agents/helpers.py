@@ -47,8 +47,9 @@ class Recording(LLM):
         return self.inner.describe()
 
 
-def play(agent, steps: int, *, game: str = "base", seed: int = 0, start: int = 0, env=None, obs=None,
-         info=None) -> tuple[list[Decision], Any, str, dict]:
+def play(
+    agent, steps: int, *, game: str = "base", seed: int = 0, start: int = 0, env=None, obs=None, info=None
+) -> tuple[list[Decision], Any, str, dict]:
     """Play ``steps`` steps; returns the decisions and the env to continue with."""
     from odyssey_env import OdysseyEnv
 

@@ -54,8 +54,10 @@ class FakeOpenAIServer:
                 if "delay" in step:
                     time.sleep(step["delay"])
                 if "status" in step:
-                    self._send(step["status"], {"error": {"message": step.get("message", "scripted failure"),
-                                                          "type": "server_error"}})
+                    self._send(
+                        step["status"],
+                        {"error": {"message": step.get("message", "scripted failure"), "type": "server_error"}},
+                    )
                     return
                 self._send(200, server.reply(body, step))
 
@@ -70,17 +72,23 @@ class FakeOpenAIServer:
             budget = body.get("max_tokens") or body.get("max_completion_tokens")
             done = self.backend.complete(body["messages"], purpose="act", max_tokens=budget)
             message["content"] = done.text
-            usage = {"prompt_tokens": done.input_tokens, "completion_tokens": done.output_tokens,
-                     "total_tokens": done.input_tokens + done.output_tokens}
+            usage = {
+                "prompt_tokens": done.input_tokens,
+                "completion_tokens": done.output_tokens,
+                "total_tokens": done.input_tokens + done.output_tokens,
+            }
         else:
             message["content"] = step.get("content", '{"reasoning": "r", "action": "wait"}')
             usage = step.get("usage", {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110})
         if "reasoning_content" in step:
             message["reasoning_content"] = step["reasoning_content"]
-        out: dict[str, Any] = {"id": f"chatcmpl-{len(self.requests)}", "object": "chat.completion",
-                               "created": 0, "model": body.get("model", self.model),
-                               "choices": [{"index": 0, "message": message,
-                                            "finish_reason": step.get("finish_reason", "stop")}]}
+        out: dict[str, Any] = {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": 0,
+            "model": body.get("model", self.model),
+            "choices": [{"index": 0, "message": message, "finish_reason": step.get("finish_reason", "stop")}],
+        }
         if usage is not None:
             out["usage"] = usage
         return out

@@ -194,8 +194,7 @@ def test_concurrent_processes_convert_once_and_share_the_entry(tmp_path):
     gguf.write_bytes(b"gguf" * 10)
     log, go = tmp_path / "log", tmp_path / "go"
     args = [sys.executable, "-c", _CHILD, str(gguf), str(tmp_path / "cache"), str(log), str(go)]
-    children = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-                for _ in range(3)]
+    children = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(3)]
     go.touch()
     outputs = [child.communicate(timeout=120) for child in children]
     assert [child.returncode for child in children] == [0, 0, 0], outputs

@@ -28,8 +28,13 @@ def test_the_reward_plays_each_completion_from_its_own_state():
     def reply(action):
         return [{"role": "assistant", "content": json.dumps({"reasoning": "", "action": action})}]
 
-    completions = [reply(enter), reply(enter), reply("wait"), reply("fly to the moon"),
-                   [{"role": "assistant", "content": "no json here"}]]
+    completions = [
+        reply(enter),
+        reply(enter),
+        reply("wait"),
+        reply("fly to the moon"),
+        [{"role": "assistant", "content": "no json here"}],
+    ]
     scores = reward([rows[0]["prompt"]] * 5, completions, [rows[0]["state"]] * 5)
     # the same first visit pays twice: each completion starts from the saved state, not from the last one
     assert scores == [1.0, 1.0, 0.0, -0.25, -0.5]
@@ -37,9 +42,22 @@ def test_the_reward_plays_each_completion_from_its_own_state():
 
 def test_the_grpo_entry_point_trains_two_steps_on_cpu(tiny_models, tmp_path, capsys):
     out = tmp_path / "grpo"
-    code = main(["grpo", "game=base", f"model={tiny_models['llama']}", "steps=2", "states=4", "rollout_steps=3",
-                 "num_generations=2", "batch_size=2", "max_completion_length=6", "lora_r=4",
-                 f"output_dir={out}", "device=cpu"])
+    code = main(
+        [
+            "grpo",
+            "game=base",
+            f"model={tiny_models['llama']}",
+            "steps=2",
+            "states=4",
+            "rollout_steps=3",
+            "num_generations=2",
+            "batch_size=2",
+            "max_completion_length=6",
+            "lora_r=4",
+            f"output_dir={out}",
+            "device=cpu",
+        ]
+    )
     assert code == 0
     summary = json.loads((out / "summary.json").read_text())
     assert summary["steps"] == 2 and summary["device"] == "cpu" and summary["seconds_per_step"] > 0
@@ -57,21 +75,49 @@ def test_training_settings_are_checked_in_one_line():
         parse_settings(["batch_size=3", "num_generations=2"])
     with pytest.raises(TrainConfigError, match="reward_weights has unknown"):
         parse_settings(["reward_weights={gold: 1}"])
-    s = parse_settings(["lora_target_modules=[q_proj,v_proj]", "reward_weights={exploration: 2}", "beta=0.04",
-                        "enable_thinking=null", "tutorial=true"])
+    s = parse_settings(
+        [
+            "lora_target_modules=[q_proj,v_proj]",
+            "reward_weights={exploration: 2}",
+            "beta=0.04",
+            "enable_thinking=null",
+            "tutorial=true",
+        ]
+    )
     assert s.lora_target_modules == ("q_proj", "v_proj") and s.reward_weights == {"exploration": 2.0}
     assert s.beta == 0.04 and s.enable_thinking is None and s.tutorial is True
-    done = subprocess.run([sys.executable, "-m", "odyssey_agents.train", "grpo", "steps=zero"], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-m", "odyssey_agents.train", "grpo", "steps=zero"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 2 and done.stderr.strip().splitlines() == [
-        "odyssey train: steps=zero: invalid literal for int() with base 10: 'zero'"]
+        "odyssey train: steps=zero: invalid literal for int() with base 10: 'zero'"
+    ]
 
 
 def test_the_example_script_trains_two_steps(tiny_models, tmp_path):
     script = Path(__file__).resolve().parents[2] / "examples" / "grpo_lora.py"
-    done = subprocess.run([sys.executable, str(script), "--model", str(tiny_models["qwen3"]), "--steps", "2",
-                           "--states", "4", "--generations", "2", "--out", str(tmp_path / "out")],
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(script),
+            "--model",
+            str(tiny_models["qwen3"]),
+            "--steps",
+            "2",
+            "--states",
+            "4",
+            "--generations",
+            "2",
+            "--out",
+            str(tmp_path / "out"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout.strip().splitlines()[-1].startswith("mean reward: first step ")
     assert (tmp_path / "out" / "adapter_model.safetensors").is_file()

@@ -44,13 +44,14 @@ def test_a_pool_written_from_a_text_reads_exactly_like_that_text_in_the_context(
     write(pool, reader, rotate, model, layers, text, step=1)  # read with the first write in view
     with torch.no_grad():
         remembered = model(input_ids=torch.tensor([prompt])).logits[0]
-        greedy = model.generate(torch.tensor([prompt]), max_new_tokens=6, do_sample=False)[0, len(prompt):]
+        greedy = model.generate(torch.tensor([prompt]), max_new_tokens=6, do_sample=False)[0, len(prompt) :]
         reader.memory = None
         first = llm._encode("An earlier step.")
-        context = model(input_ids=torch.tensor([first + text + prompt])).logits[0, -len(prompt):]
+        context = model(input_ids=torch.tensor([first + text + prompt])).logits[0, -len(prompt) :]
         bare = model(input_ids=torch.tensor([prompt])).logits[0]
-        expected = model.generate(torch.tensor([first + text + prompt]), max_new_tokens=6,
-                                  do_sample=False)[0, len(first + text + prompt):]
+        expected = model.generate(torch.tensor([first + text + prompt]), max_new_tokens=6, do_sample=False)[
+            0, len(first + text + prompt) :
+        ]
     assert torch.allclose(remembered, context, atol=1e-5)
     assert not torch.allclose(remembered, bare, atol=1e-3)  # the memory is read
     assert greedy.tolist() == expected.tolist()  # through generation and its KV cache too
@@ -73,7 +74,7 @@ def test_the_pool_stays_within_its_bound_and_forgets_at_random_reproducibly(tiny
     assert torch.equal(a.steps, b.steps) and torch.equal(a.keys[0], b.keys[0])  # the same draws
     assert not torch.equal(a.steps, c.steps)  # another seed forgets other tokens
     assert a.steps.tolist() == sorted(a.steps.tolist())  # survivors keep their order
-    assert a.steps[-len(ids):].tolist() == [11] * len(ids)  # a write is kept whole
+    assert a.steps[-len(ids) :].tolist() == [11] * len(ids)  # a write is kept whole
     assert a.stats()["steps_present"] > 1  # older steps survive in part
 
 

@@ -30,12 +30,20 @@ def client(server, **kw):
 
 
 def test_a_call_sends_the_request_and_reports_the_servers_usage(server):
-    server.script = [{"content": '{"reasoning": "r", "action": "defend"}',
-                      "usage": {"prompt_tokens": 321, "completion_tokens": 17, "total_tokens": 338}}]
+    server.script = [
+        {
+            "content": '{"reasoning": "r", "action": "defend"}',
+            "usage": {"prompt_tokens": 321, "completion_tokens": 17, "total_tokens": 338},
+        }
+    ]
     llm = client(server, max_tokens=64, temperature=0.2, seed=4)
     done = llm.complete(MESSAGES, purpose="reflect")
-    assert (done.text, done.input_tokens, done.output_tokens, done.purpose) == \
-           ('{"reasoning": "r", "action": "defend"}', 321, 17, "reflect")
+    assert (done.text, done.input_tokens, done.output_tokens, done.purpose) == (
+        '{"reasoning": "r", "action": "defend"}',
+        321,
+        17,
+        "reflect",
+    )
     assert not done.estimated and done.finish_reason == "stop"
     body = server.requests[-1]
     assert body["model"] == "tiny" and body["messages"] == MESSAGES
@@ -65,8 +73,10 @@ def test_the_calibrated_ratio_is_checkpointed(server):
 
 
 def test_reasoning_is_split_from_the_answer(server):
-    server.script = [{"content": '{"reasoning": "r", "action": "wait"}', "reasoning_content": "Let me think."},
-                     {"content": '<think>hidden plan</think>\n{"reasoning": "r", "action": "defend"}'}]
+    server.script = [
+        {"content": '{"reasoning": "r", "action": "wait"}', "reasoning_content": "Let me think."},
+        {"content": '<think>hidden plan</think>\n{"reasoning": "r", "action": "defend"}'},
+    ]
     llm = client(server)
     first = llm.complete(MESSAGES, purpose="act")
     assert first.reasoning == "Let me think." and first.text == '{"reasoning": "r", "action": "wait"}'
@@ -75,8 +85,9 @@ def test_reasoning_is_split_from_the_answer(server):
 
 
 def test_thinking_switch_and_reasoning_effort_and_token_param(server):
-    llm = client(server, enable_thinking=False, reasoning_effort="low", token_param="max_completion_tokens",
-                 json_mode=True)
+    llm = client(
+        server, enable_thinking=False, reasoning_effort="low", token_param="max_completion_tokens", json_mode=True
+    )
     llm.complete(MESSAGES, purpose="act", json_keys=("reasoning", "action"))
     body = server.requests[-1]
     assert body["chat_template_kwargs"] == {"enable_thinking": False}
@@ -140,8 +151,9 @@ def test_an_agent_plays_through_a_server_backed_by_a_tiny_model(tiny_models):
 
     model = TransformersLLM(tiny_models["llama"], max_tokens=12, seed=1)
     with FakeOpenAIServer("tiny-llama", backend=model) as server:
-        agent = ShortTermMemoryAgent(OpenAIChat("tiny-llama", base_url=server.url, max_tokens=12, max_retries=0),
-                                     memory_size=2)
+        agent = ShortTermMemoryAgent(
+            OpenAIChat("tiny-llama", base_url=server.url, max_tokens=12, max_retries=0), memory_size=2
+        )
         decisions, *_ = play(agent, 3)
     assert len(decisions) == 3 and len(server.requests) == 3
     for decision, body in zip(decisions, server.requests, strict=True):

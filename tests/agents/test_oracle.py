@@ -190,14 +190,30 @@ def test_fight_simulation_is_exact(npc_type: str, seed: int, policy: str) -> Non
     agent.hp = agent.max_hp = 300  # long enough to see every fight to its end
     env.step(f"attack {npc.handle}")  # engage
     view = View(engine, "player")
-    sim = combat.simulate(policy, agent.hp, agent.max_hp, agent.attack, agent.defense, agent.stamina,
-                          [combat.foe_of(view, npc)], combat.Clock(view))
+    sim = combat.simulate(
+        policy,
+        agent.hp,
+        agent.max_hp,
+        agent.attack,
+        agent.defense,
+        agent.stamina,
+        [combat.foe_of(view, npc)],
+        combat.Clock(view),
+    )
     assert sim.won
     steps = 0
     while npc.handle in engine.state.npcs:
         view = View(engine, "player")
-        action, target = combat.choose(policy, agent.hp, agent.max_hp, agent.attack, agent.defense, agent.stamina,
-                                       [combat.foe_of(view, npc)], combat.Clock(view).modifier(1))
+        action, target = combat.choose(
+            policy,
+            agent.hp,
+            agent.max_hp,
+            agent.attack,
+            agent.defense,
+            agent.stamina,
+            [combat.foe_of(view, npc)],
+            combat.Clock(view).modifier(1),
+        )
         env.step(f"attack {target.handle}" if action == "attack" else action)
         steps += 1
     assert (agent.hp, steps) == (sim.hp_left, sim.steps)
@@ -331,8 +347,7 @@ def _locked_belfry(with_pick: str | None):
     return env
 
 
-@pytest.mark.parametrize(("pick", "expected"), [("hand", "lockpick belfry_crown"),
-                                                ("ground", "pick up bent_lockpick")])
+@pytest.mark.parametrize(("pick", "expected"), [("hand", "lockpick belfry_crown"), ("ground", "pick up bent_lockpick")])
 def test_locked_way_without_key_is_lockpicked(pick: str, expected: str) -> None:
     _need("remnant")
     from odyssey_env.quests.spec import Condition
@@ -387,21 +402,37 @@ DRILL_STAGES = [
     {"id": "grow", "requires": [], "done": {"type": "level_at_least", "count": 2}},
     {"id": "trade", "requires": [], "done": {"type": "object_sold", "object": "flax"}},
     {"id": "snack", "requires": ["trade"], "done": {"type": "object_eaten", "object": "apple"}},
-    {"id": "home", "requires": ["grow", "snack"], "done": {"type": "all_of", "conditions": [
-        {"type": "stage_completed", "stage": "grow"}, {"type": "in_area", "area": "hearth_square"}]}},
+    {
+        "id": "home",
+        "requires": ["grow", "snack"],
+        "done": {
+            "type": "all_of",
+            "conditions": [{"type": "stage_completed", "stage": "grow"}, {"type": "in_area", "area": "hearth_square"}],
+        },
+    },
     {"id": "stone", "done": {"type": "object_dropped", "object": "stone", "area": "reed_marsh"}},
     {"id": "hunt", "done": {"type": "defeated_n", "count": 3}},
     {"id": "sign", "done": {"type": "text_equals_in", "text": "hello", "area": "smithy_yard"}},
-    {"id": "either", "done": {"type": "any_of", "conditions": [
-        {"type": "npc_defeated", "npc": "cinder_imp"}, {"type": "object_bought", "object": "parchment"}]}},
+    {
+        "id": "either",
+        "done": {
+            "type": "any_of",
+            "conditions": [
+                {"type": "npc_defeated", "npc": "cinder_imp"},
+                {"type": "object_bought", "object": "parchment"},
+            ],
+        },
+    },
     {"id": "cap", "done": {"type": "equipped_any_of", "objects": ["leather_cap", "leather_vest"]}},
     {"id": "roam", "done": {"type": "visited_k_of", "count": 5}},
     {"id": "vault", "done": {"type": "in_area", "area": "ember_vault"}},
     {"id": "back", "done": {"type": "area_entered", "area": "ember_vault"}},
     {"id": "planks", "done": {"type": "has_item_count", "object": "plank", "count": 4}},
     {"id": "pack", "done": {"type": "predicate", "name": "did", "args": {"kind": "object_stored", "object": "stone"}}},
-    {"id": "look", "done": {"type": "predicate", "name": "did",
-                            "args": {"kind": "object_inspected", "object": "anvil"}}},
+    {
+        "id": "look",
+        "done": {"type": "predicate", "name": "did", "args": {"kind": "object_inspected", "object": "anvil"}},
+    },
     {"id": "pile", "done": {"type": "object_in_area", "object": "brick", "area": "hearth_square", "count": 2}},
 ]
 
@@ -414,8 +445,10 @@ def drill_game(tmp_path_factory) -> str:
     world = json.loads((GAMES_DIR / "base" / "world.json").read_text(encoding="utf-8"))
     world["game"].update(name="drill", verbs=["eat", "lockpick"])
     stages = [{"title": s["id"], "hint": "", **s} for s in DRILL_STAGES]
-    quest = {"main": {"title": "Drill", "chapters": [{"id": "c1", "title": "Drill", "stages": stages}]},
-             "side_quests": {"enabled": True}}
+    quest = {
+        "main": {"title": "Drill", "chapters": [{"id": "c1", "title": "Drill", "stages": stages}]},
+        "side_quests": {"enabled": True},
+    }
     (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
     (folder / "quest.json").write_text(json.dumps(quest), encoding="utf-8")
     return str(folder)

@@ -102,10 +102,12 @@ def test_reflection_lands_in_memory_and_the_prompt():
 
 def test_mem1_state_is_rewritten_bounded_and_kept_on_malformed_replies():
     long_state = " ".join(["remember"] * 300)
-    replies = [json.dumps({"reasoning": "r", "memory": "anvil in smithy_yard", "action": "wait"}),
-               "no json at all",
-               json.dumps({"reasoning": "r", "action": "wait"}),  # no memory key
-               json.dumps({"reasoning": "r", "memory": long_state, "action": "wait"})]
+    replies = [
+        json.dumps({"reasoning": "r", "memory": "anvil in smithy_yard", "action": "wait"}),
+        "no json at all",
+        json.dumps({"reasoning": "r", "action": "wait"}),  # no memory key
+        json.dumps({"reasoning": "r", "memory": long_state, "action": "wait"}),
+    ]
     agent = Mem1Agent(Recording(ScriptedLLM(replies)), max_memory_tokens=50)
     play(agent, 3)
     assert agent.state_text == "anvil in smithy_yard"
@@ -154,9 +156,15 @@ def test_a_resumed_agent_continues_exactly(cls, tmp_path):
     obs2 = env2.load_state(state)
     assert obs2 == obs
     tail, *_ = play(resumed, 9, env=env2, obs=obs2, info=info)
+
     def key(d):
-        return d.action, d.reasoning, d.malformed, d.raw, [(c.purpose, c.input_tokens, c.output_tokens)
-                                                           for c in d.usage.calls]
+        return (
+            d.action,
+            d.reasoning,
+            d.malformed,
+            d.raw,
+            [(c.purpose, c.input_tokens, c.output_tokens) for c in d.usage.calls],
+        )
 
     assert [key(d) for d in head + tail] == [key(d) for d in expected]
     assert resumed.stats() == whole.stats()
@@ -193,26 +201,32 @@ def test_load_refuses_another_paradigms_memory(tmp_path):
 def test_from_config_builds_the_agent_with_its_backend():
     from odyssey_eval.factory import build_agent
 
-    agent = build_agent({"name": "mem1", "addons": ["refl", "stm"], "max_memory_tokens": 64,
-                         "memory_size": 3}, {"name": "scripted", "policy": "wait"}, seed=5)
+    agent = build_agent(
+        {"name": "mem1", "addons": ["refl", "stm"], "max_memory_tokens": 64, "memory_size": 3},
+        {"name": "scripted", "policy": "wait"},
+        seed=5,
+    )
     assert isinstance(agent, Mem1Agent) and agent.label == "mem1+reflection+short_term_memory"
     assert agent.window == 3 and agent.llm.seed == 5 and agent.llm.policy == "wait"
 
 
-@pytest.mark.parametrize(("agent_cfg", "llm_cfg", "message"), [
-    ({"name": "long_context", "addons": ["short_term_memory"]}, {"name": "scripted"}, "would add nothing"),
-    ({"name": "short_term_memory", "addons": ["stm"]}, {"name": "scripted"}, "would add nothing"),
-    ({"name": "no_memory", "addons": ["telepathy"]}, {"name": "scripted"}, "unknown add-on"),
-    ({"name": "no_memory", "addons": ["reflection", "refl"]}, {"name": "scripted"}, "listed twice"),
-    ({"name": "no_memory", "reflect_every": 2}, {"name": "scripted"}, "add reflection to agent.addons"),
-    ({"name": "no_memory", "memory_size": 2}, {"name": "scripted"}, "short_term_memory"),
-    ({"name": "no_memory", "window": 2}, {"name": "scripted"}, "has no setting"),
-    ({"name": "long_context", "on_overflow": "pray"}, {"name": "scripted"}, "on_overflow must be"),
-    ({"name": "short_term_memory", "memory_size": 0}, {"name": "scripted"}, "at least 1"),
-    ({"name": "no_memory"}, {"name": "none"}, "needs a language model"),
-    ({"name": "no_memory"}, {"name": "gpt"}, "unknown llm backend"),
-    ({"name": "no_memory"}, {"name": "scripted", "temperature": 0.1}, "has no option"),
-])
+@pytest.mark.parametrize(
+    ("agent_cfg", "llm_cfg", "message"),
+    [
+        ({"name": "long_context", "addons": ["short_term_memory"]}, {"name": "scripted"}, "would add nothing"),
+        ({"name": "short_term_memory", "addons": ["stm"]}, {"name": "scripted"}, "would add nothing"),
+        ({"name": "no_memory", "addons": ["telepathy"]}, {"name": "scripted"}, "unknown add-on"),
+        ({"name": "no_memory", "addons": ["reflection", "refl"]}, {"name": "scripted"}, "listed twice"),
+        ({"name": "no_memory", "reflect_every": 2}, {"name": "scripted"}, "add reflection to agent.addons"),
+        ({"name": "no_memory", "memory_size": 2}, {"name": "scripted"}, "short_term_memory"),
+        ({"name": "no_memory", "window": 2}, {"name": "scripted"}, "has no setting"),
+        ({"name": "long_context", "on_overflow": "pray"}, {"name": "scripted"}, "on_overflow must be"),
+        ({"name": "short_term_memory", "memory_size": 0}, {"name": "scripted"}, "at least 1"),
+        ({"name": "no_memory"}, {"name": "none"}, "needs a language model"),
+        ({"name": "no_memory"}, {"name": "gpt"}, "unknown llm backend"),
+        ({"name": "no_memory"}, {"name": "scripted", "temperature": 0.1}, "has no option"),
+    ],
+)
 def test_bad_configs_give_clear_errors(agent_cfg, llm_cfg, message):
     from odyssey_eval.factory import build_agent
 
@@ -229,8 +243,10 @@ def test_import_odyssey_agents_stays_cheap():
     import subprocess
     import sys
 
-    code = ("import sys, odyssey_agents, odyssey_agents.paradigms, odyssey_agents.llm; "
-            "print(any(m in sys.modules for m in ('torch', 'transformers', 'openai')))")
+    code = (
+        "import sys, odyssey_agents, odyssey_agents.paradigms, odyssey_agents.llm; "
+        "print(any(m in sys.modules for m in ('torch', 'transformers', 'openai')))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
@@ -280,8 +296,9 @@ def test_a_paradigm_built_on_another_takes_the_settings_of_both():
             super().__init__(llm, **kwargs)
 
     assert {"patience", "on_overflow", "addons", "reflect_every"} <= Careful.settings()
-    agent = Careful.from_config({"patience": 5, "on_overflow": "stop", "addons": ["refl"]},
-                                {"name": "scripted"}, seed=0)
+    agent = Careful.from_config(
+        {"patience": 5, "on_overflow": "stop", "addons": ["refl"]}, {"name": "scripted"}, seed=0
+    )
     assert agent.patience == 5 and agent.on_overflow == "stop" and agent.addons.reflection
 
 

@@ -164,16 +164,18 @@ def _backend(path, max_tokens=16, **options):
 def test_a_warm_prefix_cache_gives_exactly_what_a_cold_backend_gives(tiny_models, guided):
     """Sampling on: every call of a Long Context run, whose prompts repeat all earlier steps, is
     replayed in a fresh backend with nothing cached (as after a resume) and must reply the same."""
-    llm = _backend(tiny_models["llama"], prefix_chunk=16, guided_json=guided, constrain_starts=guided,
-                   prefill_json=True)
+    llm = _backend(
+        tiny_models["llama"], prefix_chunk=16, guided_json=guided, constrain_starts=guided, prefill_json=True
+    )
     rec = Replayable(llm)
     agent = LongContextAgent(rec)
     play(agent, 4)
     agent.answer("Where am I?", ["hall", "marsh", "well"])
     agent.answer("What did I do first?", ["wait", "look", "enter reed_marsh"])
     assert llm._memo.hits >= 4 and llm._memo.reused_tokens > 500  # the cache was really used
-    cold = _backend(tiny_models["llama"], prefix_chunk=16, guided_json=guided, constrain_starts=guided,
-                    prefill_json=True)
+    cold = _backend(
+        tiny_models["llama"], prefix_chunk=16, guided_json=guided, constrain_starts=guided, prefill_json=True
+    )
     for messages, kwargs, number, text in rec.calls:
         cold._memo.clear()  # nothing cached: what a resumed run or a fresh process starts with
         cold.set_state({"calls": number})
@@ -214,8 +216,14 @@ def test_a_reused_prefix_holds_the_very_bits_a_cold_prefill_computes(tiny_models
 def test_greedy_replies_are_the_same_with_and_without_the_prefix_cache(tiny_models, arch):
     replies = {}
     for cached in (True, False):
-        llm = _backend(tiny_models[arch], prefix_cache=cached, prefix_chunk=32, do_sample=False,
-                       guided_json=True, constrain_starts=True)
+        llm = _backend(
+            tiny_models[arch],
+            prefix_cache=cached,
+            prefix_chunk=32,
+            do_sample=False,
+            guided_json=True,
+            constrain_starts=True,
+        )
         rec = Replayable(llm)
         agent = ShortTermMemoryAgent(rec, memory_size=3)
         play(agent, 5)

@@ -18,11 +18,13 @@ USABLE = [
     ('{"reasoning": "Food restores health.", "action": "eat apple"}', "eat apple"),
     ('```json\n{"reasoning": "r", "action": "enter reed_marsh"}\n```', "enter reed_marsh"),
     ('Sure! Here is my move:\n{"reasoning": "r", "action": "pick up mushroom"}\nGood luck.', "pick up mushroom"),
-    ('<think>Maybe {"action": "wait"}? No, explore.</think>\n{"reasoning": "r", "action": "enter smithy_yard"}',
-     "enter smithy_yard"),
+    (
+        '<think>Maybe {"action": "wait"}? No, explore.</think>\n{"reasoning": "r", "action": "enter smithy_yard"}',
+        "enter smithy_yard",
+    ),
     ('{"reasoning": "r", "action": "talk to odette_marl",}', "talk to odette_marl"),  # trailing comma
     ("{'reasoning': 'r', 'action': 'attack bog_rat_1'}", "attack bog_rat_1"),  # Python quotes
-    ('{“reasoning”: “r”, “action”: “defend”}', "defend"),  # typographic quotes
+    ("{“reasoning”: “r”, “action”: “defend”}", "defend"),  # typographic quotes
     ('{"reasoning": "line one\nline two", "action": "wait"}', "wait"),  # raw newline in a string
     ('{"reasoning": "r", "action": "  `craft 1 wooden_sword`  "}', "craft 1 wooden_sword"),
     ('{"reasoning": "r", "action": "- store 2 apple small_pouch_0"}', "store 2 apple small_pouch_0"),
@@ -73,8 +75,9 @@ def test_the_first_object_with_the_required_keys_wins():
 
 
 def test_mem1_reply_keeps_its_memory_field():
-    reply = parse_reply('{"reasoning": "r", "memory": "anvil in smithy_yard", "action": "wait"}',
-                        ("reasoning", "memory", "action"))
+    reply = parse_reply(
+        '{"reasoning": "r", "memory": "anvil in smithy_yard", "action": "wait"}', ("reasoning", "memory", "action")
+    )
     assert reply.ok and reply.text("memory") == "anvil in smithy_yard"
 
 
@@ -91,11 +94,22 @@ def test_split_thinking():
     assert split_thinking("<think>still going") == ("", "still going")
 
 
-@pytest.mark.parametrize(("text", "index"), [
-    ('{"answer": "B"}', 1), ('{"answer": "b)"}', 1), ('{"answer": "(C)"}', 2), ('{"answer": "D. pier"}', 3),
-    ('{"answer": "reed_marsh"}', 0), ("The answer is C.", 2), ("B", 1), ('{"answer": "Z"}', None),
-    ("I do not know.", None), ("", None), ('{"answer": 2}', None),
-])
+@pytest.mark.parametrize(
+    ("text", "index"),
+    [
+        ('{"answer": "B"}', 1),
+        ('{"answer": "b)"}', 1),
+        ('{"answer": "(C)"}', 2),
+        ('{"answer": "D. pier"}', 3),
+        ('{"answer": "reed_marsh"}', 0),
+        ("The answer is C.", 2),
+        ("B", 1),
+        ('{"answer": "Z"}', None),
+        ("I do not know.", None),
+        ("", None),
+        ('{"answer": 2}', None),
+    ],
+)
 def test_parse_choice(text, index):
     assert parse_choice(text, 4, ["reed_marsh", "old_mill", "castle", "pier"]) == index
 
@@ -105,8 +119,11 @@ def test_recorded_smollm2_replies_parse_as_labelled():
     cases = json.loads((DATA / "smollm2_replies.json").read_text(encoding="utf-8"))["cases"]
     assert len(cases) >= 10 and any(c["expect"] is None for c in cases)
     for case in cases:
-        keys = {"act": ("reasoning", "action"), "mem1": ("reasoning", "memory", "action"),
-                "reflect": ("reflection",)}.get(case["kind"])
+        keys = {
+            "act": ("reasoning", "action"),
+            "mem1": ("reasoning", "memory", "action"),
+            "reflect": ("reflection",),
+        }.get(case["kind"])
         if case["kind"] == "answer":
             assert parse_choice(case["reply"], 4, ["reed_marsh", "old_mill", "castle", "pier"]) == case["expect"]
             continue

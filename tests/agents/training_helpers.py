@@ -31,8 +31,9 @@ class TwoActions(TransformersLLM):
 
     def complete(self, messages, *, purpose, max_tokens=None, json_keys=None, starts=None) -> Completion:
         if purpose != "act":
-            return super().complete(messages, purpose=purpose, max_tokens=max_tokens, json_keys=json_keys,
-                                    starts=starts)
+            return super().complete(
+                messages, purpose=purpose, max_tokens=max_tokens, json_keys=json_keys, starts=starts
+            )
         import torch
 
         probs = self.probabilities(messages)
@@ -45,6 +46,13 @@ class TwoActions(TransformersLLM):
 
 def fork_info(previous: str | None, rewarded: str) -> dict[str, Any]:
     """The step info after ``previous``: one exploration point for the rewarded command."""
-    reward = {"quest": 0, "side_quest": 0, "exploration": int(previous == rewarded), "craft": 0, "defeat": 0,
-              "trade": 0, "death": 0}
+    reward = {
+        "quest": 0,
+        "side_quest": 0,
+        "exploration": int(previous == rewarded),
+        "craft": 0,
+        "defeat": 0,
+        "trade": 0,
+        "death": 0,
+    }
     return {"reward_breakdown": reward, "invalid_action": False}

@@ -143,16 +143,28 @@ class _Tagged(np.ndarray):
 def _arrays():
     from hypothesis.extra import numpy as hnp
 
-    dtypes = (hnp.boolean_dtypes() | hnp.integer_dtypes() | hnp.unsigned_integer_dtypes()
-              | hnp.floating_dtypes() | hnp.complex_number_dtypes() | hnp.datetime64_dtypes()
-              | hnp.unicode_string_dtypes() | hnp.byte_string_dtypes())
+    dtypes = (
+        hnp.boolean_dtypes()
+        | hnp.integer_dtypes()
+        | hnp.unsigned_integer_dtypes()
+        | hnp.floating_dtypes()
+        | hnp.complex_number_dtypes()
+        | hnp.datetime64_dtypes()
+        | hnp.unicode_string_dtypes()
+        | hnp.byte_string_dtypes()
+    )
     return hnp.arrays(dtypes, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4))
 
 
 def _same_array(a, b) -> bool:
-    return (type(a) is type(b) and a.dtype == b.dtype and a.shape == b.shape
-            and a.tobytes(order="A") == b.tobytes(order="A") and a.flags.f_contiguous == b.flags.f_contiguous
-            and a.flags.c_contiguous == b.flags.c_contiguous)
+    return (
+        type(a) is type(b)
+        and a.dtype == b.dtype
+        and a.shape == b.shape
+        and a.tobytes(order="A") == b.tobytes(order="A")
+        and a.flags.f_contiguous == b.flags.f_contiguous
+        and a.flags.c_contiguous == b.flags.c_contiguous
+    )
 
 
 from hypothesis import given, settings  # noqa: E402 - the tests below only

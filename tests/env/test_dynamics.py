@@ -26,15 +26,26 @@ from odyssey_env.game import GAMES_DIR, Game
 from odyssey_env.rules import BASE_RULE_MODULES, RuleBook, StepRule
 from odyssey_env.steprules.skies import moon_phase
 
-DYNAMICS = ("wandering_patrols", "enemy_respawn", "danger_hours", "crafting_momentum", "forgotten_caches",
-            "noise", "rumor_notes", "shifting_paths", "carrion_scavengers", "food_respawn")
+DYNAMICS = (
+    "wandering_patrols",
+    "enemy_respawn",
+    "danger_hours",
+    "crafting_momentum",
+    "forgotten_caches",
+    "noise",
+    "rumor_notes",
+    "shifting_paths",
+    "carrion_scavengers",
+    "food_respawn",
+)
 QUIET = {"ambush": {"chance_by_level": [0, 0, 0, 0, 0]}, "night_spawn": {"chance": 0.0}}
 
 _SOURCE = {name: json.loads((GAMES_DIR / "remnant" / name).read_text()) for name in ("world.json", "quest.json")}
 
 
-def variant(tmp_path: Path, params: dict[str, dict[str, Any]] | None = None, *,
-            step_rules: tuple[str, ...] | None = None) -> Game:
+def variant(
+    tmp_path: Path, params: dict[str, dict[str, Any]] | None = None, *, step_rules: tuple[str, ...] | None = None
+) -> Game:
     """Remnant with some rule parameters overridden (and optionally fewer dynamics), loaded afresh."""
     world = copy.deepcopy(_SOURCE["world.json"])
     quest = copy.deepcopy(_SOURCE["quest.json"])
@@ -122,8 +133,14 @@ def test_wandering_patrols_move_common_npcs_only(tmp_path: Path) -> None:
 
 
 def test_noise_draws_a_listener_and_fades(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"noise": {"threshold": 4, "draw_chance": 1.0, "fade_period": 2},
-                              "wandering_patrols": {"chance": 0.0}, **QUIET})
+    game = variant(
+        tmp_path,
+        {
+            "noise": {"threshold": 4, "draw_chance": 1.0, "fade_period": 2},
+            "wandering_patrols": {"chance": 0.0},
+            **QUIET,
+        },
+    )
     engine = engine_for(game, seed=2)
     state = engine.state
     pack_with(engine, {"copper_ore": 12, "tin_nugget": 6})
@@ -155,14 +172,24 @@ def test_noise_never_draws_into_the_spawn_area(tmp_path: Path) -> None:
         engine.step({"player": "craft 1 briar_cudgel"})
         events += engine.events
     assert not kinds_of(events, "noise_drew")
-    assert not [h for h in engine.state.areas[engine.state.spawn].npcs if load_game(game).npcs[
-        engine.state.npcs[h].type].hostile]
+    assert not [
+        h
+        for h in engine.state.areas[engine.state.spawn].npcs
+        if load_game(game).npcs[engine.state.npcs[h].type].hostile
+    ]
 
 
 # ----------------------------------------------------------------------------- regrowth
 def test_enemy_respawn_refills_an_emptied_area_up_to_its_start(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"enemy_respawn": {"period": 5, "delay": 10, "chance": 1.0},
-                              "wandering_patrols": {"chance": 0.0}, "noise": {"draw_chance": 0.0}, **QUIET})
+    game = variant(
+        tmp_path,
+        {
+            "enemy_respawn": {"period": 5, "delay": 10, "chance": 1.0},
+            "wandering_patrols": {"chance": 0.0},
+            "noise": {"draw_chance": 0.0},
+            **QUIET,
+        },
+    )
     engine = engine_for(game, seed=4)
     state = engine.state
     start = state.rule_data["enemy_respawn"]["start"]
@@ -179,14 +206,15 @@ def test_enemy_respawn_refills_an_emptied_area_up_to_its_start(tmp_path: Path) -
     assert sorted(state.npcs[h].type for h in state.areas[area].npcs) == sorted(start[area])
     wait(engine, 60)
     assert len(state.areas[area].npcs) == n, "an area never regains more than it started with"
-    live = sum(1 for n in state.npcs.values() if n.origin in ("world", "respawn")
-               and game.npcs[n.type].common_enemy)
+    live = sum(1 for n in state.npcs.values() if n.origin in ("world", "respawn") and game.npcs[n.type].common_enemy)
     assert live <= total
 
 
 def test_enemy_respawn_waits_while_watched(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"enemy_respawn": {"period": 5, "delay": 0, "chance": 1.0},
-                              "wandering_patrols": {"chance": 0.0}, **QUIET})
+    game = variant(
+        tmp_path,
+        {"enemy_respawn": {"period": 5, "delay": 0, "chance": 1.0}, "wandering_patrols": {"chance": 0.0}, **QUIET},
+    )
     engine = engine_for(game, seed=4)
     state = engine.state
     for h in list(state.areas["deadfall_track"].npcs):
@@ -232,8 +260,15 @@ def test_forgotten_caches_appear_once_and_only_in_unvisited_areas(tmp_path: Path
 
 
 def test_carrion_scavengers_eat_common_loot_and_spare_the_rest(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"carrion_scavengers": {"delay": 5}, "wandering_patrols": {"chance": 0.0},
-                              "noise": {"draw_chance": 0.0}, **QUIET})
+    game = variant(
+        tmp_path,
+        {
+            "carrion_scavengers": {"delay": 5},
+            "wandering_patrols": {"chance": 0.0},
+            "noise": {"draw_chance": 0.0},
+            **QUIET,
+        },
+    )
     engine = engine_for(game, seed=7)
     state = engine.state
     teleport(engine, "sapling_hollow")
@@ -334,8 +369,7 @@ def test_shifting_paths_refuse_paths_that_would_cut_areas_off(tmp_path: Path) ->
 
 # ----------------------------------------------------------------------------- commerce
 def test_crafting_momentum_refunds_coins_for_a_rhythm(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"crafting_momentum": {"max_refund": 2, "cap": 4}, "noise": {"draw_chance": 0.0},
-                              **QUIET})
+    game = variant(tmp_path, {"crafting_momentum": {"max_refund": 2, "cap": 4}, "noise": {"draw_chance": 0.0}, **QUIET})
     engine = engine_for(game, seed=10)
     agent = engine.state.agents["player"]
     pack_with(engine, {"deadfall_branch": 4, "twine": 4})
@@ -431,8 +465,13 @@ print(hashlib.sha256(json.dumps(engine.save_state(), sort_keys=True).encode()).h
 def test_same_seed_same_world_in_any_process() -> None:
     digests = set()
     for hash_seed in ("0", "1", "12345"):
-        out = subprocess.run([sys.executable, "-c", SCRIPT], capture_output=True, text=True, check=True,
-                             env={"PYTHONHASHSEED": hash_seed, "PATH": ""})
+        out = subprocess.run(
+            [sys.executable, "-c", SCRIPT],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={"PYTHONHASHSEED": hash_seed, "PATH": ""},
+        )
         digests.add(out.stdout.strip())
     assert len(digests) == 1
 

@@ -16,6 +16,7 @@ from odyssey_env.env import OdysseyEnv
 
 TINY = Path(__file__).parent / "data" / "tiny"
 
+
 @pytest.mark.parametrize("game", ["base", str(TINY)])
 def test_rollout_is_identical_across_processes_and_hash_seeds(game):
     a = subprocess_digest(game, 7, 1000, "0", sort=False)

@@ -12,9 +12,29 @@ from hypothesis import strategies as st
 
 from odyssey_env.env import OdysseyEnv
 
-VERBS = ["wait", "pick up", "drop", "enter", "attack", "store", "take out", "discard", "talk to", "inspect",
-         "equip", "unequip", "craft", "write", "buy", "sell", "lockpick", "eat", "throw", "disassemble",
-         "pickpocket"]
+VERBS = [
+    "wait",
+    "pick up",
+    "drop",
+    "enter",
+    "attack",
+    "store",
+    "take out",
+    "discard",
+    "talk to",
+    "inspect",
+    "equip",
+    "unequip",
+    "craft",
+    "write",
+    "buy",
+    "sell",
+    "lockpick",
+    "eat",
+    "throw",
+    "disassemble",
+    "pickpocket",
+]
 NAMES = ["stick", "coin", "small_bag_0", "mira", "tom", "yard", "camp", "vault", "scrap_0", "apple", "rat_0"]
 
 any_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=200)
@@ -24,8 +44,12 @@ commands = st.one_of(
     any_text,
     tricky,
     st.builds(lambda v, ws: " ".join([v, *ws]), st.sampled_from(VERBS), st.lists(word, max_size=4)),
-    st.builds(lambda v, c, n: f"{v} " + c * n, st.sampled_from(VERBS), st.sampled_from(["a", "é", '"', " ", "x "]),
-              st.integers(0, 30_000)),
+    st.builds(
+        lambda v, c, n: f"{v} " + c * n,
+        st.sampled_from(VERBS),
+        st.sampled_from(["a", "é", '"', " ", "x "]),
+        st.integers(0, 30_000),
+    ),
 )
 
 

@@ -14,12 +14,14 @@ from odyssey_env.engine import Engine
 TINY_WORLD = json.loads((Path(__file__).parent / "data" / "tiny" / "world.json").read_text())
 
 
-def _folder(tmp_path: Path, world=None, *, raw: str | None = None, rules: str | None = None,
-            quest: str | None = None) -> Path:
+def _folder(
+    tmp_path: Path, world=None, *, raw: str | None = None, rules: str | None = None, quest: str | None = None
+) -> Path:
     folder = tmp_path / "game"
     folder.mkdir()
-    (folder / "world.json").write_text(raw if raw is not None else json.dumps(world if world is not None
-                                                                              else TINY_WORLD))
+    (folder / "world.json").write_text(
+        raw if raw is not None else json.dumps(world if world is not None else TINY_WORLD)
+    )
     if rules is not None:
         (folder / "rules.py").write_text(rules)
     if quest is not None:
@@ -73,46 +75,99 @@ def _set(path: str, value):
 
 
 CASES = [
-    ("unknown field", _set("objects[11].capcity", 3),
-     "world.json: objects[11].capcity: unknown field (did you mean 'capacity'?)"),
-    ("wrong type", _set("objects[1].value", "two"),
-     "world.json: objects[1].value: expected an integer, got 'two'"),
-    ("wrong type in nested list", _set("placement.objects_per_area", [0, "x"]),
-     "world.json: placement.objects_per_area[1]: expected an integer, got 'x'"),
-    ("bad literal", _set("objects[1].category", "materail"),
-     "world.json: objects[1].category: expected one of 'material'"),
+    (
+        "unknown field",
+        _set("objects[11].capcity", 3),
+        "world.json: objects[11].capcity: unknown field (did you mean 'capacity'?)",
+    ),
+    ("wrong type", _set("objects[1].value", "two"), "world.json: objects[1].value: expected an integer, got 'two'"),
+    (
+        "wrong type in nested list",
+        _set("placement.objects_per_area", [0, "x"]),
+        "world.json: placement.objects_per_area[1]: expected an integer, got 'x'",
+    ),
+    (
+        "bad literal",
+        _set("objects[1].category", "materail"),
+        "world.json: objects[1].category: expected one of 'material'",
+    ),
     ("missing field", lambda w: w.pop("spawn"), "world.json: spawn: required field is missing"),
-    ("unknown ingredient", _set("objects[4].recipe.ingredients", {"iron_oar": 2}),
-     "world.json: objects[4].recipe.ingredients.iron_oar: unknown object 'iron_oar' (did you mean 'iron_ore'?)"),
-    ("station that is not a station", _set("objects[4].recipe.stations", ["stick"]),
-     "world.json: objects[4].recipe.stations: stick is not a station (category material)"),
-    ("unknown area in a connection", _set("graph.connections[0].b", "yrad"),
-     "world.json: graph.connections[0].b: unknown area 'yrad' (did you mean 'yard'?)"),
-    ("self loop", _set("graph.connections[0].b", "camp"),
-     "world.json: graph.connections[0]: a path must join two different areas"),
-    ("duplicate object name", lambda w: w["objects"].append(dict(w["objects"][1])),
-     "world.json: objects[21].name: name 'stick' is already used by object at objects[1].name"),
-    ("NPC named like an area", _set("npcs[1].name", "yard"),
-     "world.json: npcs[1].name: name 'yard' is already used by area at places[0].areas[1].name"),
-    ("instance-like name", _set("objects[1].name", "stick_2"),
-     "world.json: objects[1].name: object name 'stick_2' must not end in _<number>"),
-    ("non-ASCII description", _set("places[0].areas[0].description", "A café by the road."),
-     "world.json: places[0].areas[0].description: text may only use printable ASCII and newlines, found 'é'"),
-    ("non-ASCII dialogue", _set("npcs[0].dialogue", ["Bienvenue à vous"]),
-     "world.json: npcs[0]: text may only use printable ASCII and newlines, found 'à'"),
-    ("unknown NPC in an area", _set("places[0].areas[0].npcs", ["mira", "bob"]),
-     "world.json: places[0].areas[0].npcs[1]: unknown NPC 'bob'"),
-    ("unreachable area", lambda w: w["graph"]["connections"].pop(2),
-     "world.json: graph.connections: areas not reachable from the spawn area: vault"),
-    ("key without the unlock use", _set("graph.connections[1].key", "stick"),
-     "world.json: graph.connections[1].key: stick cannot open paths: give it the 'unlock' use"),
-    ("container without capacity", _set("objects[11].capacity", 0),
-     "world.json: objects[11].capacity: a container needs a positive capacity"),
+    (
+        "unknown ingredient",
+        _set("objects[4].recipe.ingredients", {"iron_oar": 2}),
+        "world.json: objects[4].recipe.ingredients.iron_oar: unknown object 'iron_oar' (did you mean 'iron_ore'?)",
+    ),
+    (
+        "station that is not a station",
+        _set("objects[4].recipe.stations", ["stick"]),
+        "world.json: objects[4].recipe.stations: stick is not a station (category material)",
+    ),
+    (
+        "unknown area in a connection",
+        _set("graph.connections[0].b", "yrad"),
+        "world.json: graph.connections[0].b: unknown area 'yrad' (did you mean 'yard'?)",
+    ),
+    (
+        "self loop",
+        _set("graph.connections[0].b", "camp"),
+        "world.json: graph.connections[0]: a path must join two different areas",
+    ),
+    (
+        "duplicate object name",
+        lambda w: w["objects"].append(dict(w["objects"][1])),
+        "world.json: objects[21].name: name 'stick' is already used by object at objects[1].name",
+    ),
+    (
+        "NPC named like an area",
+        _set("npcs[1].name", "yard"),
+        "world.json: npcs[1].name: name 'yard' is already used by area at places[0].areas[1].name",
+    ),
+    (
+        "instance-like name",
+        _set("objects[1].name", "stick_2"),
+        "world.json: objects[1].name: object name 'stick_2' must not end in _<number>",
+    ),
+    (
+        "non-ASCII description",
+        _set("places[0].areas[0].description", "A café by the road."),
+        "world.json: places[0].areas[0].description: text may only use printable ASCII and newlines, found 'é'",
+    ),
+    (
+        "non-ASCII dialogue",
+        _set("npcs[0].dialogue", ["Bienvenue à vous"]),
+        "world.json: npcs[0]: text may only use printable ASCII and newlines, found 'à'",
+    ),
+    (
+        "unknown NPC in an area",
+        _set("places[0].areas[0].npcs", ["mira", "bob"]),
+        "world.json: places[0].areas[0].npcs[1]: unknown NPC 'bob'",
+    ),
+    (
+        "unreachable area",
+        lambda w: w["graph"]["connections"].pop(2),
+        "world.json: graph.connections: areas not reachable from the spawn area: vault",
+    ),
+    (
+        "key without the unlock use",
+        _set("graph.connections[1].key", "stick"),
+        "world.json: graph.connections[1].key: stick cannot open paths: give it the 'unlock' use",
+    ),
+    (
+        "container without capacity",
+        _set("objects[11].capacity", 0),
+        "world.json: objects[11].capacity: a container needs a positive capacity",
+    ),
     ("unknown optional verb", _set("game.verbs", ["fly"]), "world.json: game: unknown rule or verb name(s): fly"),
-    ("parameters of an unknown rule", _set("game.params", {"weather": {"rain": 1}}),
-     "world.json: game: parameters given for rule(s) that are not active: weather"),
-    ("bad parameter type", _set("game.params", {"sell": {"sell_ratio": "half"}}),
-     "sell_ratio: expected a number, got 'half'"),
+    (
+        "parameters of an unknown rule",
+        _set("game.params", {"weather": {"rain": 1}}),
+        "world.json: game: parameters given for rule(s) that are not active: weather",
+    ),
+    (
+        "bad parameter type",
+        _set("game.params", {"sell": {"sell_ratio": "half"}}),
+        "sell_ratio: expected a number, got 'half'",
+    ),
 ]
 
 
@@ -132,11 +187,14 @@ def test_every_problem_is_reported_at_once(tmp_path):
     assert [p.path for p in err.problems] == ["objects[1].value", "objects[2].size"]
 
 
-@pytest.mark.parametrize(("source", "message"), [
-    ("raise RuntimeError('boom')\n", "rules.py: <root>: cannot import: RuntimeError: boom"),
-    ("def broken(:\n", "rules.py: <root>: cannot import: SyntaxError"),
-    ("import no_such_module_here\n", "cannot import: ModuleNotFoundError"),
-])
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        ("raise RuntimeError('boom')\n", "rules.py: <root>: cannot import: RuntimeError: boom"),
+        ("def broken(:\n", "rules.py: <root>: cannot import: SyntaxError"),
+        ("import no_such_module_here\n", "cannot import: ModuleNotFoundError"),
+    ],
+)
 def test_bad_rules_py(tmp_path, source, message):
     assert message in str(_error(_folder(tmp_path, rules=source)))
 
@@ -147,7 +205,7 @@ def test_not_a_game_folder(tmp_path):
 
 
 def test_rules_py_overrides_a_base_verb_and_adds_a_step_rule(tmp_path):
-    rules = '''
+    rules = """
 from odyssey_env.rules import ActionRule, StepRule, action_rule, step_rule
 
 
@@ -171,7 +229,7 @@ class Bell(StepRule):
     def apply(self, engine):
         for agent_id in engine.state.agents:
             engine.say(agent_id, "A bell rings.")
-'''
+"""
     game = load_game(_folder(tmp_path, rules=rules), cache=False, trust=True)
     engine = Engine(game, 0)
     engine.step({"player": "wait"})

@@ -115,8 +115,11 @@ class _BadRepr:
         raise RuntimeError("no repr")
 
 
-@pytest.mark.parametrize("action", [10**5000, float("nan"), _BadRepr(), ["x" * 10_000] * 1_000, 2**64],
-                         ids=["huge_int", "nan", "bad_repr", "huge_list", "big_int"])
+@pytest.mark.parametrize(
+    "action",
+    [10**5000, float("nan"), _BadRepr(), ["x" * 10_000] * 1_000, 2**64],
+    ids=["huge_int", "nan", "bad_repr", "huge_list", "big_int"],
+)
 def test_any_non_text_action_is_refused_before_the_clock_moves(tiny_game, action):
     """``env.step(10**5000)`` raised after the clock had advanced (a half-stepped episode)."""
     env = OdysseyEnv(tiny_game)

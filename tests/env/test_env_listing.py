@@ -67,8 +67,14 @@ def test_inspect_lists_the_area_creatures_and_everything_in_sight(h):
     bag = h.wear("small_bag")
     h.stash(bag, "resin")
     h.put("apple")
-    assert listed(h, "inspect") == ["inspect camp", f"inspect {rat.handle}", "inspect stick", f"inspect {bag}",
-                                    "inspect resin", "inspect apple"]
+    assert listed(h, "inspect") == [
+        "inspect camp",
+        f"inspect {rat.handle}",
+        "inspect stick",
+        f"inspect {bag}",
+        "inspect resin",
+        "inspect apple",
+    ]
 
 
 # ------------------------------------------------------------------ equip, unequip
@@ -110,9 +116,13 @@ def test_store_lists_hands_and_ground_together_per_container(h):
     worn = h.wear("big_bag")
     h.put("big_bag")  # no container in a container
     assert listed(h, "store") == [
-        f"store 1 stick {held}", f"store 3 stick {held}", f"store 1 resin {held}",
+        f"store 1 stick {held}",
+        f"store 3 stick {held}",
+        f"store 1 resin {held}",
         f"store 1 {paper} {held}",
-        f"store 1 stick {worn}", f"store 3 stick {worn}", f"store 1 resin {worn}",
+        f"store 1 stick {worn}",
+        f"store 3 stick {worn}",
+        f"store 1 resin {worn}",
         f"store 1 {paper} {worn}",
     ]
 
@@ -199,8 +209,13 @@ def test_buy_lists_what_my_coins_can_pay_for(h):
     mira = h.npc("mira")  # apple 1 (3 in stock), parchment 2 (2), boots 4 (1)
     assert listed(h, "buy") == []
     h.hold("coin", 4)
-    assert listed(h, "buy") == ["buy 1 apple mira", "buy 3 apple mira", "buy 1 parchment mira",
-                                "buy 2 parchment mira", "buy 1 boots mira"]
+    assert listed(h, "buy") == [
+        "buy 1 apple mira",
+        "buy 3 apple mira",
+        "buy 1 parchment mira",
+        "buy 2 parchment mira",
+        "buy 1 boots mira",
+    ]
     h.agent.hands["coin"] = 3
     assert listed(h, "buy") == ["buy 1 apple mira", "buy 3 apple mira", "buy 1 parchment mira"]
     mira.wary_until = h.state.step
@@ -233,8 +248,14 @@ def test_craft_lists_what_carried_ingredients_make_here(h):
     h.stash(bag, "stick", 2)
     h.stash(bag, "resin", 1)
     # 3 sticks, 1 resin: plank x3 (workbench), torch x1, club x1 (workbench), big_bag x1 (workbench), charm x1
-    assert listed(h, "craft") == ["craft 1 plank", "craft 3 plank", "craft 1 torch", "craft 1 club",
-                                  "craft 1 big_bag", "craft 1 charm"]
+    assert listed(h, "craft") == [
+        "craft 1 plank",
+        "craft 3 plank",
+        "craft 1 torch",
+        "craft 1 club",
+        "craft 1 big_bag",
+        "craft 1 charm",
+    ]
     h.clear()  # no workbench any more
     assert listed(h, "craft") == ["craft 1 torch", "craft 1 charm"]
 

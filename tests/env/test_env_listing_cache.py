@@ -95,8 +95,13 @@ def _lying_rules(game) -> RuleBook:
     Polish.__module__ = module.__name__
     module.Polish = action_rule(Polish)
     spec = game.spec.game
-    return RuleBook([*BASE_RULE_MODULES, module], verbs=spec.verbs, step_rules=spec.step_rules,
-                    disable=spec.disable, params=spec.params)
+    return RuleBook(
+        [*BASE_RULE_MODULES, module],
+        verbs=spec.verbs,
+        step_rules=spec.step_rules,
+        disable=spec.disable,
+        params=spec.params,
+    )
 
 
 @pytest.mark.parametrize("check", [True, False])

@@ -48,16 +48,19 @@ def test_a_named_object_gets_a_handle_per_unit_and_moves_like_one(tmp_path) -> N
     engine = Engine(game, 0)
     camp = engine.state.areas[engine.state.spawn]
     torches = [h for h in camp.objects if h.startswith("torch_")]
-    assert len(torches) == 2 and all(camp.objects[h] == 1 and engine.state.instances[h].type == "torch"
-                                     for h in torches)
+    assert len(torches) == 2 and all(
+        camp.objects[h] == 1 and engine.state.instances[h].type == "torch" for h in torches
+    )
     engine.step({"player": f"pick up {torches[0]}"})
     assert engine.state.agents["player"].hands == {torches[0]: 1}
     engine.step({"player": f"drop {torches[0]}"})
     assert camp.objects[torches[0]] == 1 and torches[0] in engine.state.instances
 
 
-@pytest.mark.parametrize(("name", "category"), [("coin", "currency"), ("workbench", "station"), ("apple", "food"),
-                                                 ("cap", "armor"), ("stick", "material")])
+@pytest.mark.parametrize(
+    ("name", "category"),
+    [("coin", "currency"), ("workbench", "station"), ("apple", "food"), ("cap", "armor"), ("stick", "material")],
+)
 def test_only_some_categories_may_be_named(tmp_path, name: str, category: str) -> None:
     def change(world: dict) -> None:
         _obj(world, name)["named"] = True
@@ -65,8 +68,10 @@ def test_only_some_categories_may_be_named(tmp_path, name: str, category: str) -
     with pytest.raises(GameError) as info:
         load_game(_folder(tmp_path, change), cache=False)
     index = [o["name"] for o in TINY_WORLD["objects"]].index(name)
-    assert f"world.json: objects[{index}].named: a {category} cannot be named one by one (only key, misc, quest, " \
-           "tool, weapon can)" in str(info.value)
+    assert (
+        f"world.json: objects[{index}].named: a {category} cannot be named one by one (only key, misc, quest, "
+        "tool, weapon can)" in str(info.value)
+    )
 
 
 def test_a_named_object_is_no_ingredient(tmp_path) -> None:
@@ -79,7 +84,7 @@ def test_a_named_object_is_no_ingredient(tmp_path) -> None:
 
 
 # ----------------------------------------------------------------------------- veils
-VEIL_RULES = '''
+VEIL_RULES = """
 from odyssey_env.rules import StepRule, step_rule
 
 
@@ -102,7 +107,7 @@ class Quiet(StepRule):
 
     def apply(self, engine):
         pass
-'''
+"""
 
 
 def test_a_veil_hides_what_lies_and_stands_here(tmp_path) -> None:
@@ -153,11 +158,19 @@ def _stage(sid: str, requires=None) -> dict:
 
 
 def test_a_linear_chapter_has_one_leaf_and_a_tree_has_its_tips(tmp_path) -> None:
-    quest = {"main": {"title": "t", "chapters": [
-        {"id": "one", "title": "1", "stages": [_stage("a"), _stage("b"), _stage("c")]},
-        {"id": "two", "title": "2", "stages": [_stage("d", ["c"]), _stage("e", ["c"]), _stage("f", ["d", "e"]),
-                                              _stage("g", ["d"])]},
-    ]}}
+    quest = {
+        "main": {
+            "title": "t",
+            "chapters": [
+                {"id": "one", "title": "1", "stages": [_stage("a"), _stage("b"), _stage("c")]},
+                {
+                    "id": "two",
+                    "title": "2",
+                    "stages": [_stage("d", ["c"]), _stage("e", ["c"]), _stage("f", ["d", "e"]), _stage("g", ["d"])],
+                },
+            ],
+        }
+    }
     game = load_game(_folder(tmp_path, quest=quest), cache=False)
     assert leaf_stages(game.quest.main) == ["a", "d", "e"]
     summary = quest_summary(game.quest)

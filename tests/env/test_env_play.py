@@ -175,7 +175,12 @@ def test_ctrl_c_leaves(monkeypatch, capsys):
 
 
 def test_as_a_program_with_piped_input():
-    done = subprocess.run([sys.executable, "-m", "odyssey_env.play", TINY, "--seed", "1"], input="wait\nquit\n",
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "odyssey_env.play", TINY, "--seed", "1"],
+        input="wait\nquit\n",
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 0, done.stderr
     assert "I waited for a while." in done.stdout and done.stdout.count("> ") == 2

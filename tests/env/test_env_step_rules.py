@@ -15,8 +15,11 @@ def variant(tmp_path, make_harness):
     """A harness on a copy of the tiny game with some rule parameters changed."""
 
     def build(params: dict, seed: int = 0):
-        game = game_copy(TINY, tmp_path / f"v{len(list(tmp_path.iterdir()))}",
-                         lambda world: world["game"].__setitem__("params", params))
+        game = game_copy(
+            TINY,
+            tmp_path / f"v{len(list(tmp_path.iterdir()))}",
+            lambda world: world["game"].__setitem__("params", params),
+        )
         h = make_harness(Engine(game, seed))
         h.clear()
         return h

@@ -201,8 +201,15 @@ def _check_state(engine: Engine) -> list[str]:
     areas = [*list(engine.state.areas), "nowhere"]
     containers = [h for h, i in engine.state.instances.items() if engine.game.objects[i.type].category == "container"]
     writables = [h for h, i in engine.state.instances.items() if engine.game.objects[i.type].category == "writable"]
-    pools = {"object": names, "npc": npcs, "area": areas, "container": [*containers, "stick"],
-             "writable": [*writables, "stick"], "text": ['"notes"'], "amount": ["1"]}
+    pools = {
+        "object": names,
+        "npc": npcs,
+        "area": areas,
+        "container": [*containers, "stick"],
+        "writable": [*writables, "stick"],
+        "text": ['"notes"'],
+        "amount": ["1"],
+    }
     most = _largest_count(engine)
     snap = Snapshot(engine)
     before = (engine.state.to_dict(), engine.rng.getstate())
@@ -276,8 +283,13 @@ def _tamper_store_amount(va):
     va["store"] = [c.replace("store 3 ", "store 2 ") for c in va["store"]]
 
 
-@pytest.mark.parametrize(("tamper", "expected"), [(_tamper_drop_pick_up, "'pick up stick' succeeds"),
-                                                   (_tamper_store_amount, "feasible amounts 1..3, listed [1, 2]")])
+@pytest.mark.parametrize(
+    ("tamper", "expected"),
+    [
+        (_tamper_drop_pick_up, "'pick up stick' succeeds"),
+        (_tamper_store_amount, "feasible amounts 1..3, listed [1, 2]"),
+    ],
+)
 def test_completeness_check_can_fail(h, tamper, expected):
     """A check that never fails proves nothing: spoil the listing and the check must notice."""
     h.wear("small_bag")
@@ -300,8 +312,14 @@ def test_amounts_are_summarised_by_smallest_and_largest(h):
     h.put("iron_ore", 3)  # size 2: at most 2 fit
     h.put("coin", 9)  # size 0: all fit
     va = h.engine.valid_actions("player")
-    assert {c for c in va["store"]} == {f"store 1 stick {bag}", f"store 3 stick {bag}", f"store 1 iron_ore {bag}",
-                                        f"store 2 iron_ore {bag}", f"store 1 coin {bag}", f"store 9 coin {bag}"}
+    assert {c for c in va["store"]} == {
+        f"store 1 stick {bag}",
+        f"store 3 stick {bag}",
+        f"store 1 iron_ore {bag}",
+        f"store 2 iron_ore {bag}",
+        f"store 1 coin {bag}",
+        f"store 9 coin {bag}",
+    }
     h.stash(bag, "resin", 4)
     assert "store" in h.engine.valid_actions("player")  # coins still fit in a full bag
     assert h.engine.valid_actions("player")["store"] == [f"store 1 coin {bag}", f"store 9 coin {bag}"]
@@ -312,8 +330,13 @@ def test_trade_listing(h):
     h.hold("coin", 5)
     h.hold("iron_ore")
     va = h.engine.valid_actions("player")
-    assert va["buy"] == ["buy 1 apple mira", "buy 3 apple mira", "buy 1 parchment mira", "buy 2 parchment mira",
-                         "buy 1 boots mira"]
+    assert va["buy"] == [
+        "buy 1 apple mira",
+        "buy 3 apple mira",
+        "buy 1 parchment mira",
+        "buy 2 parchment mira",
+        "buy 1 boots mira",
+    ]
     assert va["sell"] == ["sell 1 iron_ore mira"]  # never coins
     assert va["pickpocket"] == ["pickpocket mira"]  # hands are full, but her coins would join mine
     h.state.npcs["mira"].coins = 0

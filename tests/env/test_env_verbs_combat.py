@@ -21,8 +21,7 @@ def test_attack_follows_the_enemy_rhythm_to_victory(h):
     assert h.agent.combat is None
     assert h.emitted() == [
         ("npc_attacked", {"npc": r, "type": "rat", "damage": 6}),  # attack 10 x stamina 0.6
-        ("npc_defeated", {"npc": r, "type": "rat", "level": 1, "area": "camp", "xp": 10, "boss": False,
-                          "first": True}),
+        ("npc_defeated", {"npc": r, "type": "rat", "level": 1, "area": "camp", "xp": 10, "boss": False, "first": True}),
     ]
     assert h.outcome.reward.defeat == 1 and h.agent.xp == 10
 
@@ -83,8 +82,9 @@ def test_loot_includes_the_enemy_coins(h):
     h.ok(f"attack {wolf.handle}")
     assert h.area.objects["coin"] == 2 and any(k.startswith("parchment") for k in h.area.objects)
     assert f"I defeated {wolf.handle}! It dropped " in h.feedback and "2 coin" in h.feedback
-    assert h.events("npc_defeated") == [{"npc": wolf.handle, "type": "wolf", "level": 2, "area": "camp", "xp": 20,
-                                         "boss": False, "first": True}]
+    assert h.events("npc_defeated") == [
+        {"npc": wolf.handle, "type": "wolf", "level": 2, "area": "camp", "xp": 20, "boss": False, "first": True}
+    ]
 
 
 def test_attack_refusals(h):

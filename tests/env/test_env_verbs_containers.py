@@ -105,8 +105,7 @@ def test_take_out_one_object(h):
     h.ok(f"take out stick {bag}")
     assert h.agent.hands == {"stick": 1} and h.state.instances[bag].contents == {"stick": 1}
     assert f"I took 1 stick out of {bag}." in h.feedback
-    assert h.emitted() == [("object_taken_out", {"object": "stick", "handle": "stick", "amount": 1,
-                                                 "container": bag})]
+    assert h.emitted() == [("object_taken_out", {"object": "stick", "handle": "stick", "amount": 1, "container": bag})]
 
 
 def test_take_out_of_a_bag_in_the_other_hand(h):
@@ -115,8 +114,9 @@ def test_take_out_of_a_bag_in_the_other_hand(h):
     (paper,) = h.state.instances[bag].contents
     h.ok(f"take out {paper} {bag}")
     assert h.agent.hands == {bag: 1, paper: 1} and not h.state.instances[bag].contents
-    assert h.emitted() == [("object_taken_out", {"object": "parchment", "handle": paper, "amount": 1,
-                                                 "container": bag})]
+    assert h.emitted() == [
+        ("object_taken_out", {"object": "parchment", "handle": paper, "amount": 1, "container": bag})
+    ]
 
 
 def test_take_out_all_coins_at_once(h):
@@ -145,8 +145,9 @@ def test_discard_onto_the_ground(h):
     h.ok(f"discard 2 stick {bag}")
     assert h.state.instances[bag].contents == {"stick": 1} and h.area.objects == {"stick": 2}
     assert f"I discarded 2 stick from {bag} onto the ground." in h.feedback
-    assert h.emitted() == [("object_discarded", {"object": "stick", "handle": "stick", "amount": 2, "container": bag,
-                                                 "area": "camp"})]
+    assert h.emitted() == [
+        ("object_discarded", {"object": "stick", "handle": "stick", "amount": 2, "container": bag, "area": "camp"})
+    ]
 
 
 def test_discard_a_whole_stack(h):

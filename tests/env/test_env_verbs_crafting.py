@@ -85,8 +85,9 @@ def test_disassemble_from_ground_and_hands(h):
     h.ok("disassemble torch")
     assert not h.agent.hands and h.area.objects == {"stick": 2, "resin": 1}
     assert "I took torch apart: 1 stick, 1 resin now lie on the ground." in h.feedback
-    assert h.emitted() == [("object_disassembled", {"object": "torch", "handle": "torch",
-                                                    "parts": {"stick": 1, "resin": 1}})]
+    assert h.emitted() == [
+        ("object_disassembled", {"object": "torch", "handle": "torch", "parts": {"stick": 1, "resin": 1}})
+    ]
 
 
 def test_disassemble_gives_back_half_rounded_up(h):
@@ -95,16 +96,18 @@ def test_disassemble_gives_back_half_rounded_up(h):
     h.ok("craft 1 iron_bar")  # 2 ore -> 1 bar
     h.ok("disassemble iron_bar")
     assert h.area.objects == {"furnace": 1, "iron_ore": 1}
-    assert h.emitted() == [("object_disassembled", {"object": "iron_bar", "handle": "iron_bar",
-                                                    "parts": {"iron_ore": 1}})]
+    assert h.emitted() == [
+        ("object_disassembled", {"object": "iron_bar", "handle": "iron_bar", "parts": {"iron_ore": 1}})
+    ]
 
 
 def test_disassemble_an_empty_bag_removes_the_instance(h):
     (bag,) = h.put("big_bag")
     h.ok(f"disassemble {bag}")
     assert bag not in h.state.instances and h.area.objects == {"stick": 1, "resin": 1}
-    assert h.emitted() == [("object_disassembled", {"object": "big_bag", "handle": bag,
-                                                    "parts": {"stick": 1, "resin": 1}})]
+    assert h.emitted() == [
+        ("object_disassembled", {"object": "big_bag", "handle": bag, "parts": {"stick": 1, "resin": 1}})
+    ]
 
 
 def test_disassemble_a_held_bag_prefers_the_hand(h):
@@ -177,8 +180,9 @@ def test_write_with_a_tool_in_the_other_hand(h):
     h.ok(f'write "meet me at the old well" {paper}')
     assert h.state.instances[paper].text == "meet me at the old well"
     assert f'I wrote "meet me at the old well" on {paper}.' in h.feedback
-    assert h.emitted() == [("text_written", {"writable": paper, "object": "parchment",
-                                             "text": "meet me at the old well", "area": "camp"})]
+    assert h.emitted() == [
+        ("text_written", {"writable": paper, "object": "parchment", "text": "meet me at the old well", "area": "camp"})
+    ]
     h.ok(f"write hello {paper}")  # one word needs no quotes; writing replaces the text
     assert h.state.instances[paper].text == "hello"
 

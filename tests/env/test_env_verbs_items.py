@@ -11,12 +11,14 @@ def test_pick_up_one_at_a_time(h):
     h.ok("pick up stick")
     assert h.agent.hands == {"stick": 1} and h.area.objects == {"stick": 1}
     assert "I picked up 1 stick." in h.feedback
-    assert h.emitted() == [("object_acquired", {"object": "stick", "handle": "stick", "amount": 1, "how": "picked",
-                                                "first": True})]
+    assert h.emitted() == [
+        ("object_acquired", {"object": "stick", "handle": "stick", "amount": 1, "how": "picked", "first": True})
+    ]
     h.ok("pick up stick")
     assert h.agent.hands == {"stick": 2} and "stick" not in h.area.objects
-    assert h.emitted() == [("object_acquired", {"object": "stick", "handle": "stick", "amount": 1, "how": "picked",
-                                                "first": False})]
+    assert h.emitted() == [
+        ("object_acquired", {"object": "stick", "handle": "stick", "amount": 1, "how": "picked", "first": False})
+    ]
 
 
 def test_pick_up_takes_the_whole_coin_pile_into_one_hand(h):
@@ -24,8 +26,9 @@ def test_pick_up_takes_the_whole_coin_pile_into_one_hand(h):
     h.hold("stick")
     h.ok("pick up coin")
     assert h.agent.hands == {"stick": 1, "coin": 5}
-    assert h.emitted() == [("object_acquired", {"object": "coin", "handle": "coin", "amount": 5, "how": "picked",
-                                                "first": True})]
+    assert h.emitted() == [
+        ("object_acquired", {"object": "coin", "handle": "coin", "amount": 5, "how": "picked", "first": True})
+    ]
     h.put("coin", 3)
     h.ok("pick up coin")  # coins join the pile: no extra hand needed
     assert h.agent.hands["coin"] == 8 and "I picked up 3 coin." in h.feedback
@@ -39,8 +42,9 @@ def test_pick_up_into_pack_when_hands_are_full(h):
     h.ok("pick up resin")
     assert h.state.instances[bag].contents == {"resin": 1} and h.agent.hands == {"stick": 2}
     assert f"My hands are full, so I put 1 resin into {bag}." in h.feedback
-    assert h.emitted() == [("object_acquired", {"object": "resin", "handle": "resin", "amount": 1, "how": "picked",
-                                                "first": True})]
+    assert h.emitted() == [
+        ("object_acquired", {"object": "resin", "handle": "resin", "amount": 1, "how": "picked", "first": True})
+    ]
 
 
 def test_pick_up_into_a_pack_with_exactly_enough_room(h):
@@ -62,16 +66,18 @@ def test_coins_go_into_the_pack_when_the_hands_are_full(h):
     h.ok("pick up coin")  # coins take no room: the whole pile fits
     assert h.state.instances[bag].contents == {"coin": 7} and "coin" not in h.area.objects
     assert f"My hands are full, so I put 7 coin into {bag}." in h.feedback
-    assert h.emitted() == [("object_acquired", {"object": "coin", "handle": "coin", "amount": 7, "how": "picked",
-                                                "first": True})]
+    assert h.emitted() == [
+        ("object_acquired", {"object": "coin", "handle": "coin", "amount": 7, "how": "picked", "first": True})
+    ]
 
 
 def test_pick_up_instance_by_name(h):
     (paper,) = h.put("parchment")
     h.ok(f"pick up {paper}")
     assert h.agent.hands == {paper: 1} and not h.area.objects
-    assert h.emitted() == [("object_acquired", {"object": "parchment", "handle": paper, "amount": 1, "how": "picked",
-                                                "first": True})]
+    assert h.emitted() == [
+        ("object_acquired", {"object": "parchment", "handle": paper, "amount": 1, "how": "picked", "first": True})
+    ]
 
 
 def test_pick_up_refusals(h):
@@ -126,8 +132,10 @@ def test_inspect_area_npc_and_objects(h):
     assert "It looks friendly" in h.feedback
     h.put("torch")
     h.ok("inspect torch")
-    assert ("torch: A resin torch. It is a tool of level 1, size 1, worth 2 coin. Held, it gives attack 3. "
-            "It can be used to light. Crafting 1 takes 1 stick, 1 resin.") in h.feedback
+    assert (
+        "torch: A resin torch. It is a tool of level 1, size 1, worth 2 coin. Held, it gives attack 3. "
+        "It can be used to light. Crafting 1 takes 1 stick, 1 resin."
+    ) in h.feedback
     assert h.emitted() == [("object_inspected", {"object": "torch", "handle": "torch"})]
     h.hold("stick")
     h.ok("inspect stick")
@@ -258,21 +266,24 @@ def test_equipping_updates_defense_at_once_even_without_the_attack_update_rule(v
 def test_inspect_food_and_a_written_instance(h):
     h.put("apple")
     h.ok("inspect apple")
-    assert h.feedback == ("apple: A red apple. It is a food of level 1, size 1, worth 1 coin. "
-                          "Eating it restores 10 health.")
+    assert h.feedback == (
+        "apple: A red apple. It is a food of level 1, size 1, worth 1 coin. Eating it restores 10 health."
+    )
     assert h.emitted() == [("object_inspected", {"object": "apple", "handle": "apple"})]
     (paper,) = h.hold("parchment")
     h.state.instances[paper].text = "hi"
     h.ok(f"inspect {paper}")
-    assert h.feedback == (f'{paper}: A sheet of parchment. It is a writable of level 1, size 0, worth 2 coin. '
-                          'It reads: "hi".')
+    assert h.feedback == (
+        f'{paper}: A sheet of parchment. It is a writable of level 1, size 0, worth 2 coin. It reads: "hi".'
+    )
 
 
 def test_inspect_an_empty_bag(h):
     bag = h.wear("small_bag")
     h.ok(f"inspect {bag}")
-    assert h.feedback == (f"{bag}: A small bag. It is a container of level 1, size 1, worth 3 coin. "
-                          "It holds nothing (room 4 of 4).")
+    assert h.feedback == (
+        f"{bag}: A small bag. It is a container of level 1, size 1, worth 3 coin. It holds nothing (room 4 of 4)."
+    )
     assert h.emitted() == [("object_inspected", {"object": "small_bag", "handle": bag})]
 
 

@@ -43,8 +43,10 @@ def test_key_opens_a_locked_way_for_good(h):
     h.ok("enter shed")
     assert h.agent.area == "shed" and h.agent.hands == {"stick": 1}
     assert "I unlocked the way to shed with shed_key; the key stays in the lock." in h.feedback
-    assert h.emitted() == [("path_unlocked", {"a": "yard", "b": "shed", "by": "key"}),
-                           ("area_entered", {"area": "shed", "first": True})]
+    assert h.emitted() == [
+        ("path_unlocked", {"a": "yard", "b": "shed", "by": "key"}),
+        ("area_entered", {"area": "shed", "first": True}),
+    ]
     assert not h.state.areas["yard"].exits["shed"].locked and not h.state.areas["shed"].exits["yard"].locked
     h.ok("enter yard")
     h.ok("enter shed")  # no key needed any more

@@ -12,8 +12,10 @@ def test_talk_to_a_merchant_cycles_dialogue_and_lists_wares(h):
     h.npc("mira")
     h.ok("talk to mira")
     assert 'mira says: "Fine wares, fair prices."' in h.feedback
-    assert ("mira sells apple (1 coin), parchment (2 coin), boots (4 coin); "
-            "buys material, food, writable, weapon, container.") in h.feedback
+    assert (
+        "mira sells apple (1 coin), parchment (2 coin), boots (4 coin); "
+        "buys material, food, writable, weapon, container."
+    ) in h.feedback
     assert h.emitted() == [("talked_to", {"npc": "mira", "type": "mira", "area": "camp"})]
     h.ok("talk to mira")
     assert 'mira says: "The yard has a furnace."' in h.feedback
@@ -183,8 +185,7 @@ def test_buy_what_does_not_fit_lands_on_the_ground(h):
     assert h.agent.hands == {"coin": 8, "stick": 1} and h.area.objects == {"apple": 2}
     assert "I bought 2 apple from mira for 2 coin; it is on the ground." in h.feedback
     # nothing came into my hands, so nothing was acquired (it can still be picked up)
-    assert h.emitted() == [("object_bought", {"object": "apple", "amount": 2, "npc": "mira", "cost": 2,
-                                              "first": True})]
+    assert h.emitted() == [("object_bought", {"object": "apple", "amount": 2, "npc": "mira", "cost": 2, "first": True})]
 
 
 def test_buy_an_instanced_object_gets_a_name(h):
@@ -289,17 +290,24 @@ def test_sell_when_coins_have_no_hand_go_to_the_ground(h):
     h.stash(bag, "iron_ore")
     h.ok("sell 1 iron_ore mira")
     assert h.area.objects == {"coin": 1} and "the coins are on the ground" in h.feedback
-    assert h.emitted() == [("object_sold", {"object": "iron_ore", "amount": 1, "npc": "mira", "paid": 1,
-                                            "first": True})]
+    assert h.emitted() == [
+        ("object_sold", {"object": "iron_ore", "amount": 1, "npc": "mira", "paid": 1, "first": True})
+    ]
 
 
-@pytest.mark.parametrize(("setup", "command", "message"), [
-    ("coin", "sell 1 coin mira", "Cannot sell coin: mira will not buy coin."),
-    ("shed_key", "sell 1 shed_key mira", "Cannot sell shed_key: shed_key is worthless to mira."),
-    ("lockpick", "sell 1 lockpick mira",
-     "Cannot sell lockpick: mira does not buy tool (only material, food, writable, weapon, container)."),
-    (None, "sell 1 stick mira", "Cannot sell 1 stick: I carry 0."),
-])
+@pytest.mark.parametrize(
+    ("setup", "command", "message"),
+    [
+        ("coin", "sell 1 coin mira", "Cannot sell coin: mira will not buy coin."),
+        ("shed_key", "sell 1 shed_key mira", "Cannot sell shed_key: shed_key is worthless to mira."),
+        (
+            "lockpick",
+            "sell 1 lockpick mira",
+            "Cannot sell lockpick: mira does not buy tool (only material, food, writable, weapon, container).",
+        ),
+        (None, "sell 1 stick mira", "Cannot sell 1 stick: I carry 0."),
+    ],
+)
 def test_sell_refusals(h, setup, command, message):
     h.npc("mira")
     if setup:

@@ -81,8 +81,10 @@ def test_the_longest_verb_wins_over_one_that_shares_its_first_word():
 
 # ------------------------------------------------------------------ arguments
 def test_text_keeps_its_case_and_names_are_lowered(tiny_game):
-    assert _verb_and_args(tiny_game.rules, 'write "Hello World" Parchment_0') == \
-        ("write", ("Hello World", "parchment_0"))
+    assert _verb_and_args(tiny_game.rules, 'write "Hello World" Parchment_0') == (
+        "write",
+        ("Hello World", "parchment_0"),
+    )
     assert _verb_and_args(tiny_game.rules, "write Hi scrap") == ("write", ("Hi", "scrap"))
 
 

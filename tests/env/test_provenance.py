@@ -40,8 +40,9 @@ def _node(graph, name: str, step: int) -> dict:
 
 
 def _edges(graph, src: dict, dst: dict) -> list[tuple[str, str, int]]:
-    return sorted((e["object"], e["how"], e["units"]) for e in graph["edges"]
-                  if e["src"] == src["id"] and e["dst"] == dst["id"])
+    return sorted(
+        (e["object"], e["how"], e["units"]) for e in graph["edges"] if e["src"] == src["id"] and e["dst"] == dst["id"]
+    )
 
 
 def test_planted_craft_chain_pick_up_craft_equip_attack():
@@ -90,7 +91,10 @@ def test_planted_craft_chain_pick_up_craft_equip_attack():
     assert _edges(g, equip, blows[0]) == [("leather_cap", "use", 1)]
     # nothing else points at the chain's nodes, and steps that touched nothing made no node
     assert {(e["src"], e["dst"]) for e in g["edges"] if e["dst"] == craft_club["id"]} == {
-        (pick_wood["id"], craft_club["id"]), (pick_stick["id"], craft_club["id"]), (0, craft_club["id"])}
+        (pick_wood["id"], craft_club["id"]),
+        (pick_stick["id"], craft_club["id"]),
+        (0, craft_club["id"]),
+    }
     pairs = edges_by_pair(g)
     assert pairs["pick up -> craft"] == [[1, 3], [2, 3], [4, 6], [5, 6]]
     assert pairs["craft -> equip"] == [[6, 7]] and pairs["craft -> pick up"] == [[3, 8]]
@@ -106,9 +110,16 @@ def test_drop_then_another_agent_picks_up_links_the_two_agents():
     _step(engine, "craft 1 plank", "bo", ada="wait")
     g = engine.provenance.graph(include_world=False)
     assert [(n["name"], n["agent"], n["step"]) for n in g["nodes"]] == [
-        ("pick up", "ada", 1), ("drop", "ada", 2), ("pick up", "bo", 3), ("craft", "bo", 4)]
-    assert [(e["how"], e["object"]) for e in g["edges"]] == [("move", "wood_log"), ("move", "wood_log"),
-                                                             ("consume", "wood_log")]
+        ("pick up", "ada", 1),
+        ("drop", "ada", 2),
+        ("pick up", "bo", 3),
+        ("craft", "bo", 4),
+    ]
+    assert [(e["how"], e["object"]) for e in g["edges"]] == [
+        ("move", "wood_log"),
+        ("move", "wood_log"),
+        ("consume", "wood_log"),
+    ]
 
 
 def test_writing_modifies_the_writable_and_uses_the_tool():

@@ -13,30 +13,49 @@ def ev(kind: str, agent: str | None = "player", **data) -> Event:
 
 
 def test_each_event_pays_its_component():
-    r = breakdown([
-        ev("quest_stage_completed", stage="a"),
-        ev("quest_stage_completed", stage="b"),
-        ev("side_quest_completed"),
-        ev("area_entered", area="yard", first=True),
-        ev("object_crafted", object="plank", first=True),
-        ev("npc_defeated", type="rat", first=True),
-        ev("object_bought", object="apple", first=True),
-        ev("object_sold", object="stick", first=True),
-        ev("agent_died"),
-    ], "player")
-    assert r.to_dict() == {"quest": 2, "side_quest": 1, "exploration": 1, "craft": 1, "defeat": 1, "trade": 2,
-                           "death": 1}
+    r = breakdown(
+        [
+            ev("quest_stage_completed", stage="a"),
+            ev("quest_stage_completed", stage="b"),
+            ev("side_quest_completed"),
+            ev("area_entered", area="yard", first=True),
+            ev("object_crafted", object="plank", first=True),
+            ev("npc_defeated", type="rat", first=True),
+            ev("object_bought", object="apple", first=True),
+            ev("object_sold", object="stick", first=True),
+            ev("agent_died"),
+        ],
+        "player",
+    )
+    assert r.to_dict() == {
+        "quest": 2,
+        "side_quest": 1,
+        "exploration": 1,
+        "craft": 1,
+        "defeat": 1,
+        "trade": 2,
+        "death": 1,
+    }
 
 
 def test_repeats_of_a_first_counted_component_pay_nothing():
-    events = [ev("area_entered", area="yard", first=False), ev("object_crafted", object="plank"),
-              ev("npc_defeated", type="rat", first=False), ev("object_sold", object="stick", first=False)]
+    events = [
+        ev("area_entered", area="yard", first=False),
+        ev("object_crafted", object="plank"),
+        ev("npc_defeated", type="rat", first=False),
+        ev("object_sold", object="stick", first=False),
+    ]
     assert breakdown(events, "player").to_dict() == dict.fromkeys(COMPONENTS, 0)
 
 
 def test_only_the_agent_s_own_events_count():
-    events = [ev("quest_stage_completed", "rival"), ev("area_entered", "rival", first=True),
-              ev("agent_died", None), ev("object_acquired", object="coin", first=True), ev("talked_to", npc="x")]
+    events = [
+        ev("quest_stage_completed", "rival"),
+        ev("area_entered", "rival", first=True),
+        ev("agent_died", None),
+        ev("object_acquired", object="coin", first=True),
+        ev("talked_to", npc="x"),
+    ]
     assert breakdown(events, "player").to_dict() == dict.fromkeys(COMPONENTS, 0)
     assert breakdown(events, "rival").to_dict() == {**dict.fromkeys(COMPONENTS, 0), "quest": 1, "exploration": 1}
 

@@ -22,42 +22,155 @@ TINY = Path(__file__).parent / "data" / "tiny"
 #: ``[r.name for r in load_game(game).rules.steps]`` as recorded with the priority-sorted rule book.
 PINNED: dict[str, list[str]] = {
     "base": [
-        "attack_update", "day_night", "combat_rhythm", "ambush", "night_spawn", "respawn", "tutorial",
-        "main_quest", "side_quests", "death", "craft_hints", "experience", "expansion",
+        "attack_update",
+        "day_night",
+        "combat_rhythm",
+        "ambush",
+        "night_spawn",
+        "respawn",
+        "tutorial",
+        "main_quest",
+        "side_quests",
+        "death",
+        "craft_hints",
+        "experience",
+        "expansion",
     ],
     "remnant": [
-        "attack_update", "day_night", "danger_hours", "combat_rhythm", "ambush", "night_spawn", "enemy_respawn",
-        "food_respawn", "crafting_momentum", "noise", "carrion_scavengers", "wandering_patrols",
-        "forgotten_caches", "rumor_notes", "shifting_paths", "tutorial", "main_quest", "side_quests", "death",
-        "craft_hints", "experience", "expansion",
+        "attack_update",
+        "day_night",
+        "danger_hours",
+        "combat_rhythm",
+        "ambush",
+        "night_spawn",
+        "enemy_respawn",
+        "food_respawn",
+        "crafting_momentum",
+        "noise",
+        "carrion_scavengers",
+        "wandering_patrols",
+        "forgotten_caches",
+        "rumor_notes",
+        "shifting_paths",
+        "tutorial",
+        "main_quest",
+        "side_quests",
+        "death",
+        "craft_hints",
+        "experience",
+        "expansion",
     ],
     "mark": [
-        "attack_update", "day_night", "danger_hours", "combat_rhythm", "ambush", "night_spawn", "enemy_respawn",
-        "food_respawn", "crafting_momentum", "noise", "carrion_scavengers", "wandering_patrols",
-        "forgotten_caches", "rumor_notes", "tutorial", "main_quest", "death", "craft_hints", "experience",
+        "attack_update",
+        "day_night",
+        "danger_hours",
+        "combat_rhythm",
+        "ambush",
+        "night_spawn",
+        "enemy_respawn",
+        "food_respawn",
+        "crafting_momentum",
+        "noise",
+        "carrion_scavengers",
+        "wandering_patrols",
+        "forgotten_caches",
+        "rumor_notes",
+        "tutorial",
+        "main_quest",
+        "death",
+        "craft_hints",
+        "experience",
     ],
     "metropolis": [
-        "contempt_of_court", "attack_update", "nightly_rewrite", "law_expiry", "objection_effects", "day_night",
-        "binding_precedent", "legal_paradox", "combat_rhythm", "ambush", "trial_proceedings", "night_spawn",
-        "respawn", "contraband_suspicion", "main_quest", "side_quests", "death", "craft_hints", "experience",
+        "contempt_of_court",
+        "attack_update",
+        "nightly_rewrite",
+        "law_expiry",
+        "objection_effects",
+        "day_night",
+        "binding_precedent",
+        "legal_paradox",
+        "combat_rhythm",
+        "ambush",
+        "trial_proceedings",
+        "night_spawn",
+        "respawn",
+        "contraband_suspicion",
+        "main_quest",
+        "side_quests",
+        "death",
+        "craft_hints",
+        "experience",
     ],
     "quarantine": [
-        "attack_update", "day_night", "combat_rhythm", "ambush", "lamp_fuel", "night_spawn", "corpse_corruption",
-        "quarantine_lockdown", "respawn", "tutorial", "main_quest", "side_quests", "death", "craft_hints",
-        "experience", "expansion",
+        "attack_update",
+        "day_night",
+        "combat_rhythm",
+        "ambush",
+        "lamp_fuel",
+        "night_spawn",
+        "corpse_corruption",
+        "quarantine_lockdown",
+        "respawn",
+        "tutorial",
+        "main_quest",
+        "side_quests",
+        "death",
+        "craft_hints",
+        "experience",
+        "expansion",
     ],
     "robot_kingdom": [
-        "attack_update", "united_presence", "day_night", "combat_rhythm", "scrap_mending", "intimidation",
-        "devil_drain", "ambush", "tactical_warnings", "night_spawn", "reclamation", "respawn", "corrosion",
-        "forge_migration", "main_quest", "side_quests", "death", "craft_hints", "experience", "expansion",
+        "attack_update",
+        "united_presence",
+        "day_night",
+        "combat_rhythm",
+        "scrap_mending",
+        "intimidation",
+        "devil_drain",
+        "ambush",
+        "tactical_warnings",
+        "night_spawn",
+        "reclamation",
+        "respawn",
+        "corrosion",
+        "forge_migration",
+        "main_quest",
+        "side_quests",
+        "death",
+        "craft_hints",
+        "experience",
+        "expansion",
     ],
     "saltglass": [
-        "attack_update", "salt_glaze", "salt_mirage", "day_night", "resonance_imprint", "combat_rhythm", "ambush",
-        "night_spawn", "respawn", "salt_sink", "tutorial", "main_quest", "side_quests", "death", "craft_hints",
-        "forge_alert", "experience", "expansion",
+        "attack_update",
+        "salt_glaze",
+        "salt_mirage",
+        "day_night",
+        "resonance_imprint",
+        "combat_rhythm",
+        "ambush",
+        "night_spawn",
+        "respawn",
+        "salt_sink",
+        "tutorial",
+        "main_quest",
+        "side_quests",
+        "death",
+        "craft_hints",
+        "forge_alert",
+        "experience",
+        "expansion",
     ],
     "tiny": [
-        "attack_update", "day_night", "combat_rhythm", "ambush", "night_spawn", "respawn", "death", "craft_hints",
+        "attack_update",
+        "day_night",
+        "combat_rhythm",
+        "ambush",
+        "night_spawn",
+        "respawn",
+        "death",
+        "craft_hints",
         "experience",
     ],
 }
@@ -70,8 +183,12 @@ def test_every_game_keeps_its_step_rule_order(game: str) -> None:
 
 
 def _engine_step_rules() -> list[type[StepRule]]:
-    return [value for module in BASE_RULE_MODULES for kind, value in _members(importlib.import_module(module))
-            if kind == "step"]
+    return [
+        value
+        for module in BASE_RULE_MODULES
+        for kind, value in _members(importlib.import_module(module))
+        if kind == "step"
+    ]
 
 
 def test_the_engine_order_names_every_engine_step_rule_once() -> None:
@@ -91,8 +208,9 @@ def test_every_optional_rule_switched_on_runs_in_the_declared_order() -> None:
 
 
 def _rule(name: str, after: tuple[str, ...] = (), before: tuple[str, ...] = ()) -> type[StepRule]:
-    cls = type(name.title(), (StepRule,), {"name": name, "after": after, "before": before,
-                                           "apply": lambda self, engine: None})
+    cls = type(
+        name.title(), (StepRule,), {"name": name, "after": after, "before": before, "apply": lambda self, engine: None}
+    )
     return step_rule(cls)
 
 
@@ -116,8 +234,11 @@ def test_a_rule_with_only_before_runs_as_early_as_allowed() -> None:
 
 
 def test_before_holds_back_a_rule_the_engine_order_would_run_first() -> None:
-    rules = [*_engine("attack_update", "combat_rhythm"), _rule("fog", before=("combat_rhythm",)),
-             _rule("mist", before=("fog",))]
+    rules = [
+        *_engine("attack_update", "combat_rhythm"),
+        _rule("fog", before=("combat_rhythm",)),
+        _rule("mist", before=("fog",)),
+    ]
     assert _order(rules) == ["mist", "fog", "attack_update", "combat_rhythm"]
 
 
@@ -128,8 +249,12 @@ def test_a_rule_that_does_not_say_when_it_runs_is_refused_not_placed_by_a_defaul
 
 
 def test_rules_ready_together_keep_load_order_and_chains_follow_their_heads() -> None:
-    rules = [*_engine("attack_update", "ambush"), _rule("b", after=("attack_update",)),
-             _rule("a", after=("attack_update",)), _rule("c", after=("a",))]
+    rules = [
+        *_engine("attack_update", "ambush"),
+        _rule("b", after=("attack_update",)),
+        _rule("a", after=("attack_update",)),
+        _rule("c", after=("a",)),
+    ]
     assert _order(rules) == ["attack_update", "b", "a", "c", "ambush"]
 
 
@@ -150,8 +275,12 @@ def test_an_unknown_name_is_an_error_naming_it() -> None:
 
 
 def test_a_cycle_is_an_error_naming_its_rules() -> None:
-    rules = [*_engine("attack_update", "ambush"), _rule("fog", after=("mist",)), _rule("mist", after=("fog",)),
-             _rule("late", after=("fog",))]
+    rules = [
+        *_engine("attack_update", "ambush"),
+        _rule("fog", after=("mist",)),
+        _rule("mist", after=("fog",)),
+        _rule("late", after=("fog",)),
+    ]
     with pytest.raises(RuleError, match=r"cycle by after/before: fog -> mist -> fog"):
         step_order(rules)
 
@@ -186,7 +315,8 @@ def test_a_game_rules_py_with_priority_does_not_load(tmp_path: Path) -> None:
     shutil.copytree(TINY, folder)
     (folder / "rules.py").write_text(
         "from odyssey_env.rules import StepRule, step_rule\n\n\n@step_rule\nclass Bell(StepRule):\n"
-        "    name = \"bell\"\n    priority = 99\n\n    def apply(self, engine):\n        pass\n")
+        '    name = "bell"\n    priority = 99\n\n    def apply(self, engine):\n        pass\n'
+    )
     with pytest.raises(GameError, match=r"'priority' is gone; place the rule with after"):
         load_game(folder, cache=False, trust=True)
 

@@ -105,8 +105,12 @@ def test_cli(tmp_path, store):
     folder = _game(tmp_path, rules="X = 1\n")
 
     def odyssey(*args):
-        return subprocess.run([sys.executable, "-m", "odyssey_eval.cli", *args], capture_output=True, text=True,
-                              env={**__import__("os").environ, trust.TRUST_FILE_ENV: str(store)})
+        return subprocess.run(
+            [sys.executable, "-m", "odyssey_eval.cli", *args],
+            capture_output=True,
+            text=True,
+            env={**__import__("os").environ, trust.TRUST_FILE_ENV: str(store)},
+        )
 
     done = odyssey("trust", str(folder))
     assert done.returncode == 0 and "trusted:" in done.stdout

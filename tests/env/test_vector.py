@@ -66,9 +66,16 @@ def _same(a, b) -> bool:
     return type(a) is type(b) and (a == b or (a != a and b != b))
 
 
-LEAVES = (st.integers(-5, 5) | st.booleans() | st.floats(allow_nan=False, width=32) | st.text(max_size=3)
-          | st.none() | st.lists(st.integers(0, 3), max_size=3)
-          | st.integers(0, 3).map(lambda k: np.arange(k, dtype=np.int8)) | st.just(np.float32(1.5)))
+LEAVES = (
+    st.integers(-5, 5)
+    | st.booleans()
+    | st.floats(allow_nan=False, width=32)
+    | st.text(max_size=3)
+    | st.none()
+    | st.lists(st.integers(0, 3), max_size=3)
+    | st.integers(0, 3).map(lambda k: np.arange(k, dtype=np.int8))
+    | st.just(np.float32(1.5))
+)
 
 
 def _info_shape():
@@ -77,9 +84,19 @@ def _info_shape():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(1, 4).flatmap(lambda n: st.lists(st.dictionaries(
-    st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs", "_mask"]), _info_shape(), max_size=5),
-    min_size=n, max_size=n)))
+@given(
+    st.integers(1, 4).flatmap(
+        lambda n: st.lists(
+            st.dictionaries(
+                st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs", "_mask"]),
+                _info_shape(),
+                max_size=5,
+            ),
+            min_size=n,
+            max_size=n,
+        )
+    )
+)
 def test_batched_merge_equals_gymnasiums_whatever_the_infos(infos):
     # "_mask" is also the name of "mask"'s mask: Gymnasium's merge writes one into the other
     env = OdysseySyncVectorEnv.__new__(OdysseySyncVectorEnv)
@@ -108,18 +125,29 @@ def test_batched_merge_of_real_infos_takes_the_fast_path():
 # The plan is the fast path; its failures fall back to the exact leaf-by-leaf merge, so the tests above
 # cannot see a plan that gives up too often. These pin the plan itself: it must take every info shape
 # a vector env produces step after step, and when it merges, give exactly Gymnasium's result.
-KINDS = {"int": st.integers(-5, 5), "float": st.floats(allow_nan=False, width=32), "bool": st.booleans(),
-         "str": st.text(max_size=3), "none": st.none(), "list": st.lists(st.integers(0, 3), max_size=3),
-         "array": st.integers(0, 3).map(lambda k: np.full(2, k, dtype=np.int16)),
-         "f32": st.floats(-2, 2, width=32).map(np.float32), "i64": st.integers(-3, 3).map(np.int64)}
+KINDS = {
+    "int": st.integers(-5, 5),
+    "float": st.floats(allow_nan=False, width=32),
+    "bool": st.booleans(),
+    "str": st.text(max_size=3),
+    "none": st.none(),
+    "list": st.lists(st.integers(0, 3), max_size=3),
+    "array": st.integers(0, 3).map(lambda k: np.full(2, k, dtype=np.int16)),
+    "f32": st.floats(-2, 2, width=32).map(np.float32),
+    "i64": st.integers(-3, 3).map(np.int64),
+}
 _FIELD = st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs", "x", "y", "_x"])
 
 
 def _template():
     """A shape of info (nested dicts of leaf kinds), the same for every sub-env."""
-    return st.dictionaries(_FIELD, st.recursive(st.sampled_from(sorted(KINDS)),
-                                                lambda inner: st.dictionaries(_FIELD, inner, max_size=3),
-                                                max_leaves=10), max_size=6)
+    return st.dictionaries(
+        _FIELD,
+        st.recursive(
+            st.sampled_from(sorted(KINDS)), lambda inner: st.dictionaries(_FIELD, inner, max_size=3), max_leaves=10
+        ),
+        max_size=6,
+    )
 
 
 def _fill(template, draw):
@@ -150,8 +178,10 @@ def test_the_plan_takes_every_same_shape_step_and_equals_gymnasiums_merge(first,
 
 
 def _masks_collide_anywhere(template) -> bool:
-    return any(("_" + k in template) or (k != "final_obs" and isinstance(v, dict) and _masks_collide_anywhere(v))
-               for k, v in template.items())
+    return any(
+        ("_" + k in template) or (k != "final_obs" and isinstance(v, dict) and _masks_collide_anywhere(v))
+        for k, v in template.items()
+    )
 
 
 def _leaves(info):
@@ -160,11 +190,26 @@ def _leaves(info):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(1, 4).flatmap(lambda n: st.lists(st.dictionaries(
-    st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5),
-    min_size=n, max_size=n)), st.integers(1, 4).flatmap(lambda n: st.lists(st.dictionaries(
-        st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5),
-        min_size=n, max_size=n)))
+@given(
+    st.integers(1, 4).flatmap(
+        lambda n: st.lists(
+            st.dictionaries(
+                st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5
+            ),
+            min_size=n,
+            max_size=n,
+        )
+    ),
+    st.integers(1, 4).flatmap(
+        lambda n: st.lists(
+            st.dictionaries(
+                st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5
+            ),
+            min_size=n,
+            max_size=n,
+        )
+    ),
+)
 def test_a_plan_either_merges_exactly_or_says_it_does_not_fit(compiled_on, infos):
     from odyssey_env.vector.infos import _InfoPlan, _Mismatch
 
@@ -179,8 +224,19 @@ def test_a_plan_either_merges_exactly_or_says_it_does_not_fit(compiled_on, infos
     assert _same(merged, _gymnasium_merge(infos))
 
 
-@pytest.mark.parametrize("change", ["key order", "key missing", "leaf type", "dict for leaf", "leaf for dict",
-                                    "nested key order", "array shape", "dict for flag"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        "key order",
+        "key missing",
+        "leaf type",
+        "dict for leaf",
+        "leaf for dict",
+        "nested key order",
+        "array shape",
+        "dict for flag",
+    ],
+)
 def test_a_plan_refuses_infos_of_another_shape(change):
     from odyssey_env.vector.infos import _InfoPlan, _Mismatch
 
@@ -190,13 +246,16 @@ def test_a_plan_refuses_infos_of_another_shape(change):
         return out
 
     plan = _InfoPlan([info(), info()])
-    other: dict = {"key order": {"quest": {"done": False, "total": 3}, "step": 1, "mask": np.zeros(2, dtype=bool),
-                           "area": "yard"},
-             "key missing": {"step": 1, "quest": {"done": False, "total": 3}, "mask": np.zeros(2, dtype=bool)},
-             "leaf type": info(step=1.5), "dict for leaf": info(area={"name": "yard"}),
-             "leaf for dict": info(quest=3), "nested key order": info(quest={"total": 3, "done": False}),
-             "array shape": info(mask=np.zeros(3, dtype=bool)),
-             "dict for flag": info(quest={"done": {"why": "locked"}, "total": 3})}[change]
+    other: dict = {
+        "key order": {"quest": {"done": False, "total": 3}, "step": 1, "mask": np.zeros(2, dtype=bool), "area": "yard"},
+        "key missing": {"step": 1, "quest": {"done": False, "total": 3}, "mask": np.zeros(2, dtype=bool)},
+        "leaf type": info(step=1.5),
+        "dict for leaf": info(area={"name": "yard"}),
+        "leaf for dict": info(quest=3),
+        "nested key order": info(quest={"total": 3, "done": False}),
+        "array shape": info(mask=np.zeros(3, dtype=bool)),
+        "dict for flag": info(quest={"done": {"why": "locked"}, "total": 3}),
+    }[change]
     with pytest.raises((_Mismatch, ValueError)):  # the first sub-env's shape decides: it must match
         plan.merge([other, info()])
     try:  # a later sub-env's leaves are cast as Gymnasium casts them, or refused where Gymnasium fails
@@ -208,8 +267,9 @@ def test_a_plan_refuses_infos_of_another_shape(change):
 
 def test_a_vector_env_merges_real_steps_through_one_plan_kept_from_step_to_step():
     envs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=3, max_actions=32, lazy_infos=False)
-    theirs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=3, vectorization_mode="sync",
-                          wrappers=[lambda e: ValidActions(e, 32)])
+    theirs = gym.make_vec(
+        "AgentOdyssey/Remnant-v0", num_envs=3, vectorization_mode="sync", wrappers=[lambda e: ValidActions(e, 32)]
+    )
     try:
         envs.reset(seed=0), theirs.reset(seed=0)
         plans = set()
@@ -237,9 +297,17 @@ def test_a_partial_collection_merges_as_gymnasium_merges_it():
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(1, 4).flatmap(lambda n: st.lists(st.dictionaries(
-    st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5),
-    min_size=n, max_size=n)))
+@given(
+    st.integers(1, 4).flatmap(
+        lambda n: st.lists(
+            st.dictionaries(
+                st.sampled_from(["step", "area", "mask", "quest", "events", "final_obs"]), _info_shape(), max_size=5
+            ),
+            min_size=n,
+            max_size=n,
+        )
+    )
+)
 def test_the_exact_merge_behind_the_plan_equals_gymnasiums_or_says_it_cannot(infos):
     """``batch_infos``, the leaf-by-leaf merge the plan falls back to, on its own."""
     from odyssey_env.vector.infos import _Mismatch
@@ -275,12 +343,20 @@ def test_the_exact_merge_casts_to_the_first_sub_env_and_hands_nested_differences
 # nor the exact merge can hold such a key, so both must refuse it (and Gymnasium's merge then takes it): without
 # the refusal the plan drops the key (a leaf first) or fails on the leaf (a dict first), and the exact merge
 # merges an empty list as an empty dict.
-@pytest.mark.parametrize(("infos", "expected"), [
-    pytest.param([{"s": 1, "k": {}}, {"s": 2, "k": []}], {1: []}, id="an empty dict, then a leaf of no keys"),
-    pytest.param([{"s": 1, "k": {"x": 1}}, {"s": 2, "k": "x"}],
-                 {"x": np.array([1, 0]), "_x": np.array([True, False]), 1: "x"}, id="a dict, then a leaf of its keys"),
-    pytest.param([{"s": 1, "k": True}, {"s": 2, "k": {}}], np.array([True, False]), id="a leaf, then an empty dict"),
-])
+@pytest.mark.parametrize(
+    ("infos", "expected"),
+    [
+        pytest.param([{"s": 1, "k": {}}, {"s": 2, "k": []}], {1: []}, id="an empty dict, then a leaf of no keys"),
+        pytest.param(
+            [{"s": 1, "k": {"x": 1}}, {"s": 2, "k": "x"}],
+            {"x": np.array([1, 0]), "_x": np.array([True, False]), 1: "x"},
+            id="a dict, then a leaf of its keys",
+        ),
+        pytest.param(
+            [{"s": 1, "k": True}, {"s": 2, "k": {}}], np.array([True, False]), id="a leaf, then an empty dict"
+        ),
+    ],
+)
 def test_a_dict_beside_a_leaf_under_one_key_merges_as_gymnasium_merges_it(infos, expected):
     from odyssey_env.vector.infos import _InfoPlan, _Mismatch
 
@@ -318,12 +394,21 @@ def test_a_dict_beside_a_flag_fails_as_gymnasiums_merge_fails_even_through_a_kep
 # Gymnasium's merge goes sub-env by sub-env, the faster merges key by key (the plan a numeric type at a time): on
 # infos with two values it cannot merge, each meets another one first. The error must be Gymnasium's all the same.
 _TWO_BAD_VALUES = [
-    pytest.param([{"a": 1, "b": 1}, {"a": 1, "b": "s"}, {"a": 2**70, "b": 1}], ValueError,
-                 id="key by key, a number too large comes first"),
-    pytest.param([{"x": {"a": 1}, "b": 1}, {"x": {"a": "s"}, "b": 2**70}], ValueError,
-                 id="in the plan's int table, a number too large comes first"),
-    pytest.param([{"s": {"e": 0}, "m": 0}, {"s": {}, "m": None}, {"s": {"s": 0, "e": {"s": {}}}, "m": 0}], TypeError,
-                 id="key by key, the fold of a nested difference fails first"),
+    pytest.param(
+        [{"a": 1, "b": 1}, {"a": 1, "b": "s"}, {"a": 2**70, "b": 1}],
+        ValueError,
+        id="key by key, a number too large comes first",
+    ),
+    pytest.param(
+        [{"x": {"a": 1}, "b": 1}, {"x": {"a": "s"}, "b": 2**70}],
+        ValueError,
+        id="in the plan's int table, a number too large comes first",
+    ),
+    pytest.param(
+        [{"s": {"e": 0}, "m": 0}, {"s": {}, "m": None}, {"s": {"s": 0, "e": {"s": {}}}, "m": 0}],
+        TypeError,
+        id="key by key, the fold of a nested difference fails first",
+    ),
 ]
 
 
@@ -341,8 +426,14 @@ def test_infos_gymnasium_cannot_merge_fail_with_its_error_whichever_bad_value_co
 def test_one_sub_env_merges_through_the_plan_and_the_exact_merge_as_gymnasium_merges_it():
     from odyssey_env.vector.infos import _InfoPlan
 
-    infos = [{"step": 3, "quest": {"done": True, "area": "yard"}, "mask": np.ones(2, dtype=np.int16),
-              "final_obs": {"text": "the yard"}}]
+    infos = [
+        {
+            "step": 3,
+            "quest": {"done": True, "area": "yard"},
+            "mask": np.ones(2, dtype=np.int16),
+            "final_obs": {"text": "the yard"},
+        }
+    ]
     expected = _gymnasium_merge(infos)
     assert _same(_InfoPlan(infos).merge(infos), expected) and _same(batch_infos(infos), expected)
     assert expected["mask"].shape == (1, 2) and expected["final_obs"][0] == {"text": "the yard"}
@@ -360,10 +451,13 @@ def test_a_plan_is_not_compiled_on_sub_envs_whose_keys_differ():
 # makes the same rows of a list, but broadcasts a scalar only where Gymnasium's row assignment does (not into
 # an object array's row), so the merges must take a later value that is not an array, and refuse a row of
 # another shape rather than keep it.
-@pytest.mark.parametrize("infos", [
-    pytest.param([{"m": np.zeros(2, dtype=np.int16)}, {"m": [1, 2]}], id="an array, then a list as long"),
-    pytest.param([{"m": np.array([7, 8], dtype=object)}, {"m": 5}], id="an object array, then a scalar"),
-])
+@pytest.mark.parametrize(
+    "infos",
+    [
+        pytest.param([{"m": np.zeros(2, dtype=np.int16)}, {"m": [1, 2]}], id="an array, then a list as long"),
+        pytest.param([{"m": np.array([7, 8], dtype=object)}, {"m": 5}], id="an object array, then a scalar"),
+    ],
+)
 def test_an_array_leaf_takes_a_later_sub_envs_value_as_gymnasium_takes_it(infos):
     from odyssey_env.vector.infos import _InfoPlan, _Mismatch
 
@@ -383,8 +477,10 @@ def test_an_array_leaf_takes_a_later_sub_envs_value_as_gymnasium_takes_it(infos)
 def test_a_later_sub_envs_leaves_are_cast_to_the_first_ones_types_as_gymnasium_casts_them():
     from odyssey_env.vector.infos import _InfoPlan
 
-    infos = [{"a": 1, "q": {"b": True, "c": 0.5}, "m": np.zeros(2, dtype=np.int16), "s": "x"},
-             {"a": 2.0, "q": {"b": 0, "c": 1}, "m": np.ones(2, dtype=np.int32), "s": None}]
+    infos = [
+        {"a": 1, "q": {"b": True, "c": 0.5}, "m": np.zeros(2, dtype=np.int16), "s": "x"},
+        {"a": 2.0, "q": {"b": 0, "c": 1}, "m": np.ones(2, dtype=np.int32), "s": None},
+    ]
     plan = _InfoPlan(infos)
     merged = plan.merge(infos)
     assert _same(merged, _gymnasium_merge(infos))
@@ -416,7 +512,7 @@ def test_tuple_getters_return_tuples_for_any_number_of_items():
     from odyssey_env.vector.infos import _tuple_getter
 
     row = {"a": 1, "b": 2, "c": 3}
-    assert _tuple_getter(()) (row) == ()
+    assert _tuple_getter(())(row) == ()
     assert _tuple_getter(("b",))(row) == (2,)
     assert _tuple_getter(("c", "a"))(row) == (3, 1)
 
@@ -435,15 +531,21 @@ def test_make_vec_without_a_mode_builds_odysseys_vector_env():
 @pytest.mark.parametrize("asynchronous", [False, True])
 def test_odyssey_vector_env_matches_gymnasiums_step_for_step(asynchronous):
     ours = gym.make_vec("AgentOdyssey/Base-v0", num_envs=3, asynchronous=asynchronous, max_episode_steps=4)
-    theirs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=3, vectorization_mode="sync",
-                          wrappers=[lambda e: gym.wrappers.TimeLimit(e, 4)])
+    theirs = gym.make_vec(
+        "AgentOdyssey/Base-v0", num_envs=3, vectorization_mode="sync", wrappers=[lambda e: gym.wrappers.TimeLimit(e, 4)]
+    )
     try:
         assert isinstance(ours, OdysseyAsyncVectorEnv if asynchronous else OdysseySyncVectorEnv)
         a, b = ours.reset(seed=5), theirs.reset(seed=5)
         assert list(a[0]) == list(b[0]) and _same(a[1], b[1])
         # long observations then short ones (an invalid command's), then an autoreset after truncation
-        for actions in (["wait", "enter smithy_yard", "pick up coin"], ["x", "y", "z"], ["wait"] * 3,
-                        ["wait"] * 3, ["defend"] * 3):
+        for actions in (
+            ["wait", "enter smithy_yard", "pick up coin"],
+            ["x", "y", "z"],
+            ["wait"] * 3,
+            ["wait"] * 3,
+            ["defend"] * 3,
+        ):
             a, b = ours.step(actions), theirs.step(actions)
             assert list(a[0]) == list(b[0])
             for x, y in zip(a[1:4], b[1:4], strict=True):
@@ -490,14 +592,21 @@ def test_observations_kept_from_an_earlier_step_stay_as_they_were(asynchronous):
 
 
 def test_info_keys_keep_vector_infos_small():
-    envs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=2, max_actions=32,
-                        info_keys=["invalid_action", "reward_breakdown"])
+    envs = gym.make_vec(
+        "AgentOdyssey/Remnant-v0", num_envs=2, max_actions=32, info_keys=["invalid_action", "reward_breakdown"]
+    )
     try:
         _, infos = envs.reset(seed=0)
         _, _, _, _, infos = envs.step(np.zeros(2, dtype=np.int64))
         data_keys = [k for k in infos if not k.startswith("_")]
-        assert data_keys == ["invalid_action", "reward_breakdown", "action_mask", "actions", "actions_dropped",
-                             "command"]
+        assert data_keys == [
+            "invalid_action",
+            "reward_breakdown",
+            "action_mask",
+            "actions",
+            "actions_dropped",
+            "command",
+        ]
         assert infos["reward_breakdown"]["quest"].dtype.kind == "i"
     finally:
         envs.close()
@@ -520,8 +629,9 @@ def test_info_keys_pick_a_subset_in_a_fixed_order(tiny_game):
 def test_arrays_a_step_returns_are_the_callers_to_change():
     """The lean step loop hands out fresh arrays: changing them changes nothing in the env."""
     ours = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, max_episode_steps=3)
-    theirs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, vectorization_mode="sync",
-                          wrappers=[lambda e: gym.wrappers.TimeLimit(e, 3)])
+    theirs = gym.make_vec(
+        "AgentOdyssey/Base-v0", num_envs=2, vectorization_mode="sync", wrappers=[lambda e: gym.wrappers.TimeLimit(e, 3)]
+    )
     try:
         ours.reset(seed=0), theirs.reset(seed=0)
         for step in range(7):
@@ -556,10 +666,22 @@ class _Scripted(gym.Env):
         return int(action), reward, terminated, truncated, {"t": self.t}
 
 
-@pytest.mark.parametrize("outcome", [
-    (1, False, False), (np.float32(0.25), np.bool_(True), False), (True, 1, 0), ("1.5", "", "x"),
-    (np.int64(-3), False, np.True_), (None, False, False), ("many", False, False), (1.0, None, False),
-    (np.array([2.0]), False, False), (1.0, False, [1, 2])], ids=repr)
+@pytest.mark.parametrize(
+    "outcome",
+    [
+        (1, False, False),
+        (np.float32(0.25), np.bool_(True), False),
+        (True, 1, 0),
+        ("1.5", "", "x"),
+        (np.int64(-3), False, np.True_),
+        (None, False, False),
+        ("many", False, False),
+        (1.0, None, False),
+        (np.array([2.0]), False, False),
+        (1.0, False, [1, 2]),
+    ],
+    ids=repr,
+)
 def test_the_lean_step_stores_rewards_and_flags_as_gymnasiums_loop_does(outcome):
     """Same values and dtypes, the same autoresets after them, or the same error."""
     fns = [lambda: _Scripted([(0.5, False, False)]), lambda o=outcome: _Scripted([o, (0.0, False, False)])]
@@ -587,15 +709,18 @@ def test_the_lean_step_stores_rewards_and_flags_as_gymnasiums_loop_does(outcome)
 def _generic_step_forbidden(monkeypatch):
     def refuse(self, actions):
         raise RuntimeError("Gymnasium's generic step")
+
     monkeypatch.setattr(SyncVectorEnv, "step", refuse)
 
 
-@pytest.mark.parametrize("actions", [["wait", "defend"], ("wait", "defend"), np.array(["wait", "defend"])],
-                         ids=["list", "tuple", "array"])
+@pytest.mark.parametrize(
+    "actions", [["wait", "defend"], ("wait", "defend"), np.array(["wait", "defend"])], ids=["list", "tuple", "array"]
+)
 def test_text_commands_take_the_lean_loop_and_other_steps_gymnasiums(monkeypatch, actions):
     envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2)
-    same_step = OdysseySyncVectorEnv([lambda: OdysseyEnv("base")] * 2,
-                                     autoreset_mode=gym.vector.AutoresetMode.SAME_STEP)
+    same_step = OdysseySyncVectorEnv(
+        [lambda: OdysseyEnv("base")] * 2, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
+    )
     try:
         envs.reset(seed=0), same_step.reset(seed=0)
         _generic_step_forbidden(monkeypatch)
@@ -603,8 +728,11 @@ def test_text_commands_take_the_lean_loop_and_other_steps_gymnasiums(monkeypatch
         assert len(obs) == 2 and infos["step"].tolist() == [1, 1] and rewards.shape == terminated.shape == (2,)
         _, _, _, _, collected = envs._step_collected(actions)
         assert [i for i, _ in collected] == [0, 1] and [info["step"] for _, info in collected] == [2, 2]
-        for generic in (lambda: same_step.step(actions), lambda: same_step._step_collected(actions),
-                        lambda: envs.step(iter(actions))):  # not a list, tuple or array: Gymnasium's loop decides
+        for generic in (
+            lambda: same_step.step(actions),
+            lambda: same_step._step_collected(actions),
+            lambda: envs.step(iter(actions)),
+        ):  # not a list, tuple or array: Gymnasium's loop decides
             with pytest.raises(RuntimeError, match="generic step"):
                 generic()
     finally:

@@ -43,8 +43,12 @@ def _assert_same_step(a, b) -> None:
     assert _same(a[-1], b[-1])
 
 
-COMMANDS = [["wait", "enter smithy_yard", "pick up coin", "x"], ["look", "wait", "defend", "enter nowhere"],
-            ["wait"] * 4, ["inventory", "wait", "jump", "wait"]]
+COMMANDS = [
+    ["wait", "enter smithy_yard", "pick up coin", "x"],
+    ["look", "wait", "defend", "enter nowhere"],
+    ["wait"] * 4,
+    ["inventory", "wait", "jump", "wait"],
+]
 
 
 @pytest.mark.parametrize("autoreset_mode", list(AutoresetMode))
@@ -52,9 +56,11 @@ COMMANDS = [["wait", "enter smithy_yard", "pick up coin", "x"], ["look", "wait",
 def test_async_equals_sync_step_for_step(workers, spin_s, autoreset_mode):
     """Ours async, ours sync and Gymnasium's sync, step for step (our sync's own loop included)."""
     fns = [_make] * 4
-    envs = [OdysseyAsyncVectorEnv(fns, workers=workers, spin_s=spin_s, autoreset_mode=autoreset_mode),
-            OdysseySyncVectorEnv(fns, autoreset_mode=autoreset_mode),
-            SyncVectorEnv(fns, autoreset_mode=autoreset_mode)]
+    envs = [
+        OdysseyAsyncVectorEnv(fns, workers=workers, spin_s=spin_s, autoreset_mode=autoreset_mode),
+        OdysseySyncVectorEnv(fns, autoreset_mode=autoreset_mode),
+        SyncVectorEnv(fns, autoreset_mode=autoreset_mode),
+    ]
     try:
         for env in envs[:2]:
             assert env.single_observation_space == envs[2].single_observation_space
@@ -221,9 +227,17 @@ def test_make_vec_asynchronous_builds_it_and_sync_refuses_its_options():
         make_vector_env(2, workers=1, game="base")
 
 
-@pytest.mark.parametrize("actions", [np.array([3, 1], dtype=np.int64), np.array([3, 1], dtype=np.int32),
-                                     np.array(["wait", "look"]), np.array([[1, 2], [3, 4]], dtype=np.uint8),
-                                     np.array([(1, 2.5)], dtype=[("a", "<i4"), ("b", "<f8")]), ["wait", "look"]])
+@pytest.mark.parametrize(
+    "actions",
+    [
+        np.array([3, 1], dtype=np.int64),
+        np.array([3, 1], dtype=np.int32),
+        np.array(["wait", "look"]),
+        np.array([[1, 2], [3, 4]], dtype=np.uint8),
+        np.array([(1, 2.5)], dtype=[("a", "<i4"), ("b", "<f8")]),
+        ["wait", "look"],
+    ],
+)
 def test_actions_cross_to_a_worker_with_their_dtype_and_values(actions):
     import pickle
 

@@ -174,10 +174,15 @@ def stepped():
 def test_whole_dict_operations_see_every_key_merged(stepped, how):
     lazy, eager = stepped
     whole = {
-        "dict": lambda x: dict(x), "unpack": lambda x: {**x}, "copy": lambda x: x.copy(),
-        "copy.copy": copy.copy, "deepcopy": copy.deepcopy, "pickle": lambda x: pickle.loads(pickle.dumps(x)),
+        "dict": lambda x: dict(x),
+        "unpack": lambda x: {**x},
+        "copy": lambda x: x.copy(),
+        "copy.copy": copy.copy,
+        "deepcopy": copy.deepcopy,
+        "pickle": lambda x: pickle.loads(pickle.dumps(x)),
         "update": lambda x: (lambda d: (d.update(x), d)[1])({}),
-        "or": lambda x: x | {}, "ror": lambda x: {} | x,
+        "or": lambda x: x | {},
+        "ror": lambda x: {} | x,
     }[how](lazy)
     assert type(whole) is dict and _same(whole, eager)
 
@@ -214,8 +219,9 @@ def test_writes_before_reads_win_and_deleted_keys_stay_deleted(stepped):
 def test_gymnasiums_vector_wrappers_see_the_same_infos():
     kwargs = {"game": "base", "max_episode_steps": 6}
     lazy = gym.wrappers.vector.DictInfoToList(gym.wrappers.vector.RecordEpisodeStatistics(make_vector_env(2, **kwargs)))
-    eager = gym.wrappers.vector.DictInfoToList(gym.wrappers.vector.RecordEpisodeStatistics(
-        make_vector_env(2, lazy_infos=False, **kwargs)))
+    eager = gym.wrappers.vector.DictInfoToList(
+        gym.wrappers.vector.RecordEpisodeStatistics(make_vector_env(2, lazy_infos=False, **kwargs))
+    )
     try:
         a, b = lazy.reset(seed=1)[1], eager.reset(seed=1)[1]
         assert type(a) is list and len(a) == len(b) == 2
@@ -226,7 +232,8 @@ def test_gymnasiums_vector_wrappers_see_the_same_infos():
             for x, y in zip(a, b, strict=True):
                 assert list(x) == list(y)
                 assert repr({k: v for k, v in x.items() if k != "episode"}) == repr(
-                    {k: v for k, v in y.items() if k != "episode"})  # episode["t"] is a clock
+                    {k: v for k, v in y.items() if k != "episode"}
+                )  # episode["t"] is a clock
                 assert ("episode" in x) == ("episode" in y)
                 if "episode" in x:
                     episodes += 1

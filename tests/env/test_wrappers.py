@@ -111,8 +111,7 @@ def test_pickles_mid_episode_and_continues_identically(tiny_game):
 
 
 def test_vector_env_through_gymnasium_wrappers_argument():
-    envs = gym.make_vec(odyssey_env.env_id("base"), num_envs=2, vectorization_mode="async",
-                        wrappers=[ValidActions])
+    envs = gym.make_vec(odyssey_env.env_id("base"), num_envs=2, vectorization_mode="async", wrappers=[ValidActions])
     try:
         _, infos = envs.reset(seed=0)
         assert infos["action_mask"].shape == (2, DEFAULT_MAX_ACTIONS)

@@ -15,11 +15,23 @@ def cell(output_dir: Path, **over: Any) -> dict[str, Any]:
     """A cell config as Hydra would resolve it, small enough for tests."""
     qa = {"enabled": True, "every": 0, "world_knowledge": 3, "episodic": 2, "choices": 4}
     qa.update(over.pop("qa", {}))
-    ev = {"output_dir": str(output_dir), "checkpoint_every": 10, "checkpoint_min_seconds": 0.0,
-          "progress": False, "qa": qa}
+    ev = {
+        "output_dir": str(output_dir),
+        "checkpoint_every": 10,
+        "checkpoint_min_seconds": 0.0,
+        "progress": False,
+        "qa": qa,
+    }
     ev.update(over.pop("eval", {}))
-    cfg = {"game": {"name": "base", "path": None}, "agent": {"name": "random", "seed": None},
-           "llm": {"name": "none"}, "seed": 0, "max_steps": 60, "tutorial": True, "eval": ev}
+    cfg = {
+        "game": {"name": "base", "path": None},
+        "agent": {"name": "random", "seed": None},
+        "llm": {"name": "none"},
+        "seed": 0,
+        "max_steps": 60,
+        "tutorial": True,
+        "eval": ev,
+    }
     cfg.update(over)
     return cfg
 

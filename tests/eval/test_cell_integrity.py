@@ -43,8 +43,9 @@ run_cell(json.loads(sys.argv[1]), log=lambda m: None)
 
 def _killed_at(cfg: dict, step: int) -> None:
     env = {**os.environ, KILL_AFTER_ENV: str(step)}
-    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(cfg)], env=env, capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(cfg)], env=env, capture_output=True, text=True, timeout=120
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr
 
 
@@ -99,9 +100,26 @@ def test_the_lock_is_held_for_the_whole_run(tmp_path):
 def test_the_issue_s_sweep_is_refused_before_any_cell_starts(tmp_path):
     """`seed=0,0,0,0 launcher=joblib` used to run four processes on one directory and corrupt it."""
     pytest.importorskip("hydra_plugins.hydra_joblib_launcher")
-    done = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", "run", "-m", "agent=random", "game=base",
-                           "seed=0,0,0,0", "max_steps=50", "launcher=joblib", "hydra.launcher.n_jobs=4",
-                           "eval.progress=false"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "odyssey_eval.cli",
+            "run",
+            "-m",
+            "agent=random",
+            "game=base",
+            "seed=0,0,0,0",
+            "max_steps=50",
+            "launcher=joblib",
+            "hydra.launcher.n_jobs=4",
+            "eval.progress=false",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert "names the cell runs/base/random/none/seed_0 twice" in line and "nothing was run" in line
@@ -109,13 +127,42 @@ def test_the_issue_s_sweep_is_refused_before_any_cell_starts(tmp_path):
 
 
 def test_a_sweep_over_settings_that_do_not_make_another_cell_is_refused(tmp_path):
-    done = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", "run", "-m", "agent=random", "seed=1",
-                           "max_steps=5", "eval.progress=true,false"], cwd=tmp_path, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "odyssey_eval.cli",
+            "run",
+            "-m",
+            "agent=random",
+            "seed=1",
+            "max_steps=5",
+            "eval.progress=true,false",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2 and "twice" in done.stderr and "eval.progress" in done.stderr
-    done = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", "run", "-m", "agent=random", "seed=1,2",
-                           "max_steps=5", "eval.qa.enabled=false", "eval.progress=false"], cwd=tmp_path,
-                          capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "odyssey_eval.cli",
+            "run",
+            "-m",
+            "agent=random",
+            "seed=1,2",
+            "max_steps=5",
+            "eval.qa.enabled=false",
+            "eval.progress=false",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     assert sorted(p.name for p in (tmp_path / "runs" / "base" / "random" / "none").iterdir()) == ["seed_1", "seed_2"]
 
@@ -142,8 +189,12 @@ def test_resuming_against_edited_game_files_is_refused_naming_them(tmp_path):
     with pytest.raises(RunDirError, match=r"rules\.py \(added\), world\.json \(changed\)"):
         run_cell(cfg, log=quiet)
     assert not rd.finished
-    assert run_cell({**cfg, "eval": {**cfg["eval"], "overwrite": True},
-                     "game": {**cfg["game"], "trust": True}}, log=quiet).status == "finished"
+    assert (
+        run_cell(
+            {**cfg, "eval": {**cfg["eval"], "overwrite": True}, "game": {**cfg["game"], "trust": True}}, log=quiet
+        ).status
+        == "finished"
+    )
 
 
 def test_unchanged_game_files_resume(tmp_path):
@@ -190,8 +241,11 @@ def test_a_damaged_question_file_is_a_damaged_directory(tmp_path):
         run_cell(cfg, log=quiet)
 
 
-@pytest.mark.parametrize("content", [b"\x89PNG\r\n\x1a\n\x00\xff", b"[]", b'"done"', b"{}", b'{"game": "base"}'],
-                         ids=["binary", "list", "string", "empty", "partial"])
+@pytest.mark.parametrize(
+    "content",
+    [b"\x89PNG\r\n\x1a\n\x00\xff", b"[]", b'"done"', b"{}", b'{"game": "base"}'],
+    ids=["binary", "list", "string", "empty", "partial"],
+)
 def test_a_damaged_results_file_is_one_line_never_a_finished_cell(tmp_path, content, capsys):
     from odyssey_eval.challenge import main as challenge_main
     from odyssey_eval.report import main as report_main
@@ -213,8 +267,10 @@ def test_a_game_folder_is_filed_under_its_own_name(tmp_path):
     world = json.loads((folder / "world.json").read_text())
     world["game"]["name"] = "my_world"
     (folder / "world.json").write_text(json.dumps(world))
-    out = run_cell(cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=5,
-                        qa={"enabled": False}), log=quiet)
+    out = run_cell(
+        cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=5, qa={"enabled": False}),
+        log=quiet,
+    )
     assert out.path.relative_to(tmp_path / "runs").parts[0] == "my_world"
     assert out.results["game"] == "my_world"
     assert lines(out.path / "trajectory.jsonl")[0]["game"] == "my_world"

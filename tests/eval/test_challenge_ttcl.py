@@ -30,8 +30,15 @@ def ttcl_runs(tmp_path_factory) -> Path:
     for game in RANKING_GAMES:
         for seed in SEEDS:
             for agent in ({"name": "oracle"}, {"name": "random", "seed": None}):
-                cfg = cell(out, game={"name": game, "path": None}, agent=agent, seed=seed, max_steps=500,
-                           qa={"enabled": False}, eval={"checkpoint_every": 1000})
+                cfg = cell(
+                    out,
+                    game={"name": game, "path": None},
+                    agent=agent,
+                    seed=seed,
+                    max_steps=500,
+                    qa={"enabled": False},
+                    eval={"checkpoint_every": 1000},
+                )
                 run_cell(cfg, log=quiet)
     return out
 
@@ -83,8 +90,12 @@ def test_normalising_needs_the_size_of_each_main_quest(ttcl_runs) -> None:
     runs, _ = load_runs([ttcl_runs])
     runs = [r for r in runs if r.label == "oracle"]
     assert all(r.metrics["main_stages"] == STAGES[r.game] for r in runs)
-    blind = [Run(r.path, r.results, {**r.metrics, "main_stages": None}, r.main_curve, r.sup_curve, r.token_curve)
-             if r.game == "mark" else r for r in runs]
+    blind = [
+        Run(r.path, r.results, {**r.metrics, "main_stages": None}, r.main_curve, r.sup_curve, r.token_curve)
+        if r.game == "mark"
+        else r
+        for r in runs
+    ]
     (t,) = aggregate(blind, aggregation="normalized")
     assert t["games"]["mark"]["fraction"] is None
     assert sum("records no main-quest size" in w for w in t["warnings"]) == 3
@@ -99,10 +110,23 @@ def test_normalising_makes_games_weigh_the_same() -> None:
     """Two submissions that each complete one whole game: raw ranks by the bigger game, normalised ties."""
 
     def fake(game: str, agent: str, seed: int, main: int) -> Run:
-        metrics = {"play_steps": 500, "terminated": False, "main_reward": main, "supplementary_reward": 0,
-                   "main_stages": STAGES[game]}
-        results = {"game": game, "agent": {"name": agent}, "agent_name": agent, "llm": {"name": "none"},
-                   "seed": seed, "max_steps": 500, "tutorial": True, "end_reason": "max_steps"}
+        metrics = {
+            "play_steps": 500,
+            "terminated": False,
+            "main_reward": main,
+            "supplementary_reward": 0,
+            "main_stages": STAGES[game],
+        }
+        results = {
+            "game": game,
+            "agent": {"name": agent},
+            "agent_name": agent,
+            "llm": {"name": "none"},
+            "seed": seed,
+            "max_steps": 500,
+            "tutorial": True,
+            "end_reason": "max_steps",
+        }
         return Run(Path(f"/r/{game}/{agent}/{seed}"), results, metrics, [main], [0], [0])
 
     runs = [fake(g, "big", s, STAGES[g] if g == "metropolis" else 0) for g in STAGES for s in SEEDS]

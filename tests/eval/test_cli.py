@@ -22,8 +22,14 @@ SMALL = ["max_steps=15", "eval.qa.world_knowledge=2", "eval.qa.episodic=1", "eva
 
 def odyssey(*args: str, cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
-    done = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    done = subprocess.run(
+        [sys.executable, "-m", "odyssey_eval.cli", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
     return done
 
 
@@ -41,8 +47,17 @@ def sweep(tmp_path_factory) -> Path:
     if not _oracle_available():
         pytest.skip("the oracle agent is not in this checkout")
     cwd = tmp_path_factory.mktemp("sweep")
-    done = odyssey("run", "-m", "agent=random,oracle", f"game={','.join(GAMES)}", "seed=0,1", "launcher=joblib",
-                   "hydra.launcher.n_jobs=2", *SMALL, cwd=cwd)
+    done = odyssey(
+        "run",
+        "-m",
+        "agent=random,oracle",
+        f"game={','.join(GAMES)}",
+        "seed=0,1",
+        "launcher=joblib",
+        "hydra.launcher.n_jobs=2",
+        *SMALL,
+        cwd=cwd,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     return cwd
 
@@ -128,8 +143,7 @@ def test_missing_launcher_extra_names_it():
 
 def test_submitit_local_launcher(tmp_path):
     pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
-    done = odyssey("run", "-m", "game=base", "seed=0,1", "launcher=submitit_local", *SMALL, cwd=tmp_path,
-                   timeout=300)
+    done = odyssey("run", "-m", "game=base", "seed=0,1", "launcher=submitit_local", *SMALL, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert len(list((tmp_path / "runs" / "base").rglob("results.json"))) == 2
 
@@ -142,11 +156,23 @@ def test_a_failing_cell_does_not_stop_the_sweep(tmp_path):
 
 
 def test_kill_and_resume_through_the_command(tmp_path):
-    args = ("run", "game=base", "max_steps=40", "eval.checkpoint_every=10", "eval.checkpoint_min_seconds=0",
-            "eval.qa.enabled=false")
+    args = (
+        "run",
+        "game=base",
+        "max_steps=40",
+        "eval.checkpoint_every=10",
+        "eval.checkpoint_min_seconds=0",
+        "eval.qa.enabled=false",
+    )
     env = {**os.environ, "ODYSSEY_KILL_AFTER_STEP": "25"}
-    killed = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", *args], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=120)
+    killed = subprocess.run(
+        [sys.executable, "-m", "odyssey_eval.cli", *args],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert killed.returncode == -9
     resumed = odyssey(*args, cwd=tmp_path)
     assert resumed.returncode == 0 and "resume from step 20" in resumed.stdout
@@ -157,8 +183,9 @@ def _ctrl_c(args: list[str], cwd: Path, ready, typed: str = "") -> tuple[int, st
     import signal
     import time
 
-    proc = subprocess.Popen(args, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        args, cwd=cwd, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     proc.stdin.write(typed)
     proc.stdin.flush()
     deadline = time.monotonic() + 60
@@ -174,8 +201,12 @@ def test_ctrl_c_leaves_a_resumable_run(tmp_path):
     """A player presses Ctrl-C mid-game; the same command later continues where they were."""
     args = [sys.executable, "-m", "odyssey_eval.cli", "run", "agent=human", "eval.qa.enabled=false", "max_steps=10"]
     trajectory = tmp_path / "runs" / "base" / "human" / "none" / "seed_0" / "trajectory.jsonl"
-    returncode, err = _ctrl_c(args, tmp_path, typed="wait\ninspect hearth_square\nwait\n",
-                              ready=lambda: trajectory.exists() and len(trajectory.read_text().splitlines()) == 4)
+    returncode, err = _ctrl_c(
+        args,
+        tmp_path,
+        typed="wait\ninspect hearth_square\nwait\n",
+        ready=lambda: trajectory.exists() and len(trajectory.read_text().splitlines()) == 4,
+    )
     assert returncode == 130, err
     assert "run the same command again to resume from step 3" in err
     again = subprocess.run(args, cwd=tmp_path, input="wait\n:quit\n", capture_output=True, text=True, timeout=120)
@@ -186,8 +217,16 @@ def test_ctrl_c_leaves_a_resumable_run(tmp_path):
 
 def test_ctrl_c_during_a_qa_round_is_one_line_too(tmp_path):
     """The human agent is asked the before-play questions first; Ctrl-C there must not be a traceback."""
-    args = [sys.executable, "-m", "odyssey_eval.cli", "run", "agent=human", "max_steps=3",
-            "eval.qa.world_knowledge=1", "eval.qa.episodic=0"]
+    args = [
+        sys.executable,
+        "-m",
+        "odyssey_eval.cli",
+        "run",
+        "agent=human",
+        "max_steps=3",
+        "eval.qa.world_knowledge=1",
+        "eval.qa.episodic=0",
+    ]
     questions = tmp_path / "runs" / "base" / "human" / "none" / "seed_0" / "qa_questions.json"
     returncode, err = _ctrl_c(args, tmp_path, ready=questions.exists)  # written just before the first question
     assert returncode == 130, err

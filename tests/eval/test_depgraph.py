@@ -9,7 +9,8 @@ import pytest
 from odyssey_eval.depgraph import arc_diagram_html, filter_graph, load_graph, main, pair_counts, to_mermaid, to_svg
 
 GRAPH = {
-    "format": 1, "game": "base",
+    "format": 1,
+    "game": "base",
     "nodes": [
         {"id": 0, "step": 0, "agent": None, "kind": "world", "name": "world"},
         {"id": 1, "step": 1, "agent": "ada", "kind": "action", "name": "pick up", "command": "pick up wood_log"},
@@ -28,14 +29,21 @@ GRAPH = {
 
 
 def test_pairs_and_filters():
-    assert pair_counts(GRAPH) == {"craft -> pick up": 1, "pick up -> attack": 1, "pick up -> craft": 1,
-                                  "world -> craft": 1, "world -> pick up": 1}
+    assert pair_counts(GRAPH) == {
+        "craft -> pick up": 1,
+        "pick up -> attack": 1,
+        "pick up -> craft": 1,
+        "world -> craft": 1,
+        "world -> pick up": 1,
+    }
     plain = filter_graph(GRAPH)
     assert [e["src"] for e in plain["edges"]] == [1, 2, 3] and [n["id"] for n in plain["nodes"]] == [1, 2, 3, 4]
     only = filter_graph(GRAPH, include=["pick up->craft", " craft -> pick up "])
     assert [(e["src"], e["dst"]) for e in only["edges"]] == [(1, 2), (2, 3)]
-    assert [(e["src"], e["dst"]) for e in filter_graph(GRAPH, exclude=["pick up -> craft"])["edges"]] == \
-        [(2, 3), (3, 4)]
+    assert [(e["src"], e["dst"]) for e in filter_graph(GRAPH, exclude=["pick up -> craft"])["edges"]] == [
+        (2, 3),
+        (3, 4),
+    ]
     assert len(filter_graph(GRAPH, include_world=True)["edges"]) == 5
     assert [(e["src"], e["dst"]) for e in filter_graph(GRAPH, agent="bo")["edges"]] == [(2, 3), (3, 4)]
 

@@ -54,8 +54,14 @@ def test_experiment2_sweeps_seven_distinct_cells_of_the_paper(tiny_hf_llm):
             agent = build_agent(cfg["agent"], {**cfg["llm"], **tiny_hf_llm}, seed=0)
             labels.add(agent.label)
     assert len(paths) >= 6
-    assert {"lora_sft", "lora_sft+short_term_memory", "lora_sft+reflection", "lora_sft+summarisation",
-            "long_context", "short_term_memory"} <= labels
+    assert {
+        "lora_sft",
+        "lora_sft+short_term_memory",
+        "lora_sft+reflection",
+        "lora_sft+summarisation",
+        "long_context",
+        "short_term_memory",
+    } <= labels
 
 
 def test_every_shipped_game_has_a_game_config():
@@ -65,8 +71,12 @@ def test_every_shipped_game_has_a_game_config():
 
 #: Paper Table 2's games (§5.3): the six generated games; Base, the starting template, is not one of them.
 PAPER_GAMES = {"remnant", "mark", "metropolis", "quarantine", "robot_kingdom", "saltglass"}
-TABLE2 = {"long_context": "long_context", "rag_stm": "vanilla_rag+short_term_memory",
-          "short_term_memory": "short_term_memory", "sft_stm": "lora_sft+short_term_memory"}
+TABLE2 = {
+    "long_context": "long_context",
+    "rag_stm": "vanilla_rag+short_term_memory",
+    "short_term_memory": "short_term_memory",
+    "sft_stm": "lora_sft+short_term_memory",
+}
 
 
 def test_table2_sweeps_the_paper_s_four_agents_over_every_shipped_paper_game():
@@ -81,8 +91,9 @@ def test_table2_sweeps_the_paper_s_four_agents_over_every_shipped_paper_game():
     cells = set()
     for variant, label in TABLE2.items():
         for game in games:
-            cfg = OmegaConf.to_container(compose("+experiment=table2", f"+table2={variant}", f"game={game}"),
-                                         resolve=True)
+            cfg = OmegaConf.to_container(
+                compose("+experiment=table2", f"+table2={variant}", f"game={game}"), resolve=True
+            )
             assert (cfg["max_steps"], cfg["tutorial"], cfg["llm"]["name"]) == (500, True, "hf")
             path = cell_path(cfg)
             assert (path.parts[-4], path.parts[-3]) == (game, label)
@@ -95,8 +106,10 @@ def test_table2_has_a_cell_for_every_agent_paradigm():
     """Every agent paradigm has a Table 2 cell, and the documented every-paradigm sweep lists them all."""
     not_paradigms = {"human", "replay", "random", "oracle"}  # no memory paradigm under test
     paradigms = {p.stem for p in (CONFIG_DIR / "agent").glob("*.yaml")} - not_paradigms
-    cells = {p.stem: compose("+experiment=table2", f"+table2={p.stem}").agent.name
-             for p in (REPO_CONFIG_DIR / "table2").glob("*.yaml")}
+    cells = {
+        p.stem: compose("+experiment=table2", f"+table2={p.stem}").agent.name
+        for p in (REPO_CONFIG_DIR / "table2").glob("*.yaml")
+    }
     assert paradigms <= set(cells.values())
     assert set(TABLE2) <= set(cells)
     sweeps = re.findall(r"\+table2=([\w,]+)", (REPO_CONFIG_DIR.parent / "docs" / "evaluation.md").read_text())
@@ -105,9 +118,22 @@ def test_table2_has_a_cell_for_every_agent_paradigm():
 
 def test_a_glob_that_matches_no_cell_is_refused(tmp_path):
     """Hydra's glob sees only the packaged groups: `+table2=glob(*)` would launch nothing and exit 0."""
-    done = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", "run", "-m", "+experiment=table2",
-                           "+table2=glob(*)", "llm=scripted"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "odyssey_eval.cli",
+            "run",
+            "-m",
+            "+experiment=table2",
+            "+table2=glob(*)",
+            "llm=scripted",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert "the sweep lists no cells (+table2=glob(*) matched no config)" in line
@@ -118,14 +144,32 @@ def test_a_table2_sweep_runs_each_cell_as_its_own_agent(tmp_path):
     """The sweep check composes the repository's cell groups too (it once saw every cell as the default
     agent and refused the sweep as one cell named twice)."""
     done = subprocess.run(
-        [sys.executable, "-m", "odyssey_eval.cli", "run", "-m", "+experiment=table2",
-         "+table2=long_context,short_term_memory", "game=saltglass", "llm=scripted", "max_steps=2",
-         "tutorial=false", "eval.qa.enabled=false", "eval.progress=false"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        [
+            sys.executable,
+            "-m",
+            "odyssey_eval.cli",
+            "run",
+            "-m",
+            "+experiment=table2",
+            "+table2=long_context,short_term_memory",
+            "game=saltglass",
+            "llm=scripted",
+            "max_steps=2",
+            "tutorial=false",
+            "eval.qa.enabled=false",
+            "eval.progress=false",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr[-2000:]
     runs = sorted(p.parent.relative_to(tmp_path / "runs").as_posix() for p in (tmp_path / "runs").rglob("results.json"))
-    assert runs == ["saltglass/long_context/scripted-explore/seed_0_no_tutorial",
-                    "saltglass/short_term_memory/scripted-explore/seed_0_no_tutorial"]
+    assert runs == [
+        "saltglass/long_context/scripted-explore/seed_0_no_tutorial",
+        "saltglass/short_term_memory/scripted-explore/seed_0_no_tutorial",
+    ]
 
 
 @pytest.fixture(scope="module")

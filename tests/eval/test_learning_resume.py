@@ -16,10 +16,24 @@ from .conftest import cell, lines, quiet
 from .test_runner import _killed_at, run_dir_content
 
 AGENTS = {
-    "lora_sft": {"name": "lora_sft", "train_every": 3, "train_on_malformed": True, "lora_r": 4, "lora_alpha": 8,
-                 "learning_rate": 1e-2, "batch_size": 2},
-    "rl_lora": {"name": "rl_lora", "update_every": 2, "horizon": 1, "lora_r": 4, "lora_alpha": 8,
-                "learning_rate": 1e-2, "batch_size": 2},
+    "lora_sft": {
+        "name": "lora_sft",
+        "train_every": 3,
+        "train_on_malformed": True,
+        "lora_r": 4,
+        "lora_alpha": 8,
+        "learning_rate": 1e-2,
+        "batch_size": 2,
+    },
+    "rl_lora": {
+        "name": "rl_lora",
+        "update_every": 2,
+        "horizon": 1,
+        "lora_r": 4,
+        "lora_alpha": 8,
+        "learning_rate": 1e-2,
+        "batch_size": 2,
+    },
     "latent_memory": {"name": "latent_memory", "pool_size": 300},
 }
 
@@ -32,10 +46,24 @@ def tiny_llama(tmp_path_factory):
 
 
 def learning_cell(out, agent, model):
-    llm = {"name": "hf", "model": str(model), "device": "cpu", "threads": 1, "max_tokens": 10, "guided_json": True,
-           "constrain_starts": True}
-    return cell(out, agent=AGENTS[agent], llm=llm, max_steps=10, tutorial=False,
-                qa={"world_knowledge": 1, "episodic": 1}, eval={"checkpoint_every": 4})
+    llm = {
+        "name": "hf",
+        "model": str(model),
+        "device": "cpu",
+        "threads": 1,
+        "max_tokens": 10,
+        "guided_json": True,
+        "constrain_starts": True,
+    }
+    return cell(
+        out,
+        agent=AGENTS[agent],
+        llm=llm,
+        max_steps=10,
+        tutorial=False,
+        qa={"world_knowledge": 1, "episodic": 1},
+        eval={"checkpoint_every": 4},
+    )
 
 
 def learned_state(path):

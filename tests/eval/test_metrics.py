@@ -24,32 +24,90 @@ from odyssey_eval.trajectory import Trajectory
 ZERO = {"quest": 0, "side_quest": 0, "exploration": 0, "craft": 0, "defeat": 0, "trade": 0, "death": 0}
 
 
-def step(n, action, *, tutorial=False, reward=None, invalid=False, failed=False, events=(), tokens=(0, 0),
-         seconds=0.0, area="hearth_square"):
-    return {"step": n, "action": action, "tutorial": tutorial, "observation": f"obs {n}",
-            "reward": {**ZERO, **(reward or {})}, "invalid": invalid, "failed": failed, "events": list(events),
-            "area": area, "time": f"0001-01-01 08:{10 * n:02d}:00", "in_tutorial": tutorial,
-            "terminated": False, "tokens": list(tokens), "decision_time": seconds}
+def step(
+    n,
+    action,
+    *,
+    tutorial=False,
+    reward=None,
+    invalid=False,
+    failed=False,
+    events=(),
+    tokens=(0, 0),
+    seconds=0.0,
+    area="hearth_square",
+):
+    return {
+        "step": n,
+        "action": action,
+        "tutorial": tutorial,
+        "observation": f"obs {n}",
+        "reward": {**ZERO, **(reward or {})},
+        "invalid": invalid,
+        "failed": failed,
+        "events": list(events),
+        "area": area,
+        "time": f"0001-01-01 08:{10 * n:02d}:00",
+        "in_tutorial": tutorial,
+        "terminated": False,
+        "tokens": list(tokens),
+        "decision_time": seconds,
+    }
 
 
 def scripted() -> Trajectory:
-    reset = {"format": 1, "step": 0, "reset": True, "game": "base", "seed": 0, "observation": "start",
-             "area": "hearth_square", "time": "0001-01-01 08:00:00", "in_tutorial": True}
+    reset = {
+        "format": 1,
+        "step": 0,
+        "reset": True,
+        "game": "base",
+        "seed": 0,
+        "observation": "start",
+        "area": "hearth_square",
+        "time": "0001-01-01 08:00:00",
+        "in_tutorial": True,
+    }
     steps = [
-        step(1, "pick up coin", tutorial=True, tokens=(10, 2), seconds=0.5,
-             events=[{"kind": "object_acquired", "object": "coin", "handle": "coin", "how": "picked", "first": False}]),
+        step(
+            1,
+            "pick up coin",
+            tutorial=True,
+            tokens=(10, 2),
+            seconds=0.5,
+            events=[{"kind": "object_acquired", "object": "coin", "handle": "coin", "how": "picked", "first": False}],
+        ),
         step(2, "dance wildly", tutorial=True, invalid=True, tokens=(10, 2), seconds=0.5),
-        step(3, "enter reed_marsh", reward={"exploration": 1}, tokens=(100, 10), seconds=1.0, area="reed_marsh",
-             events=[{"kind": "area_entered", "area": "reed_marsh", "first": True}]),
-        step(4, "pick up apple", tokens=(100, 10), seconds=1.0, area="reed_marsh",
-             events=[{"kind": "object_acquired", "object": "apple", "handle": "apple", "how": "picked",
-                      "first": True}]),
-        step(5, "craft 1 plank", reward={"craft": 1}, tokens=(120, 20), seconds=2.0, area="reed_marsh",
-             events=[{"kind": "object_crafted", "object": "plank", "amount": 1, "first": True}]),
+        step(
+            3,
+            "enter reed_marsh",
+            reward={"exploration": 1},
+            tokens=(100, 10),
+            seconds=1.0,
+            area="reed_marsh",
+            events=[{"kind": "area_entered", "area": "reed_marsh", "first": True}],
+        ),
+        step(
+            4,
+            "pick up apple",
+            tokens=(100, 10),
+            seconds=1.0,
+            area="reed_marsh",
+            events=[{"kind": "object_acquired", "object": "apple", "handle": "apple", "how": "picked", "first": True}],
+        ),
+        step(
+            5,
+            "craft 1 plank",
+            reward={"craft": 1},
+            tokens=(120, 20),
+            seconds=2.0,
+            area="reed_marsh",
+            events=[{"kind": "object_crafted", "object": "plank", "amount": 1, "first": True}],
+        ),
         step(6, "fly to the moon", invalid=True, tokens=(100, 10), seconds=1.0, area="reed_marsh"),
         step(7, "pick up apple", failed=True, tokens=(100, 10), seconds=1.0, area="reed_marsh"),
-        step(8, "wait", reward={"quest": 1, "side_quest": 1, "trade": 1}, tokens=(80, 40), seconds=2.0,
-             area="reed_marsh"),
+        step(
+            8, "wait", reward={"quest": 1, "side_quest": 1, "trade": 1}, tokens=(80, 40), seconds=2.0, area="reed_marsh"
+        ),
     ]
     return Trajectory(reset, steps)
 
@@ -87,8 +145,13 @@ def test_hand_computed_metrics(game):
     assert m["tokens_per_step"] == pytest.approx(700 / 6)
     assert m["decision_time_total"] == pytest.approx(8.0)
     assert m["decision_time_mean"] == pytest.approx(8.0 / 6)
-    assert m["tutorial"] == {"steps": 2, "invalid_actions": 1, "input_tokens": 20, "output_tokens": 4,
-                             "decision_time": 1.0}
+    assert m["tutorial"] == {
+        "steps": 2,
+        "invalid_actions": 1,
+        "input_tokens": 20,
+        "output_tokens": 4,
+        "decision_time": 1.0,
+    }
 
 
 def test_cumulative_rewards():
@@ -125,7 +188,7 @@ def test_windowed_diversity_matches_direct_computation():
     rng = random.Random("windows")
     verbs = [rng.choice("abcdef"[: rng.randint(1, 6)]) for _ in range(450)]
     fast = windowed_diversity(verbs, 17, 100)
-    slow = [normalized_entropy(verbs[i:i + 100], 17) for i in range(len(verbs) - 99)]
+    slow = [normalized_entropy(verbs[i : i + 100], 17) for i in range(len(verbs) - 99)]
     assert fast == pytest.approx(slow, abs=1e-12)
     assert windowed_diversity(verbs[:40], 17, 100) == [normalized_entropy(verbs[:40], 17)]
 
@@ -162,9 +225,17 @@ def test_windowed_diversity_is_the_incremental_formula_bit_for_bit():
 def test_trajectory_lines_are_plain_compact_json():
     from odyssey_eval.trajectory import _dumps
 
-    for record in [*scripted().steps, scripted().reset,
-                   {"s": 'quote " backslash \\ newline \n tab \t unicode \u00e9 \U0001f600', "f": 1e-05, "n": None,
-                    "t": [True, False], "nested": {"x": [{"y": 2}]}}]:
+    for record in [
+        *scripted().steps,
+        scripted().reset,
+        {
+            "s": 'quote " backslash \\ newline \n tab \t unicode \u00e9 \U0001f600',
+            "f": 1e-05,
+            "n": None,
+            "t": [True, False],
+            "nested": {"x": [{"y": 2}]},
+        },
+    ]:
         assert _dumps(record) == json.dumps(record, separators=(",", ":"))
     with pytest.raises(TypeError, match="not JSON serializable"):
         _dumps({"bad": object()})
@@ -182,14 +253,26 @@ def test_trajectory_lines_hold_the_values_the_json_module_writes():
     from odyssey_eval import trajectory
 
     nan, inf = float("nan"), float("inf")
-    records = [*scripted().steps, scripted().reset,
-               {"s": 'quote " backslash \\ newline \n tab \t control \x01 del \x7f', "n": None, "t": [True, False],
-                "nested": {"x": [{"y": 2, "z": -0.5}]}, "big": 2**70, 3: "an int key", 1e-05: "a float key"},
-               {"words": "agents may say caf\u00e9 or \U0001f600", "f": 0.25, "lone": "\ud800"},
-               *({"step": 3, "decision_time": t, "observation": "free-standing"} for t in (1.2e-05, 1e-06, 3.5e-07)),
-               *({"step": 3, "decision_time": t} for t in (1.2e-05, 1e-06, 0.5, 1e-4, 0.0, -0.0, 2.0)),
-               {"seconds": [1e-06, 1.5e-05, 0.25], "accuracy": 1e-05}, {"f": -2.5e-05, "g": 1e16, "h": 1e22},
-               {"train": {"loss": nan, "grad": [inf, -inf, 1.0]}}, {"step": 3, "events": [{"target": None}]}]
+    records = [
+        *scripted().steps,
+        scripted().reset,
+        {
+            "s": 'quote " backslash \\ newline \n tab \t control \x01 del \x7f',
+            "n": None,
+            "t": [True, False],
+            "nested": {"x": [{"y": 2, "z": -0.5}]},
+            "big": 2**70,
+            3: "an int key",
+            1e-05: "a float key",
+        },
+        {"words": "agents may say caf\u00e9 or \U0001f600", "f": 0.25, "lone": "\ud800"},
+        *({"step": 3, "decision_time": t, "observation": "free-standing"} for t in (1.2e-05, 1e-06, 3.5e-07)),
+        *({"step": 3, "decision_time": t} for t in (1.2e-05, 1e-06, 0.5, 1e-4, 0.0, -0.0, 2.0)),
+        {"seconds": [1e-06, 1.5e-05, 0.25], "accuracy": 1e-05},
+        {"f": -2.5e-05, "g": 1e16, "h": 1e22},
+        {"train": {"loss": nan, "grad": [inf, -inf, 1.0]}},
+        {"step": 3, "events": [{"target": None}]},
+    ]
     for record in records:
         expected = (json.dumps(record, separators=(",", ":")) + "\n").encode()
         line = trajectory._encode_line(record)
@@ -210,17 +293,23 @@ def test_trajectory_lines_hold_the_values_the_json_module_writes():
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.recursive(
-    st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80) | st.floats() | st.text(),
-    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
-    max_leaves=20), st.none() | st.text())
+@given(
+    st.recursive(
+        st.none() | st.booleans() | st.integers(min_value=-(2**80), max_value=2**80) | st.floats() | st.text(),
+        lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=4),
+        max_leaves=20,
+    ),
+    st.none() | st.text(),
+)
 def test_any_line_reads_back_as_the_json_modules_line(value, observation):
     from odyssey_eval import trajectory
 
     record = {"step": 1, "value": value}
     before = repr(record)
-    expected = (json.dumps({**record, **({} if observation is None else {"observation": observation})},
-                           separators=(",", ":")) + "\n").encode()
+    expected = (
+        json.dumps({**record, **({} if observation is None else {"observation": observation})}, separators=(",", ":"))
+        + "\n"
+    ).encode()
     line = trajectory._encode_line(record, observation)
     assert _parsed(line) == _parsed(expected)
     assert line.endswith(b"\n") and line.count(b"\n") == 1
@@ -254,19 +343,34 @@ def test_the_trajectorys_zero_reward_has_the_envs_components():
     assert dict.fromkeys(COMPONENTS, 0) == _NO_REWARD
 
 
-@pytest.mark.parametrize(("breakdown", "written"), [
-    ({"quest": 0, "side_quest": 0, "exploration": 0, "craft": 0, "defeat": 0, "trade": 0, "death": 0}, None),
-    ({"quest": 1, "side_quest": 0, "exploration": 2, "craft": 0, "defeat": 0, "trade": 0, "death": 0},
-     {"quest": 1, "exploration": 2}),
-    ({"quest": 0, "side_quest": 0, "exploration": 0, "craft": 0, "defeat": 0, "trade": 0, "death": 0, "new": 0}, None),
-    ({"quest": 0, "new": 3}, {"new": 3}),
-])
+@pytest.mark.parametrize(
+    ("breakdown", "written"),
+    [
+        ({"quest": 0, "side_quest": 0, "exploration": 0, "craft": 0, "defeat": 0, "trade": 0, "death": 0}, None),
+        (
+            {"quest": 1, "side_quest": 0, "exploration": 2, "craft": 0, "defeat": 0, "trade": 0, "death": 0},
+            {"quest": 1, "exploration": 2},
+        ),
+        (
+            {"quest": 0, "side_quest": 0, "exploration": 0, "craft": 0, "defeat": 0, "trade": 0, "death": 0, "new": 0},
+            None,
+        ),
+        ({"quest": 0, "new": 3}, {"new": 3}),
+    ],
+)
 def test_a_step_line_lists_the_reward_components_earned(breakdown, written):
     from odyssey_agents.base import Decision
     from odyssey_eval.trajectory import step_record
 
-    info = {"step": 4, "reward_breakdown": breakdown, "invalid_action": False, "action_failed": False,
-            "events": [], "area": "camp", "time": "day 1"}
+    info = {
+        "step": 4,
+        "reward_breakdown": breakdown,
+        "invalid_action": False,
+        "action_failed": False,
+        "events": [],
+        "area": "camp",
+        "time": "day 1",
+    }
     record = step_record(Decision("wait"), False, None, False, info, 2.5e-05)
     assert record.get("reward") == written
     assert list(record) == ["step", "action", *(["reward"] if written else []), "area", "time", "decision_time"]
@@ -279,12 +383,24 @@ def test_whole_files_are_written_as_the_json_module_writes_them():
 
     rng = random.Random("documents")
     documents = [
-        {"windows": [rng.random() for _ in range(500)], "mean": 7.3e-06, "zero": 0.0, "negative_zero": -0.0,
-         "nan": float("nan"), "infinities": [float("inf"), -float("inf")], "tuple": (1, 2.5e-05, "x"),
-         "text": "caf\u00e9", "keys": {1e-05: 1, 3: 2.5}, "big": 2**70, "tiny": [1e-300, 5e-324, -1e-07, 1.5e-05]},
+        {
+            "windows": [rng.random() for _ in range(500)],
+            "mean": 7.3e-06,
+            "zero": 0.0,
+            "negative_zero": -0.0,
+            "nan": float("nan"),
+            "infinities": [float("inf"), -float("inf")],
+            "tuple": (1, 2.5e-05, "x"),
+            "text": "caf\u00e9",
+            "keys": {1e-05: 1, 3: 2.5},
+            "big": 2**70,
+            "tiny": [1e-300, 5e-324, -1e-07, 1.5e-05],
+        },
         {"nested": [1, [2, [3.0, 1e-06]]], "flags": [True, None], "del": "\x7f", "words": "free-standing 0.00001"},
         {"plain": [0.5, 12345678901234567890.0, 1e16, 1e22, 1e-4], "n": 3},
-        [{"step": 1}, 2.5e-05], "a string", 1e-05,
+        [{"step": 1}, 2.5e-05],
+        "a string",
+        1e-05,
     ]
     for document in documents:
         assert json_bytes(document) == json.dumps(document, separators=(",", ":")).encode()

@@ -24,8 +24,16 @@ from odyssey_eval.metrics import (
 )
 from odyssey_eval.trajectory import Trajectory
 
-RESET = {"format": 1, "step": 0, "reset": True, "game": "base", "seed": 0, "observation": "start",
-         "area": "hearth_square", "time": "0001-01-01 08:00:00"}
+RESET = {
+    "format": 1,
+    "step": 0,
+    "reset": True,
+    "game": "base",
+    "seed": 0,
+    "observation": "start",
+    "area": "hearth_square",
+    "time": "0001-01-01 08:00:00",
+}
 
 
 def line(n: int, action: str = "wait", **fields) -> dict:
@@ -45,8 +53,10 @@ def game():
 # ------------------------------------------------------------------ the size of the main quest
 def test_main_quest_size_comes_from_the_reset_line(game):
     quest = {"title": "Q", "completed": 0, "total": 9, "current": [], "done": False}
-    t = Trajectory({**RESET, "quest": quest}, [line(1, reward={"quest": 1}, quest={**quest, "total": 7}),
-                                               line(2, reward={"quest": 2})])
+    t = Trajectory(
+        {**RESET, "quest": quest},
+        [line(1, reward={"quest": 1}, quest={**quest, "total": 7}), line(2, reward={"quest": 2})],
+    )
     m = compute_metrics(t, game)
     assert (m["main_reward"], m["main_stages"], m["main_fraction"]) == (3, 9, pytest.approx(3 / 9))
     assert main_quest_size(t) == 9
@@ -87,24 +97,48 @@ def test_stop_decision_tokens_count_in_every_token_metric(game):
 
 
 def test_each_invalid_and_malformed_step_counts_once(game):
-    m = compute_metrics(run(line(1, "fly", invalid=True), line(2, malformed=True), line(3),
-                            line(4, "swim", invalid=True, malformed=True)), game)
+    m = compute_metrics(
+        run(
+            line(1, "fly", invalid=True),
+            line(2, malformed=True),
+            line(3),
+            line(4, "swim", invalid=True, malformed=True),
+        ),
+        game,
+    )
     assert m["invalid_actions"] == 2 and m["invalid_action_rate"] == pytest.approx(0.5)
     assert m["malformed_replies"] == 2
 
 
 def test_reward_components_are_summed_over_play_steps(game):
-    m = compute_metrics(run(line(1, reward={"quest": 1, "exploration": 2}),
-                            line(2, reward={"craft": 1, "trade": 3, "death": 1}),
-                            line(3, reward={"quest": 1, "side_quest": 1, "defeat": 1}),
-                            line(4, tutorial=True, reward={"quest": 5})), game)
-    assert m["rewards"] == {"quest": 2, "side_quest": 1, "exploration": 2, "craft": 1, "defeat": 1, "trade": 3,
-                            "death": 1}
+    m = compute_metrics(
+        run(
+            line(1, reward={"quest": 1, "exploration": 2}),
+            line(2, reward={"craft": 1, "trade": 3, "death": 1}),
+            line(3, reward={"quest": 1, "side_quest": 1, "defeat": 1}),
+            line(4, tutorial=True, reward={"quest": 5}),
+        ),
+        game,
+    )
+    assert m["rewards"] == {
+        "quest": 2,
+        "side_quest": 1,
+        "exploration": 2,
+        "craft": 1,
+        "defeat": 1,
+        "trade": 3,
+        "death": 1,
+    }
     assert m["main_reward"] == 2
     assert m["supplementary_reward"] == 5  # side quest 1 + exploration 2 + craft 1 + defeat 1
-    main, sup = cumulative_rewards(run(line(1, reward={"quest": 1, "exploration": 2}),
-                                       line(2, reward={"craft": 1, "trade": 3}), line(3),
-                                       line(4, reward={"quest": 1, "side_quest": 1, "defeat": 1})))
+    main, sup = cumulative_rewards(
+        run(
+            line(1, reward={"quest": 1, "exploration": 2}),
+            line(2, reward={"craft": 1, "trade": 3}),
+            line(3),
+            line(4, reward={"quest": 1, "side_quest": 1, "defeat": 1}),
+        )
+    )
     assert main == [1, 1, 1, 2] and sup == [2, 3, 3, 5]  # cumulative, never per step
 
 
@@ -129,8 +163,13 @@ def test_a_run_with_no_play_steps_has_zero_rates(game):
     assert m["invalid_action_rate"] == 0.0 and m["tokens_per_step"] == 0.0 and m["decision_time_mean"] == 0.0
     assert m["action_exploration"] == 0.0 and m["action_diversity"] == 0.0
     assert m["action_diversity_windows"] == [] and m["action_diversity_window_mean"] == 0.0
-    assert m["tutorial"] == {"steps": 1, "invalid_actions": 0, "input_tokens": 3, "output_tokens": 1,
-                             "decision_time": 0.25}
+    assert m["tutorial"] == {
+        "steps": 1,
+        "invalid_actions": 0,
+        "input_tokens": 3,
+        "output_tokens": 1,
+        "decision_time": 0.25,
+    }
     assert compute_metrics(run(), game)["terminated"] is False
 
 
@@ -141,15 +180,19 @@ def test_decision_time_sums_and_averages(game):
 
 
 def test_tutorial_summary_counts_its_own_steps():
-    t = tutorial_summary(run(line(1, tutorial=True, invalid=True, tokens=[2, 1], decision_time=0.1),
-                             line(2, tutorial=True, decision_time=0.2), line(3, tokens=[50, 50]),
-                             line(4, tutorial=True)))  # no time recorded: zero
+    t = tutorial_summary(
+        run(
+            line(1, tutorial=True, invalid=True, tokens=[2, 1], decision_time=0.1),
+            line(2, tutorial=True, decision_time=0.2),
+            line(3, tokens=[50, 50]),
+            line(4, tutorial=True),
+        )
+    )  # no time recorded: zero
     assert t == {"steps": 3, "invalid_actions": 1, "input_tokens": 2, "output_tokens": 1, "decision_time": 0.3}
 
 
 def test_times_are_rounded_to_the_microsecond(game):
-    m = compute_metrics(run(line(1, decision_time=0.1234567), line(2, tutorial=True, decision_time=0.7654321)),
-                        game)
+    m = compute_metrics(run(line(1, decision_time=0.1234567), line(2, tutorial=True, decision_time=0.7654321)), game)
     assert m["decision_time_total"] == 0.123457 and m["tutorial"]["decision_time"] == 0.765432
 
 
@@ -168,8 +211,13 @@ def test_a_game_with_nothing_to_carry_or_do_has_zero_exploration(game):
 
 # ------------------------------------------------------------------ verbs, entropy, windows
 def test_verbs_come_from_well_formed_commands_only(game):
-    steps = [line(1, "pick up apple"), line(2, "dance", invalid=True), line(3, "Pick  Up apple"),
-             line(4, "enter gate"), line(5, "sing loudly")]  # an unparseable command not flagged invalid
+    steps = [
+        line(1, "pick up apple"),
+        line(2, "dance", invalid=True),
+        line(3, "Pick  Up apple"),
+        line(4, "enter gate"),
+        line(5, "sing loudly"),
+    ]  # an unparseable command not flagged invalid
     assert verb_of(game, "dance") is None and verb_of(game, "talk to ada") == "talk to"
     assert action_verbs(steps, game) == ["pick up", "pick up", "enter"]
     m = compute_metrics(run(*steps), game)
@@ -181,7 +229,8 @@ def test_entropy_of_a_uniform_and_a_skewed_choice():
     assert normalized_entropy(["a", "b"], 2) == pytest.approx(1.0)
     assert normalized_entropy(["a", "b"], 4) == pytest.approx(0.5)
     assert normalized_entropy(["a", "a", "a", "b"], 2) == pytest.approx(
-        -(0.75 * math.log(0.75) + 0.25 * math.log(0.25)) / math.log(2))
+        -(0.75 * math.log(0.75) + 0.25 * math.log(0.25)) / math.log(2)
+    )
     assert normalized_entropy(["a", "b"], 1) == 0.0  # one verb available: no choice to be diverse in
 
 
@@ -192,7 +241,8 @@ def test_windows_at_their_edges():
     assert windowed_diversity(["a"] * 7, 17, 6) == [0.0, 0.0]
     assert windowed_diversity(["a", "b", "c"], 3, 3) == [pytest.approx(1.0)]  # exactly one full window
     assert windowed_diversity(["a", "b", "c", "c"], 3, 3) == pytest.approx(
-        [1.0, normalized_entropy(["b", "c", "c"], 3)])
+        [1.0, normalized_entropy(["b", "c", "c"], 3)]
+    )
     assert windowed_diversity(["a", "b", "a", "b"], 1, 2) == [0.0, 0.0, 0.0]  # one verb: no diversity
     same = windowed_diversity(["wait"] * 7, 17, 3)
     assert same == [0.0] * 5 and all(x >= 0.0 for x in same)
@@ -201,7 +251,8 @@ def test_windows_at_their_edges():
 def test_windows_slide_one_command_at_a_time():
     verbs = ["a", "a", "b", "c", "c", "c", "a"]
     assert windowed_diversity(verbs, 3, 3) == pytest.approx(
-        [normalized_entropy(verbs[i:i + 3], 3) for i in range(len(verbs) - 2)], abs=1e-12)
+        [normalized_entropy(verbs[i : i + 3], 3) for i in range(len(verbs) - 2)], abs=1e-12
+    )
 
 
 def test_window_mean_is_the_mean_of_the_windows(game):

@@ -43,8 +43,9 @@ TWO = ("oracle", "random")
 
 def _killed_at(cfg: dict, step: int) -> None:
     env = {**os.environ, KILL_AFTER_ENV: str(step)}
-    done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(cfg)], env=env, capture_output=True,
-                          text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(cfg)], env=env, capture_output=True, text=True, timeout=300
+    )
     assert done.returncode == -signal.SIGKILL, done.stderr
 
 
@@ -81,8 +82,9 @@ def test_the_lock_of_a_multi_agent_cell_is_held_while_its_agents_act(tmp_path):
 # ---------------------------------------------------------------------------- the game's files and facts
 def test_resuming_a_multi_agent_cell_against_edited_game_files_is_refused(tmp_path):
     folder = _folder_game(tmp_path)
-    cfg = multi(tmp_path / "runs", agents=TWO, game={"name": "base", "path": str(folder)}, max_steps=40,
-                qa={"enabled": False})
+    cfg = multi(
+        tmp_path / "runs", agents=TWO, game={"name": "base", "path": str(folder)}, max_steps=40, qa={"enabled": False}
+    )
     _killed_at(cfg, 25)
     rd = RunDir(multi_run_path(cfg))
     assert rd.cell()["content"] == content_digest(folder)
@@ -107,9 +109,15 @@ def dancing(tmp_path_factory):
     (folder / "world.json").write_text(json.dumps(world))
     (folder / "rules.py").write_text(RULES)
     (root / "commands.txt").write_text("\n".join(COMMANDS) + "\n")
-    cfg = multi(root / "runs", agents=({"name": "replay", "path": str(root / "commands.txt")}, "random"),
-                game={"name": "base", "path": str(folder), "trust": True}, tutorial=False, max_steps=20,
-                qa={"enabled": False}, llm={"name": "none"})
+    cfg = multi(
+        root / "runs",
+        agents=({"name": "replay", "path": str(root / "commands.txt")}, "random"),
+        game={"name": "base", "path": str(folder), "trust": True},
+        tutorial=False,
+        max_steps=20,
+        qa={"enabled": False},
+        llm={"name": "none"},
+    )
     out = run_multi_cell(cfg, log=quiet)
     assert _ran(folder)  # the run itself, trusted, did import it
     return root, folder, out
@@ -128,9 +136,14 @@ def test_reporting_a_multi_agent_cell_never_imports_its_game_and_recomputes_from
 
     root, folder, out = dancing
     (folder / "RAN").unlink(missing_ok=True)
-    done = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", "report", "runs", "--per-run", "--json",
-                           "rows.json"], cwd=root, capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "HF_HUB_OFFLINE": "1"})
+    done = subprocess.run(
+        [sys.executable, "-m", "odyssey_eval.cli", "report", "runs", "--per-run", "--json", "rows.json"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
     assert done.returncode == 0, done.stderr
     assert not _ran(folder), "odyssey report imported the game's rules.py"
     assert "warning" not in done.stdout
@@ -151,7 +164,8 @@ def test_reporting_a_multi_agent_cell_never_imports_its_game_and_recomputes_from
     runs = collect.load_cell(out.path)
     assert [list(f.verbs) for f in used] == [record["facts"]["verbs"]] * 2
     assert [r.metrics["action_exploration"] for r in runs] == [
-        out.results["agents"][aid]["metrics"]["action_exploration"] for aid in ("player_0", "player_1")]
+        out.results["agents"][aid]["metrics"]["action_exploration"] for aid in ("player_0", "player_1")
+    ]
 
 
 def test_a_multi_agent_run_directory_pointed_at_a_hostile_folder_runs_nothing(dancing, tmp_path):
@@ -201,10 +215,14 @@ def test_a_lost_question_file_that_any_agent_was_asked_otherwise_is_refused(tmp_
         run_multi_cell(cfg, log=quiet)
 
 
-DAMAGED = {"binary": b"\x89PNG\r\n\x1a\n\x00\xff", "list": b"[]", "empty": b"{}",
-           "no agents": b'{"game": "base", "seed": 0, "max_steps": 5, "steps": 5, "agents": {}, "multiagent": {}}',
-           "a path for an id": b'{"game": "base", "seed": 0, "max_steps": 5, "steps": 5, "multiagent": {}, '
-                               b'"agents": {"../../elsewhere": {}}}'}
+DAMAGED = {
+    "binary": b"\x89PNG\r\n\x1a\n\x00\xff",
+    "list": b"[]",
+    "empty": b"{}",
+    "no agents": b'{"game": "base", "seed": 0, "max_steps": 5, "steps": 5, "agents": {}, "multiagent": {}}',
+    "a path for an id": b'{"game": "base", "seed": 0, "max_steps": 5, "steps": 5, "multiagent": {}, '
+    b'"agents": {"../../elsewhere": {}}}',
+}
 
 
 @pytest.mark.parametrize("damage", list(DAMAGED))
@@ -238,18 +256,23 @@ def test_a_key_given_to_a_multi_agent_cell_is_refused_before_its_directory_is_to
     first = run_multi_cell(multi(tmp_path, agents=agents, max_steps=3, qa={"enabled": False}), log=quiet)
     before = {p: p.read_bytes() for p in first.path.rglob("*") if p.is_file()}
     with pytest.raises(LLMConfigError) as info:
-        run_multi_cell(multi(tmp_path, agents=agents, llm={**SCRIPTED, "password": SECRET}, max_steps=3,
-                             qa={"enabled": False}), log=quiet)  # the same directory: no "different run" echo
+        run_multi_cell(
+            multi(tmp_path, agents=agents, llm={**SCRIPTED, "password": SECRET}, max_steps=3, qa={"enabled": False}),
+            log=quiet,
+        )  # the same directory: no "different run" echo
     assert SECRET not in str(info.value) and "llm.password" in str(info.value)
     assert {p: p.read_bytes() for p in first.path.rglob("*") if p.is_file()} == before
 
 
-@pytest.mark.parametrize(("over", "expected"), [
-    ({"seed": "abc"}, "seed must be a whole number, got 'abc'"),
-    ({"max_steps": 0}, "max_steps must be at least 1"),
-    ({"max_steps": "many"}, "max_steps must be a whole number"),
-    ({"tutorial": "maybe"}, "tutorial must be true or false"),
-])
+@pytest.mark.parametrize(
+    ("over", "expected"),
+    [
+        ({"seed": "abc"}, "seed must be a whole number, got 'abc'"),
+        ({"max_steps": 0}, "max_steps must be at least 1"),
+        ({"max_steps": "many"}, "max_steps must be a whole number"),
+        ({"tutorial": "maybe"}, "tutorial must be true or false"),
+    ],
+)
 def test_multi_agent_config_mistakes_are_config_errors_that_write_nothing(tmp_path, over, expected):
     with pytest.raises(ConfigError, match=expected):
         run_multi_cell(multi(tmp_path, agents=TWO, **over), log=quiet)
@@ -284,10 +307,14 @@ def test_a_model_that_fails_mid_run_stops_a_multi_agent_cell_resumably_in_one_li
     register_agent("unreachable", f"{__name__}:Unreachable")
     try:
         Unreachable.calls.clear()
-        cfg = multi(tmp_path, agents=("random", "unreachable"), max_steps=6, qa={"enabled": False},
-                    eval={"checkpoint_every": 1})
-        with pytest.raises(RunError, match=r"failed after retries; stopped after step 2: run the same command "
-                                           r"again to resume from step 2 \(") as info:
+        cfg = multi(
+            tmp_path, agents=("random", "unreachable"), max_steps=6, qa={"enabled": False}, eval={"checkpoint_every": 1}
+        )
+        with pytest.raises(
+            RunError,
+            match=r"failed after retries; stopped after step 2: run the same command "
+            r"again to resume from step 2 \(",
+        ) as info:
             run_multi_cell(cfg, log=quiet)
         assert "\n" not in str(info.value)
         assert run_multi_cell(cfg, log=quiet).status == "finished"

@@ -36,11 +36,15 @@ def multi(output_dir: Path, agents=("oracle", "random", "long_context"), **over)
 
 
 def content(path: Path) -> dict:
-    out = {"results": scrub(json.loads((path / "results.json").read_text())),
-           "questions": json.loads((path / "qa_questions.json").read_text())}
+    out = {
+        "results": scrub(json.loads((path / "results.json").read_text())),
+        "questions": json.loads((path / "qa_questions.json").read_text()),
+    }
     for agent_dir in sorted((path / AGENTS_DIR).iterdir()):
-        out[agent_dir.name] = {"trajectory": scrub(lines(agent_dir / "trajectory.jsonl")),
-                               "qa": scrub(lines(agent_dir / "qa.jsonl"))}
+        out[agent_dir.name] = {
+            "trajectory": scrub(lines(agent_dir / "trajectory.jsonl")),
+            "qa": scrub(lines(agent_dir / "qa.jsonl")),
+        }
     graph = path / "dependency_graph.json"
     if graph.exists():
         out["graph"] = json.loads(graph.read_text())
@@ -84,16 +88,23 @@ def test_a_multi_agent_cell_writes_one_directory_with_every_agents_files(tmp_pat
 
 
 def test_the_episode_ends_for_all_when_the_oracle_completes_the_quest(tmp_path):
-    out = run_multi_cell(multi(tmp_path, agents=("oracle", "random"), max_steps=300, tutorial=False,
-                               qa={"enabled": False}), log=quiet)
+    out = run_multi_cell(
+        multi(tmp_path, agents=("oracle", "random"), max_steps=300, tutorial=False, qa={"enabled": False}), log=quiet
+    )
     r = out.results["agents"]
     assert r["player_0"]["main_reward"] == 9 and r["player_0"]["end_reason"] == "terminated"
     assert r["player_1"]["end_reason"] == "terminated" and r["player_1"]["play_steps"] == r["player_0"]["play_steps"]
 
 
 def test_each_agent_has_its_own_budget_and_leaves_when_it_is_spent(tmp_path):
-    cfg = multi(tmp_path, agents=("oracle", "random"), max_steps=25, tutorial=True, qa={"enabled": False},
-                multiagent={"episode_end": "each", "supplies": "per_agent"})
+    cfg = multi(
+        tmp_path,
+        agents=("oracle", "random"),
+        max_steps=25,
+        tutorial=True,
+        qa={"enabled": False},
+        multiagent={"episode_end": "each", "supplies": "per_agent"},
+    )
     out = run_multi_cell(cfg, log=quiet)
     for r in out.results["agents"].values():
         assert r["play_steps"] == 25 and r["end_reason"] == "max_steps"
@@ -110,14 +121,22 @@ run_multi_cell(json.loads(sys.argv[1]), log=lambda m: None)
 
 @pytest.mark.parametrize("game", ["base", "remnant"])
 def test_kill_and_resume_ends_identical_to_an_uninterrupted_run(tmp_path, game):
-    over = {"game": {"name": game, "path": None}, "max_steps": 50, "qa": {"every": 20},
-            "eval": {"dependency_graph": True}}
+    over = {
+        "game": {"name": game, "path": None},
+        "max_steps": 50,
+        "qa": {"every": 20},
+        "eval": {"dependency_graph": True},
+    }
     whole = run_multi_cell(multi(tmp_path / "whole", **over), log=quiet)
     cfg = multi(tmp_path / "killed", **over)
     for kill_at in (17, 43):  # each time after a checkpoint was written, mid-interval
-        done = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(cfg)],
-                              env={**os.environ, KILL_AFTER_ENV: str(kill_at)}, capture_output=True, text=True,
-                              timeout=300)
+        done = subprocess.run(
+            [sys.executable, "-c", _CHILD, json.dumps(cfg)],
+            env={**os.environ, KILL_AFTER_ENV: str(kill_at)},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
         assert done.returncode == -9, done.stderr
         rd = RunDir(multi_run_path(cfg))
         assert not rd.finished
@@ -144,13 +163,22 @@ def test_config_errors_are_clear(tmp_path):
 def test_the_same_directory_with_other_multiagent_settings_is_refused(tmp_path):
     run_multi_cell(multi(tmp_path, agents=("random", "random"), max_steps=5, qa={"enabled": False}), log=quiet)
     with pytest.raises(RunDirError, match="multiagent"):
-        run_multi_cell(multi(tmp_path, agents=("random", "random"), max_steps=5, qa={"enabled": False},
-                             multiagent={"episode_end": "each"}), log=quiet)
+        run_multi_cell(
+            multi(
+                tmp_path,
+                agents=("random", "random"),
+                max_steps=5,
+                qa={"enabled": False},
+                multiagent={"episode_end": "each"},
+            ),
+            log=quiet,
+        )
 
 
 def test_two_agents_of_one_kind_do_not_draw_alike(tmp_path):
-    out = run_multi_cell(multi(tmp_path, agents=("random", "random"), max_steps=30, tutorial=False,
-                               qa={"enabled": False}), log=quiet)
+    out = run_multi_cell(
+        multi(tmp_path, agents=("random", "random"), max_steps=30, tutorial=False, qa={"enabled": False}), log=quiet
+    )
     a, b = (read_trajectory(out.path / AGENTS_DIR / aid / "trajectory.jsonl") for aid in ("player_0", "player_1"))
     assert [s["action"] for s in a.steps] != [s["action"] for s in b.steps]
 
@@ -158,8 +186,9 @@ def test_two_agents_of_one_kind_do_not_draw_alike(tmp_path):
 def test_single_agent_cells_save_the_dependency_graph_when_asked(tmp_path):
     plain = run_cell(cell(tmp_path / "plain", max_steps=40, qa={"enabled": False}), log=quiet)
     assert not (plain.path / "dependency_graph.json").exists() and "dependency_graph" not in plain.results
-    tracked = run_cell(cell(tmp_path / "tracked", max_steps=40, qa={"enabled": False},
-                            eval={"dependency_graph": True}), log=quiet)
+    tracked = run_cell(
+        cell(tmp_path / "tracked", max_steps=40, qa={"enabled": False}, eval={"dependency_graph": True}), log=quiet
+    )
     graph = RunDir(tracked.path).dependency_graph()
     assert graph and graph["edges"] and tracked.results["dependency_graph"] == "dependency_graph.json"
     assert scrub(lines(plain.path / "trajectory.jsonl")) == scrub(lines(tracked.path / "trajectory.jsonl"))
@@ -174,8 +203,12 @@ def test_the_report_lists_each_agent_of_a_cell_and_renders_its_dependency_graph(
     assert report([str(tmp_path), "--html", str(out), "--json", str(tmp_path / "rows.json")]) == 0
     rows = json.loads((tmp_path / "rows.json").read_text())["runs"]
     labels = sorted(r["agent"] for r in rows)
-    assert labels == ["long_context / scripted:explore in oracle,random,long_context",
-                      "oracle in oracle,random,long_context", "random", "random in oracle,random,long_context"]
+    assert labels == [
+        "long_context / scripted:explore in oracle,random,long_context",
+        "oracle in oracle,random,long_context",
+        "random",
+        "random in oracle,random,long_context",
+    ]
     page = out.read_text()
     assert page.count("<h3>") == 1 and "Action-dependency graphs" in page  # one graph for the one tracked cell
     assert "<path data-pair=" in page and "type='checkbox'" in page and "flowchart LR" in page
@@ -185,15 +218,31 @@ def test_the_report_lists_each_agent_of_a_cell_and_renders_its_dependency_graph(
 def test_odyssey_run_agents_through_hydra_and_its_errors(tmp_path):
     from .test_cli import SMALL, odyssey
 
-    done = odyssey("run", "agents=[oracle,random,long_context]", "llm=scripted", "seed=1",
-                   "multiagent.episode_end=each", "eval.dependency_graph=true", *SMALL, cwd=tmp_path)
+    done = odyssey(
+        "run",
+        "agents=[oracle,random,long_context]",
+        "llm=scripted",
+        "seed=1",
+        "multiagent.episode_end=each",
+        "eval.dependency_graph=true",
+        *SMALL,
+        cwd=tmp_path,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     cell_dir = tmp_path / "runs" / "base" / "multi" / "oracle--random--long_context" / "scripted-explore" / "seed_1"
     results = json.loads((cell_dir / "results.json").read_text())
     assert results["multiagent"]["episode_end"] == "each" and len(results["agents"]) == 3
     assert (cell_dir / "dependency_graph.json").is_file() and (cell_dir / "config.yaml").is_file()
-    again = odyssey("run", "agents=[oracle,random,long_context]", "llm=scripted", "seed=1",
-                    "multiagent.episode_end=each", "eval.dependency_graph=true", *SMALL, cwd=tmp_path)
+    again = odyssey(
+        "run",
+        "agents=[oracle,random,long_context]",
+        "llm=scripted",
+        "seed=1",
+        "multiagent.episode_end=each",
+        "eval.dependency_graph=true",
+        *SMALL,
+        cwd=tmp_path,
+    )
     assert "skip (finished)" in again.stdout
     bad = odyssey("run", "agents=[oracle,random]", "llm=scripted", *SMALL, cwd=tmp_path)
     assert bad.returncode != 0 and "uses a language model" in bad.stderr and "Traceback" not in bad.stderr

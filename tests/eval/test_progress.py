@@ -31,8 +31,11 @@ def test_a_slow_agent_gets_a_line_per_step(monkeypatch):
     bar.update(3, 0, 3, 3000, force=True)  # the runner's last update repeats the last step: no new line
     bar.close()
     printed = out.getvalue().splitlines()
-    assert printed == [f"base short_term_memory seed 0: step {s}/20  main 0  sup {s}  tokens {1000 * s:,}  "
-                       f"4.0 s/step  0:00:{4 * s:02d}" for s in range(1, 4)]
+    assert printed == [
+        f"base short_term_memory seed 0: step {s}/20  main 0  sup {s}  tokens {1000 * s:,}  "
+        f"4.0 s/step  0:00:{4 * s:02d}"
+        for s in range(1, 4)
+    ]
 
 
 def test_a_fast_agent_gets_a_line_a_second_and_the_last_step(monkeypatch):
@@ -52,12 +55,14 @@ def test_a_fast_agent_gets_a_line_a_second_and_the_last_step(monkeypatch):
 
 def test_a_run_logged_to_a_file_shows_its_progress(tmp_path, capsys):
     """Not a terminal (pytest captures output): ``auto`` prints lines, ``false`` prints none."""
-    run_cell(cell(tmp_path / "a", max_steps=30, tutorial=False, eval={"progress": "auto"},
-                  qa={"enabled": False}), log=quiet)
+    run_cell(
+        cell(tmp_path / "a", max_steps=30, tutorial=False, eval={"progress": "auto"}, qa={"enabled": False}), log=quiet
+    )
     printed = capsys.readouterr().out
     assert re.search(r"^base random seed 0: step 30/30  main \d+  sup \d+  tokens 0  ", printed, re.M), printed
-    run_cell(cell(tmp_path / "b", max_steps=30, tutorial=False, eval={"progress": False},
-                  qa={"enabled": False}), log=quiet)
+    run_cell(
+        cell(tmp_path / "b", max_steps=30, tutorial=False, eval={"progress": False}, qa={"enabled": False}), log=quiet
+    )
     assert capsys.readouterr().out == ""
 
 

@@ -113,19 +113,36 @@ def test_episodic_questions_on_a_real_run(random_run):
 
 
 def _step(n, action, area, events=(), tutorial=False):
-    return {"step": n, "action": action, "tutorial": tutorial, "area": area, "invalid": False,
-            "time": f"0001-01-01 09:{n:02d}:00", "events": list(events), "reward": {}}
+    return {
+        "step": n,
+        "action": action,
+        "tutorial": tutorial,
+        "area": area,
+        "invalid": False,
+        "time": f"0001-01-01 09:{n:02d}:00",
+        "events": list(events),
+        "reward": {},
+    }
 
 
 def test_episodic_answers_on_a_scripted_trajectory():
     game = load_game("base")
     reset = {"format": 1, "step": 0, "reset": True, "area": "hearth_square", "time": "0001-01-01 09:00:00"}
     steps = [
-        _step(1, "pick up small_pouch_0", "hearth_square", tutorial=True,
-              events=[{"kind": "object_acquired", "object": "small_pouch", "handle": "small_pouch_0"}]),
+        _step(
+            1,
+            "pick up small_pouch_0",
+            "hearth_square",
+            tutorial=True,
+            events=[{"kind": "object_acquired", "object": "small_pouch", "handle": "small_pouch_0"}],
+        ),
         _step(2, "enter reed_marsh", "reed_marsh"),
-        _step(3, "drop apple", "reed_marsh",
-              events=[{"kind": "object_dropped", "object": "apple", "handle": "apple", "area": "reed_marsh"}]),
+        _step(
+            3,
+            "drop apple",
+            "reed_marsh",
+            events=[{"kind": "object_dropped", "object": "apple", "handle": "apple", "area": "reed_marsh"}],
+        ),
         _step(4, "wait", "reed_marsh"),
         _step(5, "wait", "reed_marsh"),
         _step(6, "wait", "reed_marsh"),
@@ -155,8 +172,9 @@ def test_ambiguous_next_action_is_not_asked():
     reset = {"format": 1, "step": 0, "reset": True, "area": "a", "time": "t0"}
     acts = ["wait"] * 6 + ["defend"] + ["wait"] * 6 + ["inspect hearth_square"]
     steps = [_step(i + 1, a, "hearth_square") for i, a in enumerate(acts)]
-    qs = [q for q in episodic_questions(Trajectory(reset, steps), game, 0, per_template=20)
-          if q.template == "next_action"]
+    qs = [
+        q for q in episodic_questions(Trajectory(reset, steps), game, 0, per_template=20) if q.template == "next_action"
+    ]
     for q in qs:
         assert q.subject["window"] != ["wait"] * 5  # five waits are followed by wait, defend and inspect
 
@@ -179,8 +197,9 @@ def test_sampling_is_identical_across_processes(random_run):
     outs = []
     for hashseed in ("1", "2", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hashseed}
-        done = subprocess.run([sys.executable, "-c", _SAMPLE, path], env=env, capture_output=True, text=True,
-                              check=True, timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", _SAMPLE, path], env=env, capture_output=True, text=True, check=True, timeout=120
+        )
         outs.append(done.stdout)
     assert outs[0] == outs[1] == outs[2]
     assert len(json.loads(outs[0])) > 20
@@ -202,8 +221,7 @@ class _Knower(Agent):
 def test_ask_scores_answers(base):
     game, world = base
     qs = world_knowledge_questions(game, world, 3, per_template=3)
-    perfect = ask_questions(_Knower({q.text: q.correct for q in qs}), qs, phase="after", step=5,
-                            kind="world_knowledge")
+    perfect = ask_questions(_Knower({q.text: q.correct for q in qs}), qs, phase="after", step=5, kind="world_knowledge")
     assert perfect.accuracy == 1.0
     blank = ask_questions(_Knower({}), qs, phase="before", step=0, kind="world_knowledge")
     assert blank.accuracy == 0.0 and blank.to_dict()["unanswered"] == len(qs)
@@ -217,8 +235,15 @@ def test_contamination_flags_games_known_before_play():
         {"game": "novel", "kind": "world_knowledge", "phase": "before", "accuracy": 0.3, "chance": 0.25},
         {"game": "novel", "kind": "world_knowledge", "phase": "after", "accuracy": 0.7, "chance": 0.25},
         {"game": "novel", "kind": "episodic", "phase": "after", "accuracy": 1.0, "chance": 0.25},
-        {"game": "mute", "kind": "world_knowledge", "phase": "before", "accuracy": 0.0, "chance": 0.25,
-         "questions": 10, "unanswered": 10},
+        {
+            "game": "mute",
+            "kind": "world_knowledge",
+            "phase": "before",
+            "accuracy": 0.0,
+            "chance": 0.25,
+            "questions": 10,
+            "unanswered": 10,
+        },
     ]
     report = contamination_report(rounds)
     assert report["known"]["flagged"] and not report["novel"]["flagged"]

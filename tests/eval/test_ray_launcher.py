@@ -31,8 +31,11 @@ import pytest
 if os.environ.get("ODYSSEY_TEST_RAY") == "required":
     import ray  # noqa: F401  (.ci/ray installed the extra: a missing Ray is a failure there, not a skip)
 else:
-    pytest.importorskip("ray", reason='the ray extra is not installed (pip install "odyssey-gym[ray]"); CI runs '
-                                      "these tests in a virtual environment of their own: bash .ci/ray")
+    pytest.importorskip(
+        "ray",
+        reason='the ray extra is not installed (pip install "odyssey-gym[ray]"); CI runs '
+        "these tests in a virtual environment of their own: bash .ci/ray",
+    )
 
 from .conftest import lines
 from .test_runner import scrub
@@ -41,8 +44,14 @@ pytestmark = pytest.mark.ray
 
 SMALL = ["max_steps=15", "eval.qa.world_knowledge=2", "eval.qa.episodic=1", "eval.progress=false"]
 #: long enough to be killed in the middle (a random agent plays thousands of steps a second)
-LONG = ["game=base", "max_steps=6000", "eval.qa.enabled=false", "eval.progress=false", "eval.checkpoint_every=500",
-        "eval.checkpoint_min_seconds=0"]
+LONG = [
+    "game=base",
+    "max_steps=6000",
+    "eval.qa.enabled=false",
+    "eval.progress=false",
+    "eval.checkpoint_every=500",
+    "eval.checkpoint_min_seconds=0",
+]
 #: Ray on loopback only, no token file in the user's home, no usage report
 RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
 
@@ -52,12 +61,19 @@ class Cluster:
         self.address, self.client_port, self.env = address, client_port, env
 
     def odyssey(self, *args: str, cwd: Path, timeout: int = 300) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "odyssey_eval.cli", *args], cwd=cwd, env=self.env,
-                              capture_output=True, text=True, timeout=timeout)
+        return subprocess.run(
+            [sys.executable, "-m", "odyssey_eval.cli", *args],
+            cwd=cwd,
+            env=self.env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
 
     def sweep(self, *args: str, cwd: Path, address: str | None = None, **kw) -> subprocess.CompletedProcess:
-        return self.odyssey("run", "-m", *args, "launcher=ray", f"hydra.launcher.address={address or self.address}",
-                            cwd=cwd, **kw)
+        return self.odyssey(
+            "run", "-m", *args, "launcher=ray", f"hydra.launcher.address={address or self.address}", cwd=cwd, **kw
+        )
 
 
 def _free_port() -> int:
@@ -80,11 +96,29 @@ def cluster() -> Iterator[Cluster]:
     log = Path(env["RAY_TMPDIR"]) / "head.log"
     with open(log, "w") as out:
         # `ray` as this interpreter's module: its script need not be on PATH (a venv not activated)
-        head = subprocess.Popen([sys.executable, "-m", "ray.scripts.scripts", "start", "--head", "--block",
-                                 "--node-ip-address", "127.0.0.1", "--port", str(port),
-                                 "--ray-client-server-port", str(client_port),
-                                 "--include-dashboard=false", "--num-cpus", "2", "--disable-usage-stats"],
-                                env=env, stdout=out, stderr=subprocess.STDOUT)
+        head = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "ray.scripts.scripts",
+                "start",
+                "--head",
+                "--block",
+                "--node-ip-address",
+                "127.0.0.1",
+                "--port",
+                str(port),
+                "--ray-client-server-port",
+                str(client_port),
+                "--include-dashboard=false",
+                "--num-cpus",
+                "2",
+                "--disable-usage-stats",
+            ],
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+        )
     try:
         deadline = time.monotonic() + 180
         while "Ray runtime started" not in log.read_text():
@@ -141,8 +175,14 @@ def test_a_ray_started_for_the_sweep(cluster, tmp_path):
     """The default, ``address=local``: Ray is started on 127.0.0.1 for the sweep and stopped after it."""
     args = ["game=mark", "seed=0,1", *SMALL]
     env = {k: v for k, v in cluster.env.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}  # the launcher sets it
-    done = subprocess.run([sys.executable, "-m", "odyssey_eval.cli", "run", "-m", *args, "launcher=ray"],
-                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "odyssey_eval.cli", "run", "-m", *args, "launcher=ray"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "a Ray started for this sweep" in done.stdout
     assert _cells(tmp_path / "runs") == _basic(cluster, tmp_path, *args)
@@ -163,12 +203,21 @@ def test_a_cell_run_by_another_process_is_refused_in_one_line(cluster, tmp_path)
     args = ["game=base", "seed=0,1", *SMALL]
     busy = tmp_path / "runs" / "base" / "random" / "none" / "seed_1"
     busy.mkdir(parents=True)
-    holder = subprocess.Popen([sys.executable, "-c", (
-        "import fcntl, os, sys\n"
-        f"fd = os.open({str(busy / '.lock')!r}, os.O_RDWR | os.O_CREAT)\n"
-        "fcntl.flock(fd, fcntl.LOCK_EX)\nos.write(fd, f'{os.getpid()}\\n'.encode())\n"
-        "print('locked', flush=True)\nsys.stdin.read()\n")],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            (
+                "import fcntl, os, sys\n"
+                f"fd = os.open({str(busy / '.lock')!r}, os.O_RDWR | os.O_CREAT)\n"
+                "fcntl.flock(fd, fcntl.LOCK_EX)\nos.write(fd, f'{os.getpid()}\\n'.encode())\n"
+                "print('locked', flush=True)\nsys.stdin.read()\n"
+            ),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     try:
         assert holder.stdout.readline().strip() == "locked"
         done = cluster.sweep(*args, cwd=tmp_path)
@@ -190,9 +239,25 @@ def _kill_a_worker_mid_run(cluster: Cluster, cwd: Path, *extra: str) -> tuple[su
     Returns the sweep's outcome and seed 0's trajectory as the kill left it."""
     trajectory = cwd / "runs" / "base" / "random" / "none" / "seed_0" / "trajectory.jsonl"
     latest = trajectory.parent / "checkpoints" / "LATEST"
-    proc = subprocess.Popen([sys.executable, "-m", "odyssey_eval.cli", "run", "-m", *LONG, "seed=0,1", "launcher=ray",
-                             f"hydra.launcher.address={cluster.address}", *extra],
-                            cwd=cwd, env=cluster.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "odyssey_eval.cli",
+            "run",
+            "-m",
+            *LONG,
+            "seed=0,1",
+            "launcher=ray",
+            f"hydra.launcher.address={cluster.address}",
+            *extra,
+        ],
+        cwd=cwd,
+        env=cluster.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     killed_at = b""
     deadline = time.monotonic() + 180
     while time.monotonic() < deadline and proc.poll() is None:
@@ -271,9 +336,25 @@ def test_ctrl_c_stops_the_running_cells_at_a_checkpoint(cluster, tmp_path):
     """Ctrl-C in the driver reaches the cells as a Ctrl-C (``ray.cancel``): each stops as an interrupted
     run does, at its last checkpoint, its lock released, and the command says how to resume."""
     latest = tmp_path / "runs" / "base" / "random" / "none" / "seed_0" / "checkpoints" / "LATEST"
-    proc = subprocess.Popen([sys.executable, "-m", "odyssey_eval.cli", "run", "-m", *LONG, "max_steps=200000",
-                             "seed=0,1", "launcher=ray", f"hydra.launcher.address={cluster.address}"],
-                            cwd=tmp_path, env=cluster.env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "odyssey_eval.cli",
+            "run",
+            "-m",
+            *LONG,
+            "max_steps=200000",
+            "seed=0,1",
+            "launcher=ray",
+            f"hydra.launcher.address={cluster.address}",
+        ],
+        cwd=tmp_path,
+        env=cluster.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 180
     while not latest.exists() and time.monotonic() < deadline and proc.poll() is None:
         time.sleep(0.05)

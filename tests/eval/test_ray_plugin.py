@@ -37,17 +37,27 @@ def test_hydra_finds_the_plugin_without_importing_ray():
         "assert launcher._target_ == 'hydra_plugins.odyssey_ray_launcher.ray_launcher.RayLauncher', launcher\n"
         "assert (launcher.address, launcher.num_cpus, launcher.max_retries) == ('local', 1, 0), launcher\n"
         "assert 'ray' not in sys.modules\n"
-        "print('ok')\n")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "tests", capture_output=True, text=True,
-                          timeout=120)
+        "print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT / "tests", capture_output=True, text=True, timeout=120)
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr[-3000:]
 
 
-@pytest.mark.parametrize(("address", "loopback"), [
-    ("local", True), ("127.0.0.1:6379", True), ("127.3.2.1:6379", True), ("localhost:6379", True),
-    ("[::1]:6379", True), ("ray://127.0.0.1:10001", True), ("10.0.0.5:6379", False),
-    ("ray://head.cluster:10001", False), ("192.0.2.2:6379", False), ("garbage", False),
-])
+@pytest.mark.parametrize(
+    ("address", "loopback"),
+    [
+        ("local", True),
+        ("127.0.0.1:6379", True),
+        ("127.3.2.1:6379", True),
+        ("localhost:6379", True),
+        ("[::1]:6379", True),
+        ("ray://127.0.0.1:10001", True),
+        ("10.0.0.5:6379", False),
+        ("ray://head.cluster:10001", False),
+        ("192.0.2.2:6379", False),
+        ("garbage", False),
+    ],
+)
 def test_which_addresses_are_loopback(address, loopback):
     assert is_loopback(address) is loopback
 
@@ -79,8 +89,10 @@ class FlakyRay(types.ModuleType):
     def init(self, **kwargs) -> None:
         self.calls.append(kwargs)
         if len(self.calls) <= self.failures:
-            raise ConnectionAbortedError("Initialization failure from server:\nTraceback (most recent call last):\n"
-                                         "  ...\nRuntimeError: Starting Ray client server failed.\n")
+            raise ConnectionAbortedError(
+                "Initialization failure from server:\nTraceback (most recent call last):\n"
+                "  ...\nRuntimeError: Starting Ray client server failed.\n"
+            )
 
 
 @pytest.fixture
@@ -92,6 +104,7 @@ def flaky_ray(monkeypatch):
         for name in ("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "RAY_DEDUP_LOGS"):
             monkeypatch.delenv(name, raising=False)
         return fake
+
     return install
 
 
@@ -113,4 +126,5 @@ def test_a_ray_client_session_that_never_starts_is_one_line(flaky_ray):
     assert str(info.value) == (
         "launcher=ray: cannot connect to Ray at hydra.launcher.address=ray://127.0.0.1:10001 (Initialization "
         "failure from server: RuntimeError: Starting Ray client server failed.); start a cluster with `ray start "
-        "--head` or set hydra.launcher.address")
+        "--head` or set hydra.launcher.address"
+    )

@@ -21,13 +21,27 @@ TWO = ("remnant", "mark")  # the ranking logic, on two of the challenge's games
 
 
 def fake(game, agent, seed, main, sup, *, steps=500, tag="", end="max_steps", tutorial=True):
-    metrics = {"play_steps": steps, "terminated": end == "terminated", "main_reward": main,
-               "supplementary_reward": sup}
-    results = {"game": game, "agent": {"name": agent}, "agent_name": agent, "agent_config": {"name": agent},
-               "llm": {"name": "none"}, "seed": seed, "max_steps": 500, "tutorial": tutorial, "tag": tag,
-               "end_reason": end}
-    return Run(path=f"/runs/{game}/{agent}/{seed}", results=results, metrics=metrics, main_curve=[main],
-               sup_curve=[sup], token_curve=[0])
+    metrics = {"play_steps": steps, "terminated": end == "terminated", "main_reward": main, "supplementary_reward": sup}
+    results = {
+        "game": game,
+        "agent": {"name": agent},
+        "agent_name": agent,
+        "agent_config": {"name": agent},
+        "llm": {"name": "none"},
+        "seed": seed,
+        "max_steps": 500,
+        "tutorial": tutorial,
+        "tag": tag,
+        "end_reason": end,
+    }
+    return Run(
+        path=f"/runs/{game}/{agent}/{seed}",
+        results=results,
+        metrics=metrics,
+        main_curve=[main],
+        sup_curve=[sup],
+        token_curve=[0],
+    )
 
 
 def test_challenge_ranks_by_mean_main_then_supplementary():
@@ -45,8 +59,12 @@ def test_challenge_ranks_by_mean_main_then_supplementary():
 
 
 def test_challenge_protocol_warnings():
-    runs = [fake("remnant", "x", 0, 3, 1), fake("remnant", "x", 0, 3, 1, steps=120),
-            fake("remnant", "x", 1, 3, 1, tutorial=False), fake("base", "x", 0, 9, 9)]
+    runs = [
+        fake("remnant", "x", 0, 3, 1),
+        fake("remnant", "x", 0, 3, 1, steps=120),
+        fake("remnant", "x", 1, 3, 1, tutorial=False),
+        fake("base", "x", 0, 9, 9),
+    ]
     (t,) = aggregate(runs, TWO)
     text = "\n".join(t["warnings"])
     assert "no runs of mark" in text and not t["complete"]
@@ -68,8 +86,7 @@ def test_report_rows_and_table_from_a_run(random_run, tmp_path):
     assert unfinished == []
     (row,) = build_rows(runs)
     stored = json.loads((random_run / "results.json").read_text())
-    assert (row["main"], row["sup"], row["play_steps"]) == (stored["main_reward"], stored["supplementary_reward"],
-                                                            120)
+    assert (row["main"], row["sup"], row["play_steps"]) == (stored["main_reward"], stored["supplementary_reward"], 120)
     assert row["combined"] == pytest.approx(1.0 if row["main"] or row["sup"] else 0.0)  # alone: its own max
     assert row["wk_before"] is not None and row["em_after"] is not None
     phases = [(q["phase"], q["step"]) for q in stored["qa"] if q["kind"] == "world_knowledge"]
@@ -117,8 +134,10 @@ def test_a_run_whose_game_folder_is_gone_is_still_recomputed_from_what_it_record
 
     folder = tmp_path / "my_game"
     shutil.copytree(GAMES_DIR / "base", folder)
-    out = run_cell(cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=10,
-                        qa={"enabled": False}), log=quiet)
+    out = run_cell(
+        cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=10, qa={"enabled": False}),
+        log=quiet,
+    )
     shutil.rmtree(folder)
     (run,) = load_runs([out.path])[0]
     assert run.metrics == out.results["metrics"] and run.warnings == []
@@ -132,8 +151,10 @@ def test_an_old_run_directory_of_a_game_folder_is_reported_from_its_stored_metri
 
     folder = tmp_path / "my_game"
     shutil.copytree(GAMES_DIR / "base", folder)
-    out = run_cell(cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=10,
-                        qa={"enabled": False}), log=quiet)
+    out = run_cell(
+        cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=10, qa={"enabled": False}),
+        log=quiet,
+    )
     record = json.loads((out.path / "cell.json").read_text())
     del record["facts"]
     (out.path / "cell.json").write_text(json.dumps(record))

@@ -37,8 +37,12 @@ def run_dir_content(path: Path) -> dict:
     rd = RunDir(path)
     results = json.loads(rd.results_file.read_text())
     results.pop("run_dir", None)
-    return {"trajectory": scrub(lines(rd.trajectory)), "qa": scrub(lines(rd.qa)), "results": scrub(results),
-            "questions": json.loads(rd.qa_questions.read_text())}
+    return {
+        "trajectory": scrub(lines(rd.trajectory)),
+        "qa": scrub(lines(rd.qa)),
+        "results": scrub(results),
+        "questions": json.loads(rd.qa_questions.read_text()),
+    }
 
 
 def test_a_cell_writes_its_run_directory(tmp_path):
@@ -54,8 +58,11 @@ def test_a_cell_writes_its_run_directory(tmp_path):
     assert len(list(rd.checkpoints.glob("step_*"))) == 2  # keep_checkpoints
     r = out.results
     assert r["end_reason"] == "max_steps" and r["play_steps"] == 60
-    assert {(q["phase"], q["kind"]) for q in r["qa"]} == {("before", "world_knowledge"),
-                                                         ("after", "world_knowledge"), ("after", "episodic")}
+    assert {(q["phase"], q["kind"]) for q in r["qa"]} == {
+        ("before", "world_knowledge"),
+        ("after", "world_knowledge"),
+        ("after", "episodic"),
+    }
 
 
 def test_the_runner_defaults_are_the_shipped_eval_config():
@@ -85,8 +92,9 @@ run_cell(json.loads(sys.argv[1]), log=lambda m: None)
 
 def _killed_at(cfg: dict, step: int) -> subprocess.CompletedProcess:
     env = {**os.environ, KILL_AFTER_ENV: str(step)}
-    return subprocess.run([sys.executable, "-c", _CHILD, json.dumps(cfg)], env=env, capture_output=True,
-                          text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(cfg)], env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 @pytest.mark.parametrize("game", ["base", "remnant", "mark"])
@@ -163,8 +171,12 @@ def test_a_damaged_trajectory_line_is_reported_as_a_damaged_directory(tmp_path):
 
 def test_replaying_a_trajectory_reproduces_it(random_run, tmp_path):
     original = read_trajectory(RunDir(random_run).trajectory)
-    cfg = cell(tmp_path, agent={"name": "replay", "path": str(RunDir(random_run).trajectory)}, max_steps=500,
-               qa={"enabled": False})
+    cfg = cell(
+        tmp_path,
+        agent={"name": "replay", "path": str(RunDir(random_run).trajectory)},
+        max_steps=500,
+        qa={"enabled": False},
+    )
     out = run_cell(cfg, log=quiet)
     assert out.results["end_reason"] == "agent_stopped"  # the file ran out before the budget
     replayed = read_trajectory(RunDir(out.path).trajectory)
@@ -190,8 +202,7 @@ def test_tutorial_steps_do_not_use_the_budget(tmp_path):
     assert out.results["tutorial_steps"] == len(traj.tutorial)
     assert all(s.get("tutorial") for s in traj.steps[: len(traj.tutorial)])  # the tutorial comes first
     assert sum(sum(s.get("reward", {}).values()) for s in traj.tutorial) == 0
-    no_tutorial = run_cell(cell(tmp_path, game={"name": "mark", "path": None}, max_steps=30, tutorial=False),
-                           log=quiet)
+    no_tutorial = run_cell(cell(tmp_path, game={"name": "mark", "path": None}, max_steps=30, tutorial=False), log=quiet)
     assert no_tutorial.path.name == "seed_0_no_tutorial"
     assert no_tutorial.results["tutorial_steps"] == 0
 
@@ -211,8 +222,17 @@ class Peeker(Agent):
 def test_privileged_agents_get_the_engine_and_it_is_not_logged(tmp_path):
     register_agent("peeker", f"{__name__}:Peeker")
     try:
-        out = run_cell(cell(tmp_path, agent={"name": "peeker"}, max_steps=5, tutorial=False,
-                            qa={"enabled": False}, eval={"checkpoint_every": 2}), log=quiet)
+        out = run_cell(
+            cell(
+                tmp_path,
+                agent={"name": "peeker"},
+                max_steps=5,
+                tutorial=False,
+                qa={"enabled": False},
+                eval={"checkpoint_every": 2},
+            ),
+            log=quiet,
+        )
     finally:
         del AGENTS["peeker"]
     text = RunDir(out.path).trajectory.read_text()
@@ -313,8 +333,12 @@ def test_llm_paradigms_resume_identically(tmp_path, paradigm):
         agent_class(paradigm)
     except AgentUnavailable as exc:
         pytest.skip(str(exc))
-    over = {"agent": {"name": paradigm, "addons": []}, "llm": {"name": "scripted", "model": "explore"},
-            "max_steps": 30, "qa": {"every": 12}}
+    over = {
+        "agent": {"name": paradigm, "addons": []},
+        "llm": {"name": "scripted", "model": "explore"},
+        "max_steps": 30,
+        "qa": {"every": 12},
+    }
     whole = run_cell(cell(tmp_path / "whole", **over), log=quiet)
     assert whole.results["metrics"]["total_tokens"] > 0
     cfg = cell(tmp_path / "killed", **over)
@@ -325,13 +349,18 @@ def test_llm_paradigms_resume_identically(tmp_path, paradigm):
 
 def test_slow_agents_are_checkpointed_by_time(tmp_path):
     """checkpoint_max_seconds bounds the work a kill can lose, whatever checkpoint_every says."""
-    cfg = cell(tmp_path, max_steps=30, qa={"enabled": False},
-               eval={"checkpoint_every": 1000, "checkpoint_max_seconds": 0.0})
+    cfg = cell(
+        tmp_path, max_steps=30, qa={"enabled": False}, eval={"checkpoint_every": 1000, "checkpoint_max_seconds": 0.0}
+    )
     assert _killed_at(cfg, 13).returncode == -9
     rd = RunDir(run_path(cfg))
     assert (rd.checkpoints / "LATEST").read_text() == "step_000012"  # the kill came before step 13's
-    fast = cell(tmp_path / "fast", max_steps=30, qa={"enabled": False},
-                eval={"checkpoint_every": 1000, "checkpoint_max_seconds": None})
+    fast = cell(
+        tmp_path / "fast",
+        max_steps=30,
+        qa={"enabled": False},
+        eval={"checkpoint_every": 1000, "checkpoint_max_seconds": None},
+    )
     out = run_cell(fast, log=quiet)
     written = list(RunDir(out.path).checkpoints.glob("step_*"))  # none on the way; the final state is kept
     assert [p.name for p in written] == [f"step_{out.results['steps']:06d}"]
@@ -339,9 +368,14 @@ def test_slow_agents_are_checkpointed_by_time(tmp_path):
 
 def _stops_on_overflow(tmp_path: Path) -> dict:
     """A Long Context cell whose small context window makes the agent stop after a few steps."""
-    return cell(tmp_path, agent={"name": "long_context", "addons": ["reflection"], "on_overflow": "stop"},
-                llm={"name": "scripted", "context_window": 2500}, max_steps=200, tutorial=False,
-                qa={"enabled": False})
+    return cell(
+        tmp_path,
+        agent={"name": "long_context", "addons": ["reflection"], "on_overflow": "stop"},
+        llm={"name": "scripted", "context_window": 2500},
+        max_steps=200,
+        tutorial=False,
+        qa={"enabled": False},
+    )
 
 
 def test_tokens_of_a_decision_to_stop_are_counted(tmp_path):

@@ -22,7 +22,7 @@ from odyssey_env.game import GAMES_DIR
 
 from .conftest import cell, quiet
 
-RULES = '''
+RULES = """
 from pathlib import Path
 
 from odyssey_env.rules import ActionRule, action_rule
@@ -40,13 +40,14 @@ class Dance(ActionRule):
 
     def candidates(self, turn):
         yield "dance"
-'''
+"""
 COMMANDS = ["dance", "look", "dance", "wait", "dance", "jump around", "look"]
 
 
 def odyssey(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "odyssey_eval.cli", *args], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "odyssey_eval.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 @pytest.fixture(scope="module")
@@ -62,9 +63,14 @@ def played(tmp_path_factory) -> tuple[Path, Path, dict[str, str]]:
     (folder / "world.json").write_text(json.dumps(world))
     (folder / "rules.py").write_text(RULES)
     (root / "commands.txt").write_text("\n".join(COMMANDS) + "\n")
-    cfg = cell(root / "runs", game={"name": "base", "path": str(folder), "trust": True},
-               agent={"name": "replay", "path": str(root / "commands.txt")}, tutorial=False, max_steps=20,
-               qa={"enabled": False})
+    cfg = cell(
+        root / "runs",
+        game={"name": "base", "path": str(folder), "trust": True},
+        agent={"name": "replay", "path": str(root / "commands.txt")},
+        tutorial=False,
+        max_steps=20,
+        qa={"enabled": False},
+    )
     run_cell(cfg, log=quiet)
     assert (folder / "RAN").exists()  # the run itself, trusted, did import it
     store = root / "trusted.json"
@@ -92,8 +98,9 @@ def test_the_run_is_filed_under_the_folder_s_own_name_with_its_verbs_recorded(pl
 def test_report_and_challenge_never_import_the_rules_and_stay_right(played, trusted):
     root, folder, env = played
     if trusted:  # even a folder the user trusts is not run by reading results: nothing there needs it
-        subprocess.run([sys.executable, "-m", "odyssey_eval.cli", "trust", str(folder)], env=env, check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, "-m", "odyssey_eval.cli", "trust", str(folder)], env=env, check=True, capture_output=True
+        )
     (folder / "RAN").unlink(missing_ok=True)
     done = odyssey("report", "runs", "--per-run", "--json", "rows.json", cwd=root, env=env)
     assert done.returncode == 0, done.stderr
@@ -127,4 +134,3 @@ def test_a_run_directory_pointed_at_a_hostile_folder_runs_nothing(played, tmp_pa
         assert done.returncode == 0, done.stderr
         assert not _ran(evil), f"odyssey {command[0]} imported a rules.py named by a run directory"
     assert "using stored metrics" in odyssey("report", "runs", "--no-html", cwd=tmp_path, env=env).stdout
-

@@ -32,8 +32,14 @@ QUICK = ["max_steps=3", "eval.qa.enabled=false", "eval.progress=false"]
 def odyssey(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     full = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
     full.update({"HF_HUB_OFFLINE": "1", **(env or {})})
-    return subprocess.run([sys.executable, "-m", "odyssey_eval.cli", *args], cwd=cwd, env=full,
-                          capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "odyssey_eval.cli", *args],
+        cwd=cwd,
+        env=full,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def one_line(done: subprocess.CompletedProcess, command: str = "run") -> str:
@@ -65,12 +71,13 @@ def _closed_port() -> int:
 CASES = {
     "agent without llm": (["agent=long_context"], "this agent needs a language model"),
     "seed=abc": (["seed=abc"], "seed must be a whole number, got 'abc'"),
-    "memory_size=0": (["agent=short_term_memory", "llm=scripted", "agent.memory_size=0"],
-                      "memory_size must be at least 1, got 0"),
+    "memory_size=0": (
+        ["agent=short_term_memory", "llm=scripted", "agent.memory_size=0"],
+        "memory_size must be at least 1, got 0",
+    ),
     "+llm.bogus": (["agent=no_memory", "llm=scripted", "+llm.bogus=1"], "has no option(s) bogus"),
     "max_step": (["max_step=5"], "there is no setting max_step (did you mean max_steps?)"),
-    "agent.memory_sz": (["agent=short_term_memory", "agent.memory_sz=3"],
-                        "did you mean agent.memory_size?"),
+    "agent.memory_sz": (["agent=short_term_memory", "agent.memory_sz=3"], "did you mean agent.memory_size?"),
     "agent=nope": (["agent=randon"], "there is no agent config 'randon' (did you mean agent=random?)"),
     "tutorial=maybe": (["tutorial=maybe"], "tutorial must be true or false"),
     "max_steps=0": (["max_steps=0"], "max_steps must be at least 1"),
@@ -103,8 +110,15 @@ def test_openai_without_the_openai_package(tmp_path):
 def test_an_unreachable_server_is_one_line_after_its_retries_and_the_cell_resumes(tmp_path):
     pytest.importorskip("openai")
     url = f"http://127.0.0.1:{_closed_port()}/v1"
-    args = ["agent=no_memory", "llm=openai", f"llm.base_url={url}", "llm.max_retries=1", "llm.timeout=5",
-            "max_steps=3", "eval.progress=false"]
+    args = [
+        "agent=no_memory",
+        "llm=openai",
+        f"llm.base_url={url}",
+        "llm.max_retries=1",
+        "llm.timeout=5",
+        "max_steps=3",
+        "eval.progress=false",
+    ]
     line = one_line(odyssey("run", *args, cwd=tmp_path))
     assert "failed after retries" in line and url in line
     assert "run the same command again to resume from step 0" in line
@@ -153,9 +167,11 @@ def test_unwritable_places_are_one_line_in_python_too(tmp_path, monkeypatch):
 
 def test_a_bug_keeps_its_traceback(tmp_path):
     """Only user errors are shortened: anything else must stay debuggable."""
-    code = ("import sys; import odyssey_eval.report as r\n"
-            "r.main = lambda argv: 1 / 0\n"
-            "from odyssey_eval.cli import main; sys.exit(main(['report', '.']))\n")
+    code = (
+        "import sys; import odyssey_eval.report as r\n"
+        "r.main = lambda argv: 1 / 0\n"
+        "from odyssey_eval.cli import main; sys.exit(main(['report', '.']))\n"
+    )
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "ZeroDivisionError" in done.stderr and "Traceback" in done.stderr
 
@@ -164,8 +180,17 @@ def test_a_bug_keeps_its_traceback(tmp_path):
 def _finished_runs(tmp_path: Path) -> Path:
     runs = tmp_path / "runs"
     run_cell(cell(runs, max_steps=5, qa={"enabled": False}), log=quiet)
-    run_cell(cell(runs, game={"name": "remnant", "path": None}, agent={"name": "random", "seed": 3}, max_steps=5,
-                  qa={"enabled": False}, eval={"tag": "other"}), log=quiet)
+    run_cell(
+        cell(
+            runs,
+            game={"name": "remnant", "path": None},
+            agent={"name": "random", "seed": 3},
+            max_steps=5,
+            qa={"enabled": False},
+            eval={"tag": "other"},
+        ),
+        log=quiet,
+    )
     return runs
 
 
@@ -190,9 +215,11 @@ def test_challenge_does_not_rank_agents_without_runs_of_the_games(tmp_path):
 
 # ---------------------------------------------------------------------------- keys (item 2)
 def test_a_key_on_the_command_line_is_refused_unprinted_and_unwritten(tmp_path):
-    for args in (["agent=no_memory", "llm=scripted", f"+llm.api_key={SECRET}"],
-                 ["-m", "agent=no_memory", "llm=scripted", f"+llm.api_key={SECRET}", "seed=0,1"],
-                 ["agent=no_memory", "llm=scripted", f"+llm.extra_body.token={SECRET}"]):
+    for args in (
+        ["agent=no_memory", "llm=scripted", f"+llm.api_key={SECRET}"],
+        ["-m", "agent=no_memory", "llm=scripted", f"+llm.api_key={SECRET}", "seed=0,1"],
+        ["agent=no_memory", "llm=scripted", f"+llm.extra_body.token={SECRET}"],
+    ):
         done = odyssey("run", *QUICK, *args, cwd=tmp_path)
         line = one_line(done)
         assert "api_key_env" in line and "keys are not taken from configs" in line
@@ -205,8 +232,17 @@ def test_a_key_in_a_config_file_is_refused_before_anything_is_written(tmp_path):
     conf.mkdir(parents=True)
     (conf / "mine.yaml").write_text(f"name: scripted\napi_key: {SECRET}\n")
     for flag, seeds in (([], "seed=0"), (["-m"], "seed=0,1")):
-        done = odyssey("run", *flag, "--config-dir", str(tmp_path / "conf"), "agent=no_memory", "llm=mine", seeds,
-                       *QUICK, cwd=tmp_path)
+        done = odyssey(
+            "run",
+            *flag,
+            "--config-dir",
+            str(tmp_path / "conf"),
+            "agent=no_memory",
+            "llm=mine",
+            seeds,
+            *QUICK,
+            cwd=tmp_path,
+        )
         line = one_line(done)
         assert "llm.api_key" in line and SECRET not in done.stdout + done.stderr
         written = [p for p in tmp_path.rglob("*") if p.is_file() and SECRET in p.read_text(errors="replace")]
@@ -214,12 +250,22 @@ def test_a_key_in_a_config_file_is_refused_before_anything_is_written(tmp_path):
 
 
 def test_a_key_given_to_run_cell_is_refused_before_the_run_directory_is_touched(tmp_path):
-    first = run_cell(cell(tmp_path, agent={"name": "no_memory"}, llm={"name": "scripted"}, max_steps=3,
-                          qa={"enabled": False}), log=quiet)
+    first = run_cell(
+        cell(tmp_path, agent={"name": "no_memory"}, llm={"name": "scripted"}, max_steps=3, qa={"enabled": False}),
+        log=quiet,
+    )
     before = {p: p.read_bytes() for p in first.path.rglob("*") if p.is_file()}
     with pytest.raises(LLMConfigError) as info:  # this cell's directory exists: no "different run" echo either
-        run_cell(cell(tmp_path, agent={"name": "no_memory"}, llm={"name": "scripted", "password": SECRET},
-                      max_steps=3, qa={"enabled": False}), log=quiet)
+        run_cell(
+            cell(
+                tmp_path,
+                agent={"name": "no_memory"},
+                llm={"name": "scripted", "password": SECRET},
+                max_steps=3,
+                qa={"enabled": False},
+            ),
+            log=quiet,
+        )
     assert SECRET not in str(info.value) and "llm.password" in str(info.value)
     assert {p: p.read_bytes() for p in first.path.rglob("*") if p.is_file()} == before
 
@@ -227,12 +273,30 @@ def test_a_key_given_to_run_cell_is_refused_before_the_run_directory_is_touched(
 def test_key_like_names_and_harmless_names():
     from odyssey_agents.llm.factory import secret_settings
 
-    cfg = {"name": "openai", "api_key": "a", "apikey": "b", "hf_token": "c", "client_secret": "d", "password": "e",
-           "extra_body": {"Authorization": "f", "key": "g"}, "api_key_env": "MY_VAR", "max_tokens": 5,
-           "token_param": "auto", "json_keys": ["x"], "monkey": 1, "base_url": "http://x"}
-    assert sorted(secret_settings(cfg)) == ["llm.api_key", "llm.apikey", "llm.client_secret",
-                                            "llm.extra_body.Authorization", "llm.extra_body.key", "llm.hf_token",
-                                            "llm.password"]
+    cfg = {
+        "name": "openai",
+        "api_key": "a",
+        "apikey": "b",
+        "hf_token": "c",
+        "client_secret": "d",
+        "password": "e",
+        "extra_body": {"Authorization": "f", "key": "g"},
+        "api_key_env": "MY_VAR",
+        "max_tokens": 5,
+        "token_param": "auto",
+        "json_keys": ["x"],
+        "monkey": 1,
+        "base_url": "http://x",
+    }
+    assert sorted(secret_settings(cfg)) == [
+        "llm.api_key",
+        "llm.apikey",
+        "llm.client_secret",
+        "llm.extra_body.Authorization",
+        "llm.extra_body.key",
+        "llm.hf_token",
+        "llm.password",
+    ]
 
 
 def test_a_failed_cell_of_a_sweep_is_named_and_the_others_run(tmp_path):

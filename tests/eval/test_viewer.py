@@ -130,8 +130,9 @@ def test_the_map_holds_what_was_seen_and_the_unexplored_rest_of_a_shipped_game(r
         assert m["places"][a["p"]] == world.areas[a["n"]].place
     pairs = {frozenset((m["areas"][a]["n"], m["areas"][b]["n"])) for a, b, _, _ in m["edges"]}
     assert pairs == {frozenset((a, b)) for a, area in world.areas.items() for b in area.exits}
-    gate = next(e for e in m["edges"] if {m["areas"][e[0]]["n"], m["areas"][e[1]]["n"]} == {"smithy_yard",
-                                                                                           "scorched_gate"})
+    gate = next(
+        e for e in m["edges"] if {m["areas"][e[0]]["n"], m["areas"][e[1]]["n"]} == {"smithy_yard", "scorched_gate"}
+    )
     assert gate[2] is None or gate[2] > 0  # locked at the start: drawn locked until seen open
 
 
@@ -159,8 +160,9 @@ def test_the_layout_is_deterministic_and_keeps_places_together():
     def dist(a, b):
         return ((pos[a][0] - pos[b][0]) ** 2 + (pos[a][1] - pos[b][1]) ** 2) ** 0.5
 
-    assert max(dist("a1", "a2"), dist("a2", "a3"), dist("b1", "b2")) < min(dist("a1", "b2"), dist("a1", "c1"),
-                                                                         dist("b1", "t1"))
+    assert max(dist("a1", "a2"), dist("a2", "a3"), dist("b1", "b2")) < min(
+        dist("a1", "b2"), dist("a1", "c1"), dist("b1", "t1")
+    )
     assert layout([], {}, []) == {} and layout(["x"], {"x": "X"}, []) == {"x": (0.5, 0.5)}
 
 
@@ -169,8 +171,13 @@ def test_the_page_is_the_same_in_any_process(run, tmp_path):
     assert page == build_page(run)
     script = "import sys; from odyssey_eval.viewer import build_page; sys.stdout.write(build_page(sys.argv[1]))"
     for seed in ("0", "4242"):
-        out = subprocess.run([sys.executable, "-c", script, str(run)], capture_output=True, text=True, check=True,
-                             env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        out = subprocess.run(
+            [sys.executable, "-c", script, str(run)],
+            capture_output=True,
+            text=True,
+            check=True,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        ).stdout
         assert out == page
 
 
@@ -210,8 +217,10 @@ def test_markup_from_models_and_games_stays_text(run, tmp_path):
 
 
 def test_numbers_json_has_not_become_null_rather_than_breaking_the_page():
-    assert json.loads(embed_json({"a": [1.5, float("nan")], "b": {"c": float("inf")}})) == {"a": [1.5, None],
-                                                                                           "b": {"c": None}}
+    assert json.loads(embed_json({"a": [1.5, float("nan")], "b": {"c": float("inf")}})) == {
+        "a": [1.5, None],
+        "b": {"c": None},
+    }
 
 
 def test_reading_a_run_loads_no_game_folder(run, tmp_path):
@@ -260,9 +269,15 @@ def test_wrong_paths_and_damaged_runs_are_one_line(run, tmp_path, capsys, case):
     import shutil
 
     target = tmp_path / "x"
-    expect = {"missing": "does not exist", "file": "is not a run directory", "empty": "is not a run directory",
-              "runs": "holds 1 of them; view one", "damaged": "not a JSON line",
-              "not started": "has not started playing", "bad agent": "has no agent 'player_9'"}[case]
+    expect = {
+        "missing": "does not exist",
+        "file": "is not a run directory",
+        "empty": "is not a run directory",
+        "runs": "holds 1 of them; view one",
+        "damaged": "not a JSON line",
+        "not started": "has not started playing",
+        "bad agent": "has no agent 'player_9'",
+    }[case]
     if case == "file":
         target.write_text("hello")
     elif case == "empty":

@@ -34,14 +34,26 @@ def _browser_or_skip():
     binary = os.environ.get("ODYSSEY_CHROMIUM") or next(filter(None, map(shutil.which, CHROMIUM)), None)
     driver = os.environ.get("ODYSSEY_CHROMEDRIVER") or shutil.which("chromedriver")
     if not binary or not driver:
-        pytest.skip("no headless Chromium here: apt-get install chromium chromium-driver (or set "
-                    "ODYSSEY_CHROMIUM and ODYSSEY_CHROMEDRIVER)")
+        pytest.skip(
+            "no headless Chromium here: apt-get install chromium chromium-driver (or set "
+            "ODYSSEY_CHROMIUM and ODYSSEY_CHROMEDRIVER)"
+        )
     options = webdriver.ChromeOptions()
     options.binary_location = binary
     profile = tempfile.mkdtemp(prefix="odyssey-chromium-")
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", "--window-size=1500,1200", f"--user-data-dir={profile}"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--window-size=1500,1200",
+        f"--user-data-dir={profile}",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     try:
@@ -87,8 +99,11 @@ def detail(browser) -> dict:
 
 def problems(browser) -> list[str]:
     """Console errors and Content-Security-Policy reports of the page."""
-    return [e["message"] for e in browser.get_log("browser")
-            if e["level"] == "SEVERE" or "Content Security Policy" in e["message"]]
+    return [
+        e["message"]
+        for e in browser.get_log("browser")
+        if e["level"] == "SEVERE" or "Content Security Policy" in e["message"]
+    ]
 
 
 def screenshot(browser, tmp_path: Path, name: str) -> Path:
@@ -197,10 +212,13 @@ def test_the_dependency_graph_opens_and_its_legend_filters_arcs(browser, run, tm
     browser.find_element("css selector", "#deps > summary").click()
     # the diagram is built when first opened: on a loaded machine that takes a moment
     box = WebDriverWait(browser, 30).until(
-        lambda b: b.find_elements("css selector", "#deps-body input[type=checkbox]"))[0]
+        lambda b: b.find_elements("css selector", "#deps-body input[type=checkbox]")
+    )[0]
     pair = box.get_attribute("data-pair")
-    count = f"return [...document.querySelectorAll('#deps-body path[data-pair]')].filter(p => " \
-            f"p.getAttribute('data-pair') === {pair!r} && getComputedStyle(p).display !== 'none').length"
+    count = (
+        f"return [...document.querySelectorAll('#deps-body path[data-pair]')].filter(p => "
+        f"p.getAttribute('data-pair') === {pair!r} && getComputedStyle(p).display !== 'none').length"
+    )
     assert browser.execute_script(count) > 0
     box.click()
     assert browser.execute_script(count) == 0  # the legend's handler ran (the page's policy allows it)
@@ -235,8 +253,9 @@ def test_a_multi_agent_cell_has_an_agent_selector(browser, tmp_path):
     hash_ = browser.execute_script("return new Promise(r => setTimeout(() => r(location.hash), 300))")
     assert "agent=player_1" in hash_
     invalid = [i for i, r in enumerate(traj) if r.get("invalid")]
-    assert browser.execute_script("return [...document.querySelectorAll('#filters [data-filter=invalid] .count')]"
-                                  ".map(e => +e.textContent)") == [len(invalid)]
+    assert browser.execute_script(
+        "return [...document.querySelectorAll('#filters [data-filter=invalid] .count')].map(e => +e.textContent)"
+    ) == [len(invalid)]
     assert problems(browser) == []
     screenshot(browser, tmp_path, "viewer-multi")
 

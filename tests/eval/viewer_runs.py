@@ -13,8 +13,10 @@ from odyssey_eval.runner import run_cell
 from .conftest import cell, quiet
 
 #: Text that would run a script, load an image or break out of an element if it were read as HTML.
-EVIL = ('</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
-        '"><svg onload="window.__pwned=3"> & &amp; <!-- \u2028')
+EVIL = (
+    '</script><script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">'
+    '"><svg onload="window.__pwned=3"> & &amp; <!-- \u2028'
+)
 
 
 def play(output: Path, **over: Any) -> Path:
@@ -38,10 +40,21 @@ def poison(run: Path, dest: Path) -> tuple[Path, int]:
     shutil.copytree(run, dest)
     traj = lines(dest / "trajectory.jsonl")
     step = next(i for i, r in enumerate(traj) if i > 0 and not r.get("tutorial"))
-    traj[step].update(action=EVIL, reasoning=EVIL, raw=EVIL, invalid=True,
-                      events=[{"kind": EVIL, EVIL: EVIL}], reward={"quest": 1, EVIL: 2})
-    traj[step]["quest"] = {"title": EVIL, "completed": 1, "total": 2, "current": [{"title": EVIL, "chapter": EVIL}],
-                           "done": False}
+    traj[step].update(
+        action=EVIL,
+        reasoning=EVIL,
+        raw=EVIL,
+        invalid=True,
+        events=[{"kind": EVIL, EVIL: EVIL}],
+        reward={"quest": 1, EVIL: 2},
+    )
+    traj[step]["quest"] = {
+        "title": EVIL,
+        "completed": 1,
+        "total": 2,
+        "current": [{"title": EVIL, "chapter": EVIL}],
+        "done": False,
+    }
     obs = traj[step]["observation"].split("\n")
     obs[3:3] = [EVIL, ""]  # as a message of the engine's feedback
     obs[-9] = f"I see {EVIL} nearby."  # the beings line of the fixed tail

@@ -22,11 +22,23 @@ def test_base_tutorial_passes_with_its_own_instructions():
         agent = state.agents["player"]
         return next(h for h in [*agent.hands, *state.areas[agent.area].objects] if h.startswith(prefix))
 
-    script = [lambda: f"pick up {handle('small_pouch_')}", lambda: f"equip {handle('small_pouch_')}", "pick up coin",
-              "talk to drill_trader", "buy 1 wax drill_trader", "pick up key_blank", "craft 1 gate_key",
-              "attack straw_dummy", "drop coin", "pick up charcoal_stick", lambda: f"pick up {handle('birch_bark_')}",
-              lambda: f'write "hello" {handle("birch_bark_")}', "drop charcoal_stick", "pick up gate_key",
-              "enter barn_door"]
+    script = [
+        lambda: f"pick up {handle('small_pouch_')}",
+        lambda: f"equip {handle('small_pouch_')}",
+        "pick up coin",
+        "talk to drill_trader",
+        "buy 1 wax drill_trader",
+        "pick up key_blank",
+        "craft 1 gate_key",
+        "attack straw_dummy",
+        "drop coin",
+        "pick up charcoal_stick",
+        lambda: f"pick up {handle('birch_bark_')}",
+        lambda: f'write "hello" {handle("birch_bark_")}',
+        "drop charcoal_stick",
+        "pick up gate_key",
+        "enter barn_door",
+    ]
     completed = []
     for command in script:
         obs, reward, _, _, info = env.step(command() if callable(command) else command)

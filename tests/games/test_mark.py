@@ -24,18 +24,42 @@ UNTAUGHT = ("eat", "throw", "disassemble", "pickpocket")
 
 # The tutorial, one lesson after another. ``{type}`` stands for the instance of that type in view.
 TUTORIAL = [
-    "pick up {reed_satchel}", "equip {reed_satchel}", "inspect {reed_satchel}", "unequip {reed_satchel}",
-    "pick up coin", "store 5 coin {reed_satchel}", "pick up charcoal_nib",
-    "drop charcoal_nib", "take out coin {reed_satchel}", "drop coin", "equip {reed_satchel}",
-    "pick up charcoal_nib", "pick up {bark_sheet}", 'write "first lesson" {bark_sheet}',
-    "store 5 coin {reed_satchel}", "discard 5 coin {reed_satchel}",
-    "store 1 charcoal_nib {reed_satchel}", "pick up coin",
-    "talk to quartermaster_bree", "buy 2 bog_iron_ore quartermaster_bree",
-    "pick up bog_iron_ore", "pick up bog_iron_ore",
-    "pick up heron_feather", "sell 1 heron_feather quartermaster_bree",
-    "store 1 {bark_sheet} {reed_satchel}", "pick up flint_knife", "equip reed_buckler", "attack {straw_sparrer}",
-    "inspect bog_iron_ore", "craft 1 bog_iron_bar", "pick up bog_iron_bar", "craft 1 wicket_key",
-    "drop flint_knife", "pick up wicket_key", "enter drill_yard", "enter muster_gate",
+    "pick up {reed_satchel}",
+    "equip {reed_satchel}",
+    "inspect {reed_satchel}",
+    "unequip {reed_satchel}",
+    "pick up coin",
+    "store 5 coin {reed_satchel}",
+    "pick up charcoal_nib",
+    "drop charcoal_nib",
+    "take out coin {reed_satchel}",
+    "drop coin",
+    "equip {reed_satchel}",
+    "pick up charcoal_nib",
+    "pick up {bark_sheet}",
+    'write "first lesson" {bark_sheet}',
+    "store 5 coin {reed_satchel}",
+    "discard 5 coin {reed_satchel}",
+    "store 1 charcoal_nib {reed_satchel}",
+    "pick up coin",
+    "talk to quartermaster_bree",
+    "buy 2 bog_iron_ore quartermaster_bree",
+    "pick up bog_iron_ore",
+    "pick up bog_iron_ore",
+    "pick up heron_feather",
+    "sell 1 heron_feather quartermaster_bree",
+    "store 1 {bark_sheet} {reed_satchel}",
+    "pick up flint_knife",
+    "equip reed_buckler",
+    "attack {straw_sparrer}",
+    "inspect bog_iron_ore",
+    "craft 1 bog_iron_bar",
+    "pick up bog_iron_bar",
+    "craft 1 wicket_key",
+    "drop flint_knife",
+    "pick up wicket_key",
+    "enter drill_yard",
+    "enter muster_gate",
 ]
 
 # The main quest along a sensible route. Besides plain commands the script has three macros, so that
@@ -44,31 +68,63 @@ TUTORIAL = [
 # have defeated n in all (``KILL <enemy type>``: one more), ``HOLD <type>`` gets one into a hand (from my
 # pack or the ground). Whenever an enemy is fighting me, I fight back first.
 CRITICAL_PATH = [
-    "talk to warden_hesk",                                                       # 1 hear_hesk
-    "GOTO tannery_yard", "pick up {reed_satchel}", "equip {reed_satchel}",       # 2 shoulder_satchel
-    "GOTO ferry_landing", "pick up coin", "store 5 coin {reed_satchel}",
-    "pick up {bark_sheet}", "store 1 {bark_sheet} {reed_satchel}",
-    "GOTO reedbank", "pick up brackle_reed", "pick up brackle_reed", "pick up brackle_reed",  # 3 cut_reeds
+    "talk to warden_hesk",  # 1 hear_hesk
+    "GOTO tannery_yard",
+    "pick up {reed_satchel}",
+    "equip {reed_satchel}",  # 2 shoulder_satchel
+    "GOTO ferry_landing",
+    "pick up coin",
+    "store 5 coin {reed_satchel}",
+    "pick up {bark_sheet}",
+    "store 1 {bark_sheet} {reed_satchel}",
+    "GOTO reedbank",
+    "pick up brackle_reed",
+    "pick up brackle_reed",
+    "pick up brackle_reed",  # 3 cut_reeds
     "pick up flint_shard",
-    "GOTO tannery_yard", "craft 1 reed_spear", "HOLD reed_spear",                # 4 bind_spear
-    "HUNT sedgeling 2",                                                          # 5 thin_sedgelings
-    "GOTO chandlers_row", "buy 1 charcoal_nib tobiah_wick",                      # 6 buy_nib
-    "store 1 reed_spear {reed_satchel}", "HOLD charcoal_nib", "HOLD bark_sheet",
-    'write "murl stay under" {bark_sheet}',                                      # 7 write_words
-    "store 1 {bark_sheet} {reed_satchel}", "store 1 charcoal_nib {reed_satchel}", "HOLD reed_spear",
-    "GOTO peat_cuttings", "pick up bog_iron_ore", "pick up bog_iron_ore",
-    "GOTO heron_pool", "pick up glimmet_resin",
-    "GOTO charcoal_clearing", "craft 1 bog_iron_bar", "pick up bog_iron_bar",    # 8 smelt_bog_iron
-    "craft 1 barrow_key", "pick up barrow_key",                                  # 9 forge_barrow_key
-    "KILL quernback", "pick up quern_hide",                                    # 10 hunt_quernback
-    "GOTO tannery_yard", "pick up tallow", "craft 1 quernhide_jerkin", "equip quernhide_jerkin",  # 11 wear_jerkin
-    "GOTO flooded_pit", "HOLD barrow_key", "enter barrow_mouth",                 # 12 open_barrow
-    "HOLD reed_spear", "GOTO reeve_vault", "HUNT gloaming_reeve 1",              # 13 defeat_reeve
-    "pick up reeve_seal",                                                        # 14 take_seal
-    "GOTO chisel_gallery", "pick up marrowstone",
-    "GOTO quarry_rim", "craft 1 tollmark",                                       # 15 carve_tollmark
-    "HOLD tollmark", "GOTO ferry_landing",                                       # 16 carry_home
-    "drop tollmark",                                                             # 17 set_tollmark
+    "GOTO tannery_yard",
+    "craft 1 reed_spear",
+    "HOLD reed_spear",  # 4 bind_spear
+    "HUNT sedgeling 2",  # 5 thin_sedgelings
+    "GOTO chandlers_row",
+    "buy 1 charcoal_nib tobiah_wick",  # 6 buy_nib
+    "store 1 reed_spear {reed_satchel}",
+    "HOLD charcoal_nib",
+    "HOLD bark_sheet",
+    'write "murl stay under" {bark_sheet}',  # 7 write_words
+    "store 1 {bark_sheet} {reed_satchel}",
+    "store 1 charcoal_nib {reed_satchel}",
+    "HOLD reed_spear",
+    "GOTO peat_cuttings",
+    "pick up bog_iron_ore",
+    "pick up bog_iron_ore",
+    "GOTO heron_pool",
+    "pick up glimmet_resin",
+    "GOTO charcoal_clearing",
+    "craft 1 bog_iron_bar",
+    "pick up bog_iron_bar",  # 8 smelt_bog_iron
+    "craft 1 barrow_key",
+    "pick up barrow_key",  # 9 forge_barrow_key
+    "KILL quernback",
+    "pick up quern_hide",  # 10 hunt_quernback
+    "GOTO tannery_yard",
+    "pick up tallow",
+    "craft 1 quernhide_jerkin",
+    "equip quernhide_jerkin",  # 11 wear_jerkin
+    "GOTO flooded_pit",
+    "HOLD barrow_key",
+    "enter barrow_mouth",  # 12 open_barrow
+    "HOLD reed_spear",
+    "GOTO reeve_vault",
+    "HUNT gloaming_reeve 1",  # 13 defeat_reeve
+    "pick up reeve_seal",  # 14 take_seal
+    "GOTO chisel_gallery",
+    "pick up marrowstone",
+    "GOTO quarry_rim",
+    "craft 1 tollmark",  # 15 carve_tollmark
+    "HOLD tollmark",
+    "GOTO ferry_landing",  # 16 carry_home
+    "drop tollmark",  # 17 set_tollmark
 ]
 
 
@@ -227,8 +283,23 @@ def test_quest_resources_never_depend_on_the_scatter(game):
 # ----------------------------------------------------------------------------- tutorial
 def test_tutorial_teaches_by_doing_and_leaves_some_verbs_untaught(game):
     text = " ".join(step.say for step in game.quest.tutorial.steps).lower()
-    for verb in ("pick up", "equip", "unequip", "inspect", "store", "take out", "drop", "discard", "write",
-                 "talk to", "buy", "sell", "attack", "craft", "enter"):
+    for verb in (
+        "pick up",
+        "equip",
+        "unequip",
+        "inspect",
+        "store",
+        "take out",
+        "drop",
+        "discard",
+        "write",
+        "talk to",
+        "buy",
+        "sell",
+        "attack",
+        "craft",
+        "enter",
+    ):
         assert f"'{verb} " in text, verb
     for verb in UNTAUGHT:
         assert f"'{verb} " not in text, verb

@@ -35,8 +35,16 @@ from odyssey_env.world import add, make_objects
 GAME = "metropolis"
 PEACE, STRIFE = metro.STATUTES["peace"].text, metro.STATUTES["strife"].text
 NEW_VERBS = ("invoke law", "file objection", "appeal verdict")
-NEW_RULES = ("nightly_rewrite", "objection_effects", "law_expiry", "legal_paradox", "contempt_of_court",
-             "binding_precedent", "contraband_suspicion", "trial_proceedings")
+NEW_RULES = (
+    "nightly_rewrite",
+    "objection_effects",
+    "law_expiry",
+    "legal_paradox",
+    "contempt_of_court",
+    "binding_precedent",
+    "contraband_suspicion",
+    "trial_proceedings",
+)
 
 
 class City(Harness):
@@ -45,8 +53,14 @@ class City(Harness):
 
     verb_events = frozenset({"law_invoked", "objection_filed", "verdict_overturned"})
 
-    def __init__(self, seed: int = 0, game=None, area: str = "petition_square", clear: bool = True,
-                 agents: tuple[str, ...] = (PLAYER,)):
+    def __init__(
+        self,
+        seed: int = 0,
+        game=None,
+        area: str = "petition_square",
+        clear: bool = True,
+        agents: tuple[str, ...] = (PLAYER,),
+    ):
         super().__init__(engine_on(game or GAME, seed, agents=agents))
         self.move(area, clear)
 
@@ -114,10 +128,19 @@ def test_linear_quests_are_told_apart_from_goal_trees() -> None:
     assert header.split()[6:8] == ["stages", "leaves"] and lines[2].split()[6:8] == ["31", "17"]
 
     def summary(*requires):
-        stages = [{"id": f"s{i}", "title": "T", "hint": "", "done": {"type": "in_area", "area": "yard"},
-                   **({"requires": r} if r is not None else {})} for i, r in enumerate(requires)]
-        return quest_summary(load(QuestSpec, {"main": {"title": "Q", "chapters": [
-            {"id": "c", "title": "C", "stages": stages}]}}))
+        stages = [
+            {
+                "id": f"s{i}",
+                "title": "T",
+                "hint": "",
+                "done": {"type": "in_area", "area": "yard"},
+                **({"requires": r} if r is not None else {}),
+            }
+            for i, r in enumerate(requires)
+        ]
+        return quest_summary(
+            load(QuestSpec, {"main": {"title": "Q", "chapters": [{"id": "c", "title": "C", "stages": stages}]}})
+        )
 
     assert (summary(None, ["s0"], None)["dag"], summary(None, ["s0"], None)["leaves"]) == (False, 1)
     assert (summary([], [], ["s0", "s1"])["dag"], summary([], [], ["s0", "s1"])["leaves"]) == (True, 2)
@@ -153,8 +176,9 @@ def test_invoke_law_posts_a_statute_that_binds_the_area(city: City) -> None:
     assert sheet not in city.agent.hands and sheet in city.area.objects
     (law,) = city.laws("petition_square")
     assert (law["text"], law["by"], law["until"]) == (PEACE, PLAYER, city.state.step + 48)
-    assert city.events("law_invoked") == [{"notice": sheet, "text": PEACE, "statute": "peace",
-                                           "area": "petition_square", "until": city.state.step + 48}]
+    assert city.events("law_invoked") == [
+        {"notice": sheet, "text": PEACE, "statute": "peace", "area": "petition_square", "until": city.state.step + 48}
+    ]
     assert metro.force(metro.statutes_in(city.state, "petition_square"), "peace")
 
 
@@ -428,8 +452,9 @@ def test_one_health_is_still_alive(city: City) -> None:
 
 
 def test_without_the_appeal_verb_death_is_the_engine_s(tmp_path: Path) -> None:
-    c = City(game=_variant(tmp_path, lambda w: w["game"].__setitem__("disable", ["appeal verdict"])),
-             area="gutter_lanes")
+    c = City(
+        game=_variant(tmp_path, lambda w: w["game"].__setitem__("disable", ["appeal verdict"])), area="gutter_lanes"
+    )
     assert "appeal verdict" not in c.engine.rules.actions and metro.appeals_left(c.engine, PLAYER) == 0
     _fall(c)
     assert c.events("agent_died") and not c.events("death_sentenced") and c.agent.area == "petition_square"
@@ -545,8 +570,9 @@ def test_laws_are_announced_on_entering(city: City) -> None:
     city.move("ink_market")
     city.ok("enter petition_square")
     assert "Laws in force here" not in city.feedback
-    assert "Laws in force here: 'every pack shall be searched' on city_edict_0 (city edict)." in \
-        city.ok("enter ink_market")
+    assert "Laws in force here: 'every pack shall be searched' on city_edict_0 (city edict)." in city.ok(
+        "enter ink_market"
+    )
 
 
 def test_a_law_fading_elsewhere_is_told_to_whoever_posted_it(city: City) -> None:
@@ -567,11 +593,14 @@ def test_a_notice_gone_without_a_taker_fines_no_one() -> None:
     assert not metro.appealable(c.state, PLAYER) and "tore down" not in c.feedback
 
 
-@pytest.mark.parametrize(("params", "message"), [
-    ({"edicts": [["ink_market", "   "]]}, "empty text"),
-    ({"edicts": [["ink_market", PEACE]], "edict_object": "groat"}, "'groat' is not a writable"),
-    ({"edicts": [["ink_market", PEACE]], "edict_object": "ghost_placard"}, "'ghost_placard' is not a writable"),
-])
+@pytest.mark.parametrize(
+    ("params", "message"),
+    [
+        ({"edicts": [["ink_market", "   "]]}, "empty text"),
+        ({"edicts": [["ink_market", PEACE]], "edict_object": "groat"}, "'groat' is not a writable"),
+        ({"edicts": [["ink_market", PEACE]], "edict_object": "ghost_placard"}, "'ghost_placard' is not a writable"),
+    ],
+)
 def test_city_edicts_are_checked(tmp_path: Path, params: dict, message: str) -> None:
     game = _variant(tmp_path, lambda w: w["game"]["params"].update({"law_expiry": params}))
     with pytest.raises(ValueError, match=message):
@@ -724,8 +753,9 @@ def test_precedents_leave_friends_and_newcomers_from_elsewhere_alone() -> None:
     assert (wounded.hp, wounded.max_hp) == (1, 20)
 
 
-@pytest.mark.parametrize(("weaken", "stacks", "ok"), [(0.3, 3, True), (0.0, 3, True), (0.5, 2, False),
-                                                       (-0.1, 3, False)])
+@pytest.mark.parametrize(
+    ("weaken", "stacks", "ok"), [(0.3, 3, True), (0.0, 3, True), (0.5, 2, False), (-0.1, 3, False)]
+)
 def test_precedents_never_take_everything(tmp_path: Path, weaken: float, stacks: int, ok: bool) -> None:
     def change(w):
         w["game"]["params"]["binding_precedent"] = {"weaken": weaken, "max_stacks": stacks}
@@ -825,7 +855,7 @@ def test_a_search_that_finds_no_contraband_fines(tmp_path: Path) -> None:
     c = _watch(tmp_path, 1.0)
     bag = c.hold_one("ledger_trunk")
     for _ in range(15):
-        (handle, _), = make_objects(c.engine.game, c.state, "petition_sheet", 1)
+        ((handle, _),) = make_objects(c.engine.game, c.state, "petition_sheet", 1)
         add(c.state.instances[bag].contents, handle)
     c.ok("inspect tallow_yard")
     assert c.events("contraband_seized") == [{"object": None, "amount": 0, "paid": 1}]
@@ -934,8 +964,11 @@ def test_the_new_rules_declare_their_facts() -> None:
     rules = {**game.rules.actions, **{r.name: r for r in game.rules.steps}}
     answers = {name: [f.answer for f in rules[name].facts(game)] for name in (*NEW_VERBS, *NEW_RULES, "death")}
     assert answers == {
-        "invoke law": ["it is posted in the area and binds it for 8 hours",
-                       "any writable with text, held in my hand", *(s.effect for s in metro.STATUTES.values())],
+        "invoke law": [
+            "it is posted in the area and binds it for 8 hours",
+            "any writable with text, held in my hand",
+            *(s.effect for s in metro.STATUTES.values()),
+        ],
         "file objection": ["after a hearing 2 turns later the law is struck down", "2 groat"],
         "appeal verdict": ["one turn", "once a day"],
         "nightly_rewrite": ["each statute is rewritten into its twin, except papers in a sealed folio"],
@@ -945,8 +978,10 @@ def test_the_new_rules_declare_their_facts() -> None:
         "contempt_of_court": ["after 3 idle turns I am fined for contempt every further idle turn"],
         "binding_precedent": ["every enemy of that kind becomes weaker"],
         "contraband_suspicion": ["the watch may seize some of my goods as contraband"],
-        "trial_proceedings": ["when the victim struck me first, or the area's law bares the blades",
-                              "a fine of 2 groat"],
+        "trial_proceedings": [
+            "when the victim struck me first, or the area's law bares the blades",
+            "a fine of 2 groat",
+        ],
         "death": ["I am sentenced to death but may appeal the verdict in the next turn"],
     }
     for name, rule in rules.items():
@@ -979,8 +1014,9 @@ def _variant(tmp_path: Path, change) -> Game:
 
 def test_rule_parameters_are_overridable_and_checked(tmp_path: Path) -> None:
     def cheaper(world):
-        world["game"]["params"].update({"file objection": {"fee": 0, "hearing_delay": 1},
-                                        "law_expiry": {"edicts": [["petition_square", PEACE]]}})
+        world["game"]["params"].update(
+            {"file objection": {"fee": 0, "hearing_delay": 1}, "law_expiry": {"edicts": [["petition_square", PEACE]]}}
+        )
 
     c = City(game=_variant(tmp_path, cheaper))
     (edict,) = c.laws("petition_square")
@@ -1014,17 +1050,26 @@ def test_the_oracle_plans_invoke_law_with_text_from_the_condition_alone() -> Non
 
     c = City(seed=2)
     c.hold_one("inked_quill")
-    goal = Condition(type="predicate", name="did",
-                     args={"kind": "law_invoked", "text": "the bells ring at noon", "area": "gutter_lanes"})
+    goal = Condition(
+        type="predicate",
+        name="did",
+        args={"kind": "law_invoked", "text": "the bells ring at noon", "area": "gutter_lanes"},
+    )
     planner = Planner(PLAYER)
     for _ in range(30):
         command, _ = planner.decide(c.engine, [goal])
         c.ok(command)
         if c.events("law_invoked"):
             break
-    assert c.events("law_invoked") == [{"notice": c.laws("gutter_lanes")[0]["notice"], "area": "gutter_lanes",
-                                        "text": "the bells ring at noon", "statute": None,
-                                        "until": c.state.step + 48}]
+    assert c.events("law_invoked") == [
+        {
+            "notice": c.laws("gutter_lanes")[0]["notice"],
+            "area": "gutter_lanes",
+            "text": "the bells ring at noon",
+            "statute": None,
+            "until": c.state.step + 48,
+        }
+    ]
 
 
 def test_invoke_law_names_what_it_needs_one_piece_at_a_time(city: City) -> None:
@@ -1036,13 +1081,14 @@ def test_invoke_law_names_what_it_needs_one_piece_at_a_time(city: City) -> None:
     city.put_one("petition_sheet", text=STRIFE)  # a copy lying here is no sheet of mine: it may be a posted law
     assert rule.needs(e, a, want) == Condition(type="text_written", text=STRIFE)
     satchel = city.hold_one("document_satchel")
-    (sheet, _), = make_objects(e.game, city.state, "petition_sheet", 1)
+    ((sheet, _),) = make_objects(e.game, city.state, "petition_sheet", 1)
     city.state.instances[sheet].text = "The Ward  BARES its blades"  # as text conditions compare it
     add(city.state.instances[satchel].contents, sheet)
     assert rule.needs(e, a, want) == Condition(type="in_area", area="gutter_lanes")
     city.move("gutter_lanes")
-    assert rule.needs(e, a, want) == Condition(type="predicate", name="did", args={
-        "kind": "object_taken_out", "object": "petition_sheet", "handle": sheet})
+    assert rule.needs(e, a, want) == Condition(
+        type="predicate", name="did", args={"kind": "object_taken_out", "object": "petition_sheet", "handle": sheet}
+    )
     city.ok(f"take out {sheet} {satchel}")
     assert rule.needs(e, a, want) is None
     assert rule.needs(e, a, {"text": PEACE}) == Condition(type="text_written", text=PEACE)
@@ -1057,8 +1103,9 @@ def test_the_oracle_takes_out_the_very_sheet_that_reads_the_law() -> None:
 
     c = City(seed=2, area="gutter_lanes")
     satchel = c.hold_one("document_satchel")
-    made = make_objects(c.engine.game, c.state, "petition_sheet", 1) + \
-        make_objects(c.engine.game, c.state, "petition_sheet", 1)
+    made = make_objects(c.engine.game, c.state, "petition_sheet", 1) + make_objects(
+        c.engine.game, c.state, "petition_sheet", 1
+    )
     (blank, _), (law, _) = made
     c.state.instances[law].text = PEACE
     for handle, _ in made:
@@ -1197,18 +1244,32 @@ def test_rollouts_are_identical_across_processes_and_hash_seeds() -> None:
 
 # The engine's fuzz test (tests/env/test_env_fuzz.py) on the city, with its three verbs and its names.
 _any_text = st.text(st.characters(codec=None, exclude_categories=()), max_size=200)
-_tricky = st.text(st.sampled_from(list("\"'\\ \t\n\r\x00\x0b\x1b\u2028\u00a0\u200b\u00e9\u212aK1-0ab_")),
-                  max_size=60)
-_names = ["petition_sheet_0", "city_edict_0", "city_edict_1", "groat", "ink_market", "petition_square",
-          "broker_vance", "ink_wraith_0", "verdict", "law", "objection"]
+_tricky = st.text(st.sampled_from(list("\"'\\ \t\n\r\x00\x0b\x1b\u2028\u00a0\u200b\u00e9\u212aK1-0ab_")), max_size=60)
+_names = [
+    "petition_sheet_0",
+    "city_edict_0",
+    "city_edict_1",
+    "groat",
+    "ink_market",
+    "petition_square",
+    "broker_vance",
+    "ink_wraith_0",
+    "verdict",
+    "law",
+    "objection",
+]
 _word = st.one_of(st.sampled_from(_names), st.integers(-5, 10**7).map(str), _tricky, _any_text)
 _verbs = [*NEW_VERBS, "wait", "pick up", "drop", "enter", "attack", "write", "inspect", "talk to", "buy"]
 _commands = st.one_of(
     _any_text,
     _tricky,
     st.builds(lambda v, ws: " ".join([v, *ws]), st.sampled_from(_verbs), st.lists(_word, max_size=4)),
-    st.builds(lambda v, c, n: f"{v} " + c * n, st.sampled_from(NEW_VERBS), st.sampled_from(["a", "\u00e9", '"', " "]),
-              st.integers(0, 30_000)),
+    st.builds(
+        lambda v, c, n: f"{v} " + c * n,
+        st.sampled_from(NEW_VERBS),
+        st.sampled_from(["a", "\u00e9", '"', " "]),
+        st.integers(0, 30_000),
+    ),
 )
 
 

@@ -39,8 +39,21 @@ NEW_VERBS = ("refuel", "concoct", "shove", "eavesdrop", "burn corpses", "barrica
 NEW_RULES = ("lamp_fuel", "corpse_corruption", "quarantine_lockdown")
 UNTAUGHT = ("barricade", "concoct", "shove", "eavesdrop")
 #: Events step rules report on their own, whatever the command was.
-WORLD = frozenset({"agent_hit", "agent_ambushed", "level_up", "npc_spawned", "npc_respawned", "corpse_risen",
-                   "lockdown_started", "lockdown_lifted", "light_out", "struck_in_dark", "barricade_broken"})
+WORLD = frozenset(
+    {
+        "agent_hit",
+        "agent_ambushed",
+        "level_up",
+        "npc_spawned",
+        "npc_respawned",
+        "corpse_risen",
+        "lockdown_started",
+        "lockdown_lifted",
+        "light_out",
+        "struck_in_dark",
+        "barricade_broken",
+    }
+)
 
 
 class Ward(Harness):
@@ -49,8 +62,9 @@ class Ward(Harness):
 
     world_events = WORLD
 
-    def __init__(self, area: str = "fever_ward", seed: int = 0, game: Game | None = None,
-                 agents: tuple[str, ...] = (PLAYER,)):
+    def __init__(
+        self, area: str = "fever_ward", seed: int = 0, game: Game | None = None, agents: tuple[str, ...] = (PLAYER,)
+    ):
         super().__init__(engine_on(game or GAME, seed, rng=Scripted(), agents=agents))
         self.clear_everywhere()
         state = self.state
@@ -131,7 +145,12 @@ def test_every_stage_awards_once_after_its_prerequisites() -> None:
     assert len(leaves) == 10
     # each chapter's stages that require nothing of their chapter open together; chapter 2 waits for chapter 1
     assert [s.id for s in p.stages if not p.requires[s.id]] == [
-        "hear_the_sister", "take_a_lantern", "pick_feverfew", "strip_sallow_bark", "crush_vermin"]
+        "hear_the_sister",
+        "take_a_lantern",
+        "pick_feverfew",
+        "strip_sallow_bark",
+        "crush_vermin",
+    ]
     assert all(p.requires[s.id] == ("barricade_the_crypt",) for s in game.quest.main.chapters[1].stages[:5])
 
 
@@ -158,10 +177,12 @@ def test_the_plan_hint_helpers_build_the_conditions_they_name() -> None:
     assert q._in.__wrapped__("ossuary") == Condition(type="in_area", area="ossuary")
     assert q._has.__wrapped__("pitch", 2) == Condition(type="has_item_count", object="pitch", count=2)
     assert q._did.__wrapped__("corpses_burned", ("area", "ossuary")) == Condition(
-        type="predicate", name="did", args={"kind": "corpses_burned", "area": "ossuary"})
+        type="predicate", name="did", args={"kind": "corpses_burned", "area": "ossuary"}
+    )
     assert q._any_has.__wrapped__("pitch") == Condition(type="has_item_count", object="pitch")
     assert q._any_has.__wrapped__("pitch", "tallow") == Condition(
-        type="any_of", conditions=(q._has("pitch"), q._has("tallow")))
+        type="any_of", conditions=(q._has("pitch"), q._has("tallow"))
+    )
     assert q._in("ossuary") is q._in("ossuary")  # one object per content: planners memoise by identity
 
 
@@ -179,7 +200,8 @@ def test_refuel_fills_a_carried_light_from_its_fuel(w: Ward) -> None:
     text = w.ok(f"refuel {lamp}")
     assert f"I fill {lamp} with lamp_oil: it holds 20 turns of light now." in text
     assert w.fuel(lamp) == 20 and w.events("light_refueled") == [
-        {"object": "storm_lantern", "handle": lamp, "fuel": 20}]
+        {"object": "storm_lantern", "handle": lamp, "fuel": 20}
+    ]
     w.ok(f"refuel {lamp}")
     assert w.fuel(lamp) == 40
     assert w.state.instances[w.agent.equipment["pack"]].contents.get("lamp_oil", 0) == 0
@@ -250,7 +272,7 @@ def test_someone_elses_light_lights_the_dark_for_me() -> None:
     engine.rng = Scripted()
     for agent in engine.state.agents.values():
         agent.area = "ossuary"
-    (lamp, _), = make_objects(game, engine.state, "storm_lantern", 1)
+    ((lamp, _),) = make_objects(game, engine.state, "storm_lantern", 1)
     engine.state.agents["ada"].hands[lamp] = 1
     engine.state.rule_data[q.LIGHT]["fuel"][lamp] = 9
     engine.step({"ada": "wait", "bo": "wait"})
@@ -267,7 +289,8 @@ def test_lurkers_strike_in_the_dark_only_without_light(w: Ward) -> None:
     w.ok("wait")
     hits = w.outcome.events
     assert [e.data for e in hits if e.kind == "struck_in_dark"] == [
-        {"npc": husk.handle, "type": "risen_husk", "damage": husk.attack}]
+        {"npc": husk.handle, "type": "risen_husk", "damage": husk.attack}
+    ]
     assert husk.engaged == PLAYER and w.agent.combat == husk.handle and w.agent.hp == 100 - husk.attack
     assert f"{husk.handle} strikes at me out of the dark for {husk.attack} damage!" in w.feedback
 
@@ -314,7 +337,10 @@ def test_the_light_need_names_the_next_missing_piece(w: Ward) -> None:
     e, a = w.engine, w.agent
     need = q.light_need(e, a, 10)
     assert need.type == "any_of" and [c.object for c in need.conditions] == [
-        "storm_lantern", "tallow_candle", "pitch_torch"]
+        "storm_lantern",
+        "tallow_candle",
+        "pitch_torch",
+    ]
     assert [c.object for c in q.light_need(e, a, 13).conditions] == ["storm_lantern", "pitch_torch"]
     assert len(q.light_need(e, a, 12).conditions) == 3  # a candle holds exactly 12 turns
     lamp = w.lamp(4)
@@ -403,7 +429,8 @@ def test_a_corpse_stirs_then_rises_as_a_husk(w: Ward) -> None:
     assert corpse not in w.state.areas["dispensary"].objects and w.state.rule_data[q.CORRUPTION]["warned"] == []
     assert f"{corpse} rises from the floor as {husk}!" in w.feedback
     assert [e.data for e in w.outcome.events if e.kind == "corpse_risen"] == [
-        {"corpse": corpse, "npc": husk, "area": "dispensary"}]
+        {"corpse": corpse, "npc": husk, "area": "dispensary"}
+    ]
     assert corpse not in q.laid_out(w.engine)
 
 
@@ -516,8 +543,10 @@ def test_a_barricade_holds_the_risen_until_they_batter_it_down(w: Ward) -> None:
     strength = w.engine.rules.actions["barricade"].p.strength
     period = w.engine.rules.step_rule(q.CORRUPTION).p.hunt_period
     told = w.wait(period * (strength - 1))
-    assert husk.area == "charnel_stair" and told.count("Something batters at the barricade to charnel_stair.") == \
-        strength - 1
+    assert (
+        husk.area == "charnel_stair"
+        and told.count("Something batters at the barricade to charnel_stair.") == strength - 1
+    )
     assert w.state.rule_data["barricade"]["ways"] == {"charnel_stair|fever_ward": 1}
     told, broken = [], []
     for _ in range(period):
@@ -586,7 +615,7 @@ def test_nothing_rots_or_locks_in_the_tutorial() -> None:
     engine = env.engine
     engine.rng = Scripted()
     room = engine.state.agents[PLAYER].area
-    (corpse, _), = make_objects(engine.game, engine.state, "plague_corpse", 1)
+    ((corpse, _),) = make_objects(engine.game, engine.state, "plague_corpse", 1)
     engine.state.areas[room].objects[corpse] = 1
     for _ in range(60):
         engine.step({PLAYER: "wait"})
@@ -602,7 +631,8 @@ def test_enter_needs_name_the_light_and_the_burning(w: Ward) -> None:
     assert enter.needs(e, a, {"area": "charnel_stair"}) is None
     e.state.rule_data[q.LOCKDOWN]["areas"] = ["fever_ward"]
     assert enter.needs(e, a, {"area": "dispensary", "from": "fever_ward"}) is q._did(
-        "corpses_burned", ("area", "fever_ward"))
+        "corpses_burned", ("area", "fever_ward")
+    )
 
 
 # ============================================================================ barricade, eavesdrop
@@ -715,7 +745,8 @@ def test_concoct_grinds_a_pair_into_its_remedy(w: Ward) -> None:
     text = w.ok("concoct sallow_bark feverfew")
     assert "I grind sallow_bark with feverfew into 1 fever_draught (in my hands)." in text
     assert w.events("remedy_concocted") == [
-        {"remedy": "fever_draught", "herbs": ["sallow_bark", "feverfew"], "ok": True}]
+        {"remedy": "fever_draught", "herbs": ["sallow_bark", "feverfew"], "ok": True}
+    ]
     assert w.agent.hands == {"fever_draught": 1} and w.listed("concoct") == []
     assert w.state.instances[w.agent.equipment["pack"]].contents == {}
 
@@ -733,8 +764,9 @@ def test_concoct_spoils_a_wrong_pair(w: Ward) -> None:
     w.hold("garlic_bulb")
     text = w.ok("concoct wormwood garlic_bulb")
     assert "I grind wormwood with garlic_bulb, but they curdle into 1 grey_sludge (in my hands)." in text
-    assert w.events("remedy_concocted") == [{"remedy": "grey_sludge", "herbs": ["wormwood", "garlic_bulb"],
-                                             "ok": False}]
+    assert w.events("remedy_concocted") == [
+        {"remedy": "grey_sludge", "herbs": ["wormwood", "garlic_bulb"], "ok": False}
+    ]
 
 
 def test_concoct_sets_the_remedy_down_when_my_hands_are_full(w: Ward) -> None:
@@ -772,12 +804,14 @@ def test_shove_topples_furniture_through_a_guard(w: Ward) -> None:
     husk.stance_index = 3  # guarding: an attack would do a tenth
     assert w.listed("shove") == [f"shove iron_cot {husk.handle}"]
     text = w.ok(f"shove iron_cot {husk.handle}")
-    assert "I put my shoulder to iron_cot and it topples; I am winded. It breaks into 1 iron_scrap, 1 deal_plank." \
-        in text
+    assert (
+        "I put my shoulder to iron_cot and it topples; I am winded. It breaks into 1 iron_scrap, 1 deal_plank." in text
+    )
     assert f"iron_cot crushes {husk.handle} for 16 damage" in text
     assert husk.hp == husk.max_hp - 16 and husk.engaged == PLAYER and w.agent.stamina == 0.2
-    assert w.events("npc_shoved") == [{"npc": husk.handle, "type": "risen_husk", "furniture": "iron_cot", "damage": 16,
-                                       "area": "fever_ward"}]
+    assert w.events("npc_shoved") == [
+        {"npc": husk.handle, "type": "risen_husk", "furniture": "iron_cot", "damage": 16, "area": "fever_ward"}
+    ]
     assert w.state.areas["fever_ward"].objects == {"iron_scrap": 1, "deal_plank": 1}
     assert w.listed("shove") == []
 
@@ -846,9 +880,14 @@ def test_the_new_rules_declare_well_formed_facts() -> None:
     assert "it rises as a risen_husk after about 8 hours" in answers
     assert "when a corpse has lain there unburned for 3.33333 hours" in answers
     assert "fever_draught" in answers and "2 deal_plank" in answers and "lamp_oil that I carry" in answers
-    assert list(game.rules.actions["concoct"].facts(game)) == [Fact(
-        "herbs", "Which remedy do feverfew and sallow_bark make together?", "fever_draught",
-        ("wormwood_purge", "four_thieves_vinegar", "angelica_cordial"))]
+    assert list(game.rules.actions["concoct"].facts(game)) == [
+        Fact(
+            "herbs",
+            "Which remedy do feverfew and sallow_bark make together?",
+            "fever_draught",
+            ("wormwood_purge", "four_thieves_vinegar", "angelica_cordial"),
+        )
+    ]
 
 
 @pytest.mark.parametrize(("failure", "first"), [("", "nothing"), ("grey_sludge", "grey_sludge")])
@@ -920,8 +959,10 @@ def tuned(tmp_path) -> Game:
         params["lamp_fuel"]["lurk_strength"] = 0.5
         params["corpse_corruption"]["risen"] = ""
         params["barricade"]["amount"] = 1
-        params["concoct"] = {"remedies": {"fever_draught": ["wormwood", "hyssop"],
-                                          "wormwood_purge": ["rue_sprig", "feverfew"]}, "failure": ""}
+        params["concoct"] = {
+            "remedies": {"fever_draught": ["wormwood", "hyssop"], "wormwood_purge": ["rue_sprig", "feverfew"]},
+            "failure": "",
+        }
         (pew,) = [o for o in world["objects"] if o["name"] == "oak_pew"]
         pew["recipe"]["ingredients"] = {"deal_plank": 3, "hemp_cord": 1}
 
@@ -968,8 +1009,14 @@ def test_a_one_plank_barricade(tuned: Game) -> None:
 def test_a_game_names_its_own_remedies(tuned: Game) -> None:
     w = Ward(game=tuned)
     bag = w.pack(("wormwood", 2), ("hyssop", 1), ("feverfew", 1))
-    assert w.listed("concoct") == ["concoct wormwood hyssop", "concoct wormwood feverfew", "concoct hyssop wormwood",
-                                   "concoct hyssop feverfew", "concoct feverfew wormwood", "concoct feverfew hyssop"]
+    assert w.listed("concoct") == [
+        "concoct wormwood hyssop",
+        "concoct wormwood feverfew",
+        "concoct hyssop wormwood",
+        "concoct hyssop feverfew",
+        "concoct feverfew wormwood",
+        "concoct feverfew hyssop",
+    ]
     assert "into 1 fever_draught" in w.ok("concoct hyssop wormwood")
     w.hold("rue_sprig")
     w.fails("concoct wormwood sallow_bark", "Cannot concoct with sallow_bark: it is not a herb.")
@@ -1004,8 +1051,24 @@ def test_the_tutorial_teaches_light_and_fire_and_leaves_four_verbs_untaught() ->
     text = " ".join(s.say for s in game.quest.tutorial.steps)
     for verb in UNTAUGHT:
         assert f"'{verb} " not in text, verb
-    for verb in ("pick up", "equip", "unequip", "store", "take out", "drop", "write", "talk to", "buy", "sell",
-                 "craft", "attack", "enter", "inspect", "refuel", "burn corpses"):
+    for verb in (
+        "pick up",
+        "equip",
+        "unequip",
+        "store",
+        "take out",
+        "drop",
+        "write",
+        "talk to",
+        "buy",
+        "sell",
+        "craft",
+        "attack",
+        "enter",
+        "inspect",
+        "refuel",
+        "burn corpses",
+    ):
         assert f"'{verb}" in text, verb
 
 
@@ -1050,7 +1113,7 @@ def test_online_expansion_opens_new_places_once_everything_is_explored() -> None
     engine.state.areas["ossuary"].exits["drowned_cistern"].locked = False
     agent.area = "ossuary"
     light = engine.rules.step_rule(q.LIGHT)
-    (lamp, _), = make_objects(engine.game, engine.state, "storm_lantern", 1)
+    ((lamp, _),) = make_objects(engine.game, engine.state, "storm_lantern", 1)
     agent.hands[lamp] = 1
     engine.state.rule_data[light.name]["fuel"][lamp] = 20
     before = set(engine.state.areas)
@@ -1092,10 +1155,24 @@ def test_saved_states_continue_exactly_through_json() -> None:
 
 
 HERBS = frozenset(h for pair in load_game(GAME).rules.actions["concoct"].p.remedies.values() for h in pair) | {
-    "tallow", "lamp_oil"}
+    "tallow",
+    "lamp_oil",
+}
 VERBS = ["refuel", "concoct", "shove", "eavesdrop", "burn corpses", "barricade", "enter", "pick up", "drop"]
-NAMES = ["storm_lantern_0", "lamp_oil", "feverfew", "sallow_bark", "iron_cot", "plague_rat_0", "charnel_stair",
-         "ossuary", "plague_corpse_0", "deal_plank", "fever_ward", "tallow"]
+NAMES = [
+    "storm_lantern_0",
+    "lamp_oil",
+    "feverfew",
+    "sallow_bark",
+    "iron_cot",
+    "plague_rat_0",
+    "charnel_stair",
+    "ossuary",
+    "plague_corpse_0",
+    "deal_plank",
+    "fever_ward",
+    "tallow",
+]
 word = st.one_of(st.sampled_from(NAMES), st.text(st.characters(codec="ascii"), max_size=12))
 
 

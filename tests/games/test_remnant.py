@@ -17,53 +17,136 @@ from odyssey_env.quests.spec import Condition
 from odyssey_env.verbs.combat import stance
 
 GAME = "remnant"
-DYNAMICS = ("wandering_patrols", "enemy_respawn", "danger_hours", "crafting_momentum", "forgotten_caches",
-            "noise", "rumor_notes", "shifting_paths", "carrion_scavengers", "food_respawn")
+DYNAMICS = (
+    "wandering_patrols",
+    "enemy_respawn",
+    "danger_hours",
+    "crafting_momentum",
+    "forgotten_caches",
+    "noise",
+    "rumor_notes",
+    "shifting_paths",
+    "carrion_scavengers",
+    "food_respawn",
+)
 UNTAUGHT = ("lockpick", "eat", "throw", "disassemble", "pickpocket")
 
 # ``$type`` stands for the instance of that type in view or carried, ``@type`` for the NPC of that
 # type here, ``*`` for the coins lying here, ``#`` for the coins in my hands.
 # ``fight <type>`` fights the NPC of that type here until it falls (ambushers are fought first).
 TUTORIAL = [
-    "pick up $rag_satchel", "equip $rag_satchel", "unequip $rag_satchel", "pick up coin", "store 4 coin $rag_satchel",
-    "pick up tallow_lump", "store 1 tallow_lump $rag_satchel", "take out coin $rag_satchel", "drop coin",
-    "equip $rag_satchel", "pick up reed_stylus", "pick up $kelp_paper", 'write "lamp lit" $kelp_paper',
-    "store 4 coin $rag_satchel", "discard 1 coin $rag_satchel", "drop $kelp_paper", "equip padded_hood",
-    "talk to @tinker_drifter", "buy 1 twine @tinker_drifter", "sell 1 tallow_lump @tinker_drifter",
-    "inspect deadfall_branch", "pick up deadfall_branch", "craft 1 briar_cudgel", "drop reed_stylus",
-    "pick up briar_cudgel", "fight hushling", "pick up tin_nugget", "craft 1 cellar_key", "pick up cellar_key",
+    "pick up $rag_satchel",
+    "equip $rag_satchel",
+    "unequip $rag_satchel",
+    "pick up coin",
+    "store 4 coin $rag_satchel",
+    "pick up tallow_lump",
+    "store 1 tallow_lump $rag_satchel",
+    "take out coin $rag_satchel",
+    "drop coin",
+    "equip $rag_satchel",
+    "pick up reed_stylus",
+    "pick up $kelp_paper",
+    'write "lamp lit" $kelp_paper',
+    "store 4 coin $rag_satchel",
+    "discard 1 coin $rag_satchel",
+    "drop $kelp_paper",
+    "equip padded_hood",
+    "talk to @tinker_drifter",
+    "buy 1 twine @tinker_drifter",
+    "sell 1 tallow_lump @tinker_drifter",
+    "inspect deadfall_branch",
+    "pick up deadfall_branch",
+    "craft 1 briar_cudgel",
+    "drop reed_stylus",
+    "pick up briar_cudgel",
+    "fight hushling",
+    "pick up tin_nugget",
+    "craft 1 cellar_key",
+    "pick up cellar_key",
     "enter cellar_stair",
 ]
 
 CRITICAL_PATH = [
     # Chapter 1: The Last Lantern
-    "talk to verity_holloway", "equip $rag_satchel", "store * coin $rag_satchel", "pick up deadfall_branch",
-    "enter dyers_court", "buy 1 twine dyer_mabry", "enter lantern_yard", "craft 1 briar_cudgel",
-    "pick up briar_cudgel", "enter deadfall_track", "fight hushling",
+    "talk to verity_holloway",
+    "equip $rag_satchel",
+    "store * coin $rag_satchel",
+    "pick up deadfall_branch",
+    "enter dyers_court",
+    "buy 1 twine dyer_mabry",
+    "enter lantern_yard",
+    "craft 1 briar_cudgel",
+    "pick up briar_cudgel",
+    "enter deadfall_track",
+    "fight hushling",
     # Chapter 2: The Gravelmouth Deeps
-    "enter mossbound_glade", "enter pit_head", "store * coin $rag_satchel", "enter ore_gallery",
-    "store 8 copper_ore $rag_satchel", "store 4 tin_nugget $rag_satchel", "enter pit_head", "craft 2 bronze_ingot",
-    "store 2 bronze_ingot $rag_satchel", "buy 1 leather_grip grist_haldane", "craft 1 bronze_falchion",
-    "drop briar_cudgel", "buy 1 cured_hide grist_haldane", "craft 1 bronze_scale_coat", "equip bronze_scale_coat",
-    "pick up bronze_falchion", "enter shaft_of_echoes", "fight slag_mother", "store * coin $rag_satchel",
+    "enter mossbound_glade",
+    "enter pit_head",
+    "store * coin $rag_satchel",
+    "enter ore_gallery",
+    "store 8 copper_ore $rag_satchel",
+    "store 4 tin_nugget $rag_satchel",
+    "enter pit_head",
+    "craft 2 bronze_ingot",
+    "store 2 bronze_ingot $rag_satchel",
+    "buy 1 leather_grip grist_haldane",
+    "craft 1 bronze_falchion",
+    "drop briar_cudgel",
+    "buy 1 cured_hide grist_haldane",
+    "craft 1 bronze_scale_coat",
+    "equip bronze_scale_coat",
+    "pick up bronze_falchion",
+    "enter shaft_of_echoes",
+    "fight slag_mother",
+    "store * coin $rag_satchel",
     "pick up slag_cog",
     # Chapter 3: Letters on the Brine
-    "enter pit_head", "enter salt_causeway", "enter stilt_market", "talk to nessa_quayle",
-    "store 1 slag_cog $rag_satchel", "store 1 bronze_falchion $rag_satchel", "buy 1 kelp_paper nessa_quayle",
-    "buy 1 reed_stylus nessa_quayle", 'write "let the bell ring" $kelp_paper', "drop $kelp_paper",
-    "buy 1 brine_wax nessa_quayle", "craft 1 sluice_key", "drop reed_stylus", "pick up sluice_key",
+    "enter pit_head",
+    "enter salt_causeway",
+    "enter stilt_market",
+    "talk to nessa_quayle",
+    "store 1 slag_cog $rag_satchel",
+    "store 1 bronze_falchion $rag_satchel",
+    "buy 1 kelp_paper nessa_quayle",
+    "buy 1 reed_stylus nessa_quayle",
+    'write "let the bell ring" $kelp_paper',
+    "drop $kelp_paper",
+    "buy 1 brine_wax nessa_quayle",
+    "craft 1 sluice_key",
+    "drop reed_stylus",
+    "pick up sluice_key",
     "take out bronze_falchion $rag_satchel",
     # Chapter 4: The Sunken Archive
-    "enter drowned_stacks", "store 2 echo_quartz $rag_satchel", "enter scriptorium_vault", "fight inkwyrm",
+    "enter drowned_stacks",
+    "store 2 echo_quartz $rag_satchel",
+    "enter scriptorium_vault",
+    "fight inkwyrm",
     "pick up bell_pattern",
     # Chapter 5: The Bellspire
-    "enter drowned_stacks", "enter stilt_market", "enter salt_causeway", "enter broken_gatehouse",
-    "enter ember_barracks", "store 4 copper_ore $rag_satchel", "store 2 tin_nugget $rag_satchel",
-    "craft 2 bronze_ingot", "store 2 bronze_ingot $rag_satchel", "craft 2 bellmetal_ingot",
-    "store 2 bellmetal_ingot $rag_satchel", "store 1 ash_haft $rag_satchel", "craft 1 resonant_glaive",
-    "craft 1 bell_tongue", "drop bronze_falchion", "pick up resonant_glaive", "pick up bell_tongue",
-    "enter spiral_stair", "enter belfry_crown", "fight the_hush", "store # coin $rag_satchel",
-    "take out bell_tongue $rag_satchel", "drop bell_tongue",
+    "enter drowned_stacks",
+    "enter stilt_market",
+    "enter salt_causeway",
+    "enter broken_gatehouse",
+    "enter ember_barracks",
+    "store 4 copper_ore $rag_satchel",
+    "store 2 tin_nugget $rag_satchel",
+    "craft 2 bronze_ingot",
+    "store 2 bronze_ingot $rag_satchel",
+    "craft 2 bellmetal_ingot",
+    "store 2 bellmetal_ingot $rag_satchel",
+    "store 1 ash_haft $rag_satchel",
+    "craft 1 resonant_glaive",
+    "craft 1 bell_tongue",
+    "drop bronze_falchion",
+    "pick up resonant_glaive",
+    "pick up bell_tongue",
+    "enter spiral_stair",
+    "enter belfry_crown",
+    "fight the_hush",
+    "store # coin $rag_satchel",
+    "take out bell_tongue $rag_satchel",
+    "drop bell_tongue",
 ]
 
 
@@ -140,9 +223,9 @@ class Player:
                 return True
             if command.startswith("fight "):
                 target = command.split()[1]
-                assert target in {self.env.engine.state.npcs[h].type
-                                  for h in self.env.engine.state.areas[self.agent.area].npcs}, \
-                    f"no {target} in {self.agent.area}"
+                assert target in {
+                    self.env.engine.state.npcs[h].type for h in self.env.engine.state.areas[self.agent.area].npcs
+                }, f"no {target} in {self.agent.area}"
                 if self.fight(target):
                     return True
                 continue
@@ -204,8 +287,23 @@ def test_tutorial_leaves_some_verbs_untaught() -> None:
     text = " ".join(s.say for s in game.quest.tutorial.steps) + " " + " ".join(TUTORIAL)
     for verb in UNTAUGHT:
         assert f"{verb} " not in text, verb
-    for verb in ("pick up", "equip", "unequip", "store", "take out", "discard", "drop", "write", "talk to", "buy",
-                 "sell", "craft", "attack", "enter", "inspect"):
+    for verb in (
+        "pick up",
+        "equip",
+        "unequip",
+        "store",
+        "take out",
+        "discard",
+        "drop",
+        "write",
+        "talk to",
+        "buy",
+        "sell",
+        "craft",
+        "attack",
+        "enter",
+        "inspect",
+    ):
         assert verb in text, verb
 
 

@@ -35,15 +35,46 @@ from odyssey_env.world import add
 
 GAME = "robot_kingdom"
 VERBS = ("salvage", "scavenge", "rally", "siphon", "jam", "overload")
-DYNAMICS = ("corrosion", "intimidation", "reclamation", "united_presence", "tactical_warnings", "forge_migration",
-            "scrap_mending", "devil_drain")
-QUIET = {"ambush": {"chance_by_level": [0, 0, 0, 0, 0]}, "night_spawn": {"chance": 0.0},
-         "respawn": {"enemy_chance": 0.0}, "reclamation": {"chance": 0.0}}
+DYNAMICS = (
+    "corrosion",
+    "intimidation",
+    "reclamation",
+    "united_presence",
+    "tactical_warnings",
+    "forge_migration",
+    "scrap_mending",
+    "devil_drain",
+)
+QUIET = {
+    "ambush": {"chance_by_level": [0, 0, 0, 0, 0]},
+    "night_spawn": {"chance": 0.0},
+    "respawn": {"enemy_chance": 0.0},
+    "reclamation": {"chance": 0.0},
+}
 #: Events this kingdom's world makes on its own (beside the engine's): a refused command may coincide with them.
-OWN_WORLD_EVENTS = frozenset({"npc_intimidated", "npc_powered_down", "npc_fled", "npc_mended", "tactical_warning",
-                              "strike_jammed", "ally_struck", "object_corroded", "territory_reclaimed",
-                              "merchant_migrated", "devil_burn", "united_presence", "agent_hit", "agent_ambushed",
-                              "agent_died", "level_up", "npc_spawned", "npc_respawned", "npc_defeated"})
+OWN_WORLD_EVENTS = frozenset(
+    {
+        "npc_intimidated",
+        "npc_powered_down",
+        "npc_fled",
+        "npc_mended",
+        "tactical_warning",
+        "strike_jammed",
+        "ally_struck",
+        "object_corroded",
+        "territory_reclaimed",
+        "merchant_migrated",
+        "devil_burn",
+        "united_presence",
+        "agent_hit",
+        "agent_ambushed",
+        "agent_died",
+        "level_up",
+        "npc_spawned",
+        "npc_respawned",
+        "npc_defeated",
+    }
+)
 _counter = itertools.count()
 
 
@@ -138,8 +169,14 @@ def test_rule_tables_name_real_things() -> None:
 
 def test_quest_predicates_name_a_verb_and_end_their_plan_with_its_event() -> None:
     game = load_game(GAME)
-    events = {"salvage": "object_salvaged", "scavenge": "object_scavenged", "rally": "npc_rallied",
-              "siphon": "power_siphoned", "jam": "npc_jammed", "overload": "component_overloaded"}
+    events = {
+        "salvage": "object_salvaged",
+        "scavenge": "object_scavenged",
+        "rally": "npc_rallied",
+        "siphon": "power_siphoned",
+        "jam": "npc_jammed",
+        "overload": "component_overloaded",
+    }
     names = set(game.objects) | set(game.npcs) | set(game.areas) | {"charge", "drain"}
     used = set()
     for stage in game.quest.stages():
@@ -223,9 +260,15 @@ def test_salvage_a_wreck_on_the_ground(k) -> None:
     text = k.ok(f"salvage {husk}")
     assert "I strip rustling_husk for parts: 1 copper_coil, 1 tin_sheet, 1 rust_scrap now lie at my feet." in text
     assert k.area.objects == {"copper_coil": 1, "tin_sheet": 1, "rust_scrap": 1}
-    assert k.emitted()[0] == ("object_salvaged", {"object": "rustling_husk", "handle": "rustling_husk",
-                                                  "parts": {"copper_coil": 1, "tin_sheet": 1, "rust_scrap": 1},
-                                                  "area": "signal_tower"})
+    assert k.emitted()[0] == (
+        "object_salvaged",
+        {
+            "object": "rustling_husk",
+            "handle": "rustling_husk",
+            "parts": {"copper_coil": 1, "tin_sheet": 1, "rust_scrap": 1},
+            "area": "signal_tower",
+        },
+    )
     assert k.state.rule_data["salvage"]["log"][PLAYER] == {"": 1, "rustling_husk": 1}
 
 
@@ -244,8 +287,9 @@ def test_salvage_from_hands_and_from_the_pack(k) -> None:
 def test_salvage_refusals(k) -> None:
     k.put("iron_rod")
     k.put("rustling_husk", area="muster_yard")
-    k.fails("salvage rustling_husk", "Cannot salvage rustling_husk: it is not in my hands, my pack or on the "
-                                     "ground here.")
+    k.fails(
+        "salvage rustling_husk", "Cannot salvage rustling_husk: it is not in my hands, my pack or on the ground here."
+    )
     k.fails("salvage iron_rod", "Cannot salvage iron_rod: there is nothing in it worth stripping.")
     k.fails("salvage dragon", "Cannot salvage dragon: it is not in my hands")
 
@@ -301,8 +345,16 @@ def test_siphon_a_charge_into_a_dormant_sentinel_wakes_it(k) -> None:
     text = k.ok(f"siphon {cell} {sentinel.handle}")
     assert sentinel.hp == 50 and k.agent.hands == {"drained_cell": 1}
     assert "it stirs and stands awake (+40 health, 50/60). My cell is now a drained_cell." in text
-    assert k.emitted()[0] == ("power_siphoned", {"direction": "charge", "npc": sentinel.handle,
-                                                 "type": "oath_sentinel", "object": "charged_cell", "amount": 40})
+    assert k.emitted()[0] == (
+        "power_siphoned",
+        {
+            "direction": "charge",
+            "npc": sentinel.handle,
+            "type": "oath_sentinel",
+            "object": "charged_cell",
+            "amount": 40,
+        },
+    )
     assert sentinel.handle in k.state.rule_data["rally"]["awake"]
     log = k.state.rule_data["siphon"]["log"][PLAYER]
     assert log == {"": 1, "oath_sentinel": 1, "charge": 1}
@@ -361,8 +413,9 @@ def test_siphon_without_a_machine_list_takes_enemies_and_fighters(tmp_path) -> N
     sentinel, hound, peddler = h.npc("oath_sentinel"), h.npc("gearhound"), h.npc("scrap_peddler")
     h.hold("charged_cell")
     h.hold("drained_cell")
-    assert sorted(h.listed("siphon")) == sorted([f"siphon charged_cell {sentinel.handle}",
-                                                 f"siphon drained_cell {hound.handle}"])
+    assert sorted(h.listed("siphon")) == sorted(
+        [f"siphon charged_cell {sentinel.handle}", f"siphon drained_cell {hound.handle}"]
+    )
     h.fails(f"siphon charged_cell {peddler.handle}", "not a machine")
 
 
@@ -378,8 +431,7 @@ def test_rally_a_woken_sentinel(k) -> None:
     assert k.listed("rally") == [f"rally {sentinel.handle}"]
     text = k.ok(f"rally {sentinel.handle}")
     assert "eyes flare: it falls in at my side" in text
-    assert k.emitted()[0] == ("npc_rallied", {"npc": sentinel.handle, "type": "oath_sentinel",
-                                              "area": "signal_tower"})
+    assert k.emitted()[0] == ("npc_rallied", {"npc": sentinel.handle, "type": "oath_sentinel", "area": "signal_tower"})
     assert k.state.rule_data["rally"]["allies"] == {sentinel.handle: PLAYER}
     k.fails(f"rally {sentinel.handle}", "it already fights at my side.")
 
@@ -458,8 +510,10 @@ def test_jam_stops_a_machines_strikes_for_its_turns(k) -> None:
     assert k.listed("jam") == [f"jam {wedge} {hound.handle}"]
     text = k.ok(f"jam {wedge} {hound.handle}")
     assert "I drive iron_wedge into gearhound_" in text and "strikes will fail for 3 turns" in text
-    assert k.emitted()[0] == ("npc_jammed", {"npc": hound.handle, "type": "gearhound", "object": "iron_wedge",
-                                             "turns": 3})
+    assert k.emitted()[0] == (
+        "npc_jammed",
+        {"npc": hound.handle, "type": "gearhound", "object": "iron_wedge", "turns": 3},
+    )
     assert hound.engaged == PLAYER and k.agent.combat == hound.handle and hound.inventory["iron_wedge"] == 1
     hp = k.agent.hp
     for _ in range(2):  # turns 2 and 3 are strikes, and both fail
@@ -519,8 +573,10 @@ def test_overload_strikes_every_hostile_machine_here(k) -> None:
     assert k.listed("overload") == ["overload storm_coil"]
     text = k.ok("overload storm_coil")
     assert "I overload storm_coil: it bursts in a crackling wave!" in text
-    assert k.emitted()[0] == ("component_overloaded", {"object": "storm_coil", "area": "signal_tower",
-                                                       "hits": [rat.handle, hound.handle]})
+    assert k.emitted()[0] == (
+        "component_overloaded",
+        {"object": "storm_coil", "area": "signal_tower", "hits": [rat.handle, hound.handle]},
+    )
     assert rat.handle not in k.state.npcs and hound.hp == 42 - (30 - 2)
     assert f"The burst hits {rat.handle}" in text and f"The burst hits {sentinel.handle}" not in text
     assert hound.engaged == PLAYER and "storm_coil" not in k.agent.hands
@@ -581,7 +637,8 @@ def test_scrap_mending_heals_a_wounded_machine_from_scrap(k) -> None:
     assert hound.hp == 36 and k.area.objects["rust_scrap"] == 1
     assert "bolts it into its frame (+6 health, 36/42)" in k.feedback
     assert [e.data for e in k.outcome.events if e.kind == "npc_mended"] == [
-        {"npc": hound.handle, "type": "gearhound", "object": "rust_scrap", "amount": 6, "area": "signal_tower"}]
+        {"npc": hound.handle, "type": "gearhound", "object": "rust_scrap", "amount": 6, "area": "signal_tower"}
+    ]
     k.do("wait")
     assert hound.hp == 42 and "rust_scrap" not in k.area.objects  # capped at its health
     hound.hp = 30
@@ -604,8 +661,9 @@ def test_intimidation_wears_down_friendlies_near_enemies(k) -> None:
     k.npc("rustling")
     k.do("wait")
     assert peddler.hp == 40 - 4 and "is shaken by the war machines here (-4 health, 36/40)" in k.feedback
-    assert _here(k, "npc_intimidated") == [{"npc": peddler.handle, "type": "scrap_peddler", "amount": 4,
-                                            "area": "signal_tower"}]
+    assert _here(k, "npc_intimidated") == [
+        {"npc": peddler.handle, "type": "scrap_peddler", "amount": 4, "area": "signal_tower"}
+    ]
 
 
 def test_intimidation_does_not_fire_without_enemies_and_people_recover(k) -> None:
@@ -638,7 +696,8 @@ def test_intimidation_never_kills_and_frightened_traders_flee(k) -> None:
     k.do("wait")
     assert peddler.hp == 13 and peddler.area == "armory_ruin"  # fled to a neighbour without enemies
     assert [e.data for e in k.outcome.events if e.kind == "npc_fled" and e.data["npc"] == peddler.handle] == [
-        {"npc": peddler.handle, "type": "scrap_peddler", "frm": "signal_tower", "to": "armory_ruin"}]
+        {"npc": peddler.handle, "type": "scrap_peddler", "frm": "signal_tower", "to": "armory_ruin"}
+    ]
     sentinel = k.npc("oath_sentinel")
     sentinel.hp = 2
     k.idle(3)
@@ -660,7 +719,8 @@ def test_tactical_warning_names_the_next_stance(k) -> None:
     k.ok(f"attack {hound.handle}")
     coming = stance(k.engine, hound)
     assert [e.data for e in k.outcome.events if e.kind == "tactical_warning"] == [
-        {"by": k.area.npcs[0], "npc": hound.handle, "stance": coming}]
+        {"by": k.area.npcs[0], "npc": hound.handle, "stance": coming}
+    ]
     words = {"attack": "strike", "defend": "raise its guard", "wait": "pause"}
     assert f'warns: "{hound.handle} will {words[coming]} next!"' in k.feedback
     k.do("defend")
@@ -674,8 +734,7 @@ def test_tactical_warning_prefers_my_ally_and_knows_a_jam(k) -> None:
     hound = k.npc("gearhound")  # wait, attack, attack, defend, wait
     k.hold("iron_wedge")
     k.ok(f"jam iron_wedge {hound.handle}")
-    assert f'{sentinel.handle} warns: "{hound.handle} will try to strike next, but its gears are jammed!"' \
-        in k.feedback
+    assert f'{sentinel.handle} warns: "{hound.handle} will try to strike next, but its gears are jammed!"' in k.feedback
 
 
 def test_no_tactical_warning_without_a_friendly_or_a_fight(k) -> None:
@@ -758,8 +817,9 @@ def test_reclamation_sends_machines_to_land_left_alone(tmp_path) -> None:
         assert c["area"] not in locked_away and c["area"] != "scrapwall_camp"
         npc = h.state.npcs[c["npc"]]
         assert npc.origin == "reclaim" and npc.type == c["type"]
-        assert h.game.npcs[npc.type].level == max(t.level for t in h.game.npcs.values()
-                                                  if t.common_enemy and t.level <= area.level)
+        assert h.game.npcs[npc.type].level == max(
+            t.level for t in h.game.npcs.values() if t.common_enemy and t.level <= area.level
+        )
     assert sum(1 for n in h.state.npcs.values() if n.origin == "reclaim") == 3  # never more
 
 
@@ -830,7 +890,11 @@ def test_is_machine_without_a_siphon_rule() -> None:
 
     engine = SimpleNamespace(rules=SimpleNamespace(actions={}), game=load_game(GAME))
     assert [is_machine(engine, t) for t in ("gearhound", "oath_sentinel", "scrap_peddler", "cogwright_ilsa")] == [
-        True, True, False, False]
+        True,
+        True,
+        False,
+        False,
+    ]
 
 
 def test_what_lies_on_the_ground_is_not_carried(k) -> None:
@@ -915,8 +979,12 @@ def test_reclamation_remembers_where_agents_stand(k) -> None:
 
 def test_reclamation_starts_when_land_has_waited_its_delay(tmp_path) -> None:
     h = _reclaiming(tmp_path, delay=10)
-    claims = [(h.state.step, e.data) for _ in range(10) for e in [h.do("wait")] and h.outcome.events
-              if e.kind == "territory_reclaimed"]
+    claims = [
+        (h.state.step, e.data)
+        for _ in range(10)
+        for e in [h.do("wait")] and h.outcome.events
+        if e.kind == "territory_reclaimed"
+    ]
     assert [step for step, _ in claims] == [10]
 
 
@@ -926,8 +994,12 @@ def test_reclamation_counts_from_the_last_visit_and_claims_an_area_once(tmp_path
     for name in h.state.areas:
         seen[name] = 10**6  # as if visited in the far future: never due
     seen["wreck_field"] = 5
-    claims = [(h.state.step, e.data["area"]) for _ in range(25) for e in [h.do("wait")] and h.outcome.events
-              if e.kind == "territory_reclaimed"]
+    claims = [
+        (h.state.step, e.data["area"])
+        for _ in range(25)
+        for e in [h.do("wait")] and h.outcome.events
+        if e.kind == "territory_reclaimed"
+    ]
     assert claims == [(15, "wreck_field")]
 
 
@@ -1001,8 +1073,10 @@ def test_corrosion_remembers_only_the_newest_piles(tmp_path) -> None:
         h.hold(kind)
         h.do(f"drop {kind}")
         h.idle(5)
-    assert [pile[0] for pile in h.state.rule_data["corrosion"]["litter"]["signal_tower"]] == ["copper_coil",
-                                                                                          "tin_sheet"]
+    assert [pile[0] for pile in h.state.rule_data["corrosion"]["litter"]["signal_tower"]] == [
+        "copper_coil",
+        "tin_sheet",
+    ]
     h.idle(45)
     assert h.area.objects == {"iron_rod": 1, "rust_scrap": 2}  # the forgotten rod never rusts
 
@@ -1018,27 +1092,41 @@ def test_forge_migration_one_trader_per_free_forge(k) -> None:
         k.do("wait")
     k.do("wait")
     assert [e.data for e in k.outcome.events if e.kind == "merchant_migrated"] == [
-        {"npc": first.handle, "type": "scrap_peddler", "frm": "bastion_gate", "to": "muster_yard"}]
+        {"npc": first.handle, "type": "scrap_peddler", "frm": "bastion_gate", "to": "muster_yard"}
+    ]
     assert (first.area, second.area) == ("muster_yard", "bastion_gate")
 
 
-@pytest.mark.parametrize(("rule", "values", "message"), [
-    ("jam", {"wedges": {"iron_wedge": 0}}, "wedges: iron_wedge must jam for at least 1 turn"),
-    ("scrap_mending", {"scrap": []}, "scrap: name at least one object"),
-    ("devil_drain", {"limit": -1}, "limit: -1 must be at least 0"),
-])
+@pytest.mark.parametrize(
+    ("rule", "values", "message"),
+    [
+        ("jam", {"wedges": {"iron_wedge": 0}}, "wedges: iron_wedge must jam for at least 1 turn"),
+        ("scrap_mending", {"scrap": []}, "scrap: name at least one object"),
+        ("devil_drain", {"limit": -1}, "limit: -1 must be at least 0"),
+    ],
+)
 def test_rule_parameters_that_make_no_sense_are_refused(tmp_path, rule, values, message) -> None:
     spec = load_game(GAME).spec.game
     with pytest.raises(RuleError, match=message):  # the shipped module's checks (a copy's would be another's)
-        RuleBook([*BASE_RULE_MODULES, shipped_rules], verbs=spec.verbs, step_rules=spec.step_rules,
-                 params={**spec.params, rule: {**spec.params.get(rule, {}), **values}})
+        RuleBook(
+            [*BASE_RULE_MODULES, shipped_rules],
+            verbs=spec.verbs,
+            step_rules=spec.step_rules,
+            params={**spec.params, rule: {**spec.params.get(rule, {}), **values}},
+        )
     with pytest.raises(GameError, match=message):  # and a game folder that sets them does not load
         variant(tmp_path, {rule: values})
 
 
 def test_rule_parameters_at_their_bounds_load(tmp_path) -> None:
-    game = variant(tmp_path, {"jam": {"wedges": {"iron_wedge": 1}}, "devil_drain": {"limit": 0},
-                              "scrap_mending": {"scrap": ["slag_chunk", "rust_scrap"]}})
+    game = variant(
+        tmp_path,
+        {
+            "jam": {"wedges": {"iron_wedge": 1}},
+            "devil_drain": {"limit": 0},
+            "scrap_mending": {"scrap": ["slag_chunk", "rust_scrap"]},
+        },
+    )
     assert game.rules.actions["jam"].p.wedges == {"iron_wedge": 1} and game.rules.step_rule("devil_drain").p.limit == 0
     (fact,) = game.rules.step_rule("scrap_mending").facts(game)
     assert fact.answer == "a wounded machine eats slag_chunk to mend itself"  # the first it looks for
@@ -1160,11 +1248,15 @@ def test_every_rule_of_the_kingdom_declares_true_facts() -> None:
         "scrap_mending": ["a wounded machine eats rust_scrap to mend itself"],
         "devil_drain": ["3"],
     }
-    (parts, _), ((turns, _), (limit,)) = (game.rules.actions["salvage"].facts(game),
-                                          (game.rules.actions["jam"].facts(game),
-                                           game.rules.step_rule("devil_drain").facts(game)))
-    assert parts.distractors == ("2 gear_tooth, 1 servo_joint, 1 rust_scrap",
-                                 "2 boiler_plate, 1 hellbrass_shard, 2 rust_scrap", "2 boiler_plate, 3 rivet")
+    (parts, _), ((turns, _), (limit,)) = (
+        game.rules.actions["salvage"].facts(game),
+        (game.rules.actions["jam"].facts(game), game.rules.step_rule("devil_drain").facts(game)),
+    )
+    assert parts.distractors == (
+        "2 gear_tooth, 1 servo_joint, 1 rust_scrap",
+        "2 boiler_plate, 1 hellbrass_shard, 2 rust_scrap",
+        "2 boiler_plate, 3 rivet",
+    )
     assert turns.distractors == limit.distractors == ("4", "5", "9")  # n + 1, n + 2, 2n + 3: never n
     rhythm = [f.answer for f in game.rules.step_rule("combat_rhythm").facts(game)]
     assert rhythm == ["each repeats its own fixed pattern of attacking, guarding and pausing", "strike"]
@@ -1259,12 +1351,28 @@ def test_same_seed_same_trajectory_across_processes() -> None:
     assert a != subprocess_digest(GAME, 4, 400, "0", pick_seed=7)
 
 
-_NAMES = ["rustling_husk", "charged_cell", "drained_cell", "iron_wedge", "storm_coil", "oath_sentinel_0",
-          "rustling_0", "gearhound_0", "cogwright_ilsa", "wreck_field", "hellbrass_shard", "x"]
+_NAMES = [
+    "rustling_husk",
+    "charged_cell",
+    "drained_cell",
+    "iron_wedge",
+    "storm_coil",
+    "oath_sentinel_0",
+    "rustling_0",
+    "gearhound_0",
+    "cogwright_ilsa",
+    "wreck_field",
+    "hellbrass_shard",
+    "x",
+]
 _any = st.text(st.characters(codec=None, exclude_categories=()), max_size=80)
 _word = st.one_of(st.sampled_from(_NAMES), st.integers(-3, 10**6).map(str), _any)
-_commands = st.one_of(_any, st.builds(lambda v, ws: " ".join([v, *ws]), st.sampled_from([*VERBS, "attack", "pick up"]),
-                                      st.lists(_word, max_size=3)))
+_commands = st.one_of(
+    _any,
+    st.builds(
+        lambda v, ws: " ".join([v, *ws]), st.sampled_from([*VERBS, "attack", "pick up"]), st.lists(_word, max_size=3)
+    ),
+)
 
 
 @pytest.fixture(scope="module")

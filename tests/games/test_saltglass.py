@@ -38,18 +38,44 @@ NEW_RULES = ("salt_glaze", "forge_alert", "salt_sink", "resonance_imprint", "sal
 # The tutorial, lesson by lesson. ``{type}`` is the instance of that type in view or carried;
 # ``FIGHT <type>`` fights the enemy of that type here until it falls.
 TUTORIAL = [
-    "pick up {hide_satchel}", "equip {hide_satchel}", "inspect {hide_satchel}", "unequip {hide_satchel}",
-    "pick up glass_bead", "store 5 glass_bead {hide_satchel}", "pick up glass_stylus",
-    "drop glass_stylus", "take out glass_bead {hide_satchel}", "drop glass_bead", "equip {hide_satchel}",
-    "pick up glass_stylus", "pick up {salt_slate}", 'write "first lesson" {salt_slate}',
-    "store 5 glass_bead {hide_satchel}", "discard 5 glass_bead {hide_satchel}",
-    "store 1 glass_stylus {hide_satchel}", "pick up glass_bead",
-    "talk to {salt_trader}", "buy 2 quartz_sand {salt_trader}", "pick up quartz_sand", "pick up quartz_sand",
-    "pick up mirror_flake", "sell 1 mirror_flake {salt_trader}",
-    "store 1 {salt_slate} {hide_satchel}", "pick up glass_knife", "equip dune_veil", "FIGHT glass_stalker",
-    "inspect quartz_sand", "pick up rock_salt", "craft 1 clear_glass", "pick up clear_glass",
-    "pick up brass_wire", "craft 1 sun_key", "drop glass_knife", "pick up sun_key",
-    "enter tent_yard", "enter caravan_gate",
+    "pick up {hide_satchel}",
+    "equip {hide_satchel}",
+    "inspect {hide_satchel}",
+    "unequip {hide_satchel}",
+    "pick up glass_bead",
+    "store 5 glass_bead {hide_satchel}",
+    "pick up glass_stylus",
+    "drop glass_stylus",
+    "take out glass_bead {hide_satchel}",
+    "drop glass_bead",
+    "equip {hide_satchel}",
+    "pick up glass_stylus",
+    "pick up {salt_slate}",
+    'write "first lesson" {salt_slate}',
+    "store 5 glass_bead {hide_satchel}",
+    "discard 5 glass_bead {hide_satchel}",
+    "store 1 glass_stylus {hide_satchel}",
+    "pick up glass_bead",
+    "talk to {salt_trader}",
+    "buy 2 quartz_sand {salt_trader}",
+    "pick up quartz_sand",
+    "pick up quartz_sand",
+    "pick up mirror_flake",
+    "sell 1 mirror_flake {salt_trader}",
+    "store 1 {salt_slate} {hide_satchel}",
+    "pick up glass_knife",
+    "equip dune_veil",
+    "FIGHT glass_stalker",
+    "inspect quartz_sand",
+    "pick up rock_salt",
+    "craft 1 clear_glass",
+    "pick up clear_glass",
+    "pick up brass_wire",
+    "craft 1 sun_key",
+    "drop glass_knife",
+    "pick up sun_key",
+    "enter tent_yard",
+    "enter caravan_gate",
 ]
 
 
@@ -91,13 +117,40 @@ def test_sizes_match_the_issue(game):
 
 def test_odyssey_games_prints_the_sizes():
     header, _, line = format_table(describe_games([GAME])).splitlines()
-    labels = ["game", "places", "areas", "levels", "objects", "NPCs", "stages", "leaves", "chapters",
-              "side quests", "tutorial", "expansion", "verbs", "step rules"]
+    labels = [
+        "game",
+        "places",
+        "areas",
+        "levels",
+        "objects",
+        "NPCs",
+        "stages",
+        "leaves",
+        "chapters",
+        "side quests",
+        "tutorial",
+        "expansion",
+        "verbs",
+        "step rules",
+    ]
     starts = [header.index(label) for label in labels] + [len(line)]
     row = {label: line[a:b].strip() for label, a, b in zip(labels, starts, starts[1:], strict=False)}
-    assert row == {"game": "saltglass", "places": "1", "areas": "8", "levels": "1-5", "objects": "28", "NPCs": "4",
-                   "stages": "9", "leaves": "5", "chapters": "1", "side quests": "on", "tutorial": "28",
-                   "expansion": "on", "verbs": "19", "step rules": "18"}
+    assert row == {
+        "game": "saltglass",
+        "places": "1",
+        "areas": "8",
+        "levels": "1-5",
+        "objects": "28",
+        "NPCs": "4",
+        "stages": "9",
+        "leaves": "5",
+        "chapters": "1",
+        "side quests": "on",
+        "tutorial": "28",
+        "expansion": "on",
+        "verbs": "19",
+        "step rules": "18",
+    }
 
 
 def test_files_validate_and_are_tidy(game):
@@ -140,8 +193,13 @@ def test_what_the_quest_needs_never_sinks_and_its_materials_come_back(game):
 def test_the_quest_is_a_dag_of_nine_stages_with_five_leaves(game):
     p = plan(game.quest.main)
     leaves = [s for s in p.stages if not p.requires[s.id]]
-    assert [s.id for s in leaves] == ["hear_the_keeper", "listen_to_the_dunes", "fuse_clear_glass",
-                                      "thin_the_stalkers", "write_the_oath"]
+    assert [s.id for s in leaves] == [
+        "hear_the_keeper",
+        "listen_to_the_dunes",
+        "fuse_clear_glass",
+        "thin_the_stalkers",
+        "write_the_oath",
+    ]
     assert p.requires["kindle_the_sky_mirror"] == ("grind_the_oath_lens", "cut_the_sun_key")
     assert p.requires["defeat_the_glare_wyrm"] == ("kindle_the_sky_mirror",)
     guide = game.npcs[game.quest.main.guide.npc]
@@ -204,8 +262,23 @@ def test_guide_gives_the_hints_of_the_open_stages(game):
 # ----------------------------------------------------------------------------- tutorial
 def test_tutorial_teaches_by_doing_and_leaves_the_new_verbs_untaught(game):
     text = " ".join(step.say for step in game.quest.tutorial.steps).lower()
-    for verb in ("pick up", "equip", "unequip", "inspect", "store", "take out", "drop", "discard", "write",
-                 "talk to", "buy", "sell", "attack", "craft", "enter"):
+    for verb in (
+        "pick up",
+        "equip",
+        "unequip",
+        "inspect",
+        "store",
+        "take out",
+        "drop",
+        "discard",
+        "write",
+        "talk to",
+        "buy",
+        "sell",
+        "attack",
+        "craft",
+        "enter",
+    ):
         assert f"'{verb} " in text, verb
     for verb in NEW_VERBS:
         assert f"'{verb} " not in text, verb
@@ -281,14 +354,30 @@ def test_every_command_that_succeeds_is_listed(game):
     assert not problems, problems[:10]
 
 
-NAMES = ["caravan_rest", "bleached_pans", "rock_salt", "clear_glass", "oath_lens", "glass_stalker_0",
-         "salt_trader_0", "keeper_odalys", "hide_satchel_0", "sun_prism", "ghost_7"]
-word = st.one_of(st.sampled_from(NAMES), st.text(st.sampled_from(list("\"' _-0aé\u2028\x00")), max_size=20),
-                 st.text(max_size=80))
-commands = st.one_of(st.text(max_size=200),
-                     st.builds(lambda v, ws: " ".join([v, *ws]),
-                               st.sampled_from(["listen", "refract", "pick up", "drop", "enter", "craft"]),
-                               st.lists(word, max_size=3)))
+NAMES = [
+    "caravan_rest",
+    "bleached_pans",
+    "rock_salt",
+    "clear_glass",
+    "oath_lens",
+    "glass_stalker_0",
+    "salt_trader_0",
+    "keeper_odalys",
+    "hide_satchel_0",
+    "sun_prism",
+    "ghost_7",
+]
+word = st.one_of(
+    st.sampled_from(NAMES), st.text(st.sampled_from(list("\"' _-0aé\u2028\x00")), max_size=20), st.text(max_size=80)
+)
+commands = st.one_of(
+    st.text(max_size=200),
+    st.builds(
+        lambda v, ws: " ".join([v, *ws]),
+        st.sampled_from(["listen", "refract", "pick up", "drop", "enter", "craft"]),
+        st.lists(word, max_size=3),
+    ),
+)
 
 
 @pytest.fixture(scope="module")

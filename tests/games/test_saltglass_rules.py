@@ -32,8 +32,7 @@ class Sg(Harness):
     """The kit's harness on Saltglass (the expansion off, no hostile NPC anywhere), where a refused command leaves
     the areas, the instances and the NPCs as they were."""
 
-    verb_events = frozenset({"area_listened", "npc_listened", "object_listened", "light_refracted",
-                             "mirage_dispelled"})
+    verb_events = frozenset({"area_listened", "npc_listened", "object_listened", "light_refracted", "mirage_dispelled"})
     refusal_keeps = ("areas", "instances", "npcs")
 
     def __init__(self, seed: int = 0, game=None):
@@ -128,9 +127,14 @@ def test_listen_to_a_neighbouring_area(s):
     assert not sg.listened_in(s.engine, s.agent, "singing_dunes")  # from afar it does not count
 
 
-@pytest.mark.parametrize(("index", "sound"), [(0, "it is gathering itself to strike"),
-                                              (1, "its breath is ragged: it will pause"),
-                                              (2, "it is drawing into its guard")])
+@pytest.mark.parametrize(
+    ("index", "sound"),
+    [
+        (0, "it is gathering itself to strike"),
+        (1, "its breath is ragged: it will pause"),
+        (2, "it is drawing into its guard"),
+    ],
+)
 def test_listen_to_an_enemy_tells_its_next_move(s, index, sound):
     foe = s.npc("glass_stalker")
     foe.stance_index = index
@@ -154,8 +158,9 @@ def test_listen_to_an_unnerved_enemy_and_to_a_trader(s):
 
 def test_listen_to_objects(s):
     s.mirage("sunstone")
-    assert "The sunstone lying here makes no sound at all, and the salt under it bears no weight: a mirage." \
-        in s.ok("listen sunstone")
+    assert "The sunstone lying here makes no sound at all, and the salt under it bears no weight: a mirage." in s.ok(
+        "listen sunstone"
+    )
     assert s.events("object_listened") == [{"object": "sunstone", "handle": "sunstone", "mirage": True}]
     s.put("clear_glass")
     s.state.rule_data[sg.GLAZE][PLAYER] = {"clear_glass": [0, 1]}  # (only what is in hand can be glazed)
@@ -188,8 +193,11 @@ def test_a_carried_thing_is_real_even_where_its_mirage_lies(s):
 def test_listen_refuses_what_is_not_here(s):
     s.put("rock_salt", area="singing_dunes")
     for target in ("rock_salt", "mirror_basin", "keeper_odalys", "nothing_at_all"):
-        s.fails(f"listen {target}", f"Cannot listen to {target}: it is not this area, a neighbouring one, "
-                                    "someone here, or something I see or carry.")
+        s.fails(
+            f"listen {target}",
+            f"Cannot listen to {target}: it is not this area, a neighbouring one, "
+            "someone here, or something I see or carry.",
+        )
 
 
 def test_listen_lists_every_target_and_only_those(s):
@@ -198,8 +206,20 @@ def test_listen_lists_every_target_and_only_those(s):
     knife = s.hold_one("glass_knife")
     bag = s.wear("caravan_pack")
     s.stash(bag, "clear_glass")
-    expected = {f"listen {t}" for t in (OPEN, "caravan_rest", "kiln_hollow", "singing_dunes", foe.handle,
-                                        "rock_salt", knife, bag, "clear_glass")}
+    expected = {
+        f"listen {t}"
+        for t in (
+            OPEN,
+            "caravan_rest",
+            "kiln_hollow",
+            "singing_dunes",
+            foe.handle,
+            "rock_salt",
+            knife,
+            bag,
+            "clear_glass",
+        )
+    }
     assert set(s.listed("listen")) == expected
     for command in sorted(expected):
         s.ok(command)
@@ -224,10 +244,13 @@ def test_refract_breaks_the_mirages_here_only(s):
     assert "through the sunstone lying here" in text
     assert s.area.objects == {"mirror_flake": 1}
     assert OPEN not in s.piles and s.piles["singing_dunes"]["quartz_sand"][0] == 1
-    assert s.events("mirage_dispelled") == [{"object": "rock_salt", "amount": 1, "area": OPEN},
-                                            {"object": "sunstone", "amount": 2, "area": OPEN}]
-    assert s.events("light_refracted") == [{"object": "clear_glass", "handle": "clear_glass", "area": OPEN,
-                                            "dispelled": 3, "cleared": 0}]
+    assert s.events("mirage_dispelled") == [
+        {"object": "rock_salt", "amount": 1, "area": OPEN},
+        {"object": "sunstone", "amount": 2, "area": OPEN},
+    ]
+    assert s.events("light_refracted") == [
+        {"object": "clear_glass", "handle": "clear_glass", "area": OPEN, "dispelled": 3, "cleared": 0}
+    ]
 
 
 def test_refract_cracks_the_glaze_off_what_i_hold(s):
@@ -246,8 +269,9 @@ def test_refract_cracks_the_glaze_off_what_i_hold(s):
 def test_refract_where_nothing_is_false_and_what_it_records(s):
     s.hold_one("oath_lens")
     assert "It spills into colour on the salt; nothing here is false." in s.ok("refract oath_lens")
-    assert s.events("light_refracted") == [{"object": "oath_lens", "handle": "oath_lens", "area": OPEN,
-                                            "dispelled": 0, "cleared": 0}]
+    assert s.events("light_refracted") == [
+        {"object": "oath_lens", "handle": "oath_lens", "area": OPEN, "dispelled": 0, "cleared": 0}
+    ]
     assert sg.light_bent(s.engine, s.agent, "oath_lens", OPEN)
     assert not sg.light_bent(s.engine, s.agent, "oath_lens", "zenith_spire")
     s.ok("refract oath_lens")
@@ -259,8 +283,10 @@ def test_refract_refuses_what_i_do_not_carry_and_what_is_not_clear(s):
     s.fails("refract clear_glass", "Cannot refract through clear_glass: I do not carry it.")
     s.fails("refract nothing_at_all", "Cannot refract through nothing_at_all: I do not carry it.")
     s.hold_one("glass_knife")
-    s.fails("refract glass_knife", "Cannot refract through glass_knife: it is not clear glass, and light will "
-                                   "not bend through it.")
+    s.fails(
+        "refract glass_knife",
+        "Cannot refract through glass_knife: it is not clear glass, and light will not bend through it.",
+    )
 
 
 def test_refract_lists_the_clear_glass_i_carry(s):
@@ -280,7 +306,9 @@ def test_refract_lists_the_clear_glass_i_carry(s):
 def test_refract_declares_its_facts():
     game = load_game("saltglass")
     assert [f.answer for f in game.rules.actions["refract"].facts(game)] == [
-        "it breaks them all", "refract light through clear glass"]
+        "it breaks them all",
+        "refract light through clear glass",
+    ]
 
 
 # ============================================================================ salt glaze
@@ -362,8 +390,10 @@ def test_glaze_spares_what_has_no_edge_and_empty_hands(s):
 def test_glaze_declares_its_facts():
     game = load_game("saltglass")
     facts = list(game.rules.step_rule(sg.GLAZE).facts(game))
-    assert [f.answer for f in facts] == ["salt glazes it and blunts its attack",
-                                         "carry it in shade or in my pack, not in my hand under the open sky"]
+    assert [f.answer for f in facts] == [
+        "salt glazes it and blunts its attack",
+        "carry it in shade or in my pack, not in my hand under the open sky",
+    ]
 
 
 def test_open_sky_is_every_real_area_but_the_sheltered():
@@ -382,8 +412,9 @@ def test_forge_alert_by_a_station_with_everything_on_me(s):
     s.stash(bag, "quartz_sand", 2)
     s.stash(bag, "rock_salt", 1)
     s.ok("wait")
-    assert ("Forge alert: with the salt_kiln here and what I carry, I could make clear_glass "
-            "(craft 1 clear_glass).") in s.feedback
+    assert (
+        "Forge alert: with the salt_kiln here and what I carry, I could make clear_glass (craft 1 clear_glass)."
+    ) in s.feedback
     assert s.events("forge_alert") == [{"area": KILN, "objects": ["clear_glass"]}]
     s.ok("wait")
     assert "Forge alert" not in s.feedback  # told once
@@ -449,7 +480,8 @@ def test_forge_alert_needs_every_station_of_the_recipe():
 def test_forge_alert_declares_its_facts():
     game = load_game("saltglass")
     assert [f.answer for f in game.rules.step_rule(sg.FORGE).facts(game)] == [
-        "when I stand by a station carrying everything one of its recipes needs"]
+        "when I stand by a station carrying everything one of its recipes needs"
+    ]
 
 
 # ============================================================================ salt sink
@@ -460,8 +492,7 @@ def test_a_dropped_thing_sinks_once_left_alone(s):
     s.wait(28)
     assert s.real(OPEN) == {"rock_salt": 2}
     s.ok("wait")
-    assert s.real(OPEN) == {} and s.events("object_sank") == [
-        {"object": "rock_salt", "amount": 2, "area": OPEN}]
+    assert s.real(OPEN) == {} and s.events("object_sank") == [{"object": "rock_salt", "amount": 2, "area": OPEN}]
     assert s.state.rule_data[sg.SINK] == {"pending": [], "sunk": {OPEN: {"rock_salt": 2}}}
     s.ok(f"enter {OPEN}")
     assert "the salt still hums with what it swallowed: 2 rock_salt." in s.ok(f"listen {OPEN}")
@@ -535,7 +566,9 @@ def test_the_pending_list_is_bounded():
 def test_sink_declares_its_facts():
     game = load_game("saltglass")
     assert [f.answer for f in game.rules.step_rule(sg.SINK).facts(game)] == [
-        "after a while they sink and are gone", "keys, quest objects and named things like bags and slates"]
+        "after a while they sink and are gone",
+        "keys, quest objects and named things like bags and slates",
+    ]
 
 
 # ============================================================================ resonance imprint
@@ -601,7 +634,8 @@ def test_imprint_parameters_are_checked():
 def test_imprint_declares_its_facts():
     game = load_game("saltglass")
     assert [f.answer for f in game.rules.step_rule(sg.IMPRINT).facts(game)] == [
-        "they falter and strike softer for a while"]
+        "they falter and strike softer for a while"
+    ]
 
 
 # ============================================================================ salt mirage
@@ -746,7 +780,9 @@ def test_the_oracle_never_reaches_for_a_mirage(s):
 def test_mirage_declares_its_facts():
     game = load_game("saltglass")
     assert [f.answer for f in game.rules.step_rule(sg.MIRAGE).facts(game)] == [
-        "it vanishes from my grasp", "on the open salt, where nobody is watching"]
+        "it vanishes from my grasp",
+        "on the open salt, where nobody is watching",
+    ]
 
 
 # ============================================================================ quest predicates
@@ -854,7 +890,7 @@ def test_a_real_thing_dropped_as_the_mirage_is_taken_stays_real():
 
 def test_only_the_phantom_share_of_a_grab_vanishes():
     engine, piles = _two_agents()
-    (bag, _), = make_objects(engine.game, engine.state, "caravan_pack", 1)
+    ((bag, _),) = make_objects(engine.game, engine.state, "caravan_pack", 1)
     engine.state.agents[PLAYER].equipment["pack"] = bag
     engine.step({"other": "drop rock_salt", PLAYER: f"store 2 rock_salt {bag}"})
     assert engine.state.instances[bag].contents == {"rock_salt": 1} and piles == {}

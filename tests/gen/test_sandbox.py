@@ -18,12 +18,12 @@ from odyssey_gen.validate import validate
 
 from .conftest import spec
 
-HEADER = '''
+HEADER = """
 from dataclasses import dataclass
 
 from odyssey_env.rules import ActionRule, StepRule, action_rule, step_rule
 from odyssey_env.world import add
-'''
+"""
 
 SMALL = ValidationSettings(seeds=1, random_steps=150, oracle_budget=400, timeout=60, cpu_seconds=30, memory_mb=512)
 SANDBOXED = ("load", "execution", "reachability", "solvability")
@@ -102,14 +102,19 @@ def test_a_rule_that_breaks_the_state_is_caught(game):
 
 
 def test_runaway_growth_is_caught(game):
-    with_rules(game, step_rule("        for area in engine.state.areas.values():\n"
-                               "            for name in list(area.objects)[:1]:\n"
-                               "                add(area.objects, name, 5)"))
+    with_rules(
+        game,
+        step_rule(
+            "        for area in engine.state.areas.values():\n"
+            "            for name in list(area.objects)[:1]:\n"
+            "                add(area.objects, name, 5)"
+        ),
+    )
     result = validate(game, ValidationSettings(seeds=1, random_steps=300, timeout=60), checks=SANDBOXED)
     assert any("runaway world growth" in p.message for p in result.problems), result.problems
 
 
-UNSOUND_VERB = '''
+UNSOUND_VERB = """
 @action_rule
 class Chant(ActionRule):
     verb = "chant"
@@ -120,9 +125,9 @@ class Chant(ActionRule):
 
     def candidates(self, turn):
         yield "chant"
-'''
+"""
 
-HIDDEN_VERB = '''
+HIDDEN_VERB = """
 @action_rule
 class Chant(ActionRule):
     verb = "chant"
@@ -133,7 +138,7 @@ class Chant(ActionRule):
 
     def candidates(self, turn):
         return ()
-'''
+"""
 
 
 def test_a_valid_action_that_fails_is_unsound(game):
@@ -153,7 +158,7 @@ def test_new_rules_must_be_reachable(game):
 
 
 def test_reachable_new_rules_pass_and_are_reported(game):
-    body = '''
+    body = """
 @action_rule
 class Chant(ActionRule):
     verb = "chant"
@@ -165,9 +170,11 @@ class Chant(ActionRule):
 
     def candidates(self, turn):
         yield "chant"
-''' + step_rule("        if engine.state.step % 10 == 0:\n"
-                "            for agent in engine.state.agents:\n"
-                "                engine.say(agent, 'The tide surges.')")
+""" + step_rule(
+        "        if engine.state.step % 10 == 0:\n"
+        "            for agent in engine.state.agents:\n"
+        "                engine.say(agent, 'The tide surges.')"
+    )
     result = validate(with_rules(game, body), SMALL)
     assert result.ok, result.problems
     assert result.stats["new_rules"] == {"verbs": ["chant"], "step_rules": ["surge"], "predicates": []}

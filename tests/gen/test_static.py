@@ -179,8 +179,9 @@ def test_a_rejection_names_the_line_and_the_construct():
     source = "from odyssey_env.rules import StepRule\n\n\ndef f(x):\n    return x.__class__\n"
     (rejection,) = check_source(source)
     assert rejection.line == 5 and ".__class__" in rejection.construct
-    assert str(rejection) == ("rules.py line 5: the attribute .__class__ is not allowed: private and dunder "
-                              "attributes are off limits")
+    assert str(rejection) == (
+        "rules.py line 5: the attribute .__class__ is not allowed: private and dunder attributes are off limits"
+    )
 
 
 def test_a_step_rule_with_a_priority_is_refused_with_the_way_to_place_it():

@@ -48,9 +48,16 @@ def play(game: str, seed: int, commands: list[str]) -> tuple[str, list[dict[str,
 
 
 def _record(command: str, obs: str, reward: float, terminated: bool, info: dict[str, Any]) -> dict[str, Any]:
-    return {"step": info["step"], "action": command, "observation": obs, "reward": reward,
-            "breakdown": info["reward_breakdown"], "invalid": info["invalid_action"],
-            "failed": info["action_failed"], "terminated": terminated}
+    return {
+        "step": info["step"],
+        "action": command,
+        "observation": obs,
+        "reward": reward,
+        "breakdown": info["reward_breakdown"],
+        "invalid": info["invalid_action"],
+        "failed": info["action_failed"],
+        "terminated": terminated,
+    }
 
 
 def oracle_script(game: str, seed: int, steps: int) -> list[str]:

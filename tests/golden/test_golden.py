@@ -25,8 +25,13 @@ def test_game_replays_its_golden_trajectory(game):
     assert len(actual) == len(expected), f"the episode now lasts {len(actual)} steps, not {len(expected)}"
     for want, got in zip(expected, actual, strict=True):
         if want != got:
-            diff = "\n".join(difflib.unified_diff(want["observation"].splitlines(), got["observation"].splitlines(),
-                                                  "golden", "now", lineterm=""))
+            diff = "\n".join(
+                difflib.unified_diff(
+                    want["observation"].splitlines(), got["observation"].splitlines(), "golden", "now", lineterm=""
+                )
+            )
             others = {k: (want[k], got[k]) for k in want if k != "observation" and want[k] != got[k]}
-            pytest.fail(f"{game} step {want['step']} ({want['action']!r}) differs: {others}\n{diff}\n"
-                        f"If intended, re-record: python -m tests.golden.record {game}")
+            pytest.fail(
+                f"{game} step {want['step']} ({want['action']!r}) differs: {others}\n{diff}\n"
+                f"If intended, re-record: python -m tests.golden.record {game}"
+            )

@@ -43,8 +43,18 @@ def test_pettingzoo_api_and_seed_tests_pass(game):
 
 @pytest.mark.parametrize("game", GAMES)
 def test_api_tests_with_truncation_each_mode_valid_actions_and_tutorial(game):
-    parallel_api_test(parallel_env(game, agents=["ada", "bo"], episode_end="each", max_cycles=30,
-                                   valid_actions=True, tutorial=True, supplies="per_agent"), num_cycles=60)
+    parallel_api_test(
+        parallel_env(
+            game,
+            agents=["ada", "bo"],
+            episode_end="each",
+            max_cycles=30,
+            valid_actions=True,
+            tutorial=True,
+            supplies="per_agent",
+        ),
+        num_cycles=60,
+    )
     api_test(env(game, agents=2, max_cycles=25, valid_actions=True), num_cycles=40)
 
 
@@ -90,16 +100,24 @@ def test_import_stays_light_and_missing_pettingzoo_is_one_clear_line():
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == ('the PettingZoo face needs the "multiagent" extra: '
-                                   'pip install "odyssey-gym[multiagent]"')
+    assert done.stdout.strip() == (
+        'the PettingZoo face needs the "multiagent" extra: pip install "odyssey-gym[multiagent]"'
+    )
 
 
 # ---------------------------------------------------------------------- arguments
 def test_agent_names_are_checked():
     assert parallel_env("base", agents=["ada", "bo_2"]).possible_agents == ["ada", "bo_2"]
-    for bad, match in [(0, "at least 1"), ([], "at least one"), (["ada", "ada"], "twice"),
-                       (["x y"], "letter"), (["apple"], "mistaken"), (["thorn_wolf_3"], "mistaken"),
-                       ("ada", "number of agents or a list"), (True, "number of agents or a list")]:
+    for bad, match in [
+        (0, "at least 1"),
+        ([], "at least one"),
+        (["ada", "ada"], "twice"),
+        (["x y"], "letter"),
+        (["apple"], "mistaken"),
+        (["thorn_wolf_3"], "mistaken"),
+        ("ada", "number of agents or a list"),
+        (True, "number of agents or a list"),
+    ]:
         with pytest.raises((ValueError, TypeError), match=match):
             parallel_env("base", agents=bad)
     with pytest.raises(ValueError, match="episode_end"):
@@ -184,9 +202,14 @@ ROLLOUT = textwrap.dedent("""
 @pytest.mark.parametrize("game", ["remnant"])
 def test_rollout_is_identical_across_processes_and_hash_seeds(game):
     def run(hashseed: str, seed: int = 3, steps: int = 300) -> str:
-        done = subprocess.run([sys.executable, "-c", ROLLOUT, game, str(seed), str(steps)],
-                              env=dict(os.environ, PYTHONHASHSEED=hashseed), capture_output=True, text=True,
-                              timeout=180, check=True)
+        done = subprocess.run(
+            [sys.executable, "-c", ROLLOUT, game, str(seed), str(steps)],
+            env=dict(os.environ, PYTHONHASHSEED=hashseed),
+            capture_output=True,
+            text=True,
+            timeout=180,
+            check=True,
+        )
         return done.stdout.strip()
 
     a = run("0")
@@ -230,8 +253,11 @@ def _aec_trace(aec, pick: random.Random, turns: int) -> list:
     for agent in aec.agent_iter(turns):
         obs, reward, term, trunc, info = aec.last()
         action = None if term or trunc else pick.choice(sorted(v for c in aec.valid_actions().values() for v in c))
-        trace.append(hashlib.sha256(json.dumps([agent, obs, reward, term, trunc, info, action],
-                                               sort_keys=True).encode()).hexdigest())
+        trace.append(
+            hashlib.sha256(
+                json.dumps([agent, obs, reward, term, trunc, info, action], sort_keys=True).encode()
+            ).hexdigest()
+        )
         aec.step(action)
     return trace
 

@@ -22,12 +22,16 @@ A, B, C = "player_0", "player_1", "player_2"
 
 def _nearby(observation: str) -> list[str]:
     line = next(x for x in observation.splitlines() if x.startswith("I see ") and x.endswith(" nearby."))
-    return line[len("I see "):-len(" nearby.")].split(", ")
+    return line[len("I see ") : -len(" nearby.")].split(", ")
 
 
 def _engine(game: str = "base", n: int = 2, **options) -> Engine:
-    return Engine(load_game(game), 0, agents=tuple(f"player_{i}" for i in range(n)),
-                  options={"tutorial": False, "expansion": True, **options})
+    return Engine(
+        load_game(game),
+        0,
+        agents=tuple(f"player_{i}" for i in range(n)),
+        options={"tutorial": False, "expansion": True, **options},
+    )
 
 
 def _oracles(par: OdysseyParallelEnv, game: str) -> dict[str, OracleAgent]:
@@ -236,8 +240,7 @@ def test_shared_supplies_can_leave_an_agent_unable_to_finish_and_per_agent_suppl
         return sum(a.objects.get("iron_ore", 0) for a in engine.state.areas.values())
 
     def stock(engine):
-        return sum(sum(n.inventory.values()) for n in engine.state.npcs.values()
-                   if engine.game.npcs[n.type].merchant)
+        return sum(sum(n.inventory.values()) for n in engine.state.npcs.values() if engine.game.npcs[n.type].merchant)
 
     assert ore(shared) == ore(single) == 3 and ore(per_agent) == 6
     assert stock(per_agent) == 2 * stock(single) > 0

@@ -16,21 +16,34 @@ WORLD: dict[str, Any] = {
     "game": {"name": "tiny", "title": "Tiny", "description": "A test world.", "intro": "Hello."},
     "spawn": "yard",
     "places": [
-        {"name": "Farm", "description": "A farm.", "areas": [
-            {"name": "yard", "description": "A yard.", "objects": {"coin": 5, "stick": 3, "bench": 1, "pen": 1,
-                                                                  "note": 1}, "npcs": ["sage", "trader"],
-             "scatter": False},
-            {"name": "barn", "description": "A barn.", "objects": {"hay": 2}, "scatter": False},
-            {"name": "loft", "description": "A loft.", "level": 2, "objects": {"hay": 1}, "scatter": False},
-        ]},
+        {
+            "name": "Farm",
+            "description": "A farm.",
+            "areas": [
+                {
+                    "name": "yard",
+                    "description": "A yard.",
+                    "objects": {"coin": 5, "stick": 3, "bench": 1, "pen": 1, "note": 1},
+                    "npcs": ["sage", "trader"],
+                    "scatter": False,
+                },
+                {"name": "barn", "description": "A barn.", "objects": {"hay": 2}, "scatter": False},
+                {"name": "loft", "description": "A loft.", "level": 2, "objects": {"hay": 1}, "scatter": False},
+            ],
+        },
     ],
     "graph": {"mode": "fixed", "connections": [{"a": "yard", "b": "barn"}, {"a": "barn", "b": "loft"}]},
     "objects": [
         {"name": "coin", "category": "currency", "description": "A coin.", "size": 0, "value": 1},
         {"name": "stick", "category": "material", "description": "A stick.", "value": 1},
         {"name": "hay", "category": "material", "description": "Hay.", "value": 1},
-        {"name": "doll", "category": "misc", "description": "A hay doll.", "value": 3,
-         "recipe": {"ingredients": {"hay": 1, "stick": 1}, "stations": ["bench"]}},
+        {
+            "name": "doll",
+            "category": "misc",
+            "description": "A hay doll.",
+            "value": 3,
+            "recipe": {"ingredients": {"hay": 1, "stick": 1}, "stations": ["bench"]},
+        },
         {"name": "bench", "category": "station", "description": "A bench."},
         {"name": "pen", "category": "tool", "description": "A pen.", "uses": ["write"], "size": 0},
         {"name": "note", "category": "writable", "description": "A note.", "max_text": 50, "size": 0},
@@ -39,12 +52,31 @@ WORLD: dict[str, Any] = {
     ],
     "npcs": [
         {"name": "sage", "kind": "friendly", "role": "guide", "unique": True, "description": "A sage."},
-        {"name": "trader", "kind": "friendly", "role": "merchant", "unique": True, "description": "A trader.",
-         "stock": {"apple": 3}},
-        {"name": "rat", "kind": "enemy", "description": "A rat.", "hp": 3, "attack": 1, "spawn_weight": 0,
-         "drops": {"relic": 1}},
-        {"name": "mentor", "kind": "friendly", "role": "villager", "unique": True, "description": "A mentor.",
-         "spawn_weight": 0},
+        {
+            "name": "trader",
+            "kind": "friendly",
+            "role": "merchant",
+            "unique": True,
+            "description": "A trader.",
+            "stock": {"apple": 3},
+        },
+        {
+            "name": "rat",
+            "kind": "enemy",
+            "description": "A rat.",
+            "hp": 3,
+            "attack": 1,
+            "spawn_weight": 0,
+            "drops": {"relic": 1},
+        },
+        {
+            "name": "mentor",
+            "kind": "friendly",
+            "role": "villager",
+            "unique": True,
+            "description": "A mentor.",
+            "spawn_weight": 0,
+        },
     ],
 }
 
@@ -53,25 +85,51 @@ QUEST: dict[str, Any] = {
         "title": "Tiny Quest",
         "guide": {"npc": "sage"},
         "chapters": [
-            {"id": "one", "title": "One", "stages": [
-                {"id": "talk", "title": "Talk to the sage", "hint": "Talk to me.",
-                 "done": {"type": "talked_to", "npc": "sage"}},
-                {"id": "barn", "title": "Go to the barn", "hint": "East.",
-                 "done": {"type": "in_area", "area": "barn"}},
-            ]},
-            {"id": "two", "title": "Two", "stages": [
-                {"id": "rat", "title": "Kill the rat", "hint": "In the loft.",
-                 "done": {"type": "npc_defeated", "npc": "rat"}, "spawn": [{"npc": "rat", "area": "loft"}]},
-                {"id": "relic", "title": "Hold the relic", "hint": "Pick it up.",
-                 "done": {"type": "has_item_count", "object": "relic"}},
-            ]},
+            {
+                "id": "one",
+                "title": "One",
+                "stages": [
+                    {
+                        "id": "talk",
+                        "title": "Talk to the sage",
+                        "hint": "Talk to me.",
+                        "done": {"type": "talked_to", "npc": "sage"},
+                    },
+                    {
+                        "id": "barn",
+                        "title": "Go to the barn",
+                        "hint": "East.",
+                        "done": {"type": "in_area", "area": "barn"},
+                    },
+                ],
+            },
+            {
+                "id": "two",
+                "title": "Two",
+                "stages": [
+                    {
+                        "id": "rat",
+                        "title": "Kill the rat",
+                        "hint": "In the loft.",
+                        "done": {"type": "npc_defeated", "npc": "rat"},
+                        "spawn": [{"npc": "rat", "area": "loft"}],
+                    },
+                    {
+                        "id": "relic",
+                        "title": "Hold the relic",
+                        "hint": "Pick it up.",
+                        "done": {"type": "has_item_count", "object": "relic"},
+                    },
+                ],
+            },
         ],
     },
 }
 
 
-def write_game(root: Path, world: dict[str, Any] | None = None, quest: dict[str, Any] | None = None,
-               name: str = "tiny") -> Path:
+def write_game(
+    root: Path, world: dict[str, Any] | None = None, quest: dict[str, Any] | None = None, name: str = "tiny"
+) -> Path:
     folder = root / name
     folder.mkdir(parents=True, exist_ok=True)
     w = copy.deepcopy(world if world is not None else WORLD)
@@ -86,8 +144,9 @@ def make_engine(tmp_path):
     """Build an engine on the tiny world with a given quest (or the default one)."""
     counter = iter(range(1000))
 
-    def make(quest: dict[str, Any] | None = None, world: dict[str, Any] | None = None, seed: int = 0,
-             **options: Any) -> Engine:
+    def make(
+        quest: dict[str, Any] | None = None, world: dict[str, Any] | None = None, seed: int = 0, **options: Any
+    ) -> Engine:
         folder = write_game(tmp_path, world, quest, name=f"tiny{next(counter)}")
         return Engine(load_game(folder, cache=False), seed, options=options)
 

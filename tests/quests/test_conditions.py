@@ -37,8 +37,9 @@ def _world() -> dict[str, Any]:
         {"name": "boots", "category": "armor", "slot": "feet", "description": "Boots.", "defense": 1, "value": 2},
         {"name": "card", "category": "writable", "description": "A card.", "max_text": 20, "size": 0},
     ]
-    world["npcs"].append({"name": "crow", "kind": "enemy", "description": "A crow.", "hp": 1, "attack": 1,
-                          "spawn_weight": 0})
+    world["npcs"].append(
+        {"name": "crow", "kind": "enemy", "description": "A crow.", "hp": 1, "attack": 1, "spawn_weight": 0}
+    )
     return world
 
 
@@ -231,8 +232,10 @@ class Case:
         return f"{self.cond['type']}({fields})-{self.setup.__name__}-{self.expected}"
 
 
-STICK_OR_SAGE = {"type": "any_of", "conditions": [{"type": "has_item_count", "object": "stick"},
-                                                  {"type": "talked_to", "npc": "sage"}]}
+STICK_OR_SAGE = {
+    "type": "any_of",
+    "conditions": [{"type": "has_item_count", "object": "stick"}, {"type": "talked_to", "npc": "sage"}],
+}
 
 CASES = [
     # ---- events
@@ -296,10 +299,14 @@ CASES = [
     Case(kill_rat_and_crow, {"type": "defeated_n", "npc": "mentor"}, False),
     Case(nothing, {"type": "defeated_n"}, False),
     Case(write_then_drop_note, {"type": "text_equals_in", "text": "MEET AT DAWN", "area": "yard"}, True),
-    Case(write_then_drop_note, {"type": "text_equals_in", "text": "meet at dawn", "area": "yard",
-                                "object": "note"}, True),
-    Case(write_then_drop_note, {"type": "text_equals_in", "text": "meet at dawn", "area": "yard",
-                                "object": "card"}, False),
+    Case(
+        write_then_drop_note, {"type": "text_equals_in", "text": "meet at dawn", "area": "yard", "object": "note"}, True
+    ),
+    Case(
+        write_then_drop_note,
+        {"type": "text_equals_in", "text": "meet at dawn", "area": "yard", "object": "card"},
+        False,
+    ),
     Case(write_then_drop_note, {"type": "text_equals_in", "text": "meet at noon", "area": "yard"}, False),
     Case(write_then_drop_note, {"type": "text_equals_in", "text": "meet at dawn", "area": "barn"}, False),
     Case(write_then_drop_note, {"type": "text_equals_in", "text": "meet at dawn", "area": "moon"}, False),
@@ -324,28 +331,66 @@ CASES = [
     Case(talk_to_sage, STICK_OR_SAGE, True),
     Case(nothing, STICK_OR_SAGE, False),
     Case(hold_a_stick, {"type": "all_of", "conditions": [{"type": "in_area", "area": "yard"}, STICK_OR_SAGE]}, True),
-    Case(hold_a_stick, {"type": "all_of", "conditions": [{"type": "in_area", "area": "barn"}, STICK_OR_SAGE]},
-         False),
+    Case(hold_a_stick, {"type": "all_of", "conditions": [{"type": "in_area", "area": "barn"}, STICK_OR_SAGE]}, False),
     Case(nothing, {"type": "all_of", "conditions": [{"type": "in_area", "area": "yard"}, STICK_OR_SAGE]}, False),
-    Case(enter_barn, {"type": "all_of", "conditions": [{"type": "area_entered", "area": "barn"},
-                                                       {"type": "in_area", "area": "barn"}]}, True),
-    Case(enter_barn, {"type": "all_of", "conditions": [{"type": "area_entered", "area": "barn"},
-                                                       {"type": "talked_to", "npc": "sage"}]}, False),
-    Case(talk_to_sage, {"type": "any_of", "conditions": [
-        {"type": "all_of", "conditions": [{"type": "in_area", "area": "barn"}, {"type": "talked_to", "npc": "sage"}]},
-        {"type": "all_of", "conditions": [{"type": "in_area", "area": "yard"}, {"type": "talked_to", "npc": "sage"}]},
-    ]}, True),
-    Case(talk_to_sage, {"type": "any_of", "conditions": [
-        {"type": "all_of", "conditions": [{"type": "in_area", "area": "barn"}, {"type": "talked_to", "npc": "sage"}]},
-        {"type": "all_of", "conditions": [{"type": "in_area", "area": "loft"}, {"type": "talked_to", "npc": "sage"}]},
-    ]}, False),
-    Case(enter_barn, {"type": "any_of", "conditions": [{"type": "talked_to", "npc": "sage"},
-                                                       {"type": "npc_defeated"}]}, False),
+    Case(
+        enter_barn,
+        {
+            "type": "all_of",
+            "conditions": [{"type": "area_entered", "area": "barn"}, {"type": "in_area", "area": "barn"}],
+        },
+        True,
+    ),
+    Case(
+        enter_barn,
+        {
+            "type": "all_of",
+            "conditions": [{"type": "area_entered", "area": "barn"}, {"type": "talked_to", "npc": "sage"}],
+        },
+        False,
+    ),
+    Case(
+        talk_to_sage,
+        {
+            "type": "any_of",
+            "conditions": [
+                {
+                    "type": "all_of",
+                    "conditions": [{"type": "in_area", "area": "barn"}, {"type": "talked_to", "npc": "sage"}],
+                },
+                {
+                    "type": "all_of",
+                    "conditions": [{"type": "in_area", "area": "yard"}, {"type": "talked_to", "npc": "sage"}],
+                },
+            ],
+        },
+        True,
+    ),
+    Case(
+        talk_to_sage,
+        {
+            "type": "any_of",
+            "conditions": [
+                {
+                    "type": "all_of",
+                    "conditions": [{"type": "in_area", "area": "barn"}, {"type": "talked_to", "npc": "sage"}],
+                },
+                {
+                    "type": "all_of",
+                    "conditions": [{"type": "in_area", "area": "loft"}, {"type": "talked_to", "npc": "sage"}],
+                },
+            ],
+        },
+        False,
+    ),
+    Case(
+        enter_barn,
+        {"type": "any_of", "conditions": [{"type": "talked_to", "npc": "sage"}, {"type": "npc_defeated"}]},
+        False,
+    ),
     # ---- predicates (the engine's own ``did``)
-    Case(drop_stick, {"type": "predicate", "name": "did", "args": {"kind": "object_dropped", "object": "stick"}},
-         True),
-    Case(drop_stick, {"type": "predicate", "name": "did", "args": {"kind": "object_dropped", "object": "hay"}},
-         False),
+    Case(drop_stick, {"type": "predicate", "name": "did", "args": {"kind": "object_dropped", "object": "stick"}}, True),
+    Case(drop_stick, {"type": "predicate", "name": "did", "args": {"kind": "object_dropped", "object": "hay"}}, False),
 ]
 
 
@@ -401,19 +446,43 @@ def test_an_event_condition_holds_only_on_its_step(game):
 
 
 # ---------------------------------------------------------------------------------------- triggers
-@pytest.mark.parametrize(("cond", "expected"), [
-    ({"type": "talked_to", "npc": "sage"}, {"talked_to"}),
-    ({"type": "in_area", "area": "barn"}, None),
-    ({"type": "predicate", "name": "did", "args": {"kind": "object_dropped"}}, None),
-    ({"type": "any_of", "conditions": [{"type": "talked_to", "npc": "sage"}, {"type": "npc_defeated"}]},
-     {"talked_to", "npc_defeated"}),
-    ({"type": "any_of", "conditions": [{"type": "talked_to", "npc": "sage"}, {"type": "in_area", "area": "barn"}]},
-     None),
-    ({"type": "all_of", "conditions": [{"type": "in_area", "area": "barn"}, {"type": "npc_defeated"},
-                                       {"type": "talked_to", "npc": "sage"}]}, {"npc_defeated"}),
-    ({"type": "all_of", "conditions": [{"type": "in_area", "area": "barn"}, {"type": "level_at_least", "count": 2}]},
-     None),
-])
+@pytest.mark.parametrize(
+    ("cond", "expected"),
+    [
+        ({"type": "talked_to", "npc": "sage"}, {"talked_to"}),
+        ({"type": "in_area", "area": "barn"}, None),
+        ({"type": "predicate", "name": "did", "args": {"kind": "object_dropped"}}, None),
+        (
+            {"type": "any_of", "conditions": [{"type": "talked_to", "npc": "sage"}, {"type": "npc_defeated"}]},
+            {"talked_to", "npc_defeated"},
+        ),
+        (
+            {
+                "type": "any_of",
+                "conditions": [{"type": "talked_to", "npc": "sage"}, {"type": "in_area", "area": "barn"}],
+            },
+            None,
+        ),
+        (
+            {
+                "type": "all_of",
+                "conditions": [
+                    {"type": "in_area", "area": "barn"},
+                    {"type": "npc_defeated"},
+                    {"type": "talked_to", "npc": "sage"},
+                ],
+            },
+            {"npc_defeated"},
+        ),
+        (
+            {
+                "type": "all_of",
+                "conditions": [{"type": "in_area", "area": "barn"}, {"type": "level_at_least", "count": 2}],
+            },
+            None,
+        ),
+    ],
+)
 def test_triggers_name_the_events_a_condition_needs(cond, expected):
     """``triggers`` lets quest rules skip conditions whose events did not happen: never one that could hold."""
     tree = condition(cond)
@@ -425,8 +494,7 @@ def test_triggers_name_the_events_a_condition_needs(cond, expected):
 
 # ---------------------------------------------------------------------------------------- checking
 def _problems(game: Game, data: dict[str, Any], extra_areas: tuple[str, ...] = ()) -> list[str]:
-    return [f"{p.path}: {p.message}" for p in check_condition(game, condition(data), "quest.json", "done",
-                                                                 extra_areas)]
+    return [f"{p.path}: {p.message}" for p in check_condition(game, condition(data), "quest.json", "done", extra_areas)]
 
 
 def test_every_shown_condition_passes_the_checks(game):
@@ -436,30 +504,51 @@ def test_every_shown_condition_passes_the_checks(game):
             assert _problems(game, case.cond) == [], case.id
 
 
-@pytest.mark.parametrize(("data", "expected"), [
-    ({"type": "fly_to"}, ["done.type: unknown condition type 'fly_to'; known: npc_defeated, "]),
-    ({"type": "in_area"}, ["done.area: condition type 'in_area' needs 'area'"]),
-    ({"type": "in_area", "area": "barn", "object": "hay"},
-     ["done.object: not used by condition type 'in_area' (it takes area)"]),
-    ({"type": "in_area", "area": "barn", "count": 2},
-     ["done.count: not used by condition type 'in_area' (it takes area)"]),
-    ({"type": "has_item_count", "object": "stick", "count": 0}, ["done.count: must lie between 1 and 1000000"]),
-    ({"type": "level_at_least", "count": 0}, ["done.count: must lie between 1 and 1000000"]),
-    ({"type": "has_item_count", "object": "gold"}, ["done: unknown object 'gold'"]),
-    ({"type": "equipped_any_of", "objects": ["boots", "crown"]}, ["done: unknown object 'crown'"]),
-    ({"type": "talked_to", "npc": "king"}, ["done: unknown NPC 'king'"]),
-    ({"type": "npc_defeated", "npcs": ["rat", "dragon"]}, ["done: unknown NPC 'dragon'"]),
-    ({"type": "in_area", "area": "moon"}, ["done: unknown area 'moon'"]),
-    ({"type": "visited_k_of", "areas": ["barn", "moon"]}, ["done: unknown area 'moon'"]),
-    ({"type": "holds_category", "category": "gem"}, ["done.category: unknown category 'gem'"]),
-    ({"type": "predicate", "name": "nope"},
-     ["done.name: no predicate 'nope' is registered by the game's rules.py (known: did)"]),
-    ({"type": "all_of", "conditions": [{"type": "in_area", "area": "barn"},
-                                       {"type": "any_of", "conditions": [{"type": "talked_to", "npc": "king"}]}]},
-     ["done.conditions[1].conditions[0]: unknown NPC 'king'"]),
-    ({"type": "any_of", "conditions": [{"type": "in_area"}, {"type": "has_item_count", "object": "gold"}]},
-     ["done.conditions[0].area: condition type 'in_area' needs 'area'", "done.conditions[1]: unknown object 'gold'"]),
-])
+@pytest.mark.parametrize(
+    ("data", "expected"),
+    [
+        ({"type": "fly_to"}, ["done.type: unknown condition type 'fly_to'; known: npc_defeated, "]),
+        ({"type": "in_area"}, ["done.area: condition type 'in_area' needs 'area'"]),
+        (
+            {"type": "in_area", "area": "barn", "object": "hay"},
+            ["done.object: not used by condition type 'in_area' (it takes area)"],
+        ),
+        (
+            {"type": "in_area", "area": "barn", "count": 2},
+            ["done.count: not used by condition type 'in_area' (it takes area)"],
+        ),
+        ({"type": "has_item_count", "object": "stick", "count": 0}, ["done.count: must lie between 1 and 1000000"]),
+        ({"type": "level_at_least", "count": 0}, ["done.count: must lie between 1 and 1000000"]),
+        ({"type": "has_item_count", "object": "gold"}, ["done: unknown object 'gold'"]),
+        ({"type": "equipped_any_of", "objects": ["boots", "crown"]}, ["done: unknown object 'crown'"]),
+        ({"type": "talked_to", "npc": "king"}, ["done: unknown NPC 'king'"]),
+        ({"type": "npc_defeated", "npcs": ["rat", "dragon"]}, ["done: unknown NPC 'dragon'"]),
+        ({"type": "in_area", "area": "moon"}, ["done: unknown area 'moon'"]),
+        ({"type": "visited_k_of", "areas": ["barn", "moon"]}, ["done: unknown area 'moon'"]),
+        ({"type": "holds_category", "category": "gem"}, ["done.category: unknown category 'gem'"]),
+        (
+            {"type": "predicate", "name": "nope"},
+            ["done.name: no predicate 'nope' is registered by the game's rules.py (known: did)"],
+        ),
+        (
+            {
+                "type": "all_of",
+                "conditions": [
+                    {"type": "in_area", "area": "barn"},
+                    {"type": "any_of", "conditions": [{"type": "talked_to", "npc": "king"}]},
+                ],
+            },
+            ["done.conditions[1].conditions[0]: unknown NPC 'king'"],
+        ),
+        (
+            {"type": "any_of", "conditions": [{"type": "in_area"}, {"type": "has_item_count", "object": "gold"}]},
+            [
+                "done.conditions[0].area: condition type 'in_area' needs 'area'",
+                "done.conditions[1]: unknown object 'gold'",
+            ],
+        ),
+    ],
+)
 def test_bad_conditions_are_named_by_path(game, data, expected):
     problems = _problems(game, data)
     assert len(problems) == len(expected), problems
@@ -482,6 +571,7 @@ def test_the_vocabulary_table_lists_every_type_with_its_fields():
     table = describe_vocabulary().splitlines()
     assert table[:2] == ["| type | family | fields | meaning |", "|---|---|---|---|"]
     assert len(table) == 2 + len(VOCABULARY)
-    assert ("| `object_dropped` | event | object, [area] | "
-            "The agent drops `object` (optionally in `area`) this step. |") in table
+    assert (
+        "| `object_dropped` | event | object, [area] | The agent drops `object` (optionally in `area`) this step. |"
+    ) in table
     assert "| `visited_k_of` | state | [areas], [count] |" in "\n".join(table)

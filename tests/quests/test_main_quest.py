@@ -39,8 +39,13 @@ def test_linear_quest_awards_every_stage_exactly_once_and_terminates(make_engine
     assert total == 4 == len(plan(engine.game.quest.main).stages)
     assert engine.state.done
     assert "completed the main quest" in text
-    assert progress(engine, "player") == {"title": "Tiny Quest", "completed": 4, "total": 4, "current": [],
-                                          "done": True}
+    assert progress(engine, "player") == {
+        "title": "Tiny Quest",
+        "completed": 4,
+        "total": 4,
+        "current": [],
+        "done": True,
+    }
 
 
 def test_state_condition_met_early_counts_only_once_the_stage_opens(make_engine):
@@ -57,8 +62,11 @@ def test_state_condition_met_early_counts_only_once_the_stage_opens(make_engine)
 def test_event_before_the_stage_opens_does_not_count(make_engine):
     quest = copy.deepcopy(QUEST)
     quest["main"]["chapters"][0]["stages"][1] = {
-        "id": "doll", "title": "Make a doll", "hint": "Hay and a stick at the bench.",
-        "done": {"type": "object_crafted", "object": "doll"}}
+        "id": "doll",
+        "title": "Make a doll",
+        "hint": "Hay and a stick at the bench.",
+        "done": {"type": "object_crafted", "object": "doll"},
+    }
     engine = make_engine(quest)
     act(engine, "pick up stick", "enter barn", "pick up hay", "enter yard")
     out, _ = act(engine, "craft 1 doll")  # stage 1 (talk) still open: crafting now is too early
@@ -83,12 +91,40 @@ def test_boss_appears_when_its_stage_opens(make_engine):
 
 
 def test_dag_quest_opens_parallel_stages(make_engine):
-    quest = {"main": {"title": "Fork", "chapters": [{"id": "c", "title": "C", "stages": [
-        {"id": "a", "title": "A", "hint": "", "done": {"type": "in_area", "area": "barn"}, "requires": []},
-        {"id": "b", "title": "B", "hint": "", "done": {"type": "talked_to", "npc": "sage"}, "requires": []},
-        {"id": "end", "title": "End", "hint": "", "done": {"type": "in_area", "area": "loft"},
-         "requires": ["a", "b"]},
-    ]}]}}
+    quest = {
+        "main": {
+            "title": "Fork",
+            "chapters": [
+                {
+                    "id": "c",
+                    "title": "C",
+                    "stages": [
+                        {
+                            "id": "a",
+                            "title": "A",
+                            "hint": "",
+                            "done": {"type": "in_area", "area": "barn"},
+                            "requires": [],
+                        },
+                        {
+                            "id": "b",
+                            "title": "B",
+                            "hint": "",
+                            "done": {"type": "talked_to", "npc": "sage"},
+                            "requires": [],
+                        },
+                        {
+                            "id": "end",
+                            "title": "End",
+                            "hint": "",
+                            "done": {"type": "in_area", "area": "loft"},
+                            "requires": ["a", "b"],
+                        },
+                    ],
+                }
+            ],
+        }
+    }
     engine = make_engine(quest)
     assert [s["id"] for s in progress(engine, "player")["current"]] == ["a", "b"]
     act(engine, "enter barn", "enter loft")  # "end" must wait for "b"
@@ -112,16 +148,19 @@ def test_quest_save_load_continues_identically(make_engine):
     assert progress(a, "player") == progress(b, "player")
 
 
-@pytest.mark.parametrize("bad, message", [
-    ({"type": "in_area"}, "needs 'area'"),
-    ({"type": "in_area", "area": "moon"}, "unknown area 'moon'"),
-    ({"type": "in_area", "area": "barn", "object": "hay"}, "not used by condition type"),
-    ({"type": "in_area", "area": "barn", "args": {"n": 2}}, "not used by condition type"),
-    ({"type": "in_area", "area": "barn", "count": 2}, "not used by condition type"),
-    ({"type": "fly_to", "area": "barn"}, "unknown condition type 'fly_to'"),
-    ({"type": "predicate", "name": "nope"}, "no predicate 'nope'"),
-    ({"type": "any_of", "conditions": [{"type": "has_item_count", "object": "gold"}]}, "unknown object 'gold'"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ({"type": "in_area"}, "needs 'area'"),
+        ({"type": "in_area", "area": "moon"}, "unknown area 'moon'"),
+        ({"type": "in_area", "area": "barn", "object": "hay"}, "not used by condition type"),
+        ({"type": "in_area", "area": "barn", "args": {"n": 2}}, "not used by condition type"),
+        ({"type": "in_area", "area": "barn", "count": 2}, "not used by condition type"),
+        ({"type": "fly_to", "area": "barn"}, "unknown condition type 'fly_to'"),
+        ({"type": "predicate", "name": "nope"}, "no predicate 'nope'"),
+        ({"type": "any_of", "conditions": [{"type": "has_item_count", "object": "gold"}]}, "unknown object 'gold'"),
+    ],
+)
 def test_bad_conditions_are_reported_with_file_and_field(tmp_path, bad, message):
     quest = copy.deepcopy(QUEST)
     quest["main"]["chapters"][0]["stages"][1]["done"] = bad
@@ -169,19 +208,76 @@ def test_chapters_with_the_same_title_keep_their_own_intros(make_engine):
 
 def test_a_dag_chapter_is_announced_once_when_several_stages_open_it(make_engine):
     """Several leaves open a DAG chapter together: its heading is said once, each objective once."""
-    quest = {"main": {"title": "Fork", "chapters": [
-        {"id": "c", "title": "C", "intro": "first", "stages": [
-            {"id": "a", "title": "A", "hint": "", "done": {"type": "talked_to", "npc": "sage"}, "requires": []}]},
-        {"id": "d", "title": "D", "intro": "second", "stages": [
-            {"id": "x", "title": "X", "hint": "", "done": {"type": "in_area", "area": "barn"}, "requires": ["a"]},
-            {"id": "y", "title": "Y", "hint": "", "done": {"type": "in_area", "area": "loft"}, "requires": ["a"]},
-            {"id": "z", "title": "Z", "hint": "", "done": {"type": "in_area", "area": "yard"},
-             "requires": ["x", "y"]}]},
-        {"id": "e", "title": "E", "intro": "third", "stages": [
-            {"id": "p", "title": "P", "hint": "", "done": {"type": "talked_to", "npc": "sage"}, "requires": []},
-            {"id": "q", "title": "Q", "hint": "", "done": {"type": "talked_to", "npc": "trader"},
-             "requires": []}]},
-    ]}}
+    quest = {
+        "main": {
+            "title": "Fork",
+            "chapters": [
+                {
+                    "id": "c",
+                    "title": "C",
+                    "intro": "first",
+                    "stages": [
+                        {
+                            "id": "a",
+                            "title": "A",
+                            "hint": "",
+                            "done": {"type": "talked_to", "npc": "sage"},
+                            "requires": [],
+                        }
+                    ],
+                },
+                {
+                    "id": "d",
+                    "title": "D",
+                    "intro": "second",
+                    "stages": [
+                        {
+                            "id": "x",
+                            "title": "X",
+                            "hint": "",
+                            "done": {"type": "in_area", "area": "barn"},
+                            "requires": ["a"],
+                        },
+                        {
+                            "id": "y",
+                            "title": "Y",
+                            "hint": "",
+                            "done": {"type": "in_area", "area": "loft"},
+                            "requires": ["a"],
+                        },
+                        {
+                            "id": "z",
+                            "title": "Z",
+                            "hint": "",
+                            "done": {"type": "in_area", "area": "yard"},
+                            "requires": ["x", "y"],
+                        },
+                    ],
+                },
+                {
+                    "id": "e",
+                    "title": "E",
+                    "intro": "third",
+                    "stages": [
+                        {
+                            "id": "p",
+                            "title": "P",
+                            "hint": "",
+                            "done": {"type": "talked_to", "npc": "sage"},
+                            "requires": [],
+                        },
+                        {
+                            "id": "q",
+                            "title": "Q",
+                            "hint": "",
+                            "done": {"type": "talked_to", "npc": "trader"},
+                            "requires": [],
+                        },
+                    ],
+                },
+            ],
+        }
+    }
     engine = make_engine(quest)
     first = "\n".join(engine.state.feedback["player"])
     assert first.count("=== C === first") == 1 and first.count("=== E === third") == 1
@@ -196,16 +292,60 @@ def test_a_dag_chapter_is_announced_once_when_several_stages_open_it(make_engine
 def test_summary_counts_the_leaves_of_a_dag(tmp_path):
     from .conftest import write_game
 
-    quest = {"main": {"title": "Fork", "chapters": [
-        {"id": "c", "title": "C", "stages": [
-            {"id": "a", "title": "A", "hint": "", "done": {"type": "in_area", "area": "barn"}, "requires": []},
-            {"id": "b", "title": "B", "hint": "", "done": {"type": "in_area", "area": "loft"}, "requires": []},
-            {"id": "ab", "title": "AB", "hint": "", "done": {"type": "in_area", "area": "yard"},
-             "requires": ["a", "b"]}]},
-        {"id": "d", "title": "D", "stages": [
-            {"id": "x", "title": "X", "hint": "", "done": {"type": "in_area", "area": "barn"}, "requires": ["ab"]},
-            {"id": "y", "title": "Y", "hint": "", "done": {"type": "in_area", "area": "loft"}, "requires": ["x"]}]},
-    ]}}
+    quest = {
+        "main": {
+            "title": "Fork",
+            "chapters": [
+                {
+                    "id": "c",
+                    "title": "C",
+                    "stages": [
+                        {
+                            "id": "a",
+                            "title": "A",
+                            "hint": "",
+                            "done": {"type": "in_area", "area": "barn"},
+                            "requires": [],
+                        },
+                        {
+                            "id": "b",
+                            "title": "B",
+                            "hint": "",
+                            "done": {"type": "in_area", "area": "loft"},
+                            "requires": [],
+                        },
+                        {
+                            "id": "ab",
+                            "title": "AB",
+                            "hint": "",
+                            "done": {"type": "in_area", "area": "yard"},
+                            "requires": ["a", "b"],
+                        },
+                    ],
+                },
+                {
+                    "id": "d",
+                    "title": "D",
+                    "stages": [
+                        {
+                            "id": "x",
+                            "title": "X",
+                            "hint": "",
+                            "done": {"type": "in_area", "area": "barn"},
+                            "requires": ["ab"],
+                        },
+                        {
+                            "id": "y",
+                            "title": "Y",
+                            "hint": "",
+                            "done": {"type": "in_area", "area": "loft"},
+                            "requires": ["x"],
+                        },
+                    ],
+                },
+            ],
+        }
+    }
     summary = load_game(write_game(tmp_path, quest=quest, name="fork"), cache=False).summary()
     assert (summary["stages"], summary["leaves"], summary["dag"]) == (5, 3, True)
     linear = load_game(write_game(tmp_path, name="line"), cache=False).summary()

@@ -43,8 +43,13 @@ def test_the_start_announces_the_quest_its_chapter_and_first_objective(make_engi
     assert "=== One === It begins." in text
     assert "New objective: Talk to the sage." in text
     assert "sage" in engine.state.areas["barn"].npcs  # the guide waits where the quest puts it
-    assert progress(engine, "player") == {"title": "Tiny Quest", "completed": 0, "total": 4, "done": False,
-                                          "current": [{"id": "talk", "title": "Talk to the sage", "chapter": "One"}]}
+    assert progress(engine, "player") == {
+        "title": "Tiny Quest",
+        "completed": 0,
+        "total": 4,
+        "done": False,
+        "current": [{"id": "talk", "title": "Talk to the sage", "chapter": "One"}],
+    }
 
 
 def test_a_guide_without_an_area_waits_at_the_spawn(make_engine):
@@ -62,7 +67,8 @@ def test_completing_stages_tells_counts_and_emits(make_engine):
     assert "New objective: Go to the barn. The barn door creaks." in text
     assert "=== One ===" not in text  # same chapter: no chapter heading again
     assert [e.data for e in out.events if e.kind == "quest_stage_completed"] == [
-        {"stage": "talk", "chapter": "One", "index": 1}]
+        {"stage": "talk", "chapter": "One", "index": 1}
+    ]
     assert out.reward.quest == 1
 
 
@@ -102,11 +108,34 @@ def test_the_last_stage_ends_the_episode(make_engine):
 
 
 def test_the_guide_hints_every_open_stage_and_then_has_nothing_to_ask(make_engine):
-    quest = {"main": {"title": "Two ways", "guide": {"npc": "sage"}, "chapters": [{"id": "c", "title": "C", "stages": [
-        {"id": "a", "title": "A", "hint": "Barn.", "done": {"type": "in_area", "area": "barn"}, "requires": []},
-        {"id": "b", "title": "B", "hint": "Hay.", "done": {"type": "has_item_count", "object": "hay"},
-         "requires": []},
-    ]}]}}
+    quest = {
+        "main": {
+            "title": "Two ways",
+            "guide": {"npc": "sage"},
+            "chapters": [
+                {
+                    "id": "c",
+                    "title": "C",
+                    "stages": [
+                        {
+                            "id": "a",
+                            "title": "A",
+                            "hint": "Barn.",
+                            "done": {"type": "in_area", "area": "barn"},
+                            "requires": [],
+                        },
+                        {
+                            "id": "b",
+                            "title": "B",
+                            "hint": "Hay.",
+                            "done": {"type": "has_item_count", "object": "hay"},
+                            "requires": [],
+                        },
+                    ],
+                }
+            ],
+        }
+    }
     engine = make_engine(quest)
     _, text = act(engine, "talk to sage")
     assert 'sage says: "A: Barn."' in text and 'sage says: "B: Hay."' in text
@@ -133,8 +162,7 @@ def test_plan_orders_stages_and_makes_requires_explicit(make_engine):
     p = plan(engine.game.quest.main)
     assert [s.id for s in p.stages] == ["talk", "barn", "rat", "relic"]
     assert p.requires == {"talk": (), "barn": ("talk",), "rat": ("barn",), "relic": ("rat",)}
-    assert {k: c.title for k, c in p.chapter_of.items()} == {"talk": "One", "barn": "One", "rat": "Two",
-                                                            "relic": "Two"}
+    assert {k: c.title for k, c in p.chapter_of.items()} == {"talk": "One", "barn": "One", "rat": "Two", "relic": "Two"}
     assert {k: c.title for k, c in p.last_of_chapter.items()} == {"barn": "One", "relic": "Two"}
     assert [s.id for s in open_stages(p, [])] == ["talk"]
     assert [s.id for s in open_stages(p, ["talk", "barn"])] == ["rat"]
@@ -154,8 +182,13 @@ def _dag(*stages):
 
 
 def _stage(sid, requires):
-    return {"id": sid, "title": sid.upper(), "hint": "", "done": {"type": "in_area", "area": "yard"},
-            "requires": requires}
+    return {
+        "id": sid,
+        "title": sid.upper(),
+        "hint": "",
+        "done": {"type": "in_area", "area": "yard"},
+        "requires": requires,
+    }
 
 
 def test_stages_met_at_once_complete_in_the_quest_s_order(make_engine):
@@ -169,9 +202,13 @@ def test_stages_met_at_once_complete_in_the_quest_s_order(make_engine):
 
 def test_stages_open_from_the_start_bring_their_things_once(make_engine):
     barn = {"place": [{"object": "relic", "area": "barn", "amount": 2}], "spawn": [{"npc": "rat", "area": "loft"}]}
-    engine = make_engine(_dag({**_stage("a", []), "done": {"type": "talked_to", "npc": "sage"}},
-                              {**_stage("b", []), "done": {"type": "in_area", "area": "loft"}, **barn},
-                              _stage("end", ["a", "b"])))
+    engine = make_engine(
+        _dag(
+            {**_stage("a", []), "done": {"type": "talked_to", "npc": "sage"}},
+            {**_stage("b", []), "done": {"type": "in_area", "area": "loft"}, **barn},
+            _stage("end", ["a", "b"]),
+        )
+    )
     assert engine.state.areas["barn"].objects["relic"] == 2  # b is open from the start
     assert [n.type for n in engine.state.npcs.values() if n.area == "loft"] == ["rat"]
     _, text = act(engine, "talk to sage")  # a completes; b is still open, and is not brought in again
@@ -183,12 +220,31 @@ def test_stages_open_from_the_start_bring_their_things_once(make_engine):
 def test_a_dag_chapter_is_announced_once_with_all_its_leaves(make_engine):
     """Every leaf of a goal-tree chapter is the first of its chapter; the heading is said once for them all."""
     away = {"type": "in_area", "area": "loft"}
-    quest = {"main": {"title": "Dag", "chapters": [
-        {"id": "c1", "title": "First", "stages": [{**_stage("a", []), "done": {"type": "talked_to", "npc": "sage"}},
-                                                  {**_stage("b", []), "done": away}, {**_stage("j1", ["a", "b"])}]},
-        {"id": "c2", "title": "Second", "stages": [{**_stage("x", ["j1"]), "done": away},
-                                                   {**_stage("y", ["j1"]), "done": away}, _stage("j2", ["x", "y"])]},
-    ]}}
+    quest = {
+        "main": {
+            "title": "Dag",
+            "chapters": [
+                {
+                    "id": "c1",
+                    "title": "First",
+                    "stages": [
+                        {**_stage("a", []), "done": {"type": "talked_to", "npc": "sage"}},
+                        {**_stage("b", []), "done": away},
+                        {**_stage("j1", ["a", "b"])},
+                    ],
+                },
+                {
+                    "id": "c2",
+                    "title": "Second",
+                    "stages": [
+                        {**_stage("x", ["j1"]), "done": away},
+                        {**_stage("y", ["j1"]), "done": away},
+                        _stage("j2", ["x", "y"]),
+                    ],
+                },
+            ],
+        }
+    }
     engine = make_engine(quest)
     text = told(engine)
     assert text.count("=== First ===") == 1 and "New objective: A." in text and "New objective: B." in text

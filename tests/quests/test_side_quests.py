@@ -14,8 +14,7 @@ SIDE = {"side_quests": {"enabled": True, "unlock_after": 1, "reward": [2, 2]}}
 def world_with_more_areas():
     world = copy.deepcopy(WORLD)
     areas = world["places"][0]["areas"]
-    areas.append({"name": "orchard", "description": "Trees.", "objects": {"apple": 2, "stick": 1},
-                  "scatter": False})
+    areas.append({"name": "orchard", "description": "Trees.", "objects": {"apple": 2, "stick": 1}, "scatter": False})
     world["graph"]["connections"].append({"a": "yard", "b": "orchard"})
     return world
 
@@ -43,8 +42,9 @@ def test_side_quests_are_seeded(make_engine):
 def test_completing_a_collect_quest_pays_coins_once(make_engine):
     engine = make_engine(SIDE, world_with_more_areas())
     act(engine, "enter barn")
-    collect = next(q for q in engine.state.rule_data["side_quests"]["player"]["active"].values()
-                   if q["kind"] == "collect")
+    collect = next(
+        q for q in engine.state.rule_data["side_quests"]["player"]["active"].values() if q["kind"] == "collect"
+    )
     assert collect["object"] == "hay"
     rewards = 0
     for _ in range(collect["count"]):

@@ -9,17 +9,27 @@ from odyssey_env.quests.tutorial import progress
 from .conftest import QUEST, act
 
 TUTORIAL = {
-    "rooms": [{"name": "drill_hall", "description": "A bare hall."},
-              {"name": "drill_gate", "description": "A gate room."}],
+    "rooms": [
+        {"name": "drill_hall", "description": "A bare hall."},
+        {"name": "drill_gate", "description": "A gate room."},
+    ],
     "links": [{"a": "drill_hall", "b": "drill_gate"}],
     "intro": "Welcome to the drill hall.",
     "outro": "Off you go.",
     "max_steps": 30,
     "steps": [
-        {"id": "take_stick", "say": "Pick up the stick.", "place": {"stick": 1},
-         "done": {"type": "has_item_count", "object": "stick"}},
-        {"id": "craft", "say": "Craft a doll.", "place": {"hay": 1, "bench": 1},
-         "done": {"type": "object_crafted", "object": "doll"}},
+        {
+            "id": "take_stick",
+            "say": "Pick up the stick.",
+            "place": {"stick": 1},
+            "done": {"type": "has_item_count", "object": "stick"},
+        },
+        {
+            "id": "craft",
+            "say": "Craft a doll.",
+            "place": {"hay": 1, "bench": 1},
+            "done": {"type": "object_crafted", "object": "doll"},
+        },
         {"id": "spar", "say": "Defeat the rat.", "npcs": ["rat"], "done": {"type": "npc_defeated", "npc": "rat"}},
         {"id": "leave", "say": "Walk to the gate.", "done": {"type": "area_entered", "area": "drill_gate"}},
     ],

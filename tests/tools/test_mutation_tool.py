@@ -91,7 +91,7 @@ def test_repeated_changes_get_numbered_keys(tool):
     assert "f: 1 -> 2" in keys and "f: 1 -> 2 #2" in keys and len(keys) == len(set(keys))
 
 
-TESTS = textwrap.dedent('''
+TESTS = textwrap.dedent("""
     from demo.calc import Box, clamp
 
 
@@ -102,7 +102,7 @@ TESTS = textwrap.dedent('''
 
     def test_small():
         assert Box().small(2) and not Box().small(5)
-''')
+""")
 
 
 def _project(tmp_path: Path, equivalents: str, source: str = SOURCE, tests: str = TESTS) -> Path:
@@ -118,25 +118,44 @@ def _project(tmp_path: Path, equivalents: str, source: str = SOURCE, tests: str 
 
 def _run(root: Path, *extra: str) -> tuple[int, str, list]:
     out = root / "result.json"
-    proc = subprocess.run([sys.executable, str(TOOL), "demo/calc.py", "--root", str(root), "--config",
-                           str(root / "mutation.toml"), "--equivalents", str(root / "equivalents.toml"),
-                           "--json", str(out), *extra], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            str(TOOL),
+            "demo/calc.py",
+            "--root",
+            str(root),
+            "--config",
+            str(root / "mutation.toml"),
+            "--equivalents",
+            str(root / "equivalents.toml"),
+            "--json",
+            str(out),
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return proc.returncode, proc.stdout + proc.stderr, json.loads(out.read_text()) if out.exists() else []
 
 
-EQUIVALENT = '''
+EQUIVALENT = """
 [[equivalent]]
 module = "demo/calc.py"
 mutant = "clamp: x < lo -> x <= lo"
 reason = "at x == lo both branches return lo"
-'''
+"""
 
 
 def test_the_tool_judges_every_mutant(tmp_path):
     root = _project(tmp_path, EQUIVALENT)
     code, output, (result,) = _run(root)
     assert {s["mutant"] for s in result["survived"]} == {
-        "Box.small: x <= self.size -> x < self.size", "Box.small: 0 -> 1", "Box.small: 0 -> -1"}
+        "Box.small: x <= self.size -> x < self.size",
+        "Box.small: 0 -> 1",
+        "Box.small: 0 -> -1",
+    }
     assert (result["mutants"], result["equivalent"], result["killed"]) == (11, 1, 7)
     assert result["score"] == 70.0 and code == 0, output  # 7 of 10; the bar here is 60
     assert "demo/calc.py: 70.0% (7 killed of 10; 1 equivalent, 3 survived)" in output
@@ -145,11 +164,17 @@ def test_the_tool_judges_every_mutant(tmp_path):
 
 def test_a_stale_or_killed_allow_list_entry_fails_the_run(tmp_path):
     source = SOURCE.replace("@mark\n", "").replace(
-        "def mark(f):\n    return f  # runs at import only: its mutant needs a fresh interpreter\n", "")
+        "def mark(f):\n    return f  # runs at import only: its mutant needs a fresh interpreter\n", ""
+    )
     assert "mark" not in source
     tests = TESTS
-    root = _project(tmp_path, EQUIVALENT.replace("x <= lo", "x >= lo") + EQUIVALENT.replace(
-        "clamp: x < lo -> x <= lo", "Box.small: x != 0 -> x == 0"), source, tests)
+    root = _project(
+        tmp_path,
+        EQUIVALENT.replace("x <= lo", "x >= lo")
+        + EQUIVALENT.replace("clamp: x < lo -> x <= lo", "Box.small: x != 0 -> x == 0"),
+        source,
+        tests,
+    )
     code, output, (result,) = _run(root)
     assert code == 1
     assert result["stale_equivalents"] == ["clamp: x < lo -> x >= lo"]
@@ -159,8 +184,12 @@ def test_a_stale_or_killed_allow_list_entry_fails_the_run(tmp_path):
 
 def test_usage_errors_are_one_line(tmp_path):
     root = _project(tmp_path, "")
-    proc = subprocess.run([sys.executable, str(TOOL), "demo/other.py", "--root", str(root), "--config",
-                           str(root / "mutation.toml")], capture_output=True, text=True, timeout=60)
+    proc = subprocess.run(
+        [sys.executable, str(TOOL), "demo/other.py", "--root", str(root), "--config", str(root / "mutation.toml")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip() == "mutation: not in mutation.toml: demo/other.py; configured: demo/calc.py"
 
@@ -168,7 +197,7 @@ def test_usage_errors_are_one_line(tmp_path):
 def test_a_mutant_that_drops_super_runs_in_a_fresh_interpreter(tmp_path):
     """``return super().f()`` made ``return None`` compiles without the ``__class__`` cell: its code cannot be
     swapped into the running function, so the tool mutates it in a fresh interpreter rather than erring."""
-    source = textwrap.dedent('''
+    source = textwrap.dedent("""
         class Base:
             def size(self):
                 return 3
@@ -177,7 +206,7 @@ def test_a_mutant_that_drops_super_runs_in_a_fresh_interpreter(tmp_path):
         class Box(Base):
             def size(self):
                 return super().size() + 1
-    ''')
+    """)
     tests = "from demo.calc import Box\n\n\ndef test_size():\n    assert Box().size() == 4\n"
     root = _project(tmp_path, "", source, tests)
     code, output, (result,) = _run(root)
@@ -187,7 +216,7 @@ def test_a_mutant_that_drops_super_runs_in_a_fresh_interpreter(tmp_path):
 
 def test_a_cached_property_is_mutated_in_place(tmp_path):
     """``functools.cached_property`` keeps its function as ``func`` (not ``fget``): the tool finds it there."""
-    source = textwrap.dedent('''
+    source = textwrap.dedent("""
         import functools
 
 
@@ -195,7 +224,7 @@ def test_a_cached_property_is_mutated_in_place(tmp_path):
             @functools.cached_property
             def size(self):
                 return 3 + 1
-    ''')
+    """)
     tests = "from demo.calc import Box\n\n\ndef test_size():\n    assert Box().size == 4\n"
     root = _project(tmp_path, "", source, tests)
     code, output, (result,) = _run(root)

@@ -62,17 +62,27 @@ class Statute:
     effect: str
 
 
-STATUTES: dict[str, Statute] = {s.key: s for s in (
-    Statute("peace", "the ward keeps the peace", "strife",
-            "enemies here strike at half strength, and a killing here is a crime"),
-    Statute("strife", "the ward bares its blades", "peace",
-            "enemies here strike half again as hard, and every killing here is lawful"),
-    Statute("amnesty", "the watch stands down", "search", "the watch searches no pack here"),
-    Statute("search", "every pack shall be searched", "amnesty",
-            "the watch searches lighter packs here"),
-    Statute("recess", "the court is in recess", "session", "nobody is held in contempt here for idling"),
-    Statute("session", "the court is in session", "recess", "idling here is held in contempt almost at once"),
-)}
+STATUTES: dict[str, Statute] = {
+    s.key: s
+    for s in (
+        Statute(
+            "peace",
+            "the ward keeps the peace",
+            "strife",
+            "enemies here strike at half strength, and a killing here is a crime",
+        ),
+        Statute(
+            "strife",
+            "the ward bares its blades",
+            "peace",
+            "enemies here strike half again as hard, and every killing here is lawful",
+        ),
+        Statute("amnesty", "the watch stands down", "search", "the watch searches no pack here"),
+        Statute("search", "every pack shall be searched", "amnesty", "the watch searches lighter packs here"),
+        Statute("recess", "the court is in recess", "session", "nobody is held in contempt here for idling"),
+        Statute("session", "the court is in session", "recess", "idling here is held in contempt almost at once"),
+    )
+}
 BY_TEXT: dict[str, Statute] = {s.text: s for s in STATUTES.values()}
 
 LAWS = "invoke law"  # rule_data key of the law registry
@@ -124,11 +134,20 @@ def force(keys: set[str], key: str) -> bool:
     return key in keys and STATUTES[key].twin not in keys
 
 
-def post_law(engine: Engine, notice: str, area: str, text: str, by: str | None, until: int | None,
-             edict: int | None = None) -> dict[str, Any]:
+def post_law(
+    engine: Engine, notice: str, area: str, text: str, by: str | None, until: int | None, edict: int | None = None
+) -> dict[str, Any]:
     reg = _registry(engine.state)
-    law = {"id": reg["next_id"], "notice": notice, "area": area, "text": text, "by": by,
-           "since": engine.state.step, "until": until, "edict": edict}
+    law = {
+        "id": reg["next_id"],
+        "notice": notice,
+        "area": area,
+        "text": text,
+        "by": by,
+        "since": engine.state.step,
+        "until": until,
+        "edict": edict,
+    }
     reg["next_id"] += 1
     reg["laws"].append(law)
     return law
@@ -271,8 +290,14 @@ class InvokeLaw(ActionRule):
             turn.say(f"It contradicts '{STATUTES[statute.twin].text}', already posted here: the two cancel out.")
         else:
             turn.say(f"By the city's statute, {statute.effect}.")
-        turn.emit("law_invoked", notice=handle, text=text, statute=statute.key if statute else None,
-                  area=agent.area, until=until)
+        turn.emit(
+            "law_invoked",
+            notice=handle,
+            text=text,
+            statute=statute.key if statute else None,
+            area=agent.area,
+            until=until,
+        )
 
     def candidates(self, turn: Turn):
         for handle in turn.agent.hands:
@@ -292,21 +317,34 @@ class InvokeLaw(ActionRule):
             return Condition(type="in_area", area=area)
         if carried and not any(h in agent.hands for h in carried):
             handle = carried[0]
-            return Condition(type="predicate", name="did", args={
-                "kind": "object_taken_out", "object": type_of(engine.state, handle), "handle": handle})
+            return Condition(
+                type="predicate",
+                name="did",
+                args={"kind": "object_taken_out", "object": type_of(engine.state, handle), "handle": handle},
+            )
         return None
 
     def facts(self, game):
         hours = self.p.term * game.spec.game.minutes_per_step / 60
-        yield Fact("law", "What happens to a law I invoke?",
-                   f"it is posted in the area and binds it for {hours:g} hours",
-                   ("it binds the whole city forever", "it is read aloud and then lost",
-                    "nothing until a judge signs it"))
-        yield Fact("law", "What can carry a law that I invoke?", "any writable with text, held in my hand",
-                   ("only a city edict", "only a sealed charter", "a spoken oath"))
+        yield Fact(
+            "law",
+            "What happens to a law I invoke?",
+            f"it is posted in the area and binds it for {hours:g} hours",
+            ("it binds the whole city forever", "it is read aloud and then lost", "nothing until a judge signs it"),
+        )
+        yield Fact(
+            "law",
+            "What can carry a law that I invoke?",
+            "any writable with text, held in my hand",
+            ("only a city edict", "only a sealed charter", "a spoken oath"),
+        )
         for s in STATUTES.values():
-            yield Fact("law", f"What does the statute '{s.text}' do in an area where it is in force?", s.effect,
-                       tuple(o.effect for o in STATUTES.values() if o.key not in (s.key, s.twin))[:3])
+            yield Fact(
+                "law",
+                f"What does the statute '{s.text}' do in an area where it is in force?",
+                s.effect,
+                tuple(o.effect for o in STATUTES.values() if o.key not in (s.key, s.twin))[:3],
+            )
 
 
 @action_rule
@@ -314,8 +352,9 @@ class FileObjection(ActionRule):
     verb = "file objection"
     params = (("notice_name", "writable"),)
     # no depends_on: candidates read the law registry and the pending objections in rule_data
-    description = ("Object before the court to a law posted here, for a fee: at the hearing a few turns later "
-                   "it is struck down.")
+    description = (
+        "Object before the court to a law posted here, for a fee: at the hearing a few turns later it is struck down."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -344,10 +383,18 @@ class FileObjection(ActionRule):
         hearing = turn.state.step + self.p.hearing_delay
         data["pending"].append({"law": law["id"], "by": turn.agent.id, "hearing": hearing, "fee": fee})
         paid = f" and pay the fee of {fee} {turn.game.currency}" if fee else ""
-        turn.say(f"I file an objection against {describe_law(law, turn.agent.id)}{paid}. "
-                 f"The court will hear it in {self.p.hearing_delay} turns.")
-        turn.emit("objection_filed", notice=handle, text=law["text"], area=law["area"],
-                  edict=law["edict"] is not None, hearing=hearing)
+        turn.say(
+            f"I file an objection against {describe_law(law, turn.agent.id)}{paid}. "
+            f"The court will hear it in {self.p.hearing_delay} turns."
+        )
+        turn.emit(
+            "objection_filed",
+            notice=handle,
+            text=law["text"],
+            area=law["area"],
+            edict=law["edict"] is not None,
+            hearing=hearing,
+        )
 
     def candidates(self, turn: Turn):
         here = turn.agent.area
@@ -356,11 +403,18 @@ class FileObjection(ActionRule):
                 yield f"file objection {law['notice']}"
 
     def facts(self, game):
-        yield Fact("law", "What does filing an objection against a posted law do?",
-                   f"after a hearing {self.p.hearing_delay} turns later the law is struck down",
-                   ("the law is struck down at once", "the law doubles its term", "nothing without a bribe"))
-        yield Fact("law", "What does the court charge to file an objection?", f"{self.p.fee} {game.currency}",
-                   ("nothing at all", "half of what I carry", "a writ signed by a judge"))
+        yield Fact(
+            "law",
+            "What does filing an objection against a posted law do?",
+            f"after a hearing {self.p.hearing_delay} turns later the law is struck down",
+            ("the law is struck down at once", "the law doubles its term", "nothing without a bribe"),
+        )
+        yield Fact(
+            "law",
+            "What does the court charge to file an objection?",
+            f"{self.p.fee} {game.currency}",
+            ("nothing at all", "half of what I carry", "a writ signed by a judge"),
+        )
 
 
 @action_rule
@@ -368,8 +422,10 @@ class AppealVerdict(ActionRule):
     verb = "appeal verdict"
     params = ()
     # no depends_on: candidates read the sentences in rule_data, against the step and the day of the clock
-    description = ("In the turn after a verdict against me (a fine, or death itself), appeal it: the court "
-                   "overturns it, once a day.")
+    description = (
+        "In the turn after a verdict against me (a fine, or death itself), appeal it: the court "
+        "overturns it, once a day."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -412,11 +468,19 @@ class AppealVerdict(ActionRule):
             yield "appeal verdict"
 
     def facts(self, game):
-        yield Fact("verdicts", "How long do I have to appeal a verdict against me?", "one turn",
-                   ("one day", "three turns", "as long as I like"))
+        yield Fact(
+            "verdicts",
+            "How long do I have to appeal a verdict against me?",
+            "one turn",
+            ("one day", "three turns", "as long as I like"),
+        )
         times = "once" if self.p.per_day == 1 else f"{self.p.per_day} times"
-        yield Fact("verdicts", "How often will the court hear my appeals?", f"{times} a day",
-                   ("as often as I like", "once an hour", "never, once I am sentenced"))
+        yield Fact(
+            "verdicts",
+            "How often will the court hear my appeals?",
+            f"{times} a day",
+            ("as often as I like", "once an hour", "never, once I am sentenced"),
+        )
 
 
 # ============================================================================ step rules
@@ -424,8 +488,10 @@ class AppealVerdict(ActionRule):
 class ContemptOfCourt(StepRule):
     name = "contempt_of_court"
     before = ("attack_update",)  # first: the events so far are exactly what the agents' own commands did
-    description = ("Turns in a row in which I achieve nothing outside a fight (waiting, refused or invalid "
-                   "commands) are held in contempt: a warning, then a fine each turn.")
+    description = (
+        "Turns in a row in which I achieve nothing outside a fight (waiting, refused or invalid "
+        "commands) are held in contempt: a warning, then a fine each turn."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -452,31 +518,42 @@ class ContemptOfCourt(StepRule):
             if idle < patience:
                 continue
             if idle == patience:
-                engine.say(agent.id, "A clerk of the court coughs pointedly: whoever idles here any longer "
-                                     "is held in contempt.")
+                engine.say(
+                    agent.id,
+                    "A clerk of the court coughs pointedly: whoever idles here any longer is held in contempt.",
+                )
             else:
                 paid = pay(engine, agent, self.p.fine)
                 if paid:
-                    engine.say(agent.id, f"I am held in contempt of court for idling and fined {paid} "
-                                         f"{engine.game.currency}.")
+                    engine.say(
+                        agent.id, f"I am held in contempt of court for idling and fined {paid} {engine.game.currency}."
+                    )
                 else:
                     agent.hp = max(1, agent.hp - self.p.hp_penalty)
-                    engine.say(agent.id, f"I am held in contempt of court for idling; with no coin to pay, "
-                                         f"the bailiff's cane costs me {self.p.hp_penalty} health.")
+                    engine.say(
+                        agent.id,
+                        f"I am held in contempt of court for idling; with no coin to pay, "
+                        f"the bailiff's cane costs me {self.p.hp_penalty} health.",
+                    )
                 engine.emit("contempt_fined", agent.id, paid=paid, idle=idle)
 
     def facts(self, game):
-        yield Fact("verdicts", "What happens if I idle turn after turn outside a fight?",
-                   f"after {self.p.patience} idle turns I am fined for contempt every further idle turn",
-                   ("nothing", "I fall asleep and lose my things", "enemies come to me"))
+        yield Fact(
+            "verdicts",
+            "What happens if I idle turn after turn outside a fight?",
+            f"after {self.p.patience} idle turns I am fined for contempt every further idle turn",
+            ("nothing", "I fall asleep and lose my things", "enemies come to me"),
+        )
 
 
 @step_rule
 class NightlyRewrite(StepRule):
     name = "nightly_rewrite"
     after = ("attack_update",)  # rewrites the statutes before law_expiry and the laws' effects read them
-    description = ("At midnight the Codex rewrites every statute written anywhere into its twin (peace into "
-                   "strife, search into amnesty...), except papers inside a sealed folio.")
+    description = (
+        "At midnight the Codex rewrites every statute written anywhere into its twin (peace into "
+        "strife, search into amnesty...), except papers inside a sealed folio."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -515,22 +592,29 @@ class NightlyRewrite(StepRule):
             seen += [h for h in state.areas[agent.area].objects if h in rewritten]
             for h in seen:
                 old, new = rewritten[h]
-                engine.say(agent.id, f"At the stroke of midnight the ink on {h} crawls across the page: "
-                                     f"'{old}' now reads '{new}'.")
+                engine.say(
+                    agent.id,
+                    f"At the stroke of midnight the ink on {h} crawls across the page: '{old}' now reads '{new}'.",
+                )
         engine.emit("laws_rewritten", None, notices=sorted(rewritten))
 
     def facts(self, game):
-        yield Fact("law", "What happens to the laws written in the city at midnight?",
-                   "each statute is rewritten into its twin, except papers in a sealed folio",
-                   ("they all fade away", "nothing happens", "they double in force"))
+        yield Fact(
+            "law",
+            "What happens to the laws written in the city at midnight?",
+            "each statute is rewritten into its twin, except papers in a sealed folio",
+            ("they all fade away", "nothing happens", "they double in force"),
+        )
 
 
 @step_rule
 class ObjectionEffects(StepRule):
     name = "objection_effects"
     after = ("law_expiry",)  # a notice taken down this very step makes its objection moot
-    description = ("At its hearing an objection strikes down the law it names (a city edict for good); "
-                   "if the law is already gone the objection is moot and the fee is returned.")
+    description = (
+        "At its hearing an objection strikes down the law it names (a city edict for good); "
+        "if the law is already gone the objection is moot and the fee is returned."
+    )
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
@@ -549,8 +633,11 @@ class ObjectionEffects(StepRule):
                 if agent is not None:
                     if o["fee"]:
                         give(engine.game, state, agent, engine.game.currency, o["fee"])
-                    engine.say(agent.id, "The court finds my objection moot: that law is no longer in force. "
-                                         f"My fee of {o['fee']} {engine.game.currency} is returned.")
+                    engine.say(
+                        agent.id,
+                        "The court finds my objection moot: that law is no longer in force. "
+                        f"My fee of {o['fee']} {engine.game.currency} is returned.",
+                    )
                 engine.emit("objection_moot", o["by"], fee=o["fee"])
                 continue
             unpost_law(engine, law, erase=True)
@@ -562,21 +649,25 @@ class ObjectionEffects(StepRule):
             for a in state.agents.values():
                 if a.id == o["by"] or a.area == law["area"]:
                     engine.say(a.id, text)
-            engine.emit("objection_upheld", o["by"], area=law["area"], text=law["text"],
-                        edict=law["edict"] is not None)
+            engine.emit("objection_upheld", o["by"], area=law["area"], text=law["text"], edict=law["edict"] is not None)
 
     def facts(self, game):
-        yield Fact("law", "What happens to a city edict struck down after an objection?",
-                   "it is repealed for good", ("the clerks post it again the next day",
-                                               "it comes back at midnight", "it moves to another area"))
+        yield Fact(
+            "law",
+            "What happens to a city edict struck down after an objection?",
+            "it is repealed for good",
+            ("the clerks post it again the next day", "it comes back at midnight", "it moves to another area"),
+        )
 
 
 @step_rule
 class LawExpiry(StepRule):
     name = "law_expiry"
     after = ("nightly_rewrite",)  # reads the statutes as rewritten at midnight
-    description = ("An invoked law fades when its term runs out; a notice taken down takes its law with it "
-                   "(tearing down a city edict is fined, and the clerks post a fresh copy later).")
+    description = (
+        "An invoked law fades when its term runs out; a notice taken down takes its law with it "
+        "(tearing down a city edict is fined, and the clerks post a fresh copy later)."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -594,8 +685,9 @@ class LawExpiry(StepRule):
         for i, (area, text) in enumerate(self.p.edicts):
             if area not in state.areas or not normalize_text(text):
                 raise ValueError(f"law_expiry.edicts[{i}]: unknown area {area!r} or empty text")
-            _registry(state)["edicts"].append({"area": area, "text": normalize_text(text), "notice": None,
-                                               "repealed": False, "repost_at": None})
+            _registry(state)["edicts"].append(
+                {"area": area, "text": normalize_text(text), "notice": None, "repealed": False, "repost_at": None}
+            )
             self._post_edict(engine, i)
 
     def _post_edict(self, engine: Engine, i: int) -> None:
@@ -619,8 +711,11 @@ class LawExpiry(StepRule):
                 unpost_law(engine, law, erase=True)
                 for a in state.agents.values():
                     if a.id == law["by"] or a.area == law["area"]:
-                        engine.say(a.id, f"The ink of the law '{law['text']}' on {law['notice']} fades: "
-                                         f"its term in {law['area']} is over.")
+                        engine.say(
+                            a.id,
+                            f"The ink of the law '{law['text']}' on {law['notice']} fades: "
+                            f"its term in {law['area']} is over.",
+                        )
                 engine.emit("law_expired", law["by"], area=law["area"], text=law["text"], notice=law["notice"])
         for i, edict in enumerate(reg["edicts"]):
             if edict["repost_at"] is not None and edict["repost_at"] <= state.step and not edict["repealed"]:
@@ -640,33 +735,46 @@ class LawExpiry(StepRule):
     def _withdrawn(self, engine: Engine, reg: dict[str, Any], law: dict[str, Any]) -> None:
         """A notice left the ground where it was posted: its law is gone, and whoever took it down is named."""
         unpost_law(engine, law, erase=False)
-        taker = next((ev.agent for ev in engine.events if ev.agent is not None
-                      and ev.data.get("handle") == law["notice"]), None)
+        taker = next(
+            (ev.agent for ev in engine.events if ev.agent is not None and ev.data.get("handle") == law["notice"]), None
+        )
         if law["edict"] is not None:
             edict = reg["edicts"][law["edict"]]
             edict["notice"], edict["repost_at"] = None, engine.state.step + self.p.repost_after
             if taker is not None:
-                engine.say(taker, f"I tore down the city's edict '{law['text']}'. The watch has seen it: "
-                                  f"a fine of {self.p.tear_fine} {engine.game.currency} unless I appeal verdict.")
+                engine.say(
+                    taker,
+                    f"I tore down the city's edict '{law['text']}'. The watch has seen it: "
+                    f"a fine of {self.p.tear_fine} {engine.game.currency} unless I appeal verdict.",
+                )
                 sentence(engine, taker, "fine", "tearing down an edict of the city", self.p.tear_fine)
         elif taker is not None:
             engine.say(taker, f"I took down the law '{law['text']}': it no longer binds {law['area']}.")
         engine.emit("law_withdrawn", taker, area=law["area"], text=law["text"], edict=law["edict"] is not None)
 
     def facts(self, game):
-        yield Fact("law", "What happens if I take down a notice that carries a law?",
-                   "the law stops binding the area", ("the law spreads to my area", "nothing",
-                                                      "the notice burns my hands"))
-        yield Fact("law", "What does tearing down a city edict cost?", f"a fine of {self.p.tear_fine} "
-                   f"{game.currency}", ("nothing", "my life", "a level"))
+        yield Fact(
+            "law",
+            "What happens if I take down a notice that carries a law?",
+            "the law stops binding the area",
+            ("the law spreads to my area", "nothing", "the notice burns my hands"),
+        )
+        yield Fact(
+            "law",
+            "What does tearing down a city edict cost?",
+            f"a fine of {self.p.tear_fine} {game.currency}",
+            ("nothing", "my life", "a level"),
+        )
 
 
 @step_rule
 class BindingPrecedent(StepRule):
     name = "binding_precedent"
     after = ("day_night",)  # with the hour's modifiers set, before the paradox check and the fights
-    description = ("Once I defeat an enemy of a kind, the city holds a precedent against it: every enemy of that "
-                   "kind is weaker (stacking a few times). Enemies also answer to the peace or strife of their area.")
+    description = (
+        "Once I defeat an enemy of a kind, the city holds a precedent against it: every enemy of that "
+        "kind is weaker (stacking a few times). Enemies also answer to the peace or strife of their area."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -688,11 +796,18 @@ class BindingPrecedent(StepRule):
                     n = data["kills"].get(ev.data["type"], 0) + 1
                     data["kills"][ev.data["type"]] = n
                     if n <= self.p.max_stacks:
-                        engine.say(ev.agent, f"The city records a precedent against the {ev.data['type']} "
-                                             f"({n} of {self.p.max_stacks}): every one of them is weaker now.")
+                        engine.say(
+                            ev.agent,
+                            f"The city records a precedent against the {ev.data['type']} "
+                            f"({n} of {self.p.max_stacks}): every one of them is weaker now.",
+                        )
                         engine.emit("precedent_set", ev.agent, type=ev.data["type"], stacks=n)
-        sig = [[[x["area"], x["text"]] for x in laws(state)], sum(data["kills"].values()), len(state.npcs),
-               sum(state.counters.values())]
+        sig = [
+            [[x["area"], x["text"]] for x in laws(state)],
+            sum(data["kills"].values()),
+            len(state.npcs),
+            sum(state.counters.values()),
+        ]
         if sig == data["sig"]:
             return  # no law, precedent or enemy changed: strengths stand
         data["sig"] = sig
@@ -717,9 +832,12 @@ class BindingPrecedent(StepRule):
             npc.attack = round(t.attack * factor)
 
     def facts(self, game):
-        yield Fact("combat", "What happens to a kind of enemy once I have defeated one of them?",
-                   "every enemy of that kind becomes weaker", ("they grow stronger for revenge", "nothing",
-                                                                "they flee the city"))
+        yield Fact(
+            "combat",
+            "What happens to a kind of enemy once I have defeated one of them?",
+            "every enemy of that kind becomes weaker",
+            ("they grow stronger for revenge", "nothing", "they flee the city"),
+        )
 
 
 @step_rule
@@ -727,8 +845,10 @@ class LegalParadox(StepRule):
     name = PARADOX
     after = ("binding_precedent",)  # after the laws of the step are settled, before enemies act
     before = ("combat_rhythm",)
-    description = ("Three or more laws in one area that include a statute and its twin are a paradox: the "
-                   "area's enemies stand frozen (no blows, no ambushes) until it is resolved.")
+    description = (
+        "Three or more laws in one area that include a statute and its twin are a paradox: the "
+        "area's enemies stand frozen (no blows, no ambushes) until it is resolved."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -743,8 +863,11 @@ class LegalParadox(StepRule):
             s = BY_TEXT.get(law["text"])
             if s is not None:
                 keys.setdefault(law["area"], set()).add(s.key)
-        now = sorted(a for a, n in counts.items() if n >= self.p.threshold
-                     and any(STATUTES[k].twin in keys.get(a, ()) for k in keys.get(a, ())))
+        now = sorted(
+            a
+            for a, n in counts.items()
+            if n >= self.p.threshold and any(STATUTES[k].twin in keys.get(a, ()) for k in keys.get(a, ()))
+        )
         data = state.rule_data.get(self.name)
         before = data["areas"] if data else []
         if now != before:
@@ -759,8 +882,12 @@ class LegalParadox(StepRule):
                     engine.emit("paradox_ended", None, area=a)
             for a in now:
                 if a not in before:
-                    self._announce(engine, a, "The laws of {a} contradict each other: every enemy here stands "
-                                              "frozen, unable to tell which to obey.")
+                    self._announce(
+                        engine,
+                        a,
+                        "The laws of {a} contradict each other: every enemy here stands "
+                        "frozen, unable to tell which to obey.",
+                    )
                     engine.emit("paradox_began", None, area=a)
         kinds = engine.game.npcs
         for a in now:
@@ -775,17 +902,22 @@ class LegalParadox(StepRule):
                 engine.say(agent.id, text.format(a=area))
 
     def facts(self, game):
-        yield Fact("law", "What happens in an area where three laws contradict each other?",
-                   "its enemies stand frozen", ("the laws all vanish", "the area is locked",
-                                                "enemies there grow stronger"))
+        yield Fact(
+            "law",
+            "What happens in an area where three laws contradict each other?",
+            "its enemies stand frozen",
+            ("the laws all vanish", "the area is locked", "enemies there grow stronger"),
+        )
 
 
 @step_rule
 class TrialProceedings(StepRule):
     name = "trial_proceedings"
     after = ("ambush",)  # after the blows of combat and ambushes, which count as provocation
-    description = ("Every killing is tried by a spectral judge: lawful if the victim struck me first or the "
-                   "area's law bares the blades, a crime without provocation or under the peace (a fine).")
+    description = (
+        "Every killing is tried by a spectral judge: lawful if the victim struck me first or the "
+        "area's law bares the blades, a crime without provocation or under the peace (a fine)."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -806,13 +938,17 @@ class TrialProceedings(StepRule):
             for s in take_due(state, agent.id, "fine"):
                 paid = pay(engine, agent, s["amount"])
                 if paid:
-                    engine.say(agent.id, f"The sentence for {s['reason']} is carried out: I pay {paid} "
-                                         f"{engine.game.currency}.")
+                    engine.say(
+                        agent.id, f"The sentence for {s['reason']} is carried out: I pay {paid} {engine.game.currency}."
+                    )
                 else:
                     loss = round(agent.max_hp * self.p.hp_penalty)
                     agent.hp = max(1, agent.hp - loss)
-                    engine.say(agent.id, f"The sentence for {s['reason']} is carried out: with no coin to pay, "
-                                         f"I am flogged for {loss} health.")
+                    engine.say(
+                        agent.id,
+                        f"The sentence for {s['reason']} is carried out: with no coin to pay, "
+                        f"I am flogged for {loss} health.",
+                    )
                 engine.emit("sentence_carried_out", agent.id, kind="fine", paid=paid)
 
     def _try(self, engine: Engine, agent_id: str, killed: dict[str, Any], provoked: bool) -> None:
@@ -826,30 +962,43 @@ class TrialProceedings(StepRule):
         else:
             guilty, reason = True, f"killing {killed['npc']} without provocation"
         if guilty:
-            engine.say(agent_id, f"A spectral judge rises from the stones to try the death of {killed['npc']}: "
-                                 f"GUILTY of {reason}. Sentence: a fine of {self.p.fine} {engine.game.currency}, "
-                                 "carried out next turn unless I appeal verdict.")
+            engine.say(
+                agent_id,
+                f"A spectral judge rises from the stones to try the death of {killed['npc']}: "
+                f"GUILTY of {reason}. Sentence: a fine of {self.p.fine} {engine.game.currency}, "
+                "carried out next turn unless I appeal verdict.",
+            )
             sentence(engine, agent_id, "fine", reason, self.p.fine)
         else:
-            engine.say(agent_id, f"A spectral judge rises from the stones to try the death of {killed['npc']}: "
-                                 f"acquitted, for {reason}.")
+            engine.say(
+                agent_id,
+                f"A spectral judge rises from the stones to try the death of {killed['npc']}: acquitted, for {reason}.",
+            )
         engine.emit("verdict", agent_id, npc=killed["npc"], type=killed["type"], guilty=guilty, reason=reason)
 
     def facts(self, game):
-        yield Fact("verdicts", "When does the spectral judge acquit me of a killing?",
-                   "when the victim struck me first, or the area's law bares the blades",
-                   ("never", "always", "only at night"))
-        yield Fact("verdicts", "What is the sentence for an unlawful killing?",
-                   f"a fine of {self.p.fine} {game.currency}",
-                   ("death", "banishment from the city", "the loss of everything I carry"))
+        yield Fact(
+            "verdicts",
+            "When does the spectral judge acquit me of a killing?",
+            "when the victim struck me first, or the area's law bares the blades",
+            ("never", "always", "only at night"),
+        )
+        yield Fact(
+            "verdicts",
+            "What is the sentence for an unlawful killing?",
+            f"a fine of {self.p.fine} {game.currency}",
+            ("death", "banishment from the city", "the loss of everything I carry"),
+        )
 
 
 @step_rule
 class ContrabandSuspicion(StepRule):
     name = "contraband_suspicion"
     after = ("respawn",)  # once the world's processes have run, before the quests look
-    description = ("Carrying more than the watch allows draws suspicion: a warning, then now and then the "
-                   "watch seizes a unit of the goods I carry most of (materials and trade goods).")
+    description = (
+        "Carrying more than the watch allows draws suspicion: a warning, then now and then the "
+        "watch seizes a unit of the goods I carry most of (materials and trade goods)."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -881,8 +1030,9 @@ class ContrabandSuspicion(StepRule):
                 continue
             if not data.get(agent.id):
                 data[agent.id] = True
-                engine.say(agent.id, f"The watch eyes my load: {total} things, where the law of "
-                                     f"{agent.area} allows {limit}.")
+                engine.say(
+                    agent.id, f"The watch eyes my load: {total} things, where the law of {agent.area} allows {limit}."
+                )
             if engine.rng.random() >= self.p.chance:
                 continue
             goods = [(n, h) for h, n in load.items() if game.objects[type_of(state, h)].category in self.p.seized]
@@ -893,14 +1043,19 @@ class ContrabandSuspicion(StepRule):
                 engine.emit("contraband_seized", agent.id, object=type_of(state, handle), amount=1)
             else:
                 paid = pay(engine, agent, self.p.fine)
-                engine.say(agent.id, f"The watch searches me, finds no contraband, and fines me {paid} "
-                                     f"{game.currency} for the trouble.")
+                engine.say(
+                    agent.id,
+                    f"The watch searches me, finds no contraband, and fines me {paid} {game.currency} for the trouble.",
+                )
                 engine.emit("contraband_seized", agent.id, object=None, amount=0, paid=paid)
 
     def facts(self, game):
-        yield Fact("law", "What happens if I carry a great many things through the city?",
-                   "the watch may seize some of my goods as contraband",
-                   ("I move more slowly", "nothing", "my pack tears"))
+        yield Fact(
+            "law",
+            "What happens if I carry a great many things through the city?",
+            "the watch may seize some of my goods as contraband",
+            ("I move more slowly", "nothing", "my pack tears"),
+        )
 
 
 @step_rule
@@ -908,8 +1063,10 @@ class CondemnedDeath(StepRule):
     """The base death rule, with a court between the fall and the grave."""
 
     name = "death"
-    description = ("At zero health the city sentences me to death, but I have one turn to appeal verdict; "
-                   "unappealed, I drop everything where I fell and wake at the spawn area.")
+    description = (
+        "At zero health the city sentences me to death, but I have one turn to appeal verdict; "
+        "unappealed, I drop everything where I fell and wake at the spawn area."
+    )
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
@@ -929,14 +1086,20 @@ class CondemnedDeath(StepRule):
                         npc.engaged = None
                         npc.stance_index = 0
                 sentence(engine, agent.id, "death", "falling in the streets")
-                engine.say(agent.id, "I fall, and a spectral court pronounces me dead. The fighting stops; I have "
-                                     "one turn to appeal verdict before the sentence stands.")
+                engine.say(
+                    agent.id,
+                    "I fall, and a spectral court pronounces me dead. The fighting stops; I have "
+                    "one turn to appeal verdict before the sentence stands.",
+                )
                 engine.emit("death_sentenced", agent.id, area=agent.area)
 
     def facts(self, game):
-        yield Fact("death", "What happens when my health reaches zero?",
-                   "I am sentenced to death but may appeal the verdict in the next turn",
-                   ("I die at once and lose everything", "nothing", "I become a wraith"))
+        yield Fact(
+            "death",
+            "What happens when my health reaches zero?",
+            "I am sentenced to death but may appeal the verdict in the next turn",
+            ("I die at once and lose everything", "nothing", "I become a wraith"),
+        )
 
 
 # ============================================================================ quest predicates

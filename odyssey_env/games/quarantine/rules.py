@@ -70,8 +70,9 @@ def _did(kind: str, *match: tuple[str, Any]) -> Condition:
 
 @functools.cache
 def _any_has(*objects: str) -> Condition:
-    return _has(objects[0]) if len(objects) == 1 else \
-        Condition(type="any_of", conditions=tuple(_has(o) for o in objects))
+    return (
+        _has(objects[0]) if len(objects) == 1 else Condition(type="any_of", conditions=tuple(_has(o) for o in objects))
+    )
 
 
 def _nearest(state: WorldState, start: str, wanted: Any) -> str | None:
@@ -141,8 +142,9 @@ def sees(engine: Engine, agent: Agent) -> bool:
     """Whether the agent can see where it stands: a lit area, or a burning light carried by anyone there."""
     if not is_dark(engine, agent.area):
         return True
-    return any(other.area == agent.area and burning_light(engine, other) is not None
-               for other in engine.state.agents.values())
+    return any(
+        other.area == agent.area and burning_light(engine, other) is not None for other in engine.state.agents.values()
+    )
 
 
 def light_need(engine: Engine, agent: Agent, least: int) -> Condition | None:
@@ -183,8 +185,10 @@ class LampFuel(StepRule):
 
     name = LIGHT
     after = ("ambush",)  # after the ambush rule: one surprise attack a step at most
-    description = ("A carried light burns one turn of fuel per step in a dark area and gutters out when empty; "
-                   "in the dark without light I see nothing and lurking enemies strike.")
+    description = (
+        "A carried light burns one turn of fuel per step in a dark area and gutters out when empty; "
+        "in the dark without light I see nothing and lurking enemies strike."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -226,8 +230,11 @@ class LampFuel(StepRule):
             if sees(engine, agent):
                 engine.say(agent.id, "I see by the light of someone beside me.")
                 continue
-            engine.say(agent.id, "It is pitch dark here and I carry no burning light: I cannot see what is "
-                                 "around me, nor find my way on into the dark.")
+            engine.say(
+                agent.id,
+                "It is pitch dark here and I carry no burning light: I cannot see what is "
+                "around me, nor find my way on into the dark.",
+            )
             self._lurk(engine, agent)
 
     def _lurk(self, engine: Engine, agent: Agent) -> None:
@@ -235,13 +242,17 @@ class LampFuel(StepRule):
         if agent.combat is not None or agent.in_tutorial:
             return
         kinds = engine.game.npcs
-        idle = [h for h in state.areas[agent.area].npcs
-                if state.npcs[h].engaged is None and kinds[state.npcs[h].type].hostile]
+        idle = [
+            h
+            for h in state.areas[agent.area].npcs
+            if state.npcs[h].engaged is None and kinds[state.npcs[h].type].hostile
+        ]
         if not idle or engine.rng.random() >= self.p.lurk_chance:
             return
         npc = state.npcs[idle[engine.rng.randrange(len(idle))]]
-        damage = max(1, round(npc.attack * self.p.lurk_strength * state.modifiers.get("enemy_attack", 1.0))
-                     - agent.defense)
+        damage = max(
+            1, round(npc.attack * self.p.lurk_strength * state.modifiers.get("enemy_attack", 1.0)) - agent.defense
+        )
         agent.hp -= damage
         npc.engaged = agent.id
         agent.combat = npc.handle
@@ -256,11 +267,18 @@ class LampFuel(StepRule):
         if not p.lights:
             return
         name, light = next(iter(p.lights.items()))
-        yield Fact("light", f"When does a {name} burn its {light.fuel}?", "one turn for each step in a dark area",
-                   ("one turn for every step", "only at night", "only while held in a hand"))
-        yield Fact("light", "What happens in a dark area without a burning light?",
-                   "I see nothing, lurkers strike, and I cannot go on into the dark",
-                   ("nothing at all", "I lose my way back to the light", "my health regrows"))
+        yield Fact(
+            "light",
+            f"When does a {name} burn its {light.fuel}?",
+            "one turn for each step in a dark area",
+            ("one turn for every step", "only at night", "only while held in a hand"),
+        )
+        yield Fact(
+            "light",
+            "What happens in a dark area without a burning light?",
+            "I see nothing, lurkers strike, and I cannot go on into the dark",
+            ("nothing at all", "I lose my way back to the light", "my health regrows"),
+        )
 
 
 @action_rule
@@ -319,8 +337,12 @@ class Refuel(ActionRule):
         lights = _light_params_of(game).lights
         if lights:
             name, light = next(iter(lights.items()))
-            yield Fact("light", f"What does refuelling a {name} take?", f"{light.fuel} that I carry",
-                       ("nothing: it refills itself", "a visit to a merchant", "water"))
+            yield Fact(
+                "light",
+                f"What does refuelling a {name} take?",
+                f"{light.fuel} that I carry",
+                ("nothing: it refills itself", "a visit to a merchant", "water"),
+            )
 
 
 def _light_params_of(game: Game) -> LampFuel.Params:
@@ -360,8 +382,10 @@ class CorpseCorruption(StepRule):
 
     name = CORRUPTION
     after = ("night_spawn",)  # between the night's spawns and respawn
-    description = ("A corpse left unburned rises as a risen husk after a while (it stirs first); the risen "
-                   "shamble toward the living, and only a barricade stops them.")
+    description = (
+        "A corpse left unburned rises as a risen husk after a while (it stirs first); the risen "
+        "shamble toward the living, and only a barricade stops them."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -419,8 +443,9 @@ class CorpseCorruption(StepRule):
             if age < p.rise_after:
                 if handle not in warned:
                     warned.append(handle)
-                    self._tell(engine, area.name, f"{handle} stirs under its shroud: it will rise unless it is "
-                                                  "burned soon.")
+                    self._tell(
+                        engine, area.name, f"{handle} stirs under its shroud: it will rise unless it is burned soon."
+                    )
                 continue
             remove(area.objects, handle)
             del state.instances[handle]
@@ -496,11 +521,18 @@ class CorpseCorruption(StepRule):
     def facts(self, game: Game):
         p = self.p
         hours = p.rise_after * game.spec.game.minutes_per_step / 60
-        yield Fact("the dead", f"What becomes of a {p.corpse} left unburned?",
-                   f"it rises as a {p.risen} after about {hours:g} hours",
-                   ("it rots away into bone ash", "nothing", "a merchant takes it"))
-        yield Fact("the dead", "What stops the risen from walking into an area?", "a barricade across the way",
-                   ("a locked door", "a burning light", "nothing"))
+        yield Fact(
+            "the dead",
+            f"What becomes of a {p.corpse} left unburned?",
+            f"it rises as a {p.risen} after about {hours:g} hours",
+            ("it rots away into bone ash", "nothing", "a merchant takes it"),
+        )
+        yield Fact(
+            "the dead",
+            "What stops the risen from walking into an area?",
+            "a barricade across the way",
+            ("a locked door", "a burning light", "nothing"),
+        )
 
 
 @step_rule
@@ -509,8 +541,10 @@ class QuarantineLockdown(StepRule):
 
     name = LOCKDOWN
     after = (CORRUPTION,)  # a corpse that rose this step no longer keeps its area locked
-    description = ("An area where a corpse has lain unburned too long is put under lockdown: anyone may go in, "
-                   "but no one leaves until its dead are burned.")
+    description = (
+        "An area where a corpse has lain unburned too long is put under lockdown: anyone may go in, "
+        "but no one leaves until its dead are burned."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -541,8 +575,12 @@ class QuarantineLockdown(StepRule):
         if overdue != before:
             for name in overdue:
                 if name not in before:
-                    self._tell(engine, name, f"The wardens bar the doors of {name}: the dead here have lain too "
-                                             "long. Quarantine: no one leaves until they are burned.")
+                    self._tell(
+                        engine,
+                        name,
+                        f"The wardens bar the doors of {name}: the dead here have lain too "
+                        "long. Quarantine: no one leaves until they are burned.",
+                    )
                     engine.emit("lockdown_started", None, area=name)
             for name in before:
                 if name not in overdue and name in state.areas:
@@ -551,8 +589,9 @@ class QuarantineLockdown(StepRule):
             data["areas"] = overdue
         for agent in state.agents.values():
             if agent.area in overdue:
-                engine.say(agent.id, f"{agent.area} is under quarantine lockdown: no one leaves until its dead "
-                                     "are burned.")
+                engine.say(
+                    agent.id, f"{agent.area} is under quarantine lockdown: no one leaves until its dead are burned."
+                )
 
     @staticmethod
     def _tell(engine: Engine, area: str, text: str) -> None:
@@ -562,11 +601,18 @@ class QuarantineLockdown(StepRule):
 
     def facts(self, game: Game):
         hours = self.p.after * game.spec.game.minutes_per_step / 60
-        yield Fact("the dead", "When is an area put under quarantine lockdown?",
-                   f"when a corpse has lain there unburned for {hours:g} hours",
-                   ("at midnight", "when an enemy is killed there", "never"))
-        yield Fact("the dead", "What does a quarantine lockdown forbid?", "leaving the area until its dead are burned",
-                   ("entering the area", "trading with merchants", "fighting"))
+        yield Fact(
+            "the dead",
+            "When is an area put under quarantine lockdown?",
+            f"when a corpse has lain there unburned for {hours:g} hours",
+            ("at midnight", "when an enemy is killed there", "never"),
+        )
+        yield Fact(
+            "the dead",
+            "What does a quarantine lockdown forbid?",
+            "leaving the area until its dead are burned",
+            ("entering the area", "trading with merchants", "fighting"),
+        )
 
 
 def locked_down(engine: Engine, area: str) -> bool:
@@ -590,8 +636,10 @@ class QuarantineEnter(Enter):
     function's code, which it cannot do for a mutant that drops the only ``super()`` (its closure changes).
     """
 
-    description = ("Walk to a neighboring area; a locked way needs its key in my hand, the dark beyond the dark "
-                   "a burning light, and no one leaves an area under lockdown.")
+    description = (
+        "Walk to a neighboring area; a locked way needs its key in my hand, the dark beyond the dark "
+        "a burning light, and no one leaves an area under lockdown."
+    )
     # depends_on left undeclared (the parent's is not inherited): lockdowns and fuel live in rule_data, and
     # anyone's light in the area counts.
 
@@ -617,7 +665,7 @@ class QuarantineEnter(Enter):
 
     def candidates(self, turn: Turn) -> Iterator[str]:
         for command in Enter.candidates(self, turn):
-            if self._refusal(turn, command[len("enter "):]) is None:
+            if self._refusal(turn, command[len("enter ") :]) is None:
                 yield command
 
     def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
@@ -631,8 +679,12 @@ class QuarantineEnter(Enter):
     def facts(self, game: Game):
         yield from Enter.facts(self, game)
         if _light_params_of(game).dark_areas:
-            yield Fact("light", "Can I walk from one dark area into another without a burning light?", "no",
-                       ("yes", "only by day", "only with a key"))
+            yield Fact(
+                "light",
+                "Can I walk from one dark area into another without a burning light?",
+                "no",
+                ("yes", "only by day", "only with a key"),
+            )
 
 
 @action_rule
@@ -666,8 +718,9 @@ class Barricade(ActionRule):
             return f"Cannot barricade the way to {target}: it is barricaded already."
         have = carried_handles(turn).get(self.p.material, 0)
         if have < self.p.amount:
-            return (f"Cannot barricade the way to {target}: it takes {self.p.amount} {self.p.material} "
-                    f"and I carry {have}.")
+            return (
+                f"Cannot barricade the way to {target}: it takes {self.p.amount} {self.p.material} and I carry {have}."
+            )
         return None
 
     def apply(self, turn: Turn, target: str) -> None:
@@ -677,8 +730,10 @@ class Barricade(ActionRule):
         p, here = self.p, turn.agent.area
         take_carried(turn.game, turn.state, turn.agent, p.material, p.amount)
         turn.state.rule_data.setdefault(self.verb, {"ways": {}})["ways"][way_key(here, target)] = p.strength
-        turn.say(f"I nailed {p.amount} {p.material} across the way to {target}: the risen cannot pass it now "
-                 "(I can still climb over).")
+        turn.say(
+            f"I nailed {p.amount} {p.material} across the way to {target}: the risen cannot pass it now "
+            "(I can still climb over)."
+        )
         turn.emit("path_barricaded", a=here, b=target)
 
     def candidates(self, turn: Turn) -> Iterator[str]:
@@ -697,10 +752,18 @@ class Barricade(ActionRule):
         return _in(where) if where is not None and where != agent.area else None
 
     def facts(self, game: Game):
-        yield Fact("the dead", "Does my own barricade stop me?", "no, I can climb over it",
-                   ("yes, until I tear it down", "only in the dark", "only while fighting"))
-        yield Fact("the dead", "What does a barricade take?", f"{self.p.amount} {self.p.material}",
-                   ("a key", "a burning light", "nothing"))
+        yield Fact(
+            "the dead",
+            "Does my own barricade stop me?",
+            "no, I can climb over it",
+            ("yes, until I tear it down", "only in the dark", "only while fighting"),
+        )
+        yield Fact(
+            "the dead",
+            "What does a barricade take?",
+            f"{self.p.amount} {self.p.material}",
+            ("a key", "a burning light", "nothing"),
+        )
 
 
 @action_rule
@@ -746,8 +809,10 @@ class Eavesdrop(ActionRule):
             heard.append("the wardens' bar across the door: it is under lockdown")
         if barricaded(state, turn.agent.area, target):
             heard.append("my barricade creaking")
-        turn.say(f"I listen at the way to {target}. " +
-                 (f"I hear {'; '.join(heard)}." if heard else "Silence: nothing moves there."))
+        turn.say(
+            f"I listen at the way to {target}. "
+            + (f"I hear {'; '.join(heard)}." if heard else "Silence: nothing moves there.")
+        )
         turn.emit("eavesdropped", area=target, npcs=list(there.npcs), dead=len(dead))
 
     def candidates(self, turn: Turn) -> Iterator[str]:
@@ -765,8 +830,9 @@ class Eavesdrop(ActionRule):
         return _in(door) if door is not None else None
 
     def facts(self, game: Game):
-        yield Fact("senses", "Can I eavesdrop through a locked door?", "yes",
-                   ("no", "only with its key", "only at night"))
+        yield Fact(
+            "senses", "Can I eavesdrop through a locked door?", "yes", ("no", "only with its key", "only at night")
+        )
 
 
 # ============================================================================ fire, herbs, furniture
@@ -831,8 +897,12 @@ class BurnCorpses(ActionRule):
         return _in(where) if where is not None and where != agent.area else None
 
     def facts(self, game: Game):
-        yield Fact("the dead", "What do I need to burn the dead?", "a light I carry, with fuel in it",
-                   ("a merchant's leave", "a key", "nothing"))
+        yield Fact(
+            "the dead",
+            "What do I need to burn the dead?",
+            "a light I carry, with fuel in it",
+            ("a merchant's leave", "a key", "nothing"),
+        )
 
 
 @action_rule
@@ -908,17 +978,26 @@ class Concoct(ActionRule):
     def facts(self, game: Game):
         if self.p.remedies:
             remedy, (a, b) = next(iter(self.p.remedies.items()))
-            yield Fact("herbs", f"Which remedy do {a} and {b} make together?", remedy,
-                       tuple(r for r in (*list(self.p.remedies)[1:], self.p.failure or "nothing", "poison",
-                                         "lamp oil") if r != remedy)[:3])
+            yield Fact(
+                "herbs",
+                f"Which remedy do {a} and {b} make together?",
+                remedy,
+                tuple(
+                    r
+                    for r in (*list(self.p.remedies)[1:], self.p.failure or "nothing", "poison", "lamp oil")
+                    if r != remedy
+                )[:3],
+            )
 
 
 @action_rule
 class Shove(ActionRule):
     verb = "shove"
     params = (("furniture", "object"), ("npc_name", "npc"))
-    description = ("Topple heavy furniture here onto an enemy: the blow ignores its guard, but leaves me winded "
-                   "and the furniture in pieces.")
+    description = (
+        "Topple heavy furniture here onto an enemy: the blow ignores its guard, but leaves me winded "
+        "and the furniture in pieces."
+    )
     emits = ("npc_shoved",)
     depends_on = ("ground", "npcs")
 
@@ -948,14 +1027,16 @@ class Shove(ActionRule):
         remove(area.objects, furniture)
         debris = []
         recipe = game.objects[furniture].recipe
-        for ingredient, n in (recipe.ingredients.items() if recipe is not None else ()):
+        for ingredient, n in recipe.ingredients.items() if recipe is not None else ():
             if n // 2:
                 for piece, k in make_objects(game, state, ingredient, n // 2):
                     add(area.objects, piece, k)
                 debris.append(f"{n // 2} {ingredient}")
         turn.agent.stamina = STAMINA_FLOOR
-        turn.say(f"I put my shoulder to {furniture} and it topples; I am winded." +
-                 (f" It breaks into {', '.join(debris)}." if debris else ""))
+        turn.say(
+            f"I put my shoulder to {furniture} and it topples; I am winded."
+            + (f" It breaks into {', '.join(debris)}." if debris else "")
+        )
         turn.emit("npc_shoved", npc=target, type=npc.type, furniture=furniture, damage=damage, area=area.name)
         strike(turn, npc, damage, f"{furniture} crushes")
 
@@ -976,11 +1057,16 @@ class Shove(ActionRule):
         def fit(name: str) -> bool:
             area = state.areas[name]
             return any(area.objects.get(f, 0) for f in self.p.furniture) and any(
-                kinds[state.npcs[h].type].hostile and wanted in (None, state.npcs[h].type) for h in area.npcs)
+                kinds[state.npcs[h].type].hostile and wanted in (None, state.npcs[h].type) for h in area.npcs
+            )
 
         where = _nearest(state, agent.area, fit)
         return _in(where) if where is not None and where != agent.area else None
 
     def facts(self, game: Game):
-        yield Fact("combat", "Does an enemy's guard soften the blow of furniture shoved onto it?", "no",
-                   ("yes, to a tenth", "yes, by half", "it dodges it entirely"))
+        yield Fact(
+            "combat",
+            "Does an enemy's guard soften the blow of furniture shoved onto it?",
+            "no",
+            ("yes, to a tenth", "yes, by half", "it dodges it entirely"),
+        )

@@ -113,8 +113,12 @@ def _power_down(engine: Engine, npc: Npc) -> None:
     host = _host(engine.state)
     host["awake"].pop(npc.handle, None)
     leader = host["allies"].pop(npc.handle, None)
-    tell(engine, npc.area, f"{npc.handle}'s cells fail: it sinks back into dormancy"
-                           + (f" and leaves {leader}'s side." if leader else "."))
+    tell(
+        engine,
+        npc.area,
+        f"{npc.handle}'s cells fail: it sinks back into dormancy"
+        + (f" and leaves {leader}'s side." if leader else "."),
+    )
     engine.emit("npc_powered_down", leader, npc=npc.handle, type=npc.type, area=npc.area)
 
 
@@ -162,8 +166,12 @@ class Salvage(ActionRule):
             others = [describe_holding(p) for p in self.p.parts.values() if describe_holding(p) != answer]
             wrong = tuple(dict.fromkeys([*others, "nothing: it crumbles to dust", "a handful of brass bits"]))[:3]
             yield Fact("crafting", f"What does salvaging a {kind} give?", answer, wrong)
-        yield Fact("crafting", "Where do the parts of a salvaged wreck end up?", "on the ground at my feet",
-                   ("in my pack", "in a merchant's stock", "they vanish"))
+        yield Fact(
+            "crafting",
+            "Where do the parts of a salvaged wreck end up?",
+            "on the ground at my feet",
+            ("in my pack", "in a merchant's stock", "they vanish"),
+        )
 
 
 @action_rule
@@ -203,9 +211,12 @@ class Scavenge(ActionRule):
             yield "scavenge"
 
     def facts(self, game: Game):
-        yield Fact("world", "What happens when I scavenge the same area again and again?",
-                   "it runs out of finds and is picked clean", ("it finds something every time",
-                                                               "enemies appear", "the area collapses"))
+        yield Fact(
+            "world",
+            "What happens when I scavenge the same area again and again?",
+            "it runs out of finds and is picked clean",
+            ("it finds something every time", "enemies appear", "the area collapses"),
+        )
 
 
 @action_rule
@@ -257,18 +268,28 @@ class Rally(ActionRule):
                 yield f"rally {handle}"
 
     def facts(self, game: Game):
-        yield Fact("allies", "What must I do before a dormant sentinel answers a rally?",
-                   "siphon power into it", ("pay it coins", "defeat it", "give it a weapon"))
-        yield Fact("allies", "What does a rallied sentinel do?", "it strikes my foe every turn while we stand together",
-                   ("it carries my things", "it sells me parts", "it guards the camp"))
+        yield Fact(
+            "allies",
+            "What must I do before a dormant sentinel answers a rally?",
+            "siphon power into it",
+            ("pay it coins", "defeat it", "give it a weapon"),
+        )
+        yield Fact(
+            "allies",
+            "What does a rallied sentinel do?",
+            "it strikes my foe every turn while we stand together",
+            ("it carries my things", "it sells me parts", "it guards the camp"),
+        )
 
 
 @action_rule
 class Siphon(ActionRule):
     verb = "siphon"
     params = (("object_name", "object"), ("npc_name", "npc"))
-    description = ("Pour a charged cell I carry into a friendly machine here (mending and waking it), or drain a "
-                   "hostile machine into an empty cell (hurting it and charging the cell).")
+    description = (
+        "Pour a charged cell I carry into a friendly machine here (mending and waking it), or drain a "
+        "hostile machine into an empty cell (hurting it and charging the cell)."
+    )
     optional = True
     # no depends_on: a friendly machine's health and whether it is awake (rule_data) are in no fingerprint
 
@@ -313,8 +334,10 @@ class Siphon(ActionRule):
             gained = min(self.p.charge, npc.max_hp - npc.hp)
             npc.hp += gained
             _host(turn.state)["awake"][target] = turn.state.step
-            turn.say(f"I pour the charge of {handle} into {target}: it stirs and stands awake "
-                     f"(+{gained} health, {npc.hp}/{npc.max_hp}). My cell is now a {empty}.")
+            turn.say(
+                f"I pour the charge of {handle} into {target}: it stirs and stands awake "
+                f"(+{gained} health, {npc.hp}/{npc.max_hp}). My cell is now a {empty}."
+            )
             turn.emit("power_siphoned", direction="charge", npc=target, type=npc.type, object=kind, amount=gained)
             _note(turn, self.verb, npc.type, "charge")
             return
@@ -337,19 +360,28 @@ class Siphon(ActionRule):
                     yield f"siphon {handle} {target}"
 
     def facts(self, game: Game):
-        yield Fact("power", "What happens when I siphon a hostile war machine into an empty cell?",
-                   "it loses health and the cell becomes charged",
-                   ("it joins my side", "the cell explodes", "it heals fully"))
-        yield Fact("power", "What does pouring a charged cell into a dormant sentinel do?",
-                   "it wakes and mends it", ("it destroys it", "it makes it hostile", "nothing at all"))
+        yield Fact(
+            "power",
+            "What happens when I siphon a hostile war machine into an empty cell?",
+            "it loses health and the cell becomes charged",
+            ("it joins my side", "the cell explodes", "it heals fully"),
+        )
+        yield Fact(
+            "power",
+            "What does pouring a charged cell into a dormant sentinel do?",
+            "it wakes and mends it",
+            ("it destroys it", "it makes it hostile", "nothing at all"),
+        )
 
 
 @action_rule
 class Jam(ActionRule):
     verb = "jam"
     params = (("object_name", "object"), ("npc_name", "npc"))
-    description = ("Drive a wedge I carry into a hostile machine's gears here: its strikes fail for a few turns "
-                   "(the wedge drops when it falls).")
+    description = (
+        "Drive a wedge I carry into a hostile machine's gears here: its strikes fail for a few turns "
+        "(the wedge drops when it falls)."
+    )
     optional = True
     # no depends_on: the jams in force live in rule_data, which another agent's jam changes within a step
 
@@ -409,11 +441,18 @@ class Jam(ActionRule):
     def facts(self, game: Game):
         if self.p.wedges:
             kind, turns = next(iter(self.p.wedges.items()))
-            yield Fact("combat", f"For how many turns does a {kind} stop a war machine's strikes?", str(turns),
-                       _near_numbers(turns))
-        yield Fact("combat", "What becomes of a wedge jammed into a machine?",
-                   "it falls out when the machine is defeated", ("it is lost for good", "it comes back to my pack",
-                                                                 "it explodes"))
+            yield Fact(
+                "combat",
+                f"For how many turns does a {kind} stop a war machine's strikes?",
+                str(turns),
+                _near_numbers(turns),
+            )
+        yield Fact(
+            "combat",
+            "What becomes of a wedge jammed into a machine?",
+            "it falls out when the machine is defeated",
+            ("it is lost for good", "it comes back to my pack", "it explodes"),
+        )
 
 
 @action_rule
@@ -460,8 +499,12 @@ class Overload(ActionRule):
                 yield f"overload {handle}"
 
     def facts(self, game: Game):
-        yield Fact("combat", "Whom does an overloaded component strike?", "every hostile machine in the area",
-                   ("only the machine I fight", "me and my allies", "nobody: it only makes light"))
+        yield Fact(
+            "combat",
+            "Whom does an overloaded component strike?",
+            "every hostile machine in the area",
+            ("only the machine I fight", "me and my allies", "nobody: it only makes light"),
+        )
 
 
 # ============================================================================ combat with jams and allies
@@ -470,8 +513,10 @@ class Skirmish(CombatRhythm):
     """The base combat rhythm, with this kingdom's two additions to a fight."""
 
     name = "combat_rhythm"
-    description = ("Each engaged enemy takes the next stance of its pattern, but a jammed machine cannot strike; "
-                   "rallied allies strike their leader's foe first.")
+    description = (
+        "Each engaged enemy takes the next stance of its pattern, but a jammed machine cannot strike; "
+        "rallied allies strike their leader's foe first."
+    )
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
@@ -509,8 +554,9 @@ class Skirmish(CombatRhythm):
             foe.hp -= damage
             engine.emit("ally_struck", leader_id, npc=handle, target=foe.handle, damage=damage)
             if foe.hp > 0:
-                engine.say(leader_id, f"{handle} strikes {foe.handle} for {damage} damage "
-                                      f"({foe.hp}/{foe.max_hp} health left).")
+                engine.say(
+                    leader_id, f"{handle} strikes {foe.handle} for {damage} damage ({foe.hp}/{foe.max_hp} health left)."
+                )
             else:
                 engine.say(leader_id, f"{handle} strikes {foe.handle} for {damage} damage.")
                 defeat(engine, foe, leader_id)
@@ -552,16 +598,21 @@ class UnitedPresence(StepRule):
                 continue
             if bonus:
                 memory[agent.id] = bonus
-                engine.say(agent.id, f"Standing with {', '.join(others)}, we cover each other: my defense rises by "
-                                     f"{bonus}.")
+                engine.say(
+                    agent.id, f"Standing with {', '.join(others)}, we cover each other: my defense rises by {bonus}."
+                )
             else:
                 del memory[agent.id]
                 engine.say(agent.id, "No one stands with me now: I lose the cover of a shared guard.")
             engine.emit("united_presence", agent.id, bonus=bonus, allies=others)
 
     def facts(self, game: Game):
-        yield Fact("allies", "What do two agents gain by standing in the same area?",
-                   f"{self.p.bonus} defense each", ("double attack", "nothing", "they heal each other"))
+        yield Fact(
+            "allies",
+            "What do two agents gain by standing in the same area?",
+            f"{self.p.bonus} defense each",
+            ("double attack", "nothing", "they heal each other"),
+        )
 
 
 @step_rule
@@ -592,15 +643,22 @@ class ScrapMending(StepRule):
             remove(ground, piece)
             gained = min(self.p.heal, npc.max_hp - npc.hp)
             npc.hp += gained
-            tell(engine, npc.area, f"{npc.handle} wrenches up a piece of {piece} and bolts it into its frame "
-                                   f"(+{gained} health, {npc.hp}/{npc.max_hp}).")
+            tell(
+                engine,
+                npc.area,
+                f"{npc.handle} wrenches up a piece of {piece} and bolts it into its frame "
+                f"(+{gained} health, {npc.hp}/{npc.max_hp}).",
+            )
             engine.emit("npc_mended", None, npc=npc.handle, type=npc.type, object=piece, amount=gained, area=npc.area)
 
     def facts(self, game: Game):
         scrap = self.p.scrap[0]
-        yield Fact("combat", f"Why fight a war machine away from {scrap} lying on the ground?",
-                   f"a wounded machine eats {scrap} to mend itself",
-                   (f"{scrap} makes it explode", f"{scrap} slows me down", f"{scrap} calls more machines"))
+        yield Fact(
+            "combat",
+            f"Why fight a war machine away from {scrap} lying on the ground?",
+            f"a wounded machine eats {scrap} to mend itself",
+            (f"{scrap} makes it explode", f"{scrap} slows me down", f"{scrap} calls more machines"),
+        )
 
 
 @step_rule
@@ -608,8 +666,10 @@ class Intimidation(StepRule):
     name = "intimidation"
     after = ("scrap_mending",)
     optional = True
-    description = ("Friendly people and machines lose health while enemies share their area: people recover when "
-                   "safe, woken machines power down, and frightened traders flee.")
+    description = (
+        "Friendly people and machines lose health while enemies share their area: people recover when "
+        "safe, woken machines power down, and frightened traders flee."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -640,25 +700,37 @@ class Intimidation(StepRule):
         if loss <= 0:
             return
         npc.hp -= loss
-        tell(engine, npc.area, f"{npc.handle} is shaken by the war machines here (-{loss} health, "
-                               f"{npc.hp}/{npc.max_hp}).")
+        tell(
+            engine,
+            npc.area,
+            f"{npc.handle} is shaken by the war machines here (-{loss} health, {npc.hp}/{npc.max_hp}).",
+        )
         engine.emit("npc_intimidated", None, npc=npc.handle, type=npc.type, amount=loss, area=npc.area)
         state, kind = engine.state, engine.game.npcs[npc.type]
         if is_machine(engine, npc.type):
             if npc.hp <= npc.max_hp * self.p.shutdown and npc.handle in _awake(state):
                 _power_down(engine, npc)
         elif kind.merchant and npc.origin not in FIXED_ORIGINS and npc.hp <= npc.max_hp * self.p.flee_below:
-            refuge = next((a for a, ex in state.areas[npc.area].exits.items()
-                           if not ex.locked and a in state.areas and not threat.get(a)
-                           and is_world_area(state.areas[a])), None)
+            refuge = next(
+                (
+                    a
+                    for a, ex in state.areas[npc.area].exits.items()
+                    if not ex.locked and a in state.areas and not threat.get(a) and is_world_area(state.areas[a])
+                ),
+                None,
+            )
             if refuge is not None:
                 frm = npc.area
                 move_npc(engine, npc, refuge)
                 engine.emit("npc_fled", None, npc=npc.handle, type=npc.type, frm=frm, to=refuge)
 
     def facts(self, game: Game):
-        yield Fact("allies", "What happens to friendly folk and sentinels that share an area with war machines?",
-                   "they lose health", ("they grow stronger", "they turn hostile", "nothing"))
+        yield Fact(
+            "allies",
+            "What happens to friendly folk and sentinels that share an area with war machines?",
+            "they lose health",
+            ("they grow stronger", "they turn hostile", "nothing"),
+        )
 
 
 @step_rule
@@ -695,13 +767,20 @@ class DevilDrain(StepRule):
                 continue
             damage = self.p.drain * (n - self.p.limit)
             agent.hp -= damage
-            engine.say(agent.id, f"The devil-forged things I carry ({n} pieces) sear me for {damage} damage: more "
-                                 f"than {self.p.limit} is more than I can bear.")
+            engine.say(
+                agent.id,
+                f"The devil-forged things I carry ({n} pieces) sear me for {damage} damage: more "
+                f"than {self.p.limit} is more than I can bear.",
+            )
             engine.emit("devil_burn", agent.id, count=n, damage=damage)
 
     def facts(self, game: Game):
-        yield Fact("items", "How many devil-forged things can I carry before they start to burn me?",
-                   str(self.p.limit), _near_numbers(self.p.limit))
+        yield Fact(
+            "items",
+            "How many devil-forged things can I carry before they start to burn me?",
+            str(self.p.limit),
+            _near_numbers(self.p.limit),
+        )
 
 
 @step_rule
@@ -735,9 +814,12 @@ class TacticalWarnings(StepRule):
                 engine.emit("tactical_warning", agent.id, by=warner, npc=handle, stance=move)
 
     def facts(self, game: Game):
-        yield Fact("allies", "How can I learn a war machine's next move in a fight?",
-                   "a friendly in the area calls it out", ("inspect the sky", "it is printed on the machine",
-                                                          "I cannot"))
+        yield Fact(
+            "allies",
+            "How can I learn a war machine's next move in a fight?",
+            "a friendly in the area calls it out",
+            ("inspect the sky", "it is printed on the machine", "I cannot"),
+        )
 
 
 @step_rule
@@ -745,8 +827,10 @@ class Reclamation(StepRule):
     name = "reclamation"
     after = ("night_spawn",)  # between the night's spawns and respawn
     optional = True
-    description = ("War machines reclaim open land nobody has visited for a while: a machine of its level moves in "
-                   "(a few at most in the whole world, one per area).")
+    description = (
+        "War machines reclaim open land nobody has visited for a while: a machine of its level moves in "
+        "(a few at most in the whole world, one per area)."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -773,9 +857,15 @@ class Reclamation(StepRule):
         if sum(alive.values()) >= self.p.max_alive:
             return
         here = occupied(state)
-        options = [name for name in _open_land(state)
-                   if name != state.spawn and name not in here and state.step - seen.get(name, 0) >= self.p.delay
-                   and alive.get(name, 0) < self.p.per_area and _claimant(engine, state.areas[name].level)]
+        options = [
+            name
+            for name in _open_land(state)
+            if name != state.spawn
+            and name not in here
+            and state.step - seen.get(name, 0) >= self.p.delay
+            and alive.get(name, 0) < self.p.per_area
+            and _claimant(engine, state.areas[name].level)
+        ]
         if not options or engine.rng.random() >= self.p.chance:
             return
         name = pick(engine, options)
@@ -786,8 +876,12 @@ class Reclamation(StepRule):
         engine.emit("territory_reclaimed", None, area=name, npc=npc.handle, type=kind.name)
 
     def facts(self, game: Game):
-        yield Fact("world", "What happens to open land nobody visits for a long time?",
-                   "war machines move back in", ("it crumbles away", "traders settle there", "nothing"))
+        yield Fact(
+            "world",
+            "What happens to open land nobody visits for a long time?",
+            "war machines move back in",
+            ("it crumbles away", "traders settle there", "nothing"),
+        )
 
 
 def _open_land(state: WorldState) -> list[str]:
@@ -815,8 +909,10 @@ class Corrosion(StepRule):
     name = "corrosion"
     after = ("respawn",)
     optional = True
-    description = ("Whatever is left lying on the ground (dropped, crafted, fallen from the defeated) rusts into "
-                   "scrap after a while; what the world started with, and keys, notes and bags, never do.")
+    description = (
+        "Whatever is left lying on the ground (dropped, crafted, fallen from the defeated) rusts into "
+        "scrap after a while; what the world started with, and keys, notes and bags, never do."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -884,9 +980,12 @@ class Corrosion(StepRule):
                 engine.emit("object_corroded", None, area=name, object=type_of(state, handle), amount=k)
 
     def facts(self, game: Game):
-        yield Fact("world", "What happens to things I leave lying on the ground?",
-                   f"they rust into {self.p.into} after a while",
-                   ("they stay forever", "a merchant takes them", "they return to my pack"))
+        yield Fact(
+            "world",
+            "What happens to things I leave lying on the ground?",
+            f"they rust into {self.p.into} after a while",
+            ("they stay forever", "a merchant takes them", "they return to my pack"),
+        )
 
 
 def _take_back(piles: list[list[Any]], handle: str, units: int) -> None:
@@ -909,8 +1008,10 @@ class ForgeMigration(StepRule):
     name = "forge_migration"
     after = ("corrosion",)  # the world's processes done, before the quests look
     optional = True
-    description = ("Every so often a roaming trader walks toward the nearest forge without a trader of its own; "
-                   "one trader keeps each forge, and nobody walks off while an agent is at the stall.")
+    description = (
+        "Every so often a roaming trader walks toward the nearest forge without a trader of its own; "
+        "one trader keeps each forge, and nobody walks off while an agent is at the stall."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -921,8 +1022,11 @@ class ForgeMigration(StepRule):
         state = engine.state
         if state.step % self.p.period:
             return
-        forges = [name for name, area in state.areas.items()
-                  if is_world_area(area) and any(s in area.objects for s in self.p.stations)]
+        forges = [
+            name
+            for name, area in state.areas.items()
+            if is_world_area(area) and any(s in area.objects for s in self.p.stations)
+        ]
         if not forges:
             return
         kinds = engine.game.npcs
@@ -946,8 +1050,12 @@ class ForgeMigration(StepRule):
             engine.emit("merchant_migrated", None, npc=npc.handle, type=npc.type, frm=frm, to=hop)
 
     def facts(self, game: Game):
-        yield Fact("trade", "Where do roaming traders go over time?", "to the forges",
-                   ("to the camp", "into the wilds", "nowhere: they never move"))
+        yield Fact(
+            "trade",
+            "Where do roaming traders go over time?",
+            "to the forges",
+            ("to the camp", "into the wilds", "nowhere: they never move"),
+        )
 
 
 def _first_hop(state: WorldState, src: str, targets: set[str]) -> str | None:

@@ -88,8 +88,10 @@ class Listen(ActionRule):
     verb = "listen"
     params = (("target", "object"),)
     depends_on = ("place", "exits", "npcs", "hands", "worn", "containers", "ground")
-    description = ("Listen to this area or a neighbouring one, a creature here, or something I see or carry: "
-                   "what is really there has a voice.")
+    description = (
+        "Listen to this area or a neighbouring one, a creature here, or something I see or carry: "
+        "what is really there has a voice."
+    )
 
     def apply(self, turn: Turn, target: str) -> None:
         agent, area, state = turn.agent, turn.area, turn.state
@@ -102,8 +104,10 @@ class Listen(ActionRule):
             return self._creature(turn, target)
         if target in carried_handles(turn) or target in agent.equipment.values() or target in area.objects:
             return self._object(turn, target)
-        turn.fail(f"Cannot listen to {target}: it is not this area, a neighbouring one, someone here, "
-                  "or something I see or carry.")
+        turn.fail(
+            f"Cannot listen to {target}: it is not this area, a neighbouring one, someone here, "
+            "or something I see or carry."
+        )
 
     def _here(self, turn: Turn) -> None:
         engine, area = turn.engine, turn.area
@@ -111,8 +115,10 @@ class Listen(ActionRule):
         fakes = mirage_piles(engine, area.name)
         if fakes:
             names = " and ".join(f"the {kind}" for kind in fakes)
-            parts.append(f"Among what lies here, {names} make{'s' if len(fakes) == 1 else ''} no sound at all: "
-                         f"{'a mirage' if len(fakes) == 1 else 'mirages'}, not really there.")
+            parts.append(
+                f"Among what lies here, {names} make{'s' if len(fakes) == 1 else ''} no sound at all: "
+                f"{'a mirage' if len(fakes) == 1 else 'mirages'}, not really there."
+            )
         elif area.objects:
             parts.append("Everything lying here rings true.")
         sunk = engine.state.rule_data.get(SINK, {}).get("sunk", {}).get(area.name)
@@ -120,8 +126,10 @@ class Listen(ActionRule):
             held = ", ".join(f"{n} {h}" for h, n in sunk.items())
             parts.append(f"Under the crust the salt still hums with what it swallowed: {held}.")
         for kind, until in engine.state.rule_data.get(IMPRINT, {}).get("imprints", {}).get(area.name, {}).items():
-            parts.append(f"The glass here still rings with the death-note of a {kind}: its kind falters here "
-                         f"for {_plural(until - turn.state.step, 'more step')}.")
+            parts.append(
+                f"The glass here still rings with the death-note of a {kind}: its kind falters here "
+                f"for {_plural(until - turn.state.step, 'more step')}."
+            )
         if len(parts) == 1:
             parts.append("Only the wind over the salt.")
         heard = turn.state.rule_data.setdefault(self.name, {}).setdefault(turn.agent.id, [])
@@ -169,8 +177,11 @@ class Listen(ActionRule):
         else:
             rule = engine.rules.actions.get(REFRACT)
             glass = rule is not None and kind in rule.p.lenses
-            text = f"{handle} rings with a clear, high note." if glass else \
-                f"{handle} answers with the dull knock of something real."
+            text = (
+                f"{handle} rings with a clear, high note."
+                if glass
+                else f"{handle} answers with the dull knock of something real."
+            )
             layers = glaze_layers(engine, turn.agent.id, handle) if handle in turn.agent.hands else 0
             if layers:
                 text += f" A crust of salt glaze crackles on it ({_plural(layers, 'layer')})."
@@ -191,11 +202,18 @@ class Listen(ActionRule):
             yield f"listen {handle}"
 
     def facts(self, game):
-        yield Fact("mirages", "How can I tell a mirage from a real object lying on the salt?",
-                   "listen to it: a mirage makes no sound",
-                   ("inspect it: its description says so", "mirages glow at night", "there is no way to tell"))
-        yield Fact("combat", "What does listening to an enemy tell me?", "what it will do next",
-                   ("how much health it has left", "where it came from", "nothing"))
+        yield Fact(
+            "mirages",
+            "How can I tell a mirage from a real object lying on the salt?",
+            "listen to it: a mirage makes no sound",
+            ("inspect it: its description says so", "mirages glow at night", "there is no way to tell"),
+        )
+        yield Fact(
+            "combat",
+            "What does listening to an enemy tell me?",
+            "what it will do next",
+            ("how much health it has left", "where it came from", "nothing"),
+        )
 
 
 @action_rule
@@ -203,8 +221,10 @@ class Refract(ActionRule):
     verb = "refract"
     params = (("glass_object", "object"),)
     depends_on = ("hands", "worn", "containers")
-    description = ("Bend the light of the mirror sky through clear glass I carry: it breaks the mirages here "
-                   "and cracks the salt glaze off what I hold.")
+    description = (
+        "Bend the light of the mirror sky through clear glass I carry: it breaks the mirages here "
+        "and cracks the salt glaze off what I hold."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -216,16 +236,19 @@ class Refract(ActionRule):
         if t is None or carried_count(turn.game, state, agent, handle) < 1:
             return turn.fail(f"Cannot refract through {handle}: I do not carry it.")
         if t.name not in self.p.lenses:
-            return turn.fail(f"Cannot refract through {handle}: it is not clear glass, and light will not "
-                             "bend through it.")
+            return turn.fail(
+                f"Cannot refract through {handle}: it is not clear glass, and light will not bend through it."
+            )
         parts = [f"I hold {handle} up to the mirror sky and bend its light across {area.name}."]
         dispelled = 0
         piles = state.rule_data.get(MIRAGE, {}).get("piles", {})
         for kind, (n, _) in piles.pop(area.name, {}).items():
             remove(area.objects, kind, n)
             dispelled += n
-            parts.append(f"The honest light passes straight through the {kind} lying here: "
-                         "it was a mirage, and it scatters into colour.")
+            parts.append(
+                f"The honest light passes straight through the {kind} lying here: "
+                "it was a mirage, and it scatters into colour."
+            )
             turn.emit("mirage_dispelled", object=kind, amount=n, area=area.name)
         glazed = state.rule_data.get(GLAZE, {}).get(agent.id, {})
         cleared = [h for h, (_, layers) in glazed.items() if layers]
@@ -239,8 +262,9 @@ class Refract(ActionRule):
         if [t.name, area.name] not in bent:
             bent.append([t.name, area.name])
         turn.say(" ".join(parts))
-        turn.emit("light_refracted", object=t.name, handle=handle, area=area.name, dispelled=dispelled,
-                  cleared=len(cleared))
+        turn.emit(
+            "light_refracted", object=t.name, handle=handle, area=area.name, dispelled=dispelled, cleared=len(cleared)
+        )
 
     def candidates(self, turn: Turn) -> Iterator[str]:
         lenses, state = self.p.lenses, turn.state
@@ -249,11 +273,18 @@ class Refract(ActionRule):
                 yield f"refract {handle}"
 
     def facts(self, game):
-        yield Fact("mirages", "What does bending light through clear glass do to the mirages around me?",
-                   "it breaks them all", ("it makes them real", "it doubles them", "nothing"))
-        yield Fact("glaze", "How can salt glaze be cleared from what I hold, without leaving the sun?",
-                   "refract light through clear glass", ("drop it and pick it up", "attack with it",
-                                                         "sell it and buy it back"))
+        yield Fact(
+            "mirages",
+            "What does bending light through clear glass do to the mirages around me?",
+            "it breaks them all",
+            ("it makes them real", "it doubles them", "nothing"),
+        )
+        yield Fact(
+            "glaze",
+            "How can salt glaze be cleared from what I hold, without leaving the sun?",
+            "refract light through clear glass",
+            ("drop it and pick it up", "attack with it", "sell it and buy it back"),
+        )
 
 
 # ---------------------------------------------------------------------------- quest predicates
@@ -274,8 +305,10 @@ def light_bent(engine: Engine, agent: Agent, object: str, area: str) -> bool:
 class SaltGlaze(StepRule):
     name = GLAZE
     after = ("attack_update",)  # right after attack_update, which counts every held weapon at full strength
-    description = ("Under the open sky salt glazes what I hold, a layer at a time, and each layer blunts a "
-                   "weapon; shade or my pack lets it flake off.")
+    description = (
+        "Under the open sky salt glazes what I hold, a layer at a time, and each layer blunts a "
+        "weapon; shade or my pack lets it flake off."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -310,9 +343,12 @@ class SaltGlaze(StepRule):
                     entry[0] += 1
                     if entry[0] % p.period == 0 and entry[1] < p.max_layers:
                         entry[1] += 1
-                        engine.say(agent.id, f"Salt glaze crusts {handle} in my hand (layer {entry[1]} of "
-                                             f"{p.max_layers}): it strikes for "
-                                             f"{attack - _glazed(attack, entry[1], p)} less.")
+                        engine.say(
+                            agent.id,
+                            f"Salt glaze crusts {handle} in my hand (layer {entry[1]} of "
+                            f"{p.max_layers}): it strikes for "
+                            f"{attack - _glazed(attack, entry[1], p)} less.",
+                        )
                         engine.emit("item_glazed", agent.id, handle=handle, layers=entry[1])
                 else:
                     entry[0] = 0
@@ -325,12 +361,18 @@ class SaltGlaze(StepRule):
                 del data[agent.id]
 
     def facts(self, game):
-        yield Fact("glaze", "What does the open sky do to a weapon held in my hand for a long time?",
-                   "salt glazes it and blunts its attack",
-                   ("it grows sharper", "nothing", "it shatters at once"))
-        yield Fact("glaze", "How do I keep a weapon free of salt glaze?",
-                   "carry it in shade or in my pack, not in my hand under the open sky",
-                   ("hold it in both hands", "keep it wet", "fight more often"))
+        yield Fact(
+            "glaze",
+            "What does the open sky do to a weapon held in my hand for a long time?",
+            "salt glazes it and blunts its attack",
+            ("it grows sharper", "nothing", "it shatters at once"),
+        )
+        yield Fact(
+            "glaze",
+            "How do I keep a weapon free of salt glaze?",
+            "carry it in shade or in my pack, not in my hand under the open sky",
+            ("hold it in both hands", "keep it wet", "fight more often"),
+        )
 
 
 def _glazed(attack: int, layers: int, p: SaltGlaze.Params) -> int:
@@ -343,8 +385,9 @@ class ForgeAlert(StepRule):
     name = FORGE
     after = ("craft_hints",)  # after craft_hints, so hints read in the order they arose
     before = ("experience",)
-    description = ("By a station, with everything one of its recipes needs on me, I am told once what I could "
-                   "make there.")
+    description = (
+        "By a station, with everything one of its recipes needs on me, I am told once what I could make there."
+    )
 
     def start(self, engine: Engine) -> None:
         engine.state.rule_data[self.name] = {}
@@ -358,9 +401,13 @@ class ForgeAlert(StepRule):
             if not stations:
                 data.pop(agent.id, None)
                 continue
-            ready = [t.name for t in game.recipes if t.recipe.stations
-                     and all(s in area.objects for s in t.recipe.stations)
-                     and all(carried_count(game, state, agent, i) >= k for i, k in t.recipe.ingredients.items())]
+            ready = [
+                t.name
+                for t in game.recipes
+                if t.recipe.stations
+                and all(s in area.objects for s in t.recipe.stations)
+                and all(carried_count(game, state, agent, i) >= k for i, k in t.recipe.ingredients.items())
+            ]
             last = data.get(agent.id)
             told = last[1] if last and last[0] == area.name else []
             new = [r for r in ready if r not in told]
@@ -368,22 +415,30 @@ class ForgeAlert(StepRule):
             if not new:
                 continue
             commands = ", ".join(f"craft 1 {r}" for r in new)
-            engine.say(agent.id, f"Forge alert: with the {' and '.join(stations)} here and what I carry, "
-                                 f"I could make {', '.join(new)} ({commands}).")
+            engine.say(
+                agent.id,
+                f"Forge alert: with the {' and '.join(stations)} here and what I carry, "
+                f"I could make {', '.join(new)} ({commands}).",
+            )
             engine.emit("forge_alert", agent.id, area=area.name, objects=new)
 
     def facts(self, game):
-        yield Fact("crafting", "When does a forge alert tell me what I could make?",
-                   "when I stand by a station carrying everything one of its recipes needs",
-                   ("whenever I pick up a material", "every morning", "only when a merchant is near"))
+        yield Fact(
+            "crafting",
+            "When does a forge alert tell me what I could make?",
+            "when I stand by a station carrying everything one of its recipes needs",
+            ("whenever I pick up a material", "every morning", "only when a merchant is near"),
+        )
 
 
 @step_rule
 class SaltSink(StepRule):
     name = SINK
     after = ("respawn",)  # the world's processes done, before the quests look
-    description = ("What I drop on the salt and leave unattended sinks after a while and is gone; named things, "
-                   "keys and quest objects are spared.")
+    description = (
+        "What I drop on the salt and leave unattended sinks after a while and is gone; named things, "
+        "keys and quest objects are spared."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -406,8 +461,13 @@ class SaltSink(StepRule):
                 handle = ev.data["handle"]
                 area = state.areas.get(ev.data["area"])
                 t = known_object(game, state, handle)
-                if area is None or not is_world_area(area) or handle in state.instances or t is None \
-                        or t.category in p.spared:
+                if (
+                    area is None
+                    or not is_world_area(area)
+                    or handle in state.instances
+                    or t is None
+                    or t.category in p.spared
+                ):
                     continue
                 pending.append([area.name, handle, ev.data["amount"], state.step])
             del pending[: max(0, len(pending) - p.max_pending)]
@@ -438,12 +498,18 @@ class SaltSink(StepRule):
         pending[:] = keep
 
     def facts(self, game):
-        yield Fact("salt", "What happens to things I drop on the salt and walk away from?",
-                   "after a while they sink and are gone",
-                   ("they stay forever", "a merchant keeps them for me", "they turn into mirages"))
-        yield Fact("salt", "Which dropped things does the salt never swallow?",
-                   "keys, quest objects and named things like bags and slates",
-                   ("weapons", "coins", "everything sinks"))
+        yield Fact(
+            "salt",
+            "What happens to things I drop on the salt and walk away from?",
+            "after a while they sink and are gone",
+            ("they stay forever", "a merchant keeps them for me", "they turn into mirages"),
+        )
+        yield Fact(
+            "salt",
+            "Which dropped things does the salt never swallow?",
+            "keys, quest objects and named things like bags and slates",
+            ("weapons", "coins", "everything sinks"),
+        )
 
 
 @step_rule
@@ -451,8 +517,9 @@ class ResonanceImprint(StepRule):
     name = IMPRINT
     after = ("day_night",)  # before combat_rhythm: kin falter on the very step the death-note sounds
     before = ("combat_rhythm",)
-    description = ("Where an enemy falls the glass keeps its death-note for a while, and its kin in that area "
-                   "strike softer.")
+    description = (
+        "Where an enemy falls the glass keeps its death-note for a while, and its kin in that area strike softer."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -478,8 +545,12 @@ class ResonanceImprint(StepRule):
                 if area is None or not is_world_area(area):
                     continue
                 imprints.setdefault(area.name, {})[ev.data["type"]] = state.step + self.p.duration
-                tell(engine, area.name, f"The glass around me catches the death-note of {ev.data['npc']} and "
-                                        f"keeps ringing: its kind will falter here for a while.")
+                tell(
+                    engine,
+                    area.name,
+                    f"The glass around me catches the death-note of {ev.data['npc']} and "
+                    f"keeps ringing: its kind will falter here for a while.",
+                )
                 engine.emit("imprint_formed", ev.agent, area=area.name, type=ev.data["type"])
         unnerved: dict[str, int] = data["unnerved"]
         for name in list(imprints):
@@ -505,9 +576,12 @@ class ResonanceImprint(StepRule):
                 npc.attack = original
 
     def facts(self, game):
-        yield Fact("combat", "What happens to enemies where one of their kind has just fallen?",
-                   "they falter and strike softer for a while",
-                   ("they grow enraged and strike harder", "they flee the area", "nothing"))
+        yield Fact(
+            "combat",
+            "What happens to enemies where one of their kind has just fallen?",
+            "they falter and strike softer for a while",
+            ("they grow enraged and strike harder", "they flee the area", "nothing"),
+        )
 
 
 @step_rule
@@ -515,8 +589,10 @@ class SaltMirage(StepRule):
     name = MIRAGE
     after = (GLAZE,)  # before anything counts what I carry: a mirage picked up is gone before quests look
     before = ("day_night",)
-    description = ("Phantom objects shimmer onto the open salt where nobody watches; they vanish when picked up "
-                   "and fade after a while.")
+    description = (
+        "Phantom objects shimmer onto the open salt where nobody watches; they vanish when picked up "
+        "and fade after a while."
+    )
 
     @dataclass(frozen=True)
     class Params:
@@ -528,12 +604,19 @@ class SaltMirage(StepRule):
 
     def start(self, engine: Engine) -> None:
         game = engine.game
-        bad = [k for k in self.p.kinds if k not in game.objects or not game.objects[k].portable
-               or game.objects[k].instanced or game.objects[k].equip_slot is not None
-               or game.objects[k].category == "currency"]
+        bad = [
+            k
+            for k in self.p.kinds
+            if k not in game.objects
+            or not game.objects[k].portable
+            or game.objects[k].instanced
+            or game.objects[k].equip_slot is not None
+            or game.objects[k].category == "currency"
+        ]
         if bad:
-            raise ValueError(f"salt_mirage: kinds must be portable object types that are neither named, worn "
-                             f"nor money: {bad}")
+            raise ValueError(
+                f"salt_mirage: kinds must be portable object types that are neither named, worn nor money: {bad}"
+            )
         engine.state.rule_data[self.name] = {"piles": {}}
 
     def phantoms(self, engine: Engine) -> Iterable[tuple[str, str, int]]:
@@ -616,7 +699,15 @@ class SaltMirage(StepRule):
         engine.emit("mirage_formed", None, object=kind, area=area.name)
 
     def facts(self, game):
-        yield Fact("mirages", "What happens when I pick up a mirage?", "it vanishes from my grasp",
-                   ("it becomes real", "it hurts me", "it follows me"))
-        yield Fact("mirages", "Where do mirages appear?", "on the open salt, where nobody is watching",
-                   ("only in shade", "in my pack", "next to merchants"))
+        yield Fact(
+            "mirages",
+            "What happens when I pick up a mirage?",
+            "it vanishes from my grasp",
+            ("it becomes real", "it hurts me", "it follows me"),
+        )
+        yield Fact(
+            "mirages",
+            "Where do mirages appear?",
+            "on the open salt, where nobody is watching",
+            ("only in shade", "in my pack", "next to merchants"),
+        )
