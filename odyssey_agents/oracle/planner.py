@@ -457,7 +457,7 @@ class Planner:
         return sum(self.estimate(s) for s in c.conditions)
 
     def _c_predicate(self, c: Condition) -> str | None:
-        if c.name == "did":  # the engine's own event predicate (odyssey_env.steprules.event_checks)
+        if c.name == "did":  # the engine's own event predicate (odyssey_env.quests.predicates)
             args = dict(c.args)
             return self.events.cause(args.pop("kind", ""), args)
         if c.plan:

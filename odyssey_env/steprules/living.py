@@ -1,4 +1,4 @@
-"""Shared helpers for the optional world-dynamics rules (patrols, regrowth, skies, commerce).
+"""Shared helpers for the optional world-dynamics rules (patrols, regrowth, shifting paths, rumor notes).
 
 The dynamics are cheap on purpose: they run on period ticks or react to this step's events, and
 these helpers only look at what they are given (one area, the agents, the NPC table once per tick).

@@ -157,11 +157,11 @@ def world_digest(world: dict[str, Any]) -> str:
 
 
 def _example_rules() -> str:
-    from odyssey_env.steprules import commerce
+    from odyssey_env.steprules import crafting_momentum
     from odyssey_env.verbs import food
 
-    step = inspect.getsource(commerce.CraftingMomentum)
-    return inspect.getsource(food) + "\n\n# a step rule, from odyssey_env/steprules/commerce.py\n" + step
+    step = inspect.getsource(crafting_momentum.CraftingMomentum)
+    return inspect.getsource(food) + "\n\n# a step rule, from odyssey_env/steprules/crafting_momentum.py\n" + step
 
 
 def _allow_list() -> str:

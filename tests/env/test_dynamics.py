@@ -24,7 +24,7 @@ from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.game import GAMES_DIR, Game
 from odyssey_env.rules import BASE_RULE_MODULES, RuleBook, StepRule
-from odyssey_env.steprules.skies import moon_phase
+from odyssey_env.steprules.shifting_paths import moon_phase
 
 DYNAMICS = (
     "wandering_patrols",
@@ -291,7 +291,7 @@ def test_carrion_scavengers_eat_common_loot_and_spare_the_rest(tmp_path: Path) -
     assert state.rule_data["carrion_scavengers"]["pending"] == []
 
 
-# ----------------------------------------------------------------------------- skies
+# ----------------------------------------------------------------------------- danger hours, shifting paths
 def test_danger_hours_are_drawn_per_episode_and_multiply_the_day(tmp_path: Path) -> None:
     drawn = [engine_for("remnant", seed=s).state.rule_data["danger_hours"]["hours"] for s in range(10)]
     assert all(len(set(h)) == 3 and all(0 <= x < 24 for x in h) for h in drawn)
@@ -367,7 +367,7 @@ def test_shifting_paths_refuse_paths_that_would_cut_areas_off(tmp_path: Path) ->
         engine_for(game)
 
 
-# ----------------------------------------------------------------------------- commerce
+# ----------------------------------------------------------------------------- crafting momentum, rumor notes
 def test_crafting_momentum_refunds_coins_for_a_rhythm(tmp_path: Path) -> None:
     game = variant(tmp_path, {"crafting_momentum": {"max_refund": 2, "cap": 4}, "noise": {"draw_chance": 0.0}, **QUIET})
     engine = engine_for(game, seed=10)
@@ -501,7 +501,7 @@ def test_saved_state_continues_identically() -> None:
 
 def test_did_predicate_matches_this_steps_events() -> None:
     """The engine's ``did`` predicate (for tutorials gating on acts the vocabulary has no word for)."""
-    from odyssey_env.steprules.event_checks import did
+    from odyssey_env.quests.predicates import did
 
     engine = engine_for("remnant", seed=0)
     agent = engine.state.agents["player"]

@@ -1,11 +1,8 @@
-"""Time-driven dynamics (optional): hidden danger hours, and paths that shift with noise and the moon.
+"""Shifting paths (optional dynamics): a few paths close with the moon or with noise, then reopen.
 
-* ``danger_hours``: besides the base midnight/noon rhythm, each episode draws a few hours from its
-  seed in which enemies hit harder and ambush more. Nothing announces them: an agent can only learn
-  them from experience (or from a rumor note), and they differ between episodes.
-* ``shifting_paths``: a few ordinary paths close for a while during "their" moon phase or when noise
-  piles up at either end, and open again afterwards. Only paths whose closing, all together, leaves
-  every area reachable are ever used, and closings are temporary, so the main quest is never blocked.
+A few ordinary paths close for a while during "their" moon phase or when noise piles up at either end,
+and open again afterwards. Only paths whose closing, all together, leaves every area reachable are ever
+used, and closings are temporary, so the main quest is never blocked.
 """
 
 from __future__ import annotations
@@ -22,48 +19,6 @@ from odyssey_env.steprules.patrols import noise_at
 def moon_phase(minute: int, phases: int = 8, days_per_phase: int = 1) -> int:
     """Phase index (0 = new moon) on the day that contains game minute ``minute``."""
     return (minute // 1440 // days_per_phase) % phases
-
-
-@step_rule
-class DangerHours(StepRule):
-    name = "danger_hours"
-    optional = True
-    description = "A few hours a day, drawn per episode and never announced, enemies hit harder and ambush more."
-
-    @dataclass(frozen=True)
-    class Params:
-        count: int = 3
-        attack: float = 1.4
-        ambush: float = 2.0
-
-        def __post_init__(self) -> None:
-            if not 0 <= self.count <= 24:
-                raise ValueError(f"count: {self.count} danger hours a day must lie between 0 and 24")
-
-    def start(self, engine: Engine) -> None:
-        hours = sorted(engine.rng.sample(range(24), min(self.p.count, 24)))
-        # Without day_night nobody resets the modifiers each step, so this rule must do it.
-        alone = engine.rules.step_rule("day_night") is None
-        engine.state.rule_data[self.name] = {"hours": hours, "alone": alone}
-        self.apply(engine)
-
-    def apply(self, engine: Engine) -> None:
-        state = engine.state
-        mods = state.modifiers
-        data = state.rule_data[self.name]
-        if data["alone"]:
-            mods["enemy_attack"] = mods["ambush"] = 1.0
-        if (state.minute // 60) % 24 in data["hours"]:
-            mods["enemy_attack"] = mods.get("enemy_attack", 1.0) * self.p.attack
-            mods["ambush"] = mods.get("ambush", 1.0) * self.p.ambush
-
-    def facts(self, game):
-        yield Fact(
-            "time",
-            "Are there hours of the day when enemies are unusually dangerous?",
-            f"yes, {self.p.count} hours a day, different in every world, that nothing announces",
-            ("no, danger never changes", "only at noon", "only on the full moon"),
-        )
 
 
 @step_rule
