@@ -1,1 +1,1 @@
-"""odyssey_gen: game generation (offline procedural backend, LLM program synthesis) and validation."""
+"""odyssey_gen: game generation (offline procedural author, LLM program synthesis) and validation."""

@@ -1,7 +1,7 @@
 """``odyssey generate``: a new, validated game folder from a one-line theme.
 
     odyssey generate "a drowned cathedral city where the tide keeps the only records" --name tide
-    odyssey generate "..." --name tide --backend llm llm=openai llm.model=gpt-5-mini
+    odyssey generate "..." --name tide --author llm llm=openai llm.model=gpt-5-mini
     odyssey generate "..." --name tide --describe-with llm=embedded     # offline names and descriptions
 
 Exit status: 0 when the game was accepted and installed, 1 when the candidate was rejected (it is
@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
     mech.add_argument("--no-expansion", action="store_true", help="no online expansion")
     gen = p.add_argument_group("generation")
     gen.add_argument(
-        "--backend",
+        "--author",
         choices=("procedural", "llm"),
         default=None,
         help="procedural: offline, seeded, no model (default); llm: the paper's pipeline",
@@ -198,7 +198,7 @@ def spec_from_args(args: argparse.Namespace) -> GameSpec:
     for flag in SIZE_FLAGS:
         if getattr(args, flag) is not None:
             values[flag] = getattr(args, flag)
-    for key in ("theme", "name", "title", "backend"):
+    for key in ("theme", "name", "title", "author"):
         if getattr(args, key) is not None:
             values[key] = getattr(args, key)
     verbs = _names(args.verbs, OPTIONAL_VERBS)
@@ -267,8 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         cfg = _llm_config(llm_tokens)
         describe = None
         if args.describe_with:
-            if spec.backend != "procedural":
-                raise SpecError("--describe-with is for the procedural backend (the llm backend writes its own text)")
+            if spec.author != "procedural":
+                raise SpecError("--describe-with is for the procedural author (the llm author writes its own text)")
             dcfg = {
                 **cfg,
                 **_llm_config(
@@ -286,19 +286,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         elif args.llm_names:
             raise SpecError("--llm-names needs --describe-with")
-        backend = None
-        if spec.backend == "llm":
-            from odyssey_gen.llm import LLMBackend
+        author = None
+        if spec.author == "llm":
+            from odyssey_gen.llm import LLMAuthor
 
-            backend = LLMBackend(spec, _build_llm(cfg, args, spec.seed, "--backend llm"), record=args.record)
+            author = LLMAuthor(spec, _build_llm(cfg, args, spec.seed, "--author llm"), record=args.record)
         elif llm_tokens and not args.describe_with:
             raise SpecError(
-                "llm=... settings are used by --backend llm or --describe-with; the procedural backend needs no model"
+                "llm=... settings are used by --author llm or --describe-with; the procedural author needs no model"
             )
         result = generate(
             spec,
             args.out,
-            backend=backend,
+            author=author,
             settings=settings,
             max_attempts=args.attempts,
             overwrite=args.overwrite,

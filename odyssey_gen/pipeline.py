@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_env import trust as trust_store
-from odyssey_gen.repair import Backend, Rejected, run
 from odyssey_gen.report import Report
 from odyssey_gen.spec import GameSpec, ValidationSettings
+from odyssey_gen.stages import Author, Rejected, run_stages
 from odyssey_gen.validate import Validation
 
 __all__ = ["GenerationError", "Result", "generate"]
@@ -96,7 +96,7 @@ def generate(
     spec: GameSpec,
     out: str | Path | None = None,
     *,
-    backend: Backend | None = None,
+    author: Author | None = None,
     settings: ValidationSettings | None = None,
     max_attempts: int = 3,
     overwrite: bool = False,
@@ -106,7 +106,7 @@ def generate(
 ) -> Result:
     """Generate, validate and install the game ``spec`` asks for at ``out`` (default ``./<name>``).
 
-    ``backend`` defaults to the procedural one. ``describe``, when given, rewrites names and
+    ``author`` defaults to the procedural one. ``describe``, when given, rewrites names and
     descriptions of the candidate before validation (``--describe-with``) and returns a summary line.
     Raises :class:`GenerationError` for requests that cannot start; a candidate that fails validation
     is not an exception: the result says ``ok=False`` and where the rejected candidate lies.
@@ -121,20 +121,20 @@ def generate(
     target = Path(out if out is not None else spec.name).expanduser().absolute()
     if target.exists() and not overwrite:
         raise GenerationError(f"{target} already exists; choose another --out or pass --overwrite")
-    if backend is None:
-        from odyssey_gen.procedural import ProceduralBackend
+    if author is None:
+        from odyssey_gen.procedural import ProceduralAuthor
 
-        backend = ProceduralBackend(spec)
+        author = ProceduralAuthor(spec)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         candidate = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
         os.chmod(candidate, 0o755)  # mkdtemp makes it private; the game is an ordinary folder
     except OSError as exc:
         raise GenerationError(f"cannot write next to {target}: {exc}") from None
-    model = getattr(backend, "model_info", None)
-    report = Report(spec, settings, backend.name, model() if callable(model) else None)
+    model = getattr(author, "model_info", None)
+    report = Report(spec, settings, author.name, model() if callable(model) else None)
     say(
-        f"[1/5] scaffold: {spec.display_title!r} ({spec.theme.strip()}) with the {backend.name} backend, "
+        f"[1/5] scaffold: {spec.display_title!r} ({spec.theme.strip()}) with the {author.name} author, "
         f"seed {spec.seed}, building in {candidate.name}"
     )
     try:
@@ -145,8 +145,8 @@ def generate(
                 def hook(folder: Path) -> None:
                     say(f"      describe: {describe(folder, report)}")
 
-            validation = run(
-                backend, candidate, report, settings, max_attempts=max_attempts, say=say, after_stages=hook
+            validation = run_stages(
+                author, candidate, report, settings, max_attempts=max_attempts, say=say, after_stages=hook
             )
         except Rejected as exc:
             report.status, report.reason = "rejected", str(exc)

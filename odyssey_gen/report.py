@@ -48,10 +48,10 @@ class Attempt:
 class Report:
     """Collects the record of one generation and writes it as ``generation.json``."""
 
-    def __init__(self, spec: GameSpec, settings: ValidationSettings, backend: str, model: dict[str, Any] | None):
+    def __init__(self, spec: GameSpec, settings: ValidationSettings, author: str, model: dict[str, Any] | None):
         self.spec = spec
         self.settings = settings
-        self.backend = backend
+        self.author = author
         self.model = model
         self.started = time.perf_counter()
         self.stages: dict[str, list[Attempt]] = {}
@@ -87,7 +87,7 @@ class Report:
             "status": self.status,
             "reason": self.reason,
             "spec": self.spec.to_dict(),
-            "backend": self.backend,
+            "author": self.author,
             "model": self.model,
             "seed": self.spec.seed,
             "stages": {stage: [a.to_dict() for a in tries] for stage, tries in self.stages.items()},

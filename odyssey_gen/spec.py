@@ -1,8 +1,8 @@
 """What the user asked for: the theme, the sizes and the mechanics of a game to generate.
 
-A :class:`GameSpec` is plain data, checked once (:meth:`GameSpec.problems`) before any backend runs,
+A :class:`GameSpec` is plain data, checked once (:meth:`GameSpec.problems`) before any author runs,
 so that a request that cannot be met ("3 areas for 5 levels", "a branching factor wider than the
-chapter") is refused with one line instead of failing deep inside a builder. Both backends read the
+chapter") is refused with one line instead of failing deep inside a builder. Both authors read the
 same spec, and the report (``generation.json``) records it verbatim.
 """
 
@@ -73,8 +73,8 @@ class ValidationSettings:
 class GameSpec:
     """A generation request. Sizes count what ``odyssey games`` counts.
 
-    ``action_rules`` / ``step_rules`` mean *new* rules: the LLM backend writes that many into
-    ``rules.py``; the procedural backend, which writes no code, switches on that many of the engine's
+    ``action_rules`` / ``step_rules`` mean *new* rules: the LLM author writes that many into
+    ``rules.py``; the procedural author, which writes no code, switches on that many of the engine's
     optional verbs and dynamics instead (chosen by the seed), unless ``verbs`` / ``dynamics`` name
     them. ``npcs`` counts the world's NPC types; a tutorial adds two of its own (a trainer and a
     sparring dummy).
@@ -103,7 +103,7 @@ class GameSpec:
     side_quests: bool = True
     expansion: bool = True
     seed: int = 0
-    backend: Literal["procedural", "llm"] = "procedural"
+    author: Literal["procedural", "llm"] = "procedural"
 
     # ------------------------------------------------------------------ derived
     @property
@@ -199,19 +199,19 @@ class GameSpec:
                 out.append(
                     f"dynamics: unknown step rule(s) {', '.join(unknown)}; known: {', '.join(OPTIONAL_DYNAMICS)}"
                 )
-        if self.backend == "procedural":
+        if self.author == "procedural":
             if self.verbs is None and self.action_rules > len(OPTIONAL_VERBS):
                 out.append(
-                    f"action_rules: the procedural backend switches on optional verbs and there are only "
+                    f"action_rules: the procedural author switches on optional verbs and there are only "
                     f"{len(OPTIONAL_VERBS)}"
                 )
             if self.dynamics is None and self.step_rules > len(OPTIONAL_DYNAMICS):
                 out.append(
-                    f"step_rules: the procedural backend switches on optional dynamics and there are only "
+                    f"step_rules: the procedural author switches on optional dynamics and there are only "
                     f"{len(OPTIONAL_DYNAMICS)}"
                 )
-        if self.backend not in ("procedural", "llm"):
-            out.append(f"backend: expected procedural or llm, got {self.backend!r}")
+        if self.author not in ("procedural", "llm"):
+            out.append(f"author: expected procedural or llm, got {self.author!r}")
         return out
 
     def check(self) -> GameSpec:
@@ -243,7 +243,8 @@ class GameSpec:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - known)
         if unknown:
-            raise SpecError(f"unknown spec field(s) {', '.join(unknown)}; known: {', '.join(sorted(known))}")
+            renamed = "".join(f" ({old} is now called {RENAMED[old]})" for old in unknown if old in RENAMED)
+            raise SpecError(f"unknown spec field(s) {', '.join(unknown)}{renamed}; known: {', '.join(sorted(known))}")
         values = dict(data)
         for key in ("verbs", "dynamics"):
             if values.get(key) is not None:
@@ -268,6 +269,9 @@ class GameSpec:
         data.update({k: v for k, v in overrides.items() if v is not None})
         return cls.from_dict(data)
 
+
+#: Spec fields that had another name before (a spec file written then gets a one-line pointer to the new one).
+RENAMED = {"backend": "author"}
 
 #: The defaults as data (docs and ``odyssey generate --help`` show them).
 DEFAULTS: dict[str, Any] = {

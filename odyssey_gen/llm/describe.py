@@ -1,6 +1,6 @@
 """``--describe-with``: a model writes the descriptions (and with ``--llm-names`` the names) of a game.
 
-The procedural backend names and describes everything from templates; a model, even the small
+The procedural author names and describes everything from templates; a model, even the small
 embedded one running offline, can make the text read better. Each place, area, object and NPC gets
 one short call; a reply is taken only if it is one line of printable ASCII of a sensible length (a
 name only if it is a fresh ``lower_snake_case`` name), otherwise the procedural text stays and the

@@ -1,4 +1,4 @@
-"""The prompts of the LLM backend: what each stage tells the model, built from the engine itself.
+"""The prompts of the LLM author: what each stage tells the model, built from the engine itself.
 
 Every fact a prompt states comes from the code or the data it describes, so the prompts cannot drift
 from the engine: the JSON Schema of ``world.json`` (:func:`odyssey_env.schema.json_schema`), an

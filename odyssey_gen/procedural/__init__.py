@@ -1,4 +1,4 @@
-"""The offline procedural backend: a complete game folder from a spec and a seed, with no model.
+"""The offline procedural author: a complete game folder from a spec and a seed, with no model.
 
 :func:`build` runs the builders in order over one seeded :class:`~odyssey_gen.procedural.draft.Draft`
 (rules to switch on, layout, objects, NPCs, quest) and returns the files' text. The RNG is seeded
@@ -23,7 +23,7 @@ from odyssey_gen.procedural.npcs import build_npcs
 from odyssey_gen.procedural.quest import QuestBuilder
 from odyssey_gen.spec import OPTIONAL_DYNAMICS, GameSpec
 
-__all__ = ["ProceduralBackend", "build", "draft", "dumps"]
+__all__ = ["ProceduralAuthor", "build", "draft", "dumps"]
 
 OBJECT_KEYS = (
     "level",
@@ -195,11 +195,11 @@ def build(spec: GameSpec, attempt: int = 1) -> dict[str, str]:
     return {"world.json": dumps(world_json(d)), "quest.json": dumps(d.quest)}
 
 
-class ProceduralBackend:
+class ProceduralAuthor:
     """The repair loop's view of the procedural builders: three stages over one seeded draft.
 
     ``entities`` builds the whole draft and writes ``world.json``; ``rules`` reports the optional verbs
-    and dynamics it switched on (this backend writes no code); ``quest`` writes ``quest.json``. Any
+    and dynamics it switched on (this author writes no code); ``quest`` writes ``quest.json``. Any
     validation problem sends the loop back to ``entities``, which rebuilds from the next stream of
     the same seed.
     """

@@ -17,7 +17,7 @@ from odyssey_eval.cli import main as odyssey
 from odyssey_eval.runner import run_cell
 from odyssey_gen.cli import main as generate_main
 from odyssey_gen.pipeline import GenerationError, generate
-from odyssey_gen.procedural import ProceduralBackend
+from odyssey_gen.procedural import ProceduralAuthor
 from odyssey_gen.report import REPORT_FILE
 
 from .conftest import FAST, THEME, quiet, spec
@@ -56,7 +56,7 @@ def test_generate_writes_a_game_every_tool_accepts(tmp_path, capsys, monkeypatch
     assert sorted(p.name for p in target.iterdir()) == ["generation.json", "quest.json", "world.json"]
     assert leftovers(target.parent) == []  # no temporary folder left behind
     report = json.loads((target / REPORT_FILE).read_text())
-    assert report["status"] == "accepted" and report["backend"] == "procedural" and report["seed"] == 3
+    assert report["status"] == "accepted" and report["author"] == "procedural" and report["seed"] == 3
     assert report["spec"]["branching"] == 2 and report["statistics"]["stages"] == 6
     assert set(report["validation"]["checks"]) == {"static", "load", "execution", "reachability", "solvability"}
     assert all(not v for v in report["validation"]["checks"].values())
@@ -126,7 +126,7 @@ def test_an_existing_target_is_kept_unless_overwrite(tmp_path, capsys):
         (["--name", "Tide"], "lower_snake_case"),
         (["--name", "tide", "--verbs", "fly"], "unknown optional verb"),
         (["--name", "tide", "--places", "1", "--areas-per-place", "2", "--max-level", "4"], "levels need at least 4"),
-        (["--name", "tide", "--backend", "llm"], "needs a model"),
+        (["--name", "tide", "--author", "llm"], "needs a model"),
         (["--name", "tide", "llm=embedded"], "needs no model"),
         (["--name", "tide", "--llm-names"], "--llm-names needs --describe-with"),
         (["--name", "tide", "--params", "{oops"], "--params: not JSON"),
@@ -165,7 +165,7 @@ def test_a_spec_file_sets_the_request_and_flags_override_it(tmp_path):
     assert game.summary()["object_types"] == 30 and game.summary()["areas"] == 8 and "eat" in game.rules.actions
 
 
-class Unsolvable(ProceduralBackend):
+class Unsolvable(ProceduralAuthor):
     """Writes a quest whose only stage asks for an object nobody can ever have (a broken generator)."""
 
     def run_stage(self, stage, folder, feedback, attempt):
@@ -182,7 +182,7 @@ def test_a_candidate_that_stays_invalid_is_rejected_beside_the_target(tmp_path):
     s = spec(seed=2, stages=3)
     target = tmp_path / "tide"
     lines: list[str] = []
-    result = generate(s, target, backend=Unsolvable(s), settings=FAST, max_attempts=2, say=lines.append)
+    result = generate(s, target, author=Unsolvable(s), settings=FAST, max_attempts=2, say=lines.append)
     assert not result.ok and not target.exists()
     assert result.path == tmp_path / ".rejected" / "tide-seed2"
     assert sorted(p.name for p in result.path.iterdir()) == ["generation.json", "quest.json", "world.json"]
@@ -193,11 +193,11 @@ def test_a_candidate_that_stays_invalid_is_rejected_beside_the_target(tmp_path):
     assert any("REJECTED" in line for line in lines)
     assert leftovers(tmp_path) == [".rejected"]
     # a second rejection of the same seed does not overwrite the first
-    again = generate(s, target, backend=Unsolvable(s), settings=FAST, max_attempts=1, say=quiet)
+    again = generate(s, target, author=Unsolvable(s), settings=FAST, max_attempts=1, say=quiet)
     assert again.path == tmp_path / ".rejected" / "tide-seed2-2"
 
 
-class Interrupted(ProceduralBackend):
+class Interrupted(ProceduralAuthor):
     def run_stage(self, stage, folder, feedback, attempt):
         if stage == "quest":
             raise KeyboardInterrupt
@@ -207,7 +207,7 @@ class Interrupted(ProceduralBackend):
 def test_an_interrupted_generation_leaves_nothing(tmp_path):
     s = spec(seed=1)
     with pytest.raises(KeyboardInterrupt):
-        generate(s, tmp_path / "tide", backend=Interrupted(s), settings=FAST, say=quiet)
+        generate(s, tmp_path / "tide", author=Interrupted(s), settings=FAST, say=quiet)
     assert list(tmp_path.iterdir()) == []
 
 

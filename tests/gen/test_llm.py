@@ -1,4 +1,4 @@
-"""The LLM backend, replayed from model replies: broken ones are repaired or rejected, good ones accepted.
+"""The LLM author, replayed from model replies: broken ones are repaired or rejected, good ones accepted.
 
 The replies in ``data/llm/`` are what the backend is fed in place of a live model (the scripted
 backend plays them back in order): fenced JSON and Python with prose around them, as chat models
@@ -18,7 +18,7 @@ import pytest
 from odyssey_agents.llm.scripted import ScriptedLLM
 from odyssey_env import load_game
 from odyssey_gen.cli import main as generate_main
-from odyssey_gen.llm import LLMBackend
+from odyssey_gen.llm import LLMAuthor
 from odyssey_gen.llm.parse import ReplyError, extract_json, extract_python
 from odyssey_gen.llm.prompts import entities_prompt, quest_prompt, rules_prompt
 from odyssey_gen.pipeline import generate
@@ -43,7 +43,7 @@ def llm_spec(**over):
         stages=4,
         action_rules=1,
         step_rules=1,
-        backend="llm",
+        author="llm",
         tutorial=False,
     )
     values.update(over)
@@ -66,7 +66,7 @@ def run(tmp_path: Path, names: list[str], **over):
     s = llm_spec(**over)
     model = Recorder([reply(n) for n in names])
     lines: list[str] = []
-    result = generate(s, tmp_path / "tide", backend=LLMBackend(s, model), settings=FAST, say=lines.append)
+    result = generate(s, tmp_path / "tide", author=LLMAuthor(s, model), settings=FAST, say=lines.append)
     return result, model, lines
 
 
@@ -107,7 +107,7 @@ def test_broken_replies_are_repaired_stage_by_stage(tmp_path):
     tokens = report["tokens"]
     assert tokens["entities"]["calls"] == 3 and tokens["quest"]["calls"] == 3 and tokens["total"]["calls"] == 8
     assert all(tokens[s]["input"] > 0 and tokens[s]["output"] > 0 for s in ("entities", "rules", "quest"))
-    assert report["model"]["backend"] == "scripted" and report["backend"] == "llm"
+    assert report["model"]["backend"] == "scripted" and report["author"] == "llm"
     assert sorted(report["files"]) == ["quest.json", "rules.py", "world.json"]
     rules = (result.path / "rules.py").read_text()
     assert "class RingBell" in rules and '@predicate("carries_both")' in rules
@@ -171,7 +171,7 @@ def test_the_cli_replays_recorded_replies_and_records_them(tmp_path, capsys):
             "tide",
             "--out",
             str(tmp_path / "tide"),
-            "--backend",
+            "--author",
             "llm",
             "--replay",
             str(replay),
@@ -212,12 +212,12 @@ def test_trust_output_records_trust_only_after_validation(tmp_path, monkeypatch)
     monkeypatch.setenv("ODYSSEY_TRUST_FILE", str(tmp_path / "trusted.json"))
     s = llm_spec()
     model = Recorder([reply(n) for n in ("entities_good", "rules_good", "quest_good")])
-    result = generate(s, tmp_path / "tide", backend=LLMBackend(s, model), settings=FAST, say=quiet, trust_output=True)
+    result = generate(s, tmp_path / "tide", author=LLMAuthor(s, model), settings=FAST, say=quiet, trust_output=True)
     assert result.ok and result.trusted and trust.is_trusted(result.path)
     load_game(result.path, cache=False)  # no trust=True needed now
     # a rejected candidate is never trusted
     bad = Recorder([reply(n) for n in ["entities_good"] + ["rules_raises", "quest_good"] * 3])
-    rejected = generate(s, tmp_path / "other", backend=LLMBackend(s, bad), settings=FAST, say=quiet, trust_output=True)
+    rejected = generate(s, tmp_path / "other", author=LLMAuthor(s, bad), settings=FAST, say=quiet, trust_output=True)
     assert not rejected.ok and str(rejected.path.resolve()) not in trust.trusted_folders()
 
 

@@ -1,4 +1,4 @@
-"""The procedural backend: complete, valid, solvable games from a seed, the same bytes for the same seed."""
+"""The procedural author: complete, valid, solvable games from a seed, the same bytes for the same seed."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
-"""The bounded repair loop: run the stages, validate, and ask the stage at fault again.
+"""The stage runner: run an author's stages, validate, and ask the stage at fault again (a bounded repair loop).
 
-A backend is a list of stages (``entities``, ``rules``, ``quest`` for the LLM backend; one ``build``
+An author is a list of stages (``entities``, ``rules``, ``quest`` for the LLM author; one ``build``
 for the procedural one). Each stage writes its file(s) into the candidate folder and returns the
 problems of its own quick checks (the reply did not parse, the schema does not hold...). A stage
 with problems is asked again with those problems, verbatim; a stage that passes is kept. After the
@@ -19,7 +19,7 @@ from odyssey_gen.report import Attempt, Report
 from odyssey_gen.spec import ValidationSettings
 from odyssey_gen.validate import Problem, Validation, validate
 
-__all__ = ["Backend", "Rejected", "run"]
+__all__ = ["Author", "Rejected", "run_stages"]
 
 
 class Rejected(Exception):
@@ -30,8 +30,8 @@ class Rejected(Exception):
         self.problems = list(problems)
 
 
-class Backend(Protocol):
-    """What the repair loop needs of a backend."""
+class Author(Protocol):
+    """What the stage runner needs of a game's author (procedural or LLM): its stages, run one by one."""
 
     name: str
     stages: tuple[str, ...]
@@ -51,8 +51,8 @@ def _first_line(problems: Sequence[Problem]) -> str:
     return f"{problems[0]}{more}"
 
 
-def run(
-    backend: Backend,
+def run_stages(
+    author: Author,
     folder: Path,
     report: Report,
     settings: ValidationSettings,
@@ -68,7 +68,7 @@ def run(
     ``after_stages`` runs on the folder each time the stages are done, before validation (the
     describing pass of ``--describe-with``).
     """
-    stages = backend.stages
+    stages = author.stages
     feedback: dict[str, list[Problem]] = {s: [] for s in stages}
     start = 0
     numbered = {s: first_step + i for i, s in enumerate(stages)}
@@ -89,11 +89,11 @@ def run(
                         f"      {stage}: attempt {attempt.attempt}/{max_attempts}, repairing "
                         f"{len(feedback[stage])} problem(s)"
                     )
-                problems = backend.run_stage(stage, folder, feedback[stage], attempt)
+                problems = author.run_stage(stage, folder, feedback[stage], attempt)
                 attempt.problems = [p.to_dict() for p in problems]
                 if not problems:
                     feedback[stage] = []
-                    say(f"[{numbered[stage]}/{total_steps}] {stage}: {backend.summary(stage, folder)}")
+                    say(f"[{numbered[stage]}/{total_steps}] {stage}: {author.summary(stage, folder)}")
                     break
                 feedback[stage] = problems
                 say(f"      {stage}: attempt {attempt.attempt} has {len(problems)} problem(s): {_first_line(problems)}")
@@ -108,7 +108,7 @@ def run(
         }
         if validation.ok:
             return validation
-        owners = [backend.owner(p) for p in validation.problems]
+        owners = [author.owner(p) for p in validation.problems]
         start = min(stages.index(o) for o in owners)
         culprit = stages[start]
         feedback[culprit] = [p for p, o in zip(validation.problems, owners, strict=True) if o == culprit]

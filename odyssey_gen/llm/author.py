@@ -1,4 +1,4 @@
-"""The LLM backend: the paper's entity, rule and quest generators over any ``odyssey_agents.llm`` model.
+"""The LLM author: the paper's entity, rule and quest generators over any ``odyssey_agents.llm`` model.
 
 Three stages, each one model call per attempt, each with quick checks of its own before the whole
 candidate is validated:
@@ -33,7 +33,7 @@ from odyssey_gen.spec import GameSpec, ValidationSettings
 from odyssey_gen.validate import Problem, check_static
 from odyssey_gen.validate.sandbox import run_checks
 
-__all__ = ["LLMBackend"]
+__all__ = ["LLMAuthor"]
 
 #: Reply budgets per stage (clipped to the model's context window by the backend).
 MAX_TOKENS = {"entities": 16000, "rules": 8000, "quest": 8000}
@@ -74,7 +74,7 @@ def declared_predicates(source: str) -> list[tuple[str, str]]:
     return out
 
 
-class LLMBackend:
+class LLMAuthor:
     """The repair loop's view of the LLM stages (see the module docstring)."""
 
     name = "llm"
