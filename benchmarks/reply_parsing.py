@@ -23,7 +23,7 @@ import sys
 import time
 from collections.abc import Callable
 
-from odyssey_agents.react.reply import parse_choice, parse_reply
+from odyssey_agents.prompting.reply import parse_choice, parse_reply
 
 PIECES = [
     "{",

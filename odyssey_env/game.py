@@ -2,8 +2,9 @@
 
 A :class:`Game` is immutable content plus the assembled :class:`~odyssey_env.rules.RuleBook` and the
 lookup tables every rule needs (objects by name, which recipes use an ingredient, ...). Loading checks
-the files against their schema and then every cross reference, and reports each problem with its file
-and field. Loaded games are cached per folder, so creating many environments costs one load.
+the files against their schema and then every cross reference (:mod:`odyssey_env.checks`), and reports
+each problem with its file and field. Loaded games are cached per folder, so creating many environments
+costs one load.
 """
 
 from __future__ import annotations
@@ -12,11 +13,8 @@ import hashlib
 import importlib
 import importlib.util
 import json
-import re
-import string
 import sys
 import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
@@ -24,33 +22,18 @@ from typing import Any
 
 from odyssey_env import schema
 from odyssey_env import trust as trust_store
-from odyssey_env.content import NAMEABLE, AreaSpec, NpcType, ObjectType, WorldSpec
-from odyssey_env.quests.spec import QuestSpec, check_quest, quest_summary
+from odyssey_env.checks.quest import check_quest
+from odyssey_env.checks.world import NAME_RE, check_world
+from odyssey_env.content import AreaSpec, NpcType, ObjectType, WorldSpec
+from odyssey_env.limits import LIMITS, MAX_FILE_BYTES
+from odyssey_env.quests.shape import quest_summary
+from odyssey_env.quests.spec import QuestSpec
 from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook, RuleError, core_step_rules, placement
 from odyssey_env.schema import FormatError, Problem
 
 __all__ = ["GAMES_DIR", "Game", "GameError", "UntrustedGameError", "available_games", "load_game"]
 
 GAMES_DIR = Path(__file__).parent / "games"
-NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
-INSTANCE_SUFFIX_RE = re.compile(r"_\d+$")
-#: Everything the engine prints or accepts: printable ASCII and newlines (the env's spaces use it: ``env.CHARSET``).
-TEXT_CHARS = frozenset(string.printable) - frozenset("\t\r\x0b\x0c")
-
-# Bounds on game data (docs/game-format.md, "Limits"). Game folders come from people and from LLMs: an
-# absurd number must be a GameError naming its field at load time, never a hang, a MemoryError or a
-# ZeroDivisionError an hour into a run. The bounds are far above anything a playable game needs.
-MAX_FILE_BYTES = 4 * 2**20
-LIMITS = schema.Limits(max_number=1e9, max_items=2_000, max_text=20_000, max_depth=64)
-MAX_STAT = 1_000_000  # hp, attack, defense, value, size, capacity, coins, experience, amounts of stackables
-MAX_LEVEL = 1_000
-MAX_INSTANCES = 100  # individually named objects (containers, writables) in one placement
-MAX_WORLD_INSTANCES = 10_000  # ... and in the whole initial world
-MAX_PLACED_NPCS = 5_000
-MAX_AREAS = 1_000
-MAX_SCATTER = 100  # objects or NPCs scattered into one area
-MAX_RECIPE_AMOUNT = 1_000
-MAX_NAME = 64  # the parser takes names of up to 100 characters; instance handles add "_<number>"
 
 
 class GameError(FormatError):
@@ -217,7 +200,7 @@ def _load(path: Path) -> Game:
         raise GameError(problems)
     assert spec is not None and quest is not None
 
-    problems += _check_world(spec)
+    problems += check_world(spec)
     if problems:
         raise GameError(problems)
 
@@ -279,281 +262,3 @@ def _import_rules(path: Path) -> ModuleType:
         del sys.modules[name]
         raise GameError([Problem("rules.py", "", f"cannot import: {type(exc).__name__}: {exc}")]) from exc
     return module
-
-
-# ---------------------------------------------------------------------------- cross references
-def _text_problems(value: str, file: str, path: str) -> Iterator[Problem]:
-    bad = sorted(set(value) - TEXT_CHARS)
-    if bad:
-        yield Problem(file, path, f"text may only use printable ASCII and newlines, found {''.join(bad)!r}")
-
-
-def _check_world(spec: WorldSpec) -> list[Problem]:
-    out: list[Problem] = []
-    F = "world.json"
-
-    def bad(path: str, message: str) -> None:
-        out.append(Problem(F, path, message))
-
-    handles: dict[str, str] = {}
-
-    def claim(name: str, path: str, what: str) -> None:
-        if not NAME_RE.match(name):
-            bad(path, f"{what} name {name!r} must be lower_snake_case (letters, digits, underscores)")
-        elif len(name) > MAX_NAME:
-            bad(
-                path,
-                f"{what} name {name[:20]!r}... has {len(name)} characters; at most {MAX_NAME} (commands "
-                "carry names, and instances add a number)",
-            )
-        elif INSTANCE_SUFFIX_RE.search(name):
-            bad(path, f"{what} name {name!r} must not end in _<number>: such names are reserved for instances")
-        if name in handles:
-            bad(
-                path,
-                f"name {name!r} is already used by {handles[name]}; names must be unique across "
-                "objects, NPCs and areas because commands refer to them",
-            )
-        else:
-            handles[name] = f"{what} at {path}"
-
-    areas: dict[str, AreaSpec] = {}
-    for i, place in enumerate(spec.places):
-        out += _text_problems(place.name + place.description, F, f"places[{i}]")
-        if not place.areas:
-            bad(f"places[{i}].areas", "a place needs at least one area")
-        for j, area in enumerate(place.areas):
-            p = f"places[{i}].areas[{j}]"
-            claim(area.name, f"{p}.name", "area")
-            areas[area.name] = area
-            out += _text_problems(area.description, F, f"{p}.description")
-            if area.level < 1:
-                bad(f"{p}.level", "levels start at 1")
-    objects: dict[str, ObjectType] = {}
-    for i, o in enumerate(spec.objects):
-        p = f"objects[{i}]"
-        claim(o.name, f"{p}.name", "object")
-        objects[o.name] = o
-        out += _text_problems(o.description, F, f"{p}.description")
-    npcs: dict[str, NpcType] = {}
-    for i, n in enumerate(spec.npcs):
-        claim(n.name, f"npcs[{i}].name", "NPC")
-        npcs[n.name] = n
-
-    def obj_ref(name: str, path: str) -> ObjectType | None:
-        if name not in objects:
-            close = schema._closest(name, objects)
-            bad(path, f"unknown object {name!r}" + (f" (did you mean {close!r}?)" if close else ""))
-            return None
-        return objects[name]
-
-    def area_ref(name: str, path: str) -> None:
-        if name not in areas:
-            close = schema._closest(name, areas)
-            bad(path, f"unknown area {name!r}" + (f" (did you mean {close!r}?)" if close else ""))
-
-    currencies = [o.name for o in spec.objects if o.category == "currency"]
-    if len(currencies) > 1:
-        bad("objects", f"at most one currency object is allowed, found {', '.join(currencies)}")
-    for i, o in enumerate(spec.objects):
-        p = f"objects[{i}]"
-        if o.level < 1:
-            bad(f"{p}.level", "levels start at 1")
-        if o.size < 0 or o.value < 0:
-            bad(p, "size and value cannot be negative")
-        if o.category == "container" and o.capacity <= 0:
-            bad(f"{p}.capacity", "a container needs a positive capacity")
-        if o.category == "writable" and o.max_text <= 0:
-            bad(f"{p}.max_text", "a writable needs a positive max_text")
-        if o.category == "armor" and o.defense <= 0:
-            bad(f"{p}.defense", "armor needs a positive defense")
-        if o.category == "food" and o.hp_restore <= 0:
-            bad(f"{p}.hp_restore", "food needs a positive hp_restore")
-        if o.named and o.category not in NAMEABLE:
-            bad(f"{p}.named", f"a {o.category} cannot be named one by one (only {', '.join(sorted(NAMEABLE))} can)")
-        if o.slot is not None and o.category != "armor":
-            bad(f"{p}.slot", "only armor has a slot")
-        if o.slot == "pack":
-            bad(f"{p}.slot", "the pack slot is reserved for containers")
-        for a in o.areas:
-            area_ref(a, f"{p}.areas")
-        if o.recipe is not None:
-            r = o.recipe
-            if not r.ingredients:
-                bad(f"{p}.recipe.ingredients", "a recipe needs at least one ingredient")
-            if r.yields < 1:
-                bad(f"{p}.recipe.yields", "must be at least 1")
-            for ing, amount in r.ingredients.items():
-                ing_t = obj_ref(ing, f"{p}.recipe.ingredients.{ing}")
-                if amount < 1:
-                    bad(f"{p}.recipe.ingredients.{ing}", "amounts must be at least 1")
-                if ing == o.name:
-                    bad(f"{p}.recipe.ingredients.{ing}", "an object cannot be its own ingredient")
-                if ing_t is not None and (ing_t.instanced or not ing_t.portable):
-                    what = "individually named" if ing_t.named else f"a {ing_t.category}"
-                    bad(f"{p}.recipe.ingredients.{ing}", f"{ing} is {what}; ingredients must be plain carried objects")
-            for st in r.stations:
-                st_t = obj_ref(st, f"{p}.recipe.stations")
-                if st_t is not None and st_t.category != "station":
-                    bad(f"{p}.recipe.stations", f"{st} is not a station (category {st_t.category})")
-    for i, n in enumerate(spec.npcs):
-        p = f"npcs[{i}]"
-        out += _text_problems(n.description + "".join(n.dialogue), F, p)
-        if n.hp <= 0 or n.level < 1 or n.attack < 0 or n.defense < 0:
-            bad(p, "an NPC needs hp > 0, level >= 1 and non-negative attack and defense")
-        if n.hostile and not n.pattern:
-            bad(f"{p}.pattern", "an enemy needs a combat pattern")
-        if n.merchant and n.hostile:
-            bad(f"{p}.role", "a merchant cannot be an enemy")
-        if n.merchant and not currencies:
-            bad(f"{p}.role", "merchants need a currency object in the game")
-        for field_name in ("drops", "stock"):
-            for obj, amount in getattr(n, field_name).items():
-                t = obj_ref(obj, f"{p}.{field_name}.{obj}")
-                if amount < 1:
-                    bad(f"{p}.{field_name}.{obj}", "amounts must be at least 1")
-                if t is not None and not t.portable:
-                    bad(f"{p}.{field_name}.{obj}", "stations cannot be carried by NPCs")
-        for a in n.areas:
-            area_ref(a, f"{p}.areas")
-    for i, place in enumerate(spec.places):
-        for j, area in enumerate(place.areas):
-            p = f"places[{i}].areas[{j}]"
-            for obj, amount in area.objects.items():
-                obj_ref(obj, f"{p}.objects.{obj}")
-                if amount < 1:
-                    bad(f"{p}.objects.{obj}", "amounts must be at least 1")
-            for k, npc in enumerate(area.npcs):
-                if npc not in npcs:
-                    bad(f"{p}.npcs[{k}]", f"unknown NPC {npc!r}")
-    area_ref(spec.spawn, "spawn")
-    g = spec.graph
-    for i, c in enumerate(g.connections):
-        p = f"graph.connections[{i}]"
-        area_ref(c.a, f"{p}.a")
-        area_ref(c.b, f"{p}.b")
-        if c.a == c.b:
-            bad(p, "a path must join two different areas")
-        if c.key is not None:
-            k = obj_ref(c.key, f"{p}.key")
-            if k is not None and "unlock" not in k.uses:
-                bad(f"{p}.key", f"{c.key} cannot open paths: give it the 'unlock' use")
-        if c.key is not None and not c.locked:
-            bad(f"{p}.key", "a key is only meaningful on a locked path")
-    if g.mode == "random" and g.locked_links > 0:
-        if g.lock_key is None:
-            bad("graph.lock_key", "random graphs with locked links need a lock_key")
-        else:
-            k = obj_ref(g.lock_key, "graph.lock_key")
-            if k is not None and "unlock" not in k.uses:
-                bad("graph.lock_key", f"{g.lock_key} cannot open paths: give it the 'unlock' use")
-    if g.mode == "fixed" and not out:
-        out += _check_connected(spec, areas)
-    for field_name in ("objects_per_area", "npcs_per_area"):
-        lo, hi = getattr(spec.placement, field_name)
-        if not 0 <= lo <= hi <= MAX_SCATTER:
-            bad(f"placement.{field_name}", f"expected [min, max] with 0 <= min <= max <= {MAX_SCATTER}")
-    if not 0 <= spec.placement.level_decay <= 1:
-        bad("placement.level_decay", "must lie between 0 and 1 (a weight multiplier per level of difference)")
-    if not 0 <= spec.placement.max_level_above <= MAX_LEVEL:
-        bad("placement.max_level_above", f"must lie between 0 and {MAX_LEVEL}")
-    out += _text_problems(spec.game.title + spec.game.description + spec.game.intro, F, "game")
-    clock = re.match(r"^(\d\d):(\d\d)$", spec.game.start_time)
-    if not clock or int(clock[1]) > 23 or int(clock[2]) > 59:
-        bad("game.start_time", "expected HH:MM, 00:00 to 23:59")
-    if not 1 <= spec.game.minutes_per_step <= 1440:
-        bad("game.minutes_per_step", "must lie between 1 and 1440 (a day)")
-    out += _check_bounds(spec, areas)
-    return out
-
-
-def _check_bounds(spec: WorldSpec, areas: dict[str, AreaSpec]) -> list[Problem]:
-    """Sizes and numbers a playable game never needs (see the limits above): each names its field."""
-    out: list[Problem] = []
-
-    def within(path: str, value: float, lo: float | None, hi: float) -> None:
-        """``lo`` None: the lower bound has a check of its own in _check_world (with its own message)."""
-        if value > hi or (lo is not None and value < lo):
-            expected = f"{lo:g} to {hi:g}" if lo is not None else f"at most {hi:g}"
-            out.append(Problem("world.json", path, f"{value!r} is out of range: expected {expected}"))
-
-    if len(areas) > MAX_AREAS:
-        out.append(Problem("world.json", "places", f"{len(areas):,} areas; a game may have at most {MAX_AREAS:,}"))
-    body = spec.agent
-    within("agent.hp", body.hp, 1, MAX_STAT)
-    within("agent.attack", body.attack, 0, MAX_STAT)
-    within("agent.defense", body.defense, 0, MAX_STAT)
-    within("agent.hands", body.hands, 1, 10)
-    within("agent.xp_per_level", body.xp_per_level, 1, MAX_STAT)
-    within("agent.hp_per_level", body.hp_per_level, 0, MAX_STAT)
-    within("agent.attack_per_level", body.attack_per_level, 0, MAX_STAT)
-    within("graph.extra_links", spec.graph.extra_links, 0, MAX_AREAS)
-    within("graph.locked_links", spec.graph.locked_links, 0, MAX_AREAS)
-    objects = {o.name: o for o in spec.objects}
-    for i, o in enumerate(spec.objects):
-        p = f"objects[{i}]"
-        within(f"{p}.level", o.level, None, MAX_LEVEL)
-        for name in ("value", "size", "capacity", "hp_restore"):
-            within(f"{p}.{name}", getattr(o, name), None, MAX_STAT)
-        for name in ("attack", "defense"):
-            within(f"{p}.{name}", getattr(o, name), 0, MAX_STAT)
-        within(f"{p}.max_text", o.max_text, 0, LIMITS.max_text)
-        within(f"{p}.spawn_weight", o.spawn_weight, 0, MAX_STAT)
-        if o.recipe is not None:
-            within(f"{p}.recipe.yields", o.recipe.yields, None, MAX_INSTANCES if o.instanced else MAX_RECIPE_AMOUNT)
-            for ing, amount in o.recipe.ingredients.items():
-                within(f"{p}.recipe.ingredients.{ing}", amount, None, MAX_RECIPE_AMOUNT)
-    for i, n in enumerate(spec.npcs):
-        p = f"npcs[{i}]"
-        for name in ("level", "hp", "attack", "defense"):
-            within(f"{p}.{name}", getattr(n, name), None, MAX_LEVEL if name == "level" else MAX_STAT)
-        for name in ("coins", "xp"):
-            within(f"{p}.{name}", getattr(n, name), 0, MAX_STAT)
-        within(f"{p}.spawn_weight", n.spawn_weight, 0, MAX_STAT)
-        for field_name in ("drops", "stock"):
-            for obj, amount in getattr(n, field_name).items():
-                t = objects.get(obj)
-                within(f"{p}.{field_name}.{obj}", amount, None, MAX_INSTANCES if t and t.instanced else MAX_STAT)
-    instances = placed_npcs = 0
-    for i, place in enumerate(spec.places):
-        for j, area in enumerate(place.areas):
-            p = f"places[{i}].areas[{j}]"
-            within(f"{p}.level", area.level, None, MAX_LEVEL)
-            placed_npcs += len(area.npcs)
-            for obj, amount in area.objects.items():
-                t = objects.get(obj)
-                if t is not None and t.instanced:
-                    instances += amount
-                within(f"{p}.objects.{obj}", amount, None, MAX_INSTANCES if t and t.instanced else MAX_STAT)
-    if instances > MAX_WORLD_INSTANCES:
-        out.append(
-            Problem(
-                "world.json",
-                "places",
-                f"{instances:,} individually named objects (containers, "
-                f"writables) placed; at most {MAX_WORLD_INSTANCES:,}",
-            )
-        )
-    if placed_npcs > MAX_PLACED_NPCS:
-        out.append(Problem("world.json", "places", f"{placed_npcs:,} NPCs placed; at most {MAX_PLACED_NPCS:,}"))
-    return out
-
-
-def _check_connected(spec: WorldSpec, areas: dict[str, AreaSpec]) -> list[Problem]:
-    nbrs: dict[str, set[str]] = {a: set() for a in areas}
-    for c in spec.graph.connections:
-        nbrs[c.a].add(c.b)
-        nbrs[c.b].add(c.a)
-    seen = {spec.spawn}
-    todo = [spec.spawn]
-    while todo:
-        for b in nbrs[todo.pop()]:
-            if b not in seen:
-                seen.add(b)
-                todo.append(b)
-    missing = [a for a in areas if a not in seen]
-    if missing:
-        return [
-            Problem("world.json", "graph.connections", f"areas not reachable from the spawn area: {', '.join(missing)}")
-        ]
-    return []

@@ -16,11 +16,11 @@ import shlex
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from odyssey_env.limits import MAX_AMOUNT, MAX_NAME_LENGTH
+
 if TYPE_CHECKING:
     from odyssey_env.rules import ActionRule, RuleBook
 
-MAX_AMOUNT = 1_000_000
-MAX_NAME_LENGTH = 100
 #: Characters of a command that an ``invalid_action`` event keeps (the env's action-space limit):
 #: a megabyte sent as a command must not come back as a megabyte of ``info``.
 MAX_COMMAND_ECHO = 512

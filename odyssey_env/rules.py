@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeVar
 
 from odyssey_env import schema
+from odyssey_env.limits import PARAM_LIMITS
 from odyssey_env.parsing import verb_index
 from odyssey_env.steprules.order import ENGINE_STEP_ORDER
 
@@ -163,8 +164,10 @@ class _Rule:
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
 
-    def __init__(self, params: Any = None):
-        self.p = params
+    def __init__(self, settings: Any = None):
+        #: The rule's ``Params`` as this game sets them (``game.params.<rule>`` over the defaults); None
+        #: for a rule without ``Params``. Not ``params``: on a verb that name holds its argument slots.
+        self.settings = settings
 
     def facts(self, game: Game) -> Iterable[Fact]:
         """Statements about this rule's effects; override to feed World-Knowledge QA."""
@@ -470,10 +473,6 @@ class RuleBook:
             "step_rules": [{"name": r.name, "runs": placement(r), "description": r.description} for r in self.steps],
             "predicates": sorted(self.predicates),
         }
-
-
-#: Bounds on rule parameters, which a game's world.json may override (``game.params.<rule>``).
-PARAM_LIMITS = schema.Limits(max_number=1_000_000, max_items=1_000, max_text=20_000, max_depth=16)
 
 
 def _params(cls: type[_Rule], overrides: Mapping[str, Any] | None) -> Any:

@@ -1,7 +1,7 @@
 """The ``odyssey`` command: one entry point, subcommands imported only when used.
 
-Keeping the dispatcher free of imports means ``odyssey play`` works with the env package alone and
-``odyssey run`` pays for Hydra only when it runs.
+Keeping the dispatcher free of imports means ``odyssey play`` and ``odyssey games`` (which import only
+``odyssey_env``) work with gymnasium alone, and ``odyssey run`` pays for Hydra only when it runs.
 
 This is also the one place where a user's mistake becomes one line: every subcommand lets an
 :class:`odyssey_agents.errors.OdysseyError` (or a game folder's ``GameError``) propagate, and it is
@@ -17,8 +17,8 @@ import sys
 from collections.abc import Sequence
 
 COMMANDS: dict[str, tuple[str, str]] = {
-    "play": ("odyssey_env.play:main", "play a game in the terminal"),
-    "games": ("odyssey_env.catalog:main", "list the shipped games and their sizes"),
+    "play": ("odyssey_eval.play:main", "play a game in the terminal"),
+    "games": ("odyssey_eval.catalog:main", "list the shipped games and their sizes"),
     "trust": ("odyssey_env.trust:main", "let a game folder's rules.py run (it is code)"),
     "generate": ("odyssey_gen.cli:main", "generate a new, validated game from a theme (offline or with an LLM)"),
     "run": ("odyssey_eval.run:main", "evaluate agents on games (Hydra; supports -m sweeps)"),

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.base import Agent, Decision, Task
 from odyssey_agents.oracle.planner import Planner
+from odyssey_env.limits import TEXT_CHARS
 from odyssey_env.parsing import parse
 from odyssey_env.quests.main_quest import open_stages, plan
 
@@ -101,8 +102,6 @@ def is_valid(engine: Engine, agent_id: str, command: str) -> bool:
 
 def _text_fits(engine: Engine, text: str, targets: list[Any]) -> bool:
     """Whether ``text`` is writable at all (printable, one line) and fits every writable named."""
-    from odyssey_env.game import TEXT_CHARS
-
     if not text or "\n" in text or set(text) - TEXT_CHARS:
         return False
     for handle in targets:
@@ -168,7 +167,7 @@ class OracleAgent(Agent):
             self.counters["corrected"] += 1
             self.planner.memory.banned[("cmd", command)] = engine.state.step + 3
             reason = f"planned {command!r}, not valid now ({reason})"
-            command = "defend" if self.planner.v.engaged_foes() else "wait"
+            command = "defend" if self.planner.view.engaged_foes() else "wait"
         for key in self.planner.focus.used:
             self._window[key] = self._window.get(key, 0) + 1
         return command, reason

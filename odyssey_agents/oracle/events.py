@@ -52,13 +52,13 @@ class Events:
         self.supply = supply
         self.achieve = achieve
         self.cost = cost
-        self.v: View  # set by begin() every step
+        self.view: View  # set by begin() every step
         self._memo: dict[tuple[Any, ...], str | None] = {}
         self._causing: list[str] = []  # event kinds whose verbs' needs are being pursued (cycle guard)
 
     def begin(self, view: View) -> None:
         """A new step: commands that caused an event before are tried again on the world as it is now."""
-        self.v = view
+        self.view = view
         self._memo = {}
         self._causing = []
 
@@ -85,7 +85,7 @@ class Events:
         from odyssey_env.engine import Turn
         from odyssey_env.rules import OPTIONAL_VERBS
 
-        v = self.v
+        v = self.view
         rules = v.engine.rules.actions
         own = [verb for verb, rule in rules.items() if _own_rule(rule)]
         order = own + [verb for verb in OPTIONAL_VERBS if verb in rules]
@@ -129,7 +129,7 @@ class Events:
         :meth:`_cause_by_trial` pursues), so that the estimate of a game's own event weighs the walk or
         the making it takes first. 0 when nothing is missing, or when the need is out of reach now (no
         proof that the event cannot be caused: the need's own needs may open the way)."""
-        v = self.v
+        v = self.view
         if kind in self._causing:
             return 0
         self._causing.append(kind)
@@ -151,7 +151,7 @@ class Events:
 
     # ---- the engine's optional verbs ------------------------------------------
     def did_object_inspected(self, object: str | None = None, handle: str | None = None) -> str | None:
-        v = self.v
+        v = self.view
         visible = [
             *v.agent.hands,
             *v.agent.equipment.values(),
@@ -170,7 +170,7 @@ class Events:
             return self.supply.have(object, 1)
 
     def did_npc_inspected(self, type: str | None = None, npc: str | None = None) -> str | None:
-        v = self.v
+        v = self.view
         options = [
             n
             for n in v.state.npcs.values()
@@ -185,7 +185,7 @@ class Events:
 
     def did_area_inspected(self, area: str | None = None) -> str | None:
         if area is None:
-            return f"inspect {self.v.here}"
+            return f"inspect {self.view.here}"
         return self.navigation.go(area) or f"inspect {area}"
 
     def did_object_stored(
@@ -195,7 +195,7 @@ class Events:
         amount: int | None = None,
         handle: str | None = None,
     ) -> str | None:
-        v = self.v
+        v = self.view
         if object is None:
             raise Stuck("store what?")
         cmd = self.supply.need_container()
@@ -227,7 +227,7 @@ class Events:
         amount: int | None = None,
         handle: str | None = None,
     ) -> str | None:
-        v = self.v
+        v = self.view
         if object is None:
             raise Stuck("take out what?")
         loc = v.where_carried(object)
@@ -248,7 +248,7 @@ class Events:
         handle: str | None = None,
         area: str | None = None,
     ) -> str | None:
-        v = self.v
+        v = self.view
         if object is None:
             raise Stuck("discard what?")
         if area is not None and v.here != area:
@@ -261,7 +261,7 @@ class Events:
     def did_object_equipped(
         self, object: str | None = None, handle: str | None = None, slot: str | None = None
     ) -> str | None:
-        v = self.v
+        v = self.view
         if object is None:
             raise Stuck("equip what?")
         worn = v.worn(object)
@@ -272,7 +272,7 @@ class Events:
     def did_object_unequipped(
         self, object: str | None = None, handle: str | None = None, slot: str | None = None
     ) -> str | None:
-        v = self.v
+        v = self.view
         if object is None:
             raise Stuck("unequip what?")
         worn = v.worn(object)

@@ -45,7 +45,7 @@ class Navigation:
 
     def __init__(self, focus: Focus) -> None:
         self.focus = focus
-        self.v: View  # set by begin() every step
+        self.view: View  # set by begin() every step
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._routing = 0  # locks being costed inside the costing of a lock (depth guard)
         self.supply: Supply
@@ -60,7 +60,7 @@ class Navigation:
 
     def begin(self, view: View) -> None:
         """A new step: routes and dangers are recomputed from the world as it is now."""
-        self.v = view
+        self.view = view
         self._memo = {}
 
     def danger(self, area: str) -> float:
@@ -69,7 +69,7 @@ class Navigation:
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        v = self.v
+        v = self.view
         value = 0.0
         rule = v.engine.rules.step_rule("ambush")
         table = getattr(getattr(rule, "p", None), "chance_by_level", None)
@@ -92,7 +92,7 @@ class Navigation:
         hit = self._memo.get(("routes",))
         if hit is not None:
             return hit  # type: ignore[return-value]
-        v = self.v
+        v = self.view
         areas = v.state.areas
         best: dict[str, tuple[float, str]] = {v.here: (0.0, v.here)}
         done: set[str] = set()
@@ -117,11 +117,11 @@ class Navigation:
     def _first_hop(self, dst: str) -> str | None:
         """The neighbor to enter next on the cheapest open route to ``dst``."""
         routes = self._open_routes()
-        if dst not in routes or dst == self.v.here:
+        if dst not in routes or dst == self.view.here:
             return None
         while True:
             prev = routes[dst][1]
-            if prev == self.v.here:
+            if prev == self.view.here:
                 return dst
             dst = prev
 
@@ -143,7 +143,7 @@ class Navigation:
 
     def go(self, area: str) -> str | None:
         """Next command toward ``area``; None when already there."""
-        v = self.v
+        v = self.view
         if area == v.here:
             return None
         if area not in v.state.areas:
@@ -177,14 +177,14 @@ class Navigation:
         """What the game's ``enter`` verb says an agent at ``a`` should make hold before walking to ``b``
         and does not hold yet (:meth:`odyssey_env.rules.ActionRule.needs`: a light for the dark, the burning
         of the dead before leaving a quarantined area), or None. Asked once per way and step."""
-        rule = self.v.verbs.get("enter")
+        rule = self.view.verbs.get("enter")
         if rule is None or getattr(rule.needs, "__func__", None) is ActionRule.needs:
             return None  # the engine's own enter verb needs nothing it does not check itself
         key = ("need", a, b)
         if key in self._memo:
             return self._memo[key]  # type: ignore[return-value]
-        need = rule.needs(self.v.engine, self.v.agent, {"area": b, "from": a})
-        if need is not None and holds_now(self.v, need):
+        need = rule.needs(self.view.engine, self.view.agent, {"area": b, "from": a})
+        if need is not None and holds_now(self.view, need):
             need = None
         self._memo[key] = need  # type: ignore[assignment]
         return need
@@ -195,7 +195,7 @@ class Navigation:
         None when they ask for nothing (or only warn of what cannot be had)."""
         routes = self._open_routes()
         path = [dst]
-        while path[-1] != self.v.here:
+        while path[-1] != self.view.here:
             path.append(routes[path[-1]][1])
         path.reverse()
         for a, b in itertools.pairwise(path):
@@ -205,7 +205,7 @@ class Navigation:
             try:
                 command = self.achieve(need)
             except Stuck:
-                if a == self.v.here and not self._enterable(b):
+                if a == self.view.here and not self._enterable(b):
                     raise
                 continue  # it only warned (or it can wait until I stand there)
             if command is not None:
@@ -215,18 +215,18 @@ class Navigation:
     def _enterable(self, b: str) -> bool:
         from odyssey_env.engine import Turn
 
-        return f"enter {b}" in self.v.verbs["enter"].candidates(Turn(self.v.engine, self.v.agent, probe=True))
+        return f"enter {b}" in self.view.verbs["enter"].candidates(Turn(self.view.engine, self.view.agent, probe=True))
 
     def _lock_cost(self, a: str, b: str) -> float:
-        ex = self.v.state.areas[a].exits[b]
+        ex = self.view.state.areas[a].exits[b]
         best = INF
         self._routing += 1
         try:
             if ex.key is not None:
-                best = 1 if self.v.in_hands(ex.key) else self.supply.cost_have(ex.key, 1) + 1
-            if "lockpick" in self.v.verbs and ex.pickable:
+                best = 1 if self.view.in_hands(ex.key) else self.supply.cost_have(ex.key, 1) + 1
+            if "lockpick" in self.view.verbs and ex.pickable:
                 pick = self._lockpick_type()
-                if pick is not None and (best == INF or self.v.carried.get(pick, 0)):
+                if pick is not None and (best == INF or self.view.carried.get(pick, 0)):
                     best = min(best, self._pick_cost(pick) + 1)
         finally:
             self._routing -= 1
@@ -234,7 +234,7 @@ class Navigation:
 
     def _locked_route(self, dst: str) -> tuple[float, list[str]] | None:
         """Cheapest route through locked ways, each costed by opening it (Dijkstra, stable ties)."""
-        v = self.v
+        v = self.view
         areas = v.state.areas
         best = {v.here: 0.0}
         prev: dict[str, str] = {}
@@ -273,7 +273,7 @@ class Navigation:
         With ``carry_only``, only make sure the key or pick is carried (before walking to the lock);
         None then means it is.
         """
-        v = self.v
+        v = self.view
         ex = v.state.areas[a].exits[b]
         key_cost = INF
         if ex.key is not None:
@@ -300,7 +300,7 @@ class Navigation:
         """Expected steps to pick a lock: tries until one succeeds, plus the picks that snap on the
         way (from the lockpick rule's own odds), each as dear as getting one more, plus a surcharge
         for the gamble (picks may run out, and what makes them may be what a key needed)."""
-        v = self.v
+        v = self.view
         params = getattr(v.verbs["lockpick"], "p", None)
         chance = max(0.01, getattr(params, "chance", 0.35))
         snap = (1 - chance) * getattr(params, "break_chance", 0.25)
@@ -314,7 +314,7 @@ class Navigation:
         return extra * unit + 1 / chance + PICK_GAMBLE
 
     def _lockpick_type(self) -> str | None:
-        options = [o for o in self.v.game.spec.objects if "lockpick" in o.uses]
+        options = [o for o in self.view.game.spec.objects if "lockpick" in o.uses]
         if not options:
             return None
         return min(options, key=lambda o: (self.supply.cost_have(o.name, 1), o.name)).name

@@ -77,12 +77,12 @@ class Planner:
         self._memo: dict[tuple[Any, ...], float] = {}
 
     @property
-    def v(self) -> View:
+    def view(self) -> View:
         """The world as this step's planning sees it."""
         return self.focus.view
 
-    @v.setter
-    def v(self, view: View) -> None:
+    @view.setter
+    def view(self, view: View) -> None:
         """Look at ``view`` from now on (every part forgets what it worked out about the last one)."""
         self._begin(view)
 
@@ -97,15 +97,15 @@ class Planner:
     # ================================================================== entry point
     def decide(self, engine: Engine, goals: list[Condition]) -> tuple[str, str]:
         """The command for this step and a short reason."""
-        self.v = View(engine, self.agent_id)
+        self.view = View(engine, self.agent_id)
         step = engine.state.step
         self.memory.prune(step)
 
-        if self.v.engaged_foes():
+        if self.view.engaged_foes():
             return self.tactics.in_fight()
 
         self.foresight.look_ahead(engine, goals)
-        quick = self.opportunism.opportunity(self.v) if step >= self.memory.calm_until else None
+        quick = self.opportunism.opportunity(self.view) if step >= self.memory.calm_until else None
         if quick is not None:
             return quick, "opportunity"
 
@@ -225,25 +225,25 @@ class Planner:
         return INF if m is None else self.supply.cost_have(c.object, 1) + self.navigation.travel(m.area) + 1
 
     def _c_area_entered(self, c: Condition) -> str | None:
-        if self.v.here == c.area:
-            exits = [a for a, ex in self.v.state.areas[self.v.here].exits.items() if not ex.locked]
+        if self.view.here == c.area:
+            exits = [a for a, ex in self.view.state.areas[self.view.here].exits.items() if not ex.locked]
             if not exits:
                 raise Stuck(f"cannot step out of {c.area} to enter it again")
             return f"enter {exits[0]}"
         return self.navigation.go(c.area)
 
     def _e_area_entered(self, c: Condition) -> float:
-        return 2 if self.v.here == c.area else self.navigation.travel(c.area)
+        return 2 if self.view.here == c.area else self.navigation.travel(c.area)
 
     def _c_talked_to(self, c: Condition) -> str | None:
-        npcs = self.v.npcs.get(c.npc, [])
+        npcs = self.view.npcs.get(c.npc, [])
         best = min(npcs, key=lambda n: self.navigation.travel(n.area), default=None)
         if best is None or self.navigation.travel(best.area) == INF:
             raise Stuck(f"nobody of kind {c.npc} can be reached")
         return self.navigation.go(best.area) or f"talk to {best.handle}"
 
     def _e_talked_to(self, c: Condition) -> float:
-        return min((self.navigation.travel(n.area) + 1 for n in self.v.npcs.get(c.npc, [])), default=INF)
+        return min((self.navigation.travel(n.area) + 1 for n in self.view.npcs.get(c.npc, [])), default=INF)
 
     def _c_text_written(self, c: Condition) -> str | None:
         return self.supply.write(c.text or SAFE_TEXT, c.object)
@@ -252,15 +252,15 @@ class Planner:
         return self.supply.cost_write(c.object, c.text or SAFE_TEXT)
 
     def _c_object_eaten(self, c: Condition) -> str | None:
-        if "eat" not in self.v.verbs:
+        if "eat" not in self.view.verbs:
             raise Stuck("this game has no eat verb")
-        if self.v.carried.get(c.object, 0) or self.v.lying_count(self.v.here, c.object):
+        if self.view.carried.get(c.object, 0) or self.view.lying_count(self.view.here, c.object):
             return f"eat {c.object}"
         with self.focus.need(c.object, 1):
             return self.supply.have(c.object, 1)
 
     def _e_object_eaten(self, c: Condition) -> float:
-        return self.supply.cost_have(c.object, 1) + 1 if "eat" in self.v.verbs else INF
+        return self.supply.cost_have(c.object, 1) + 1 if "eat" in self.view.verbs else INF
 
     def _c_object_dropped(self, c: Condition) -> str | None:
         return self.supply.drop_in(c.object, c.area)
@@ -276,18 +276,18 @@ class Planner:
         return self.navigation.travel(c.area)
 
     def _c_has_item_count(self, c: Condition) -> str | None:
-        worn = self.v.owned(c.object) - self.v.carried.get(c.object, 0)
-        if self.v.owned(c.object) >= c.count:
+        worn = self.view.owned(c.object) - self.view.carried.get(c.object, 0)
+        if self.view.owned(c.object) >= c.count:
             return None
         with self.focus.need(c.object, c.count - worn):
             return self.supply.have(c.object, c.count - worn)
 
     def _e_has_item_count(self, c: Condition) -> float:
-        worn = self.v.owned(c.object) - self.v.carried.get(c.object, 0)
+        worn = self.view.owned(c.object) - self.view.carried.get(c.object, 0)
         return self.supply.cost_have(c.object, c.count - worn)
 
     def _c_equipped_any_of(self, c: Condition) -> str | None:
-        v = self.v
+        v = self.view
         if any(v.tname(h) in c.objects for h in v.agent.equipment.values()):
             return None
         best = self.memory.sticky_min(("equip_any", *c.objects), list(c.objects), lambda t: self.supply.cost_have(t, 1))
@@ -296,12 +296,12 @@ class Planner:
         return self.supply.equip(best)
 
     def _e_equipped_any_of(self, c: Condition) -> float:
-        if any(self.v.tname(h) in c.objects for h in self.v.agent.equipment.values()):
+        if any(self.view.tname(h) in c.objects for h in self.view.agent.equipment.values()):
             return 0
         return min((self.supply.cost_have(t, 1) + 2 for t in c.objects), default=INF)
 
     def _c_holds_category(self, c: Condition) -> str | None:
-        v = self.v
+        v = self.view
         if any(v.otype(h).category == c.category for h in v.agent.hands):
             return None
         t = self.supply.cheapest_of_category(c.category)
@@ -310,39 +310,39 @@ class Planner:
         return self.supply.hold(t)
 
     def _e_holds_category(self, c: Condition) -> float:
-        if any(self.v.otype(h).category == c.category for h in self.v.agent.hands):
+        if any(self.view.otype(h).category == c.category for h in self.view.agent.hands):
             return 0
         t = self.supply.cheapest_of_category(c.category)
         return INF if t is None else self.supply.cost_hold(t)
 
     def _c_visited_k_of(self, c: Condition) -> str | None:
-        areas = c.areas or tuple(self.v.game.areas)
-        visited = self.v.agent.visited
+        areas = c.areas or tuple(self.view.game.areas)
+        visited = self.view.agent.visited
         if sum(1 for a in areas if a in visited) >= c.count:
             return None
-        todo = [a for a in areas if a not in visited and a in self.v.state.areas]
+        todo = [a for a in areas if a not in visited and a in self.view.state.areas]
         if not todo:
             raise Stuck("no unvisited area of the set exists")
         return self.navigation.go(min(todo, key=lambda a: (self.navigation.travel(a), todo.index(a))))
 
     def _e_visited_k_of(self, c: Condition) -> float:
-        areas = c.areas or tuple(self.v.game.areas)
-        visited = self.v.agent.visited
+        areas = c.areas or tuple(self.view.game.areas)
+        visited = self.view.agent.visited
         missing = c.count - sum(1 for a in areas if a in visited)
         if missing <= 0:
             return 0
-        costs = sorted(self.navigation.travel(a) for a in areas if a not in visited and a in self.v.state.areas)
+        costs = sorted(self.navigation.travel(a) for a in areas if a not in visited and a in self.view.state.areas)
         return sum(costs[:missing]) if len(costs) >= missing else INF
 
     def _c_defeated_n(self, c: Condition) -> str | None:
-        kills = self.v.agent.kills
+        kills = self.view.agent.kills
         done = kills.get(c.npc, 0) if c.npc else sum(kills.values())
         if done >= c.count:
             return None
         return self.tactics.defeat_any((c.npc,) if c.npc else ())
 
     def _e_defeated_n(self, c: Condition) -> float:
-        kills = self.v.agent.kills
+        kills = self.view.agent.kills
         done = kills.get(c.npc, 0) if c.npc else sum(kills.values())
         if done >= c.count:
             return 0
@@ -351,7 +351,7 @@ class Planner:
     def _c_text_equals_in(self, c: Condition) -> str | None:
         from odyssey_env.quests.conditions import holds
 
-        if holds(self.v.engine, self.v.agent, c):
+        if holds(self.view.engine, self.view.agent, c):
             return None
         handle = self.supply.find_written(c.text, c.object)
         if handle is None:
@@ -364,36 +364,36 @@ class Planner:
         return self.supply.cost_write(c.object, c.text) + (self.navigation.travel(c.area) + 2 if c.area else 0)
 
     def _c_object_in_area(self, c: Condition) -> str | None:
-        v = self.v
+        v = self.view
         if c.area in v.state.areas and v.lying_count(c.area, c.object) >= c.count:
             return None
         with self.focus.sparing(c.area, c.object):  # what lies there already counts: bring more
             return self.supply.drop_in(c.object, c.area)
 
     def _e_object_in_area(self, c: Condition) -> float:
-        missing = c.count - self.v.lying_count(c.area, c.object)
+        missing = c.count - self.view.lying_count(c.area, c.object)
         if missing <= 0:
             return 0
         with self.focus.sparing(c.area, c.object):
             return self.supply.cost_have(c.object, missing) + self.navigation.travel(c.area) + 2
 
     def _c_level_at_least(self, c: Condition) -> str | None:
-        if self.v.agent.level >= c.count:
+        if self.view.agent.level >= c.count:
             return None
         return self.tactics.gain_xp()
 
     def _e_level_at_least(self, c: Condition) -> float:
-        body = self.v.game.spec.agent
-        need = (c.count - 1) * body.xp_per_level - self.v.agent.xp
+        body = self.view.game.spec.agent
+        need = (c.count - 1) * body.xp_per_level - self.view.agent.xp
         return max(0.0, need / 3)
 
     def _c_stage_completed(self, c: Condition) -> str | None:
         from odyssey_env.quests.main_quest import plan
 
-        data = self.v.state.rule_data.get("main_quest")
+        data = self.view.state.rule_data.get("main_quest")
         if data and c.stage in data["agents"][self.agent_id]["done"]:
             return None
-        main = self.v.game.quest.main
+        main = self.view.game.quest.main
         if main is None:
             raise Stuck("no main quest")
         return self.achieve(plan(main).by_id[c.stage].done)
@@ -401,10 +401,10 @@ class Planner:
     def _e_stage_completed(self, c: Condition) -> float:
         from odyssey_env.quests.main_quest import plan
 
-        data = self.v.state.rule_data.get("main_quest")
+        data = self.view.state.rule_data.get("main_quest")
         if data and c.stage in data["agents"][self.agent_id]["done"]:
             return 0
-        main = self.v.game.quest.main
+        main = self.view.game.quest.main
         return INF if main is None else self.estimate(plan(main).by_id[c.stage].done)
 
     # ---- combinators ----------------------------------------------------------
@@ -412,7 +412,7 @@ class Planner:
         from odyssey_env.quests.conditions import holds
 
         subs = list(c.conditions)
-        if any(family(s) != "event" and holds(self.v.engine, self.v.agent, s) for s in subs):
+        if any(family(s) != "event" and holds(self.view.engine, self.view.agent, s) for s in subs):
             return None
         order = sorted(range(len(subs)), key=lambda i: (self.estimate(subs[i]), i))
         first = self.memory.sticky_min(("any_of", repr(c)), order, lambda i: self.estimate(subs[i]))
@@ -445,7 +445,7 @@ class Planner:
 
         pending = False
         for s in sorted(c.conditions, key=rank):
-            if family(s) != "event" and holds(self.v.engine, self.v.agent, s):
+            if family(s) != "event" and holds(self.view.engine, self.view.agent, s):
                 continue
             pending = True
             cmd = self.achieve(s)
@@ -488,7 +488,7 @@ class Planner:
         """The steps of ``c``'s plan still to do: state steps that do not hold, event steps not yet caused."""
         from odyssey_env.quests.conditions import holds
 
-        v, key = self.v, self.plan_key(c)
+        v, key = self.view, self.plan_key(c)
         passed = self.memory.plan_progress.get(key, 0)
         left = []
         for i, step in enumerate(c.plan):

@@ -34,7 +34,7 @@ class Supply:
     def __init__(self, focus: Focus, memory: Memory) -> None:
         self.focus = focus
         self.memory = memory
-        self.v: View  # set by begin() every step
+        self.view: View  # set by begin() every step
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._costing = 0  # depth of nested source costing
         self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
@@ -48,13 +48,13 @@ class Supply:
 
     def begin(self, view: View) -> None:
         """A new step: sources are costed afresh from the world as it is now."""
-        self.v = view
+        self.view = view
         self._memo = {}
         self._pursuing = []
 
     def cost_have(self, t: str, n: int) -> float:
         """Rough steps until ``n`` units of ``t`` are carried (INF if the world cannot supply them)."""
-        missing = n - self.v.carried.get(t, 0)
+        missing = n - self.view.carried.get(t, 0)
         if missing <= 0:
             return 0
         key = ("have", t, missing, self.focus.not_from)
@@ -82,7 +82,7 @@ class Supply:
             left -= take
             if left <= 0:
                 break
-        recipe = self.v.game.objects[t].recipe
+        recipe = self.view.game.objects[t].recipe
         if left > 0:
             total = total + self.cost_craft(t, -(-left // recipe.yields)) + 1 if recipe is not None else INF
         if recipe is not None and total > 0:
@@ -91,7 +91,7 @@ class Supply:
 
     def have(self, t: str, n: int) -> str | None:
         """Next command toward carrying ``n`` units of ``t``; None when carried already."""
-        v = self.v
+        v = self.view
         missing = n - v.carried.get(t, 0)
         if missing <= 0:
             return None
@@ -104,7 +104,7 @@ class Supply:
             self._pursuing.pop()
 
     def _have(self, t: str, missing: int) -> str | None:
-        v = self.v
+        v = self.view
         offers = self._offers(t, missing)
         costed: list[tuple[float, Offer]] = []
         for o in offers:
@@ -149,7 +149,7 @@ class Supply:
     def _offers(self, t: str, missing: int) -> list[Offer]:
         """Every known way to get more ``t``: what the first unit costs, each further one, and how
         many it can give (the world's supply is finite: what lies about, stock, loot)."""
-        v = self.v
+        v = self.view
         out: list[Offer] = []
         ot = v.game.objects.get(t)
         if ot is None or not ot.portable:
@@ -210,7 +210,7 @@ class Supply:
 
     def pick_up(self, handle: str, wanted: int = 1) -> str:
         """Standing where ``handle`` lies: get it into my hands or pack."""
-        v = self.v
+        v = self.view
         ot = v.otype(handle)
         if ot.category == "container":
             if v.pack is None:
@@ -233,7 +233,7 @@ class Supply:
 
     def take_box(self, box: str) -> str:
         """Standing where container ``box`` lies: wear it as my pack, or hold it."""
-        v = self.v
+        v = self.view
         if v.pack is None:
             return f"equip {box}"
         if v.fits_hands(box):
@@ -242,7 +242,7 @@ class Supply:
 
     def make_room(self, size: int = 0) -> str:
         """Free a hand: store something in a container, else equip a held bag, else drop what is spare."""
-        v = self.v
+        v = self.view
         hands = list(v.agent.hands.items())
         if not hands:
             raise Stuck("hands are empty but full?")
@@ -274,7 +274,7 @@ class Supply:
 
     def make_container_room(self, container: str, size: int) -> str:
         """Empty spare things from a container onto the ground until ``size`` fits."""
-        v = self.v
+        v = self.view
         contents = v.state.instances[container].contents
         missing = size - v.room_in(container)
 
@@ -294,7 +294,7 @@ class Supply:
 
     def hold(self, t: str) -> str | None:
         """Next command toward holding an object of type ``t`` in a hand."""
-        v = self.v
+        v = self.view
         if v.in_hands(t):
             return None
         loc = v.where_carried(t)
@@ -315,7 +315,7 @@ class Supply:
 
     def fetch_handle(self, handle: str) -> str | None:
         """Get one particular object instance carried (a written note)."""
-        v = self.v
+        v = self.view
         if handle in v.agent.hands:
             return None
         for c in v.containers():
@@ -327,7 +327,7 @@ class Supply:
         raise Stuck(f"{handle} is nowhere to be found")
 
     def carried_handle(self, t: str) -> str:
-        v = self.v
+        v = self.view
         h = v.in_hands(t)
         if h is not None:
             return h
@@ -338,10 +338,10 @@ class Supply:
 
     # ================================================================== crafting
     def _station_area(self, t: str) -> str | None:
-        stations = self.v.game.objects[t].recipe.stations
+        stations = self.view.game.objects[t].recipe.stations
         if not stations:
-            return self.v.here
-        v = self.v
+            return self.view.here
+        v = self.view
         first = stations[0]
         options = [
             a for a, _, _ in v.ground.get(first, ()) if all(v.state.areas[a].objects.get(s, 0) for s in stations)
@@ -356,7 +356,7 @@ class Supply:
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = INF
-        ot = self.v.game.objects[t]
+        ot = self.view.game.objects[t]
         area = self._station_area(t)
         if ot.recipe is None or area is None:
             return INF
@@ -372,7 +372,7 @@ class Supply:
 
     def craft(self, t: str, times: int) -> str | None:
         """Next command toward crafting ``times`` batches of ``t`` (the product lands on the ground)."""
-        v = self.v
+        v = self.view
         ot = v.game.objects[t]
         if ot.recipe is None:
             raise Stuck(f"{t} cannot be crafted")
@@ -415,10 +415,10 @@ class Supply:
         return min(options, key=lambda n: (self.cost_buy(t, 1, n), n.handle), default=None)
 
     def price(self, t: str) -> int:
-        return max(1, self.v.game.objects[t].value)
+        return max(1, self.view.game.objects[t].value)
 
     def cost_buy(self, t: str, n: int, npc: Npc) -> float:
-        v = self.v
+        v = self.view
         d = self.navigation.travel(npc.area)
         if d == INF:
             return INF
@@ -426,7 +426,7 @@ class Supply:
         return d + 1 + self.cost_have(v.currency, coins)
 
     def buy(self, t: str, n: int, npc: Npc) -> str | None:
-        v = self.v
+        v = self.view
         coins = self.price(t) * n
         with self.focus.need(v.currency, coins):
             cmd = self.have(v.currency, coins)
@@ -438,7 +438,7 @@ class Supply:
         """Merchants willing to deal with me now (state order)."""
         hit = self._memo.get(("merchants",))
         if hit is None:
-            v = self.v
+            v = self.view
             step = v.state.step
             hit = [n for n in v.state.npcs.values() if v.game.npcs[n.type].merchant and n.wary_until < step]
             self._memo[("merchants",)] = hit  # type: ignore[assignment]
@@ -449,7 +449,7 @@ class Supply:
         key = ("buyer", t)
         if key in self._memo:
             return self._memo[key]  # type: ignore[return-value]
-        v = self.v
+        v = self.view
         ot = v.game.objects[t]
         best = None
         if ot.value > 0:
@@ -462,7 +462,7 @@ class Supply:
 
     def _sellable(self, handle: str) -> bool:
         """Spare things that may be sold for coins: never what a recent plan needed, nor kit."""
-        v = self.v
+        v = self.view
         t = v.tname(handle)
         ot = v.game.objects[t]
         if handle == v.currency or ot.value <= 0 or self.focus.needed.get(t) or handle in self.focus.keep:
@@ -475,13 +475,13 @@ class Supply:
         return inst is None or not inst.contents
 
     def _payment(self, t: str) -> int:
-        rule = self.v.verbs.get("sell")
+        rule = self.view.verbs.get("sell")
         ratio = getattr(getattr(rule, "p", None), "sell_ratio", 0.5)
-        return max(1, int(self.v.game.objects[t].value * ratio))
+        return max(1, int(self.view.game.objects[t].value * ratio))
 
     def _sales(self) -> list[Offer]:
         """Coins from the spare things I carry, one offer per thing (paid what its buyer pays)."""
-        v = self.v
+        v = self.view
         if "sell" not in v.verbs:
             return []
         out: list[Offer] = []
@@ -506,7 +506,7 @@ class Supply:
 
     def _ground_sales(self, coins: int) -> list[Offer]:
         """Coins from spare things lying about: pick one up (it is then sold as a carried spare)."""
-        v = self.v
+        v = self.view
         if "sell" not in v.verbs:
             return []
         out: list[Offer] = []
@@ -541,14 +541,14 @@ class Supply:
     # ================================================================== writing, dropping, wearing
     def _writable_type(self, wanted: str | None, text: str) -> str | None:
         """The writable type to use: ``wanted`` if given, else the cheapest one the text fits on."""
-        objects = self.v.game.objects
+        objects = self.view.game.objects
         if wanted is not None:
             return wanted if objects[wanted].max_text >= len(text) else None
-        options = [o.name for o in self.v.game.spec.objects if o.category == "writable" and o.max_text >= len(text)]
+        options = [o.name for o in self.view.game.spec.objects if o.category == "writable" and o.max_text >= len(text)]
         return min(options, key=lambda t: (self.cost_have(t, 1), options.index(t)), default=None)
 
     def _tool_type(self) -> str | None:
-        options = [o.name for o in self.v.game.spec.objects if "write" in o.uses]
+        options = [o.name for o in self.view.game.spec.objects if "write" in o.uses]
         return min(options, key=lambda t: (self.cost_have(t, 1), options.index(t)), default=None)
 
     def cost_write(self, wanted: str | None, text: str) -> float:
@@ -559,7 +559,7 @@ class Supply:
 
     def write(self, text: str, wanted: str | None) -> str | None:
         """Next command toward writing ``text`` (on a writable of type ``wanted``, if given)."""
-        v = self.v
+        v = self.view
         paper, tool = self._writable_type(wanted, text), self._tool_type()
         if paper is None or tool is None:
             raise Stuck(f"nothing to write {text!r} with or on")
@@ -590,14 +590,14 @@ class Supply:
         from odyssey_env.quests.conditions import normalize_text
 
         want = normalize_text(text)
-        for handle, inst in self.v.state.instances.items():
+        for handle, inst in self.view.state.instances.items():
             if inst.text and normalize_text(inst.text) == want and (wanted is None or inst.type == wanted):
                 return handle
         return None
 
     def drop_in(self, t: str, area: str | None) -> str | None:
         """Drop (in ``area``, if given) an object of type ``t`` (the drop itself is the event)."""
-        v = self.v
+        v = self.view
         held = v.in_hands(t)
         if held is None:
             with self.focus.need(t, 1):
@@ -608,7 +608,7 @@ class Supply:
         return f"drop {held}"
 
     def drop_handle_in(self, handle: str, area: str) -> str | None:
-        v = self.v
+        v = self.view
         if handle in v.agent.hands:
             with self.focus.keeping(handle):
                 return self.navigation.go(area) or f"drop {handle}"
@@ -623,7 +623,7 @@ class Supply:
         raise Stuck(f"{handle} is nowhere")
 
     def equip(self, t: str) -> str | None:
-        v = self.v
+        v = self.view
         ot = v.game.objects[t]
         slot = ot.equip_slot
         if slot is None:
@@ -645,7 +645,7 @@ class Supply:
 
     def cost_hold(self, t: str) -> float:
         """Rough steps until an object of type ``t`` is in a hand (it may be worn or packed now)."""
-        v = self.v
+        v = self.view
         if v.in_hands(t):
             return 0
         if v.owned(t):
@@ -653,20 +653,20 @@ class Supply:
         return self.cost_have(t, 1) + 1
 
     def cheapest_of_category(self, category: str) -> str | None:
-        options = [o.name for o in self.v.game.spec.objects if o.category == category]
+        options = [o.name for o in self.view.game.spec.objects if o.category == category]
         best = min(options, key=lambda t: (self.cost_hold(t), options.index(t)), default=None)
         return best if best is not None and self.cost_hold(best) < INF else None
 
     def container_for(self, size: int) -> str | None:
         """A held or worn container with room for ``size``."""
-        for c in self.v.containers():
-            if self.v.room_in(c) >= size:
+        for c in self.view.containers():
+            if self.view.room_in(c) >= size:
                 return c
         return None
 
     def need_container(self) -> str | None:
         """Next command toward holding or wearing any container; None when I do."""
-        if self.v.containers():
+        if self.view.containers():
             return None
         t = self.cheapest_of_category("container")
         if t is None:

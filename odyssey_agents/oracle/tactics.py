@@ -36,7 +36,7 @@ class Tactics:
     def __init__(self, focus: Focus, memory: Memory) -> None:
         self.focus = focus
         self.memory = memory
-        self.v: View  # set by begin() every step
+        self.view: View  # set by begin() every step
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._fights: dict[tuple[Any, ...], combat.Forecast] = {}  # forecasts kept across steps
         self.navigation: Navigation
@@ -49,12 +49,12 @@ class Tactics:
 
     def begin(self, view: View) -> None:
         """A new step: the enemies' clock is read afresh (forecasts stay: they are keyed by their numbers)."""
-        self.v = view
+        self.view = view
         self._memo = {}
 
     def in_fight(self) -> tuple[str, str]:
         """The command while enemies are engaged with me, and a short reason."""
-        v = self.v
+        v = self.view
         command, why = combat.fight_step(v)
         if command in ("wait", "defend"):
             lull = combat.no_blow_coming(v)
@@ -69,7 +69,7 @@ class Tactics:
 
     def _food_at_hand(self) -> str | None:
         """The most restoring food I carry or see here (games with the eat verb)."""
-        v = self.v
+        v = self.view
         if "eat" not in v.verbs:
             return None
         options = [t for t in v.carried if v.game.objects[t].category == "food"]
@@ -78,7 +78,7 @@ class Tactics:
 
     def _stats(self, weapon: str | None = None) -> tuple[int, int]:
         """Attack and defense if I held my best carried weapon (or ``weapon``)."""
-        v = self.v
+        v = self.view
         # What my hands give now, as the engine counts it (a game's rules may blunt what is held), and
         # the listed attack of what I could take out of a bag instead.
         best = max(0, v.agent.attack - v.agent.base_attack)
@@ -102,7 +102,7 @@ class Tactics:
         so a forecast depends on nothing but the numbers in its key and is kept across steps: most
         steps ask about the same few enemies.
         """
-        v = self.v
+        v = self.view
         attack, defense = self._stats(weapon)
         if armor is not None:
             worn = v.agent.equipment.get(v.game.objects[armor].equip_slot or "body")
@@ -134,7 +134,7 @@ class Tactics:
     def _steady_modifier(self) -> float:
         hit = self._memo.get(("modifier",))
         if hit is None:
-            hit = self._memo[("modifier",)] = combat.Clock(self.v).modifier(1)
+            hit = self._memo[("modifier",)] = combat.Clock(self.view).modifier(1)
         return hit
 
     def cost_fight(self, npc: Npc) -> float:
@@ -147,7 +147,7 @@ class Tactics:
         return d + f.steps + 1
 
     def cost_defeat(self, types: tuple[str, ...]) -> float:
-        v = self.v
+        v = self.view
         options = [n for n in v.state.npcs.values() if v.hostile(n) and (not types or n.type in types)]
         if not options:
             return INF
@@ -162,7 +162,7 @@ class Tactics:
         The choice between fighting now and preparing (eating, fetching gear, training) is kept
         from step to step while it still makes sense, so the agent does not dither between them.
         """
-        v = self.v
+        v = self.view
         options = [
             n
             for n in v.state.npcs.values()
@@ -201,7 +201,7 @@ class Tactics:
 
     def _still_wise(self, choice: tuple[Any, ...], f: combat.Forecast) -> bool:
         """Whether a preparation chosen earlier is still worth following."""
-        v = self.v
+        v = self.view
         kind, since = choice[0], choice[1]
         age = v.state.step - since
         if kind == "fight":
@@ -215,7 +215,7 @@ class Tactics:
         return False  # training is re-planned every step
 
     def defeat(self, npc: Npc) -> str | None:
-        v = self.v
+        v = self.view
         self.focus.used.append(("npc", npc.handle))
         if npc.area != v.here:
             return self.navigation.go(npc.area)
@@ -226,7 +226,7 @@ class Tactics:
 
     def arm(self) -> str | None:
         """Hold my best carried weapon before a fight (one step, only if it is in my pack)."""
-        v = self.v
+        v = self.view
         held = max((v.otype(h).attack for h in v.agent.hands), default=0)
         best, best_t = held, None
         for t, n in v.carried.items():
@@ -244,12 +244,12 @@ class Tactics:
 
     def fight_ok(self, f: combat.Forecast) -> bool:
         """A fight worth starting: won, with a quarter of my health to spare."""
-        return f.won and f.hp_left >= self.v.agent.max_hp * 0.25
+        return f.won and f.hp_left >= self.view.agent.max_hp * 0.25
 
     def _preparation(self, npc: Npc, f: combat.Forecast) -> tuple[Any, ...] | None:
         """What to do before a fight that would be lost or long, when it pays for itself: eat,
         fetch a better weapon or armor; train if the fight would be lost. None: fight as things are."""
-        v = self.v
+        v = self.view
         agent = v.agent
         step = v.state.step
         ok = self.fight_ok(f)
@@ -266,7 +266,7 @@ class Tactics:
         return None if ok else ("xp", step)
 
     def _best_food(self) -> str | None:
-        v = self.v
+        v = self.view
         foods = [o for o in v.game.spec.objects if o.category == "food"]
         scored = [
             (self.supply.cost_have(o.name, 1) - o.hp_restore / 5, o.name)
@@ -277,7 +277,7 @@ class Tactics:
 
     def _better_gear(self, npc: Npc, worth: float) -> tuple[str, bool] | None:
         """The weapon or armor whose fetching plus the shorter fight beats fighting now by most."""
-        v = self.v
+        v = self.view
         current, _ = self._stats()
         best: tuple[float, str, bool] | None = None
         for o in v.game.spec.objects:
@@ -308,7 +308,7 @@ class Tactics:
 
     def gain_xp(self, avoid: str | None = None) -> str | None:
         """The best experience per step: an easy fight, an unexplored area, a first trade or craft."""
-        v = self.v
+        v = self.view
         agent = v.agent
         options: list[tuple[float, str, Callable[[], str | None]]] = []
         for npc in v.state.npcs.values():

@@ -18,7 +18,7 @@ from typing import Any
 from odyssey_agents.llm import LLM, ContextOverflow
 from odyssey_agents.memory import StepRecord
 from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
-from odyssey_agents.react.prompt import Section
+from odyssey_agents.prompting.prompt import Section
 
 __all__ = ["LongContextAgent"]
 

@@ -12,8 +12,8 @@ from typing import Any
 
 from odyssey_agents.llm import LLM
 from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
-from odyssey_agents.react.prompt import Section
-from odyssey_agents.react.reply import Reply
+from odyssey_agents.prompting.prompt import Section
+from odyssey_agents.prompting.reply import Reply
 
 __all__ = ["Mem1Agent"]
 

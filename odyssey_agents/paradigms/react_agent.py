@@ -26,8 +26,8 @@ from odyssey_agents.llm import LLM, ContextOverflow, build_llm
 from odyssey_agents.llm.protocol import Completion
 from odyssey_agents.memory import StepRecord
 from odyssey_agents.options import keyword_options
-from odyssey_agents.react.prompt import ACT_KEYS, PromptBuilder, Section
-from odyssey_agents.react.reply import Reply, parse_choice, parse_reply
+from odyssey_agents.prompting.prompt import ACT_KEYS, PromptBuilder, Section
+from odyssey_agents.prompting.reply import Reply, parse_choice, parse_reply
 
 __all__ = ["AgentConfigError", "ReActAgent"]
 

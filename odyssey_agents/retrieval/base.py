@@ -26,8 +26,8 @@ from odyssey_agents.llm import LLM
 from odyssey_agents.llm.protocol import MissingExtra
 from odyssey_agents.memory import StepRecord
 from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
-from odyssey_agents.react.prompt import Section
-from odyssey_agents.react.reply import parse_reply
+from odyssey_agents.prompting.prompt import Section
+from odyssey_agents.prompting.reply import parse_reply
 from odyssey_agents.registry import AgentUnavailable
 from odyssey_agents.retrieval.embedder import (
     Embedder,

@@ -1,6 +1,6 @@
 """Every prompt the retrieval paradigms add to the ReAct ones: Mem0's extraction and update, Voyager's
 curriculum, critic and skill distiller. (RAPTOR's summaries reuse the summarisation prompt of
-:mod:`odyssey_agents.react.prompt`.) Each reply is one strict JSON object, parsed by the same
+:mod:`odyssey_agents.prompting.prompt`.) Each reply is one strict JSON object, parsed by the same
 tolerant parser as an act reply.
 """
 

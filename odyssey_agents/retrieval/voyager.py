@@ -26,7 +26,7 @@ from odyssey_agents.base import Usage
 from odyssey_agents.llm import LLM
 from odyssey_agents.memory import StepRecord
 from odyssey_agents.paradigms.react_agent import AgentConfigError
-from odyssey_agents.react.prompt import Section
+from odyssey_agents.prompting.prompt import Section
 from odyssey_agents.retrieval import prompts
 from odyssey_agents.retrieval.base import RetrievalAgent
 

@@ -27,7 +27,7 @@ from typing import Any, ClassVar
 from odyssey_agents.base import Call, Decision, Task
 from odyssey_agents.llm.protocol import LLM, Completion
 from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
-from odyssey_agents.react.reply import Reply
+from odyssey_agents.prompting.reply import Reply
 from odyssey_agents.training import INSTALL, require_train
 from odyssey_agents.training.adapter import DEFAULT_TARGETS, AdapterConfigError, LoRAAdapter, LoRASettings, as_targets
 from odyssey_agents.training.sequences import LOSS_ON

@@ -168,8 +168,8 @@ def collect_states(
 ) -> list[dict[str, Any]]:
     """``count`` rows ``{"prompt": [system, user], "state": json}``: states reached by seeded random walks."""
     from odyssey_agents.base import Task
+    from odyssey_agents.prompting.prompt import PromptBuilder
     from odyssey_agents.random_agent import RandomAgent
-    from odyssey_agents.react.prompt import PromptBuilder
     from odyssey_env.env import OdysseyEnv
 
     env = OdysseyEnv(game, valid_actions=True, tutorial=tutorial)
@@ -190,8 +190,8 @@ def collect_states(
 
 def env_reward(game: str, settings: GRPOSettings, tutorial: bool = False) -> Callable[..., list[float]]:
     """TRL's reward function: restore each completion's state, play its action, score the step."""
-    from odyssey_agents.react.prompt import ACT_KEYS
-    from odyssey_agents.react.reply import parse_reply
+    from odyssey_agents.prompting.prompt import ACT_KEYS
+    from odyssey_agents.prompting.reply import parse_reply
     from odyssey_env.env import OdysseyEnv
 
     env = OdysseyEnv(game, tutorial=tutorial)

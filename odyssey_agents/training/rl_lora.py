@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from odyssey_agents.llm.protocol import LLM, Completion
-from odyssey_agents.react.reply import Reply
+from odyssey_agents.prompting.reply import Reply
 from odyssey_agents.training.adapter import AdapterConfigError, LoRAAdapter
 from odyssey_agents.training.agent import LearningAgent, TrainRecord
 from odyssey_agents.training.sequences import ChatExample, Encoded, batch_logprobs, encode, pad_id

@@ -30,7 +30,7 @@ class DayNight(StepRule):
         self.apply(engine)
 
     def apply(self, engine: Engine) -> None:
-        p, mods = self.p, engine.state.modifiers
+        p, mods = self.settings, engine.state.modifiers
         hour = engine.state.minute // 60 % 24
         if hour == p.night_hour:
             mods["enemy_attack"], mods["ambush"] = p.night_attack, p.night_ambush

@@ -84,7 +84,7 @@ class Ambush(StepRule):
 
     def apply(self, engine: Engine) -> None:
         state, kinds = engine.state, engine.game.npcs
-        table = self.p.chance_by_level
+        table = self.settings.chance_by_level
         for agent in state.agents.values():
             if agent.combat is not None or agent.in_tutorial:
                 continue
@@ -98,7 +98,7 @@ class Ambush(StepRule):
             if engine.rng.random() >= chance:
                 continue
             npc = state.npcs[idle[engine.rng.randrange(len(idle))]]
-            damage = enemy_blow(engine, npc, agent, self.p.strength)
+            damage = enemy_blow(engine, npc, agent, self.settings.strength)
             npc.engaged = agent.id
             agent.combat = npc.handle
             engine.say(agent.id, f"{npc.handle} ambushes me for {damage} damage!")

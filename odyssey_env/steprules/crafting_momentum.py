@@ -45,14 +45,17 @@ class CraftingMomentum(StepRule):
             streaks = state.rule_data[self.name]
             last = streaks.get(agent.id)
             here = ev.data["area"]
-            rhythm = last is not None and last["area"] == here and state.step - last["step"] <= self.p.window
+            rhythm = last is not None and last["area"] == here and state.step - last["step"] <= self.settings.window
             streak = last["streak"] + 1 if rhythm else 1
             streaks[agent.id] = {"step": state.step, "area": here, "streak": streak}
             if streak < 2:
                 continue
             coins = min(
-                self.p.cap,
-                sum(engine.rng.randint(1, self.p.max_refund) for _ in range(min(ev.data.get("amount", 1), self.p.cap))),
+                self.settings.cap,
+                sum(
+                    engine.rng.randint(1, self.settings.max_refund)
+                    for _ in range(min(ev.data.get("amount", 1), self.settings.cap))
+                ),
             )
             where = give(game, state, agent, game.currency, coins)
             engine.say(agent.id, f"Working in a steady rhythm, I waste less: {coins} {game.currency} saved ({where}).")

@@ -30,7 +30,7 @@ class DangerHours(StepRule):
                 raise ValueError(f"count: {self.count} danger hours a day must lie between 0 and 24")
 
     def start(self, engine: Engine) -> None:
-        hours = sorted(engine.rng.sample(range(24), min(self.p.count, 24)))
+        hours = sorted(engine.rng.sample(range(24), min(self.settings.count, 24)))
         # Without day_night nobody resets the modifiers each step, so this rule must do it.
         alone = engine.rules.step_rule("day_night") is None
         engine.state.rule_data[self.name] = {"hours": hours, "alone": alone}
@@ -43,13 +43,13 @@ class DangerHours(StepRule):
         if data["alone"]:
             mods["enemy_attack"] = mods["ambush"] = 1.0
         if (state.minute // 60) % 24 in data["hours"]:
-            mods["enemy_attack"] = mods.get("enemy_attack", 1.0) * self.p.attack
-            mods["ambush"] = mods.get("ambush", 1.0) * self.p.ambush
+            mods["enemy_attack"] = mods.get("enemy_attack", 1.0) * self.settings.attack
+            mods["ambush"] = mods.get("ambush", 1.0) * self.settings.ambush
 
     def facts(self, game):
         yield Fact(
             "time",
             "Are there hours of the day when enemies are unusually dangerous?",
-            f"yes, {self.p.count} hours a day, different in every world, that nothing announces",
+            f"yes, {self.settings.count} hours a day, different in every world, that nothing announces",
             ("no, danger never changes", "only at noon", "only on the full moon"),
         )

@@ -50,9 +50,9 @@ class WanderingPatrols(StepRule):
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        if state.step % self.p.period:
+        if state.step % self.settings.period:
             return
-        areas, kinds, rng, chance = state.areas, engine.game.npcs, engine.rng, self.p.chance
+        areas, kinds, rng, chance = state.areas, engine.game.npcs, engine.rng, self.settings.chance
         for npc in list(state.npcs.values()):
             if npc.engaged is not None or npc.origin in FIXED_ORIGINS:
                 continue
@@ -66,7 +66,8 @@ class WanderingPatrols(StepRule):
                 if ex.locked or not is_world_area(there):
                     continue
                 if hostile and (
-                    (self.p.avoid_spawn and name == state.spawn) or there.level < npc.level - self.p.max_level_drop
+                    (self.settings.avoid_spawn and name == state.spawn)
+                    or there.level < npc.level - self.settings.max_level_drop
                 ):
                     continue
                 options.append(name)
@@ -83,7 +84,7 @@ class WanderingPatrols(StepRule):
             "no, common ones wander between neighbouring areas",
             ("yes, always", "only at night", "only bosses move"),
         )
-        if self.p.avoid_spawn:
+        if self.settings.avoid_spawn:
             yield Fact(
                 "world",
                 "Which area do wandering enemies never walk into?",
@@ -116,7 +117,7 @@ class Noise(StepRule):
     def apply(self, engine: Engine) -> None:
         state = engine.state
         levels: dict[str, int] = state.rule_data[self.name]["levels"]
-        if levels and state.step % self.p.fade_period == 0:
+        if levels and state.step % self.settings.fade_period == 0:
             for area in list(levels):
                 if levels[area] <= 1:
                     del levels[area]
@@ -132,11 +133,11 @@ class Noise(StepRule):
             area = ev.data.get("area", agent.area)
             if area not in state.areas:
                 continue
-            level = min(self.p.cap, levels.get(area, 0) + getattr(self.p, source))
+            level = min(self.settings.cap, levels.get(area, 0) + getattr(self.settings, source))
             levels[area] = level
-            if level >= self.p.threshold:
+            if level >= self.settings.threshold:
                 levels[area] = level // 2
-                if engine.rng.random() < self.p.draw_chance:
+                if engine.rng.random() < self.settings.draw_chance:
                     self._draw(engine, area)
 
     def _draw(self, engine: Engine, area_name: str) -> None:
@@ -161,7 +162,7 @@ class Noise(StepRule):
             return
         scouts = sum(1 for n in state.npcs.values() if n.origin == "noise")
         kinds_here = spawnable_enemies(engine.game, area.level)
-        if scouts >= self.p.max_scouts or not kinds_here:
+        if scouts >= self.settings.max_scouts or not kinds_here:
             return
         npc = spawn_npc(engine.game, state, pick(engine, kinds_here), area_name, origin="noise")
         tell(engine, area_name, f"Drawn by the noise, {npc.handle} creeps in.")
@@ -174,7 +175,11 @@ class Noise(StepRule):
             "the noise draws an enemy to the area",
             ("merchants lower their prices", "nothing", "the area collapses"),
         )
-        loudness = {"a failed lockpick": self.p.lockpick, "crafting": self.p.craft, "a blow in a fight": self.p.attack}
+        loudness = {
+            "a failed lockpick": self.settings.lockpick,
+            "crafting": self.settings.craft,
+            "a blow in a fight": self.settings.attack,
+        }
         loudest = max(loudness, key=loudness.get)
         if list(loudness.values()).count(loudness[loudest]) == 1:
             others = tuple(k for k in loudness if k != loudest)

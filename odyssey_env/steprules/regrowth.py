@@ -52,7 +52,7 @@ class EnemyRespawn(StepRule):
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        if state.step % self.p.period:
+        if state.step % self.settings.period:
             return
         data = state.rule_data[self.name]
         kinds = engine.game.npcs
@@ -70,9 +70,9 @@ class EnemyRespawn(StepRule):
             if not present and name not in emptied:
                 emptied[name] = state.step
             since = emptied.get(name)
-            if since is None or state.step - since < self.p.delay or name in here or live >= data["total"]:
+            if since is None or state.step - since < self.settings.delay or name in here or live >= data["total"]:
                 continue
-            if engine.rng.random() >= self.p.chance:
+            if engine.rng.random() >= self.settings.chance:
                 continue
             missing = list(types)
             for t in present:
@@ -117,7 +117,7 @@ class FoodRespawn(StepRule):
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        if state.step % self.p.period:
+        if state.step % self.settings.period:
             return
         here = occupied(state)
         for name, foods in state.rule_data[self.name]["food"].items():
@@ -125,7 +125,7 @@ class FoodRespawn(StepRule):
                 continue
             objects = state.areas[name].objects
             for food, n in foods.items():
-                if objects.get(food, 0) < n and engine.rng.random() < self.p.chance:
+                if objects.get(food, 0) < n and engine.rng.random() < self.settings.chance:
                     add(objects, food)
                     engine.emit("food_regrew", None, object=food, area=name)
 
@@ -153,14 +153,14 @@ class ForgottenCaches(StepRule):
         coins: int = 0  # coins added to every cache
 
     def start(self, engine: Engine) -> None:
-        unknown = [o for o in self.p.objects if o not in engine.game.objects]
+        unknown = [o for o in self.settings.objects if o not in engine.game.objects]
         if unknown:
             raise ValueError(f"forgotten_caches: unknown object(s) {', '.join(unknown)}")
         engine.state.rule_data[self.name] = {"cached": []}
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        if state.step % self.p.period:
+        if state.step % self.settings.period:
             return
         cached: list[str] = state.rule_data[self.name]["cached"]
         agents = list(state.agents.values())
@@ -172,13 +172,13 @@ class ForgottenCaches(StepRule):
             and name not in cached
             and not any(name in a.visited or a.area == name for a in agents)
         ]
-        if not candidates or engine.rng.random() >= self.p.chance:
+        if not candidates or engine.rng.random() >= self.settings.chance:
             return
         name = pick(engine, candidates)
         area = state.areas[name]
         game = engine.game
-        if self.p.objects:
-            kinds = [game.objects[o] for o in self.p.objects if game.objects[o].level <= area.level]
+        if self.settings.objects:
+            kinds = [game.objects[o] for o in self.settings.objects if game.objects[o].level <= area.level]
         else:
             kinds = [
                 o
@@ -192,13 +192,13 @@ class ForgottenCaches(StepRule):
             return
         cached.append(name)
         chosen = engine.rng.choices(
-            kinds, [max(o.spawn_weight, 0.1) for o in kinds], k=engine.rng.randint(*self.p.items)
+            kinds, [max(o.spawn_weight, 0.1) for o in kinds], k=engine.rng.randint(*self.settings.items)
         )
         for t in chosen:
             for handle, k in make_objects(game, state, t.name, 1):
                 add(area.objects, handle, k)
-        if self.p.coins and game.currency:
-            add(area.objects, game.currency, self.p.coins)
+        if self.settings.coins and game.currency:
+            add(area.objects, game.currency, self.settings.coins)
         engine.emit("cache_appeared", None, area=name, objects=[t.name for t in chosen])
 
     def facts(self, game):
@@ -235,11 +235,11 @@ class CarrionScavengers(StepRule):
             t = game.npcs[ev.data["type"]]
             if t.unique or ev.agent is None or state.agents[ev.agent].in_tutorial:
                 continue
-            loot = {o: n for o, n in t.drops.items() if game.objects[o].category not in self.p.spared}
+            loot = {o: n for o, n in t.drops.items() if game.objects[o].category not in self.settings.spared}
             if loot:
-                pending.append([state.step + self.p.delay, ev.data["area"], loot])
-        if len(pending) > self.p.max_pending:
-            del pending[: len(pending) - self.p.max_pending]
+                pending.append([state.step + self.settings.delay, ev.data["area"], loot])
+        if len(pending) > self.settings.max_pending:
+            del pending[: len(pending) - self.settings.max_pending]
         if not pending or not any(entry[0] <= state.step for entry in pending):
             return
         here = occupied(state)
@@ -262,7 +262,7 @@ class CarrionScavengers(StepRule):
                 if k:
                     remove(area.objects, obj, k)
                     eaten[obj] = k
-                    coins += int(game.objects[obj].value * self.p.coin_ratio) * k
+                    coins += int(game.objects[obj].value * self.settings.coin_ratio) * k
             if coins and game.currency:
                 add(area.objects, game.currency, coins)
             if eaten:

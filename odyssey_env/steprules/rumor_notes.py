@@ -36,20 +36,20 @@ class RumorNotes(StepRule):
             raise ValueError("rumor_notes: the game has no writable object type for notes")
 
     def _note_type(self, engine: Engine) -> str | None:
-        if self.p.note:
-            t = engine.game.objects.get(self.p.note)
+        if self.settings.note:
+            t = engine.game.objects.get(self.settings.note)
             return t.name if t is not None and t.category == "writable" else None
         return next((o.name for o in engine.game.spec.objects if o.category == "writable"), None)
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        if state.step % self.p.period:
+        if state.step % self.settings.period:
             return
         data = state.rule_data[self.name]
         data["lying"] = [[h, a] for h, a in data["lying"] if a in state.areas and h in state.areas[a].objects]
-        if data["total"] >= self.p.max_total or len(data["lying"]) >= self.p.max_lying:
+        if data["total"] >= self.settings.max_total or len(data["lying"]) >= self.settings.max_lying:
             return
-        if engine.rng.random() >= self.p.chance:
+        if engine.rng.random() >= self.settings.chance:
             return
         kinds = engine.game.npcs
         merchants = [

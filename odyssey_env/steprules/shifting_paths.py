@@ -45,8 +45,8 @@ class ShiftingPaths(StepRule):
 
     def start(self, engine: Engine) -> None:
         state, rng = engine.state, engine.rng
-        if self.p.paths:
-            wanted = [tuple(p) for p in self.p.paths]
+        if self.settings.paths:
+            wanted = [tuple(p) for p in self.settings.paths]
             for a, b in wanted:
                 ex = state.areas.get(a) and state.areas[a].exits.get(b)
                 if not ex or ex.locked:
@@ -62,28 +62,28 @@ class ShiftingPaths(StepRule):
             rng.shuffle(wanted)
         chosen: list[tuple[str, str]] = []
         for path in wanted:
-            if len(chosen) >= self.p.max_paths:
+            if len(chosen) >= self.settings.max_paths:
                 break
             if _connected_without(state, [*chosen, path]):
                 chosen.append(path)
-            elif self.p.paths:
+            elif self.settings.paths:
                 raise ValueError(f"shifting_paths: closing {path[0]}-{path[1]} with the others would cut areas off")
         state.rule_data[self.name] = {
-            "paths": [[a, b, rng.randrange(self.p.phases)] for a, b in chosen],
+            "paths": [[a, b, rng.randrange(self.settings.phases)] for a, b in chosen],
             "closed": [],
         }
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        if state.step % self.p.period:
+        if state.step % self.settings.period:
             return
         data = state.rule_data[self.name]
-        phase = moon_phase(state.minute, self.p.phases, self.p.days_per_phase)
+        phase = moon_phase(state.minute, self.settings.phases, self.settings.days_per_phase)
         closed: list[list[str]] = data["closed"]
         for a, b, own_phase in data["paths"]:
             if a not in state.areas or b not in state.areas:
                 continue
-            loud = max(noise_at(state, a), noise_at(state, b)) >= self.p.noise_to_close
+            loud = max(noise_at(state, a), noise_at(state, b)) >= self.settings.noise_to_close
             shut = phase == own_phase or loud
             is_closed = [a, b] in closed
             if shut and not is_closed:

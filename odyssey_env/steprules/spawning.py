@@ -33,13 +33,13 @@ class NightSpawn(StepRule):
             return  # not the first step after midnight
         alive = sum(1 for npc in state.npcs.values() if npc.origin == "spawn")
         for agent in state.agents.values():
-            if alive >= self.p.max_alive or agent.in_tutorial or agent.area == state.spawn:
+            if alive >= self.settings.max_alive or agent.in_tutorial or agent.area == state.spawn:
                 continue
             area = state.areas[agent.area]
             if not is_world_area(area):
                 continue  # the tutorial's rooms have no wildlife (expanded places do)
             kinds = spawnable_enemies(engine.game, area.level)
-            if not kinds or engine.rng.random() >= self.p.chance:
+            if not kinds or engine.rng.random() >= self.settings.chance:
                 continue
             t = kinds[engine.rng.randrange(len(kinds))]
             npc = spawn_npc(engine.game, state, t, area.name, origin="spawn")
@@ -84,7 +84,7 @@ class Respawn(StepRule):
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        if state.step % self.p.period:
+        if state.step % self.settings.period:
             return
         data = state.rule_data[self.name]
         occupied = {a.area for a in state.agents.values()}
@@ -102,7 +102,7 @@ class Respawn(StepRule):
             for kind in present:
                 if kind in missing:
                     missing.remove(kind)
-            if missing and engine.rng.random() < self.p.enemy_chance:
+            if missing and engine.rng.random() < self.settings.enemy_chance:
                 t = engine.game.npcs[missing[engine.rng.randrange(len(missing))]]
                 spawn_npc(engine.game, state, t, name, origin="respawn")
 

@@ -58,7 +58,7 @@ class Experience(StepRule):
     def apply(self, engine: Engine) -> None:
         if engine.kinds.isdisjoint(_EXPERIENCE_EVENTS):
             return
-        p = self.p
+        p = self.settings
         gains: dict[str, int] = {}
         for ev in engine.events:
             kind, data = ev.kind, ev.data

@@ -115,12 +115,12 @@ class Lockpick(ActionRule):
         pick = held_for(turn.game, turn.state, agent, "lockpick")
         if pick is None:
             return turn.fail(f"Cannot lockpick {target}: I need a lockpick in my hand.")
-        if turn.rng.random() < self.p.chance:
+        if turn.rng.random() < self.settings.chance:
             unlock(turn, agent.area, target)
             turn.say(f"The lock clicks: the way to {target} is open.")
             turn.emit("path_unlocked", a=agent.area, b=target, by="lockpick")
             return
-        if turn.rng.random() < self.p.break_chance:
+        if turn.rng.random() < self.settings.break_chance:
             remove(agent.hands, pick)
             turn.say(f"The lock resists and {pick} snaps.")
         else:
@@ -138,6 +138,6 @@ class Lockpick(ActionRule):
         yield Fact(
             "locks",
             "How often does picking a lock succeed?",
-            f"about {round(self.p.chance * 100)}% of tries",
+            f"about {round(self.settings.chance * 100)}% of tries",
             ("always", "never", "only at night"),
         )

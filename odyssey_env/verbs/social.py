@@ -98,9 +98,9 @@ class Pickpocket(ActionRule):
         npc = self._target(turn, handle)
         if isinstance(npc, str):
             return turn.fail(npc)
-        chance = min(0.9, max(0.1, self.p.chance + 0.1 * (turn.agent.level - npc.level)))
+        chance = min(0.9, max(0.1, self.settings.chance + 0.1 * (turn.agent.level - npc.level)))
         if turn.rng.random() >= chance:
-            npc.wary_until = turn.state.step + self.p.wary_steps
+            npc.wary_until = turn.state.step + self.settings.wary_steps
             turn.say(f"{handle} catches my hand and steps away, suspicious of me now.")
             turn.emit("pickpocket_failed", npc=handle, type=npc.type)
             return

@@ -113,7 +113,7 @@ class Sell(ActionRule):
         sell_ratio: float = 0.5
 
     def payment(self, turn: Turn, type_name: str) -> int:
-        return max(1, int(turn.game.objects[type_name].value * self.p.sell_ratio))
+        return max(1, int(turn.game.objects[type_name].value * self.settings.sell_ratio))
 
     def _refusal(self, turn: Turn, npc: Npc, handle: str) -> str | None:
         game, state = turn.game, turn.state
@@ -171,6 +171,6 @@ class Sell(ActionRule):
         yield Fact(
             "trade",
             "What fraction of an object's value does a merchant pay when I sell it?",
-            "half" if self.p.sell_ratio == 0.5 else f"{self.p.sell_ratio:g}",
+            "half" if self.settings.sell_ratio == 0.5 else f"{self.settings.sell_ratio:g}",
             ("all of it", "a quarter", "double"),
         )

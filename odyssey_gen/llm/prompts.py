@@ -201,7 +201,7 @@ RULE_API = (
   apply(self, engine), run once per step after the actions: engine.state, engine.game, engine.rng,
   engine.events (this step's: ev.kind, ev.agent, ev.data),
   engine.say(agent_id, text), engine.emit(kind, agent_id, **data). Tunable numbers go in a nested frozen
-  @dataclass class Params (read as self.p.<name>).
+  @dataclass class Params (read as self.settings.<name>).
 - Rules keep no state on themselves: memory goes in engine.state.rule_data.setdefault(self.name, {...}) (or
   turn.state.rule_data), holding only JSON values (dicts, lists, strings, numbers).
 - A quest predicate is a function decorated with @predicate("name"), called as fn(engine, agent, **args) and

@@ -256,7 +256,7 @@ def _api_attributes() -> frozenset[str]:
         if dataclasses.is_dataclass(cls):
             names.update(f.name for f in dataclasses.fields(cls))
         names.update(getattr(cls, "__slots__", ()))
-        for base in cls.__mro__[:-1]:  # the rule classes' own bases set ``self.p``
+        for base in cls.__mro__[:-1]:  # the rule classes' own bases set ``self.settings``
             names.update(_instance_attributes(base))
     names.update(n for n in dir(math) if not n.startswith("_"))
     return frozenset(names - FORBIDDEN_ATTRIBUTES)

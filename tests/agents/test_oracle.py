@@ -256,8 +256,8 @@ def test_oracle_prepares_when_a_fight_would_be_lost() -> None:
     engine = env.engine
     engine.state.agents["player"].hp = 20
     planner = Planner()
-    planner.v = View(engine, "player")
-    assert not planner.fight_ok(combat.forecast(planner.v, [combat.foe_of(planner.v, npc)]))
+    planner.view = View(engine, "player")
+    assert not planner.fight_ok(combat.forecast(planner.view, [combat.foe_of(planner.view, npc)]))
     for goals in ([], [Condition(type="npc_defeated", npc="cinder_imp")]):
         command, _ = planner.decide(engine, goals)
         assert command != f"attack {npc.handle}"

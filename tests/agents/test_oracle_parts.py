@@ -64,6 +64,6 @@ def test_every_part_plans_on_the_same_world() -> None:
     planner = Planner()
     planner.decide(env.engine, [])
     view = View(env.engine, "player")
-    planner.v = view
+    planner.view = view
     assert planner.focus.view is view
-    assert all(part.v is view for part in (planner.navigation, planner.supply, planner.tactics, planner.events))
+    assert all(part.view is view for part in (planner.navigation, planner.supply, planner.tactics, planner.events))

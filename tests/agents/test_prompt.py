@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from odyssey_agents.react.prompt import ACT_KEYS, PromptBuilder
+from odyssey_agents.prompting.prompt import ACT_KEYS, PromptBuilder
 
 
 def test_system_prompt_lists_every_verb_of_the_game_and_the_strict_format(base_verbs):

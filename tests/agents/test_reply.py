@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from odyssey_agents.llm.thinking import split_thinking
-from odyssey_agents.react.reply import clean_action, parse_choice, parse_reply
+from odyssey_agents.prompting.reply import clean_action, parse_choice, parse_reply
 
 DATA = Path(__file__).parent / "data"
 

@@ -14,7 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from odyssey_agents.llm.thinking import split_thinking
-from odyssey_agents.react.reply import MAX_ACTION_CHARS, parse_choice, parse_reply
+from odyssey_agents.prompting.reply import MAX_ACTION_CHARS, parse_choice, parse_reply
 
 PIECES = st.sampled_from(
     [

@@ -14,7 +14,7 @@ from odyssey_agents.base import Task
 from odyssey_agents.llm.protocol import MissingExtra
 from odyssey_agents.llm.transformers_local import TransformersLLM
 from odyssey_agents.paradigms import AgentConfigError
-from odyssey_agents.react.prompt import PromptBuilder
+from odyssey_agents.prompting.prompt import PromptBuilder
 from odyssey_agents.training.adapter import AdapterConfigError
 from odyssey_agents.training.lora_sft import LoRASFTAgent, mean_loss, sft_update
 from odyssey_agents.training.rl_lora import RLLoRAAgent

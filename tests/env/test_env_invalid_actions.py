@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from odyssey_env.env import OdysseyEnv
-from odyssey_env.parsing import MAX_AMOUNT
+from odyssey_env.limits import MAX_AMOUNT
 
 INVALID = [
     ("", "the command is empty"),

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from odyssey_env import GameError, load_game
-from odyssey_env.catalog import format_details, format_table
 from odyssey_env.engine import Engine
-from odyssey_env.quests.spec import leaf_stages, quest_summary
+from odyssey_env.quests.shape import leaf_stages, quest_summary
 from odyssey_env.rules import ActionRule, StepRule
+from odyssey_eval.catalog import format_details, format_table
 
 TINY_WORLD = json.loads((Path(__file__).parent / "data" / "tiny" / "world.json").read_text())
 

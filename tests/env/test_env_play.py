@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from odyssey_env import play
 from odyssey_env.env import OdysseyEnv
+from odyssey_eval import play
 
 TINY = str(Path(__file__).parent / "data" / "tiny")
 
@@ -176,7 +176,7 @@ def test_ctrl_c_leaves(monkeypatch, capsys):
 
 def test_as_a_program_with_piped_input():
     done = subprocess.run(
-        [sys.executable, "-m", "odyssey_env.play", TINY, "--seed", "1"],
+        [sys.executable, "-m", "odyssey_eval.play", TINY, "--seed", "1"],
         input="wait\nquit\n",
         capture_output=True,
         text=True,

@@ -10,7 +10,8 @@ import sys
 
 import pytest
 
-from odyssey_env.parsing import MAX_AMOUNT, MAX_NAME_LENGTH, echo, parse
+from odyssey_env.limits import MAX_AMOUNT, MAX_NAME_LENGTH
+from odyssey_env.parsing import echo, parse
 from odyssey_env.rules import BASE_RULE_MODULES, ActionRule, RuleBook, action_rule
 
 

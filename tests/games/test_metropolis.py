@@ -105,7 +105,7 @@ def test_sizes_are_those_of_the_issue() -> None:
 
 
 def test_odyssey_games_prints_the_sizes(capsys) -> None:
-    from odyssey_env.catalog import main
+    from odyssey_eval.catalog import main
 
     assert main([GAME, "--details"]) == 0
     out = capsys.readouterr().out
@@ -116,9 +116,10 @@ def test_odyssey_games_prints_the_sizes(capsys) -> None:
 
 
 def test_linear_quests_are_told_apart_from_goal_trees() -> None:
-    from odyssey_env.catalog import describe_games, format_table
-    from odyssey_env.quests.spec import QuestSpec, quest_summary
+    from odyssey_env.quests.shape import quest_summary
+    from odyssey_env.quests.spec import QuestSpec
     from odyssey_env.schema import load
+    from odyssey_eval.catalog import describe_games, format_table
 
     rows = {r["name"]: r for r in describe_games(["base", "mark", GAME])}
     assert (rows["base"]["dag"], rows["base"]["leaves"]) == (False, 2)

@@ -23,7 +23,6 @@ from kit import PLAYER, Harness, Scripted, engine_on, game_copy, subprocess_dige
 
 import odyssey_env
 from odyssey_env import load_game
-from odyssey_env.catalog import main as games_main
 from odyssey_env.engine import Engine
 from odyssey_env.env import OdysseyEnv
 from odyssey_env.game import Game
@@ -33,6 +32,7 @@ from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import BASE_VERBS, Fact
 from odyssey_env.world import make_objects
+from odyssey_eval.catalog import main as games_main
 
 GAME = "quarantine"
 NEW_VERBS = ("refuel", "concoct", "shove", "eavesdrop", "burn corpses", "barricade")
@@ -413,7 +413,7 @@ def test_burn_corpses_needs_a_flame_then_a_place(w: Ward) -> None:
 
 
 def test_a_corpse_stirs_then_rises_as_a_husk(w: Ward) -> None:
-    p = w.engine.rules.step_rule(q.CORRUPTION).p
+    p = w.engine.rules.step_rule(q.CORRUPTION).settings
     (corpse,) = w.put("plague_corpse", area="dispensary")
     w.agent.area = "dispensary"
     w.ok("wait")  # the rule finds it: laid out now
@@ -435,7 +435,7 @@ def test_a_corpse_stirs_then_rises_as_a_husk(w: Ward) -> None:
 
 
 def test_a_carried_or_burned_corpse_does_not_rise(w: Ward) -> None:
-    p = w.engine.rules.step_rule(q.CORRUPTION).p
+    p = w.engine.rules.step_rule(q.CORRUPTION).settings
     (corpse,) = w.put("plague_corpse")
     w.ok(f"pick up {corpse}")
     for _ in range(p.rise_after + 2):
@@ -454,7 +454,7 @@ def test_a_carried_or_burned_corpse_does_not_rise(w: Ward) -> None:
 
 
 def test_a_corpse_burned_after_it_stirred_is_forgotten(w: Ward) -> None:
-    p = w.engine.rules.step_rule(q.CORRUPTION).p
+    p = w.engine.rules.step_rule(q.CORRUPTION).settings
     (corpse,) = w.put("plague_corpse")
     assert f"{corpse} stirs" in w.wait(p.rise_after - p.warn_before + 1)
     assert w.state.rule_data[q.CORRUPTION]["warned"] == [corpse]
@@ -504,7 +504,7 @@ def test_the_risen_hunt_the_living_but_not_into_the_gatehouse(w: Ward) -> None:
     husk = w.npc("risen_husk", "ossuary")
     sister = w.npc("ward_sister", "ossuary")  # only the risen hunt
     w.agent.area = "fever_ward"  # two ways from the ossuary
-    period = w.engine.rules.step_rule(q.CORRUPTION).p.hunt_period
+    period = w.engine.rules.step_rule(q.CORRUPTION).settings.hunt_period
     while w.state.step % period != period - 1:
         w.ok("wait")
     w.ok("wait")
@@ -523,7 +523,7 @@ def test_a_husk_beside_someone_stays_there() -> None:
     w = Ward(agents=(PLAYER, "ally"))
     w.state.agents["ally"].area = "dispensary"
     husk = w.npc("risen_husk")
-    for _ in range(2 * w.engine.rules.step_rule(q.CORRUPTION).p.hunt_period):
+    for _ in range(2 * w.engine.rules.step_rule(q.CORRUPTION).settings.hunt_period):
         w.engine.step({PLAYER: "wait", "ally": "wait"})
         assert husk.area == "fever_ward"
 
@@ -540,8 +540,8 @@ def test_a_barricade_holds_the_risen_until_they_batter_it_down(w: Ward) -> None:
     husk = w.npc("risen_husk", "charnel_stair")
     w.hold("deal_plank", 2)
     w.ok("barricade charnel_stair")
-    strength = w.engine.rules.actions["barricade"].p.strength
-    period = w.engine.rules.step_rule(q.CORRUPTION).p.hunt_period
+    strength = w.engine.rules.actions["barricade"].settings.strength
+    period = w.engine.rules.step_rule(q.CORRUPTION).settings.hunt_period
     told = w.wait(period * (strength - 1))
     assert (
         husk.area == "charnel_stair"
@@ -562,7 +562,7 @@ def test_a_barricade_holds_the_risen_until_they_batter_it_down(w: Ward) -> None:
 
 
 def test_an_area_is_locked_down_while_its_dead_lie_too_long(w: Ward) -> None:
-    after = w.engine.rules.step_rule(q.LOCKDOWN).p.after
+    after = w.engine.rules.step_rule(q.LOCKDOWN).settings.after
     w.put("plague_corpse")
     w.wait(after)  # laid out on the first step, so one step short
     assert not q.locked_down(w.engine, "fever_ward") and "enter dispensary" in w.listed("enter")
@@ -584,7 +584,7 @@ def test_an_area_is_locked_down_while_its_dead_lie_too_long(w: Ward) -> None:
 
 
 def test_a_second_lockdown_leaves_the_first_in_place(w: Ward) -> None:
-    after = w.engine.rules.step_rule(q.LOCKDOWN).p.after
+    after = w.engine.rules.step_rule(q.LOCKDOWN).settings.after
     w.put("plague_corpse", area="dispensary")
     w.wait(3)
     w.put("plague_corpse", area="physic_garden")
@@ -597,10 +597,10 @@ def test_a_second_lockdown_leaves_the_first_in_place(w: Ward) -> None:
 
 
 def test_a_lockdown_lets_people_in_and_ends_when_the_dead_rise(w: Ward) -> None:
-    corruption = w.engine.rules.step_rule(q.CORRUPTION).p
+    corruption = w.engine.rules.step_rule(q.CORRUPTION).settings
     w.put("plague_corpse", area="physic_garden")
     w.agent.area = "dispensary"
-    w.wait(w.engine.rules.step_rule(q.LOCKDOWN).p.after + 1)
+    w.wait(w.engine.rules.step_rule(q.LOCKDOWN).settings.after + 1)
     assert q.locked_down(w.engine, "physic_garden") and "enter physic_garden" in w.listed("enter")
     w.ok("enter physic_garden")
     assert w.listed("enter") == []
@@ -703,7 +703,7 @@ def test_eavesdrop_hears_fights_stirring_dead_lockdowns_and_barricades(w: Ward) 
     (corpse,) = w.put("plague_corpse", area="charnel_stair")
     w.hold("deal_plank", 2)
     w.ok("barricade charnel_stair")  # meanwhile the rule finds the corpse; say it has lain there a while
-    q.laid_out(w.engine)[corpse] = w.state.step - w.engine.rules.step_rule(q.LOCKDOWN).p.after
+    q.laid_out(w.engine)[corpse] = w.state.step - w.engine.rules.step_rule(q.LOCKDOWN).settings.after
     w.state.rule_data[q.CORRUPTION]["warned"].append(corpse)
     w.ok("wait")  # the lockdown falls at the end of this step
     assert q.locked_down(w.engine, "charnel_stair")
@@ -933,18 +933,18 @@ def test_parameters_are_checked() -> None:
 
 def test_every_name_in_the_parameters_is_in_the_world() -> None:
     game = load_game(GAME)
-    light = game.rules.step_rule(q.LIGHT).p
+    light = game.rules.step_rule(q.LIGHT).settings
     assert set(light.dark_areas) <= set(game.areas)
     for name, spec in light.lights.items():
         assert game.objects[name].named and "light" in game.objects[name].uses and spec.fuel in game.objects
-    corruption = game.rules.step_rule(q.CORRUPTION).p
+    corruption = game.rules.step_rule(q.CORRUPTION).settings
     assert game.objects[corruption.corpse].named and game.npcs[corruption.risen].hostile
-    assert game.rules.actions["barricade"].p.material in game.objects
-    assert game.rules.actions["burn corpses"].p.ash in game.objects
-    concoct = game.rules.actions["concoct"].p
+    assert game.rules.actions["barricade"].settings.material in game.objects
+    assert game.rules.actions["burn corpses"].settings.ash in game.objects
+    concoct = game.rules.actions["concoct"].settings
     for remedy, herbs in concoct.remedies.items():
         assert remedy in game.objects and all(h in game.objects for h in herbs)
-    for f in game.rules.actions["shove"].p.furniture:
+    for f in game.rules.actions["shove"].settings.furniture:
         assert game.objects[f].category == "station"
 
 
@@ -990,7 +990,7 @@ def test_a_lurker_strikes_by_its_strength_the_world_s_modifier_and_my_defense(tu
 def test_without_a_risen_kind_the_dead_just_crumble(tuned: Game) -> None:
     w = Ward("dispensary", game=tuned)
     (corpse,) = w.put("plague_corpse")
-    w.wait(w.engine.rules.step_rule(q.CORRUPTION).p.rise_after + 2)
+    w.wait(w.engine.rules.step_rule(q.CORRUPTION).settings.rise_after + 2)
     assert corpse not in w.state.instances and corpse not in w.state.areas["dispensary"].objects
     assert w.state.areas["dispensary"].npcs == [] and q.laid_out(w.engine) == {}
 
@@ -1154,7 +1154,7 @@ def test_saved_states_continue_exactly_through_json() -> None:
     assert _play(fresh, pick, 200) == expected
 
 
-HERBS = frozenset(h for pair in load_game(GAME).rules.actions["concoct"].p.remedies.values() for h in pair) | {
+HERBS = frozenset(h for pair in load_game(GAME).rules.actions["concoct"].settings.remedies.values() for h in pair) | {
     "tallow",
     "lamp_oil",
 }

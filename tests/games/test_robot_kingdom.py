@@ -135,7 +135,7 @@ def test_sizes_match_the_issue() -> None:
 
 
 def test_odyssey_games_prints_the_sizes(capsys) -> None:
-    from odyssey_env.catalog import main
+    from odyssey_eval.catalog import main
 
     assert main([GAME, "--details"]) == 0
     out = capsys.readouterr().out
@@ -151,20 +151,20 @@ def test_rule_tables_name_real_things() -> None:
     """The parameters of the game's rules name objects, NPCs and areas that exist (a typo would crash play)."""
     game = load_game(GAME)
     rules = game.rules
-    for wreck, parts in rules.actions["salvage"].p.parts.items():
+    for wreck, parts in rules.actions["salvage"].settings.parts.items():
         assert wreck in game.objects and all(p in game.objects and not game.objects[p].instanced for p in parts)
-    for area, finds in rules.actions["scavenge"].p.finds.items():
+    for area, finds in rules.actions["scavenge"].settings.finds.items():
         assert area in game.areas and all(f in game.objects and not game.objects[f].instanced for f in finds)
-    siphon = rules.actions["siphon"].p
+    siphon = rules.actions["siphon"].settings
     for full, empty in siphon.cells.items():
         assert game.objects[full].size == game.objects[empty].size  # a swap in a pack never overfills it
     assert set(siphon.machines) <= set(game.npcs)
-    assert set(rules.actions["rally"].p.recruits) <= set(game.npcs)
-    assert set(rules.actions["jam"].p.wedges) <= set(game.objects)
-    assert set(rules.actions["overload"].p.components) <= set(game.objects)
-    devil = rules.step_rule("devil_drain").p.objects
+    assert set(rules.actions["rally"].settings.recruits) <= set(game.npcs)
+    assert set(rules.actions["jam"].settings.wedges) <= set(game.objects)
+    assert set(rules.actions["overload"].settings.components) <= set(game.objects)
+    devil = rules.step_rule("devil_drain").settings.objects
     assert len(devil) == 6 and all(game.objects[o].spawn_weight == 0 or o == "hellbrass_shard" for o in devil)
-    assert all(s in game.objects for s in rules.step_rule("forge_migration").p.stations)
+    assert all(s in game.objects for s in rules.step_rule("forge_migration").settings.stations)
 
 
 def test_quest_predicates_name_a_verb_and_end_their_plan_with_its_event() -> None:
@@ -207,7 +207,7 @@ def test_quest_objects_have_fixed_sources() -> None:
         fixed |= set(area.objects)
     for t in game.npcs.values():
         fixed |= set(t.stock) | set(t.drops)
-    for parts in game.rules.actions["salvage"].p.parts.values():
+    for parts in game.rules.actions["salvage"].settings.parts.values():
         fixed |= set(parts)
     for stage in game.quest.stages():
         fixed |= {p.object for p in stage.place}
@@ -1127,7 +1127,10 @@ def test_rule_parameters_at_their_bounds_load(tmp_path) -> None:
             "scrap_mending": {"scrap": ["slag_chunk", "rust_scrap"]},
         },
     )
-    assert game.rules.actions["jam"].p.wedges == {"iron_wedge": 1} and game.rules.step_rule("devil_drain").p.limit == 0
+    assert (
+        game.rules.actions["jam"].settings.wedges == {"iron_wedge": 1}
+        and game.rules.step_rule("devil_drain").settings.limit == 0
+    )
     (fact,) = game.rules.step_rule("scrap_mending").facts(game)
     assert fact.answer == "a wounded machine eats slag_chunk to mend itself"  # the first it looks for
 

@@ -23,13 +23,13 @@ from kit import conditions, fixed_supply, in_fresh_process, random_walk, resolve
 import odyssey_env
 from odyssey_agents.oracle.solve import solve
 from odyssey_env import load_game
-from odyssey_env.catalog import describe_games, format_table
 from odyssey_env.engine import Engine
 from odyssey_env.env import OdysseyEnv
 from odyssey_env.games.saltglass import rules as sg
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.rules import BASE_VERBS
 from odyssey_env.verbs.combat import stance
+from odyssey_eval.catalog import describe_games, format_table
 
 GAME = "saltglass"
 NEW_VERBS = ("listen", "refract")
@@ -181,7 +181,7 @@ def test_quest_resources_never_depend_on_the_scatter(game):
 def test_what_the_quest_needs_never_sinks_and_its_materials_come_back(game):
     """The salt swallows dropped things; the quest stays solvable because its key and its lens are spared
     and everything else it is made of can be had again (merchant stock, enemy drops that respawn)."""
-    spared = game.rules.step_rule("salt_sink").p.spared
+    spared = game.rules.step_rule("salt_sink").settings.spared
     assert game.objects["oath_lens"].category in spared and game.objects["sun_key"].category in spared
     stock = game.npcs["salt_trader"].stock
     assert stock["brass_wire"] >= 3 and stock["quartz_sand"] >= 2 and stock["rock_salt"] >= 1

@@ -73,7 +73,7 @@ def variant(**params) -> Sg:
     game = load_game("saltglass", cache=False)
     for name, changes in params.items():
         rule = game.rules.step_rule(name) or game.rules.actions[name]
-        rule.p = dataclasses.replace(rule.p, **changes)
+        rule.settings = dataclasses.replace(rule.settings, **changes)
     world = Sg(game=game)
     world.stand(OPEN)
     world.clear()
@@ -710,7 +710,7 @@ def test_mirages_form_only_on_the_open_salt_where_nobody_watches():
     assert OPEN not in areas and not areas & {"caravan_rest", "kiln_hollow", "lensmakers_ruin"}
     game = world.engine.game
     for area, kind in formed:
-        assert kind in game.rules.step_rule(sg.MIRAGE).p.kinds
+        assert kind in game.rules.step_rule(sg.MIRAGE).settings.kinds
         assert game.objects[kind].level <= world.state.areas[area].level + 1
     assert len(set(formed)) == len(formed)  # never a second mirage of one kind in one area
     for area, kinds in world.piles.items():
@@ -746,7 +746,7 @@ def test_mirage_kinds_are_checked():
     game = load_game("saltglass", cache=False)
     rule = game.rules.step_rule(sg.MIRAGE)
     for bad in ("glass_bead", "hide_satchel", "dune_veil", "salt_kiln", "nothing_at_all"):
-        rule.p = dataclasses.replace(rule.p, kinds=("rock_salt", bad))
+        rule.settings = dataclasses.replace(rule.settings, kinds=("rock_salt", bad))
         with pytest.raises(ValueError, match=bad):
             Engine(game, 0)
 

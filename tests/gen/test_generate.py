@@ -12,7 +12,7 @@ import pytest
 
 import odyssey_env
 from odyssey_env import load_game
-from odyssey_env.catalog import main as games_main
+from odyssey_eval.catalog import main as games_main
 from odyssey_eval.cli import main as odyssey
 from odyssey_eval.runner import run_cell
 from odyssey_gen.cli import main as generate_main

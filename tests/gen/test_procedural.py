@@ -165,7 +165,7 @@ def test_optional_verbs_and_dynamics_are_switched_on(tmp_path):
     game = load_game(write(tmp_path / "opt", build(s)), cache=False)
     assert {"lockpick", "pickpocket"} <= set(game.rules.actions) and "eat" not in game.rules.actions
     assert {"noise", "rumor_notes"} <= {r.name for r in game.rules.steps}
-    assert game.rules.step_rule("noise").p.threshold == 4
+    assert game.rules.step_rule("noise").settings.threshold == 4
     assert any(o.uses == ("lockpick",) for o in game.objects.values())  # the lockpick verb brings a lockpick
     # without names, the counts pick that many from the engine's library, by seed
     chosen = load_game(write(tmp_path / "n", build(spec(seed=2, action_rules=3, step_rules=4))), cache=False)

@@ -66,7 +66,7 @@ class Tides(StepRule):
 
     def apply(self, engine: Engine) -> None:
         memory = engine.state.rule_data.setdefault(self.name, {"flooded": []})
-        if (engine.state.minute // 60) % 24 != self.p.hour:
+        if (engine.state.minute // 60) % 24 != self.settings.hour:
             return
         lowest = min(engine.state.areas.values(), key=lambda a: (a.level, a.name))
         if lowest.name not in memory["flooded"] and engine.rng.random() < math.sqrt(0.25):
@@ -192,6 +192,6 @@ def test_a_step_rule_with_a_priority_is_refused_with_the_way_to_place_it():
 
 
 def test_names_the_file_defines_may_be_used_as_attributes():
-    source = GOOD + "\n\ndef helper(rule):\n    return rule.p.hour + FLOOD_HOUR\n"
+    source = GOOD + "\n\ndef helper(rule):\n    return rule.settings.hour + FLOOD_HOUR\n"
     assert check_source(source) == []
     assert check_source("def f(x):\n    return x.undefined_thing\n")  # neither API nor defined here

@@ -244,7 +244,7 @@ def appeals_left(engine: Engine, agent_id: str) -> int:
     data = engine.state.rule_data.get(VERDICTS)
     heard = data["heard"].get(agent_id) if data else None
     used = heard["count"] if heard and heard["day"] == day_of(engine.state.minute) else 0
-    return max(0, rule.p.per_day - used)
+    return max(0, rule.settings.per_day - used)
 
 
 # ============================================================================ verbs
@@ -279,10 +279,10 @@ class InvokeLaw(ActionRule):
         twins_before = statutes_in(state, agent.area)
         del agent.hands[handle]
         add(turn.area.objects, handle)
-        until = state.step + self.p.term
+        until = state.step + self.settings.term
         post_law(turn.engine, handle, agent.area, text, agent.id, until)
         statute = BY_TEXT.get(text)
-        hours = self.p.term * turn.game.spec.game.minutes_per_step / 60
+        hours = self.settings.term * turn.game.spec.game.minutes_per_step / 60
         turn.say(f"I post the law on {handle} in {agent.area}: '{text}'. It binds this area for {hours:g} hours.")
         if statute is None:
             turn.say("No statute of the city gives it force, but it stands on record here.")
@@ -325,7 +325,7 @@ class InvokeLaw(ActionRule):
         return None
 
     def facts(self, game):
-        hours = self.p.term * game.spec.game.minutes_per_step / 60
+        hours = self.settings.term * game.spec.game.minutes_per_step / 60
         yield Fact(
             "law",
             "What happens to a law I invoke?",
@@ -370,22 +370,23 @@ class FileObjection(ActionRule):
         if data and any(o["law"] == law["id"] for o in data["pending"]):
             return f"Cannot file objection against {handle}: an objection to it already awaits its hearing."
         have = carried_coins(turn.engine, turn.agent)
-        if have < self.p.fee:
-            return f"Cannot file objection: the court's fee is {self.p.fee} {turn.game.currency}, and I carry {have}."
+        if have < self.settings.fee:
+            fee = self.settings.fee
+            return f"Cannot file objection: the court's fee is {fee} {turn.game.currency}, and I carry {have}."
         return law
 
     def apply(self, turn: Turn, handle: str) -> None:
         law = self._law(turn, handle)
         if isinstance(law, str):
             return turn.fail(law)
-        fee = pay(turn.engine, turn.agent, self.p.fee)
+        fee = pay(turn.engine, turn.agent, self.settings.fee)
         data = turn.state.rule_data.setdefault(OBJECTIONS, {"pending": []})
-        hearing = turn.state.step + self.p.hearing_delay
+        hearing = turn.state.step + self.settings.hearing_delay
         data["pending"].append({"law": law["id"], "by": turn.agent.id, "hearing": hearing, "fee": fee})
         paid = f" and pay the fee of {fee} {turn.game.currency}" if fee else ""
         turn.say(
             f"I file an objection against {describe_law(law, turn.agent.id)}{paid}. "
-            f"The court will hear it in {self.p.hearing_delay} turns."
+            f"The court will hear it in {self.settings.hearing_delay} turns."
         )
         turn.emit(
             "objection_filed",
@@ -406,13 +407,13 @@ class FileObjection(ActionRule):
         yield Fact(
             "law",
             "What does filing an objection against a posted law do?",
-            f"after a hearing {self.p.hearing_delay} turns later the law is struck down",
+            f"after a hearing {self.settings.hearing_delay} turns later the law is struck down",
             ("the law is struck down at once", "the law doubles its term", "nothing without a bribe"),
         )
         yield Fact(
             "law",
             "What does the court charge to file an objection?",
-            f"{self.p.fee} {game.currency}",
+            f"{self.settings.fee} {game.currency}",
             ("nothing at all", "half of what I carry", "a writ signed by a judge"),
         )
 
@@ -457,7 +458,7 @@ class AppealVerdict(ActionRule):
         data["heard"][agent.id] = {"day": today, "count": count}
         for s in overturned:
             if s["kind"] == "death":
-                agent.hp = max(agent.hp, round(agent.max_hp * self.p.revive))
+                agent.hp = max(agent.hp, round(agent.max_hp * self.settings.revive))
                 turn.say(f"The court hears my appeal and overturns my death sentence: I rise with {agent.hp} health.")
             else:
                 turn.say(f"The court hears my appeal and overturns the verdict ({s['reason']}).")
@@ -474,7 +475,7 @@ class AppealVerdict(ActionRule):
             "one turn",
             ("one day", "three turns", "as long as I like"),
         )
-        times = "once" if self.p.per_day == 1 else f"{self.p.per_day} times"
+        times = "once" if self.settings.per_day == 1 else f"{self.settings.per_day} times"
         yield Fact(
             "verdicts",
             "How often will the court hear my appeals?",
@@ -512,7 +513,7 @@ class ContemptOfCourt(StepRule):
             if force(keys, "recess"):
                 data.pop(agent.id, None)
                 continue
-            patience = self.p.session_patience if force(keys, "session") else self.p.patience
+            patience = self.settings.session_patience if force(keys, "session") else self.settings.patience
             idle = data.get(agent.id, 0) + 1
             data[agent.id] = idle
             if idle < patience:
@@ -523,17 +524,17 @@ class ContemptOfCourt(StepRule):
                     "A clerk of the court coughs pointedly: whoever idles here any longer is held in contempt.",
                 )
             else:
-                paid = pay(engine, agent, self.p.fine)
+                paid = pay(engine, agent, self.settings.fine)
                 if paid:
                     engine.say(
                         agent.id, f"I am held in contempt of court for idling and fined {paid} {engine.game.currency}."
                     )
                 else:
-                    agent.hp = max(1, agent.hp - self.p.hp_penalty)
+                    agent.hp = max(1, agent.hp - self.settings.hp_penalty)
                     engine.say(
                         agent.id,
                         f"I am held in contempt of court for idling; with no coin to pay, "
-                        f"the bailiff's cane costs me {self.p.hp_penalty} health.",
+                        f"the bailiff's cane costs me {self.settings.hp_penalty} health.",
                     )
                 engine.emit("contempt_fined", agent.id, paid=paid, idle=idle)
 
@@ -541,7 +542,7 @@ class ContemptOfCourt(StepRule):
         yield Fact(
             "verdicts",
             "What happens if I idle turn after turn outside a fight?",
-            f"after {self.p.patience} idle turns I am fined for contempt every further idle turn",
+            f"after {self.settings.patience} idle turns I am fined for contempt every further idle turn",
             ("nothing", "I fall asleep and lose my things", "enemies come to me"),
         )
 
@@ -566,14 +567,14 @@ class NightlyRewrite(StepRule):
 
     def _midnight(self, engine: Engine) -> bool:
         """Whether this step's clock passed the rewrite hour (once a day, whatever the step length)."""
-        minute = engine.state.minute - self.p.hour * 60
+        minute = engine.state.minute - self.settings.hour * 60
         return day_of(minute) != day_of(minute - engine.game.spec.game.minutes_per_step)
 
     def apply(self, engine: Engine) -> None:
         if not self._midnight(engine):
             return
         state = engine.state
-        safe = {h for inst in state.instances.values() if inst.type in self.p.sealed for h in inst.contents}
+        safe = {h for inst in state.instances.values() if inst.type in self.settings.sealed for h in inst.contents}
         rewritten: dict[str, tuple[str, str]] = {}
         for handle, inst in state.instances.items():
             if not inst.text or handle in safe:
@@ -678,11 +679,13 @@ class LawExpiry(StepRule):
 
     def start(self, engine: Engine) -> None:
         state, game = engine.state, engine.game
-        if self.p.edicts:
-            t = game.objects.get(self.p.edict_object)
+        if self.settings.edicts:
+            t = game.objects.get(self.settings.edict_object)
             if t is None or t.category != "writable":
-                raise ValueError(f"law_expiry.edict_object: {self.p.edict_object!r} is not a writable of this game")
-        for i, (area, text) in enumerate(self.p.edicts):
+                raise ValueError(
+                    f"law_expiry.edict_object: {self.settings.edict_object!r} is not a writable of this game"
+                )
+        for i, (area, text) in enumerate(self.settings.edicts):
             if area not in state.areas or not normalize_text(text):
                 raise ValueError(f"law_expiry.edicts[{i}]: unknown area {area!r} or empty text")
             _registry(state)["edicts"].append(
@@ -693,8 +696,8 @@ class LawExpiry(StepRule):
     def _post_edict(self, engine: Engine, i: int) -> None:
         state = engine.state
         edict = _registry(state)["edicts"][i]
-        handle = state.new_handle(self.p.edict_object)
-        state.instances[handle] = Instance(type=self.p.edict_object, text=edict["text"])
+        handle = state.new_handle(self.settings.edict_object)
+        state.instances[handle] = Instance(type=self.settings.edict_object, text=edict["text"])
         add(state.areas[edict["area"]].objects, handle)
         edict["notice"], edict["repost_at"] = handle, None
         post_law(engine, handle, edict["area"], edict["text"], None, None, edict=i)
@@ -740,14 +743,14 @@ class LawExpiry(StepRule):
         )
         if law["edict"] is not None:
             edict = reg["edicts"][law["edict"]]
-            edict["notice"], edict["repost_at"] = None, engine.state.step + self.p.repost_after
+            edict["notice"], edict["repost_at"] = None, engine.state.step + self.settings.repost_after
             if taker is not None:
                 engine.say(
                     taker,
                     f"I tore down the city's edict '{law['text']}'. The watch has seen it: "
-                    f"a fine of {self.p.tear_fine} {engine.game.currency} unless I appeal verdict.",
+                    f"a fine of {self.settings.tear_fine} {engine.game.currency} unless I appeal verdict.",
                 )
-                sentence(engine, taker, "fine", "tearing down an edict of the city", self.p.tear_fine)
+                sentence(engine, taker, "fine", "tearing down an edict of the city", self.settings.tear_fine)
         elif taker is not None:
             engine.say(taker, f"I took down the law '{law['text']}': it no longer binds {law['area']}.")
         engine.emit("law_withdrawn", taker, area=law["area"], text=law["text"], edict=law["edict"] is not None)
@@ -762,7 +765,7 @@ class LawExpiry(StepRule):
         yield Fact(
             "law",
             "What does tearing down a city edict cost?",
-            f"a fine of {self.p.tear_fine} {game.currency}",
+            f"a fine of {self.settings.tear_fine} {game.currency}",
             ("nothing", "my life", "a level"),
         )
 
@@ -795,11 +798,11 @@ class BindingPrecedent(StepRule):
                 if ev.kind == "npc_defeated" and kinds[ev.data["type"]].common_enemy:
                     n = data["kills"].get(ev.data["type"], 0) + 1
                     data["kills"][ev.data["type"]] = n
-                    if n <= self.p.max_stacks:
+                    if n <= self.settings.max_stacks:
                         engine.say(
                             ev.agent,
                             f"The city records a precedent against the {ev.data['type']} "
-                            f"({n} of {self.p.max_stacks}): every one of them is weaker now.",
+                            f"({n} of {self.settings.max_stacks}): every one of them is weaker now.",
                         )
                         engine.emit("precedent_set", ev.agent, type=ev.data["type"], stacks=n)
         sig = [
@@ -816,8 +819,8 @@ class BindingPrecedent(StepRule):
             t = kinds[npc.type]
             if not t.hostile or npc.origin == "expansion":
                 continue
-            stacks = min(data["kills"].get(npc.type, 0), self.p.max_stacks) if t.common_enemy else 0
-            factor = 1 - self.p.weaken * stacks
+            stacks = min(data["kills"].get(npc.type, 0), self.settings.max_stacks) if t.common_enemy else 0
+            factor = 1 - self.settings.weaken * stacks
             new_max = round(t.hp * factor)
             if npc.max_hp != new_max:  # a new precedent (or a new enemy of a kind with one): its health too
                 npc.hp = max(1, round(npc.hp * new_max / npc.max_hp))
@@ -826,9 +829,9 @@ class BindingPrecedent(StepRule):
             if keys is None:
                 keys = laws_by_area[npc.area] = statutes_in(state, npc.area)
             if force(keys, "peace"):
-                factor *= self.p.peace_attack
+                factor *= self.settings.peace_attack
             elif force(keys, "strife"):
-                factor *= self.p.strife_attack
+                factor *= self.settings.strife_attack
             npc.attack = round(t.attack * factor)
 
     def facts(self, game):
@@ -866,7 +869,7 @@ class LegalParadox(StepRule):
         now = sorted(
             a
             for a, n in counts.items()
-            if n >= self.p.threshold and any(STATUTES[k].twin in keys.get(a, ()) for k in keys.get(a, ()))
+            if n >= self.settings.threshold and any(STATUTES[k].twin in keys.get(a, ()) for k in keys.get(a, ()))
         )
         data = state.rule_data.get(self.name)
         before = data["areas"] if data else []
@@ -942,7 +945,7 @@ class TrialProceedings(StepRule):
                         agent.id, f"The sentence for {s['reason']} is carried out: I pay {paid} {engine.game.currency}."
                     )
                 else:
-                    loss = round(agent.max_hp * self.p.hp_penalty)
+                    loss = round(agent.max_hp * self.settings.hp_penalty)
                     agent.hp = max(1, agent.hp - loss)
                     engine.say(
                         agent.id,
@@ -965,10 +968,10 @@ class TrialProceedings(StepRule):
             engine.say(
                 agent_id,
                 f"A spectral judge rises from the stones to try the death of {killed['npc']}: "
-                f"GUILTY of {reason}. Sentence: a fine of {self.p.fine} {engine.game.currency}, "
+                f"GUILTY of {reason}. Sentence: a fine of {self.settings.fine} {engine.game.currency}, "
                 "carried out next turn unless I appeal verdict.",
             )
-            sentence(engine, agent_id, "fine", reason, self.p.fine)
+            sentence(engine, agent_id, "fine", reason, self.settings.fine)
         else:
             engine.say(
                 agent_id,
@@ -986,7 +989,7 @@ class TrialProceedings(StepRule):
         yield Fact(
             "verdicts",
             "What is the sentence for an unlawful killing?",
-            f"a fine of {self.p.fine} {game.currency}",
+            f"a fine of {self.settings.fine} {game.currency}",
             ("death", "banishment from the city", "the loss of everything I carry"),
         )
 
@@ -1021,10 +1024,10 @@ class ContrabandSuspicion(StepRule):
                 if handle != game.currency:
                     load[handle] = load.get(handle, 0) + n
             total = sum(load.values())
-            limit: int | None = self.p.search_limit
+            limit: int | None = self.settings.search_limit
             if total > limit:  # over the lower limit: the area's laws decide (under it, they need not be read)
                 keys = statutes_in(state, agent.area)
-                limit = None if force(keys, "amnesty") else limit if force(keys, "search") else self.p.limit
+                limit = None if force(keys, "amnesty") else limit if force(keys, "search") else self.settings.limit
             if limit is None or total <= limit:  # no suspicion: a later heavy load is warned of afresh
                 data.pop(agent.id, None)
                 continue
@@ -1033,16 +1036,18 @@ class ContrabandSuspicion(StepRule):
                 engine.say(
                     agent.id, f"The watch eyes my load: {total} things, where the law of {agent.area} allows {limit}."
                 )
-            if engine.rng.random() >= self.p.chance:
+            if engine.rng.random() >= self.settings.chance:
                 continue
-            goods = [(n, h) for h, n in load.items() if game.objects[type_of(state, h)].category in self.p.seized]
+            goods = [
+                (n, h) for h, n in load.items() if game.objects[type_of(state, h)].category in self.settings.seized
+            ]
             if goods:
                 n, handle = max(goods, key=lambda g: g[0])  # the first of the largest, in carried order
                 take_carried(game, state, agent, handle, 1)
                 engine.say(agent.id, f"The watch searches me and seizes 1 {handle} as contraband.")
                 engine.emit("contraband_seized", agent.id, object=type_of(state, handle), amount=1)
             else:
-                paid = pay(engine, agent, self.p.fine)
+                paid = pay(engine, agent, self.settings.fine)
                 engine.say(
                     agent.id,
                     f"The watch searches me, finds no contraband, and fines me {paid} {game.currency} for the trouble.",

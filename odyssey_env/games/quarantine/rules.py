@@ -108,7 +108,7 @@ def _step_rule(rules: RuleBook, name: str) -> StepRule | None:
 
 def _light_params(engine: Engine) -> LampFuel.Params:
     rule = _step_rule(engine.rules, LIGHT)
-    return rule.p if rule is not None else LampFuel.Params()
+    return rule.settings if rule is not None else LampFuel.Params()
 
 
 def fuel_of(state: WorldState, handle: str) -> int:
@@ -209,7 +209,7 @@ class LampFuel(StepRule):
         engine.state.rule_data[LIGHT] = {"fuel": {}}
 
     def apply(self, engine: Engine) -> None:
-        state, p = engine.state, self.p
+        state, p = engine.state, self.settings
         dark = p.dark_areas
         if not dark:
             return
@@ -247,11 +247,12 @@ class LampFuel(StepRule):
             for h in state.areas[agent.area].npcs
             if state.npcs[h].engaged is None and kinds[state.npcs[h].type].hostile
         ]
-        if not idle or engine.rng.random() >= self.p.lurk_chance:
+        if not idle or engine.rng.random() >= self.settings.lurk_chance:
             return
         npc = state.npcs[idle[engine.rng.randrange(len(idle))]]
         damage = max(
-            1, round(npc.attack * self.p.lurk_strength * state.modifiers.get("enemy_attack", 1.0)) - agent.defense
+            1,
+            round(npc.attack * self.settings.lurk_strength * state.modifiers.get("enemy_attack", 1.0)) - agent.defense,
         )
         agent.hp -= damage
         npc.engaged = agent.id
@@ -263,7 +264,7 @@ class LampFuel(StepRule):
         return None if sees(engine, agent) else "it is pitch dark"
 
     def facts(self, game: Game):
-        p = self.p
+        p = self.settings
         if not p.lights:
             return
         name, light = next(iter(p.lights.items()))
@@ -347,7 +348,7 @@ class Refuel(ActionRule):
 
 def _light_params_of(game: Game) -> LampFuel.Params:
     rule = game.rules.step_rule(LIGHT)
-    return rule.p if rule is not None else LampFuel.Params()
+    return rule.settings if rule is not None else LampFuel.Params()
 
 
 @predicate("carries_light")
@@ -359,7 +360,7 @@ def carries_light(engine: Engine, agent: Agent, fuel: int = 1) -> bool:
 # ============================================================================ the dead
 def _corpse_type(engine: Engine) -> str:
     rule = _step_rule(engine.rules, CORRUPTION)
-    return rule.p.corpse if rule is not None else ""
+    return rule.settings.corpse if rule is not None else ""
 
 
 def corpses_in(engine: Engine, area: str) -> list[str]:
@@ -403,15 +404,15 @@ class CorpseCorruption(StepRule):
                 raise ValueError("hunt_range cannot be negative")
 
     def active(self, game: Game) -> bool:
-        return bool(self.p.corpse)
+        return bool(self.settings.corpse)
 
     def start(self, engine: Engine) -> None:
-        state, corpse = engine.state, self.p.corpse
+        state, corpse = engine.state, self.settings.corpse
         laid = {h: state.step for h, inst in state.instances.items() if inst.type == corpse}
         state.rule_data[CORRUPTION] = {"made": state.counters.get(corpse, 0), "laid": laid, "warned": []}
 
     def apply(self, engine: Engine) -> None:
-        state, p = engine.state, self.p
+        state, p = engine.state, self.settings
         data = state.rule_data[CORRUPTION]
         made = state.counters.get(p.corpse, 0)
         if made > data["made"]:  # corpses made since: dropped by the fallen, placed by the quest
@@ -426,7 +427,7 @@ class CorpseCorruption(StepRule):
             self._hunt(engine)
 
     def _rot(self, engine: Engine, data: dict[str, Any]) -> None:
-        state, p = engine.state, self.p
+        state, p = engine.state, self.settings
         laid, warned = data["laid"], data["warned"]
         for handle, since in list(laid.items()):
             if handle not in state.instances:  # burned, or taken out of the world
@@ -460,7 +461,7 @@ class CorpseCorruption(StepRule):
 
     def _hunt(self, engine: Engine) -> None:
         """Each free risen husk takes one step toward the nearest living agent within reach."""
-        state, p = engine.state, self.p
+        state, p = engine.state, self.settings
         hunters = [n for n in state.npcs.values() if n.type == p.risen and n.engaged is None]
         if not hunters:
             return
@@ -485,7 +486,7 @@ class CorpseCorruption(StepRule):
         never into the spawn area (the cordon's braziers keep the risen out)."""
         before: dict[str, str | None] = {start: None}
         frontier = [start]
-        for _ in range(self.p.hunt_range):
+        for _ in range(self.settings.hunt_range):
             nxt_frontier = []
             for here in frontier:
                 for nxt, way in state.areas[here].exits.items():
@@ -519,7 +520,7 @@ class CorpseCorruption(StepRule):
                 engine.say(agent.id, text)
 
     def facts(self, game: Game):
-        p = self.p
+        p = self.settings
         hours = p.rise_after * game.spec.game.minutes_per_step / 60
         yield Fact(
             "the dead",
@@ -556,7 +557,7 @@ class QuarantineLockdown(StepRule):
 
     def active(self, game: Game) -> bool:
         rule = game.rules.step_rule(CORRUPTION)
-        return rule is not None and bool(rule.p.corpse)
+        return rule is not None and bool(rule.settings.corpse)
 
     def start(self, engine: Engine) -> None:
         engine.state.rule_data[LOCKDOWN] = {"areas": []}
@@ -565,7 +566,7 @@ class QuarantineLockdown(StepRule):
         state = engine.state
         data = state.rule_data[LOCKDOWN]
         laid = laid_out(engine)
-        cutoff = state.step - self.p.after
+        cutoff = state.step - self.settings.after
         overdue: list[str] = []
         if laid and next(iter(laid.values())) <= cutoff:  # oldest first: anything overdue at all?
             for name, area in state.areas.items():
@@ -600,7 +601,7 @@ class QuarantineLockdown(StepRule):
                 engine.say(agent.id, text)
 
     def facts(self, game: Game):
-        hours = self.p.after * game.spec.game.minutes_per_step / 60
+        hours = self.settings.after * game.spec.game.minutes_per_step / 60
         yield Fact(
             "the dead",
             "When is an area put under quarantine lockdown?",
@@ -716,18 +717,17 @@ class Barricade(ActionRule):
             return f"Cannot barricade a way while fighting {foe}."
         if barricaded(turn.state, here, target):
             return f"Cannot barricade the way to {target}: it is barricaded already."
-        have = carried_handles(turn).get(self.p.material, 0)
-        if have < self.p.amount:
-            return (
-                f"Cannot barricade the way to {target}: it takes {self.p.amount} {self.p.material} and I carry {have}."
-            )
+        material, amount = self.settings.material, self.settings.amount
+        have = carried_handles(turn).get(material, 0)
+        if have < amount:
+            return f"Cannot barricade the way to {target}: it takes {amount} {material} and I carry {have}."
         return None
 
     def apply(self, turn: Turn, target: str) -> None:
         refusal = self._refusal(turn, target)
         if refusal is not None:
             return turn.fail(refusal)
-        p, here = self.p, turn.agent.area
+        p, here = self.settings, turn.agent.area
         take_carried(turn.game, turn.state, turn.agent, p.material, p.amount)
         turn.state.rule_data.setdefault(self.verb, {"ways": {}})["ways"][way_key(here, target)] = p.strength
         turn.say(
@@ -738,14 +738,14 @@ class Barricade(ActionRule):
 
     def candidates(self, turn: Turn) -> Iterator[str]:
         # Listed afresh every step: rule out the usual case (no planks) before asking about each way.
-        if carried_handles(turn).get(self.p.material, 0) < self.p.amount:
+        if carried_handles(turn).get(self.settings.material, 0) < self.settings.amount:
             return
         for target in turn.area.exits:
             if self._refusal(turn, target) is None:
                 yield f"barricade {target}"
 
     def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        p = self.p
+        p = self.settings
         if carried_handles_of(engine, agent).get(p.material, 0) < p.amount:
             return _has(p.material, p.amount)
         where = match.get("a")
@@ -761,7 +761,7 @@ class Barricade(ActionRule):
         yield Fact(
             "the dead",
             "What does a barricade take?",
-            f"{self.p.amount} {self.p.material}",
+            f"{self.settings.amount} {self.settings.material}",
             ("a key", "a burning light", "nothing"),
         )
 
@@ -859,8 +859,8 @@ class BurnCorpses(ActionRule):
         foe = in_combat(turn)
         if foe is not None:
             return f"Cannot burn the dead while fighting {foe}."
-        if burning_light(turn.engine, turn.agent, self.p.fuel) is None:
-            return f"Cannot burn the dead: I need a light I carry with {self.p.fuel} turns of fuel in it."
+        if burning_light(turn.engine, turn.agent, self.settings.fuel) is None:
+            return f"Cannot burn the dead: I need a light I carry with {self.settings.fuel} turns of fuel in it."
         return None
 
     def apply(self, turn: Turn) -> None:
@@ -868,17 +868,17 @@ class BurnCorpses(ActionRule):
         if refusal is not None:
             return turn.fail(refusal)
         engine, state, area = turn.engine, turn.state, turn.area
-        light = burning_light(engine, turn.agent, self.p.fuel)
+        light = burning_light(engine, turn.agent, self.settings.fuel)
         dead = corpses_in(engine, area.name)
         for handle in dead:
             remove(area.objects, handle)
             del state.instances[handle]
-        state.rule_data[LIGHT]["fuel"][light] -= self.p.fuel
+        state.rule_data[LIGHT]["fuel"][light] -= self.settings.fuel
         ash = ""
-        if self.p.ash:
-            for piece, k in make_objects(turn.game, state, self.p.ash, len(dead)):
+        if self.settings.ash:
+            for piece, k in make_objects(turn.game, state, self.settings.ash, len(dead)):
                 add(area.objects, piece, k)
-            ash = f" They burn down to {len(dead)} {self.p.ash}."
+            ash = f" They burn down to {len(dead)} {self.settings.ash}."
         turn.say(f"I set {len(dead)} dead alight with the flame of {light}.{ash}")
         turn.emit("corpses_burned", area=area.name, count=len(dead), light=light)
 
@@ -887,7 +887,7 @@ class BurnCorpses(ActionRule):
             yield "burn corpses"
 
     def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        need = light_need(engine, agent, self.p.fuel)
+        need = light_need(engine, agent, self.settings.fuel)
         if need is not None:
             return need
         state = engine.state
@@ -948,7 +948,7 @@ class Concoct(ActionRule):
         take_carried(game, state, agent, first, 1)
         take_carried(game, state, agent, second, 1)
         remedy = self._by_pair.get(frozenset((first, second)))
-        made = remedy or self.p.failure
+        made = remedy or self.settings.failure
         if not made:
             turn.say(f"I grind {first} with {second}, but nothing comes of it.")
         else:
@@ -968,7 +968,7 @@ class Concoct(ActionRule):
                     yield f"concoct {a} {b}"
 
     def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        herbs = self.p.remedies.get(match.get("remedy", ""))
+        herbs = self.settings.remedies.get(match.get("remedy", ""))
         if herbs is None:
             return None
         carried = carried_handles_of(engine, agent)
@@ -976,15 +976,20 @@ class Concoct(ActionRule):
         return _has(missing) if missing is not None else None
 
     def facts(self, game: Game):
-        if self.p.remedies:
-            remedy, (a, b) = next(iter(self.p.remedies.items()))
+        if self.settings.remedies:
+            remedy, (a, b) = next(iter(self.settings.remedies.items()))
             yield Fact(
                 "herbs",
                 f"Which remedy do {a} and {b} make together?",
                 remedy,
                 tuple(
                     r
-                    for r in (*list(self.p.remedies)[1:], self.p.failure or "nothing", "poison", "lamp oil")
+                    for r in (
+                        *list(self.settings.remedies)[1:],
+                        self.settings.failure or "nothing",
+                        "poison",
+                        "lamp oil",
+                    )
                     if r != remedy
                 )[:3],
             )
@@ -1006,7 +1011,7 @@ class Shove(ActionRule):
         furniture: dict[str, int] = field(default_factory=dict)  # furniture -> damage of its fall
 
     def _refusal(self, turn: Turn, furniture: str, target: str) -> str | None:
-        if furniture not in self.p.furniture:
+        if furniture not in self.settings.furniture:
             return f"Cannot shove {furniture}: it is not heavy furniture."
         if not turn.area.objects.get(furniture, 0):
             return f"Cannot shove {furniture}: there is none here."
@@ -1023,7 +1028,7 @@ class Shove(ActionRule):
             return turn.fail(refusal)
         game, state, area = turn.game, turn.state, turn.area
         npc = state.npcs[target]
-        damage = self.p.furniture[furniture]
+        damage = self.settings.furniture[furniture]
         remove(area.objects, furniture)
         debris = []
         recipe = game.objects[furniture].recipe
@@ -1042,7 +1047,7 @@ class Shove(ActionRule):
 
     def candidates(self, turn: Turn) -> Iterator[str]:
         here = turn.area.objects
-        furniture = [f for f in self.p.furniture if here.get(f, 0)]
+        furniture = [f for f in self.settings.furniture if here.get(f, 0)]
         if not furniture:
             return
         state, kinds = turn.state, turn.game.npcs
@@ -1056,7 +1061,7 @@ class Shove(ActionRule):
 
         def fit(name: str) -> bool:
             area = state.areas[name]
-            return any(area.objects.get(f, 0) for f in self.p.furniture) and any(
+            return any(area.objects.get(f, 0) for f in self.settings.furniture) and any(
                 kinds[state.npcs[h].type].hostile and wanted in (None, state.npcs[h].type) for h in area.npcs
             )
 

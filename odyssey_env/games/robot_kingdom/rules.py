@@ -101,7 +101,7 @@ def _near_numbers(n: int) -> tuple[str, str, str]:
 def is_machine(engine: Engine, npc_type: str) -> bool:
     """Whether an NPC type runs on power: the siphon rule's ``machines``, else every enemy and fighter."""
     rule = engine.rules.actions.get("siphon")
-    machines = rule.p.machines if rule is not None else ()
+    machines = rule.settings.machines if rule is not None else ()
     if machines:
         return npc_type in machines
     t = engine.game.npcs[npc_type]
@@ -141,7 +141,7 @@ class Salvage(ActionRule):
         if holding is None:
             return turn.fail(f"Cannot salvage {handle}: it is not in my hands, my pack or on the ground here.")
         kind = type_of(turn.state, handle)
-        parts = self.p.parts.get(kind)
+        parts = self.settings.parts.get(kind)
         if not parts:
             return turn.fail(f"Cannot salvage {handle}: there is nothing in it worth stripping.")
         remove(holding, handle)
@@ -154,16 +154,16 @@ class Salvage(ActionRule):
         _note(turn, self.verb, kind)
 
     def candidates(self, turn: Turn):
-        state, parts = turn.state, self.p.parts
+        state, parts = turn.state, self.settings.parts
         for handle in {**carried_handles(turn), **turn.area.objects}:
             if type_of(state, handle) in parts:
                 yield f"salvage {handle}"
 
     def facts(self, game: Game):
-        if self.p.parts:
-            kind, parts = next(iter(self.p.parts.items()))
+        if self.settings.parts:
+            kind, parts = next(iter(self.settings.parts.items()))
             answer = describe_holding(parts)
-            others = [describe_holding(p) for p in self.p.parts.values() if describe_holding(p) != answer]
+            others = [describe_holding(p) for p in self.settings.parts.values() if describe_holding(p) != answer]
             wrong = tuple(dict.fromkeys([*others, "nothing: it crumbles to dust", "a handful of brass bits"]))[:3]
             yield Fact("crafting", f"What does salvaging a {kind} give?", answer, wrong)
         yield Fact(
@@ -190,16 +190,16 @@ class Scavenge(ActionRule):
         """What this area still hides (read-only)."""
         area = turn.agent.area
         left = turn.state.rule_data.get(self.name, {}).get("left", {})
-        return left[area] if area in left else self.p.finds.get(area, ())
+        return left[area] if area in left else self.settings.finds.get(area, ())
 
     def apply(self, turn: Turn) -> None:
         area = turn.agent.area
         if not self._left(turn):
-            if area in self.p.finds:
+            if area in self.settings.finds:
                 return turn.fail(f"I search {area} again, but it has been picked clean.")
             return turn.fail(f"I search {area}, but nothing useful is hidden here.")
         memory = turn.state.rule_data.setdefault(self.name, {}).setdefault("left", {})
-        left = memory.setdefault(area, list(self.p.finds[area]))
+        left = memory.setdefault(area, list(self.settings.finds[area]))
         found = left.pop(turn.rng.randrange(len(left)))
         where = receive(turn, found, 1)
         turn.say(f"Searching {area}, I turn up 1 {found} ({where}).")
@@ -238,7 +238,7 @@ class Rally(ActionRule):
             return f"Cannot rally {handle}: there is no one by that name here."
         if turn.game.npcs[npc.type].hostile:
             return f"Cannot rally {handle}: it is hostile."
-        if npc.type not in self.p.recruits:
+        if npc.type not in self.settings.recruits:
             return f"Cannot rally {handle}: only the sentinels of the old host answer a rally."
         allies = _allies(turn.state)
         leader = allies.get(handle)
@@ -249,7 +249,7 @@ class Rally(ActionRule):
         if handle not in _awake(turn.state):
             return f"Cannot rally {handle}: it is dormant. Siphon power into it first."
         mine = sum(1 for h, a in allies.items() if a == turn.agent.id and h in turn.state.npcs)
-        if mine >= self.p.max_allies:
+        if mine >= self.settings.max_allies:
             return f"Cannot rally {handle}: I already lead {mine} allies, as many as I can."
         return npc
 
@@ -305,7 +305,7 @@ class Siphon(ActionRule):
         if holding is None:
             return f"Cannot siphon with {handle}: I do not carry it."
         kind = type_of(turn.state, handle)
-        if kind not in self.p.cells and kind not in self.p.cells.values():
+        if kind not in self.settings.cells and kind not in self.settings.cells.values():
             return f"Cannot siphon with {handle}: it cannot hold power."
         npc = npc_here(turn.state, turn.area, target)
         if npc is None:
@@ -313,7 +313,7 @@ class Siphon(ActionRule):
         if not is_machine(turn.engine, npc.type):
             return f"Cannot siphon {target}: they are flesh and blood, not a machine."
         hostile = turn.game.npcs[npc.type].hostile
-        if kind in self.p.cells:
+        if kind in self.settings.cells:
             if hostile:
                 return f"Cannot siphon {handle} into {target}: feeding power to a hostile machine would only mend it."
             if npc.hp >= npc.max_hp and target in _awake(turn.state):
@@ -328,10 +328,10 @@ class Siphon(ActionRule):
             return turn.fail(checked)
         holding, kind, npc = checked
         remove(holding, handle)
-        if kind in self.p.cells:
-            empty = self.p.cells[kind]
+        if kind in self.settings.cells:
+            empty = self.settings.cells[kind]
             add(holding, empty)
-            gained = min(self.p.charge, npc.max_hp - npc.hp)
+            gained = min(self.settings.charge, npc.max_hp - npc.hp)
             npc.hp += gained
             _host(turn.state)["awake"][target] = turn.state.step
             turn.say(
@@ -341,16 +341,16 @@ class Siphon(ActionRule):
             turn.emit("power_siphoned", direction="charge", npc=target, type=npc.type, object=kind, amount=gained)
             _note(turn, self.verb, npc.type, "charge")
             return
-        full = next(c for c, e in self.p.cells.items() if e == kind)
+        full = next(c for c, e in self.settings.cells.items() if e == kind)
         add(holding, full)
-        amount = min(self.p.drain, npc.hp)
+        amount = min(self.settings.drain, npc.hp)
         turn.say(f"I drain {target}'s power into {handle}; the cell hums, a {full} now.")
         turn.emit("power_siphoned", direction="drain", npc=target, type=npc.type, object=kind, amount=amount)
         _note(turn, self.verb, npc.type, "drain")
         strike(turn, npc, amount, "The siphon drains")
 
     def candidates(self, turn: Turn):
-        cells = self.p.cells
+        cells = self.settings.cells
         kinds = {*cells, *cells.values()}
         state = turn.state
         mine = [h for h in carried_handles(turn) if type_of(state, h) in kinds]
@@ -399,7 +399,7 @@ class Jam(ActionRule):
         if holding is None:
             return f"Cannot jam with {handle}: I do not carry it."
         kind = type_of(turn.state, handle)
-        if kind not in self.p.wedges:
+        if kind not in self.settings.wedges:
             return f"Cannot jam with {handle}: it is nothing to drive into gears."
         npc = npc_here(turn.state, turn.area, target)
         if npc is None:
@@ -415,7 +415,7 @@ class Jam(ActionRule):
         if isinstance(checked, str):
             return turn.fail(checked)
         holding, kind, npc = checked
-        turns = self.p.wedges[kind]
+        turns = self.settings.wedges[kind]
         remove(holding, handle)
         add(npc.inventory, kind)  # it falls out with the rest when the machine is defeated
         until = turn.state.rule_data.setdefault(JAM, {}).setdefault("until", {})
@@ -430,7 +430,7 @@ class Jam(ActionRule):
 
     def candidates(self, turn: Turn):
         state = turn.state
-        wedges = [h for h in carried_handles(turn) if type_of(state, h) in self.p.wedges]
+        wedges = [h for h in carried_handles(turn) if type_of(state, h) in self.settings.wedges]
         if not wedges:
             return
         for target in turn.area.npcs:
@@ -439,8 +439,8 @@ class Jam(ActionRule):
                     yield f"jam {handle} {target}"
 
     def facts(self, game: Game):
-        if self.p.wedges:
-            kind, turns = next(iter(self.p.wedges.items()))
+        if self.settings.wedges:
+            kind, turns = next(iter(self.settings.wedges.items()))
             yield Fact(
                 "combat",
                 f"For how many turns does a {kind} stop a war machine's strikes?",
@@ -471,7 +471,7 @@ class Overload(ActionRule):
         holding = _holding(turn, handle, ground=False)
         if holding is None:
             return f"Cannot overload {handle}: I do not carry it."
-        if type_of(turn.state, handle) not in self.p.components:
+        if type_of(turn.state, handle) not in self.settings.components:
             return f"Cannot overload {handle}: it holds no charge to release."
         return holding
 
@@ -480,7 +480,7 @@ class Overload(ActionRule):
         if isinstance(holding, str):
             return turn.fail(holding)
         kind = type_of(turn.state, handle)
-        blast = self.p.components[kind]
+        blast = self.settings.components[kind]
         remove(holding, handle)
         state, area = turn.state, turn.area
         foes = [state.npcs[h] for h in area.npcs if turn.game.npcs[state.npcs[h].type].hostile]
@@ -495,7 +495,7 @@ class Overload(ActionRule):
     def candidates(self, turn: Turn):
         state = turn.state
         for handle in carried_handles(turn):
-            if type_of(state, handle) in self.p.components:
+            if type_of(state, handle) in self.settings.components:
                 yield f"overload {handle}"
 
     def facts(self, game: Game):
@@ -592,7 +592,7 @@ class UnitedPresence(StepRule):
                 together.setdefault(agent.area, []).append(agent.id)
         for agent in state.agents.values():
             others = [a for a in together.get(agent.area, ()) if a != agent.id] if not agent.in_tutorial else []
-            bonus = min(self.p.cap, self.p.bonus * len(others))
+            bonus = min(self.settings.cap, self.settings.bonus * len(others))
             agent.defense += bonus
             if bonus == memory.get(agent.id, 0):
                 continue
@@ -610,7 +610,7 @@ class UnitedPresence(StepRule):
         yield Fact(
             "allies",
             "What do two agents gain by standing in the same area?",
-            f"{self.p.bonus} defense each",
+            f"{self.settings.bonus} defense each",
             ("double attack", "nothing", "they heal each other"),
         )
 
@@ -637,11 +637,11 @@ class ScrapMending(StepRule):
             if npc.hp >= npc.max_hp or not kinds[npc.type].hostile:
                 continue
             ground = state.areas[npc.area].objects
-            piece = next((s for s in self.p.scrap if s in ground), None)
+            piece = next((s for s in self.settings.scrap if s in ground), None)
             if piece is None:
                 continue
             remove(ground, piece)
-            gained = min(self.p.heal, npc.max_hp - npc.hp)
+            gained = min(self.settings.heal, npc.max_hp - npc.hp)
             npc.hp += gained
             tell(
                 engine,
@@ -652,7 +652,7 @@ class ScrapMending(StepRule):
             engine.emit("npc_mended", None, npc=npc.handle, type=npc.type, object=piece, amount=gained, area=npc.area)
 
     def facts(self, game: Game):
-        scrap = self.p.scrap[0]
+        scrap = self.settings.scrap[0]
         yield Fact(
             "combat",
             f"Why fight a war machine away from {scrap} lying on the ground?",
@@ -693,10 +693,10 @@ class Intimidation(StepRule):
             if enemies:
                 self._frighten(engine, npc, enemies, threat)
             elif not is_machine(engine, npc.type):
-                npc.hp = min(npc.max_hp, npc.hp + self.p.recover)
+                npc.hp = min(npc.max_hp, npc.hp + self.settings.recover)
 
     def _frighten(self, engine: Engine, npc: Npc, enemies: int, threat: dict[str, int]) -> None:
-        loss = min(self.p.loss * enemies, npc.hp - 1)
+        loss = min(self.settings.loss * enemies, npc.hp - 1)
         if loss <= 0:
             return
         npc.hp -= loss
@@ -708,9 +708,9 @@ class Intimidation(StepRule):
         engine.emit("npc_intimidated", None, npc=npc.handle, type=npc.type, amount=loss, area=npc.area)
         state, kind = engine.state, engine.game.npcs[npc.type]
         if is_machine(engine, npc.type):
-            if npc.hp <= npc.max_hp * self.p.shutdown and npc.handle in _awake(state):
+            if npc.hp <= npc.max_hp * self.settings.shutdown and npc.handle in _awake(state):
                 _power_down(engine, npc)
-        elif kind.merchant and npc.origin not in FIXED_ORIGINS and npc.hp <= npc.max_hp * self.p.flee_below:
+        elif kind.merchant and npc.origin not in FIXED_ORIGINS and npc.hp <= npc.max_hp * self.settings.flee_below:
             refuge = next(
                 (
                     a
@@ -752,7 +752,7 @@ class DevilDrain(StepRule):
                 raise ValueError(f"limit: {self.limit} must be at least 0")
 
     def apply(self, engine: Engine) -> None:
-        devil = self.p.objects
+        devil = self.settings.objects
         if not devil:
             return
         state, game = engine.state, engine.game
@@ -763,14 +763,14 @@ class DevilDrain(StepRule):
             n += sum(1 for h in agent.equipment.values() if type_of(state, h) in devil)
             for c in held_containers(game, state, agent):
                 n += sum(k for h, k in state.instances[c].contents.items() if type_of(state, h) in devil)
-            if n <= self.p.limit:
+            if n <= self.settings.limit:
                 continue
-            damage = self.p.drain * (n - self.p.limit)
+            damage = self.settings.drain * (n - self.settings.limit)
             agent.hp -= damage
             engine.say(
                 agent.id,
                 f"The devil-forged things I carry ({n} pieces) sear me for {damage} damage: more "
-                f"than {self.p.limit} is more than I can bear.",
+                f"than {self.settings.limit} is more than I can bear.",
             )
             engine.emit("devil_burn", agent.id, count=n, damage=damage)
 
@@ -778,8 +778,8 @@ class DevilDrain(StepRule):
         yield Fact(
             "items",
             "How many devil-forged things can I carry before they start to burn me?",
-            str(self.p.limit),
-            _near_numbers(self.p.limit),
+            str(self.settings.limit),
+            _near_numbers(self.settings.limit),
         )
 
 
@@ -848,13 +848,13 @@ class Reclamation(StepRule):
         seen = state.rule_data[self.name]["last_seen"]
         for agent in state.agents.values():
             seen[agent.area] = state.step
-        if state.step % self.p.period:
+        if state.step % self.settings.period:
             return
         alive: dict[str, int] = {}
         for npc in state.npcs.values():
             if npc.origin == "reclaim":
                 alive[npc.area] = alive.get(npc.area, 0) + 1
-        if sum(alive.values()) >= self.p.max_alive:
+        if sum(alive.values()) >= self.settings.max_alive:
             return
         here = occupied(state)
         options = [
@@ -862,11 +862,11 @@ class Reclamation(StepRule):
             for name in _open_land(state)
             if name != state.spawn
             and name not in here
-            and state.step - seen.get(name, 0) >= self.p.delay
-            and alive.get(name, 0) < self.p.per_area
+            and state.step - seen.get(name, 0) >= self.settings.delay
+            and alive.get(name, 0) < self.settings.per_area
             and _claimant(engine, state.areas[name].level)
         ]
-        if not options or engine.rng.random() >= self.p.chance:
+        if not options or engine.rng.random() >= self.settings.chance:
             return
         name = pick(engine, options)
         kind = _claimant(engine, state.areas[name].level)
@@ -923,8 +923,8 @@ class Corrosion(StepRule):
         max_litter: int = 32  # remembered piles per area (the oldest rust first)
 
     def start(self, engine: Engine) -> None:
-        if self.p.into not in engine.game.objects:
-            raise ValueError(f"corrosion: unknown object {self.p.into!r}")
+        if self.settings.into not in engine.game.objects:
+            raise ValueError(f"corrosion: unknown object {self.settings.into!r}")
         state = engine.state
         engine.state.rule_data[self.name] = {
             "seen": {name: dict(area.objects) for name, area in state.areas.items() if is_world_area(area)},
@@ -933,11 +933,11 @@ class Corrosion(StepRule):
 
     def _rusts(self, engine: Engine, handle: str) -> bool:
         kind = type_of(engine.state, handle)
-        return kind != self.p.into and engine.game.objects[kind].category not in self.p.spared
+        return kind != self.settings.into and engine.game.objects[kind].category not in self.settings.spared
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        if state.step % self.p.period:
+        if state.step % self.settings.period:
             return
         memory = state.rule_data[self.name]
         seen, litter = memory["seen"], memory["litter"]
@@ -963,27 +963,27 @@ class Corrosion(StepRule):
             keep = []
             for pile in piles:
                 handle, units, since = pile
-                if state.step - since < self.p.delay:
+                if state.step - since < self.settings.delay:
                     keep.append(pile)
                     continue
                 remove(now, handle, units)  # piles never count more than lies here: what went was taken back
-                add(now, self.p.into, units)
+                add(now, self.settings.into, units)
                 rotted[handle] = rotted.get(handle, 0) + units
-            del keep[: max(0, len(keep) - self.p.max_litter)]
+            del keep[: max(0, len(keep) - self.settings.max_litter)]
             if keep:
                 litter[name] = keep
             else:
                 del litter[name]
             seen[name] = dict(now)
             for handle, k in rotted.items():
-                tell(engine, name, f"The {handle} left lying here has rusted into {k} {self.p.into}.")
+                tell(engine, name, f"The {handle} left lying here has rusted into {k} {self.settings.into}.")
                 engine.emit("object_corroded", None, area=name, object=type_of(state, handle), amount=k)
 
     def facts(self, game: Game):
         yield Fact(
             "world",
             "What happens to things I leave lying on the ground?",
-            f"they rust into {self.p.into} after a while",
+            f"they rust into {self.settings.into} after a while",
             ("they stay forever", "a merchant takes them", "they return to my pack"),
         )
 
@@ -1020,12 +1020,12 @@ class ForgeMigration(StepRule):
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        if state.step % self.p.period:
+        if state.step % self.settings.period:
             return
         forges = [
             name
             for name, area in state.areas.items()
-            if is_world_area(area) and any(s in area.objects for s in self.p.stations)
+            if is_world_area(area) and any(s in area.objects for s in self.settings.stations)
         ]
         if not forges:
             return

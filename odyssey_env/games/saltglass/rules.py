@@ -64,7 +64,7 @@ _STANCE_SOUNDS = {
 def open_sky(engine: Engine, area: Area) -> bool:
     """Whether ``area`` lies under the open sky: a real area not named sheltered by ``salt_glaze``."""
     rule = engine.rules.step_rule(GLAZE)
-    return is_world_area(area) and (rule is None or area.name not in rule.p.sheltered)
+    return is_world_area(area) and (rule is None or area.name not in rule.settings.sheltered)
 
 
 def mirage_piles(engine: Engine, area: str) -> dict[str, list[int]]:
@@ -176,7 +176,7 @@ class Listen(ActionRule):
             text = f"The {handle} lying here makes no sound at all, and the salt under it bears no weight: a mirage."
         else:
             rule = engine.rules.actions.get(REFRACT)
-            glass = rule is not None and kind in rule.p.lenses
+            glass = rule is not None and kind in rule.settings.lenses
             text = (
                 f"{handle} rings with a clear, high note."
                 if glass
@@ -235,7 +235,7 @@ class Refract(ActionRule):
         t = known_object(turn.game, state, handle)
         if t is None or carried_count(turn.game, state, agent, handle) < 1:
             return turn.fail(f"Cannot refract through {handle}: I do not carry it.")
-        if t.name not in self.p.lenses:
+        if t.name not in self.settings.lenses:
             return turn.fail(
                 f"Cannot refract through {handle}: it is not clear glass, and light will not bend through it."
             )
@@ -267,7 +267,7 @@ class Refract(ActionRule):
         )
 
     def candidates(self, turn: Turn) -> Iterator[str]:
-        lenses, state = self.p.lenses, turn.state
+        lenses, state = self.settings.lenses, turn.state
         for handle in carried_handles(turn):
             if type_of(state, handle) in lenses:
                 yield f"refract {handle}"
@@ -321,7 +321,7 @@ class SaltGlaze(StepRule):
         engine.state.rule_data[self.name] = {}
 
     def apply(self, engine: Engine) -> None:
-        state, game, p = engine.state, engine.game, self.p
+        state, game, p = engine.state, engine.game, self.settings
         data = state.rule_data[self.name]
         for agent in state.agents.values():
             mine = data.get(agent.id)
@@ -451,7 +451,7 @@ class SaltSink(StepRule):
         engine.state.rule_data[self.name] = {"pending": [], "sunk": {}}
 
     def apply(self, engine: Engine) -> None:
-        state, game, p = engine.state, engine.game, self.p
+        state, game, p = engine.state, engine.game, self.settings
         data = state.rule_data[self.name]
         pending: list[list] = data["pending"]
         if "object_dropped" in engine.kinds or "object_discarded" in engine.kinds:
@@ -544,7 +544,7 @@ class ResonanceImprint(StepRule):
                 area = state.areas.get(ev.data["area"])
                 if area is None or not is_world_area(area):
                     continue
-                imprints.setdefault(area.name, {})[ev.data["type"]] = state.step + self.p.duration
+                imprints.setdefault(area.name, {})[ev.data["type"]] = state.step + self.settings.duration
                 tell(
                     engine,
                     area.name,
@@ -568,7 +568,7 @@ class ResonanceImprint(StepRule):
                     covered.add(handle)
                     if handle not in unnerved:
                         unnerved[handle] = npc.attack
-                        npc.attack = max(1, round(npc.attack * (1 - self.p.weaken)))
+                        npc.attack = max(1, round(npc.attack * (1 - self.settings.weaken)))
         for handle in [h for h in unnerved if h not in covered]:
             original = unnerved.pop(handle)
             npc = state.npcs.get(handle)
@@ -606,7 +606,7 @@ class SaltMirage(StepRule):
         game = engine.game
         bad = [
             k
-            for k in self.p.kinds
+            for k in self.settings.kinds
             if k not in game.objects
             or not game.objects[k].portable
             or game.objects[k].instanced
@@ -631,7 +631,7 @@ class SaltMirage(StepRule):
             if "object_acquired" in engine.kinds:
                 self._grasped(engine, piles)
             self._settle(engine, piles)
-        if state.step % self.p.period == 0 and self.p.kinds:
+        if state.step % self.settings.period == 0 and self.settings.kinds:
             self._form(engine, piles)
 
     def _grasped(self, engine: Engine, piles: dict[str, dict[str, list[int]]]) -> None:
@@ -681,7 +681,7 @@ class SaltMirage(StepRule):
                 del piles[name]
 
     def _form(self, engine: Engine, piles: dict[str, dict[str, list[int]]]) -> None:
-        state, game, p = engine.state, engine.game, self.p
+        state, game, p = engine.state, engine.game, self.settings
         alive = sum(len(kinds) for kinds in piles.values())
         if alive >= p.max_alive or engine.rng.random() >= p.chance:
             return

@@ -1,0 +1,1 @@
+"""Validation of game data beyond its schema, apart from the data it checks: the world, then the quest."""
