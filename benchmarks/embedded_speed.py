@@ -191,7 +191,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=10)
     parser.add_argument("--questions", type=int, default=8)
-    parser.add_argument("--game", default="base")
+    parser.add_argument("--game", default="mossfall")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--paradigms", default=",".join(PARADIGMS))
     parser.add_argument(

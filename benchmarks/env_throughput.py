@@ -38,7 +38,7 @@ import time
 
 #: The reference implementation, steps/s with valid actions every step (issue 14's side-by-side run:
 #: odyssey 6,938 / 5,474 / 6,639 steps/s was 4.3x / 7.5x / 6.8x the reference).
-REFERENCE_STEPS_PER_S = {"base": 6938 / 4.3, "remnant": 5474 / 7.5, "mark": 6639 / 6.8}
+REFERENCE_STEPS_PER_S = {"mossfall": 6938 / 4.3, "quiet_bell": 5474 / 7.5, "tallowmere": 6639 / 6.8}
 #: The calibrator's time on the quiet development machine (2 cores, CPython 3.11), the machine kind of
 #: the reference figures; on a busy or slower machine it takes longer and calibrated rates scale up.
 CALIBRATOR_QUIET_MS = 14.0
@@ -220,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         action="store_false",
         help="skip the vector-env figures (they need idle cores to mean much)",
     )
-    parser.add_argument("--vector-game", default="remnant")
+    parser.add_argument("--vector-game", default="quiet_bell")
     parser.add_argument("--vector-seconds", type=float, default=1.0)
     args = parser.parse_args(argv)
     if args.worker:

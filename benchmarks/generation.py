@@ -4,7 +4,7 @@ Protocol: for each size, in a fresh Python process, (1) build the game (``odysse
 (2) write its files, (3) run the full default validation (static check, load, 1,000 random steps on each
 of 3 seeds, reachability, the oracle on 3 seeds with a 500-step budget) in the sandbox, and report the
 time of each part, the size of the files and whether every check passed. The baseline, measured in the
-same run, is the same validation of a copy of the shipped Remnant game (18 areas, 83 object types), so
+same run, is the same validation of a copy of the shipped Quiet Bell game (18 areas, 83 object types), so
 the figures can be read against a hand-made game of paper size on the same (noisy, shared) machine.
 
     python benchmarks/generation.py                 # the three sizes and the baseline
@@ -17,7 +17,7 @@ Two runs on the shared 2-core development machine; other engineers' test suites 
     small          14     3    6      3     0.00        2.2      2.2       8 KB        5 KB  yes
     paper         100    12   12     40     0.03        3.9      3.9      42 KB       22 KB  yes
     large        1000    32   42     24     0.15        2.3      2.5     346 KB       16 KB  yes
-    baseline: validating a copy of remnant: 3.7 s          (second run: paper 6.5 s, large 12.4 s, remnant 6.0 s)
+    baseline: validating a copy of quiet_bell: 3.7 s          (second run: paper 6.5 s, large 12.4 s, quiet_bell 6.0 s)
 
 Generation plus full validation stays well under a minute for paper-sized games (the issue's bar), and
 for a thousand object types too. (NPC counts include a tutorial's trainer and dummy.)
@@ -82,8 +82,8 @@ from odyssey_env.game import GAMES_DIR
 from odyssey_gen.spec import ValidationSettings
 from odyssey_gen.validate import validate
 
-folder = Path(sys.argv[1]) / "remnant"
-shutil.copytree(GAMES_DIR / "remnant", folder, ignore=shutil.ignore_patterns("__pycache__", "__init__.py"))
+folder = Path(sys.argv[1]) / "quiet_bell"
+shutil.copytree(GAMES_DIR / "quiet_bell", folder, ignore=shutil.ignore_patterns("__pycache__", "__init__.py"))
 t0 = time.perf_counter()
 result = validate(folder, ValidationSettings())
 print(time.perf_counter() - t0, result.ok)
@@ -121,7 +121,9 @@ def main() -> int:
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     seconds, ok = out.stdout.split()
-    print(f"baseline: validating a copy of remnant: {float(seconds):.1f} s ({'passed' if ok == 'True' else 'FAILED'})")
+    print(
+        f"baseline: validating a copy of quiet_bell: {float(seconds):.1f} s ({'passed' if ok == 'True' else 'FAILED'})"
+    )
     return 1 if failed else 0
 
 

@@ -58,9 +58,9 @@ def smoke(name: str, model: str, steps: int) -> tuple[dict[str, Any], list[str]]
     if cuda:
         torch.cuda.reset_peak_memory_stats()
     agent = build_agent({"name": name, **SETTINGS[name]}, llm_config(model), seed=0)
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     obs, info = env.reset(seed=0)
-    agent.reset(Task("base", env.game.title, tuple(env.verbs()), 0))
+    agent.reset(Task("mossfall", env.game.title, tuple(env.verbs()), 0))
     device = next(agent.llm.model.parameters()).device
     if device.type != DEVICE["expect"]:
         problems.append(f"{name}: device={DEVICE['request']} put the model on {device}, not {DEVICE['expect']}")

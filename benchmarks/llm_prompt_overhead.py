@@ -6,7 +6,7 @@ updating memory. The backend's time (the scripted player and its word counter) i
 and subtracted. Times are CPU times of this process (``time.process_time``): other load on a shared
 machine stretches wall-clock times but hardly what the process itself spends.
 
-    python benchmarks/llm_prompt_overhead.py [--game mark] [--steps 400] [--seed 0]
+    python benchmarks/llm_prompt_overhead.py [--game tallowmere] [--steps 400] [--seed 0]
 
 Prints, per paradigm (and with reflection + summarisation): mean and 95th-percentile agent time
 per step, and the act prompt's input tokens at steps 10 and ``--steps`` (words and punctuation,
@@ -66,7 +66,7 @@ def measure(cls: type, addons: tuple[str, ...], game: str, steps: int, seed: int
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     games = available_games()
-    parser.add_argument("--game", default="mark" if "mark" in games else "base", choices=games)
+    parser.add_argument("--game", default="tallowmere" if "tallowmere" in games else "mossfall", choices=games)
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args(argv)

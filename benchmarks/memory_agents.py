@@ -13,7 +13,7 @@ The structures are measured with the model-free ``hashing`` embedder (feature ha
 embedded text, measured apart on all-MiniLM-L6-v2 when it is installed, and added in the last column
 (texts per step x ms per text). ``--embedder minilm`` runs everything on MiniLM instead (slow).
 
-    python benchmarks/memory_agents.py [--steps 100,1000,5000] [--window 50] [--game base] [--embedder hashing]
+    python benchmarks/memory_agents.py [--steps 100,1000,5000] [--window 50] [--game mossfall] [--embedder hashing]
                                        [--threads 1]
 
 Target (issue 10): VanillaRAG and RAPTOR stay flat or logarithmic in the step count, never linear:
@@ -106,7 +106,7 @@ def minilm_ms_per_text(game: str, seed: int, threads: int | None) -> float | Non
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     games = available_games()
-    parser.add_argument("--game", default="base", choices=games)
+    parser.add_argument("--game", default="mossfall", choices=games)
     parser.add_argument("--steps", default="100,1000,5000", help="checkpoints, comma-separated")
     parser.add_argument("--window", type=int, default=50, help="steps averaged before each checkpoint")
     parser.add_argument("--embedder", default="hashing", choices=("hashing", "minilm"))

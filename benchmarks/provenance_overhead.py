@@ -86,7 +86,7 @@ def _run(game: str, mode: str, commands_file: str, seed: int, src: Path) -> dict
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("games", nargs="*", default=["base", "remnant"])
+    parser.add_argument("games", nargs="*", default=["mossfall", "quiet_bell"])
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)

@@ -5,7 +5,7 @@ on 127.0.0.1, started by this script before timing and stopped after), in the sa
     pip install -e ".[ray]"
     python benchmarks/ray_sweep.py [--cells 8] [--steps 3000] [--cpus 2] [--repeats 1]
 
-Every launcher plays the same cells (random agent on base, remnant and mark, seeds 0, 1, ...; QA off)
+Every launcher plays the same cells (random agent on mossfall, quiet_bell and tallowmere, seeds 0, 1, ...; QA off)
 into a directory of its own; the script checks that each wrote the same trajectories as ``basic``
 (every line, less its wall-clock fields) and prints each launcher's time and speed-up over ``basic``.
 Times are whole commands, Hydra's start and Ray's included: what a user waits for. With ``--cpus``
@@ -26,7 +26,7 @@ import tempfile
 import time
 from pathlib import Path
 
-GAMES = ("base", "remnant", "mark")
+GAMES = ("mossfall", "quiet_bell", "tallowmere")
 RAY_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_USAGE_STATS_ENABLED": "0", "RAY_AUTH_MODE": "disabled"}
 
 

@@ -5,7 +5,7 @@ number of steps on the same seeds, so the only difference is what the runner add
 written and flushed per step, checkpoints every ``checkpoint_every`` steps, and the bookkeeping.
 QA diagnostics are switched off on the runner side (they run before and after play, not per step).
 
-    python benchmarks/run_overhead.py [--game base] [--steps 3000] [--repeats 9]
+    python benchmarks/run_overhead.py [--game mossfall] [--steps 3000] [--repeats 9]
 
 Each repeat plays both sides back to back. Times are CPU times of this process (user + system, so
 the runner's writes count) and the best of the repeats is kept: on a shared machine other load
@@ -95,7 +95,7 @@ def runner(game: str, steps: int, seed: int, out: str, checkpoint_every: int) ->
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", default="base", choices=available_games())
+    parser.add_argument("--game", default="mossfall", choices=available_games())
     parser.add_argument("--steps", type=int, default=3000)
     parser.add_argument("--repeats", type=int, default=9)
     parser.add_argument("--checkpoint-every", type=int, default=25)

@@ -5,7 +5,7 @@ Every paradigm plays the same steps of the same game with the embedded SmolLM2-1
 maximum resident set) is its own; ``no_memory`` plays the same steps as the baseline the others are
 read against (same model, same prompts, no learning).
 
-    python benchmarks/train_agents.py [--steps 6] [--game base] [--threads 1] [--grpo-steps 2]
+    python benchmarks/train_agents.py [--steps 6] [--game mossfall] [--threads 1] [--grpo-steps 2]
 
 Columns: steps played, updates made, tokens read per update (all epochs), seconds per update (the
 ``train`` calls; for ``latent_memory`` a write into the pool, every step), seconds per act call, the
@@ -115,7 +115,7 @@ def grpo_child(steps: int, game: str, threads: int) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=6)
-    parser.add_argument("--game", default="base")
+    parser.add_argument("--game", default="mossfall")
     parser.add_argument("--threads", type=int, default=1, help="torch CPU threads (1 is fastest on a busy machine)")
     parser.add_argument("--grpo-steps", type=int, default=2, help="0 skips the GRPO row")
     parser.add_argument("--child", help=argparse.SUPPRESS)

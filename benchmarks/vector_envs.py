@@ -293,7 +293,7 @@ CONFIGS = {
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--game", default="remnant", choices=odyssey_env.available_games())
+    ap.add_argument("--game", default="quiet_bell", choices=odyssey_env.available_games())
     ap.add_argument("--num-envs", type=int, default=2)
     ap.add_argument("--workloads", nargs="+", default=["valid", "text"], choices=["valid", "text"])
     ap.add_argument("--rounds", type=int, default=5)

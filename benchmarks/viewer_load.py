@@ -1,6 +1,6 @@
 """How fast ``odyssey view``'s page is on long runs, in a real headless Chromium.
 
-    python benchmarks/viewer_load.py [--steps 5000] [--repeats 5] [--game base]
+    python benchmarks/viewer_load.py [--steps 5000] [--repeats 5] [--game mossfall]
 
 Plays a random-agent run of ``--steps`` play steps, and a copy of it where every step also carries what
 a language-model agent writes (reasoning, the raw reply, tokens: about 0.8 KB more a step), builds
@@ -138,7 +138,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=5000)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--game", default="base")
+    parser.add_argument("--game", default="mossfall")
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="viewer-bench-"))
     pages = {}

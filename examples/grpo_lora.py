@@ -19,10 +19,10 @@ from datasets import Dataset
 from peft import LoraConfig
 from trl import GRPOConfig, GRPOTrainer
 
-import odyssey_env  # noqa: F401 - registers AgentOdyssey/<Game>-v0
+import odyssey_env  # noqa: F401 - registers Odyssey/<Name>-v0
 
 parser = argparse.ArgumentParser()
-parser.add_argument("--game", default="Base")
+parser.add_argument("--game", default="Mossfall")
 parser.add_argument("--model", required=True)
 parser.add_argument("--steps", type=int, default=50)
 parser.add_argument("--states", type=int, default=32)
@@ -30,7 +30,7 @@ parser.add_argument("--generations", type=int, default=4)
 parser.add_argument("--out", default="runs/grpo_example")
 args = parser.parse_args()
 
-env = gym.make(f"AgentOdyssey/{args.game}-v0", valid_actions=True)
+env = gym.make(f"Odyssey/{args.game}-v0", valid_actions=True)
 system = "You play a text adventure game. Reply with exactly one command, nothing else. Commands:\n" + "\n".join(
     env.unwrapped.verbs()
 )

@@ -1,7 +1,7 @@
 """A masked random agent and a tiny masked REINFORCE learner on vector envs, numpy only.
 
-    python examples/masked_random_agent.py                 # random agent, then REINFORCE, on 4 Base envs
-    python examples/masked_random_agent.py --game remnant --num-envs 8 --updates 40
+    python examples/masked_random_agent.py                 # random agent, then REINFORCE, on 4 Mossfall envs
+    python examples/masked_random_agent.py --game quiet_bell --num-envs 8 --updates 40
 
 Both agents see each sub-env's valid commands through ``odyssey_env.wrappers.ValidActions``: a
 ``Discrete(max_actions)`` action space, ``info["action_mask"]`` (``(num_envs, max_actions)`` in a
@@ -87,7 +87,7 @@ def run(
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--game", default="base", choices=odyssey_env.available_games())
+    ap.add_argument("--game", default="mossfall", choices=odyssey_env.available_games())
     ap.add_argument("--num-envs", type=int, default=4)
     ap.add_argument("--steps", type=int, default=50, help="vector steps per rollout")
     ap.add_argument("--updates", type=int, default=20, help="REINFORCE updates (0: random agent only)")

@@ -25,7 +25,7 @@ __all__ = ["Agent", "Answer", "Call", "Decision", "Task", "Usage"]
 class Task:
     """What an agent is told about the episode it starts (nothing privileged)."""
 
-    game: str  # game name, e.g. "remnant"
+    game: str  # game name, e.g. "quiet_bell"
     title: str  # the game's title
     verbs: tuple[str, ...]  # usage line per verb: "store <amount> <object_name> <container_name>"
     seed: int

@@ -2,8 +2,8 @@
 LLM policy on a game. Methods: ``grpo`` (TRL's GRPOTrainer with a LoRA adapter; see
 :mod:`odyssey_agents.training.grpo`). Needs the ``train`` extra: ``pip install "odyssey-gym[train]"``.
 
-    python -m odyssey_agents.train grpo game=base model=embedded steps=50
-    python -m odyssey_agents.train grpo game=mark model=Qwen/Qwen3-4B steps=500 num_generations=8 batch_size=8
+    python -m odyssey_agents.train grpo game=mossfall model=embedded steps=50
+    python -m odyssey_agents.train grpo game=tallowmere model=Qwen/Qwen3-4B steps=500 num_generations=8 batch_size=8
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ METHODS: dict[str, str] = {"grpo": "odyssey_agents.training.grpo:main"}
 
 USAGE = (
     "usage: odyssey train <method> key=value ...\n\nmethods:\n  grpo   GRPO with a LoRA adapter on a game "
-    "(TRL); e.g. odyssey train grpo game=base model=embedded steps=50\n\nSettings and outputs: docs/agents.md"
+    "(TRL); e.g. odyssey train grpo game=mossfall model=embedded steps=50\n\nSettings and outputs: docs/agents.md"
 )
 
 

@@ -1,18 +1,18 @@
 """odyssey_env: the AgentOdyssey engine, its shipped games, and their Gymnasium face.
 
-Importing this package registers ``AgentOdyssey/<Game>-v0`` for every shipped game::
+Importing this package registers ``Odyssey/<Name>-v0`` for every shipped game::
 
     import gymnasium as gym
     import odyssey_env  # noqa: F401
 
-    env = gym.make("AgentOdyssey/Base-v0")
+    env = gym.make("Odyssey/Mossfall-v0")
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step("wait")
 
 Several agents in one world (PettingZoo, the ``multiagent`` extra)::
 
-    par = odyssey_env.parallel_env("remnant", agents=3)   # ParallelEnv
-    aec = odyssey_env.env("remnant", agents=["ada", "bo"])  # AECEnv
+    par = odyssey_env.parallel_env("quiet_bell", agents=3)   # ParallelEnv
+    aec = odyssey_env.env("quiet_bell", agents=["ada", "bo"])  # AECEnv
 
 Nothing heavy is imported here: gymnasium is the only dependency of this package, and PettingZoo
 is imported only when a multi-agent env is asked for.
@@ -44,9 +44,9 @@ __all__ = [
 
 
 def env_id(game_name: str) -> str:
-    """The Gymnasium id of a game: ``remnant`` -> ``AgentOdyssey/Remnant-v0``."""
+    """The Gymnasium id of a game: ``quiet_bell`` -> ``Odyssey/QuietBell-v0``."""
     title = "".join(part.capitalize() for part in game_name.split("_"))
-    return f"AgentOdyssey/{title}-v0"
+    return f"Odyssey/{title}-v0"
 
 
 def register_game(game: str | Path, *, name: str | None = None, trust: bool = False) -> str:

@@ -1,4 +1,4 @@
-"""The Gymnasium face of the engine: ``gym.make("AgentOdyssey/Remnant-v0")``."""
+"""The Gymnasium face of the engine: ``gym.make("Odyssey/QuietBell-v0")``."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ class OdysseyEnv(gym.Env[str, str]):
 
     def __init__(
         self,
-        game: str | Game = "base",
+        game: str | Game = "mossfall",
         *,
         valid_actions: bool = False,
         tutorial: bool = False,

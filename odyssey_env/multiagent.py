@@ -2,12 +2,12 @@
 
     import odyssey_env
 
-    env = odyssey_env.parallel_env("remnant", agents=3)          # PettingZoo ParallelEnv
+    env = odyssey_env.parallel_env("quiet_bell", agents=3)          # PettingZoo ParallelEnv
     observations, infos = env.reset(seed=0)
     observations, rewards, terminations, truncations, infos = env.step(
         {agent: "wait" for agent in env.agents})
 
-    aec = odyssey_env.env("remnant", agents=["ada", "bo"])        # PettingZoo AECEnv
+    aec = odyssey_env.env("quiet_bell", agents=["ada", "bo"])        # PettingZoo AECEnv
 
 A step of the shared world (paper §3.2, and the reference's multi-agent mode): every live agent's
 command is applied in the fixed order of ``possible_agents`` (later agents see what earlier ones
@@ -151,7 +151,7 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
 
     def __init__(
         self,
-        game: str | Game = "base",
+        game: str | Game = "mossfall",
         *,
         agents: int | Sequence[str] = 2,
         episode_end: str = "first",
@@ -452,12 +452,12 @@ class _OrderEnforcing(OrderEnforcingWrapper):
         self._has_updated = True
 
 
-def parallel_env(game: str | Game = "base", **kwargs: Any) -> OdysseyParallelEnv:
+def parallel_env(game: str | Game = "mossfall", **kwargs: Any) -> OdysseyParallelEnv:
     """A PettingZoo ``ParallelEnv`` of ``game`` (see :class:`OdysseyParallelEnv` for the arguments)."""
     return OdysseyParallelEnv(game, **kwargs)
 
 
-def env(game: str | Game = "base", **kwargs: Any) -> OrderEnforcingWrapper:
+def env(game: str | Game = "mossfall", **kwargs: Any) -> OrderEnforcingWrapper:
     """A PettingZoo ``AECEnv`` of ``game`` (same arguments as :func:`parallel_env`), order-checked as
     PettingZoo's own environments are."""
     return _OrderEnforcing(OdysseyAECEnv(OdysseyParallelEnv(game, **kwargs)))

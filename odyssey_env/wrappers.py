@@ -9,7 +9,7 @@ sound and complete) and pads the list to a fixed ``max_actions``, with the usual
     import odyssey_env
     from odyssey_env.wrappers import ValidActions
 
-    env = ValidActions(gym.make("AgentOdyssey/Base-v0"))
+    env = ValidActions(gym.make("Odyssey/Mossfall-v0"))
     obs, info = env.reset(seed=0)
     action = env.np_random.choice(info["action_mask"].nonzero()[0])  # or a masked policy
     obs, reward, terminated, truncated, info = env.step(action)
@@ -31,7 +31,7 @@ from gymnasium import spaces
 
 __all__ = ["DEFAULT_MAX_ACTIONS", "ValidActions", "flatten_valid_actions"]
 
-#: Twice the most valid commands seen in long random walks of the shipped games (69, Remnant).
+#: Twice the most valid commands seen in long random walks of the shipped games (69, Quiet Bell).
 DEFAULT_MAX_ACTIONS = 128
 
 

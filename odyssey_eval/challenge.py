@@ -1,10 +1,10 @@
 """``odyssey challenge RUN_DIR...``: the TTCL challenge aggregation.
 
 The ranking score of a submission (one agent configuration) is the mean, over the ranking games
-(the challenge's three: Remnant, Mark and Metropolis), of its mean raw main-quest reward across that
+(odyssey's own Quiet Bell, Tallowmere and Gavelmoor, at the sizes of the paper's three), of its mean raw main-quest reward across that
 game's runs; the mean supplementary reward breaks ties. Raw rewards are used as the challenge defines
-them, so games with more stages weigh more (24, 17 and 31 stages: Metropolis counts almost twice as
-much as Mark). ``--aggregate normalized`` scores the mean *fraction* of each game's stages instead,
+them, so games with more stages weigh more (24, 17 and 31 stages: Gavelmoor counts almost twice as
+much as Tallowmere). ``--aggregate normalized`` scores the mean *fraction* of each game's stages instead,
 so that every game weighs the same. Protocol problems are listed as warnings and mark the
 submission, rather than silently changing its score.
 
@@ -26,9 +26,9 @@ from odyssey_eval.rundir import RunDirError
 
 __all__ = ["AGGREGATIONS", "RANKING_GAMES", "aggregate", "main"]
 
-#: The shipped games that rank submissions, as the reference's challenge has them (the base game is the
-#: practice game).
-RANKING_GAMES: tuple[str, ...] = ("remnant", "mark", "metropolis")
+#: The shipped games that rank submissions: odyssey's own games at the sizes of the reference challenge's
+#: three (the paper's Remnant, Mark and Metropolis), which are not the paper's content.
+RANKING_GAMES: tuple[str, ...] = ("quiet_bell", "tallowmere", "gavelmoor")
 MIN_RUNS = 3
 #: ``raw``: mean main-quest reward (stages completed), the challenge's own score. ``normalized``: mean
 #: fraction of the game's stages completed, so each game weighs the same whatever its size.

@@ -1,6 +1,6 @@
 """Playing one multi-agent cell: several agents in one shared world -> a finished run directory.
 
-    odyssey run agents=[oracle,random,long_context] game=base seed=0 llm=scripted
+    odyssey run agents=[oracle,random,long_context] game=mossfall seed=0 llm=scripted
 
 Each entry of ``agents`` names an agent preset (``odyssey_eval/conf/agent/<name>.yaml``) or is an agent
 config (``{name: random, seed: 3}``); agents that use a language model share the cell's ``llm`` group.

@@ -46,7 +46,7 @@ class PlayError(Exception):
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="odyssey play", description="Play an AgentOdyssey game in the terminal.")
-    parser.add_argument("game", help="a shipped game name (e.g. base) or a game folder")
+    parser.add_argument("game", help="a shipped game name (e.g. mossfall) or a game folder")
     parser.add_argument("--seed", type=int, default=0, help="world seed (default 0)")
     parser.add_argument("--tutorial", action="store_true", help="start in the tutorial room (if the game has one)")
     parser.add_argument("--load", metavar="FILE", help="resume a game saved with 'save FILE'")

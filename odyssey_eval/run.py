@@ -1,8 +1,8 @@
 """``odyssey run``: the Hydra application that plays cells and sweeps of cells.
 
-    odyssey run game=base agent=random seed=0
-    odyssey run -m agent=random,oracle game=base,remnant,mark seed=0,1,2 launcher=joblib
-    odyssey run agents=[oracle,random,long_context] llm=scripted game=base   # one shared world
+    odyssey run game=mossfall agent=random seed=0
+    odyssey run -m agent=random,oracle game=mossfall,quiet_bell,tallowmere seed=0,1,2 launcher=joblib
+    odyssey run agents=[oracle,random,long_context] llm=scripted game=mossfall   # one shared world
 
 Config groups live in ``odyssey_eval/conf/`` (game, agent, llm, eval, launcher). Every cell writes its own run
 directory (see :mod:`odyssey_eval.rundir`); rerunning a command skips finished cells and resumes

@@ -1,6 +1,6 @@
 """Playing one episode with the oracle and summarising it: the solvability check of a game.
 
-``python -m odyssey_agents.oracle base mark --seeds 0-9`` prints, per game and seed, the main-quest
+``python -m odyssey_agents.oracle mossfall tallowmere --seeds 0-9`` prints, per game and seed, the main-quest
 stages completed, the steps used after the tutorial and inside it, and the decision time. CI and game
 generators use :func:`solve` to prove that a game can be completed within the step budget.
 """

@@ -1,7 +1,7 @@
 """RL training of an LLM policy on a game with TRL's GRPOTrainer and a LoRA adapter (resets allowed).
 
-    python -m odyssey_agents.train grpo game=base model=embedded steps=50
-    odyssey train grpo game=mark model=Qwen/Qwen3-4B steps=500 num_generations=8 batch_size=8
+    python -m odyssey_agents.train grpo game=mossfall model=embedded steps=50
+    odyssey train grpo game=tallowmere model=Qwen/Qwen3-4B steps=500 num_generations=8 batch_size=8
 
 This is ordinary RL training, not test-time learning: the env is reset and restored at will.
 
@@ -57,7 +57,7 @@ def _default_weights() -> dict[str, float]:
 class GRPOSettings:
     """Every ``key=value`` the command takes (see the module docstring)."""
 
-    game: str = "base"  # a shipped game or a game folder
+    game: str = "mossfall"  # a shipped game or a game folder
     model: str = "embedded"  # "embedded" (SmolLM2-135M, offline), a hub id or a model folder
     output_dir: str | None = None
     seed: int = 0
@@ -146,7 +146,7 @@ def parse_settings(args: Sequence[str]) -> GRPOSettings:
         key, sep, raw = arg.partition("=")
         key = key.strip().lstrip("+")
         if not sep:
-            raise TrainConfigError(f"expected key=value, got {arg!r} (e.g. game=base model=embedded steps=50)")
+            raise TrainConfigError(f"expected key=value, got {arg!r} (e.g. game=mossfall model=embedded steps=50)")
         if key not in fields:
             import difflib
 

@@ -1,4 +1,4 @@
-"""Vector envs whose overhead stays small next to a step: ``gym.make_vec("AgentOdyssey/Base-v0", 8)``.
+"""Vector envs whose overhead stays small next to a step: ``gym.make_vec("Odyssey/Mossfall-v0", 8)``.
 
 Gymnasium merges the sub-envs' ``info`` dicts one sub-env and one key at a time, allocating a value
 array and a mask array for every leaf of every sub-env's info (``VectorEnv._add_info``). An odyssey

@@ -37,7 +37,7 @@ SYSTEM = (
 
 def _base_excerpt() -> dict[str, Any]:
     """A small, complete-looking slice of the base game's world.json (one of each kind of thing)."""
-    world = json.loads((GAMES_DIR / "base" / "world.json").read_text(encoding="utf-8"))
+    world = json.loads((GAMES_DIR / "mossfall" / "world.json").read_text(encoding="utf-8"))
     picked, seen = [], set()
     for o in world["objects"]:
         kind = (o["category"], bool(o.get("recipe")))
@@ -95,7 +95,7 @@ def _request(spec: GameSpec) -> str:
 
 
 def entities_prompt(spec: GameSpec, feedback: list[Problem]) -> Messages:
-    base = GAMES_DIR / "base"
+    base = GAMES_DIR / "mossfall"
     chart = entity_statistics(base)
     text = f"""Design the entities of a new game: its world.json.
 

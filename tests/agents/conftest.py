@@ -29,7 +29,7 @@ SPECIAL = ["<|endoftext|>", "<|im_start|>", "<|im_end|>", "<think>", "</think>"]
 def _corpus() -> list[str]:
     from odyssey_env import OdysseyEnv
 
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     obs, _ = env.reset(seed=0)
     lines = [
         obs,
@@ -99,7 +99,7 @@ def tiny_models(tmp_path_factory) -> dict[str, Path]:
 def base_verbs() -> tuple[str, ...]:
     from odyssey_env import OdysseyEnv
 
-    return tuple(OdysseyEnv("base").verbs())
+    return tuple(OdysseyEnv("mossfall").verbs())
 
 
 @pytest.fixture(scope="session")

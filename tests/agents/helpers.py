@@ -48,7 +48,7 @@ class Recording(LLM):
 
 
 def play(
-    agent, steps: int, *, game: str = "base", seed: int = 0, start: int = 0, env=None, obs=None, info=None
+    agent, steps: int, *, game: str = "mossfall", seed: int = 0, start: int = 0, env=None, obs=None, info=None
 ) -> tuple[list[Decision], Any, str, dict]:
     """Play ``steps`` steps; returns the decisions and the env to continue with."""
     from odyssey_env import OdysseyEnv

@@ -17,13 +17,13 @@ from odyssey_env.env import OdysseyEnv
 
 
 def test_the_reward_plays_each_completion_from_its_own_state():
-    rows = collect_states("base", 3, rollout_steps=4, seed=0)
+    rows = collect_states("mossfall", 3, rollout_steps=4, seed=0)
     assert len({r["state"] for r in rows}) == 3  # three seeds, three states
     assert rows[0]["prompt"][0]["role"] == "system" and "My Current Observation:" in rows[0]["prompt"][1]["content"]
-    env = OdysseyEnv("base", valid_actions=True)
+    env = OdysseyEnv("mossfall", valid_actions=True)
     env.reset(options={"state": json.loads(rows[0]["state"])})
     enter = env.valid_actions()["enter"][0]
-    reward = env_reward("base", GRPOSettings(invalid_penalty=0.25))
+    reward = env_reward("mossfall", GRPOSettings(invalid_penalty=0.25))
 
     def reply(action):
         return [{"role": "assistant", "content": json.dumps({"reasoning": "", "action": action})}]
@@ -45,7 +45,7 @@ def test_the_grpo_entry_point_trains_two_steps_on_cpu(tiny_models, tmp_path, cap
     code = main(
         [
             "grpo",
-            "game=base",
+            "game=mossfall",
             f"model={tiny_models['llama']}",
             "steps=2",
             "states=4",

@@ -112,6 +112,6 @@ def test_latent_settings_and_backends_are_checked(tiny_models):
     with pytest.raises(LatentConfigError, match="pool_size must be at least 1"):
         build_agent({"name": "latent_memory", "pool_size": 0}, hf)
     agent = build_agent({"name": "latent_memory", "pool_size": 32, "write_tokens": 8}, hf)
-    agent.reset(Task("base", "Base", ("wait",), 0))
+    agent.reset(Task("mossfall", "Mossfall", ("wait",), 0))
     agent.act("Current Location: hall", {})
     assert agent.stats()["latent"]["written_tokens"] == 8

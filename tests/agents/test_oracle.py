@@ -1,7 +1,7 @@
 """The oracle proves the shipped games solvable, and the random baseline shows they are not trivial.
 
-For every shipped game among base, remnant, mark, metropolis, quarantine and robot_kingdom (a game is
-skipped only while its folder does not exist; saltglass has its own in tests/games) and seeds 0-9, the
+For every shipped game among mossfall, quiet_bell, tallowmere, gavelmoor, lazaret and rust_throne (a game is
+skipped only while its folder does not exist; mirror_salt has its own in tests/games) and seeds 0-9, the
 oracle must pass the tutorial and then complete every main-quest stage
 within 500 steps, without ever sending an invalid or refused command. A seeded random agent must not
 complete the quest in the same budget. Smaller tests pin down the parts: fight forecasts match the
@@ -18,7 +18,7 @@ from odyssey_agents.oracle.solve import solve
 from odyssey_agents.oracle.view import View
 from odyssey_env.game import GAMES_DIR
 
-GAMES = ("base", "remnant", "mark", "metropolis", "quarantine", "robot_kingdom")
+GAMES = ("mossfall", "quiet_bell", "tallowmere", "gavelmoor", "lazaret", "rust_throne")
 SEEDS = range(10)
 BUDGET = 500
 
@@ -108,7 +108,7 @@ def test_registry_builds_the_oracle() -> None:
 def test_oracle_reads_the_engine_from_info() -> None:
     from odyssey_env.env import OdysseyEnv
 
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     obs, info = env.reset(seed=4)
     agent = OracleAgent()
     with pytest.raises(RuntimeError, match="privileged"):
@@ -121,7 +121,7 @@ def test_decisions_are_deterministic() -> None:
     from odyssey_env.env import OdysseyEnv
 
     def actions(seed: int) -> list[str]:
-        env = OdysseyEnv("base")
+        env = OdysseyEnv("mossfall")
         obs, info = env.reset(seed=seed)
         agent = OracleAgent(env)
         out = []
@@ -139,7 +139,7 @@ def test_decisions_are_deterministic() -> None:
 def test_goals_come_from_the_quest_rules() -> None:
     from odyssey_env.env import OdysseyEnv
 
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     env.reset(seed=0)
     goals = current_goals(env.engine, "player")
     assert [g.type for g in goals] == ["talked_to"]
@@ -148,7 +148,7 @@ def test_goals_come_from_the_quest_rules() -> None:
 def test_is_valid_accepts_amount_ranges_and_any_text() -> None:
     from odyssey_env.env import OdysseyEnv
 
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     env.reset(seed=0)
     engine = env.engine
     assert is_valid(engine, "player", "wait")
@@ -184,7 +184,7 @@ def _fight_setup(game: str, seed: int, npc_type: str):
 @pytest.mark.parametrize(("npc_type", "seed"), [("thorn_wolf", 0), ("cinder_imp", 1), ("ash_warden", 2)])
 def test_fight_simulation_is_exact(npc_type: str, seed: int, policy: str) -> None:
     """Following a policy in the engine ends exactly as simulating it said (health and steps)."""
-    env, npc = _fight_setup("base", seed, npc_type)
+    env, npc = _fight_setup("mossfall", seed, npc_type)
     engine = env.engine
     agent = engine.state.agents["player"]
     agent.hp = agent.max_hp = 300  # long enough to see every fight to its end
@@ -220,7 +220,7 @@ def test_fight_simulation_is_exact(npc_type: str, seed: int, policy: str) -> Non
 
 
 def test_oracle_wins_a_fight_as_forecast() -> None:
-    env, npc = _fight_setup("base", 0, "thorn_wolf")
+    env, npc = _fight_setup("mossfall", 0, "thorn_wolf")
     engine = env.engine
     view = View(engine, "player")
     expected = combat.forecast(view, [combat.foe_of(view, npc)])
@@ -252,7 +252,7 @@ def test_oracle_prepares_when_a_fight_would_be_lost() -> None:
     """Facing an enemy it cannot beat safely yet, the oracle does not attack it; it gets stronger first."""
     from odyssey_env.quests.spec import Condition
 
-    env, npc = _fight_setup("base", 0, "cinder_imp")
+    env, npc = _fight_setup("mossfall", 0, "cinder_imp")
     engine = env.engine
     engine.state.agents["player"].hp = 20
     planner = Planner()
@@ -266,10 +266,10 @@ def test_oracle_prepares_when_a_fight_would_be_lost() -> None:
 
 def test_clock_knows_the_danger_hours() -> None:
     """The forecast's enemy-attack modifier is the one the engine will apply, step by step."""
-    _need("remnant")
+    _need("quiet_bell")
     from odyssey_env.env import OdysseyEnv
 
-    env = OdysseyEnv("remnant")
+    env = OdysseyEnv("quiet_bell")
     env.reset(seed=3)
     engine = env.engine
     predicted = [combat.Clock(View(engine, "player")).modifier(k) for k in range(1, 200)]
@@ -280,7 +280,7 @@ def test_clock_knows_the_danger_hours() -> None:
     assert predicted == pytest.approx(actual)
 
 
-@pytest.mark.parametrize("game", ["base", "remnant"])
+@pytest.mark.parametrize("game", ["mossfall", "quiet_bell"])
 def test_resumed_oracle_decides_as_an_uninterrupted_one(game: str, tmp_path) -> None:
     """Checkpoint (env state + agent memory) mid-episode, resume in fresh objects: same commands."""
     _need(game)
@@ -315,7 +315,7 @@ def test_resumed_oracle_decides_as_an_uninterrupted_one(game: str, tmp_path) -> 
 def test_a_new_episode_resets_the_oracle() -> None:
     from odyssey_env.env import OdysseyEnv
 
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     obs, info = env.reset(seed=1)
     agent = OracleAgent(env)
     for _ in range(30):
@@ -327,11 +327,11 @@ def test_a_new_episode_resets_the_oracle() -> None:
 
 
 def _locked_belfry(with_pick: str | None):
-    """Remnant with the player on the spiral stair and the belfry (a dead end) locked without a key."""
+    """Quiet Bell with the player on the spiral stair and the belfry (a dead end) locked without a key."""
     from odyssey_env.env import OdysseyEnv
     from odyssey_env.world import add
 
-    env = OdysseyEnv("remnant")
+    env = OdysseyEnv("quiet_bell")
     env.reset(seed=0)
     state = env.engine.state
     stair = state.areas["spiral_stair"]
@@ -349,7 +349,7 @@ def _locked_belfry(with_pick: str | None):
 
 @pytest.mark.parametrize(("pick", "expected"), [("hand", "lockpick belfry_crown"), ("ground", "pick up bent_lockpick")])
 def test_locked_way_without_key_is_lockpicked(pick: str, expected: str) -> None:
-    _need("remnant")
+    _need("quiet_bell")
     from odyssey_env.quests.spec import Condition
 
     env = _locked_belfry(pick)
@@ -358,7 +358,7 @@ def test_locked_way_without_key_is_lockpicked(pick: str, expected: str) -> None:
 
 
 def test_oracle_picks_its_way_in() -> None:
-    _need("remnant")
+    _need("quiet_bell")
     from odyssey_env.quests.spec import Condition
 
     env = _locked_belfry("hand")
@@ -378,7 +378,7 @@ def test_text_that_does_not_fit_is_not_valid() -> None:
     from odyssey_env.env import OdysseyEnv
     from odyssey_env.world import add
 
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     env.reset(seed=0)
     engine = env.engine
     agent = engine.state.agents["player"]
@@ -442,7 +442,7 @@ def drill_game(tmp_path_factory) -> str:
     import json
 
     folder = tmp_path_factory.mktemp("drill")
-    world = json.loads((GAMES_DIR / "base" / "world.json").read_text(encoding="utf-8"))
+    world = json.loads((GAMES_DIR / "mossfall" / "world.json").read_text(encoding="utf-8"))
     world["game"].update(name="drill", verbs=["eat", "lockpick"])
     stages = [{"title": s["id"], "hint": "", **s} for s in DRILL_STAGES]
     quest = {
@@ -481,7 +481,7 @@ def test_oracle_gets_stronger_before_a_boss_it_would_lose_to() -> None:
     from odyssey_env.quests.spec import Condition
     from odyssey_env.worldgen import spawn_npc
 
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     env.reset(seed=0)
     engine = env.engine
     boss = spawn_npc(engine.game, engine.state, engine.game.npcs["ash_warden"], "reed_marsh")

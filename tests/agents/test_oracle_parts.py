@@ -42,7 +42,7 @@ def test_focus_marks_are_undone_when_a_goal_fails() -> None:
     from odyssey_agents.oracle.view import View
     from odyssey_env.env import OdysseyEnv
 
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     env.reset(seed=0)
     memory = Memory()
     focus = Focus(memory)
@@ -59,7 +59,7 @@ def test_every_part_plans_on_the_same_world() -> None:
     from odyssey_agents.oracle.view import View
     from odyssey_env.env import OdysseyEnv
 
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     env.reset(seed=0)
     planner = Planner()
     planner.decide(env.engine, [])

@@ -152,7 +152,7 @@ def test_a_resumed_agent_continues_exactly(cls, tmp_path):
     resumed.load(tmp_path)
     from odyssey_env import OdysseyEnv
 
-    env2 = OdysseyEnv("base")
+    env2 = OdysseyEnv("mossfall")
     obs2 = env2.load_state(state)
     assert obs2 == obs
     tail, *_ = play(resumed, 9, env=env2, obs=obs2, info=info)
@@ -184,7 +184,7 @@ def test_answer_uses_memory_counts_tokens_and_leaves_memory_alone(tmp_path):
     agent.save(tmp_path)
     assert (tmp_path / "memory.json").read_text() == before
     unusable = NoMemoryAgent(ScriptedLLM(["I cannot say."]))
-    unusable.reset(Task("base", "Base", ("wait",), 0))
+    unusable.reset(Task("mossfall", "Mossfall", ("wait",), 0))
     assert unusable.answer("?", ["a", "b"]).index is None
 
 

@@ -148,7 +148,7 @@ def test_paradigm_plays_and_accounts_for_every_call(cls, addons, minilm):
 
 def test_vanilla_rag_retrieves_the_planted_step_and_answers_from_memory(minilm):
     agent = make(VanillaRAGAgent, minilm, ("short_term_memory",), memory_size=1, top_k=2)
-    agent.reset(Task("base", "Base", ("wait", "buy <object> <npc>", "enter <area>"), 0))
+    agent.reset(Task("mossfall", "Mossfall", ("wait", "buy <object> <npc>", "enter <area>"), 0))
     scenes = [
         "Current Location: Mossfall, reed_marsh\nFrogs croak in the reeds. Cold water soaks my boots.",
         "Current Location: Mossfall, smithy_yard\nThe blacksmith Odette sells iron swords for 12 coins.",

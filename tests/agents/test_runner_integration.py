@@ -16,7 +16,7 @@ from odyssey_eval.rundir import RunDir, run_path
 from odyssey_eval.runner import KILL_AFTER_ENV, run_cell
 
 
-def cell(out, agent, *, game="base", steps=30, **llm):
+def cell(out, agent, *, game="mossfall", steps=30, **llm):
     return {
         "game": {"name": game, "path": None},
         "agent": agent,
@@ -97,7 +97,7 @@ def test_a_killed_llm_run_resumes_with_the_same_memory(tmp_path, name):
     assert resumed.results["agent"]["run"] == whole.results["agent"]["run"]
 
 
-@pytest.mark.parametrize("game", ["mark"])
+@pytest.mark.parametrize("game", ["tallowmere"])
 def test_sweep_four_paradigms_by_two_addon_settings(tmp_path, game):
     if game not in available_games():
         pytest.skip(f"{game} is not shipped yet")

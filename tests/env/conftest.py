@@ -1,6 +1,6 @@
 """Shared fixtures for the engine tests: a tiny custom game with every verb, and a harness around it.
 
-The tiny game (``data/tiny/world.json``) keeps these tests independent of the Base game's tuning. Most
+The tiny game (``data/tiny/world.json``) keeps these tests independent of the Mossfall game's tuning. Most
 verb tests start from :func:`h`: the test kit's :class:`kit.Harness` on the tiny game, its spawn area emptied,
 so that each test places exactly the objects and NPCs it talks about.
 """

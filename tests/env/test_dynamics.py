@@ -1,6 +1,6 @@
 """The engine's library of optional world dynamics: each rule's effect, bounds and determinism.
 
-Every test runs Remnant (which switches all ten rules on), or a copy of it written to a temporary
+Every test runs Quiet Bell (which switches all ten rules on), or a copy of it written to a temporary
 folder with some rule parameters overridden so that an effect shows up at once (chance 1, short
 periods). Effects are checked against the state, with fixed seeds; the long run checks that nothing
 grows without bound over 10,000 random steps; the process test checks determinism across hash seeds.
@@ -40,13 +40,13 @@ DYNAMICS = (
 )
 QUIET = {"ambush": {"chance_by_level": [0, 0, 0, 0, 0]}, "night_spawn": {"chance": 0.0}}
 
-_SOURCE = {name: json.loads((GAMES_DIR / "remnant" / name).read_text()) for name in ("world.json", "quest.json")}
+_SOURCE = {name: json.loads((GAMES_DIR / "quiet_bell" / name).read_text()) for name in ("world.json", "quest.json")}
 
 
 def variant(
     tmp_path: Path, params: dict[str, dict[str, Any]] | None = None, *, step_rules: tuple[str, ...] | None = None
 ) -> Game:
-    """Remnant with some rule parameters overridden (and optionally fewer dynamics), loaded afresh."""
+    """Quiet Bell with some rule parameters overridden (and optionally fewer dynamics), loaded afresh."""
     world = copy.deepcopy(_SOURCE["world.json"])
     quest = copy.deepcopy(_SOURCE["quest.json"])
     game = world["game"]
@@ -55,14 +55,14 @@ def variant(
         game["params"] = {k: v for k, v in game["params"].items() if k not in DYNAMICS or k in step_rules}
     for rule, values in (params or {}).items():
         game["params"].setdefault(rule, {}).update(values)
-    folder = tmp_path / f"remnant_{abs(hash(json.dumps(params, sort_keys=True))) % 10**8}"
+    folder = tmp_path / f"quiet_bell_{abs(hash(json.dumps(params, sort_keys=True))) % 10**8}"
     folder.mkdir()
     (folder / "world.json").write_text(json.dumps(world))
     (folder / "quest.json").write_text(json.dumps(quest))
     return load_game(folder, cache=False)
 
 
-def engine_for(game: Game | str = "remnant", seed: int = 0) -> Engine:
+def engine_for(game: Game | str = "quiet_bell", seed: int = 0) -> Engine:
     return Engine(load_game(game), seed, options={"tutorial": False})
 
 
@@ -101,13 +101,13 @@ def test_the_ten_rules_are_registered_optional_and_documented() -> None:
         assert isinstance(rule, StepRule) and type(rule).optional, name
         assert type(rule).__module__.startswith("odyssey_env.steprules."), name
         assert rule.description and rule.Params is not None, name
-        facts = list(rule.facts(load_game("remnant")))
+        facts = list(rule.facts(load_game("quiet_bell")))
         assert facts, f"{name} declares no facts"
         for f in facts:
             assert f.answer not in f.distractors and len(set(f.distractors)) == len(f.distractors), f
     plain = {r.name for r in RuleBook(BASE_RULE_MODULES).steps}
     assert not plain & set(DYNAMICS), "optional rules must stay off unless a game names them"
-    assert not set(DYNAMICS) & set(load_game("base").summary()["step_rules"])
+    assert not set(DYNAMICS) & set(load_game("mossfall").summary()["step_rules"])
 
 
 # ----------------------------------------------------------------------------- patrols
@@ -128,7 +128,7 @@ def test_wandering_patrols_move_common_npcs_only(tmp_path: Path) -> None:
             assert npc.area == name
             if game.npcs[npc.type].hostile and npc.origin in ("world", "respawn"):
                 assert name != state.spawn
-                assert area.level >= npc.level  # Remnant: max_level_drop 0
+                assert area.level >= npc.level  # Quiet Bell: max_level_drop 0
     assert sum(len(a.npcs) for a in state.areas.values()) == len(state.npcs)
 
 
@@ -293,10 +293,10 @@ def test_carrion_scavengers_eat_common_loot_and_spare_the_rest(tmp_path: Path) -
 
 # ----------------------------------------------------------------------------- danger hours, shifting paths
 def test_danger_hours_are_drawn_per_episode_and_multiply_the_day(tmp_path: Path) -> None:
-    drawn = [engine_for("remnant", seed=s).state.rule_data["danger_hours"]["hours"] for s in range(10)]
+    drawn = [engine_for("quiet_bell", seed=s).state.rule_data["danger_hours"]["hours"] for s in range(10)]
     assert all(len(set(h)) == 3 and all(0 <= x < 24 for x in h) for h in drawn)
     assert len({tuple(h) for h in drawn}) > 1, "the hours must differ between episodes"
-    engine = engine_for("remnant", seed=0)
+    engine = engine_for("quiet_bell", seed=0)
     hours = engine.state.rule_data["danger_hours"]["hours"]
     seen_danger = False
     for _ in range(150):
@@ -424,7 +424,7 @@ def _world_counts(engine: Engine) -> tuple[int, int, int]:
 
 
 def test_ten_thousand_random_steps_stay_bounded() -> None:
-    engine = engine_for("remnant", seed=12)
+    engine = engine_for("quiet_bell", seed=12)
     rng = random.Random(12)
     npcs0, ground0, inst0 = _world_counts(engine)
     peak = [0, 0, 0]
@@ -453,7 +453,7 @@ SCRIPT = """
 import hashlib, json, random, sys
 from odyssey_env import load_game
 from odyssey_env.engine import Engine
-engine = Engine(load_game("remnant"), 21, options={"tutorial": False})
+engine = Engine(load_game("quiet_bell"), 21, options={"tutorial": False})
 rng = random.Random(21)
 for _ in range(600):
     options = [c for cmds in engine.valid_actions("player").values() for c in cmds]
@@ -485,13 +485,13 @@ def test_saved_state_continues_identically() -> None:
             out.append(engine.observe("player"))
         return out
 
-    engine = engine_for("remnant", seed=13)
+    engine = engine_for("quiet_bell", seed=13)
     rng = random.Random(13)
     play(engine, rng, 300)
     saved = json.loads(json.dumps(engine.save_state()))
     rng_state = rng.getstate()
     first = play(engine, rng, 300)
-    resumed = engine_for("remnant", seed=99)
+    resumed = engine_for("quiet_bell", seed=99)
     resumed.load_state(saved)
     rng.setstate(rng_state)
     assert play(resumed, rng, 300) == first
@@ -503,7 +503,7 @@ def test_did_predicate_matches_this_steps_events() -> None:
     """The engine's ``did`` predicate (for tutorials gating on acts the vocabulary has no word for)."""
     from odyssey_env.quests.predicates import did
 
-    engine = engine_for("remnant", seed=0)
+    engine = engine_for("quiet_bell", seed=0)
     agent = engine.state.agents["player"]
     engine.step({"player": "inspect deadfall_branch"})
     assert did(engine, agent, "object_inspected", object="deadfall_branch")
@@ -511,4 +511,4 @@ def test_did_predicate_matches_this_steps_events() -> None:
     assert not did(engine, agent, "object_stored")
     engine.step({"player": "wait"})
     assert not did(engine, agent, "object_inspected", object="deadfall_branch")
-    assert "did" in load_game("remnant").rules.predicates
+    assert "did" in load_game("quiet_bell").rules.predicates

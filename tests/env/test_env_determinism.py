@@ -17,7 +17,7 @@ from odyssey_env.env import OdysseyEnv
 TINY = Path(__file__).parent / "data" / "tiny"
 
 
-@pytest.mark.parametrize("game", ["base", str(TINY)])
+@pytest.mark.parametrize("game", ["mossfall", str(TINY)])
 def test_rollout_is_identical_across_processes_and_hash_seeds(game):
     a = subprocess_digest(game, 7, 1000, "0", sort=False)
     b = subprocess_digest(game, 7, 1000, "4242", sort=False)
@@ -46,7 +46,7 @@ def test_rollout_is_identical_in_process(tiny_game):
 
 
 def test_reset_with_the_same_seed_restarts_the_same_world():
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     first, _ = env.reset(seed=5)
     env.step("enter smithy_yard")
     again, _ = env.reset(seed=5)
@@ -56,7 +56,7 @@ def test_reset_with_the_same_seed_restarts_the_same_world():
 
 
 def test_unseeded_resets_follow_the_env_rng():
-    a, b = OdysseyEnv("base"), OdysseyEnv("base")
+    a, b = OdysseyEnv("mossfall"), OdysseyEnv("mossfall")
     a.reset(seed=3)
     b.reset(seed=3)
     assert [a.reset()[0] for _ in range(3)] == [b.reset()[0] for _ in range(3)]
@@ -64,7 +64,7 @@ def test_unseeded_resets_follow_the_env_rng():
 
 @pytest.mark.parametrize("game", [*odyssey_env.available_games(), "tiny"])
 def test_save_load_round_trip_through_json_continues_identically(game, tiny_game):
-    source = tiny_game if game == "tiny" else "base"
+    source = tiny_game if game == "tiny" else "mossfall"
     env = OdysseyEnv(source, valid_actions=True)
     _, info = env.reset(seed=21)
     pick = random.Random(2)
@@ -97,7 +97,7 @@ def test_load_state_rejects_other_games_and_formats(tiny_game):
     env = OdysseyEnv(tiny_game)
     env.reset(seed=0)
     saved = env.save_state()
-    base = OdysseyEnv("base")
+    base = OdysseyEnv("mossfall")
     base.reset(seed=0)
     with pytest.raises(ValueError, match="state is for game 'tiny'"):
         base.load_state(saved)
@@ -120,19 +120,19 @@ def test_pickled_env_continues_identically(tiny_game):
 
 
 def test_pickle_keeps_options_set_at_reset():
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     env.reset(seed=0, options={"valid_actions": True})
     clone = pickle.loads(pickle.dumps(env))
     assert "valid_actions" in clone.step("wait")[4]
 
 
 def test_pickled_gym_make_env_and_unreset_env():
-    env = gym.make("AgentOdyssey/Base-v0")
+    env = gym.make("Odyssey/Mossfall-v0")
     env.reset(seed=2)
     env.step("wait")
     clone = pickle.loads(pickle.dumps(env))
     assert clone.step("wait")[0] == env.step("wait")[0]
-    blank = pickle.loads(pickle.dumps(OdysseyEnv("base")))
+    blank = pickle.loads(pickle.dumps(OdysseyEnv("mossfall")))
     assert blank.engine is None
     with pytest.raises(gym.error.ResetNeeded):
         blank.step("wait")

@@ -12,11 +12,11 @@ import odyssey_env
 from odyssey_env.env import CHARSET, OdysseyEnv
 from odyssey_env.rewards import COMPONENTS
 
-IDS = sorted(k for k in gym.registry if k.startswith("AgentOdyssey/"))
+IDS = sorted(k for k in gym.registry if k.startswith("Odyssey/"))
 
 
 def test_every_shipped_game_is_registered():
-    assert "AgentOdyssey/Base-v0" in IDS
+    assert "Odyssey/Mossfall-v0" in IDS
     assert {odyssey_env.env_id(g) for g in odyssey_env.available_games()} <= set(IDS)
 
 
@@ -54,7 +54,7 @@ def test_check_env_on_a_game_folder(tiny_game, valid_actions, capsys):
 
 def test_register_game_folder(tiny_game):
     ident = odyssey_env.register_game(tiny_game.path)
-    assert ident == "AgentOdyssey/Tiny-v0"
+    assert ident == "Odyssey/Tiny-v0"
     env = gym.make(ident)
     obs, _ = env.reset(seed=0)
     assert "Current Location: Hollow Camp, camp" in obs
@@ -63,10 +63,10 @@ def test_register_game_folder(tiny_game):
 
 @pytest.mark.parametrize("mode", ["sync", "async"])
 def test_make_vec_reset_and_step(mode):
-    envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, vectorization_mode=mode)
+    envs = gym.make_vec("Odyssey/Mossfall-v0", num_envs=2, vectorization_mode=mode)
     try:
         obs, info = envs.reset(seed=10)
-        singles = [OdysseyEnv("base").reset(seed=s)[0] for s in (10, 11)]
+        singles = [OdysseyEnv("mossfall").reset(seed=s)[0] for s in (10, 11)]
         assert list(obs) == singles
         obs2, reward, terminated, truncated, info = envs.step(["wait", "jump around"])
         assert [o.startswith("Current Time: 0001-01-01 08:10:00") for o in obs2] == [True, True]
@@ -141,7 +141,7 @@ def test_render_modes(tiny_game, capsys):
 
 
 def test_max_episode_steps_truncates():
-    env = gym.make("AgentOdyssey/Base-v0", max_episode_steps=3)
+    env = gym.make("Odyssey/Mossfall-v0", max_episode_steps=3)
     env.reset(seed=0)
     flags = [env.step("wait")[3] for _ in range(3)]
     assert flags == [False, False, True]
@@ -152,7 +152,7 @@ def test_verbs_lists_usage(tiny_game):
     assert "store <amount> <object_name> <container_name>" in verbs
     assert "write <text> <writable_name>" in verbs and "lockpick <area_name>" in verbs
     assert len(verbs) == 22
-    assert len(OdysseyEnv("base").verbs()) == 17
+    assert len(OdysseyEnv("mossfall").verbs()) == 17
 
 
 def test_observation_layout(tiny_game):

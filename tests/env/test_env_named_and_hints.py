@@ -181,7 +181,7 @@ def test_a_linear_chapter_has_one_leaf_and_a_tree_has_its_tips(tmp_path) -> None
 
 
 def test_shipped_linear_games_count_a_leaf_per_chapter() -> None:
-    for name, chapters in (("base", 2), ("mark", 2), ("remnant", 5)):
+    for name, chapters in (("mossfall", 2), ("tallowmere", 2), ("quiet_bell", 5)):
         summary = load_game(name).summary()
         assert summary["leaves"] == chapters and not summary["dag"], name
         assert "linear" in format_details(summary | {"step_rule_count": 0})

@@ -125,9 +125,9 @@ def test_bad_load_file_keeps_the_game(monkeypatch, capsys, tmp_path, case):
 
 def test_state_of_another_game_is_refused(monkeypatch, capsys, tmp_path):
     file = tmp_path / "base.json"
-    run(monkeypatch, capsys, [f"save {file}"], "base")
+    run(monkeypatch, capsys, [f"save {file}"], "mossfall")
     _, out, _ = run(monkeypatch, capsys, [f"load {file}"])
-    assert "state is for game 'base', this engine runs 'tiny'" in out
+    assert "state is for game 'mossfall', this engine runs 'tiny'" in out
 
 
 def test_bad_load_file_on_the_command_line(monkeypatch, capsys, tmp_path):

@@ -15,19 +15,19 @@ from odyssey_env.env import INFO_KEYS, OdysseyEnv
 
 
 def test_info_keys_follow_the_game_and_the_keys_asked():
-    base, mark = OdysseyEnv("base"), OdysseyEnv("mark")
+    base, mark = OdysseyEnv("mossfall"), OdysseyEnv("tallowmere")
     _, base_info = base.reset(seed=0)
     _, mark_info = mark.reset(seed=0)
     assert "side_quests" in base_info and "side_quests" not in mark_info  # mark has no side quests
     assert "quest" in base_info and "quest" in mark_info
-    lean = OdysseyEnv("base", info_keys=["step", "side_quests"])
+    lean = OdysseyEnv("mossfall", info_keys=["step", "side_quests"])
     _, info = lean.reset(seed=0)
     assert list(info) == ["step", "side_quests"]
     assert list(base.step("wait")[4]) == [k for k in INFO_KEYS if k != "tutorial"]
 
 
 def test_the_tutorial_key_follows_the_agent_at_every_step():
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     _, info = env.reset(seed=0, options={"tutorial": True})
     assert info["in_tutorial"] and "tutorial" in info
     for _ in range(400):  # the tutorial gives up after its step limit
@@ -38,7 +38,7 @@ def test_the_tutorial_key_follows_the_agent_at_every_step():
 
 
 def test_quest_progress_is_fresh_and_follows_the_open_stages():
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     _, first = env.reset(seed=0)
     first["quest"]["current"][0]["title"] = "changed by the caller"
     engine = env.engine

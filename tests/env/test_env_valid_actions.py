@@ -79,7 +79,9 @@ def _soundness(engine: Engine, steps: int, seed: int, per_verb: int | None) -> t
     return seen_verbs, bad
 
 
-@pytest.mark.parametrize(("game_name", "seed"), [("base", 0), ("base", 1), ("tiny", 0), ("tiny", 1), ("tiny", 2)])
+@pytest.mark.parametrize(
+    ("game_name", "seed"), [("mossfall", 0), ("mossfall", 1), ("tiny", 0), ("tiny", 1), ("tiny", 2)]
+)
 def test_listed_commands_execute(game_name, seed, tiny_game):
     """Long walks, sampling two listed commands of every verb at each step (the walk itself runs one more)."""
     engine = Engine(_game(game_name, tiny_game), seed)
@@ -260,7 +262,9 @@ def _completeness(engine: Engine, steps: int, seed: int, every: int) -> list[str
     return problems
 
 
-@pytest.mark.parametrize(("game_name", "seed"), [("base", 3), ("base", 4), ("tiny", 3), ("tiny", 4), ("tiny", 5)])
+@pytest.mark.parametrize(
+    ("game_name", "seed"), [("mossfall", 3), ("mossfall", 4), ("tiny", 3), ("tiny", 4), ("tiny", 5)]
+)
 def test_every_command_that_succeeds_is_listed(game_name, seed, tiny_game):
     engine = Engine(_game(game_name, tiny_game), seed)
     problems = _completeness(engine, 1000, seed, every=20)

@@ -1,6 +1,6 @@
 """Absurd numbers, sizes and nestings in a game folder: a GameError naming file and field, at load time.
 
-Each case edits a copy of the shipped Base game the way a careless designer or a generator might,
+Each case edits a copy of the shipped Mossfall game the way a careless designer or a generator might,
 and must be refused by ``load_game`` before any episode starts: never a MemoryError, a hang, a
 ZeroDivisionError or a RecursionError later, in play. (Every case loads in milliseconds; the bounds
 make the work proportional to the file, which is at most 4 MiB.)
@@ -221,7 +221,7 @@ CASES: list[tuple[str, Edit, str, str, str]] = [
 
 def _copy_base(tmp_path: Path) -> Path:
     folder = tmp_path / "base_copy"
-    shutil.copytree(GAMES_DIR / "base", folder, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
+    shutil.copytree(GAMES_DIR / "mossfall", folder, ignore=shutil.ignore_patterns("__pycache__", "*.py"))
     return folder
 
 
@@ -250,4 +250,4 @@ def test_a_huge_file_is_refused_before_it_is_read(tmp_path):
 
 
 def test_the_untouched_copy_loads(tmp_path):
-    assert load_game(_copy_base(tmp_path), cache=False).name == "base"
+    assert load_game(_copy_base(tmp_path), cache=False).name == "mossfall"

@@ -19,7 +19,7 @@ P = "player"
 
 def _engine(agents: tuple[str, ...] = (P,), plant: tuple[str, ...] = ()) -> Engine:
     """An engine whose spawn area holds a workbench and ``plant``, tracked from then on."""
-    engine = Engine(load_game("base"), 0, agents=agents, options={"tutorial": False})
+    engine = Engine(load_game("mossfall"), 0, agents=agents, options={"tutorial": False})
     spawn = engine.state.areas[engine.state.spawn]
     spawn.objects = {"workbench": 1}
     for thing in plant:
@@ -123,7 +123,7 @@ def test_drop_then_another_agent_picks_up_links_the_two_agents():
 
 
 def test_writing_modifies_the_writable_and_uses_the_tool():
-    engine = Engine(load_game("base"), 0, options={"tutorial": False})
+    engine = Engine(load_game("mossfall"), 0, options={"tutorial": False})
     spawn = engine.state.areas[engine.state.spawn]
     spawn.objects = {"charcoal_stick": 1}
     ((paper, _),) = make_objects(engine.game, engine.state, "parchment", 1)
@@ -141,7 +141,7 @@ def test_writing_modifies_the_writable_and_uses_the_tool():
     assert ("charcoal_stick", "use") in hows and ("parchment", "modify") in hows
 
 
-@pytest.mark.parametrize("game", ["base", "remnant"])
+@pytest.mark.parametrize("game", ["mossfall", "quiet_bell"])
 def test_tracking_never_changes_play_and_survives_save_load(game):
     def walk(env, pick, steps, info):
         trace = []
@@ -173,20 +173,20 @@ def test_tracking_never_changes_play_and_survives_save_load(game):
 
 
 def test_off_by_default_and_free_when_off():
-    env = OdysseyEnv("base")
+    env = OdysseyEnv("mossfall")
     env.reset(seed=0)
     assert env.engine.provenance is None
     assert env.engine.rules is env.game.rules  # the game's own rule objects: no wrapper in the step loop
     with pytest.raises(ValueError, match="provenance=True"):
         env.dependency_graph()
-    tracked = OdysseyEnv("base", provenance=True)
+    tracked = OdysseyEnv("mossfall", provenance=True)
     tracked.reset(seed=0)
     assert tracked.engine.rules is not tracked.game.rules
     assert tracked.game.rules.actions["wait"] is env.game.rules.actions["wait"]  # the game is left alone
 
 
 def test_tutorial_nodes_are_marked_and_left_out_by_default():
-    env = OdysseyEnv("base", tutorial=True, provenance=True)
+    env = OdysseyEnv("mossfall", tutorial=True, provenance=True)
     env.reset(seed=0)
     pouch = next(h for h in env.engine.state.areas["drill_barn"].objects if h.startswith("small_pouch"))
     env.step(f"pick up {pouch}")

@@ -21,7 +21,7 @@ TINY = Path(__file__).parent / "data" / "tiny"
 
 #: ``[r.name for r in load_game(game).rules.steps]`` as recorded with the priority-sorted rule book.
 PINNED: dict[str, list[str]] = {
-    "base": [
+    "mossfall": [
         "attack_update",
         "day_night",
         "combat_rhythm",
@@ -36,7 +36,7 @@ PINNED: dict[str, list[str]] = {
         "experience",
         "expansion",
     ],
-    "remnant": [
+    "quiet_bell": [
         "attack_update",
         "day_night",
         "danger_hours",
@@ -60,7 +60,7 @@ PINNED: dict[str, list[str]] = {
         "experience",
         "expansion",
     ],
-    "mark": [
+    "tallowmere": [
         "attack_update",
         "day_night",
         "danger_hours",
@@ -81,7 +81,7 @@ PINNED: dict[str, list[str]] = {
         "craft_hints",
         "experience",
     ],
-    "metropolis": [
+    "gavelmoor": [
         "contempt_of_court",
         "attack_update",
         "nightly_rewrite",
@@ -102,7 +102,7 @@ PINNED: dict[str, list[str]] = {
         "craft_hints",
         "experience",
     ],
-    "quarantine": [
+    "lazaret": [
         "attack_update",
         "day_night",
         "combat_rhythm",
@@ -120,7 +120,7 @@ PINNED: dict[str, list[str]] = {
         "experience",
         "expansion",
     ],
-    "robot_kingdom": [
+    "rust_throne": [
         "attack_update",
         "united_presence",
         "day_night",
@@ -142,7 +142,7 @@ PINNED: dict[str, list[str]] = {
         "experience",
         "expansion",
     ],
-    "saltglass": [
+    "mirror_salt": [
         "attack_update",
         "salt_glaze",
         "salt_mirage",
@@ -322,5 +322,5 @@ def test_a_game_rules_py_with_priority_does_not_load(tmp_path: Path) -> None:
 
 
 def test_a_game_rule_replacing_an_engine_rule_takes_its_place() -> None:
-    order = PINNED["metropolis"]
+    order = PINNED["gavelmoor"]
     assert order.index("death") == order.index("side_quests") + 1

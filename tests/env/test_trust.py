@@ -65,7 +65,7 @@ def test_data_only_and_shipped_games_need_no_trust(tmp_path, store):
     for name in odyssey_env.available_games():
         assert not trust.needs_trust(GAMES_DIR / name)
     # a shipped game's rules.py would be trusted: it comes with the package
-    assert trust.is_shipped(GAMES_DIR / "base") and not trust.is_shipped(tmp_path / "game")
+    assert trust.is_shipped(GAMES_DIR / "mossfall") and not trust.is_shipped(tmp_path / "game")
 
 
 def test_trust_store_records_the_digest_and_an_edit_withdraws_it(tmp_path, store):
@@ -127,9 +127,9 @@ def test_cli(tmp_path, store):
 def test_a_name_taken_by_another_game_is_refused_not_swapped(tmp_path, store):
     folder = _game(tmp_path, rules=None, name="other_base")
     world = json.loads((folder / "world.json").read_text())
-    world["game"]["name"] = "base"
+    world["game"]["name"] = "mossfall"
     (folder / "world.json").write_text(json.dumps(world))
-    with pytest.raises(odyssey_env.GameError, match=r"AgentOdyssey/Base-v0 is already registered for base"):
+    with pytest.raises(odyssey_env.GameError, match=r"Odyssey/Mossfall-v0 is already registered for base"):
         odyssey_env.register_game(folder)
     ident = odyssey_env.register_game(folder, name="my_base")
     assert gym.make(ident).unwrapped.game.path == folder.resolve()

@@ -113,7 +113,7 @@ def test_batched_merge_equals_gymnasiums_whatever_the_infos(infos):
 def test_batched_merge_of_real_infos_takes_the_fast_path():
     infos = []
     for seed in (0, 1, 2):
-        env = ValidActions(OdysseyEnv("remnant", valid_actions=True))
+        env = ValidActions(OdysseyEnv("quiet_bell", valid_actions=True))
         env.reset(seed=seed)
         infos.append(env.step(0)[4])
     fast = batch_infos(infos, _gymnasium_merge)  # raises if the infos did not share one shape
@@ -266,9 +266,9 @@ def test_a_plan_refuses_infos_of_another_shape(change):
 
 
 def test_a_vector_env_merges_real_steps_through_one_plan_kept_from_step_to_step():
-    envs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=3, max_actions=32, lazy_infos=False)
+    envs = gym.make_vec("Odyssey/QuietBell-v0", num_envs=3, max_actions=32, lazy_infos=False)
     theirs = gym.make_vec(
-        "AgentOdyssey/Remnant-v0", num_envs=3, vectorization_mode="sync", wrappers=[lambda e: ValidActions(e, 32)]
+        "Odyssey/QuietBell-v0", num_envs=3, vectorization_mode="sync", wrappers=[lambda e: ValidActions(e, 32)]
     )
     try:
         envs.reset(seed=0), theirs.reset(seed=0)
@@ -519,20 +519,20 @@ def test_tuple_getters_return_tuples_for_any_number_of_items():
 
 # ---------------------------------------------------------------------- the vector entry point
 def test_make_vec_without_a_mode_builds_odysseys_vector_env():
-    envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2)
+    envs = gym.make_vec("Odyssey/Mossfall-v0", num_envs=2)
     try:
         assert isinstance(envs, OdysseySyncVectorEnv)
     finally:
         envs.close()
     with pytest.raises(ValueError, match="num_envs"):
-        odyssey_env.vector.make_vector_env(0, game="base")
+        odyssey_env.vector.make_vector_env(0, game="mossfall")
 
 
 @pytest.mark.parametrize("asynchronous", [False, True])
 def test_odyssey_vector_env_matches_gymnasiums_step_for_step(asynchronous):
-    ours = gym.make_vec("AgentOdyssey/Base-v0", num_envs=3, asynchronous=asynchronous, max_episode_steps=4)
+    ours = gym.make_vec("Odyssey/Mossfall-v0", num_envs=3, asynchronous=asynchronous, max_episode_steps=4)
     theirs = gym.make_vec(
-        "AgentOdyssey/Base-v0", num_envs=3, vectorization_mode="sync", wrappers=[lambda e: gym.wrappers.TimeLimit(e, 4)]
+        "Odyssey/Mossfall-v0", num_envs=3, vectorization_mode="sync", wrappers=[lambda e: gym.wrappers.TimeLimit(e, 4)]
     )
     try:
         assert isinstance(ours, OdysseyAsyncVectorEnv if asynchronous else OdysseySyncVectorEnv)
@@ -558,7 +558,7 @@ def test_odyssey_vector_env_matches_gymnasiums_step_for_step(asynchronous):
 
 @pytest.mark.parametrize("asynchronous", [False, True])
 def test_valid_actions_in_vector_envs_are_plain_lists_per_sub_env(asynchronous):
-    envs = gym.make_vec("AgentOdyssey/Remnant-v0", num_envs=2, asynchronous=asynchronous, max_actions=64)
+    envs = gym.make_vec("Odyssey/QuietBell-v0", num_envs=2, asynchronous=asynchronous, max_actions=64)
     try:
         assert envs.single_action_space == gym.spaces.Discrete(64)
         _, infos = envs.reset(seed=0)
@@ -581,7 +581,7 @@ def test_valid_actions_in_vector_envs_are_plain_lists_per_sub_env(asynchronous):
 
 @pytest.mark.parametrize("asynchronous", [False, True])
 def test_observations_kept_from_an_earlier_step_stay_as_they_were(asynchronous):
-    envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, asynchronous=asynchronous)
+    envs = gym.make_vec("Odyssey/Mossfall-v0", num_envs=2, asynchronous=asynchronous)
     try:
         first, _ = envs.reset(seed=0)
         kept = tuple(first)
@@ -593,7 +593,7 @@ def test_observations_kept_from_an_earlier_step_stay_as_they_were(asynchronous):
 
 def test_info_keys_keep_vector_infos_small():
     envs = gym.make_vec(
-        "AgentOdyssey/Remnant-v0", num_envs=2, max_actions=32, info_keys=["invalid_action", "reward_breakdown"]
+        "Odyssey/QuietBell-v0", num_envs=2, max_actions=32, info_keys=["invalid_action", "reward_breakdown"]
     )
     try:
         _, infos = envs.reset(seed=0)
@@ -628,9 +628,9 @@ def test_info_keys_pick_a_subset_in_a_fixed_order(tiny_game):
 
 def test_arrays_a_step_returns_are_the_callers_to_change():
     """The lean step loop hands out fresh arrays: changing them changes nothing in the env."""
-    ours = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, max_episode_steps=3)
+    ours = gym.make_vec("Odyssey/Mossfall-v0", num_envs=2, max_episode_steps=3)
     theirs = gym.make_vec(
-        "AgentOdyssey/Base-v0", num_envs=2, vectorization_mode="sync", wrappers=[lambda e: gym.wrappers.TimeLimit(e, 3)]
+        "Odyssey/Mossfall-v0", num_envs=2, vectorization_mode="sync", wrappers=[lambda e: gym.wrappers.TimeLimit(e, 3)]
     )
     try:
         ours.reset(seed=0), theirs.reset(seed=0)
@@ -717,9 +717,9 @@ def _generic_step_forbidden(monkeypatch):
     "actions", [["wait", "defend"], ("wait", "defend"), np.array(["wait", "defend"])], ids=["list", "tuple", "array"]
 )
 def test_text_commands_take_the_lean_loop_and_other_steps_gymnasiums(monkeypatch, actions):
-    envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2)
+    envs = gym.make_vec("Odyssey/Mossfall-v0", num_envs=2)
     same_step = OdysseySyncVectorEnv(
-        [lambda: OdysseyEnv("base")] * 2, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
+        [lambda: OdysseyEnv("mossfall")] * 2, autoreset_mode=gym.vector.AutoresetMode.SAME_STEP
     )
     try:
         envs.reset(seed=0), same_step.reset(seed=0)
@@ -741,7 +741,7 @@ def test_text_commands_take_the_lean_loop_and_other_steps_gymnasiums(monkeypatch
 
 
 def test_action_indices_take_the_lean_loop_and_other_action_spaces_gymnasiums(monkeypatch):
-    indices = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, max_actions=16)
+    indices = gym.make_vec("Odyssey/Mossfall-v0", num_envs=2, max_actions=16)
     boxed = OdysseySyncVectorEnv([lambda: gym.wrappers.RescaleAction(gym.make("MountainCarContinuous-v0"), 0, 1)] * 2)
     try:
         indices.reset(seed=0), boxed.reset(seed=0)

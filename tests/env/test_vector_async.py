@@ -27,7 +27,7 @@ from odyssey_env.wrappers import ValidActions
 from .test_vector import _same
 
 
-def _make(game: str = "base", steps: int | None = 6, max_actions: int | None = None) -> gym.Env:
+def _make(game: str = "mossfall", steps: int | None = 6, max_actions: int | None = None) -> gym.Env:
     env: gym.Env = OdysseyEnv(game)
     if steps is not None:
         env = gym.wrappers.TimeLimit(env, steps)
@@ -105,8 +105,8 @@ def test_shares_are_even_and_the_calling_process_takes_the_smallest():
 
 
 def test_valid_action_indices_and_attributes_reach_every_share():
-    envs = make_vector_env(5, asynchronous=True, workers=2, max_actions=32, game="remnant")
-    sync = make_vector_env(5, max_actions=32, game="remnant")
+    envs = make_vector_env(5, asynchronous=True, workers=2, max_actions=32, game="quiet_bell")
+    sync = make_vector_env(5, max_actions=32, game="quiet_bell")
     try:
         _, infos = envs.reset(seed=1)
         sync.reset(seed=1)
@@ -128,7 +128,7 @@ def test_valid_action_indices_and_attributes_reach_every_share():
 
 
 def test_an_error_in_a_worker_comes_back_with_its_traceback_and_the_env_stays_usable():
-    envs = make_vector_env(2, asynchronous=True, workers=1, max_actions=8, game="base")
+    envs = make_vector_env(2, asynchronous=True, workers=1, max_actions=8, game="mossfall")
     try:
         envs.reset(seed=0)
         with pytest.raises(ValueError, match="outside Discrete") as caught:
@@ -205,7 +205,7 @@ def test_a_sub_env_that_cannot_be_built_fails_the_constructor_clearly():
 
 
 def test_workers_started_by_spawn_get_the_same_trajectories():
-    fns = [functools.partial(_make, "remnant", None)] * 2
+    fns = [functools.partial(_make, "quiet_bell", None)] * 2
     ours = OdysseyAsyncVectorEnv(fns, workers=1, context="spawn")
     theirs = OdysseySyncVectorEnv(fns)
     try:
@@ -218,13 +218,13 @@ def test_workers_started_by_spawn_get_the_same_trajectories():
 
 
 def test_make_vec_asynchronous_builds_it_and_sync_refuses_its_options():
-    envs = gym.make_vec("AgentOdyssey/Base-v0", num_envs=2, asynchronous=True, workers=1)
+    envs = gym.make_vec("Odyssey/Mossfall-v0", num_envs=2, asynchronous=True, workers=1)
     try:
         assert isinstance(envs, OdysseyAsyncVectorEnv) and len(envs._workers) == 1
     finally:
         envs.close()
     with pytest.raises(ValueError, match="asynchronous=True"):
-        make_vector_env(2, workers=1, game="base")
+        make_vector_env(2, workers=1, game="mossfall")
 
 
 @pytest.mark.parametrize(

@@ -142,7 +142,7 @@ def test_infos_read_steps_later_equal_the_eager_merge_of_their_step(game):
 
 
 def test_an_async_vector_env_gives_lazy_infos_equal_to_the_sync_eager_ones():
-    kwargs = {"game": "remnant", "max_actions": 64, "max_episode_steps": 10}
+    kwargs = {"game": "quiet_bell", "max_actions": 64, "max_episode_steps": 10}
     lazy = make_vector_env(3, asynchronous=True, workers=1, **kwargs)
     eager = make_vector_env(3, lazy_infos=False, **kwargs)
     try:
@@ -161,7 +161,7 @@ def test_an_async_vector_env_gives_lazy_infos_equal_to_the_sync_eager_ones():
 @pytest.fixture
 def stepped():
     """A lazy info and the eager merge of the same step."""
-    kwargs = {"game": "remnant", "max_actions": 32}
+    kwargs = {"game": "quiet_bell", "max_actions": 32}
     lazy, eager = make_vector_env(2, **kwargs), make_vector_env(2, lazy_infos=False, **kwargs)
     lazy.reset(seed=0), eager.reset(seed=0)
     actions = np.array([0, 1])
@@ -217,7 +217,7 @@ def test_writes_before_reads_win_and_deleted_keys_stay_deleted(stepped):
 
 
 def test_gymnasiums_vector_wrappers_see_the_same_infos():
-    kwargs = {"game": "base", "max_episode_steps": 6}
+    kwargs = {"game": "mossfall", "max_episode_steps": 6}
     lazy = gym.wrappers.vector.DictInfoToList(gym.wrappers.vector.RecordEpisodeStatistics(make_vector_env(2, **kwargs)))
     eager = gym.wrappers.vector.DictInfoToList(
         gym.wrappers.vector.RecordEpisodeStatistics(make_vector_env(2, lazy_infos=False, **kwargs))
@@ -245,8 +245,8 @@ def test_gymnasiums_vector_wrappers_see_the_same_infos():
 
 
 def test_lazy_infos_are_make_vector_envs_default_and_opt_in_for_other_env_fns():
-    envs = gym.make_vec(odyssey_env.env_id("base"), num_envs=2)
-    plain = OdysseySyncVectorEnv([lambda: odyssey_env.env.OdysseyEnv("base")] * 2)
+    envs = gym.make_vec(odyssey_env.env_id("mossfall"), num_envs=2)
+    plain = OdysseySyncVectorEnv([lambda: odyssey_env.env.OdysseyEnv("mossfall")] * 2)
     try:
         assert isinstance(envs.reset(seed=0)[1], _LazyInfos)
         assert type(plain.reset(seed=0)[1]) is dict  # foreign sub-envs might change an info they returned

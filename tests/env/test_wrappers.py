@@ -20,7 +20,7 @@ from odyssey_env.wrappers import DEFAULT_MAX_ACTIONS, ValidActions, flatten_vali
 def test_check_env_passes_with_only_gymnasiums_wrapper_notice(capsys):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        check_env(ValidActions(gym.make("AgentOdyssey/Remnant-v0")))
+        check_env(ValidActions(gym.make("Odyssey/QuietBell-v0")))
     capsys.readouterr()
     notices = [str(w.message) for w in caught]
     assert all("is different from the unwrapped version" in m for m in notices), notices
@@ -111,7 +111,7 @@ def test_pickles_mid_episode_and_continues_identically(tiny_game):
 
 
 def test_vector_env_through_gymnasium_wrappers_argument():
-    envs = gym.make_vec(odyssey_env.env_id("base"), num_envs=2, vectorization_mode="async", wrappers=[ValidActions])
+    envs = gym.make_vec(odyssey_env.env_id("mossfall"), num_envs=2, vectorization_mode="async", wrappers=[ValidActions])
     try:
         _, infos = envs.reset(seed=0)
         assert infos["action_mask"].shape == (2, DEFAULT_MAX_ACTIONS)

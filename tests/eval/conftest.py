@@ -24,7 +24,7 @@ def cell(output_dir: Path, **over: Any) -> dict[str, Any]:
     }
     ev.update(over.pop("eval", {}))
     cfg = {
-        "game": {"name": "base", "path": None},
+        "game": {"name": "mossfall", "path": None},
         "agent": {"name": "random", "seed": None},
         "llm": {"name": "none"},
         "seed": 0,

@@ -108,7 +108,7 @@ def test_the_issue_s_sweep_is_refused_before_any_cell_starts(tmp_path):
             "run",
             "-m",
             "agent=random",
-            "game=base",
+            "game=mossfall",
             "seed=0,0,0,0",
             "max_steps=50",
             "launcher=joblib",
@@ -123,7 +123,7 @@ def test_the_issue_s_sweep_is_refused_before_any_cell_starts(tmp_path):
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
     assert "names the cell runs/base/random/none/seed_0 twice" in line and "nothing was run" in line
-    assert not (tmp_path / "runs" / "base").exists()
+    assert not (tmp_path / "runs" / "mossfall").exists()
 
 
 def test_a_sweep_over_settings_that_do_not_make_another_cell_is_refused(tmp_path):
@@ -164,19 +164,22 @@ def test_a_sweep_over_settings_that_do_not_make_another_cell_is_refused(tmp_path
         timeout=300,
     )
     assert done.returncode == 0, done.stderr
-    assert sorted(p.name for p in (tmp_path / "runs" / "base" / "random" / "none").iterdir()) == ["seed_1", "seed_2"]
+    assert sorted(p.name for p in (tmp_path / "runs" / "mossfall" / "random" / "none").iterdir()) == [
+        "seed_1",
+        "seed_2",
+    ]
 
 
 # ---------------------------------------------------------------------------- item 4: edited game files
 def _folder_game(tmp_path: Path) -> Path:
     folder = tmp_path / "folder_game"
-    shutil.copytree(GAMES_DIR / "base", folder, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
+    shutil.copytree(GAMES_DIR / "mossfall", folder, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
     return folder
 
 
 def test_resuming_against_edited_game_files_is_refused_naming_them(tmp_path):
     folder = _folder_game(tmp_path)
-    cfg = cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=40, qa={"enabled": False})
+    cfg = cell(tmp_path / "runs", game={"name": "mossfall", "path": str(folder)}, max_steps=40, qa={"enabled": False})
     _killed_at(cfg, 25)
     rd = RunDir(run_path(cfg))
     assert rd.cell()["content"] == content_digest(folder)
@@ -199,7 +202,7 @@ def test_resuming_against_edited_game_files_is_refused_naming_them(tmp_path):
 
 def test_unchanged_game_files_resume(tmp_path):
     folder = _folder_game(tmp_path)
-    cfg = cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=40, qa={"enabled": False})
+    cfg = cell(tmp_path / "runs", game={"name": "mossfall", "path": str(folder)}, max_steps=40, qa={"enabled": False})
     _killed_at(cfg, 25)
     assert run_cell(cfg, log=quiet).status == "finished"
 
@@ -243,7 +246,7 @@ def test_a_damaged_question_file_is_a_damaged_directory(tmp_path):
 
 @pytest.mark.parametrize(
     "content",
-    [b"\x89PNG\r\n\x1a\n\x00\xff", b"[]", b'"done"', b"{}", b'{"game": "base"}'],
+    [b"\x89PNG\r\n\x1a\n\x00\xff", b"[]", b'"done"', b"{}", b'{"game": "mossfall"}'],
     ids=["binary", "list", "string", "empty", "partial"],
 )
 def test_a_damaged_results_file_is_one_line_never_a_finished_cell(tmp_path, content, capsys):
@@ -268,7 +271,7 @@ def test_a_game_folder_is_filed_under_its_own_name(tmp_path):
     world["game"]["name"] = "my_world"
     (folder / "world.json").write_text(json.dumps(world))
     out = run_cell(
-        cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=5, qa={"enabled": False}),
+        cell(tmp_path / "runs", game={"name": "mossfall", "path": str(folder)}, max_steps=5, qa={"enabled": False}),
         log=quiet,
     )
     assert out.path.relative_to(tmp_path / "runs").parts[0] == "my_world"

@@ -1,4 +1,4 @@
-"""The TTCL challenge over its three games (Remnant, Mark, Metropolis), raw and normalised.
+"""The TTCL challenge over its three games (Quiet Bell, Tallowmere, Gavelmoor), raw and normalised.
 
 Raw scores average stages completed, so the games weigh 24:17:31; the normalised score averages the
 fraction of each game's stages. Both are checked on real runs: the oracle (which completes every
@@ -20,7 +20,7 @@ from odyssey_eval.runner import run_cell
 
 from .conftest import cell, quiet
 
-STAGES = {"remnant": 24, "mark": 17, "metropolis": 31}
+STAGES = {"quiet_bell": 24, "tallowmere": 17, "gavelmoor": 31}
 SEEDS = (0, 1, 2)
 
 
@@ -49,7 +49,7 @@ def _challenge(capsys, root: Path, *args: str) -> dict:
 
 
 def test_the_challenge_games_are_those_of_the_reference() -> None:
-    assert RANKING_GAMES == ("remnant", "mark", "metropolis") and AGGREGATIONS == ("raw", "normalized")
+    assert RANKING_GAMES == ("quiet_bell", "tallowmere", "gavelmoor") and AGGREGATIONS == ("raw", "normalized")
 
 
 def test_raw_and_normalised_scores_of_oracle_and_random_runs(ttcl_runs, capsys) -> None:
@@ -92,12 +92,12 @@ def test_normalising_needs_the_size_of_each_main_quest(ttcl_runs) -> None:
     assert all(r.metrics["main_stages"] == STAGES[r.game] for r in runs)
     blind = [
         Run(r.path, r.results, {**r.metrics, "main_stages": None}, r.main_curve, r.sup_curve, r.token_curve)
-        if r.game == "mark"
+        if r.game == "tallowmere"
         else r
         for r in runs
     ]
     (t,) = aggregate(blind, aggregation="normalized")
-    assert t["games"]["mark"]["fraction"] is None
+    assert t["games"]["tallowmere"]["fraction"] is None
     assert sum("records no main-quest size" in w for w in t["warnings"]) == 3
     assert t["score"] == pytest.approx(1.0)  # over the games that can be normalised
     (t,) = aggregate(blind)  # the raw score needs no size and warns of nothing
@@ -129,8 +129,8 @@ def test_normalising_makes_games_weigh_the_same() -> None:
         }
         return Run(Path(f"/r/{game}/{agent}/{seed}"), results, metrics, [main], [0], [0])
 
-    runs = [fake(g, "big", s, STAGES[g] if g == "metropolis" else 0) for g in STAGES for s in SEEDS]
-    runs += [fake(g, "small", s, STAGES[g] if g == "mark" else 0) for g in STAGES for s in SEEDS]
+    runs = [fake(g, "big", s, STAGES[g] if g == "gavelmoor" else 0) for g in STAGES for s in SEEDS]
+    runs += [fake(g, "small", s, STAGES[g] if g == "tallowmere" else 0) for g in STAGES for s in SEEDS]
     raw = {t["submission"]: t for t in aggregate(runs)}
     norm = {t["submission"]: t for t in aggregate(runs, aggregation="normalized")}
     assert (raw["big"]["rank"], raw["small"]["rank"]) == (1, 2)

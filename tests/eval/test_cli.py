@@ -16,7 +16,7 @@ from odyssey_agents.registry import AgentUnavailable, agent_class
 from odyssey_env.game import available_games
 from odyssey_eval.run import _check_launcher
 
-GAMES = [g for g in ("base", "remnant", "mark") if g in available_games()]
+GAMES = [g for g in ("mossfall", "quiet_bell", "tallowmere") if g in available_games()]
 SMALL = ["max_steps=15", "eval.qa.world_knowledge=2", "eval.qa.episodic=1", "eval.progress=false"]
 
 
@@ -43,7 +43,7 @@ def _oracle_available() -> bool:
 
 @pytest.fixture(scope="module")
 def sweep(tmp_path_factory) -> Path:
-    """2 agents x the shipped games of (base, remnant, mark) x 2 seeds, with the joblib launcher."""
+    """2 agents x the shipped games of (mossfall, quiet_bell, tallowmere) x 2 seeds, with the joblib launcher."""
     if not _oracle_available():
         pytest.skip("the oracle agent is not in this checkout")
     cwd = tmp_path_factory.mktemp("sweep")
@@ -116,10 +116,10 @@ def test_challenge_ranks_the_sweep(sweep):
 
 
 def test_single_run_and_its_report(tmp_path):
-    done = odyssey("run", "game=base", "agent=random", "seed=3", *SMALL, cwd=tmp_path)
+    done = odyssey("run", "game=mossfall", "agent=random", "seed=3", *SMALL, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert (tmp_path / "runs" / "base" / "random" / "none" / "seed_3" / "results.json").is_file()
-    again = odyssey("run", "game=base", "agent=random", "seed=3", *SMALL, cwd=tmp_path)
+    assert (tmp_path / "runs" / "mossfall" / "random" / "none" / "seed_3" / "results.json").is_file()
+    again = odyssey("run", "game=mossfall", "agent=random", "seed=3", *SMALL, cwd=tmp_path)
     assert "skip (finished)" in again.stdout
     report = odyssey("report", "runs/base/random/none/seed_3", cwd=tmp_path)
     assert report.returncode == 0 and "report:" in report.stdout
@@ -143,22 +143,24 @@ def test_missing_launcher_extra_names_it():
 
 def test_submitit_local_launcher(tmp_path):
     pytest.importorskip("hydra_plugins.hydra_submitit_launcher")
-    done = odyssey("run", "-m", "game=base", "seed=0,1", "launcher=submitit_local", *SMALL, cwd=tmp_path, timeout=300)
+    done = odyssey(
+        "run", "-m", "game=mossfall", "seed=0,1", "launcher=submitit_local", *SMALL, cwd=tmp_path, timeout=300
+    )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    assert len(list((tmp_path / "runs" / "base").rglob("results.json"))) == 2
+    assert len(list((tmp_path / "runs" / "mossfall").rglob("results.json"))) == 2
 
 
 def test_a_failing_cell_does_not_stop_the_sweep(tmp_path):
-    done = odyssey("run", "-m", "game.name=base,no_such_game", *SMALL, cwd=tmp_path)
+    done = odyssey("run", "-m", "game.name=mossfall,no_such_game", *SMALL, cwd=tmp_path)
     assert done.returncode != 0
     assert "no_such_game" in done.stdout + done.stderr
-    assert (tmp_path / "runs" / "base" / "random" / "none" / "seed_0" / "results.json").is_file()
+    assert (tmp_path / "runs" / "mossfall" / "random" / "none" / "seed_0" / "results.json").is_file()
 
 
 def test_kill_and_resume_through_the_command(tmp_path):
     args = (
         "run",
-        "game=base",
+        "game=mossfall",
         "max_steps=40",
         "eval.checkpoint_every=10",
         "eval.checkpoint_min_seconds=0",
@@ -200,7 +202,7 @@ def _ctrl_c(args: list[str], cwd: Path, ready, typed: str = "") -> tuple[int, st
 def test_ctrl_c_leaves_a_resumable_run(tmp_path):
     """A player presses Ctrl-C mid-game; the same command later continues where they were."""
     args = [sys.executable, "-m", "odyssey_eval.cli", "run", "agent=human", "eval.qa.enabled=false", "max_steps=10"]
-    trajectory = tmp_path / "runs" / "base" / "human" / "none" / "seed_0" / "trajectory.jsonl"
+    trajectory = tmp_path / "runs" / "mossfall" / "human" / "none" / "seed_0" / "trajectory.jsonl"
     returncode, err = _ctrl_c(
         args,
         tmp_path,
@@ -227,7 +229,7 @@ def test_ctrl_c_during_a_qa_round_is_one_line_too(tmp_path):
         "eval.qa.world_knowledge=1",
         "eval.qa.episodic=0",
     ]
-    questions = tmp_path / "runs" / "base" / "human" / "none" / "seed_0" / "qa_questions.json"
+    questions = tmp_path / "runs" / "mossfall" / "human" / "none" / "seed_0" / "qa_questions.json"
     returncode, err = _ctrl_c(args, tmp_path, ready=questions.exists)  # written just before the first question
     assert returncode == 130, err
     assert "run the same command again to resume from step 0" in err and "Traceback" not in err

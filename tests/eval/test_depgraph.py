@@ -10,7 +10,7 @@ from odyssey_eval.depgraph import arc_diagram_html, filter_graph, load_graph, ma
 
 GRAPH = {
     "format": 1,
-    "game": "base",
+    "game": "mossfall",
     "nodes": [
         {"id": 0, "step": 0, "agent": None, "kind": "world", "name": "world"},
         {"id": 1, "step": 1, "agent": "ada", "kind": "action", "name": "pick up", "command": "pick up wood_log"},

@@ -48,7 +48,7 @@ def test_experiment2_sweeps_seven_distinct_cells_of_the_paper(tiny_hf_llm):
             if variant == "rag" and "vanilla_rag" in str(exc):
                 continue
             raise
-        assert (cfg["game"]["name"], cfg["max_steps"], cfg["llm"]["model"]) == ("mark", 500, "Qwen/Qwen3-4B")
+        assert (cfg["game"]["name"], cfg["max_steps"], cfg["llm"]["model"]) == ("tallowmere", 500, "Qwen/Qwen3-4B")
         paths.add(cell_path(cfg))
         if variant != "rag":  # the agent builds with these settings (on a tiny model instead of Qwen3-4B)
             agent = build_agent(cfg["agent"], {**cfg["llm"], **tiny_hf_llm}, seed=0)
@@ -69,8 +69,8 @@ def test_every_shipped_game_has_a_game_config():
         assert compose(f"game={name}").game.name == name
 
 
-#: Paper Table 2's games (§5.3): the six generated games; Base, the starting template, is not one of them.
-PAPER_GAMES = {"remnant", "mark", "metropolis", "quarantine", "robot_kingdom", "saltglass"}
+#: Paper Table 2's games (§5.3): the six generated games; Mossfall, the starting template, is not one of them.
+PAPER_GAMES = {"quiet_bell", "tallowmere", "gavelmoor", "lazaret", "rust_throne", "mirror_salt"}
 TABLE2 = {
     "long_context": "long_context",
     "rag_stm": "vanilla_rag+short_term_memory",
@@ -152,7 +152,7 @@ def test_a_table2_sweep_runs_each_cell_as_its_own_agent(tmp_path):
             "-m",
             "+experiment=table2",
             "+table2=long_context,short_term_memory",
-            "game=saltglass",
+            "game=mirror_salt",
             "llm=scripted",
             "max_steps=2",
             "tutorial=false",
@@ -167,8 +167,8 @@ def test_a_table2_sweep_runs_each_cell_as_its_own_agent(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     runs = sorted(p.parent.relative_to(tmp_path / "runs").as_posix() for p in (tmp_path / "runs").rglob("results.json"))
     assert runs == [
-        "saltglass/long_context/scripted-explore/seed_0_no_tutorial",
-        "saltglass/short_term_memory/scripted-explore/seed_0_no_tutorial",
+        "mirror_salt/long_context/scripted-explore/seed_0_no_tutorial",
+        "mirror_salt/short_term_memory/scripted-explore/seed_0_no_tutorial",
     ]
 
 

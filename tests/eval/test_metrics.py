@@ -60,7 +60,7 @@ def scripted() -> Trajectory:
         "format": 1,
         "step": 0,
         "reset": True,
-        "game": "base",
+        "game": "mossfall",
         "seed": 0,
         "observation": "start",
         "area": "hearth_square",
@@ -114,7 +114,7 @@ def scripted() -> Trajectory:
 
 @pytest.fixture(scope="module")
 def game():
-    return load_game("base")
+    return load_game("mossfall")
 
 
 def test_hand_computed_metrics(game):
@@ -137,7 +137,7 @@ def test_hand_computed_metrics(game):
     two_one = (-(2 / 3) * math.log(2 / 3) - (1 / 3) * math.log(1 / 3)) / math.log(17)
     assert m["action_diversity_windows"] == pytest.approx([third, two_one, third])
     # objects acquired in play: apple only (the coin was picked up in the tutorial)
-    raw = json.loads((GAMES_DIR / "base" / "world.json").read_text())
+    raw = json.loads((GAMES_DIR / "mossfall" / "world.json").read_text())
     carryable = [o for o in raw["objects"] if o["category"] != "station"]
     assert m["objects_acquired"] == ["apple"]
     assert m["object_exploration"] == pytest.approx(1 / len(carryable))

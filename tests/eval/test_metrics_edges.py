@@ -28,7 +28,7 @@ RESET = {
     "format": 1,
     "step": 0,
     "reset": True,
-    "game": "base",
+    "game": "mossfall",
     "seed": 0,
     "observation": "start",
     "area": "hearth_square",
@@ -47,7 +47,7 @@ def run(*steps: dict) -> Trajectory:
 
 @pytest.fixture(scope="module")
 def game():
-    return load_game("base")
+    return load_game("mossfall")
 
 
 # ------------------------------------------------------------------ the size of the main quest

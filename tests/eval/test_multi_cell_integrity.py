@@ -83,7 +83,11 @@ def test_the_lock_of_a_multi_agent_cell_is_held_while_its_agents_act(tmp_path):
 def test_resuming_a_multi_agent_cell_against_edited_game_files_is_refused(tmp_path):
     folder = _folder_game(tmp_path)
     cfg = multi(
-        tmp_path / "runs", agents=TWO, game={"name": "base", "path": str(folder)}, max_steps=40, qa={"enabled": False}
+        tmp_path / "runs",
+        agents=TWO,
+        game={"name": "mossfall", "path": str(folder)},
+        max_steps=40,
+        qa={"enabled": False},
     )
     _killed_at(cfg, 25)
     rd = RunDir(multi_run_path(cfg))
@@ -112,7 +116,7 @@ def dancing(tmp_path_factory):
     cfg = multi(
         root / "runs",
         agents=({"name": "replay", "path": str(root / "commands.txt")}, "random"),
-        game={"name": "base", "path": str(folder), "trust": True},
+        game={"name": "mossfall", "path": str(folder), "trust": True},
         tutorial=False,
         max_steps=20,
         qa={"enabled": False},
@@ -176,7 +180,7 @@ def test_a_multi_agent_run_directory_pointed_at_a_hostile_folder_runs_nothing(da
     copy = tmp_path / "runs" / "dancing" / "x"
     shutil.copytree(out.path, copy)
     record = json.loads((copy / "cell.json").read_text())
-    record["game"] = {"name": "base", "path": str(evil)}
+    record["game"] = {"name": "mossfall", "path": str(evil)}
     del record["facts"]
     (copy / "cell.json").write_text(json.dumps(record))
     done = odyssey("report", "runs", "--no-html", cwd=tmp_path)
@@ -219,8 +223,8 @@ DAMAGED = {
     "binary": b"\x89PNG\r\n\x1a\n\x00\xff",
     "list": b"[]",
     "empty": b"{}",
-    "no agents": b'{"game": "base", "seed": 0, "max_steps": 5, "steps": 5, "agents": {}, "multiagent": {}}',
-    "a path for an id": b'{"game": "base", "seed": 0, "max_steps": 5, "steps": 5, "multiagent": {}, '
+    "no agents": b'{"game": "mossfall", "seed": 0, "max_steps": 5, "steps": 5, "agents": {}, "multiagent": {}}',
+    "a path for an id": b'{"game": "mossfall", "seed": 0, "max_steps": 5, "steps": 5, "multiagent": {}, '
     b'"agents": {"../../elsewhere": {}}}',
 }
 
@@ -276,13 +280,13 @@ def test_a_key_given_to_a_multi_agent_cell_is_refused_before_its_directory_is_to
 def test_multi_agent_config_mistakes_are_config_errors_that_write_nothing(tmp_path, over, expected):
     with pytest.raises(ConfigError, match=expected):
         run_multi_cell(multi(tmp_path, agents=TWO, **over), log=quiet)
-    assert not (tmp_path / "base").exists()
+    assert not (tmp_path / "mossfall").exists()
 
 
 def test_multi_agent_mistakes_and_keys_on_the_command_line_are_one_line(tmp_path):
     line = one_line(odyssey("run", *QUICK, "agents=[oracle,random]", "seed=abc", cwd=tmp_path))
     assert "seed must be a whole number, got 'abc'" in line
-    assert not (tmp_path / "runs" / "base").exists()
+    assert not (tmp_path / "runs" / "mossfall").exists()
     keyed = tmp_path / "keyed"
     keyed.mkdir()
     done = odyssey("run", *QUICK, "agents=[random,no_memory]", "llm=scripted", f"+llm.api_key={SECRET}", cwd=keyed)
@@ -327,8 +331,8 @@ def test_a_sweep_that_names_a_multi_agent_cell_twice_is_refused_and_different_te
     done = odyssey("run", "-m", "agents=[random,random]", "seed=0,0", *QUICK, cwd=tmp_path)
     line = one_line(done)
     assert "names the cell runs/base/multi/random--random/none/seed_0 twice" in line and "nothing was run" in line
-    assert not (tmp_path / "runs" / "base").exists()
+    assert not (tmp_path / "runs" / "mossfall").exists()
     done = odyssey("run", "-m", "agents=[random,random],[random,oracle]", *QUICK, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]
-    teams = sorted(p.name for p in (tmp_path / "runs" / "base" / "multi").iterdir())
+    teams = sorted(p.name for p in (tmp_path / "runs" / "mossfall" / "multi").iterdir())
     assert teams == ["random--oracle", "random--random"]

@@ -56,14 +56,14 @@ def test_a_multi_agent_cell_writes_one_directory_with_every_agents_files(tmp_pat
     out = run_multi_cell(cfg, log=quiet)
     assert out.status == "finished"
     team = "oracle--random--long_context"
-    assert out.path == tmp_path / "base" / "multi" / team / "scripted-explore" / "seed_0_no_tutorial"
+    assert out.path == tmp_path / "mossfall" / "multi" / team / "scripted-explore" / "seed_0_no_tutorial"
     assert out.path == multi_run_path(cfg)
     cellfile = json.loads((out.path / "cell.json").read_text())
     assert [a["name"] for a in cellfile["agents"]] == ["oracle", "random", "long_context"]
     assert cellfile["multiagent"] == {"episode_end": "first", "supplies": "shared"}
     from odyssey_env.game import load_game
 
-    game = load_game("base")
+    game = load_game("mossfall")
     steps = set()
     for i, name in enumerate(["oracle", "random", "long_context"]):
         aid = f"player_{i}"
@@ -119,7 +119,7 @@ run_multi_cell(json.loads(sys.argv[1]), log=lambda m: None)
 """
 
 
-@pytest.mark.parametrize("game", ["base", "remnant"])
+@pytest.mark.parametrize("game", ["mossfall", "quiet_bell"])
 def test_kill_and_resume_ends_identical_to_an_uninterrupted_run(tmp_path, game):
     over = {
         "game": {"name": game, "path": None},
@@ -229,7 +229,7 @@ def test_odyssey_run_agents_through_hydra_and_its_errors(tmp_path):
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    cell_dir = tmp_path / "runs" / "base" / "multi" / "oracle--random--long_context" / "scripted-explore" / "seed_1"
+    cell_dir = tmp_path / "runs" / "mossfall" / "multi" / "oracle--random--long_context" / "scripted-explore" / "seed_1"
     results = json.loads((cell_dir / "results.json").read_text())
     assert results["multiagent"]["episode_end"] == "each" and len(results["agents"]) == 3
     assert (cell_dir / "dependency_graph.json").is_file() and (cell_dir / "config.yaml").is_file()
@@ -259,4 +259,4 @@ def test_agents_without_the_multiagent_extra_is_one_line_naming_it(monkeypatch):
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pettingzoo" else real(name, *a))
     with pytest.raises(SystemExit, match=r'pip install "odyssey-gym\[multiagent\]"'):
         _check_launcher(["agents=[oracle,random]"])
-    _check_launcher(["agents=null", "game=base"])  # no agents: nothing needed
+    _check_launcher(["agents=null", "game=mossfall"])  # no agents: nothing needed

@@ -29,7 +29,7 @@ from odyssey_eval.trajectory import Trajectory, read_trajectory
 
 @pytest.fixture(scope="module")
 def base():
-    game = load_game("base")
+    game = load_game("mossfall")
     return game, initial_world(game, 3)
 
 
@@ -54,7 +54,7 @@ def test_the_checker_rejects_a_wrong_answer(base):
 def test_world_knowledge_answers_agree_with_the_raw_game_file(base):
     """Recipes and NPC holdings read straight from world.json, not through the Game object."""
     game, world = base
-    raw = json.loads((GAMES_DIR / "base" / "world.json").read_text())
+    raw = json.loads((GAMES_DIR / "mossfall" / "world.json").read_text())
     recipes = {o["name"]: o["recipe"]["ingredients"] for o in raw["objects"] if o.get("recipe")}
     npcs = {n["name"]: n for n in raw["npcs"]}
     for q in world_knowledge_questions(game, world, 3, per_template=10):
@@ -100,7 +100,7 @@ def test_rule_fact_questions_come_from_the_rules(base):
 
 
 def test_episodic_questions_on_a_real_run(random_run):
-    game = load_game("base")
+    game = load_game("mossfall")
     traj = read_trajectory(RunDir(random_run).trajectory)
     qs = episodic_questions(traj, game, 0, per_template=5)
     templates = {q.template for q in qs}
@@ -126,7 +126,7 @@ def _step(n, action, area, events=(), tutorial=False):
 
 
 def test_episodic_answers_on_a_scripted_trajectory():
-    game = load_game("base")
+    game = load_game("mossfall")
     reset = {"format": 1, "step": 0, "reset": True, "area": "hearth_square", "time": "0001-01-01 09:00:00"}
     steps = [
         _step(
@@ -168,7 +168,7 @@ def test_episodic_answers_on_a_scripted_trajectory():
 
 
 def test_ambiguous_next_action_is_not_asked():
-    game = load_game("base")
+    game = load_game("mossfall")
     reset = {"format": 1, "step": 0, "reset": True, "area": "a", "time": "t0"}
     acts = ["wait"] * 6 + ["defend"] + ["wait"] * 6 + ["inspect hearth_square"]
     steps = [_step(i + 1, a, "hearth_square") for i, a in enumerate(acts)]
@@ -185,7 +185,7 @@ from odyssey_env.game import load_game
 from odyssey_eval.qa import world_knowledge_questions, episodic_questions
 from odyssey_eval.qa.world_knowledge import initial_world
 from odyssey_eval.trajectory import read_trajectory
-game = load_game("base")
+game = load_game("mossfall")
 qs = world_knowledge_questions(game, initial_world(game, 7), 7, per_template=8)
 qs += episodic_questions(read_trajectory(sys.argv[1]), game, 7, per_template=8)
 print(json.dumps([q.to_dict() for q in qs], sort_keys=True))

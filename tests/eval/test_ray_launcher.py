@@ -45,7 +45,7 @@ pytestmark = pytest.mark.ray
 SMALL = ["max_steps=15", "eval.qa.world_knowledge=2", "eval.qa.episodic=1", "eval.progress=false"]
 #: long enough to be killed in the middle (a random agent plays thousands of steps a second)
 LONG = [
-    "game=base",
+    "game=mossfall",
     "max_steps=6000",
     "eval.qa.enabled=false",
     "eval.progress=false",
@@ -162,7 +162,7 @@ def _failure_lines(stderr: str) -> list[str]:
 
 
 def test_a_sweep_on_the_cluster_equals_the_basic_launcher(cluster, tmp_path):
-    args = ["agent=random,oracle", "game=base,remnant", "seed=0,1", *SMALL]
+    args = ["agent=random,oracle", "game=mossfall,quiet_bell", "seed=0,1", *SMALL]
     done = cluster.sweep(*args, cwd=tmp_path)
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert "Ray launcher: 8 cells on the Ray cluster" in done.stdout
@@ -173,7 +173,7 @@ def test_a_sweep_on_the_cluster_equals_the_basic_launcher(cluster, tmp_path):
 
 def test_a_ray_started_for_the_sweep(cluster, tmp_path):
     """The default, ``address=local``: Ray is started on 127.0.0.1 for the sweep and stopped after it."""
-    args = ["game=mark", "seed=0,1", *SMALL]
+    args = ["game=tallowmere", "seed=0,1", *SMALL]
     env = {k: v for k, v in cluster.env.items() if k != "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"}  # the launcher sets it
     done = subprocess.run(
         [sys.executable, "-m", "odyssey_eval.cli", "run", "-m", *args, "launcher=ray"],
@@ -191,7 +191,7 @@ def test_a_ray_started_for_the_sweep(cluster, tmp_path):
 def test_ray_client(cluster, tmp_path):
     if cluster.client_port is None:
         pytest.skip("the cluster has no Ray Client server port")
-    args = ["game=base", "seed=3", *SMALL]
+    args = ["game=mossfall", "seed=3", *SMALL]
     done = cluster.sweep(*args, cwd=tmp_path, address=f"ray://127.0.0.1:{cluster.client_port}")
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     assert _cells(tmp_path / "runs") == _basic(cluster, tmp_path, *args)
@@ -200,8 +200,8 @@ def test_ray_client(cluster, tmp_path):
 def test_a_cell_run_by_another_process_is_refused_in_one_line(cluster, tmp_path):
     """Cell locks hold across Ray workers: the cell another process is running is refused at once, in
     one line naming the holder; the other cells run; the same command later completes the sweep."""
-    args = ["game=base", "seed=0,1", *SMALL]
-    busy = tmp_path / "runs" / "base" / "random" / "none" / "seed_1"
+    args = ["game=mossfall", "seed=0,1", *SMALL]
+    busy = tmp_path / "runs" / "mossfall" / "random" / "none" / "seed_1"
     busy.mkdir(parents=True)
     holder = subprocess.Popen(
         [
@@ -237,7 +237,7 @@ def test_a_cell_run_by_another_process_is_refused_in_one_line(cluster, tmp_path)
 def _kill_a_worker_mid_run(cluster: Cluster, cwd: Path, *extra: str) -> tuple[subprocess.CompletedProcess, bytes]:
     """Sweep seeds 0 and 1 of ``LONG``; SIGKILL the Ray worker playing seed 0 after its first checkpoints.
     Returns the sweep's outcome and seed 0's trajectory as the kill left it."""
-    trajectory = cwd / "runs" / "base" / "random" / "none" / "seed_0" / "trajectory.jsonl"
+    trajectory = cwd / "runs" / "mossfall" / "random" / "none" / "seed_0" / "trajectory.jsonl"
     latest = trajectory.parent / "checkpoints" / "LATEST"
     proc = subprocess.Popen(
         [
@@ -298,7 +298,7 @@ def test_a_killed_worker_fails_its_cell_and_the_command_resumes_it(cluster, tmp_
     lines = _failure_lines(done.stderr)
     assert len(lines) == 1 and "seed=0" in lines[0] and "the Ray worker running it died" in lines[0], done.stderr
     assert "Traceback" not in done.stderr
-    runs = tmp_path / "runs" / "base" / "random" / "none"
+    runs = tmp_path / "runs" / "mossfall" / "random" / "none"
     assert (runs / "seed_1" / "results.json").is_file() and not (runs / "seed_0" / "results.json").exists()
     again = cluster.sweep(*LONG, "seed=0,1", cwd=tmp_path)
     assert again.returncode == 0, again.stderr[-3000:]
@@ -310,23 +310,23 @@ def test_max_retries_resumes_a_killed_cell_within_the_sweep(cluster, tmp_path):
     done, killed_at = _kill_a_worker_mid_run(cluster, tmp_path, "hydra.launcher.max_retries=1")
     assert done.returncode == 0, done.stderr[-3000:]
     assert not _failure_lines(done.stderr)
-    trajectory = tmp_path / "runs" / "base" / "random" / "none" / "seed_0" / "trajectory.jsonl"
+    trajectory = tmp_path / "runs" / "mossfall" / "random" / "none" / "seed_0" / "trajectory.jsonl"
     assert _resumed(killed_at, trajectory.read_bytes())
     assert _cells(tmp_path / "runs") == _basic(cluster, tmp_path, *LONG, "seed=0,1")
 
 
 def test_a_failing_cell_is_one_line_from_the_driver(cluster, tmp_path):
-    done = cluster.sweep("game.name=base,no_such_game", *SMALL, cwd=tmp_path)
+    done = cluster.sweep("game.name=mossfall,no_such_game", *SMALL, cwd=tmp_path)
     assert done.returncode == 2
     lines = _failure_lines(done.stderr)
     assert len(lines) == 1 and "no_such_game" in lines[0] and "not a shipped game" in lines[0], done.stderr
     # printed by the driver before the sweep's last line (a worker's own output may arrive after it)
     assert done.stderr.index(lines[0]) < done.stderr.index("the sweep did not complete")
-    assert (tmp_path / "runs" / "base" / "random" / "none" / "seed_0" / "results.json").is_file()
+    assert (tmp_path / "runs" / "mossfall" / "random" / "none" / "seed_0" / "results.json").is_file()
 
 
 def test_an_unreachable_cluster_is_one_line(cluster, tmp_path):
-    done = cluster.sweep("game=base", *SMALL, cwd=tmp_path, address=f"ray://127.0.0.1:{_free_port()}", timeout=300)
+    done = cluster.sweep("game=mossfall", *SMALL, cwd=tmp_path, address=f"ray://127.0.0.1:{_free_port()}", timeout=300)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines()[-1].startswith("odyssey run: launcher=ray: cannot connect to Ray")
     assert "Traceback" not in done.stderr
@@ -335,7 +335,7 @@ def test_an_unreachable_cluster_is_one_line(cluster, tmp_path):
 def test_ctrl_c_stops_the_running_cells_at_a_checkpoint(cluster, tmp_path):
     """Ctrl-C in the driver reaches the cells as a Ctrl-C (``ray.cancel``): each stops as an interrupted
     run does, at its last checkpoint, its lock released, and the command says how to resume."""
-    latest = tmp_path / "runs" / "base" / "random" / "none" / "seed_0" / "checkpoints" / "LATEST"
+    latest = tmp_path / "runs" / "mossfall" / "random" / "none" / "seed_0" / "checkpoints" / "LATEST"
     proc = subprocess.Popen(
         [
             sys.executable,

@@ -17,7 +17,7 @@ from odyssey_eval.runner import run_cell
 
 from .conftest import cell, quiet
 
-TWO = ("remnant", "mark")  # the ranking logic, on two of the challenge's games
+TWO = ("quiet_bell", "tallowmere")  # the ranking logic, on two of the challenge's games
 
 
 def fake(game, agent, seed, main, sup, *, steps=500, tag="", end="max_steps", tutorial=True):
@@ -47,37 +47,37 @@ def fake(game, agent, seed, main, sup, *, steps=500, tag="", end="max_steps", tu
 def test_challenge_ranks_by_mean_main_then_supplementary():
     runs = []
     for seed in range(3):
-        runs += [fake("remnant", "a", seed, 4, 10), fake("mark", "a", seed, 2, 1)]  # score 3, tie 5.5
-        runs += [fake("remnant", "b", seed, 2, 20), fake("mark", "b", seed, 4, 0)]  # score 3, tie 10
-        runs += [fake("remnant", "c", seed, 1 + seed, 0), fake("mark", "c", seed, 0, 0)]  # score 1
+        runs += [fake("quiet_bell", "a", seed, 4, 10), fake("tallowmere", "a", seed, 2, 1)]  # score 3, tie 5.5
+        runs += [fake("quiet_bell", "b", seed, 2, 20), fake("tallowmere", "b", seed, 4, 0)]  # score 3, tie 10
+        runs += [fake("quiet_bell", "c", seed, 1 + seed, 0), fake("tallowmere", "c", seed, 0, 0)]  # score 1
     table = aggregate(runs, TWO)
     assert [t["submission"] for t in table] == ["b", "a", "c"]
     assert [t["rank"] for t in table] == [1, 2, 3]
     assert table[0]["score"] == pytest.approx(3.0) and table[0]["tiebreak"] == pytest.approx(10.0)
-    assert table[2]["games"]["remnant"]["main"] == pytest.approx(2.0)  # (1 + 2 + 3) / 3
+    assert table[2]["games"]["quiet_bell"]["main"] == pytest.approx(2.0)  # (1 + 2 + 3) / 3
     assert all(t["warnings"] == [] and t["complete"] for t in table)
 
 
 def test_challenge_protocol_warnings():
     runs = [
-        fake("remnant", "x", 0, 3, 1),
-        fake("remnant", "x", 0, 3, 1, steps=120),
-        fake("remnant", "x", 1, 3, 1, tutorial=False),
-        fake("base", "x", 0, 9, 9),
+        fake("quiet_bell", "x", 0, 3, 1),
+        fake("quiet_bell", "x", 0, 3, 1, steps=120),
+        fake("quiet_bell", "x", 1, 3, 1, tutorial=False),
+        fake("mossfall", "x", 0, 9, 9),
     ]
     (t,) = aggregate(runs, TWO)
     text = "\n".join(t["warnings"])
     assert "no runs of mark" in text and not t["complete"]
-    assert "at least 3" not in text  # 3 runs of remnant
+    assert "at least 3" not in text  # 3 runs of quiet_bell
     assert "the same seed appears more than once" in text
     assert "ended after 120 play steps" in text
     assert "without the tutorial" in text
-    assert "non-ranking games ignored: base" in text
+    assert "non-ranking games ignored: mossfall" in text
     assert t["score"] == pytest.approx(3.0)  # over the games present
 
 
 def test_ties_share_a_rank():
-    runs = [fake(g, a, s, 1, 1) for g in ("remnant", "mark") for a in ("p", "q") for s in range(3)]
+    runs = [fake(g, a, s, 1, 1) for g in ("quiet_bell", "tallowmere") for a in ("p", "q") for s in range(3)]
     assert [t["rank"] for t in aggregate(runs, TWO)] == [1, 1]
 
 
@@ -92,7 +92,7 @@ def test_report_rows_and_table_from_a_run(random_run, tmp_path):
     phases = [(q["phase"], q["step"]) for q in stored["qa"] if q["kind"] == "world_knowledge"]
     assert phases == [("before", 0), ("during", 40), ("during", 80), ("after", 120)]
     table = format_table(mean_rows(build_rows(runs)))
-    assert table.splitlines()[2].split()[:3] == ["base", "random", "n=1"]
+    assert table.splitlines()[2].split()[:3] == ["mossfall", "random", "n=1"]
 
 
 def test_report_command_lists_unfinished_and_writes_html(random_run, tmp_path, capsys):
@@ -100,7 +100,7 @@ def test_report_command_lists_unfinished_and_writes_html(random_run, tmp_path, c
     cfg = cell(tmp_path, max_steps=30)
     from odyssey_eval.rundir import RunDir, run_path
 
-    RunDir(run_path(cfg)).start({"game": {"name": "base"}})
+    RunDir(run_path(cfg)).start({"game": {"name": "mossfall"}})
     out = tmp_path / "r.html"
     assert report_main([str(random_run), str(tmp_path), "--html", str(out)]) == 0
     printed = capsys.readouterr().out
@@ -133,9 +133,9 @@ def test_a_run_whose_game_folder_is_gone_is_still_recomputed_from_what_it_record
     from odyssey_env.game import GAMES_DIR
 
     folder = tmp_path / "my_game"
-    shutil.copytree(GAMES_DIR / "base", folder)
+    shutil.copytree(GAMES_DIR / "mossfall", folder)
     out = run_cell(
-        cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=10, qa={"enabled": False}),
+        cell(tmp_path / "runs", game={"name": "mossfall", "path": str(folder)}, max_steps=10, qa={"enabled": False}),
         log=quiet,
     )
     shutil.rmtree(folder)
@@ -150,9 +150,9 @@ def test_an_old_run_directory_of_a_game_folder_is_reported_from_its_stored_metri
     from odyssey_env.game import GAMES_DIR
 
     folder = tmp_path / "my_game"
-    shutil.copytree(GAMES_DIR / "base", folder)
+    shutil.copytree(GAMES_DIR / "mossfall", folder)
     out = run_cell(
-        cell(tmp_path / "runs", game={"name": "base", "path": str(folder)}, max_steps=10, qa={"enabled": False}),
+        cell(tmp_path / "runs", game={"name": "mossfall", "path": str(folder)}, max_steps=10, qa={"enabled": False}),
         log=quiet,
     )
     record = json.loads((out.path / "cell.json").read_text())

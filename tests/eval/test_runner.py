@@ -48,7 +48,7 @@ def run_dir_content(path: Path) -> dict:
 def test_a_cell_writes_its_run_directory(tmp_path):
     out = run_cell(cell(tmp_path), log=quiet)
     assert out.status == "finished"
-    assert out.path == tmp_path / "base" / "random" / "none" / "seed_0"
+    assert out.path == tmp_path / "mossfall" / "random" / "none" / "seed_0"
     rd = RunDir(out.path)
     traj = read_trajectory(rd.trajectory)
     assert traj.reset["reset"] and len(traj.play) == 60
@@ -97,7 +97,7 @@ def _killed_at(cfg: dict, step: int) -> subprocess.CompletedProcess:
     )
 
 
-@pytest.mark.parametrize("game", ["base", "remnant", "mark"])
+@pytest.mark.parametrize("game", ["mossfall", "quiet_bell", "tallowmere"])
 def test_kill_and_resume_ends_identical_to_an_uninterrupted_run(tmp_path, game):
     if game not in available_games():
         pytest.skip(f"{game} is not shipped yet")
@@ -193,16 +193,18 @@ def test_trajectory_grows_linearly(tmp_path):
     assert max(len(line) for line in RunDir(long.path).trajectory.read_text().splitlines()) < 8000
 
 
-@pytest.mark.skipif("mark" not in available_games(), reason="mark (a game with a tutorial) not shipped yet")
+@pytest.mark.skipif("tallowmere" not in available_games(), reason="mark (a game with a tutorial) not shipped yet")
 def test_tutorial_steps_do_not_use_the_budget(tmp_path):
-    out = run_cell(cell(tmp_path, game={"name": "mark", "path": None}, max_steps=30), log=quiet)
+    out = run_cell(cell(tmp_path, game={"name": "tallowmere", "path": None}, max_steps=30), log=quiet)
     traj = read_trajectory(RunDir(out.path).trajectory)
     assert traj.reset["in_tutorial"]
     assert len(traj.play) == 30 and len(traj.tutorial) > 0
     assert out.results["tutorial_steps"] == len(traj.tutorial)
     assert all(s.get("tutorial") for s in traj.steps[: len(traj.tutorial)])  # the tutorial comes first
     assert sum(sum(s.get("reward", {}).values()) for s in traj.tutorial) == 0
-    no_tutorial = run_cell(cell(tmp_path, game={"name": "mark", "path": None}, max_steps=30, tutorial=False), log=quiet)
+    no_tutorial = run_cell(
+        cell(tmp_path, game={"name": "tallowmere", "path": None}, max_steps=30, tutorial=False), log=quiet
+    )
     assert no_tutorial.path.name == "seed_0_no_tutorial"
     assert no_tutorial.results["tutorial_steps"] == 0
 
@@ -274,7 +276,7 @@ def test_random_agent_is_seeded_and_resumable(tmp_path):
     from odyssey_agents.random_agent import RandomAgent
 
     valid = {"wait": ["wait"], "pick up": ["pick up apple", "pick up coin"], "enter": ["enter a", "enter b"]}
-    task = Task("base", "t", (), 5)
+    task = Task("mossfall", "t", (), 5)
     a, b = RandomAgent(), RandomAgent()
     a.reset(task)
     b.reset(task)
@@ -304,7 +306,7 @@ def test_the_human_agent_reads_commands(tmp_path):
             pass
 
     h = HumanAgent(input_fn=lambda prompt: next(typed), output=Out())
-    h.reset(Task("base", "Title", ("wait", "pick up <object_name>"), 0))
+    h.reset(Task("mossfall", "Title", ("wait", "pick up <object_name>"), 0))
     assert h.act("You stand in a square.", {}).action == "pick up apple"
     assert "pick up <object_name>" in "".join(shown)
     assert h.act("again", {}).stop
@@ -319,7 +321,7 @@ def test_cleanup_of_the_temporary_dirs(tmp_path):
 
 def test_null_settings_name_the_same_cell_as_absent_ones(tmp_path):
     first = run_cell(cell(tmp_path, max_steps=5, qa={"enabled": False}), log=quiet)  # agent.seed: null
-    plain = cell(tmp_path, max_steps=5, qa={"enabled": False}, agent={"name": "random"}, game={"name": "base"})
+    plain = cell(tmp_path, max_steps=5, qa={"enabled": False}, agent={"name": "random"}, game={"name": "mossfall"})
     assert run_cell(plain, log=quiet).status == "skipped"
     with pytest.raises(RunDirError, match="agent"):  # a different agent seed is a different cell
         run_cell(cell(tmp_path, max_steps=5, qa={"enabled": False}, agent={"name": "random", "seed": 3}), log=quiet)

@@ -155,7 +155,7 @@ def test_the_episode_log_asks_what_the_whole_trajectory_asks(random_run):
     for step in traj.steps:
         log.add(step)
     assert len(log) == len(traj.steps)
-    game = load_game("base")
+    game = load_game("mossfall")
     for salt in ("40", "120", "x"):
         slim = episodic_questions(log.trajectory(), game, 0, per_template=6, salt=salt)
         whole = episodic_questions(traj, game, 0, per_template=6, salt=salt)

@@ -57,7 +57,7 @@ def played(tmp_path_factory) -> tuple[Path, Path, dict[str, str]]:
 
     root = tmp_path_factory.mktemp("untrusted")
     folder = root / "dancing"
-    shutil.copytree(GAMES_DIR / "base", folder, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
+    shutil.copytree(GAMES_DIR / "mossfall", folder, ignore=shutil.ignore_patterns("__init__.py", "__pycache__"))
     world = json.loads((folder / "world.json").read_text())
     world["game"]["name"] = "dancing"
     (folder / "world.json").write_text(json.dumps(world))
@@ -65,7 +65,7 @@ def played(tmp_path_factory) -> tuple[Path, Path, dict[str, str]]:
     (root / "commands.txt").write_text("\n".join(COMMANDS) + "\n")
     cfg = cell(
         root / "runs",
-        game={"name": "base", "path": str(folder), "trust": True},
+        game={"name": "mossfall", "path": str(folder), "trust": True},
         agent={"name": "replay", "path": str(root / "commands.txt")},
         tutorial=False,
         max_steps=20,
@@ -85,7 +85,7 @@ def _ran(folder: Path) -> bool:
 def test_the_run_is_filed_under_the_folder_s_own_name_with_its_verbs_recorded(played):
     root, folder, _ = played
     (run_dir,) = [p.parent for p in (root / "runs").rglob("results.json")]
-    assert run_dir.relative_to(root / "runs").parts[0] == "dancing"  # not runs/base (game.name was "base")
+    assert run_dir.relative_to(root / "runs").parts[0] == "dancing"  # not runs/mossfall (game.name was "mossfall")
     record = json.loads((run_dir / "cell.json").read_text())
     assert record["game"]["name"] == "dancing"
     assert "dance" in record["facts"]["verbs"]
@@ -126,7 +126,7 @@ def test_a_run_directory_pointed_at_a_hostile_folder_runs_nothing(played, tmp_pa
     runs = tmp_path / "runs"
     shutil.copytree(src, runs / "dancing" / "x")
     record = json.loads((runs / "dancing" / "x" / "cell.json").read_text())
-    record["game"] = {"name": "base", "path": str(evil)}
+    record["game"] = {"name": "mossfall", "path": str(evil)}
     del record["facts"]
     (runs / "dancing" / "x" / "cell.json").write_text(json.dumps(record))
     for command in (["report", "runs", "--no-html"], ["challenge", "runs", "--games", "dancing"]):

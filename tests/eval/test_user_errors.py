@@ -89,7 +89,7 @@ def test_config_mistakes_are_one_line(tmp_path, case):
     args, expected = CASES[case]
     line = one_line(odyssey("run", *QUICK, *args, cwd=tmp_path))
     assert expected in line
-    assert not (tmp_path / "runs" / "base").exists()  # a refused cell leaves nothing behind
+    assert not (tmp_path / "runs" / "mossfall").exists()  # a refused cell leaves nothing behind
 
 
 def test_openai_without_a_key(tmp_path):
@@ -138,7 +138,7 @@ def test_an_output_dir_that_cannot_be_written(tmp_path):
 def test_a_read_only_output_or_run_directory(tmp_path, what):
     runs = tmp_path / "runs"
     if what == "run dir":  # an unfinished cell's own directory made read-only
-        run_dir = runs / "base" / "random" / "none" / "seed_0"
+        run_dir = runs / "mossfall" / "random" / "none" / "seed_0"
         run_dir.mkdir(parents=True)
         run_dir.chmod(0o555)
     else:
@@ -147,7 +147,7 @@ def test_a_read_only_output_or_run_directory(tmp_path, what):
     try:
         line = one_line(odyssey("run", *QUICK, cwd=tmp_path))
     finally:
-        for p in (runs, runs / "base" / "random" / "none" / "seed_0"):
+        for p in (runs, runs / "mossfall" / "random" / "none" / "seed_0"):
             if p.exists():
                 p.chmod(0o755)
     assert "cannot write" in line and "Permission denied" in line
@@ -183,7 +183,7 @@ def _finished_runs(tmp_path: Path) -> Path:
     run_cell(
         cell(
             runs,
-            game={"name": "remnant", "path": None},
+            game={"name": "quiet_bell", "path": None},
             agent={"name": "random", "seed": 3},
             max_steps=5,
             qa={"enabled": False},
@@ -197,18 +197,18 @@ def _finished_runs(tmp_path: Path) -> Path:
 def test_challenge_with_an_unknown_game_is_an_error(tmp_path):
     runs = _finished_runs(tmp_path)
     line = one_line(odyssey("challenge", str(runs), "--games", "nope", cwd=tmp_path), "challenge")
-    assert "no game 'nope'" in line and "the runs played: base, remnant" in line
+    assert "no game 'nope'" in line and "the runs played: mossfall, quiet_bell" in line
 
 
 def test_challenge_does_not_rank_agents_without_runs_of_the_games(tmp_path):
     runs = _finished_runs(tmp_path)
-    done = odyssey("challenge", str(runs), "--games", "remnant", "--json", cwd=tmp_path)
+    done = odyssey("challenge", str(runs), "--games", "quiet_bell", "--json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     out = json.loads(done.stdout)
     assert [t["submission"] for t in out["ranking"]] == ["random [other]"]
     assert out["unranked"] == ["random"]
-    done = odyssey("challenge", str(runs), "--games", "remnant", cwd=tmp_path)
-    assert "not ranked: random (no runs of remnant)" in done.stdout
+    done = odyssey("challenge", str(runs), "--games", "quiet_bell", cwd=tmp_path)
+    assert "not ranked: random (no runs of quiet_bell)" in done.stdout
     rows = [line for line in done.stdout.splitlines() if re.match(r"\s*\d+\s\s", line)]
     assert len(rows) == 1 and "random [other]" in rows[0]
 
@@ -306,4 +306,4 @@ def test_a_failed_cell_of_a_sweep_is_named_and_the_others_run(tmp_path):
     assert len(ours) == 2
     assert ours[0].startswith("odyssey run: cell agent=long_context") and "needs a language model" in ours[0]
     assert "the sweep did not complete" in ours[1]
-    assert (tmp_path / "runs" / "base" / "random" / "none" / "seed_0" / "results.json").is_file()
+    assert (tmp_path / "runs" / "mossfall" / "random" / "none" / "seed_0" / "results.json").is_file()

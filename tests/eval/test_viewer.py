@@ -122,7 +122,7 @@ def test_the_map_holds_what_was_seen_and_the_unexplored_rest_of_a_shipped_game(r
     from odyssey_env.game import load_game
     from odyssey_eval.qa.world_knowledge import initial_world
 
-    world = initial_world(load_game("base"), 0, True)
+    world = initial_world(load_game("mossfall"), 0, True)
     assert {a["n"] for a in m["areas"]} == set(world.areas) | seen
     assert data["run"]["map_source"] == "game"
     for a in m["areas"]:
@@ -235,7 +235,7 @@ def test_reading_a_run_loads_no_game_folder(run, tmp_path):
     copy = tmp_path / "run"
     shutil.copytree(run, copy)
     record = json.loads((copy / "cell.json").read_text())
-    record["game"] = {"name": "base", "path": str(folder)}
+    record["game"] = {"name": "mossfall", "path": str(folder)}
     del record["facts"]
     (copy / "cell.json").write_text(json.dumps(record))
     data = view_data(copy)
@@ -283,7 +283,7 @@ def test_wrong_paths_and_damaged_runs_are_one_line(run, tmp_path, capsys, case):
     elif case == "empty":
         target.mkdir()
     elif case == "runs":
-        shutil.copytree(run, target / "base" / "seed_0")
+        shutil.copytree(run, target / "mossfall" / "seed_0")
     elif case in ("damaged", "not started"):
         shutil.copytree(run, target)
         if case == "damaged":

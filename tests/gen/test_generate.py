@@ -74,7 +74,7 @@ def test_generate_writes_a_game_every_tool_accepts(tmp_path, capsys, monkeypatch
     assert "Stage complete (1/6)" in capsys.readouterr().out
     # register_game + gym.make
     env_id = odyssey_env.register_game(target)
-    assert env_id == "AgentOdyssey/Tide-v0"
+    assert env_id == "Odyssey/Tide-v0"
     env = gym.make(env_id)
     obs, _info = env.reset(seed=1)
     assert "MAIN QUEST" in obs
@@ -142,12 +142,12 @@ def test_bad_requests_get_one_line_and_status_2(tmp_path, capsys, args, words):
 
 
 def test_a_spec_file_sets_the_request_and_flags_override_it(tmp_path):
-    path = tmp_path / "saltglass.json"
+    path = tmp_path / "mirror_salt.json"
     path.write_text(
         json.dumps(
             {
                 "theme": "salt glass under a mirror sky",
-                "name": "saltglass",
+                "name": "mirror_salt",
                 "places": 1,
                 "areas_per_place": 8,
                 "max_level": 5,

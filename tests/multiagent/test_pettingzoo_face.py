@@ -59,8 +59,8 @@ def test_api_tests_with_truncation_each_mode_valid_actions_and_tutorial(game):
 
 
 def test_faces_are_pettingzoo_classes_with_text_spaces():
-    par = parallel_env("base", agents=2)
-    aec = env("base", agents=2)
+    par = parallel_env("mossfall", agents=2)
+    aec = env("mossfall", agents=2)
     assert isinstance(par, ParallelEnv) and isinstance(aec, AECEnv)
     assert par.possible_agents == ["player_0", "player_1"]
     assert par.observation_space("player_0") is not par.observation_space("player_1")  # seeded one by one
@@ -79,9 +79,9 @@ def test_module_env_is_both_the_gymnasium_module_and_the_aec_constructor():
     import odyssey_env.env as face
 
     assert odyssey_env.env is face and face.OdysseyEnv is odyssey_env.OdysseyEnv
-    aec = odyssey_env.env("base", agents=2)
+    aec = odyssey_env.env("mossfall", agents=2)
     assert isinstance(aec, AECEnv)
-    gym.make("AgentOdyssey/Base-v0").reset(seed=0)  # the Gymnasium face still imports from the module
+    gym.make("Odyssey/Mossfall-v0").reset(seed=0)  # the Gymnasium face still imports from the module
     assert odyssey_env.parallel_env is parallel_env
 
 
@@ -107,7 +107,7 @@ def test_import_stays_light_and_missing_pettingzoo_is_one_clear_line():
 
 # ---------------------------------------------------------------------- arguments
 def test_agent_names_are_checked():
-    assert parallel_env("base", agents=["ada", "bo_2"]).possible_agents == ["ada", "bo_2"]
+    assert parallel_env("mossfall", agents=["ada", "bo_2"]).possible_agents == ["ada", "bo_2"]
     for bad, match in [
         (0, "at least 1"),
         ([], "at least one"),
@@ -119,17 +119,17 @@ def test_agent_names_are_checked():
         (True, "number of agents or a list"),
     ]:
         with pytest.raises((ValueError, TypeError), match=match):
-            parallel_env("base", agents=bad)
+            parallel_env("mossfall", agents=bad)
     with pytest.raises(ValueError, match="episode_end"):
-        parallel_env("base", episode_end="never")
+        parallel_env("mossfall", episode_end="never")
     with pytest.raises(ValueError, match="supplies"):
-        parallel_env("base", supplies="lots")
+        parallel_env("mossfall", supplies="lots")
     with pytest.raises(ValueError, match="max_cycles"):
-        parallel_env("base", max_cycles=0)
+        parallel_env("mossfall", max_cycles=0)
 
 
 def test_step_needs_exactly_one_command_per_live_agent():
-    par = parallel_env("base", agents=2)
+    par = parallel_env("mossfall", agents=2)
     with pytest.raises(RuntimeError, match="reset"):
         par.step({"player_0": "wait", "player_1": "wait"})
     par.reset(seed=0)
@@ -142,7 +142,7 @@ def test_step_needs_exactly_one_command_per_live_agent():
 
 
 def test_max_cycles_truncates_everyone_and_then_the_episode_is_over():
-    par = parallel_env("base", agents=2, max_cycles=3)
+    par = parallel_env("mossfall", agents=2, max_cycles=3)
     par.reset(seed=0)
     for _ in range(2):
         *_, trunc, _ = par.step({a: "wait" for a in par.agents})
@@ -155,7 +155,7 @@ def test_max_cycles_truncates_everyone_and_then_the_episode_is_over():
 
 
 def test_render_ansi_shows_every_agent():
-    par = parallel_env("base", agents=["ada", "bo"], render_mode="ansi")
+    par = parallel_env("mossfall", agents=["ada", "bo"], render_mode="ansi")
     par.reset(seed=0)
     text = par.render()
     assert "=== ada ===" in text and "=== bo ===" in text and "Current Location" in text
@@ -199,7 +199,7 @@ ROLLOUT = textwrap.dedent("""
 """)
 
 
-@pytest.mark.parametrize("game", ["remnant"])
+@pytest.mark.parametrize("game", ["quiet_bell"])
 def test_rollout_is_identical_across_processes_and_hash_seeds(game):
     def run(hashseed: str, seed: int = 3, steps: int = 300) -> str:
         done = subprocess.run(
@@ -231,20 +231,20 @@ def test_save_load_through_json_continues_identically(game):
 
 
 def test_load_state_refuses_other_agents():
-    par = parallel_env("base", agents=2)
+    par = parallel_env("mossfall", agents=2)
     par.reset(seed=0)
     with pytest.raises(ValueError, match="agents"):
-        parallel_env("base", agents=3).load_state(par.save_state())
+        parallel_env("mossfall", agents=3).load_state(par.save_state())
 
 
 def test_pickled_parallel_env_continues_identically():
-    par = parallel_env("mark", agents=["ada", "bo"], tutorial=True, max_cycles=200)
+    par = parallel_env("tallowmere", agents=["ada", "bo"], tutorial=True, max_cycles=200)
     par.reset(seed=2)
     _play(par, random.Random(0), 40)
     clone = pickle.loads(pickle.dumps(par))
     assert clone.render_mode == par.render_mode and clone.max_cycles == 200
     assert _play(clone, random.Random(9), 80) == _play(par, random.Random(9), 80)
-    unreset = pickle.loads(pickle.dumps(parallel_env("base", agents=2)))
+    unreset = pickle.loads(pickle.dumps(parallel_env("mossfall", agents=2)))
     assert unreset.engine is None and unreset.possible_agents == ["player_0", "player_1"]
 
 
@@ -263,22 +263,22 @@ def _aec_trace(aec, pick: random.Random, turns: int) -> list:
 
 
 def test_aec_save_load_mid_cycle_and_pickle_continue_identically():
-    aec = env("base", agents=3, valid_actions=True)
+    aec = env("mossfall", agents=3, valid_actions=True)
     aec.reset(seed=4)
     _aec_trace(aec, random.Random(0), 3 * 20 + 1)  # stop after the first agent of a cycle has chosen
     assert aec.agent_selection == "player_1"
     saved = json.loads(json.dumps(aec.save_state()))
     clone = pickle.loads(pickle.dumps(aec))
     expected = _aec_trace(aec, random.Random(7), 60)
-    fresh = env("base", agents=3, valid_actions=True)
+    fresh = env("mossfall", agents=3, valid_actions=True)
     fresh.load_state(saved)
     assert _aec_trace(fresh, random.Random(7), 60) == expected
     assert _aec_trace(clone, random.Random(7), 60) == expected
 
 
 def test_one_agent_parallel_env_plays_like_the_gymnasium_env():
-    gym_env = odyssey_env.OdysseyEnv("remnant", valid_actions=True)
-    par = parallel_env("remnant", agents=["player"], valid_actions=True)
+    gym_env = odyssey_env.OdysseyEnv("quiet_bell", valid_actions=True)
+    par = parallel_env("quiet_bell", agents=["player"], valid_actions=True)
     obs, info = gym_env.reset(seed=6)
     pobs, pinfo = par.reset(seed=6)
     assert pobs["player"] == obs and pinfo["player"] == info

@@ -25,7 +25,7 @@ def _nearby(observation: str) -> list[str]:
     return line[len("I see ") : -len(" nearby.")].split(", ")
 
 
-def _engine(game: str = "base", n: int = 2, **options) -> Engine:
+def _engine(game: str = "mossfall", n: int = 2, **options) -> Engine:
     return Engine(
         load_game(game),
         0,
@@ -77,7 +77,7 @@ def test_step_rules_run_once_per_step_not_once_per_agent():
 
 
 def test_agents_in_the_same_area_see_each_other_and_others_do_not():
-    par = parallel_env("base", agents=["ada", "bo", "cy"])
+    par = parallel_env("mossfall", agents=["ada", "bo", "cy"])
     obs, _ = par.reset(seed=0)
     assert "ada" not in _nearby(obs["ada"]) and {"bo", "cy"} <= set(_nearby(obs["ada"]))
     exit_ = next(iter(par.engine.state.areas[par.engine.state.spawn].exits))
@@ -119,7 +119,7 @@ def test_rewards_events_feedback_and_progress_are_per_agent():
 
 def test_valid_actions_are_per_agent_and_sound_for_each_agent_in_a_shared_random_walk():
     """Every listed command of every agent applies without failing on the state it was listed for."""
-    game = load_game("remnant")
+    game = load_game("quiet_bell")
     par = parallel_env(game, agents=3, tutorial=True, supplies="per_agent")
     par.reset(seed=5)
     pick = random.Random(5)
@@ -190,7 +190,7 @@ def test_a_boss_defeated_by_another_agent_comes_back_for_the_agent_whose_stage_n
     assert not [n for n in state.npcs.values() if n.type == "ash_warden"]
 
 
-@pytest.mark.parametrize("game", ["base", "mark", "remnant"])
+@pytest.mark.parametrize("game", ["mossfall", "tallowmere", "quiet_bell"])
 def test_every_agent_can_complete_the_tutorial_and_its_own_quest(game):
     par = parallel_env(game, agents=3, episode_end="each", tutorial=True, supplies="per_agent")
     ended = _play_oracles(par, game, seed=1, limit=900)
@@ -205,9 +205,9 @@ def test_every_agent_can_complete_the_tutorial_and_its_own_quest(game):
 
 def test_every_agent_completes_the_tutorial_itself():
     """Each agent gets its own things to practise with: none is left waiting for the tutorial to time out."""
-    par = parallel_env("base", agents=3, tutorial=True)
+    par = parallel_env("mossfall", agents=3, tutorial=True)
     obs, infos = par.reset(seed=2)
-    oracles = _oracles(par, "base")
+    oracles = _oracles(par, "mossfall")
     done = {}
     for _ in range(120):
         actions = {a: oracles[a].act(obs[a], {**infos[a], "engine": par.engine}).action for a in par.agents}
@@ -222,8 +222,8 @@ def test_every_agent_completes_the_tutorial_itself():
 
 
 def test_episode_ends_for_everyone_when_one_agent_completes_the_main_quest():
-    par = parallel_env("base", agents=3)
-    ended = _play_oracles(par, "base", seed=1, limit=600)
+    par = parallel_env("mossfall", agents=3)
+    ended = _play_oracles(par, "mossfall", seed=1, limit=600)
     steps = {s for s, _, _ in ended.values()}
     assert set(ended) == {A, B, C} and len(steps) == 1 and all(t for _, t, _ in ended.values())
     assert any(info["quest"]["done"] for _, _, info in ended.values())
@@ -232,9 +232,9 @@ def test_episode_ends_for_everyone_when_one_agent_completes_the_main_quest():
 
 
 def test_shared_supplies_can_leave_an_agent_unable_to_finish_and_per_agent_supplies_do_not():
-    shared = _engine("base", n=2)
-    per_agent = _engine("base", n=2, supplies="per_agent")
-    single = Engine(load_game("base"), 0, options={"tutorial": False})
+    shared = _engine("mossfall", n=2)
+    per_agent = _engine("mossfall", n=2, supplies="per_agent")
+    single = Engine(load_game("mossfall"), 0, options={"tutorial": False})
 
     def ore(engine):
         return sum(a.objects.get("iron_ore", 0) for a in engine.state.areas.values())
@@ -248,7 +248,7 @@ def test_shared_supplies_can_leave_an_agent_unable_to_finish_and_per_agent_suppl
 
 
 def test_retire_takes_an_agent_out_and_leaves_its_belongings():
-    par = parallel_env("base", agents=2)
+    par = parallel_env("mossfall", agents=2)
     par.reset(seed=0)
     state = par.engine.state
     add(state.agents[B].hands, "wooden_club", 1)

@@ -166,7 +166,7 @@ def test_a_stale_or_killed_allow_list_entry_fails_the_run(tmp_path):
     source = SOURCE.replace("@mark\n", "").replace(
         "def mark(f):\n    return f  # runs at import only: its mutant needs a fresh interpreter\n", ""
     )
-    assert "mark" not in source
+    assert "tallowmere" not in source
     tests = TESTS
     root = _project(
         tmp_path,

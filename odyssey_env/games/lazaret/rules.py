@@ -1,0 +1,1077 @@
+"""Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
+
+Six verbs and three world processes that the data cannot say, each configured from ``world.json``
+(``game.params.<rule>``), so the names of lamps, herbs, furniture and areas live in the game's data:
+
+* **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
+  torch) burns one turn of fuel for every step spent in the dark and gutters out when it is empty;
+  ``refuel`` fills it from the fuel it takes. Without a burning light in the dark I see nothing
+  (the observation says so), things that lurk there fall on me, and I cannot find the way on into
+  another dark area (stepping back into the light is always possible).
+* **The dead.** Corpses (individually named, so each keeps its own age) rise as risen husks when left
+  unburned too long, after a warning; the risen shamble toward the living, and a ``barricade``
+  across a doorway stops them until they batter it down. ``burn corpses`` burns every corpse in the
+  area with the flame of a carried light, leaving ash.
+* **The lockdown.** An area where a corpse has lain unburned too long is put under quarantine: one
+  may walk in, but no one walks out until its dead are burned (or have risen and walked off).
+* ``concoct`` grinds two herbs into the remedy their pair makes (a wrong pair spoils into sludge),
+  ``shove`` topples heavy furniture onto an enemy (the blow ignores its guard, but leaves me winded
+  and the furniture in pieces), and ``eavesdrop`` listens at a neighbouring doorway.
+
+Every rule keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
+:meth:`~odyssey_env.rules.ActionRule.needs` so that the oracle, which cannot read this file, can
+plan them; ``enter`` is replaced here (same verb) to enforce darkness and the lockdown.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from odyssey_env.quests.spec import Condition
+from odyssey_env.rules import ActionRule, Fact, RuleBook, StepRule, action_rule, predicate, step_rule
+from odyssey_env.verbs.combat import STAMINA_FLOOR, strike
+from odyssey_env.verbs.common import carried_handles, receive
+from odyssey_env.verbs.movement import Enter, in_combat
+from odyssey_env.world import add, held_containers, make_objects, npc_here, remove, take_carried, type_of
+from odyssey_env.worldgen import spawn_npc
+
+if TYPE_CHECKING:
+    from odyssey_env.engine import Engine, Turn
+    from odyssey_env.game import Game
+    from odyssey_env.state import Agent, WorldState
+
+LIGHT = "lamp_fuel"
+CORRUPTION = "corpse_corruption"
+LOCKDOWN = "quarantine_lockdown"
+TUTORIAL_PLACE = "Tutorial"  # odyssey_env.quests.tutorial.PLACE: nothing rots or lurks in the tutorial
+
+
+# ============================================================================ plan hints
+# The conditions handed to planners are made once per distinct content and reused: planners memoise
+# by identity, and the engine's condition cache keeps what it has seen.
+@functools.cache
+def _has(obj: str, count: int = 1) -> Condition:
+    return Condition(type="has_item_count", object=obj, count=count)
+
+
+@functools.cache
+def _in(area: str) -> Condition:
+    return Condition(type="in_area", area=area)
+
+
+@functools.cache
+def _did(kind: str, *match: tuple[str, Any]) -> Condition:
+    return Condition(type="predicate", name="did", args={"kind": kind, **dict(match)})
+
+
+@functools.cache
+def _any_has(*objects: str) -> Condition:
+    return (
+        _has(objects[0]) if len(objects) == 1 else Condition(type="any_of", conditions=tuple(_has(o) for o in objects))
+    )
+
+
+def _nearest(state: WorldState, start: str, wanted: Any) -> str | None:
+    """The area nearest to ``start`` (over unlocked ways, breadth first) for which ``wanted(area)`` holds."""
+    seen = {start}
+    queue = deque([start])
+    while queue:
+        here = queue.popleft()
+        if wanted(here):
+            return here
+        for nxt, way in state.areas[here].exits.items():
+            if nxt not in seen and not way.locked and nxt in state.areas:
+                seen.add(nxt)
+                queue.append(nxt)
+    return None
+
+
+# ============================================================================ light
+@dataclass(frozen=True)
+class Light:
+    """A kind of light: the fuel it burns, the turns it holds, and the turns one unit of fuel gives."""
+
+    fuel: str
+    capacity: int
+    per_unit: int
+
+
+@functools.lru_cache(maxsize=64)
+def _step_rule(rules: RuleBook, name: str) -> StepRule | None:
+    """A game's step rule by name (looked up once per rule book: verbs ask on every listing)."""
+    return rules.step_rule(name)
+
+
+def _light_params(engine: Engine) -> LampFuel.Params:
+    rule = _step_rule(engine.rules, LIGHT)
+    return rule.settings if rule is not None else LampFuel.Params()
+
+
+def fuel_of(state: WorldState, handle: str) -> int:
+    """Turns of light left in a lamp (lamps start empty)."""
+    return state.rule_data.get(LIGHT, {}).get("fuel", {}).get(handle, 0)
+
+
+def carried_lights(engine: Engine, agent: Agent) -> list[str]:
+    """Handles of the lights an agent carries: in its hands, then in its containers (the engine's order)."""
+    lights = _light_params(engine).lights
+    if not lights:
+        return []
+    state, game = engine.state, engine.game
+    out = [h for h in agent.hands if type_of(state, h) in lights]
+    for c in held_containers(game, state, agent):
+        out += [h for h in state.instances[c].contents if type_of(state, h) in lights]
+    return out
+
+
+def burning_light(engine: Engine, agent: Agent, least: int = 1) -> str | None:
+    """The first light the agent carries with at least ``least`` turns of fuel."""
+    state = engine.state
+    return next((h for h in carried_lights(engine, agent) if fuel_of(state, h) >= least), None)
+
+
+def is_dark(engine: Engine, area: str) -> bool:
+    return area in _light_params(engine).dark_areas
+
+
+def sees(engine: Engine, agent: Agent) -> bool:
+    """Whether the agent can see where it stands: a lit area, or a burning light carried by anyone there."""
+    if not is_dark(engine, agent.area):
+        return True
+    return any(
+        other.area == agent.area and burning_light(engine, other) is not None for other in engine.state.agents.values()
+    )
+
+
+def light_need(engine: Engine, agent: Agent, least: int) -> Condition | None:
+    """The next thing to make hold for a carried light with ``least`` turns of fuel, or None if I have one.
+
+    A light I carry that can take more fuel and whose fuel I carry: refuel it; a light without its fuel:
+    get the fuel; no light at all: get any kind of light.
+    """
+    state, lights = engine.state, _light_params(engine).lights
+    carried = carried_lights(engine, agent)
+    if any(fuel_of(state, h) >= least for h in carried):
+        return None
+    owned = carried_handles_of(engine, agent)
+    usable = [h for h in carried if lights[type_of(state, h)].capacity >= least]
+    for h in usable:
+        spec = lights[type_of(state, h)]
+        if owned.get(spec.fuel, 0) and fuel_of(state, h) < spec.capacity:
+            return _did("light_refueled", ("handle", h))
+    if usable:
+        return _has(lights[type_of(state, usable[0])].fuel)
+    kinds = tuple(t for t, spec in lights.items() if spec.capacity >= least)
+    return _any_has(*kinds) if kinds else None
+
+
+def carried_handles_of(engine: Engine, agent: Agent) -> dict[str, int]:
+    """Units per handle in the agent's hands and containers (read-only)."""
+    state = engine.state
+    out = dict(agent.hands)
+    for c in held_containers(engine.game, state, agent):
+        for h, n in state.instances[c].contents.items():
+            out[h] = out.get(h, 0) + n
+    return out
+
+
+@step_rule
+class LampFuel(StepRule):
+    """Light source depletion: lights burn fuel in the dark; without one, the dark is dangerous."""
+
+    name = LIGHT
+    after = ("ambush",)  # after the ambush rule: one surprise attack a step at most
+    description = (
+        "A carried light burns one turn of fuel per step in a dark area and gutters out when empty; "
+        "in the dark without light I see nothing and lurking enemies strike."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        dark_areas: tuple[str, ...] = ()
+        lights: dict[str, Light] = field(default_factory=dict)
+        margin: int = 8  # turns of fuel a planner should carry into the dark (a plan hint, not a rule)
+        lurk_chance: float = 0.35
+        lurk_strength: float = 1.0
+
+        def __post_init__(self) -> None:
+            for name, light in self.lights.items():
+                if light.capacity < 1 or light.per_unit < 1:
+                    raise ValueError(f"lights.{name}: capacity and per_unit must be at least 1")
+            if self.margin < 1:
+                raise ValueError("margin must be at least 1")
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[LIGHT] = {"fuel": {}}
+
+    def apply(self, engine: Engine) -> None:
+        state, p = engine.state, self.settings
+        dark = p.dark_areas
+        if not dark:
+            return
+        fuel = state.rule_data[LIGHT]["fuel"]
+        for agent in state.agents.values():
+            if agent.area not in dark:
+                continue
+            light = burning_light(engine, agent)
+            if light is not None:
+                left = fuel[light] = fuel[light] - 1
+                if left:
+                    kind = p.lights[type_of(state, light)].fuel
+                    engine.say(agent.id, f"My {light} lights the dark ({left} turns of {kind} left).")
+                else:
+                    engine.say(agent.id, f"My {light} gutters out. Darkness closes in.")
+                    engine.emit("light_out", agent.id, handle=light, area=agent.area)
+                continue
+            if sees(engine, agent):
+                engine.say(agent.id, "I see by the light of someone beside me.")
+                continue
+            engine.say(
+                agent.id,
+                "It is pitch dark here and I carry no burning light: I cannot see what is "
+                "around me, nor find my way on into the dark.",
+            )
+            self._lurk(engine, agent)
+
+    def _lurk(self, engine: Engine, agent: Agent) -> None:
+        state = engine.state
+        if agent.combat is not None or agent.in_tutorial:
+            return
+        kinds = engine.game.npcs
+        idle = [
+            h
+            for h in state.areas[agent.area].npcs
+            if state.npcs[h].engaged is None and kinds[state.npcs[h].type].hostile
+        ]
+        if not idle or engine.rng.random() >= self.settings.lurk_chance:
+            return
+        npc = state.npcs[idle[engine.rng.randrange(len(idle))]]
+        damage = max(
+            1,
+            round(npc.attack * self.settings.lurk_strength * state.modifiers.get("enemy_attack", 1.0)) - agent.defense,
+        )
+        agent.hp -= damage
+        npc.engaged = agent.id
+        agent.combat = npc.handle
+        engine.say(agent.id, f"{npc.handle} strikes at me out of the dark for {damage} damage!")
+        engine.emit("struck_in_dark", agent.id, npc=npc.handle, type=npc.type, damage=damage)
+
+    def veil(self, engine: Engine, agent: Agent) -> str | None:
+        return None if sees(engine, agent) else "it is pitch dark"
+
+    def facts(self, game: Game):
+        p = self.settings
+        if not p.lights:
+            return
+        name, light = next(iter(p.lights.items()))
+        yield Fact(
+            "light",
+            f"When does a {name} burn its {light.fuel}?",
+            "one turn for each step in a dark area",
+            ("one turn for every step", "only at night", "only while held in a hand"),
+        )
+        yield Fact(
+            "light",
+            "What happens in a dark area without a burning light?",
+            "I see nothing, lurkers strike, and I cannot go on into the dark",
+            ("nothing at all", "I lose my way back to the light", "my health regrows"),
+        )
+
+
+@action_rule
+class Refuel(ActionRule):
+    verb = "refuel"
+    params = (("light_source", "object"),)
+    description = "Fill a light I carry with its fuel (from what I carry): each unit gives some turns of light."
+    emits = ("light_refueled",)
+    # depends_on left undeclared: candidates read each light's fuel in rule_data, which no dependency covers.
+
+    def _refusal(self, turn: Turn, handle: str) -> tuple[str, Light] | str:
+        state = turn.state
+        lights = _light_params(turn.engine).lights
+        spec = lights.get(type_of(state, handle))
+        if spec is None:
+            return f"Cannot refuel {handle}: it is not a light source."
+        if handle not in carried_handles(turn):
+            return f"Cannot refuel {handle}: I do not carry it."
+        if fuel_of(state, handle) >= spec.capacity:
+            return f"Cannot refuel {handle}: it is full already."
+        if not carried_handles(turn).get(spec.fuel, 0):
+            return f"Cannot refuel {handle}: I carry no {spec.fuel}."
+        return handle, spec
+
+    def apply(self, turn: Turn, handle: str) -> None:
+        checked = self._refusal(turn, handle)
+        if isinstance(checked, str):
+            return turn.fail(checked)
+        spec = checked[1]
+        state = turn.state
+        take_carried(turn.game, state, turn.agent, spec.fuel, 1)
+        fuel = state.rule_data[LIGHT]["fuel"]
+        fuel[handle] = min(spec.capacity, fuel_of(state, handle) + spec.per_unit)
+        turn.say(f"I fill {handle} with {spec.fuel}: it holds {fuel[handle]} turns of light now.")
+        turn.emit("light_refueled", object=type_of(state, handle), handle=handle, fuel=fuel[handle])
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        for handle in carried_lights(turn.engine, turn.agent):
+            if not isinstance(self._refusal(turn, handle), str):
+                yield f"refuel {handle}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        lights = _light_params(engine).lights
+        handle = match.get("handle")
+        if handle is not None and handle in engine.state.instances:
+            spec = lights.get(type_of(engine.state, handle))
+            if spec is not None and not carried_handles_of(engine, agent).get(spec.fuel, 0):
+                return _has(spec.fuel)
+            return None
+        carried = carried_lights(engine, agent)
+        if not carried:
+            return _any_has(*lights) if lights else None
+        return _has(lights[type_of(engine.state, carried[0])].fuel)
+
+    def facts(self, game: Game):
+        lights = _light_params_of(game).lights
+        if lights:
+            name, light = next(iter(lights.items()))
+            yield Fact(
+                "light",
+                f"What does refuelling a {name} take?",
+                f"{light.fuel} that I carry",
+                ("nothing: it refills itself", "a visit to a merchant", "water"),
+            )
+
+
+def _light_params_of(game: Game) -> LampFuel.Params:
+    rule = game.rules.step_rule(LIGHT)
+    return rule.settings if rule is not None else LampFuel.Params()
+
+
+@predicate("carries_light")
+def carries_light(engine: Engine, agent: Agent, fuel: int = 1) -> bool:
+    """The agent carries a light with at least ``fuel`` turns of fuel in it."""
+    return burning_light(engine, agent, fuel) is not None
+
+
+# ============================================================================ the dead
+def _corpse_type(engine: Engine) -> str:
+    rule = _step_rule(engine.rules, CORRUPTION)
+    return rule.settings.corpse if rule is not None else ""
+
+
+def corpses_in(engine: Engine, area: str) -> list[str]:
+    """Handles of the corpses lying on the ground of ``area``."""
+    corpse = _corpse_type(engine)
+    if not corpse:
+        return []
+    state = engine.state
+    return [h for h in state.areas[area].objects if type_of(state, h) == corpse]
+
+
+def laid_out(engine: Engine) -> dict[str, int]:
+    """Corpse handle -> the step it was laid out (made), oldest first."""
+    return engine.state.rule_data.get(CORRUPTION, {}).get("laid", {})
+
+
+@step_rule
+class CorpseCorruption(StepRule):
+    """Unburned corpses rise as mutated enemies, and the risen hunt the living."""
+
+    name = CORRUPTION
+    after = ("night_spawn",)  # between the night's spawns and respawn
+    description = (
+        "A corpse left unburned rises as a risen husk after a while (it stirs first); the risen "
+        "shamble toward the living, and only a barricade stops them."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        corpse: str = ""
+        risen: str = ""
+        rise_after: int = 48
+        warn_before: int = 6
+        hunt_period: int = 3
+        hunt_range: int = 2
+
+        def __post_init__(self) -> None:
+            if not 0 <= self.warn_before < self.rise_after:
+                raise ValueError("expected 0 <= warn_before < rise_after")
+            if self.hunt_range < 0:
+                raise ValueError("hunt_range cannot be negative")
+
+    def active(self, game: Game) -> bool:
+        return bool(self.settings.corpse)
+
+    def start(self, engine: Engine) -> None:
+        state, corpse = engine.state, self.settings.corpse
+        laid = {h: state.step for h, inst in state.instances.items() if inst.type == corpse}
+        state.rule_data[CORRUPTION] = {"made": state.counters.get(corpse, 0), "laid": laid, "warned": []}
+
+    def apply(self, engine: Engine) -> None:
+        state, p = engine.state, self.settings
+        data = state.rule_data[CORRUPTION]
+        made = state.counters.get(p.corpse, 0)
+        if made > data["made"]:  # corpses made since: dropped by the fallen, placed by the quest
+            for k in range(data["made"], made):
+                handle = f"{p.corpse}_{k}"
+                if handle in state.instances:
+                    data["laid"][handle] = state.step
+            data["made"] = made
+        if data["laid"]:
+            self._rot(engine, data)
+        if p.risen and state.step % p.hunt_period == 0:
+            self._hunt(engine)
+
+    def _rot(self, engine: Engine, data: dict[str, Any]) -> None:
+        state, p = engine.state, self.settings
+        laid, warned = data["laid"], data["warned"]
+        for handle, since in list(laid.items()):
+            if handle not in state.instances:  # burned, or taken out of the world
+                del laid[handle]
+                if handle in warned:
+                    warned.remove(handle)
+                continue
+            age = state.step - since
+            if age < p.rise_after - p.warn_before:
+                break  # oldest first: the rest are younger
+            area = next((a for a in state.areas.values() if handle in a.objects), None)
+            if area is None or area.place == TUTORIAL_PLACE:
+                continue  # carried or packed: it rises when it is laid down again
+            if age < p.rise_after:
+                if handle not in warned:
+                    warned.append(handle)
+                    self._tell(
+                        engine, area.name, f"{handle} stirs under its shroud: it will rise unless it is burned soon."
+                    )
+                continue
+            remove(area.objects, handle)
+            del state.instances[handle]
+            del laid[handle]
+            if handle in warned:
+                warned.remove(handle)
+            if not p.risen:
+                continue
+            npc = spawn_npc(engine.game, state, engine.game.npcs[p.risen], area.name, origin="spawn")
+            self._tell(engine, area.name, f"{handle} rises from the floor as {npc.handle}!")
+            engine.emit("corpse_risen", None, corpse=handle, npc=npc.handle, area=area.name)
+
+    def _hunt(self, engine: Engine) -> None:
+        """Each free risen husk takes one step toward the nearest living agent within reach."""
+        state, p = engine.state, self.settings
+        hunters = [n for n in state.npcs.values() if n.type == p.risen and n.engaged is None]
+        if not hunters:
+            return
+        prey = {a.area for a in state.agents.values() if not a.in_tutorial}
+        for npc in hunters:
+            if npc.area in prey:
+                continue
+            step = self._toward(state, npc.area, prey)
+            if step is None:
+                continue
+            if barricaded(state, npc.area, step):
+                self._batter(engine, npc.area, step, npc.handle)
+                continue
+            state.areas[npc.area].npcs.remove(npc.handle)
+            came = npc.area
+            npc.area = step
+            state.areas[step].npcs.append(npc.handle)
+            self._tell(engine, step, f"{npc.handle} shambles in from {came}.")
+
+    def _toward(self, state: WorldState, start: str, prey: set[str]) -> str | None:
+        """The first area on a shortest open way from ``start`` to an agent at most ``hunt_range`` away;
+        never into the spawn area (the cordon's braziers keep the risen out)."""
+        before: dict[str, str | None] = {start: None}
+        frontier = [start]
+        for _ in range(self.settings.hunt_range):
+            nxt_frontier = []
+            for here in frontier:
+                for nxt, way in state.areas[here].exits.items():
+                    if nxt in before or way.locked or nxt == state.spawn:
+                        continue
+                    before[nxt] = here
+                    if nxt in prey:
+                        while before[nxt] != start:
+                            nxt = before[nxt]  # type: ignore[assignment]
+                        return nxt
+                    nxt_frontier.append(nxt)
+            frontier = nxt_frontier
+        return None
+
+    def _batter(self, engine: Engine, a: str, b: str, who: str) -> None:
+        ways = engine.state.rule_data[Barricade.verb]["ways"]
+        key = way_key(a, b)
+        ways[key] -= 1
+        if ways[key] > 0:
+            self._tell(engine, b, f"Something batters at the barricade to {a}.")
+            return
+        del ways[key]
+        for side, other in ((a, b), (b, a)):
+            self._tell(engine, side, f"The barricade to {other} gives way under {who}!")
+        engine.emit("barricade_broken", None, a=a, b=b, by=who)
+
+    @staticmethod
+    def _tell(engine: Engine, area: str, text: str) -> None:
+        for agent in engine.state.agents.values():
+            if agent.area == area:
+                engine.say(agent.id, text)
+
+    def facts(self, game: Game):
+        p = self.settings
+        hours = p.rise_after * game.spec.game.minutes_per_step / 60
+        yield Fact(
+            "the dead",
+            f"What becomes of a {p.corpse} left unburned?",
+            f"it rises as a {p.risen} after about {hours:g} hours",
+            ("it rots away into bone ash", "nothing", "a merchant takes it"),
+        )
+        yield Fact(
+            "the dead",
+            "What stops the risen from walking into an area?",
+            "a barricade across the way",
+            ("a locked door", "a burning light", "nothing"),
+        )
+
+
+@step_rule
+class QuarantineLockdown(StepRule):
+    """Unburned corpses lock an area down: one may go in, but no one leaves until the dead are burned."""
+
+    name = LOCKDOWN
+    after = (CORRUPTION,)  # a corpse that rose this step no longer keeps its area locked
+    description = (
+        "An area where a corpse has lain unburned too long is put under lockdown: anyone may go in, "
+        "but no one leaves until its dead are burned."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        after: int = 18
+
+        def __post_init__(self) -> None:
+            if self.after < 1:
+                raise ValueError("after must be at least 1 (steps a corpse lies before the lockdown)")
+
+    def active(self, game: Game) -> bool:
+        rule = game.rules.step_rule(CORRUPTION)
+        return rule is not None and bool(rule.settings.corpse)
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[LOCKDOWN] = {"areas": []}
+
+    def apply(self, engine: Engine) -> None:
+        state = engine.state
+        data = state.rule_data[LOCKDOWN]
+        laid = laid_out(engine)
+        cutoff = state.step - self.settings.after
+        overdue: list[str] = []
+        if laid and next(iter(laid.values())) <= cutoff:  # oldest first: anything overdue at all?
+            for name, area in state.areas.items():
+                if area.place != TUTORIAL_PLACE and any(laid.get(h, state.step) <= cutoff for h in area.objects):
+                    overdue.append(name)
+        before = data["areas"]
+        if overdue != before:
+            for name in overdue:
+                if name not in before:
+                    self._tell(
+                        engine,
+                        name,
+                        f"The wardens bar the doors of {name}: the dead here have lain too "
+                        "long. Quarantine: no one leaves until they are burned.",
+                    )
+                    engine.emit("lockdown_started", None, area=name)
+            for name in before:
+                if name not in overdue and name in state.areas:
+                    self._tell(engine, name, f"The doors of {name} are unbarred: the lockdown is lifted.")
+                    engine.emit("lockdown_lifted", None, area=name)
+            data["areas"] = overdue
+        for agent in state.agents.values():
+            if agent.area in overdue:
+                engine.say(
+                    agent.id, f"{agent.area} is under quarantine lockdown: no one leaves until its dead are burned."
+                )
+
+    @staticmethod
+    def _tell(engine: Engine, area: str, text: str) -> None:
+        for agent in engine.state.agents.values():
+            if agent.area == area:
+                engine.say(agent.id, text)
+
+    def facts(self, game: Game):
+        hours = self.settings.after * game.spec.game.minutes_per_step / 60
+        yield Fact(
+            "the dead",
+            "When is an area put under quarantine lockdown?",
+            f"when a corpse has lain there unburned for {hours:g} hours",
+            ("at midnight", "when an enemy is killed there", "never"),
+        )
+        yield Fact(
+            "the dead",
+            "What does a quarantine lockdown forbid?",
+            "leaving the area until its dead are burned",
+            ("entering the area", "trading with merchants", "fighting"),
+        )
+
+
+def locked_down(engine: Engine, area: str) -> bool:
+    return area in engine.state.rule_data.get(LOCKDOWN, {}).get("areas", ())
+
+
+# ============================================================================ moving
+def way_key(a: str, b: str) -> str:
+    return f"{a}|{b}" if a < b else f"{b}|{a}"
+
+
+def barricaded(state: WorldState, a: str, b: str) -> bool:
+    return way_key(a, b) in state.rule_data.get(Barricade.verb, {}).get("ways", {})
+
+
+@action_rule
+class QuarantineEnter(Enter):
+    """``enter`` with the ward's two extra refusals: the dark ahead, and a lockdown behind.
+
+    The base verb is called by name rather than through ``super()``: ``tools/mutation.py`` swaps a
+    function's code, which it cannot do for a mutant that drops the only ``super()`` (its closure changes).
+    """
+
+    description = (
+        "Walk to a neighboring area; a locked way needs its key in my hand, the dark beyond the dark "
+        "a burning light, and no one leaves an area under lockdown."
+    )
+    # depends_on left undeclared (the parent's is not inherited): lockdowns and fuel live in rule_data, and
+    # anyone's light in the area counts.
+
+    def _refusal(self, turn: Turn, target: str) -> str | None:
+        here = turn.agent.area
+        if target == here or target not in turn.area.exits or in_combat(turn) is not None:
+            return None  # the usual refusals come first
+        if locked_down(turn.engine, here):
+            return f"Cannot leave {here}: it is under quarantine lockdown until its dead are burned."
+        if is_dark(turn.engine, here) and is_dark(turn.engine, target) and not sees(turn.engine, turn.agent):
+            return f"Cannot find my way to {target} in the dark: I need a burning light."
+        return None
+
+    def apply(self, turn: Turn, target: str) -> None:
+        refusal = self._refusal(turn, target)
+        if refusal is not None:
+            return turn.fail(refusal)
+        here = turn.agent.area
+        over = target in turn.area.exits and barricaded(turn.state, here, target)
+        Enter.apply(self, turn, target)
+        if turn.ok and over:
+            turn.say(f"I climbed over the barricade between {here} and {target}.")
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        for command in Enter.candidates(self, turn):
+            if self._refusal(turn, command[len("enter ") :]) is None:
+                yield command
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        src, dst = match.get("from", agent.area), match.get("area")
+        if locked_down(engine, src):
+            return _did("corpses_burned", ("area", src))
+        if dst is not None and is_dark(engine, dst):
+            return light_need(engine, agent, _light_params(engine).margin)
+        return None
+
+    def facts(self, game: Game):
+        yield from Enter.facts(self, game)
+        if _light_params_of(game).dark_areas:
+            yield Fact(
+                "light",
+                "Can I walk from one dark area into another without a burning light?",
+                "no",
+                ("yes", "only by day", "only with a key"),
+            )
+
+
+@action_rule
+class Barricade(ActionRule):
+    verb = "barricade"
+    params = (("area_name", "area"),)
+    description = "Nail planks across the way to a neighboring area: the risen cannot pass it, though I can climb over."
+    emits = ("path_barricaded",)
+    # depends_on left undeclared: the barricades already nailed live in rule_data.
+
+    @dataclass(frozen=True)
+    class Params:
+        material: str = "deal_plank"
+        amount: int = 2
+        strength: int = 3  # blows of the risen it takes
+
+        def __post_init__(self) -> None:
+            if self.amount < 1 or self.strength < 1:
+                raise ValueError("amount and strength must be at least 1")
+
+    def _refusal(self, turn: Turn, target: str) -> str | None:
+        here = turn.agent.area
+        if target == here:
+            return f"Cannot barricade {target}: I am standing in it."
+        if target not in turn.area.exits:
+            return f"Cannot barricade the way to {target}: it is not a neighboring area."
+        foe = in_combat(turn)
+        if foe is not None:
+            return f"Cannot barricade a way while fighting {foe}."
+        if barricaded(turn.state, here, target):
+            return f"Cannot barricade the way to {target}: it is barricaded already."
+        material, amount = self.settings.material, self.settings.amount
+        have = carried_handles(turn).get(material, 0)
+        if have < amount:
+            return f"Cannot barricade the way to {target}: it takes {amount} {material} and I carry {have}."
+        return None
+
+    def apply(self, turn: Turn, target: str) -> None:
+        refusal = self._refusal(turn, target)
+        if refusal is not None:
+            return turn.fail(refusal)
+        p, here = self.settings, turn.agent.area
+        take_carried(turn.game, turn.state, turn.agent, p.material, p.amount)
+        turn.state.rule_data.setdefault(self.verb, {"ways": {}})["ways"][way_key(here, target)] = p.strength
+        turn.say(
+            f"I nailed {p.amount} {p.material} across the way to {target}: the risen cannot pass it now "
+            "(I can still climb over)."
+        )
+        turn.emit("path_barricaded", a=here, b=target)
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        # Listed afresh every step: rule out the usual case (no planks) before asking about each way.
+        if carried_handles(turn).get(self.settings.material, 0) < self.settings.amount:
+            return
+        for target in turn.area.exits:
+            if self._refusal(turn, target) is None:
+                yield f"barricade {target}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        p = self.settings
+        if carried_handles_of(engine, agent).get(p.material, 0) < p.amount:
+            return _has(p.material, p.amount)
+        where = match.get("a")
+        return _in(where) if where is not None and where != agent.area else None
+
+    def facts(self, game: Game):
+        yield Fact(
+            "the dead",
+            "Does my own barricade stop me?",
+            "no, I can climb over it",
+            ("yes, until I tear it down", "only in the dark", "only while fighting"),
+        )
+        yield Fact(
+            "the dead",
+            "What does a barricade take?",
+            f"{self.settings.amount} {self.settings.material}",
+            ("a key", "a burning light", "nothing"),
+        )
+
+
+@action_rule
+class Eavesdrop(ActionRule):
+    verb = "eavesdrop"
+    params = (("area_name", "area"),)
+    description = "Listen at the way to a neighboring area (even a locked one): who moves there, and what they say."
+    emits = ("eavesdropped",)
+    depends_on = ("exits", "combat")
+
+    def _refusal(self, turn: Turn, target: str) -> str | None:
+        if target == turn.agent.area:
+            return f"Cannot eavesdrop on {target}: I am in it."
+        if target not in turn.area.exits:
+            return f"Cannot eavesdrop on {target}: it is not a neighboring area."
+        foe = in_combat(turn)
+        if foe is not None:
+            return f"Cannot listen at a door while fighting {foe}."
+        return None
+
+    def apply(self, turn: Turn, target: str) -> None:
+        refusal = self._refusal(turn, target)
+        if refusal is not None:
+            return turn.fail(refusal)
+        engine, state = turn.engine, turn.state
+        there = state.areas[target]
+        heard = []
+        for handle in there.npcs:
+            npc = state.npcs[handle]
+            t = turn.game.npcs[npc.type]
+            if t.hostile:
+                heard.append(f"{handle} {'fighting' if npc.engaged else 'moving about'}")
+            elif t.dialogue:
+                line = t.dialogue[state.step % len(t.dialogue)]
+                heard.append(f'{handle} saying "{line}"')
+            else:
+                heard.append(f"{handle} breathing")
+        dead = corpses_in(engine, target)
+        if dead:
+            stirring = [h for h in dead if h in state.rule_data.get(CORRUPTION, {}).get("warned", ())]
+            heard.append(f"the creak of {len(dead)} dead laid out" + (", one of them stirring" if stirring else ""))
+        if locked_down(engine, target):
+            heard.append("the wardens' bar across the door: it is under lockdown")
+        if barricaded(state, turn.agent.area, target):
+            heard.append("my barricade creaking")
+        turn.say(
+            f"I listen at the way to {target}. "
+            + (f"I hear {'; '.join(heard)}." if heard else "Silence: nothing moves there.")
+        )
+        turn.emit("eavesdropped", area=target, npcs=list(there.npcs), dead=len(dead))
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        if in_combat(turn) is not None:
+            return
+        for target in turn.area.exits:
+            yield f"eavesdrop {target}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        target = match.get("area")
+        state = engine.state
+        if target is None or target not in state.areas or target in state.areas[agent.area].exits:
+            return None
+        door = _nearest(state, agent.area, lambda a: target in state.areas[a].exits and a != target)
+        return _in(door) if door is not None else None
+
+    def facts(self, game: Game):
+        yield Fact(
+            "senses", "Can I eavesdrop through a locked door?", "yes", ("no", "only with its key", "only at night")
+        )
+
+
+# ============================================================================ fire, herbs, furniture
+@action_rule
+class BurnCorpses(ActionRule):
+    verb = "burn corpses"
+    params = ()
+    description = "Set every corpse here alight with the flame of a light I carry (it costs fuel); they burn to ash."
+    emits = ("corpses_burned",)
+    # depends_on left undeclared: it needs a light's fuel, kept in rule_data.
+
+    @dataclass(frozen=True)
+    class Params:
+        fuel: int = 2  # turns of a light's fuel a burning takes
+        ash: str = ""  # left behind per corpse, if any
+
+        def __post_init__(self) -> None:
+            if self.fuel < 1:
+                raise ValueError("fuel must be at least 1")
+
+    def _refusal(self, turn: Turn) -> str | None:
+        if not corpses_in(turn.engine, turn.agent.area):
+            return "There are no dead here to burn."
+        foe = in_combat(turn)
+        if foe is not None:
+            return f"Cannot burn the dead while fighting {foe}."
+        if burning_light(turn.engine, turn.agent, self.settings.fuel) is None:
+            return f"Cannot burn the dead: I need a light I carry with {self.settings.fuel} turns of fuel in it."
+        return None
+
+    def apply(self, turn: Turn) -> None:
+        refusal = self._refusal(turn)
+        if refusal is not None:
+            return turn.fail(refusal)
+        engine, state, area = turn.engine, turn.state, turn.area
+        light = burning_light(engine, turn.agent, self.settings.fuel)
+        dead = corpses_in(engine, area.name)
+        for handle in dead:
+            remove(area.objects, handle)
+            del state.instances[handle]
+        state.rule_data[LIGHT]["fuel"][light] -= self.settings.fuel
+        ash = ""
+        if self.settings.ash:
+            for piece, k in make_objects(turn.game, state, self.settings.ash, len(dead)):
+                add(area.objects, piece, k)
+            ash = f" They burn down to {len(dead)} {self.settings.ash}."
+        turn.say(f"I set {len(dead)} dead alight with the flame of {light}.{ash}")
+        turn.emit("corpses_burned", area=area.name, count=len(dead), light=light)
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        if self._refusal(turn) is None:
+            yield "burn corpses"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        need = light_need(engine, agent, self.settings.fuel)
+        if need is not None:
+            return need
+        state = engine.state
+        where = match.get("area")
+        if where is None:
+            where = _nearest(state, agent.area, lambda a: bool(corpses_in(engine, a)))
+        return _in(where) if where is not None and where != agent.area else None
+
+    def facts(self, game: Game):
+        yield Fact(
+            "the dead",
+            "What do I need to burn the dead?",
+            "a light I carry, with fuel in it",
+            ("a merchant's leave", "a key", "nothing"),
+        )
+
+
+@action_rule
+class Concoct(ActionRule):
+    verb = "concoct"
+    params = (("first_herb", "object"), ("second_herb", "object"))
+    description = "Grind two different herbs I carry together into the remedy their pair makes (or into sludge)."
+    emits = ("remedy_concocted",)
+    depends_on = ("hands", "worn", "containers")
+
+    @dataclass(frozen=True)
+    class Params:
+        remedies: dict[str, tuple[str, str]] = field(default_factory=dict)  # remedy -> its two herbs
+        failure: str = ""  # what a pair that makes no remedy spoils into
+
+        def __post_init__(self) -> None:
+            for remedy, herbs in self.remedies.items():
+                if len(herbs) != 2 or herbs[0] == herbs[1]:
+                    raise ValueError(f"remedies.{remedy}: expected two different herbs")
+
+    def __init__(self, params: Concoct.Params | None = None):
+        ActionRule.__init__(self, params)
+        remedies = params.remedies if params is not None else {}
+        self._by_pair = {frozenset(herbs): remedy for remedy, herbs in remedies.items()}
+        self._herbs = tuple(dict.fromkeys(h for herbs in remedies.values() for h in herbs))
+
+    def _refusal(self, turn: Turn, first: str, second: str) -> str | None:
+        if first == second:
+            return f"Cannot concoct {first} with itself: a remedy takes two different herbs."
+        carried = carried_handles(turn)
+        for herb in (first, second):
+            if herb not in self._herbs:
+                return f"Cannot concoct with {herb}: it is not a herb."
+            if not carried.get(herb, 0):
+                return f"Cannot concoct with {herb}: I carry none."
+        return None
+
+    def apply(self, turn: Turn, first: str, second: str) -> None:
+        refusal = self._refusal(turn, first, second)
+        if refusal is not None:
+            return turn.fail(refusal)
+        game, state, agent = turn.game, turn.state, turn.agent
+        take_carried(game, state, agent, first, 1)
+        take_carried(game, state, agent, second, 1)
+        remedy = self._by_pair.get(frozenset((first, second)))
+        made = remedy or self.settings.failure
+        if not made:
+            turn.say(f"I grind {first} with {second}, but nothing comes of it.")
+        else:
+            where = receive(turn, made, 1)
+            if remedy:
+                turn.say(f"I grind {first} with {second} into 1 {made} ({where}).")
+            else:
+                turn.say(f"I grind {first} with {second}, but they curdle into 1 {made} ({where}).")
+        turn.emit("remedy_concocted", remedy=made, herbs=[first, second], ok=remedy is not None)
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        carried = carried_handles(turn)
+        herbs = [h for h in self._herbs if carried.get(h, 0)]
+        for a in herbs:
+            for b in herbs:
+                if a != b:
+                    yield f"concoct {a} {b}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        herbs = self.settings.remedies.get(match.get("remedy", ""))
+        if herbs is None:
+            return None
+        carried = carried_handles_of(engine, agent)
+        missing = next((h for h in herbs if not carried.get(h, 0)), None)
+        return _has(missing) if missing is not None else None
+
+    def facts(self, game: Game):
+        if self.settings.remedies:
+            remedy, (a, b) = next(iter(self.settings.remedies.items()))
+            yield Fact(
+                "herbs",
+                f"Which remedy do {a} and {b} make together?",
+                remedy,
+                tuple(
+                    r
+                    for r in (
+                        *list(self.settings.remedies)[1:],
+                        self.settings.failure or "nothing",
+                        "poison",
+                        "lamp oil",
+                    )
+                    if r != remedy
+                )[:3],
+            )
+
+
+@action_rule
+class Shove(ActionRule):
+    verb = "shove"
+    params = (("furniture", "object"), ("npc_name", "npc"))
+    description = (
+        "Topple heavy furniture here onto an enemy: the blow ignores its guard, but leaves me winded "
+        "and the furniture in pieces."
+    )
+    emits = ("npc_shoved",)
+    depends_on = ("ground", "npcs")
+
+    @dataclass(frozen=True)
+    class Params:
+        furniture: dict[str, int] = field(default_factory=dict)  # furniture -> damage of its fall
+
+    def _refusal(self, turn: Turn, furniture: str, target: str) -> str | None:
+        if furniture not in self.settings.furniture:
+            return f"Cannot shove {furniture}: it is not heavy furniture."
+        if not turn.area.objects.get(furniture, 0):
+            return f"Cannot shove {furniture}: there is none here."
+        npc = npc_here(turn.state, turn.area, target)
+        if npc is None:
+            return f"Cannot shove {furniture} onto {target}: there is no such creature here."
+        if not turn.game.npcs[npc.type].hostile:
+            return f"Cannot shove {furniture} onto {target}: they are not hostile."
+        return None
+
+    def apply(self, turn: Turn, furniture: str, target: str) -> None:
+        refusal = self._refusal(turn, furniture, target)
+        if refusal is not None:
+            return turn.fail(refusal)
+        game, state, area = turn.game, turn.state, turn.area
+        npc = state.npcs[target]
+        damage = self.settings.furniture[furniture]
+        remove(area.objects, furniture)
+        debris = []
+        recipe = game.objects[furniture].recipe
+        for ingredient, n in recipe.ingredients.items() if recipe is not None else ():
+            if n // 2:
+                for piece, k in make_objects(game, state, ingredient, n // 2):
+                    add(area.objects, piece, k)
+                debris.append(f"{n // 2} {ingredient}")
+        turn.agent.stamina = STAMINA_FLOOR
+        turn.say(
+            f"I put my shoulder to {furniture} and it topples; I am winded."
+            + (f" It breaks into {', '.join(debris)}." if debris else "")
+        )
+        turn.emit("npc_shoved", npc=target, type=npc.type, furniture=furniture, damage=damage, area=area.name)
+        strike(turn, npc, damage, f"{furniture} crushes")
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        here = turn.area.objects
+        furniture = [f for f in self.settings.furniture if here.get(f, 0)]
+        if not furniture:
+            return
+        state, kinds = turn.state, turn.game.npcs
+        enemies = [h for h in turn.area.npcs if kinds[state.npcs[h].type].hostile]
+        for f in furniture:
+            for npc in enemies:
+                yield f"shove {f} {npc}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        state, kinds, wanted = engine.state, engine.game.npcs, match.get("type")
+
+        def fit(name: str) -> bool:
+            area = state.areas[name]
+            return any(area.objects.get(f, 0) for f in self.settings.furniture) and any(
+                kinds[state.npcs[h].type].hostile and wanted in (None, state.npcs[h].type) for h in area.npcs
+            )
+
+        where = _nearest(state, agent.area, fit)
+        return _in(where) if where is not None and where != agent.area else None
+
+    def facts(self, game: Game):
+        yield Fact(
+            "combat",
+            "Does an enemy's guard soften the blow of furniture shoved onto it?",
+            "no",
+            ("yes, to a tenth", "yes, by half", "it dodges it entirely"),
+        )

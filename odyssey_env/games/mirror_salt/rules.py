@@ -1,0 +1,713 @@
+"""Mirror Salt: what a salt-glass desert under a mirror sky does that the data cannot say.
+
+Two verbs:
+
+* ``listen <target>``: glass keeps sound, and what is really there has a voice. Listening to this area
+  tells which things lying here are mirages, what the salt swallowed here and which death-notes the
+  glass still rings with; to a neighbouring area, who moves there; to a creature, what it will do
+  next; to an object, whether it is real.
+* ``refract <glass_object>``: bend the light of the mirror sky through a clear glass object I carry.
+  The honest light breaks every mirage in the area and cracks the salt glaze off what I hold; the
+  quest's last task is to bend it through the Oath Lens atop the zenith spire.
+
+Five step rules:
+
+* ``salt_glaze``: under the open sky, salt crusts the things I hold in my hands, layer by layer, and
+  each layer takes attack from a weapon. Shade flakes it off, and so does stowing the thing.
+* ``forge_alert``: standing by a station with everything a recipe of that station needs, I am told
+  once what I could make here.
+* ``salt_sink``: what I drop on the salt and leave unattended sinks after a while and is gone
+  (named things, keys and quest objects are spared, so the quest always stays solvable).
+* ``resonance_imprint``: where an enemy falls, the glass keeps its death-note for a while, and its
+  kin in that area falter: they strike softer.
+* ``salt_mirage``: phantom objects shimmer onto the open salt where nobody watches. They look like
+  the real thing, vanish when picked up, and fade after a while; ``listen`` and ``refract`` expose
+  them. The rule reports them through :meth:`StepRule.phantoms`, so planners that read the true state
+  (the oracle) are never fooled.
+
+*Open sky* is every real area except those the ``salt_glaze`` parameters name ``sheltered`` (the
+tutorial's rooms are indoors). Every rule keeps its memory in ``state.rule_data[<its name>]``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
+from odyssey_env.steprules.living import is_world_area, occupied, pick, tell
+from odyssey_env.verbs.combat import stance
+from odyssey_env.verbs.common import carried_handles, ground
+from odyssey_env.world import add, carried_count, known_object, npc_here, remove, take_carried, type_of
+
+if TYPE_CHECKING:
+    from odyssey_env.engine import Engine, Turn
+    from odyssey_env.state import Agent, Area
+
+GLAZE = "salt_glaze"
+FORGE = "forge_alert"
+SINK = "salt_sink"
+IMPRINT = "resonance_imprint"
+MIRAGE = "salt_mirage"
+LISTEN = "listen"
+REFRACT = "refract"
+
+_STANCE_SOUNDS = {
+    "attack": "it is gathering itself to strike",
+    "defend": "it is drawing into its guard",
+    "wait": "its breath is ragged: it will pause",
+}
+
+
+# ---------------------------------------------------------------------------- shared helpers
+def open_sky(engine: Engine, area: Area) -> bool:
+    """Whether ``area`` lies under the open sky: a real area not named sheltered by ``salt_glaze``."""
+    rule = engine.rules.step_rule(GLAZE)
+    return is_world_area(area) and (rule is None or area.name not in rule.settings.sheltered)
+
+
+def mirage_piles(engine: Engine, area: str) -> dict[str, list[int]]:
+    """Mirages lying in ``area``: object type -> ``[count, step it fades]`` (empty when there are none)."""
+    return engine.state.rule_data.get(MIRAGE, {}).get("piles", {}).get(area, {})
+
+
+def glaze_layers(engine: Engine, agent_id: str, handle: str) -> int:
+    """Layers of salt glaze on a thing in an agent's hands."""
+    entry = engine.state.rule_data.get(GLAZE, {}).get(agent_id, {}).get(handle)
+    return entry[1] if entry else 0
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+# ---------------------------------------------------------------------------- verbs
+@action_rule
+class Listen(ActionRule):
+    verb = "listen"
+    params = (("target", "object"),)
+    depends_on = ("place", "exits", "npcs", "hands", "worn", "containers", "ground")
+    description = (
+        "Listen to this area or a neighbouring one, a creature here, or something I see or carry: "
+        "what is really there has a voice."
+    )
+
+    def apply(self, turn: Turn, target: str) -> None:
+        agent, area, state = turn.agent, turn.area, turn.state
+        if target == agent.area:
+            return self._here(turn)
+        if target in area.exits:
+            return self._yonder(turn, target)
+        npc = npc_here(state, area, target)
+        if npc is not None:
+            return self._creature(turn, target)
+        if target in carried_handles(turn) or target in agent.equipment.values() or target in area.objects:
+            return self._object(turn, target)
+        turn.fail(
+            f"Cannot listen to {target}: it is not this area, a neighbouring one, someone here, "
+            "or something I see or carry."
+        )
+
+    def _here(self, turn: Turn) -> None:
+        engine, area = turn.engine, turn.area
+        parts = [f"I kneel and listen to {area.name}."]
+        fakes = mirage_piles(engine, area.name)
+        if fakes:
+            names = " and ".join(f"the {kind}" for kind in fakes)
+            parts.append(
+                f"Among what lies here, {names} make{'s' if len(fakes) == 1 else ''} no sound at all: "
+                f"{'a mirage' if len(fakes) == 1 else 'mirages'}, not really there."
+            )
+        elif area.objects:
+            parts.append("Everything lying here rings true.")
+        sunk = engine.state.rule_data.get(SINK, {}).get("sunk", {}).get(area.name)
+        if sunk:
+            held = ", ".join(f"{n} {h}" for h, n in sunk.items())
+            parts.append(f"Under the crust the salt still hums with what it swallowed: {held}.")
+        for kind, until in engine.state.rule_data.get(IMPRINT, {}).get("imprints", {}).get(area.name, {}).items():
+            parts.append(
+                f"The glass here still rings with the death-note of a {kind}: its kind falters here "
+                f"for {_plural(until - turn.state.step, 'more step')}."
+            )
+        if len(parts) == 1:
+            parts.append("Only the wind over the salt.")
+        heard = turn.state.rule_data.setdefault(self.name, {}).setdefault(turn.agent.id, [])
+        if area.name not in heard:
+            heard.append(area.name)
+        turn.say(" ".join(parts))
+        turn.emit("area_listened", area=area.name, remote=False, mirages=sum(n for n, _ in fakes.values()))
+
+    def _yonder(self, turn: Turn, name: str) -> None:
+        state = turn.state
+        there = state.areas[name]
+        kinds: dict[str, int] = {}
+        for handle in there.npcs:
+            t = state.npcs[handle].type
+            kinds[t] = kinds.get(t, 0) + 1
+        if kinds:
+            moving = ", ".join(f"{n} {t}" for t, n in kinds.items())
+            text = f"I press an ear to the salt toward {name} and hear {moving} there."
+        else:
+            text = f"I press an ear to the salt toward {name} and hear no one moving there."
+        turn.say(text)
+        turn.emit("area_listened", area=name, remote=True, heard=kinds)
+
+    def _creature(self, turn: Turn, handle: str) -> None:
+        engine, state = turn.engine, turn.state
+        npc = state.npcs[handle]
+        t = turn.game.npcs[npc.type]
+        if t.hostile:
+            move = stance(engine, npc)
+            text = f"I listen to {handle}: {_STANCE_SOUNDS[move]}."
+            if handle in state.rule_data.get(IMPRINT, {}).get("unnerved", {}):
+                text += " It trembles at the death-note still ringing in the glass."
+        else:
+            move = None
+            text = f"I listen to {handle}: {npc.coins} {turn.game.currency or 'coins'} clink in their purse."
+        turn.say(text)
+        turn.emit("npc_listened", npc=handle, type=npc.type, stance=move)
+
+    def _object(self, turn: Turn, handle: str) -> None:
+        engine, area = turn.engine, turn.area
+        kind = type_of(turn.state, handle)
+        fake = handle in area.objects and kind in mirage_piles(engine, area.name)
+        if fake:
+            text = f"The {handle} lying here makes no sound at all, and the salt under it bears no weight: a mirage."
+        else:
+            rule = engine.rules.actions.get(REFRACT)
+            glass = rule is not None and kind in rule.settings.lenses
+            text = (
+                f"{handle} rings with a clear, high note."
+                if glass
+                else f"{handle} answers with the dull knock of something real."
+            )
+            layers = glaze_layers(engine, turn.agent.id, handle) if handle in turn.agent.hands else 0
+            if layers:
+                text += f" A crust of salt glaze crackles on it ({_plural(layers, 'layer')})."
+        turn.say(text)
+        turn.emit("object_listened", object=kind, handle=handle, mirage=fake)
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        agent, area = turn.agent, turn.area
+        yield f"listen {agent.area}"
+        for name in area.exits:
+            yield f"listen {name}"
+        for handle in area.npcs:
+            yield f"listen {handle}"
+        seen = dict.fromkeys(carried_handles(turn))
+        seen.update(dict.fromkeys(agent.equipment.values()))
+        seen.update((handle, None) for handle, _ in ground(turn))
+        for handle in seen:
+            yield f"listen {handle}"
+
+    def facts(self, game):
+        yield Fact(
+            "mirages",
+            "How can I tell a mirage from a real object lying on the salt?",
+            "listen to it: a mirage makes no sound",
+            ("inspect it: its description says so", "mirages glow at night", "there is no way to tell"),
+        )
+        yield Fact(
+            "combat",
+            "What does listening to an enemy tell me?",
+            "what it will do next",
+            ("how much health it has left", "where it came from", "nothing"),
+        )
+
+
+@action_rule
+class Refract(ActionRule):
+    verb = "refract"
+    params = (("glass_object", "object"),)
+    depends_on = ("hands", "worn", "containers")
+    description = (
+        "Bend the light of the mirror sky through clear glass I carry: it breaks the mirages here "
+        "and cracks the salt glaze off what I hold."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        lenses: tuple[str, ...] = ()  # object types clear enough to bend light through
+
+    def apply(self, turn: Turn, handle: str) -> None:
+        state, agent, area = turn.state, turn.agent, turn.area
+        t = known_object(turn.game, state, handle)
+        if t is None or carried_count(turn.game, state, agent, handle) < 1:
+            return turn.fail(f"Cannot refract through {handle}: I do not carry it.")
+        if t.name not in self.settings.lenses:
+            return turn.fail(
+                f"Cannot refract through {handle}: it is not clear glass, and light will not bend through it."
+            )
+        parts = [f"I hold {handle} up to the mirror sky and bend its light across {area.name}."]
+        dispelled = 0
+        piles = state.rule_data.get(MIRAGE, {}).get("piles", {})
+        for kind, (n, _) in piles.pop(area.name, {}).items():
+            remove(area.objects, kind, n)
+            dispelled += n
+            parts.append(
+                f"The honest light passes straight through the {kind} lying here: "
+                "it was a mirage, and it scatters into colour."
+            )
+            turn.emit("mirage_dispelled", object=kind, amount=n, area=area.name)
+        glazed = state.rule_data.get(GLAZE, {}).get(agent.id, {})
+        cleared = [h for h, (_, layers) in glazed.items() if layers]
+        for h in cleared:
+            glazed[h] = [0, 0]
+        if cleared:
+            parts.append(f"The focused beam cracks the salt glaze off {', '.join(cleared)}.")
+        if len(parts) == 1:
+            parts.append("It spills into colour on the salt; nothing here is false.")
+        bent = state.rule_data.setdefault(self.name, {}).setdefault(agent.id, [])
+        if [t.name, area.name] not in bent:
+            bent.append([t.name, area.name])
+        turn.say(" ".join(parts))
+        turn.emit(
+            "light_refracted", object=t.name, handle=handle, area=area.name, dispelled=dispelled, cleared=len(cleared)
+        )
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        lenses, state = self.settings.lenses, turn.state
+        for handle in carried_handles(turn):
+            if type_of(state, handle) in lenses:
+                yield f"refract {handle}"
+
+    def facts(self, game):
+        yield Fact(
+            "mirages",
+            "What does bending light through clear glass do to the mirages around me?",
+            "it breaks them all",
+            ("it makes them real", "it doubles them", "nothing"),
+        )
+        yield Fact(
+            "glaze",
+            "How can salt glaze be cleared from what I hold, without leaving the sun?",
+            "refract light through clear glass",
+            ("drop it and pick it up", "attack with it", "sell it and buy it back"),
+        )
+
+
+# ---------------------------------------------------------------------------- quest predicates
+@predicate("listened_in")
+def listened_in(engine: Engine, agent: Agent, area: str) -> bool:
+    """The agent has listened to ``area`` while standing in it."""
+    return area in engine.state.rule_data.get(LISTEN, {}).get(agent.id, ())
+
+
+@predicate("light_bent")
+def light_bent(engine: Engine, agent: Agent, object: str, area: str) -> bool:
+    """The agent has refracted light through an ``object`` while standing in ``area``."""
+    return [object, area] in engine.state.rule_data.get(REFRACT, {}).get(agent.id, ())
+
+
+# ---------------------------------------------------------------------------- step rules
+@step_rule
+class SaltGlaze(StepRule):
+    name = GLAZE
+    after = ("attack_update",)  # right after attack_update, which counts every held weapon at full strength
+    description = (
+        "Under the open sky salt glazes what I hold, a layer at a time, and each layer blunts a "
+        "weapon; shade or my pack lets it flake off."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        period: int = 6  # steps a thing is held under the open sky per layer of glaze
+        max_layers: int = 3
+        attack_per_layer: int = 2  # a weapon never loses more than half its attack
+        sheltered: tuple[str, ...] = ()  # areas out of the sun
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {}
+
+    def apply(self, engine: Engine) -> None:
+        state, game, p = engine.state, engine.game, self.settings
+        data = state.rule_data[self.name]
+        for agent in state.agents.values():
+            mine = data.get(agent.id)
+            if mine is None:
+                if not agent.hands or agent.in_tutorial:
+                    continue
+                mine = data[agent.id] = {}
+            for handle in [h for h in mine if h not in agent.hands]:
+                if mine.pop(handle)[1]:
+                    engine.say(agent.id, f"Out of the glare, the salt glaze flakes off {handle}.")
+            exposed = open_sky(engine, state.areas[agent.area])
+            best = 0
+            for handle in agent.hands:
+                attack = game.objects[type_of(state, handle)].attack
+                if not attack:
+                    continue  # the glaze blunts edges; a pane or a coil has none to lose
+                entry = mine.setdefault(handle, [0, 0])
+                if exposed:
+                    entry[0] += 1
+                    if entry[0] % p.period == 0 and entry[1] < p.max_layers:
+                        entry[1] += 1
+                        engine.say(
+                            agent.id,
+                            f"Salt glaze crusts {handle} in my hand (layer {entry[1]} of "
+                            f"{p.max_layers}): it strikes for "
+                            f"{attack - _glazed(attack, entry[1], p)} less.",
+                        )
+                        engine.emit("item_glazed", agent.id, handle=handle, layers=entry[1])
+                else:
+                    entry[0] = 0
+                    if entry[1]:
+                        entry[1] -= 1
+                        engine.say(agent.id, f"In the shade, a layer of salt glaze flakes off {handle}.")
+                best = max(best, _glazed(attack, entry[1], p))
+            agent.attack = agent.base_attack + best
+            if not mine:
+                del data[agent.id]
+
+    def facts(self, game):
+        yield Fact(
+            "glaze",
+            "What does the open sky do to a weapon held in my hand for a long time?",
+            "salt glazes it and blunts its attack",
+            ("it grows sharper", "nothing", "it shatters at once"),
+        )
+        yield Fact(
+            "glaze",
+            "How do I keep a weapon free of salt glaze?",
+            "carry it in shade or in my pack, not in my hand under the open sky",
+            ("hold it in both hands", "keep it wet", "fight more often"),
+        )
+
+
+def _glazed(attack: int, layers: int, p: SaltGlaze.Params) -> int:
+    """A weapon's attack under ``layers`` of glaze: less per layer, never below half."""
+    return max(attack - layers * p.attack_per_layer, (attack + 1) // 2)
+
+
+@step_rule
+class ForgeAlert(StepRule):
+    name = FORGE
+    after = ("craft_hints",)  # after craft_hints, so hints read in the order they arose
+    before = ("experience",)
+    description = (
+        "By a station, with everything one of its recipes needs on me, I am told once what I could make there."
+    )
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {}
+
+    def apply(self, engine: Engine) -> None:
+        state, game = engine.state, engine.game
+        data = state.rule_data[self.name]
+        for agent in state.agents.values():
+            area = state.areas[agent.area]
+            stations = [h for h in area.objects if h in game.objects and game.objects[h].category == "station"]
+            if not stations:
+                data.pop(agent.id, None)
+                continue
+            ready = [
+                t.name
+                for t in game.recipes
+                if t.recipe.stations
+                and all(s in area.objects for s in t.recipe.stations)
+                and all(carried_count(game, state, agent, i) >= k for i, k in t.recipe.ingredients.items())
+            ]
+            last = data.get(agent.id)
+            told = last[1] if last and last[0] == area.name else []
+            new = [r for r in ready if r not in told]
+            data[agent.id] = [area.name, ready]
+            if not new:
+                continue
+            commands = ", ".join(f"craft 1 {r}" for r in new)
+            engine.say(
+                agent.id,
+                f"Forge alert: with the {' and '.join(stations)} here and what I carry, "
+                f"I could make {', '.join(new)} ({commands}).",
+            )
+            engine.emit("forge_alert", agent.id, area=area.name, objects=new)
+
+    def facts(self, game):
+        yield Fact(
+            "crafting",
+            "When does a forge alert tell me what I could make?",
+            "when I stand by a station carrying everything one of its recipes needs",
+            ("whenever I pick up a material", "every morning", "only when a merchant is near"),
+        )
+
+
+@step_rule
+class SaltSink(StepRule):
+    name = SINK
+    after = ("respawn",)  # the world's processes done, before the quests look
+    description = (
+        "What I drop on the salt and leave unattended sinks after a while and is gone; named things, "
+        "keys and quest objects are spared."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        delay: int = 30  # steps with nobody in the area before a dropped thing sinks
+        spared: tuple[str, ...] = ("quest", "key", "container", "writable", "station")
+        max_pending: int = 64
+        max_remembered: int = 8  # kinds the salt remembers swallowing per area (listen hears them)
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {"pending": [], "sunk": {}}
+
+    def apply(self, engine: Engine) -> None:
+        state, game, p = engine.state, engine.game, self.settings
+        data = state.rule_data[self.name]
+        pending: list[list] = data["pending"]
+        if "object_dropped" in engine.kinds or "object_discarded" in engine.kinds:
+            for ev in engine.events:
+                if ev.kind not in ("object_dropped", "object_discarded"):
+                    continue
+                handle = ev.data["handle"]
+                area = state.areas.get(ev.data["area"])
+                t = known_object(game, state, handle)
+                if (
+                    area is None
+                    or not is_world_area(area)
+                    or handle in state.instances
+                    or t is None
+                    or t.category in p.spared
+                ):
+                    continue
+                pending.append([area.name, handle, ev.data["amount"], state.step])
+            del pending[: max(0, len(pending) - p.max_pending)]
+        if not pending:
+            return
+        here = occupied(state)
+        keep = []
+        for entry in pending:
+            name, handle, n, since = entry
+            area = state.areas.get(name)
+            if area is None:
+                continue
+            if name in here:
+                entry[3] = state.step  # attended: the salt waits
+                keep.append(entry)
+                continue
+            if state.step - since < p.delay:
+                keep.append(entry)
+                continue
+            k = min(n, area.objects.get(handle, 0))
+            if not k:
+                continue
+            remove(area.objects, handle, k)
+            sunk = data["sunk"].setdefault(name, {})
+            if handle in sunk or len(sunk) < p.max_remembered:
+                sunk[handle] = sunk.get(handle, 0) + k
+            engine.emit("object_sank", None, object=handle, amount=k, area=name)
+        pending[:] = keep
+
+    def facts(self, game):
+        yield Fact(
+            "salt",
+            "What happens to things I drop on the salt and walk away from?",
+            "after a while they sink and are gone",
+            ("they stay forever", "a merchant keeps them for me", "they turn into mirages"),
+        )
+        yield Fact(
+            "salt",
+            "Which dropped things does the salt never swallow?",
+            "keys, quest objects and named things like bags and slates",
+            ("weapons", "coins", "everything sinks"),
+        )
+
+
+@step_rule
+class ResonanceImprint(StepRule):
+    name = IMPRINT
+    after = ("day_night",)  # before combat_rhythm: kin falter on the very step the death-note sounds
+    before = ("combat_rhythm",)
+    description = (
+        "Where an enemy falls the glass keeps its death-note for a while, and its kin in that area strike softer."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        duration: int = 40  # steps the glass rings
+        weaken: float = 0.3  # share of attack the unnerved lose
+
+        def __post_init__(self) -> None:
+            if not 0 <= self.weaken < 1:
+                raise ValueError(f"weaken: {self.weaken} must be at least 0 and below 1")
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {"imprints": {}, "unnerved": {}}
+
+    def apply(self, engine: Engine) -> None:
+        state, game = engine.state, engine.game
+        data = state.rule_data[self.name]
+        imprints: dict[str, dict[str, int]] = data["imprints"]
+        if "npc_defeated" in engine.kinds:
+            for ev in engine.events:
+                if ev.kind != "npc_defeated" or not game.npcs[ev.data["type"]].common_enemy:
+                    continue  # a boss or a unique foe has no kin to falter
+                area = state.areas.get(ev.data["area"])
+                if area is None or not is_world_area(area):
+                    continue
+                imprints.setdefault(area.name, {})[ev.data["type"]] = state.step + self.settings.duration
+                tell(
+                    engine,
+                    area.name,
+                    f"The glass around me catches the death-note of {ev.data['npc']} and "
+                    f"keeps ringing: its kind will falter here for a while.",
+                )
+                engine.emit("imprint_formed", ev.agent, area=area.name, type=ev.data["type"])
+        unnerved: dict[str, int] = data["unnerved"]
+        for name in list(imprints):
+            kinds = imprints[name]
+            for kind in [k for k, until in kinds.items() if until <= state.step]:
+                del kinds[kind]
+                tell(engine, name, f"The death-note of the {kind} fades from the glass.")
+            if not kinds or name not in state.areas:
+                del imprints[name]
+        covered = set()
+        for name, kinds in imprints.items():
+            for handle in state.areas[name].npcs:
+                npc = state.npcs[handle]
+                if npc.type in kinds:
+                    covered.add(handle)
+                    if handle not in unnerved:
+                        unnerved[handle] = npc.attack
+                        npc.attack = max(1, round(npc.attack * (1 - self.settings.weaken)))
+        for handle in [h for h in unnerved if h not in covered]:
+            original = unnerved.pop(handle)
+            npc = state.npcs.get(handle)
+            if npc is not None:
+                npc.attack = original
+
+    def facts(self, game):
+        yield Fact(
+            "combat",
+            "What happens to enemies where one of their kind has just fallen?",
+            "they falter and strike softer for a while",
+            ("they grow enraged and strike harder", "they flee the area", "nothing"),
+        )
+
+
+@step_rule
+class SaltMirage(StepRule):
+    name = MIRAGE
+    after = (GLAZE,)  # before anything counts what I carry: a mirage picked up is gone before quests look
+    before = ("day_night",)
+    description = (
+        "Phantom objects shimmer onto the open salt where nobody watches; they vanish when picked up "
+        "and fade after a while."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        period: int = 8
+        chance: float = 0.5
+        max_alive: int = 4
+        lifetime: int = 60
+        kinds: tuple[str, ...] = ()  # object types a mirage may take the shape of
+
+    def start(self, engine: Engine) -> None:
+        game = engine.game
+        bad = [
+            k
+            for k in self.settings.kinds
+            if k not in game.objects
+            or not game.objects[k].portable
+            or game.objects[k].instanced
+            or game.objects[k].equip_slot is not None
+            or game.objects[k].category == "currency"
+        ]
+        if bad:
+            raise ValueError(
+                f"salt_mirage: kinds must be portable object types that are neither named, worn nor money: {bad}"
+            )
+        engine.state.rule_data[self.name] = {"piles": {}}
+
+    def phantoms(self, engine: Engine) -> Iterable[tuple[str, str, int]]:
+        for area, kinds in engine.state.rule_data.get(self.name, {}).get("piles", {}).items():
+            for kind, (n, _) in kinds.items():
+                yield area, kind, n
+
+    def apply(self, engine: Engine) -> None:
+        state = engine.state
+        piles: dict[str, dict[str, list[int]]] = state.rule_data[self.name]["piles"]
+        if piles:
+            if "object_acquired" in engine.kinds:
+                self._grasped(engine, piles)
+            self._settle(engine, piles)
+        if state.step % self.settings.period == 0 and self.settings.kinds:
+            self._form(engine, piles)
+
+    def _grasped(self, engine: Engine, piles: dict[str, dict[str, list[int]]]) -> None:
+        """Mirages picked up (into a hand or a bag) this step vanish from the agent's grasp."""
+        state, game = engine.state, engine.game
+        for ev in engine.events:
+            if ev.kind != "object_acquired" or ev.data.get("how") not in ("picked", "stored"):
+                continue
+            agent = state.agents[ev.agent]
+            kind = ev.data["object"]
+            pile = piles.get(agent.area, {}).get(kind)
+            if not pile or not pile[0]:
+                continue
+            k = min(ev.data["amount"], pile[0])  # phantoms go first; more came only if a real one was added
+            take_carried(game, state, agent, kind, k)
+            pile[0] -= k  # left at 0, the pile is settled below: what still lies there now is real
+            if ev.data.get("first"):
+                agent.acquired.pop(kind, None)  # a mirage is not a find: the first real one counts
+            engine.say(agent.id, f"The {kind} I took thins to glare in my grasp and is gone: it was a mirage.")
+            engine.emit("mirage_vanished", agent.id, object=kind, amount=k, area=agent.area)
+
+    def _settle(self, engine: Engine, piles: dict[str, dict[str, list[int]]]) -> None:
+        """Keep every mirage pile exactly its phantoms: a real one landing on it breaks it; age fades it."""
+        state = engine.state
+        for name in list(piles):
+            kinds = piles[name]
+            area = state.areas.get(name)
+            if area is None:
+                del piles[name]
+                continue
+            for kind in list(kinds):
+                n, until = kinds[kind]
+                present = area.objects.get(kind, 0)
+                if present > n:  # a real one arrived: the phantoms cannot share a pile with it
+                    if n:
+                        remove(area.objects, kind, n)
+                        tell(engine, name, f"A real {kind} lands on the salt, and the mirage beside it thins away.")
+                elif present and state.step >= until:
+                    remove(area.objects, kind, present)
+                    tell(engine, name, f"The {kind} lying here wavers in the heat and is gone: a mirage.")
+                    engine.emit("mirage_faded", None, object=kind, amount=present, area=name)
+                elif present:
+                    kinds[kind][0] = present  # (fewer than before only if taken some way no event told)
+                    continue
+                del kinds[kind]
+            if not kinds:
+                del piles[name]
+
+    def _form(self, engine: Engine, piles: dict[str, dict[str, list[int]]]) -> None:
+        state, game, p = engine.state, engine.game, self.settings
+        alive = sum(len(kinds) for kinds in piles.values())
+        if alive >= p.max_alive or engine.rng.random() >= p.chance:
+            return
+        watched = occupied(state)
+        areas = [a for a in state.areas.values() if a.name not in watched and open_sky(engine, a)]
+        if not areas:
+            return
+        area = pick(engine, areas)
+        kinds = [k for k in p.kinds if k not in area.objects and game.objects[k].level <= area.level + 1]
+        if not kinds:
+            return
+        kind = pick(engine, kinds)
+        add(area.objects, kind, 1)
+        piles.setdefault(area.name, {})[kind] = [1, state.step + p.lifetime]
+        engine.emit("mirage_formed", None, object=kind, area=area.name)
+
+    def facts(self, game):
+        yield Fact(
+            "mirages",
+            "What happens when I pick up a mirage?",
+            "it vanishes from my grasp",
+            ("it becomes real", "it hurts me", "it follows me"),
+        )
+        yield Fact(
+            "mirages",
+            "Where do mirages appear?",
+            "on the open salt, where nobody is watching",
+            ("only in shade", "in my pack", "next to merchants"),
+        )
