@@ -13,15 +13,15 @@ import datetime
 import functools
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from odyssey_env import worldgen
 from odyssey_env.listing import Listing, check_from_environment
 from odyssey_env.observation import render
 from odyssey_env.parsing import command_echo, parse
 from odyssey_env.rewards import RewardBreakdown, breakdown
-from odyssey_env.state import Agent, Area, WorldState
+from odyssey_env.state import Agent, WorldState
+from odyssey_env.turn import Event, Outcome, Turn
 from odyssey_env.world import drop_all
 
 if TYPE_CHECKING:
@@ -33,78 +33,6 @@ STATE_FORMAT = 1
 #: How many command texts an engine remembers parsed (``Engine._parse``), and the longest it remembers.
 PARSED_COMMANDS = 1024
 _PARSE_MEMO_TEXT = 200
-
-
-class Event(NamedTuple):
-    """Something that happened this step: ``kind`` from a documented vocabulary, the acting agent."""
-
-    kind: str
-    agent: str | None
-    data: dict[str, Any]
-
-
-@dataclass(slots=True)
-class Outcome:
-    """What one agent got from one step."""
-
-    reward: RewardBreakdown
-    invalid: bool = False
-    failed: bool = False  # a well-formed command the state did not allow (corrective feedback)
-    events: list[Event] = field(default_factory=list)
-
-
-class Turn:
-    """The context of one agent's action: the rule reads and changes the world through it.
-
-    ``probe`` turns are used for listing valid actions and must not change anything.
-    """
-
-    __slots__ = ("agent", "engine", "game", "memo", "ok", "state")
-
-    def __init__(self, engine: Engine, agent: Agent, *, probe: bool = False):
-        self.engine = engine
-        self.game = engine.game
-        self.state = engine.state
-        self.agent = agent
-        self.ok = True
-        #: Views shared by the verbs while listing valid actions (the state cannot change meanwhile);
-        #: None on acting turns, where every rule must read the live state.
-        self.memo: dict[str, Any] | None = {} if probe else None
-
-    @property
-    def area(self) -> Area:
-        return self.state.areas[self.agent.area]
-
-    @property
-    def rng(self) -> random.Random:
-        return self.engine.rng
-
-    def say(self, text: str) -> None:
-        self.state.feedback[self.agent.id].append(text)
-
-    def fail(self, text: str) -> None:
-        """Refuse the command with corrective feedback (not an invalid action)."""
-        self.ok = False
-        self.state.feedback[self.agent.id].append(text)
-
-    def emit(self, kind: str, /, **data: Any) -> None:
-        engine = self.engine
-        engine.events.append(Event(kind, self.agent.id, data))
-        engine.kinds.add(kind)
-
-    def first(self, book: str, key: str) -> bool:
-        return self.engine.first(self.agent, book, key)
-
-
-class ProbeTurn(Turn):
-    """The probe turn of a listing: nothing changes while the verbs list their commands, so the area
-    is looked up once instead of at every ``turn.area`` (the verbs ask for it a dozen times a listing)."""
-
-    __slots__ = ("area",)
-
-    def __init__(self, engine: Engine, agent: Agent):
-        Turn.__init__(self, engine, agent, probe=True)
-        self.area = self.state.areas[agent.area]
 
 
 class Engine:

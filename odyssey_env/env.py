@@ -13,12 +13,13 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import read_from_shared_memory, write_to_shared_memory
 
-from odyssey_env.engine import Engine, Event, Outcome
+from odyssey_env.engine import Engine
 from odyssey_env.game import GAMES_DIR, Game, load_game
 from odyssey_env.limits import TEXT_CHARS
 from odyssey_env.quests import main_quest, side_quests, tutorial
 from odyssey_env.rewards import COMPONENTS, check_weights
 from odyssey_env.state import Agent
+from odyssey_env.turn import Event, Outcome
 
 __all__ = ["CHARSET", "INFO_KEYS", "MAX_ACTION_LENGTH", "MAX_INFO_TEXT", "MAX_OBSERVATION_LENGTH", "OdysseyEnv"]
 

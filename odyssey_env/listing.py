@@ -30,9 +30,10 @@ from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from odyssey_env.rules import DEPENDENCIES, ActionRule, RuleBook
+from odyssey_env.turn import ProbeTurn
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine, ProbeTurn
+    from odyssey_env.engine import Engine
     from odyssey_env.game import Game
     from odyssey_env.state import Agent, Area, WorldState
 
@@ -216,19 +217,6 @@ def _plan(rules: RuleBook) -> _Plan:
 
 
 # ---------------------------------------------------------------------- listing
-def _turn() -> type[ProbeTurn]:
-    """The engine's ProbeTurn class (the engine imports this module, so it is looked up once, when first needed)."""
-    global _TURN
-    if _TURN is None:
-        from odyssey_env.engine import ProbeTurn
-
-        _TURN = ProbeTurn
-    return _TURN
-
-
-_TURN: type[ProbeTurn] | None = None
-
-
 class Listing:
     """One agent's valid actions in one engine, cached per verb."""
 
@@ -297,7 +285,7 @@ class Listing:
                 stale = plan.stale_verbs(changed)
         commands, rules = self.commands, plan.rules
         if stale:
-            turn = _turn()(self.engine, state.agents[self.agent_id])
+            turn = ProbeTurn(self.engine, state.agents[self.agent_id])
             for i in stale:
                 commands[i] = tuple(rules[i].candidates(turn))
         self.recent.insert(0, (fingerprints, tuple(commands)))
@@ -308,7 +296,7 @@ class Listing:
         self.state = state
 
     def _verify(self) -> None:
-        turn = _turn()(self.engine, self.engine.state.agents[self.agent_id])
+        turn = ProbeTurn(self.engine, self.engine.state.agents[self.agent_id])
         problems = []
         for verb, rule, cached in zip(self.plan.verbs, self.plan.rules, self.commands, strict=True):
             fresh = tuple(rule.candidates(turn))

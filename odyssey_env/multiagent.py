@@ -43,7 +43,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 
-from odyssey_env.engine import Engine, Outcome
+from odyssey_env.engine import Engine
 from odyssey_env.env import (
     CHARSET,
     MAX_ACTION_LENGTH,
@@ -57,6 +57,7 @@ from odyssey_env.env import (
 from odyssey_env.game import Game, load_game
 from odyssey_env.quests import main_quest
 from odyssey_env.rewards import check_weights
+from odyssey_env.turn import Outcome
 
 try:
     from pettingzoo import ParallelEnv

@@ -36,8 +36,9 @@ from typing import TYPE_CHECKING, Any
 from odyssey_env.world import held_for
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine, Turn
+    from odyssey_env.engine import Engine
     from odyssey_env.rules import ActionRule, RuleBook, StepRule
+    from odyssey_env.turn import Turn
 
 __all__ = ["FORMAT", "ProvenanceTracker", "edges_by_pair"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Event
+    from odyssey_env.turn import Event
 
 COMPONENTS: tuple[str, ...] = ("quest", "side_quest", "exploration", "craft", "defeat", "trade", "death")
 #: The paper's supplementary reward: side quests + areas explored + unique crafts + unique defeats.

@@ -35,10 +35,11 @@ from odyssey_env.parsing import verb_index
 from odyssey_env.steprules.order import ENGINE_STEP_ORDER
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine, Turn
+    from odyssey_env.engine import Engine
     from odyssey_env.game import Game
     from odyssey_env.quests.spec import Condition
     from odyssey_env.state import Agent
+    from odyssey_env.turn import Turn
 
 __all__ = [
     "DEPENDENCIES",

@@ -35,12 +35,13 @@ from unittest import mock
 
 import odyssey_env.game
 from odyssey_env import load_game
-from odyssey_env.engine import Engine, Event, Outcome
+from odyssey_env.engine import Engine
 from odyssey_env.env import OdysseyEnv
 from odyssey_env.game import GAMES_DIR, Game
 from odyssey_env.quests.conditions import owned
 from odyssey_env.quests.spec import Condition
 from odyssey_env.state import Area, Npc
+from odyssey_env.turn import Event, Outcome
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
 

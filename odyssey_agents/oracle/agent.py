@@ -67,7 +67,7 @@ def is_valid(engine: Engine, agent_id: str, command: str) -> bool:
     accepted; ``write`` lists a placeholder text, so any text that fits is accepted for a listed
     writable.
     """
-    from odyssey_env.engine import Turn
+    from odyssey_env.turn import Turn
 
     parsed = parse(engine.rules, command)
     if isinstance(parsed, str):

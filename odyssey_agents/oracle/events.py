@@ -82,8 +82,8 @@ class Events:
         (a lamp, its oil, a place to stand), and that is pursued; failing that, or in a predicate's
         plan whose earlier steps were not done, this is :class:`Stuck`.
         """
-        from odyssey_env.engine import Turn
         from odyssey_env.rules import OPTIONAL_VERBS
+        from odyssey_env.turn import Turn
 
         v = self.view
         rules = v.engine.rules.actions

@@ -213,7 +213,7 @@ class Navigation:
         return None
 
     def _enterable(self, b: str) -> bool:
-        from odyssey_env.engine import Turn
+        from odyssey_env.turn import Turn
 
         return f"enter {b}" in self.view.verbs["enter"].candidates(Turn(self.view.engine, self.view.agent, probe=True))
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.turn import Turn
 
 
 @action_rule

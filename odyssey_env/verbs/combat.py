@@ -8,9 +8,10 @@ The enemy's side of the exchange runs in the ``combat_rhythm`` step rule.
 
 from __future__ import annotations
 
-from odyssey_env.engine import Engine, Turn
+from odyssey_env.engine import Engine
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.state import Npc
+from odyssey_env.turn import Turn
 from odyssey_env.world import add, materialize, npc_here, remove, type_of
 
 STAMINA_COST = 0.2

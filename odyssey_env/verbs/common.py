@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from odyssey_env.content import ObjectType
-from odyssey_env.engine import Turn
+from odyssey_env.turn import Turn
 from odyssey_env.world import give, held_containers, type_of
 
 

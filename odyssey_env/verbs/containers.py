@@ -7,8 +7,8 @@ then from the ground here, so a bag can be filled without juggling hands.
 
 from __future__ import annotations
 
-from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import acquire, ground, reachable_containers
 from odyssey_env.world import (
     add,

@@ -8,8 +8,8 @@ Disassembling gives back half of each ingredient, rounded up, so it never yields
 from __future__ import annotations
 
 from odyssey_env.content import ObjectType
-from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import carried_handles
 from odyssey_env.world import add, carried_count, make_objects, remove, take_carried, type_of
 

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from itertools import chain
 
-from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import acquire, ground, reachable_containers
 from odyssey_env.world import (
     add,

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.turn import Turn
 from odyssey_env.world import held_for, remove, type_of
 
 

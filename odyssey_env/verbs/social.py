@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.state import Npc
+from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import acquire
 from odyssey_env.world import add, fits_in_hands, materialize, npc_here, remove
 

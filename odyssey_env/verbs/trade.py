@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from odyssey_env.engine import Turn
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.state import Npc
+from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import carried_handles, coins_carried, receive
 from odyssey_env.verbs.social import wary
 from odyssey_env.world import add, carried_count, materialize, npc_here, remove, take_carried, type_of

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from odyssey_env.engine import Turn
 from odyssey_env.limits import TEXT_CHARS
 from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.turn import Turn
 from odyssey_env.world import held_for
 
 PLACEHOLDER = "notes"

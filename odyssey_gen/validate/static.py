@@ -73,7 +73,8 @@ ALLOWED_IMPORTS: dict[str, frozenset[str]] = {
         }
     ),
     "odyssey_env.worldgen": frozenset({"spawn_npc", "spawnable_enemies", "link"}),
-    "odyssey_env.engine": frozenset({"Engine", "Turn", "Event"}),
+    "odyssey_env.engine": frozenset({"Engine"}),
+    "odyssey_env.turn": frozenset({"Turn", "Event"}),
     "odyssey_env.state": frozenset({"Agent", "Area", "Npc", "Instance", "Exit", "WorldState"}),
     "odyssey_env.game": frozenset({"Game"}),
     "odyssey_env.content": frozenset({"ObjectType", "NpcType"}),
@@ -202,7 +203,7 @@ def _instance_attributes(cls: type) -> set[str]:
 
 def _api_attributes() -> frozenset[str]:
     """Public attribute names of the rule API's types (found by introspection, so they track the engine)."""
-    from odyssey_env import content, engine, game, rules, state
+    from odyssey_env import content, engine, game, rules, state, turn
     from odyssey_env.quests import spec as quest_spec
 
     classes: list[type] = [
@@ -224,9 +225,9 @@ def _api_attributes() -> frozenset[str]:
         content.GraphSpec,
         content.PlacementSpec,
         engine.Engine,
-        engine.Turn,
-        engine.Event,
-        engine.Outcome,
+        turn.Turn,
+        turn.Event,
+        turn.Outcome,
         game.Game,
         rules.ActionRule,
         rules.StepRule,

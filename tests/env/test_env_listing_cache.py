@@ -14,9 +14,10 @@ import types
 import pytest
 
 from odyssey_env import available_games, load_game
-from odyssey_env.engine import Engine, Turn
+from odyssey_env.engine import Engine
 from odyssey_env.listing import CHECK_ENV, StaleListingError, declared_dependencies
 from odyssey_env.rules import BASE_RULE_MODULES, DEPENDENCIES, ActionRule, RuleBook, RuleError, action_rule
+from odyssey_env.turn import Turn
 from odyssey_env.verbs.items import Drop
 
 PLAYER = "player"

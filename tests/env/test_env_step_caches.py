@@ -10,8 +10,9 @@
 
 from __future__ import annotations
 
-from odyssey_env.engine import Engine, ProbeTurn
+from odyssey_env.engine import Engine
 from odyssey_env.env import INFO_KEYS, OdysseyEnv
+from odyssey_env.turn import ProbeTurn
 
 
 def test_info_keys_follow_the_game_and_the_keys_asked():

@@ -16,8 +16,9 @@ import random
 import pytest
 
 from odyssey_env import available_games, load_game
-from odyssey_env.engine import Engine, Turn
+from odyssey_env.engine import Engine
 from odyssey_env.parsing import parse
+from odyssey_env.turn import Turn
 
 PLAYER = "player"
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 from kit import PLAYER, Harness, Scripted, subprocess_digest
 
-from odyssey_env.engine import Event
+from odyssey_env.turn import Event
 
 from .conftest import TINY
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from odyssey_env.engine import Event
 from odyssey_env.rewards import COMPONENTS, SUPPLEMENTARY, RewardBreakdown, breakdown, check_weights
+from odyssey_env.turn import Event
 
 
 def ev(kind: str, agent: str | None = "player", **data) -> Event:

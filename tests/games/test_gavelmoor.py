@@ -22,7 +22,7 @@ from kit import PLAYER, Harness, engine_on, game_copy, load_with_rules, subproce
 
 import odyssey_env
 from odyssey_env import load_game
-from odyssey_env.engine import Engine, Turn
+from odyssey_env.engine import Engine
 from odyssey_env.game import Game
 from odyssey_env.games.gavelmoor import rules as metro
 from odyssey_env.parsing import parse
@@ -30,6 +30,7 @@ from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import placement
 from odyssey_env.state import Npc
+from odyssey_env.turn import Turn
 from odyssey_env.world import add, make_objects
 
 GAME = "gavelmoor"

@@ -21,7 +21,8 @@ from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate
 from odyssey_env.world import add, carried_count, take_carried
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine, Turn
+    from odyssey_env.engine import Engine
+    from odyssey_env.turn import Turn
 
 FLOOD_HOUR = 2
 

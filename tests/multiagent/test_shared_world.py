@@ -10,10 +10,11 @@ pytest.importorskip("pettingzoo", reason='the PettingZoo face needs the "multiag
 
 from odyssey_agents.base import Task
 from odyssey_agents.oracle import OracleAgent
-from odyssey_env.engine import Engine, Turn
+from odyssey_env.engine import Engine
 from odyssey_env.game import load_game
 from odyssey_env.multiagent import OdysseyParallelEnv, parallel_env
 from odyssey_env.parsing import parse
+from odyssey_env.turn import Turn
 from odyssey_env.world import add
 from odyssey_env.worldgen import spawn_npc
 

@@ -47,8 +47,9 @@ from odyssey_env.steprules.death import fall
 from odyssey_env.world import add, give, held_containers, take_carried, type_of
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine, Turn
+    from odyssey_env.engine import Engine
     from odyssey_env.state import Agent, WorldState
+    from odyssey_env.turn import Turn
 
 
 # ============================================================================ the law book

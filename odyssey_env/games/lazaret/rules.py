@@ -40,9 +40,10 @@ from odyssey_env.world import add, held_containers, make_objects, npc_here, remo
 from odyssey_env.worldgen import spawn_npc
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine, Turn
+    from odyssey_env.engine import Engine
     from odyssey_env.game import Game
     from odyssey_env.state import Agent, WorldState
+    from odyssey_env.turn import Turn
 
 LIGHT = "lamp_fuel"
 CORRUPTION = "corpse_corruption"

@@ -42,8 +42,9 @@ from odyssey_env.verbs.common import carried_handles, ground
 from odyssey_env.world import add, carried_count, known_object, npc_here, remove, take_carried, type_of
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine, Turn
+    from odyssey_env.engine import Engine
     from odyssey_env.state import Agent, Area
+    from odyssey_env.turn import Turn
 
 GLAZE = "salt_glaze"
 FORGE = "forge_alert"

@@ -40,9 +40,10 @@ from odyssey_env.worldgen import spawn_npc, spawnable_enemies
 
 if TYPE_CHECKING:
     from odyssey_env.content import NpcType
-    from odyssey_env.engine import Engine, Turn
+    from odyssey_env.engine import Engine
     from odyssey_env.game import Game
     from odyssey_env.state import Agent, Npc, WorldState
+    from odyssey_env.turn import Turn
 
 RALLY = "rally"
 JAM = "jam"
