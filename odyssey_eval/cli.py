@@ -23,7 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "generate": ("odyssey_gen.cli:main", "generate a new, validated game from a theme (offline or with an LLM)"),
     "run": ("odyssey_eval.run:main", "evaluate agents on games (Hydra; supports -m sweeps)"),
     "report": ("odyssey_eval.report:main", "summarise run directories and write an HTML report"),
-    "view": ("odyssey_eval.viewer:main", "write a run's interactive trajectory viewer (one HTML file)"),
+    "view": ("odyssey_eval.viewer.cli:main", "write a run's interactive trajectory viewer (one HTML file)"),
     "challenge": ("odyssey_eval.challenge:main", "the TTCL challenge aggregation"),
     "train": ("odyssey_agents.train:main", "train an LLM policy on a game with RL (GRPO + LoRA; train extra)"),
 }

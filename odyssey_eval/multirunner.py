@@ -35,6 +35,7 @@ from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
 from odyssey_eval import lifecycle
+from odyssey_eval.configs import CONFIG_DIR
 from odyssey_eval.factory import ConfigError, build_agent
 from odyssey_eval.lifecycle import RESULTS_FORMAT, STOPPING, CellOutcome, RunError, sanitize
 from odyssey_eval.metrics import RunningMetrics
@@ -56,8 +57,6 @@ AGENT_SEED_STRIDE = 1_000_003
 
 def resolve_agents(entries: Any) -> list[dict[str, Any]]:
     """The agent configs a cell's ``agents`` list names: presets by name, or configs as given."""
-    from odyssey_eval.run import CONFIG_DIR
-
     if isinstance(entries, str | bytes) or not isinstance(entries, list | tuple) or not entries:
         raise ConfigError(f"agents must be a non-empty list, e.g. agents=[oracle,random], got {entries!r}")
     out = []

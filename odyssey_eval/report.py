@@ -169,7 +169,7 @@ def _write_views(runs: Sequence[Run], report: Path) -> tuple[dict[str, str], lis
     link of each run's row to it (an agent of a multi-agent cell opens with that agent selected)."""
     from urllib.parse import quote
 
-    from odyssey_eval.viewer import write_views
+    from odyssey_eval.viewer.build import write_views
 
     pages, problems = write_views([r.cell_path or r.path for r in runs], report.parent / f"{report.stem}_views")
     links = {}

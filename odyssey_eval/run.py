@@ -21,13 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.errors import ConfigError, OdysseyError
+from odyssey_eval.configs import CONFIG_DIR, REPO_CONFIG_DIR
 
-__all__ = ["CONFIG_DIR", "LAUNCHER_PLUGINS", "Carried", "cell_config", "cell_directory", "main"]
+__all__ = ["LAUNCHER_PLUGINS", "Carried", "cell_config", "cell_directory", "main"]
 
-CONFIG_DIR = Path(__file__).resolve().parent / "conf"
-#: Repository-level presets (``conf/experiment/``: the paper's experiments). On Hydra's search path when
-#: the package runs from a source checkout (an editable install); a plain install has only CONFIG_DIR.
-REPO_CONFIG_DIR = Path(__file__).resolve().parents[1] / "conf"
 
 #: launcher preset -> (module the Hydra plugin installs, extra that brings it)
 LAUNCHER_PLUGINS: dict[str, tuple[str, str]] = {

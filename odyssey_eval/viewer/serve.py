@@ -15,6 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from odyssey_agents.errors import OdysseyError
+from odyssey_eval.viewer.build import build_page
 
 __all__ = ["HOST", "make_server", "serve"]
 
@@ -56,8 +57,6 @@ def make_server(build: Callable[[], str], port: int = 0) -> ThreadingHTTPServer:
 
 def serve(run_dir: str | Path, *, port: int = 0, open_browser: bool = False) -> None:
     """Serve ``run_dir``'s page until interrupted."""
-    from odyssey_eval.viewer import build_page
-
     server = make_server(lambda: build_page(run_dir), port)
     url = f"http://{HOST}:{server.server_address[1]}/"
     print(f"serving {url} (Ctrl-C to stop; reload the page to read the run again)", flush=True)

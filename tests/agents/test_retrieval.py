@@ -329,8 +329,8 @@ def test_the_shipped_presets_compose_and_build():
     from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
 
+    from odyssey_eval.configs import CONFIG_DIR
     from odyssey_eval.factory import build_agent
-    from odyssey_eval.run import CONFIG_DIR
 
     for name in ("vanilla_rag", "mem0", "raptor", "voyager"):
         with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
@@ -353,7 +353,7 @@ def test_the_shipped_presets_compose_and_build():
 def compose_plain(*overrides):
     from hydra import compose, initialize_config_dir
 
-    from odyssey_eval.run import CONFIG_DIR
+    from odyssey_eval.configs import CONFIG_DIR
 
     with initialize_config_dir(str(CONFIG_DIR), version_base="1.3"):
         return compose("run", overrides=list(overrides))

@@ -11,7 +11,8 @@ import pytest
 pytest.importorskip("hydra")
 
 from odyssey_env import available_games
-from odyssey_eval.run import CONFIG_DIR, REPO_CONFIG_DIR, _with_repo_presets, main
+from odyssey_eval.configs import CONFIG_DIR, REPO_CONFIG_DIR
+from odyssey_eval.run import _with_repo_presets, main
 
 EXP2 = ["sft", "sft_stm", "sft_reflection", "sft_summarisation", "long_context", "rag", "short_term_memory"]
 

@@ -28,7 +28,7 @@ def test_hydra_finds_the_plugin_without_importing_ray():
         "from hydra.core.plugins import Plugins\n"
         "from hydra.plugins.launcher import Launcher\n"
         "from hydra import compose, initialize_config_dir\n"
-        "from odyssey_eval.run import CONFIG_DIR\n"
+        "from odyssey_eval.configs import CONFIG_DIR\n"
         "names = [f'{p.__module__}.{p.__name__}' for p in Plugins.instance().discover(Launcher)]\n"
         "assert 'hydra_plugins.odyssey_ray_launcher.ray_launcher.RayLauncher' in names, names\n"
         "with initialize_config_dir(version_base='1.3', config_dir=str(CONFIG_DIR)):\n"

@@ -68,7 +68,7 @@ def test_a_cell_writes_its_run_directory(tmp_path):
 def test_the_runner_defaults_are_the_shipped_eval_config():
     """A cell run from Python without an ``eval`` group is the cell ``odyssey run`` would play."""
     omegaconf = pytest.importorskip("omegaconf")
-    from odyssey_eval.run import CONFIG_DIR
+    from odyssey_eval.configs import CONFIG_DIR
     from odyssey_eval.runner import _DEFAULT_EVAL
 
     shipped = omegaconf.OmegaConf.to_container(omegaconf.OmegaConf.load(CONFIG_DIR / "eval" / "default.yaml"))
