@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.llm import LLM, LLMError
-from odyssey_gen.llm import prompts
 from odyssey_gen.llm.parse import ReplyError, extract_json, extract_python
+from odyssey_gen.llm.prompts import entities_prompt, quest_prompt, rules_prompt
 from odyssey_gen.report import Attempt
 from odyssey_gen.spec import GameSpec, ValidationSettings
 from odyssey_gen.validate import Problem, check_static
@@ -113,7 +113,7 @@ class LLMAuthor:
             return [_problem(stage, str(exc))]
 
     def _entities(self, folder: Path, feedback: list[Problem], attempt: Attempt) -> list[Problem]:
-        reply = self._ask("entities", prompts.entities_prompt(self.spec, feedback), attempt)
+        reply = self._ask("entities", entities_prompt(self.spec, feedback), attempt)
         world = extract_json(reply, "world.json")
         if isinstance(world.get("game"), dict):
             world["game"]["name"] = self.spec.name  # the folder's name, whatever the model wrote
@@ -160,7 +160,7 @@ class LLMAuthor:
             self._write_rules(folder)
             return []
         world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
-        reply = self._ask("rules", prompts.rules_prompt(self.spec, world, feedback), attempt)
+        reply = self._ask("rules", rules_prompt(self.spec, world, feedback), attempt)
         self.rules_source = extract_python(reply) or ""
         self.predicate_source = ""  # the quest is asked again after new rules
         (folder / "quest.json").unlink(missing_ok=True)
@@ -192,7 +192,7 @@ class LLMAuthor:
     def _quest(self, folder: Path, feedback: list[Problem], attempt: Attempt) -> list[Problem]:
         world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
         known = [*declared_predicates(self.rules_source), ("did", "the agent caused an event of a kind this step")]
-        reply = self._ask("quest", prompts.quest_prompt(self.spec, world, known, feedback), attempt)
+        reply = self._ask("quest", quest_prompt(self.spec, world, known, feedback), attempt)
         quest = extract_json(reply, "quest.json")
         self.predicate_source = extract_python(reply, required=False) or ""
         (folder / "quest.json").write_text(json.dumps(quest, indent=2) + "\n", encoding="utf-8")
