@@ -46,7 +46,7 @@ class SpecError(ValueError):
 class ValidationSettings:
     """How hard a candidate game is tested before it is accepted (docs/generation.md, "Validation").
 
-    The defaults are the issue's: a random agent for 1,000 steps on 3 seeds, and the oracle must finish
+    The defaults: a random agent for 1,000 steps on 3 seeds, and the oracle must finish
     the main quest on 3 seeds within 500 play steps. Tests use fewer steps and seeds.
     """
 

@@ -1,4 +1,4 @@
-"""What the step path works out once and reuses (issue 14) stays exact where it must follow a change.
+"""What the step path works out once and reuses (for speed) stays exact where it must follow a change.
 
 * ``info`` keys decided once per game and ``info_keys`` (``env._info_plan``): another game, or other
   keys, get their own; the ``tutorial`` key still follows the agent's phase at every step;

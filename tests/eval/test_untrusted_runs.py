@@ -116,7 +116,7 @@ def test_report_and_challenge_never_import_the_rules_and_stay_right(played, trus
 
 
 def test_a_run_directory_pointed_at_a_hostile_folder_runs_nothing(played, tmp_path):
-    """The attack of issue 13: a run directory handed over with cell.json naming a folder whose rules.py
+    """The attack a shared run directory invites: one handed over with cell.json naming a folder whose rules.py
     does harm, and no recorded facts, so a careless reader would load the game to compute metrics."""
     root, folder, env = played
     (src,) = [p.parent for p in (root / "runs").rglob("results.json")]

@@ -1,4 +1,5 @@
-"""Every user mistake is one line and a non-zero exit, never a traceback (issue 13, items 2 and 8).
+"""Every user mistake is one line and a non-zero exit, never a traceback: a user's mistake must
+name what to fix, and a traceback names only where the code broke.
 
 The commands run as a user types them, in a subprocess, so the exit code and everything printed are
 what a person would see. Keys given in configs are refused without being repeated or written.

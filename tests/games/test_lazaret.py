@@ -1,9 +1,10 @@
-"""Lazaret: the plague-ward game of issue 9 (sizes, its six verbs, its three step rules, the quest).
+"""Lazaret: the plague-ward game (sizes, its six verbs, its three step rules, the quest).
 
-The sizes are the issue's, computed from the data as ``odyssey games`` prints them. Each verb is shown
-succeeding (with the events it emits), refused with each of its messages, and listed exactly when it
-would succeed; each step rule is shown firing and not firing. The tests drive a real engine on the
-shipped game, in areas emptied first, with an RNG that never rolls an ambush unless a test asks for it.
+The sizes (those of the paper's game it stands in for) are computed from the data as ``odyssey games``
+prints them. Each verb is shown succeeding (with the events it emits), refused with each of its messages,
+and listed exactly when it would succeed; each step rule is shown firing and not firing. The tests drive a
+real engine on the shipped game, in areas emptied first, with an RNG that never rolls an ambush unless a
+test asks for it.
 """
 
 from __future__ import annotations

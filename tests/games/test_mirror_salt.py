@@ -1,6 +1,6 @@
 """Mirror Salt: the salt-glass desert (sizes, tutorial, a DAG quest the oracle solves, determinism, expansion).
 
-The sizes are the issue's (one place, eight areas of levels 1-5, 28 object types, 4 NPC types, a
+The sizes are the ones the game was designed to (one place, eight areas of levels 1-5, 28 object types, 4 NPC types, a
 one-chapter DAG of 9 stages with 5 leaves, a tutorial, 2 extra verbs, 5 extra step rules), computed
 from the data as ``odyssey games`` prints them. The tutorial is played with scripted commands; the
 main quest is played by the oracle on seeds 0-9, which must never be fooled by a mirage. The rules

@@ -1,10 +1,10 @@
 """Rust Throne: a kingdom of broken war machines (sizes, its six verbs, its eight step rules, its quest).
 
-The sizes are those of issue 9, computed from the data as ``odyssey games`` prints them. Each verb of the
-game's ``rules.py`` is played to success and to every refusal, with its exact valid-action listing and its
-events; each step rule is shown firing and not firing. Most tests run a *quiet* copy of the game (no
-ambushes, night spawns, respawns or reclaimed territory unless a test asks for them), standing in an
-emptied signal tower, so that each test places exactly what it talks about.
+The sizes (those of the paper's game it stands in for) are computed from the data as ``odyssey games``
+prints them. Each verb of the game's ``rules.py`` is played to success and to every refusal, with its exact
+valid-action listing and its events; each step rule is shown firing and not firing. Most tests run a *quiet*
+copy of the game (no ambushes, night spawns, respawns or reclaimed territory unless a test asks for them),
+standing in an emptied signal tower, so that each test places exactly what it talks about.
 """
 
 from __future__ import annotations
