@@ -451,16 +451,28 @@ class RuleBook:
             for cls in step_classes.values()
             if cls.name not in disable and (not cls.optional or cls.name in wanted_steps)
         ]
-        self.steps: list[StepRule] = [
-            cls(_params(cls, params.pop(cls.name, None))) for cls in step_order(in_book, known=step_classes)
-        ]
+        self.steps = [cls(_params(cls, params.pop(cls.name, None))) for cls in step_order(in_book, known=step_classes)]
         if params:
             raise RuleError(f"parameters given for rule(s) that are not active: {', '.join(sorted(params))}")
         self.predicates = predicates
         self.verbs_by_first_word: dict[str, list[str]] = verb_index(self.actions)
 
+    @property
+    def steps(self) -> tuple[StepRule, ...]:
+        """The step rules in run order. Assign a new sequence to change them (a game drops its inactive
+        rules once loaded); the tuple cannot be changed in place, so the index by name always follows."""
+        return self._steps
+
+    @steps.setter
+    def steps(self, rules: Iterable[StepRule]) -> None:
+        self._steps = tuple(rules)
+        self._step_by_name = {r.name: r for r in self._steps}
+        self.__dict__.pop("veils", None)  # found again from the new rules when next asked
+
     def step_rule(self, name: str) -> StepRule | None:
-        return next((r for r in self.steps if r.name == name), None)
+        """The step rule ``name`` of this game, or None when it does not run it (a dict look-up: rules
+        and verbs ask on every step and every listing)."""
+        return self._step_by_name.get(name)
 
     @functools.cached_property
     def veils(self) -> tuple[StepRule, ...]:

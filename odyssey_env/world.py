@@ -1,17 +1,19 @@
-"""Operations on the world state that several rules share: where objects are, moving them, sizes.
+"""Operations on the world state that several rules share: where objects are, moving them, sizes, paths.
 
 Verbs and step rules call these instead of touching dicts directly, so that every rule agrees on
-what "held", "carried" and "fits" mean. The functions are small and allocation-free on purpose: they
-sit on the per-step hot path.
+what "held", "carried" and "fits" mean, and on which areas are how far apart (the breadth-first paths
+at the end, the one search every rule and the rule language use). The object functions are small and
+allocation-free on purpose: they sit on the per-step hot path.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections import deque
+from collections.abc import Callable, Container, Iterator
 from typing import TYPE_CHECKING
 
 from odyssey_env.content import ObjectType
-from odyssey_env.state import Agent, Area, Instance, Npc, WorldState
+from odyssey_env.state import Agent, Area, Exit, Instance, Npc, WorldState
 
 if TYPE_CHECKING:
     from odyssey_env.game import Game
@@ -207,3 +209,66 @@ def npc_here(state: WorldState, area: Area, handle: str) -> Npc | None:
 def known_object(game: Game, state: WorldState, handle: str) -> ObjectType | None:
     inst = state.instances.get(handle)
     return game.objects.get(inst.type if inst is not None else handle)
+
+
+# ---------------------------------------------------------------------------- paths over the area graph
+#: Whether a search may cross from area ``here`` to its neighbour ``there`` through ``exit``.
+Passable = Callable[[str, str, Exit], bool]
+
+
+def unlocked(here: str, there: str, exit: Exit) -> bool:
+    """Paths open now (a locked one needs its key or a pick first)."""
+    return not exit.locked
+
+
+def breadth_first(
+    state: WorldState,
+    start: str,
+    passable: Passable | None = None,
+    *,
+    until: Callable[[str], bool] | None = None,
+) -> dict[str, str | None]:
+    """Every area reachable from ``start``, nearest first, each with the area it is reached from (None
+    for ``start``): a breadth-first search over the area graph, ties in exit order, so the same world
+    gives the same order in any process.
+
+    ``passable`` (default: every path, locked or not) says which paths count; exits to areas no longer in
+    the world are skipped. With ``until``, the search stops at the first area reached for which it holds
+    (``start`` included), which is then the last key.
+    """
+    areas = state.areas
+    came_from: dict[str, str | None] = {start: None}
+    if until is not None and until(start):
+        return came_from
+    queue = deque((start,))
+    while queue:
+        here = queue.popleft()
+        for there, exit in areas[here].exits.items():
+            if there in came_from or there not in areas or (passable is not None and not passable(here, there, exit)):
+                continue
+            came_from[there] = here
+            if until is not None and until(there):
+                return came_from
+            queue.append(there)
+    return came_from
+
+
+def nearest(
+    state: WorldState, start: str, wanted: Callable[[str], bool], passable: Passable | None = None
+) -> str | None:
+    """The area nearest to ``start`` (``start`` itself included) for which ``wanted`` holds, or None."""
+    found = breadth_first(state, start, passable, until=wanted)
+    last = next(reversed(found))
+    return last if wanted(last) else None
+
+
+def first_step(state: WorldState, start: str, targets: Container[str], passable: Passable | None = None) -> str | None:
+    """The neighbour of ``start`` that begins a shortest path to the nearest of ``targets`` (``start``
+    itself never counts as one), or None when none is reachable."""
+    found = breadth_first(state, start, passable, until=lambda area: area != start and area in targets)
+    area = next(reversed(found))
+    if area == start or area not in targets:
+        return None
+    while found[area] != start:
+        area = found[area]
+    return area

@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from odyssey_env.verbs.combat import DEFEND_FACTOR, STAMINA_COST, STAMINA_FLOOR
+from odyssey_env.verbs.combat import STAMINA_COST, STAMINA_FLOOR, blow_damage
 
 if TYPE_CHECKING:
     from odyssey_agents.oracle.view import View
@@ -59,15 +59,11 @@ def foe_of(view: View, npc: Npc) -> Foe:
 
 
 def my_blow(attack: int, stamina: float, foe: Foe) -> int:
-    damage = max(1, round(attack * stamina) - foe.defense)
-    if foe.stance() == "defend":
-        damage = int(damage * DEFEND_FACTOR)
-    return damage
+    return blow_damage(round(attack * stamina), foe.defense, guarded=foe.stance() == "defend")
 
 
 def their_blow(foe: Foe, modifier: float, defense: int, defending: bool) -> int:
-    damage = max(1, round(foe.attack * modifier) - defense)
-    return int(damage * DEFEND_FACTOR) if defending else damage
+    return blow_damage(round(foe.attack * modifier), defense, guarded=defending)
 
 
 class Clock:

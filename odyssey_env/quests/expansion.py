@@ -10,12 +10,11 @@ use another expander by overriding this rule by name in its ``rules.py``.
 from __future__ import annotations
 
 import itertools
-from collections import deque
 from typing import TYPE_CHECKING, Protocol
 
 from odyssey_env.rules import StepRule, step_rule
 from odyssey_env.state import Area
-from odyssey_env.world import add, make_objects
+from odyssey_env.world import add, breadth_first, make_objects
 from odyssey_env.worldgen import link, spawn_npc, spawnable_enemies
 
 if TYPE_CHECKING:
@@ -70,18 +69,7 @@ def reachable(engine: Engine) -> list[str]:
 
     Locked ways count: the world is not "explored" while a locked part of it is still unseen.
     """
-    areas = engine.state.areas
-    order = [engine.state.spawn]
-    seen = {engine.state.spawn}
-    queue = deque(order)
-    while queue:
-        here = queue.popleft()
-        for name in areas[here].exits:
-            if name not in seen:
-                seen.add(name)
-                order.append(name)
-                queue.append(name)
-    return order
+    return list(breadth_first(engine.state, engine.state.spawn))
 
 
 class ProceduralExpander:

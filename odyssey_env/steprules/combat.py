@@ -12,14 +12,12 @@ from dataclasses import dataclass
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.state import Agent, Npc
-from odyssey_env.verbs.combat import DEFEND_FACTOR, stance
+from odyssey_env.verbs.combat import blow_damage, stance
 
 
 def enemy_blow(engine: Engine, npc: Npc, agent: Agent, strength: float = 1.0) -> int:
     raw = round(npc.attack * strength * engine.state.modifiers.get("enemy_attack", 1.0))
-    damage = max(1, raw - agent.defense)
-    if agent.defending:
-        damage = int(damage * DEFEND_FACTOR)
+    damage = blow_damage(raw, agent.defense, guarded=agent.defending)
     agent.hp -= damage
     return damage
 

@@ -7,13 +7,13 @@ used, and closings are temporary, so the main quest is never blocked.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.steprules.living import is_world_area, tell
 from odyssey_env.steprules.patrols import noise_at
+from odyssey_env.world import breadth_first
 
 
 def moon_phase(minute: int, phases: int = 8, days_per_phase: int = 1) -> int:
@@ -117,14 +117,5 @@ def _connected_without(state, removed: list[tuple[str, str]]) -> bool:
     Locked paths with keys count as passable: they are the designed way in, which a key opens.
     """
     cut = {(a, b) for a, b in removed} | {(b, a) for a, b in removed}
-    areas = state.areas
-    world = [n for n, a in areas.items() if is_world_area(a)]
-    seen = {state.spawn}
-    queue = deque([state.spawn])
-    while queue:
-        here = queue.popleft()
-        for other in areas[here].exits:
-            if other not in seen and (here, other) not in cut:
-                seen.add(other)
-                queue.append(other)
-    return all(n in seen for n in world)
+    seen = breadth_first(state, state.spawn, lambda here, there, _: (here, there) not in cut)
+    return all(n in seen for n, a in state.areas.items() if is_world_area(a))

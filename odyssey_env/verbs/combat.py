@@ -19,6 +19,13 @@ STAMINA_FLOOR = 0.2
 DEFEND_FACTOR = 0.1
 
 
+def blow_damage(attack: int, defense: int, *, guarded: bool = False) -> int:
+    """The damage of one blow, whoever strikes whom: attack less defense, at least 1; a tenth of that
+    (rounded down, so possibly 0) against a guard. The one formula of the engine, the games and the oracle."""
+    damage = max(1, attack - defense)
+    return int(damage * DEFEND_FACTOR) if guarded else damage
+
+
 def stance(engine: Engine, npc: Npc) -> str:
     pattern = engine.game.npcs[npc.type].pattern
     return pattern[npc.stance_index % len(pattern)] if pattern else "wait"
@@ -103,9 +110,9 @@ class Attack(ActionRule):
         if npc is None:
             return
         agent = turn.agent
-        damage = max(1, round(agent.attack * agent.stamina) - npc.defense)
-        if stance(turn.engine, npc) == "defend":
-            damage = int(damage * DEFEND_FACTOR)
+        guarded = stance(turn.engine, npc) == "defend"
+        damage = blow_damage(round(agent.attack * agent.stamina), npc.defense, guarded=guarded)
+        if guarded:
             turn.say(f"{npc.handle} guards against my blow.")
         agent.stamina = max(STAMINA_FLOOR, agent.stamina - STAMINA_COST)
         turn.emit("npc_attacked", npc=npc.handle, type=npc.type, damage=damage)
@@ -145,7 +152,7 @@ class Throw(ActionRule):
         if npc is None:
             return
         t = turn.game.objects[type_of(turn.state, handle)]
-        damage = max(1, t.attack + 2 * t.size - npc.defense)
+        damage = blow_damage(t.attack + 2 * t.size, npc.defense)
         remove(turn.agent.hands, handle)
         add(turn.area.objects, handle)
         turn.emit("object_thrown", object=t.name, handle=handle, npc=npc.handle, damage=damage)

@@ -26,17 +26,26 @@ plan them; ``enter`` is replaced here (same verb) to enforce darkness and the lo
 from __future__ import annotations
 
 import functools
-from collections import deque
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests.spec import Condition
-from odyssey_env.rules import ActionRule, Fact, RuleBook, StepRule, action_rule, predicate, step_rule
+from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.verbs.combat import STAMINA_FLOOR, strike
 from odyssey_env.verbs.common import carried_handles, receive
 from odyssey_env.verbs.movement import Enter, in_combat
-from odyssey_env.world import add, held_containers, make_objects, npc_here, remove, take_carried, type_of
+from odyssey_env.world import (
+    add,
+    held_containers,
+    make_objects,
+    nearest,
+    npc_here,
+    remove,
+    take_carried,
+    type_of,
+    unlocked,
+)
 from odyssey_env.worldgen import spawn_npc
 
 if TYPE_CHECKING:
@@ -76,21 +85,6 @@ def _any_has(*objects: str) -> Condition:
     )
 
 
-def _nearest(state: WorldState, start: str, wanted: Any) -> str | None:
-    """The area nearest to ``start`` (over unlocked ways, breadth first) for which ``wanted(area)`` holds."""
-    seen = {start}
-    queue = deque([start])
-    while queue:
-        here = queue.popleft()
-        if wanted(here):
-            return here
-        for nxt, way in state.areas[here].exits.items():
-            if nxt not in seen and not way.locked and nxt in state.areas:
-                seen.add(nxt)
-                queue.append(nxt)
-    return None
-
-
 # ============================================================================ light
 @dataclass(frozen=True)
 class Light:
@@ -101,14 +95,8 @@ class Light:
     per_unit: int
 
 
-@functools.lru_cache(maxsize=64)
-def _step_rule(rules: RuleBook, name: str) -> StepRule | None:
-    """A game's step rule by name (looked up once per rule book: verbs ask on every listing)."""
-    return rules.step_rule(name)
-
-
 def _light_params(engine: Engine) -> LampFuel.Params:
-    rule = _step_rule(engine.rules, LIGHT)
+    rule = engine.rules.step_rule(LIGHT)
     return rule.settings if rule is not None else LampFuel.Params()
 
 
@@ -360,7 +348,7 @@ def carries_light(engine: Engine, agent: Agent, fuel: int = 1) -> bool:
 
 # ============================================================================ the dead
 def _corpse_type(engine: Engine) -> str:
-    rule = _step_rule(engine.rules, CORRUPTION)
+    rule = engine.rules.step_rule(CORRUPTION)
     return rule.settings.corpse if rule is not None else ""
 
 
@@ -827,7 +815,7 @@ class Eavesdrop(ActionRule):
         state = engine.state
         if target is None or target not in state.areas or target in state.areas[agent.area].exits:
             return None
-        door = _nearest(state, agent.area, lambda a: target in state.areas[a].exits and a != target)
+        door = nearest(state, agent.area, lambda a: target in state.areas[a].exits and a != target, unlocked)
         return _in(door) if door is not None else None
 
     def facts(self, game: Game):
@@ -894,7 +882,7 @@ class BurnCorpses(ActionRule):
         state = engine.state
         where = match.get("area")
         if where is None:
-            where = _nearest(state, agent.area, lambda a: bool(corpses_in(engine, a)))
+            where = nearest(state, agent.area, lambda a: bool(corpses_in(engine, a)), unlocked)
         return _in(where) if where is not None and where != agent.area else None
 
     def facts(self, game: Game):
@@ -1066,7 +1054,7 @@ class Shove(ActionRule):
                 kinds[state.npcs[h].type].hostile and wanted in (None, state.npcs[h].type) for h in area.npcs
             )
 
-        where = _nearest(state, agent.area, fit)
+        where = nearest(state, agent.area, fit, unlocked)
         return _in(where) if where is not None and where != agent.area else None
 
     def facts(self, game: Game):

@@ -26,16 +26,25 @@ which the quest predicate ``has_used`` reads.
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.combat import CombatRhythm
 from odyssey_env.steprules.living import FIXED_ORIGINS, is_world_area, move_npc, occupied, pick, roams, tell
-from odyssey_env.verbs.combat import DEFEND_FACTOR, defeat, engage, stance, strike
+from odyssey_env.verbs.combat import blow_damage, defeat, engage, stance, strike
 from odyssey_env.verbs.common import carried_handles, receive
-from odyssey_env.world import add, describe_holding, held_containers, make_objects, npc_here, remove, type_of
+from odyssey_env.world import (
+    add,
+    breadth_first,
+    describe_holding,
+    first_step,
+    held_containers,
+    make_objects,
+    npc_here,
+    remove,
+    type_of,
+)
 from odyssey_env.worldgen import spawn_npc, spawnable_enemies
 
 if TYPE_CHECKING:
@@ -491,7 +500,7 @@ class Overload(ActionRule):
         if not foes:
             turn.say(f"The burst crackles harmlessly across {area.name}: nothing hostile is here.")
         for npc in foes:
-            strike(turn, npc, max(1, blast - npc.defense), "The burst hits")
+            strike(turn, npc, blow_damage(blast, npc.defense), "The burst hits")
 
     def candidates(self, turn: Turn):
         state = turn.state
@@ -549,9 +558,7 @@ class Skirmish(CombatRhythm):
             foe = state.npcs.get(leader.combat) if leader.combat is not None else None
             if foe is None or foe.area != ally.area or leader.area != ally.area:
                 continue
-            damage = max(1, ally.attack - foe.defense)
-            if stance(engine, foe) == "defend":
-                damage = int(damage * DEFEND_FACTOR)
+            damage = blow_damage(ally.attack, foe.defense, guarded=stance(engine, foe) == "defend")
             foe.hp -= damage
             engine.emit("ally_struck", leader_id, npc=handle, target=foe.handle, damage=damage)
             if foe.hp > 0:
@@ -887,16 +894,12 @@ class Reclamation(StepRule):
 
 def _open_land(state: WorldState) -> list[str]:
     """World areas reachable from the spawn over unlocked paths (breadth first, stable)."""
-    order = [state.spawn]
-    seen = {state.spawn}
-    queue = deque(order)
-    while queue:
-        for name, ex in state.areas[queue.popleft()].exits.items():
-            if not ex.locked and name not in seen and name in state.areas and is_world_area(state.areas[name]):
-                seen.add(name)
-                order.append(name)
-                queue.append(name)
-    return order
+    return list(breadth_first(state, state.spawn, _open_way(state)))
+
+
+def _open_way(state: WorldState):
+    """Unlocked paths into world areas (never through the tutorial)."""
+    return lambda here, there, exit: not exit.locked and is_world_area(state.areas[there])
 
 
 def _claimant(engine: Engine, level: int) -> NpcType | None:
@@ -1041,7 +1044,7 @@ class ForgeMigration(StepRule):
             if npc.area in here or keeper.get(npc.area) == npc.handle:
                 continue
             free = {f for f in forges if f not in keeper}
-            hop = _first_hop(state, npc.area, free)
+            hop = first_step(state, npc.area, free, _open_way(state)) if free else None
             if hop is None:
                 continue
             frm = npc.area
@@ -1057,24 +1060,6 @@ class ForgeMigration(StepRule):
             "to the forges",
             ("to the camp", "into the wilds", "nowhere: they never move"),
         )
-
-
-def _first_hop(state: WorldState, src: str, targets: set[str]) -> str | None:
-    """The first area on a shortest open path from ``src`` to any of ``targets`` (stable ties)."""
-    if not targets:
-        return None
-    first: dict[str, str | None] = {src: None}
-    queue = deque([src])
-    while queue:
-        here = queue.popleft()
-        for name, ex in state.areas[here].exits.items():
-            if ex.locked or name in first or name not in state.areas or not is_world_area(state.areas[name]):
-                continue
-            first[name] = first[here] or name
-            if name in targets:
-                return first[name]
-            queue.append(name)
-    return None
 
 
 # ============================================================================ quest predicate
