@@ -117,7 +117,7 @@ BASE_RULE_MODULES: tuple[str, ...] = (
     "odyssey_env.steprules.clock",
     "odyssey_env.steprules.spawning",
     "odyssey_env.steprules.death",
-    "odyssey_env.steprules.hints",
+    "odyssey_env.steprules.craft_hints",
     "odyssey_env.steprules.patrols",
     "odyssey_env.steprules.regrowth",
     "odyssey_env.steprules.danger_hours",

@@ -75,11 +75,11 @@ class Clock:
         self.minute = engine.state.minute
         self.per_step = view.game.spec.game.minutes_per_step
         rule = engine.rules.step_rule("day_night")
-        self.params = getattr(rule, "p", None) if rule is not None else None
+        self.params = getattr(rule, "settings", None) if rule is not None else None
         danger = engine.rules.step_rule("danger_hours")
         hours = engine.state.rule_data.get("danger_hours", {}).get("hours", ()) if danger is not None else ()
         self.danger_hours = frozenset(hours)
-        self.danger = getattr(getattr(danger, "p", None), "attack", 1.0)
+        self.danger = getattr(getattr(danger, "settings", None), "attack", 1.0)
         self.now = engine.state.modifiers.get("enemy_attack", 1.0)
 
     def modifier(self, k: int) -> float:

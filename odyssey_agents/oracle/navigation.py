@@ -72,7 +72,7 @@ class Navigation:
         v = self.view
         value = 0.0
         rule = v.engine.rules.step_rule("ambush")
-        table = getattr(getattr(rule, "p", None), "chance_by_level", None)
+        table = getattr(getattr(rule, "settings", None), "chance_by_level", None)
         if table and not v.agent.in_tutorial:
             state = v.state
             a = state.areas[area]
@@ -301,7 +301,7 @@ class Navigation:
         way (from the lockpick rule's own odds), each as dear as getting one more, plus a surcharge
         for the gamble (picks may run out, and what makes them may be what a key needed)."""
         v = self.view
-        params = getattr(v.verbs["lockpick"], "p", None)
+        params = getattr(v.verbs["lockpick"], "settings", None)
         chance = max(0.01, getattr(params, "chance", 0.35))
         snap = (1 - chance) * getattr(params, "break_chance", 0.25)
         picks = 1 + snap / chance

@@ -476,7 +476,7 @@ class Supply:
 
     def _payment(self, t: str) -> int:
         rule = self.view.verbs.get("sell")
-        ratio = getattr(getattr(rule, "p", None), "sell_ratio", 0.5)
+        ratio = getattr(getattr(rule, "settings", None), "sell_ratio", 0.5)
         return max(1, int(self.view.game.objects[t].value * ratio))
 
     def _sales(self) -> list[Offer]:

@@ -29,6 +29,7 @@ from odyssey_env.env import OdysseyEnv
 from odyssey_env.game import Game
 from odyssey_env.games.lazaret import rules as q
 from odyssey_env.listing import CHECK_ENV
+from odyssey_env.quests import hints
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import BASE_VERBS, Fact
@@ -173,20 +174,6 @@ def test_a_stage_done_before_it_opens_is_not_awarded() -> None:
 
 
 # ============================================================================ plan-hint helpers
-def test_the_plan_hint_helpers_build_the_conditions_they_name() -> None:
-    # ``__wrapped__``: the helpers' own code, as a call with new arguments runs it (they are memoised)
-    assert q._in.__wrapped__("ossuary") == Condition(type="in_area", area="ossuary")
-    assert q._has.__wrapped__("pitch", 2) == Condition(type="has_item_count", object="pitch", count=2)
-    assert q._did.__wrapped__("corpses_burned", ("area", "ossuary")) == Condition(
-        type="predicate", name="did", args={"kind": "corpses_burned", "area": "ossuary"}
-    )
-    assert q._any_has.__wrapped__("pitch") == Condition(type="has_item_count", object="pitch")
-    assert q._any_has.__wrapped__("pitch", "tallow") == Condition(
-        type="any_of", conditions=(q._has("pitch"), q._has("tallow"))
-    )
-    assert q._in("ossuary") is q._in("ossuary")  # one object per content: planners memoise by identity
-
-
 def test_the_helpers_find_nothing_in_a_game_without_the_rules() -> None:
     engine = Engine(load_game("mossfall"), 0)
     agent = engine.state.agents[PLAYER]
@@ -345,9 +332,9 @@ def test_the_light_need_names_the_next_missing_piece(w: Ward) -> None:
     assert [c.object for c in q.light_need(e, a, 13).conditions] == ["storm_lantern", "pitch_torch"]
     assert len(q.light_need(e, a, 12).conditions) == 3  # a candle holds exactly 12 turns
     lamp = w.lamp(4)
-    assert q.light_need(e, a, 10) == q._has("lamp_oil")
+    assert q.light_need(e, a, 10) == hints.has("lamp_oil")
     w.hold("lamp_oil")
-    assert q.light_need(e, a, 10) is q._did("light_refueled", ("handle", lamp))
+    assert q.light_need(e, a, 10) is hints.did("light_refueled", handle=lamp)
     w.state.rule_data[q.LIGHT]["fuel"][lamp] = 10
     assert q.light_need(e, a, 10) is None and q.carries_light(e, a, fuel=10) and not q.carries_light(e, a, fuel=11)
     assert q.light_need(e, a, 41) is None or q.light_need(e, a, 41).type == "any_of"
@@ -356,8 +343,8 @@ def test_the_light_need_names_the_next_missing_piece(w: Ward) -> None:
 def test_the_light_need_takes_the_first_light_i_carry_that_can_hold_enough(w: Ward) -> None:
     w.hold("tallow_candle")
     w.hold("storm_lantern")
-    assert q.light_need(w.engine, w.agent, 12) == q._has("tallow")
-    assert q.light_need(w.engine, w.agent, 13) == q._has("lamp_oil")
+    assert q.light_need(w.engine, w.agent, 12) == hints.has("tallow")
+    assert q.light_need(w.engine, w.agent, 13) == hints.has("lamp_oil")
 
 
 def test_refuel_needs(w: Ward) -> None:
@@ -366,10 +353,10 @@ def test_refuel_needs(w: Ward) -> None:
     assert r.needs(e, a, {}).type == "any_of"
     assert r.needs(e, a, {"handle": "storm_lantern_99"}).type == "any_of"  # no such light (any more): any light
     lamp = w.lamp(0)
-    assert r.needs(e, a, {}) == q._has("lamp_oil")
+    assert r.needs(e, a, {}) == hints.has("lamp_oil")
     w.pack(("tallow_candle", 1))
-    assert r.needs(e, a, {}) == q._has("lamp_oil")  # the first light I carry
-    assert r.needs(e, a, {"handle": lamp}) == q._has("lamp_oil")
+    assert r.needs(e, a, {}) == hints.has("lamp_oil")  # the first light I carry
+    assert r.needs(e, a, {"handle": lamp}) == hints.has("lamp_oil")
     w.hold("lamp_oil")
     assert r.needs(e, a, {"handle": lamp}) is None
 
@@ -407,8 +394,8 @@ def test_burn_corpses_needs_a_flame_then_a_place(w: Ward) -> None:
     w.put("plague_corpse", area="physic_garden")
     assert r.needs(e, a, {}).type == "any_of"  # first a light
     w.lamp(2)
-    assert r.needs(e, a, {}) == q._in("physic_garden")  # then the nearest dead
-    assert r.needs(e, a, {"area": "dispensary"}) == q._in("dispensary")
+    assert r.needs(e, a, {}) == hints.in_area("physic_garden")  # then the nearest dead
+    assert r.needs(e, a, {"area": "dispensary"}) == hints.in_area("dispensary")
     w.agent.area = "physic_garden"
     assert r.needs(e, a, {}) is None
 
@@ -631,8 +618,8 @@ def test_enter_needs_name_the_light_and_the_burning(w: Ward) -> None:
     w.lamp(20)
     assert enter.needs(e, a, {"area": "charnel_stair"}) is None
     e.state.rule_data[q.LOCKDOWN]["areas"] = ["fever_ward"]
-    assert enter.needs(e, a, {"area": "dispensary", "from": "fever_ward"}) is q._did(
-        "corpses_burned", ("area", "fever_ward")
+    assert enter.needs(e, a, {"area": "dispensary", "from": "fever_ward"}) is hints.did(
+        "corpses_burned", area="fever_ward"
     )
 
 
@@ -674,14 +661,14 @@ def test_barricade_refusals(w: Ward) -> None:
 def test_barricade_needs(w: Ward) -> None:
     e, a = w.engine, w.agent
     r = e.rules.actions["barricade"]
-    assert r.needs(e, a, {"a": "fever_ward"}) == q._has("deal_plank", 2)
+    assert r.needs(e, a, {"a": "fever_ward"}) == hints.has("deal_plank", 2)
     bag = w.pack(("deal_plank", 1))
-    assert r.needs(e, a, {"a": "fever_ward"}) == q._has("deal_plank", 2)
+    assert r.needs(e, a, {"a": "fever_ward"}) == hints.has("deal_plank", 2)
     w.state.instances[bag].contents["deal_plank"] = 2
-    assert r.needs(e, a, {"a": "dispensary"}) == q._in("dispensary")
+    assert r.needs(e, a, {"a": "dispensary"}) == hints.in_area("dispensary")
     w.state.instances[bag].contents["deal_plank"] = 1
     w.hold("deal_plank")  # one in the pack and one in hand
-    assert r.needs(e, a, {"a": "dispensary"}) == q._in("dispensary")
+    assert r.needs(e, a, {"a": "dispensary"}) == hints.in_area("dispensary")
     assert r.needs(e, a, {"a": "fever_ward"}) is None and r.needs(e, a, {}) is None
 
 
@@ -734,7 +721,7 @@ def test_eavesdrop_needs_a_door_to_the_place(w: Ward) -> None:
     e, a = w.engine, w.agent
     r = e.rules.actions["eavesdrop"]
     assert r.needs(e, a, {"area": "charnel_stair"}) is None  # next door already
-    assert r.needs(e, a, {"area": "ossuary"}) == q._in("charnel_stair")
+    assert r.needs(e, a, {"area": "ossuary"}) == hints.in_area("charnel_stair")
     assert r.needs(e, a, {}) is None and r.needs(e, a, {"area": "nowhere"}) is None
 
 
@@ -791,9 +778,9 @@ def test_concoct_refusals(w: Ward) -> None:
 def test_concoct_needs_the_missing_herb(w: Ward) -> None:
     e, a = w.engine, w.agent
     r = e.rules.actions["concoct"]
-    assert r.needs(e, a, {"remedy": "wormwood_purge"}) == q._has("wormwood")
+    assert r.needs(e, a, {"remedy": "wormwood_purge"}) == hints.has("wormwood")
     w.hold("wormwood")
-    assert r.needs(e, a, {"remedy": "wormwood_purge"}) == q._has("rue_sprig")
+    assert r.needs(e, a, {"remedy": "wormwood_purge"}) == hints.has("rue_sprig")
     w.hold("rue_sprig")
     assert r.needs(e, a, {"remedy": "wormwood_purge"}) is None
     assert r.needs(e, a, {"remedy": "lamp_oil"}) is None and r.needs(e, a, {}) is None
@@ -859,7 +846,7 @@ def test_shove_needs_furniture_and_an_enemy_together(w: Ward) -> None:
     w.npc("plague_rat", "physic_garden")
     assert r.needs(e, a, {}) is None
     w.npc("plague_rat", "dispensary")
-    assert r.needs(e, a, {}) == q._in("dispensary")
+    assert r.needs(e, a, {}) == hints.in_area("dispensary")
     assert r.needs(e, a, {"type": "risen_husk"}) is None
     w.agent.area = "dispensary"
     assert r.needs(e, a, {}) is None

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests.conditions import normalize_text
+from odyssey_env.quests.hints import did, in_area, text_written
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.state import Instance
@@ -313,16 +314,12 @@ class InvokeLaw(ActionRule):
         if isinstance(text, str) and text:
             carried = [h for h, _ in carried_units(engine, agent) if _reads(engine.state, h, text)]
             if not carried:  # written afresh: a copy lying about may be a posted law, not paper to take
-                return Condition(type="text_written", text=text)
+                return text_written(text)
         if isinstance(area, str) and area in engine.state.areas and agent.area != area:
-            return Condition(type="in_area", area=area)
+            return in_area(area)
         if carried and not any(h in agent.hands for h in carried):
             handle = carried[0]
-            return Condition(
-                type="predicate",
-                name="did",
-                args={"kind": "object_taken_out", "object": type_of(engine.state, handle), "handle": handle},
-            )
+            return did("object_taken_out", object=type_of(engine.state, handle), handle=handle)
         return None
 
     def facts(self, game):

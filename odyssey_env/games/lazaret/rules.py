@@ -25,11 +25,11 @@ plan them; ``enter`` is replaced here (same verb) to enforce darkness and the lo
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.verbs.combat import STAMINA_FLOOR, strike
@@ -58,31 +58,6 @@ LIGHT = "lamp_fuel"
 CORRUPTION = "corpse_corruption"
 LOCKDOWN = "quarantine_lockdown"
 TUTORIAL_PLACE = "Tutorial"  # odyssey_env.quests.tutorial.PLACE: nothing rots or lurks in the tutorial
-
-
-# ============================================================================ plan hints
-# The conditions handed to planners are made once per distinct content and reused: planners memoise
-# by identity, and the engine's condition cache keeps what it has seen.
-@functools.cache
-def _has(obj: str, count: int = 1) -> Condition:
-    return Condition(type="has_item_count", object=obj, count=count)
-
-
-@functools.cache
-def _in(area: str) -> Condition:
-    return Condition(type="in_area", area=area)
-
-
-@functools.cache
-def _did(kind: str, *match: tuple[str, Any]) -> Condition:
-    return Condition(type="predicate", name="did", args={"kind": kind, **dict(match)})
-
-
-@functools.cache
-def _any_has(*objects: str) -> Condition:
-    return (
-        _has(objects[0]) if len(objects) == 1 else Condition(type="any_of", conditions=tuple(_has(o) for o in objects))
-    )
 
 
 # ============================================================================ light
@@ -151,11 +126,11 @@ def light_need(engine: Engine, agent: Agent, least: int) -> Condition | None:
     for h in usable:
         spec = lights[type_of(state, h)]
         if owned.get(spec.fuel, 0) and fuel_of(state, h) < spec.capacity:
-            return _did("light_refueled", ("handle", h))
+            return hints.did("light_refueled", handle=h)
     if usable:
-        return _has(lights[type_of(state, usable[0])].fuel)
+        return hints.has(lights[type_of(state, usable[0])].fuel)
     kinds = tuple(t for t, spec in lights.items() if spec.capacity >= least)
-    return _any_has(*kinds) if kinds else None
+    return hints.any_has(*kinds) if kinds else None
 
 
 def carried_handles_of(engine: Engine, agent: Agent) -> dict[str, int]:
@@ -316,12 +291,12 @@ class Refuel(ActionRule):
         if handle is not None and handle in engine.state.instances:
             spec = lights.get(type_of(engine.state, handle))
             if spec is not None and not carried_handles_of(engine, agent).get(spec.fuel, 0):
-                return _has(spec.fuel)
+                return hints.has(spec.fuel)
             return None
         carried = carried_lights(engine, agent)
         if not carried:
-            return _any_has(*lights) if lights else None
-        return _has(lights[type_of(engine.state, carried[0])].fuel)
+            return hints.any_has(*lights) if lights else None
+        return hints.has(lights[type_of(engine.state, carried[0])].fuel)
 
     def facts(self, game: Game):
         lights = _light_params_of(game).lights
@@ -661,7 +636,7 @@ class QuarantineEnter(Enter):
     def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
         src, dst = match.get("from", agent.area), match.get("area")
         if locked_down(engine, src):
-            return _did("corpses_burned", ("area", src))
+            return hints.did("corpses_burned", area=src)
         if dst is not None and is_dark(engine, dst):
             return light_need(engine, agent, _light_params(engine).margin)
         return None
@@ -736,9 +711,9 @@ class Barricade(ActionRule):
     def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
         p = self.settings
         if carried_handles_of(engine, agent).get(p.material, 0) < p.amount:
-            return _has(p.material, p.amount)
+            return hints.has(p.material, p.amount)
         where = match.get("a")
-        return _in(where) if where is not None and where != agent.area else None
+        return hints.in_area(where) if where is not None and where != agent.area else None
 
     def facts(self, game: Game):
         yield Fact(
@@ -816,7 +791,7 @@ class Eavesdrop(ActionRule):
         if target is None or target not in state.areas or target in state.areas[agent.area].exits:
             return None
         door = nearest(state, agent.area, lambda a: target in state.areas[a].exits and a != target, unlocked)
-        return _in(door) if door is not None else None
+        return hints.in_area(door) if door is not None else None
 
     def facts(self, game: Game):
         yield Fact(
@@ -883,7 +858,7 @@ class BurnCorpses(ActionRule):
         where = match.get("area")
         if where is None:
             where = nearest(state, agent.area, lambda a: bool(corpses_in(engine, a)), unlocked)
-        return _in(where) if where is not None and where != agent.area else None
+        return hints.in_area(where) if where is not None and where != agent.area else None
 
     def facts(self, game: Game):
         yield Fact(
@@ -962,7 +937,7 @@ class Concoct(ActionRule):
             return None
         carried = carried_handles_of(engine, agent)
         missing = next((h for h in herbs if not carried.get(h, 0)), None)
-        return _has(missing) if missing is not None else None
+        return hints.has(missing) if missing is not None else None
 
     def facts(self, game: Game):
         if self.settings.remedies:
@@ -1055,7 +1030,7 @@ class Shove(ActionRule):
             )
 
         where = nearest(state, agent.area, fit, unlocked)
-        return _in(where) if where is not None and where != agent.area else None
+        return hints.in_area(where) if where is not None and where != agent.area else None
 
     def facts(self, game: Game):
         yield Fact(
