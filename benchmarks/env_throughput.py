@@ -333,6 +333,18 @@ def _print_table(rows: list[dict[str, Any]], baseline_name: str) -> None:
             )
 
 
+def _print_markdown(rows: list[dict[str, Any]], baseline_name: str) -> None:
+    print(f"| odyssey / {baseline_name} | steps | odyssey, steps per CPU-s | {baseline_name} | ratio, median | range |")
+    print("|---|---|---|---|---|---|")
+    for row in rows:
+        for mark, cell in row["by_steps"].items():
+            print(
+                f"| {row['label']} | 0-{mark:,} | {cell['odyssey_steps_per_cpu_s']:,.0f} | "
+                f"{cell['baseline_steps_per_cpu_s']:,.0f} | {cell['ratio_median']:.1f}x | "
+                f"{cell['ratio_min']:.1f}-{cell['ratio_max']:.1f} |"
+            )
+
+
 def _print_details(rows: list[dict[str, Any]]) -> None:
     print("\nodyssey alone (one more worker per game): steps/s without valid actions, reset, memory, drift")
     header = f"{'game':<14}{'no listing':>12}{'reset ms':>10}{'RSS MB':>8}{'last/first 1k':>15}"
@@ -367,6 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--textworld-against", default="mossfall", help="the odyssey game set against TextWorld")
     parser.add_argument("--details", action="store_true", help="odyssey's own figures: no-listing rate, phases...")
     parser.add_argument("--json", action="store_true", help="print every figure as JSON")
+    parser.add_argument("--markdown", action="store_true", help="the tables in Markdown (for the docs)")
     parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -445,12 +458,12 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     machine = out["machine"]
     print(
-        f"steps per CPU-second, {args.rounds} rounds of fresh processes interleaved, medians; seed {args.seed}; "
+        f"steps per CPU-second, {args.rounds} round(s) of fresh processes interleaved, medians; seed {args.seed}; "
         f"{machine['cpus']} CPUs, load {machine['load'][0]:.1f}, Python {machine['python']}"
     )
     if args.reference:
         print(f"reference: {reference.NAME} {reference.VERSION} from its wheel (logging off, no goal-tree PNGs)\n")
-        _print_table(rows, "reference")
+        (_print_markdown if args.markdown else _print_table)(rows, "reference")
         for mark in marks:
             medians = [row["by_steps"][mark]["ratio_median"] for row in rows]
             met = sum(m >= 10 for m in medians)
@@ -466,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{row['odyssey_game']:<14}{cells}")
     if out["textworld"]:
         print(f"\nTextWorld 1.7.0 peer, {out['textworld']['game']}:")
-        _print_table([out["textworld"]], "textworld")
+        (_print_markdown if args.markdown else _print_table)([out["textworld"]], "textworld")
     elif tw_note:
         print(f"\n{tw_note}")
     if args.details:
