@@ -56,6 +56,8 @@ def _wrap(owner: Any, name: str, sink: dict[str, float], key: str, *, generator:
 def worker(game: str, steps: int, seed: int, top_functions: int) -> dict[str, Any]:
     from odyssey_env.env import OdysseyEnv
 
+    # first, while no method is wrapped (the wrappers stay on the game's shared rule objects)
+    profiled = _cprofile(game, steps, seed, top_functions) if top_functions else None
     env = OdysseyEnv(game)
     env.reset(seed=seed)
     rules = env.engine.rules
@@ -109,8 +111,8 @@ def worker(game: str, steps: int, seed: int, top_functions: int) -> dict[str, An
         "verbs_us": {k: v * per_step for k, v in sorted(verbs.items(), key=lambda kv: -kv[1])},
         "step_rules_us": {k: v * per_step for k, v in sorted(step_rules.items(), key=lambda kv: -kv[1])},
     }
-    if top_functions:
-        result["cprofile"] = _cprofile(game, steps, seed, top_functions)
+    if profiled:
+        result["cprofile"] = profiled
     return result
 
 
