@@ -317,32 +317,38 @@ def _select(names: list[str], pairs: dict[str, str]) -> list[str]:
     return chosen
 
 
+def _cells(rows: list[dict[str, Any]]) -> list[tuple[str, str, str, str, str, str]]:
+    """One line per game and step count: label, steps, both rates, the median ratio and its range."""
+    return [
+        (
+            row["label"],
+            f"0-{mark:,}",
+            f"{cell['odyssey_steps_per_cpu_s']:,.0f}",
+            f"{cell['baseline_steps_per_cpu_s']:,.0f}",
+            f"{cell['ratio_median']:.1f}x",
+            f"{cell['ratio_min']:.1f}-{cell['ratio_max']:.1f}",
+        )
+        for row in rows
+        for mark, cell in row["by_steps"].items()
+    ]
+
+
 def _print_table(rows: list[dict[str, Any]], baseline_name: str) -> None:
-    header = (
-        f"{'game (odyssey / ' + baseline_name + ')':<30}{'steps':>7}{'odyssey':>10}{baseline_name:>11}"
-        f"{'ratio':>8}   range over rounds"
-    )
-    print(header)
-    print("-" * len(header))
-    for row in rows:
-        for mark, cell in row["by_steps"].items():
-            print(
-                f"{row['label']:<30}{mark:>7,}{cell['odyssey_steps_per_cpu_s']:>10,.0f}"
-                f"{cell['baseline_steps_per_cpu_s']:>11,.0f}{cell['ratio_median']:>7.1f}x   "
-                f"{cell['ratio_min']:.1f}-{cell['ratio_max']:.1f}"
-            )
+    widths = (30, 9, 10, 11, 8)
+    titles = (f"game (odyssey / {baseline_name})", "steps", "odyssey", baseline_name, "ratio")
+    header = f"{titles[0]:<{widths[0]}}" + "".join(f"{t:>{w}}" for t, w in zip(titles[1:], widths[1:], strict=True))
+    print(header + "   range over rounds")
+    print("-" * (len(header) + 20))
+    for label, *numbers, spread in _cells(rows):
+        cells = "".join(f"{n:>{w}}" for n, w in zip(numbers, widths[1:], strict=True))
+        print(f"{label:<{widths[0]}}{cells}   {spread}")
 
 
 def _print_markdown(rows: list[dict[str, Any]], baseline_name: str) -> None:
     print(f"| odyssey / {baseline_name} | steps | odyssey, steps per CPU-s | {baseline_name} | ratio, median | range |")
     print("|---|---|---|---|---|---|")
-    for row in rows:
-        for mark, cell in row["by_steps"].items():
-            print(
-                f"| {row['label']} | 0-{mark:,} | {cell['odyssey_steps_per_cpu_s']:,.0f} | "
-                f"{cell['baseline_steps_per_cpu_s']:,.0f} | {cell['ratio_median']:.1f}x | "
-                f"{cell['ratio_min']:.1f}-{cell['ratio_max']:.1f} |"
-            )
+    for cells in _cells(rows):
+        print("| " + " | ".join(cells) + " |")
 
 
 def _print_details(rows: list[dict[str, Any]]) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import json
 import os
 import subprocess
 import sys
@@ -116,3 +117,24 @@ def test_every_reference_game_steps_under_the_throughput_driver(reference, tmp_p
         args = [game, "30", "0", "10"]
         result = reference.run_json(reference.DRIVERS / "throughput.py", args, wheel=REAL_WHEEL, cache=cache)
         assert result["steps"] == 30 and set(result["checkpoints_cpu_s"]) == {"10", "30"}
+
+
+def test_env_throughput_runs_odyssey_alone_and_skips_a_missing_textworld_with_a_line():
+    """The side-by-side benchmark's plumbing without the reference: fresh odyssey workers, their
+    checkpoints, and the optional peer's one-line skip (no figure is checked: benchmarks print them)."""
+    script = BENCHMARKS / "env_throughput.py"
+    args = ["mossfall", "--no-reference", "--steps", "20", "40", "--rounds", "2", "--quiet"]
+    done = subprocess.run([sys.executable, str(script), *args, "--json"], capture_output=True, text=True, check=True)
+    (row,) = json.loads(done.stdout)["games"]
+    assert row["odyssey_game"] == "mossfall" and row["reference_game"] == "base"
+    assert [set(run["checkpoints_cpu_s"]) for run in row["runs"]["odyssey"]] == [{"20", "40"}] * 2
+    missing = subprocess.run(
+        [sys.executable, str(script), *args, "--textworld", "--textworld-python", sys.executable],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    if importlib.util.find_spec("textworld") is None:
+        assert "TextWorld peer skipped: textworld is not installed (pip install textworld==1.7.0)" in missing.stdout
+    unknown = subprocess.run([sys.executable, str(script), "nowhere", "--no-reference"], capture_output=True, text=True)
+    assert unknown.returncode != 0 and "no pair has a game 'nowhere'" in unknown.stderr
