@@ -416,6 +416,11 @@ def main(argv: list[str] | None = None) -> int:
     }
     rows = []
     try:
+        if args.reference:  # set up before anything is measured (the first time: a download and a venv)
+            if progress:
+                print("preparing the reference engine (first time: download and venv, about a minute)", file=sys.stderr)
+            reference.ensure_tree(args.wheel)
+            reference.ensure_python()
         for ref in _select(args.games, pairs):
             ours = pairs[ref]
 
@@ -441,6 +446,13 @@ def main(argv: list[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
+    except subprocess.CalledProcessError as exc:  # the reference's driver failed
+        last = ((exc.stderr or "").strip().splitlines() or ["no output"])[-1]
+        print(f"env_throughput.py: the reference engine failed: {last}", file=sys.stderr)
+        return 1
+    except RuntimeError as exc:  # an odyssey worker failed
+        print(f"env_throughput.py: {exc}", file=sys.stderr)
+        return 1
     out["games"] = rows
     tw_note = None
     if args.textworld:
