@@ -13,9 +13,8 @@ RL loop that reads ``action_mask`` pays for that key alone; ``lazy_infos=False``
 step. Fewer leaves help too: ``info_keys=`` on the env.
 
 :class:`OdysseyAsyncVectorEnv` is not Gymnasium's ``AsyncVectorEnv``: one process per core rather than
-per sub-env (the calling process steps a share too), and messages through shared-memory links,
-because a pipe round trip costs about half a step. The package's modules: ``infos`` (the merge),
-``sync``, ``parallel`` (the async env and its workers) and ``channel`` (the links).
+per sub-env (the calling process steps a share too), messages through pipes as Gymnasium's. The
+package's modules: ``infos`` (the merge), ``sync`` and ``parallel`` (the async env and its workers).
 
 :func:`make_vector_env` is the ``vector_entry_point`` of every registered odyssey id, so
 ``gym.make_vec(id, num_envs=N)`` (no ``vectorization_mode``) builds these; ``asynchronous=True`` steps
@@ -61,7 +60,6 @@ def make_vector_env(
     *,
     asynchronous: bool = False,
     workers: int | None = None,
-    spin_s: float | None = None,
     max_episode_steps: int | None = None,
     autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
     lazy_infos: bool = True,
@@ -73,8 +71,7 @@ def make_vector_env(
     ``options`` are ``OdysseyEnv``'s arguments and the RL keywords of :func:`odyssey_env.wrappers.wrap`
     (``max_actions=K`` for a ``Discrete(K)`` action space over the valid commands, ``observation=``,
     ``action_features=``, ...). ``asynchronous`` steps the sub-envs in parallel
-    (:class:`OdysseyAsyncVectorEnv`: ``workers`` processes plus the calling one; ``spin_s`` is how
-    long a waiting side polls before it sleeps, 0 for pipes only); ``max_episode_steps`` truncates
+    (:class:`OdysseyAsyncVectorEnv`: ``workers`` processes plus the calling one); ``max_episode_steps`` truncates
     (``gym.make_vec`` passes the registered 500; ``-1`` or ``None`` for no limit). ``autoreset_mode``
     is any of Gymnasium's (``"SameStep"`` and ``"Disabled"`` are what TorchRL asks for).
     ``env_wrappers`` are applied to every sub-env, outermost last: Gymnasium's ``make_vec`` refuses
@@ -92,13 +89,12 @@ def make_vector_env(
         envs: VectorEnv = OdysseyAsyncVectorEnv(
             [make] * num_envs,
             workers=workers,
-            spin_s=spin_s,
             copy=False,
             autoreset_mode=autoreset_mode,
             lazy_infos=lazy_infos,
         )
-    elif workers is not None or spin_s is not None:
-        raise ValueError("workers and spin_s are options of asynchronous=True")
+    elif workers is not None:
+        raise ValueError("workers is an option of asynchronous=True")
     else:
         envs = OdysseySyncVectorEnv([make] * num_envs, copy=False, autoreset_mode=autoreset_mode, lazy_infos=lazy_infos)
     # Text observations are a fresh tuple of immutable strings every step, nothing to protect by
