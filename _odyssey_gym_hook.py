@@ -53,6 +53,7 @@ class _RegisteringLoader:
 
     def exec_module(self, module: Any) -> None:
         module.__loader__ = module.__spec__.loader = self._loader  # leave no trace in the module
+        _uninstall()
         self._loader.exec_module(module)
         _register()
 
@@ -66,10 +67,11 @@ class _GymnasiumFinder:
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> ModuleSpec | None:
         if fullname != _TARGET:
             return None
-        _uninstall()
+        # Stay installed until Gymnasium actually runs: importlib.util.find_spec("gymnasium"), which
+        # libraries call to see whether it is there, asks the finders without importing anything.
         for finder in sys.meta_path:
             find = getattr(finder, "find_spec", None)
-            spec = find(fullname, path, target) if find is not None else None
+            spec = find(fullname, path, target) if find is not None and finder is not self else None
             if spec is not None:
                 if spec.loader is not None and hasattr(spec.loader, "exec_module"):
                     spec.loader = _RegisteringLoader(spec.loader)

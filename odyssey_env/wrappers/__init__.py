@@ -20,12 +20,8 @@ from typing import Any
 
 import gymnasium as gym
 
-from odyssey_env.wrappers.actions import (
-    DEFAULT_MAX_ACTIONS,
-    ActionFeatures,
-    ValidActions,
-    flatten_valid_actions,
-)
+from odyssey_env.wrappers.actions import DEFAULT_MAX_ACTIONS, ActionFeatures, ValidActions, flatten_valid_actions
+from odyssey_env.wrappers.infos import FixedShapeInfo
 from odyssey_env.wrappers.observations import ActionMaskObservation, BagOfWords, StateVector
 
 __all__ = [
@@ -36,6 +32,7 @@ __all__ = [
     "ActionFeatures",
     "ActionMaskObservation",
     "BagOfWords",
+    "FixedShapeInfo",
     "StateVector",
     "ValidActions",
     "flatten_valid_actions",
@@ -73,10 +70,12 @@ def wrap(
 
     ``max_actions=K``: :class:`ValidActions` (``Discrete(K)``); ``observation``: one of
     :data:`OBSERVATIONS`; ``action_features``: :class:`ActionFeatures` (``action_token_dim`` hash
-    buckets); ``action_mask_observation``: :class:`ActionMaskObservation`; ``minimal_info``: no
-    ``actions`` list nor ``command`` text in ``info`` (what ``ValidActions`` adds keeps a fixed shape;
-    the env's own keys are narrowed by the ``info_keys`` it was built with, see :func:`env_kwargs`).
-    Order, inside out: ValidActions, BagOfWords, StateVector, ActionFeatures, ActionMaskObservation.
+    buckets); ``action_mask_observation``: :class:`ActionMaskObservation`; ``minimal_info``: an
+    ``info`` whose every entry is a number or a fixed-shape array, the same after a reset as after a
+    step, as TorchRL stacks them (:class:`FixedShapeInfo`; no ``actions`` list nor ``command`` text
+    from ``ValidActions``; the env itself reports only :data:`MINIMAL_INFO_KEYS`, see :func:`env_kwargs`).
+    Order, inside out: ValidActions, FixedShapeInfo, BagOfWords, StateVector, ActionFeatures,
+    ActionMaskObservation.
     """
     if observation not in OBSERVATIONS:
         raise ValueError(f"observation must be one of {', '.join(OBSERVATIONS)}; got {observation!r}")
@@ -85,6 +84,8 @@ def wrap(
         raise ValueError(f"{what} describes ValidActions' slots: pass max_actions=K (e.g. 128) too")
     if max_actions is not None:
         env = ValidActions(env, max_actions, list_commands=not minimal_info)
+    if minimal_info:
+        env = FixedShapeInfo(env)
     if observation in ("bag_of_words", "bag_of_words+state"):
         env = BagOfWords(env, bag_of_words_dim)
     if observation in ("state", "bag_of_words+state"):

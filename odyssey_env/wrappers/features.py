@@ -46,36 +46,56 @@ class TokenHasher:
             raise ValueError(f"the hash size must be a positive integer, got {dim!r}")
         self.dim = int(dim)
         self.numbers = bool(numbers)
-        self._memo: dict[str, int] = {}
+        self._words: dict[str, int | None] = {}  # raw word -> bucket (None: dropped)
+        self._texts: dict[str, tuple[int, ...]] = {}  # short texts (commands) -> buckets
 
     def tokens(self, text: str) -> list[str]:
         """The words of ``text`` as they are hashed."""
         out = []
         for token in _TOKEN.findall(text.lower()):
-            if token[0].isdigit():
-                if self.numbers:
-                    out.append(token)
-            else:
+            if not token[0].isdigit():
                 out.append(_INSTANCE.sub("", token))
+            elif self.numbers:
+                out.append(token)
         return out
 
     def buckets(self, text: str) -> list[int]:
         """The bucket of every word of ``text``, in order, repeats kept."""
-        memo = self._memo
+        memo = self._words
         out = []
-        for token in self.tokens(text):
-            bucket = memo.get(token)
-            if bucket is None:
+        for raw in _TOKEN.findall(text.lower()):
+            if raw in memo:
+                bucket = memo[raw]
+            else:
                 if len(memo) >= self._MEMO_LIMIT:
                     memo.clear()
-                bucket = memo[token] = zlib.crc32(token.encode("utf-8")) % self.dim
-            out.append(bucket)
+                bucket = memo[raw] = self._bucket(raw)
+            if bucket is not None:
+                out.append(bucket)
         return out
+
+    def command_buckets(self, command: str) -> tuple[int, ...]:
+        """:meth:`buckets` of a short text that recurs (a command), memoised whole."""
+        hit = self._texts.get(command)
+        if hit is None:
+            if len(self._texts) >= self._MEMO_LIMIT:
+                self._texts.clear()
+            hit = self._texts[command] = tuple(self.buckets(command))
+        return hit
 
     def counts(self, text: str) -> np.ndarray:
         """``log1p`` of how often each bucket occurs in ``text``: float32, shape ``(dim,)``."""
         counts = np.bincount(np.asarray(self.buckets(text), dtype=np.intp), minlength=self.dim)
         return np.log1p(counts, dtype=np.float32)
+
+    def _bucket(self, raw: str) -> int | None:
+        if raw[0].isdigit():
+            if not self.numbers:
+                return None
+            token = raw
+        else:
+            token = _INSTANCE.sub("", raw)
+        return zlib.crc32(token.encode("utf-8")) % self.dim
 
 
 def slot_features(
@@ -90,13 +110,17 @@ def slot_features(
     """
     n_verbs = len(verb_index)
     out = np.zeros((size, n_verbs + hasher.dim), dtype=np.float32)
+    rows: list[int] = []
+    columns: list[int] = []
     for row, (command, verb) in enumerate(zip(commands, verbs, strict=True)):
         column = verb_index.get(verb)
         if column is not None:
-            out[row, column] = 1.0
-        rest = command[len(verb) :] if command.lower().startswith(verb) else command
-        for bucket in hasher.buckets(rest):
-            out[row, n_verbs + bucket] = 1.0
+            rows.append(row)
+            columns.append(column)
+        words = hasher.command_buckets(command[len(verb) :] if command.lower().startswith(verb) else command)
+        rows.extend([row] * len(words))
+        columns.extend([n_verbs + b for b in words])
+    out[rows, columns] = 1.0
     return out
 
 

@@ -29,7 +29,9 @@ def _python(code: str, **env: str) -> subprocess.CompletedProcess:
 def test_a_process_that_never_imports_odyssey_env_makes_every_id():
     assert PTH.is_file(), f"{PTH} is missing: reinstall the package (pip install -e .) so that setup.py writes it"
     out = _python(
-        "import sys, gymnasium as gym\n"
+        "import importlib.util, sys\n"
+        "assert importlib.util.find_spec('gymnasium') is not None  # looking, as libraries do, imports nothing\n"
+        "import gymnasium as gym\n"
         "ids = sorted(i for i in gym.registry if i.startswith('Odyssey/'))\n"
         "print(ids)\n"
         "loader = gym.__loader__\n"
