@@ -1,11 +1,12 @@
 """odyssey_env: the AgentOdyssey engine, its shipped games, and their Gymnasium face.
 
-Importing this package registers ``Odyssey/<Name>-v0`` for every shipped game::
+Every shipped game is registered as ``Odyssey/<Name>-v0`` as soon as Gymnasium is imported (an
+installed start-up hook does it: see :mod:`odyssey_env.registration`), and again by importing this
+package (for interpreters started without site hooks, ``python -S``)::
 
     import gymnasium as gym
-    import odyssey_env  # noqa: F401
 
-    env = gym.make("Odyssey/Mossfall-v0")
+    env = gym.make("Odyssey/Mossfall-v0")  # episodes end after 500 steps, the paper's budget
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step("wait")
 
@@ -14,23 +15,30 @@ Several agents in one world (PettingZoo, the ``multiagent`` extra)::
     par = odyssey_env.parallel_env("quiet_bell", agents=3)   # ParallelEnv
     aec = odyssey_env.env("quiet_bell", agents=["ada", "bo"])  # AECEnv
 
-Nothing heavy is imported here: gymnasium is the only dependency of this package, and PettingZoo
-is imported only when a multi-agent env is asked for.
+RL code picks numeric observations and a ``Discrete`` action space by keyword (``odyssey_env.wrappers``)::
+
+    env = gym.make("Odyssey/Mossfall-v0", max_actions=128, observation="bag_of_words+state")
+
+Nothing heavy is imported here, not even the engine (``Game``, ``load_game`` and the rest load on
+first use): gymnasium is the only dependency of this package, and PettingZoo is imported only when
+a multi-agent env is asked for.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import gymnasium as gym
 
-from odyssey_env.game import Game, GameError, available_games, load_game
-from odyssey_env.schema import Problem
+from odyssey_env.registration import VECTOR_ENTRY_POINT, env_id, register_envs, register_id
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game, GameError, available_games, load_game
 
 __version__ = "0.1.0"
-#: ``gym.make_vec(id, num_envs)`` without a ``vectorization_mode`` builds odyssey's vector env (see odyssey_env.vector).
-VECTOR_ENTRY_POINT = "odyssey_env.vector:make_vector_env"
 __all__ = [
+    "VECTOR_ENTRY_POINT",
     "Game",
     "GameError",
     "OdysseyEnv",
@@ -41,12 +49,8 @@ __all__ = [
     "parallel_env",
     "register_game",
 ]
-
-
-def env_id(game_name: str) -> str:
-    """The Gymnasium id of a game: ``quiet_bell`` -> ``Odyssey/QuietBell-v0``."""
-    title = "".join(part.capitalize() for part in game_name.split("_"))
-    return f"Odyssey/{title}-v0"
+#: Names this package exports from odyssey_env.game, loaded on first use (the engine is not light).
+_FROM_GAME = ("Game", "GameError", "available_games", "load_game")
 
 
 def register_game(game: str | Path, *, name: str | None = None, trust: bool = False) -> str:
@@ -57,16 +61,14 @@ def register_game(game: str | Path, *, name: str | None = None, trust: bool = Fa
     An id already registered for another folder (or a shipped game of the same name) is an error
     naming both, never a silent switch to the other game: pass ``name=`` to register it apart.
     """
+    from odyssey_env.game import GameError, load_game
+    from odyssey_env.schema import Problem
+
     loaded = load_game(game, trust=trust)
     ident = env_id(name or loaded.name)
     spec = gym.registry.get(ident)
     if spec is None:
-        gym.register(
-            id=ident,
-            entry_point="odyssey_env.env:OdysseyEnv",
-            vector_entry_point=VECTOR_ENTRY_POINT,
-            kwargs={"game": str(loaded.path), "trust": trust},
-        )
+        register_id(ident, str(loaded.path), trust=trust)
     elif load_game(spec.kwargs["game"], trust=True).path != loaded.path:
         raise GameError(
             [
@@ -86,7 +88,11 @@ def register_game(game: str | Path, *, name: str | None = None, trust: bool = Fa
 
 
 def __getattr__(name: str):
-    # lazy: keeps `import odyssey_env` cheap, and PettingZoo optional
+    # lazy: keeps `import odyssey_env` cheap (the Gymnasium start-up hook imports it), and PettingZoo optional
+    if name in _FROM_GAME:
+        import odyssey_env.game as game
+
+        return getattr(game, name)
     if name == "OdysseyEnv":
         from odyssey_env.env import OdysseyEnv
 
@@ -102,11 +108,4 @@ def __getattr__(name: str):
     raise AttributeError(name)
 
 
-for _name in available_games():
-    if env_id(_name) not in gym.registry:
-        gym.register(
-            id=env_id(_name),
-            entry_point="odyssey_env.env:OdysseyEnv",
-            vector_entry_point=VECTOR_ENTRY_POINT,
-            kwargs={"game": _name},
-        )
+register_envs()

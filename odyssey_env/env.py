@@ -154,8 +154,8 @@ class OdysseyEnv(gym.Env[str, str]):
     weighted sum with ``reward_weights`` (default ``{"quest": 1.0}``: main-quest stages).
 
     ## Episode End
-    ``terminated`` when the main quest is complete. There is no built-in step limit: pass
-    ``max_episode_steps`` to ``gym.make`` (the paper's protocol uses 500).
+    ``terminated`` when the main quest is complete. The env itself has no step limit; the registered
+    ids truncate at the paper's 500 steps (``gym.make(id, max_episode_steps=N)``, ``-1`` for none).
 
     ## Arguments
     * ``game``: a shipped game name or a game folder.

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
@@ -55,3 +57,31 @@ def test_masked_random_agent_learns_the_same_with_parallel_sub_envs():
         assert out.returncode == 0, out.stderr
     sync, parallel = (out.stdout.splitlines()[:2] for out in runs)  # the last line is the wall time
     assert sync == parallel
+
+
+def _run_example(name: str, *args: str) -> list[str]:
+    out = subprocess.run(
+        [sys.executable, str(EXAMPLES / name), *args], capture_output=True, text=True, timeout=600, cwd="/"
+    )
+    assert out.returncode == 0, out.stderr[-3000:]
+    return out.stdout.splitlines()
+
+
+def test_maskable_ppo_example_trains_and_compares_with_masked_random():
+    pytest.importorskip("sb3_contrib", reason='needs the "sb3" extra')
+    lines = _run_example(
+        "sb3_maskable_ppo.py", "--n-envs", "2", "--timesteps", "128", "--n-steps", "64", "--episode-steps", "20",
+        "--eval-episodes", "1", "--action-features",
+    )  # fmt: skip
+    assert lines[1].startswith("masked random  return") and lines[2].startswith("MaskablePPO    return")
+    assert "invalid 0)" in lines[1] and "invalid 0)" in lines[2]  # masks keep both agents to valid commands
+    assert lines[-1].startswith("MaskablePPO/random return:") and "after 128 steps" in lines[-1]
+
+
+def test_torchrl_example_rolls_out_trains_and_compares():
+    pytest.importorskip("torchrl", reason='needs the "torchrl" extra')
+    lines = _run_example(
+        "torchrl_ppo.py", "--n-envs", "2", "--frames", "256", "--frames-per-batch", "256", "--episode-steps", "20"
+    )
+    assert lines[-3].startswith("masked random  return") and lines[-2].startswith("TorchRL PPO    return")
+    assert lines[-1].startswith("PPO/random return:") and "after 256 frames" in lines[-1]

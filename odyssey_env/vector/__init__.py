@@ -18,8 +18,9 @@ package's modules: ``infos`` (the merge), ``sync`` and ``parallel`` (the async e
 
 :func:`make_vector_env` is the ``vector_entry_point`` of every registered odyssey id, so
 ``gym.make_vec(id, num_envs=N)`` (no ``vectorization_mode``) builds these; ``asynchronous=True`` steps
-the sub-envs in parallel and ``max_actions=K`` wraps each in
-:class:`~odyssey_env.wrappers.ValidActions`. ``vectorization_mode="sync"`` or ``"async"`` still
+the sub-envs in parallel, and the keywords of ``gym.make`` (``max_actions=K`` for
+:class:`~odyssey_env.wrappers.ValidActions`, ``observation=``, ...) build each sub-env.
+``vectorization_mode="sync"`` or ``"async"`` still
 gives Gymnasium's own classes (correct, with this package's fast shared-memory text codec, and with
 Gymnasium's slower info merge). ``python benchmarks/vector_envs.py`` measures all of them.
 """
@@ -27,10 +28,11 @@ Gymnasium's slower info merge). ``python benchmarks/vector_envs.py`` measures al
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import gymnasium as gym
+from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from odyssey_env.vector.infos import batch_infos
@@ -40,16 +42,16 @@ from odyssey_env.vector.sync import OdysseySyncVectorEnv
 __all__ = ["OdysseyAsyncVectorEnv", "OdysseySyncVectorEnv", "batch_infos", "make_vector_env"]
 
 
-def _sub_env(max_actions: int | None, max_episode_steps: int | None, env_kwargs: dict[str, Any]) -> gym.Env:
-    from odyssey_env.env import OdysseyEnv
+def _sub_env(
+    max_episode_steps: int | None, env_wrappers: tuple[Callable[[gym.Env], gym.Env], ...], options: dict[str, Any]
+) -> gym.Env:
+    from odyssey_env.registration import make_env
 
-    env: gym.Env = OdysseyEnv(**env_kwargs)
+    env = make_env(**options)
     if max_episode_steps is not None:
         env = gym.wrappers.TimeLimit(env, max_episode_steps)
-    if max_actions is not None:
-        from odyssey_env.wrappers import ValidActions
-
-        env = ValidActions(env, max_actions)
+    for wrapper in env_wrappers:
+        env = wrapper(env)
     return env
 
 
@@ -58,33 +60,45 @@ def make_vector_env(
     *,
     asynchronous: bool = False,
     workers: int | None = None,
-    max_actions: int | None = None,
     max_episode_steps: int | None = None,
     autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
     lazy_infos: bool = True,
-    **env_kwargs: Any,
+    env_wrappers: Sequence[Callable[[gym.Env], gym.Env]] = (),
+    **options: Any,
 ) -> VectorEnv:
-    """``num_envs`` odyssey envs as one vector env; ``env_kwargs`` go to each ``OdysseyEnv``.
+    """``num_envs`` odyssey envs as one vector env; ``options`` build each as ``gym.make`` would.
 
-    ``asynchronous`` steps the sub-envs in parallel (:class:`OdysseyAsyncVectorEnv`: ``workers``
-    processes plus the calling one); ``max_actions`` gives each a ``Discrete(max_actions)`` action space over its
-    valid commands (:class:`~odyssey_env.wrappers.ValidActions`); ``max_episode_steps`` truncates.
+    ``options`` are ``OdysseyEnv``'s arguments and the RL keywords of :func:`odyssey_env.wrappers.wrap`
+    (``max_actions=K`` for a ``Discrete(K)`` action space over the valid commands, ``observation=``,
+    ``action_features=``, ...). ``asynchronous`` steps the sub-envs in parallel
+    (:class:`OdysseyAsyncVectorEnv`: ``workers`` processes plus the calling one); ``max_episode_steps`` truncates
+    (``gym.make_vec`` passes the registered 500; ``-1`` or ``None`` for no limit). ``autoreset_mode``
+    is any of Gymnasium's (``"SameStep"`` and ``"Disabled"`` are what TorchRL asks for).
+    ``env_wrappers`` are applied to every sub-env, outermost last: Gymnasium's ``make_vec`` refuses
+    its own ``wrappers=`` argument for a vector entry point before calling it, so they come here.
     ``lazy_infos`` merges each info key when it is first read (an RL loop reading ``action_mask``
     pays for that key alone); ``False`` merges every key every step, as Gymnasium does.
     """
     if isinstance(num_envs, bool) or not isinstance(num_envs, int) or num_envs < 1:
         raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-    make: Callable[[], gym.Env] = functools.partial(_sub_env, max_actions, max_episode_steps, env_kwargs)
-    # copy=False: observations are a fresh tuple of immutable strings every step, nothing to protect
-    # by deep-copying it.
+    if max_episode_steps is not None and max_episode_steps < 0:
+        max_episode_steps = None  # gym.make's convention: -1 means no limit
+    make: Callable[[], gym.Env] = functools.partial(_sub_env, max_episode_steps, tuple(env_wrappers), options)
+    autoreset_mode = AutoresetMode(autoreset_mode)
     if asynchronous:
-        return OdysseyAsyncVectorEnv(
+        envs: VectorEnv = OdysseyAsyncVectorEnv(
             [make] * num_envs,
             workers=workers,
             copy=False,
             autoreset_mode=autoreset_mode,
             lazy_infos=lazy_infos,
         )
-    if workers is not None:
+    elif workers is not None:
         raise ValueError("workers is an option of asynchronous=True")
-    return OdysseySyncVectorEnv([make] * num_envs, copy=False, autoreset_mode=autoreset_mode, lazy_infos=lazy_infos)
+    else:
+        envs = OdysseySyncVectorEnv([make] * num_envs, copy=False, autoreset_mode=autoreset_mode, lazy_infos=lazy_infos)
+    # Text observations are a fresh tuple of immutable strings every step, nothing to protect by
+    # copying; numeric ones are batched into one array that the next step overwrites, which a
+    # replay buffer keeping the array it was given must not see: those are copied (Gymnasium's default).
+    envs.copy = not isinstance(envs.single_observation_space, spaces.Text)
+    return envs

@@ -132,7 +132,7 @@ def test_an_error_in_a_worker_comes_back_with_its_traceback_and_the_env_stays_us
         envs.reset(seed=0)
         with pytest.raises(ValueError, match="outside Discrete") as caught:
             envs.step(np.array([0, 99]))  # the second sub-env is the worker's
-        assert "Traceback" in str(caught.value.__cause__) and "wrappers.py" in str(caught.value.__cause__)
+        assert "Traceback" in str(caught.value.__cause__) and "wrappers/actions.py" in str(caught.value.__cause__)
         with pytest.raises(ValueError, match="outside Discrete"):
             envs.step(np.array([99, 0]))  # the calling process's own share: the worker still answers first
         envs.reset(seed=0)
