@@ -5,8 +5,9 @@ step's ``info``, which carries the reward of the previous action), trains if so,
 ReAct agent does — with the updated weights — and keeps what it needs from the act call
 (:meth:`LearningAgent._acted`). An update is recorded three ways:
 
-* in the step's usage, as a call of purpose ``train`` (input tokens = tokens the update processed,
-  all epochs; seconds = its wall time), so token totals and ``tokens_by_purpose`` include training;
+* in the step's usage, as work of purpose ``train`` (input tokens = tokens the update processed, all
+  epochs; seconds = its wall time): a training pass is not a model call, so it stays out of the model
+  cost (``total_tokens``) and is reported as ``training_tokens``;
 * in the trajectory line, as ``train``: loss, examples, tokens, target tokens, seconds, and the
   paradigm's own figures (rewards, advantages, KL for RL);
 * in ``results.json``, as totals under ``agent.run.training``.
