@@ -31,7 +31,6 @@ from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
 from odyssey_agents.react.reply import Reply
 from odyssey_agents.training import INSTALL, require_train
 from odyssey_agents.training.adapter import DEFAULT_TARGETS, AdapterConfigError, LoRAAdapter, LoRASettings, as_targets
-from odyssey_agents.training.sequences import LOSS_ON
 
 __all__ = ["LearningAgent", "TrainRecord", "local_model"]
 
@@ -242,10 +241,16 @@ class LearningAgent(ReActAgent):
         return {**super().stats(), "training": training}
 
 
-def check_loss_on(value: str) -> str:
-    if value not in LOSS_ON:
-        raise AdapterConfigError(f"loss_on must be one of {', '.join(LOSS_ON)}, got {value!r}")
-    return value
+def role_counts(encoded: Sequence[Any]) -> tuple[dict[str, int], dict[str, int]]:
+    """Tokens an update trained on and tokens it read as context only, per role, over its examples (one
+    pass: the epochs repeat the same tokens)."""
+    trained: dict[str, int] = {}
+    context: dict[str, int] = {}
+    for e in encoded:
+        for into, counts in ((trained, e.trained_by_role()), (context, e.masked_by_role())):
+            for role, n in counts.items():
+                into[role] = into.get(role, 0) + n
+    return trained, context
 
 
-__all__ += ["INSTALL", "check_loss_on"]
+__all__ += ["INSTALL", "role_counts"]

@@ -50,6 +50,8 @@ def test_experiment2_sweeps_seven_distinct_cells_of_the_paper(tiny_hf_llm):
             raise
         assert (cfg["game"]["name"], cfg["max_steps"], cfg["llm"]["model"]) == ("tallowmere", 500, "Qwen/Qwen3-4B")
         paths.add(cell_path(cfg))
+        if cfg["agent"]["name"] == "lora_sft":  # the paper's learner: each step's text, every token (§4)
+            assert cfg["agent"]["target"] == "step"
         if variant != "rag":  # the agent builds with these settings (on a tiny model instead of Qwen3-4B)
             agent = build_agent(cfg["agent"], {**cfg["llm"], **tiny_hf_llm}, seed=0)
             labels.add(agent.label)
