@@ -40,6 +40,7 @@ _STORED = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
 _NEW_FACT = re.compile(r"^- (.+)$", re.MULTILINE)
 _TASK = re.compile(r"^Task: (.+)$", re.MULTILINE)
 _DID = re.compile(r"^Action: (.+)$", re.MULTILINE)
+_VISITS = re.compile(r"\b([a-z][a-z0-9_]*) \((\d+) times?\)")
 
 
 class ScriptedLLM(LLM):
@@ -129,7 +130,7 @@ class ScriptedLLM(LLM):
             elif key == "reflection":
                 out[key] = f"At {place}, keep exploring; exits {', '.join(exits[:3]) or 'none'} remain."
             elif key == "summary":
-                out[key] = f"I have been exploring; latest place {place}; objects seen: {', '.join(objects[:5])}."
+                out[key] = _summary(prompt, place, objects)
             elif key == "answer":
                 letters = _CHOICE.findall(prompt)
                 out[key] = rng.choice(letters) if letters else "A"
@@ -199,6 +200,20 @@ class ScriptedLLM(LLM):
 def _last(pattern: re.Pattern[str], text: str) -> str | None:
     found = pattern.findall(text)
     return found[-1] if found else None
+
+
+def _summary(prompt: str, place: str, objects: list[str]) -> str:
+    """Notes as a note-taker would keep them: how often each place was visited over everything the notes
+    cover (the visits counted in earlier notes, plus each step's location), so a summary holds a fact no
+    single step does; then the latest place and what lay there."""
+    visits: dict[str, int] = {}
+    for name, n in _VISITS.findall(prompt):
+        visits[name] = visits.get(name, 0) + int(n)
+    for where in _PLACE.findall(prompt):
+        area = where.rpartition(", ")[2]
+        visits[area] = visits.get(area, 0) + 1
+    counted = ", ".join(f"{a} ({n} time{'s' if n != 1 else ''})" for a, n in visits.items())
+    return f"Places visited: {counted or 'none'}. Latest place {place}; objects seen: {', '.join(objects[:5])}."
 
 
 def _facts(place: str, exits: list[str], objects: list[str], npcs: list[str]) -> list[str]:
