@@ -1,7 +1,7 @@
 """``odyssey report RUN_DIR...``: a results table on the terminal and an HTML report with plots.
 
     odyssey report runs/                         # every finished run below runs/
-    odyssey report runs/base runs/mark --html out.html --json summary.json
+    odyssey report runs/mossfall runs/tallowmere --html out.html --json summary.json
 
 Each argument is a run directory or a folder holding run directories. Metrics are recomputed from
 the trajectories; the normalized combined reward is computed across all the given runs of a game

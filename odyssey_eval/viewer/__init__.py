@@ -1,7 +1,7 @@
 """``odyssey view RUN_DIR``: a run's trajectory as one self-contained, interactive HTML file.
 
-    odyssey view runs/base/random/none/seed_0                 # writes runs/base/random/none/seed_0/view.html
-    odyssey view runs/base/multi/oracle--random/none/seed_0 -o /tmp/cell.html
+    odyssey view runs/mossfall/random/none/seed_0                 # writes runs/mossfall/random/none/seed_0/view.html
+    odyssey view runs/mossfall/multi/oracle--random/none/seed_0 -o /tmp/cell.html
     odyssey view RUN_DIR --serve                              # also serve it on 127.0.0.1 (reload: fresh data)
 
 The page shows the world graph of areas with the agent's path, a timeline and step slider, each step's

@@ -129,7 +129,7 @@ def test_a_name_taken_by_another_game_is_refused_not_swapped(tmp_path, store):
     world = json.loads((folder / "world.json").read_text())
     world["game"]["name"] = "mossfall"
     (folder / "world.json").write_text(json.dumps(world))
-    with pytest.raises(odyssey_env.GameError, match=r"Odyssey/Mossfall-v0 is already registered for base"):
+    with pytest.raises(odyssey_env.GameError, match=r"Odyssey/Mossfall-v0 is already registered for mossfall"):
         odyssey_env.register_game(folder)
     ident = odyssey_env.register_game(folder, name="my_base")
     assert gym.make(ident).unwrapped.game.path == folder.resolve()

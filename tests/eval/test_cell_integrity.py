@@ -122,7 +122,7 @@ def test_the_issue_s_sweep_is_refused_before_any_cell_starts(tmp_path):
     )
     assert done.returncode == 2
     (line,) = done.stderr.strip().splitlines()
-    assert "names the cell runs/base/random/none/seed_0 twice" in line and "nothing was run" in line
+    assert "names the cell runs/mossfall/random/none/seed_0 twice" in line and "nothing was run" in line
     assert not (tmp_path / "runs" / "mossfall").exists()
 
 

@@ -121,7 +121,7 @@ def test_single_run_and_its_report(tmp_path):
     assert (tmp_path / "runs" / "mossfall" / "random" / "none" / "seed_3" / "results.json").is_file()
     again = odyssey("run", "game=mossfall", "agent=random", "seed=3", *SMALL, cwd=tmp_path)
     assert "skip (finished)" in again.stdout
-    report = odyssey("report", "runs/base/random/none/seed_3", cwd=tmp_path)
+    report = odyssey("report", "runs/mossfall/random/none/seed_3", cwd=tmp_path)
     assert report.returncode == 0 and "report:" in report.stdout
 
 

@@ -330,7 +330,7 @@ def test_a_model_that_fails_mid_run_stops_a_multi_agent_cell_resumably_in_one_li
 def test_a_sweep_that_names_a_multi_agent_cell_twice_is_refused_and_different_teams_are_not(tmp_path):
     done = odyssey("run", "-m", "agents=[random,random]", "seed=0,0", *QUICK, cwd=tmp_path)
     line = one_line(done)
-    assert "names the cell runs/base/multi/random--random/none/seed_0 twice" in line and "nothing was run" in line
+    assert "names the cell runs/mossfall/multi/random--random/none/seed_0 twice" in line and "nothing was run" in line
     assert not (tmp_path / "runs" / "mossfall").exists()
     done = odyssey("run", "-m", "agents=[random,random],[random,oracle]", *QUICK, cwd=tmp_path)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -59,7 +59,7 @@ def test_a_run_logged_to_a_file_shows_its_progress(tmp_path, capsys):
         cell(tmp_path / "a", max_steps=30, tutorial=False, eval={"progress": "auto"}, qa={"enabled": False}), log=quiet
     )
     printed = capsys.readouterr().out
-    assert re.search(r"^base random seed 0: step 30/30  main \d+  sup \d+  tokens 0  ", printed, re.M), printed
+    assert re.search(r"^mossfall random seed 0: step 30/30  main \d+  sup \d+  tokens 0  ", printed, re.M), printed
     run_cell(
         cell(tmp_path / "b", max_steps=30, tutorial=False, eval={"progress": False}, qa={"enabled": False}), log=quiet
     )

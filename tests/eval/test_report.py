@@ -67,7 +67,7 @@ def test_challenge_protocol_warnings():
     ]
     (t,) = aggregate(runs, TWO)
     text = "\n".join(t["warnings"])
-    assert "no runs of mark" in text and not t["complete"]
+    assert "no runs of tallowmere" in text and not t["complete"]
     assert "at least 3" not in text  # 3 runs of quiet_bell
     assert "the same seed appears more than once" in text
     assert "ended after 120 play steps" in text
