@@ -104,7 +104,16 @@ _DEFAULT_EVAL: dict[str, Any] = {
     "tag": "",
     "max_tutorial_steps": 1000,
     "dependency_graph": False,
-    "qa": {"enabled": True, "every": 0, "world_knowledge": 5, "episodic": 3, "choices": 4},
+    "qa": {
+        "enabled": True,
+        "every": 0,
+        "world_knowledge": 5,
+        "episodic": 3,
+        "choices": 4,
+        "world_dynamics": 0,
+        "writer": None,
+        "writer_seed": 0,
+    },
 }
 
 
@@ -288,17 +297,26 @@ def _check_length(path: Path, size: int, checkpoint: str) -> None:
 
 
 # ---------------------------------------------------------------------------- questions
-def draw_questions(game: Game, seed: int, tutorial: bool, qa: Mapping[str, Any]) -> list[Question]:
-    """A cell's World-Knowledge questions: a function of the game, the seed and the QA settings."""
-    from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
+def draw_questions(
+    game: Game, seed: int, tutorial: bool, qa: Mapping[str, Any], log: Callable[[str], None] = lambda _: None
+) -> list[Question]:
+    """A cell's World-Knowledge questions: a function of the game, the seed and the QA settings (with
+    ``world_dynamics``, also of the questions its writer wrote once for the game, cached)."""
+    from odyssey_eval.qa.world_knowledge import initial_world, verify_world_knowledge, world_knowledge_questions
 
-    return world_knowledge_questions(
-        game,
-        initial_world(game, seed, tutorial),
-        seed,
-        per_template=int(qa["world_knowledge"]),
-        n_choices=int(qa["choices"]),
+    world = initial_world(game, seed, tutorial)
+    questions = world_knowledge_questions(
+        game, world, seed, per_template=int(qa["world_knowledge"]), n_choices=int(qa["choices"])
     )
+    written = int(qa.get("world_dynamics") or 0)
+    if written:
+        from odyssey_eval.qa.written import dynamics_questions, written_questions
+
+        stored = written_questions(game, qa.get("writer"), seed=int(qa.get("writer_seed") or 0), log=log)
+        for q in dynamics_questions(game, stored, seed, per_template=written, n_choices=int(qa["choices"])):
+            verify_world_knowledge(q, game, world)
+            questions.append(q)
+    return questions
 
 
 def stored_questions(

@@ -280,7 +280,7 @@ class _MultiCell:
 
     def _world_knowledge(self) -> list[Question]:
         """The cell's World-Knowledge questions: every agent is asked the same ones."""
-        return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa)
+        return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa, self.log)
 
     def _checkpoint(self) -> None:
         runner = {

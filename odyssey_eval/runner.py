@@ -157,7 +157,7 @@ class _Cell:
                 self.episode.add(step)
 
     def _world_knowledge(self) -> list[Question]:
-        return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa)
+        return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa, self.log)
 
     def _checkpoint(self, obs: str, info: Mapping[str, Any]) -> None:
         runner = {

@@ -40,6 +40,7 @@ _STORED = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
 _NEW_FACT = re.compile(r"^- (.+)$", re.MULTILINE)
 _TASK = re.compile(r"^Task: (.+)$", re.MULTILINE)
 _DID = re.compile(r"^Action: (.+)$", re.MULTILINE)
+_DECLARED = re.compile(r"^Declared (question|answer|wrong answers): (.+)$", re.MULTILINE)
 _VISITS = re.compile(r"\b([a-z][a-z0-9_]*) \((\d+) times?\)")
 
 
@@ -119,6 +120,8 @@ class ScriptedLLM(LLM):
         action = self._action(objects, npcs, exits, hands_full, rng)
         holding = _last(_HOLD, prompt) or ""
         task = _last(_TASK, prompt) or ""
+        if "question" in keys:  # a question writer (World-Knowledge QA): a question of its own on the declared fact
+            return _written_question(prompt, keys)
         out: dict[str, Any] = {}
         for key in keys:
             if key == "action":
@@ -200,6 +203,20 @@ class ScriptedLLM(LLM):
 def _last(pattern: re.Pattern[str], text: str) -> str | None:
     found = pattern.findall(text)
     return found[-1] if found else None
+
+
+def _written_question(prompt: str, keys: Sequence[str]) -> dict[str, Any]:
+    """The declared fact reworded, its answer kept, its wrong answers and two more of the writer's own."""
+    declared = dict(_DECLARED.findall(prompt))
+    question = declared.get("question", "What is true in this world?")
+    wrong = [w.strip() for w in declared.get("wrong answers", "").split("|") if w.strip()]
+    own = ["it depends on the weather", "nothing happens at all"]
+    fields = {
+        "question": f"In this world, {question[0].lower()}{question[1:]}",
+        "answer": declared.get("answer", ""),
+        "distractors": " | ".join([*wrong, *own]),
+    }
+    return {k: fields.get(k, "") for k in keys}
 
 
 def _summary(prompt: str, place: str, objects: list[str]) -> str:

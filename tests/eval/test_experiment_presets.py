@@ -102,6 +102,9 @@ def test_table2_sweeps_the_paper_s_four_agents_over_every_shipped_paper_game():
             )
             assert (cfg["max_steps"], cfg["tutorial"], cfg["llm"]["name"]) == (500, True, "hf")
             assert cfg["embedder"]["model"] == "Qwen/Qwen3-Embedding-0.6B"
+            qa = cfg["eval"]["qa"]  # the paper's sizes, and its LLM-written questions by the cell's model
+            assert (qa["world_knowledge"], qa["episodic"], qa["choices"], qa["world_dynamics"]) == (20, 20, 10, 20)
+            assert qa["writer"] == cfg["llm"]
             path = cell_path(cfg)
             assert (path.parts[-4], path.parts[-3]) == (game, label)
             cells.add(path)
