@@ -234,16 +234,51 @@ def _skip(rd: RunDir, log: Callable[[str], None]) -> CellOutcome:
 
 
 # ---------------------------------------------------------------------------- start and resume
-def open_game(game_cfg: Mapping[str, Any], rd: RunDir, *, overwrite: bool) -> tuple[Game, dict[str, str], GameFacts]:
+#: ``game.expander``: who writes the online expansions (paper A3.4).
+EXPANDERS = ("procedural", "llm")
+PACKS = "expansion_packs"  # the content entry of the written expansion packs
+
+
+def open_game(
+    game_cfg: Mapping[str, Any],
+    rd: RunDir,
+    *,
+    overwrite: bool,
+    seed: int = 0,
+    log: Callable[[str], None] = lambda _: None,
+) -> tuple[Game, dict[str, str], GameFacts]:
     """The cell's game, its files' digests and its facts. A run being resumed is first checked against
-    the digests it recorded: before edited rules run, or a model loads for nothing."""
+    the digests it recorded: before edited rules run, or a model loads for nothing.
+
+    With ``game.expander=llm`` the game carries the expansion packs its writer wrote for this seed
+    (:mod:`odyssey_gen.expand`, cached), and their digest joins the content a resume is checked
+    against. The facts are the game's own: written types exist only once an expansion brings them."""
     from odyssey_env.game import load_game
 
+    expander = game_cfg.get("expander") or "procedural"
+    if expander not in EXPANDERS:
+        raise ConfigError(f"game.expander must be one of {', '.join(EXPANDERS)}, got {expander!r}")
     folder = _game_folder(game_cfg)
-    if rd.started and not overwrite and (folder / "world.json").is_file():
-        rd.check_content(content_digest(folder))
+    resuming = rd.started and not overwrite and (folder / "world.json").is_file()
+    if resuming:
+        rd.check_content(content_digest(folder), ignore=(PACKS,))
     game = load_game(game_cfg.get("path") or game_cfg["name"], trust=bool(game_cfg.get("trust")))
-    return game, content_digest(game.path), GameFacts.of(game)
+    content, facts = content_digest(game.path), GameFacts.of(game)
+    if expander == "llm":
+        import hashlib
+
+        from odyssey_env.quests.expansion import with_packs
+        from odyssey_gen.expand import write_packs
+
+        writer_seed = game_cfg.get("expander_seed")
+        data = write_packs(
+            game, game_cfg.get("expander_llm"), seed=seed if writer_seed is None else int(writer_seed), log=log
+        )
+        game = with_packs(game, data["packs"])
+        content[PACKS] = hashlib.sha256(json.dumps(data["packs"], sort_keys=True).encode()).hexdigest()
+        if resuming:
+            rd.check_content(content)
+    return game, content, facts
 
 
 def begin(

@@ -187,7 +187,9 @@ class _MultiCell:
         self.cfg, self.key, self.rd, self.log, self.config_yaml = cfg, key, rd, log, config_yaml
         self.ev, self.qa = cfg["eval"], cfg["eval"]["qa"]
         self.seed, self.max_steps = key["seed"], key["max_steps"]
-        self.game, self.content, self.facts = lifecycle.open_game(cfg["game"], rd, overwrite=self.ev["overwrite"])
+        self.game, self.content, self.facts = lifecycle.open_game(
+            cfg["game"], rd, overwrite=self.ev["overwrite"], seed=key["seed"], log=log
+        )
         llm = dict(cfg.get("llm") or {"name": "none"})
         self.seats: dict[str, _Seat] = {}
         uses_model = False

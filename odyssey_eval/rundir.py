@@ -296,12 +296,14 @@ class RunDir:
                 "eval.output_dir or eval.tag, or eval.overwrite=true to replace it"
             )
 
-    def check_content(self, digest: Mapping[str, str]) -> None:
+    def check_content(self, digest: Mapping[str, str], ignore: tuple[str, ...] = ()) -> None:
         """Refuse to resume against game files that differ from those the run started with: the
-        checkpoint would continue one game with another's rules or data."""
+        checkpoint would continue one game with another's rules or data. ``ignore``: entries not
+        compared this time (content that is checked once it is known, such as expansion packs)."""
         have = self.cell().get("content")
         if not isinstance(have, dict):
             return  # a run directory from before digests were recorded: nothing to compare
+        have = {k: v for k, v in have.items() if k not in ignore}
         changed = sorted(name for name in set(have) | set(digest) if have.get(name) != digest.get(name))
         if changed:
             what = ", ".join(

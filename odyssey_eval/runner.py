@@ -78,7 +78,9 @@ class _Cell:
         self.qa = self.ev["qa"]
         self.seed = key["seed"]
         self.max_steps = key["max_steps"]
-        self.game, self.content, self.facts = lifecycle.open_game(cfg["game"], rd, overwrite=self.ev["overwrite"])
+        self.game, self.content, self.facts = lifecycle.open_game(
+            cfg["game"], rd, overwrite=self.ev["overwrite"], seed=key["seed"], log=log
+        )
         self.agent: Agent = build_agent(cfg["agent"], cfg.get("llm"), seed=self.seed)
         self.env = OdysseyEnv(
             self.game,

@@ -122,6 +122,8 @@ class ScriptedLLM(LLM):
         task = _last(_TASK, prompt) or ""
         if "question" in keys:  # a question writer (World-Knowledge QA): a question of its own on the declared fact
             return _written_question(prompt, keys)
+        if "places" in keys:  # an online-expansion writer: a small pack of places, objects and NPCs
+            return _written_pack(prompt, rng)
         out: dict[str, Any] = {}
         for key in keys:
             if key == "action":
@@ -203,6 +205,50 @@ class ScriptedLLM(LLM):
 def _last(pattern: re.Pattern[str], text: str) -> str | None:
     found = pattern.findall(text)
     return found[-1] if found else None
+
+
+_SYLLABLES = ("vor", "ash", "mel", "dun", "keth", "rin", "sol", "bar", "ith", "gal", "tess", "wyr")
+_NUMBER = re.compile(r"^Expansion number: (\d+)$", re.MULTILINE)
+
+
+def _written_pack(prompt: str, rng: random.Random) -> dict[str, Any]:
+    """An expansion pack: one place of two areas, a material and a weapon, an enemy that drops the material."""
+    number = int(_last(_NUMBER, prompt) or 1)
+    stem = "".join(rng.choice(_SYLLABLES) for _ in range(2)) + "abcdefghij"[number % 10]
+    material, weapon, enemy = f"{stem}_shard", f"{stem}_blade", f"{stem}_warden"
+    return {
+        "places": [
+            {
+                "name": f"{stem.capitalize()} Reach",
+                "description": "A reach nobody has mapped.",
+                "areas": [
+                    {"name": f"{stem}_gate", "description": "A gate of old stone.", "objects": {material: 2}},
+                    {
+                        "name": f"{stem}_hall",
+                        "description": "A hall in the dark.",
+                        "npcs": [enemy],
+                        "objects": {weapon: 1},
+                    },
+                ],
+            }
+        ],
+        "objects": [
+            {"name": material, "category": "material", "description": "A sharp shard.", "level": 3, "value": 3},
+            {"name": weapon, "category": "weapon", "description": "A keen blade.", "level": 3, "value": 9, "attack": 6},
+        ],
+        "npcs": [
+            {
+                "name": enemy,
+                "kind": "enemy",
+                "role": "fighter",
+                "description": "A warden of the reach.",
+                "level": 3,
+                "hp": 25,
+                "attack": 6,
+                "drops": {material: 1},
+            }
+        ],
+    }
 
 
 def _written_question(prompt: str, keys: Sequence[str]) -> dict[str, Any]:
