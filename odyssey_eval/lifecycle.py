@@ -138,6 +138,9 @@ def checked(cfg: Mapping[str, Any], players: str = "agent") -> dict[str, Any]:
         if required not in cfg or cfg[required] is None:
             raise RunError(f"the config has no {required!r}")
     refuse_secrets(cfg.get("llm") or {})
+    refuse_secrets(cfg["eval"]["qa"].get("writer") or {}, "eval.qa.writer")  # the other model groups of a cell
+    if isinstance(cfg.get("game"), Mapping):
+        refuse_secrets(cfg["game"].get("expander_llm") or {}, "game.expander_llm")
     cfg["seed"] = _whole("seed", cfg["seed"])
     cfg["max_steps"] = _whole("max_steps", cfg["max_steps"])
     if cfg["max_steps"] < 1:
