@@ -24,11 +24,6 @@ procedural expander adds the rest (the cache file says how many were written).
 
 from __future__ import annotations
 
-import datetime
-import hashlib
-import json
-import os
-import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -49,17 +44,10 @@ class ExpanderError(ConfigError):
     """An LLM expander that cannot work: no writer, a game without expansion, or no usable pack."""
 
 
-def _digest(game: Game) -> str:
-    from odyssey_env.trust import content_digest
-
-    return hashlib.sha256(json.dumps(content_digest(game.path), sort_keys=True).encode()).hexdigest()
-
-
 def cache_file(game: Game, writer: Mapping[str, Any], seed: int) -> Path:
-    from odyssey_agents.llm.embedded import cache_root
+    from odyssey_agents.llm.written import entry
 
-    who = re.sub(r"[^A-Za-z0-9._-]+", "_", f"{writer.get('name')}-{writer.get('model') or 'default'}").strip("._")
-    return cache_root() / "expansions" / f"{game.name}-{_digest(game)[:12]}" / f"{who}-seed{seed}-{PROMPT_VERSION}.json"
+    return entry("expansions", game, writer, f"seed{seed}-{PROMPT_VERSION}")
 
 
 def messages(game: Game, number: int, taken: list[str], problems: list[str]) -> list[dict[str, str]]:
@@ -151,18 +139,12 @@ def write_packs(
 
     refuse_secrets(writer, "game.expander_llm")
     path = cache_file(game, writer, seed)
-    if path.is_file():
-        return json.loads(path.read_text(encoding="utf-8"))
-    from filelock import FileLock
-
+    from odyssey_agents.llm.written import game_digest, written_once
     from odyssey_env.game import GameError
     from odyssey_env.quests.expansion import with_packs
     from odyssey_gen.llm.parse import ReplyError, extract_json
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path) + ".lock"):
-        if path.is_file():
-            return json.loads(path.read_text(encoding="utf-8"))
+    def write() -> dict[str, Any]:
         llm = build_llm(dict(writer), seed=seed)
         log(f"writing the online expansions of {game.name} with {writer.get('name')} (once per seed; cached in {path})")
         packs: list[dict[str, Any]] = []
@@ -192,20 +174,9 @@ def write_packs(
                 rejected.append({"expansion": number, "attempt": attempt, "problems": problems[:20]})
             else:
                 log(f"expansion {number} of {game.name}: no usable pack in {attempts} attempts; procedural instead")
-        data = {
-            "format": 1,
-            "prompt_version": PROMPT_VERSION,
-            "game": game.name,
-            "game_digest": _digest(game),
-            "writer": llm.describe(),
-            "seed": seed,
-            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "tokens": tokens,
-            "packs": packs,
-            "rejected": rejected,
-        }
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
         log(f"{len(packs)} expansion pack(s) written for {game.name}, {len(rejected)} attempt(s) refused")
-        return data
+        return {"writer": llm.describe(), "tokens": tokens, "packs": packs, "rejected": rejected}
+
+    return written_once(
+        path, write, prompt_version=PROMPT_VERSION, game=game.name, game_digest=game_digest(game.path), seed=seed
+    )

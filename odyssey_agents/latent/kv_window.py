@@ -23,26 +23,19 @@ a resumed run continues with the same memory, bit for bit on CPU.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Call, Decision, Task
-from odyssey_agents.errors import ConfigError
+from odyssey_agents.latent.base import LatentAgent, LatentConfigError
 from odyssey_agents.llm.protocol import LLM
 from odyssey_agents.memory import StepRecord
-from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
-from odyssey_agents.training import require_train
+from odyssey_agents.paradigms.react_agent import AgentConfigError
 from odyssey_agents.training.agent import local_model
 
 __all__ = ["KVWindowAgent"]
 
 
-class LatentConfigError(ConfigError):
-    """A latent memory setting out of range, or a model that cannot carry the memory."""
-
-
-class KVWindowAgent(ReActAgent):
+class KVWindowAgent(LatentAgent):
     """ReAct with a bounded window of past steps' keys and values in attention (see the module docstring)."""
 
     name = "kv_window"
@@ -63,11 +56,6 @@ class KVWindowAgent(ReActAgent):
         self.write_seconds = 0.0
         self.written_tokens = 0
         super().__init__(llm, **kwargs)
-
-    @classmethod
-    def from_config(cls, params: Mapping[str, Any], llm_cfg: Mapping[str, Any], seed: int) -> ReActAgent:
-        require_train("torch", f"agent {cls.name!r}")
-        return super().from_config(params, llm_cfg, seed)
 
     # ------------------------------------------------------------------ set-up
     def _attach(self) -> None:
@@ -131,21 +119,8 @@ class KVWindowAgent(ReActAgent):
         return Call("memorise", len(ids), 0, round(seconds, 6))
 
     # ------------------------------------------------------------------ checkpoints
-    def save(self, directory: Path) -> None:
-        super().save(directory)
-        self.pool.save(Path(directory))
-
-    def load(self, directory: Path) -> None:
-        from odyssey_agents.latent.pool import PoolCheckpointError
-
-        super().load(directory)
-        self._attach()
-        device = next(self.model_llm.model.parameters()).device
-        try:
-            self.pool.load(Path(directory), device, self._layers)
-        except PoolCheckpointError as exc:
-            raise LatentConfigError(str(exc)) from None
-        self._publish()
+    def _layer_count(self) -> int:
+        return self._layers
 
     def _state(self) -> dict[str, Any]:
         return {"write_seconds": self.write_seconds, "written_tokens": self.written_tokens}

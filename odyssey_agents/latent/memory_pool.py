@@ -25,12 +25,14 @@ import random
 from pathlib import Path
 from typing import Any
 
+from odyssey_agents.latent.base import MemoryFileError
+
 __all__ = ["MEMORY_FILE", "MemoryCheckpointError", "MemoryPool"]
 
 MEMORY_FILE = "memory_pool.safetensors"
 
 
-class MemoryCheckpointError(ValueError):
+class MemoryCheckpointError(MemoryFileError):
     """A checkpoint whose memory is missing or was written for another model or pool size."""
 
 

@@ -42,18 +42,14 @@ same memory, bit for bit on CPU. Each update is work of purpose ``memorise`` (th
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any, ClassVar
 
 from odyssey_agents.base import Call, Decision, Task
 from odyssey_agents.llm.protocol import LLM
 from odyssey_agents.memory import StepRecord
-from odyssey_agents.paradigms.react_agent import ReActAgent
-from odyssey_agents.training import require_train
 from odyssey_agents.training.agent import local_model
 
-from .kv_window import LatentConfigError
+from .base import LatentAgent, LatentConfigError
 
 __all__ = ["LatentConfigError", "MPlusAgent", "MemoryLLMAgent"]
 
@@ -64,7 +60,7 @@ LONG_TERM_SIZE = 2048
 RETRIEVE_TOKENS = 256
 
 
-class MemoryLLMAgent(ReActAgent):
+class MemoryLLMAgent(LatentAgent):
     """ReAct with MemoryLLM's self-updating memory pool in every layer (see the module docstring).
 
     ``pool_size``: memory tokens per layer (N); ``update_tokens``: tokens one update writes (K). Both
@@ -138,11 +134,6 @@ class MemoryLLMAgent(ReActAgent):
     def _setup_long_term(self, kwargs: dict[str, Any]) -> None:
         self._long_term_size = 0
         self.retrieve_tokens = 0
-
-    @classmethod
-    def from_config(cls, params: Mapping[str, Any], llm_cfg: Mapping[str, Any], seed: int) -> ReActAgent:
-        require_train("torch", f"agent {cls.name!r}")
-        return super().from_config(params, llm_cfg, seed)
 
     # ------------------------------------------------------------------ set-up
     def _attach(self) -> None:
@@ -287,21 +278,8 @@ class MemoryLLMAgent(ReActAgent):
         return Call("memorise", total, 0, round(seconds, 6))
 
     # ------------------------------------------------------------------ checkpoints
-    def save(self, directory: Path) -> None:
-        super().save(directory)
-        self.pool.save(Path(directory))
-
-    def load(self, directory: Path) -> None:
-        from odyssey_agents.latent.memory_pool import MemoryCheckpointError
-
-        super().load(directory)
-        self._attach()
-        device = next(self.model_llm.model.parameters()).device
-        try:
-            self.pool.load(Path(directory), device, len(self._parts.layers))
-        except MemoryCheckpointError as exc:
-            raise LatentConfigError(str(exc)) from None
-        self._publish()
+    def _layer_count(self) -> int:
+        return len(self._parts.layers)
 
     def _state(self) -> dict[str, Any]:
         return {"write_seconds": self.write_seconds, "write_tokens": self.write_tokens, "retrievals": self.retrievals}

@@ -25,10 +25,6 @@ stored set with a string seed, as every template does.
 
 from __future__ import annotations
 
-import datetime
-import hashlib
-import json
-import os
 import random
 import re
 from collections.abc import Callable, Mapping
@@ -109,28 +105,10 @@ def check(fact: Any, fields: Mapping[str, Any]) -> tuple[dict[str, Any] | None, 
     return {"question": question, "answer": fact.answer, "distractors": distractors}, None
 
 
-def _digest(game: Game) -> str:
-    from odyssey_env.trust import content_digest
-
-    files = content_digest(game.path)
-    return hashlib.sha256(json.dumps(files, sort_keys=True).encode()).hexdigest()
-
-
-def _slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "_"
-
-
 def cache_file(game: Game, writer: Mapping[str, Any], seed: int) -> Path:
-    from odyssey_agents.llm.embedded import cache_root
+    from odyssey_agents.llm.written import entry
 
-    who = _slug(f"{writer.get('name')}-{writer.get('model') or 'default'}")
-    return (
-        cache_root()
-        / "qa"
-        / "world_dynamics"
-        / f"{game.name}-{_digest(game)[:12]}"
-        / f"{who}-s{seed}-{PROMPT_VERSION}.json"
-    )
+    return entry("qa/world_dynamics", game, writer, f"s{seed}-{PROMPT_VERSION}")
 
 
 def written_questions(
@@ -143,21 +121,16 @@ def written_questions(
             "(an llm group, e.g. eval.qa.writer='${llm}' or {name: openai, model: gpt-5-mini})"
         )
     from odyssey_agents.llm.factory import build_llm, refuse_secrets
+    from odyssey_agents.llm.written import game_digest, written_once
 
     refuse_secrets(writer, "eval.qa.writer")
     path = cache_file(game, writer, seed)
-    if path.is_file():
-        return json.loads(path.read_text(encoding="utf-8"))
-    from filelock import FileLock
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with FileLock(str(path) + ".lock"):
-        if path.is_file():  # another process wrote it while this one waited
-            return json.loads(path.read_text(encoding="utf-8"))
-        llm = build_llm(dict(writer), seed=seed)
-        log(f"writing the world-dynamics questions of {game.name} with {writer.get('name')} (once; cached in {path})")
+    def write() -> dict[str, Any]:
         from odyssey_agents.react.reply import parse_reply
 
+        llm = build_llm(dict(writer), seed=seed)
+        log(f"writing the world-dynamics questions of {game.name} with {writer.get('name')} (once; cached in {path})")
         accepted, rejected = [], []
         tokens = [0, 0]
         for fact_id, description, fact in _facts(game):
@@ -176,24 +149,18 @@ def written_questions(
                 f"the writer {writer.get('name')} {writer.get('model') or ''} wrote no usable world-dynamics "
                 f"question for {game.name} ({len(rejected)} rejected, e.g. {example})"
             )
-        data = {
-            "format": 1,
-            "template": TEMPLATE,
-            "prompt_version": PROMPT_VERSION,
-            "game": game.name,
-            "game_digest": _digest(game),
-            "writer": llm.describe(),
-            "seed": seed,
-            "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "tokens": tokens,
-            "accepted": accepted,
-            "rejected": rejected,
-        }
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(data, indent=1, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, path)
         log(f"{len(accepted)} world-dynamics questions kept, {len(rejected)} rejected")
-        return data
+        return {"writer": llm.describe(), "tokens": tokens, "accepted": accepted, "rejected": rejected}
+
+    return written_once(
+        path,
+        write,
+        template=TEMPLATE,
+        prompt_version=PROMPT_VERSION,
+        game=game.name,
+        game_digest=game_digest(game.path),
+        seed=seed,
+    )
 
 
 def dynamics_questions(
