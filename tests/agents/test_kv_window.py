@@ -1,4 +1,5 @@
-"""agent=kv_window (formerly latent_memory): a bounded pool of raw keys and values read through any HF causal LM's attention."""
+"""agent=kv_window (formerly latent_memory): a bounded pool of raw keys and values, read through any HF
+causal LM's attention."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ pytest.importorskip("transformers")
 import torch
 
 from odyssey_agents.base import Task
-from odyssey_agents.latent.kv_window import KVWindowAgent, LatentConfigError
 from odyssey_agents.latent.attention import attach
+from odyssey_agents.latent.kv_window import KVWindowAgent, LatentConfigError
 from odyssey_agents.latent.pool import LatentPool
 from odyssey_agents.llm.transformers_local import TransformersLLM
 from odyssey_agents.paradigms import AgentConfigError

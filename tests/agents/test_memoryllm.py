@@ -144,10 +144,10 @@ def test_a_checkpoint_resumes_bit_for_bit(tiny_models, tmp_path, cls):
 
 
 def test_settings_backends_and_the_old_name_are_checked(tiny_models):
-    with pytest.raises(AgentUnavailable, match="now agent=kv_window.*agent=memoryllm or agent=mplus"):
+    with pytest.raises(AgentUnavailable, match=r"now agent=kv_window.*agent=memoryllm or agent=mplus"):
         build_agent({"name": "latent_memory"}, {"name": "scripted"})
     hf = {"name": "hf", "model": str(tiny_models["llama"]), "device": "cpu"}
-    with pytest.raises(LatentConfigError, match="update_tokens .* cannot exceed pool_size"):
+    with pytest.raises(LatentConfigError, match=r"update_tokens .* cannot exceed pool_size"):
         build_agent({"name": "memoryllm", "pool_size": 8, "update_tokens": 16}, hf)
     with pytest.raises(LatentConfigError, match="long_term_size and retrieve_tokens must be at least 1"):
         build_agent({"name": "mplus", "retrieve_tokens": 0}, hf)
@@ -178,10 +178,8 @@ def test_a_released_checkpoint_loads_as_data_with_its_memory_sizes_and_adapters(
     assert torch.equal(agent.pool.stm[1], saved["memory"][1]) and len(agent.pool) == held  # trained memory, full
     original = released.use
     released.use = lambda model, adapter: (used.append(adapter), original(model, adapter))[1]
-    decisions, *_ = play(agent, 3)
-    assert (
-        used and used[0] == "default" and used[-1] == "decoder_adapter"
-    )  # writes with one adapter, reads with the other
+    play(agent, 3)
+    assert used and used[0] == "default" and used[-1] == "decoder_adapter"  # writes with one, reads with the other
     assert len(agent.pool) == held and agent.pool.stats()["dropped"] == 3 * NUM_TOKENS
     if kind == "mplus":
         assert agent.describe()["retriever"] == "released projectors" and agent.pool.long_term(0) == 3 * NUM_TOKENS
