@@ -1,88 +1,170 @@
-"""Environment throughput, per game: run ``python benchmarks/env_throughput.py [games...]``.
+"""Env throughput side by side with the reference engine: ``python benchmarks/env_throughput.py [games...]``.
 
-For each game, in a fresh process (so peak memory is the game's own):
+The protocol, the same for every engine: a seeded random player picks a verb among those with valid
+actions, then one of that verb's valid actions; valid actions are listed every step; N steps from reset
+(steps 0-2,000 and 0-6,000 by default, both read off one 6,000-step run); CPU time of the process (user +
+system), so other load on a shared machine stretches wall-clock time but hardly the CPU a process spends.
+Each measurement is a fresh process. Per game, the reference engine (PyPI ``agentodyssey==0.1.0``, run
+from its wheel by ``benchmarks/reference.py``) and odyssey are run interleaved, ``--rounds`` times (3), the
+order alternating; each round's ratio is odyssey's rate over the reference's in that round. The table
+gives the median rates and the median ratio with its range over the rounds. No figure comes from another
+run or another machine.
 
-* **steps/s with valid actions**: a seeded random agent picks a verb uniformly, then one of that
-  verb's valid actions; valid actions are computed every step (the reference's measuring protocol);
-* **steps/s without valid actions**: the same command sequence replayed, valid actions never computed;
-* **reset**: milliseconds per ``reset(seed)`` (world generation included);
-* **peak RSS** of the process;
-* **drift**: the per-step cost of steps 9,000-10,000 against steps 0-1,000 (1.00 = flat); the first
-  thousand steps are often dearer because the agent starts where the most lies about, so the steady
-  drift (against steps 1,000-2,000) is printed too: both detect growth, which shows as a ratio above 1;
-* **where a step goes**: the same commands once more, each phase timed apart (microseconds per step):
-  listing the valid actions, the engine step (parsing, the verb, the step rules, rewards), rendering the
-  observation, building ``info``, and the rest of ``env.step``; a regression shows where it comes from;
-* **vector envs** (``--no-vector`` to skip): sync and async vector envs of 2 and 8 against one env, beside
-  the lockstep ceiling, one short round each (``benchmarks/vector_envs.py`` measures them properly).
+Each odyssey game is set against the reference game of the same size it was made beside
+(``mossfall``/``base``, ``quiet_bell``/``remnant``, ...); ``--pair REF=GAME`` sets another (a paper game
+imported into odyssey, say). Either name selects a pair on the command line.
 
-Times are CPU times of the worker process (user + system): on a shared machine other load stretches
-wall-clock times but hardly the CPU a process spends. Rates are the best of ``--repeats`` runs. Two yardsticks
-are measured in the same run: Gymnasium's CartPole-v1 stepped with a fixed action, and a *calibrator*, a
-fixed pure-Python workload (dicts, strings, small loops, like the engine's) whose time says how fast this
-machine runs Python right now. The reference implementation's rates are fixed figures (issue 14: the same
-random agent, valid actions every step, steps 0-2,000, side by side on a quiet 2-core machine, where the
-calibrator takes about ``CALIBRATOR_QUIET_MS``): ``vs ref`` divides the rate *calibrated* to that machine
-speed (rate x calibrator time / CALIBRATOR_QUIET_MS) by them; the target is 10x.
+How each engine runs: odyssey's ``OdysseyEnv(game)`` with its defaults (no tutorial); the reference's
+``AgentOdysseyEnv`` as its ``eval.py`` builds it (``enable_obs_valid_actions``; its tutorial where the game
+has one), with its logging off and, having only its three declared dependencies, without the goal-tree
+PNGs its DAG games draw when matplotlib and networkx are installed: both make the reference faster than
+as it usually runs, never slower. Its world generation needs a fixed hash seed: ``PYTHONHASHSEED=0`` for
+both engines.
+
+Optional text-game peer: TextWorld 1.7.0 (``--textworld``, with ``pip install textworld==1.7.0`` in this
+interpreter or the one named by ``--textworld-python``): a ``tw-make custom --world-size 10 --nb-objects 20
+--quest-length 5`` game (made once into the cache), its admissible commands every step, a command's verb
+its first word, stepped interleaved with ``--textworld-against`` (mossfall). Skipped with a line when
+TextWorld is not installed.
+
+``--details`` adds odyssey's own figures per game, measured in its worker: steps/s without valid actions
+(the same commands replayed), reset time, peak RSS, drift (the last 1,000 steps' cost over the first
+1,000's) and where a step goes (listing, engine step, rendering, info, the rest of ``env.step``).
+``--json`` prints everything as JSON. ``--wheel PATH`` runs the reference from a local copy of the wheel.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import platform
 import random
 import resource
+import statistics
 import subprocess
 import sys
 import time
+from pathlib import Path
+from typing import Any
 
-#: The reference implementation, steps/s with valid actions every step (issue 14's side-by-side run:
-#: odyssey 6,938 / 5,474 / 6,639 steps/s was 4.3x / 7.5x / 6.8x the reference).
-REFERENCE_STEPS_PER_S = {"mossfall": 6938 / 4.3, "quiet_bell": 5474 / 7.5, "tallowmere": 6639 / 6.8}
-#: The calibrator's time on the quiet development machine (2 cores, CPython 3.11), the machine kind of
-#: the reference figures; on a busy or slower machine it takes longer and calibrated rates scale up.
-CALIBRATOR_QUIET_MS = 14.0
-PHASES = ("valid_actions", "step", "render", "info", "other")
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import reference  # noqa: E402  (benchmarks/reference.py, stdlib only)
+
+#: Each odyssey game beside the reference game whose size and shape it was made at.
+PAIRS = {
+    "base": "mossfall",
+    "remnant": "quiet_bell",
+    "mark": "tallowmere",
+    "metropolis": "gavelmoor",
+    "quarantine": "lazaret",
+    "robot_kingdom": "rust_throne",
+    "saltglass": "mirror_salt",
+}
+#: The TextWorld game, as the text-game comparisons in the literature make them.
+TW_MAKE = ("custom", "--world-size", "10", "--nb-objects", "20", "--quest-length", "5")
+PHASES = ("listing", "step", "render", "info", "other")
+CHILD_ENV = {"PYTHONHASHSEED": "0"}
 
 
-def _random_run(env, steps: int, seed: int) -> tuple[list[str], list[float]]:
-    """Random agent with valid actions every step; returns its commands and per-1000-step block times."""
-    engine = env.engine
+# ---------------------------------------------------------------------------------------- the protocol
+def _pick(rng: random.Random, listing: dict[str, list[str]]) -> str:
+    """The random player: a verb among those with valid actions, then one of its actions."""
+    verb = rng.choice([verb for verb, commands in listing.items() if commands])
+    return rng.choice(listing[verb])
+
+
+def _checkpoints(steps: int, marks: list[int]) -> list[int]:
+    return sorted({m for m in marks if 0 < m < steps} | {steps})
+
+
+def odyssey_worker(game: str, steps: int, seed: int, marks: list[int], details: bool) -> dict[str, Any]:
+    """The protocol on odyssey in this (fresh) process."""
+    from odyssey_env.env import OdysseyEnv
+
+    clock = time.process_time
+    start = clock()
+    env = OdysseyEnv(game)
+    env.reset(seed=seed)
+    reset_s = clock() - start
     rng = random.Random(seed)
-    commands: list[str] = []
+    checkpoints = _checkpoints(steps, marks)
+    done_at: dict[int, float] = {}
     blocks: list[float] = []
+    commands: list[str] = []
+    episodes = 0
+    start = block_start = clock()
+    for done_steps in range(1, steps + 1):
+        command = _pick(rng, env.valid_actions())
+        _, _, terminated, truncated, _ = env.step(command)
+        if details:
+            commands.append(command)
+            if done_steps % 1000 == 0:
+                now = clock()
+                blocks.append(now - block_start)
+                block_start = now
+        if terminated or truncated:
+            episodes += 1
+            env.reset(seed=seed + episodes)
+        if done_steps in checkpoints:
+            done_at[done_steps] = clock() - start
+    result: dict[str, Any] = {
+        "engine": "odyssey",
+        "game": game,
+        "steps": steps,
+        "cpu_s": done_at[steps],
+        "checkpoints_cpu_s": {str(k): v for k, v in sorted(done_at.items())},
+        "reset_cpu_s": reset_s,
+        "episodes_ended": episodes,
+    }
+    if details:
+        result.update(_details(env, game, seed, commands, blocks))
+    return result
+
+
+def _details(env: Any, game: str, seed: int, commands: list[str], blocks: list[float]) -> dict[str, Any]:
+    """Odyssey's own figures: the same commands replayed without listing, phases, resets, memory, drift."""
+    env.reset(seed=seed)
     start = time.process_time()
-    for i in range(steps):
-        valid = engine.valid_actions("player")
-        verb = rng.choice(list(valid))
-        command = rng.choice(valid[verb])
-        commands.append(command)
-        env.step(command)
-        if (i + 1) % 1000 == 0:
-            now = time.process_time()
-            blocks.append(now - start)
-            start = now
-    return commands, blocks
+    for command in commands:
+        env.step(command)  # (after an episode's end this replays other states: rare, and only a rate)
+    plain_s = time.process_time() - start
+    env.reset(seed=seed)
+    phases = _phase_split(env, commands)
+    resets = []
+    for i in range(50):
+        start = time.process_time()
+        env.reset(seed=i)
+        resets.append(time.process_time() - start)
+    return {
+        "plain_steps_per_s": len(commands) / plain_s,
+        "phases_us": phases,
+        "reset_ms_median": statistics.median(resets) * 1000,
+        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "drift": blocks[-1] / blocks[0] if len(blocks) > 1 else float("nan"),
+    }
 
 
-def _phase_split(env, commands: list[str]) -> dict[str, float]:
-    """Microseconds (CPU) per step spent in each phase of ``env.step`` plus the listing, for ``commands``.
+def _phase_split(env: Any, commands: list[str]) -> dict[str, float]:
+    """CPU microseconds per step in each phase of ``env.step`` plus the listing, for ``commands``.
 
     The phases are timed by wrapping the engine's and the env's own methods on these instances, so the
     env steps exactly as it does for its users.
     """
     spent = dict.fromkeys(PHASES, 0.0)
-    perf = time.process_time
+    clock = time.process_time
 
-    def timed(owner, name: str, phase: str) -> None:
+    def timed(owner: Any, name: str, phase: str) -> None:
         original = getattr(owner, name)
 
-        def wrapper(*args, **kwargs):
-            start = perf()
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = clock()
             try:
                 return original(*args, **kwargs)
             finally:
-                spent[phase] += perf() - start
+                spent[phase] += clock() - start
 
         setattr(owner, name, wrapper)
 
@@ -92,234 +174,335 @@ def _phase_split(env, commands: list[str]) -> dict[str, float]:
     timed(env, "_info", "info")
     total = 0.0
     for command in commands:
-        start = perf()
-        engine.valid_actions("player")
-        middle = perf()
+        start = clock()
+        env.valid_actions()
+        middle = clock()
         env.step(command)
-        end = perf()
-        spent["valid_actions"] += middle - start
+        end = clock()
+        spent["listing"] += middle - start
         total += end - middle
     spent["other"] = total - spent["step"] - spent["render"] - spent["info"]
-    for attr in ("step",):
-        del engine.__dict__[attr]
-    for attr in ("_observe", "_info"):
-        del env.__dict__[attr]
+    del engine.__dict__["step"], env.__dict__["_observe"], env.__dict__["_info"]
     return {phase: seconds / len(commands) * 1e6 for phase, seconds in spent.items()}
 
 
-def worker(game: str, steps: int, repeats: int, seed: int) -> dict:
-    from odyssey_env.env import OdysseyEnv
+def textworld_worker(game_file: str, steps: int, seed: int, marks: list[int]) -> dict[str, Any]:
+    """The protocol on TextWorld in this (fresh) process: admissible commands every step."""
+    import textworld
 
-    env = OdysseyEnv(game)
-    best_va = best_plain = float("inf")
-    drift, steady = [], []
-    commands: list[str] = []
-    for _ in range(repeats):
-        env.reset(seed=seed)
-        commands, blocks = _random_run(env, steps, seed)
-        best_va = min(best_va, sum(blocks))
-        drift.append(blocks[-1] / blocks[0])
-        steady.append(blocks[-1] / blocks[1] if len(blocks) > 2 else float("nan"))
-        env.reset(seed=seed)
-        start = time.process_time()
-        for command in commands:
-            env.step(command)
-        best_plain = min(best_plain, time.process_time() - start)
-    env.reset(seed=seed)
-    phases = _phase_split(env, commands)
-    resets = []
-    for i in range(200):
-        start = time.process_time()
-        env.reset(seed=i)
-        resets.append(time.process_time() - start)
-    resets.sort()
+    clock = time.process_time
+    start = clock()
+    env = textworld.start(game_file, textworld.EnvInfos(admissible_commands=True))
+    state = env.reset()
+    reset_s = clock() - start
+    rng = random.Random(seed)
+    checkpoints = _checkpoints(steps, marks)
+    done_at: dict[int, float] = {}
+    episodes = 0
+    start = clock()
+    for done_steps in range(1, steps + 1):
+        listing: dict[str, list[str]] = {}
+        for command in state.admissible_commands:
+            listing.setdefault(command.split()[0], []).append(command)
+        state, _, done = env.step(_pick(rng, listing))
+        if done:
+            episodes += 1
+            state = env.reset()
+        if done_steps in checkpoints:
+            done_at[done_steps] = clock() - start
     return {
-        "game": game,
+        "engine": "textworld",
+        "game": Path(game_file).name,
         "steps": steps,
-        "va_steps_per_s": steps / best_va,
-        "plain_steps_per_s": steps / best_plain,
-        "reset_ms_median": resets[len(resets) // 2] * 1000,
-        "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "drift": min(drift),
-        "drift_steady": min(steady),
-        "phases_us": phases,
-        "areas_at_end": len(env.engine.state.areas),
-        "npcs_at_end": len(env.engine.state.npcs),
+        "cpu_s": done_at[steps],
+        "checkpoints_cpu_s": {str(k): v for k, v in sorted(done_at.items())},
+        "reset_cpu_s": reset_s,
+        "episodes_ended": episodes,
     }
 
 
-def cartpole_steps_per_s(steps: int = 20000) -> float:
-    import gymnasium as gym
-
-    env = gym.make("CartPole-v1").unwrapped
-    env.reset(seed=0)
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        for _ in range(steps):
-            _, _, terminated, _, _ = env.step(0)
-            if terminated:
-                env.reset()
-        best = min(best, time.process_time() - start)
-    return steps / best
+# ---------------------------------------------------------------------------------------- running them
+def _worker_args(kind: str, target: str, steps: int, seed: int, marks: list[int]) -> list[str]:
+    return [str(Path(__file__)), "--worker", kind, target, str(steps), str(seed), *map(str, marks)]
 
 
-def calibrator_ms(repeats: int = 7) -> float:
-    """CPU milliseconds of a fixed pure-Python workload (best of ``repeats``): how fast this machine runs Python."""
-
-    def work() -> int:
-        stock = {f"item_{i}": i for i in range(16)}
-        lines: list[str] = []
-        total = 0
-        for i in range(40_000):
-            key = f"item_{i % 16}"
-            n = stock.get(key, 0) + 1
-            stock[key] = n
-            if n % 3:
-                lines.append(f"take {n} {key}")
-            if len(lines) > 32:
-                total += len(", ".join(lines))
-                lines.clear()
-        return total
-
-    best = float("inf")
-    for _ in range(repeats):
-        start = time.process_time()
-        work()
-        best = min(best, time.process_time() - start)
-    return best * 1000
+def _run(command: list[str]) -> dict[str, Any]:
+    done = subprocess.run(command, capture_output=True, text=True, env={**os.environ, **CHILD_ENV}, check=False)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"{' '.join(command[1:4])} failed: {last}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def import_cost() -> dict:
-    code = (
-        "import sys, time; t = time.process_time(); import odyssey_env; "
-        "print(time.process_time() - t, 'torch' in sys.modules, 'transformers' in sys.modules)"
-    )
-    best = float("inf")
-    for _ in range(5):
-        out = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", code], capture_output=True, text=True, check=True
-        ).stdout.split()
-        best = min(best, float(out[0]))
-    return {"import_ms": best * 1000, "imports_torch": out[1] == "True", "imports_transformers": out[2] == "True"}
+def run_odyssey(game: str, steps: int, seed: int, marks: list[int], details: bool = False) -> dict[str, Any]:
+    args = _worker_args("odyssey", game, steps, seed, marks) + (["--details"] if details else [])
+    return _run([sys.executable, *args])
+
+
+def run_reference(game: str, steps: int, seed: int, marks: list[int], wheel: str | None) -> dict[str, Any]:
+    args = [game, str(steps), str(seed), *map(str, marks)]
+    return reference.run_json(reference.DRIVERS / "throughput.py", args, wheel=wheel)  # type: ignore[return-value]
+
+
+def run_textworld(python: str, game_file: Path, steps: int, seed: int, marks: list[int]) -> dict[str, Any]:
+    return _run([python, *_worker_args("textworld", str(game_file), steps, seed, marks)])
+
+
+def _textworld_python(explicit: str | None) -> str | None:
+    """An interpreter that imports textworld, or None (TextWorld is an optional peer)."""
+    python = explicit or os.environ.get("ODYSSEY_TEXTWORLD_PYTHON") or sys.executable
+    found = subprocess.run([python, "-c", "import textworld"], capture_output=True, check=False)
+    return python if found.returncode == 0 else None
+
+
+def _textworld_game(python: str, seed: int) -> Path:
+    """The TextWorld game of ``TW_MAKE``, made once into the cache with the ``tw-make`` next to ``python``."""
+    folder = reference.cache_dir().parent / "textworld"
+    game = folder / f"custom-10-rooms-seed{seed}.z8"
+    if game.is_file():
+        return game
+    folder.mkdir(parents=True, exist_ok=True)
+    tw_make = Path(python).parent / "tw-make"
+    command = [str(tw_make) if tw_make.is_file() else "tw-make", *TW_MAKE, "--seed", str(seed), "--output", str(game)]
+    made = subprocess.run(command, capture_output=True, text=True, check=False)
+    if made.returncode != 0 or not game.is_file():
+        last = (made.stderr.strip().splitlines() or ["no output"])[-1]
+        raise RuntimeError(f"tw-make failed: {last}")
+    return game
+
+
+def _rates(run: dict[str, Any]) -> dict[int, float]:
+    return {int(k): int(k) / v for k, v in run["checkpoints_cpu_s"].items()}
+
+
+def side_by_side(
+    label: str, baseline: Any, odyssey: Any, rounds: int, marks: list[int], progress: bool
+) -> dict[str, Any]:
+    """``rounds`` rounds of a baseline run and an odyssey run, each a fresh process, the order alternating."""
+    runs: dict[str, list[dict[str, Any]]] = {"baseline": [], "odyssey": []}
+    for r in range(rounds):
+        order = (("baseline", baseline), ("odyssey", odyssey))
+        for name, run in order if r % 2 == 0 else order[::-1]:
+            runs[name].append(run())
+        if progress:
+            print(f"  {label}: round {r + 1}/{rounds} done", file=sys.stderr, flush=True)
+    table = {}
+    for mark in marks:
+        ours = [_rates(run)[mark] for run in runs["odyssey"]]
+        theirs = [_rates(run)[mark] for run in runs["baseline"]]
+        ratios = [a / b for a, b in zip(ours, theirs, strict=True)]
+        table[mark] = {
+            "odyssey_steps_per_cpu_s": statistics.median(ours),
+            "baseline_steps_per_cpu_s": statistics.median(theirs),
+            "ratio_median": statistics.median(ratios),
+            "ratio_min": min(ratios),
+            "ratio_max": max(ratios),
+            "ratios": ratios,
+        }
+    return {"label": label, "by_steps": table, "runs": runs}
+
+
+def _select(names: list[str], pairs: dict[str, str]) -> list[str]:
+    """Reference games for ``names`` (either engine's name); all pairs when none is given."""
+    if not names:
+        return list(pairs)
+    by_odyssey = {ours: ref for ref, ours in pairs.items()}
+    chosen = []
+    for name in names:
+        ref = name if name in pairs else by_odyssey.get(name)
+        if ref is None:
+            known = ", ".join(f"{ours}/{ref}" for ref, ours in pairs.items())
+            raise SystemExit(f"env_throughput.py: no pair has a game {name!r}; the pairs are {known}")
+        chosen.append(ref)
+    return chosen
+
+
+def _cells(rows: list[dict[str, Any]]) -> list[tuple[str, str, str, str, str, str]]:
+    """One line per game and step count: label, steps, both rates, the median ratio and its range."""
+    return [
+        (
+            row["label"],
+            f"0-{mark:,}",
+            f"{cell['odyssey_steps_per_cpu_s']:,.0f}",
+            f"{cell['baseline_steps_per_cpu_s']:,.0f}",
+            f"{cell['ratio_median']:.1f}x",
+            f"{cell['ratio_min']:.1f}-{cell['ratio_max']:.1f}",
+        )
+        for row in rows
+        for mark, cell in row["by_steps"].items()
+    ]
+
+
+def _print_table(rows: list[dict[str, Any]], baseline_name: str) -> None:
+    widths = (30, 9, 10, 11, 8)
+    titles = (f"game (odyssey / {baseline_name})", "steps", "odyssey", baseline_name, "ratio")
+    header = f"{titles[0]:<{widths[0]}}" + "".join(f"{t:>{w}}" for t, w in zip(titles[1:], widths[1:], strict=True))
+    print(header + "   range over rounds")
+    print("-" * (len(header) + 20))
+    for label, *numbers, spread in _cells(rows):
+        cells = "".join(f"{n:>{w}}" for n, w in zip(numbers, widths[1:], strict=True))
+        print(f"{label:<{widths[0]}}{cells}   {spread}")
+
+
+def _print_markdown(rows: list[dict[str, Any]], baseline_name: str) -> None:
+    print(f"| odyssey / {baseline_name} | steps | odyssey, steps per CPU-s | {baseline_name} | ratio, median | range |")
+    print("|---|---|---|---|---|---|")
+    for cells in _cells(rows):
+        print("| " + " | ".join(cells) + " |")
+
+
+def _print_details(rows: list[dict[str, Any]]) -> None:
+    print("\nodyssey alone (one more worker per game): steps/s without valid actions, reset, memory, drift")
+    header = f"{'game':<14}{'no listing':>12}{'reset ms':>10}{'RSS MB':>8}{'last/first 1k':>15}"
+    print(header)
+    for row in rows:
+        d = row["details"]
+        print(
+            f"{row['odyssey_game']:<14}{d['plain_steps_per_s']:>12,.0f}{d['reset_ms_median']:>10.2f}"
+            f"{d['peak_rss_mb']:>8.0f}{d['drift']:>15.2f}"
+        )
+    print("\nwhere a step goes, CPU us per step (valid actions every step):")
+    header = f"{'game':<14}" + "".join(f"{p:>15}" for p in PHASES) + f"{'total':>9}"
+    print(header)
+    for row in rows:
+        phases = row["details"]["phases_us"]
+        total = sum(phases.values())
+        cells = "".join(f"{phases[p]:>8.1f} ({100 * phases[p] / total:>2.0f}%)" for p in PHASES)
+        print(f"{row['odyssey_game']:<14}{cells}{total:>9.1f}")
 
 
 def main(argv: list[str] | None = None) -> int:
-    from odyssey_env import available_games
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("games", nargs="*", default=None)
-    parser.add_argument("--steps", type=int, default=10000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("games", nargs="*", help="odyssey or reference game names (default: every pair)")
+    parser.add_argument("--steps", type=int, nargs="+", default=[2000, 6000], help="steps from reset (one run)")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--worker", help=argparse.SUPPRESS)
-    parser.add_argument("--json", action="store_true", help="print the raw figures as JSON")
-    parser.add_argument(
-        "--no-vector",
-        dest="vector",
-        action="store_false",
-        help="skip the vector-env figures (they need idle cores to mean much)",
-    )
-    parser.add_argument("--vector-game", default="quiet_bell")
-    parser.add_argument("--vector-seconds", type=float, default=1.0)
+    parser.add_argument("--pair", action="append", default=[], metavar="REF=GAME", help="set a reference game's peer")
+    parser.add_argument("--wheel", help="a local copy of the agentodyssey 0.1.0 wheel (offline use)")
+    parser.add_argument("--no-reference", dest="reference", action="store_false", help="skip the reference engine")
+    parser.add_argument("--textworld", action="store_true", help="add TextWorld 1.7.0 as a peer (if installed)")
+    parser.add_argument("--textworld-python", help="an interpreter with textworld (default: this one)")
+    parser.add_argument("--textworld-against", default="mossfall", help="the odyssey game set against TextWorld")
+    parser.add_argument("--details", action="store_true", help="odyssey's own figures: no-listing rate, phases...")
+    parser.add_argument("--json", action="store_true", help="print every figure as JSON")
+    parser.add_argument("--markdown", action="store_true", help="the tables in Markdown (for the docs)")
+    parser.add_argument("--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        print(json.dumps(worker(args.worker, args.steps, args.repeats, args.seed)))
+        kind, target, steps, seed, *marks = args.worker
+        if kind == "odyssey":
+            result = odyssey_worker(target, int(steps), int(seed), [int(m) for m in marks], args.details)
+        else:
+            result = textworld_worker(target, int(steps), int(seed), [int(m) for m in marks])
+        print(json.dumps(result))
         return 0
-    games = args.games or available_games()
+
+    pairs = dict(PAIRS)
+    for item in args.pair:
+        ref, sep, ours = item.partition("=")
+        if not sep or ref not in reference.GAMES:
+            parser.error(f"--pair takes REF=GAME with REF one of {', '.join(reference.GAMES)}, got {item!r}")
+        pairs[ref] = ours
+    steps, marks = max(args.steps), sorted(set(args.steps))
+    progress = not args.quiet
+    out: dict[str, Any] = {
+        "protocol": "random verb, then random valid action; valid actions every step; CPU time; fresh processes",
+        "rounds": args.rounds,
+        "seed": args.seed,
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(), "load": os.getloadavg()},
+        "games": [],
+        "textworld": None,
+    }
     rows = []
-    for game in games:
-        out = subprocess.run(
-            [
-                sys.executable,
-                __file__,
-                "--worker",
-                game,
-                "--steps",
-                str(args.steps),
-                "--repeats",
-                str(args.repeats),
-                "--seed",
-                str(args.seed),
-            ],
-            capture_output=True,
-            text=True,
-            check=True,
-        )
-        rows.append(json.loads(out.stdout))
-    baseline = cartpole_steps_per_s()
-    calibrator = calibrator_ms()
-    scale = calibrator / CALIBRATOR_QUIET_MS
-    imports = import_cost()
-    if args.json:
+    try:
+        if args.reference:  # set up before anything is measured (the first time: a download and a venv)
+            if progress:
+                print("preparing the reference engine (first time: download and venv, about a minute)", file=sys.stderr)
+            reference.ensure_tree(args.wheel)
+            reference.ensure_python()
+        for ref in _select(args.games, pairs):
+            ours = pairs[ref]
+
+            def ody(ours: str = ours) -> dict[str, Any]:
+                return run_odyssey(ours, steps, args.seed, marks)
+
+            if args.reference:
+
+                def theirs(ref: str = ref) -> dict[str, Any]:
+                    return run_reference(ref, steps, args.seed, marks, args.wheel)
+
+                row = side_by_side(f"{ours} / {ref}", theirs, ody, args.rounds, marks, progress)
+            else:
+                row = {"label": ours, "by_steps": {}, "runs": {"odyssey": [ody() for _ in range(args.rounds)]}}
+            row.update(reference_game=ref, odyssey_game=ours)
+            if args.details:
+                row["details"] = run_odyssey(ours, steps, args.seed, marks, details=True)
+            rows.append(row)
+    except reference.ReferenceUnavailable as exc:
         print(
-            json.dumps(
-                {
-                    "games": rows,
-                    "cartpole_steps_per_s": baseline,
-                    "calibrator_ms": calibrator,
-                    "calibrator_quiet_ms": CALIBRATOR_QUIET_MS,
-                    "reference_steps_per_s": REFERENCE_STEPS_PER_S,
-                    **imports,
-                },
-                indent=2,
+            f"env_throughput.py: the reference engine is needed for side-by-side figures: {exc} "
+            "(or pass --no-reference)",
+            file=sys.stderr,
+        )
+        return 2
+    except subprocess.CalledProcessError as exc:  # the reference's driver failed
+        last = ((exc.stderr or "").strip().splitlines() or ["no output"])[-1]
+        print(f"env_throughput.py: the reference engine failed: {last}", file=sys.stderr)
+        return 1
+    except RuntimeError as exc:  # an odyssey worker failed
+        print(f"env_throughput.py: {exc}", file=sys.stderr)
+        return 1
+    out["games"] = rows
+    tw_note = None
+    if args.textworld:
+        python = _textworld_python(args.textworld_python)
+        if python is None:
+            tw_note = "TextWorld peer skipped: textworld is not installed (pip install textworld==1.7.0)"
+        else:
+            game_file = _textworld_game(python, 1)
+            ours = args.textworld_against
+            out["textworld"] = side_by_side(
+                f"{ours} / textworld",
+                lambda: run_textworld(python, game_file, steps, args.seed, marks),
+                lambda: run_odyssey(ours, steps, args.seed, marks),
+                args.rounds,
+                marks,
+                progress,
             )
-        )
+            out["textworld"]["game"] = f"tw-make {' '.join(TW_MAKE)} --seed 1"
+    if args.json:
+        print(json.dumps(out, indent=2))
         return 0
-    print(f"baseline: CartPole-v1 {baseline:,.0f} steps/s in this run")
+    machine = out["machine"]
     print(
-        f"calibrator: {calibrator:.1f} ms in this run, {CALIBRATOR_QUIET_MS:.1f} ms on the quiet reference "
-        f"machine: calibrated rates = rates x {scale:.2f}"
+        f"steps per CPU-second, {args.rounds} round(s) of fresh processes interleaved, medians; seed {args.seed}; "
+        f"{machine['cpus']} CPUs, load {machine['load'][0]:.1f}, Python {machine['python']}"
     )
-    print(
-        f"import odyssey_env: {imports['import_ms']:.0f} ms; imports torch: {imports['imports_torch']}; "
-        f"imports transformers: {imports['imports_transformers']}\n"
-    )
-    header = (
-        f"{'game':<10}{'steps/s +VA':>13}{'calibrated':>12}{'ref':>7}{'vs ref':>8}{'steps/s':>10}"
-        f"{'vs CartPole':>13}{'reset ms':>10}{'RSS MB':>9}{'drift 9k/0k':>13}{'9k/1k':>7}"
-    )
-    print(header)
-    print("-" * len(header))
-    for r in rows:
-        ref = REFERENCE_STEPS_PER_S.get(r["game"])
-        calibrated = r["va_steps_per_s"] * scale
-        vs_ref = f"{calibrated / ref:.1f}x" if ref else "-"
-        print(
-            f"{r['game']:<10}{r['va_steps_per_s']:>13,.0f}{calibrated:>12,.0f}{ref or 0:>7,.0f}{vs_ref:>8}"
-            f"{r['plain_steps_per_s']:>10,.0f}{r['plain_steps_per_s'] / baseline:>12.3f}x"
-            f"{r['reset_ms_median']:>10.2f}{r['peak_rss_mb']:>9.0f}{r['drift']:>13.2f}{r['drift_steady']:>7.2f}"
-        )
-    print("\nwhere a step goes, us per step (with valid actions every step):")
-    header = f"{'game':<10}" + "".join(f"{p:>15}" for p in PHASES) + f"{'total':>10}"
-    print(header)
-    print("-" * len(header))
-    for r in rows:
-        phases = r["phases_us"]
-        total = sum(phases.values())
-        cells = "".join(f"{phases[p]:>8.1f} ({100 * phases[p] / total:>2.0f}%)" for p in PHASES)
-        print(f"{r['game']:<10}{cells}{total:>10.1f}")
-    if args.vector:
-        vector_figures(args.vector_game, args.vector_seconds)
+    if args.reference:
+        print(f"reference: {reference.NAME} {reference.VERSION} from its wheel (logging off, no goal-tree PNGs)\n")
+        (_print_markdown if args.markdown else _print_table)(rows, "reference")
+        for mark in marks:
+            medians = [row["by_steps"][mark]["ratio_median"] for row in rows]
+            met = sum(m >= 10 for m in medians)
+            print(
+                f"steps 0-{mark:,}: median ratios {min(medians):.1f}x-{max(medians):.1f}x; "
+                f">= 10x on {met} of {len(rows)} games"
+            )
+    else:
+        print("reference skipped (--no-reference): odyssey's rates alone\n")
+        for row in rows:
+            rates = [_rates(run) for run in row["runs"]["odyssey"]]
+            cells = ", ".join(f"0-{m:,}: {statistics.median(r[m] for r in rates):,.0f}" for m in marks)
+            print(f"{row['odyssey_game']:<14}{cells}")
+    if out["textworld"]:
+        print(f"\nTextWorld 1.7.0 peer, {out['textworld']['game']}:")
+        (_print_markdown if args.markdown else _print_table)([out["textworld"]], "textworld")
+    elif tw_note:
+        print(f"\n{tw_note}")
+    if args.details:
+        _print_details(rows)
     return 0
-
-
-def vector_figures(game: str, seconds: float) -> None:
-    """A short look at vector envs (``benchmarks/vector_envs.py`` does it properly: rounds, medians, more
-    configurations): env-steps/s of sync and async vector envs of 2 and 8 against one env, beside the
-    lockstep ceiling (a perfect async vector env with the same shares) measured in the same run."""
-    sys.path.insert(0, str(__import__("pathlib").Path(__file__).parent))
-    import vector_envs as v
-
-    print(
-        f"\nvector envs, {game}, ValidActions + masked random policy, one round of {seconds:.1f} s per figure "
-        "(ratios to one env; python benchmarks/vector_envs.py for medians over rounds):"
-    )
-    print(f"{'envs':<6}{'one env steps/s':>17}{'sync':>8}{'async':>8}{'lockstep ceiling':>18}")
-    for n in (2, 8):
-        single = v._single(game, "valid", n, seconds)
-        ratios = [v.CONFIGS[c](game, "valid", n, seconds) / single for c in ("sync", "async", "lockstep ceiling")]
-        print(f"{n:<6}{single:>17,.0f}" + "".join(f"{r:>{w}.2f}x" for r, w in zip(ratios, (7, 7, 17), strict=True)))
 
 
 if __name__ == "__main__":

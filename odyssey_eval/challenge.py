@@ -1,12 +1,12 @@
 """``odyssey challenge RUN_DIR...``: the TTCL challenge aggregation.
 
 The ranking score of a submission (one agent configuration) is the mean, over the ranking games
-(odyssey's own Quiet Bell, Tallowmere and Gavelmoor, at the sizes of the paper's three), of its mean raw main-quest reward across that
-game's runs; the mean supplementary reward breaks ties. Raw rewards are used as the challenge defines
-them, so games with more stages weigh more (24, 17 and 31 stages: Gavelmoor counts almost twice as
-much as Tallowmere). ``--aggregate normalized`` scores the mean *fraction* of each game's stages instead,
-so that every game weighs the same. Protocol problems are listed as warnings and mark the
-submission, rather than silently changing its score.
+(odyssey's own Quiet Bell, Tallowmere and Gavelmoor, at the sizes of the paper's three), of its mean
+raw main-quest reward across that game's runs; the mean supplementary reward breaks ties. Raw rewards
+are used as the challenge defines them, so games with more stages weigh more (24, 17 and 31 stages:
+Gavelmoor counts almost twice as much as Tallowmere). ``--aggregate normalized`` scores the mean
+*fraction* of each game's stages instead, so that every game weighs the same. Protocol problems are
+listed as warnings and mark the submission, rather than silently changing its score.
 
     odyssey challenge runs/ --budget 500
     odyssey challenge runs/ --aggregate normalized

@@ -13,9 +13,8 @@ RL loop that reads ``action_mask`` pays for that key alone; ``lazy_infos=False``
 step. Fewer leaves help too: ``info_keys=`` on the env.
 
 :class:`OdysseyAsyncVectorEnv` is not Gymnasium's ``AsyncVectorEnv``: one process per core rather than
-per sub-env (the calling process steps a share too), and messages through shared-memory links,
-because a pipe round trip costs about half a step. The package's modules: ``infos`` (the merge),
-``sync``, ``parallel`` (the async env and its workers) and ``channel`` (the links).
+per sub-env (the calling process steps a share too), messages through pipes as Gymnasium's. The
+package's modules: ``infos`` (the merge), ``sync`` and ``parallel`` (the async env and its workers).
 
 :func:`make_vector_env` is the ``vector_entry_point`` of every registered odyssey id, so
 ``gym.make_vec(id, num_envs=N)`` (no ``vectorization_mode``) builds these; ``asynchronous=True`` steps
@@ -59,7 +58,6 @@ def make_vector_env(
     *,
     asynchronous: bool = False,
     workers: int | None = None,
-    spin_s: float | None = None,
     max_actions: int | None = None,
     max_episode_steps: int | None = None,
     autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
@@ -69,8 +67,7 @@ def make_vector_env(
     """``num_envs`` odyssey envs as one vector env; ``env_kwargs`` go to each ``OdysseyEnv``.
 
     ``asynchronous`` steps the sub-envs in parallel (:class:`OdysseyAsyncVectorEnv`: ``workers``
-    processes plus the calling one; ``spin_s`` is how long a waiting side polls before it sleeps,
-    0 for pipes only); ``max_actions`` gives each a ``Discrete(max_actions)`` action space over its
+    processes plus the calling one); ``max_actions`` gives each a ``Discrete(max_actions)`` action space over its
     valid commands (:class:`~odyssey_env.wrappers.ValidActions`); ``max_episode_steps`` truncates.
     ``lazy_infos`` merges each info key when it is first read (an RL loop reading ``action_mask``
     pays for that key alone); ``False`` merges every key every step, as Gymnasium does.
@@ -84,11 +81,10 @@ def make_vector_env(
         return OdysseyAsyncVectorEnv(
             [make] * num_envs,
             workers=workers,
-            spin_s=spin_s,
             copy=False,
             autoreset_mode=autoreset_mode,
             lazy_infos=lazy_infos,
         )
-    if workers is not None or spin_s is not None:
-        raise ValueError("workers and spin_s are options of asynchronous=True")
+    if workers is not None:
+        raise ValueError("workers is an option of asynchronous=True")
     return OdysseySyncVectorEnv([make] * num_envs, copy=False, autoreset_mode=autoreset_mode, lazy_infos=lazy_infos)

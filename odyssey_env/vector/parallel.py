@@ -1,9 +1,10 @@
 """The async vector env: sub-envs stepped in parallel by worker processes and by the calling process.
 
-Gymnasium's ``AsyncVectorEnv`` starts one process per sub-env and talks to each through a pipe; on a
-virtual machine a pipe round trip costs about half an odyssey step. Here there is one process per
-core (the calling process steps a share too) and messages go through :mod:`odyssey_env.vector.channel`'s
-shared-memory links.
+Gymnasium's ``AsyncVectorEnv`` starts one process per sub-env; here there is one process per core (the
+calling process steps a share too, so no process waits for a core), and each worker steps its share as an
+:class:`~odyssey_env.vector.sync.OdysseySyncVectorEnv`, its infos left for the calling process to merge
+once. Messages go through ``multiprocessing`` pipes, as Gymnasium's do: the kernel orders and delivers
+them on every CPU, and a dead worker shows as its process sentinel.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import traceback
 from collections.abc import Callable
 from contextlib import suppress
 from copy import deepcopy
+from multiprocessing.connection import Connection, wait
 from typing import Any
 
 import gymnasium as gym
@@ -24,7 +26,6 @@ import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, create_empty_array
 
-from odyssey_env.vector.channel import Link, LinkClosed, PeerDied, make_link
 from odyssey_env.vector.infos import _BatchedInfos, _Collected
 from odyssey_env.vector.sync import OdysseySyncVectorEnv
 
@@ -60,24 +61,24 @@ def _unpack_error(packed: tuple[bytes | None, str, str], where: str) -> BaseExce
 
 
 def _serve(
-    link: Link,
-    other_end: Link,
+    pipe: Connection,
+    other_end: Connection,
     env_fns: list[Callable[[], gym.Env]],
     autoreset_mode: AutoresetMode,
 ) -> None:
     """A worker process: steps its sub-envs as an ``OdysseySyncVectorEnv``, infos left unmerged."""
-    other_end.close()
+    other_end.close()  # the parent's end, inherited: closed here, so that the parent's exit reads as EOF
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle (it closes us)
     try:
         envs = OdysseySyncVectorEnv(env_fns, copy=False, autoreset_mode=autoreset_mode)
     except BaseException as exc:
-        link.send(("error", _pack_error(exc)))
+        pipe.send(("error", _pack_error(exc)))
         return
-    link.send(("ok", (envs.single_observation_space, envs.single_action_space)))
+    pipe.send(("ok", (envs.single_observation_space, envs.single_action_space)))
     while True:
         try:
-            command, payload = link.recv()
-        except LinkClosed:  # the main process is gone
+            command, payload = pipe.recv()
+        except (EOFError, OSError):  # the main process is gone
             break
         try:
             if command == "step":
@@ -94,19 +95,19 @@ def _serve(
                 result = envs.set_attr(*payload)
             elif command == "close":
                 envs.close()
-                link.send(("ok", None))
+                pipe.send(("ok", None))
                 break
             else:
                 raise ValueError(f"unknown command {command!r}")
         except Exception as exc:
-            link.send(("error", _pack_error(exc)))
+            pipe.send(("error", _pack_error(exc)))
         else:
-            link.send(("ok", result))
-    link.close()
+            pipe.send(("ok", result))
+    pipe.close()
 
 
 class _Batch:
-    """A numpy array of actions as a plain list for the link (pickling a small array costs ~5 µs, a list
+    """A numpy array of actions as a plain list for the pipe (pickling a small array costs ~5 µs, a list
     well under one), rebuilt with its dtype on the other side so each sub-env gets the same scalars.
 
     Packed as ``(dtype, shape, values)``, anything else as ``(None, None, actions)``: plain strings and
@@ -132,24 +133,18 @@ class _WorkerDied(RuntimeError):
 
 
 class _Worker:
-    """The main process's handle on one worker: its process, its end of the link, its sub-envs."""
+    """The main process's handle on one worker: its process, its end of the pipe, its sub-envs."""
 
     def __init__(
-        self,
-        ctx: Any,
-        env_fns: list[Callable[[], gym.Env]],
-        first: int,
-        autoreset_mode: AutoresetMode,
-        spin_s: float | None,
-        capacity: int,
+        self, ctx: Any, env_fns: list[Callable[[], gym.Env]], first: int, autoreset_mode: AutoresetMode
     ) -> None:
         self.first, self.count = first, len(env_fns)
         self.due = 1  # answers owed: the first says the sub-envs are built
         self.last_obs: list[Any] = []
-        self.link, child = make_link(ctx, capacity, spin_s)
+        self.pipe, child = ctx.Pipe(duplex=True)
         self.process = ctx.Process(
             target=_serve,
-            args=(child, self.link, env_fns, autoreset_mode),
+            args=(child, self.pipe, env_fns, autoreset_mode),
             daemon=True,
             name=f"odyssey-vector-worker-envs-{first}-{first + len(env_fns) - 1}",
         )
@@ -161,22 +156,30 @@ class _Worker:
 
     def ask(self, command: str, payload: Any) -> None:
         try:
-            self.link.send((command, payload))
-        except LinkClosed as exc:  # it died with its link's pipe: a dead worker, not a broken pipe
-            self.process.join(0.1)
-            raise _WorkerDied(f"{self} died (exit code {self.process.exitcode})") from exc
+            self.pipe.send((command, payload))
+        except OSError as exc:  # its end of the pipe closed with it: a dead worker, not a broken pipe
+            raise self._died() from exc
         self.due += 1
 
     def answer(self, timeout: float | None = None) -> Any:
+        """The worker's next answer; ``timeout`` raises ``multiprocessing.TimeoutError`` (the answer stays due)."""
+        ready = wait([self.pipe, self.process.sentinel], timeout)
+        if not ready:
+            raise mp.TimeoutError(f"no answer from {self} within {timeout} s")
+        if self.pipe not in ready:  # only its sentinel: it exited without answering
+            raise self._died()
         try:
-            status, result = self.link.recv(timeout, self.process.sentinel)
-        except (PeerDied, LinkClosed) as exc:
-            self.process.join(0.1)
-            raise _WorkerDied(f"{self} died (exit code {self.process.exitcode})") from exc
+            status, result = self.pipe.recv()
+        except (EOFError, OSError) as exc:
+            raise self._died() from exc
         self.due -= 1
         if status == "error":
             raise _unpack_error(result, str(self))
         return result
+
+    def _died(self) -> _WorkerDied:
+        self.process.join(0.1)
+        return _WorkerDied(f"{self} died (exit code {self.process.exitcode})")
 
 
 def _share_sizes(num_envs: int, workers: int) -> list[int]:
@@ -189,15 +192,12 @@ def _share_sizes(num_envs: int, workers: int) -> list[int]:
 class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
     """Sub-envs stepped in parallel by worker processes and by the calling process itself.
 
-    Gymnasium's ``AsyncVectorEnv`` starts a process per sub-env and talks to each through a pipe; on
-    a virtual machine a pipe round trip costs more than an odyssey step (waking the other side's
-    CPU), and one process per sub-env means more processes than cores. Here ``workers`` processes
-    (default: one fewer than the CPUs this process may use, at most ``num_envs - 1``) each step a
-    contiguous share of the sub-envs, the calling process steps the first share itself while they
-    work, and messages go through :mod:`odyssey_env.vector.channel`'s shared-memory links, which poll for a
-    couple of milliseconds before sleeping (``spin_s``). Every sub-env's trajectory is the one a
-    sync vector env gives for the same seeds; infos are merged once per step, as in
-    :class:`OdysseySyncVectorEnv`.
+    Gymnasium's ``AsyncVectorEnv`` starts a process per sub-env, which means more processes than cores
+    as soon as there are more sub-envs than cores. Here ``workers`` processes (default: one fewer than
+    the CPUs this process may use, at most ``num_envs - 1``) each step a contiguous share of the
+    sub-envs, the calling process steps the first share itself while they work, and messages go
+    through pipes. Every sub-env's trajectory is the one a sync vector env gives for the same seeds;
+    infos are merged once per step, as in :class:`OdysseySyncVectorEnv`.
 
     An error in a sub-env is raised here with the worker's traceback as its cause; the sub-envs
     that stepped stay stepped (as in a sync vector env), so reset after one. A worker that dies
@@ -211,9 +211,7 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         workers: int | None = None,
         copy: bool = True,
         autoreset_mode: str | AutoresetMode = AutoresetMode.NEXT_STEP,
-        spin_s: float | None = None,
         context: str | None = None,
-        capacity: int = 1 << 20,
         lazy_infos: bool = False,
     ) -> None:
         env_fns = list(env_fns)
@@ -243,9 +241,7 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         try:
             first = sizes[0]
             for size in sizes[1:]:
-                self._workers.append(
-                    _Worker(ctx, env_fns[first : first + size], first, self.autoreset_mode, spin_s, capacity)
-                )
+                self._workers.append(_Worker(ctx, env_fns[first : first + size], first, self.autoreset_mode))
                 first += size
             spaces = [worker.answer() for worker in self._workers]
         except BaseException:
@@ -438,7 +434,7 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
             if worker.process.is_alive():
                 worker.process.terminate()
                 worker.process.join()
-            worker.link.close()
+            worker.pipe.close()
         local = getattr(self, "_local", None)
         if local is not None:
             local.close()

@@ -1,4 +1,4 @@
-"""Tallowmere: the small game (the size of the paper's Mark, §6) (sizes, tutorial, a playable critical path, determinism).
+"""Tallowmere, the small game at the size of the paper's Mark (§6): sizes, tutorial, critical path, determinism.
 
 Tallowmere is the game for small models: simpler main quest, shallow crafting, weak enemies, no side
 quests. These tests pin its published sizes (computed from the data, as ``odyssey games`` prints
