@@ -254,7 +254,7 @@ def open_game(
     the digests it recorded: before edited rules run, or a model loads for nothing.
 
     With ``game.expander=llm`` the game carries the expansion packs its writer wrote for this seed
-    (:mod:`odyssey_gen.expand`, cached), and their digest joins the content a resume is checked
+    (:mod:`odyssey_eval.expansion`, cached), and their digest joins the content a resume is checked
     against. The facts are the game's own: written types exist only once an expansion brings them."""
     from odyssey_env.game import load_game
 
@@ -271,7 +271,7 @@ def open_game(
         import hashlib
 
         from odyssey_env.quests.expansion import with_packs
-        from odyssey_gen.expand import write_packs
+        from odyssey_eval.expansion import write_packs
 
         writer_seed = game_cfg.get("expander_seed")
         data = write_packs(

@@ -1,7 +1,7 @@
 """Content a model writes once and every later run reads: the cache entry, its name and its provenance.
 
 World-Knowledge questions about world dynamics (``odyssey_eval.qa.written``) and online-expansion packs
-(``odyssey_gen.expand``) are written by a model, checked, and then must be the same for every process and
+(``odyssey_eval.expansion``) are written by a model, checked, and then must be the same for every process and
 run that asks for them, offline. Each lives in one JSON file under the cache directory (never inside the
 installed package), named by what it was written from — the game's content digest, the writer's backend
 and model, a seed, the prompt's version — and written once: processes take a file lock, the one that

@@ -8,7 +8,7 @@ use another expander by overriding this rule by name in its ``rules.py``.
 
 Expansion content may also be written ahead of play as *packs* (:class:`ExpansionPack`: places, their
 areas, new object and NPC types and what lies where) — the paper's LLM expander writes them
-(:mod:`odyssey_gen.expand`), a person may too. Packs are data, never code: :func:`with_packs` checks
+(:mod:`odyssey_eval.expansion`), a person may too. Packs are data, never code: :func:`with_packs` checks
 them as a game's own content is checked (schema, names, references, the world checks of
 ``odyssey_env.game``) and returns the game with their types added (the world each seed generates is
 unchanged: new types are placed only by their pack); the k-th expansion of a run then adds the k-th

@@ -1,4 +1,4 @@
-"""The paper's LLM expander (A3.4): new places, objects and NPCs written by a model, as data.
+"""The paper's LLM expander (A3.4): new places, objects and NPCs written by a model, as data, for a cell.
 
 The reference asks a model, during play and in a background thread, for new places, objects and NPCs
 once the world is explored; its answer is not checked and differs from run to run. Here a writer (any
@@ -140,9 +140,9 @@ def write_packs(
     refuse_secrets(writer, "game.expander_llm")
     path = cache_file(game, writer, seed)
     from odyssey_agents.llm.written import game_digest, written_once
+    from odyssey_agents.react.reply import parse_reply
     from odyssey_env.game import GameError
     from odyssey_env.quests.expansion import with_packs
-    from odyssey_gen.llm.parse import ReplyError, extract_json
 
     def write() -> dict[str, Any]:
         llm = build_llm(dict(writer), seed=seed)
@@ -159,13 +159,13 @@ def write_packs(
                 )
                 tokens[0] += completion.input_tokens
                 tokens[1] += completion.output_tokens
+                reply = parse_reply(completion.text, KEYS, required=("places",))
+                pack = {k: v for k, v in reply.fields.items() if k in KEYS} if reply.ok else {}
                 try:
-                    pack = extract_json(completion.text, "the expansion")
-                    pack = {k: pack[k] for k in KEYS if k in pack}
-                    derived = with_packs(game, [*packs, pack])
-                    problems = smoke_play(derived, len(packs), seed)
-                except ReplyError as exc:
-                    problems = [str(exc)]
+                    if not reply.ok:
+                        problems = [f"the reply holds no expansion: {reply.error}; write one JSON object"]
+                    else:
+                        problems = smoke_play(with_packs(game, [*packs, pack]), len(packs), seed)
                 except GameError as exc:
                     problems = [str(p) for p in exc.problems]
                 if not problems:

@@ -10,7 +10,7 @@ import pytest
 from odyssey_env.engine import Engine
 from odyssey_env.game import GAMES_DIR, load_game
 from odyssey_env.quests.expansion import with_packs
-from odyssey_gen.expand import ExpanderError, cache_file, smoke_play, write_packs
+from odyssey_eval.expansion import ExpanderError, cache_file, smoke_play, write_packs
 
 WRITER = {"name": "scripted"}
 
