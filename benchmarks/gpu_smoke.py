@@ -2,12 +2,17 @@
 
     python benchmarks/gpu_smoke.py                                  # the embedded SmolLM2-135M, on CUDA
     python benchmarks/gpu_smoke.py --model Qwen/Qwen3-0.6B --steps 6 # any local folder or cached hub id
+    python benchmarks/gpu_smoke.py --release /models/memoryllm-8b-chat --release /models/mplus-8b
 
-Without a CUDA GPU it prints why it skipped and exits 0. With one, for ``lora_sft``, ``rl_lora`` and
-``latent_memory`` it checks that ``device=auto`` put the model on the GPU, that the agent learned
-(updates made / pool written, LoRA weights on the GPU and changed), that a checkpoint written on the
-GPU reloads to the same state, and it reports seconds per update and peak GPU memory; then it runs two
-GRPO steps (``odyssey train grpo``). Exit status 1 if any check fails.
+Without a CUDA GPU it prints why it skipped and exits 0. With one, for ``lora_sft``, ``rl_lora``,
+``kv_window``, ``memoryllm`` and ``mplus`` it checks that ``device=auto`` put the model on the GPU, that
+the agent learned (updates made / memory written, LoRA weights on the GPU and changed), that a
+checkpoint written on the GPU reloads to the same state, and it reports seconds per update and peak
+GPU memory; then it runs two GRPO steps (``odyssey train grpo``). ``--release FOLDER`` (repeatable) adds a
+released MemoryLLM / M+ checkpoint the user downloaded (``YuWangX/memoryllm-8b-chat``, ``YuWangX/mplus-8b``):
+it loads as data (no code from the download runs), plays with its trained memory at the checkpoint's
+sizes, and is asked, after being told where a key is hidden, where the key is. Exit status 1 if any
+check fails.
 """
 
 from __future__ import annotations
@@ -25,7 +30,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 SETTINGS: dict[str, dict[str, Any]] = {
     "lora_sft": {"train_every": 2, "learning_rate": 1e-4},
     "rl_lora": {"update_every": 2, "horizon": 0, "learning_rate": 1e-4},
-    "latent_memory": {"pool_size": 1024},
+    "kv_window": {"pool_size": 1024},
+    "memoryllm": {"pool_size": 1024, "update_tokens": 256},
+    "mplus": {"pool_size": 512, "update_tokens": 256, "long_term_size": 1024, "retrieve_tokens": 128},
 }
 
 
@@ -46,7 +53,28 @@ def llm_config(model: str) -> dict[str, Any]:
     }
 
 
-def smoke(name: str, model: str, steps: int) -> tuple[dict[str, Any], list[str]]:
+def _pool(agent: Any) -> Any:
+    """The first layer of an agent's latent memory (kv_window: keys; memoryllm, mplus: memory tokens)."""
+    pool = agent.pool
+    return pool.keys[0] if hasattr(pool, "keys") else pool.stm[0]
+
+
+def recall(agent: Any) -> list[str]:
+    """A released memory model told where a key is hidden, asked where it is (trained memory should know)."""
+    from odyssey_agents.memory import StepRecord
+
+    said = "The old farmer whispers: the silver key is hidden in the barn, under the hay."
+    for step in range(2):  # two updates: the fact, then a step after it
+        agent._write(StepRecord(step, f"Current Location: farm, yard\n{said}" if not step else "I wait.", "", "wait"))
+    choices = ["the kitchen", "the barn", "the cellar", "the tower"]
+    answer = agent.answer("Where is the silver key hidden?", choices)
+    print(f"  recall: answered {choices[answer.index] if answer.index is not None else None!r} ({answer.raw!r})")
+    return [] if answer.index == 1 else [f"{agent.name} (release): did not recall where the key was"]
+
+
+def smoke(
+    name: str, model: str, steps: int, settings: dict[str, Any] | None = None
+) -> tuple[dict[str, Any], list[str]]:
     import torch
 
     from odyssey_agents.base import Task
@@ -57,7 +85,8 @@ def smoke(name: str, model: str, steps: int) -> tuple[dict[str, Any], list[str]]
     cuda = DEVICE["expect"] == "cuda"
     if cuda:
         torch.cuda.reset_peak_memory_stats()
-    agent = build_agent({"name": name, **SETTINGS[name]}, llm_config(model), seed=0)
+    settings = SETTINGS[name] if settings is None else settings
+    agent = build_agent({"name": name, **settings}, llm_config(model), seed=0)
     env = OdysseyEnv("mossfall")
     obs, info = env.reset(seed=0)
     agent.reset(Task("mossfall", env.game.title, tuple(env.verbs()), 0))
@@ -84,7 +113,7 @@ def smoke(name: str, model: str, steps: int) -> tuple[dict[str, Any], list[str]]
             problems.append(f"{name}: the LoRA weights did not change")
     with tempfile.TemporaryDirectory() as folder:
         agent.save(folder)
-        twin = build_agent({"name": name, **SETTINGS[name]}, llm_config(model), seed=0)
+        twin = build_agent({"name": name, **settings}, llm_config(model), seed=0)
         twin.reset(agent.task)
         twin.load(folder)
         if before is not None:
@@ -93,8 +122,13 @@ def smoke(name: str, model: str, steps: int) -> tuple[dict[str, Any], list[str]]
                 for a, b in zip(agent.adapter.weights().values(), twin.adapter.weights().values(), strict=True)
             ):
                 problems.append(f"{name}: the reloaded adapter differs")
-        elif not torch.equal(agent.pool.keys[0], twin.pool.keys[0]):
+        elif not torch.equal(_pool(agent), _pool(twin)):
             problems.append(f"{name}: the reloaded pool differs")
+    released = getattr(agent, "released", None)
+    if released is not None:
+        if len(agent.pool) != int(released.memory.shape[1]):
+            problems.append(f"{name}: the pool holds {len(agent.pool)} tokens, the release {released.memory.shape[1]}")
+        problems += recall(agent)
     row = {
         "name": name,
         "updates": len(learn),
@@ -115,6 +149,9 @@ def main() -> int:
     parser.add_argument("--steps", type=int, default=4)
     parser.add_argument("--grpo-steps", type=int, default=2)
     parser.add_argument("--cpu", action="store_true", help="run the same checks on the CPU (checks this script)")
+    parser.add_argument(
+        "--release", action="append", default=[], help="a released MemoryLLM / M+ checkpoint folder (repeatable)"
+    )
     args = parser.parse_args()
     try:
         import torch
@@ -130,8 +167,18 @@ def main() -> int:
     print(f"gpu_smoke: {where}, model {args.model}, {args.steps} steps per paradigm")
     problems: list[str] = []
     print(f"{'paradigm':<16}{'updates':>8}{'s/update':>10}{'s/step':>8}{'peak GB':>9}  device")
-    for name in SETTINGS:
-        row, found = smoke(name, args.model, args.steps)
+    runs = [(name, args.model, None) for name in SETTINGS]
+    for folder in args.release:
+        from odyssey_agents.latent.checkpoint import ARCHITECTURES, released_config
+
+        config = released_config(folder)
+        if config is None:
+            problems.append(f"{folder}: not a MemoryLLM / M+ checkpoint (config.json architectures)")
+            continue
+        kind = next(ARCHITECTURES[a] for a in config["architectures"] if a in ARCHITECTURES)
+        runs.append((kind, folder, {}))  # the checkpoint's own sizes
+    for name, model, settings in runs:
+        row, found = smoke(name, model, args.steps, settings)
         problems += found
         print(
             f"{row['name']:<16}{row['updates']:>8}{row['update_s']:>10.3f}{row['step_s']:>8.2f}"

@@ -8,7 +8,8 @@ read against (same model, same prompts, no learning).
     python benchmarks/train_agents.py [--steps 6] [--game mossfall] [--threads 1] [--grpo-steps 2]
 
 Columns: steps played, updates made, tokens read per update (all epochs), seconds per update (the
-``train`` calls; for ``latent_memory`` a write into the pool, every step), seconds per act call, the
+``train`` calls; for ``kv_window``, ``memoryllm`` and ``mplus`` a write into the memory, every step),
+seconds per act call, the
 share of the step time spent learning, peak RSS and the extra over the baseline. A last row times
 ``odyssey train grpo`` on the same model (seconds per GRPO step: generation of the group plus the
 update). Settings are the paradigms' defaults except where the table says (so that several updates
@@ -35,7 +36,12 @@ PARADIGMS: dict[str, tuple[dict[str, Any], str]] = {
     "no_memory": ({}, "baseline"),
     "lora_sft": ({"train_every": 2}, "train_every=2 (2 examples, 2 epochs, batch 2)"),
     "rl_lora": ({"update_every": 2, "horizon": 0, "batch_size": 2}, "update_every=2, horizon=0"),
-    "latent_memory": ({"pool_size": 2048}, "pool_size=2048"),
+    "kv_window": ({"pool_size": 2048}, "pool_size=2048"),
+    "memoryllm": ({"pool_size": 1024, "update_tokens": 256}, "pool_size=1024 update_tokens=256"),
+    "mplus": (
+        {"pool_size": 1024, "update_tokens": 256, "long_term_size": 2048, "retrieve_tokens": 256},
+        "pool 1024, K 256, long-term 2048, retrieve 256",
+    ),
 }
 
 

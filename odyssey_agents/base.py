@@ -7,8 +7,11 @@ The runner talks to agents through five methods only::
     answer = agent.answer(question, choices) # -> Answer(index, usage) for QA diagnostics
     agent.save(directory) / agent.load(directory)  # memory checkpoints (resume)
 
-``usage`` carries one :class:`Call` per model call made while deciding (the act itself, and any
-reflection, summarisation, retrieval or training calls), so a run's token totals are exact sums.
+``usage`` carries one :class:`Call` per piece of counted work done while deciding: every model call
+(the act itself, reflection, summarisation, extraction, answering...) and the work that is not a model
+call (a training update, embedding texts, writing a latent memory). The model cost of the paper (§3.4:
+input plus output tokens of the model's calls) is the sum over model calls only; the other work is
+counted by kind in fields of its own (:data:`WORK_PURPOSES`), so neither hides in the other.
 """
 
 from __future__ import annotations
@@ -18,7 +21,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
-__all__ = ["Agent", "Answer", "Call", "Decision", "Task", "Usage"]
+__all__ = ["WORK_PURPOSES", "Agent", "Answer", "Call", "Decision", "Task", "Usage"]
+
+#: Purposes of counted work that is not a call of the model (not inference), and the field each kind
+#: of work is reported in (``results.json`` metrics, the report). Everything else is a model call.
+WORK_PURPOSES: dict[str, str] = {
+    "train": "training_tokens",  # tokens a training update read (all epochs)
+    "embed": "embedding_tokens",  # word pieces an embedding model read
+    "memorise": "memory_write_tokens",  # tokens read to write a latent memory (no text is generated)
+}
 
 
 @dataclass(frozen=True)
@@ -36,29 +47,47 @@ class Task:
 class Call:
     """One model call: why it was made and what it cost."""
 
-    purpose: str  # act | reflect | summarise | retrieve | answer | train | expand | ...
+    purpose: str  # act | reflect | summarise | answer | extract | ... (model calls); train | embed | memorise
     input_tokens: int
     output_tokens: int
     seconds: float = 0.0
 
+    @property
+    def inference(self) -> bool:
+        """Whether this is a call of the model (it counts in the model cost), not other work."""
+        return self.purpose not in WORK_PURPOSES
+
 
 @dataclass
 class Usage:
-    """Model calls made for one decision (or one answer). Empty for non-LLM agents."""
+    """Counted work done for one decision (or one answer). Empty for non-LLM agents.
+
+    ``input_tokens``, ``output_tokens`` and ``total_tokens`` are the model cost: model calls only.
+    :meth:`work_tokens` gives the tokens of the other work by kind."""
 
     calls: list[Call] = field(default_factory=list)
 
     @property
     def input_tokens(self) -> int:
-        return sum(c.input_tokens for c in self.calls)
+        return sum(c.input_tokens for c in self.calls if c.inference)
 
     @property
     def output_tokens(self) -> int:
-        return sum(c.output_tokens for c in self.calls)
+        return sum(c.output_tokens for c in self.calls if c.inference)
 
     @property
     def total_tokens(self) -> int:
         return self.input_tokens + self.output_tokens
+
+    def work_tokens(self) -> dict[str, int]:
+        """Tokens of the work that is not a model call, by field (``training_tokens``, ...); kinds with
+        none are left out."""
+        out: dict[str, int] = {}
+        for c in self.calls:
+            if not c.inference:
+                key = WORK_PURPOSES[c.purpose]
+                out[key] = out.get(key, 0) + c.input_tokens + c.output_tokens
+        return out
 
     def add(self, call: Call) -> None:
         self.calls.append(call)

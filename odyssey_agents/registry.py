@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from odyssey_agents.base import Agent
 from odyssey_agents.errors import OdysseyError
 
-__all__ = ["AGENTS", "AgentEntry", "AgentUnavailable", "agent_class", "available_agents", "register_agent"]
+__all__ = ["AGENTS", "RENAMED", "AgentEntry", "AgentUnavailable", "agent_class", "available_agents", "register_agent"]
 
 DISTRIBUTION = "odyssey-gym"
 
@@ -95,10 +95,28 @@ AGENTS: dict[str, AgentEntry] = {
         "train",
         "ReAct that trains a LoRA adapter by policy gradient on the env's rewards as it plays",
     ),
-    "latent_memory": AgentEntry(
-        "odyssey_agents.latent.agent:LatentMemoryAgent",
+    "kv_window": AgentEntry(
+        "odyssey_agents.latent.kv_window:KVWindowAgent",
         "train",
-        "ReAct with a bounded pool of key/value memories in the model's attention",
+        "ReAct with the raw keys and values of its recent steps in the model's attention (a windowed context)",
+    ),
+    "memoryllm": AgentEntry(
+        "odyssey_agents.latent.memoryllm:MemoryLLMAgent",
+        "train",
+        "MemoryLLM: per-layer memory tokens the model updates itself each step, a random share forgotten",
+    ),
+    "mplus": AgentEntry(
+        "odyssey_agents.latent.memoryllm:MPlusAgent",
+        "train",
+        "M+: MemoryLLM plus a long-term memory of forgotten tokens, retrieved per layer for each call",
+    ),
+}
+
+#: Agent names that were given up, with the one line that says where their agent went.
+RENAMED: dict[str, str] = {
+    "latent_memory": (
+        "agent latent_memory is now agent=kv_window (what it is: the raw keys and values of recent steps in "
+        "attention, a windowed context); the paper's latent memory is agent=memoryllm or agent=mplus"
     ),
 }
 
@@ -117,6 +135,8 @@ def available_agents() -> list[str]:
 def agent_class(name: str) -> type[Agent]:
     """Import and return the class registered as ``name``, or raise :class:`AgentUnavailable`."""
     entry = AGENTS.get(name)
+    if entry is None and name in RENAMED:
+        raise AgentUnavailable(RENAMED[name])
     if entry is None:
         raise AgentUnavailable(f"unknown agent {name!r}; known agents: {', '.join(available_agents())}")
     module_name, _, class_name = entry.target.partition(":")

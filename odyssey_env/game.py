@@ -76,6 +76,9 @@ class Game:
     currency: str | None
     used_in: dict[str, tuple[str, ...]]  # ingredient -> objects whose recipe needs it
     recipes: tuple[ObjectType, ...]  # craftable object types, in file order
+    #: Online-expansion content written ahead of play (:func:`odyssey_env.quests.expansion.with_packs`):
+    #: the k-th expansion adds the k-th pack. Empty: the procedural expander.
+    expansion_packs: tuple[Any, ...] = ()
 
     @property
     def title(self) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from odyssey_eval.metrics import GameFacts, compute_metrics, cumulative_rewards
 from odyssey_eval.qa.ask import answered
-from odyssey_eval.rundir import CELL, DEPENDENCY_GRAPH, RESULTS, RunDir, RunDirError
+from odyssey_eval.rundir import CELL, DEPENDENCY_GRAPH, RESULTS, RunDir, RunDirError, agent_variant
 from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
 
 __all__ = ["Run", "find_run_dirs", "game_facts", "load_runs"]
@@ -73,10 +73,11 @@ class Run:
     def label(self) -> str:
         """The agent configuration, without the seed: runs with the same label are averaged."""
         agent = self.results.get("agent_name") or self.results["agent"].get("name", "?")
-        addons = (self.results.get("agent_config") or {}).get("addons") or []
+        config = self.results.get("agent_config") or {}
+        addons = config.get("addons") or []
         llm = self.results.get("llm") or {}
         llm_part = llm.get("name", "none") + (f":{llm['model']}" if llm.get("model") else "")
-        text = "+".join([agent, *sorted(addons)])
+        text = "+".join([agent, *sorted(addons), *agent_variant({"name": agent, **config})])
         if llm_part != "none":
             text += f" / {llm_part}"
         if self.results.get("tag"):

@@ -104,7 +104,16 @@ _DEFAULT_EVAL: dict[str, Any] = {
     "tag": "",
     "max_tutorial_steps": 1000,
     "dependency_graph": False,
-    "qa": {"enabled": True, "every": 0, "world_knowledge": 5, "episodic": 3, "choices": 4},
+    "qa": {
+        "enabled": True,
+        "every": 0,
+        "world_knowledge": 5,
+        "episodic": 3,
+        "choices": 4,
+        "world_dynamics": 0,
+        "writer": None,
+        "writer_seed": 0,
+    },
 }
 
 
@@ -129,6 +138,9 @@ def checked(cfg: Mapping[str, Any], players: str = "agent") -> dict[str, Any]:
         if required not in cfg or cfg[required] is None:
             raise RunError(f"the config has no {required!r}")
     refuse_secrets(cfg.get("llm") or {})
+    refuse_secrets(cfg["eval"]["qa"].get("writer") or {}, "eval.qa.writer")  # the other model groups of a cell
+    if isinstance(cfg.get("game"), Mapping):
+        refuse_secrets(cfg["game"].get("expander_llm") or {}, "game.expander_llm")
     cfg["seed"] = _whole("seed", cfg["seed"])
     cfg["max_steps"] = _whole("max_steps", cfg["max_steps"])
     if cfg["max_steps"] < 1:
@@ -225,16 +237,51 @@ def _skip(rd: RunDir, log: Callable[[str], None]) -> CellOutcome:
 
 
 # ---------------------------------------------------------------------------- start and resume
-def open_game(game_cfg: Mapping[str, Any], rd: RunDir, *, overwrite: bool) -> tuple[Game, dict[str, str], GameFacts]:
+#: ``game.expander``: who writes the online expansions (paper A3.4).
+EXPANDERS = ("procedural", "llm")
+PACKS = "expansion_packs"  # the content entry of the written expansion packs
+
+
+def open_game(
+    game_cfg: Mapping[str, Any],
+    rd: RunDir,
+    *,
+    overwrite: bool,
+    seed: int = 0,
+    log: Callable[[str], None] = lambda _: None,
+) -> tuple[Game, dict[str, str], GameFacts]:
     """The cell's game, its files' digests and its facts. A run being resumed is first checked against
-    the digests it recorded: before edited rules run, or a model loads for nothing."""
+    the digests it recorded: before edited rules run, or a model loads for nothing.
+
+    With ``game.expander=llm`` the game carries the expansion packs its writer wrote for this seed
+    (:mod:`odyssey_eval.expansion`, cached), and their digest joins the content a resume is checked
+    against. The facts are the game's own: written types exist only once an expansion brings them."""
     from odyssey_env.game import load_game
 
+    expander = game_cfg.get("expander") or "procedural"
+    if expander not in EXPANDERS:
+        raise ConfigError(f"game.expander must be one of {', '.join(EXPANDERS)}, got {expander!r}")
     folder = _game_folder(game_cfg)
-    if rd.started and not overwrite and (folder / "world.json").is_file():
-        rd.check_content(content_digest(folder))
+    resuming = rd.started and not overwrite and (folder / "world.json").is_file()
+    if resuming:
+        rd.check_content(content_digest(folder), ignore=(PACKS,))
     game = load_game(game_cfg.get("path") or game_cfg["name"], trust=bool(game_cfg.get("trust")))
-    return game, content_digest(game.path), GameFacts.of(game)
+    content, facts = content_digest(game.path), GameFacts.of(game)
+    if expander == "llm":
+        import hashlib
+
+        from odyssey_env.quests.expansion import with_packs
+        from odyssey_eval.expansion import write_packs
+
+        writer_seed = game_cfg.get("expander_seed")
+        data = write_packs(
+            game, game_cfg.get("expander_llm"), seed=seed if writer_seed is None else int(writer_seed), log=log
+        )
+        game = with_packs(game, data["packs"])
+        content[PACKS] = hashlib.sha256(json.dumps(data["packs"], sort_keys=True).encode()).hexdigest()
+        if resuming:
+            rd.check_content(content)
+    return game, content, facts
 
 
 def begin(
@@ -288,17 +335,26 @@ def _check_length(path: Path, size: int, checkpoint: str) -> None:
 
 
 # ---------------------------------------------------------------------------- questions
-def draw_questions(game: Game, seed: int, tutorial: bool, qa: Mapping[str, Any]) -> list[Question]:
-    """A cell's World-Knowledge questions: a function of the game, the seed and the QA settings."""
-    from odyssey_eval.qa.world_knowledge import initial_world, world_knowledge_questions
+def draw_questions(
+    game: Game, seed: int, tutorial: bool, qa: Mapping[str, Any], log: Callable[[str], None] = lambda _: None
+) -> list[Question]:
+    """A cell's World-Knowledge questions: a function of the game, the seed and the QA settings (with
+    ``world_dynamics``, also of the questions its writer wrote once for the game, cached)."""
+    from odyssey_eval.qa.world_knowledge import initial_world, verify_world_knowledge, world_knowledge_questions
 
-    return world_knowledge_questions(
-        game,
-        initial_world(game, seed, tutorial),
-        seed,
-        per_template=int(qa["world_knowledge"]),
-        n_choices=int(qa["choices"]),
+    world = initial_world(game, seed, tutorial)
+    questions = world_knowledge_questions(
+        game, world, seed, per_template=int(qa["world_knowledge"]), n_choices=int(qa["choices"])
     )
+    written = int(qa.get("world_dynamics") or 0)
+    if written:
+        from odyssey_eval.qa.written import dynamics_questions, written_questions
+
+        stored = written_questions(game, qa.get("writer"), seed=int(qa.get("writer_seed") or 0), log=log)
+        for q in dynamics_questions(game, stored, seed, per_template=written, n_choices=int(qa["choices"])):
+            verify_world_knowledge(q, game, world)
+            questions.append(q)
+    return questions
 
 
 def stored_questions(

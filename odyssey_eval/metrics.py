@@ -14,7 +14,12 @@ Conventions, each chosen so a number means one thing:
   game), over the whole run and over sliding windows of 100 commands (invalid commands left out).
 * Invalid-action rate = invalid commands / play steps. Malformed model replies (turned into ``wait``
   before the engine saw them) are counted apart.
-* Tokens and decision time are summed over play steps; the tutorial's are reported with it.
+* Tokens (the paper's model cost) are the input and output tokens of model calls, whatever their
+  purpose (act, reflect, summarise, answer, extract, update, curriculum...), summed over play steps;
+  the work that is not a model call is counted apart, by kind: ``training_tokens`` (what training
+  updates read), ``embedding_tokens`` (what embedding models read), ``memory_write_tokens`` (what a
+  latent memory read to write itself). Decision time is summed like tokens; the tutorial's tokens and
+  time are reported with it.
 
 What the metrics need to know about the game (its verbs, its carryable object types) is plain data,
 :class:`GameFacts`: the runner records it in the run directory, so reports recompute every metric
@@ -31,6 +36,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from odyssey_agents.base import WORK_PURPOSES
 from odyssey_env.parsing import match_verb, verb_index
 from odyssey_env.rewards import COMPONENTS, SUPPLEMENTARY  # the env defines the reward components
 from odyssey_eval.trajectory import Trajectory
@@ -41,6 +47,7 @@ if TYPE_CHECKING:
 __all__ = [
     "SUPPLEMENTARY",
     "WINDOW",
+    "WORK_PURPOSES",
     "GameFacts",
     "RunningMetrics",
     "action_verbs",
@@ -51,6 +58,7 @@ __all__ = [
     "normalized_entropy",
     "tutorial_summary",
     "windowed_diversity",
+    "work_tokens",
 ]
 
 WINDOW = 100
@@ -244,8 +252,9 @@ def compute_metrics(
     the same decision's calls by purpose, for ``tokens_by_purpose``.
 
     ``tokens_by_purpose`` breaks the play steps' tokens down by the purpose of each model call (act,
-    reflect, summarise, embed, extract, update, curriculum, critique, skill...); its totals are the
-    token totals.
+    reflect, summarise, extract, update, curriculum, critique, skill...); its totals are the token
+    totals. Training, embedding and latent-memory writes are not model calls: their tokens are in
+    ``training_tokens``, ``embedding_tokens`` and ``memory_write_tokens``.
 
     One pass over the play steps; a step with no reward and no events (most of them) costs a few
     dictionary reads, so metrics stay cheap next to the run that produced them.
@@ -351,7 +360,8 @@ def _assemble(
         "output_tokens": tokens_out,
         "total_tokens": tokens_in + tokens_out,
         "tokens_per_step": (tokens_in + tokens_out) / n if n else 0.0,
-        "tokens_by_purpose": {k: purposes[k] for k in sorted(purposes)},
+        "tokens_by_purpose": {k: purposes[k] for k in sorted(purposes) if k not in WORK_PURPOSES},
+        **work_tokens(purposes),
         "decision_time_total": round(decision, 6),
         "decision_time_mean": decision / n if n else 0.0,
         "tutorial": tutorial,
@@ -506,6 +516,17 @@ def _quest_total(record: Mapping[str, Any]) -> int | None:
     if isinstance(quest, Mapping) and isinstance(quest.get("total"), int) and quest["total"] > 0:
         return quest["total"]
     return None
+
+
+def work_tokens(purposes: Mapping[str, Mapping[str, int]]) -> dict[str, int]:
+    """The tokens of the work that is not a model call, one field per kind (every field present, 0 when
+    the agent did none of it), from calls by purpose."""
+    out = dict.fromkeys(WORK_PURPOSES.values(), 0)
+    for purpose, field in WORK_PURPOSES.items():
+        row = purposes.get(purpose)
+        if row:
+            out[field] += row.get("input_tokens", 0) + row.get("output_tokens", 0)
+    return out
 
 
 def _add_calls(into: dict[str, dict[str, int]], calls: Mapping[str, Mapping[str, int]]) -> None:

@@ -186,7 +186,9 @@ class _MultiCell:
         self.cfg, self.key, self.rd, self.log, self.config_yaml = cfg, key, rd, log, config_yaml
         self.ev, self.qa = cfg["eval"], cfg["eval"]["qa"]
         self.seed, self.max_steps = key["seed"], key["max_steps"]
-        self.game, self.content, self.facts = lifecycle.open_game(cfg["game"], rd, overwrite=self.ev["overwrite"])
+        self.game, self.content, self.facts = lifecycle.open_game(
+            cfg["game"], rd, overwrite=self.ev["overwrite"], seed=key["seed"], log=log
+        )
         llm = dict(cfg.get("llm") or {"name": "none"})
         self.seats: dict[str, _Seat] = {}
         uses_model = False
@@ -279,7 +281,7 @@ class _MultiCell:
 
     def _world_knowledge(self) -> list[Question]:
         """The cell's World-Knowledge questions: every agent is asked the same ones."""
-        return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa)
+        return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa, self.log)
 
     def _checkpoint(self) -> None:
         runner = {

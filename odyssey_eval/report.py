@@ -23,7 +23,7 @@ from typing import Any
 
 from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.depgraph import TOGGLE_SCRIPT, arc_diagram_html, filter_graph, load_graph
-from odyssey_eval.metrics import WINDOW, normalized_combined
+from odyssey_eval.metrics import WINDOW, WORK_PURPOSES, normalized_combined
 from odyssey_eval.plots import PANELS, TITLES, figure_png, plotting_available
 from odyssey_eval.qa.contamination import DEFAULT_MARGIN, contamination_report
 from odyssey_eval.rundir import RunDirError
@@ -44,8 +44,11 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("action_diversity", "AD", ".3f"),
     ("action_diversity_window_mean", "AD100", ".3f"),
     ("invalid_action_rate", "invalid", ".1%"),
-    ("tokens_per_step", "tok/step", ".0f"),
+    ("tokens_per_step", "tok/step", ".0f"),  # the model cost: tokens of model calls only
     ("total_tokens", "tokens", ".0f"),
+    ("training_tokens", "train tok", ".0f"),  # work that is not a model call, each kind apart
+    ("embedding_tokens", "embed tok", ".0f"),
+    ("memory_write_tokens", "mem tok", ".0f"),
     ("decision_ms", "ms/step", ".2f"),
     ("wk_before", "WK pre", ".2f"),
     ("wk_after", "WK post", ".2f"),
@@ -82,6 +85,7 @@ def build_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
                 "invalid_action_rate": m["invalid_action_rate"],
                 "tokens_per_step": m["tokens_per_step"],
                 "total_tokens": m["total_tokens"],
+                **{key: m.get(key, 0) for key in WORK_PURPOSES.values()},
                 "decision_ms": 1000 * m["decision_time_mean"],
                 "wk_before": r.qa_accuracy("world_knowledge", "before"),
                 "wk_after": r.qa_accuracy("world_knowledge", "after"),

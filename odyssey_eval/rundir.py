@@ -121,16 +121,32 @@ def _without_nulls(group: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in dict(group).items() if v is not None}
 
 
+#: Settings that change what a paradigm is rather than how it is tuned, with the paradigm's default: a
+#: cell that sets another value names it in its run directory and in the report's label
+#: (``lora_sft+target=reply``), so a variant never shares a folder, nor an average, with the paradigm
+#: the paper describes.
+VARIANT_SETTINGS: dict[str, dict[str, Any]] = {"lora_sft": {"target": "step"}}
+
+
+def agent_variant(agent: Mapping[str, Any]) -> list[str]:
+    """``setting=value`` for each variant setting of ``agent`` that is not its paradigm's default."""
+    defaults = VARIANT_SETTINGS.get(str(agent.get("name")), {})
+    return [f"{k}={agent[k]}" for k, d in defaults.items() if agent.get(k) is not None and agent[k] != d]
+
+
 def run_path(cfg: Mapping[str, Any]) -> Path:
-    """``<output_dir>/<game>/<agent[+add-on...]>/<llm[-model]>/seed_<seed>[_no_tutorial][_<tag>]``.
+    """``<output_dir>/<game>/<agent[+add-on...][+variant...]>/<llm[-model]>/seed_<seed>[_no_tutorial][_<tag>]``.
 
     Other agent and llm parameters are part of the cell's identity (``cell.json``) but not of the
     path: a rerun with different ones is refused with a message, and ``eval.tag`` names a variant.
+    The settings of :data:`VARIANT_SETTINGS` are in the path when they differ from the default.
     """
     key = cell_key(cfg)
     agent = key["agent"]
     addons = agent.get("addons") or []
-    agent_part = "+".join([slug(agent["name"]), *(slug(a) for a in sorted(addons))])
+    agent_part = "+".join(
+        [slug(agent["name"]), *(slug(a) for a in sorted(addons)), *(slug(v) for v in agent_variant(agent))]
+    )
     llm = dict(key["llm"])
     llm_name = llm.pop("name", "none")
     model = llm.pop("model", None)
@@ -280,12 +296,14 @@ class RunDir:
                 "eval.output_dir or eval.tag, or eval.overwrite=true to replace it"
             )
 
-    def check_content(self, digest: Mapping[str, str]) -> None:
+    def check_content(self, digest: Mapping[str, str], ignore: tuple[str, ...] = ()) -> None:
         """Refuse to resume against game files that differ from those the run started with: the
-        checkpoint would continue one game with another's rules or data."""
+        checkpoint would continue one game with another's rules or data. ``ignore``: entries not
+        compared this time (content that is checked once it is known, such as expansion packs)."""
         have = self.cell().get("content")
         if not isinstance(have, dict):
             return  # a run directory from before digests were recorded: nothing to compare
+        have = {k: v for k, v in have.items() if k not in ignore}
         changed = sorted(name for name in set(have) | set(digest) if have.get(name) != digest.get(name))
         if changed:
             what = ", ".join(

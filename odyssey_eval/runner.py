@@ -78,7 +78,9 @@ class _Cell:
         self.qa = self.ev["qa"]
         self.seed = key["seed"]
         self.max_steps = key["max_steps"]
-        self.game, self.content, self.facts = lifecycle.open_game(cfg["game"], rd, overwrite=self.ev["overwrite"])
+        self.game, self.content, self.facts = lifecycle.open_game(
+            cfg["game"], rd, overwrite=self.ev["overwrite"], seed=key["seed"], log=log
+        )
         self.agent: Agent = build_agent(cfg["agent"], cfg.get("llm"), seed=self.seed)
         self.env = OdysseyEnv(
             self.game,
@@ -157,7 +159,7 @@ class _Cell:
                 self.episode.add(step)
 
     def _world_knowledge(self) -> list[Question]:
-        return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa)
+        return lifecycle.draw_questions(self.game, self.seed, self.key["tutorial"], self.qa, self.log)
 
     def _checkpoint(self, obs: str, info: Mapping[str, Any]) -> None:
         runner = {

@@ -24,7 +24,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-__all__ = ["NAME", "LatentAttachError", "LatentReader", "attach"]
+__all__ = ["NAME", "DecoderParts", "LatentAttachError", "LatentReader", "attach", "hidden_kv"]
 
 NAME = "odyssey_latent"
 _ATTR = "_odyssey_latent"
@@ -35,11 +35,15 @@ class LatentAttachError(ValueError):
 
 
 class LatentReader:
-    """What the attention function reads: the pool of each layer (or None), and a write recorder."""
+    """What the attention function reads: the memory of each layer (or None), and a write recorder.
+
+    ``memory`` is a list with one ``(keys, values)`` entry per layer (batch dimension first), or None
+    for no memory; an agent may change a layer's entry between calls (M+ retrieves per layer)."""
 
     def __init__(self) -> None:
         self.memory: list[tuple[Any, Any]] | None = None
         self.record: dict[int, tuple[Any, Any]] | None = None
+        self.capture = False  # record keys and values only: the attention output is not computed
         self.seen: set[int] = set()
         self.reads = 0  # layer calls that read the pool (a model call reads it once per layer)
 
@@ -50,6 +54,16 @@ class LatentReader:
             yield self.record
         finally:
             self.record = None
+
+    @contextlib.contextmanager
+    def capturing(self) -> Iterator[dict[int, tuple[Any, Any]]]:
+        """Record the keys and values a call produces without computing attention (a zero output): for
+        turning hidden states into the keys and values a layer reads them as."""
+        self.capture, self.record = True, {}
+        try:
+            yield self.record
+        finally:
+            self.capture, self.record = False, None
 
 
 def _latent_attention(module: Any, query: Any, key: Any, value: Any, attention_mask: Any, **kwargs: Any) -> Any:
@@ -63,7 +77,9 @@ def _latent_attention(module: Any, query: Any, key: Any, value: Any, attention_m
     reader.seen.add(layer)
     if reader.record is not None:
         reader.record[layer] = (key[0], value[0])
-    if reader.memory is None:
+        if reader.capture:  # [batch, heads, q, dim] -> the [batch, q, heads, dim] output shape, unused
+            return query.new_zeros((query.shape[0], query.shape[2], query.shape[1], query.shape[3])), None
+    if reader.memory is None or reader.memory[layer] is None:
         return sdpa_attention_forward(module, query, key, value, attention_mask, **kwargs)
     mem_k, mem_v = reader.memory[layer]
     reader.reads += 1
@@ -169,3 +185,49 @@ def attach(model: Any) -> tuple[LatentReader, Any, int]:
             "attention registry, so a latent pool cannot be attached to it"
         )
     return reader, _rotation(model, modules[0]), len(modules)
+
+
+class DecoderParts:
+    """The pieces of a Llama-family decoder an agent drives layer by layer: the token embedding, the
+    decoder layers (each with ``self_attn`` and ``input_layernorm``) and the rotary embedding."""
+
+    def __init__(self, model: Any):
+        decoder = model.get_decoder() if hasattr(model, "get_decoder") else None
+        layers = getattr(decoder, "layers", None)
+        self.rotary = getattr(decoder, "rotary_emb", None)
+        if (
+            layers is None
+            or self.rotary is None
+            or not all(hasattr(layer, "self_attn") and hasattr(layer, "input_layernorm") for layer in layers)
+        ):
+            raise LatentAttachError(
+                f"{type(model).__name__} is not a decoder of Llama-family layers (self_attn, input_layernorm, a "
+                "rotary embedding), which memory tokens are written and read through"
+            )
+        self.model = model
+        self.layers = list(layers)
+        self.embed = model.get_input_embeddings()
+
+    def positions(self, hidden: Any, positions: Any) -> tuple[Any, Any]:
+        """The rotary ``(cos, sin)`` of ``positions`` (``[T]``, negative allowed: only differences matter)."""
+        return self.rotary(hidden, positions[None])
+
+
+def hidden_kv(parts: DecoderParts, reader: LatentReader, layer: int, hidden: Any, positions: Any) -> tuple[Any, Any]:
+    """The keys and values layer ``layer`` reads the hidden states ``hidden`` (``[M, d]``, the layer's
+    *input* space) as, rotated at ``positions`` (``[M]``): ``([kv_heads, M, dim], [kv_heads, M, dim])``.
+
+    The layer's own normalisation and attention projections compute them (query and key norms, rotary
+    embedding and all), so this holds for every Llama-family architecture; the attention itself is
+    skipped (:meth:`LatentReader.capturing`)."""
+    block = parts.layers[layer]
+    x = hidden[None]
+    with reader.capturing() as captured:
+        block.self_attn(
+            hidden_states=block.input_layernorm(x),
+            position_embeddings=parts.positions(x, positions),
+            attention_mask=None,
+        )
+    if layer not in captured:
+        raise LatentAttachError(f"layer {layer}'s attention did not go through transformers' attention registry")
+    return captured[layer]

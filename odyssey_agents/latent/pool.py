@@ -20,12 +20,14 @@ import random
 from pathlib import Path
 from typing import Any
 
+from odyssey_agents.latent.base import MemoryFileError
+
 __all__ = ["POOL_FILE", "LatentPool", "PoolCheckpointError"]
 
 POOL_FILE = "latent_pool.safetensors"
 
 
-class PoolCheckpointError(ValueError):
+class PoolCheckpointError(MemoryFileError):
     """A checkpoint whose pool is missing or was written for another model or pool size."""
 
 

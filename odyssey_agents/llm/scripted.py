@@ -40,6 +40,8 @@ _STORED = re.compile(r"^\[(\d+)\] (.+)$", re.MULTILINE)
 _NEW_FACT = re.compile(r"^- (.+)$", re.MULTILINE)
 _TASK = re.compile(r"^Task: (.+)$", re.MULTILINE)
 _DID = re.compile(r"^Action: (.+)$", re.MULTILINE)
+_DECLARED = re.compile(r"^Declared (question|answer|wrong answers): (.+)$", re.MULTILINE)
+_VISITS = re.compile(r"\b([a-z][a-z0-9_]*) \((\d+) times?\)")
 
 
 class ScriptedLLM(LLM):
@@ -118,6 +120,10 @@ class ScriptedLLM(LLM):
         action = self._action(objects, npcs, exits, hands_full, rng)
         holding = _last(_HOLD, prompt) or ""
         task = _last(_TASK, prompt) or ""
+        if "question" in keys:  # a question writer (World-Knowledge QA): a question of its own on the declared fact
+            return _written_question(prompt, keys)
+        if "places" in keys:  # an online-expansion writer: a small pack of places, objects and NPCs
+            return _written_pack(prompt, rng)
         out: dict[str, Any] = {}
         for key in keys:
             if key == "action":
@@ -129,7 +135,7 @@ class ScriptedLLM(LLM):
             elif key == "reflection":
                 out[key] = f"At {place}, keep exploring; exits {', '.join(exits[:3]) or 'none'} remain."
             elif key == "summary":
-                out[key] = f"I have been exploring; latest place {place}; objects seen: {', '.join(objects[:5])}."
+                out[key] = _summary(prompt, place, objects)
             elif key == "answer":
                 letters = _CHOICE.findall(prompt)
                 out[key] = rng.choice(letters) if letters else "A"
@@ -199,6 +205,78 @@ class ScriptedLLM(LLM):
 def _last(pattern: re.Pattern[str], text: str) -> str | None:
     found = pattern.findall(text)
     return found[-1] if found else None
+
+
+_SYLLABLES = ("vor", "ash", "mel", "dun", "keth", "rin", "sol", "bar", "ith", "gal", "tess", "wyr")
+_NUMBER = re.compile(r"^Expansion number: (\d+)$", re.MULTILINE)
+
+
+def _written_pack(prompt: str, rng: random.Random) -> dict[str, Any]:
+    """An expansion pack: one place of two areas, a material and a weapon, an enemy that drops the material."""
+    number = int(_last(_NUMBER, prompt) or 1)
+    stem = "".join(rng.choice(_SYLLABLES) for _ in range(2)) + "abcdefghij"[number % 10]
+    material, weapon, enemy = f"{stem}_shard", f"{stem}_blade", f"{stem}_warden"
+    return {
+        "places": [
+            {
+                "name": f"{stem.capitalize()} Reach",
+                "description": "A reach nobody has mapped.",
+                "areas": [
+                    {"name": f"{stem}_gate", "description": "A gate of old stone.", "objects": {material: 2}},
+                    {
+                        "name": f"{stem}_hall",
+                        "description": "A hall in the dark.",
+                        "npcs": [enemy],
+                        "objects": {weapon: 1},
+                    },
+                ],
+            }
+        ],
+        "objects": [
+            {"name": material, "category": "material", "description": "A sharp shard.", "level": 3, "value": 3},
+            {"name": weapon, "category": "weapon", "description": "A keen blade.", "level": 3, "value": 9, "attack": 6},
+        ],
+        "npcs": [
+            {
+                "name": enemy,
+                "kind": "enemy",
+                "role": "fighter",
+                "description": "A warden of the reach.",
+                "level": 3,
+                "hp": 25,
+                "attack": 6,
+                "drops": {material: 1},
+            }
+        ],
+    }
+
+
+def _written_question(prompt: str, keys: Sequence[str]) -> dict[str, Any]:
+    """The declared fact reworded, its answer kept, its wrong answers and two more of the writer's own."""
+    declared = dict(_DECLARED.findall(prompt))
+    question = declared.get("question", "What is true in this world?")
+    wrong = [w.strip() for w in declared.get("wrong answers", "").split("|") if w.strip()]
+    own = ["it depends on the weather", "nothing happens at all"]
+    fields = {
+        "question": f"In this world, {question[0].lower()}{question[1:]}",
+        "answer": declared.get("answer", ""),
+        "distractors": " | ".join([*wrong, *own]),
+    }
+    return {k: fields.get(k, "") for k in keys}
+
+
+def _summary(prompt: str, place: str, objects: list[str]) -> str:
+    """Notes as a note-taker would keep them: how often each place was visited over everything the notes
+    cover (the visits counted in earlier notes, plus each step's location), so a summary holds a fact no
+    single step does; then the latest place and what lay there."""
+    visits: dict[str, int] = {}
+    for name, n in _VISITS.findall(prompt):
+        visits[name] = visits.get(name, 0) + int(n)
+    for where in _PLACE.findall(prompt):
+        area = where.rpartition(", ")[2]
+        visits[area] = visits.get(area, 0) + 1
+    counted = ", ".join(f"{a} ({n} time{'s' if n != 1 else ''})" for a, n in visits.items())
+    return f"Places visited: {counted or 'none'}. Latest place {place}; objects seen: {', '.join(objects[:5])}."
 
 
 def _facts(place: str, exits: list[str], objects: list[str], npcs: list[str]) -> list[str]:

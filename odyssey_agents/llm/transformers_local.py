@@ -229,6 +229,13 @@ class TransformersLLM(LLM):
         self.calls = 0
         self._model: Any = None
         self._tokenizer: Any = None
+        #: Hooks of an agent that works on the model itself: ``model_loader(path, dtype, device)`` builds the
+        #: model instead of ``AutoModelForCausalLM`` (a released MemoryLLM checkpoint read as data);
+        #: ``call_hooks`` run at the start of every call (M+ retrieves its long-term memory once per call);
+        #: ``strip_bos`` drops the template's leading BOS (a memory model brings its own first token).
+        self.model_loader: Any = None
+        self.call_hooks: list[Any] = []
+        self.strip_bos = False
 
     # ------------------------------------------------------------------ loading
     def load(self) -> None:
@@ -250,9 +257,12 @@ class TransformersLLM(LLM):
             self._tokenizer = tf.AutoTokenizer.from_pretrained(tokenizer_path, trust_remote_code=self.trust_remote_code)
             if self._tokenizer.chat_template is None:
                 raise ValueError(f"tokenizer of {tokenizer_path} has no chat template; give a chat model")
-            model = tf.AutoModelForCausalLM.from_pretrained(
-                model_path, dtype=dtype, trust_remote_code=self.trust_remote_code
-            )
+            if self.model_loader is not None:
+                model = self.model_loader(model_path, dtype, device)
+            else:
+                model = tf.AutoModelForCausalLM.from_pretrained(
+                    model_path, dtype=dtype, trust_remote_code=self.trust_remote_code
+                )
         model.to(device)
         model.eval()
         self._model = model
@@ -298,7 +308,11 @@ class TransformersLLM(LLM):
         kwargs: dict[str, Any] = {}
         if self.enable_thinking is not None:
             kwargs["enable_thinking"] = self.enable_thinking
-        return self.tokenizer.apply_chat_template(list(messages), tokenize=False, add_generation_prompt=True, **kwargs)
+        text = self.tokenizer.apply_chat_template(list(messages), tokenize=False, add_generation_prompt=True, **kwargs)
+        bos = self._tokenizer.bos_token
+        if self.strip_bos and bos and text.startswith(bos):
+            text = text[len(bos) :]
+        return text
 
     def _encode(self, text: str) -> list[int]:
         return self.tokenizer(text, add_special_tokens=False)["input_ids"]
@@ -321,6 +335,8 @@ class TransformersLLM(LLM):
         start = time.perf_counter()
         self.load()
         self._use_threads()
+        for hook in self.call_hooks:
+            hook()
         prompt = self._prompt_text(messages)
         system = self._system_text(messages, prompt)
         thinking_on = self.enable_thinking is True

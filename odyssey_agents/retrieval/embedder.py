@@ -5,6 +5,12 @@ dimensions, real weights, no hub): it works offline everywhere the ``rag`` extra
 sentence-transformers model name or local folder may be chosen instead (``embedder.model=...``), or
 ``embedder.model=hashing``: :class:`HashingEmbedder`, a lexical feature-hashing baseline with no model.
 
+The paper and its reference embed with Qwen3-Embedding-0.6B (1024 dimensions); ``embedder=qwen3`` names
+it, with MiniLM as ``fallback``: where Qwen3-Embedding cannot be loaded (offline with an empty hub
+cache, say), the fallback runs instead, a line on stderr says so and why, and :meth:`Embedder.describe`
+— which ``results.json`` keeps — records the model that actually ran next to the one requested. A
+fallback is never silent: a run directory always says which embedder produced its retrievals.
+
 An :class:`Embedder` is the model only; it keeps no per-agent state, so one loaded model is shared
 by every agent of a process (sweeps in one worker, tests). What an agent spends is returned with each
 call as a :class:`~odyssey_agents.base.Call` of purpose ``embed`` (input tokens = the word pieces
@@ -19,6 +25,7 @@ import hashlib
 import importlib.util
 import logging
 import re
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -91,9 +98,12 @@ class Embedder:
         normalize: bool = True,
         max_seq_length: int | None = None,
         threads: int | None = None,
+        fallback: str | None = None,
     ):
         if int(batch_size) < 1:
             raise EmbedderConfigError(f"embedder.batch_size must be at least 1, got {batch_size}")
+        self.requested = str(model)
+        self.fallback_reason: str | None = None
         self.model_name = str(model)
         self.device = device
         self.batch_size = int(batch_size)
@@ -103,8 +113,23 @@ class Embedder:
         self.threads = threads
         if threads is not None:
             require("torch", "rag").set_num_threads(int(threads))  # 1 helps on an oversubscribed machine
-        self.path = _resolve(self.model_name)
-        self._model = _load(self.path, device, None if max_seq_length is None else int(max_seq_length))
+        limit = None if max_seq_length is None else int(max_seq_length)
+        try:
+            self.path = _resolve(self.model_name)
+            self._model = _load(self.path, device, limit)
+        except (OSError, ValueError, RuntimeError) as exc:  # not MissingExtra: the fallback needs the extra too
+            if not fallback:
+                raise
+            self.fallback_reason = _first_line(exc)
+            self.model_name = str(fallback)
+            self.path = _resolve(self.model_name)
+            self._model = _load(self.path, device, limit)
+            print(
+                f"odyssey: embedder {self.requested} is not available ({self.fallback_reason}); "
+                f"using the fallback {self.model_name}, as results.json records",
+                file=sys.stderr,
+                flush=True,
+            )
         self.max_seq_length = int(self._model.max_seq_length)
         dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
         self.dim = int(dim())
@@ -133,13 +158,22 @@ class Embedder:
         return vectors, Call("embed", tokens, 0, round(time.perf_counter() - start, 6))
 
     def describe(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.requested != self.model_name:  # which embedder ran, and why not the one asked for
+            out.update(requested=self.requested, fallback_used=True, fallback_reason=self.fallback_reason)
         return {
             "model": self.model_name,
+            **out,
             "dim": self.dim,
             "max_seq_length": self.max_seq_length,
             "normalize": self.normalize,
             "device": self.device,
         }
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    return (text.splitlines()[0] if text else type(exc).__name__)[:200]
 
 
 #: ``embedder.model=hashing``: the lexical baseline below, no model at all.
@@ -192,7 +226,7 @@ def build_embedder(cfg: Mapping[str, Any] | Embedder | HashingEmbedder | None) -
         if extra:
             raise EmbedderConfigError(f"the hashing embedder has no option(s) {', '.join(extra)}")
         return HashingEmbedder(int(params.get("dim", 384)))
-    accepted = {"model", "device", "batch_size", "normalize", "max_seq_length", "threads"}
+    accepted = {"model", "device", "batch_size", "normalize", "max_seq_length", "threads", "fallback"}
     unknown = sorted(set(params) - accepted)
     if unknown:
         raise EmbedderConfigError(

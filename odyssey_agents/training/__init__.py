@@ -1,15 +1,16 @@
 """Agents that learn in their weights while they play (paper §4 and Experiment 2), and RL training.
 
 * :mod:`~odyssey_agents.training.lora_sft` — ``agent=lora_sft``: online LoRA supervised fine-tuning on
-  the agent's own recent steps (the act prompt is the context, the reply the target).
+  the agent's own recent steps (by default the paper's target: each step's observation-reasoning-action
+  text, every token; the reply alone, with the prompt masked, is a variant).
 * :mod:`~odyssey_agents.training.rl_lora` — ``agent=rl_lora``: test-time reinforcement learning of a
   LoRA adapter from the env's rewards on the agent's single, non-resettable stream.
 * :mod:`~odyssey_agents.training.grpo` — ``python -m odyssey_agents.train grpo``: ordinary RL training
   (resets allowed) of an LLM policy on the Gymnasium env with TRL's GRPOTrainer.
 
 The shared machinery: :mod:`~odyssey_agents.training.adapter` (a LoRA adapter and its optimizer on the
-``hf`` backend's model, checkpointed bit-exactly), :mod:`~odyssey_agents.training.sequences` (chat
-examples as token ids with the prompt masked, batched log-probabilities) and
+``hf`` backend's model, checkpointed bit-exactly), :mod:`~odyssey_agents.training.sequences` (step
+texts and chat examples as token ids, each token's role known, batched log-probabilities) and
 :mod:`~odyssey_agents.training.agent` (the ReAct agent that trains before it acts and records each
 update in the trajectory).
 

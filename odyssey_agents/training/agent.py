@@ -5,8 +5,9 @@ step's ``info``, which carries the reward of the previous action), trains if so,
 ReAct agent does — with the updated weights — and keeps what it needs from the act call
 (:meth:`LearningAgent._acted`). An update is recorded three ways:
 
-* in the step's usage, as a call of purpose ``train`` (input tokens = tokens the update processed,
-  all epochs; seconds = its wall time), so token totals and ``tokens_by_purpose`` include training;
+* in the step's usage, as work of purpose ``train`` (input tokens = tokens the update processed, all
+  epochs; seconds = its wall time): a training pass is not a model call, so it stays out of the model
+  cost (``total_tokens``) and is reported as ``training_tokens``;
 * in the trajectory line, as ``train``: loss, examples, tokens, target tokens, seconds, and the
   paradigm's own figures (rewards, advantages, KL for RL);
 * in ``results.json``, as totals under ``agent.run.training``.
@@ -30,7 +31,6 @@ from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
 from odyssey_agents.prompting.reply import Reply
 from odyssey_agents.training import INSTALL, require_train
 from odyssey_agents.training.adapter import DEFAULT_TARGETS, AdapterConfigError, LoRAAdapter, LoRASettings, as_targets
-from odyssey_agents.training.sequences import LOSS_ON
 
 __all__ = ["LearningAgent", "TrainRecord", "local_model"]
 
@@ -241,10 +241,16 @@ class LearningAgent(ReActAgent):
         return {**super().stats(), "training": training}
 
 
-def check_loss_on(value: str) -> str:
-    if value not in LOSS_ON:
-        raise AdapterConfigError(f"loss_on must be one of {', '.join(LOSS_ON)}, got {value!r}")
-    return value
+def role_counts(encoded: Sequence[Any]) -> tuple[dict[str, int], dict[str, int]]:
+    """Tokens an update trained on and tokens it read as context only, per role, over its examples (one
+    pass: the epochs repeat the same tokens)."""
+    trained: dict[str, int] = {}
+    context: dict[str, int] = {}
+    for e in encoded:
+        for into, counts in ((trained, e.trained_by_role()), (context, e.masked_by_role())):
+            for role, n in counts.items():
+                into[role] = into.get(role, 0) + n
+    return trained, context
 
 
-__all__ += ["INSTALL", "check_loss_on"]
+__all__ += ["INSTALL", "role_counts"]

@@ -39,7 +39,7 @@ from typing import Any
 from odyssey_agents.llm.protocol import LLM, Completion
 from odyssey_agents.prompting.reply import Reply
 from odyssey_agents.training.adapter import AdapterConfigError, LoRAAdapter
-from odyssey_agents.training.agent import LearningAgent, TrainRecord
+from odyssey_agents.training.agent import LearningAgent, TrainRecord, role_counts
 from odyssey_agents.training.sequences import ChatExample, Encoded, batch_logprobs, encode, pad_id
 from odyssey_env.rewards import COMPONENTS
 
@@ -247,6 +247,7 @@ class RLLoRAAgent(LearningAgent):
             kl_coef=self.kl_coef,
             update=self.updates + 1,
         )
+        trained, context = role_counts(encoded)
         mean_return = sum(returns) / len(returns)
         self.baseline = (
             mean_return
@@ -270,6 +271,8 @@ class RLLoRAAgent(LearningAgent):
             kl=_r(result.kl),
             clip_fraction=_r(result.clip_fraction),
             optimizer_steps=result.optimizer_steps,
+            trained=trained,
+            context=context,
         )
 
     def _learning_state(self) -> dict[str, Any]:

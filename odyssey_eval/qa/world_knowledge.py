@@ -9,9 +9,11 @@ Templates (paper §3.4 and the reference's question types, written anew):
 * ``area_connection``     which area a path joins to a given area (the graph is drawn per seed)
 * ``rule_fact``           what a rule does, from the facts each rule declares (``Rule.facts``)
 
-No LLM is involved. Each template computes the answer from data, draws distractors that are false
-by the same data, and every question is re-checked by :func:`verify_world_knowledge`, which
-recomputes the truth with code of its own.
+No LLM is involved in these. Each template computes the answer from data, draws distractors that are
+false by the same data, and every question is re-checked by :func:`verify_world_knowledge`, which
+recomputes the truth with code of its own. The paper's LLM-written questions about world dynamics
+(``world_dynamics``) are in :mod:`odyssey_eval.qa.written`; they are checked here the same way,
+against the fact a rule declares.
 """
 
 from __future__ import annotations
@@ -264,7 +266,7 @@ def verify_world_knowledge(q: Question, game: Game, world: WorldState) -> None:
             truth = {NOWHERE}
     elif t == "area_connection":
         truth = {b for b in world.areas[s["area"]].exits if b in game.areas}
-    elif t == "rule_fact":
+    elif t in ("rule_fact", "world_dynamics"):  # declared by a rule; world_dynamics reworded by an LLM writer
         fact = dict(_facts(game))[s["fact"]]
         if fact.answer in fact.distractors:
             raise QuestionError(f"rule fact {s['fact']} lists its answer among its distractors")

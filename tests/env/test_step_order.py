@@ -57,8 +57,7 @@ PINNED: dict[str, list[str]] = {
         "side_quests",
         "death",
         "craft_hints",
-        "experience",
-        "expansion",
+        "experience",  # no expansion: as the paper's Remnant, Quiet Bell's world keeps its size
     ],
     "tallowmere": [
         "attack_update",

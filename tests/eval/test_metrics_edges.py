@@ -89,6 +89,46 @@ def test_tokens_add_up(game):
     assert m["tokens_per_step"] == pytest.approx(44 / 3)
 
 
+def test_the_model_cost_counts_model_calls_only_and_other_work_has_fields_of_its_own(game):
+    """Training, embedding and latent-memory writes are not model calls (paper §3.4: the cost is the tokens
+    of the model's calls): they stay out of total_tokens, tokens_per_step and tokens_by_purpose."""
+    from odyssey_agents.base import Call, Decision, Usage
+    from odyssey_eval.trajectory import step_record
+
+    usage = Usage(
+        [
+            Call("train", 900, 0),
+            Call("act", 30, 7),
+            Call("embed", 40, 0),
+            Call("memorise", 25, 0),
+            Call("reflect", 8, 2),
+        ]
+    )
+    assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (38, 9, 47)
+    assert usage.work_tokens() == {"training_tokens": 900, "embedding_tokens": 40, "memory_write_tokens": 25}
+    info = {
+        "step": 1,
+        "reward_breakdown": {},
+        "invalid_action": False,
+        "action_failed": False,
+        "events": [],
+        "area": "hearth_square",
+        "time": "t",
+    }
+    first = step_record(Decision("wait", usage=usage), False, "obs", False, info, 0.1)
+    assert first["tokens"] == [38, 9] and set(first["calls"]) == {"train", "act", "embed", "memorise", "reflect"}
+    m = compute_metrics(
+        run(first, line(2, tokens=[5, 1], calls={"act": {"calls": 1, "input_tokens": 5, "output_tokens": 1}})), game
+    )
+    assert (m["input_tokens"], m["output_tokens"], m["total_tokens"]) == (43, 10, 53)
+    assert m["tokens_per_step"] == pytest.approx(53 / 2)
+    assert set(m["tokens_by_purpose"]) == {"act", "reflect"}
+    assert sum(r["input_tokens"] + r["output_tokens"] for r in m["tokens_by_purpose"].values()) == m["total_tokens"]
+    assert (m["training_tokens"], m["embedding_tokens"], m["memory_write_tokens"]) == (900, 40, 25)
+    bare = compute_metrics(run(line(1)), game)
+    assert (bare["training_tokens"], bare["embedding_tokens"], bare["memory_write_tokens"]) == (0, 0, 0)
+
+
 def test_stop_decision_tokens_count_in_every_token_metric(game):
     m = compute_metrics(run(line(1, tokens=[30, 7]), line(2, tokens=[10, 3])), game, stop_tokens=[4, 1])
     assert (m["input_tokens"], m["output_tokens"], m["total_tokens"]) == (44, 11, 55)

@@ -1,49 +1,44 @@
-"""``agent=latent_memory``: a ReAct agent whose memory of past steps lives in the model's attention.
+"""``agent=kv_window``: a ReAct agent that keeps the raw keys and values of its recent steps in attention.
 
-After every step the agent writes the step's text (the observation, its reasoning and action) into
-a bounded pool of per-layer key/value vectors (:mod:`~odyssey_agents.latent.pool`); every later
-model call — acting, reflecting, summarising, answering QA questions — reads the whole pool through
-the model's own attention (:mod:`~odyssey_agents.latent.attention`). The text prompt holds only the
-current observation (plus whatever add-ons put there): the prompt stays bounded while the memory
-lives in hidden states, as in MemoryLLM. Each write adds the step's tokens; when the pool is full,
-old tokens are dropped at random. It works with any Hugging Face causal LM whose attention goes
-through transformers' attention registry (Llama, Qwen2/3, Mistral, SmolLM, Gemma, ...), on CPU or
-GPU, without training anything.
+What it is, plainly: a windowed long context. After every step the agent writes the step's text (the
+observation, its reasoning and action) into a bounded pool of per-layer key/value vectors
+(:mod:`~odyssey_agents.latent.pool`); every later model call — acting, reflecting, summarising,
+answering QA questions — reads the whole pool through the model's own attention
+(:mod:`~odyssey_agents.latent.attention`), exactly as if those steps' text were in the context before the
+prompt. Nothing is trained or compressed: a pool of ``pool_size`` tokens holds about the last
+``pool_size / tokens per step`` steps (about 8 at the default), and when it is full old tokens are
+dropped at random. The text prompt holds only the current observation (plus whatever add-ons put
+there). It works with any Hugging Face causal LM whose attention goes through transformers' attention
+registry (Llama, Qwen2/3, Mistral, SmolLM, Gemma, ...), on CPU or GPU.
+
+It is *not* the paper's latent memory (MemoryLLM, M+: trained memory tokens in every layer, updated by
+the model itself, with long-term retrieval): that is ``agent=memoryllm`` and ``agent=mplus``
+(:mod:`~odyssey_agents.latent.memoryllm`). This agent was called ``latent_memory`` before.
 
 Settings: ``pool_size`` (tokens per layer, default 2048), ``write_tokens`` (tokens of each step kept,
 from its end; null keeps the whole step). Checkpoints hold the pool (``latent_pool.safetensors``);
 a resumed run continues with the same memory, bit for bit on CPU.
-
-The published MemoryLLM / M+ checkpoints (8B Llama-3 models with their own memory modules and
-flash-attention, CUDA only) are not loaded by this agent.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Call, Decision, Task
-from odyssey_agents.errors import ConfigError
+from odyssey_agents.latent.base import LatentAgent, LatentConfigError
 from odyssey_agents.llm.protocol import LLM
 from odyssey_agents.memory import StepRecord
-from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
-from odyssey_agents.training import require_train
+from odyssey_agents.paradigms.react_agent import AgentConfigError
 from odyssey_agents.training.agent import local_model
 
-__all__ = ["LatentMemoryAgent"]
+__all__ = ["KVWindowAgent"]
 
 
-class LatentConfigError(ConfigError):
-    """A latent memory setting out of range, or a model that cannot carry the pool."""
+class KVWindowAgent(LatentAgent):
+    """ReAct with a bounded window of past steps' keys and values in attention (see the module docstring)."""
 
-
-class LatentMemoryAgent(ReActAgent):
-    """ReAct with a bounded latent key/value memory (see the module docstring)."""
-
-    name = "latent_memory"
+    name = "kv_window"
 
     def __init__(self, llm: LLM, *, pool_size: int = 2048, write_tokens: int | None = None, **kwargs: Any):
         from odyssey_agents.latent.pool import LatentPool
@@ -62,11 +57,6 @@ class LatentMemoryAgent(ReActAgent):
         self.written_tokens = 0
         super().__init__(llm, **kwargs)
 
-    @classmethod
-    def from_config(cls, params: Mapping[str, Any], llm_cfg: Mapping[str, Any], seed: int) -> ReActAgent:
-        require_train("torch", f"agent {cls.name!r}")
-        return super().from_config(params, llm_cfg, seed)
-
     # ------------------------------------------------------------------ set-up
     def _attach(self) -> None:
         if self._reader is not None:
@@ -76,7 +66,7 @@ class LatentMemoryAgent(ReActAgent):
         try:
             self._reader, self._rotate, self._layers = attach(self.model_llm.model)
         except LatentAttachError as exc:
-            raise LatentConfigError(f"agent latent_memory cannot use {self.model_llm.model_name}: {exc}") from None
+            raise LatentConfigError(f"agent kv_window cannot use {self.model_llm.model_name}: {exc}") from None
         self._publish()
 
     def _publish(self) -> None:
@@ -129,21 +119,8 @@ class LatentMemoryAgent(ReActAgent):
         return Call("memorise", len(ids), 0, round(seconds, 6))
 
     # ------------------------------------------------------------------ checkpoints
-    def save(self, directory: Path) -> None:
-        super().save(directory)
-        self.pool.save(Path(directory))
-
-    def load(self, directory: Path) -> None:
-        from odyssey_agents.latent.pool import PoolCheckpointError
-
-        super().load(directory)
-        self._attach()
-        device = next(self.model_llm.model.parameters()).device
-        try:
-            self.pool.load(Path(directory), device, self._layers)
-        except PoolCheckpointError as exc:
-            raise LatentConfigError(str(exc)) from None
-        self._publish()
+    def _layer_count(self) -> int:
+        return self._layers
 
     def _state(self) -> dict[str, Any]:
         return {"write_seconds": self.write_seconds, "written_tokens": self.written_tokens}

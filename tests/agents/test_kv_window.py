@@ -1,4 +1,5 @@
-"""The latent memory agent: a bounded key/value pool read through any HF causal LM's attention."""
+"""agent=kv_window (formerly latent_memory): a bounded pool of raw keys and values, read through any HF
+causal LM's attention."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ pytest.importorskip("transformers")
 import torch
 
 from odyssey_agents.base import Task
-from odyssey_agents.latent.agent import LatentConfigError, LatentMemoryAgent
 from odyssey_agents.latent.attention import attach
+from odyssey_agents.latent.kv_window import KVWindowAgent, LatentConfigError
 from odyssey_agents.latent.pool import LatentPool
 from odyssey_agents.llm.transformers_local import TransformersLLM
 from odyssey_agents.paradigms import AgentConfigError
@@ -80,7 +81,7 @@ def test_the_pool_stays_within_its_bound_and_forgets_at_random_reproducibly(tiny
 
 def test_the_agent_writes_each_step_reads_the_pool_when_answering_and_resumes_exactly(tiny_models, tmp_path):
     def agent():
-        return LatentMemoryAgent(llm_of(tiny_models["qwen3"], guided_json=True), pool_size=600)
+        return KVWindowAgent(llm_of(tiny_models["qwen3"], guided_json=True), pool_size=600)
 
     a = agent()
     decisions, *_ = play(a, 3)
@@ -107,11 +108,11 @@ def test_the_agent_writes_each_step_reads_the_pool_when_answering_and_resumes_ex
 
 def test_latent_settings_and_backends_are_checked(tiny_models):
     with pytest.raises(AgentConfigError, match="needs a local model"):
-        build_agent({"name": "latent_memory"}, {"name": "scripted"})
+        build_agent({"name": "kv_window"}, {"name": "scripted"})
     hf = {"name": "hf", "model": str(tiny_models["llama"]), "device": "cpu"}
     with pytest.raises(LatentConfigError, match="pool_size must be at least 1"):
-        build_agent({"name": "latent_memory", "pool_size": 0}, hf)
-    agent = build_agent({"name": "latent_memory", "pool_size": 32, "write_tokens": 8}, hf)
+        build_agent({"name": "kv_window", "pool_size": 0}, hf)
+    agent = build_agent({"name": "kv_window", "pool_size": 32, "write_tokens": 8}, hf)
     agent.reset(Task("mossfall", "Mossfall", ("wait",), 0))
     agent.act("Current Location: hall", {})
     assert agent.stats()["latent"]["written_tokens"] == 8
