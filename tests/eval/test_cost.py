@@ -51,7 +51,7 @@ def test_local_backends_cost_nothing_unless_listed_and_an_api_model_must_be_list
         ({"m": {"input": -1, "output": 1}}, r"m\.input must not be negative"),
         ({"m": {"input": "cheap", "output": 1}}, r"m\.input must be a number"),
         ({"m": {"input": 1}}, r"m\.output must be a number"),
-        ({"m": {"input": 1, "output": 1, "outptu": 2}}, "unknown price field"),
+        ({"m": {"input": 1, "output": 1, "output_price": 2}}, "unknown price field"),
         ({"m": 3}, "give input, output"),
         ([1, 2], "maps model names to prices"),
     ],
