@@ -11,7 +11,11 @@ and model) and passes every attempt through it. The gate holds
   which is how hosted APIs count too);
 * a bound on the calls in flight;
 * a hold: when the server answers ``429`` with ``Retry-After``, no cell of the process calls it again
-  before that time (one cell's ``429`` is every cell's, since the limit is shared).
+  before that time (one cell's ``429`` is every cell's, since the limit is shared);
+* a congestion window for servers whose limits nobody stated: after a ``429`` the calls in flight are
+  bounded by half of what was in flight, and the bound grows again by one for every window's worth of
+  replies (additive increase, multiplicative decrease, as TCP does), so cells that all waited out one
+  ``Retry-After`` do not all call at its end and get ``429`` again.
 
 :class:`Backoff` says how long to wait before the next attempt: the server's ``Retry-After`` when it
 gives one, otherwise exponential backoff with jitter. The jitter draws from a generator of its own,
@@ -104,10 +108,12 @@ class GateStats:
     rate_limited: int = 0  # 429 answers
     server_errors: int = 0  # 5xx answers, timeouts, connection failures
     waited_seconds: float = 0.0  # time callers spent waiting on limits and holds (not on the server)
+    window: float = math.inf  # the congestion window (calls in flight allowed since the last 429s)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["waited_seconds"] = round(self.waited_seconds, 3)
+        out["window"] = None if math.isinf(self.window) else round(self.window, 2)
         return out
 
 
@@ -154,7 +160,9 @@ class ServerGate:
                     wait = max(wait, self._requests.wait(1.0, now))
                 if self._tokens is not None:
                     wait = max(wait, self._tokens.wait(tokens, now))
-                full = self.limits.max_in_flight is not None and self.stats.in_flight >= self.limits.max_in_flight
+                window = self.stats.window
+                bound = min(self.limits.max_in_flight or math.inf, window if math.isinf(window) else math.floor(window))
+                full = self.stats.in_flight >= bound
                 if wait <= 0.0 and not full:
                     break
                 # a slot freed or a hold set by another thread wakes us; a bucket refills on its own
@@ -192,11 +200,24 @@ class ServerGate:
             self._cond.notify_all()
 
     def count_failure(self, rate_limited: bool) -> None:
+        """An attempt the server refused (its slot already released): a ``429`` halves the window."""
         with self._cond:
+            stats = self.stats
             if rate_limited:
-                self.stats.rate_limited += 1
+                stats.rate_limited += 1
+                stats.window = max(1.0, min(stats.window, stats.in_flight + 1.0) / 2.0)
             else:
-                self.stats.server_errors += 1
+                stats.server_errors += 1
+
+    def count_success(self) -> None:
+        """A reply: the window (if a ``429`` closed it) opens by one per window's worth of replies."""
+        with self._cond:
+            stats = self.stats
+            if not math.isinf(stats.window):
+                stats.window += 1.0 / stats.window
+                if stats.window >= max(stats.peak_in_flight, self.limits.max_in_flight or 0) + 1:
+                    stats.window = math.inf  # open again: as many as ever were in flight
+                self._cond.notify_all()
 
 
 _GATES: dict[tuple[str, str], ServerGate] = {}

@@ -169,7 +169,9 @@ class OpenAIChat(LLM):
                     usage = getattr(response, "usage", None)
                     counted = getattr(usage, "total_tokens", None) if usage is not None else None
                     gate.settle(ticket, counted if isinstance(counted, int) else charge)
-                    return response, time.perf_counter() - start
+                    seconds = time.perf_counter() - start
+                    gate.count_success()
+                    return response, seconds
                 gate.settle(ticket, 0)  # a refused call used no tokens
             status = getattr(failure, "status_code", None)
             if isinstance(failure, openai.BadRequestError):

@@ -242,3 +242,34 @@ def test_the_api_backend_imports_no_torch(server):
         "assert 'torch' not in sys.modules and 'transformers' not in sys.modules, 'torch imported'\n"
     )
     subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
+
+
+def test_a_429_closes_the_congestion_window_and_replies_open_it_again():
+    from odyssey_agents.llm.limits import ServerGate, ServerLimits
+
+    gate = ServerGate(("http://x", "m"), ServerLimits())
+    held = [gate.slot(1) for _ in range(6)]
+    for slot in held:
+        slot.__enter__()
+    assert gate.stats.peak_in_flight == 6  # six in flight
+    for slot in held:
+        slot.__exit__(None, None, None)
+    gate.count_failure(rate_limited=True)  # a 429 with nothing else in flight: one at a time
+    assert gate.stats.window == 1.0
+    first = gate.slot(1)
+    first.__enter__()
+    entered = threading.Event()
+
+    def second():
+        with gate.slot(1):
+            entered.set()
+
+    t = threading.Thread(target=second)
+    t.start()
+    assert not entered.wait(0.3)  # the window holds the second call back
+    first.__exit__(None, None, None)
+    assert entered.wait(5)
+    t.join(5)
+    for _ in range(30):
+        gate.count_success()
+    assert gate.stats.window == float("inf")  # grown past the most ever in flight: open
