@@ -9,12 +9,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.steprules.living import is_world_area
 from odyssey_env.worldgen import spawn_npc, spawnable_enemies
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @step_rule
@@ -47,7 +52,7 @@ class NightSpawn(StepRule):
             engine.say(agent.id, f"Something stirs in the dark: {npc.handle} appears.")
             engine.emit("npc_spawned", agent.id, npc=npc.handle, type=t.name, area=area.name)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "time",
             "When do enemies sometimes appear out of nowhere?",
@@ -106,7 +111,7 @@ class Respawn(StepRule):
                 t = engine.game.npcs[missing[engine.rng.randrange(len(missing))]]
                 spawn_npc(engine.game, state, t, name, origin="respawn")
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "Does food that I take come back?",
