@@ -30,6 +30,8 @@ from gymnasium import spaces
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import DictInfoToList
 
+from odyssey_env.vector.parallel import OdysseyAsyncVectorEnv
+
 try:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 except ModuleNotFoundError as exc:  # pragma: no cover - exercised in a venv without the extra
@@ -41,6 +43,10 @@ except ModuleNotFoundError as exc:  # pragma: no cover - exercised in a venv wit
 
 __all__ = ["OdysseyVecEnv", "make_sb3_vec_env"]
 
+#: The vector envs that answer get_attr / set_attr / call, which an SB3 VecEnv must forward.
+_Calls = SyncVectorEnv | AsyncVectorEnv | OdysseyAsyncVectorEnv
+_CALLS = (SyncVectorEnv, AsyncVectorEnv, OdysseyAsyncVectorEnv)
+
 
 def make_sb3_vec_env(env_id: str, n_envs: int = 1, *, seed: int | None = None, **kwargs: Any) -> OdysseyVecEnv:
     """``n_envs`` envs of ``env_id`` as an SB3 ``VecEnv``; ``kwargs`` as for ``gym.make_vec``.
@@ -50,8 +56,8 @@ def make_sb3_vec_env(env_id: str, n_envs: int = 1, *, seed: int | None = None, *
     (sub-env ``i`` gets ``seed + i``), as SB3's ``make_vec_env`` does.
     """
     venv = gym.make_vec(env_id, num_envs=n_envs, autoreset_mode=AutoresetMode.DISABLED, **kwargs)
-    if not isinstance(venv, SyncVectorEnv | AsyncVectorEnv):  # get_attr / call are theirs, not VectorEnv's
-        raise TypeError(f"{env_id} made a {type(venv).__name__}; OdysseyVecEnv needs a Sync- or AsyncVectorEnv")
+    if not isinstance(venv, _CALLS):  # get_attr / set_attr / call are theirs, not VectorEnv's
+        raise TypeError(f"{env_id} made a {type(venv).__name__}; OdysseyVecEnv needs one of {_CALLS}")
     out = OdysseyVecEnv(venv)
     if seed is not None:
         out.seed(seed)
@@ -67,7 +73,7 @@ class OdysseyVecEnv(VecEnv):
     :data:`odyssey_env.wrappers.OBSERVATIONS`): SB3's policies take no text.
     """
 
-    def __init__(self, venv: SyncVectorEnv | AsyncVectorEnv):
+    def __init__(self, venv: _Calls):
         if venv.metadata.get("autoreset_mode") is not AutoresetMode.DISABLED:
             raise ValueError(
                 "OdysseyVecEnv resets finished sub-envs itself: build the vector env with "
