@@ -44,7 +44,7 @@ SIZES: dict[str, dict] = {
         stages=10,
         branching=2,
         verbs=["lockpick", "eat", "throw", "disassemble", "pickpocket"],
-        dynamics=["noise", "wandering_patrols", "enemy_respawn", "food_respawn"],
+        dynamics=["noise", "wandering_patrols", "quiet_enemies", "quiet_food"],
     ),
     "large": dict(places=8, areas_per_place=4, objects=1000, npcs=40, max_level=5, chapters=4, stages=6, branching=2),
 }

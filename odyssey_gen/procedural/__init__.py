@@ -21,7 +21,7 @@ from odyssey_gen.procedural.layout import lay_out
 from odyssey_gen.procedural.names import Namer
 from odyssey_gen.procedural.npcs import build_npcs
 from odyssey_gen.procedural.quest import QuestBuilder
-from odyssey_gen.spec import OPTIONAL_DYNAMICS, GameSpec
+from odyssey_gen.spec import DYNAMICS, RESPAWN_STYLES, GameSpec
 
 __all__ = ["ProceduralAuthor", "build", "draft", "dumps"]
 
@@ -72,10 +72,10 @@ def _choose_rules(d: Draft) -> None:
         picked = rng.sample(allowed, min(spec.action_rules, len(allowed)))
         d.verbs = tuple(v for v in OPTIONAL_VERBS if v in picked)
     if spec.dynamics is not None:
-        d.dynamics = tuple(r for r in OPTIONAL_DYNAMICS if r in spec.dynamics)
+        d.dynamics = tuple(r for r in DYNAMICS if r in spec.dynamics)
     else:
-        picked = rng.sample(list(OPTIONAL_DYNAMICS), min(spec.step_rules, len(OPTIONAL_DYNAMICS)))
-        d.dynamics = tuple(r for r in OPTIONAL_DYNAMICS if r in picked)
+        picked = rng.sample(list(DYNAMICS), min(spec.step_rules, len(DYNAMICS)))
+        d.dynamics = tuple(r for r in DYNAMICS if r in picked)
 
 
 def _object_json(o: ObjDraft) -> dict[str, Any]:
@@ -107,12 +107,17 @@ def world_json(d: Draft) -> dict[str, Any]:
     }
     if d.verbs:
         game["verbs"] = list(d.verbs)
-    if d.dynamics:
-        game["step_rules"] = list(d.dynamics)
-    if {"enemy_respawn", "food_respawn"} & set(d.dynamics):
-        game["disable"] = ["respawn"]  # the optional regrowth rules replace the base respawn
-    if spec.params:
-        game["params"] = spec.params
+    rules = [r for r in d.dynamics if r not in RESPAWN_STYLES]
+    if rules:
+        game["step_rules"] = rules
+    params = {rule: dict(values) for rule, values in spec.params.items()}
+    styled: dict[str, Any] = {}
+    for style in d.dynamics:
+        styled.update(RESPAWN_STYLES.get(style, {}))
+    if styled:
+        params["respawn"] = {**styled, **params.get("respawn", {})}  # the spec's own values win
+    if params:
+        game["params"] = params
     connections = [{"a": a, "b": b} for a, b in d.links]
     connections += [{"a": lock.a, "b": lock.b, "locked": True, "key": lock.key} for lock in d.locks]
     return {

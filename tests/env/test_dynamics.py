@@ -1,9 +1,10 @@
 """The engine's library of optional world dynamics: each rule's effect, bounds and determinism.
 
-Every test runs Quiet Bell (which switches all ten rules on), or a copy of it written to a temporary
-folder with some rule parameters overridden so that an effect shows up at once (chance 1, short
-periods). Effects are checked against the state, with fixed seeds; the long run checks that nothing
-grows without bound over 10,000 random steps; the process test checks determinism across hash seeds.
+Every test runs Quiet Bell (which switches all eight rules on, and the quiet style of respawn), or a
+copy of it written to a temporary folder with some rule parameters overridden so that an effect shows
+up at once (chance 1, short periods). Effects are checked against the state, with fixed seeds; the long
+run checks that nothing grows without bound over 10,000 random steps; the process test checks
+determinism across hash seeds.
 """
 
 from __future__ import annotations
@@ -28,7 +29,6 @@ from odyssey_env.steprules.shifting_paths import moon_phase
 
 DYNAMICS = (
     "wandering_patrols",
-    "enemy_respawn",
     "danger_hours",
     "crafting_momentum",
     "forgotten_caches",
@@ -36,7 +36,6 @@ DYNAMICS = (
     "rumor_notes",
     "shifting_paths",
     "carrion_scavengers",
-    "food_respawn",
 )
 QUIET = {"ambush": {"chance_by_level": [0, 0, 0, 0, 0]}, "night_spawn": {"chance": 0.0}}
 
@@ -93,7 +92,7 @@ def pack_with(engine: Engine, contents: dict[str, int]) -> str:
 
 
 # ----------------------------------------------------------------------------- the library
-def test_the_ten_rules_are_registered_optional_and_documented() -> None:
+def test_the_eight_rules_are_registered_optional_and_documented() -> None:
     book = RuleBook(BASE_RULE_MODULES, step_rules=DYNAMICS)
     active = {r.name: r for r in book.steps}
     for name in DYNAMICS:
@@ -184,7 +183,7 @@ def test_enemy_respawn_refills_an_emptied_area_up_to_its_start(tmp_path: Path) -
     game = variant(
         tmp_path,
         {
-            "enemy_respawn": {"period": 5, "delay": 10, "chance": 1.0},
+            "respawn": {"enemy_period": 5, "emptied_delay": 10, "enemy_chance": 1.0},
             "wandering_patrols": {"chance": 0.0},
             "noise": {"draw_chance": 0.0},
             **QUIET,
@@ -192,8 +191,8 @@ def test_enemy_respawn_refills_an_emptied_area_up_to_its_start(tmp_path: Path) -
     )
     engine = engine_for(game, seed=4)
     state = engine.state
-    start = state.rule_data["enemy_respawn"]["start"]
-    total = state.rule_data["enemy_respawn"]["total"]
+    start = state.rule_data["respawn"]["enemies"]
+    total = state.rule_data["respawn"]["total"]
     area = "deadfall_track"
     n = len(start[area])
     assert n >= 2
@@ -213,7 +212,11 @@ def test_enemy_respawn_refills_an_emptied_area_up_to_its_start(tmp_path: Path) -
 def test_enemy_respawn_waits_while_watched(tmp_path: Path) -> None:
     game = variant(
         tmp_path,
-        {"enemy_respawn": {"period": 5, "delay": 0, "chance": 1.0}, "wandering_patrols": {"chance": 0.0}, **QUIET},
+        {
+            "respawn": {"enemy_period": 5, "emptied_delay": 0, "enemy_chance": 1.0},
+            "wandering_patrols": {"chance": 0.0},
+            **QUIET,
+        },
     )
     engine = engine_for(game, seed=4)
     state = engine.state
@@ -226,7 +229,7 @@ def test_enemy_respawn_waits_while_watched(tmp_path: Path) -> None:
 
 
 def test_food_regrows_where_it_grew_and_no_more(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"food_respawn": {"period": 5, "chance": 1.0}, **QUIET})
+    game = variant(tmp_path, {"respawn": {"food_period": 5, "food_chance": 1.0}, **QUIET})
     engine = engine_for(game, seed=5)
     objects = engine.state.areas["mill_race"].objects
     start = objects["river_cress"]
@@ -314,6 +317,7 @@ def test_danger_hours_alone_do_not_compound(tmp_path: Path) -> None:
     world = json.loads((game.path / "world.json").read_text())
     world["game"]["disable"] = ["respawn", "day_night"]
     del world["game"]["params"]["day_night"]
+    del world["game"]["params"]["respawn"]
     (game.path / "world.json").write_text(json.dumps(world))
     engine = engine_for(load_game(game.path, cache=False), seed=0)
     for _ in range(300):
