@@ -54,7 +54,7 @@ class NightSpawn(StepRule):
             kinds = spawnable_enemies(engine.game, area.level)
             if not kinds or engine.rng.random() >= self.settings.chance:
                 continue
-            t = kinds[engine.rng.randrange(len(kinds))]
+            t = pick(engine, kinds)
             npc = spawn_npc(engine.game, state, t, area.name, origin="spawn")
             alive += 1
             engine.say(agent.id, f"Something stirs in the dark: {npc.handle} appears.")
