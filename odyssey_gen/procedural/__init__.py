@@ -1,7 +1,8 @@
 """The offline procedural author: a complete game folder from a spec and a seed, with no model.
 
-:func:`build` runs the builders in order over one seeded :class:`~odyssey_gen.procedural.draft.Draft`
-(rules to switch on, layout, objects, NPCs, quest) and returns the files' text. The RNG is seeded
+:meth:`ProceduralAuthor.files` runs the builders in order over one seeded
+:class:`~odyssey_gen.procedural.draft.Draft` (rules to switch on, layout, objects, NPCs, quest) and
+returns the files' text; the repair loop's stages write them. The RNG is seeded
 from a string (``random.Random`` hashes strings with SHA-512), so the same spec gives the same bytes
 in any process, whatever ``PYTHONHASHSEED`` is.
 """
@@ -23,7 +24,7 @@ from odyssey_gen.procedural.npcs import build_npcs
 from odyssey_gen.procedural.quest import QuestBuilder
 from odyssey_gen.spec import DYNAMICS, RESPAWN_STYLES, GameSpec
 
-__all__ = ["ProceduralAuthor", "build", "draft", "dumps"]
+__all__ = ["ProceduralAuthor", "draft", "dumps"]
 
 OBJECT_KEYS = (
     "level",
@@ -190,16 +191,6 @@ def draft(spec: GameSpec, attempt: int = 1) -> Draft:
     return d
 
 
-def build(spec: GameSpec, attempt: int = 1) -> dict[str, str]:
-    """The game folder's files (name -> text) for ``spec``: ``world.json`` and ``quest.json``.
-
-    ``attempt`` > 1 draws from another stream of the same seed (the repair loop's retry): the result
-    is still a function of the spec alone.
-    """
-    d = draft(spec, attempt)
-    return {"world.json": dumps(world_json(d)), "quest.json": dumps(d.quest)}
-
-
 class ProceduralAuthor:
     """The repair loop's view of the procedural builders: three stages over one seeded draft.
 
@@ -215,14 +206,24 @@ class ProceduralAuthor:
     def __init__(self, spec: GameSpec):
         self.spec = spec
         self.draft: Draft | None = None
+        self._files: dict[str, str] = {}
+
+    def files(self, attempt: int = 1) -> dict[str, str]:
+        """The game folder's files (name -> text): ``world.json`` and ``quest.json``, from a new draft.
+
+        ``attempt`` > 1 draws from another stream of the same seed (the repair loop's retry): the result
+        is still a function of the spec alone.
+        """
+        self.draft = d = draft(self.spec, attempt)
+        return {"world.json": dumps(world_json(d)), "quest.json": dumps(d.quest)}
 
     def run_stage(self, stage: str, folder: Path, feedback: list, attempt: Any) -> list:
         if stage == "entities":
-            self.draft = draft(self.spec, attempt.attempt)
-            (folder / "world.json").write_text(dumps(world_json(self.draft)), encoding="utf-8")
+            self._files = self.files(attempt.attempt)
+            (folder / "world.json").write_text(self._files["world.json"], encoding="utf-8")
         elif stage == "quest":
             assert self.draft is not None
-            (folder / "quest.json").write_text(dumps(self.draft.quest), encoding="utf-8")
+            (folder / "quest.json").write_text(self._files["quest.json"], encoding="utf-8")
         return []
 
     def owner(self, problem: Any) -> str:

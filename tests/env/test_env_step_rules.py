@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from kit import game_copy
+from kit import variant as kit_variant
 
 from odyssey_env.engine import Engine
 
@@ -14,15 +14,10 @@ from .conftest import TINY
 
 @pytest.fixture
 def variant(tmp_path, make_harness):
-    """A harness on a copy of the tiny game with some rule parameters changed."""
+    """A harness on a copy of the tiny game with some rule parameters changed (:func:`kit.variant`)."""
 
     def build(params: dict, seed: int = 0):
-        game = game_copy(
-            TINY,
-            tmp_path / f"v{len(list(tmp_path.iterdir()))}",
-            lambda world: world["game"].__setitem__("params", params),
-        )
-        h = make_harness(Engine(game, seed))
+        h = make_harness(Engine(kit_variant(TINY, tmp_path, params), seed))
         h.clear()
         return h
 

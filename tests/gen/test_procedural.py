@@ -15,12 +15,12 @@ from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.rules import OPTIONAL_VERBS
-from odyssey_gen.procedural import build, draft
+from odyssey_gen.procedural import draft
 from odyssey_gen.procedural.items import raw_needs
 from odyssey_gen.spec import OPTIONAL_DYNAMICS, RESPAWN_STYLES, GameSpec
 from odyssey_gen.validate import validate
 
-from .conftest import FAST, THEME, spec
+from .conftest import FAST, THEME, build, spec
 
 
 def write(folder: Path, files: dict[str, str]) -> Path:
@@ -111,9 +111,10 @@ def test_the_same_seed_gives_the_same_bytes_in_any_process():
     here = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in build(s).items()}
     code = (
         "import hashlib, json, sys; from odyssey_gen.spec import GameSpec; "
-        "from odyssey_gen.procedural import build; "
+        "from odyssey_gen.procedural import ProceduralAuthor; "
         "s = GameSpec.from_dict(json.loads(sys.argv[1])); "
-        "print(json.dumps({n: hashlib.sha256(t.encode()).hexdigest() for n, t in build(s).items()}))"
+        "files = ProceduralAuthor(s).files(); "
+        "print(json.dumps({n: hashlib.sha256(t.encode()).hexdigest() for n, t in files.items()}))"
     )
     for hashseed in ("0", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hashseed}
