@@ -22,7 +22,7 @@ from typing import Any
 from odyssey_agents.llm.protocol import MissingExtra
 from odyssey_env.rules import OPTIONAL_VERBS
 from odyssey_gen.pipeline import GenerationError, generate
-from odyssey_gen.spec import DEFAULTS, OPTIONAL_DYNAMICS, GameSpec, SpecError, ValidationSettings
+from odyssey_gen.spec import DEFAULTS, DYNAMICS, GameSpec, SpecError, ValidationSettings
 
 __all__ = ["main"]
 
@@ -81,8 +81,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     mech.add_argument(
         "--dynamics",
-        help=f"optional step rules to switch on, comma-separated, 'all' or 'none' "
-        f"({', '.join(OPTIONAL_DYNAMICS)}); default: --step-rules of them by seed",
+        help=f"optional step rules (or respawn styles) to switch on, comma-separated, 'all' or 'none' "
+        f"({', '.join(DYNAMICS)}); default: --step-rules of them by seed",
     )
     mech.add_argument(
         "--params", metavar="JSON", help='per-rule parameter overrides, e.g. \'{"noise": {"threshold": 4}}\''
@@ -204,7 +204,7 @@ def spec_from_args(args: argparse.Namespace) -> GameSpec:
     verbs = _names(args.verbs, OPTIONAL_VERBS)
     if verbs is not None:
         values["verbs"] = verbs
-    dynamics = _names(args.dynamics, OPTIONAL_DYNAMICS)
+    dynamics = _names(args.dynamics, DYNAMICS)
     if dynamics is not None:
         values["dynamics"] = dynamics
     if args.params:

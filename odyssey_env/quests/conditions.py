@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from odyssey_env.content import Category
 from odyssey_env.quests.spec import Condition
 from odyssey_env.schema import Problem
+from odyssey_env.weakcache import IdentityCache
 from odyssey_env.world import held_containers, type_of
 
 if TYPE_CHECKING:
@@ -56,21 +57,20 @@ def _register(
 
 def holds(engine: Engine, agent: Agent, cond: Condition) -> bool:
     """Whether ``cond`` holds for ``agent`` now (events: during the current step)."""
-    hit = _triggers.get(id(cond))  # triggers(), its cache read inline: quests ask at every step
-    wanted = hit[1] if hit is not None and hit[0] is cond else triggers(cond)
+    hit = _triggers.entries.get(id(cond))  # triggers(), its cache read inline: quests ask at every step
+    wanted = hit[1] if hit is not None else _triggers(cond)
     if wanted is not None and wanted.isdisjoint(engine.kinds):
         return False  # an event condition cannot hold on a step without its event
     return VOCABULARY[cond.type].test(engine, agent, cond)
 
 
-_triggers: dict[int, tuple[Condition, frozenset[str] | None]] = {}
-
-
 def triggers(cond: Condition) -> frozenset[str] | None:
-    """Event kinds without which ``cond`` cannot hold, or None when some state could make it hold."""
-    hit = _triggers.get(id(cond))
-    if hit is not None and hit[0] is cond:
-        return hit[1]
+    """Event kinds without which ``cond`` cannot hold, or None when some state could make it hold
+    (worked out once per condition object)."""
+    return _triggers(cond)
+
+
+def _find_triggers(cond: Condition) -> frozenset[str] | None:
     family = VOCABULARY[cond.type].family
     result: frozenset[str] | None = None
     if family == "event":
@@ -81,8 +81,10 @@ def triggers(cond: Condition) -> frozenset[str] | None:
         result = frozenset().union(*known) if len(known) == len(parts) else None
     elif cond.type == "all_of":
         result = next((t for t in map(triggers, cond.conditions) if t is not None), None)
-    _triggers[id(cond)] = (cond, result)
     return result
+
+
+_triggers: IdentityCache[Condition, frozenset[str] | None] = IdentityCache(_find_triggers)
 
 
 def normalize_text(text: str) -> str:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from odyssey_env.quests.conditions import holds
 from odyssey_env.quests.spec import Chapter, MainQuest, Stage
 from odyssey_env.rules import StepRule, step_rule
+from odyssey_env.weakcache import IdentityCache
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
 
@@ -45,17 +46,10 @@ class Plan:
     summary: dict[str, dict[str, str]]
 
 
-_plans: dict[int, tuple[MainQuest, Plan]] = {}
-
-
 def plan(main: MainQuest) -> Plan:
-    """The (cached) plan of a main quest; raises ValueError if some stage can never open."""
-    hit = _plans.get(id(main))
-    if hit is not None and hit[0] is main:
-        return hit[1]
-    made = _make_plan(main)
-    _plans[id(main)] = (main, made)
-    return made
+    """The plan of a main quest (worked out once per main quest object); raises ValueError if some stage
+    can never open."""
+    return _plans(main)
 
 
 def _make_plan(main: MainQuest) -> Plan:
@@ -83,6 +77,9 @@ def _make_plan(main: MainQuest) -> Plan:
         remaining = [s for s in remaining if s not in done]
     summary = {s.id: {"id": s.id, "title": s.title, "chapter": chapter_of[s.id].title} for s in stages}
     return Plan(tuple(stages), requires, chapter_of, last_of, {s.id: s for s in stages}, summary)
+
+
+_plans: IdentityCache[MainQuest, Plan] = IdentityCache(_make_plan)
 
 
 def open_stages(p: Plan, done: list[str]) -> list[Stage]:

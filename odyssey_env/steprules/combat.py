@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.state import Agent, Npc
+from odyssey_env.steprules.living import pick
 from odyssey_env.verbs.combat import blow_damage, stance
 
 if TYPE_CHECKING:
@@ -100,7 +101,7 @@ class Ambush(StepRule):
             chance = table[min(area.level, len(table)) - 1] * state.modifiers.get("ambush", 1.0)
             if engine.rng.random() >= chance:
                 continue
-            npc = state.npcs[idle[engine.rng.randrange(len(idle))]]
+            npc = state.npcs[pick(engine, idle)]
             damage = enemy_blow(engine, npc, agent, self.settings.strength)
             npc.engaged = agent.id
             agent.combat = npc.handle

@@ -45,6 +45,7 @@ from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.state import Instance
 from odyssey_env.steprules.death import fall
+from odyssey_env.steprules.living import tell
 from odyssey_env.world import add, give, held_containers, take_carried, type_of
 
 if TYPE_CHECKING:
@@ -899,9 +900,7 @@ class LegalParadox(StepRule):
                     npc.engaged = FROZEN
 
     def _announce(self, engine: Engine, area: str, text: str) -> None:
-        for agent in engine.state.agents.values():
-            if agent.area == area:
-                engine.say(agent.id, text.format(a=area))
+        tell(engine, area, text.format(a=area))
 
     def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
