@@ -49,7 +49,15 @@ _KIND_OF_DOMAIN = {
     "text": "text",
 }
 #: Events the engine alone emits: rewards and metrics count them, so a rule file may not fake them.
-RESERVED_EVENTS = frozenset(_EVENT_COMPONENT) | {"invalid_action", "object_acquired", "quest_stage_opened"}
+RESERVED_EVENTS = frozenset(_EVENT_COMPONENT) | {
+    "invalid_action",
+    "object_acquired",
+    "quest_completed",
+    "side_quest_offered",
+    "tutorial_completed",
+    "tutorial_step_completed",
+    "world_expanded",
+}
 _BY_TAG = {s.tag(cls): cls for cls in (*s.CONDITIONS, *s.EFFECTS)}
 CONDITION_TAGS = {s.tag(cls): cls for cls in s.CONDITIONS}
 EFFECT_TAGS = {s.tag(cls): cls for cls in s.EFFECTS}
@@ -161,13 +169,10 @@ class Checker:
             self.var(op.flag, "flag", p, where)
         elif isinstance(op, s.InSet):
             self.var(op.in_set, "set", p, where)
-            self.template(op.value, f"{path}.value", where)
+            self.value(op.value, f"{path}.value", where)
         elif isinstance(op, s.Same):
             for i, v in enumerate(op.same):
-                if v.startswith("$"):
-                    self.ref(v, "any", f"{p}[{i}]", where)
-                else:
-                    self.template(v, f"{p}[{i}]", where)
+                self.value(v, f"{p}[{i}]", where)
         elif isinstance(op, s.InCombat):
             self.needs_agent(p, where)
         elif isinstance(op, s.ExitLocked):
@@ -256,7 +261,7 @@ class Checker:
                 self.bad(f"{path}.value", f"must be at most {MAX_STAT} in size")
         elif isinstance(op, s.Remember):
             self.var(op.remember, "set", p, where)
-            self.template(op.value, f"{path}.value", where)
+            self.value(op.value, f"{path}.value", where)
         elif isinstance(op, s.After):
             if where.in_after:
                 self.bad(p, "an after inside an after could chain without end; schedule both from the rule")
@@ -334,6 +339,13 @@ class Checker:
             close = schema._closest(value, table)
             hint = f" (did you mean {close!r}?)" if close else ""
             self.bad(path, f"unknown {what} {value!r}{hint}")
+
+    def value(self, text: str, path: str, where: Where) -> None:
+        """A value given as a ``$reference`` or a template."""
+        if text.startswith("$"):
+            self.ref(text, "any", path, where)
+        else:
+            self.template(text, path, where)
 
     def template(self, text: str, path: str, where: Where) -> None:
         for name in _TEMPLATE.findall(text):

@@ -24,6 +24,7 @@ from odyssey_env.rulelang.runtime import (
     scope_key,
     template,
     type_getter,
+    value_of,
     write_var,
 )
 from odyssey_env.steprules.living import is_world_area, move_npc, tell
@@ -118,7 +119,7 @@ class Program:
 
             return count
         if isinstance(op, s.Remember):
-            var, value = vars[op.remember], template(op.value, fill)
+            var, value = vars[op.remember], value_of(op.value, fill)
 
             def remember(ctx: Ctx) -> None:
                 key = scope_key(var.scope, ctx)

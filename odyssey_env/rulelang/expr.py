@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests import hints
 from odyssey_env.rulelang import spec as s
-from odyssey_env.rulelang.runtime import Ctx, getter, read_var, scope_key, template, type_getter
+from odyssey_env.rulelang.runtime import Ctx, getter, read_var, scope_key, type_getter, value_of
 from odyssey_env.world import carried_count, held_containers, type_of
 
 if TYPE_CHECKING:
@@ -66,11 +66,11 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     if isinstance(op, s.Flag):
         return _var(vars[op.flag])  # type: ignore[return-value]
     if isinstance(op, s.InSet):
-        var, value = vars[op.in_set], template(op.value, lambda name: _var(vars[name]))
+        var, value = vars[op.in_set], value_of(op.value, lambda name: _var(vars[name]))
         read = _var(var)
         return lambda ctx: value(ctx) in read(ctx)
     if isinstance(op, s.Same):
-        a, b = (getter(v) if v.startswith("$") else template(v, lambda n: _var(vars[n])) for v in op.same)
+        a, b = (value_of(v, lambda n: _var(vars[n])) for v in op.same)
         return lambda ctx: a(ctx) == b(ctx)
     if isinstance(op, s.InCombat):
         want = op.in_combat

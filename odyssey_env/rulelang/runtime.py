@@ -123,6 +123,11 @@ def _text(value: Any) -> str:
     return str(value)[:200]
 
 
+def value_of(text: str, var_reader: Callable[[str], Getter]) -> Getter:
+    """A value written as a ``$reference`` or as a template (sets, ``same``)."""
+    return getter(text) if text.startswith("$") else template(text, var_reader)
+
+
 # ---------------------------------------------------------------------------- variables
 def scope_key(scope: str, ctx: Ctx) -> str | None:
     if scope == "global":
