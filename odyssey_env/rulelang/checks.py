@@ -413,6 +413,8 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         p = f"verbs[{i}]"
         if not _VERB.match(verb.verb) or len(verb.verb) > MAX_NAME:
             c.bad(f"{p}.verb", f"{verb.verb!r:.70} is not a verb (one or two lower-case words)")
+        if verb.verb == "wait":
+            c.bad(f"{p}.verb", "'wait' is the engine's own: an invalid command passes as a wait")
         if verb.verb in seen_verbs:
             c.bad(f"{p}.verb", f"verb {verb.verb!r} is declared twice")
         seen_verbs.add(verb.verb)

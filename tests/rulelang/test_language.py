@@ -138,6 +138,7 @@ def step(name="tick", effects=(), trigger=None, **kw):
         (one_verb(slots=[{"name": "here", "domain": "held"}]), "verbs[0].slots[0].name", "is taken"),
         ({"verbs": [verb("Poke!")]}, "verbs[0].verb", "is not a verb"),
         ({"verbs": [verb(), verb()]}, "verbs[1].verb", "declared twice"),
+        ({"verbs": [verb("wait")]}, "verbs[0].verb", "the engine's own"),
         ({"vars": [{"name": "n", "kind": "counter", "max": 0}]}, "vars[0].max", "between 1"),
         ({"vars": [{"name": "n", "kind": "flag", "max": 3}]}, "vars[0].max", "a flag has no max"),
         ({"step_rules": [{**step(), "after": [], "before": []}]}, "step_rules[0]", "say when it runs"),
@@ -602,3 +603,36 @@ def test_save_and_load_continue_identically(rh):
     h.engine.load_state(saved)
     b = [said(h) for _ in range(10)]
     assert a == b and any(a)
+
+
+# ============================================================================ determinism across processes
+RICH = {
+    "vars": [{"name": "n", "kind": "counter", "max": 50, "scope": "global"}, {"name": "seen", "kind": "set", "max": 9}],
+    "verbs": [
+        verb(
+            "forage",
+            slots=[{"name": "spot", "domain": "area"}],
+            effects=[{"place": "apple", "cap": 3, "area": "$spot"}, {"remember": "seen", "value": "$spot"}],
+        )
+    ],
+    "step_rules": [
+        step(
+            "swarm", scope="area", trigger={"every": 2, "chance": 0.4}, effects=[{"spawn_npc": "rat", "max_alive": 4}]
+        ),
+        step(
+            "drift",
+            scope="npc",
+            types=["rat"],
+            trigger={"chance": 0.3},
+            effects=[{"add": "n"}, {"tell": "{npc} {var.n}"}],
+        ),
+    ],
+}
+
+
+def test_interpreted_rules_do_not_depend_on_hash_seeds(rules_game):
+    from kit import subprocess_digest
+
+    game = rules_game(RICH)
+    digests = {subprocess_digest(game.path, 3, 60, hash_seed) for hash_seed in ("0", "1", "random")}
+    assert len(digests) == 1
