@@ -26,7 +26,7 @@ from odyssey_env.rulelang import domains
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.checks import Checked
 from odyssey_env.rulelang.effects import Program
-from odyssey_env.rulelang.expr import compile_condition, hint, reads, var_reader
+from odyssey_env.rulelang.expr import compile_condition, hint, mentions, reads, var_reader
 from odyssey_env.rulelang.runtime import Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area
@@ -100,8 +100,12 @@ def _verb(
     def bind(turn: Turn, args: Iterable[Any]) -> Ctx:
         return Ctx(turn.engine, turn.agent, turn.agent.area, dict(zip(names, args, strict=True)), turn)
 
+    # preconditions that name no slot are asked once per listing, before any slot value is tried
+    fixed = tuple(t for t, c in zip(tests, checks, strict=True) if not mentions(c, names))
+    varying = tuple(t for t, c in zip(tests, checks, strict=True) if mentions(c, names))
+
     def admissible(ctx: Ctx) -> bool:
-        return all(test(ctx) for test in tests)
+        return all(test(ctx) for test in varying)
 
     class Verb(ActionRule):
         verb = verb_name
@@ -125,10 +129,15 @@ def _verb(
             turn.emit(event, area=ctx.here, **ctx.b)
 
         def candidates(self, turn: Turn) -> Iterator[str]:
+            ctx = bind(turn, [None] * len(names))
+            for test in fixed:
+                if not test(ctx):
+                    return
             lists = [fn(turn) for fn in value_fns]
             if amount_at is None:
                 for combo in itertools.product(*lists):
-                    if admissible(bind(turn, combo)):
+                    ctx.b = dict(zip(names, combo, strict=True))
+                    if admissible(ctx):
                         yield _command(verb_name, slots, combo)
                 return
             others = [values for i, values in enumerate(lists) if i != amount_at]
@@ -138,7 +147,8 @@ def _verb(
                 for order in (amounts, amounts[::-1]):
                     for n in order:
                         combo = (*rest[:amount_at], n, *rest[amount_at:])
-                        if admissible(bind(turn, combo)):
+                        ctx.b = dict(zip(names, combo, strict=True))
+                        if admissible(ctx):
                             found.append(combo)
                             break
                 for combo in dict.fromkeys(found):

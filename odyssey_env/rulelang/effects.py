@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.rulelang import spec as s
-from odyssey_env.rulelang.expr import carried_of, compile_condition, lying, var_reader
+from odyssey_env.rulelang.expr import carried_of, compile_condition, lying, lying_in, var_reader
 from odyssey_env.rulelang.runtime import (
     MAX_TIMERS,
     Ctx,
@@ -223,8 +223,7 @@ def _place(ctx: Ctx, kind: str | None, n: int, cap: int, area_name: Any) -> None
     area = engine.state.areas.get(area_name) if isinstance(area_name, str) else None
     if area is None or kind is None or kind not in engine.game.objects:
         return
-    here = Ctx(engine, ctx.agent, area.name, ctx.b)
-    n = min(n, cap - lying(here, kind))
+    n = min(n, cap - lying_in(engine, area, kind))
     for handle, k in make_objects(engine.game, engine.state, kind, max(0, n)):
         add(area.objects, handle, k)
 

@@ -8,7 +8,8 @@ when false, what an agent could bring about to make it true (:func:`hint`, the o
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import dataclasses
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests import hints
@@ -106,9 +107,15 @@ def lying(ctx: Ctx, kind: str | None) -> int:
     area = ctx.engine.state.areas.get(ctx.here)
     if area is None or kind is None:
         return 0
-    state = ctx.engine.state
-    if kind in state.instances or kind not in ctx.engine.game.objects or not ctx.engine.game.objects[kind].instanced:
+    return lying_in(ctx.engine, area, kind)
+
+
+def lying_in(engine: Any, area: Any, kind: str) -> int:
+    """Units of an object type (or of one named thing) on the ground of ``area``."""
+    t = engine.game.objects.get(kind)
+    if t is None or not t.instanced:
         return area.objects.get(kind, 0)
+    state = engine.state
     return sum(1 for h in area.objects if type_of(state, h) == kind)
 
 
@@ -256,3 +263,23 @@ def hint(op: Any, ctx: Ctx, vars: dict[str, s.Var]) -> Condition | None:
 
         return op.quest if VOCABULARY[op.quest.type].family in ("state", "combinator") else None
     return None
+
+
+def mentions(op: Any, names: Iterable[str]) -> bool:
+    """Whether a condition refers to any of ``names`` (as ``$name`` or ``{name}``), at any depth."""
+    wanted = tuple(names)
+    if not wanted:
+        return False
+
+    def walk(value: Any) -> bool:
+        if isinstance(value, str):
+            return any(value.startswith(f"${n}") or f"{{{n}}}" in value for n in wanted)
+        if isinstance(value, tuple | list):
+            return any(walk(v) for v in value)
+        if isinstance(value, dict):
+            return any(walk(v) for v in value.values())
+        if dataclasses.is_dataclass(value):
+            return any(walk(getattr(value, f.name)) for f in dataclasses.fields(value))
+        return False
+
+    return walk(op)
