@@ -636,3 +636,17 @@ def test_interpreted_rules_do_not_depend_on_hash_seeds(rules_game):
     game = rules_game(RICH)
     digests = {subprocess_digest(game.path, 3, 60, hash_seed) for hash_seed in ("0", "1", "random")}
     assert len(digests) == 1
+
+
+def test_the_documented_example_loads_and_plays(rh):
+    from pathlib import Path
+
+    doc = (Path(__file__).parents[2] / "docs" / "game-format.md").read_text(encoding="utf-8")
+    section = doc.split("## Rules as data", 1)[1]
+    example = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
+    h = rh(example)
+    h.hold("club")
+    h.hold("stick")
+    assert h.listed("whittle") == ["whittle stick"]
+    assert h.ok("whittle stick") == "I whittle stick into a plank (1 so far)."
+    assert not h.engine.game.rules.predicates["whittled_many"](h.engine, h.agent)
