@@ -1,4 +1,4 @@
-"""Loading a game folder: ``world.json`` + ``quest.json`` + optional ``rules.py`` -> :class:`Game`.
+"""Loading a game folder: ``world.json`` + ``quest.json`` + optional ``rules.py`` / ``rules.json`` -> :class:`Game`.
 
 A :class:`Game` is immutable content plus the assembled :class:`~odyssey_env.rules.RuleBook` and the
 lookup tables every rule needs (objects by name, which recipes use an ingredient, ...). Loading checks
@@ -28,7 +28,16 @@ from odyssey_env.content import AreaSpec, NpcType, ObjectType, WorldSpec
 from odyssey_env.limits import LIMITS, MAX_FILE_BYTES
 from odyssey_env.quests.shape import quest_summary
 from odyssey_env.quests.spec import QuestSpec
-from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook, RuleError, core_step_rules, placement
+from odyssey_env.rulelang.checks import check_rule_quests
+from odyssey_env.rules import (
+    BASE_RULE_MODULES,
+    BASE_VERBS,
+    RuleBook,
+    RuleError,
+    core_step_rules,
+    placement,
+    step_rule_names,
+)
 from odyssey_env.schema import FormatError, Problem
 
 __all__ = ["GAMES_DIR", "Game", "GameError", "UntrustedGameError", "available_games", "load_game"]
@@ -210,6 +219,10 @@ def _load(path: Path) -> Game:
     modules: list[ModuleType | str] = list(BASE_RULE_MODULES)
     if (path / "rules.py").exists():
         modules.append(_import_rules(path))
+    checked_rules = None
+    if (path / "rules.json").exists():  # data, not code: it needs no trust
+        module, checked_rules = _rule_file(path, spec, modules)
+        modules.append(module)
     try:
         rules = RuleBook(
             modules,
@@ -242,10 +255,27 @@ def _load(path: Path) -> Game:
         recipes=tuple(o for o in spec.objects if o.recipe is not None),
     )
     rules.steps = [rule for rule in rules.steps if rule.active(game)]
+    if checked_rules is not None:
+        problems += check_rule_quests(game, checked_rules)
     problems += check_quest(game)
     if problems:
         raise GameError(problems)
     return game
+
+
+def _rule_file(path: Path, spec: WorldSpec, modules: list[ModuleType | str]) -> tuple[ModuleType, Any]:
+    """Check and compile a folder's ``rules.json`` (odyssey_env.rulelang); its step rules may place
+    themselves after or before any step rule of the engine or of the folder's ``rules.py``."""
+    from odyssey_env.rulelang import load_rules
+
+    problems: list[Problem] = []
+    raw = _read_json(path / "rules.json", problems)
+    if problems:
+        raise GameError(problems)
+    try:
+        return load_rules(raw, spec, known_steps=step_rule_names(modules))
+    except FormatError as exc:
+        raise GameError(exc.problems) from None
 
 
 def _import_rules(path: Path) -> ModuleType:
