@@ -25,9 +25,8 @@ from odyssey_agents.llm import LLMConfigError, LLMError
 from odyssey_agents.registry import AGENTS, register_agent
 from odyssey_env import trust
 from odyssey_env.trust import content_digest
-from odyssey_eval.multirunner import AGENTS_DIR, multi_run_path, run_multi_cell
 from odyssey_eval.rundir import RunDir, RunDirError
-from odyssey_eval.runner import KILL_AFTER_ENV, RunError
+from odyssey_eval.runner import AGENTS_DIR, KILL_AFTER_ENV, RunError, multi_run_path, run_multi_cell
 from odyssey_eval.trajectory import _encode_line
 
 from .conftest import quiet

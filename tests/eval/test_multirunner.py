@@ -14,9 +14,8 @@ pytest.importorskip("pettingzoo", reason='multi-agent cells need the "multiagent
 
 from odyssey_eval.factory import ConfigError
 from odyssey_eval.metrics import compute_metrics
-from odyssey_eval.multirunner import AGENTS_DIR, multi_run_path, run_multi_cell
 from odyssey_eval.rundir import RunDir, RunDirError
-from odyssey_eval.runner import KILL_AFTER_ENV, run_cell
+from odyssey_eval.runner import AGENTS_DIR, KILL_AFTER_ENV, multi_run_path, run_cell, run_multi_cell
 from odyssey_eval.trajectory import read_trajectory
 
 from .conftest import cell, lines, quiet
@@ -114,7 +113,7 @@ def test_each_agent_has_its_own_budget_and_leaves_when_it_is_spent(tmp_path):
 
 _CHILD = """
 import json, sys
-from odyssey_eval.multirunner import run_multi_cell
+from odyssey_eval.runner import run_multi_cell
 run_multi_cell(json.loads(sys.argv[1]), log=lambda m: None)
 """
 

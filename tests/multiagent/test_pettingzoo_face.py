@@ -73,15 +73,16 @@ def test_faces_are_pettingzoo_classes_with_text_spaces():
     assert {"step", "time", "area", "reward_breakdown", "events", "quest", "invalid_action"} <= set(infos["player_0"])
 
 
-def test_module_env_is_both_the_gymnasium_module_and_the_aec_constructor():
+def test_the_package_names_both_pettingzoo_constructors_and_the_gymnasium_module_is_a_module():
     import gymnasium as gym
 
     import odyssey_env.env as face
 
     assert odyssey_env.env is face and face.OdysseyEnv is odyssey_env.OdysseyEnv
-    aec = odyssey_env.env("mossfall", agents=2)
-    assert isinstance(aec, AECEnv)
-    gym.make("Odyssey/Mossfall-v0").reset(seed=0)  # the Gymnasium face still imports from the module
+    assert not callable(odyssey_env.env)  # a plain module: the AEC constructor is aec_env
+    aec = odyssey_env.aec_env("mossfall", agents=2)
+    assert isinstance(aec, AECEnv) and odyssey_env.aec_env is env
+    gym.make("Odyssey/Mossfall-v0").reset(seed=0)
     assert odyssey_env.parallel_env is parallel_env
 
 
@@ -137,7 +138,8 @@ def test_step_needs_exactly_one_command_per_live_agent():
         par.step({"player_0": "wait"})
     with pytest.raises(ValueError, match="not playing: player_9"):
         par.step({"player_0": "wait", "player_1": "wait", "player_9": "wait"})
-    with pytest.warns(UserWarning, match="unknown reset option"):
+    known = "known: tutorial, valid_actions, state"
+    with pytest.raises(ValueError, match=rf"unknown reset option\(s\) \['colour'\]; {known}"):
         par.reset(seed=0, options={"colour": "red"})
 
 
