@@ -6,7 +6,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -19,35 +18,9 @@ from odyssey_eval.runner import AGENTS_DIR, KILL_AFTER_ENV, multi_run_path, run_
 from odyssey_eval.trajectory import read_trajectory
 
 from .conftest import cell, lines, quiet
+from .test_cell_integrity import SCRIPTED, multi
+from .test_cell_integrity import team_content as content
 from .test_runner import scrub
-
-SCRIPTED = {"name": "scripted", "model": "explore", "policy": "explore", "malformed_every": 0, "context_window": None}
-
-
-def multi(output_dir: Path, agents=("oracle", "random", "long_context"), **over) -> dict:
-    cfg = cell(output_dir, **over)
-    cfg.pop("agent")
-    cfg["agents"] = list(agents)
-    cfg.setdefault("llm", SCRIPTED)
-    if any(a in ("long_context", "no_memory") for a in agents) and cfg["llm"]["name"] == "none":
-        cfg["llm"] = SCRIPTED
-    return cfg
-
-
-def content(path: Path) -> dict:
-    out = {
-        "results": scrub(json.loads((path / "results.json").read_text())),
-        "questions": json.loads((path / "qa_questions.json").read_text()),
-    }
-    for agent_dir in sorted((path / AGENTS_DIR).iterdir()):
-        out[agent_dir.name] = {
-            "trajectory": scrub(lines(agent_dir / "trajectory.jsonl")),
-            "qa": scrub(lines(agent_dir / "qa.jsonl")),
-        }
-    graph = path / "dependency_graph.json"
-    if graph.exists():
-        out["graph"] = json.loads(graph.read_text())
-    return out
 
 
 def test_a_multi_agent_cell_writes_one_directory_with_every_agents_files(tmp_path):
