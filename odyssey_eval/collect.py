@@ -135,7 +135,7 @@ def load_cell(path: Path) -> list[Run]:
     rd = RunDir(path)
     results = rd.results()
     if "agents" in results and "multiagent" in results:
-        from odyssey_eval.multirunner import AGENTS_DIR
+        from odyssey_eval.cell import AGENTS_DIR
 
         return [load_run(path / AGENTS_DIR / aid, cell_path=path) for aid in results["agents"]]
     return [load_run(path)]

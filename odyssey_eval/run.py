@@ -61,10 +61,9 @@ def task(cfg: Any) -> dict[str, Any]:
     from omegaconf import OmegaConf
 
     multi, plain = cell_config(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True))
-    if multi:  # several agents in one world
-        from odyssey_eval.multirunner import run_multi_cell as play
-    else:
-        from odyssey_eval.runner import run_cell as play
+    from odyssey_eval.runner import run_cell, run_multi_cell
+
+    play = run_multi_cell if multi else run_cell  # several agents in one world, or one
     outcome = play(plain, config_yaml=OmegaConf.to_yaml(cfg, resolve=True))
     return {
         "path": str(outcome.path),
@@ -87,13 +86,9 @@ def cell_config(composed: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
 def cell_directory(composed: dict[str, Any]) -> Path:
     """The run directory of the cell a composed ``run.yaml`` config names (raises for one it would refuse)."""
     multi, plain = cell_config(composed)
-    if multi:
-        from odyssey_eval.multirunner import multi_run_path
+    from odyssey_eval.runner import cell_path, multi_run_path
 
-        return multi_run_path(plain)
-    from odyssey_eval.runner import cell_path
-
-    return cell_path(plain)
+    return multi_run_path(plain) if multi else cell_path(plain)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

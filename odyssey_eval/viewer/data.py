@@ -42,7 +42,7 @@ FLAGS: dict[str, int] = {
     "level_up": 512,
     "qa": 1024,
 }
-AGENTS_DIR = "agents"  # as odyssey_eval.multirunner.AGENTS_DIR (not imported: it pulls in the runner)
+AGENTS_DIR = "agents"  # as odyssey_eval.cell.AGENTS_DIR (not imported: it pulls in the runner)
 
 
 class ViewError(RunDirError):

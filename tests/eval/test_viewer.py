@@ -324,7 +324,7 @@ def test_serve_answers_on_loopback_only_with_the_one_page(run):
 # ---------------------------------------------------------------------------- multi-agent cells and reports
 def test_a_multi_agent_cell_has_every_agent_on_one_map(tmp_path):
     pytest.importorskip("pettingzoo", reason='multi-agent cells need the "multiagent" extra')
-    from odyssey_eval.multirunner import run_multi_cell
+    from odyssey_eval.runner import run_multi_cell
 
     from .conftest import cell, quiet
 
