@@ -289,7 +289,9 @@ def rewards_in_code(cls: ast.ClassDef) -> dict[str, list[str]]:
         for stmt in node.body:
             call = getattr(stmt, "value", None)
             if isinstance(call, ast.Call) and getattr(call.func, "attr", "") == "_ensure_reward_available":
-                objs = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+                # (agent_id, world, area_id, obj_id, res): the object is the fourth argument
+                obj = call.args[3] if len(call.args) > 3 else None
+                objs = [obj.value] if isinstance(obj, ast.Constant) and isinstance(obj.value, str) else []
                 out.setdefault(test.comparators[0].value, []).extend(objs)
     return out
 
@@ -418,11 +420,19 @@ def convert_main_quest(
             i = order.index(spawner)
             target = by_id[order[i + 1]] if i + 1 < len(order) else by_id[spawner]
         target.setdefault("spawn", []).append({"npc": npc, "area": area})
+
+    def following(sid: str) -> dict[str, Any] | None:
+        """The stage that opens when ``sid`` completes: the first that requires it, else the next one in order."""
+        after = next((s for s in all_stages if sid in (s.get("requires") or ())), None)
+        if after is not None:
+            return after
+        i = order.index(sid)
+        return by_id[order[i + 1]] if i + 1 < len(order) else None
+
     for sid, objs in rewards.items():
         if sid not in by_id:
             continue
-        i = order.index(sid)
-        nxt = by_id[order[i + 1]] if i + 1 < len(order) else None
+        nxt = following(sid)
         spawn_area = _stage_area(by_id[sid]) or world["spawn"]
         if nxt is not None:
             for o in objs:
@@ -437,9 +447,9 @@ def convert_main_quest(
     coin = next((o["name"] for o in world["objects"] if o["category"] == "currency"), None)
     for s in all_stages:
         coins = int(s["_def"].get("gives_coins") or 0)
-        i = order.index(s["id"])
-        if coins and coin and i + 1 < len(order):
-            by_id[order[i + 1]].setdefault("place", []).append(
+        nxt = following(s["id"])
+        if coins and coin and nxt is not None:
+            nxt.setdefault("place", []).append(
                 {"object": coin, "area": _stage_area(s) or world["spawn"], "amount": coins}
             )
     for s in all_stages:
