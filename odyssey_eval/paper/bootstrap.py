@@ -45,6 +45,7 @@ class Bindings:
     """What the quest's keys mean: values (areas, words, counts), NPC instances and bosses."""
 
     values: dict[str, Any] = field(default_factory=dict)
+    placed: list[tuple[str, str]] = field(default_factory=list)  # (reference object id, area id) put at the start
     npcs: dict[str, tuple[str, str | None]] = field(default_factory=dict)  # key -> (reference NPC id, area id)
     bosses: dict[str, BossSpec] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)  # where the reference decides per run and we fix one value
@@ -344,7 +345,30 @@ def read_bindings(cls: ast.ClassDef, consts: Mapping[str, Any], picker: Picker |
     npcs = _method(cls, "_ensure_static_quest_npcs")
     if npcs is not None:
         out.npcs = _npc_bindings(npcs, reader)
+    objects = _method(cls, "_ensure_quest_objects")
+    if objects is not None:
+        out.placed = _quest_objects(objects)
     bosses = _method(cls, "_ensure_named_boss_spawned")
     if bosses is not None:
         out.bosses = _boss_specs(bosses, reader)
     return out
+
+
+def _quest_objects(fn: ast.FunctionDef) -> list[tuple[str, str]]:
+    """``_ensure_quest_objects``: ``X_area_id = "area_..."`` and ``X_id = "obj_..."``, the object put in that area.
+
+    The method is read only when it names exactly one area; anything else is left to the import's checks.
+    """
+    areas: list[str] = []
+    objects: list[str] = []
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
+                value = node.value.value
+                if value.startswith("area_"):
+                    areas.append(value)
+                elif value.startswith("obj_"):
+                    objects.append(value)
+    if len(set(areas)) != 1:
+        return []
+    return [(o, areas[0]) for o in dict.fromkeys(objects)]

@@ -28,7 +28,13 @@ from odyssey_eval.paper import tutorial as tutorial_mod
 from odyssey_eval.paper.bootstrap import Picker, read_bindings
 from odyssey_eval.paper.literals import NotLiteral, class_data, find_class, parse
 from odyssey_eval.paper.mechanics import bind_mechanics
-from odyssey_eval.paper.quest import TRANSLATIONS, condition_defaults, convert_main_quest, rewards_in_code
+from odyssey_eval.paper.quest import (
+    TRANSLATIONS,
+    condition_code,
+    condition_defaults,
+    convert_main_quest,
+    rewards_in_code,
+)
 from odyssey_eval.paper.release import Release
 from odyssey_eval.paper.world import ConvertError, convert_world
 
@@ -153,6 +159,10 @@ def import_game(release: Release, game: str) -> ImportedGame:
         for ref_npc, ref_area in bindings.npcs.values():
             if ref_npc in ent.npcs and ref_area in ent.areas:
                 by_area[ent.areas[ref_area]].setdefault("npcs", []).append(ent.npcs[ref_npc])
+        for ref_obj, ref_area in bindings.placed:
+            if ref_obj in ent.objects and ref_area in ent.areas:
+                objs = by_area[ent.areas[ref_area]].setdefault("objects", {})
+                objs[ent.objects[ref_obj]] = max(1, objs.get(ent.objects[ref_obj], 0))
         npc_by_name = {n["name"]: n for n in world["npcs"]}
         for spec in bindings.bosses.values():
             if spec.npc in ent.npcs:
@@ -164,7 +174,15 @@ def import_game(release: Release, game: str) -> ImportedGame:
         if guide is None:
             raise ConvertError(f"{game}: {paths['quest']} names no guide NPC (OBJECTIVE_NPC_BASE_ID / NAME_POOL)")
         main, quest_notes = convert_main_quest(
-            game, config, bindings, ent, world, guide, rewards_in_code(quest_cls), condition_defaults(quest_cls)
+            game,
+            config,
+            bindings,
+            ent,
+            world,
+            guide,
+            rewards_in_code(quest_cls),
+            condition_defaults(quest_cls),
+            condition_code(quest_cls),
         )
         quest["main"] = main
         notes += quest_notes

@@ -17,7 +17,7 @@ from typing import Any
 from odyssey_eval.paper.bootstrap import Bindings
 from odyssey_eval.paper.world import ConvertError, Entities, ascii_text
 
-__all__ = ["TRANSLATIONS", "condition_defaults", "convert_main_quest", "rewards_in_code"]
+__all__ = ["TRANSLATIONS", "condition_code", "condition_defaults", "convert_main_quest", "rewards_in_code"]
 
 #: Reference condition type -> how odyssey says it (for docs/fidelity.md and the provenance file).
 TRANSLATIONS: dict[str, str] = {
@@ -88,6 +88,7 @@ class _Ctx:
         self.objects = {o["name"]: o for o in world["objects"]}
         self.npcs = {n["name"]: n for n in world["npcs"]}
         self.defaults: dict[tuple[str, str], Any] = {}
+        self.code: dict[str, str] = {}
 
     def where(self) -> str:
         return f"{self.game} quest stage {self.stage}"
@@ -179,7 +180,14 @@ def _translate(ctx: _Ctx, cond: dict[str, Any], siblings: list[dict[str, Any]], 
         names = [n for n, o in ctx.objects.items() if o["category"] == cond["category"] and not o.get("quest")]
         return _any([{"type": "has_item_count", "object": n} for n in names])
     if t == "equipped_any_of":
-        return {"type": "equipped_any_of", "objects": [ctx.obj(o) for o in cond["base_objs"]]}
+        objs = [ctx.obj(o) for o in cond["base_objs"]]
+        worn = {"type": "equipped_any_of", "objects": objs}
+        if "items_in_hands" not in ctx.code.get(t, ""):
+            return worn
+        # this game's check also counts what is held in a hand (weapons are held, not worn)
+        notes.append("equipped_any_of (worn or in hand) -> equipped_any_of, or carried for what cannot be worn")
+        held = [o for o in objs if ctx.objects[o]["category"] not in ("armor", "container")]
+        return _any(([worn] if len(held) < len(objs) else []) + [{"type": "has_item_count", "object": o} for o in held])
     if t == "equipped_armor_level":
         level = int(cond.get("min_level", 1))
         names = [n for n, o in ctx.objects.items() if o["category"] == "armor" and o["level"] >= level]
@@ -275,6 +283,21 @@ def condition_defaults(cls: ast.ClassDef) -> dict[tuple[str, str], Any]:
     return out
 
 
+def condition_code(cls: ast.ClassDef) -> dict[str, str]:
+    """The source of each ``if stype/ctype/etype == "T":`` branch of the quest class (to read what T checks)."""
+    out: dict[str, str] = {}
+    for node in ast.walk(cls):
+        if isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1:
+            left, right = node.test.left, node.test.comparators[0]
+            if (
+                isinstance(left, ast.Name)
+                and left.id in ("ctype", "stype", "etype")
+                and isinstance(right, ast.Constant)
+            ):
+                out.setdefault(str(right.value), ast.unparse(ast.Module(body=node.body, type_ignores=[])))
+    return out
+
+
 def rewards_in_code(cls: ast.ClassDef) -> dict[str, list[str]]:
     """``if sid == "S": self._ensure_reward_available(..., "obj_X", res)`` in ``apply``: stage -> objects given."""
     out: dict[str, list[str]] = {}
@@ -334,6 +357,7 @@ def convert_main_quest(
     guide: str,
     rewards: dict[str, list[str]],
     defaults: dict[tuple[str, str], Any] | None = None,
+    code: dict[str, str] | None = None,
 ) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """The ``main`` part of ``quest.json`` and the per-stage notes."""
     npc_area = {}
@@ -342,6 +366,7 @@ def convert_main_quest(
             npc_area[ent.npcs[ref]] = ent.areas[area]
     ctx = _Ctx(game, b, ent, world, npc_area)
     ctx.defaults = dict(defaults or {})
+    ctx.code = dict(code or {})
     notes: list[dict[str, str]] = []
     chapters = []
     previous_last: str | None = None
@@ -420,6 +445,16 @@ def convert_main_quest(
             i = order.index(spawner)
             target = by_id[order[i + 1]] if i + 1 < len(order) else by_id[spawner]
         target.setdefault("spawn", []).append({"npc": npc, "area": area})
+    # bosses the reference spawns from code by quest progress (_ensure_bosses_for_progress) with no
+    # spawns_boss_key: they appear when the stage that fights them opens
+    woken = set(boss_stage.values())
+    for key, spec in b.bosses.items():
+        if key in b.npcs or key in woken or spec.area is None or spec.npc not in ent.npcs:
+            continue
+        npc = ent.npcs[spec.npc]
+        target = next((s for s in all_stages if _names_npc(s["done"], npc)), None)
+        if target is not None:
+            target.setdefault("spawn", []).append({"npc": npc, "area": ctx.area(spec.area)})
 
     def following(sid: str) -> dict[str, Any] | None:
         """The stage that opens when ``sid`` completes: the first that requires it, else the next one in order."""
