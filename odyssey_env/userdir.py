@@ -15,7 +15,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PROVENANCE", "find", "games_dir", "provenance", "user_games"]
+__all__ = ["PROVENANCE", "find", "games_dir", "origin", "provenance", "user_games"]
 
 PROVENANCE = "paper.json"
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
@@ -58,3 +58,27 @@ def provenance(folder: Path) -> dict[str, Any] | None:
     if not isinstance(data, dict) or not _ID.match(str(data.get("env_id", ""))):
         return None
     return data
+
+
+def origin(folder: Path, shipped_dir: Path | None = None) -> dict[str, Any]:
+    """What a game folder is relative to the paper: odyssey's own, imported from the reference, or the user's.
+
+    ``{"kind": "odyssey" | "paper" | "user", "env_id": ..., "summary": one line}``; a paper game's line names
+    the release and its SHA-256 (``imported from agentodyssey 0.1.0 (sha256 d849dd9d6ae4)``).
+    """
+    folder = Path(folder)
+    shipped_dir = shipped_dir or Path(__file__).parent / "games"
+    record = provenance(folder)
+    if record is not None:
+        src = record.get("imported_from", {})
+        return {
+            "kind": "paper",
+            "env_id": record["env_id"],
+            "summary": str(record.get("summary", "")),
+            "release": f"{src.get('package', 'agentodyssey')} {src.get('version', '?')}",
+            "sha256": str(src.get("sha256", "")),
+        }
+    title = "".join(part.capitalize() for part in folder.name.split("_"))
+    if folder.resolve().parent == shipped_dir.resolve():
+        return {"kind": "odyssey", "env_id": f"Odyssey/{title}-v0", "summary": "odyssey's own game"}
+    return {"kind": "user", "env_id": f"Odyssey/{title}-v0", "summary": f"a game folder ({folder})"}

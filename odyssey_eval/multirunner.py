@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
+from odyssey_env.userdir import origin
 from odyssey_eval import lifecycle
 from odyssey_eval.configs import CONFIG_DIR
 from odyssey_eval.factory import ConfigError, build_agent
@@ -446,6 +447,7 @@ class _MultiCell:
             "format": RESULTS_FORMAT,
             "game": self.game.name,
             "game_title": self.game.title,
+            "game_origin": origin(self.game.path),  # odyssey's own, or the paper's imported from which release
             "seed": self.seed,
             "max_steps": self.max_steps,
             "tutorial": self.key["tutorial"],

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
+from odyssey_env.userdir import origin
 from odyssey_eval import lifecycle
 from odyssey_eval.factory import build_agent
 from odyssey_eval.lifecycle import (
@@ -305,6 +306,7 @@ class _Cell:
             "format": RESULTS_FORMAT,
             "game": self.game.name,
             "game_title": self.game.title,
+            "game_origin": origin(self.game.path),  # odyssey's own, or the paper's imported from which release
             "agent": self.agent.describe(),
             "agent_stats": self.agent.stats(),
             "agent_name": self.key["agent"]["name"],
