@@ -34,6 +34,8 @@ from odyssey_env.schema import FormatError, Problem
 __all__ = ["GAMES_DIR", "Game", "GameError", "UntrustedGameError", "available_games", "load_game"]
 
 GAMES_DIR = Path(__file__).parent / "games"
+#: The paper's games, by the reference's names: found in the user games directory once imported.
+PAPER_GAMES = ("base", "remnant", "mark", "metropolis", "quarantine", "robot_kingdom", "saltglass")
 
 
 class GameError(FormatError):
@@ -136,7 +138,10 @@ def _resolve(game: str | Path) -> Path:
 
     shipped = ", ".join(available_games())
     mine = ", ".join(user_games())
-    hint = f"; in {games_dir()}: {mine}" if mine else f"; {games_dir()} holds no games (odyssey paper import)"
+    if isinstance(game, str) and game in PAPER_GAMES:
+        hint = f"; {game} is one of the paper's games: import them once with `odyssey paper import`"
+    else:
+        hint = f"; in {games_dir()}: {mine}" if mine else f"; no games in {games_dir()}"
     raise GameError([Problem(str(game), "", f"not a shipped game ({shipped}) nor a folder with a world.json{hint}")])
 
 
