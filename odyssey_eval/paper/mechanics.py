@@ -110,6 +110,23 @@ def bind_mechanics(
     if steps:
         out["step_rules"] = list(dict.fromkeys(steps))
     params: dict[str, dict[str, Any]] = {}
+    if "lockpick" in verbs:
+        # the reference's LockpickRule works with obj_lockpick (20%) or obj_tension_wrench (10%) in hand and
+        # uses the tool up whether it succeeds or not
+        objects = {o["name"]: o for o in world["objects"]}
+        tools = [ent.objects[i] for i in ("obj_lockpick", "obj_tension_wrench") if i in ent.objects]
+        for name in tools:
+            uses = objects[name].setdefault("uses", [])
+            if "lockpick" not in uses:
+                uses.append("lockpick")
+        params["lockpick"] = {"chance": 0.2, "break_chance": 1.0}
+        notes.append(
+            {
+                "where": "verbs.lockpick",
+                "difference": "one success chance (0.2) for every lockpicking tool; the reference gives the tension "
+                "wrench 0.1",
+            }
+        )
     if "rumor_notes" in steps:
         writable = next(
             (o["name"] for o in world["objects"] if o["category"] == "writable" and not o.get("quest")), None

@@ -344,9 +344,16 @@ def convert_world(
             }
         )
     graph_def = definition.get("graph")
-    unlockables = [
-        ent.objects[o["id"]] for o in objects_def if o.get("usage") == "unlock" and o["id"] not in quest_obj_ids
-    ]
+    # The reference's enter rule opens every locked path with obj_key held in a hand (and uses it up),
+    # whatever key the path names; so the imported locks all take that object.
+    if "obj_key" in ent.objects:
+        unlockables = [ent.objects["obj_key"]]
+    else:
+        unlockables = [
+            ent.objects[o["id"]] for o in objects_def if o.get("usage") == "unlock" and o["id"] not in quest_obj_ids
+        ]
+        if unlockables:
+            ent.note("graph", f"the game has no obj_key, which the reference's locks need; they take {unlockables[0]}")
     if graph_def and graph_def.get("connections"):
         connections = []
         for c in graph_def["connections"]:
@@ -354,7 +361,11 @@ def convert_world(
             if c.get("locked"):
                 edge["locked"] = True
                 key = c.get("key")
-                edge["key"] = ent.obj(key, f"{game} graph") if key else (unlockables[0] if unlockables else None)
+                if key and key != "obj_key" and unlockables:
+                    ent.note(
+                        f"graph.{edge['a']}-{edge['b']}", f"names {key} as its key; the reference opens it with obj_key"
+                    )
+                edge["key"] = unlockables[0] if unlockables else (ent.obj(key, f"{game} graph") if key else None)
             connections.append(edge)
         graph: dict[str, Any] = {"mode": "fixed", "connections": connections}
     else:
