@@ -39,7 +39,8 @@ WORLD = {
         ],
         "objects": [
             {"type": "object", "id": "obj_coin", "name": "coin", "category": "currency", "usage": "exchange",
-             "value": 1, "size": 1, "description": "A coin \u2014 round.", "craft": {"ingredients": {}, "dependencies": []},
+             "value": 1, "size": 1, "description": "A coin \u2014 round.",
+             "craft": {"ingredients": {}, "dependencies": []},
              "level": 1},
             {"type": "object", "id": "obj_stick", "name": "stick", "category": "material", "usage": "craft",
              "value": 1, "size": 1, "description": "A stick.", "craft": {"ingredients": {}, "dependencies": []},

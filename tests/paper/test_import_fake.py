@@ -130,7 +130,7 @@ def test_the_imported_game_is_found_by_name_and_plays(tmp_path, tree, monkeypatc
     assert summary["quest_object_types"] == 1
     register_envs()
     env = gym.make("AgentOdyssey/Base-v0")
-    obs, info = env.reset(seed=3)
+    obs, _ = env.reset(seed=3)
     assert "I wake in a small test world." in obs
     from gymnasium.utils.env_checker import check_env
 
@@ -159,6 +159,6 @@ def test_bad_releases_are_one_line_errors(tmp_path, marker):
     tree = fake_release.write_tree(tmp_path / "release", marker)
     quest = tree / "games/base/rules/step_rules/main_quest.py"
     quest.write_text(quest.read_text().replace('"area_key": "ch1_far_area"', '"area_key": "ch1_nowhere"'))
-    with pytest.raises(ConvertError, match="ch1_write.*ch1_nowhere"):
+    with pytest.raises(ConvertError, match=r"ch1_write.*ch1_nowhere"):
         import_game(open_release(tree), "base")
     assert not marker.exists()
