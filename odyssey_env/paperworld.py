@@ -30,6 +30,7 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from odyssey_env.world import add, make_objects
@@ -37,7 +38,7 @@ from odyssey_env.world import add, make_objects
 if TYPE_CHECKING:
     from odyssey_env.content import NpcType, ObjectType
     from odyssey_env.game import Game
-    from odyssey_env.state import WorldState
+    from odyssey_env.state import Npc, WorldState
 
 __all__ = ["connect", "populate"]
 
@@ -47,9 +48,8 @@ def _sub(rng: random.Random) -> random.Random:
     return random.Random(rng.getrandbits(64))
 
 
-def connect(game: Game, state: WorldState, rng: random.Random) -> None:
-    from odyssey_env.worldgen import link
-
+def connect(game: Game, state: WorldState, rng: random.Random, link: Callable[..., None]) -> None:
+    """Lay out the paths (``link`` is :func:`odyssey_env.worldgen.link`, passed in: worldgen calls this module)."""
     draw = _sub(rng)
     keys = list(game.spec.graph.lock_keys)
     for c in game.spec.graph.connections:
@@ -87,7 +87,8 @@ def _weight(o: ObjectType, level: int, near: tuple[float, float, float]) -> floa
     return near[1] if abs(o.level - level) <= 1 else near[2]
 
 
-def populate(game: Game, state: WorldState, rng: random.Random) -> None:
+def populate(game: Game, state: WorldState, rng: random.Random, spawn_npc: Callable[..., Npc]) -> None:
+    """Fill the areas (``spawn_npc`` is :func:`odyssey_env.worldgen.spawn_npc`, passed in as ``link`` is)."""
     objects_rng, coins_rng, npc_rng = _sub(rng), _sub(rng), _sub(rng)
     spawn = game.spec.spawn
     areas = [state.areas[a] for a in game.areas]
@@ -130,12 +131,12 @@ def populate(game: Game, state: WorldState, rng: random.Random) -> None:
         for area in areas:
             if area.name != spawn and coins_rng.random() < 0.5:
                 add(area.objects, game.currency, coins_rng.randint(1, 2 * area.level))
-    _place_npcs(game, state, npc_rng, spread, top)
+    _place_npcs(game, state, npc_rng, spread, top, spawn_npc)
 
 
-def _place_npcs(game: Game, state: WorldState, draw: random.Random, spread: list, top: int) -> None:
-    from odyssey_env.worldgen import spawn_npc
-
+def _place_npcs(
+    game: Game, state: WorldState, draw: random.Random, spread: list, top: int, spawn_npc: Callable[..., Npc]
+) -> None:
     if not spread:
         return
     placed = {n for a in game.areas.values() for n in a.npcs}

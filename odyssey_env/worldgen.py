@@ -47,7 +47,7 @@ def generate(
     if spec.graph.mode == "agentodyssey":
         from odyssey_env.paperworld import connect
 
-        connect(game, state, rng)
+        connect(game, state, rng, link)
     else:
         _connect(game, state, rng)
     paper_style = spec.placement.style == "agentodyssey"
@@ -68,7 +68,7 @@ def generate(
     if paper_style:
         from odyssey_env.paperworld import populate
 
-        populate(game, state, rng)
+        populate(game, state, rng, spawn_npc)
     for agent_id in agent_ids:
         state.agents[agent_id] = new_agent(game, agent_id, spec.spawn)
     return state
