@@ -43,6 +43,8 @@ from odyssey_env.schema import FormatError, Problem
 __all__ = ["GAMES_DIR", "Game", "GameError", "UntrustedGameError", "available_games", "load_game"]
 
 GAMES_DIR = Path(__file__).parent / "games"
+#: The paper's games, by the reference's names: found in the user games directory once imported.
+PAPER_GAMES = ("base", "remnant", "mark", "metropolis", "quarantine", "robot_kingdom", "saltglass")
 
 
 class GameError(FormatError):
@@ -102,8 +104,11 @@ class Game:
             "places": len(self.spec.places),
             "areas": len(self.areas),
             "area_levels": f"{levels[0]}-{levels[-1]}" if levels else "",
-            "object_types": len(self.objects),
-            "npc_types": len(self.npcs),
+            # the world's own content; what a main quest or tutorial brings in is counted apart (imported games)
+            "object_types": sum(1 for o in self.objects.values() if not o.quest),
+            "npc_types": sum(1 for n in self.npcs.values() if not n.quest),
+            "quest_object_types": sum(1 for o in self.objects.values() if o.quest),
+            "quest_npc_types": sum(1 for n in self.npcs.values() if n.quest),
             "enemy_types": sum(1 for n in self.npcs.values() if n.hostile),
             "merchant_types": sum(1 for n in self.npcs.values() if n.merchant),
             "verbs": len(self.rules.actions),
@@ -128,12 +133,25 @@ def _resolve(game: str | Path) -> Path:
     path = Path(game)
     if isinstance(game, str) and NAME_RE.match(game) and (GAMES_DIR / game / "world.json").is_file():
         return GAMES_DIR / game
+    if isinstance(game, str) and NAME_RE.match(game):
+        from odyssey_env.userdir import find
+
+        found = find(game)
+        if found is not None and not (path / "world.json").is_file():
+            return found.resolve()
     if (path / "world.json").is_file():
         return path.resolve()
     if path.name == "world.json" and path.is_file():
         return path.parent.resolve()
+    from odyssey_env.userdir import games_dir, user_games
+
     shipped = ", ".join(available_games())
-    raise GameError([Problem(str(game), "", f"not a shipped game ({shipped}) nor a folder with a world.json")])
+    mine = ", ".join(user_games())
+    if isinstance(game, str) and game in PAPER_GAMES:
+        hint = f"; {game} is one of the paper's games: import them once with `odyssey paper import`"
+    else:
+        hint = f"; in {games_dir()}: {mine}" if mine else f"; no games in {games_dir()}"
+    raise GameError([Problem(str(game), "", f"not a shipped game ({shipped}) nor a folder with a world.json{hint}")])
 
 
 _cache: dict[Path, Game] = {}

@@ -91,10 +91,29 @@ def cell_directory(composed: dict[str, Any]) -> Path:
     return multi_run_path(plain) if multi else cell_path(plain)
 
 
+def _user_games(argv: list[str]) -> list[str]:
+    """``game=whales`` for a game in the user games directory (made by ``odyssey generate`` or ``odyssey paper
+    import``) that has no config of its own becomes ``game.name=whales``: the default game config with its name."""
+    from odyssey_env.userdir import find
+
+    out = []
+    for arg in argv:
+        key, eq, value = arg.partition("=")
+        names = value.split(",") if eq else []
+        if (
+            key == "game"
+            and names
+            and all(not (CONFIG_DIR / "game" / f"{n}.yaml").is_file() and find(n) is not None for n in names)
+        ):
+            arg = f"game.name={value}"
+        out.append(arg)
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run Hydra with its error printing off: a mistake comes back here as an exception and leaves as
     one line (:func:`odyssey_eval.cli.main` prints every :class:`OdysseyError` the same way)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _user_games(list(sys.argv[1:] if argv is None else argv))
     _require("hydra", "eval", "odyssey run")
     if not (CONFIG_DIR / "run.yaml").is_file():
         raise SystemExit(

@@ -54,7 +54,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("theme", nargs="?", help="one line saying what the world is about (see docs/generation.md)")
     p.add_argument("--name", help="the game's name: lower_snake_case; also the folder name")
-    p.add_argument("--out", help="the game folder to write (default ./NAME)")
+    p.add_argument(
+        "--out",
+        help="the game folder to write (default: NAME in the user games directory, $ODYSSEY_GAMES_DIR or "
+        "~/.local/share/odyssey/games, where odyssey play/run/games and gym.make find it by name)",
+    )
     p.add_argument("--spec", metavar="FILE", help="a JSON file with any of the spec fields; options override it")
     p.add_argument("--title", help="display title (default from the name)")
     sizes = p.add_argument_group("sizes (what 'odyssey games' counts)")
@@ -295,9 +299,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SpecError(
                 "llm=... settings are used by --author llm or --describe-with; the procedural author needs no model"
             )
+        from odyssey_env.userdir import games_dir
+
         result = generate(
             spec,
-            args.out,
+            args.out or str(games_dir() / spec.name),
             author=author,
             settings=settings,
             max_attempts=args.attempts,
@@ -320,7 +326,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(
         f"generated {result.path} ({result.report['statistics'].get('object_types')} object types, "
-        f"{result.report['statistics'].get('stages')} stages); play it: odyssey play {result.path}"
+        f"{result.report['statistics'].get('stages')} stages); play it: odyssey play "
+        f"{spec.name if args.out is None else result.path}"
     )
     if result.needs_trust:
         print(
