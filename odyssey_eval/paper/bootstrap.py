@@ -241,23 +241,27 @@ def _npc_bindings(fn: ast.FunctionDef, reader: _Reader) -> dict[str, tuple[str, 
         for stmt in ast.walk(ast.Module(body=block.body, type_ignores=[])):
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 value = stmt.value
-                if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
-                    if value.func.attr == "_create_npc_instance" and len(value.args) >= 3:
-                        try:
-                            base = reader.value(value.args[1])
-                        except _Unknown:
-                            continue
-                        area_node = value.args[2]
-                        try:
-                            area = (
-                                local[area_node.id]
-                                if isinstance(area_node, ast.Name) and area_node.id in local
-                                else reader.value(area_node)
-                            )
-                        except _Unknown:
-                            area = None
-                        call = (base, area if isinstance(area, str) else None)
+                if (
+                    isinstance(value, ast.Call)
+                    and isinstance(value.func, ast.Attribute)
+                    and value.func.attr == "_create_npc_instance"
+                    and len(value.args) >= 3
+                ):
+                    try:
+                        base = reader.value(value.args[1])
+                    except _Unknown:
                         continue
+                    area_node = value.args[2]
+                    try:
+                        area = (
+                            local[area_node.id]
+                            if isinstance(area_node, ast.Name) and area_node.id in local
+                            else reader.value(area_node)
+                        )
+                    except _Unknown:
+                        area = None
+                    call = (base, area if isinstance(area, str) else None)
+                    continue
                 with contextlib.suppress(_Unknown):
                     local[stmt.targets[0].id] = reader.value(value)
             key = _generated_key(stmt.targets[0]) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
@@ -310,13 +314,18 @@ def _area_key(node: ast.AST) -> str | None:
     key = _generated_key(node)
     if key is not None:
         return key
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get" and node.args:
-        if _is_self_attr(node.func.value, "_generated"):
-            try:
-                got = literal(node.args[0])
-            except NotLiteral:
-                return None
-            return got if isinstance(got, str) else None
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "get"
+        and node.args
+        and _is_self_attr(node.func.value, "_generated")
+    ):
+        try:
+            got = literal(node.args[0])
+        except NotLiteral:
+            return None
+        return got if isinstance(got, str) else None
     return None
 
 
@@ -362,13 +371,18 @@ def _quest_objects(fn: ast.FunctionDef) -> list[tuple[str, str]]:
     areas: list[str] = []
     objects: list[str] = []
     for node in ast.walk(fn):
-        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
-            if isinstance(node.value, ast.Constant) and isinstance(node.value.value, str):
-                value = node.value.value
-                if value.startswith("area_"):
-                    areas.append(value)
-                elif value.startswith("obj_"):
-                    objects.append(value)
+        if (
+            isinstance(node, ast.Assign)
+            and len(node.targets) == 1
+            and isinstance(node.targets[0], ast.Name)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):
+            value = node.value.value
+            if value.startswith("area_"):
+                areas.append(value)
+            elif value.startswith("obj_"):
+                objects.append(value)
     if len(set(areas)) != 1:
         return []
     return [(o, areas[0]) for o in dict.fromkeys(objects)]
