@@ -525,7 +525,7 @@ def _params(cls: type[_Rule], overrides: Mapping[str, Any] | None) -> Any:
 
 
 def _convention_problems(params: Any) -> Iterator[str]:
-    hints = typing.get_type_hints(type(params))
+    hints = schema.type_hints(type(params))  # never eval: a game folder's annotations are its text
     for f in dataclasses.fields(params):
         name, value = f.name, getattr(params, f.name)
         if name == "period" or name.endswith("_period"):

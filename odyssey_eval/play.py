@@ -122,7 +122,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         env = OdysseyEnv(args.game, tutorial=args.tutorial, trust=args.trust)
     except GameError as exc:
-        print(f"odyssey play: cannot load game {args.game!r}:\n{exc}", file=sys.stderr)
+        sep = "\n" if len(exc.problems) > 1 else " "  # one problem, one line
+        print(f"odyssey play: cannot load game {args.game!r}:{sep}{exc}", file=sys.stderr)
         return 2
     obs, _ = env.reset(seed=args.seed)
     if args.load:

@@ -97,9 +97,11 @@ def _parser() -> argparse.ArgumentParser:
     gen = p.add_argument_group("generation")
     gen.add_argument(
         "--author",
+        "--backend",  # its former name, kept so that scripts written for it keep working
+        dest="author",
         choices=("procedural", "llm"),
         default=None,
-        help="procedural: offline, seeded, no model (default); llm: the paper's pipeline",
+        help="procedural: offline, seeded, no model (default); llm: the paper's pipeline (--backend: former name)",
     )
     gen.add_argument(
         "--describe-with",
@@ -132,8 +134,8 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument(
         "--trust-output",
         action="store_true",
-        help="after every check passes, record the new "
-        "rules.py in your trust store (otherwise the 'odyssey trust' line is printed)",
+        help="no longer trusts anything: model-written rules.py is never trusted automatically; read it, then "
+        "run the 'odyssey trust' line printed at the end",
     )
     gen.add_argument("--quiet", action="store_true", help="print only the last line")
     val = p.add_argument_group("validation (defaults: docs/generation.md)")
@@ -330,7 +332,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{spec.name if args.out is None else result.path}"
     )
     if result.needs_trust:
+        if args.trust_output:
+            print("--trust-output does not apply to model-written code: nothing was trusted")
         print(
-            f"its rules.py is code that passed every check; to let it run without --trust: odyssey trust {result.path}"
+            f"its rules.py is model-written code: checks are not a proof that it is harmless; read it, then "
+            f"to let it run: odyssey trust {result.path}"
         )
     return 0

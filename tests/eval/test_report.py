@@ -133,7 +133,7 @@ def test_a_run_whose_game_folder_is_gone_is_still_recomputed_from_what_it_record
     from odyssey_env.game import GAMES_DIR
 
     folder = tmp_path / "my_game"
-    shutil.copytree(GAMES_DIR / "mossfall", folder)
+    shutil.copytree(GAMES_DIR / "mossfall", folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     out = run_cell(
         cell(tmp_path / "runs", game={"name": "mossfall", "path": str(folder)}, max_steps=10, qa={"enabled": False}),
         log=quiet,
@@ -150,7 +150,7 @@ def test_an_old_run_directory_of_a_game_folder_is_reported_from_its_stored_metri
     from odyssey_env.game import GAMES_DIR
 
     folder = tmp_path / "my_game"
-    shutil.copytree(GAMES_DIR / "mossfall", folder)
+    shutil.copytree(GAMES_DIR / "mossfall", folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     out = run_cell(
         cell(tmp_path / "runs", game={"name": "mossfall", "path": str(folder)}, max_steps=10, qa={"enabled": False}),
         log=quiet,
