@@ -54,6 +54,7 @@ from odyssey_env.env import (
     dependency_graph,
     observation_text,
 )
+from odyssey_env.extras import missing_extra
 from odyssey_env.game import Game, load_game
 from odyssey_env.quests import main_quest
 from odyssey_env.rewards import check_weights
@@ -66,9 +67,7 @@ try:
 except ModuleNotFoundError as exc:  # pragma: no cover - exercised in a venv without the extra
     if exc.name != "pettingzoo" and not str(exc.name).startswith("pettingzoo."):
         raise
-    raise ModuleNotFoundError(
-        'the PettingZoo face needs the "multiagent" extra: pip install "odyssey-gym[multiagent]"', name="pettingzoo"
-    ) from None
+    raise missing_extra("the PettingZoo face", "multiagent", "pettingzoo") from None
 
 __all__ = [
     "EPISODE_ENDS",

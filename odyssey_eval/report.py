@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from odyssey_env.extras import install_command
 from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.depgraph import TOGGLE_SCRIPT, arc_diagram_html, filter_graph, load_graph
 from odyssey_eval.metrics import WINDOW, WORK_PURPOSES, normalized_combined
@@ -317,7 +318,7 @@ def write_html(
         members = [r for r in runs if r.game == game]
         parts.append(f"<h2>{html.escape(game)}</h2>")
         if not plotting:
-            parts.append("<p class='warn'>Plots need matplotlib: pip install \"odyssey-gym[eval]\"</p>")
+            parts.append(f"<p class='warn'>Plots need matplotlib: {html.escape(install_command('eval'))}</p>")
         else:
             imgs = []
             x_offsets = {"diversity": WINDOW}  # the first window ends at its last command
