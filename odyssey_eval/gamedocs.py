@@ -64,7 +64,8 @@ def map_svg(game: Game, world: WorldState, spawn: str | None = None) -> str:
         out.append(
             f"<g><title>{html.escape(area)} ({html.escape(world_map.places[area])}, level {level})</title>{ring}"
             f'<circle cx="{x}" cy="{y}" r="7" fill="{fill}"/>'
-            f'<text x="{x}" y="{y + 19}" text-anchor="middle" fill="#333">{html.escape(area)}</text></g>'
+            f'<text x="{x}" y="{y + 19}" text-anchor="middle" fill="#333" stroke="#fff" stroke-width="3" '
+            f'paint-order="stroke">{html.escape(area)}</text></g>'
         )
     for i, place in enumerate(places):
         lx, ly = 20 + (i % 3) * 250, box_h + 16 + 22 * (i // 3)

@@ -45,7 +45,7 @@ def on_config(config: Any) -> Any:
     extra = {"games.md": [f"games/{g}.md" for g in _games()], "api.md": [f"api/{m}.md" for m in API_MODULES]}
     nav = []
     for entry in config["nav"]:
-        (title, page), = entry.items()
+        ((title, page),) = entry.items()
         if isinstance(page, str) and page in extra:
             nav.append({title: [{"Overview": page}, *extra[page]]})
         else:
