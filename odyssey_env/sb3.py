@@ -30,6 +30,7 @@ from gymnasium import spaces
 from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import DictInfoToList
 
+from odyssey_env.extras import missing_extra
 from odyssey_env.vector.parallel import OdysseyAsyncVectorEnv
 
 try:
@@ -37,9 +38,7 @@ try:
 except ModuleNotFoundError as exc:  # pragma: no cover - exercised in a venv without the extra
     if exc.name != "stable_baselines3" and not str(exc.name).startswith("stable_baselines3."):
         raise
-    raise ModuleNotFoundError(
-        'the SB3 adapter needs the "sb3" extra: pip install "odyssey-gym[sb3]"', name="stable_baselines3"
-    ) from None
+    raise missing_extra("the SB3 adapter", "sb3", "stable_baselines3") from None
 
 __all__ = ["OdysseyVecEnv", "make_sb3_vec_env"]
 

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.errors import ConfigError, OdysseyError
+from odyssey_env.extras import install_command
 from odyssey_eval.configs import CONFIG_DIR, REPO_CONFIG_DIR
 
 __all__ = ["LAUNCHER_PLUGINS", "Carried", "cell_config", "cell_directory", "main"]
@@ -43,7 +44,7 @@ def _require(module: str, extra: str, what: str) -> None:
     except ModuleNotFoundError:  # a parent package (hydra_plugins) is missing
         found = False
     if not found:
-        raise SystemExit(f'odyssey run: {what} needs the {extra!r} extra: pip install "odyssey-gym[{extra}]"')
+        raise SystemExit(f"odyssey run: {what} needs the {extra!r} extra: {install_command(extra)}")
 
 
 def _check_launcher(argv: Sequence[str]) -> None:
