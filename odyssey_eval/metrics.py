@@ -371,6 +371,7 @@ def _assemble(
         "tokens_per_step": (tokens_in + tokens_out) / n if n else 0.0,
         "tokens_by_purpose": {k: purposes[k] for k in sorted(purposes) if k not in WORK_PURPOSES},
         **work_tokens(purposes),
+        **prompt_cache(purposes, tokens_in),
         "decision_time_total": round(decision, 6),
         "decision_time_mean": decision / n if n else 0.0,
         "tutorial": tutorial,
@@ -541,8 +542,29 @@ def work_tokens(purposes: Mapping[str, Mapping[str, int]]) -> dict[str, int]:
     return out
 
 
+#: Keys of a calls-by-purpose row that only some rows have (prompt-cache counts, see ``Call``).
+_CACHE_KEYS = ("prefix_tokens", "cached_tokens")
+
+
 def _add_calls(into: dict[str, dict[str, int]], calls: Mapping[str, Mapping[str, int]]) -> None:
     for purpose, row in calls.items():
         acc = into.setdefault(purpose, {"calls": 0, "input_tokens": 0, "output_tokens": 0})
-        for key in acc:
-            acc[key] += row.get(key, 0)
+        acc["calls"] += row.get("calls", 0)
+        acc["input_tokens"] += row.get("input_tokens", 0)
+        acc["output_tokens"] += row.get("output_tokens", 0)
+        for key in _CACHE_KEYS:
+            if key in row:
+                acc[key] = acc.get(key, 0) + row[key]
+
+
+def prompt_cache(purposes: Mapping[str, Mapping[str, int]], input_tokens: int) -> dict[str, Any]:
+    """How much of the model calls' input repeated the start of an earlier prompt of the run
+    (``cacheable_prefix_tokens``: what a prompt cache could serve, an estimate) and how much the server
+    said it served from its cache (``cached_tokens``, 0 where it says nothing)."""
+    prefix = sum(r.get("prefix_tokens", 0) for p, r in purposes.items() if p not in WORK_PURPOSES)
+    cached = sum(r.get("cached_tokens", 0) for p, r in purposes.items() if p not in WORK_PURPOSES)
+    return {
+        "cacheable_prefix_tokens": prefix,
+        "cacheable_prefix_share": prefix / input_tokens if input_tokens else 0.0,
+        "cached_tokens": cached,
+    }

@@ -66,7 +66,8 @@ class Completion:
 
     ``reasoning`` holds a reasoning model's thinking when the server or template returns it apart from
     the answer (it is never parsed for the action). ``estimated`` is true when the server reported no
-    usage and the counts come from the backend's own estimate.
+    usage and the counts come from the backend's own estimate. ``cached_tokens``: the input tokens the
+    server says its prompt cache served (0 where it says nothing).
     """
 
     text: str
@@ -77,10 +78,18 @@ class Completion:
     reasoning: str | None = None
     finish_reason: str | None = None
     estimated: bool = False
+    cached_tokens: int = 0
 
-    def call(self) -> Call:
-        """The ledger entry of this completion."""
-        return Call(self.purpose, self.input_tokens, self.output_tokens, round(self.seconds, 6))
+    def call(self, prefix_tokens: int = 0) -> Call:
+        """The ledger entry of this completion (``prefix_tokens``: see :class:`Call`)."""
+        return Call(
+            self.purpose,
+            self.input_tokens,
+            self.output_tokens,
+            round(self.seconds, 6),
+            prefix_tokens=prefix_tokens,
+            cached_tokens=self.cached_tokens,
+        )
 
 
 class LLM(abc.ABC):
