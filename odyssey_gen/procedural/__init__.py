@@ -175,13 +175,9 @@ def draft(spec: GameSpec, attempt: int = 1) -> Draft:
     build_npcs(d)
     d.quest = QuestBuilder(d).build()
     ensure_supply(d, _demands(d))
-    words = d.namer.words
     d.description = f"A generated world of {spec.places} place(s) and {spec.areas} areas: {spec.theme.strip()}."
-    d.intro = f"I wake in {d.spawn.name}. " + (
-        f"Everything here speaks of {words[0]}" + (f" and {words[1]}" if len(words) > 1 else "") + "."
-        if words
-        else "The air is still."
-    )
+    first, second = d.rng.sample(d.namer.lexicon.motifs(), 2)
+    d.intro = f"I wake in {d.spawn.name}. Around me: {first}, and {second}."
     return d
 
 

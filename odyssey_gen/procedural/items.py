@@ -31,7 +31,7 @@ SLOT_DEFENSE = {"body": (2, 2), "head": (1, 1), "shield": (1, 1), "legs": (1, 1)
 
 TEXT: dict[str, tuple[str, ...]] = {
     "raw": (
-        "{a}, gathered where {w} is thick.",
+        "{a}, gathered in {place}.",
         "{a}; common enough in {place}, if you know where to look.",
         "{a}. Crafters value it more than traders do.",
         "{a}, rough and unworked.",
@@ -147,10 +147,7 @@ def _spread(n: int, top: int) -> list[int]:
 
 
 def _text(d: Draft, kind: str, name: str, area_title: str | None = None) -> str:
-    words = d.namer.words or ["mist"]
-    return sentence(
-        d.rng, TEXT[kind], a=article(words_of(name)), w=d.rng.choice(words), place=area_title or d.places[0].title
-    )
+    return sentence(d.rng, TEXT[kind], a=article(words_of(name)), place=area_title or d.places[0].title)
 
 
 class ObjectBuilder:

@@ -60,8 +60,8 @@ class QuestBuilder:
         self.seen: set[str] = set()  # conditions already used (as JSON), so no stage repeats another
         self.targets: set[str] = set()  # names already asked for by a filler
         self.counter = 0
-        words = d.namer.words or [d.namer.invented(), d.namer.invented()]
-        self.words = words if len(words) >= 2 else [*words, d.namer.invented()]
+        # the words of the writing stages: the world's own things, read as words
+        self.words = sorted({words_of(o.name) for o in d.objects.values() if o.kind in ("raw", "made", "trophy")})
 
     # ------------------------------------------------------------------ scope of a chapter
     def cap(self, k: int) -> int:
