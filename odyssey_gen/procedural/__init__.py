@@ -173,7 +173,9 @@ def draft(spec: GameSpec, attempt: int = 1) -> Draft:
     lay_out(d)
     ObjectBuilder(d).build()
     build_npcs(d)
-    d.quest = QuestBuilder(d).build()
+    builder = QuestBuilder(d)
+    d.quest = builder.build()
+    d.plot, d.structure = builder.plot.name, builder.structure
     ensure_supply(d, _demands(d))
     d.description = f"A generated world of {spec.places} place(s) and {spec.areas} areas: {spec.theme.strip()}."
     first, second = d.rng.sample(d.namer.lexicon.motifs(), 2)
@@ -236,10 +238,14 @@ class ProceduralAuthor:
             return f"no new code; optional verbs switched on: {verbs}; dynamics: {dynamics}"
         main = d.quest["main"]
         stages = sum(len(ch["stages"]) for ch in main["chapters"])
-        shape = f"a DAG forking {d.spec.branching} ways per chapter" if d.spec.branching > 1 else "linear"
+        shape = (
+            f"a DAG forking {d.spec.branching} ways per chapter, {d.structure.replace('_', '-')}"
+            if d.spec.branching > 1
+            else "linear"
+        )
         extra = [k for k in ("tutorial",) if k in d.quest]
         return (
-            f"'{main['title']}': {len(main['chapters'])} chapter(s), {stages} stages ({shape})"
+            f"'{main['title']}': a {d.plot} plot, {len(main['chapters'])} chapter(s), {stages} stages ({shape})"
             + (f", {', '.join(extra)}" if extra else "")
             + (", side quests" if d.quest["side_quests"]["enabled"] else "")
         )

@@ -276,7 +276,9 @@ class ObjectBuilder:
         # Containers: the first lies at the spawn; bigger ones are crafted.
         for j, level in enumerate(_spread(c["container"], top)):
             if j == 0:
-                o = self._new("container", "container", 1, value=3, size=1, capacity=16, spawn_weight=0.2)
+                # room for a long recipe's ingredients besides what other stages had it gather (the oracle does not
+                # throw things away to make room, and neither do most agents)
+                o = self._new("container", "container", 1, value=3, size=1, capacity=20, spawn_weight=0.2)
                 d.place_object(spawn, o.name)
                 o.home = spawn.name
             else:

@@ -232,6 +232,7 @@ class Namer:
         self.strangeness = strangeness
         self.plain = plain
         self.used: set[str] = set()
+        self._nouns: set[str] = set()  # entries already in some name: compounds prefer the others
         self._invented: list[str] = []
 
     # ------------------------------------------------------------------ words
@@ -267,8 +268,9 @@ class Namer:
         pool = self.rng.choices([p for p, _ in live], [w for _, w in live])[0]
         return self.rng.choice(pool)
 
-    def claim(self, name: str) -> str:
+    def claim(self, name: str, noun: str | None = None) -> str:
         self.used.add(name)
+        self._nouns.add(noun or name)
         return name
 
     def free(self, name: str) -> bool:
@@ -286,17 +288,19 @@ class Namer:
             for e in entries:
                 if self.free(e):
                     return self.claim(e)
-        unused = [e for e in entries if self.free(e)]
+        unused = [e for e in entries if self.free(e) and e not in self._nouns]
         if unused and self.rng.random() < self.plain:
             return self.claim(self.rng.choice(unused))
         for attempt in range(60):
             noun = self.entry(kind)
+            if noun in self._nouns and attempt < 20 and any(e not in self._nouns for e in entries):
+                continue
             mod = self.modifier() if attempt < 40 else self.invented()
             if mod in noun.split("_") or noun.startswith(mod):
                 continue
             candidate = f"{mod}_{noun}"
             if self.free(candidate):
-                return self.claim(candidate)
+                return self.claim(candidate, noun)
         while True:  # invented words never run out
             candidate = f"{self.invented()}_{self.entry(kind)}"
             if self.free(candidate):
