@@ -22,6 +22,7 @@ from typing import Any
 from odyssey_agents.llm.protocol import MissingExtra
 from odyssey_env.rules import OPTIONAL_VERBS
 from odyssey_gen.pipeline import GenerationError, generate
+from odyssey_gen.procedural.plots import PLOTS
 from odyssey_gen.spec import DEFAULTS, DYNAMICS, GameSpec, SpecError, ValidationSettings
 
 __all__ = ["main"]
@@ -90,6 +91,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     mech.add_argument(
         "--params", metavar="JSON", help='per-rule parameter overrides, e.g. \'{"noise": {"threshold": 4}}\''
+    )
+    mech.add_argument(
+        "--plot",
+        choices=tuple(PLOTS),
+        default=None,
+        help="the main quest's plot shape (procedural author); default: chosen by the seed",
     )
     mech.add_argument("--no-tutorial", action="store_true", help="no tutorial rooms")
     mech.add_argument("--no-side-quests", action="store_true", help="no side quests")
@@ -204,7 +211,7 @@ def spec_from_args(args: argparse.Namespace) -> GameSpec:
     for flag in SIZE_FLAGS:
         if getattr(args, flag) is not None:
             values[flag] = getattr(args, flag)
-    for key in ("theme", "name", "title", "author"):
+    for key in ("theme", "name", "title", "author", "plot"):
         if getattr(args, key) is not None:
             values[key] = getattr(args, key)
     verbs = _names(args.verbs, OPTIONAL_VERBS)
