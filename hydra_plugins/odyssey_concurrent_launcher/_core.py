@@ -145,7 +145,7 @@ def _warm_up(jobs: list[Job]) -> None:
 
     if any((job.plain or {}).get("agents") for job in jobs):
         with contextlib.suppress(ImportError):  # the cells say which extra is missing
-            import odyssey_eval.multirunner
+            import odyssey_eval.cell
     games: set[tuple[str, bool]] = set()
     kinds: set[str] = set()
     for job in jobs:
