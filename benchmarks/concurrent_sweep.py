@@ -15,7 +15,7 @@ tree (psutil, sampled every 0.2 s, every process of the tree added up), the serv
 errors, most in flight at once) and the cells that wrote ``results.json``. The ideal is ``steps x latency``:
 every cell waiting on the server together. ``basic`` can be played on fewer cells (``--basic-cells``) and is
 then scaled to the sweep (marked ``scaled``): at 1 s a call, 64 x 50 cells one after another take an hour.
-The agent is ``no_memory`` on mossfall, QA off (a QA round is many calls more per cell, the same for all).
+The agent is ``no_memory`` on mossfall, no tutorial, QA off (a QA round is many calls more per cell, the same for all).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ def sweep_args(cells: int, steps: int, url: str) -> list[str]:
         f"max_steps={steps}",
         "eval.qa.enabled=false",
         "eval.progress=false",
+        "tutorial=false",  # max_steps play steps exactly: steps x latency is the ideal
     ]
 
 
