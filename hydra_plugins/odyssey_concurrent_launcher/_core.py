@@ -278,7 +278,8 @@ def _sweep_cost(jobs: list[Job], returns: list[JobReturn]) -> None:
 class Composer:
     """The jobs' configs, composed once per choice of config groups (see the module docstring)."""
 
-    def __init__(self, launcher: ConcurrentLauncher):
+    def __init__(self, launcher: Any):
+        """``launcher``: anything with the sweep's ``config`` and ``hydra_context`` (the launcher, the sweeper)."""
         from hydra.core.override_parser.overrides_parser import OverridesParser
 
         assert launcher.config is not None and launcher.hydra_context is not None

@@ -3,6 +3,7 @@
 # No `from __future__ import annotations`: Hydra executes plugin modules before registering them in
 # sys.modules, and dataclasses then cannot resolve string annotations.
 from dataclasses import dataclass
+from typing import Dict, Optional  # noqa: UP035 - Hydra's structured configs read these at run time
 
 from hydra.core.config_store import ConfigStore
 
@@ -23,4 +24,16 @@ ConfigStore.instance().store(
     name="odyssey_concurrent",
     node=ConcurrentLauncherConf,
     provider="odyssey_concurrent_launcher",
+)
+
+
+@dataclass
+class ConcurrentSweeperConf:
+    _target_: str = "hydra_plugins.odyssey_concurrent_launcher.sweeper.ConcurrentSweeper"
+    max_batch_size: Optional[int] = None  # noqa: UP045 - see the import
+    params: Optional[Dict[str, str]] = None  # noqa: UP006, UP045 - see the import
+
+
+ConfigStore.instance().store(
+    group="hydra/sweeper", name="odyssey_concurrent", node=ConcurrentSweeperConf, provider="odyssey_concurrent_launcher"
 )
