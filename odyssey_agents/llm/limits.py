@@ -42,6 +42,8 @@ __all__ = ["Backoff", "GateStats", "ServerGate", "ServerLimits", "parse_retry_af
 #: Burst a bucket allows, in seconds of its rate: a sweep's first calls need not trickle out one by one,
 #: and a server's own limiter (minute windows) allows as much.
 BURST_SECONDS = 10.0
+#: The congestion window halves at most once in this many seconds (about one model call).
+WINDOW_ROUND_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -135,6 +137,7 @@ class ServerGate:
         self._requests = _Bucket(limits.requests_per_minute, now) if limits.requests_per_minute else None
         self._tokens = _Bucket(limits.tokens_per_minute, now) if limits.tokens_per_minute else None
         self._hold_until = 0.0
+        self._closed_at = -math.inf  # when a 429 last halved the window
         self.stats = GateStats()
 
     @contextmanager
@@ -205,7 +208,12 @@ class ServerGate:
             stats = self.stats
             if rate_limited:
                 stats.rate_limited += 1
-                stats.window = max(1.0, min(stats.window, stats.in_flight + 1.0) / 2.0)
+                now = self._clock()
+                # once per round trip, as TCP does: the 429s of calls that were in flight together are one
+                # signal, not one each (halving per 429 would shut the window to 1 after a burst)
+                if now - self._closed_at >= WINDOW_ROUND_SECONDS:
+                    self._closed_at = now
+                    stats.window = max(1.0, min(stats.window, stats.in_flight + 1.0) / 2.0)
             else:
                 stats.server_errors += 1
 

@@ -256,6 +256,10 @@ def test_a_429_closes_the_congestion_window_and_replies_open_it_again():
         slot.__exit__(None, None, None)
     gate.count_failure(rate_limited=True)  # a 429 with nothing else in flight: one at a time
     assert gate.stats.window == 1.0
+    gate.stats.window = 8.0
+    gate.count_failure(rate_limited=True)  # the 429s of one round trip halve the window once
+    assert gate.stats.window == 8.0
+    gate.stats.window = 1.0
     first = gate.slot(1)
     first.__enter__()
     entered = threading.Event()
