@@ -16,7 +16,9 @@ from odyssey_gen.procedural import build
 from odyssey_gen.spec import ValidationSettings
 from odyssey_gen.validate import validate
 
-from .conftest import spec
+from .conftest import needs_bwrap, spec
+
+pytestmark = needs_bwrap  # model-written code runs only under OS isolation
 
 HEADER = """
 from dataclasses import dataclass
