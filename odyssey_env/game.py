@@ -1,4 +1,4 @@
-"""Loading a game folder: ``world.json`` + ``quest.json`` + optional ``rules.py`` -> :class:`Game`.
+"""Loading a game folder: ``world.json`` + ``quest.json`` + optional ``rules.py`` / ``rules.json`` -> :class:`Game`.
 
 A :class:`Game` is immutable content plus the assembled :class:`~odyssey_env.rules.RuleBook` and the
 lookup tables every rule needs (objects by name, which recipes use an ingredient, ...). Loading checks
@@ -33,13 +33,24 @@ from odyssey_env.content import AreaSpec, NpcType, ObjectType, WorldSpec
 from odyssey_env.limits import LIMITS, MAX_FILE_BYTES
 from odyssey_env.quests.shape import quest_summary
 from odyssey_env.quests.spec import QuestSpec
-from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook, RuleError, core_step_rules, placement
+from odyssey_env.rulelang.checks import check_rule_quests
+from odyssey_env.rules import (
+    BASE_RULE_MODULES,
+    BASE_VERBS,
+    RuleBook,
+    RuleError,
+    core_step_rules,
+    placement,
+    step_rule_names,
+)
 from odyssey_env.safeio import UnsafeFile, entry_kind, read_regular
 from odyssey_env.schema import FormatError, Problem
 
 __all__ = ["GAMES_DIR", "Game", "GameError", "UntrustedGameError", "available_games", "load_game"]
 
 GAMES_DIR = Path(__file__).parent / "games"
+#: The paper's games, by the reference's names: found in the user games directory once imported.
+PAPER_GAMES = ("base", "remnant", "mark", "metropolis", "quarantine", "robot_kingdom", "saltglass")
 #: Module names of the rules of game folders that are not shipped start with this.
 RULES_MODULE_PREFIX = "odyssey_game_rules_"
 
@@ -101,8 +112,11 @@ class Game:
             "places": len(self.spec.places),
             "areas": len(self.areas),
             "area_levels": f"{levels[0]}-{levels[-1]}" if levels else "",
-            "object_types": len(self.objects),
-            "npc_types": len(self.npcs),
+            # the world's own content; what a main quest or tutorial brings in is counted apart (imported games)
+            "object_types": sum(1 for o in self.objects.values() if not o.quest),
+            "npc_types": sum(1 for n in self.npcs.values() if not n.quest),
+            "quest_object_types": sum(1 for o in self.objects.values() if o.quest),
+            "quest_npc_types": sum(1 for n in self.npcs.values() if n.quest),
             "enemy_types": sum(1 for n in self.npcs.values() if n.hostile),
             "merchant_types": sum(1 for n in self.npcs.values() if n.merchant),
             "verbs": len(self.rules.actions),
@@ -127,12 +141,25 @@ def _resolve(game: str | Path) -> Path:
     path = Path(game)
     if isinstance(game, str) and NAME_RE.match(game) and (GAMES_DIR / game / "world.json").is_file():
         return GAMES_DIR / game
+    if isinstance(game, str) and NAME_RE.match(game):
+        from odyssey_env.userdir import find
+
+        found = find(game)
+        if found is not None and not (path / "world.json").is_file():
+            return found.resolve()
     if (path / "world.json").is_file():
         return path.resolve()
     if path.name == "world.json" and path.is_file():
         return path.parent.resolve()
+    from odyssey_env.userdir import games_dir, user_games
+
     shipped = ", ".join(available_games())
-    raise GameError([Problem(str(game), "", f"not a shipped game ({shipped}) nor a folder with a world.json")])
+    mine = ", ".join(user_games())
+    if isinstance(game, str) and game in PAPER_GAMES:
+        hint = f"; {game} is one of the paper's games: import them once with `odyssey paper import`"
+    else:
+        hint = f"; in {games_dir()}: {mine}" if mine else f"; no games in {games_dir()}"
+    raise GameError([Problem(str(game), "", f"not a shipped game ({shipped}) nor a folder with a world.json{hint}")])
 
 
 _cache: dict[tuple[Path, str | None], Game] = {}
@@ -241,6 +268,10 @@ def _load(path: Path, code: bytes | None, shipped: bool) -> Game:
             modules.append(importlib.import_module(f"odyssey_env.games.{path.name}.rules"))
     elif code is not None:
         modules.append(_compile_rules(path, code))
+    checked_rules = None
+    if (path / "rules.json").exists():  # data, not code: it needs no trust
+        module, checked_rules = _rule_file(path, spec, modules)
+        modules.append(module)
     try:
         rules = RuleBook(
             modules,
@@ -273,10 +304,27 @@ def _load(path: Path, code: bytes | None, shipped: bool) -> Game:
         recipes=tuple(o for o in spec.objects if o.recipe is not None),
     )
     rules.steps = [rule for rule in rules.steps if rule.active(game)]
+    if checked_rules is not None:
+        problems += check_rule_quests(game, checked_rules)
     problems += check_quest(game)
     if problems:
         raise GameError(problems)
     return game
+
+
+def _rule_file(path: Path, spec: WorldSpec, modules: list[ModuleType | str]) -> tuple[ModuleType, Any]:
+    """Check and compile a folder's ``rules.json`` (odyssey_env.rulelang); its step rules may place
+    themselves after or before any step rule of the engine or of the folder's ``rules.py``."""
+    from odyssey_env.rulelang import load_rules
+
+    problems: list[Problem] = []
+    raw = _read_json(path / "rules.json", problems)
+    if problems:
+        raise GameError(problems)
+    try:
+        return load_rules(raw, spec, known_steps=step_rule_names(modules))
+    except FormatError as exc:
+        raise GameError(exc.problems) from None
 
 
 def _compile_rules(path: Path, code: bytes) -> ModuleType:

@@ -146,7 +146,7 @@ def _resolve_annotation(text: str, namespace: dict[str, Any]) -> Any:
 
 
 @cache
-def _fields(cls: type) -> tuple[dataclasses.Field, ...]:
+def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     return tuple(f for f in dataclasses.fields(cls) if f.init)
 
 
@@ -226,7 +226,7 @@ class _Loader:
             if data not in allowed:
                 self.fail(path, f"expected one of {', '.join(map(repr, allowed))}, got {_describe(data)}")
             return data
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             return self.dataclass(tp, data, path)
         if origin in (list, tuple) or tp in (list, tuple):
             if not isinstance(data, list | tuple):
@@ -346,7 +346,7 @@ def load(cls: type[T], data: Any, *, file: str = "", limits: Limits | None = Non
     infinity are refused in any case.
     """
     loader = _Loader(file, limits)
-    result = loader.value(cls, data, "")
+    result: T = loader.value(cls, data, "")
     if loader.problems:
         raise FormatError(loader.problems)
     return result
@@ -385,7 +385,7 @@ def json_schema(cls: type) -> dict[str, Any]:
             return {"type": "null"}
         if origin is Literal:
             return {"enum": list(get_args(tp))}
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             name = tp.__name__
             if name not in defs:
                 defs[name] = {}  # placeholder breaks recursion

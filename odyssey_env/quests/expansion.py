@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from odyssey_env import schema
+from odyssey_env.checks.world import check_world
 from odyssey_env.content import AreaSpec, Connection, NpcType, ObjectType, PlaceSpec
 from odyssey_env.rules import StepRule, step_rule
 from odyssey_env.state import Area
@@ -178,8 +179,6 @@ class ExpansionPack:
 def _pack_problems(game: Game, packs: Sequence[ExpansionPack]) -> list[schema.Problem]:
     """Everything wrong with ``packs`` for ``game``: the world checks of a game folder on the game's world
     with the packs' places and types added, then what a pack may hold."""
-    from odyssey_env.game import _check_world
-
     out: list[schema.Problem] = []
     deepest = max(a.level for a in game.areas.values())
     places, objects, npcs = list(game.spec.places), list(game.spec.objects), list(game.spec.npcs)
@@ -209,7 +208,7 @@ def _pack_problems(game: Game, packs: Sequence[ExpansionPack]) -> list[schema.Pr
         npcs += [dataclasses.replace(n, spawn_weight=0.0) for n in pack.npcs]
     graph = dataclasses.replace(game.spec.graph, connections=tuple(links))
     merged = dataclasses.replace(game.spec, places=tuple(places), objects=tuple(objects), npcs=tuple(npcs), graph=graph)
-    out += [dataclasses.replace(p, file="expansion packs") for p in _check_world(merged)]
+    out += [dataclasses.replace(p, file="expansion packs") for p in check_world(merged)]
     return out
 
 
@@ -277,7 +276,7 @@ class ExpansionRule(StepRule):
     description = "When every reachable area has been explored, new places of higher level appear."
     expander: Expander = ProceduralExpander()
 
-    def active(self, game) -> bool:
+    def active(self, game: Game) -> bool:
         return game.quest.expansion.enabled
 
     def start(self, engine: Engine) -> None:

@@ -311,7 +311,8 @@ def test_describe_rewrites_text_and_names_and_counts_what_it_refused(tmp_path):
         "shoal",
         "tern",
     ]
-    names = [f'{{"name": "Brine {words[i]}"}}' for i in range(n_named - 1)] + ['{"name": "coin"}']
+    taken = d.of_kind("currency")[0].name  # a name the game already uses: the last rename must be refused
+    names = [f'{{"name": "Brine {words[i]}"}}' for i in range(n_named - 1)] + [f'{{"name": "{taken}"}}']
     model = Recorder(descriptions[:n_described] + names)
     lines: list[str] = []
     result = generate(s, tmp_path / "tide", settings=FAST, say=lines.append, describe=Describer(model, s, names=True))

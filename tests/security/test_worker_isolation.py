@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from odyssey_gen.procedural import build
+from odyssey_gen.procedural import ProceduralAuthor
 from odyssey_gen.spec import GameSpec, ValidationSettings
 from odyssey_gen.validate import sandbox, validate
 
@@ -42,7 +42,7 @@ def _game(tmp_path: Path, rules: str) -> Path:
     folder = tmp_path / "tide"
     folder.mkdir()
     spec = GameSpec(theme="a drowned cathedral city", name="tide", seed=0, tutorial=False)
-    for name, text in build(spec).items():
+    for name, text in ProceduralAuthor(spec).files().items():
         (folder / name).write_text(text)
     (folder / "rules.py").write_text(rules)
     return folder
