@@ -21,6 +21,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from odyssey_env.safeio import printable
 from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.rundir import RunDirError
 
@@ -167,6 +168,12 @@ def unknown_games(runs: Sequence[Run], games: Sequence[str]) -> list[str]:
     return [g for g in games if g not in known]
 
 
+def _say(text: str = "", file: Any = None) -> None:
+    """Print one line whose parts came from run directories (names, tags, models): control characters
+    escaped, so nothing in a run directory can drive the terminal or forge a line."""
+    print(printable(text), file=file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="odyssey challenge", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", help="run directories or folders that hold them")
@@ -185,15 +192,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         runs, unfinished = load_runs(args.paths)
     except (FileNotFoundError, RunDirError) as exc:  # a path that is not there, a damaged run directory
-        print(f"odyssey challenge: {exc}", file=sys.stderr)
+        _say(f"odyssey challenge: {exc}", file=sys.stderr)
         return 2
     if not runs:
-        print(f"odyssey challenge: no finished runs under {', '.join(args.paths)}", file=sys.stderr)
+        _say(f"odyssey challenge: no finished runs under {', '.join(args.paths)}", file=sys.stderr)
         return 1
     unknown = unknown_games(runs, args.games)
     if unknown:
         played = ", ".join(sorted({r.game for r in runs}))
-        print(
+        _say(
             f"odyssey challenge: no game {', '.join(map(repr, unknown))}: it is not a shipped game and no run "
             f"played it (the runs played: {played})",
             file=sys.stderr,
@@ -202,7 +209,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     table = aggregate(runs, args.games, args.budget, args.min_runs, args.aggregate)
     left_out = unranked(runs, args.games)
     if args.json:
-        print(
+        print(  # json.dumps escapes every control character itself
             json.dumps(
                 {
                     "games": args.games,
@@ -217,7 +224,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 0
     if not table:
-        print(
+        _say(
             f"odyssey challenge: no finished run played {', '.join(args.games)} (the runs played: "
             f"{', '.join(sorted({r.game for r in runs}))})"
             + (
@@ -234,15 +241,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if normalized
         else "mean raw main-quest reward"
     )
-    print(
+    _say(
         f"TTCL challenge: ranking games {', '.join(args.games)}; score = {what}; "
         f"tie-break = mean supplementary reward; budget {args.budget} play steps"
     )
     header = f"{'rank':>4}  {'submission':<32} {'score':>7} {'tiebreak':>8}  " + "  ".join(
         f"{g + ' main/sup (n)':>24}" for g in args.games
     )
-    print(header)
-    print("-" * len(header))
+    _say(header)
+    _say("-" * len(header))
     for t in table:
         cells = []
         for g in args.games:
@@ -251,12 +258,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             cells.append(f"{v['main']:.2f}{share}/{v['supplementary']:.2f} ({v['runs']})" if v else "-")
         score = "-" if t["score"] is None else (f"{t['score']:.1%}" if normalized else f"{t['score']:.2f}")
         tie = "-" if t["tiebreak"] is None else f"{t['tiebreak']:.2f}"
-        print(f"{t['rank']:>4}  {t['submission']:<32} {score:>7} {tie:>8}  " + "  ".join(f"{c:>24}" for c in cells))
+        _say(f"{t['rank']:>4}  {t['submission']:<32} {score:>7} {tie:>8}  " + "  ".join(f"{c:>24}" for c in cells))
     for t in table:
         for w in t["warnings"]:
-            print(f"warning: {t['submission']}: {w}")
+            _say(f"warning: {t['submission']}: {w}")
     for label in left_out:
-        print(f"not ranked: {label} (no runs of {', '.join(args.games)})")
+        _say(f"not ranked: {label} (no runs of {', '.join(args.games)})")
     for p in unfinished:
-        print(f"warning: unfinished run {p} is not counted")
+        _say(f"warning: unfinished run {p} is not counted")
     return 0

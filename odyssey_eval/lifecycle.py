@@ -171,8 +171,11 @@ def _own_name(path: str, trust: bool) -> str:
     """``game.name`` from a folder's ``world.json``, read as data (nothing of the folder runs here)."""
     folder = Path(path)
     world = folder if folder.name == "world.json" else folder / "world.json"
-    try:
-        name = json.loads(world.read_text(encoding="utf-8"))["game"]["name"]
+    from odyssey_env.limits import MAX_FILE_BYTES
+    from odyssey_env.safeio import read_json
+
+    try:  # a regular file only, bounded: a link, a FIFO or a huge file is left to load_game to refuse
+        name = read_json(world, MAX_FILE_BYTES)["game"]["name"]
     except (OSError, ValueError, LookupError, TypeError):
         name = None
     if isinstance(name, str) and name:

@@ -161,12 +161,12 @@ def test_unwritable_places_are_one_line_in_python_too(tmp_path, monkeypatch):
     """The same conversion without relying on file permissions (tests may run as root)."""
     import odyssey_eval.rundir as rundir
 
-    real_open = os.open
+    real = rundir.os.open
 
-    def refuse(path, flags, *args, **kwargs):  # writes refused; reads (the game's files) go through
-        if flags & (os.O_WRONLY | os.O_RDWR | os.O_CREAT):
+    def refuse(path, *args, **kwargs):  # only the run directory: the game's files are read with os.open too
+        if str(path).startswith(str(tmp_path)):
             raise PermissionError(13, "Permission denied", str(tmp_path / "runs"))
-        return real_open(path, flags, *args, **kwargs)
+        return real(path, *args, **kwargs)
 
     monkeypatch.setattr(rundir.os, "open", refuse)
     with pytest.raises(RunDirError, match=r"cannot write .*: Permission denied; choose another eval\.output_dir"):
