@@ -1,11 +1,12 @@
 """Procedural generation plus full validation, for games of increasing size.
 
-Protocol: for each size, in a fresh Python process, (1) build the game (``odyssey_gen.procedural.build``),
-(2) write its files, (3) run the full default validation (static check, load, 1,000 random steps on each
-of 3 seeds, reachability, the oracle on 3 seeds with a 500-step budget) in the sandbox, and report the
-time of each part, the size of the files and whether every check passed. The baseline, measured in the
-same run, is the same validation of a copy of the shipped Quiet Bell game (18 areas, 83 object types), so
-the figures can be read against a hand-made game of paper size on the same (noisy, shared) machine.
+Protocol: for each size, in a fresh Python process, (1) build the game
+(``odyssey_gen.procedural.ProceduralAuthor.files``), (2) write its files, (3) run the full default
+validation (static check, load, 1,000 random steps on each of 3 seeds, reachability, the oracle on 3
+seeds with a 500-step budget) in the sandbox, and report the time of each part, the size of the files
+and whether every check passed. The baseline, measured in the same run, is the same validation of a copy
+of the shipped Quiet Bell game (18 areas, 83 object types), so the figures can be read against a
+hand-made game of paper size on the same (noisy, shared) machine.
 
     python benchmarks/generation.py                 # the three sizes and the baseline
     python benchmarks/generation.py --sizes paper   # one size
@@ -44,7 +45,7 @@ SIZES: dict[str, dict] = {
         stages=10,
         branching=2,
         verbs=["lockpick", "eat", "throw", "disassemble", "pickpocket"],
-        dynamics=["noise", "wandering_patrols", "enemy_respawn", "food_respawn"],
+        dynamics=["noise", "wandering_patrols", "quiet_enemies", "quiet_food"],
     ),
     "large": dict(places=8, areas_per_place=4, objects=1000, npcs=40, max_level=5, chapters=4, stages=6, branching=2),
 }
@@ -54,14 +55,14 @@ CHILD = r"""
 import json, sys, time
 from pathlib import Path
 from odyssey_gen.spec import GameSpec, ValidationSettings
-from odyssey_gen.procedural import build
+from odyssey_gen.procedural import ProceduralAuthor
 from odyssey_gen.validate import validate
 
 spec = GameSpec.from_dict(json.loads(sys.argv[1]))
 folder = Path(sys.argv[2]) / spec.name
 folder.mkdir(parents=True)
 t0 = time.perf_counter()
-files = build(spec)
+files = ProceduralAuthor(spec).files()
 t1 = time.perf_counter()
 for name, text in files.items():
     (folder / name).write_text(text)

@@ -29,6 +29,7 @@ from odyssey_env.rewards import COMPONENTS, check_weights
 from odyssey_env.state import Agent
 from odyssey_env.textspace import CHARSET, ObservationText
 from odyssey_env.turn import Event, Outcome
+from odyssey_env.weakcache import IdentityCache
 
 __all__ = [
     "CHARSET",
@@ -314,24 +315,26 @@ assert tuple(_INFO_FIELDS) == INFO_KEYS and set(_GAME_WHEN).isdisjoint(_AGENT_WH
 _ALWAYS = INFO_KEYS.index("quest")
 assert not ({*INFO_KEYS[:_ALWAYS]} & ({*_GAME_WHEN} | {*_AGENT_WHEN}))
 _InfoPlan = tuple[tuple[str, _InfoField, "Callable[[Agent], bool] | None"], ...]
-_info_plans: dict[tuple[int, tuple[str, ...] | None], tuple[Game, _InfoPlan]] = {}
+#: Per game (weakly, by identity): the info plans made for the key lists asked of it.
+_info_plans: IdentityCache[Game, dict[tuple[str, ...] | None, _InfoPlan]] = IdentityCache(lambda game: {})
 
 
 def _info_plan(game: Game, keys: Sequence[str] | None) -> _InfoPlan:
     """The fields to compute for ``keys`` in ``game``, each with its per-step condition (or None):
     info is built at every step, and what depends on the game alone need not be asked every time."""
     keys = None if keys is None else tuple(keys)
-    hit = _info_plans.get((id(game), keys))
-    if hit is not None and hit[0] is game:
-        return hit[1]
+    plans = _info_plans(game)
+    hit = plans.get(keys)
+    if hit is not None:
+        return hit
     made = tuple(
         (key, _INFO_FIELDS[key], _AGENT_WHEN.get(key))
         for key in (INFO_KEYS if keys is None else keys)
         if key not in _GAME_WHEN or _GAME_WHEN[key](game)
     )
-    if len(_info_plans) >= 64:  # games loaded from many folders in one process: stay bounded
-        _info_plans.clear()
-    _info_plans[(id(game), keys)] = (game, made)
+    if len(plans) >= 64:  # a caller asking for ever new key lists: stay bounded
+        plans.clear()
+    plans[keys] = made
     return made
 
 

@@ -45,6 +45,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from odyssey_env.engine import Engine
+from odyssey_env.extras import missing_extra
 from odyssey_env.face import Face, action_space, observation_space, observation_text
 from odyssey_env.game import Game
 from odyssey_env.quests import main_quest
@@ -56,9 +57,7 @@ try:
 except ModuleNotFoundError as exc:  # pragma: no cover - exercised in a venv without the extra
     if exc.name != "pettingzoo" and not str(exc.name).startswith("pettingzoo."):
         raise
-    raise ModuleNotFoundError(
-        'the PettingZoo face needs the "multiagent" extra: pip install "odyssey-gym[multiagent]"', name="pettingzoo"
-    ) from None
+    raise missing_extra("the PettingZoo face", "multiagent", "pettingzoo") from None
 
 __all__ = [
     "EPISODE_ENDS",

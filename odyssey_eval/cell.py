@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
+from odyssey_env.userdir import origin
 from odyssey_eval import lifecycle
 from odyssey_eval.factory import ConfigError, build_agent
 from odyssey_eval.lifecycle import RESULTS_FORMAT, STOPPING, CellOutcome, RunError, sanitize
@@ -685,6 +686,7 @@ class _Solo(_Layout):
             "format": RESULTS_FORMAT,
             "game": cell.game.name,
             "game_title": cell.game.title,
+            "game_origin": origin(cell.game.path),  # odyssey's own, or the paper's imported from which release
             "agent": seat.agent.describe(),
             "agent_stats": seat.agent.stats(),
             "agent_name": key["agent"]["name"],
@@ -841,6 +843,7 @@ class _Team(_Layout):
             "format": RESULTS_FORMAT,
             "game": cell.game.name,
             "game_title": cell.game.title,
+            "game_origin": origin(cell.game.path),  # odyssey's own, or the paper's imported from which release
             "seed": cell.seed,
             "max_steps": cell.max_steps,
             "tutorial": key["tutorial"],

@@ -260,6 +260,7 @@ def _summary(results: Mapping[str, Any] | None, metrics: Mapping[str, Any] | Non
         "action_exploration",
         "action_diversity",
         "invalid_action_rate",
+        "failed_action_rate",
         "malformed_replies",
         "total_tokens",
         "tokens_per_step",

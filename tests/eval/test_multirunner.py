@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -229,6 +230,8 @@ def test_agents_without_the_multiagent_extra_is_one_line_naming_it(monkeypatch):
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pettingzoo" else real(name, *a))
-    with pytest.raises(SystemExit, match=r'pip install "odyssey-gym\[multiagent\]"'):
+    from odyssey_env.extras import install_command
+
+    with pytest.raises(SystemExit, match=re.escape(install_command("multiagent"))):
         _check_launcher(["agents=[oracle,random]"])
     _check_launcher(["agents=null", "game=mossfall"])  # no agents: nothing needed

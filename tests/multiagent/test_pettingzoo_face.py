@@ -101,9 +101,9 @@ def test_import_stays_light_and_missing_pettingzoo_is_one_clear_line():
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == (
-        'the PettingZoo face needs the "multiagent" extra: pip install "odyssey-gym[multiagent]"'
-    )
+    from odyssey_env.extras import install_command
+
+    assert done.stdout.strip() == f'the PettingZoo face needs the "multiagent" extra: {install_command("multiagent")}'
 
 
 # ---------------------------------------------------------------------- arguments
