@@ -41,6 +41,7 @@ import contextlib
 import os
 import signal
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -529,7 +530,7 @@ class Cell:
 
 
 # ---------------------------------------------------------------------- the two layouts
-class _Layout:
+class _Layout(ABC):
     """How the files of a cell are laid out and what its records say: what a cell of one agent and a
     cell of several differ in (the formats earlier versions wrote, kept byte for byte)."""
 
@@ -539,23 +540,61 @@ class _Layout:
     #: Multi-agent cells never did; doing so would change their checkpoints.
     final_checkpoint: bool
 
+    @abstractmethod
     def build(self, cell: Cell) -> Any:
         """Build the cell's seats (``cell.seats``) and return its world."""
-        raise NotImplementedError
 
-    def label(self, cell: Cell) -> str: ...
-    def reset_line(self, seat: Seat, line: dict[str, Any]) -> dict[str, Any]: ...
-    def qa_keys(self, seat: Seat) -> dict[str, Any]: ...
-    def salt(self, seat: Seat) -> str: ...
-    def who(self, seat: Seat) -> str: ...
-    def stuck_in_tutorial(self, seat: Seat, steps: int) -> str: ...
-    def changed(self, checkpoint: Path, aid: str) -> str: ...
-    def started(self, cell: Cell) -> str: ...
-    def runner_state(self, cell: Cell, elapsed: float) -> dict[str, Any]: ...
-    def saved(self, cell: Cell, runner: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]: ...
-    def agent_dir(self, directory: Path, aid: str) -> Path: ...
-    def save_agents(self, cell: Cell, directory: Path) -> None: ...
-    def results(self, cell: Cell) -> dict[str, Any]: ...
+    @abstractmethod
+    def label(self, cell: Cell) -> str:
+        """The progress display's name of the cell."""
+
+    @abstractmethod
+    def reset_line(self, seat: Seat, line: dict[str, Any]) -> dict[str, Any]:
+        """A seat's first trajectory line."""
+
+    @abstractmethod
+    def qa_keys(self, seat: Seat) -> dict[str, Any]:
+        """What a seat's QA lines say of it besides the round."""
+
+    @abstractmethod
+    def salt(self, seat: Seat) -> str:
+        """What makes a seat's episodic questions differ from round to round (and from the other seats')."""
+
+    @abstractmethod
+    def who(self, seat: Seat) -> str:
+        """How log lines name a seat."""
+
+    @abstractmethod
+    def stuck_in_tutorial(self, seat: Seat, steps: int) -> str:
+        """The error for a seat still in the tutorial after ``steps`` steps."""
+
+    @abstractmethod
+    def changed(self, checkpoint: Path, aid: str) -> str:
+        """The error for a checkpoint that no longer reproduces a seat's observation."""
+
+    @abstractmethod
+    def started(self, cell: Cell) -> str:
+        """The log line of a started cell."""
+
+    @abstractmethod
+    def runner_state(self, cell: Cell, elapsed: float) -> dict[str, Any]:
+        """``runner.json`` of a checkpoint."""
+
+    @abstractmethod
+    def saved(self, cell: Cell, runner: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+        """Each seat's counters, files and last view, from a checkpoint's ``runner.json``."""
+
+    @abstractmethod
+    def agent_dir(self, directory: Path, aid: str) -> Path:
+        """Where a checkpoint keeps a seat's agent memory."""
+
+    @abstractmethod
+    def save_agents(self, cell: Cell, directory: Path) -> None:
+        """Save every seat's agent memory into a checkpoint's agent folder."""
+
+    @abstractmethod
+    def results(self, cell: Cell) -> dict[str, Any]:
+        """Write every ``results.json`` (and the dependency graph) and return the cell's results."""
 
     @staticmethod
     def _seat_state(seat: Seat) -> dict[str, Any]:
