@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
-from odyssey_eval import lifecycle
+from odyssey_eval import lifecycle, protocol
 from odyssey_eval.configs import CONFIG_DIR
 from odyssey_eval.factory import ConfigError, build_agent
 from odyssey_eval.lifecycle import RESULTS_FORMAT, STOPPING, CellOutcome, RunError, sanitize
@@ -360,6 +360,7 @@ class _MultiCell:
         perf = time.perf_counter
         last_checkpoint = perf()
         engine_info = {}
+        spent = protocol.budget_counter(protocol.of(self.key))  # the counter max_steps bounds
         while env.agents:
             decisions: dict[str, tuple[Decision, float, bool]] = {}
             for aid in list(env.agents):
@@ -413,7 +414,7 @@ class _MultiCell:
                     seat.tokens += decision.usage.total_tokens
                 if terms[aid] or truncs[aid]:
                     seat.end = "terminated" if terms[aid] else "truncated"
-                elif not tutorial and seat.play >= self.max_steps:
+                elif getattr(seat, spent) >= self.max_steps:
                     self._retire(seat, "max_steps")
                 elif qa_every and not tutorial and seat.play % qa_every == 0:
                     self._ask(seat, "during")
@@ -448,6 +449,7 @@ class _MultiCell:
             "game_title": self.game.title,
             "seed": self.seed,
             "max_steps": self.max_steps,
+            "protocol": protocol.of(self.key),
             "tutorial": self.key["tutorial"],
             "tag": self.key["tag"],
             "llm": self.key["llm"],

@@ -9,7 +9,8 @@ uninterrupted run would (only wall-clock fields differ). Nothing on the per-step
 serialises the world.
 
 The budget ``max_steps`` counts play steps: steps taken in the tutorial do not use it up (they are
-recorded, marked, and reported apart), so agents are compared on the same amount of play.
+recorded, marked, and reported apart), so agents are compared on the same amount of play. Under the
+``paper`` protocol it counts every step, tutorial included, as the reference does (``odyssey_eval.protocol``).
 
 This module knows nothing of Hydra: ``run_cell`` takes the resolved config as a plain dict, which
 keeps it usable from Python, tests and benchmarks.
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
-from odyssey_eval import lifecycle
+from odyssey_eval import lifecycle, protocol
 from odyssey_eval.factory import build_agent
 from odyssey_eval.lifecycle import (
     _DEFAULT_EVAL,  # noqa: F401 - tests compare it with conf/eval/default.yaml
@@ -238,7 +239,8 @@ class _Cell:
         last_checkpoint = perf()
         qa_every = int(self.qa["every"]) if self.qa["enabled"] else 0
         show = None if type(progress) is NullProgress else progress.update  # batch runs: no call per step
-        while not self.terminated and self.play < max_steps:
+        spent = protocol.budget_counter(protocol.of(self.key))  # the counter max_steps bounds
+        while not self.terminated and getattr(self, spent) < max_steps:
             tutorial = bool(info.get("in_tutorial"))
             if tutorial and self.tutorial_steps >= max_tutorial:
                 raise RunError(f"still in the tutorial after {max_tutorial} steps (eval.max_tutorial_steps)")
@@ -312,6 +314,7 @@ class _Cell:
             "llm": self.key["llm"],
             "seed": self.seed,
             "max_steps": self.max_steps,
+            "protocol": protocol.of(self.key),
             "tutorial": self.key["tutorial"],
             "tag": self.key["tag"],
             "end_reason": end,
