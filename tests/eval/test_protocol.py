@@ -79,3 +79,18 @@ def test_the_challenge_ranks_paper_runs_and_marks_runs_of_another_protocol(chall
     assert challenge_main([str(challenge_runs["odyssey"]), "--json", "--min-runs", "1", "--budget", str(BUDGET)]) == 0
     (oracle,) = json.loads(capsys.readouterr().out)["ranking"]
     assert any("played under protocol odyssey, not the challenge's paper" in w for w in oracle["warnings"])
+
+
+def test_a_multi_agent_cell_under_the_paper_protocol_counts_each_agents_tutorial_steps(tmp_path):
+    pytest.importorskip("pettingzoo", reason='multi-agent cells need the "multiagent" extra')
+    from odyssey_eval.multirunner import AGENTS_DIR, run_multi_cell
+
+    cfg = _oracle(tmp_path, protocol="paper")
+    cfg.pop("agent")
+    cfg["agents"] = ["oracle", "oracle"]
+    out = run_multi_cell(cfg, log=quiet)
+    assert out.path.name == "seed_0_protocol=paper" and out.results["protocol"] == "paper"
+    for agent_dir in sorted((out.path / AGENTS_DIR).iterdir()):
+        r = json.loads((agent_dir / "results.json").read_text())
+        assert r["protocol"] == "paper" and r["tutorial_steps"] > 0
+        assert r["steps"] == BUDGET and r["play_steps"] == BUDGET - r["tutorial_steps"], agent_dir.name
