@@ -118,6 +118,7 @@ class GameSpec:
     verbs: tuple[str, ...] | None = None  # optional verbs to switch on (None: chosen by the seed)
     dynamics: tuple[str, ...] | None = None  # optional step rules / respawn styles (DYNAMICS; None: by the seed)
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per-rule parameter overrides
+    plot: str | None = None  # the main quest's plot shape (None: chosen by the seed; procedural author only)
     tutorial: bool = True
     side_quests: bool = True
     expansion: bool = True
@@ -227,6 +228,11 @@ class GameSpec:
                     f"step_rules: the procedural author switches on optional dynamics and there are only "
                     f"{len(DYNAMICS)}"
                 )
+        if self.plot is not None:
+            from odyssey_gen.procedural.plots import PLOTS
+
+            if self.plot not in PLOTS:
+                out.append(f"plot: unknown plot {self.plot!r}; known: {', '.join(PLOTS)}")
         if self.author not in ("procedural", "llm"):
             out.append(f"author: expected procedural or llm, got {self.author!r}")
         return out

@@ -294,7 +294,9 @@ def game_copy(
     module of its own, and a test of the rules must run the one that ships (the one ``tools/mutation.py``
     mutates, whose parameter checks must be the ones that refuse a bad copy)."""
     shutil.copytree(
-        GAMES_DIR / source if isinstance(source, str) else source, folder, ignore=shutil.ignore_patterns("__pycache__")
+        GAMES_DIR / source if isinstance(source, str) else source,
+        folder,
+        ignore=shutil.ignore_patterns("__pycache__", "__init__.py"),  # a game folder's only code is rules.py
     )
     for name, edit in (("world.json", change), ("quest.json", change_quest)):
         if edit is not None:
@@ -334,7 +336,7 @@ def load_with_rules(folder: Path, rules: ModuleType | None, *, trust: bool = Tru
     (see :func:`game_copy`)."""
     if rules is None:
         return load_game(folder, cache=False, trust=trust)
-    with mock.patch.object(odyssey_env.game, "_import_rules", lambda path: rules):
+    with mock.patch.object(odyssey_env.game, "_compile_rules", lambda path, code: rules):
         return load_game(folder, cache=False, trust=trust)
 
 

@@ -18,6 +18,7 @@ from odyssey_env.world import give, type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
+    from odyssey_env.game import Game
     from odyssey_env.state import Agent
 
 NAME = "side_quests"
@@ -41,7 +42,7 @@ class SideQuestRule(StepRule):
     name = NAME
     description = "Newly explored areas unlock collect/talk/craft/trade side quests that pay coins."
 
-    def active(self, game) -> bool:
+    def active(self, game: Game) -> bool:
         return game.quest.side_quests.enabled
 
     def start(self, engine: Engine) -> None:

@@ -12,12 +12,17 @@ Each checks on a period tick or reacts to this step's events; none scans the wor
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied, pick
 from odyssey_env.world import add, make_objects, remove
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @step_rule
@@ -83,7 +88,7 @@ class ForgottenCaches(StepRule):
             add(area.objects, game.currency, self.settings.coins)
         engine.emit("cache_appeared", None, area=name, objects=[t.name for t in chosen])
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "Where do forgotten caches of useful objects turn up?",
@@ -151,7 +156,7 @@ class CarrionScavengers(StepRule):
                 engine.emit("loot_scavenged", None, area=area_name, eaten=eaten, coins=coins)
         pending[:] = keep
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "What happens to loot I leave lying where an enemy fell?",

@@ -10,14 +10,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.steprules.living import chance, is_world_area, occupied, pick
 from odyssey_env.world import add
 from odyssey_env.worldgen import spawn_npc, spawnable_enemies
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 #: Origins of the world's own NPCs: placed at the start, or respawned in their place.
 RESIDENT = ("world", "respawn")
@@ -60,7 +64,7 @@ class NightSpawn(StepRule):
             engine.say(agent.id, f"Something stirs in the dark: {npc.handle} appears.")
             engine.emit("npc_spawned", agent.id, npc=npc.handle, type=t.name, area=area.name)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "time",
             "When do enemies sometimes appear out of nowhere?",
@@ -178,7 +182,7 @@ class Respawn(StepRule):
                     add(objects, food)
                     engine.emit("food_regrew", None, object=food, area=name)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         if self.settings.enemy_chance:
             yield Fact(
                 "world",

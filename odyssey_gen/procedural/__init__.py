@@ -179,15 +179,13 @@ def draft(spec: GameSpec, attempt: int = 1) -> Draft:
     lay_out(d)
     ObjectBuilder(d).build()
     build_npcs(d)
-    d.quest = QuestBuilder(d).build()
+    builder = QuestBuilder(d)
+    d.quest = builder.build()
+    d.plot, d.structure = builder.plot.name, builder.structure
     ensure_supply(d, _demands(d))
-    words = d.namer.words
     d.description = f"A generated world of {spec.places} place(s) and {spec.areas} areas: {spec.theme.strip()}."
-    d.intro = f"I wake in {d.spawn.name}. " + (
-        f"Everything here speaks of {words[0]}" + (f" and {words[1]}" if len(words) > 1 else "") + "."
-        if words
-        else "The air is still."
-    )
+    first, second = d.rng.sample(d.namer.lexicon.motifs(), 2)
+    d.intro = f"I wake in {d.spawn.name}. Around me: {first}, and {second}."
     return d
 
 
@@ -246,10 +244,14 @@ class ProceduralAuthor:
             return f"no new code; optional verbs switched on: {verbs}; dynamics: {dynamics}"
         main = d.quest["main"]
         stages = sum(len(ch["stages"]) for ch in main["chapters"])
-        shape = f"a DAG forking {d.spec.branching} ways per chapter" if d.spec.branching > 1 else "linear"
+        shape = (
+            f"a DAG forking {d.spec.branching} ways per chapter, {d.structure.replace('_', '-')}"
+            if d.spec.branching > 1
+            else "linear"
+        )
         extra = [k for k in ("tutorial",) if k in d.quest]
         return (
-            f"'{main['title']}': {len(main['chapters'])} chapter(s), {stages} stages ({shape})"
+            f"'{main['title']}': a {d.plot} plot, {len(main['chapters'])} chapter(s), {stages} stages ({shape})"
             + (f", {', '.join(extra)}" if extra else "")
             + (", side quests" if d.quest["side_quests"]["enabled"] else "")
         )

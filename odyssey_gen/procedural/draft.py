@@ -89,6 +89,8 @@ class Draft:
         self.verbs: tuple[str, ...] = ()
         self.dynamics: tuple[str, ...] = ()
         self.quest: dict[str, Any] = {}
+        self.plot = ""  # the quest's plot shape (odyssey_gen.procedural.plots.PLOTS)
+        self.structure = ""  # how its forking chapters are wired ("linear" when they do not fork)
         self.title = spec.display_title
         self.intro = ""
         self.description = ""

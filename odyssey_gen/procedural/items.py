@@ -31,7 +31,7 @@ SLOT_DEFENSE = {"body": (2, 2), "head": (1, 1), "shield": (1, 1), "legs": (1, 1)
 
 TEXT: dict[str, tuple[str, ...]] = {
     "raw": (
-        "{a}, gathered where {w} is thick.",
+        "{a}, gathered in {place}.",
         "{a}; common enough in {place}, if you know where to look.",
         "{a}. Crafters value it more than traders do.",
         "{a}, rough and unworked.",
@@ -147,10 +147,7 @@ def _spread(n: int, top: int) -> list[int]:
 
 
 def _text(d: Draft, kind: str, name: str, area_title: str | None = None) -> str:
-    words = d.namer.words or ["mist"]
-    return sentence(
-        d.rng, TEXT[kind], a=article(words_of(name)), w=d.rng.choice(words), place=area_title or d.places[0].title
-    )
+    return sentence(d.rng, TEXT[kind], a=article(words_of(name)), place=area_title or d.places[0].title)
 
 
 class ObjectBuilder:
@@ -279,7 +276,9 @@ class ObjectBuilder:
         # Containers: the first lies at the spawn; bigger ones are crafted.
         for j, level in enumerate(_spread(c["container"], top)):
             if j == 0:
-                o = self._new("container", "container", 1, value=3, size=1, capacity=16, spawn_weight=0.2)
+                # room for a long recipe's ingredients besides what other stages had it gather (the oracle does not
+                # throw things away to make room, and neither do most agents)
+                o = self._new("container", "container", 1, value=3, size=1, capacity=20, spawn_weight=0.2)
                 d.place_object(spawn, o.name)
                 o.home = spawn.name
             else:

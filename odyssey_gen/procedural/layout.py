@@ -12,17 +12,18 @@ from __future__ import annotations
 from odyssey_gen.procedural.draft import AreaDraft, Draft, Lock, PlaceDraft
 from odyssey_gen.procedural.names import article, sentence, words_of
 
+#: ``{m}`` is a motif of the theme's lexicon: a noun phrase ("the slap of the tide", "cold starlight").
 AREA_TEXT = (
-    "{a} where {w} hangs in the air.",
-    "{a}, worn smooth by the {w} and by many feet.",
-    "{a}; {w} has left its mark on every surface here.",
-    "{a} at the edge of {place}, quiet but for the {w}.",
-    "{a} that smells of {w}. Paths lead off in several directions.",
+    "{a} in {place}. The first thing I notice is {m}.",
+    "{a}, full of {m}. Paths lead off in several directions.",
+    "{a}; {m} hangs over everything here.",
+    "{a} at the edge of {place}, quiet but for {m}.",
+    "{a}. Even here there is {m}.",
 )
 PLACE_TEXT = (
-    "A part of the world shaped by {w}.",
-    "Here {w} and old stone keep each other company.",
-    "People say {w} rules this part of the world.",
+    "A part of the world known for {m}.",
+    "Here {m} never quite goes away.",
+    "Those who live here would know it anywhere by {m}.",
 )
 
 
@@ -34,15 +35,13 @@ def lay_out(d: Draft) -> None:
     place_of = [p for p, size in enumerate(spec.place_sizes) for _ in range(size)]
     cuts = _lock_cuts(d, place_of)
     zone_of = [sum(1 for c in cuts if c <= i) for i in range(n_areas)]
-    words = namer.words or ["mist"]
-
     for _ in range(spec.places):
         title = namer.place_title()
-        d.places.append(PlaceDraft(title, sentence(rng, PLACE_TEXT, w=rng.choice(words)), []))
+        d.places.append(PlaceDraft(title, sentence(rng, PLACE_TEXT, m=namer.motif()), []))
     for i in range(n_areas):
         name = namer.name("area")
         place = d.places[place_of[i]]
-        text = sentence(rng, AREA_TEXT, a=article(words_of(name)), w=rng.choice(words), place=place.title)
+        text = sentence(rng, AREA_TEXT, a=article(words_of(name)), m=namer.motif(), place=place.title)
         area = AreaDraft(name, i, place_of[i], levels[i], zone_of[i], description=text)
         d.areas.append(area)
         place.areas.append(area)

@@ -1,11 +1,12 @@
 """Names and descriptions from a theme: a seeded namer that never repeats a name.
 
 Names are what commands refer to, so they follow the engine's rules (``lower_snake_case``, unique
-across areas, objects and NPCs, never ending in ``_<number>``). They are compounds of a *modifier* and
-a *noun* of the right kind (``tide_ore``, ``drowned_nave``, ``salt_wraith``): the modifiers come first
-from the theme's own words, then from a small stock of adjectives, then from invented words. Invented
-words (``velmor``) give a game the unfamiliar vocabulary the paper asks for (A3.3): an agent must
-learn by inspecting what a ``velmor_pike`` does. Every draw comes from the one RNG the builder passes.
+across areas, objects and NPCs, never ending in ``_<number>``). They come from the curated lexicon of
+the theme (:mod:`odyssey_gen.procedural.lexicon`): an entry of the right kind as it stands
+(``lens_workshop``, ``brine_crab``) or compounded with one of the theme's adjectives (``tarnished_lens``),
+never the user's raw words glued to a generic noun ("astronomers loam"). A share of compounds take an
+invented word (``velmor_pike``): the unfamiliar vocabulary the paper asks for (A3.3), which an agent
+must learn by inspecting things. Every draw comes from the one RNG the builder passes.
 """
 
 from __future__ import annotations
@@ -14,7 +15,9 @@ import random
 import re
 from collections.abc import Sequence
 
-__all__ = ["KINDS", "Namer", "theme_words"]
+from odyssey_gen.procedural.lexicon import blend
+
+__all__ = ["Namer", "article", "sentence", "theme_words", "words_of"]
 
 STOPWORDS = frozenset(
     (
@@ -173,319 +176,6 @@ STOPWORDS = frozenset(
     )
 )
 
-#: Nouns by kind. Materials and foods are split by how they are obtained (raw: found; made: crafted).
-KINDS: dict[str, tuple[str, ...]] = {
-    "raw": (
-        "ore",
-        "clay",
-        "reed",
-        "resin",
-        "bone",
-        "hide",
-        "salt",
-        "sand",
-        "shell",
-        "flint",
-        "stone",
-        "wax",
-        "silk",
-        "moss",
-        "ash",
-        "tin",
-        "copper",
-        "peat",
-        "kelp",
-        "coral",
-        "pearl",
-        "amber",
-        "tar",
-        "fiber",
-        "feather",
-        "thorn",
-        "root",
-        "bark",
-        "sap",
-        "quartz",
-        "slate",
-        "lead",
-        "silver",
-        "chalk",
-        "pitch",
-        "wool",
-        "horn",
-        "scale",
-        "glassfrit",
-        "loam",
-    ),
-    "made": (
-        "bar",
-        "ingot",
-        "plank",
-        "cord",
-        "thread",
-        "cloth",
-        "leather",
-        "glue",
-        "pane",
-        "bead",
-        "rivet",
-        "plate",
-        "wire",
-        "brick",
-        "tile",
-        "rope",
-        "pulp",
-        "weave",
-        "alloy",
-        "strap",
-        "dowel",
-        "felt",
-        "lacquer",
-        "mortar",
-        "ribbon",
-        "spindle",
-        "buckle",
-        "hinge",
-        "gear",
-        "spring",
-    ),
-    "weapon": (
-        "knife",
-        "club",
-        "spear",
-        "blade",
-        "axe",
-        "hammer",
-        "sickle",
-        "pike",
-        "flail",
-        "mace",
-        "glaive",
-        "cudgel",
-        "dagger",
-        "sword",
-        "hook",
-        "maul",
-        "staff",
-        "trident",
-        "halberd",
-        "scythe",
-        "sabre",
-        "harpoon",
-        "lance",
-        "cleaver",
-    ),
-    "head": ("hood", "cap", "helm", "coif", "mask", "circlet"),
-    "body": ("jerkin", "coat", "vest", "hauberk", "mantle", "cuirass", "tabard", "robe"),
-    "legs": ("greaves", "leggings", "breeches", "chausses"),
-    "feet": ("boots", "sandals", "clogs", "waders", "sabatons"),
-    "hands": ("gloves", "gauntlets", "mitts", "bracers"),
-    "shield": ("buckler", "shield", "targe", "pavise"),
-    "write": ("stylus", "quill", "pen", "nib", "charcoal", "crayon"),
-    "lockpick": ("lockpick", "shim", "probe", "pick"),
-    "container": ("pouch", "satchel", "bag", "pack", "creel", "sack", "haversack", "basket", "kit", "case"),
-    "writable": ("paper", "scroll", "slate", "leaf", "tablet", "vellum", "parchment", "card", "folio"),
-    "food_raw": (
-        "berries",
-        "cress",
-        "apple",
-        "fish",
-        "eel",
-        "mushroom",
-        "honey",
-        "nuts",
-        "crab",
-        "egg",
-        "plum",
-        "turnip",
-        "limpet",
-        "fig",
-        "gourd",
-        "radish",
-    ),
-    "food_made": ("stew", "pie", "broth", "cake", "bun", "porridge", "jerky", "soup", "loaf", "pasty"),
-    "station": (
-        "workbench",
-        "furnace",
-        "anvil",
-        "loom",
-        "kiln",
-        "forge",
-        "press",
-        "still",
-        "altar",
-        "vat",
-        "grindstone",
-        "cookfire",
-        "bellows",
-        "lathe",
-        "crucible",
-        "tannery",
-    ),
-    "key": ("key",),
-    "currency": ("coin", "mark", "token", "chit", "bead", "scrip"),
-    "trophy": ("heart", "seal", "crown", "relic", "sigil", "idol", "lens", "tongue", "core", "shard", "eye", "crest"),
-    "enemy": (
-        "rat",
-        "wolf",
-        "crab",
-        "wraith",
-        "husk",
-        "shade",
-        "hound",
-        "beetle",
-        "gull",
-        "lurker",
-        "drowner",
-        "crawler",
-        "stalker",
-        "imp",
-        "wisp",
-        "golem",
-        "spider",
-        "serpent",
-        "revenant",
-        "moth",
-        "leech",
-        "ghoul",
-        "mite",
-        "boar",
-        "heron",
-        "sentinel",
-        "mauler",
-        "skulker",
-    ),
-    "boss": (
-        "warden",
-        "matriarch",
-        "tyrant",
-        "keeper",
-        "leviathan",
-        "sovereign",
-        "abbot",
-        "colossus",
-        "hierophant",
-        "primarch",
-    ),
-    "merchant": ("trader", "peddler", "chandler", "broker", "quartermaster", "tinker", "hawker", "sutler"),
-    "guide": ("elder", "sage", "seer", "archivist", "pilot", "ferrywoman", "warden", "chronicler"),
-    "villager": ("ferrier", "mender", "scribe", "fisher", "lamplighter", "gardener", "bellringer", "cooper"),
-    "area": (
-        "nave",
-        "cloister",
-        "quay",
-        "gate",
-        "court",
-        "yard",
-        "market",
-        "archive",
-        "crypt",
-        "hall",
-        "stair",
-        "tower",
-        "wharf",
-        "causeway",
-        "garden",
-        "well",
-        "chapel",
-        "vault",
-        "gallery",
-        "bridge",
-        "steps",
-        "shoals",
-        "lane",
-        "plaza",
-        "hollow",
-        "crossing",
-        "landing",
-        "undercroft",
-        "belfry",
-        "terrace",
-        "cistern",
-        "orchard",
-        "mill",
-        "kitchen",
-        "barracks",
-        "dock",
-        "grotto",
-        "spring",
-        "loft",
-        "sluice",
-    ),
-    "place": (
-        "Quarter",
-        "Deep",
-        "Reach",
-        "Ward",
-        "Heights",
-        "Shallows",
-        "Precinct",
-        "Flats",
-        "Spire",
-        "Hollows",
-        "Rise",
-        "Narrows",
-        "Barrens",
-        "Commons",
-        "Fens",
-        "Stacks",
-    ),
-    "room": ("drill_hall", "practice_room", "training_yard"),
-}
-
-ADJECTIVES = (
-    "grey",
-    "salt",
-    "drowned",
-    "hollow",
-    "black",
-    "old",
-    "high",
-    "low",
-    "cold",
-    "silent",
-    "sunken",
-    "broken",
-    "iron",
-    "pale",
-    "red",
-    "green",
-    "bitter",
-    "lantern",
-    "bone",
-    "brine",
-    "amber",
-    "ashen",
-    "crooked",
-    "deep",
-    "dusk",
-    "ember",
-    "frost",
-    "gilded",
-    "glass",
-    "hushed",
-    "moss",
-    "mire",
-    "north",
-    "quiet",
-    "rust",
-    "shale",
-    "silver",
-    "slate",
-    "smoke",
-    "stone",
-    "thorn",
-    "tide",
-    "twilight",
-    "velvet",
-    "wet",
-    "white",
-    "wild",
-    "wind",
-    "wyrm",
-    "cinder",
-)
-
 _ONSETS = (
     "b",
     "d",
@@ -527,17 +217,22 @@ def theme_words(theme: str) -> list[str]:
 
 
 class Namer:
-    """Unique names of every kind, drawn from one seeded RNG.
+    """Unique names of every kind, drawn from one seeded RNG and the theme's lexicon blend.
 
-    ``strangeness`` is the share of modifiers that are invented words rather than theme words or
-    adjectives (0: only readable compounds).
+    A name is a lexicon entry as it stands (``lens_workshop``) while unused ones remain (``plain``
+    of the time), else the theme's adjective with an entry (``tarnished_eyepiece``); ``strangeness`` is
+    the share of compounds that take an invented word instead (``velmor_eyepiece``): the unfamiliar
+    vocabulary the paper asks for (A3.3), but never a word of another theme.
     """
 
-    def __init__(self, theme: str, rng: random.Random, *, strangeness: float = 0.15):
+    def __init__(self, theme: str, rng: random.Random, *, strangeness: float = 0.15, plain: float = 0.7):
         self.rng = rng
         self.words = theme_words(theme)
+        self.lexicon = blend(theme)
         self.strangeness = strangeness
+        self.plain = plain
         self.used: set[str] = set()
+        self._nouns: set[str] = set()  # entries already in some name: compounds prefer the others
         self._invented: list[str] = []
 
     # ------------------------------------------------------------------ words
@@ -551,16 +246,31 @@ class Namer:
                 self._invented.append(word)
                 return word
 
-    def modifier(self, theme_share: float = 0.45) -> str:
-        r = self.rng.random()
-        if r < self.strangeness:
-            return self.rng.choice(self._invented) if self._invented and self.rng.random() < 0.5 else self.invented()
-        if self.words and r < self.strangeness + theme_share:
-            return self.rng.choice(self.words)
-        return self.rng.choice(ADJECTIVES)
+    @property
+    def invented_words(self) -> tuple[str, ...]:
+        return tuple(self._invented)
 
-    def claim(self, name: str) -> str:
+    def modifier(self) -> str:
+        """An adjective of the theme, or (``strangeness`` of the time) an invented word."""
+        if self.rng.random() < self.strangeness:
+            return self.rng.choice(self._invented) if self._invented and self.rng.random() < 0.5 else self.invented()
+        return self.rng.choice(self.lexicon.adjectives())
+
+    def motif(self) -> str:
+        """A noun phrase of the theme for descriptions (``the slap of the tide``)."""
+        return self.rng.choice(self.lexicon.motifs())
+
+    def entry(self, kind: str) -> str:
+        """One lexicon entry of ``kind``: a member theme by its share, then an entry of its list."""
+        pools = [p for p in self.lexicon.pool(kind)]
+        shares = list(self.lexicon.shares) if len(pools) == len(self.lexicon.shares) else [1.0] * len(pools)
+        live = [(p, w) for p, w in zip(pools, shares, strict=True) if p]
+        pool = self.rng.choices([p for p, _ in live], [w for _, w in live])[0]
+        return self.rng.choice(pool)
+
+    def claim(self, name: str, noun: str | None = None) -> str:
         self.used.add(name)
+        self._nouns.add(noun or name)
         return name
 
     def free(self, name: str) -> bool:
@@ -572,37 +282,45 @@ class Namer:
 
     # ------------------------------------------------------------------ names
     def name(self, kind: str, *, bare_first: bool = False) -> str:
-        """A fresh ``modifier_noun`` for ``kind`` (``bare_first``: try the plain noun first)."""
-        nouns = KINDS[kind]
+        """A fresh name for ``kind`` (``bare_first``: the first unused entry, in lexicon order)."""
+        entries = self.lexicon.words(kind)
         if bare_first:
-            for noun in nouns:
-                if self.free(noun):
-                    return self.claim(noun)
+            for e in entries:
+                if self.free(e):
+                    return self.claim(e)
+        unused = [e for e in entries if self.free(e) and e not in self._nouns]
+        if unused and self.rng.random() < self.plain:
+            return self.claim(self.rng.choice(unused))
         for attempt in range(60):
-            noun = self.rng.choice(nouns)
+            noun = self.entry(kind)
+            if noun in self._nouns and attempt < 20 and any(e not in self._nouns for e in entries):
+                continue
             mod = self.modifier() if attempt < 40 else self.invented()
-            if mod == noun:
+            if mod in noun.split("_") or noun.startswith(mod):
                 continue
             candidate = f"{mod}_{noun}"
             if self.free(candidate):
-                return self.claim(candidate)
+                return self.claim(candidate, noun)
         while True:  # invented words never run out
-            candidate = f"{self.invented()}_{self.rng.choice(nouns)}"
+            candidate = f"{self.invented()}_{self.entry(kind)}"
             if self.free(candidate):
                 return self.claim(candidate)
 
     def person(self, role: str) -> str:
-        """A named individual: an invented given name and a role or theme word (``velmor_chandler``)."""
-        pool = KINDS.get(role, (role,))
+        """A named individual: an invented given name and a role of the theme (``velmor_chandler``)."""
         while True:
-            candidate = f"{self.invented()}_{self.rng.choice(pool)}"
+            candidate = f"{self.invented()}_{self.entry(role)}"
             if self.free(candidate):
                 return self.claim(candidate)
 
     def place_title(self) -> str:
-        """A place's display name (free text, not a handle): ``The Drowned Quarter``."""
-        mod = self.modifier(theme_share=0.6)
-        return f"The {mod.capitalize()} {self.rng.choice(KINDS['place'])}"
+        """A place's display name (free text, not a handle): ``The Starlit Quadrant``."""
+        mod = " ".join(w.capitalize() for w in self.rng.choice(self.lexicon.adjectives()).split("_"))
+        return f"The {mod} {self.rng.choice(self.lexicon.places())}"
+
+    def phrase(self, kind: str = "raw") -> str:
+        """An entry of ``kind`` read as words (``star chart``), for texts."""
+        return words_of(self.entry(kind))
 
 
 def words_of(name: str) -> str:

@@ -133,9 +133,7 @@ def build_npcs(d: Draft) -> None:
                 "coins": rng.randint(8, 20),
                 "unique": True,
                 "spawn_weight": 0,
-                "dialogue": [
-                    f"Coin for goods, goods for coin. The {rng.choice(namer.words or ['road'])} waits for no one."
-                ],
+                "dialogue": [f"Coin for goods, goods for coin. Mind {namer.motif()} on your way."],
             },
         )
         npc.description = f"{words_of(name).title()}, a trader with a pack of wares and a sharp eye for coin."

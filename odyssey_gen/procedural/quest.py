@@ -5,17 +5,22 @@ guarantees: an object that lies somewhere, is sold or can be crafted from such t
 that has a home; an area behind a lock whose key can be made before it. Chapter ``k`` of ``C`` draws
 its targets from the levels up to ``ceil((k + 1) L / C)``, so the quest goes deeper as it goes on,
 and the last chapter ends with the boss. Each chapter of a DAG quest is a root, ``branching``
-parallel chains and a join (paper A3.3: hierarchical goal decomposition).
+parallel chains and a join (paper A3.3: hierarchical goal decomposition), wired by one of the
+structures of :mod:`odyssey_gen.procedural.plots`; the arc of the whole quest (how it opens, what
+comes before and after the boss, which stages it favours) is one of its plot shapes, chosen by seed
+unless the spec names one.
 """
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from typing import Any
 
 from odyssey_gen.procedural.draft import Draft, Lock, NpcDraft, ObjDraft
 from odyssey_gen.procedural.names import words_of
+from odyssey_gen.procedural.plots import PLOTS, STRUCTURES, Plot
 from odyssey_gen.spec import SpecError
 
 Stage = dict[str, Any]
@@ -60,8 +65,138 @@ class QuestBuilder:
         self.seen: set[str] = set()  # conditions already used (as JSON), so no stage repeats another
         self.targets: set[str] = set()  # names already asked for by a filler
         self.counter = 0
-        words = d.namer.words or [d.namer.invented(), d.namer.invented()]
-        self.words = words if len(words) >= 2 else [*words, d.namer.invented()]
+        self.masterwork: ObjDraft | None = self._masterwork()
+        self.plot: Plot = self._choose_plot()
+        self.structure: str = self.rng.choice(STRUCTURES) if self.spec.branching > 1 else "linear"
+        if self.plot.name == "forging":
+            self._bind_masterwork()
+        # the words of the writing stages: the world's own things, read as words
+        self.words = sorted({words_of(o.name) for o in d.objects.values() if o.kind in ("raw", "made", "trophy")})
+
+    # ------------------------------------------------------------------ the plot
+    def _masterwork(self) -> ObjDraft | None:
+        """The best crafted weapon (else armor): what the forging plot makes from the trophy."""
+        for kind in ("weapon", "armor"):
+            crafted = [o for o in self.d.of_kind(kind) if o.recipe is not None]
+            if crafted:
+                return max(crafted, key=lambda o: (o.level, o.name))
+        return None
+
+    def _choose_plot(self) -> Plot:
+        wanted = self.spec.plot
+        if wanted is not None:
+            if wanted == "forging" and self.masterwork is None:
+                raise SpecError("plot: forging needs a crafted weapon or armor: raise --objects")
+            return PLOTS[wanted]
+        names = [n for n in PLOTS if n != "forging" or self.masterwork is not None]
+        return PLOTS[self.rng.choice(names)]
+
+    def _bind_masterwork(self) -> None:
+        """The trophy becomes an ingredient of the masterwork, which no earlier stage may ask for."""
+        m = self.masterwork
+        assert m is not None and m.recipe is not None
+        m.recipe["ingredients"][self.trophy.name] = 1
+        m.zone = self.d.zones - 1
+        m.tier = max(m.tier, 1)
+        self.targets.add(m.name)
+
+    def _texts(self) -> dict[str, str]:
+        d = self.d
+        merchant = self._merchant_at_work()
+        return {
+            "guide": words_of(self.guide.name).title(),
+            "boss": words_of(self.boss.name),
+            "trophy": words_of(self.trophy.name),
+            "masterwork": words_of(self.masterwork.name) if self.masterwork else "",
+            "spawn": d.spawn.name,
+            "deepest": d.areas[-1].name,
+            "deepest_words": words_of(d.areas[-1].name).title(),
+            "merchant": words_of(merchant.name).title() if merchant else "",
+            "place": d.places[0].title,
+        }
+
+    def _merchant_at_work(self) -> NpcDraft | None:
+        """The trader of the trade plot: one beyond the spawn when there is one (the finale walks there)."""
+        merchants = [m for m in self.d.npcs_of("merchant") if m.homes]
+        away = [m for m in merchants if m.homes[0] != self.d.spawn.name]
+        return (away or merchants or [None])[0]
+
+    # ------------------------------------------------------------------ openings and finales
+    def open_explore(self) -> Stage | None:
+        return self._f_explore(0)
+
+    def open_arm(self) -> Stage | None:
+        return self._f_arm(0)
+
+    def talk_merchant(self) -> Stage | None:
+        m = self._merchant_at_work()
+        if m is None:
+            return self.talk_guide()
+        self.targets.add(m.name)
+        return self._stage(
+            "talk_merchant",
+            f"Hear the terms of {words_of(m.name).title()}",
+            f"{m.name} keeps shop in {m.homes[0]}.",
+            {"type": "talked_to", "npc": m.name},
+            on_complete=f"{words_of(m.name).title()} names the price: the {words_of(self.trophy.name)}.",
+        )
+
+    def report_to_guide(self) -> Stage | None:
+        g, t = self.guide.name, self.trophy.name
+        return self._stage(
+            "report",
+            f"Show the {words_of(t)} to {words_of(g).title()}",
+            f"Carry the {t} the {self.boss.name} dropped and talk to {g} in {self.d.spawn.name}.",
+            {
+                "type": "all_of",
+                "conditions": [{"type": "has_item_count", "object": t}, {"type": "talked_to", "npc": g}],
+            },
+        )
+
+    def forge_masterwork(self) -> Stage | None:
+        m = self.masterwork
+        assert m is not None
+        return self._stage(
+            "forge",
+            f"Forge the {words_of(m.name)}",
+            _recipe_text(self.d, m) + f" The {self.trophy.name} is its heart.",
+            {"type": "object_crafted", "object": m.name},
+        )
+
+    def vow_note(self) -> Stage | None:
+        home = self.d.spawn.name
+        text = f"the {words_of(self.boss.name)} is no more"
+        return self._stage(
+            "vow",
+            f"Write the vow in {words_of(home)}",
+            f"Write '{text}' on something writable and set it down in {home}.",
+            {"type": "text_equals_in", "text": text, "area": home},
+        )
+
+    def trophy_to_merchant(self) -> Stage | None:
+        m = self._merchant_at_work()
+        if m is None:
+            return self.bring_trophy()
+        t, where = self.trophy.name, m.homes[0]
+        return self._stage(
+            "pay",
+            f"Pay {words_of(m.name).title()} with the {words_of(t)}",
+            f"Set the {t} down in {where}, where {m.name} keeps shop.",
+            {"type": "object_in_area", "object": t, "area": where},
+        )
+
+    def cull(self) -> Stage | None:
+        enemies = [n for n in self.d.npcs_of("enemy") if n.homes]
+        if not enemies:
+            return None
+        e = max(enemies, key=lambda n: (len(n.homes), n.level, n.name))
+        n = min(2, len(e.homes))
+        return self._stage(
+            "cull",
+            f"Break the siege: defeat {n} {words_of(e.name)}",
+            f"They gather in {e.homes[0]}. Defeat {n} of them before facing their master.",
+            {"type": "defeated_n", "npc": e.name, "count": n},
+        )
 
     # ------------------------------------------------------------------ scope of a chapter
     def cap(self, k: int) -> int:
@@ -131,13 +266,32 @@ class QuestBuilder:
 
     # ------------------------------------------------------------------ fillers
     def filler(self, k: int) -> Stage:
-        """A stage of a random kind within chapter ``k``'s reach (different from every other stage)."""
-        kinds = [kd for kd in FILLERS if kd != "eat" or "eat" in self.d.verbs]
-        for _ in range(200):
-            kind = self.rng.choices(kinds, [FILLERS[kd] for kd in kinds])[0]
+        """A stage within chapter ``k``'s reach, of a kind the plot favours (different from every other stage).
+
+        Some become a choice: either of two tasks of different kinds (``any_of``), so the agent picks a route.
+        """
+        first = self._one_filler(k)
+        if self.rng.random() < self.plot.choice_rate:
+            other = self._one_filler(k, avoid=first["kind"], tries=40)
+            if other is not None:
+                return {
+                    "kind": "choice",
+                    "title": f"{first['title']}, or {other['title'][:1].lower()}{other['title'][1:]}",
+                    "hint": f"Either of two tasks will do. {first['hint']} Or: {other['hint']}",
+                    "done": {"type": "any_of", "conditions": [first["done"], other["done"]]},
+                }
+        return first
+
+    def _one_filler(self, k: int, avoid: str = "", tries: int = 200) -> Stage | None:
+        weights = {kd: w * self.plot.weights.get(kd, 1.0) for kd, w in FILLERS.items()}
+        kinds = [kd for kd in FILLERS if (kd != "eat" or "eat" in self.d.verbs) and weights[kd] > 0 and kd != avoid]
+        for _ in range(tries):
+            kind = self.rng.choices(kinds, [weights[kd] for kd in kinds])[0]
             stage = getattr(self, f"_f_{kind}")(k)
             if stage is not None:
                 return stage
+        if avoid:
+            return None
         raise SpecError("the world is too small for the stages asked: lower --stages or raise --objects / --npcs")
 
     def _in_reach(self, k: int, *kinds: str) -> list[ObjDraft]:
@@ -387,14 +541,30 @@ class QuestBuilder:
         spare = spec.stages - must
         head: list[list[Stage]] = []
         if k == 0 and spare > 0:
-            head.append([self.talk_guide()])
+            opening = getattr(self, self.plot.opening)() or self.talk_guide()
+            head.append([opening])
             spare -= 1
         tail: list[list[Stage]] = []
         if last:
+            # each part of the plot around the boss costs a slot; keep at least one for a filler
+            for name in self.plot.before_boss:
+                stage = getattr(self, name)() if spare > 1 else None
+                if stage is not None:
+                    tail.append([stage])
+                    spare -= 1
             tail.append([self.slay_boss()])
-            if spare > 1:  # the homecoming costs a slot; keep at least one for a filler
-                tail.append([self.bring_trophy()])
-                spare -= 1
+            for name in self.plot.finale:
+                stage = getattr(self, name)() if spare > 1 else None
+                if stage is not None:
+                    stage["after_boss"] = True
+                    tail.append([stage])
+                    spare -= 1
+            if self.plot.name == "forging" and len(tail) == 1:  # no room for the forge: the trophy goes home
+                stage = self.bring_trophy()
+                if stage is not None and spare > 0:
+                    stage["after_boss"] = True
+                    tail.append([stage])
+                    spare -= 1
         units_of_locks: list[list[Stage]] = []
         for lock in locks:
             unit = [self.cross(lock)]
@@ -435,29 +605,42 @@ class QuestBuilder:
                     "stages": [self._ordered(s) for s in stages],
                 }
             )
-        g, b, t = self.guide.name, self.boss.name, self.trophy.name
+        texts = self._texts()
+        title = self.plot.title.format(**texts)
         return {
-            "title": f"The {words_of(t).title()}",
-            "intro": f"{words_of(g).title()} waits in {d.spawn.name} with a task: the {words_of(b)} keeps the "
-            f"{words_of(t)} in {d.areas[-1].name}, and it must be taken back.",
-            "outro": f"The {words_of(t)} is home again. I have completed the main quest.",
-            "guide": {"npc": g, "area": d.spawn.name},
+            "title": " ".join(
+                w if i and w in ("the", "of", "to", "a", "for") else w[:1].upper() + w[1:]
+                for i, w in enumerate(title.split())
+            ),
+            "intro": self.plot.intro.format(**texts),
+            "outro": self.plot.outro.format(**texts),
+            "guide": {"npc": self.guide.name, "area": d.spawn.name},
             "chapters": chapters,
         }
 
     def _fork(self, units: list[list[Stage]], prev_end: list[str]) -> list[str]:
-        """Give the chapter's stages explicit ``requires``: root -> parallel chains -> join -> tail."""
+        """Give the chapter's stages explicit ``requires``: root -> chains -> join -> tail, wired by the structure.
+
+        ``fork_join``: units dealt round-robin to ``branching`` chains; ``uneven``: dealt at random (each chain
+        gets one), so chains differ in length; ``lattice``: round-robin, and each chain's second stage also
+        waits for the first stage of the chain before it.
+        """
         b = self.spec.branching
         stages = [s for u in units for s in u]
         root = stages[0]
-        tail = [s for s in stages[-1:] if s["kind"] == "return"]
+        tail = [s for s in stages if s.get("after_boss")]
         join = stages[-1 - len(tail)]
         inner = [u for u in units if u[0] is not root and join not in u and not any(s in tail for s in u)]
         if len(inner) < b:
             inner = [[s] for u in inner for s in u]
         chains: list[list[Stage]] = [[] for _ in range(b)]
-        for i, unit in enumerate(inner):
-            chains[i % b].extend(unit)
+        if self.structure == "uneven" and len(inner) > b:
+            slots = list(range(b)) + [self.rng.randrange(b) for _ in range(len(inner) - b)]
+            for unit, c in zip(inner, slots, strict=True):
+                chains[c].extend(unit)
+        else:
+            for i, unit in enumerate(inner):
+                chains[i % b].extend(unit)
         root["requires"] = list(prev_end)
         ends = []
         for chain in chains:
@@ -466,6 +649,10 @@ class QuestBuilder:
                 s["requires"] = [before]
                 before = s["id"]
             ends.append(before)
+        if self.structure == "lattice":
+            for left, right in itertools.pairwise(chains):
+                if left and len(right) > 1 and left[0]["id"] not in right[1]["requires"]:
+                    right[1]["requires"].append(left[0]["id"])
         join["requires"] = sorted(set(ends), key=ends.index)
         before = join["id"]
         for s in tail:

@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 
 from kit import game_copy
 
-from odyssey_env.env import OdysseyEnv, _info_plans
+from odyssey_env.env import OdysseyEnv
+from odyssey_env.face import _info_plans
 from odyssey_env.quests.conditions import _triggers, triggers
 from odyssey_env.quests.main_quest import _plans, plan
 from odyssey_env.quests.spec import Condition

@@ -20,6 +20,8 @@ from odyssey_eval.runner import run_cell
 from .conftest import cell, quiet
 
 BUDGET = 45
+#: odyssey's own games of the challenge's sizes (the ranking games are the paper's, once imported)
+OWN_GAMES = ("--games", "quiet_bell", "tallowmere", "gavelmoor")
 
 
 def _oracle(out: Path, game: str = "mossfall", seed: int = 0, **over) -> dict:
@@ -60,30 +62,38 @@ def challenge_runs(tmp_path_factory) -> dict[str, Path]:
 
 def test_the_challenge_refuses_runs_of_different_protocols_in_one_line_naming_them(challenge_runs, capsys):
     paper, plain = challenge_runs["paper"], challenge_runs["odyssey"]
-    assert challenge_main([str(paper), str(plain), "--min-runs", "1"]) == 2
+    assert challenge_main([str(paper), str(plain), "--min-runs", "1", *OWN_GAMES]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and err.startswith("odyssey challenge: runs of different protocols")
     assert err.count("seed_0_protocol=paper") == 3 and err.count(str(plain)) == 3
     # --protocol names the one protocol to rank: runs of another are refused, named
-    assert challenge_main([str(plain), "--protocol", "paper", "--min-runs", "1"]) == 2
+    assert challenge_main([str(plain), "--protocol", "paper", "--min-runs", "1", *OWN_GAMES]) == 2
     err = capsys.readouterr().err.strip()
     assert "\n" not in err and "not of protocol paper" in err and err.count(str(plain)) == 3
 
 
 def test_the_challenge_ranks_paper_runs_and_marks_runs_of_another_protocol(challenge_runs, capsys):
-    assert challenge_main([str(challenge_runs["paper"]), "--json", "--min-runs", "1", "--budget", str(BUDGET)]) == 0
+    assert (
+        challenge_main([str(challenge_runs["paper"]), "--json", "--min-runs", "1", *OWN_GAMES, "--budget", str(BUDGET)])
+        == 0
+    )
     ranked = json.loads(capsys.readouterr().out)
     assert ranked["protocol"] == "paper"
     (oracle,) = ranked["ranking"]
     assert not [w for w in oracle["warnings"] if "protocol" in w or "budget" in w or "ended after" in w], oracle
-    assert challenge_main([str(challenge_runs["odyssey"]), "--json", "--min-runs", "1", "--budget", str(BUDGET)]) == 0
+    assert (
+        challenge_main(
+            [str(challenge_runs["odyssey"]), "--json", "--min-runs", "1", *OWN_GAMES, "--budget", str(BUDGET)]
+        )
+        == 0
+    )
     (oracle,) = json.loads(capsys.readouterr().out)["ranking"]
     assert any("played under protocol odyssey, not the challenge's paper" in w for w in oracle["warnings"])
 
 
 def test_a_multi_agent_cell_under_the_paper_protocol_counts_each_agents_tutorial_steps(tmp_path):
     pytest.importorskip("pettingzoo", reason='multi-agent cells need the "multiagent" extra')
-    from odyssey_eval.multirunner import AGENTS_DIR, run_multi_cell
+    from odyssey_eval.runner import AGENTS_DIR, run_multi_cell
 
     cfg = _oracle(tmp_path, protocol="paper")
     cfg.pop("agent")
