@@ -25,9 +25,10 @@ world's state, every agent's memory and the counters are written as a checkpoint
 restarts from the newest one, cutting every seat's files back to the bytes that checkpoint had seen,
 and finishes exactly as an uninterrupted run would (only wall-clock fields differ). Nothing on the
 per-step path copies or serialises the world. The budget ``max_steps`` counts each seat's play steps:
-steps in the tutorial do not use it up (they are recorded, marked, and reported apart). A seat whose
-budget is spent, or whose agent asks to stop, leaves the world (in a shared world what it holds stays
-on the ground where it stood) while the others play on.
+steps in the tutorial do not use it up (they are recorded, marked, and reported apart); under
+``protocol=paper`` it counts every step, tutorial included, as the reference does
+(``odyssey_eval.protocol``). A seat whose budget is spent, or whose agent asks to stop, leaves the world
+(in a shared world what it holds stays on the ground where it stood) while the others play on.
 
 What differs between one seat and several is only how the files are laid out (:class:`_Solo`,
 :class:`_Team`): the formats earlier versions wrote, kept byte for byte so their run directories
@@ -48,7 +49,7 @@ from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
 from odyssey_env.userdir import origin
-from odyssey_eval import lifecycle
+from odyssey_eval import lifecycle, protocol
 from odyssey_eval.factory import ConfigError, build_agent
 from odyssey_eval.lifecycle import RESULTS_FORMAT, STOPPING, CellOutcome, RunError, sanitize
 from odyssey_eval.metrics import RunningMetrics
@@ -218,6 +219,7 @@ class Cell:
         self.ev = cfg["eval"]
         self.qa = self.ev["qa"]
         self.seed, self.max_steps = key["seed"], key["max_steps"]
+        self.spent = protocol.budget_counter(protocol.of(key))  # the seat counter max_steps bounds
         self.game, self.content, self.facts = lifecycle.open_game(
             cfg["game"], self.rd, overwrite=self.ev["overwrite"], seed=self.seed, log=self.log
         )
@@ -365,7 +367,7 @@ class Cell:
                 seat.tokens += decision.usage.total_tokens
             if terms[aid] or truncs[aid]:
                 seat.end = "terminated" if terms[aid] else "truncated"
-            elif not tutorial and seat.play >= max_steps:
+            elif getattr(seat, self.spent) >= max_steps:
                 self._retire(seat, "max_steps")
             elif qa_every and not tutorial and seat.play % qa_every == 0:
                 self._ask(seat, "during")
@@ -666,7 +668,8 @@ class _Solo(_Layout):
     def saved(self, cell: Cell, runner: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
         # the seat's end is not recorded: it follows from the counters (a decision to stop is asked again)
         (aid,) = cell.seats
-        end = "terminated" if runner["terminated"] else "max_steps" if runner["play"] >= cell.max_steps else None
+        spent = runner[cell.spent] >= cell.max_steps
+        end = "terminated" if runner["terminated"] else "max_steps" if spent else None
         return {aid: {**runner, "end": end}}
 
     def agent_dir(self, directory: Path, aid: str) -> Path:
@@ -694,6 +697,7 @@ class _Solo(_Layout):
             "llm": key["llm"],
             "seed": cell.seed,
             "max_steps": cell.max_steps,
+            "protocol": protocol.of(key),
             "tutorial": key["tutorial"],
             "tag": key["tag"],
             "end_reason": end,
@@ -846,6 +850,7 @@ class _Team(_Layout):
             "game_origin": origin(cell.game.path),  # odyssey's own, or the paper's imported from which release
             "seed": cell.seed,
             "max_steps": cell.max_steps,
+            "protocol": protocol.of(key),
             "tutorial": key["tutorial"],
             "tag": key["tag"],
             "llm": key["llm"],

@@ -32,6 +32,7 @@ from odyssey_agents.llm.factory import refuse_secrets
 from odyssey_agents.llm.protocol import LLMError
 from odyssey_env import __version__ as odyssey_env_version
 from odyssey_env.trust import content_digest
+from odyssey_eval import protocol
 from odyssey_eval.metrics import GameFacts
 from odyssey_eval.qa.questions import Question
 from odyssey_eval.rundir import RunDir, RunDirError
@@ -137,6 +138,7 @@ def checked(cfg: Mapping[str, Any], players: str = "agent") -> dict[str, Any]:
     cfg["max_steps"] = _whole("max_steps", cfg["max_steps"])
     if cfg["max_steps"] < 1:
         raise ConfigError(f"max_steps must be at least 1, got {cfg['max_steps']}")
+    cfg["protocol"] = protocol.check(cfg.get("protocol"))
     if not isinstance(cfg.get("tutorial", True), bool):
         raise ConfigError(f"tutorial must be true or false, got {cfg['tutorial']!r}")
     if not isinstance(cfg["game"], Mapping):

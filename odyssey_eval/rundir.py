@@ -43,6 +43,7 @@ from typing import Any
 from odyssey_agents.errors import OdysseyError
 from odyssey_agents.llm.factory import identity as llm_identity
 from odyssey_env.safeio import MAX_JSON_DEPTH, UnsafeFile, parse_json, read_regular, write_atomic
+from odyssey_eval import protocol
 from odyssey_eval.trajectory import json_bytes
 
 try:
@@ -112,7 +113,7 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
     ``{name: random, seed: null}`` from a config file name the same cell.
     """
     ev = cfg.get("eval", {}) or {}
-    return {
+    key = {
         # whether a folder's rules may run is the user's permission, not part of what the cell is
         "game": {k: v for k, v in _without_nulls(cfg["game"]).items() if k != "trust"},
         "agent": _without_nulls(cfg["agent"]),
@@ -123,6 +124,11 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
         "qa": dict(ev.get("qa") or {}),
         "tag": str(ev.get("tag") or ""),
     }
+    # the default protocol is left out, as null settings are, so the cells recorded before protocols
+    # existed (all of them the default's) are still the same cells
+    if protocol.check(cfg.get("protocol")) != protocol.DEFAULT:
+        key["protocol"] = cfg["protocol"]
+    return key
 
 
 def _without_nulls(group: Mapping[str, Any]) -> dict[str, Any]:
@@ -143,7 +149,8 @@ def agent_variant(agent: Mapping[str, Any]) -> list[str]:
 
 
 def run_path(cfg: Mapping[str, Any]) -> Path:
-    """``<output_dir>/<game>/<agent[+add-on...][+variant...]>/<llm[-model]>/seed_<seed>[_no_tutorial][_<tag>]``.
+    """``<output_dir>/<game>/<agent[+add-on...][+variant...]>/<llm[-model]>/seed_<seed>[_no_tutorial]
+    [_protocol=<protocol>][_<tag>]`` (the protocol where it is not the default, ``odyssey_eval.protocol``).
 
     Other agent and llm parameters are part of the cell's identity (``cell.json``) but not of the
     path: a rerun with different ones is refused with a message, and ``eval.tag`` names a variant.
@@ -162,6 +169,7 @@ def run_path(cfg: Mapping[str, Any]) -> Path:
     seed_part = (
         f"seed_{key['seed']}"
         + ("" if key["tutorial"] else "_no_tutorial")
+        + (f"_protocol={key['protocol']}" if "protocol" in key else "")
         + (f"_{slug(key['tag'])}" if key["tag"] else "")
     )
     output_dir = Path((cfg.get("eval") or {}).get("output_dir") or "runs")
