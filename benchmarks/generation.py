@@ -1,11 +1,12 @@
 """Procedural generation: full validation for games of increasing size, and the diversity of what it makes.
 
-Protocol: for each size, in a fresh Python process, (1) build the game (``odyssey_gen.procedural.build``),
-(2) write its files, (3) run the full default validation (static check, load, 1,000 random steps on each
-of 3 seeds, reachability, the oracle on 3 seeds with a 500-step budget) in the sandbox, and report the
-time of each part, the size of the files and whether every check passed. The baseline, measured in the
-same run, is the same validation of a copy of the shipped Quiet Bell game (18 areas, 83 object types), so
-the figures can be read against a hand-made game of paper size on the same (noisy, shared) machine.
+Protocol: for each size, in a fresh Python process, (1) build the game
+(``odyssey_gen.procedural.ProceduralAuthor.files``), (2) write its files, (3) run the full default
+validation (static check, load, 1,000 random steps on each of 3 seeds, reachability, the oracle on 3
+seeds with a 500-step budget) in the sandbox, and report the time of each part, the size of the files
+and whether every check passed. The baseline, measured in the same run, is the same validation of a copy
+of the shipped Quiet Bell game (18 areas, 83 object types), so the figures can be read against a
+hand-made game of paper size on the same (noisy, shared) machine.
 
     python benchmarks/generation.py                    # the three sizes, the baseline and the diversity tables
     python benchmarks/generation.py --sizes paper      # one size (and the diversity tables)
@@ -56,7 +57,7 @@ SIZES: dict[str, dict] = {
         stages=10,
         branching=2,
         verbs=["lockpick", "eat", "throw", "disassemble", "pickpocket"],
-        dynamics=["noise", "wandering_patrols", "enemy_respawn", "food_respawn"],
+        dynamics=["noise", "wandering_patrols", "quiet_enemies", "quiet_food"],
     ),
     "large": dict(places=8, areas_per_place=4, objects=1000, npcs=40, max_level=5, chapters=4, stages=6, branching=2),
 }
@@ -66,14 +67,14 @@ CHILD = r"""
 import json, sys, time
 from pathlib import Path
 from odyssey_gen.spec import GameSpec, ValidationSettings
-from odyssey_gen.procedural import build
+from odyssey_gen.procedural import ProceduralAuthor
 from odyssey_gen.validate import validate
 
 spec = GameSpec.from_dict(json.loads(sys.argv[1]))
 folder = Path(sys.argv[2]) / spec.name
 folder.mkdir(parents=True)
 t0 = time.perf_counter()
-files = build(spec)
+files = ProceduralAuthor(spec).files()
 t1 = time.perf_counter()
 for name, text in files.items():
     (folder / name).write_text(text)
@@ -167,7 +168,7 @@ def _row(label: str, games: list[dict]) -> dict:
 def diversity() -> list[dict]:
     """The diversity rows: 20 seeds of one theme, 10 themes, and the shipped games as the baseline."""
     from odyssey_env.game import GAMES_DIR, available_games
-    from odyssey_gen.procedural import build, draft
+    from odyssey_gen.procedural import ProceduralAuthor
     from odyssey_gen.spec import GameSpec
 
     def generated(specs: list[GameSpec], tmp: Path) -> list[dict]:
@@ -175,10 +176,11 @@ def diversity() -> list[dict]:
         for k, spec in enumerate(specs):
             folder = tmp / f"g{k}"
             folder.mkdir()
-            for name, text in build(spec).items():
+            author = ProceduralAuthor(spec)
+            for name, text in author.files().items():
                 (folder / name).write_text(text, encoding="utf-8")
             facts = _game_facts(folder)
-            facts["plot"] = draft(spec).plot
+            facts["plot"] = author.draft.plot
             out.append(facts)
         return out
 

@@ -45,12 +45,19 @@ class Task:
 
 @dataclass
 class Call:
-    """One model call: why it was made and what it cost."""
+    """One model call: why it was made and what it cost.
+
+    ``prefix_tokens``: the input tokens that repeat the start of one of the agent's previous prompts,
+    which a server's prompt cache could serve (:mod:`odyssey_agents.llm.prefix_meter`; an estimate).
+    ``cached_tokens``: the input tokens the server says it served from its cache (0 where it says
+    nothing). Both are part of ``input_tokens``, not added to them."""
 
     purpose: str  # act | reflect | summarise | answer | extract | ... (model calls); train | embed | memorise
     input_tokens: int
     output_tokens: int
     seconds: float = 0.0
+    prefix_tokens: int = 0
+    cached_tokens: int = 0
 
     @property
     def inference(self) -> bool:
@@ -96,12 +103,17 @@ class Usage:
         self.calls.extend(other.calls)
 
     def by_purpose(self) -> dict[str, dict[str, int]]:
+        """Calls and tokens by purpose; ``prefix_tokens`` and ``cached_tokens`` only where some."""
         out: dict[str, dict[str, int]] = {}
         for c in self.calls:
             row = out.setdefault(c.purpose, {"calls": 0, "input_tokens": 0, "output_tokens": 0})
             row["calls"] += 1
             row["input_tokens"] += c.input_tokens
             row["output_tokens"] += c.output_tokens
+            if c.prefix_tokens:
+                row["prefix_tokens"] = row.get("prefix_tokens", 0) + c.prefix_tokens
+            if c.cached_tokens:
+                row["cached_tokens"] = row.get("cached_tokens", 0) + c.cached_tokens
         return out
 
     def to_dict(self) -> dict[str, Any]:

@@ -28,10 +28,12 @@ class ConfigError(OdysseyError, ValueError):
 
 
 def is_user_error(exc: BaseException) -> bool:
-    """Whether ``exc`` is reported as one line rather than a traceback: an :class:`OdysseyError` or a
-    game folder's :class:`~odyssey_env.game.GameError` (a different package, hence not a subclass)."""
+    """Whether ``exc`` is reported as one line rather than a traceback: an :class:`OdysseyError`, a
+    game folder's :class:`~odyssey_env.game.GameError` or an extra the env package misses
+    (:class:`~odyssey_env.extras.MissingExtra`) (a different package, hence not subclasses)."""
     if isinstance(exc, OdysseyError):
         return True
+    from odyssey_env.extras import MissingExtra
     from odyssey_env.schema import FormatError
 
-    return isinstance(exc, FormatError)
+    return isinstance(exc, FormatError | MissingExtra)

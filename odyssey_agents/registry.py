@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 from odyssey_agents.base import Agent
 from odyssey_agents.errors import OdysseyError
+from odyssey_env.extras import install_command
 
 __all__ = ["AGENTS", "RENAMED", "AgentEntry", "AgentUnavailable", "agent_class", "available_agents", "register_agent"]
-
-DISTRIBUTION = "odyssey-gym"
 
 
 class AgentUnavailable(OdysseyError, ImportError):
@@ -151,7 +150,7 @@ def agent_class(name: str) -> type[Agent]:
         if entry.extra:
             raise AgentUnavailable(
                 f"agent {name!r} needs the {entry.extra!r} extra (missing module "
-                f'{missing!r}): pip install "{DISTRIBUTION}[{entry.extra}]"'
+                f"{missing!r}): {install_command(entry.extra)}"
             ) from exc
         raise
     cls = getattr(module, class_name, None)

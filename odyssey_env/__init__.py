@@ -13,7 +13,7 @@ package (for interpreters started without site hooks, ``python -S``)::
 Several agents in one world (PettingZoo, the ``multiagent`` extra)::
 
     par = odyssey_env.parallel_env("quiet_bell", agents=3)   # ParallelEnv
-    aec = odyssey_env.env("quiet_bell", agents=["ada", "bo"])  # AECEnv
+    aec = odyssey_env.aec_env("quiet_bell", agents=["ada", "bo"])  # AECEnv
 
 RL code picks numeric observations and a ``Discrete`` action space by keyword (``odyssey_env.wrappers``)::
 
@@ -42,8 +42,8 @@ __all__ = [
     "Game",
     "GameError",
     "OdysseyEnv",
+    "aec_env",
     "available_games",
-    "env",
     "env_id",
     "load_game",
     "parallel_env",
@@ -97,14 +97,14 @@ def __getattr__(name: str):
         from odyssey_env.env import OdysseyEnv
 
         return OdysseyEnv
-    if name == "env":  # the module odyssey_env.env, which is callable: odyssey_env.env(...) is the AEC env
-        import odyssey_env.env as face
+    if name == "env":  # the Gymnasium face's module, imported on first use like the rest
+        import odyssey_env.env as env
 
-        return face
-    if name == "parallel_env":
-        from odyssey_env.multiagent import parallel_env
+        return env
+    if name in ("aec_env", "parallel_env"):
+        import odyssey_env.multiagent as multiagent
 
-        return parallel_env
+        return getattr(multiagent, name)
     raise AttributeError(name)
 
 

@@ -71,6 +71,7 @@ class ObjectType:
     spawn_weight: float = 1.0  # relative weight in random scatter; 0 keeps it out of the scatter
     areas: tuple[str, ...] = ()  # restrict random scatter to these areas (empty: any area of fitting level)
     named: bool = False  # each unit its own handle (lamp_0), like containers; only for NAMEABLE categories
+    quest: bool = False  # brought in by the main quest, not part of the world's own content (counted apart)
 
     @cached_property
     def portable(self) -> bool:
@@ -114,6 +115,12 @@ class NpcType:
     spawn_weight: float = 1.0
     areas: tuple[str, ...] = ()
     xp: int = 0  # experience for defeating it; 0 means 10 per level
+    #: Imported games (the reference's NPCs have no level of their own): an instance takes the level of the
+    #: area it is placed in, and hp / attack grow by these amounts per level above 1.
+    level_with_area: bool = False
+    hp_per_level: int = 0
+    attack_per_level: int = 0
+    quest: bool = False  # brought in by the main quest, not part of the world's own content (counted apart)
 
     @cached_property
     def hostile(self) -> bool:
@@ -146,6 +153,7 @@ class AreaSpec:
     objects: dict[str, int] = field(default_factory=dict)
     npcs: tuple[str, ...] = ()
     scatter: bool = True
+    dark: bool = False  # unlit: nothing is seen there without a light in hand (games with the darkness rule)
 
 
 @dataclass(frozen=True)
@@ -153,6 +161,7 @@ class PlaceSpec:
     name: str
     description: str
     areas: tuple[AreaSpec, ...]
+    locked: bool = False  # "agentodyssey" graphs: paths into and inside the place may be locked
 
 
 @dataclass(frozen=True)
@@ -170,11 +179,14 @@ class Connection:
 class GraphSpec:
     """The area graph: fixed connections, or a seeded random layout, or both (fixed edges kept)."""
 
-    mode: Literal["fixed", "random"] = "random"
+    #: ``agentodyssey``: the reference release's layout, for imported games: each place a shuffled chain of
+    #: its areas, places chained in shuffled order, paths of locked places locked with one of ``lock_keys``.
+    mode: Literal["fixed", "random", "agentodyssey"] = "random"
     connections: tuple[Connection, ...] = ()
     extra_links: int = 1  # random mode: additional edges inside places, beyond a spanning tree
     locked_links: int = 1  # random mode: how many links between places are locked
     lock_key: str | None = None  # random mode: the key that opens them
+    lock_keys: tuple[str, ...] = ()  # agentodyssey mode: the keys a lock is drawn from
 
 
 @dataclass(frozen=True)
@@ -185,6 +197,9 @@ class PlacementSpec:
     npcs_per_area: tuple[int, int] = (0, 2)
     level_decay: float = 0.35  # weight multiplier per level of difference between type and area
     max_level_above: int = 0  # how far above an area's level a scattered type may be
+    #: ``agentodyssey``: the reference release's distribution, for imported games (odyssey_env/paperworld.py);
+    #: the other fields are then unused.
+    style: Literal["odyssey", "agentodyssey"] = "odyssey"
 
 
 @dataclass(frozen=True)

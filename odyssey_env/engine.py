@@ -95,7 +95,8 @@ class Engine:
         parsed_actions = [(agent_id, command, parse_command(command)) for agent_id, command in actions.items()]
         state.step += 1
         state.minute += self.game.spec.game.minutes_per_step
-        self.events = events = []
+        events: list[Event] = []
+        self.events = events
         self.kinds = set()
         acted: list[tuple[str, bool, bool]] = []  # (agent, invalid, failed)
         for agent_id, command, parsed in parsed_actions:
@@ -103,17 +104,18 @@ class Engine:
             state.feedback[agent_id] = []
             agent.defending = False
             turn = Turn(self, agent)
-            invalid = isinstance(parsed, str)
-            if invalid:
+            if isinstance(parsed, str):
+                invalid = True
                 turn.say(parsed + " The turn passes as a wait.")
                 rule, args = rules.actions["wait"], ()
                 self.emit("invalid_action", agent_id, command=command_echo(command))
             else:
+                invalid = False
                 rule, args = parsed
             rule.apply(turn, *args)
             acted.append((agent_id, invalid, not turn.ok))
-        for rule in rules.steps:
-            rule.apply(self)
+        for step_rule in rules.steps:
+            step_rule.apply(self)
         single = len(acted) == 1
         outcomes: dict[str, Outcome] = {}
         for agent_id, invalid, failed in acted:

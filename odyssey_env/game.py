@@ -1,17 +1,22 @@
-"""Loading a game folder: ``world.json`` + ``quest.json`` + optional ``rules.py`` -> :class:`Game`.
+"""Loading a game folder: ``world.json`` + ``quest.json`` + optional ``rules.py`` / ``rules.json`` -> :class:`Game`.
 
 A :class:`Game` is immutable content plus the assembled :class:`~odyssey_env.rules.RuleBook` and the
 lookup tables every rule needs (objects by name, which recipes use an ingredient, ...). Loading checks
 the files against their schema and then every cross reference (:mod:`odyssey_env.checks`), and reports
-each problem with its file and field. Loaded games are cached per folder, so creating many environments
-costs one load.
+each problem with its file and field. Loaded games are cached per folder (and per version of its
+code), so creating many environments costs one load.
+
+A game folder that did not come with the package is someone else's: every file is read as a regular
+file only, bounded, once (:mod:`odyssey_env.safeio`), and its ``rules.py`` is code that runs only from
+the bytes a person trusted (:mod:`odyssey_env.trust`). Those bytes are read once, their digest is
+checked, and exactly they are compiled and executed in a fresh module: never through the import
+system (which would prefer a planted ``.pyc`` in ``__pycache__``), never from a cached ``.pyc``.
 """
 
 from __future__ import annotations
 
 import hashlib
 import importlib
-import importlib.util
 import json
 import sys
 import threading
@@ -28,12 +33,26 @@ from odyssey_env.content import AreaSpec, NpcType, ObjectType, WorldSpec
 from odyssey_env.limits import LIMITS, MAX_FILE_BYTES
 from odyssey_env.quests.shape import quest_summary
 from odyssey_env.quests.spec import QuestSpec
-from odyssey_env.rules import BASE_RULE_MODULES, BASE_VERBS, RuleBook, RuleError, core_step_rules, placement
+from odyssey_env.rulelang.checks import check_rule_quests
+from odyssey_env.rules import (
+    BASE_RULE_MODULES,
+    BASE_VERBS,
+    RuleBook,
+    RuleError,
+    core_step_rules,
+    placement,
+    step_rule_names,
+)
+from odyssey_env.safeio import UnsafeFile, entry_kind, read_regular
 from odyssey_env.schema import FormatError, Problem
 
 __all__ = ["GAMES_DIR", "Game", "GameError", "UntrustedGameError", "available_games", "load_game"]
 
 GAMES_DIR = Path(__file__).parent / "games"
+#: The paper's games, by the reference's names: found in the user games directory once imported.
+PAPER_GAMES = ("base", "remnant", "mark", "metropolis", "quarantine", "robot_kingdom", "saltglass")
+#: Module names of the rules of game folders that are not shipped start with this.
+RULES_MODULE_PREFIX = "odyssey_game_rules_"
 
 
 class GameError(FormatError):
@@ -93,8 +112,11 @@ class Game:
             "places": len(self.spec.places),
             "areas": len(self.areas),
             "area_levels": f"{levels[0]}-{levels[-1]}" if levels else "",
-            "object_types": len(self.objects),
-            "npc_types": len(self.npcs),
+            # the world's own content; what a main quest or tutorial brings in is counted apart (imported games)
+            "object_types": sum(1 for o in self.objects.values() if not o.quest),
+            "npc_types": sum(1 for n in self.npcs.values() if not n.quest),
+            "quest_object_types": sum(1 for o in self.objects.values() if o.quest),
+            "quest_npc_types": sum(1 for n in self.npcs.values() if n.quest),
             "enemy_types": sum(1 for n in self.npcs.values() if n.hostile),
             "merchant_types": sum(1 for n in self.npcs.values() if n.merchant),
             "verbs": len(self.rules.actions),
@@ -119,15 +141,28 @@ def _resolve(game: str | Path) -> Path:
     path = Path(game)
     if isinstance(game, str) and NAME_RE.match(game) and (GAMES_DIR / game / "world.json").is_file():
         return GAMES_DIR / game
+    if isinstance(game, str) and NAME_RE.match(game):
+        from odyssey_env.userdir import find
+
+        found = find(game)
+        if found is not None and not (path / "world.json").is_file():
+            return found.resolve()
     if (path / "world.json").is_file():
         return path.resolve()
     if path.name == "world.json" and path.is_file():
         return path.parent.resolve()
+    from odyssey_env.userdir import games_dir, user_games
+
     shipped = ", ".join(available_games())
-    raise GameError([Problem(str(game), "", f"not a shipped game ({shipped}) nor a folder with a world.json")])
+    mine = ", ".join(user_games())
+    if isinstance(game, str) and game in PAPER_GAMES:
+        hint = f"; {game} is one of the paper's games: import them once with `odyssey paper import`"
+    else:
+        hint = f"; in {games_dir()}: {mine}" if mine else f"; no games in {games_dir()}"
+    raise GameError([Problem(str(game), "", f"not a shipped game ({shipped}) nor a folder with a world.json{hint}")])
 
 
-_cache: dict[Path, Game] = {}
+_cache: dict[tuple[Path, str | None], Game] = {}
 _cache_lock = threading.Lock()
 
 
@@ -135,59 +170,79 @@ def load_game(game: str | Path | Game, *, cache: bool = True, trust: bool = Fals
     """Load (or fetch from the cache) the game named ``game`` or stored in folder ``game``.
 
     A folder that is not a shipped game and has a ``rules.py`` loads only with ``trust=True`` or when
-    the user has trusted it (``odyssey trust PATH``): its rules are code, and loading runs them. The
-    check comes before the cache, so a folder trusted once in a process is not trusted silently after.
+    the user has trusted it (``odyssey trust PATH``): its rules are code, and loading runs them. Any
+    other code in the folder, or a ``rules.py`` that is not a regular file, is refused whatever the
+    trust. The check comes before the cache, so a folder trusted once in a process is not trusted
+    silently after, and the cache is keyed by the code's digest, so edited code is never served stale.
     """
     if isinstance(game, Game):
         return game
     path = _resolve(game)
-    if not trust and trust_store.needs_trust(path):
+    shipped = trust_store.is_shipped(path)
+    code = None
+    if not shipped:
         try:
-            trusted = trust_store.is_trusted(path)
+            code = trust_store.read_code(path)
+        except trust_store.CodeRefused as exc:
+            raise GameError([Problem(exc.entry, "", str(exc))]) from None
         except OSError as exc:
-            raise GameError([Problem("rules.py", "", str(exc))]) from None
-        if not trusted:
-            raise UntrustedGameError(path)
+            raise GameError([Problem("rules.py", "", f"cannot read: {exc}")]) from None
+        if code is not None and not trust:
+            try:
+                trusted = trust_store.is_trusted(path, code)
+            except OSError as exc:
+                raise GameError([Problem("rules.py", "", str(exc))]) from None
+            if not trusted:
+                raise UntrustedGameError(path)
+    key = (path, None if code is None else trust_store.digest(code))
     if cache:
         with _cache_lock:
-            hit = _cache.get(path)
+            hit = _cache.get(key)
         if hit is not None:
             return hit
-    loaded = _load(path)
+    loaded = _load(path, code, shipped)
     if cache:
         with _cache_lock:
-            _cache[path] = loaded
+            _cache[key] = loaded
     return loaded
 
 
 def _read_json(path: Path, problems: list[Problem]) -> Any:
+    """A game file: a regular file (never a link, a folder or a FIFO), bounded in size and nesting."""
     try:
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
+        data = read_regular(path, MAX_FILE_BYTES)
+    except UnsafeFile as exc:
+        if entry_kind(path) == "regular file":  # too large
             problems.append(
                 Problem(
                     path.name,
                     "",
-                    f"is {size:,} bytes; a game file may have at most "
+                    f"is {path.stat().st_size:,} bytes; a game file may have at most "
                     f"{MAX_FILE_BYTES:,} (the shipped ones have under 40,000)",
                 )
             )
-            return None
-        return json.loads(path.read_text(encoding="utf-8"))
+        else:
+            problems.append(Problem(path.name, "", str(exc)))
+        return None
+    except OSError as exc:
+        problems.append(Problem(path.name, "", f"cannot read: {exc}"))
+        return None
+    try:  # nesting is bounded by the schema reader (LIMITS.max_depth), which names the field; RecursionError below
+        return json.loads(data)
     except json.JSONDecodeError as exc:
         problems.append(Problem(path.name, f"line {exc.lineno} column {exc.colno}", f"invalid JSON: {exc.msg}"))
     except RecursionError:
         problems.append(Problem(path.name, "", f"invalid JSON: nested deeper than {LIMITS.max_depth} levels"))
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.append(Problem(path.name, "", f"cannot read: {exc}"))
+    except ValueError as exc:  # bytes that are not UTF-8, a number too long to convert
+        problems.append(Problem(path.name, "", f"cannot read: {str(exc).splitlines()[0][:200]}"))
     return None
 
 
-def _load(path: Path) -> Game:
+def _load(path: Path, code: bytes | None, shipped: bool) -> Game:
     problems: list[Problem] = []
     raw_world = _read_json(path / "world.json", problems)
     quest_file = path / "quest.json"
-    raw_quest = _read_json(quest_file, problems) if quest_file.exists() else {}
+    raw_quest = _read_json(quest_file, problems) if entry_kind(quest_file) is not None else {}
     if problems:
         raise GameError(problems)
     spec = quest = None
@@ -208,8 +263,15 @@ def _load(path: Path) -> Game:
         raise GameError(problems)
 
     modules: list[ModuleType | str] = list(BASE_RULE_MODULES)
-    if (path / "rules.py").exists():
-        modules.append(_import_rules(path))
+    if shipped:
+        if (path / "rules.py").is_file():  # package code, imported by name so its rules pickle
+            modules.append(importlib.import_module(f"odyssey_env.games.{path.name}.rules"))
+    elif code is not None:
+        modules.append(_compile_rules(path, code))
+    checked_rules = None
+    if (path / "rules.json").exists():  # data, not code: it needs no trust
+        module, checked_rules = _rule_file(path, spec, modules)
+        modules.append(module)
     try:
         rules = RuleBook(
             modules,
@@ -242,25 +304,53 @@ def _load(path: Path) -> Game:
         recipes=tuple(o for o in spec.objects if o.recipe is not None),
     )
     rules.steps = [rule for rule in rules.steps if rule.active(game)]
+    if checked_rules is not None:
+        problems += check_rule_quests(game, checked_rules)
     problems += check_quest(game)
     if problems:
         raise GameError(problems)
     return game
 
 
-def _import_rules(path: Path) -> ModuleType:
-    """Import a game's ``rules.py``; shipped games import as package modules so they pickle by name."""
-    if path.parent == GAMES_DIR:
-        return importlib.import_module(f"odyssey_env.games.{path.name}.rules")
-    name = f"odyssey_game_rules_{hashlib.sha1(str(path).encode()).hexdigest()[:10]}_{path.name}"
+def _rule_file(path: Path, spec: WorldSpec, modules: list[ModuleType | str]) -> tuple[ModuleType, Any]:
+    """Check and compile a folder's ``rules.json`` (odyssey_env.rulelang); its step rules may place
+    themselves after or before any step rule of the engine or of the folder's ``rules.py``."""
+    from odyssey_env.rulelang import load_rules
+
+    problems: list[Problem] = []
+    raw = _read_json(path / "rules.json", problems)
+    if problems:
+        raise GameError(problems)
+    try:
+        return load_rules(raw, spec, known_steps=step_rule_names(modules))
+    except FormatError as exc:
+        raise GameError(exc.problems) from None
+
+
+def _compile_rules(path: Path, code: bytes) -> ModuleType:
+    """Run a game folder's ``rules.py`` from ``code``, the bytes whose digest was checked, in a fresh module.
+
+    ``compile`` + ``exec``: no import system, so no ``.pyc`` is read or written and nothing else in
+    the folder is consulted. The module is registered under a name made of the folder and the code's
+    digest before it runs (dataclasses look their module up while the file executes); the same bytes
+    of the same folder give the same module, so a second load in a process reuses it.
+    """
+    name = (
+        f"{RULES_MODULE_PREFIX}{hashlib.sha1(str(path).encode()).hexdigest()[:10]}_"
+        f"{trust_store.digest(code)[:12]}_{path.name}"
+    )
     if name in sys.modules:
         return sys.modules[name]
-    spec = importlib.util.spec_from_file_location(name, path / "rules.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
+    filename = str(path / "rules.py")
+    try:
+        compiled = compile(code, filename, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:  # ValueError: null bytes
+        raise GameError([Problem("rules.py", "", f"cannot import: {type(exc).__name__}: {exc}")]) from None
+    module = ModuleType(name)
+    module.__file__ = filename
     sys.modules[name] = module
     try:
-        spec.loader.exec_module(module)
+        exec(compiled, module.__dict__)
     except Exception as exc:
         del sys.modules[name]
         raise GameError([Problem("rules.py", "", f"cannot import: {type(exc).__name__}: {exc}")]) from exc

@@ -7,7 +7,7 @@
     observations, rewards, terminations, truncations, infos = env.step(
         {agent: "wait" for agent in env.agents})
 
-    aec = odyssey_env.env("quiet_bell", agents=["ada", "bo"])        # PettingZoo AECEnv
+    aec = odyssey_env.aec_env("quiet_bell", agents=["ada", "bo"])    # PettingZoo AECEnv
 
 A step of the shared world (paper §3.2, and the reference's multi-agent mode): every live agent's
 command is applied in the fixed order of ``possible_agents`` (later agents see what earlier ones
@@ -29,14 +29,15 @@ agent defeated comes back for each agent that still has to defeat it, whichever 
 
 ``max_cycles`` truncates every live agent after that many steps (PettingZoo's convention; there is
 no limit by default, as in the Gymnasium face). PettingZoo is an optional dependency
-(``pip install "odyssey-gym[multiagent]"``); the engine is the same one the Gymnasium face drives.
+(``pip install "odyssey-gym[multiagent]"``); the engine is the same one the Gymnasium face drives, and
+the arguments, spaces, observations, infos and reset options are the ones it has
+(:mod:`odyssey_env.face`).
 """
 
 from __future__ import annotations
 
 import re
-import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar
 
 import numpy as np
@@ -44,20 +45,10 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 
 from odyssey_env.engine import Engine
-from odyssey_env.env import (
-    CHARSET,
-    MAX_ACTION_LENGTH,
-    MAX_OBSERVATION_LENGTH,
-    ObservationText,
-    _is_shipped,
-    agent_info,
-    dependency_graph,
-    observation_text,
-)
-from odyssey_env.game import Game, load_game
+from odyssey_env.extras import missing_extra
+from odyssey_env.face import Face, action_space, observation_space, observation_text
+from odyssey_env.game import Game
 from odyssey_env.quests import main_quest
-from odyssey_env.rewards import check_weights
-from odyssey_env.turn import Outcome
 
 try:
     from pettingzoo import ParallelEnv
@@ -66,9 +57,7 @@ try:
 except ModuleNotFoundError as exc:  # pragma: no cover - exercised in a venv without the extra
     if exc.name != "pettingzoo" and not str(exc.name).startswith("pettingzoo."):
         raise
-    raise ModuleNotFoundError(
-        'the PettingZoo face needs the "multiagent" extra: pip install "odyssey-gym[multiagent]"', name="pettingzoo"
-    ) from None
+    raise missing_extra("the PettingZoo face", "multiagent", "pettingzoo") from None
 
 __all__ = [
     "EPISODE_ENDS",
@@ -76,6 +65,7 @@ __all__ = [
     "OdysseyAECEnv",
     "OdysseyParallelEnv",
     "TextObservation",
+    "aec_env",
     "agent_names",
     "env",
     "parallel_env",
@@ -85,7 +75,6 @@ __all__ = [
 EPISODE_ENDS: tuple[str, ...] = ("first", "each")
 SUPPLIES: tuple[str, ...] = ("shared", "per_agent")
 _NAME = re.compile(r"[A-Za-z][A-Za-z0-9_]{0,31}")
-_RESET_OPTIONS = ("tutorial", "valid_actions")
 
 
 class TextObservation(str):
@@ -130,13 +119,16 @@ def agent_names(game: Game, agents: int | Sequence[str]) -> tuple[str, ...]:
     return names
 
 
-class OdysseyParallelEnv(ParallelEnv[str, str, str]):
+class OdysseyParallelEnv(Face, ParallelEnv[str, str, str]):
     """Several agents in one world of an AgentOdyssey game, all acting at every step.
 
     Spaces are those of the Gymnasium face (``Text`` observations and commands, one space object per
     agent); ``infos[agent]`` has the same keys as the Gymnasium ``info`` (reward breakdown, events,
     invalid/failed flags, quest progress, valid actions when asked for). Rewards are each agent's
     weighted reward components. See the module docstring for the step and the episode end.
+
+    ``info_keys`` limits the infos as in the Gymnasium face, and ``reset(options=...)`` takes the same
+    options (``tutorial``, ``valid_actions``, ``state``; anything else is an error naming it).
 
     Beyond PettingZoo: ``valid_actions(agent)``, ``verbs()``, ``save_state()``/``load_state()``
     (exact continuation, JSON-ready), ``retire(agent)`` (an agent leaves the world, truncated), and
@@ -165,9 +157,8 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
         render_mode: str | None = None,
         trust: bool = False,
         provenance: bool = False,
+        info_keys: Iterable[str] | None = None,
     ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']}, got {render_mode!r}")
         if episode_end not in EPISODE_ENDS:
             raise ValueError(f"episode_end must be one of {', '.join(EPISODE_ENDS)}, got {episode_end!r}")
         if supplies not in SUPPLIES:
@@ -176,40 +167,29 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
             isinstance(max_cycles, bool) or not isinstance(max_cycles, int) or max_cycles < 1
         ):
             raise ValueError(f"max_cycles must be a positive integer or None, got {max_cycles!r}")
-        self.game: Game = load_game(game, trust=trust)
+        super().__init__(
+            game,
+            valid_actions=valid_actions,
+            tutorial=tutorial,
+            expansion=expansion,
+            reward_weights=reward_weights,
+            render_mode=render_mode,
+            trust=trust,
+            provenance=provenance,
+            info_keys=info_keys,
+        )
         self.possible_agents: list[str] = list(agent_names(self.game, agents))
+        self._agent_ids = tuple(self.possible_agents)
         self.agents: list[str] = []
-        self._kwargs = {
-            "game": self.game.name if _is_shipped(self.game) else str(self.game.path),
-            "agents": list(self.possible_agents),
-            "episode_end": episode_end,
-            "supplies": supplies,
-            "max_cycles": max_cycles,
-            "valid_actions": valid_actions,
-            "tutorial": tutorial,
-            "expansion": expansion,
-            "reward_weights": dict(reward_weights) if reward_weights else None,
-            "render_mode": render_mode,
-            "trust": trust or isinstance(game, Game),
-            "provenance": provenance,
-        }
+        self._kwargs.update(
+            agents=list(self.possible_agents), episode_end=episode_end, supplies=supplies, max_cycles=max_cycles
+        )
         self.metadata = {**type(self).metadata, "name": f"odyssey_{self.game.name}_v0"}
-        self.render_mode = render_mode
         self.episode_end = episode_end
-        self.supplies = supplies
+        self.supplies = self._supplies = supplies
         self.max_cycles = max_cycles
-        self.with_valid_actions = valid_actions
-        self.tutorial = tutorial
-        self.expansion = expansion
-        self.provenance = provenance
-        self.reward_weights = check_weights(reward_weights or {"quest": 1.0})
-        self.observation_spaces = {
-            a: ObservationText(MAX_OBSERVATION_LENGTH, min_length=1, charset=CHARSET) for a in self.possible_agents
-        }
-        self.action_spaces = {
-            a: spaces.Text(MAX_ACTION_LENGTH, min_length=1, charset=CHARSET) for a in self.possible_agents
-        }
-        self.engine: Engine | None = None
+        self.observation_spaces = {a: observation_space() for a in self.possible_agents}
+        self.action_spaces = {a: action_space() for a in self.possible_agents}
         self.np_random, self.np_random_seed = seeding.np_random()
         self._last_obs: dict[str, str] = {}
 
@@ -223,31 +203,16 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
     def reset(
         self, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[dict[str, str], dict[str, dict[str, Any]]]:
-        """Start an episode. ``options``: ``tutorial`` (bool), ``valid_actions`` (bool).
-
-        Unknown options are ignored with a warning (PettingZoo's API test passes some).
-        """
-        if seed is not None:
-            self.np_random, self.np_random_seed = seeding.np_random(seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - set(_RESET_OPTIONS))
-        if unknown:
-            warnings.warn(
-                f"ignoring unknown reset option(s) {unknown}; known: {', '.join(_RESET_OPTIONS)}", stacklevel=2
-            )
-        if "valid_actions" in options:
-            self.with_valid_actions = bool(options["valid_actions"])
-        episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
-        engine_options = {
-            "tutorial": bool(options.get("tutorial", self.tutorial)),
-            "expansion": self.expansion,
-            "supplies": self.supplies,
-        }
-        if self.provenance:
-            engine_options["provenance"] = True
-        self.engine = Engine(self.game, episode_seed, agents=tuple(self.possible_agents), options=engine_options)
-        self.agents = list(self.possible_agents)
-        observations = {a: self._observe(a) for a in self.agents}
+        """Start an episode. ``options``: ``tutorial`` (bool), ``valid_actions`` (bool), ``state``
+        (continue what :meth:`save_state` returned; no seed or tutorial with it). Any other option is
+        an error that names it."""
+        saved = self._begin(seed, options)
+        if saved is not None:
+            observations = self.load_state(saved)
+        else:
+            self.agents = list(self.possible_agents)
+            self._last_obs = {}
+            observations = {a: self._observe(a) for a in self.agents}
         return observations, {a: self._info(a, None) for a in self.agents}
 
     def step(
@@ -310,10 +275,6 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
             raise ValueError(f"{agent!r} is not playing (live agents: {', '.join(self.agents) or 'none'})")
         return engine.valid_actions(agent)
 
-    def verbs(self) -> list[str]:
-        """Usage line of every verb this game has, e.g. ``store <amount> <object_name> <container_name>``."""
-        return [rule.usage() for rule in self.game.rules.actions.values()]
-
     def retire(self, agent: str) -> None:
         """Take ``agent`` out of the episode now, as a truncation: it leaves the world (what it holds and
         wears stays on the ground where it stood) and the others play on. The runner uses this when an
@@ -324,18 +285,9 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
         self.agents = [a for a in self.agents if a != agent]
         engine.remove_agent(agent)
 
-    def dependency_graph(self, **filters: bool) -> dict[str, Any]:
-        """The episode's action-dependency graph so far, every agent's actions in one graph
-        (``provenance=True``); see ``odyssey_env.provenance``."""
-        return dependency_graph(self._engine(), **filters)
-
     def save_state(self) -> dict[str, Any]:
         """The full episode state as JSON-ready data; ``load_state`` continues it exactly."""
-        data = self._engine().save_state()
-        data["agents"] = list(self.agents)
-        data["possible_agents"] = list(self.possible_agents)
-        data["np_random"] = self.np_random.bit_generator.state
-        return data
+        return self._save_engine(agents=list(self.agents), possible_agents=list(self.possible_agents))
 
     def load_state(self, data: Mapping[str, Any]) -> dict[str, str]:
         """Restore a saved state (into this env, which may be fresh) and return the live agents' observations."""
@@ -343,12 +295,8 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
             raise ValueError(
                 f"state is for agents {data.get('possible_agents')!r}, this env has {self.possible_agents!r}"
             )
-        if self.engine is None:
-            self.reset(seed=int(data.get("seed", 0)))
-        self.engine.load_state(data)
+        self._load_engine(data)
         self.agents = [a for a in data["agents"] if a in self.possible_agents]
-        if "np_random" in data:
-            self.np_random.bit_generator.state = data["np_random"]
         self._last_obs = {}
         return {a: self._observe(a) for a in self.agents}
 
@@ -357,32 +305,14 @@ class OdysseyParallelEnv(ParallelEnv[str, str, str]):
         return self._info(agent, None)
 
     # ------------------------------------------------------------------ internals
-    def _engine(self) -> Engine:
-        if self.engine is None:
-            raise RuntimeError("call reset() first")
-        return self.engine
+    def _seed(self, seed: int | None) -> None:
+        if seed is not None:
+            self.np_random, self.np_random_seed = seeding.np_random(seed)
 
     def _observe(self, agent: str) -> str:
         text = TextObservation(observation_text(self.engine, agent))
         self._last_obs[agent] = text
         return text
-
-    def _info(self, agent: str, outcome: Outcome | None) -> dict[str, Any]:
-        return agent_info(self.engine, agent, outcome, valid_actions=self.with_valid_actions)
-
-    def __getstate__(self) -> dict[str, Any]:
-        kwargs = {**self._kwargs, "valid_actions": self.with_valid_actions}
-        return {
-            "kwargs": kwargs,
-            "state": self.save_state() if self.engine is not None else None,
-            "last_obs": dict(self._last_obs),
-        }
-
-    def __setstate__(self, data: dict[str, Any]) -> None:
-        self.__init__(**data["kwargs"])
-        if data["state"] is not None:
-            self.load_state(data["state"])
-        self._last_obs = data["last_obs"]
 
 
 class OdysseyAECEnv(parallel_to_aec_wrapper):
@@ -395,6 +325,14 @@ class OdysseyAECEnv(parallel_to_aec_wrapper):
 
     def __init__(self, parallel: OdysseyParallelEnv):
         super().__init__(parallel)
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """As the parallel env's reset; ``options={"state": saved}`` takes a state of either env, an AEC
+        state with its cycle in progress (the commands chosen so far)."""
+        super().reset(seed=seed, options=options)
+        saved = (options or {}).get("state")
+        if isinstance(saved, Mapping) and "aec" in saved:
+            self._restore_cycle(saved["aec"])
 
     def valid_actions(self, agent: str | None = None) -> dict[str, list[str]]:
         """Commands the agent (the one to act, by default) could apply now, grouped by verb."""
@@ -428,7 +366,9 @@ class OdysseyAECEnv(parallel_to_aec_wrapper):
             raise ValueError("not an AEC state: save it with the AEC env's save_state()")
         self.reset(seed=int(data.get("seed", 0)))
         self.env.load_state(data)
-        aec = data["aec"]
+        self._restore_cycle(data["aec"])
+
+    def _restore_cycle(self, aec: Mapping[str, Any]) -> None:
         self.agents = list(aec["agents"])
         self._live_agents = list(aec["live"])
         self._actions = dict(aec["actions"])
@@ -458,10 +398,14 @@ def parallel_env(game: str | Game = "mossfall", **kwargs: Any) -> OdysseyParalle
     return OdysseyParallelEnv(game, **kwargs)
 
 
-def env(game: str | Game = "mossfall", **kwargs: Any) -> OrderEnforcingWrapper:
+def aec_env(game: str | Game = "mossfall", **kwargs: Any) -> OrderEnforcingWrapper:
     """A PettingZoo ``AECEnv`` of ``game`` (same arguments as :func:`parallel_env`), order-checked as
-    PettingZoo's own environments are."""
+    PettingZoo's own environments are (``odyssey_env.aec_env``)."""
     return _OrderEnforcing(OdysseyAECEnv(OdysseyParallelEnv(game, **kwargs)))
+
+
+#: PettingZoo's convention: an environment module's ``env()`` is its AEC constructor.
+env = aec_env
 
 
 # ---------------------------------------------------------------------- quest state

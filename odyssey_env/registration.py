@@ -58,12 +58,30 @@ def register_id(ident: str, game: str, **kwargs: Any) -> None:
 
 
 def register_envs() -> None:
-    """Register ``Odyssey/<Name>-v0`` for every shipped game (ids already registered are left alone)."""
+    """Register ``Odyssey/<Name>-v0`` for every shipped game, and every game in the user games directory.
+
+    A game imported from the reference release (``odyssey paper import``) registers under the id its
+    ``paper.json`` names (``AgentOdyssey/Remnant-v0``); one made by ``odyssey generate`` under
+    ``Odyssey/<Name>-v0``. A user game with a shipped game's name is the shipped one's and is skipped.
+    Ids already registered are left alone.
+    """
+    from odyssey_env.userdir import find, provenance, user_games
+
+    shipped = set()
     for path in sorted(_GAMES_DIR.iterdir()):
         if (path / "world.json").is_file():
+            shipped.add(path.name)
             ident = env_id(path.name)
             if ident not in gym.registry:
                 register_id(ident, path.name)
+    for name in user_games():
+        folder = find(name)
+        if name in shipped or folder is None:
+            continue
+        record = provenance(folder)
+        ident = record["env_id"] if record else env_id(name)
+        if ident not in gym.registry:
+            register_id(ident, name)
 
 
 def make_env(game: str = "mossfall", **options: Any) -> gym.Env:

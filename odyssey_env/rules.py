@@ -143,6 +143,16 @@ def core_step_rules() -> frozenset[str]:
     return frozenset(names)
 
 
+def step_rule_names(modules: Iterable[types.ModuleType | str]) -> set[str]:
+    """Names of the step rules the given rule modules declare (optional ones included)."""
+    names = set()
+    for module in modules:
+        if isinstance(module, str):
+            module = importlib.import_module(module)
+        names.update(value.name for kind, value in _members(module) if kind == "step")
+    return names
+
+
 class RuleError(ValueError):
     """A rule set that cannot be assembled (unknown name, bad parameters, clashing verbs)."""
 
@@ -515,7 +525,7 @@ def _params(cls: type[_Rule], overrides: Mapping[str, Any] | None) -> Any:
 
 
 def _convention_problems(params: Any) -> Iterator[str]:
-    hints = typing.get_type_hints(type(params))
+    hints = schema.type_hints(type(params))  # never eval: a game folder's annotations are its text
     for f in dataclasses.fields(params):
         name, value = f.name, getattr(params, f.name)
         if name == "period" or name.endswith("_period"):

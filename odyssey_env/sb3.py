@@ -27,19 +27,24 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from gymnasium.vector import AutoresetMode, VectorEnv
+from gymnasium.vector import AsyncVectorEnv, AutoresetMode, SyncVectorEnv
 from gymnasium.wrappers.vector import DictInfoToList
+
+from odyssey_env.extras import missing_extra
+from odyssey_env.vector.parallel import OdysseyAsyncVectorEnv
 
 try:
     from stable_baselines3.common.vec_env.base_vec_env import VecEnv, VecEnvIndices, VecEnvObs, VecEnvStepReturn
 except ModuleNotFoundError as exc:  # pragma: no cover - exercised in a venv without the extra
     if exc.name != "stable_baselines3" and not str(exc.name).startswith("stable_baselines3."):
         raise
-    raise ModuleNotFoundError(
-        'the SB3 adapter needs the "sb3" extra: pip install "odyssey-gym[sb3]"', name="stable_baselines3"
-    ) from None
+    raise missing_extra("the SB3 adapter", "sb3", "stable_baselines3") from None
 
 __all__ = ["OdysseyVecEnv", "make_sb3_vec_env"]
+
+#: The vector envs that answer get_attr / set_attr / call, which an SB3 VecEnv must forward.
+_Calls = SyncVectorEnv | AsyncVectorEnv | OdysseyAsyncVectorEnv
+_CALLS = (SyncVectorEnv, AsyncVectorEnv, OdysseyAsyncVectorEnv)
 
 
 def make_sb3_vec_env(env_id: str, n_envs: int = 1, *, seed: int | None = None, **kwargs: Any) -> OdysseyVecEnv:
@@ -50,6 +55,8 @@ def make_sb3_vec_env(env_id: str, n_envs: int = 1, *, seed: int | None = None, *
     (sub-env ``i`` gets ``seed + i``), as SB3's ``make_vec_env`` does.
     """
     venv = gym.make_vec(env_id, num_envs=n_envs, autoreset_mode=AutoresetMode.DISABLED, **kwargs)
+    if not isinstance(venv, _CALLS):  # get_attr / set_attr / call are theirs, not VectorEnv's
+        raise TypeError(f"{env_id} made a {type(venv).__name__}; OdysseyVecEnv needs one of {_CALLS}")
     out = OdysseyVecEnv(venv)
     if seed is not None:
         out.seed(seed)
@@ -65,7 +72,7 @@ class OdysseyVecEnv(VecEnv):
     :data:`odyssey_env.wrappers.OBSERVATIONS`): SB3's policies take no text.
     """
 
-    def __init__(self, venv: VectorEnv):
+    def __init__(self, venv: _Calls):
         if venv.metadata.get("autoreset_mode") is not AutoresetMode.DISABLED:
             raise ValueError(
                 "OdysseyVecEnv resets finished sub-envs itself: build the vector env with "
@@ -89,12 +96,14 @@ class OdysseyVecEnv(VecEnv):
         options = self._options[0] if self._options and all(o == self._options[0] for o in self._options) else None
         if options is None and any(self._options):
             raise ValueError("OdysseyVecEnv resets every sub-env with the same options: set_options(one dict)")
-        obs, infos = self._infos.reset(seed=seeds, options=options or None)
+        # Gymnasium types VectorWrapper.reset's seed as one int; vector envs take one per sub-env
+        obs, infos = self._infos.reset(seed=seeds, options=options or None)  # type: ignore[arg-type]
         self.reset_infos = infos
         self._masks = _masks(infos, self.num_envs, None)
         self._reset_seeds()
         self._reset_options()
-        return obs
+        out: VecEnvObs = obs
+        return out
 
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions)
@@ -132,7 +141,9 @@ class OdysseyVecEnv(VecEnv):
             raise ValueError("OdysseyVecEnv sets attributes on every sub-env at once (indices=None)")
         self.venv.set_attr(attr_name, value)
 
-    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any):
+    def env_method(
+        self, method_name: str, *method_args: Any, indices: VecEnvIndices = None, **method_kwargs: Any
+    ) -> list[Any]:
         chosen = list(self._get_indices(indices))
         if method_name == "action_masks" and not method_args and not method_kwargs and self._masks is not None:
             return [self._masks[i].copy() for i in chosen]
@@ -154,7 +165,7 @@ class OdysseyVecEnv(VecEnv):
         return self._masks.copy()
 
 
-def _has_text(space: spaces.Space) -> bool:
+def _has_text(space: spaces.Space[Any]) -> bool:
     if isinstance(space, spaces.Text):
         return True
     if isinstance(space, spaces.Dict):
@@ -180,7 +191,7 @@ def _masks(
     return out
 
 
-def _row(obs: Any, i: int) -> Any:
+def _row(obs: Any, i: int | np.integer[Any]) -> Any:
     if isinstance(obs, dict):
         return {k: np.array(v[i], copy=True) for k, v in obs.items()}
     return np.array(obs[i], copy=True)

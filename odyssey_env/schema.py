@@ -15,9 +15,10 @@ state keeps its defaults to stay explicit (see ``state._dump_slots``).
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import math
+import sys
 import types
-import typing
 from collections.abc import Iterable
 from functools import cache
 from typing import Any, Literal, TypeVar, Union, get_args, get_origin
@@ -58,11 +59,94 @@ def _describe(value: Any) -> str:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    return type_hints(cls)
+
+
+#: Generic types an annotation may subscript (``tuple[int, int]``); typing's own forms are allowed too.
+_GENERICS: frozenset[Any] = frozenset({tuple, list, dict, set, frozenset, type})
+_TYPING_MODULES = frozenset({"typing", "collections.abc", "typing_extensions"})
+
+
+def type_hints(cls: type) -> dict[str, Any]:
+    """``typing.get_type_hints(cls)`` without ``eval``: the annotations of ``cls`` and its bases, where a
+    string annotation is resolved by looking names up, never by running it.
+
+    A game folder's ``rules.py`` declares ``Params`` dataclasses whose annotations are strings (``from
+    __future__ import annotations``); ``get_type_hints`` would ``eval`` each with the module's globals
+    and builtins, so a string could call anything. Here a string may only be names, attribute lookups
+    on modules, subscripts of builtin generics or typing forms, ``|`` unions, ``None``, ``...`` and the
+    literals inside ``Literal[...]``; anything else is a :class:`TypeError` naming the class and field.
+    """
+    out: dict[str, Any] = {}
+    for klass in reversed(cls.__mro__):
+        module = sys.modules.get(klass.__module__)
+        namespace = dict(vars(module)) if module is not None else {}
+        namespace.update({k: v for k, v in vars(klass).items() if isinstance(v, type)})
+        for name, annotation in inspect.get_annotations(klass).items():
+            if isinstance(annotation, str):
+                try:
+                    annotation = _resolve_annotation(annotation, namespace)
+                except (TypeError, SyntaxError, KeyError, AttributeError) as exc:
+                    raise TypeError(f"{klass.__qualname__}.{name}: annotation {annotation!r} refused: {exc}") from None
+            out[name] = annotation
+    return out
+
+
+def _resolve_annotation(text: str, namespace: dict[str, Any]) -> Any:
+    import ast
+    import builtins
+
+    def lookup(name: str) -> Any:
+        if name in namespace:
+            return namespace[name]
+        if hasattr(builtins, name) and isinstance(getattr(builtins, name), type):
+            return getattr(builtins, name)
+        if name == "None":
+            return None
+        raise KeyError(f"unknown name {name!r}")
+
+    def ev(node: ast.AST, literal: bool = False) -> Any:
+        if isinstance(node, ast.Constant):
+            if literal or node.value is None or node.value is Ellipsis:
+                return node.value
+            if isinstance(node.value, str):  # a forward reference inside a larger annotation
+                return ev(ast.parse(node.value, mode="eval").body)
+            raise TypeError(f"a constant {node.value!r} outside Literal[...]")
+        if isinstance(node, ast.Name):
+            return lookup(node.id)
+        if isinstance(node, ast.Attribute):
+            base = ev(node.value)
+            if node.attr.startswith("_") or not isinstance(base, types.ModuleType):
+                raise TypeError(f"the attribute .{node.attr} (only public names of modules)")
+            return getattr(base, node.attr)
+        if isinstance(node, ast.Tuple):
+            return tuple(ev(e, literal) for e in node.elts)
+        if isinstance(node, ast.List):
+            return [ev(e, literal) for e in node.elts]
+        if isinstance(node, ast.Subscript):
+            base = ev(node.value)
+            if not (base in _GENERICS or getattr(base, "__module__", None) in _TYPING_MODULES):
+                raise TypeError(f"subscript of {base!r} (only builtin generics and typing forms)")
+            args = ev(node.slice, literal=base is Literal)
+            return base[args]
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+            left, right = ev(node.left), ev(node.right)
+            for side in (left, right):
+                if not (
+                    side is None
+                    or type(side) is type
+                    or isinstance(side, types.UnionType | types.GenericAlias)
+                    or getattr(side, "__module__", None) in _TYPING_MODULES
+                ):
+                    raise TypeError(f"a union with {side!r}")
+            return left | right
+        raise TypeError(f"{type(node).__name__} is not allowed in an annotation")
+
+    return ev(ast.parse(text, mode="eval").body)
 
 
 @cache
-def _fields(cls: type) -> tuple[dataclasses.Field, ...]:
+def _fields(cls: type) -> tuple[dataclasses.Field[Any], ...]:
     return tuple(f for f in dataclasses.fields(cls) if f.init)
 
 
@@ -142,7 +226,7 @@ class _Loader:
             if data not in allowed:
                 self.fail(path, f"expected one of {', '.join(map(repr, allowed))}, got {_describe(data)}")
             return data
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             return self.dataclass(tp, data, path)
         if origin in (list, tuple) or tp in (list, tuple):
             if not isinstance(data, list | tuple):
@@ -262,7 +346,7 @@ def load(cls: type[T], data: Any, *, file: str = "", limits: Limits | None = Non
     infinity are refused in any case.
     """
     loader = _Loader(file, limits)
-    result = loader.value(cls, data, "")
+    result: T = loader.value(cls, data, "")
     if loader.problems:
         raise FormatError(loader.problems)
     return result
@@ -301,7 +385,7 @@ def json_schema(cls: type) -> dict[str, Any]:
             return {"type": "null"}
         if origin is Literal:
             return {"enum": list(get_args(tp))}
-        if dataclasses.is_dataclass(tp):
+        if isinstance(tp, type) and dataclasses.is_dataclass(tp):
             name = tp.__name__
             if name not in defs:
                 defs[name] = {}  # placeholder breaks recursion

@@ -44,7 +44,13 @@ def generate(
     for place in spec.places:
         for a in place.areas:
             state.areas[a.name] = Area(name=a.name, place=place.name, level=a.level, description=a.description)
-    _connect(game, state, rng)
+    if spec.graph.mode == "agentodyssey":
+        from odyssey_env.paperworld import connect
+
+        connect(game, state, rng, link)
+    else:
+        _connect(game, state, rng)
+    paper_style = spec.placement.style == "agentodyssey"
     for place in spec.places:
         for a in place.areas:
             area = state.areas[a.name]
@@ -57,8 +63,12 @@ def generate(
                 npc = spawn_npc(game, state, game.npcs[npc_type], a.name)
                 if supply > 1 and npc.inventory and game.npcs[npc_type].merchant:
                     npc.inventory = {h: k * supply for h, k in npc.inventory.items()}
-            if a.scatter:
+            if a.scatter and not paper_style:
                 _scatter(game, state, rng, area)
+    if paper_style:
+        from odyssey_env.paperworld import populate
+
+        populate(game, state, rng, spawn_npc)
     for agent_id in agent_ids:
         state.agents[agent_id] = new_agent(game, agent_id, spec.spawn)
     return state
@@ -79,18 +89,31 @@ def new_agent(game: Game, agent_id: str, area: str) -> Agent:
     )
 
 
-def spawn_npc(game: Game, state: WorldState, t: NpcType, area: str, origin: str = "world") -> Npc:
+def npc_stats(t: NpcType, level: int) -> tuple[int, int]:
+    """hp and attack of an instance of ``t`` at ``level`` (types whose level follows their area grow per level)."""
+    if not t.level_with_area:
+        return t.hp, t.attack
+    up = max(0, level - 1)
+    return t.hp + t.hp_per_level * up, t.attack + t.attack_per_level * up
+
+
+def spawn_npc(
+    game: Game, state: WorldState, t: NpcType, area: str, origin: str = "world", level: int | None = None
+) -> Npc:
+    """Put a new instance of ``t`` in ``area``. A type whose level follows its area takes ``level``, else the area's."""
     handle = t.name if t.unique else state.new_handle(t.name)
     stock = t.stock if t.merchant else t.drops
+    level = (level if level is not None else state.areas[area].level) if t.level_with_area else t.level
+    hp, attack = npc_stats(t, level)
     npc = Npc(
         handle=handle,
         type=t.name,
         area=area,
-        hp=t.hp,
-        max_hp=t.hp,
-        attack=t.attack,
+        hp=hp,
+        max_hp=hp,
+        attack=attack,
         defense=t.defense,
-        level=t.level,
+        level=level,
         inventory=dict(stock),
         coins=t.coins,
         origin=origin,

@@ -13,8 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_env.game import GameError, available_games, load_game
+from odyssey_env.userdir import origin, user_games
 
 COLUMNS = (
+    ("env id", "env_id"),
     ("places", "places"),
     ("areas", "areas"),
     ("levels", "area_levels"),
@@ -34,9 +36,14 @@ COLUMNS = (
 def describe_games(names: Sequence[str] | None = None, *, trust: bool = False) -> list[dict[str, Any]]:
     """One summary dict per game (see :meth:`odyssey_env.game.Game.summary`); names or folders."""
     rows = []
-    for name in names or available_games():
-        summary = load_game(name, trust=trust).summary()
+    shipped = available_games()
+    for name in names or shipped + [g for g in user_games() if g not in shipped]:
+        game = load_game(name, trust=trust)
+        summary = game.summary()
         summary["step_rule_count"] = len(summary["step_rules"])
+        where = origin(game.path)
+        summary["origin"] = where
+        summary["env_id"] = where["env_id"]
         rows.append(summary)
     return rows
 
@@ -48,6 +55,18 @@ def format_table(rows: list[dict[str, Any]]) -> str:
     line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
     out = [line, "  ".join("-" * w for w in widths)]
     out += ["  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=True)) for row in body]
+    notes = sorted({r["origin"]["summary"] for r in rows if r.get("origin", {}).get("kind") == "paper"})
+    if notes:
+        out.append("")
+        out.append(
+            "AgentOdyssey/* are the paper's games, " + "; ".join(notes) + "; Odyssey/* are odyssey's own games "
+            "(docs/games.md says how each relates to the paper)"
+        )
+    elif any(r.get("origin", {}).get("kind") == "odyssey" for r in rows):
+        out.append("")
+        out.append(
+            "Odyssey/* are odyssey's own games, not the paper's; for the paper's games run: odyssey paper import"
+        )
     return "\n".join(out)
 
 
@@ -60,7 +79,7 @@ def _cell(value: Any) -> str:
 
 
 def format_details(row: dict[str, Any]) -> str:
-    lines = [f"{row['name']}: {row['title']}"]
+    lines = [f"{row['name']}: {row['title']} ({row['env_id']}; {row['origin']['summary']})"]
     if row["quest"]:
         shape = "a DAG" if row["dag"] else "linear"
         lines.append(
@@ -90,10 +109,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--details", action="store_true", help="also list verbs and step rules per game")
     args = parser.parse_args(argv)
-    unknown = [g for g in args.games if g not in available_games() and not (Path(g) / "world.json").is_file()]
+    known = set(available_games()) | set(user_games())
+    unknown = [g for g in args.games if g not in known and not (Path(g) / "world.json").is_file()]
     if unknown:
         parser.error(
             f"unknown game(s) {', '.join(unknown)}; shipped: {', '.join(available_games())}; "
+            f"in the user games directory: {', '.join(user_games()) or 'none (odyssey paper import)'}; "
             "or give a folder with a world.json"
         )
     try:

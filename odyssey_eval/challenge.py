@@ -26,9 +26,12 @@ from odyssey_eval.rundir import RunDirError
 
 __all__ = ["AGGREGATIONS", "RANKING_GAMES", "aggregate", "main"]
 
-#: The shipped games that rank submissions: odyssey's own games at the sizes of the reference challenge's
-#: three (the paper's Remnant, Mark and Metropolis), which are not the paper's content.
-RANKING_GAMES: tuple[str, ...] = ("quiet_bell", "tallowmere", "gavelmoor")
+#: The games that rank submissions: the reference challenge's three, the paper's Remnant, Mark and Metropolis
+#: (imported with ``odyssey paper import``). ``--games quiet_bell tallowmere gavelmoor`` ranks odyssey's own
+#: games of the same sizes instead.
+RANKING_GAMES: tuple[str, ...] = ("remnant", "mark", "metropolis")
+#: The paper's games by the reference's names (what ``odyssey paper import`` writes).
+PAPER_GAMES: tuple[str, ...] = ("base", "remnant", "mark", "metropolis", "quarantine", "robot_kingdom", "saltglass")
 MIN_RUNS = 3
 #: ``raw``: mean main-quest reward (stages completed), the challenge's own score. ``normalized``: mean
 #: fraction of the game's stages completed, so each game weighs the same whatever its size.
@@ -158,8 +161,9 @@ def unranked(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES) -> list[
 def unknown_games(runs: Sequence[Run], games: Sequence[str]) -> list[str]:
     """Ranking games that are neither shipped nor played by any run: a typo, most likely."""
     from odyssey_env.game import available_games
+    from odyssey_env.userdir import user_games
 
-    known = set(available_games()) | {r.game for r in runs}
+    known = set(available_games()) | set(user_games()) | set(PAPER_GAMES) | {r.game for r in runs}
     return [g for g in games if g not in known]
 
 
@@ -215,7 +219,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not table:
         print(
             f"odyssey challenge: no finished run played {', '.join(args.games)} (the runs played: "
-            f"{', '.join(sorted({r.game for r in runs}))})",
+            f"{', '.join(sorted({r.game for r in runs}))})"
+            + (
+                "; the paper's games are played after `odyssey paper import`"
+                if set(args.games) & set(PAPER_GAMES)
+                else ""
+            ),
             file=sys.stderr,
         )
         return 1

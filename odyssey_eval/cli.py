@@ -25,6 +25,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "report": ("odyssey_eval.report:main", "summarise run directories and write an HTML report"),
     "view": ("odyssey_eval.viewer.cli:main", "write a run's interactive trajectory viewer (one HTML file)"),
     "challenge": ("odyssey_eval.challenge:main", "the TTCL challenge aggregation"),
+    "paper": (
+        "odyssey_eval.paper.cli:main",
+        "import the paper's own games from the reference release (import, status)",
+    ),
     "train": ("odyssey_agents.train:main", "train an LLM policy on a game with RL (GRPO + LoRA; train extra)"),
 }
 

@@ -13,6 +13,7 @@ code, loaded by name); otherwise its stored metrics are used, with a warning.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +24,10 @@ from odyssey_eval.qa.ask import answered
 from odyssey_eval.rundir import CELL, DEPENDENCY_GRAPH, RESULTS, RunDir, RunDirError, agent_variant
 from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
 
-__all__ = ["Run", "find_run_dirs", "game_facts", "load_runs"]
+__all__ = ["TOP_ACTIONS", "Run", "find_run_dirs", "game_facts", "load_runs", "top_actions"]
+
+#: How many of a run's most frequent commands reports show.
+TOP_ACTIONS = 3
 
 #: The stored metrics reports read, when they cannot recompute them.
 STORED_METRICS = (
@@ -58,6 +62,8 @@ class Run:
     warnings: list[str] = field(default_factory=list)
     #: the run directory of the cell (a multi-agent cell's for each of its agents)
     cell_path: Path | None = None
+    #: what the agent mostly did: its most frequent play commands with their counts, most frequent first
+    top_actions: list[tuple[str, int]] = field(default_factory=list)
 
     @property
     def dependency_graph(self) -> Path | None:
@@ -130,12 +136,23 @@ def game_facts(rd: RunDir) -> GameFacts | None:
     return GameFacts.of(load_game(game["name"]))
 
 
+def top_actions(steps: Iterable[dict[str, Any]], n: int = TOP_ACTIONS) -> list[tuple[str, int]]:
+    """The ``n`` most frequent commands of these steps, with their counts; ties go to the command first
+    played, so the answer is the same in any process. Commands are compared as written, after trimming
+    and lower-casing (as the engine reads them), and a line without a text command counts as ``?``."""
+    counts: Counter[str] = Counter()
+    for s in steps:
+        action = s.get("action")
+        counts[" ".join(action.lower().split()) if isinstance(action, str) and action.strip() else "?"] += 1
+    return counts.most_common(n)  # most_common keeps insertion order among equal counts
+
+
 def load_cell(path: Path) -> list[Run]:
     """The runs of one finished cell: itself, or each agent of a multi-agent cell."""
     rd = RunDir(path)
     results = rd.results()
     if "agents" in results and "multiagent" in results:
-        from odyssey_eval.multirunner import AGENTS_DIR
+        from odyssey_eval.cell import AGENTS_DIR
 
         return [load_run(path / AGENTS_DIR / aid, cell_path=path) for aid in results["agents"]]
     return [load_run(path)]
@@ -179,7 +196,9 @@ def load_run(path: Path, *, cell_path: Path | None = None) -> Run:
     for s in traj.play:
         total += sum(s.get("tokens", (0, 0)))
         tokens.append(total)
-    return Run(path, results, metrics, main, sup, tokens, rd.qa_rounds(), warnings, cell_path or path)
+    return Run(
+        path, results, metrics, main, sup, tokens, rd.qa_rounds(), warnings, cell_path or path, top_actions(traj.play)
+    )
 
 
 def load_runs(paths: Iterable[str | Path]) -> tuple[list[Run], list[Path]]:

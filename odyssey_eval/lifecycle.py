@@ -1,11 +1,10 @@
 """What every cell does around its play loop, whether one agent plays it or several share its world.
 
-:mod:`odyssey_eval.runner` (one agent) and :mod:`odyssey_eval.multirunner` (several in one world) differ in
-their loops and their results; everything around the loop is here, so both give the same guarantees:
+:class:`odyssey_eval.cell.Cell` plays both with one loop; everything around the loop is here:
 
 * the config is checked before anything is written (:func:`checked`): whole numbers, no key in ``llm``,
   a game folder filed under its own name;
-* one process at a time works on a cell (:func:`play` holds :meth:`RunDir.lock`); a finished cell is
+* one process at a time works on a cell (``Cell.open`` takes :meth:`RunDir.lock`); a finished cell is
   skipped, and a damaged ``results.json`` is an error, never a skip;
 * resuming against game files that changed since the start is refused before any of their code runs
   (:func:`open_game`);
@@ -26,7 +25,7 @@ import shutil
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from odyssey_agents.errors import ConfigError, OdysseyError
 from odyssey_agents.llm.factory import refuse_secrets
@@ -35,7 +34,7 @@ from odyssey_env import __version__ as odyssey_env_version
 from odyssey_env.trust import content_digest
 from odyssey_eval.metrics import GameFacts
 from odyssey_eval.qa.questions import Question
-from odyssey_eval.rundir import RunDir, RunDirError, cannot_write
+from odyssey_eval.rundir import RunDir, RunDirError
 from odyssey_eval.trajectory import JsonlWriter, TrajectoryError, read_trajectory
 
 if TYPE_CHECKING:
@@ -55,7 +54,6 @@ __all__ = [
     "eval_settings",
     "open_files",
     "open_game",
-    "play",
     "qa_summary",
     "reopen_files",
     "sanitize",
@@ -83,12 +81,6 @@ class CellOutcome:
     path: Path
     status: str  # finished | skipped
     results: dict[str, Any]
-
-
-class Playable(Protocol):
-    """A cell ready to play: its game and agents are built, nothing is written yet."""
-
-    def run(self) -> CellOutcome: ...
 
 
 #: ``conf/eval/default.yaml`` as a dict: cells take plain dicts without Hydra (Python, tests, benchmarks),
@@ -199,41 +191,6 @@ def cadence(ev: Mapping[str, Any], interactive: bool) -> tuple[int, Any, int]:
         False if interactive else ev["progress"],
         int(kill) if kill else -1,
     )
-
-
-# ---------------------------------------------------------------------------- the lock, skip or play
-def play(
-    cfg: Mapping[str, Any],
-    key: Mapping[str, Any],
-    rd: RunDir,
-    build: Callable[[], Playable],
-    log: Callable[[str], None],
-) -> CellOutcome:
-    """Skip the cell if it finished, else build it (a mistake in its game or agents leaves no trace on
-    disk) and play or resume it while holding its lock."""
-    overwrite = cfg["eval"]["overwrite"]
-    if not overwrite:  # reading needs no lock: cell.json and results.json are replaced whole, never edited
-        rd.check_cell(key)
-        if rd.finished:
-            return _skip(rd, log)
-    cell = build()
-    with rd.lock():  # one process per cell; a second one is refused in one line
-        if overwrite:
-            rd.wipe()
-        else:
-            rd.check_cell(key)
-            if rd.finished:  # by a process that held the lock until a moment ago
-                return _skip(rd, log)
-        try:
-            return cell.run()
-        except OSError as exc:  # a run directory that became read-only or a full disk: one line
-            raise (cannot_write(exc) or exc) from None
-
-
-def _skip(rd: RunDir, log: Callable[[str], None]) -> CellOutcome:
-    results = rd.results()  # a damaged results.json is an error here, not a "finished" cell
-    log(f"skip (finished): {rd.path}")
-    return CellOutcome(rd.path, "skipped", results)
 
 
 # ---------------------------------------------------------------------------- start and resume

@@ -14,6 +14,9 @@ Conventions, each chosen so a number means one thing:
   game), over the whole run and over sliding windows of 100 commands (invalid commands left out).
 * Invalid-action rate = invalid commands / play steps. Malformed model replies (turned into ``wait``
   before the engine saw them) are counted apart.
+* Failed-action rate = well-formed commands the world refused (``action_failed``: "Cannot take
+  anything out of coins") / play steps. The paper counts these nowhere; they are what an agent that
+  has the format right but not the world gets wrong, so they are reported beside the invalid rate.
 * Tokens (the paper's model cost) are the input and output tokens of model calls, whatever their
   purpose (act, reflect, summarise, answer, extract, update, curriculum...), summed over play steps;
   the work that is not a model call is counted apart, by kind: ``training_tokens`` (what training
@@ -263,7 +266,7 @@ def compute_metrics(
     n = len(play)
     totals = dict.fromkeys(COMPONENTS, 0)
     acquired: dict[str, None] = {}
-    invalid = malformed = tokens_in = tokens_out = 0
+    invalid = failed = malformed = tokens_in = tokens_out = 0
     decision = 0.0
     purposes: dict[str, dict[str, int]] = {}
     for s in play:  # lines are sparse: a missing key is false, zero or empty
@@ -276,6 +279,8 @@ def compute_metrics(
                     acquired.setdefault(ev["object"])
         if s.get("invalid"):
             invalid += 1
+        if s.get("failed"):
+            failed += 1
         if s.get("malformed"):
             malformed += 1
         if "tokens" in s:
@@ -300,6 +305,7 @@ def compute_metrics(
         verbs=action_verbs(play, facts),
         stages=main_quest_size(traj),
         invalid=invalid,
+        failed=failed,
         malformed=malformed,
         tokens=(tokens_in, tokens_out),
         purposes=purposes,
@@ -321,6 +327,7 @@ def _assemble(
     verbs: Sequence[str],
     stages: int | None,
     invalid: int,
+    failed: int,
     malformed: int,
     tokens: tuple[int, int],
     purposes: Mapping[str, dict[str, int]],
@@ -355,6 +362,8 @@ def _assemble(
         "action_diversity_window_mean": sum(windows) / len(windows) if windows else 0.0,
         "invalid_actions": invalid,
         "invalid_action_rate": invalid / n if n else 0.0,
+        "failed_actions": failed,
+        "failed_action_rate": failed / n if n else 0.0,
         "malformed_replies": malformed,
         "input_tokens": tokens_in,
         "output_tokens": tokens_out,
@@ -362,6 +371,7 @@ def _assemble(
         "tokens_per_step": (tokens_in + tokens_out) / n if n else 0.0,
         "tokens_by_purpose": {k: purposes[k] for k in sorted(purposes) if k not in WORK_PURPOSES},
         **work_tokens(purposes),
+        **prompt_cache(purposes, tokens_in),
         "decision_time_total": round(decision, 6),
         "decision_time_mean": decision / n if n else 0.0,
         "tutorial": tutorial,
@@ -387,7 +397,7 @@ class RunningMetrics:
     def __init__(self, reset: Mapping[str, Any], game: Game | GameFacts, *, window: int = WINDOW):
         self.facts = game if isinstance(game, GameFacts) else GameFacts.of(game)
         self.window = window
-        self.n = self.invalid = self.malformed = self.tokens_in = self.tokens_out = 0
+        self.n = self.invalid = self.failed = self.malformed = self.tokens_in = self.tokens_out = 0
         self.totals = dict.fromkeys(COMPONENTS, 0)
         self.acquired: dict[str, None] = {}
         self.purposes: dict[str, dict[str, int]] = {}
@@ -426,6 +436,8 @@ class RunningMetrics:
                 verb = self._look_up(action)
             if verb is not None:
                 self.verbs.append(verb)
+        if s.get("failed"):
+            self.failed += 1
         if s.get("malformed"):
             self.malformed += 1
         if "tokens" in s:
@@ -491,6 +503,7 @@ class RunningMetrics:
             verbs=self.verbs,
             stages=self.stages,
             invalid=self.invalid,
+            failed=self.failed,
             malformed=self.malformed,
             tokens=(tokens_in, tokens_out),
             purposes=purposes,
@@ -529,8 +542,29 @@ def work_tokens(purposes: Mapping[str, Mapping[str, int]]) -> dict[str, int]:
     return out
 
 
+#: Keys of a calls-by-purpose row that only some rows have (prompt-cache counts, see ``Call``).
+_CACHE_KEYS = ("prefix_tokens", "cached_tokens")
+
+
 def _add_calls(into: dict[str, dict[str, int]], calls: Mapping[str, Mapping[str, int]]) -> None:
     for purpose, row in calls.items():
         acc = into.setdefault(purpose, {"calls": 0, "input_tokens": 0, "output_tokens": 0})
-        for key in acc:
-            acc[key] += row.get(key, 0)
+        acc["calls"] += row.get("calls", 0)
+        acc["input_tokens"] += row.get("input_tokens", 0)
+        acc["output_tokens"] += row.get("output_tokens", 0)
+        for key in _CACHE_KEYS:
+            if key in row:
+                acc[key] = acc.get(key, 0) + row[key]
+
+
+def prompt_cache(purposes: Mapping[str, Mapping[str, int]], input_tokens: int) -> dict[str, Any]:
+    """How much of the model calls' input repeated the start of an earlier prompt of the run
+    (``cacheable_prefix_tokens``: what a prompt cache could serve, an estimate) and how much the server
+    said it served from its cache (``cached_tokens``, 0 where it says nothing)."""
+    prefix = sum(r.get("prefix_tokens", 0) for p, r in purposes.items() if p not in WORK_PURPOSES)
+    cached = sum(r.get("cached_tokens", 0) for p, r in purposes.items() if p not in WORK_PURPOSES)
+    return {
+        "cacheable_prefix_tokens": prefix,
+        "cacheable_prefix_share": prefix / input_tokens if input_tokens else 0.0,
+        "cached_tokens": cached,
+    }

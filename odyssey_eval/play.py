@@ -10,6 +10,11 @@ meta-commands that never cost a turn::
     load FILE      replace the current episode by the one saved in FILE
     quit           leave (so does end-of-input, Ctrl-D)
 
+Commands of other text games (``look``, ``go north``, ``inventory``, ``get coin``) and verbs with a typo
+are answered with the command that does it here, and cost no turn either (:mod:`odyssey_eval.play_aids`);
+anything that starts with one of the game's verbs goes to the game. On a terminal, Tab completes
+meta-commands, verbs and their targets (readline).
+
 A file that cannot be read or written gives an error message and leaves the current game as it was;
 saving writes a temporary file first, so a failed save never damages an earlier one.
 """
@@ -26,8 +31,9 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_env.env import OdysseyEnv
-from odyssey_env.game import GameError
+from odyssey_env.game import GameError, available_games
 from odyssey_env.rewards import COMPONENTS
+from odyssey_eval.play_aids import did_you_mean, hint, install_completion
 
 PROMPT = "> "
 META_HELP = (
@@ -36,7 +42,8 @@ META_HELP = (
     "  actions      commands that would work right now\n"
     "  save FILE    save the game to FILE\n"
     "  load FILE    load a game saved in FILE\n"
-    "  quit         leave the game"
+    "  quit         leave the game\n"
+    "Tab completes commands and their targets; look, go, inventory and the like get a hint, not a turn."
 )
 
 
@@ -117,12 +124,28 @@ def _reward_line(info: dict[str, Any]) -> str:
     return f"[{', '.join(gains)}]" if gains else ""
 
 
+def _cannot_load(game: str, exc: GameError) -> str:
+    """Why ``game`` did not load: a name that is no game's, with the closest names; else the game's problems."""
+    from odyssey_env.game import PAPER_GAMES
+    from odyssey_env.userdir import user_games
+
+    if not Path(game).exists() and game not in PAPER_GAMES and game not in user_games():
+        shipped = available_games()
+        close = did_you_mean(game, [*shipped, *user_games()])
+        return (
+            f"no game named {game!r}{close or '.'} Games: {', '.join(shipped)} (`odyssey games` lists them), "
+            "or a folder with a world.json."
+        )
+    sep = "\n" if len(exc.problems) > 1 else " "  # one problem, one line
+    return f"cannot load game {game!r}:{sep}{exc}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:
         env = OdysseyEnv(args.game, tutorial=args.tutorial, trust=args.trust)
     except GameError as exc:
-        print(f"odyssey play: cannot load game {args.game!r}:\n{exc}", file=sys.stderr)
+        print(f"odyssey play: {_cannot_load(args.game, exc)}", file=sys.stderr)
         return 2
     obs, _ = env.reset(seed=args.seed)
     if args.load:
@@ -133,7 +156,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 2
     print(f"{env.game.title} (seed {args.seed}). Type 'help' for commands, 'quit' to leave.\n")
     print(obs)
+    completer = install_completion(env)
     while True:
+        if completer is not None:
+            completer.forget()  # the state may have changed: list valid commands afresh on the next Tab
         try:
             line = input(PROMPT)
         except EOFError:
@@ -162,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 else:
                     obs = load(env, rest)
                     print(f"Loaded {rest}.\n\n{obs}")
+            elif (aid := hint(env, command, obs)) is not None:
+                print(aid)
             else:
                 obs, _, terminated, truncated, info = env.step(command)
                 print(obs)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import io
 from collections.abc import Sequence
 
-__all__ = ["PANELS", "TITLES", "figure_png", "literal", "mean_band", "plotting_available"]
+__all__ = ["PANELS", "TITLES", "UNIT_PANELS", "figure_png", "literal", "mean_band", "plotting_available"]
 
 PANELS = ("main", "supplementary", "combined", "diversity", "tokens")
 TITLES = {
@@ -49,8 +49,21 @@ def mean_band(curves: Sequence[Sequence[float]]) -> tuple[list[float], list[floa
     return [sum(c) / len(c) for c in cols], [min(c) for c in cols], [max(c) for c in cols]
 
 
-def figure_png(title: str, series: dict[str, list[Sequence[float]]], *, x_offset: int = 1, ylabel: str = "") -> bytes:
-    """A PNG of one panel: ``series`` maps a label to the curves of its runs."""
+#: Panels whose values lie in [0, 1] by definition: drawn on that axis, so a nearly flat curve looks flat
+#: instead of filling a ±0.04 axis.
+UNIT_PANELS = ("combined", "diversity")
+
+
+def figure_png(
+    title: str,
+    series: dict[str, list[Sequence[float]]],
+    *,
+    x_offset: int = 1,
+    ylabel: str = "",
+    unit: bool = False,
+) -> bytes:
+    """A PNG of one panel: ``series`` maps a label to the curves of its runs; ``unit`` draws the y axis
+    over [0, 1] (for quantities normalized to it), else from 0 up (every panel counts up from 0)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -70,6 +83,10 @@ def figure_png(title: str, series: dict[str, list[Sequence[float]]], *, x_offset
         ax.set_xlabel("play step")
         if ylabel:
             ax.set_ylabel(literal(ylabel))
+        if unit:
+            ax.set_ylim(-0.02, 1.02)
+        else:
+            ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         if ax.lines:
             ax.legend(fontsize=8, loc="best")

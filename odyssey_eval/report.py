@@ -21,14 +21,15 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from odyssey_env.extras import install_command
 from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.depgraph import TOGGLE_SCRIPT, arc_diagram_html, filter_graph, load_graph
 from odyssey_eval.metrics import WINDOW, WORK_PURPOSES, normalized_combined
-from odyssey_eval.plots import PANELS, TITLES, figure_png, plotting_available
+from odyssey_eval.plots import PANELS, TITLES, UNIT_PANELS, figure_png, plotting_available
 from odyssey_eval.qa.contamination import DEFAULT_MARGIN, contamination_report
 from odyssey_eval.rundir import RunDirError
 
-__all__ = ["COLUMNS", "build_rows", "format_table", "main", "write_html"]
+__all__ = ["COLUMNS", "GLOSSARY", "build_rows", "format_table", "main", "write_html"]
 
 #: (key, header, format) of the table columns.
 COLUMNS: tuple[tuple[str, str, str], ...] = (
@@ -44,6 +45,7 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("action_diversity", "AD", ".3f"),
     ("action_diversity_window_mean", "AD100", ".3f"),
     ("invalid_action_rate", "invalid", ".1%"),
+    ("failed_action_rate", "failed", ".1%"),
     ("tokens_per_step", "tok/step", ".0f"),  # the model cost: tokens of model calls only
     ("total_tokens", "tokens", ".0f"),
     ("training_tokens", "train tok", ".0f"),  # work that is not a model call, each kind apart
@@ -55,6 +57,51 @@ COLUMNS: tuple[tuple[str, str, str], ...] = (
     ("em_after", "EM", ".2f"),
 )
 NUMERIC = [k for k, _, f in COLUMNS if f != "s"]
+
+#: The terminal's one-line key to the abbreviations (the HTML report has the full legend).
+LEGEND_LINE = (
+    "OE object exploration · AE action exploration · AD action diversity (AD100: over windows of 100) · "
+    "WK world-knowledge QA · EM episodic-memory QA · invalid/failed: commands rejected by the parser / "
+    "refused by the world (the HTML report defines every column)"
+)
+
+#: What each column means, shown as the report's legend and as each header's tooltip. The wording
+#: follows the paper's definitions (§3.4, A3.1) and says where odyssey counts differently.
+GLOSSARY: dict[str, str] = {
+    "game": "the game played",
+    "agent": "the agent configuration (paradigm, add-ons, model, tag); runs that differ only in seed are averaged",
+    "seed": "the run's seed (n=: the number of runs averaged)",
+    "play_steps": "play steps: commands chosen after the tutorial (tutorial steps are reported apart)",
+    "main": "main reward: main-quest stages completed (paper §3.4)",
+    "sup": "supplementary reward: side quests + new areas explored + new object types crafted + new NPC types "
+    "defeated, each counted the first time (paper §3.4)",
+    "combined": "normalized combined reward at the last step: ½ (main / M_main + sup / M_sup), with M the largest "
+    "value reached by any run of this game in this report (paper §3.4)",
+    "object_exploration": "OE, object exploration: object types the agent acquired (picked up, taken, received or "
+    "bought) / carryable object types of the game (paper §3.4)",
+    "action_exploration": "AE, action exploration: verbs used in well-formed commands / verbs of the game; a command "
+    "the world refused still tried its verb (paper §3.4)",
+    "action_diversity": "AD, action diversity: normalized entropy of the verbs used over the whole run, "
+    "−Σ p_i log p_i / log N with N the verbs of the game; 0 = always the same verb, 1 = every verb equally often "
+    "(paper §3.4)",
+    "action_diversity_window_mean": "AD100: action diversity over each window of 100 consecutive commands (the "
+    "paper's curves), averaged over the run; one window for runs shorter than 100 commands",
+    "invalid_action_rate": "invalid-action rate: commands the parser rejected (unknown verb, wrong argument count, "
+    "bad amount) / play steps; the turn passes as a wait (paper A3.1)",
+    "failed_action_rate": "failed-action rate: well-formed commands the world refused with corrective feedback "
+    "(e.g. 'Cannot take anything out of coins') / play steps; the paper counts these in no metric",
+    "tokens_per_step": "input + output tokens of model calls (every purpose) per play step: the model cost",
+    "total_tokens": "input + output tokens of model calls over the play steps",
+    "training_tokens": "tokens read by training updates (all epochs): not model calls, not in the model cost",
+    "embedding_tokens": "word pieces read by an embedding model: not model calls, not in the model cost",
+    "memory_write_tokens": "tokens a latent memory read to write itself: not model calls, not in the model cost",
+    "decision_ms": "mean time the agent took to choose a command, in milliseconds",
+    "wk_before": "World-Knowledge QA accuracy before play: multiple-choice questions built from the game's data "
+    "(recipes, where objects are, which areas connect, the rules' facts)",
+    "wk_after": "World-Knowledge QA accuracy after play: the same kind of questions, asked when the run ends",
+    "em_after": "EM, Episodic-Memory QA accuracy after play: multiple-choice questions about the agent's own "
+    "trajectory (areas visited, objects acquired, crafted or dropped, NPCs defeated, the order of its actions)",
+}
 
 
 def build_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
@@ -83,6 +130,7 @@ def build_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
                 "action_diversity": m["action_diversity"],
                 "action_diversity_window_mean": m["action_diversity_window_mean"],
                 "invalid_action_rate": m["invalid_action_rate"],
+                "failed_action_rate": m.get("failed_action_rate"),  # None in runs reported from stored metrics
                 "tokens_per_step": m["tokens_per_step"],
                 "total_tokens": m["total_tokens"],
                 **{key: m.get(key, 0) for key in WORK_PURPOSES.values()},
@@ -92,6 +140,7 @@ def build_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
                 "em_after": r.qa_accuracy("episodic", "after"),
                 "tutorial_steps": m["tutorial"]["steps"],
                 "end_reason": r.results.get("end_reason"),
+                "top_actions": [list(pair) for pair in r.top_actions],
             }
         )
     return rows
@@ -146,13 +195,18 @@ table{border-collapse:collapse;font-size:.85rem;margin:.5rem 0}
 th,td{padding:.25rem .5rem;border-bottom:1px solid #eee;text-align:right}
 th:first-child,td:first-child,th:nth-child(2),td:nth-child(2){text-align:left}
 th{background:#f6f6f6}.plots{display:flex;flex-wrap:wrap;gap:.5rem}.plots img{max-width:590px;width:100%}
+th[title]{cursor:help;text-decoration:underline dotted}.legend{font-size:.85rem;margin:.5rem 0}
+.legend dl{display:grid;grid-template-columns:max-content 1fr;gap:.15rem .75rem;margin:.5rem 0}
+.legend dt{font-weight:600}.legend dd{margin:0}ul.top{font-size:.85rem;margin-top:0}
 .warn{color:#8a4b00}.note{color:#666;font-size:.85rem}code{background:#f3f3f3;padding:0 .2rem}
 """
 
 
 def _html_table(rows: Sequence[dict[str, Any]], views: dict[str, str] | None = None) -> str:
     """The table; with ``views`` (row path -> link to its viewer page), a last column links each run."""
-    head = "".join(f"<th>{html.escape(h)}</th>" for _, h, _ in COLUMNS) + ("<th>view</th>" if views else "")
+    head = "".join(f"<th title='{html.escape(GLOSSARY[k])}'>{html.escape(h)}</th>" for k, h, _ in COLUMNS) + (
+        "<th title='this run step by step (odyssey view)'>view</th>" if views else ""
+    )
 
     def link(r: dict[str, Any]) -> str:
         href = (views or {}).get(r.get("path", ""))
@@ -166,6 +220,40 @@ def _html_table(rows: Sequence[dict[str, Any]], views: dict[str, str] | None = N
         for r in rows
     )
     return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+
+def _legend() -> str:
+    """The columns' definitions, once on the page (the headers carry the same text as tooltips)."""
+    items = "".join(
+        f"<dt>{html.escape(h)}</dt><dd>{html.escape(GLOSSARY[k])}</dd>" for k, h, _ in COLUMNS if k not in _PLAIN
+    )
+    return f"<details class='legend' open><summary>What the columns mean</summary><dl>{items}</dl></details>"
+
+
+_PLAIN = frozenset({"game", "agent", "seed"})  # columns that need no legend line (they keep their tooltip)
+
+
+def _top_actions_html(runs: Sequence[Run]) -> str:
+    """One line per run: what the agent mostly did (its most frequent commands, with their share)."""
+    items = []
+    for r in sorted(runs, key=lambda r: (r.label, r.results["seed"])):
+        steps = r.metrics.get("play_steps") or 0
+        if not r.top_actions or not steps:
+            continue
+        shares = " · ".join(
+            f"<code>{html.escape(cmd)}</code> {count / steps:.0%} ({count})" for cmd, count in r.top_actions
+        )
+        items.append(f"<li>{html.escape(r.label)}, seed {html.escape(str(r.results['seed']))}: {shares}</li>")
+    if not items:
+        return ""
+    return (
+        "<p class='note'>What each run mostly did (its most frequent commands, share of play steps):</p>"
+        f"<ul class='top'>{''.join(items)}</ul>"
+    )
+
+
+#: Panels whose curves are rewards: all zero, they are replaced by a line that says so.
+_REWARD_PANELS = ("main", "supplementary", "combined")
 
 
 def _write_views(runs: Sequence[Run], report: Path) -> tuple[dict[str, str], list[str]]:
@@ -217,7 +305,9 @@ def write_html(
         f"<style>{_CSS}</style></head><body><h1>odyssey report</h1>",
         f"<p class='note'>{len(runs)} finished run(s). Metrics are recomputed from the trajectories; "
         "play steps only (tutorial steps are reported apart). comb = normalized combined reward at the "
-        "last step (paper §3.4), normalized over the runs of this report.</p>",
+        "last step (paper §3.4), normalized over the runs of this report. Hover a column's header for its "
+        "definition.</p>",
+        _legend(),
     ]
     if unfinished:
         items = "".join(f"<li><code>{html.escape(str(p))}</code></li>" for p in unfinished)
@@ -228,11 +318,22 @@ def write_html(
         members = [r for r in runs if r.game == game]
         parts.append(f"<h2>{html.escape(game)}</h2>")
         if not plotting:
-            parts.append("<p class='warn'>Plots need matplotlib: pip install \"odyssey-gym[eval]\"</p>")
+            parts.append(f"<p class='warn'>Plots need matplotlib: {html.escape(install_command('eval'))}</p>")
         else:
             imgs = []
             x_offsets = {"diversity": WINDOW}  # the first window ends at its last command
-            for panel, series in _panels(members).items():
+            panels = _panels(members)
+            flat = [p for p in _REWARD_PANELS if not any(v for curves in panels[p].values() for c in curves for v in c)]
+            if flat:
+                what = "no reward in this run" if len(members) == 1 else f"no reward in any of its {len(members)} runs"
+                kinds = ", ".join(TITLES[p].lower() for p in flat)
+                parts.append(
+                    f"<p class='note noreward'>{what.capitalize()}: {html.escape(kinds)} stayed 0, so "
+                    "they are not plotted.</p>"
+                )
+            for panel, series in panels.items():
+                if panel in flat:
+                    continue
                 if panel == "tokens" and not any(c and c[-1] for curves in series.values() for c in curves):
                     continue  # no agent here used a model
                 if panel == "diversity" and not any(len(c) > 1 for curves in series.values() for c in curves):
@@ -241,13 +342,14 @@ def write_html(
                         "their action diversity is in the table (AD100), not plotted.</p>"
                     )
                     continue  # one value per run: a plot of single points would look empty
-                png = figure_png(TITLES[panel], series, x_offset=x_offsets.get(panel, 1))
+                png = figure_png(TITLES[panel], series, x_offset=x_offsets.get(panel, 1), unit=panel in UNIT_PANELS)
                 imgs.append(
                     f"<img alt='{html.escape(TITLES[panel])}' "
                     f"src='data:image/png;base64,{base64.b64encode(png).decode()}'>"
                 )
             parts.append("<div class='plots'>" + "".join(imgs) + "</div>")
         parts.append(_html_table([row for row in rows if row["game"] == game], links))
+        parts.append(_top_actions_html(members))
     verdicts = contamination_report([{**q, "game": r.game} for r in runs for q in r.qa], margin=margin)
     if verdicts:
         parts.append(
@@ -336,6 +438,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     rows = build_rows(runs)
     print(format_table(rows if args.per_run else mean_rows(rows)))
+    print(LEGEND_LINE)
     for p in unfinished:
         print(f"unfinished: {p} (rerun its command to resume)")
     for r in runs:

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.errors import ConfigError, OdysseyError
+from odyssey_env.extras import install_command
 from odyssey_eval.configs import CONFIG_DIR, REPO_CONFIG_DIR
 
 __all__ = ["LAUNCHER_PLUGINS", "Carried", "cell_config", "cell_directory", "main"]
@@ -43,7 +44,7 @@ def _require(module: str, extra: str, what: str) -> None:
     except ModuleNotFoundError:  # a parent package (hydra_plugins) is missing
         found = False
     if not found:
-        raise SystemExit(f'odyssey run: {what} needs the {extra!r} extra: pip install "odyssey-gym[{extra}]"')
+        raise SystemExit(f"odyssey run: {what} needs the {extra!r} extra: {install_command(extra)}")
 
 
 def _check_launcher(argv: Sequence[str]) -> None:
@@ -61,10 +62,9 @@ def task(cfg: Any) -> dict[str, Any]:
     from omegaconf import OmegaConf
 
     multi, plain = cell_config(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True))
-    if multi:  # several agents in one world
-        from odyssey_eval.multirunner import run_multi_cell as play
-    else:
-        from odyssey_eval.runner import run_cell as play
+    from odyssey_eval.runner import run_cell, run_multi_cell
+
+    play = run_multi_cell if multi else run_cell  # several agents in one world, or one
     outcome = play(plain, config_yaml=OmegaConf.to_yaml(cfg, resolve=True))
     return {
         "path": str(outcome.path),
@@ -87,19 +87,34 @@ def cell_config(composed: dict[str, Any]) -> tuple[bool, dict[str, Any]]:
 def cell_directory(composed: dict[str, Any]) -> Path:
     """The run directory of the cell a composed ``run.yaml`` config names (raises for one it would refuse)."""
     multi, plain = cell_config(composed)
-    if multi:
-        from odyssey_eval.multirunner import multi_run_path
+    from odyssey_eval.runner import cell_path, multi_run_path
 
-        return multi_run_path(plain)
-    from odyssey_eval.runner import cell_path
+    return multi_run_path(plain) if multi else cell_path(plain)
 
-    return cell_path(plain)
+
+def _user_games(argv: list[str]) -> list[str]:
+    """``game=whales`` for a game in the user games directory (made by ``odyssey generate`` or ``odyssey paper
+    import``) that has no config of its own becomes ``game.name=whales``: the default game config with its name."""
+    from odyssey_env.userdir import find
+
+    out = []
+    for arg in argv:
+        key, eq, value = arg.partition("=")
+        names = value.split(",") if eq else []
+        if (
+            key == "game"
+            and names
+            and all(not (CONFIG_DIR / "game" / f"{n}.yaml").is_file() and find(n) is not None for n in names)
+        ):
+            arg = f"game.name={value}"
+        out.append(arg)
+    return out
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run Hydra with its error printing off: a mistake comes back here as an exception and leaves as
     one line (:func:`odyssey_eval.cli.main` prints every :class:`OdysseyError` the same way)."""
-    argv = list(sys.argv[1:] if argv is None else argv)
+    argv = _user_games(list(sys.argv[1:] if argv is None else argv))
     _require("hydra", "eval", "odyssey run")
     if not (CONFIG_DIR / "run.yaml").is_file():
         raise SystemExit(

@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_agents.errors import OdysseyError
+from odyssey_agents.llm.factory import identity as llm_identity
 from odyssey_eval.trajectory import json_bytes
 
 try:
@@ -99,16 +100,17 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """The settings that make a cell what it is; two configs with equal keys produce equal runs.
 
     Output locations, checkpoint frequency and display options are left out: they change where and
-    how a run is written, not what it is. Settings that are null are left out too (null means "the
-    default"), so ``{"name": "random"}`` from Python and ``{name: random, seed: null}`` from a config
-    file name the same cell.
+    how a run is written, not what it is; so are the llm settings that say how the model is reached
+    (timeout, retries, rate limits: ``odyssey_agents.llm.factory.TRANSPORT_SETTINGS``). Settings that
+    are null are left out too (null means "the default"), so ``{"name": "random"}`` from Python and
+    ``{name: random, seed: null}`` from a config file name the same cell.
     """
     ev = cfg.get("eval", {}) or {}
     return {
         # whether a folder's rules may run is the user's permission, not part of what the cell is
         "game": {k: v for k, v in _without_nulls(cfg["game"]).items() if k != "trust"},
         "agent": _without_nulls(cfg["agent"]),
-        "llm": _without_nulls(cfg.get("llm") or {"name": "none"}),
+        "llm": llm_identity(_without_nulls(cfg.get("llm") or {"name": "none"})),
         "seed": int(cfg["seed"]),
         "max_steps": int(cfg["max_steps"]),
         "tutorial": bool(cfg.get("tutorial", True)),
@@ -285,6 +287,8 @@ class RunDir:
                 )
             return
         have = {k: v for k, v in self.cell().items() if k not in RECORDED}
+        if isinstance(have.get("llm"), dict):  # a directory written when the timeout was part of the identity
+            have["llm"] = llm_identity(have["llm"])
         if have != dict(key):
             diff = [
                 f"{k}: {have.get(k)!r} here, {key.get(k)!r} asked"

@@ -23,7 +23,7 @@ from odyssey_agents.llm.protocol import MissingExtra
 from odyssey_env.rules import OPTIONAL_VERBS
 from odyssey_gen.pipeline import GenerationError, generate
 from odyssey_gen.procedural.plots import PLOTS
-from odyssey_gen.spec import DEFAULTS, OPTIONAL_DYNAMICS, GameSpec, SpecError, ValidationSettings
+from odyssey_gen.spec import DEFAULTS, DYNAMICS, GameSpec, SpecError, ValidationSettings
 
 __all__ = ["main"]
 
@@ -55,7 +55,11 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument("theme", nargs="?", help="one line saying what the world is about (see docs/generation.md)")
     p.add_argument("--name", help="the game's name: lower_snake_case; also the folder name")
-    p.add_argument("--out", help="the game folder to write (default ./NAME)")
+    p.add_argument(
+        "--out",
+        help="the game folder to write (default: NAME in the user games directory, $ODYSSEY_GAMES_DIR or "
+        "~/.local/share/odyssey/games, where odyssey play/run/games and gym.make find it by name)",
+    )
     p.add_argument("--spec", metavar="FILE", help="a JSON file with any of the spec fields; options override it")
     p.add_argument("--title", help="display title (default from the name)")
     sizes = p.add_argument_group("sizes (what 'odyssey games' counts)")
@@ -82,8 +86,8 @@ def _parser() -> argparse.ArgumentParser:
     )
     mech.add_argument(
         "--dynamics",
-        help=f"optional step rules to switch on, comma-separated, 'all' or 'none' "
-        f"({', '.join(OPTIONAL_DYNAMICS)}); default: --step-rules of them by seed",
+        help=f"optional step rules (or respawn styles) to switch on, comma-separated, 'all' or 'none' "
+        f"({', '.join(DYNAMICS)}); default: --step-rules of them by seed",
     )
     mech.add_argument(
         "--params", metavar="JSON", help='per-rule parameter overrides, e.g. \'{"noise": {"threshold": 4}}\''
@@ -100,9 +104,11 @@ def _parser() -> argparse.ArgumentParser:
     gen = p.add_argument_group("generation")
     gen.add_argument(
         "--author",
+        "--backend",  # its former name, kept so that scripts written for it keep working
+        dest="author",
         choices=("procedural", "llm"),
         default=None,
-        help="procedural: offline, seeded, no model (default); llm: the paper's pipeline",
+        help="procedural: offline, seeded, no model (default); llm: the paper's pipeline (--backend: former name)",
     )
     gen.add_argument(
         "--describe-with",
@@ -135,8 +141,8 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument(
         "--trust-output",
         action="store_true",
-        help="after every check passes, record the new "
-        "rules.py in your trust store (otherwise the 'odyssey trust' line is printed)",
+        help="no longer trusts anything: model-written rules.py is never trusted automatically; read it, then "
+        "run the 'odyssey trust' line printed at the end",
     )
     gen.add_argument("--quiet", action="store_true", help="print only the last line")
     val = p.add_argument_group("validation (defaults: docs/generation.md)")
@@ -211,7 +217,7 @@ def spec_from_args(args: argparse.Namespace) -> GameSpec:
     verbs = _names(args.verbs, OPTIONAL_VERBS)
     if verbs is not None:
         values["verbs"] = verbs
-    dynamics = _names(args.dynamics, OPTIONAL_DYNAMICS)
+    dynamics = _names(args.dynamics, DYNAMICS)
     if dynamics is not None:
         values["dynamics"] = dynamics
     if args.params:
@@ -302,9 +308,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             raise SpecError(
                 "llm=... settings are used by --author llm or --describe-with; the procedural author needs no model"
             )
+        from odyssey_env.userdir import games_dir
+
         result = generate(
             spec,
-            args.out,
+            args.out or str(games_dir() / spec.name),
             author=author,
             settings=settings,
             max_attempts=args.attempts,
@@ -327,10 +335,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
     print(
         f"generated {result.path} ({result.report['statistics'].get('object_types')} object types, "
-        f"{result.report['statistics'].get('stages')} stages); play it: odyssey play {result.path}"
+        f"{result.report['statistics'].get('stages')} stages); play it: odyssey play "
+        f"{spec.name if args.out is None else result.path}"
     )
     if result.needs_trust:
+        if args.trust_output:
+            print("--trust-output does not apply to model-written code: nothing was trusted")
         print(
-            f"its rules.py is code that passed every check; to let it run without --trust: odyssey trust {result.path}"
+            f"its rules.py is model-written code: checks are not a proof that it is harmless; read it, then "
+            f"to let it run: odyssey trust {result.path}"
         )
     return 0

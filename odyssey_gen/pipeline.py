@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from odyssey_env import trust as trust_store
 from odyssey_gen.report import Report
 from odyssey_gen.spec import GameSpec, ValidationSettings
 from odyssey_gen.stages import Author, Rejected, run_stages
@@ -42,10 +41,12 @@ class Result:
     path: Path  # the game folder (accepted) or the rejected candidate's folder
     reason: str
     report: dict[str, Any]
+    #: Always False: model-written code is never trusted automatically (kept for callers that read it).
     trusted: bool = False
 
     @property
     def needs_trust(self) -> bool:
+        """The game has model-written code: a person must read it and ``odyssey trust`` it to play it."""
         return self.ok and (self.path / "rules.py").is_file() and not self.trusted
 
 
@@ -110,6 +111,10 @@ def generate(
     descriptions of the candidate before validation (``--describe-with``) and returns a summary line.
     Raises :class:`GenerationError` for requests that cannot start; a candidate that fails validation
     is not an exception: the result says ``ok=False`` and where the rejected candidate lies.
+
+    ``trust_output`` trusts nothing: the only code a generated game can hold is model-written, and
+    model-written code is never trusted automatically (the report says so, and how to trust it after
+    reading it). It is accepted so that scripts written for older versions keep working.
     """
     spec.check()
     settings = settings or ValidationSettings()
@@ -161,16 +166,18 @@ def generate(
         report.status = "accepted"
         has_code = (candidate / "rules.py").is_file()
         if has_code:
-            report.trust = {"recorded": False, "command": f"odyssey trust {target}"}
+            # Model-written code is never trusted automatically, whatever was asked: checks that pass
+            # are a filter for the repair loop, not a proof that the code is harmless (docs/security.md).
+            report.trust = {
+                "recorded": False,
+                "reason": "model-written code is never trusted automatically: read rules.py, then run the command",
+                "command": f"odyssey trust {target}",
+            }
+            if trust_output:
+                report.notes.append("--trust-output does not apply to model-written code; nothing was trusted")
         report.write(candidate)
         _install(candidate, target, overwrite)
     except BaseException:
         shutil.rmtree(candidate, ignore_errors=True)
         raise
-    trusted = False
-    if has_code and trust_output:
-        trust_store.trust(target)  # only now: the code passed every check, and the user asked for it
-        trusted = True
-        report.trust = {"recorded": True, "command": f"odyssey trust {target}"}
-        report.write(target)
-    return Result(True, target, "", report.to_dict(target), trusted)
+    return Result(True, target, "", report.to_dict(target), False)

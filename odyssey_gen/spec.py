@@ -17,8 +17,10 @@ from pathlib import Path
 from typing import Any, Literal
 
 from odyssey_env.rules import BASE_RULE_MODULES, OPTIONAL_VERBS, step_order
+from odyssey_env.steprules.order import ENGINE_STEP_ORDER
+from odyssey_env.steprules.spawning import QUIET_ENEMIES, QUIET_FOOD
 
-__all__ = ["DEFAULTS", "OPTIONAL_DYNAMICS", "GameSpec", "SpecError", "ValidationSettings"]
+__all__ = ["DEFAULTS", "DYNAMICS", "OPTIONAL_DYNAMICS", "RESPAWN_STYLES", "GameSpec", "SpecError", "ValidationSettings"]
 
 
 def _optional_dynamics() -> tuple[str, ...]:
@@ -35,6 +37,23 @@ def _optional_dynamics() -> tuple[str, ...]:
 
 #: The engine's library of optional world dynamics (``docs/dynamics.md``), switched on per game.
 OPTIONAL_DYNAMICS: tuple[str, ...] = _optional_dynamics()
+
+#: Styles of the engine's one ``respawn`` rule (always on) that a spec may choose like a dynamic: each
+#: is a set of that rule's parameters for one half of it (``odyssey_env.steprules.spawning``).
+RESPAWN_STYLES: dict[str, dict[str, Any]] = {"quiet_enemies": QUIET_ENEMIES, "quiet_food": QUIET_FOOD}
+
+
+def _dynamics() -> tuple[str, ...]:
+    """What a spec's ``dynamics`` may name: the optional rules and the respawn styles, in run order (the
+    styles where ``respawn`` runs), so that a seeded choice reads the same list whatever is added later."""
+    order = {name: i for i, name in enumerate(ENGINE_STEP_ORDER)}
+    at = order["respawn"]
+    before = [r for r in OPTIONAL_DYNAMICS if order.get(r, at) < at]
+    return (*before, *RESPAWN_STYLES, *(r for r in OPTIONAL_DYNAMICS if r not in before))
+
+
+#: The generator's menu of world dynamics: :data:`OPTIONAL_DYNAMICS` and :data:`RESPAWN_STYLES`.
+DYNAMICS: tuple[str, ...] = _dynamics()
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]*$")
 
 
@@ -97,7 +116,7 @@ class GameSpec:
     action_rules: int = 0
     step_rules: int = 0
     verbs: tuple[str, ...] | None = None  # optional verbs to switch on (None: chosen by the seed)
-    dynamics: tuple[str, ...] | None = None  # optional step rules to switch on (None: chosen by the seed)
+    dynamics: tuple[str, ...] | None = None  # optional step rules / respawn styles (DYNAMICS; None: by the seed)
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per-rule parameter overrides
     plot: str | None = None  # the main quest's plot shape (None: chosen by the seed; procedural author only)
     tutorial: bool = True
@@ -195,21 +214,19 @@ class GameSpec:
             if unknown:
                 out.append(f"verbs: unknown optional verb(s) {', '.join(unknown)}; known: {', '.join(OPTIONAL_VERBS)}")
         if self.dynamics is not None:
-            unknown = sorted(set(self.dynamics) - set(OPTIONAL_DYNAMICS))
+            unknown = sorted(set(self.dynamics) - set(DYNAMICS))
             if unknown:
-                out.append(
-                    f"dynamics: unknown step rule(s) {', '.join(unknown)}; known: {', '.join(OPTIONAL_DYNAMICS)}"
-                )
+                out.append(f"dynamics: unknown step rule(s) {', '.join(unknown)}; known: {', '.join(DYNAMICS)}")
         if self.author == "procedural":
             if self.verbs is None and self.action_rules > len(OPTIONAL_VERBS):
                 out.append(
                     f"action_rules: the procedural author switches on optional verbs and there are only "
                     f"{len(OPTIONAL_VERBS)}"
                 )
-            if self.dynamics is None and self.step_rules > len(OPTIONAL_DYNAMICS):
+            if self.dynamics is None and self.step_rules > len(DYNAMICS):
                 out.append(
                     f"step_rules: the procedural author switches on optional dynamics and there are only "
-                    f"{len(OPTIONAL_DYNAMICS)}"
+                    f"{len(DYNAMICS)}"
                 )
         if self.plot is not None:
             from odyssey_gen.procedural.plots import PLOTS

@@ -20,6 +20,7 @@ Import it as ``kit`` (``tests/`` is on ``sys.path`` under pytest, as for ``env.c
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
 import random
@@ -51,6 +52,11 @@ PLAYER = "player"
 WORLD_EVENTS = frozenset(
     {"agent_hit", "agent_ambushed", "agent_died", "level_up", "npc_wandered", "npc_respawned", "npc_spawned"}
 )
+
+
+#: Rule parameters that switch off the engine's surprises (ambushes, midnight spawns), so that a test of
+#: some other rule sees only that rule's effect.
+QUIET: dict[str, dict[str, Any]] = {"ambush": {"chance_by_level": [0, 0, 0, 0, 0]}, "night_spawn": {"chance": 0.0}}
 
 
 class Scripted(random.Random):
@@ -288,7 +294,9 @@ def game_copy(
     module of its own, and a test of the rules must run the one that ships (the one ``tools/mutation.py``
     mutates, whose parameter checks must be the ones that refuse a bad copy)."""
     shutil.copytree(
-        GAMES_DIR / source if isinstance(source, str) else source, folder, ignore=shutil.ignore_patterns("__pycache__")
+        GAMES_DIR / source if isinstance(source, str) else source,
+        folder,
+        ignore=shutil.ignore_patterns("__pycache__", "__init__.py"),  # a game folder's only code is rules.py
     )
     for name, edit in (("world.json", change), ("quest.json", change_quest)):
         if edit is not None:
@@ -298,12 +306,37 @@ def game_copy(
     return load_with_rules(folder, rules, trust=trust)
 
 
+_copies = itertools.count()
+
+
+def variant(
+    source: str | Path,
+    root: Path,
+    params: dict[str, dict[str, Any]] | None = None,
+    *,
+    change: Callable[[dict[str, Any]], None] | None = None,
+    rules: ModuleType | None = None,
+) -> Game:
+    """A copy of game ``source`` in a new folder under ``root``, each rule named in ``params`` taking those
+    parameters over the game's own (after ``change`` edited the world data), loaded afresh (``rules``: as
+    for :func:`game_copy`)."""
+
+    def edit(world: dict[str, Any]) -> None:
+        if change is not None:
+            change(world)
+        own = world["game"].setdefault("params", {})
+        for rule, values in (params or {}).items():
+            own.setdefault(rule, {}).update(values)
+
+    return game_copy(source, root / f"{Path(source).name}_{next(_copies)}", edit, rules=rules)
+
+
 def load_with_rules(folder: Path, rules: ModuleType | None, *, trust: bool = True) -> Game:
     """The game in ``folder``, loaded afresh; with ``rules``, that module stands for the folder's ``rules.py``
     (see :func:`game_copy`)."""
     if rules is None:
         return load_game(folder, cache=False, trust=trust)
-    with mock.patch.object(odyssey_env.game, "_import_rules", lambda path: rules):
+    with mock.patch.object(odyssey_env.game, "_compile_rules", lambda path, code: rules):
         return load_game(folder, cache=False, trust=trust)
 
 

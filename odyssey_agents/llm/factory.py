@@ -22,7 +22,15 @@ from odyssey_agents.errors import ConfigError
 from odyssey_agents.llm.protocol import LLM
 from odyssey_agents.options import keyword_options
 
-__all__ = ["BACKENDS", "LLMConfigError", "build_llm", "refuse_secrets", "secret_settings"]
+__all__ = [
+    "BACKENDS",
+    "TRANSPORT_SETTINGS",
+    "LLMConfigError",
+    "build_llm",
+    "identity",
+    "refuse_secrets",
+    "secret_settings",
+]
 
 #: Backend name -> "module:Class" (imported only when used).
 BACKENDS: dict[str, str] = {
@@ -35,6 +43,18 @@ BACKENDS: dict[str, str] = {
 }
 
 DEFAULT_VLLM_URL = "http://127.0.0.1:8000/v1"
+
+#: Settings of an ``llm`` group that say how to reach the model, not which model answers or how it
+#: samples: a cell is the same cell whatever they are, so a sweep stopped by ``429``s can be rerun with
+#: lower limits or a longer timeout and resume. Run directories leave them out of the cell's identity.
+TRANSPORT_SETTINGS: frozenset[str] = frozenset(
+    {"timeout", "max_retries", "rate_limit_patience", "requests_per_minute", "tokens_per_minute", "max_in_flight"}
+)
+
+
+def identity(llm: Mapping[str, Any]) -> dict[str, Any]:
+    """An ``llm`` group without its :data:`TRANSPORT_SETTINGS`."""
+    return {k: v for k, v in dict(llm).items() if k not in TRANSPORT_SETTINGS}
 
 
 class LLMConfigError(ConfigError):

@@ -17,13 +17,13 @@ from typing import Any
 
 from odyssey_agents.base import Call
 from odyssey_agents.errors import OdysseyError
+from odyssey_env.extras import MissingExtra as EnvMissingExtra
+from odyssey_env.extras import install_command
 
 __all__ = ["LLM", "Completion", "ContextOverflow", "LLMError", "Message", "MissingExtra", "require"]
 
 #: A chat message: ``{"role": "system" | "user" | "assistant", "content": "..."}``.
 Message = dict[str, str]
-
-DISTRIBUTION = "odyssey-gym"
 
 
 class LLMError(OdysseyError, RuntimeError):
@@ -43,8 +43,9 @@ class ContextOverflow(LLMError):
         )
 
 
-class MissingExtra(OdysseyError, ImportError):
-    """A backend whose libraries are not installed; the message says what to install."""
+class MissingExtra(OdysseyError, EnvMissingExtra):
+    """A backend or agent whose libraries are not installed; the message says what to install, worded
+    for this installation (:func:`odyssey_env.extras.install_command`)."""
 
 
 def require(module: str, extra: str = "llm", install: str | None = None) -> ModuleType:
@@ -55,7 +56,7 @@ def require(module: str, extra: str = "llm", install: str | None = None) -> Modu
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        hint = install or f'pip install "{DISTRIBUTION}[{extra}]"'
+        hint = install or install_command(extra)
         raise MissingExtra(f"this backend needs the Python package {exc.name!r}: {hint}") from exc
 
 
@@ -65,7 +66,8 @@ class Completion:
 
     ``reasoning`` holds a reasoning model's thinking when the server or template returns it apart from
     the answer (it is never parsed for the action). ``estimated`` is true when the server reported no
-    usage and the counts come from the backend's own estimate.
+    usage and the counts come from the backend's own estimate. ``cached_tokens``: the input tokens the
+    server says its prompt cache served (0 where it says nothing).
     """
 
     text: str
@@ -76,10 +78,18 @@ class Completion:
     reasoning: str | None = None
     finish_reason: str | None = None
     estimated: bool = False
+    cached_tokens: int = 0
 
-    def call(self) -> Call:
-        """The ledger entry of this completion."""
-        return Call(self.purpose, self.input_tokens, self.output_tokens, round(self.seconds, 6))
+    def call(self, prefix_tokens: int = 0) -> Call:
+        """The ledger entry of this completion (``prefix_tokens``: see :class:`Call`)."""
+        return Call(
+            self.purpose,
+            self.input_tokens,
+            self.output_tokens,
+            round(self.seconds, 6),
+            prefix_tokens=prefix_tokens,
+            cached_tokens=self.cached_tokens,
+        )
 
 
 class LLM(abc.ABC):

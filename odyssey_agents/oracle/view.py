@@ -8,10 +8,9 @@ built by iterating the state's dicts in insertion order, so the oracle is determ
 
 from __future__ import annotations
 
-from collections import deque
 from typing import TYPE_CHECKING
 
-from odyssey_env.world import container_room, type_of
+from odyssey_env.world import breadth_first, container_room, type_of, unlocked
 
 if TYPE_CHECKING:
     from odyssey_env.content import ObjectType
@@ -204,20 +203,14 @@ class View:
 
     # ------------------------------------------------------------------ distances
     def dist_from(self, src: str) -> dict[str, tuple[int, str]]:
-        """Area -> ``(steps, previous area)`` over open paths from ``src`` (breadth first, stable)."""
+        """Area -> ``(steps, previous area)`` over open paths from ``src`` (the engine's breadth-first
+        search, so the oracle and the rules agree on which way is shortest)."""
         hit = self._dist.get(src)
         if hit is not None:
             return hit
-        areas = self.state.areas
-        out = {src: (0, src)}
-        queue = deque([src])
-        while queue:
-            a = queue.popleft()
-            d = out[a][0] + 1
-            for b, ex in areas[a].exits.items():
-                if not ex.locked and b not in out and b in areas:
-                    out[b] = (d, a)
-                    queue.append(b)
+        out: dict[str, tuple[int, str]] = {}
+        for area, prev in breadth_first(self.state, src, unlocked).items():
+            out[area] = (0, src) if prev is None else (out[prev][0] + 1, prev)
         self._dist[src] = out
         return out
 

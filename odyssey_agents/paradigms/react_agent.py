@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from odyssey_agents.addons import AddonConfigError, Addons, canonical_addons
-from odyssey_agents.base import Agent, Answer, Decision, Task, Usage
+from odyssey_agents.base import Agent, Answer, Call, Decision, Task, Usage
 from odyssey_agents.errors import ConfigError
 from odyssey_agents.llm import LLM, ContextOverflow, build_llm
+from odyssey_agents.llm.prefix_meter import PrefixMeter
 from odyssey_agents.llm.protocol import Completion
 from odyssey_agents.memory import StepRecord
 from odyssey_agents.options import keyword_options
@@ -114,6 +115,7 @@ class ReActAgent(Agent):
             "summary_failures": 0,
         }
         self._summary_at = self.addons.summarise_every
+        self.meter = PrefixMeter()  # the share of each prompt a server's prompt cache could serve
 
     def reset(self, task: Task) -> None:
         super().reset(task)
@@ -123,6 +125,7 @@ class ReActAgent(Agent):
     # ------------------------------------------------------------------ acting
     def act(self, observation: str, info: dict[str, Any]) -> Decision:
         usage = Usage()
+        self.meter.step()
         if self.previous is not None and self.addons.reflection and self.steps % self.addons.reflect_every == 0:
             self._reflect(observation, usage)
         if self.addons.summarisation and len(self.pending) >= self._summary_at:
@@ -131,10 +134,10 @@ class ReActAgent(Agent):
         messages = self._fit(observation)
         if messages is None:  # the long-context "stop" policy
             return Decision("wait", reasoning="context window full: the agent stops", usage=usage, stop=True)
-        completion = self.llm.complete(
+        completion, call = self._complete(
             messages, purpose="act", json_keys=self.keys, starts={"action": self.prompts.verb_words}
         )
-        usage.add(completion.call())
+        usage.add(call)
         reply = parse_reply(completion.text, self.keys)
         if reply.ok:
             action, reasoning = reply.action, reply.text("reasoning")
@@ -195,10 +198,20 @@ class ReActAgent(Agent):
     ) -> str:
         """One add-on call whose reply is ``{key: text}``: the text, or "" when the reply is unusable
         (the caller counts the failure; an add-on that fails never stops the agent from acting)."""
-        completion = self.llm.complete(messages, purpose=purpose, max_tokens=max_tokens, json_keys=(key,))
-        usage.add(completion.call())
+        completion, call = self._complete(messages, purpose=purpose, max_tokens=max_tokens, json_keys=(key,))
+        usage.add(call)
         reply = parse_reply(completion.text, (key,), required=(key,))
         return reply.text(key) if reply.ok else ""
+
+    def _complete(
+        self, messages: list[dict[str, str]], *, purpose: str, question: bool = False, **hints: Any
+    ) -> tuple[Completion, Call]:
+        """Every model call of the agent: the backend's reply and its ledger entry, which counts how
+        much of the prompt repeats the start of a previous prompt (measured once the call succeeded;
+        ``question``: a QA call, which leaves the saved state alone, see :class:`PrefixMeter`)."""
+        completion = self.llm.complete(messages, purpose=purpose, **hints)
+        share = self.meter.measure(messages, purpose, question)
+        return completion, completion.call(PrefixMeter.tokens(share, completion.input_tokens))
 
     def _reflect(self, observation: str, usage: Usage) -> None:
         prev = self.previous
@@ -238,12 +251,16 @@ class ReActAgent(Agent):
         rather than failing the run's QA round."""
         try:
             messages = self._answer_messages(question, choices)
-            completion = self.llm.complete(
-                messages, purpose="answer", json_keys=("answer",), starts={"answer": self.prompts.letters(len(choices))}
+            completion, call = self._complete(
+                messages,
+                purpose="answer",
+                question=True,
+                json_keys=("answer",),
+                starts={"answer": self.prompts.letters(len(choices))},
             )
         except ContextOverflow as exc:
             return Answer(None, Usage(), f"(not asked: {exc})")
-        usage = Usage([completion.call()])
+        usage = Usage([call])
         return Answer(parse_choice(completion.text, len(choices), choices), usage, _raw(completion))
 
     def _answer_messages(
@@ -272,6 +289,7 @@ class ReActAgent(Agent):
             "counters": self.counters,
             "paradigm": self._state(),
             "llm": self.llm.state(),
+            "meter": self.meter.state(),
         }
         tmp = Path(directory) / (MEMORY_FILE + ".tmp")
         tmp.write_text(json.dumps(data, ensure_ascii=False), encoding="utf-8")
@@ -297,6 +315,7 @@ class ReActAgent(Agent):
         self.counters = dict(data["counters"])
         self._set_state(data["paradigm"])
         self.llm.set_state(data["llm"])
+        self.meter.set_state(data.get("meter"))  # memory written before prompts were measured: none
 
     def _state(self) -> dict[str, Any]:
         """Paradigm state beyond the common memory (Mem1's internal state, overflow counts)."""

@@ -175,8 +175,8 @@ class RetrievalAgent(ReActAgent):
         max_tokens: int | None = None,
     ) -> dict[str, Any] | None:
         """One model call whose reply is a JSON object with ``keys``; None when it is unusable."""
-        completion = self.llm.complete(messages, purpose=purpose, max_tokens=max_tokens, json_keys=tuple(keys))
-        usage.add(completion.call())
+        completion, call = self._complete(messages, purpose=purpose, max_tokens=max_tokens, json_keys=tuple(keys))
+        usage.add(call)
         reply = parse_reply(completion.text, tuple(keys), required=tuple(keys))
         return reply.fields if reply.ok else None
 

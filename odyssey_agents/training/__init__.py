@@ -20,8 +20,10 @@ agents or commands is chosen.
 
 from types import ModuleType
 
+from odyssey_env.extras import install_command
+
 EXTRA = "train"
-INSTALL = 'pip install "odyssey-gym[train]"'
+INSTALL = install_command(EXTRA)  # as this copy was installed (see odyssey_env.extras)
 
 
 def require_train(module: str, what: str) -> ModuleType:
@@ -34,4 +36,4 @@ def require_train(module: str, what: str) -> ModuleType:
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as exc:
-        raise MissingExtra(f"{what} needs the Python package {exc.name!r}: {INSTALL}") from exc
+        raise MissingExtra(f"{what} needs the Python package {exc.name!r}: {install_command(EXTRA)}") from exc

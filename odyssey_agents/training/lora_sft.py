@@ -164,7 +164,6 @@ class LoRASFTAgent(LearningAgent):
             raise AdapterConfigError(f"target must be one of {', '.join(TARGETS)}, got {target!r}")
         self.target = str(target)
         self.train_on_malformed = bool(train_on_malformed)
-        self._train_every_request = train_every
         if train_every is not None and int(train_every) < 1:
             raise AdapterConfigError(f"train_every must be at least 1, got {train_every}")
         super().__init__(llm, **kwargs)

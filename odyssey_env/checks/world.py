@@ -200,6 +200,10 @@ def check_world(spec: WorldSpec) -> list[Problem]:
             k = obj_ref(g.lock_key, "graph.lock_key")
             if k is not None and "unlock" not in k.uses:
                 bad("graph.lock_key", f"{g.lock_key} cannot open paths: give it the 'unlock' use")
+    for i, key in enumerate(g.lock_keys):
+        k = obj_ref(key, f"graph.lock_keys[{i}]")
+        if k is not None and "unlock" not in k.uses:
+            bad(f"graph.lock_keys[{i}]", f"{key} cannot open paths: give it the 'unlock' use")
     if g.mode == "fixed" and not out:
         out += check_connected(spec, areas)
     for field_name in ("objects_per_area", "npcs_per_area"):

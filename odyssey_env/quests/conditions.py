@@ -13,13 +13,14 @@ quest generators, the oracle and the docs all see the same list (:data:`VOCABULA
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields
 from typing import TYPE_CHECKING, Any, Literal
 
 from odyssey_env.content import Category
 from odyssey_env.quests.spec import Condition
 from odyssey_env.schema import Problem
+from odyssey_env.weakcache import IdentityCache
 from odyssey_env.world import held_containers, type_of
 
 if TYPE_CHECKING:
@@ -56,39 +57,41 @@ def _register(
 
 def holds(engine: Engine, agent: Agent, cond: Condition) -> bool:
     """Whether ``cond`` holds for ``agent`` now (events: during the current step)."""
-    hit = _triggers.get(id(cond))  # triggers(), its cache read inline: quests ask at every step
-    wanted = hit[1] if hit is not None and hit[0] is cond else triggers(cond)
+    hit = _triggers.entries.get(id(cond))  # triggers(), its cache read inline: quests ask at every step
+    wanted = hit[1] if hit is not None else _triggers(cond)
     if wanted is not None and wanted.isdisjoint(engine.kinds):
         return False  # an event condition cannot hold on a step without its event
     return VOCABULARY[cond.type].test(engine, agent, cond)
 
 
-_triggers: dict[int, tuple[Condition, frozenset[str] | None]] = {}
-
-
 def triggers(cond: Condition) -> frozenset[str] | None:
-    """Event kinds without which ``cond`` cannot hold, or None when some state could make it hold."""
-    hit = _triggers.get(id(cond))
-    if hit is not None and hit[0] is cond:
-        return hit[1]
+    """Event kinds without which ``cond`` cannot hold, or None when some state could make it hold
+    (worked out once per condition object)."""
+    return _triggers(cond)
+
+
+def _find_triggers(cond: Condition) -> frozenset[str] | None:
     family = VOCABULARY[cond.type].family
     result: frozenset[str] | None = None
     if family == "event":
         result = frozenset({cond.type})  # event condition types are named after their event
     elif cond.type == "any_of":
         parts = [triggers(c) for c in cond.conditions]
-        result = None if any(p is None for p in parts) else frozenset().union(*parts)
+        known = [p for p in parts if p is not None]
+        result = frozenset().union(*known) if len(known) == len(parts) else None
     elif cond.type == "all_of":
         result = next((t for t in map(triggers, cond.conditions) if t is not None), None)
-    _triggers[id(cond)] = (cond, result)
     return result
+
+
+_triggers: IdentityCache[Condition, frozenset[str] | None] = IdentityCache(_find_triggers)
 
 
 def normalize_text(text: str) -> str:
     return " ".join(text.lower().split())
 
 
-def _events(engine: Engine, agent: Agent, kind: str):
+def _events(engine: Engine, agent: Agent, kind: str) -> Iterator[dict[str, Any]]:
     for ev in engine.events:
         if ev.kind == kind and ev.agent == agent.id:
             yield ev.data
@@ -154,33 +157,33 @@ def written_handles(engine: Engine, agent: Agent, area: str | None) -> Iterable[
     optional=("npc", "npcs"),
     doc="An NPC of type `npc` (or any of `npcs`; any NPC if neither) is defeated this step.",
 )
-def _npc_defeated(engine, agent, c):
+def _npc_defeated(engine: Engine, agent: Agent, c: Condition) -> bool:
     wanted = (c.npc,) if c.npc else c.npcs
     return any(not wanted or d["type"] in wanted for d in _events(engine, agent, "npc_defeated"))
 
 
 @_register("object_crafted", "event", ("object",), doc="The agent crafts `object` this step.")
-def _object_crafted(engine, agent, c):
+def _object_crafted(engine: Engine, agent: Agent, c: Condition) -> bool:
     return any(d["object"] == c.object for d in _events(engine, agent, "object_crafted"))
 
 
 @_register("object_bought", "event", ("object",), doc="The agent buys `object` this step.")
-def _object_bought(engine, agent, c):
+def _object_bought(engine: Engine, agent: Agent, c: Condition) -> bool:
     return any(d["object"] == c.object for d in _events(engine, agent, "object_bought"))
 
 
 @_register("object_sold", "event", ("object",), doc="The agent sells `object` this step.")
-def _object_sold(engine, agent, c):
+def _object_sold(engine: Engine, agent: Agent, c: Condition) -> bool:
     return any(d["object"] == c.object for d in _events(engine, agent, "object_sold"))
 
 
 @_register("area_entered", "event", ("area",), doc="The agent walks into `area` this step.")
-def _area_entered(engine, agent, c):
+def _area_entered(engine: Engine, agent: Agent, c: Condition) -> bool:
     return any(d["area"] == c.area for d in _events(engine, agent, "area_entered"))
 
 
 @_register("talked_to", "event", ("npc",), doc="The agent talks to an NPC of type `npc` this step.")
-def _talked_to(engine, agent, c):
+def _talked_to(engine: Engine, agent: Agent, c: Condition) -> bool:
     return any(d["type"] == c.npc for d in _events(engine, agent, "talked_to"))
 
 
@@ -190,7 +193,7 @@ def _talked_to(engine, agent, c):
     optional=("text", "object"),
     doc="The agent writes (optionally exactly `text`, on a writable of type `object`) this step.",
 )
-def _text_written(engine, agent, c):
+def _text_written(engine: Engine, agent: Agent, c: Condition) -> bool:
     for d in _events(engine, agent, "text_written"):
         if (c.text is None or normalize_text(d["text"]) == normalize_text(c.text)) and (
             c.object is None or d["object"] == c.object
@@ -200,14 +203,14 @@ def _text_written(engine, agent, c):
 
 
 @_register("object_eaten", "event", ("object",), doc="The agent eats `object` this step.")
-def _object_eaten(engine, agent, c):
+def _object_eaten(engine: Engine, agent: Agent, c: Condition) -> bool:
     return any(d["object"] == c.object for d in _events(engine, agent, "object_eaten"))
 
 
 @_register(
     "object_dropped", "event", ("object",), ("area",), doc="The agent drops `object` (optionally in `area`) this step."
 )
-def _object_dropped(engine, agent, c):
+def _object_dropped(engine: Engine, agent: Agent, c: Condition) -> bool:
     return any(
         d["object"] == c.object and (c.area is None or d["area"] == c.area)
         for d in _events(engine, agent, "object_dropped")
@@ -216,7 +219,7 @@ def _object_dropped(engine, agent, c):
 
 # ----------------------------------------------------------------------------- states
 @_register("in_area", "state", ("area",), doc="The agent is in `area`.")
-def _in_area(engine, agent, c):
+def _in_area(engine: Engine, agent: Agent, c: Condition) -> bool:
     return agent.area == c.area
 
 
@@ -227,17 +230,18 @@ def _in_area(engine, agent, c):
     ("count",),
     doc="The agent has at least `count` (default 1) of `object` in hands, containers or worn.",
 )
-def _has_item_count(engine, agent, c):
+def _has_item_count(engine: Engine, agent: Agent, c: Condition) -> bool:
+    assert c.object is not None  # required: checked when the quest loads
     return owned(engine, agent, c.object) >= c.count
 
 
 @_register("equipped_any_of", "state", ("objects",), doc="The agent wears one of `objects`.")
-def _equipped_any_of(engine, agent, c):
+def _equipped_any_of(engine: Engine, agent: Agent, c: Condition) -> bool:
     return any(type_of(engine.state, h) in c.objects for h in agent.equipment.values())
 
 
 @_register("holds_category", "state", ("category",), doc="The agent holds an object of `category` in a hand.")
-def _holds_category(engine, agent, c):
+def _holds_category(engine: Engine, agent: Agent, c: Condition) -> bool:
     objects, state = engine.game.objects, engine.state
     return any(objects[type_of(state, h)].category == c.category for h in agent.hands)
 
@@ -249,7 +253,7 @@ def _holds_category(engine, agent, c):
     ("areas", "count"),
     doc="The agent has explored at least `count` of `areas` (all world areas if empty).",
 )
-def _visited_k_of(engine, agent, c):
+def _visited_k_of(engine: Engine, agent: Agent, c: Condition) -> bool:
     areas = c.areas or tuple(engine.game.areas)
     return sum(1 for a in areas if a in agent.visited) >= c.count
 
@@ -261,7 +265,7 @@ def _visited_k_of(engine, agent, c):
     ("npc", "count"),
     doc="The agent has defeated at least `count` NPCs (of type `npc`, if given) in the episode.",
 )
-def _defeated_n(engine, agent, c):
+def _defeated_n(engine: Engine, agent: Agent, c: Condition) -> bool:
     if c.npc is None:
         return sum(agent.kills.values()) >= c.count
     return agent.kills.get(c.npc, 0) >= c.count
@@ -274,7 +278,8 @@ def _defeated_n(engine, agent, c):
     ("area", "object"),
     doc="A writable (of type `object`, if given) reading `text` lies in `area`, or is carried if no area.",
 )
-def _text_equals_in(engine, agent, c):
+def _text_equals_in(engine: Engine, agent: Agent, c: Condition) -> bool:
+    assert c.text is not None  # required: checked when the quest loads
     state, want = engine.state, normalize_text(c.text)
     for handle in written_handles(engine, agent, c.area):
         inst = state.instances.get(handle)
@@ -295,29 +300,32 @@ def _text_equals_in(engine, agent, c):
     ("count",),
     doc="At least `count` of `object` lie on the ground of `area`.",
 )
-def _object_in_area(engine, agent, c):
+def _object_in_area(engine: Engine, agent: Agent, c: Condition) -> bool:
+    assert c.area is not None and c.object is not None  # required: checked when the quest loads
     return c.area in engine.state.areas and lying_in(engine, c.area, c.object) >= c.count
 
 
 @_register("level_at_least", "state", ("count",), doc="The agent's level is at least `count`.")
-def _level_at_least(engine, agent, c):
+def _level_at_least(engine: Engine, agent: Agent, c: Condition) -> bool:
     return agent.level >= c.count
 
 
 @_register("stage_completed", "state", ("stage",), doc="The agent has completed main-quest stage `stage`.")
-def _stage_completed(engine, agent, c):
+def _stage_completed(engine: Engine, agent: Agent, c: Condition) -> bool:
     data = engine.state.rule_data.get("main_quest")
-    return bool(data) and c.stage in data["agents"][agent.id]["done"]
+    if not data:
+        return False
+    return c.stage in data["agents"][agent.id]["done"]
 
 
 # ----------------------------------------------------------------------------- combinators
 @_register("any_of", "combinator", ("conditions",), doc="At least one of `conditions` holds.")
-def _any_of(engine, agent, c):
+def _any_of(engine: Engine, agent: Agent, c: Condition) -> bool:
     return any(holds(engine, agent, sub) for sub in c.conditions)
 
 
 @_register("all_of", "combinator", ("conditions",), doc="All of `conditions` hold (events in the same step).")
-def _all_of(engine, agent, c):
+def _all_of(engine: Engine, agent: Agent, c: Condition) -> bool:
     return all(holds(engine, agent, sub) for sub in c.conditions)
 
 
@@ -329,7 +337,8 @@ def _all_of(engine, agent, c):
     doc="The game's registered predicate `name(engine, agent, **args)` returns true; `plan` lists "
     "vocabulary conditions (or `did` events) that, done in order, make it hold.",
 )
-def _predicate(engine, agent, c):
+def _predicate(engine: Engine, agent: Agent, c: Condition) -> bool:
+    assert c.name is not None  # required: checked when the quest loads
     return bool(engine.game.rules.predicates[c.name](engine, agent, **c.args))
 
 

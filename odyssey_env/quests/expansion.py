@@ -276,7 +276,7 @@ class ExpansionRule(StepRule):
     description = "When every reachable area has been explored, new places of higher level appear."
     expander: Expander = ProceduralExpander()
 
-    def active(self, game) -> bool:
+    def active(self, game: Game) -> bool:
         return game.quest.expansion.enabled
 
     def start(self, engine: Engine) -> None:

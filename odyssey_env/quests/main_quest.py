@@ -14,14 +14,23 @@ from typing import TYPE_CHECKING, Any
 from odyssey_env.quests.conditions import holds
 from odyssey_env.quests.spec import Chapter, MainQuest, Stage
 from odyssey_env.rules import StepRule, step_rule
+from odyssey_env.weakcache import IdentityCache
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
+    from odyssey_env.game import Game
     from odyssey_env.state import Agent
 
 NAME = "main_quest"
+
+
+def _main(game: Game) -> MainQuest:
+    """The game's main quest; this rule is active only in games that have one."""
+    main = game.quest.main
+    assert main is not None, "the main-quest rule runs only in a game with a main quest"
+    return main
 
 
 @dataclass(frozen=True)
@@ -37,17 +46,10 @@ class Plan:
     summary: dict[str, dict[str, str]]
 
 
-_plans: dict[int, tuple[MainQuest, Plan]] = {}
-
-
 def plan(main: MainQuest) -> Plan:
-    """The (cached) plan of a main quest; raises ValueError if some stage can never open."""
-    hit = _plans.get(id(main))
-    if hit is not None and hit[0] is main:
-        return hit[1]
-    made = _make_plan(main)
-    _plans[id(main)] = (main, made)
-    return made
+    """The plan of a main quest (worked out once per main quest object); raises ValueError if some stage
+    can never open."""
+    return _plans(main)
 
 
 def _make_plan(main: MainQuest) -> Plan:
@@ -77,6 +79,9 @@ def _make_plan(main: MainQuest) -> Plan:
     return Plan(tuple(stages), requires, chapter_of, last_of, {s.id: s for s in stages}, summary)
 
 
+_plans: IdentityCache[MainQuest, Plan] = IdentityCache(_make_plan)
+
+
 def open_stages(p: Plan, done: list[str]) -> list[Stage]:
     finished = set(done)
     return [s for s in p.stages if s.id not in finished and all(r in finished for r in p.requires[s.id])]
@@ -84,7 +89,7 @@ def open_stages(p: Plan, done: list[str]) -> list[Stage]:
 
 def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
     """Main-quest progress for ``info["quest"]``."""
-    main = engine.game.quest.main
+    main = _main(engine.game)
     data = engine.state.rule_data[NAME]["agents"][agent_id]
     p = plan(main)
     summary = p.summary
@@ -103,7 +108,7 @@ class MainQuestRule(StepRule):
     name = NAME
     description = "Checks the open main-quest stages, awards completed ones, opens the next, answers the guide."
 
-    def active(self, game) -> bool:
+    def active(self, game: Game) -> bool:
         return game.quest.main is not None
 
     def start(self, engine: Engine) -> None:
@@ -140,13 +145,13 @@ class MainQuestRule(StepRule):
                 self._announce(engine, agent)
             self._advance(engine, agent, mine)
             if main.guide is not None and "talked_to" in engine.kinds:
-                self._answer_guide(engine, agent, mine)
+                self._answer_guide(engine, agent, mine, main.guide.npc)
         if "npc_defeated" in engine.kinds and len(data["agents"]) > 1:
             self._bring_back(engine, data)
 
     # ------------------------------------------------------------------ internals
     def _advance(self, engine: Engine, agent: Agent, mine: dict[str, Any]) -> None:
-        main = engine.game.quest.main
+        main = _main(engine.game)
         p = plan(main)
         progressed = True
         while progressed:  # a completion may open a stage whose condition already holds
@@ -208,7 +213,7 @@ class MainQuestRule(StepRule):
 
     def _bring_back(self, engine: Engine, data: dict[str, Any]) -> None:
         """After a stage NPC fell to someone other than an agent whose open stage needs it, bring it back."""
-        p = plan(engine.game.quest.main)
+        p = plan(_main(engine.game))
         for ev in engine.events:
             if ev.kind != "npc_defeated":
                 continue
@@ -223,7 +228,7 @@ class MainQuestRule(StepRule):
     def _tell_stage(self, engine: Engine, agent: Agent, stage: Stage, told: set[str]) -> None:
         """Announce a stage that opened; ``told`` holds the chapters announced in the same breath (a
         DAG chapter opens all its leaves at once, and its heading is said once)."""
-        p = plan(engine.game.quest.main)
+        p = plan(_main(engine.game))
         chapter = p.chapter_of[stage.id]
         first_of_chapter = all(r not in p.chapter_of or p.chapter_of[r] is not chapter for r in p.requires[stage.id])
         if first_of_chapter and chapter.id not in told:
@@ -232,7 +237,7 @@ class MainQuestRule(StepRule):
         engine.say(agent.id, f"New objective: {stage.title}." + (f" {stage.on_open}" if stage.on_open else ""))
 
     def _announce(self, engine: Engine, agent: Agent) -> None:
-        main = engine.game.quest.main
+        main = _main(engine.game)
         mine = engine.state.rule_data[NAME]["agents"][agent.id]
         mine["announced"] = True
         engine.say(agent.id, f"=== MAIN QUEST: {main.title} ===" + (f" {main.intro}" if main.intro else ""))
@@ -240,13 +245,12 @@ class MainQuestRule(StepRule):
         for stage_id in mine["open"]:
             self._tell_stage(engine, agent, plan(main).by_id[stage_id], told)
 
-    def _answer_guide(self, engine: Engine, agent: Agent, mine: dict[str, Any]) -> None:
+    def _answer_guide(self, engine: Engine, agent: Agent, mine: dict[str, Any], guide: str) -> None:
         if "talked_to" not in engine.kinds:
             return
-        guide = engine.game.quest.main.guide.npc
         for ev in engine.events:
             if ev.kind == "talked_to" and ev.agent == agent.id and ev.data["type"] == guide:
-                current = [plan(engine.game.quest.main).by_id[s] for s in mine["open"]]
+                current = [plan(_main(engine.game)).by_id[s] for s in mine["open"]]
                 if not current:
                     engine.say(agent.id, f'{ev.data["npc"]} says: "You have done all I could ask."')
                 for stage in current:

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests.conditions import owned
 from odyssey_env.rules import StepRule, step_rule
+from odyssey_env.steprules.living import pick
 from odyssey_env.world import give, type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
+    from odyssey_env.game import Game
     from odyssey_env.state import Agent
 
 NAME = "side_quests"
@@ -40,7 +42,7 @@ class SideQuestRule(StepRule):
     name = NAME
     description = "Newly explored areas unlock collect/talk/craft/trade side quests that pay coins."
 
-    def active(self, game) -> bool:
+    def active(self, game: Game) -> bool:
         return game.quest.side_quests.enabled
 
     def start(self, engine: Engine) -> None:
@@ -116,7 +118,7 @@ class SideQuestRule(StepRule):
             engine.emit("side_quest_offered", agent.id, quest_kind=kind, id=quest["id"], title=quest["title"])
 
     def _pick(self, engine: Engine, options: list[str]) -> str | None:
-        return options[engine.rng.randrange(len(options))] if options else None
+        return pick(engine, options) if options else None
 
     def _make_collect(self, engine: Engine, agent: Agent, area: str) -> dict[str, Any] | None:
         game, state = engine.game, engine.state

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests.conditions import holds
+from odyssey_env.quests.spec import Tutorial
 from odyssey_env.rules import StepRule, step_rule
 from odyssey_env.state import Area
 from odyssey_env.world import add, make_objects
@@ -18,9 +19,19 @@ from odyssey_env.worldgen import link, spawn_npc
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
+    from odyssey_env.game import Game
     from odyssey_env.state import Agent
 
 NAME = "tutorial"
+
+
+def _tutorial(game: Game) -> Tutorial:
+    """The game's tutorial; this rule is active only in games that have one."""
+    spec = game.quest.tutorial
+    assert spec is not None, "the tutorial rule runs only in a game with a tutorial"
+    return spec
+
+
 PLACE = "Tutorial"
 
 
@@ -29,7 +40,7 @@ def progress(engine: Engine, agent_id: str) -> dict[str, Any] | None:
     if not data or agent_id not in data["agents"]:
         return None
     mine = data["agents"][agent_id]
-    steps = engine.game.quest.tutorial.steps
+    steps = _tutorial(engine.game).steps
     return {
         "step": mine["step"],
         "total": len(steps),
@@ -43,7 +54,7 @@ class TutorialRule(StepRule):
     name = NAME
     description = "Runs the tutorial rooms: one instruction at a time, each gated on doing it."
 
-    def active(self, game) -> bool:
+    def active(self, game: Game) -> bool:
         return game.quest.tutorial is not None
 
     def start(self, engine: Engine) -> None:
@@ -71,7 +82,7 @@ class TutorialRule(StepRule):
         data = engine.state.rule_data.get(NAME)
         if not data:
             return
-        spec = engine.game.quest.tutorial
+        spec = _tutorial(engine.game)
         for agent in engine.state.agents.values():
             if not agent.in_tutorial:
                 continue
@@ -95,13 +106,13 @@ class TutorialRule(StepRule):
 
     # ------------------------------------------------------------------ internals
     def _instruct(self, engine: Engine, agent: Agent, i: int) -> None:
-        steps = engine.game.quest.tutorial.steps
+        steps = _tutorial(engine.game).steps
         engine.say(agent.id, f"[Tutorial {i + 1}/{len(steps)}] {steps[i].say}")
 
     def _setup(self, engine: Engine, i: int) -> None:
         """Lay out step ``i`` for one agent reaching it. Several agents share the room, so each gets its
         own set: the step's objects, and its NPCs (a merchant already there restocks instead)."""
-        spec, state = engine.game.quest.tutorial, engine.state
+        spec, state = _tutorial(engine.game), engine.state
         room = spec.rooms[0].name
         for obj, n in spec.steps[i].place.items():
             for handle, k in make_objects(engine.game, state, obj, n):
@@ -116,7 +127,7 @@ class TutorialRule(StepRule):
 
     def _summon(self, engine: Engine, i: int) -> None:
         """Bring step ``i``'s NPCs into the room where none of their kind is left."""
-        spec, state = engine.game.quest.tutorial, engine.state
+        spec, state = _tutorial(engine.game), engine.state
         room = spec.rooms[0].name
         here = state.areas[room].npcs
         for npc in spec.steps[i].npcs:
@@ -126,7 +137,7 @@ class TutorialRule(StepRule):
             spawn_npc(engine.game, state, t, room, origin="tutorial")
 
     def _finish(self, engine: Engine, agent: Agent, completed: bool) -> None:
-        spec, state = engine.game.quest.tutorial, engine.state
+        spec, state = _tutorial(engine.game), engine.state
         mine = state.rule_data[NAME]["agents"][agent.id]
         mine["finished"] = True
         # Tutorial things stay in the tutorial: the agent starts the game empty-handed.
@@ -148,7 +159,7 @@ class TutorialRule(StepRule):
             self._remove_rooms(engine)
 
     def _remove_rooms(self, engine: Engine) -> None:
-        spec, state = engine.game.quest.tutorial, engine.state
+        spec, state = _tutorial(engine.game), engine.state
         for room in spec.rooms:
             area = state.areas.pop(room.name)
             for handle in area.npcs:

@@ -6,10 +6,15 @@ ambushed. Other rules read the effect from ``state.modifiers``.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @step_rule
@@ -39,7 +44,7 @@ class DayNight(StepRule):
         else:
             mods["enemy_attack"], mods["ambush"] = 1.0, 1.0
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "time",
             "At what time of day are enemies strongest?",

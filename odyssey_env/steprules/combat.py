@@ -7,12 +7,18 @@ areas and at night, with half their strength; an ambush engages them, so I canno
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.state import Agent, Npc
+from odyssey_env.steprules.living import pick
 from odyssey_env.verbs.combat import blow_damage, stance
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 def enemy_blow(engine: Engine, npc: Npc, agent: Agent, strength: float = 1.0) -> int:
@@ -61,7 +67,7 @@ class CombatRhythm(StepRule):
         else:
             engine.say(agent.id, f"{npc.handle} pauses to catch its breath.")
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "combat",
             "How do enemies behave in a fight?",
@@ -95,14 +101,14 @@ class Ambush(StepRule):
             chance = table[min(area.level, len(table)) - 1] * state.modifiers.get("ambush", 1.0)
             if engine.rng.random() >= chance:
                 continue
-            npc = state.npcs[idle[engine.rng.randrange(len(idle))]]
+            npc = state.npcs[pick(engine, idle)]
             damage = enemy_blow(engine, npc, agent, self.settings.strength)
             npc.engaged = agent.id
             agent.combat = npc.handle
             engine.say(agent.id, f"{npc.handle} ambushes me for {damage} damage!")
             engine.emit("agent_ambushed", agent.id, npc=npc.handle, type=npc.type, damage=damage)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "combat",
             "Where are ambushes most likely?",

@@ -6,11 +6,16 @@ area, gives back a few coins, so planning a batch of crafts at one station pays 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.world import give
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @step_rule
@@ -61,7 +66,7 @@ class CraftingMomentum(StepRule):
             engine.say(agent.id, f"Working in a steady rhythm, I waste less: {coins} {game.currency} saved ({where}).")
             engine.emit("craft_momentum", agent.id, coins=coins, streak=streak, area=here)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "crafting",
             "What do I gain by crafting several times in a row in the same area?",

@@ -7,10 +7,15 @@ from a rumor note), and they differ between episodes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @step_rule
@@ -46,7 +51,7 @@ class DangerHours(StepRule):
             mods["enemy_attack"] = mods.get("enemy_attack", 1.0) * self.settings.attack
             mods["ambush"] = mods.get("ambush", 1.0) * self.settings.ambush
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "time",
             "Are there hours of the day when enemies are unusually dangerous?",

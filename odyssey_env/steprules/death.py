@@ -5,10 +5,16 @@ Remembering where I died, and going back for my things, is an episodic-memory te
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.state import Agent
 from odyssey_env.world import attack_of, defense_of, drop_all
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 def fall(engine: Engine, agent: Agent) -> None:
@@ -49,7 +55,7 @@ class Death(StepRule):
             if agent.hp <= 0:
                 fall(engine, agent)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "death",
             "What happens to my belongings when I die?",

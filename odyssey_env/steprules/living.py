@@ -60,3 +60,13 @@ def move_npc(engine: Engine, npc: Npc, to: str) -> None:
 def pick(engine: Engine, options: list[T]) -> T:
     """A seeded choice from a list (lists only: never an unordered collection)."""
     return options[engine.rng.randrange(len(options))]
+
+
+def chance(engine: Engine, p: float) -> bool:
+    """A seeded draw that succeeds with probability ``p``; a certain outcome (``p`` of 0 or 1) draws
+    nothing, so switching a process fully on or off leaves every other draw of the episode as it was."""
+    if p >= 1.0:
+        return True
+    if p <= 0.0:
+        return False
+    return engine.rng.random() < p

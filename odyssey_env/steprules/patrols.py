@@ -11,13 +11,18 @@ Both are bounded: patrols create nothing, and noise scouts are capped in number.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.state import WorldState
 from odyssey_env.steprules.living import FIXED_ORIGINS, is_world_area, move_npc, pick, roams, tell
 from odyssey_env.worldgen import spawn_npc, spawnable_enemies
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 NOISE = "noise"
 #: Event kinds that make noise, and the ``Noise.Params`` field that says how much.
@@ -77,7 +82,7 @@ class WanderingPatrols(StepRule):
                 move_npc(engine, npc, to)
                 engine.emit("npc_wandered", None, npc=npc.handle, type=npc.type, frm=frm, to=to)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "Do creatures and travelling merchants stay where I first saw them?",
@@ -168,7 +173,7 @@ class Noise(StepRule):
         tell(engine, area_name, f"Drawn by the noise, {npc.handle} creeps in.")
         engine.emit("noise_drew", None, npc=npc.handle, type=npc.type, area=area_name, frm=None)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "What can happen when I fight or craft a lot in one area?",

@@ -1,9 +1,7 @@
-"""The world refills and reclaims itself (optional dynamics), always within fixed bounds.
+"""The world reclaims itself (optional dynamics), always within fixed bounds.
 
-* ``enemy_respawn``: an area emptied of its enemies regains them slowly, after a quiet spell, one
-  at a time and only while nobody watches; never beyond what it started with, and the world's count
-  of common enemies never beyond its start (wanderers cannot make it grow).
-* ``food_respawn``: food regrows where it grew at the start, up to the starting amount.
+(Food and enemies come back through the engine's one ``respawn`` rule, ``spawning.py``.)
+
 * ``forgotten_caches``: an area nobody has visited yet may gain a small cache of useful things; at
   most once per area, so exploring late is rewarded but nothing accumulates.
 * ``carrion_scavengers``: loot that defeated enemies leave on the ground is eaten after a while by
@@ -14,128 +12,17 @@ Each checks on a period tick or reacts to this step's events; none scans the wor
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied, pick
 from odyssey_env.world import add, make_objects, remove
-from odyssey_env.worldgen import spawn_npc
 
-
-@step_rule
-class EnemyRespawn(StepRule):
-    name = "enemy_respawn"
-    optional = True
-    description = "Areas emptied of enemies slowly regain some of them, never beyond their starting numbers."
-
-    @dataclass(frozen=True)
-    class Params:
-        period: int = 40
-        delay: int = 80  # quiet steps after an area is emptied before enemies return
-        chance: float = 0.5
-
-    def start(self, engine: Engine) -> None:
-        state, kinds = engine.state, engine.game.npcs
-        start: dict[str, list[str]] = {}
-        for name, area in state.areas.items():
-            if not is_world_area(area):
-                continue
-            found = [
-                state.npcs[h].type
-                for h in area.npcs
-                if state.npcs[h].origin == "world" and kinds[state.npcs[h].type].common_enemy
-            ]
-            if found:
-                start[name] = found
-        state.rule_data[self.name] = {"start": start, "total": sum(len(v) for v in start.values()), "emptied": {}}
-
-    def apply(self, engine: Engine) -> None:
-        state = engine.state
-        if state.step % self.settings.period:
-            return
-        data = state.rule_data[self.name]
-        kinds = engine.game.npcs
-        live = sum(1 for n in state.npcs.values() if n.origin in ("world", "respawn") and kinds[n.type].common_enemy)
-        here = occupied(state)
-        emptied: dict[str, int] = data["emptied"]
-        for name, types in data["start"].items():
-            area = state.areas.get(name)
-            if area is None:
-                continue
-            present = [state.npcs[h].type for h in area.npcs if kinds[state.npcs[h].type].common_enemy]
-            if len(present) >= len(types):
-                emptied.pop(name, None)
-                continue
-            if not present and name not in emptied:
-                emptied[name] = state.step
-            since = emptied.get(name)
-            if since is None or state.step - since < self.settings.delay or name in here or live >= data["total"]:
-                continue
-            if engine.rng.random() >= self.settings.chance:
-                continue
-            missing = list(types)
-            for t in present:
-                if t in missing:
-                    missing.remove(t)
-            npc = spawn_npc(engine.game, state, kinds[pick(engine, missing)], name, origin="respawn")
-            live += 1
-            engine.emit("npc_respawned", None, npc=npc.handle, type=npc.type, area=name)
-            if len(present) + 1 >= len(types):
-                del emptied[name]
-
-    def facts(self, game):
-        yield Fact(
-            "world",
-            "Do enemies come back to an area I cleared?",
-            "yes, slowly, but never more than were there at first",
-            ("never", "immediately, twice as many", "only when I sleep"),
-        )
-
-
-@step_rule
-class FoodRespawn(StepRule):
-    name = "food_respawn"
-    optional = True
-    description = "Food regrows in the areas where it grew at the start, up to the starting amount."
-
-    @dataclass(frozen=True)
-    class Params:
-        period: int = 30
-        chance: float = 0.5
-
-    def start(self, engine: Engine) -> None:
-        game, state = engine.game, engine.state
-        food: dict[str, dict[str, int]] = {}
-        for name, area in state.areas.items():
-            if not is_world_area(area):
-                continue
-            f = {h: n for h, n in area.objects.items() if h in game.objects and game.objects[h].category == "food"}
-            if f:
-                food[name] = f
-        state.rule_data[self.name] = {"food": food}
-
-    def apply(self, engine: Engine) -> None:
-        state = engine.state
-        if state.step % self.settings.period:
-            return
-        here = occupied(state)
-        for name, foods in state.rule_data[self.name]["food"].items():
-            if name in here or name not in state.areas:
-                continue
-            objects = state.areas[name].objects
-            for food, n in foods.items():
-                if objects.get(food, 0) < n and engine.rng.random() < self.settings.chance:
-                    add(objects, food)
-                    engine.emit("food_regrew", None, object=food, area=name)
-
-    def facts(self, game):
-        yield Fact(
-            "world",
-            "Does food that I take grow back?",
-            "yes, where it grew, up to the amount there was",
-            ("never", "anywhere at random", "only if I plant it"),
-        )
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @step_rule
@@ -201,7 +88,7 @@ class ForgottenCaches(StepRule):
             add(area.objects, game.currency, self.settings.coins)
         engine.emit("cache_appeared", None, area=name, objects=[t.name for t in chosen])
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "Where do forgotten caches of useful objects turn up?",
@@ -269,7 +156,7 @@ class CarrionScavengers(StepRule):
                 engine.emit("loot_scavenged", None, area=area_name, eaten=eaten, coins=coins)
         pending[:] = keep
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "What happens to loot I leave lying where an enemy fell?",

@@ -7,12 +7,17 @@ where food grows, or an hour when the murk bites harder. Notes are writables, so
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.steprules.living import FIXED_ORIGINS, is_world_area, pick, tell
 from odyssey_env.world import add, make_objects
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @step_rule
@@ -151,7 +156,7 @@ class RumorNotes(StepRule):
             return None
         return f"Keep your guard up around {pick(engine, hours):02d}:00; things bite harder in that hour."
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "Who leaves notes with hints about the world lying around?",

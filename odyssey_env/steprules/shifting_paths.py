@@ -7,13 +7,18 @@ used, and closings are temporary, so the main quest is never blocked.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.steprules.living import is_world_area, tell
 from odyssey_env.steprules.patrols import noise_at
 from odyssey_env.world import breadth_first
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 def moon_phase(minute: int, phases: int = 8, days_per_phase: int = 1) -> int:
@@ -102,7 +107,7 @@ class ShiftingPaths(StepRule):
                 tell(engine, b, f"The way to {a} is open again.")
                 engine.emit("path_shifted", None, a=a, b=b, closed=False)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "Why might a path that was open yesterday be closed today?",

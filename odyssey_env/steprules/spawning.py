@@ -3,18 +3,35 @@
 * ``night_spawn``: as midnight strikes, an enemy may appear beside each agent outside the spawn area
   (paper §3.2: "spawning an NPC near the agent at midnight with a 50% chance"); at most ``max_alive``
   such enemies exist at once.
-* ``respawn``: every ``period`` steps, food slowly grows back and areas that lost enemies may regain
-  one of the kinds they started with, never beyond their starting numbers.
+* ``respawn``: food slowly grows back and areas that lost enemies regain them, never beyond their
+  starting numbers. One rule for every game; its parameters choose how eager the world is (each
+  tick or only once an area is emptied, kind by kind or by headcount, watched or not).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Literal
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
-from odyssey_env.steprules.living import is_world_area
+from odyssey_env.steprules.living import chance, is_world_area, occupied, pick
+from odyssey_env.world import add
 from odyssey_env.worldgen import spawn_npc, spawnable_enemies
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
+
+#: Origins of the world's own NPCs: placed at the start, or respawned in their place.
+RESIDENT = ("world", "respawn")
+
+#: ``respawn`` parameters for a quieter world, each for one half of the rule (Quiet Bell and Tallowmere
+#: use both; the procedural generator offers them as choices of their own): enemies come back only to an
+#: area emptied of them, after a quiet spell, one at a time while nobody watches and never beyond the
+#: world's starting number; food regrows by chance, where nobody stands, every 30 steps.
+QUIET_ENEMIES: dict[str, object] = {"refill": "headcount", "emptied_delay": 80, "world_cap": True}
+QUIET_FOOD: dict[str, object] = {"food_period": 30, "food_chance": 0.5, "food_unwatched": True}
 
 
 @step_rule
@@ -41,13 +58,13 @@ class NightSpawn(StepRule):
             kinds = spawnable_enemies(engine.game, area.level)
             if not kinds or engine.rng.random() >= self.settings.chance:
                 continue
-            t = kinds[engine.rng.randrange(len(kinds))]
+            t = pick(engine, kinds)
             npc = spawn_npc(engine.game, state, t, area.name, origin="spawn")
             alive += 1
             engine.say(agent.id, f"Something stirs in the dark: {npc.handle} appears.")
             engine.emit("npc_spawned", agent.id, npc=npc.handle, type=t.name, area=area.name)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "time",
             "When do enemies sometimes appear out of nowhere?",
@@ -58,58 +75,125 @@ class NightSpawn(StepRule):
 
 @step_rule
 class Respawn(StepRule):
+    """The world's one respawn rule: food and enemies come back where they were at the start, and never
+    beyond it. Its parameters choose how: the engine's default refills each area kind by kind on every
+    tick; a game that wants a quieter world (Quiet Bell, Tallowmere) waits until an area is emptied,
+    then refills its headcount slowly while nobody watches, capped for the whole world."""
+
     name = "respawn"
     description = "Food grows back and lost enemies return slowly, never beyond an area's starting numbers."
 
     @dataclass(frozen=True)
     class Params:
-        period: int = 40
-        enemy_chance: float = 0.5
+        enemy_period: int = 40  # steps between the enemies' ticks
+        enemy_chance: float = 0.5  # per area short of enemies and tick: one comes back (0: enemies never do)
+        # What an area is refilled to. residents: each enemy it started with, kind by kind, counting only
+        # the world's own (placed at the start or respawned); headcount: as many common enemies as it
+        # started with, counting any there (night spawns, noise scouts, wanderers).
+        refill: Literal["residents", "headcount"] = "residents"
+        # None: an area short of enemies may regain one on any tick; a number: only once it has been
+        # emptied of them, that many steps later (then until it is full again).
+        emptied_delay: int | None = None
+        world_cap: bool = False  # never more of the world's own common enemies alive than at the start
+        food_period: int = 40  # steps between the food's ticks
+        food_chance: float = 1.0  # per kind of food short and tick: one unit grows back (0: food never does)
+        food_unwatched: bool = False  # food grows back only where nobody stands
 
     def start(self, engine: Engine) -> None:
         game, state = engine.game, engine.state
-        food, enemies = {}, {}
+        food: dict[str, dict[str, int]] = {}
+        enemies: dict[str, list[str]] = {}
         for name, area in state.areas.items():
+            if not is_world_area(area):
+                continue
             f = {h: n for h, n in area.objects.items() if h in game.objects and game.objects[h].category == "food"}
             if f:
                 food[name] = f
             e = [
                 state.npcs[h].type
                 for h in area.npcs
-                if game.npcs[state.npcs[h].type].hostile and not game.npcs[state.npcs[h].type].unique
+                if state.npcs[h].origin == "world" and game.npcs[state.npcs[h].type].common_enemy
             ]
             if e:
                 enemies[name] = e
-        state.rule_data[self.name] = {"food": food, "enemies": enemies}
+        total = sum(len(kinds) for kinds in enemies.values())
+        state.rule_data[self.name] = {"food": food, "enemies": enemies, "total": total, "emptied": {}}
 
     def apply(self, engine: Engine) -> None:
-        state = engine.state
-        if state.step % self.settings.period:
-            return
-        data = state.rule_data[self.name]
-        occupied = {a.area for a in state.agents.values()}
-        for name, foods in data["food"].items():
-            objects = state.areas[name].objects
-            for food, n in foods.items():
-                if objects.get(food, 0) < n:
-                    objects[food] = objects.get(food, 0) + 1
-        for name, kinds in data["enemies"].items():
-            if name in occupied:
-                continue
-            area = state.areas[name]
-            present = [state.npcs[h].type for h in area.npcs if state.npcs[h].origin in ("world", "respawn")]
-            missing = list(kinds)
-            for kind in present:
-                if kind in missing:
-                    missing.remove(kind)
-            if missing and engine.rng.random() < self.settings.enemy_chance:
-                t = engine.game.npcs[missing[engine.rng.randrange(len(missing))]]
-                spawn_npc(engine.game, state, t, name, origin="respawn")
+        step, p = engine.state.step, self.settings
+        if p.enemy_chance and not step % p.enemy_period:
+            self._enemies(engine)
+        if p.food_chance and not step % p.food_period:
+            self._food(engine)
 
-    def facts(self, game):
-        yield Fact(
-            "world",
-            "Does food that I take come back?",
-            "yes, slowly, up to what was there",
-            ("never", "immediately", "only if I pay a merchant"),
-        )
+    def _enemies(self, engine: Engine) -> None:
+        state, p = engine.state, self.settings
+        data = state.rule_data[self.name]
+        kinds = engine.game.npcs
+        headcount = p.refill == "headcount"
+        live = 0
+        if p.world_cap:
+            live = sum(1 for n in state.npcs.values() if n.origin in RESIDENT and kinds[n.type].common_enemy)
+        here = occupied(state)
+        emptied: dict[str, int] = data["emptied"]
+        for name, types in data["enemies"].items():
+            area = state.areas.get(name)
+            if area is None:
+                continue
+            npcs = [state.npcs[h] for h in area.npcs]
+            if headcount:
+                present = [n.type for n in npcs if kinds[n.type].common_enemy]
+            else:
+                present = [n.type for n in npcs if n.origin in RESIDENT]
+            missing = list(types)
+            for t in present:
+                if t in missing:
+                    missing.remove(t)
+            full = len(present) >= len(types) if headcount else not missing
+            if p.emptied_delay is not None:
+                if full:
+                    emptied.pop(name, None)
+                    continue
+                if not present and name not in emptied:
+                    emptied[name] = state.step
+                since = emptied.get(name)
+                if since is None or state.step - since < p.emptied_delay:
+                    continue
+            if full or name in here or (p.world_cap and live >= data["total"]):
+                continue
+            if not chance(engine, p.enemy_chance):
+                continue
+            npc = spawn_npc(engine.game, state, kinds[pick(engine, missing)], name, origin="respawn")
+            live += 1
+            engine.emit("npc_respawned", None, npc=npc.handle, type=npc.type, area=name)
+            if p.emptied_delay is not None and (len(present) + 1 >= len(types) if headcount else len(missing) == 1):
+                del emptied[name]
+
+    def _food(self, engine: Engine) -> None:
+        state, p = engine.state, self.settings
+        here = occupied(state) if p.food_unwatched else ()
+        for name, foods in state.rule_data[self.name]["food"].items():
+            area = state.areas.get(name)
+            if area is None or name in here:
+                continue
+            objects = area.objects
+            for food, n in foods.items():
+                if objects.get(food, 0) < n and chance(engine, p.food_chance):
+                    add(objects, food)
+                    engine.emit("food_regrew", None, object=food, area=name)
+
+    def facts(self, game: Game) -> Iterable[Fact]:
+        if self.settings.enemy_chance:
+            yield Fact(
+                "world",
+                "Do enemies come back to an area I cleared?",
+                "yes, slowly, but never more than were there at first",
+                ("never", "immediately, twice as many", "only when I sleep"),
+            )
+        if self.settings.food_chance:
+            yield Fact(
+                "world",
+                "Does food that I take grow back?",
+                "yes, where it grew, up to the amount there was",
+                ("never", "anywhere at random", "only if I plant it"),
+            )

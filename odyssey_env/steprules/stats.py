@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.world import attack_of, defense_of
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @step_rule
@@ -20,7 +25,7 @@ class AttackUpdate(StepRule):
             agent.attack = attack_of(game, state, agent)
             agent.defense = defense_of(game, agent)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "combat",
             "If I hold two weapons, what is my attack?",
@@ -100,7 +105,7 @@ class Experience(StepRule):
                 engine.say(agent_id, f"I reached level {agent.level}!")
                 engine.emit("level_up", agent_id, level=agent.level)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         body = game.spec.agent
         yield Fact(
             "growth",

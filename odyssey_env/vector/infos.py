@@ -231,8 +231,8 @@ class _InfoPlan:
                     raise _Mismatch
             dicts.append(level)
         columns: list[tuple[Any, ...]] = []  # per leaf: its value in every sub-env
-        for level, getter, types in self.leaf_getters:
-            rows = [getter(d) for d in dicts[level]]
+        for depth, getter, types in self.leaf_getters:
+            rows = [getter(d) for d in dicts[depth]]
             if tuple(map(type, rows[0])) != types:
                 raise _Mismatch
             columns.extend(zip(*rows, strict=True))
@@ -279,7 +279,8 @@ class _BatchedInfos:
 
     def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
         if self._collected is None:
-            return super()._add_info(vector_infos, env_info, env_num)  # type: ignore[misc]
+            added: dict[str, Any] = super()._add_info(vector_infos, env_info, env_num)  # type: ignore[misc]
+            return added
         self._collected.append((env_num, env_info))
         return vector_infos
 
@@ -492,7 +493,7 @@ class _LazyInfos(dict):  # type: ignore[type-arg]
         equal = self.__eq__(other)
         return equal if equal is NotImplemented else not equal
 
-    __hash__ = None  # type: ignore[assignment]
+    __hash__ = None
 
     def __or__(self, other: Any) -> Any:  # the copy merges the rest
         return dict.__or__(self.copy(), other)

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.turn import Turn
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @action_rule
@@ -16,10 +22,10 @@ class Wait(ActionRule):
         turn.agent.stamina = 1.0
         turn.say("I waited for a while.")
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         yield "wait"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "stamina",
             "How much attack stamina does waiting restore?",
@@ -40,10 +46,10 @@ class Defend(ActionRule):
         agent.stamina += (1.0 - agent.stamina) * 0.5
         turn.say("I raised my guard.")
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         yield "defend"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "combat",
             "What fraction of an enemy's blow gets through while I defend?",

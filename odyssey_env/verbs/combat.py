@@ -8,11 +8,17 @@ The enemy's side of the exchange runs in the ``combat_rhythm`` step rule.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from odyssey_env.engine import Engine
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.state import Npc
 from odyssey_env.turn import Turn
 from odyssey_env.world import add, materialize, npc_here, remove, type_of
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 STAMINA_COST = 0.2
 STAMINA_FLOOR = 0.2
@@ -118,11 +124,11 @@ class Attack(ActionRule):
         turn.emit("npc_attacked", npc=npc.handle, type=npc.type, damage=damage)
         strike(turn, npc, damage, "I hit")
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         for handle in _enemies(turn):
             yield f"attack {handle}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "combat",
             "What happens to my blows when I attack several turns in a row?",
@@ -158,13 +164,13 @@ class Throw(ActionRule):
         turn.emit("object_thrown", object=t.name, handle=handle, npc=npc.handle, damage=damage)
         strike(turn, npc, damage, f"I threw {handle} at")
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         enemies = list(_enemies(turn))
         for handle in turn.agent.hands:
             for npc in enemies:
                 yield f"throw {handle} {npc}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "combat",
             "Where does a thrown object end up?",

@@ -7,6 +7,9 @@ then from the ground here, so a bag can be filled without juggling hands.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import acquire, ground, reachable_containers
@@ -19,6 +22,9 @@ from odyssey_env.world import (
     remove,
     type_of,
 )
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 def _reachable(turn: Turn, handle: str) -> bool:
@@ -69,7 +75,7 @@ class Store(ActionRule):
         turn.say(f"I stored {n} {handle} in {container}.")
         turn.emit("object_stored", object=type_of(state, handle), handle=handle, amount=n, container=container)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         agent, area, state, game = turn.agent, turn.area, turn.state, turn.game
         containers = reachable_containers(turn)
         if not containers:
@@ -94,7 +100,7 @@ class Store(ActionRule):
                 if most > 1:
                     yield f"store {most} {handle} {container}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "containers",
             "Can a container be stored inside another container?",
@@ -135,7 +141,7 @@ class TakeOut(ActionRule):
         turn.say(f"I took {n} {handle} out of {container}.")
         turn.emit("object_taken_out", object=type_of(state, handle), handle=handle, amount=n, container=container)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         agent, state, game = turn.agent, turn.state, turn.game
         for container in reachable_containers(turn):
             for handle in state.instances[container].contents:
@@ -170,7 +176,7 @@ class Discard(ActionRule):
             area=turn.agent.area,
         )
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         state = turn.state
         for container in reachable_containers(turn):
             for handle, have in state.instances[container].contents.items():

@@ -7,11 +7,17 @@ Disassembling gives back half of each ingredient, rounded up, so it never yields
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from odyssey_env.content import ObjectType
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import carried_handles
 from odyssey_env.world import add, carried_count, make_objects, remove, take_carried, type_of
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @action_rule
@@ -45,7 +51,7 @@ class Craft(ActionRule):
         turn.say(f"I successfully crafted {made} {name}. It is now on the ground.")
         turn.emit("object_crafted", object=name, amount=made, area=agent.area, first=turn.first("crafted", name))
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         game, objects = turn.game, turn.area.objects
         carried = carried_handles(turn)
         if not carried:
@@ -71,7 +77,7 @@ class Craft(ActionRule):
                 if most > 1:
                     yield f"craft {most} {product}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "crafting",
             "Where does a crafted object appear?",
@@ -118,7 +124,7 @@ class Disassemble(ActionRule):
         turn.say(f"I took {handle} apart: {listed} now lie on the ground.")
         turn.emit("object_disassembled", object=t.name, handle=handle, parts=parts)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         instances, objects = turn.state.instances, turn.game.objects
         out = []
         for handle in {**turn.agent.hands, **turn.area.objects}:
@@ -127,7 +133,7 @@ class Disassemble(ActionRule):
                 out.append("disassemble " + handle)
         return out
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "crafting",
             "What does disassembling a crafted object give back?",

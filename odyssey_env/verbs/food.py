@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import carried_handles
 from odyssey_env.world import carried_count, remove, take_carried
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 @action_rule
@@ -32,14 +38,14 @@ class Eat(ActionRule):
         turn.say(f"I ate {name} and recovered {agent.hp - before} health.")
         turn.emit("object_eaten", object=name, restored=agent.hp - before)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         objects = turn.game.objects
         for name in {**carried_handles(turn), **turn.area.objects}:
             t = objects.get(name)
             if t is not None and t.category == "food":
                 yield f"eat {name}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "food",
             "Can eating raise my health above its maximum?",

@@ -7,7 +7,9 @@ goes into the worn pack if it has room. Weapons are held, never equipped: equipp
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from itertools import chain
+from typing import TYPE_CHECKING
 
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.turn import Turn
@@ -24,6 +26,9 @@ from odyssey_env.world import (
     remove,
     type_of,
 )
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 _COUNT_WORDS = ("none", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten")
 
@@ -68,7 +73,7 @@ class PickUp(ActionRule):
             return turn.fail(f"Cannot pick up {handle}: my hands are full and I have no room for it.")
         acquire(turn, handle, n)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         # Same tests as apply (a free hand, coins joining coins, or room in the pack), hoisted out of the loop.
         game, agent, state = turn.game, turn.agent, turn.state
         currency = game.currency
@@ -86,7 +91,7 @@ class PickUp(ActionRule):
             and ((coins_in_hand and handle == currency) or (room >= t.size and t.category != "container"))
         ]
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         # The body is the game's (agent.hands), so the answer is counted, not assumed to be two.
         n = game.spec.agent.hands
         answer = _COUNT_WORDS[n] if n < len(_COUNT_WORDS) else str(n)
@@ -110,7 +115,7 @@ class Drop(ActionRule):
         turn.say(f"I dropped {n} {handle}.")
         turn.emit("object_dropped", object=type_of(turn.state, handle), handle=handle, amount=n, area=turn.agent.area)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         return list(map("drop ".__add__, turn.agent.hands))
 
 
@@ -139,7 +144,7 @@ class Inspect(ActionRule):
         turn.say(describe_object(turn, target))
         turn.emit("object_inspected", object=type_of(state, target), handle=target)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         # Built with C-level maps rather than yields: this verb is listed afresh whenever anything here changes.
         return [
             "inspect " + turn.agent.area,
@@ -222,7 +227,7 @@ class Equip(ActionRule):
         turn.say(f"I equipped {handle} ({slot}).")
         turn.emit("object_equipped", object=t.name, handle=handle, slot=slot)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         worn = turn.agent.equipment
         instances, objects = turn.state.instances, turn.game.objects
         out, seen = [], set()
@@ -238,7 +243,7 @@ class Equip(ActionRule):
                 out.append("equip " + handle)
         return out
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "body",
             "Can a weapon be equipped?",
@@ -267,7 +272,7 @@ class Unequip(ActionRule):
         turn.say(f"I unequipped {handle} and now hold it.")
         turn.emit("object_unequipped", object=type_of(turn.state, handle), handle=handle, slot=slot)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         agent = turn.agent
         for handle in agent.equipment.values():
             if fits_in_hands(turn.game, agent, handle):

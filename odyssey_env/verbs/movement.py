@@ -6,11 +6,16 @@ successful lockpick. Nobody leaves a fight: while an enemy here is engaged with 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.turn import Turn
 from odyssey_env.world import held_for, remove, type_of
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 def in_combat(turn: Turn) -> str | None:
@@ -71,14 +76,14 @@ class Enter(ActionRule):
         turn.say(f"I entered {target}.")
         turn.emit("area_entered", area=target, first=turn.first("visited", target))
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         if in_combat(turn) is not None:
             return
         for name, exit_ in turn.area.exits.items():
             if not exit_.locked or _held_key(turn, exit_.key) is not None:
                 yield f"enter {name}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "movement",
             "Can I leave an area while an enemy there is fighting me?",
@@ -127,14 +132,14 @@ class Lockpick(ActionRule):
             turn.say("The lock resists.")
         turn.emit("lockpick_failed", a=agent.area, b=target)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         if held_for(turn.game, turn.state, turn.agent, "lockpick") is None or in_combat(turn) is not None:
             return
         for name, exit_ in turn.area.exits.items():
             if exit_.locked and exit_.pickable:
                 yield f"lockpick {name}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "locks",
             "How often does picking a lock succeed?",

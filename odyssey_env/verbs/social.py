@@ -7,13 +7,18 @@ wary: for a while they will neither talk nor trade.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.state import Npc
 from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import acquire
 from odyssey_env.world import add, fits_in_hands, materialize, npc_here, remove
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 def wary(turn: Turn, npc: Npc) -> bool:
@@ -54,7 +59,7 @@ class TalkTo(ActionRule):
                 turn.say(merchant_offer(turn, npc))
         turn.emit("talked_to", npc=handle, type=npc.type, area=npc.area)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         return list(map("talk to ".__add__, turn.area.npcs))
 
 
@@ -117,12 +122,12 @@ class Pickpocket(ActionRule):
         turn.emit("pickpocket_succeeded", npc=handle, type=npc.type, object=loot, amount=n)
         acquire(turn, loot, n, how="stolen")
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         for handle in turn.area.npcs:
             if not isinstance(self._target(turn, handle), str):
                 yield f"pickpocket {handle}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "stealth",
             "What happens after a failed pickpocket?",

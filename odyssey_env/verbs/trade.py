@@ -8,7 +8,9 @@ onto the ground otherwise; the feedback says which.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.state import Npc
@@ -16,6 +18,9 @@ from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import carried_handles, coins_carried, receive
 from odyssey_env.verbs.social import wary
 from odyssey_env.world import add, carried_count, materialize, npc_here, remove, take_carried, type_of
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 
 def price(turn: Turn, type_name: str) -> int:
@@ -76,7 +81,7 @@ class Buy(ActionRule):
         turn.say(f"I bought {n} {handle} from {merchant} for {cost} {turn.game.currency}; {where}.")
         turn.emit("object_bought", object=handle, amount=n, npc=merchant, cost=cost, first=turn.first("traded", handle))
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         coins = None
         objects = turn.game.objects
         for handle in turn.area.npcs:
@@ -92,7 +97,7 @@ class Buy(ActionRule):
                 if most > 1:
                     yield f"buy {most} {ware} {handle}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "trade",
             "How much does a merchant charge for an object?",
@@ -153,7 +158,7 @@ class Sell(ActionRule):
         turn.say(f"I sold {n} {handle} to {merchant} for {paid} {game.currency}; the coins are {where}.")
         turn.emit("object_sold", object=kind, amount=n, npc=merchant, paid=paid, first=turn.first("traded", kind))
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         carried = None
         for merchant in turn.area.npcs:
             npc = _dealer(turn, merchant)
@@ -167,7 +172,7 @@ class Sell(ActionRule):
                     if have > 1:
                         yield f"sell {have} {handle} {merchant}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "trade",
             "What fraction of an object's value does a merchant pay when I sell it?",

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
 from odyssey_env.limits import TEXT_CHARS
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.turn import Turn
 from odyssey_env.world import held_for
+
+if TYPE_CHECKING:
+    from odyssey_env.game import Game
 
 PLACEHOLDER = "notes"
 
@@ -33,7 +39,7 @@ class Write(ActionRule):
         turn.say(f'I wrote "{text}" on {handle}.')
         turn.emit("text_written", writable=handle, object=inst.type, text=text, area=turn.agent.area)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         if held_for(turn.game, turn.state, turn.agent, "write") is None:
             return
         objects, instances = turn.game.objects, turn.state.instances
@@ -43,7 +49,7 @@ class Write(ActionRule):
                 # The listed command must succeed, so the placeholder text must fit this writable.
                 yield f'write "{PLACEHOLDER[: objects[inst.type].max_text]}" {handle}'
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "writing",
             "What do I need to write a note?",

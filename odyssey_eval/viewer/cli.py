@@ -6,6 +6,7 @@ import argparse
 from collections.abc import Sequence
 from pathlib import Path
 
+from odyssey_env.extras import install_command
 from odyssey_eval.viewer.build import PAGE, write_view
 from odyssey_eval.viewer.data import ViewError
 from odyssey_eval.viewer.serve import serve
@@ -17,7 +18,7 @@ def _require_layout() -> None:
     try:
         import networkx  # noqa: F401
     except ModuleNotFoundError:
-        raise ViewError("odyssey view needs the 'eval' extra (networkx): pip install \"odyssey-gym[eval]\"") from None
+        raise ViewError(f"odyssey view needs the 'eval' extra (networkx): {install_command('eval')}") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -42,7 +42,7 @@ FLAGS: dict[str, int] = {
     "level_up": 512,
     "qa": 1024,
 }
-AGENTS_DIR = "agents"  # as odyssey_eval.multirunner.AGENTS_DIR (not imported: it pulls in the runner)
+AGENTS_DIR = "agents"  # as odyssey_eval.cell.AGENTS_DIR (not imported: it pulls in the runner)
 
 
 class ViewError(RunDirError):
@@ -260,6 +260,7 @@ def _summary(results: Mapping[str, Any] | None, metrics: Mapping[str, Any] | Non
         "action_exploration",
         "action_diversity",
         "invalid_action_rate",
+        "failed_action_rate",
         "malformed_replies",
         "total_tokens",
         "tokens_per_step",

@@ -1,7 +1,8 @@
 """The offline procedural author: a complete game folder from a spec and a seed, with no model.
 
-:func:`build` runs the builders in order over one seeded :class:`~odyssey_gen.procedural.draft.Draft`
-(rules to switch on, layout, objects, NPCs, quest) and returns the files' text. The RNG is seeded
+:meth:`ProceduralAuthor.files` runs the builders in order over one seeded
+:class:`~odyssey_gen.procedural.draft.Draft` (rules to switch on, layout, objects, NPCs, quest) and
+returns the files' text; the repair loop's stages write them. The RNG is seeded
 from a string (``random.Random`` hashes strings with SHA-512), so the same spec gives the same bytes
 in any process, whatever ``PYTHONHASHSEED`` is.
 """
@@ -21,9 +22,9 @@ from odyssey_gen.procedural.layout import lay_out
 from odyssey_gen.procedural.names import Namer
 from odyssey_gen.procedural.npcs import build_npcs
 from odyssey_gen.procedural.quest import QuestBuilder
-from odyssey_gen.spec import OPTIONAL_DYNAMICS, GameSpec
+from odyssey_gen.spec import DYNAMICS, RESPAWN_STYLES, GameSpec
 
-__all__ = ["ProceduralAuthor", "build", "draft", "dumps"]
+__all__ = ["ProceduralAuthor", "draft", "dumps"]
 
 OBJECT_KEYS = (
     "level",
@@ -72,10 +73,10 @@ def _choose_rules(d: Draft) -> None:
         picked = rng.sample(allowed, min(spec.action_rules, len(allowed)))
         d.verbs = tuple(v for v in OPTIONAL_VERBS if v in picked)
     if spec.dynamics is not None:
-        d.dynamics = tuple(r for r in OPTIONAL_DYNAMICS if r in spec.dynamics)
+        d.dynamics = tuple(r for r in DYNAMICS if r in spec.dynamics)
     else:
-        picked = rng.sample(list(OPTIONAL_DYNAMICS), min(spec.step_rules, len(OPTIONAL_DYNAMICS)))
-        d.dynamics = tuple(r for r in OPTIONAL_DYNAMICS if r in picked)
+        picked = rng.sample(list(DYNAMICS), min(spec.step_rules, len(DYNAMICS)))
+        d.dynamics = tuple(r for r in DYNAMICS if r in picked)
 
 
 def _object_json(o: ObjDraft) -> dict[str, Any]:
@@ -107,12 +108,17 @@ def world_json(d: Draft) -> dict[str, Any]:
     }
     if d.verbs:
         game["verbs"] = list(d.verbs)
-    if d.dynamics:
-        game["step_rules"] = list(d.dynamics)
-    if {"enemy_respawn", "food_respawn"} & set(d.dynamics):
-        game["disable"] = ["respawn"]  # the optional regrowth rules replace the base respawn
-    if spec.params:
-        game["params"] = spec.params
+    rules = [r for r in d.dynamics if r not in RESPAWN_STYLES]
+    if rules:
+        game["step_rules"] = rules
+    params = {rule: dict(values) for rule, values in spec.params.items()}
+    styled: dict[str, Any] = {}
+    for style in d.dynamics:
+        styled.update(RESPAWN_STYLES.get(style, {}))
+    if styled:
+        params["respawn"] = {**styled, **params.get("respawn", {})}  # the spec's own values win
+    if params:
+        game["params"] = params
     connections = [{"a": a, "b": b} for a, b in d.links]
     connections += [{"a": lock.a, "b": lock.b, "locked": True, "key": lock.key} for lock in d.locks]
     return {
@@ -183,16 +189,6 @@ def draft(spec: GameSpec, attempt: int = 1) -> Draft:
     return d
 
 
-def build(spec: GameSpec, attempt: int = 1) -> dict[str, str]:
-    """The game folder's files (name -> text) for ``spec``: ``world.json`` and ``quest.json``.
-
-    ``attempt`` > 1 draws from another stream of the same seed (the repair loop's retry): the result
-    is still a function of the spec alone.
-    """
-    d = draft(spec, attempt)
-    return {"world.json": dumps(world_json(d)), "quest.json": dumps(d.quest)}
-
-
 class ProceduralAuthor:
     """The repair loop's view of the procedural builders: three stages over one seeded draft.
 
@@ -208,14 +204,24 @@ class ProceduralAuthor:
     def __init__(self, spec: GameSpec):
         self.spec = spec
         self.draft: Draft | None = None
+        self._files: dict[str, str] = {}
+
+    def files(self, attempt: int = 1) -> dict[str, str]:
+        """The game folder's files (name -> text): ``world.json`` and ``quest.json``, from a new draft.
+
+        ``attempt`` > 1 draws from another stream of the same seed (the repair loop's retry): the result
+        is still a function of the spec alone.
+        """
+        self.draft = d = draft(self.spec, attempt)
+        return {"world.json": dumps(world_json(d)), "quest.json": dumps(d.quest)}
 
     def run_stage(self, stage: str, folder: Path, feedback: list, attempt: Any) -> list:
         if stage == "entities":
-            self.draft = draft(self.spec, attempt.attempt)
-            (folder / "world.json").write_text(dumps(world_json(self.draft)), encoding="utf-8")
+            self._files = self.files(attempt.attempt)
+            (folder / "world.json").write_text(self._files["world.json"], encoding="utf-8")
         elif stage == "quest":
             assert self.draft is not None
-            (folder / "quest.json").write_text(dumps(self.draft.quest), encoding="utf-8")
+            (folder / "quest.json").write_text(self._files["quest.json"], encoding="utf-8")
         return []
 
     def owner(self, problem: Any) -> str:

@@ -2,9 +2,10 @@
 
 It serves ``POST /v1/chat/completions`` and ``GET /v1/models`` like vLLM does (``max_model_len``
 included), records every request body, and follows a script of behaviours: answer with given
-content/usage, fail with an HTTP status, or stall (to test timeouts). With a ``backend`` (an
-``odyssey_agents`` LLM such as a tiny transformers model) it generates real replies and reports that
-model's exact token counts as ``usage``.
+content/usage, fail with an HTTP status (and headers such as ``Retry-After``, and an error ``code``), or
+stall (to test timeouts). It counts the requests in flight and the most it saw at once (``peak``).
+With a ``backend`` (an ``odyssey_agents`` LLM such as a tiny transformers model) it generates real
+replies and reports that model's exact token counts as ``usage``.
 """
 
 from __future__ import annotations
@@ -22,17 +23,23 @@ class FakeOpenAIServer:
         self.max_model_len = max_model_len
         self.backend = backend
         self.script: list[dict[str, Any]] = []  # consumed one per completion request
+        self.default: dict[str, Any] = {}  # the behaviour once the script is used up
         self.requests: list[dict[str, Any]] = []
+        self.times: list[float] = []  # time.monotonic() of each completion request's arrival
+        self.in_flight = self.peak = 0
+        self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def _send(self, status: int, body: dict[str, Any]) -> None:
+            def _send(self, status: int, body: dict[str, Any], headers: dict[str, str] | None = None) -> None:
                 data = json.dumps(body).encode()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
+                for name, value in (headers or {}).items():
+                    self.send_header(name, value)
                 self.send_header("Content-Length", str(len(data)))
                 self.end_headers()
                 self.wfile.write(data)
@@ -49,17 +56,25 @@ class FakeOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 body = json.loads(self.rfile.read(length) or b"{}")
-                server.requests.append(body)
-                step = server.script.pop(0) if server.script else {}
-                if "delay" in step:
-                    time.sleep(step["delay"])
-                if "status" in step:
-                    self._send(
-                        step["status"],
-                        {"error": {"message": step.get("message", "scripted failure"), "type": "server_error"}},
-                    )
-                    return
-                self._send(200, server.reply(body, step))
+                with server._lock:
+                    server.requests.append(body)
+                    server.times.append(time.monotonic())
+                    step = server.script.pop(0) if server.script else dict(server.default)
+                    server.in_flight += 1
+                    server.peak = max(server.peak, server.in_flight)
+                try:
+                    if "delay" in step:
+                        time.sleep(step["delay"])
+                    if "status" in step:
+                        error = {"message": step.get("message", "scripted failure"), "type": "server_error"}
+                        if "code" in step:
+                            error["code"] = step["code"]
+                        self._send(step["status"], {"error": error}, step.get("headers"))
+                        return
+                    self._send(200, server.reply(body, step))
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"

@@ -104,7 +104,7 @@ def test_transient_failures_are_retried(server):
 
 def test_failures_after_the_retries_raise_a_clear_error(server):
     server.script = [{"status": 500}, {"status": 500}]
-    with pytest.raises(LLMError, match="failed after retries"):
+    with pytest.raises(LLMError, match=r"failed 2 times .*llm\.max_retries=1.*HTTP 500"):
         client(server, max_retries=1).complete(MESSAGES, purpose="act")
 
 

@@ -23,6 +23,7 @@ from odyssey_agents.retrieval.mem0 import Mem0Agent
 from odyssey_agents.retrieval.raptor import RaptorAgent
 from odyssey_agents.retrieval.vanilla_rag import VanillaRAGAgent
 from odyssey_agents.retrieval.voyager import VoyagerAgent
+from odyssey_env.extras import install_command
 
 from .helpers import Recording, play
 
@@ -433,7 +434,7 @@ def test_a_missing_rag_extra_is_one_line_naming_it(missing):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
-    assert 'pip install "odyssey-gym[rag]"' in out.stdout and len(out.stdout.strip().splitlines()) == 1
+    assert install_command("rag") in out.stdout and len(out.stdout.strip().splitlines()) == 1
 
 
 def test_the_cli_reports_a_missing_rag_extra_without_a_traceback(tmp_path):
@@ -444,4 +445,4 @@ def test_the_cli_reports_a_missing_rag_extra_without_a_traceback(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert out.returncode != 0
-    assert 'pip install "odyssey-gym[rag]"' in out.stderr and "Traceback" not in out.stderr
+    assert install_command("rag") in out.stderr and "Traceback" not in out.stderr

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 
 import pytest
@@ -282,7 +283,9 @@ def test_learning_agents_need_a_local_model_and_clear_settings(tiny_models):
 
 def test_a_missing_train_extra_is_one_line_naming_it(tiny_models, monkeypatch):
     monkeypatch.setitem(sys.modules, "peft", None)
-    with pytest.raises(MissingExtra, match=r'pip install "odyssey-gym\[train\]"') as err:
+    from odyssey_env.extras import install_command
+
+    with pytest.raises(MissingExtra, match=re.escape(install_command("train"))) as err:
         build_agent({"name": "lora_sft"}, {"name": "hf", "model": str(tiny_models["llama"])})
     assert "\n" not in str(err.value)
 

@@ -1,14 +1,14 @@
 """The engine's library of optional world dynamics: each rule's effect, bounds and determinism.
 
-Every test runs Quiet Bell (which switches all ten rules on), or a copy of it written to a temporary
-folder with some rule parameters overridden so that an effect shows up at once (chance 1, short
-periods). Effects are checked against the state, with fixed seeds; the long run checks that nothing
-grows without bound over 10,000 random steps; the process test checks determinism across hash seeds.
+Every test runs Quiet Bell (which switches all eight rules on, and the quiet style of respawn), or a
+copy of it written to a temporary folder with some rule parameters overridden so that an effect shows
+up at once (chance 1, short periods). Effects are checked against the state, with fixed seeds; the long
+run checks that nothing grows without bound over 10,000 random steps; the process test checks
+determinism across hash seeds.
 """
 
 from __future__ import annotations
 
-import copy
 import hashlib
 import json
 import random
@@ -19,16 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kit import QUIET, variant
 
 from odyssey_env import load_game
 from odyssey_env.engine import Engine
-from odyssey_env.game import GAMES_DIR, Game
+from odyssey_env.game import Game
 from odyssey_env.rules import BASE_RULE_MODULES, RuleBook, StepRule
 from odyssey_env.steprules.shifting_paths import moon_phase
 
+GAME = "quiet_bell"
 DYNAMICS = (
     "wandering_patrols",
-    "enemy_respawn",
     "danger_hours",
     "crafting_momentum",
     "forgotten_caches",
@@ -36,30 +37,7 @@ DYNAMICS = (
     "rumor_notes",
     "shifting_paths",
     "carrion_scavengers",
-    "food_respawn",
 )
-QUIET = {"ambush": {"chance_by_level": [0, 0, 0, 0, 0]}, "night_spawn": {"chance": 0.0}}
-
-_SOURCE = {name: json.loads((GAMES_DIR / "quiet_bell" / name).read_text()) for name in ("world.json", "quest.json")}
-
-
-def variant(
-    tmp_path: Path, params: dict[str, dict[str, Any]] | None = None, *, step_rules: tuple[str, ...] | None = None
-) -> Game:
-    """Quiet Bell with some rule parameters overridden (and optionally fewer dynamics), loaded afresh."""
-    world = copy.deepcopy(_SOURCE["world.json"])
-    quest = copy.deepcopy(_SOURCE["quest.json"])
-    game = world["game"]
-    if step_rules is not None:
-        game["step_rules"] = list(step_rules)
-        game["params"] = {k: v for k, v in game["params"].items() if k not in DYNAMICS or k in step_rules}
-    for rule, values in (params or {}).items():
-        game["params"].setdefault(rule, {}).update(values)
-    folder = tmp_path / f"quiet_bell_{abs(hash(json.dumps(params, sort_keys=True))) % 10**8}"
-    folder.mkdir()
-    (folder / "world.json").write_text(json.dumps(world))
-    (folder / "quest.json").write_text(json.dumps(quest))
-    return load_game(folder, cache=False)
 
 
 def engine_for(game: Game | str = "quiet_bell", seed: int = 0) -> Engine:
@@ -93,7 +71,7 @@ def pack_with(engine: Engine, contents: dict[str, int]) -> str:
 
 
 # ----------------------------------------------------------------------------- the library
-def test_the_ten_rules_are_registered_optional_and_documented() -> None:
+def test_the_eight_rules_are_registered_optional_and_documented() -> None:
     book = RuleBook(BASE_RULE_MODULES, step_rules=DYNAMICS)
     active = {r.name: r for r in book.steps}
     for name in DYNAMICS:
@@ -112,7 +90,7 @@ def test_the_ten_rules_are_registered_optional_and_documented() -> None:
 
 # ----------------------------------------------------------------------------- patrols
 def test_wandering_patrols_move_common_npcs_only(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"wandering_patrols": {"period": 1, "chance": 1.0}, **QUIET})
+    game = variant(GAME, tmp_path, {"wandering_patrols": {"period": 1, "chance": 1.0}, **QUIET})
     engine = engine_for(game, seed=1)
     state = engine.state
     fixed = {h: n.area for h, n in state.npcs.items() if game.npcs[n.type].unique}
@@ -134,6 +112,7 @@ def test_wandering_patrols_move_common_npcs_only(tmp_path: Path) -> None:
 
 def test_noise_draws_a_listener_and_fades(tmp_path: Path) -> None:
     game = variant(
+        GAME,
         tmp_path,
         {
             "noise": {"threshold": 4, "draw_chance": 1.0, "fade_period": 2},
@@ -164,7 +143,7 @@ def test_noise_draws_a_listener_and_fades(tmp_path: Path) -> None:
 
 
 def test_noise_never_draws_into_the_spawn_area(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"noise": {"threshold": 2, "draw_chance": 1.0}, **QUIET})
+    game = variant(GAME, tmp_path, {"noise": {"threshold": 2, "draw_chance": 1.0}, **QUIET})
     engine = engine_for(game, seed=3)
     pack_with(engine, {"deadfall_branch": 6, "twine": 6})
     events = []
@@ -182,9 +161,10 @@ def test_noise_never_draws_into_the_spawn_area(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- regrowth
 def test_enemy_respawn_refills_an_emptied_area_up_to_its_start(tmp_path: Path) -> None:
     game = variant(
+        GAME,
         tmp_path,
         {
-            "enemy_respawn": {"period": 5, "delay": 10, "chance": 1.0},
+            "respawn": {"enemy_period": 5, "emptied_delay": 10, "enemy_chance": 1.0},
             "wandering_patrols": {"chance": 0.0},
             "noise": {"draw_chance": 0.0},
             **QUIET,
@@ -192,8 +172,8 @@ def test_enemy_respawn_refills_an_emptied_area_up_to_its_start(tmp_path: Path) -
     )
     engine = engine_for(game, seed=4)
     state = engine.state
-    start = state.rule_data["enemy_respawn"]["start"]
-    total = state.rule_data["enemy_respawn"]["total"]
+    start = state.rule_data["respawn"]["enemies"]
+    total = state.rule_data["respawn"]["total"]
     area = "deadfall_track"
     n = len(start[area])
     assert n >= 2
@@ -212,8 +192,13 @@ def test_enemy_respawn_refills_an_emptied_area_up_to_its_start(tmp_path: Path) -
 
 def test_enemy_respawn_waits_while_watched(tmp_path: Path) -> None:
     game = variant(
+        GAME,
         tmp_path,
-        {"enemy_respawn": {"period": 5, "delay": 0, "chance": 1.0}, "wandering_patrols": {"chance": 0.0}, **QUIET},
+        {
+            "respawn": {"enemy_period": 5, "emptied_delay": 0, "enemy_chance": 1.0},
+            "wandering_patrols": {"chance": 0.0},
+            **QUIET,
+        },
     )
     engine = engine_for(game, seed=4)
     state = engine.state
@@ -226,7 +211,7 @@ def test_enemy_respawn_waits_while_watched(tmp_path: Path) -> None:
 
 
 def test_food_regrows_where_it_grew_and_no_more(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"food_respawn": {"period": 5, "chance": 1.0}, **QUIET})
+    game = variant(GAME, tmp_path, {"respawn": {"food_period": 5, "food_chance": 1.0}, **QUIET})
     engine = engine_for(game, seed=5)
     objects = engine.state.areas["mill_race"].objects
     start = objects["river_cress"]
@@ -238,7 +223,7 @@ def test_food_regrows_where_it_grew_and_no_more(tmp_path: Path) -> None:
 
 
 def test_forgotten_caches_appear_once_and_only_in_unvisited_areas(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"forgotten_caches": {"period": 2, "chance": 1.0}, **QUIET})
+    game = variant(GAME, tmp_path, {"forgotten_caches": {"period": 2, "chance": 1.0}, **QUIET})
     engine = engine_for(game, seed=6)
     state = engine.state
     agent = state.agents["player"]
@@ -261,6 +246,7 @@ def test_forgotten_caches_appear_once_and_only_in_unvisited_areas(tmp_path: Path
 
 def test_carrion_scavengers_eat_common_loot_and_spare_the_rest(tmp_path: Path) -> None:
     game = variant(
+        GAME,
         tmp_path,
         {
             "carrion_scavengers": {"delay": 5},
@@ -310,12 +296,13 @@ def test_danger_hours_are_drawn_per_episode_and_multiply_the_day(tmp_path: Path)
 
 
 def test_danger_hours_alone_do_not_compound(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"day_night": {}}, step_rules=("danger_hours",))
-    world = json.loads((game.path / "world.json").read_text())
-    world["game"]["disable"] = ["respawn", "day_night"]
-    del world["game"]["params"]["day_night"]
-    (game.path / "world.json").write_text(json.dumps(world))
-    engine = engine_for(load_game(game.path, cache=False), seed=0)
+    def danger_hours_only(world: dict[str, Any]) -> None:
+        game = world["game"]
+        game["step_rules"] = ["danger_hours"]
+        game["disable"] = ["respawn", "day_night"]
+        game["params"] = {k: v for k, v in game["params"].items() if k not in (*DYNAMICS, "respawn")}
+
+    engine = engine_for(variant(GAME, tmp_path, change=danger_hours_only), seed=0)
     for _ in range(300):
         engine.step({"player": "wait"})
         assert engine.state.modifiers["enemy_attack"] in (1.0, pytest.approx(1.4))
@@ -334,7 +321,7 @@ def _reachable(engine: Engine) -> set[str]:
 
 
 def test_shifting_paths_close_in_their_moon_phase_and_never_cut_the_world(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"shifting_paths": {"phases": 1}, **QUIET})
+    game = variant(GAME, tmp_path, {"shifting_paths": {"phases": 1}, **QUIET})
     engine = engine_for(game, seed=8)
     events = wait(engine, 6)
     shut = [(e.data["a"], e.data["b"]) for e in kinds_of(events, "path_shifted") if e.data["closed"]]
@@ -345,7 +332,7 @@ def test_shifting_paths_close_in_their_moon_phase_and_never_cut_the_world(tmp_pa
 
 
 def test_shifting_paths_close_with_noise_and_reopen(tmp_path: Path) -> None:
-    game = variant(tmp_path, {**QUIET})
+    game = variant(GAME, tmp_path, {**QUIET})
     engine = engine_for(game, seed=9)
     state = engine.state
     phase = moon_phase(state.minute)
@@ -362,14 +349,16 @@ def test_shifting_paths_close_with_noise_and_reopen(tmp_path: Path) -> None:
 
 
 def test_shifting_paths_refuse_paths_that_would_cut_areas_off(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"shifting_paths": {"paths": [["pit_head", "salt_causeway"]]}})
+    game = variant(GAME, tmp_path, {"shifting_paths": {"paths": [["pit_head", "salt_causeway"]]}})
     with pytest.raises(ValueError, match="cut areas off"):
         engine_for(game)
 
 
 # ----------------------------------------------------------------------------- crafting momentum, rumor notes
 def test_crafting_momentum_refunds_coins_for_a_rhythm(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"crafting_momentum": {"max_refund": 2, "cap": 4}, "noise": {"draw_chance": 0.0}, **QUIET})
+    game = variant(
+        GAME, tmp_path, {"crafting_momentum": {"max_refund": 2, "cap": 4}, "noise": {"draw_chance": 0.0}, **QUIET}
+    )
     engine = engine_for(game, seed=10)
     agent = engine.state.agents["player"]
     pack_with(engine, {"deadfall_branch": 4, "twine": 4})
@@ -385,7 +374,9 @@ def test_crafting_momentum_refunds_coins_for_a_rhythm(tmp_path: Path) -> None:
 
 
 def test_rumor_notes_are_true_and_capped(tmp_path: Path) -> None:
-    game = variant(tmp_path, {"rumor_notes": {"period": 3, "chance": 1.0, "max_lying": 2, "max_total": 5}, **QUIET})
+    game = variant(
+        GAME, tmp_path, {"rumor_notes": {"period": 3, "chance": 1.0, "max_lying": 2, "max_total": 5}, **QUIET}
+    )
     engine = engine_for(game, seed=11)
     state = engine.state
     stock = {t.name: set(t.stock) for t in game.npcs.values() if t.merchant}

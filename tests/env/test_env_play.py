@@ -151,7 +151,7 @@ def test_tutorial_flag_reaches_the_env(monkeypatch, capsys, tmp_path):
 
 def test_unknown_game(monkeypatch, capsys):
     code, _, err = run(monkeypatch, capsys, [], "no_such_game")
-    assert code == 2 and "cannot load game 'no_such_game'" in err and "not a shipped game" in err
+    assert code == 2 and "no game named 'no_such_game'" in err and "a folder with a world.json" in err
 
 
 def test_end_of_the_story_ends_the_session(monkeypatch, capsys):

@@ -70,7 +70,7 @@ def test_the_default_info_is_the_table_of_info_fields():
     import random
 
     from odyssey_env import available_games
-    from odyssey_env.env import agent_info
+    from odyssey_env.face import agent_info
 
     for game in available_games():
         for tutorial in (False, True):

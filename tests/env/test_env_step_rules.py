@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
-from kit import game_copy
+from kit import variant as kit_variant
 
 from odyssey_env.engine import Engine
 
@@ -12,15 +14,10 @@ from .conftest import TINY
 
 @pytest.fixture
 def variant(tmp_path, make_harness):
-    """A harness on a copy of the tiny game with some rule parameters changed."""
+    """A harness on a copy of the tiny game with some rule parameters changed (:func:`kit.variant`)."""
 
     def build(params: dict, seed: int = 0):
-        game = game_copy(
-            TINY,
-            tmp_path / f"v{len(list(tmp_path.iterdir()))}",
-            lambda world: world["game"].__setitem__("params", params),
-        )
-        h = make_harness(Engine(game, seed))
+        h = make_harness(Engine(kit_variant(TINY, tmp_path, params), seed))
         h.clear()
         return h
 
@@ -129,6 +126,49 @@ def test_no_respawn_where_the_agent_stands(engine, make_harness, scripted):
     h.engine.rng = scripted([0.0, 0.0, 0.0])
     h.ok("wait")
     assert not h.area.npcs
+
+
+class _CountingRng(random.Random):
+    """Counts the episode's draws (``random()``), so a test can say a rule took none."""
+
+    draws = 0
+
+    def random(self) -> float:
+        self.draws += 1
+        return super().random()
+
+
+def test_a_certain_respawn_draws_nothing(variant):
+    """Chance 1 (food) always happens, chance 0 (enemies) never: neither takes a draw from the episode."""
+    draws = {}
+    for enemy_chance in (0.0, 0.5):
+        h = variant({"respawn": {"enemy_chance": enemy_chance, "food_chance": 1.0}})
+        h.clear("yard")  # the rat is gone
+        h.agent.area = "shed"
+        h.state.step = 39
+        h.ok("wait")  # the other rules' draws of a step, for the baseline
+        h.state.areas["camp"].objects.clear()
+        h.clear("yard")  # whether or not it came back at step 40
+        h.engine.rng = rng = _CountingRng(0)
+        h.state.step = 79
+        h.ok("wait")
+        draws[enemy_chance] = rng.draws
+        assert h.state.areas["camp"].objects == {"apple": 1}
+        assert "food_regrew" in {e.kind for e in h.engine.events}
+    assert draws[0.5] == draws[0.0] + 1, "an uncertain chance draws once per area short of enemies"
+
+
+@pytest.mark.parametrize(("refill", "rats"), [("residents", 2), ("headcount", 1)])
+def test_refill_counts_the_worlds_own_enemies_or_any(variant, refill, rats):
+    """A night-spawned rat standing where the world's rat was: residents refill the world's rat beside it,
+    headcount sees the area full."""
+    h = variant({"respawn": {"refill": refill, "enemy_chance": 1.0}})
+    h.clear("yard")
+    h.npc("rat", area="yard").origin = "spawn"
+    h.agent.area = "shed"
+    h.state.step = 39
+    h.ok("wait")
+    assert len(h.state.areas["yard"].npcs) == rats
 
 
 def test_death_drops_everything_where_i_fell(h):

@@ -141,10 +141,10 @@ CASES: list[tuple[str, Edit, str, str, str]] = [
     ("level_huge", lambda w, q: _area(w).update(level=10**6), "world.json", "places[0].areas[0].level", "out of range"),
     (
         "period_zero",
-        lambda w, q: w["game"].update(params={"respawn": {"period": 0}}),
+        lambda w, q: w["game"].update(params={"respawn": {"enemy_period": 0}}),
         "world.json",
         "game",
-        "period: 0 must be a whole number of at least 1",
+        "enemy_period: 0 must be a whole number of at least 1",
     ),
     (
         "chance_five",

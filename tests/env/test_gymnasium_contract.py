@@ -115,12 +115,12 @@ def test_concatenate_dispatches_on_the_space_type():
 
 def test_the_text_shared_memory_layout_is_the_one_the_codec_writes():
     space = ObservationText(8, min_length=1, charset=CHARSET)
-    where = "odyssey_env/env.py's observation codec reads and writes that layout directly"
+    where = "odyssey_env/textspace.py's observation codec reads and writes that layout directly"
     for function in (create_shared_memory, read_from_shared_memory, write_to_shared_memory):
         assert hasattr(function, "register") and hasattr(function, "dispatch"), (
             f"{GYM}: {function.__name__} is no longer a singledispatch function: {where}"
         )
-    assert read_from_shared_memory.dispatch(ObservationText).__module__ == "odyssey_env.env", (
+    assert read_from_shared_memory.dispatch(ObservationText).__module__ == "odyssey_env.textspace", (
         f"{GYM}: the codec's reader is not registered for ObservationText: {where}"
     )
     memory = create_shared_memory(space, n=2)

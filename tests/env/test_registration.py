@@ -100,7 +100,7 @@ def test_registered_games_get_the_budget_too(tmp_path):
     from odyssey_env.game import GAMES_DIR
 
     folder = tmp_path / "copse"
-    shutil.copytree(GAMES_DIR / "mossfall", folder)
+    shutil.copytree(GAMES_DIR / "mossfall", folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     ident = odyssey_env.register_game(folder, name="copse_for_registration")
     assert gym.spec(ident).max_episode_steps == 500 and gym.spec(ident).entry_point == ENTRY_POINT
     env = gym.make(ident, max_actions=16)

@@ -137,7 +137,9 @@ def test_missing_launcher_extra_names_it():
     have_ray = subprocess.run([sys.executable, "-c", "import ray"], capture_output=True).returncode == 0
     if have_ray:
         pytest.skip("the ray extra is installed here")
-    with pytest.raises(SystemExit, match=re.escape('pip install "odyssey-gym[ray]"')):
+    from odyssey_env.extras import install_command
+
+    with pytest.raises(SystemExit, match=re.escape(install_command("ray"))):
         _check_launcher(["-m", "launcher=ray"])
 
 

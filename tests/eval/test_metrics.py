@@ -127,6 +127,9 @@ def test_hand_computed_metrics(game):
     # invalid: "fly to the moon" only (the tutorial's "dance wildly" does not count)
     assert m["invalid_actions"] == 1
     assert m["invalid_action_rate"] == pytest.approx(1 / 6)
+    # failed: the second "pick up apple", refused by the world (the tutorial has none)
+    assert m["failed_actions"] == 1
+    assert m["failed_action_rate"] == pytest.approx(1 / 6)
     # well-formed play commands: enter, pick up, craft, pick up (failed still counts), wait
     assert m["verbs_used"] == ["craft", "enter", "pick up", "wait"]
     assert m["action_exploration"] == pytest.approx(4 / 17)  # base has the 17 core verbs

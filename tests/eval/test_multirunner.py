@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
@@ -14,41 +14,14 @@ pytest.importorskip("pettingzoo", reason='multi-agent cells need the "multiagent
 
 from odyssey_eval.factory import ConfigError
 from odyssey_eval.metrics import compute_metrics
-from odyssey_eval.multirunner import AGENTS_DIR, multi_run_path, run_multi_cell
 from odyssey_eval.rundir import RunDir, RunDirError
-from odyssey_eval.runner import KILL_AFTER_ENV, run_cell
+from odyssey_eval.runner import AGENTS_DIR, KILL_AFTER_ENV, multi_run_path, run_cell, run_multi_cell
 from odyssey_eval.trajectory import read_trajectory
 
 from .conftest import cell, lines, quiet
+from .test_cell_integrity import SCRIPTED, multi
+from .test_cell_integrity import team_content as content
 from .test_runner import scrub
-
-SCRIPTED = {"name": "scripted", "model": "explore", "policy": "explore", "malformed_every": 0, "context_window": None}
-
-
-def multi(output_dir: Path, agents=("oracle", "random", "long_context"), **over) -> dict:
-    cfg = cell(output_dir, **over)
-    cfg.pop("agent")
-    cfg["agents"] = list(agents)
-    cfg.setdefault("llm", SCRIPTED)
-    if any(a in ("long_context", "no_memory") for a in agents) and cfg["llm"]["name"] == "none":
-        cfg["llm"] = SCRIPTED
-    return cfg
-
-
-def content(path: Path) -> dict:
-    out = {
-        "results": scrub(json.loads((path / "results.json").read_text())),
-        "questions": json.loads((path / "qa_questions.json").read_text()),
-    }
-    for agent_dir in sorted((path / AGENTS_DIR).iterdir()):
-        out[agent_dir.name] = {
-            "trajectory": scrub(lines(agent_dir / "trajectory.jsonl")),
-            "qa": scrub(lines(agent_dir / "qa.jsonl")),
-        }
-    graph = path / "dependency_graph.json"
-    if graph.exists():
-        out["graph"] = json.loads(graph.read_text())
-    return out
 
 
 def test_a_multi_agent_cell_writes_one_directory_with_every_agents_files(tmp_path):
@@ -114,7 +87,7 @@ def test_each_agent_has_its_own_budget_and_leaves_when_it_is_spent(tmp_path):
 
 _CHILD = """
 import json, sys
-from odyssey_eval.multirunner import run_multi_cell
+from odyssey_eval.runner import run_multi_cell
 run_multi_cell(json.loads(sys.argv[1]), log=lambda m: None)
 """
 
@@ -257,6 +230,8 @@ def test_agents_without_the_multiagent_extra_is_one_line_naming_it(monkeypatch):
 
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "pettingzoo" else real(name, *a))
-    with pytest.raises(SystemExit, match=r'pip install "odyssey-gym\[multiagent\]"'):
+    from odyssey_env.extras import install_command
+
+    with pytest.raises(SystemExit, match=re.escape(install_command("multiagent"))):
         _check_launcher(["agents=[oracle,random]"])
     _check_launcher(["agents=null", "game=mossfall"])  # no agents: nothing needed

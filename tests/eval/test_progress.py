@@ -70,13 +70,13 @@ def test_a_slow_qa_round_is_logged(tmp_path, monkeypatch):
     """A model's QA round takes a while; the log says so (a fast agent's rounds stay quiet)."""
     import itertools
 
-    from odyssey_eval import runner
+    from odyssey_eval import cell as cell_module
 
     said: list[str] = []
     run_cell(cell(tmp_path / "fast", max_steps=5, tutorial=False, eval={"progress": "lines"}), log=said.append)
     assert not any(line.startswith("qa ") for line in said)
     ticks = itertools.count(0.0, 0.5)  # every clock reading half a second later: rounds "take" seconds
-    monkeypatch.setattr(runner.time, "perf_counter", lambda: next(ticks))
+    monkeypatch.setattr(cell_module.time, "perf_counter", lambda: next(ticks))
     said.clear()
     run_cell(cell(tmp_path / "slow", max_steps=5, tutorial=False, eval={"progress": "lines"}), log=said.append)
     rounds = [line for line in said if line.startswith("qa ")]

@@ -133,7 +133,7 @@ def test_a_run_whose_game_folder_is_gone_is_still_recomputed_from_what_it_record
     from odyssey_env.game import GAMES_DIR
 
     folder = tmp_path / "my_game"
-    shutil.copytree(GAMES_DIR / "mossfall", folder)
+    shutil.copytree(GAMES_DIR / "mossfall", folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     out = run_cell(
         cell(tmp_path / "runs", game={"name": "mossfall", "path": str(folder)}, max_steps=10, qa={"enabled": False}),
         log=quiet,
@@ -150,7 +150,7 @@ def test_an_old_run_directory_of_a_game_folder_is_reported_from_its_stored_metri
     from odyssey_env.game import GAMES_DIR
 
     folder = tmp_path / "my_game"
-    shutil.copytree(GAMES_DIR / "mossfall", folder)
+    shutil.copytree(GAMES_DIR / "mossfall", folder, ignore=shutil.ignore_patterns("*.py", "__pycache__"))
     out = run_cell(
         cell(tmp_path / "runs", game={"name": "mossfall", "path": str(folder)}, max_steps=10, qa={"enabled": False}),
         log=quiet,
@@ -204,7 +204,9 @@ def test_tokens_are_counted_and_plotted(tmp_path):
     assert wk[0]["tokens"] == [5 * wk[0]["questions"], wk[0]["questions"]]
     html = tmp_path / "r.html"
     assert report_main([str(out.path), "--html", str(html)]) == 0
-    assert html.read_text().count("<img") == 4  # tokens included; no window plot for a 12-step run
+    text = html.read_text()
+    # tokens plotted; a waiting agent earns nothing (said, not drawn), and no window plot for 12 steps
+    assert text.count("<img") == 1 and "alt='Cumulative tokens'" in text and "No reward in this run" in text
 
 
 def test_labels_are_drawn_verbatim_even_with_mathtext_characters(tmp_path):
@@ -234,3 +236,92 @@ def test_short_runs_get_no_empty_window_plot(tmp_path):
     html = (tmp_path / "r.html").read_text()
     assert "Action diversity (window of 100)" not in html
     assert "longer than one window of 100 commands" in html and html.count("<img") == 3
+
+
+def test_every_column_is_defined_in_the_legend_and_its_tooltip(random_run, tmp_path):
+    from odyssey_eval.report import COLUMNS, GLOSSARY
+
+    assert {k for k, _, _ in COLUMNS} <= set(GLOSSARY)
+    out = tmp_path / "r.html"
+    assert report_main([str(random_run), "--html", str(out), "--no-views"]) == 0
+    html = out.read_text()
+    assert "What the columns mean" in html
+    for header in ("OE", "AE", "AD", "AD100", "EM", "failed"):
+        assert f"<dt>{header}</dt>" in html
+    assert "<th title='OE, object exploration:" in html and "<th title='EM, Episodic-Memory QA" in html
+
+
+class FumblerAgent(Agent):
+    """Asks the world for what is not there every third step (a failed action), else waits or mumbles."""
+
+    name = "fumbler"
+
+    def act(self, observation, info):
+        self.n = getattr(self, "n", 0) + 1
+        return Decision(("pick up dragon_egg", "wait", "fly away")[self.n % 3])
+
+
+def test_failed_action_rate_is_a_column_beside_the_invalid_rate(tmp_path, capsys):
+    from odyssey_agents.registry import AGENTS, register_agent
+
+    register_agent("fumbler", f"{__name__}:FumblerAgent")
+    try:
+        out = run_cell(cell(tmp_path, agent={"name": "fumbler"}, max_steps=12, tutorial=False), log=quiet)
+    finally:
+        del AGENTS["fumbler"]
+    m = out.results["metrics"]
+    assert (m["failed_actions"], m["invalid_actions"]) == (4, 4)
+    assert m["failed_action_rate"] == pytest.approx(4 / 12)
+    (row,) = build_rows(load_runs([out.path])[0])
+    assert row["failed_action_rate"] == pytest.approx(4 / 12)
+    capsys.readouterr()
+    assert report_main([str(out.path), "--no-html"]) == 0
+    header, _, body = capsys.readouterr().out.splitlines()[:3]
+    cols, cells = header.split(), body.split()
+    assert cols[cols.index("invalid") + 1] == "failed"
+    assert cells[cols.index("invalid") : cols.index("invalid") + 2] == ["33.3%", "33.3%"]
+
+
+def _play_lines(run_dir):
+    lines = [json.loads(line) for line in (run_dir / "trajectory.jsonl").read_text().splitlines()[1:]]
+    return [s for s in lines if not s.get("tutorial")]
+
+
+class WaiterAgent(Agent):
+    """Waits every step: earns nothing, so its report has no reward to draw."""
+
+    name = "waiter"
+
+    def act(self, observation, info):
+        return Decision("wait")
+
+
+def test_a_run_without_reward_says_so_instead_of_drawing_flat_zeros(tmp_path):
+    pytest.importorskip("matplotlib")
+    from odyssey_agents.registry import AGENTS, register_agent
+
+    register_agent("waiter", f"{__name__}:WaiterAgent")
+    try:
+        out = run_cell(cell(tmp_path, agent={"name": "waiter"}, max_steps=15, qa={"enabled": False}), log=quiet)
+    finally:
+        del AGENTS["waiter"]
+    assert out.results["main_reward"] == out.results["supplementary_reward"] == 0
+    html_path = tmp_path / "r.html"
+    assert report_main([str(out.path), "--html", str(html_path), "--no-views"]) == 0
+    html = html_path.read_text()
+    assert "No reward in this run" in html
+    assert "<img" not in html  # no reward, no model, one window: nothing to draw
+    assert "<code>wait</code> 100% (15)" in html  # what it mostly did
+
+
+def test_each_run_says_what_the_agent_mostly_did(random_run, tmp_path):
+    from collections import Counter
+
+    (run,) = load_runs([random_run])[0]
+    top = Counter(s["action"] for s in _play_lines(random_run)).most_common(1)[0]
+    assert run.top_actions[0][1] == top[1] and len(run.top_actions) == 3
+    assert [c for _, c in run.top_actions] == sorted((c for _, c in run.top_actions), reverse=True)
+    out = tmp_path / "r.html"
+    assert report_main([str(random_run), "--html", str(out), "--no-views", "--json", str(tmp_path / "r.json")]) == 0
+    assert "What each run mostly did" in out.read_text()
+    assert json.loads((tmp_path / "r.json").read_text())["runs"][0]["top_actions"] == [list(p) for p in run.top_actions]

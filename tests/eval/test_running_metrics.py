@@ -47,6 +47,8 @@ def _random_lines(seed: int, n: int) -> tuple[dict, list[dict]]:
             s["invalid"] = True
         if rng.random() < 0.1:
             s["malformed"] = True
+        if rng.random() < 0.15:
+            s["failed"] = True
         if rng.random() < 0.3:
             s["reward"] = {rng.choice(["quest", "exploration", "craft", "bonus"]): rng.randint(1, 3)}
         if rng.random() < 0.3:
@@ -67,6 +69,8 @@ def _random_lines(seed: int, n: int) -> tuple[dict, list[dict]]:
             s["action"] = rng.choice([None, ["take", "apple"], 7, ""])  # damaged lines must not crash
         if rng.random() < 0.05:
             s["invalid"] = False  # an explicit false reads as a missing key
+        if rng.random() < 0.05:
+            s["failed"] = False
         steps.append(s)
     return reset, steps
 

@@ -99,13 +99,16 @@ def test_openai_without_a_key(tmp_path):
     assert "no API key: set OPENAI_API_KEY" in line
 
 
-def test_openai_without_the_openai_package(tmp_path):
+def test_openai_without_the_openai_package(tmp_path, monkeypatch):
+    from odyssey_env.extras import install_command
+
     fake = tmp_path / "no_openai"
     fake.mkdir()
     (fake / "openai.py").write_text("raise ModuleNotFoundError(\"No module named 'openai'\", name='openai')\n")
     env = {"PYTHONPATH": os.pathsep.join([str(fake), os.environ.get("PYTHONPATH", "")]), "OPENAI_API_KEY": "x"}
     line = one_line(odyssey("run", "agent=no_memory", "llm=openai", *QUICK, cwd=tmp_path, env=env))
-    assert "needs the Python package 'openai'" in line and 'pip install "odyssey-gym[llm]"' in line
+    monkeypatch.chdir(tmp_path)  # the install command is worded for where the user stands
+    assert "needs the Python package 'openai'" in line and install_command("llm") in line
 
 
 def test_an_unreachable_server_is_one_line_after_its_retries_and_the_cell_resumes(tmp_path):

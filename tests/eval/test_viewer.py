@@ -107,7 +107,9 @@ def test_the_embedded_data_follows_the_trajectory(run):
     assert any(f & FLAGS["died"] for f in st["fl"]), "the fixture run should contain a death"
     assert any(f & FLAGS["quest"] for f in st["fl"]), "the fixture run should complete a quest stage"
     assert sum(bool(f & FLAGS["qa"]) for f in st["fl"]) == 2  # QA every 100 play steps, before the last
-    assert agent["summary"]["main_reward"] == json.loads((run / "results.json").read_text())["main_reward"]
+    stored = json.loads((run / "results.json").read_text())
+    assert agent["summary"]["main_reward"] == stored["main_reward"]
+    assert agent["summary"]["failed_action_rate"] == stored["metrics"]["failed_action_rate"]  # beside invalid
     assert [r["phase"] for r in agent["qa"]][:1] == ["before"] and agent["qa"][-1]["phase"] == "after"
     assert data["questions"] and all(q["text"] for q in data["questions"].values())
     assert data["run"]["finished"] and data["run"]["title"] == "Embers of Mossfall"
@@ -324,7 +326,7 @@ def test_serve_answers_on_loopback_only_with_the_one_page(run):
 # ---------------------------------------------------------------------------- multi-agent cells and reports
 def test_a_multi_agent_cell_has_every_agent_on_one_map(tmp_path):
     pytest.importorskip("pettingzoo", reason='multi-agent cells need the "multiagent" extra')
-    from odyssey_eval.multirunner import run_multi_cell
+    from odyssey_eval.runner import run_multi_cell
 
     from .conftest import cell, quiet
 

@@ -231,7 +231,7 @@ def test_the_dependency_graph_opens_and_its_legend_filters_arcs(browser, run, tm
 
 def test_a_multi_agent_cell_has_an_agent_selector(browser, tmp_path):
     pytest.importorskip("pettingzoo", reason='multi-agent cells need the "multiagent" extra')
-    from odyssey_eval.multirunner import run_multi_cell
+    from odyssey_eval.runner import run_multi_cell
 
     from .conftest import cell, quiet
 

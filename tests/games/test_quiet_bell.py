@@ -19,7 +19,6 @@ from odyssey_env.verbs.combat import stance
 GAME = "quiet_bell"
 DYNAMICS = (
     "wandering_patrols",
-    "enemy_respawn",
     "danger_hours",
     "crafting_momentum",
     "forgotten_caches",
@@ -27,7 +26,6 @@ DYNAMICS = (
     "rumor_notes",
     "shifting_paths",
     "carrion_scavengers",
-    "food_respawn",
 )
 UNTAUGHT = ("lockpick", "eat", "throw", "disassemble", "pickpocket")
 
@@ -251,7 +249,10 @@ def test_sizes_match_the_paper() -> None:
     assert s["verbs"] == 22 and set(UNTAUGHT) <= set(s["verb_list"])
     assert s["side_quests"] and not s["expansion"]  # as the paper's Remnant: its world keeps its 18 areas
     assert set(DYNAMICS) <= set(s["step_rules"])
-    assert "respawn" not in s["step_rules"]  # replaced by enemy_respawn and food_respawn
+    # the quiet style of the one respawn rule: enemies back only to emptied areas, food by chance
+    settings = load_game(GAME).rules.step_rule("respawn").settings
+    assert (settings.refill, settings.emptied_delay, settings.world_cap) == ("headcount", 80, True)
+    assert (settings.food_period, settings.food_chance, settings.food_unwatched) == (30, 0.5, True)
 
 
 def test_the_main_quest_is_linear() -> None:

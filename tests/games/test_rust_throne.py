@@ -10,16 +10,16 @@ standing in an emptied signal tower, so that each test places exactly what it ta
 from __future__ import annotations
 
 import copy
-import itertools
 import json
 import random
 from pathlib import Path
 from typing import Any
 
+import kit
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from kit import PLAYER, Harness, conditions, game_copy, obtainable, subprocess_digest
+from kit import PLAYER, Harness, conditions, obtainable, subprocess_digest
 
 from odyssey_env import load_game
 from odyssey_env.engine import Engine
@@ -45,12 +45,7 @@ DYNAMICS = (
     "scrap_mending",
     "devil_drain",
 )
-QUIET = {
-    "ambush": {"chance_by_level": [0, 0, 0, 0, 0]},
-    "night_spawn": {"chance": 0.0},
-    "respawn": {"enemy_chance": 0.0},
-    "reclamation": {"chance": 0.0},
-}
+QUIET = {**kit.QUIET, "respawn": {"enemy_chance": 0.0}, "reclamation": {"chance": 0.0}}
 #: Events this kingdom's world makes on its own (beside the engine's): a refused command may coincide with them.
 OWN_WORLD_EVENTS = frozenset(
     {
@@ -75,7 +70,6 @@ OWN_WORLD_EVENTS = frozenset(
         "npc_defeated",
     }
 )
-_counter = itertools.count()
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -88,14 +82,9 @@ def _check_valid_actions():
 
 
 def variant(root: Path, params: dict[str, dict[str, Any]] | None = None) -> Game:
-    """A copy of the game with rule parameters overridden, loaded afresh with the shipped rules module (the one
-    ``tools/mutation.py`` mutates, whose checks must refuse a bad copy)."""
-
-    def override(world: dict[str, Any]) -> None:
-        for rule, values in (params or {}).items():
-            world["game"]["params"].setdefault(rule, {}).update(values)
-
-    return game_copy(GAME, root / f"rk_{next(_counter)}", override, rules=shipped_rules)
+    """:func:`kit.variant` of this game with the shipped rules module (the one ``tools/mutation.py`` mutates,
+    whose checks must refuse a bad copy)."""
+    return kit.variant(GAME, root, params, rules=shipped_rules)
 
 
 class Kingdom(Harness):

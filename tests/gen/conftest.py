@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from odyssey_gen.procedural import ProceduralAuthor
 from odyssey_gen.spec import GameSpec, ValidationSettings
 
 THEME = "a drowned cathedral city where the tide keeps the only records"
@@ -16,6 +17,11 @@ def spec(**over) -> GameSpec:
     values = {"theme": THEME, "name": "tide", "seed": 0}
     values.update(over)
     return GameSpec(**values)
+
+
+def build(s: GameSpec, attempt: int = 1) -> dict[str, str]:
+    """The procedural author's files for ``s`` (what its stages write into a candidate folder)."""
+    return ProceduralAuthor(s).files(attempt)
 
 
 def quiet(_text: str) -> None:

@@ -113,7 +113,7 @@ def test_broken_replies_are_repaired_stage_by_stage(tmp_path):
     assert "class RingBell" in rules and '@predicate("carries_both")' in rules
     stats = report["validation"]["stats"]
     assert stats["new_rules"] == {"verbs": ["ring bell"], "step_rules": ["high_tide"], "predicates": ["carries_both"]}
-    assert report["trust"] == {"recorded": False, "command": f"odyssey trust {result.path}"}
+    assert report["trust"]["recorded"] is False and report["trust"]["command"] == f"odyssey trust {result.path}"
     # the written folder is untrusted until the user says so
     from odyssey_env.game import UntrustedGameError
 
@@ -206,16 +206,21 @@ def test_the_cli_replays_recorded_replies_and_records_them(tmp_path, capsys):
     assert json.loads(recorded.read_text()) == json.loads(replay.read_text())
 
 
-def test_trust_output_records_trust_only_after_validation(tmp_path, monkeypatch):
+def test_trust_output_never_trusts_model_written_code(tmp_path, monkeypatch):
+    """Issue 23 item 3: passing every check is no proof that model-written code is harmless."""
     from odyssey_env import trust
+    from odyssey_env.game import UntrustedGameError
 
     monkeypatch.setenv("ODYSSEY_TRUST_FILE", str(tmp_path / "trusted.json"))
     s = llm_spec()
     model = Recorder([reply(n) for n in ("entities_good", "rules_good", "quest_good")])
     result = generate(s, tmp_path / "tide", author=LLMAuthor(s, model), settings=FAST, say=quiet, trust_output=True)
-    assert result.ok and result.trusted and trust.is_trusted(result.path)
-    load_game(result.path, cache=False)  # no trust=True needed now
-    # a rejected candidate is never trusted
+    assert result.ok and not result.trusted and result.needs_trust and not trust.is_trusted(result.path)
+    assert trust.trusted_folders() == {}
+    assert result.report["trust"]["recorded"] is False and "never trusted" in result.report["trust"]["reason"]
+    with pytest.raises(UntrustedGameError):
+        load_game(result.path, cache=False)
+    # a rejected candidate is never trusted either
     bad = Recorder([reply(n) for n in ["entities_good"] + ["rules_raises", "quest_good"] * 3])
     rejected = generate(s, tmp_path / "other", author=LLMAuthor(s, bad), settings=FAST, say=quiet, trust_output=True)
     assert not rejected.ok and str(rejected.path.resolve()) not in trust.trusted_folders()

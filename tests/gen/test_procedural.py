@@ -15,12 +15,12 @@ from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.rules import OPTIONAL_VERBS
-from odyssey_gen.procedural import build, draft
+from odyssey_gen.procedural import draft
 from odyssey_gen.procedural.items import raw_needs
-from odyssey_gen.spec import OPTIONAL_DYNAMICS, GameSpec
+from odyssey_gen.spec import OPTIONAL_DYNAMICS, RESPAWN_STYLES, GameSpec
 from odyssey_gen.validate import validate
 
-from .conftest import FAST, THEME, spec
+from .conftest import FAST, THEME, build, spec
 
 
 def write(folder: Path, files: dict[str, str]) -> Path:
@@ -48,7 +48,7 @@ CASES = [
         stages=9,
         branching=2,
         verbs=("eat", "throw"),
-        dynamics=("noise", "enemy_respawn"),
+        dynamics=("noise", "quiet_enemies"),
     ),
     dict(seed=7, craft_depth=1, objects=20, tutorial=False, side_quests=False, expansion=False),
     dict(seed=8, craft_depth=5, objects=50, places=3, locks=2, action_rules=2, step_rules=3),
@@ -111,9 +111,10 @@ def test_the_same_seed_gives_the_same_bytes_in_any_process():
     here = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in build(s).items()}
     code = (
         "import hashlib, json, sys; from odyssey_gen.spec import GameSpec; "
-        "from odyssey_gen.procedural import build; "
+        "from odyssey_gen.procedural import ProceduralAuthor; "
         "s = GameSpec.from_dict(json.loads(sys.argv[1])); "
-        "print(json.dumps({n: hashlib.sha256(t.encode()).hexdigest() for n, t in build(s).items()}))"
+        "files = ProceduralAuthor(s).files(); "
+        "print(json.dumps({n: hashlib.sha256(t.encode()).hexdigest() for n, t in files.items()}))"
     )
     for hashseed in ("0", "12345"):
         env = {**os.environ, "PYTHONHASHSEED": hashseed}
@@ -170,7 +171,17 @@ def test_optional_verbs_and_dynamics_are_switched_on(tmp_path):
     # without names, the counts pick that many from the engine's library, by seed
     chosen = load_game(write(tmp_path / "n", build(spec(seed=2, action_rules=3, step_rules=4))), cache=False)
     assert len(set(chosen.rules.actions) & set(OPTIONAL_VERBS)) == 3
-    assert len({r.name for r in chosen.rules.steps} & set(OPTIONAL_DYNAMICS)) == 4
+    respawn = chosen.rules.step_rule("respawn").settings
+    styles = [s for s, values in RESPAWN_STYLES.items() if all(getattr(respawn, k) == v for k, v in values.items())]
+    assert len({r.name for r in chosen.rules.steps} & set(OPTIONAL_DYNAMICS)) + len(styles) == 4
+
+
+def test_a_respawn_style_sets_its_half_of_the_respawn_rule(tmp_path):
+    game = load_game(write(tmp_path / "q", build(spec(seed=6, dynamics=("quiet_food",)))), cache=False)
+    respawn = game.rules.step_rule("respawn").settings
+    assert (respawn.food_period, respawn.food_chance, respawn.food_unwatched) == (30, 0.5, True)
+    assert (respawn.refill, respawn.emptied_delay, respawn.world_cap) == ("residents", None, False)  # the default
+    assert "quiet_food" not in {r.name for r in game.rules.steps}
 
 
 @pytest.mark.parametrize(

@@ -12,11 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from odyssey_gen.procedural import build
 from odyssey_gen.spec import ValidationSettings
 from odyssey_gen.validate import validate
 
-from .conftest import spec
+from .conftest import build, spec
 
 HEADER = """
 from dataclasses import dataclass

@@ -73,15 +73,16 @@ def test_faces_are_pettingzoo_classes_with_text_spaces():
     assert {"step", "time", "area", "reward_breakdown", "events", "quest", "invalid_action"} <= set(infos["player_0"])
 
 
-def test_module_env_is_both_the_gymnasium_module_and_the_aec_constructor():
+def test_the_package_names_both_pettingzoo_constructors_and_the_gymnasium_module_is_a_module():
     import gymnasium as gym
 
     import odyssey_env.env as face
 
     assert odyssey_env.env is face and face.OdysseyEnv is odyssey_env.OdysseyEnv
-    aec = odyssey_env.env("mossfall", agents=2)
-    assert isinstance(aec, AECEnv)
-    gym.make("Odyssey/Mossfall-v0").reset(seed=0)  # the Gymnasium face still imports from the module
+    assert not callable(odyssey_env.env)  # a plain module: the AEC constructor is aec_env
+    aec = odyssey_env.aec_env("mossfall", agents=2)
+    assert isinstance(aec, AECEnv) and odyssey_env.aec_env is env
+    gym.make("Odyssey/Mossfall-v0").reset(seed=0)
     assert odyssey_env.parallel_env is parallel_env
 
 
@@ -100,9 +101,9 @@ def test_import_stays_light_and_missing_pettingzoo_is_one_clear_line():
     """)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == (
-        'the PettingZoo face needs the "multiagent" extra: pip install "odyssey-gym[multiagent]"'
-    )
+    from odyssey_env.extras import install_command
+
+    assert done.stdout.strip() == f'the PettingZoo face needs the "multiagent" extra: {install_command("multiagent")}'
 
 
 # ---------------------------------------------------------------------- arguments
@@ -137,7 +138,8 @@ def test_step_needs_exactly_one_command_per_live_agent():
         par.step({"player_0": "wait"})
     with pytest.raises(ValueError, match="not playing: player_9"):
         par.step({"player_0": "wait", "player_1": "wait", "player_9": "wait"})
-    with pytest.warns(UserWarning, match="unknown reset option"):
+    known = "known: tutorial, valid_actions, state"
+    with pytest.raises(ValueError, match=rf"unknown reset option\(s\) \['colour'\]; {known}"):
         par.reset(seed=0, options={"colour": "red"})
 
 
@@ -289,3 +291,69 @@ def test_one_agent_parallel_env_plays_like_the_gymnasium_env():
         obs, reward, term, _, info = gym_env.step(action)
         pobs, prew, pterm, _, pinfo = par.step({"player": action})
         assert (pobs["player"], prew["player"], pterm["player"], pinfo["player"]) == (obs, reward, term, info)
+
+
+# ---------------------------------------------------------------------- one face: the same arguments and options
+FACES = {
+    "gymnasium": lambda **kw: odyssey_env.OdysseyEnv("mossfall", **kw),
+    "pettingzoo": lambda **kw: parallel_env("mossfall", agents=2, **kw),
+}
+
+
+@pytest.mark.parametrize("face", list(FACES))
+def test_both_faces_refuse_unknown_reset_options_and_arguments_alike(face):
+    made = FACES[face]()
+    with pytest.raises(
+        ValueError, match=r"^unknown reset option\(s\) \['colour'\]; known: tutorial, valid_actions, state$"
+    ):
+        made.reset(seed=0, options={"colour": "red", "tutorial": True})
+    made.reset(seed=0, options={"options": 1})  # PettingZoo's API-test probe: accepted, and no option
+    saved = made.save_state()
+    with pytest.raises(ValueError, match="pass neither seed= nor the tutorial option"):
+        made.reset(seed=1, options={"state": saved})
+    with pytest.raises(ValueError, match=r"unknown info key\(s\) \['colour'\]; known: step, time"):
+        FACES[face](info_keys=["colour"])
+    with pytest.raises(ValueError, match=r"render_mode must be one of \['ansi', 'human'\], got 'rgb'"):
+        FACES[face](render_mode="rgb")
+    with pytest.raises(ValueError, match="unknown reward component"):
+        FACES[face](reward_weights={"gold": 1.0})
+    with pytest.raises(RuntimeError, match="reset"):  # one error, both Gymnasium's ResetNeeded and a RuntimeError
+        FACES[face]().valid_actions(*(["player_0"] if face == "pettingzoo" else []))
+
+
+def test_the_parallel_env_reports_only_the_info_keys_asked_for_as_the_gymnasium_env_does():
+    gym_env = odyssey_env.OdysseyEnv("mossfall", info_keys=["events", "step"], valid_actions=True)
+    par = parallel_env("mossfall", agents=["player"], info_keys=["events", "step"], valid_actions=True)
+    _, info = gym_env.reset(seed=3)
+    _, infos = par.reset(seed=3)
+    assert list(infos["player"]) == list(info) == ["step", "events", "valid_actions"]
+    *_, info = gym_env.step("wait")
+    *_, infos = par.step({"player": "wait"})
+    assert infos["player"] == info and list(info) == ["step", "events", "valid_actions"]
+    assert pickle.loads(pickle.dumps(par)).info_keys == ("step", "events")
+
+
+def test_the_parallel_env_continues_a_saved_state_given_as_a_reset_option():
+    par = parallel_env("tallowmere", agents=3, episode_end="each", valid_actions=True)
+    par.reset(seed=5)
+    _play(par, random.Random(0), 30)
+    saved = json.loads(json.dumps(par.save_state()))
+    expected_obs = {a: par._last_obs[a] for a in par.agents}
+    expected = _play(par, random.Random(4), 40)
+    fresh = parallel_env("tallowmere", agents=3, episode_end="each")
+    obs, infos = fresh.reset(options={"state": saved, "valid_actions": True})
+    assert obs == expected_obs and set(infos) == set(fresh.agents) == set(saved["agents"])
+    assert all("valid_actions" in i for i in infos.values())
+    assert _play(fresh, random.Random(4), 40) == expected
+
+
+def test_the_aec_env_continues_a_state_mid_cycle_given_as_a_reset_option():
+    aec = env("mossfall", agents=3, valid_actions=True)
+    aec.reset(seed=4)
+    _aec_trace(aec, random.Random(0), 3 * 10 + 2)  # two agents of a cycle have chosen
+    saved = json.loads(json.dumps(aec.save_state()))
+    expected = _aec_trace(aec, random.Random(7), 45)
+    fresh = env("mossfall", agents=3, valid_actions=True)
+    fresh.reset(options={"state": saved})
+    assert fresh.agent_selection == "player_2"
+    assert _aec_trace(fresh, random.Random(7), 45) == expected

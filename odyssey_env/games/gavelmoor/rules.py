@@ -35,7 +35,7 @@ memory under its own name. Everything is JSON-ready, so saving, loading and pick
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -45,10 +45,12 @@ from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.state import Instance
 from odyssey_env.steprules.death import fall
+from odyssey_env.steprules.living import tell
 from odyssey_env.world import add, give, held_containers, take_carried, type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
+    from odyssey_env.game import Game
     from odyssey_env.state import Agent, WorldState
     from odyssey_env.turn import Turn
 
@@ -301,7 +303,7 @@ class InvokeLaw(ActionRule):
             until=until,
         )
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         for handle in turn.agent.hands:
             if self._problem(turn, handle) is None:
                 yield f"invoke law {handle}"
@@ -322,7 +324,7 @@ class InvokeLaw(ActionRule):
             return did("object_taken_out", object=type_of(engine.state, handle), handle=handle)
         return None
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         hours = self.settings.term * game.spec.game.minutes_per_step / 60
         yield Fact(
             "law",
@@ -395,13 +397,13 @@ class FileObjection(ActionRule):
             hearing=hearing,
         )
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         here = turn.agent.area
         for law in laws(turn.state):
             if law["area"] == here and not isinstance(self._law(turn, law["notice"]), str):
                 yield f"file objection {law['notice']}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "law",
             "What does filing an objection against a posted law do?",
@@ -462,11 +464,11 @@ class AppealVerdict(ActionRule):
                 turn.say(f"The court hears my appeal and overturns the verdict ({s['reason']}).")
         turn.emit("verdict_overturned", kinds=[s["kind"] for s in overturned])
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         if self._problem(turn) is None:
             yield "appeal verdict"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "verdicts",
             "How long do I have to appeal a verdict against me?",
@@ -536,7 +538,7 @@ class ContemptOfCourt(StepRule):
                     )
                 engine.emit("contempt_fined", agent.id, paid=paid, idle=idle)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "verdicts",
             "What happens if I idle turn after turn outside a fight?",
@@ -597,7 +599,7 @@ class NightlyRewrite(StepRule):
                 )
         engine.emit("laws_rewritten", None, notices=sorted(rewritten))
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "law",
             "What happens to the laws written in the city at midnight?",
@@ -650,7 +652,7 @@ class ObjectionEffects(StepRule):
                     engine.say(a.id, text)
             engine.emit("objection_upheld", o["by"], area=law["area"], text=law["text"], edict=law["edict"] is not None)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "law",
             "What happens to a city edict struck down after an objection?",
@@ -753,7 +755,7 @@ class LawExpiry(StepRule):
             engine.say(taker, f"I took down the law '{law['text']}': it no longer binds {law['area']}.")
         engine.emit("law_withdrawn", taker, area=law["area"], text=law["text"], edict=law["edict"] is not None)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "law",
             "What happens if I take down a notice that carries a law?",
@@ -832,7 +834,7 @@ class BindingPrecedent(StepRule):
                 factor *= self.settings.strife_attack
             npc.attack = round(t.attack * factor)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "combat",
             "What happens to a kind of enemy once I have defeated one of them?",
@@ -898,11 +900,9 @@ class LegalParadox(StepRule):
                     npc.engaged = FROZEN
 
     def _announce(self, engine: Engine, area: str, text: str) -> None:
-        for agent in engine.state.agents.values():
-            if agent.area == area:
-                engine.say(agent.id, text.format(a=area))
+        tell(engine, area, text.format(a=area))
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "law",
             "What happens in an area where three laws contradict each other?",
@@ -977,7 +977,7 @@ class TrialProceedings(StepRule):
             )
         engine.emit("verdict", agent_id, npc=killed["npc"], type=killed["type"], guilty=guilty, reason=reason)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "verdicts",
             "When does the spectral judge acquit me of a killing?",
@@ -1052,7 +1052,7 @@ class ContrabandSuspicion(StepRule):
                 )
                 engine.emit("contraband_seized", agent.id, object=None, amount=0, paid=paid)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "law",
             "What happens if I carry a great many things through the city?",
@@ -1096,7 +1096,7 @@ class CondemnedDeath(StepRule):
                 )
                 engine.emit("death_sentenced", agent.id, area=agent.area)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "death",
             "What happens when my health reaches zero?",

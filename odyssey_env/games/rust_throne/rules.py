@@ -26,6 +26,7 @@ which the quest predicate ``has_used`` reads.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -163,13 +164,13 @@ class Salvage(ActionRule):
         turn.emit("object_salvaged", object=kind, handle=handle, parts=dict(parts), area=area.name)
         _note(turn, self.verb, kind)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         state, parts = turn.state, self.settings.parts
         for handle in {**carried_handles(turn), **turn.area.objects}:
             if type_of(state, handle) in parts:
                 yield f"salvage {handle}"
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         if self.settings.parts:
             kind, parts = next(iter(self.settings.parts.items()))
             answer = describe_holding(parts)
@@ -216,11 +217,11 @@ class Scavenge(ActionRule):
         turn.emit("object_scavenged", object=found, area=area, left=len(left))
         _note(turn, self.verb, area)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         if self._left(turn):
             yield "scavenge"
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "What happens when I scavenge the same area again and again?",
@@ -272,12 +273,12 @@ class Rally(ActionRule):
         turn.emit("npc_rallied", npc=handle, type=npc.type, area=npc.area)
         _note(turn, self.verb, npc.type)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         for handle in turn.area.npcs:
             if not isinstance(self._check(turn, handle), str):
                 yield f"rally {handle}"
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "allies",
             "What must I do before a dormant sentinel answers a rally?",
@@ -359,7 +360,7 @@ class Siphon(ActionRule):
         _note(turn, self.verb, npc.type, "drain")
         strike(turn, npc, amount, "The siphon drains")
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         cells = self.settings.cells
         kinds = {*cells, *cells.values()}
         state = turn.state
@@ -369,7 +370,7 @@ class Siphon(ActionRule):
                 if not isinstance(self._check(turn, handle, target), str):
                     yield f"siphon {handle} {target}"
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "power",
             "What happens when I siphon a hostile war machine into an empty cell?",
@@ -438,7 +439,7 @@ class Jam(ActionRule):
         turn.emit("npc_jammed", npc=target, type=npc.type, object=kind, turns=turns)
         _note(turn, self.verb, npc.type)
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         state = turn.state
         wedges = [h for h in carried_handles(turn) if type_of(state, h) in self.settings.wedges]
         if not wedges:
@@ -448,7 +449,7 @@ class Jam(ActionRule):
                 if not isinstance(self._check(turn, handle, target), str):
                     yield f"jam {handle} {target}"
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         if self.settings.wedges:
             kind, turns = next(iter(self.settings.wedges.items()))
             yield Fact(
@@ -502,13 +503,13 @@ class Overload(ActionRule):
         for npc in foes:
             strike(turn, npc, blow_damage(blast, npc.defense), "The burst hits")
 
-    def candidates(self, turn: Turn):
+    def candidates(self, turn: Turn) -> Iterable[str]:
         state = turn.state
         for handle in carried_handles(turn):
             if type_of(state, handle) in self.settings.components:
                 yield f"overload {handle}"
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "combat",
             "Whom does an overloaded component strike?",
@@ -569,7 +570,7 @@ class Skirmish(CombatRhythm):
                 engine.say(leader_id, f"{handle} strikes {foe.handle} for {damage} damage.")
                 defeat(engine, foe, leader_id)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield from CombatRhythm.facts(self, game)
         yield Fact("combat", "What can a jammed war machine not do?", "strike", ("move its eyes", "guard", "pause"))
 
@@ -614,7 +615,7 @@ class UnitedPresence(StepRule):
                 engine.say(agent.id, "No one stands with me now: I lose the cover of a shared guard.")
             engine.emit("united_presence", agent.id, bonus=bonus, allies=others)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "allies",
             "What do two agents gain by standing in the same area?",
@@ -659,7 +660,7 @@ class ScrapMending(StepRule):
             )
             engine.emit("npc_mended", None, npc=npc.handle, type=npc.type, object=piece, amount=gained, area=npc.area)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         scrap = self.settings.scrap[0]
         yield Fact(
             "combat",
@@ -732,7 +733,7 @@ class Intimidation(StepRule):
                 move_npc(engine, npc, refuge)
                 engine.emit("npc_fled", None, npc=npc.handle, type=npc.type, frm=frm, to=refuge)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "allies",
             "What happens to friendly folk and sentinels that share an area with war machines?",
@@ -782,7 +783,7 @@ class DevilDrain(StepRule):
             )
             engine.emit("devil_burn", agent.id, count=n, damage=damage)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "items",
             "How many devil-forged things can I carry before they start to burn me?",
@@ -821,7 +822,7 @@ class TacticalWarnings(StepRule):
                 engine.say(agent.id, f'{warner} warns: "{warning}"')
                 engine.emit("tactical_warning", agent.id, by=warner, npc=handle, stance=move)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "allies",
             "How can I learn a war machine's next move in a fight?",
@@ -883,7 +884,7 @@ class Reclamation(StepRule):
             engine.say(agent.id, f"Far off, gears grind: a {kind.name} has come to reclaim {name}.")
         engine.emit("territory_reclaimed", None, area=name, npc=npc.handle, type=kind.name)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "What happens to open land nobody visits for a long time?",
@@ -983,7 +984,7 @@ class Corrosion(StepRule):
                 tell(engine, name, f"The {handle} left lying here has rusted into {k} {self.settings.into}.")
                 engine.emit("object_corroded", None, area=name, object=type_of(state, handle), amount=k)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "world",
             "What happens to things I leave lying on the ground?",
@@ -1053,7 +1054,7 @@ class ForgeMigration(StepRule):
                 keeper[hop] = npc.handle
             engine.emit("merchant_migrated", None, npc=npc.handle, type=npc.type, frm=frm, to=hop)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "trade",
             "Where do roaming traders go over time?",

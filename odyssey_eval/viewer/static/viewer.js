@@ -150,7 +150,8 @@
     const kv = (v, label) => add(el("div", "kv"), el("b", null, v), el("span", null, label));
     h.append(kv(ag.label, D.agents.length > 1 ? ag.id : "agent"));
     h.append(kv(fmt(P.n - 1), "steps"), kv(fmt(sm.main_reward ?? P.maxMain), "main"), kv(fmt(sm.supplementary_reward ?? P.maxSup), "supplementary"),
-             kv(sm.invalid_action_rate == null ? "–" : (100 * sm.invalid_action_rate).toFixed(1) + "%", "invalid"));
+             kv(sm.invalid_action_rate == null ? "–" : (100 * sm.invalid_action_rate).toFixed(1) + "%", "invalid"),
+             kv(sm.failed_action_rate == null ? "–" : (100 * sm.failed_action_rate).toFixed(1) + "%", "failed"));
     if (sm.total_tokens) h.append(kv(fmt(sm.total_tokens), "tokens"));
   }
 
@@ -696,7 +697,7 @@
     box.append(kv);
     const t = el("table", "t"), head = el("tr");
     const keys = [["play_steps", "play steps"], ["main_reward", "main"], ["supplementary_reward", "sup"], ["object_exploration", "OE"],
-                  ["action_exploration", "AE"], ["action_diversity", "AD"], ["invalid_action_rate", "invalid"], ["malformed_replies", "malformed"],
+                  ["action_exploration", "AE"], ["action_diversity", "AD"], ["invalid_action_rate", "invalid"], ["failed_action_rate", "failed"], ["malformed_replies", "malformed"],
                   ["total_tokens", "tokens"], ["decision_time_mean", "s/decision"], ["end_reason", "end"]];
     head.append(el("th", null, "agent"));
     for (const [, h] of keys) head.append(el("th", null, h));

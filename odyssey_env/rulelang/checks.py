@@ -1,0 +1,562 @@
+"""Load-time checks of a rule file: every condition and effect read by its tag, every name resolved.
+
+A rule file is untrusted data (a person's or a model's), so nothing in it may surprise the engine mid-run:
+an unknown kind, a field of the wrong type, a name that is no object, NPC, area, variable, slot or step
+rule, a reference to something the rule is not about (``$npc`` in a verb), a template naming an unknown
+value, a number past its bound, or a rule that could grow the world without bound is a
+:class:`~odyssey_env.schema.Problem` naming the file and the field. The checks also turn each condition
+and effect into its dataclass (:mod:`odyssey_env.rulelang.spec`), with its children parsed the same way,
+so the compiler never looks at raw JSON.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from odyssey_env import schema
+from odyssey_env.content import WorldSpec
+from odyssey_env.limits import LIMITS, MAX_NAME, MAX_STAT
+from odyssey_env.rewards import _EVENT_COMPONENT
+from odyssey_env.rulelang import spec as s
+from odyssey_env.schema import Problem
+
+#: Bounds of the language (docs/game-format.md, "Rules as data"), far above what a game needs.
+MAX_EFFECTS = 32  # effects in one list
+MAX_DEPTH = 6  # conditions and ifs nested in each other
+MAX_SLOTS = 3
+MAX_AMOUNT_SLOT = 1_000
+MAX_DELAY = 10_000  # steps an ``after`` may wait
+MAX_ALIVE = 50  # NPCs one spawn effect may keep alive
+MAX_CAP = 1_000  # units a produce or place may bring about
+MAX_SET = 1_000  # values one set variable may hold
+MAX_PERIOD = 100_000
+MAX_RULES = 200  # verbs, step rules, variables, predicates each
+
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_VERB = re.compile(r"^[a-z]+( [a-z]+)?$")
+_TEMPLATE = re.compile(r"\{([^{}]*)\}")
+_OBJECT_DOMAINS = ("held", "carried", "worn", "ground", "near")
+_KIND_OF_DOMAIN = {
+    **dict.fromkeys(_OBJECT_DOMAINS, "object"),
+    "npc": "npc",
+    "exit": "area",
+    "area": "area",
+    "amount": "amount",
+    "text": "text",
+}
+#: Events the engine alone emits: rewards and metrics count them, so a rule file may not fake them.
+RESERVED_EVENTS = frozenset(_EVENT_COMPONENT) | {
+    "invalid_action",
+    "object_acquired",
+    "quest_completed",
+    "side_quest_offered",
+    "tutorial_completed",
+    "tutorial_step_completed",
+    "world_expanded",
+}
+_BY_TAG = {s.tag(cls): cls for cls in (*s.CONDITIONS, *s.EFFECTS)}
+CONDITION_TAGS = {s.tag(cls): cls for cls in s.CONDITIONS}
+EFFECT_TAGS = {s.tag(cls): cls for cls in s.EFFECTS}
+
+
+@dataclass
+class Where:
+    """What a condition or effect may refer to where it stands."""
+
+    bindings: dict[str, str]  # name (without $) -> object | npc | area | amount | text | any
+    agent: bool  # an agent is bound (verbs, agent-scoped step rules, predicates)
+    event: bool = False
+    in_after: bool = False
+    step: bool = False  # in a step rule (produce and place need a cap anywhere; spawn too)
+
+
+@dataclass
+class World:
+    objects: dict[str, Any]
+    npcs: dict[str, Any]
+    areas: set[str]
+    places: set[str]
+    vars: dict[str, s.Var] = field(default_factory=dict)
+
+
+class Checker:
+    """Reads one rule file's conditions and effects, collecting problems under ``file``."""
+
+    def __init__(self, file: str, world: World):
+        self.file = file
+        self.world = world
+        self.problems: list[Problem] = []
+        #: Quest-vocabulary conditions, checked once the game is assembled (they need its rule book).
+        self.quest_conditions: list[tuple[Any, str]] = []
+
+    def bad(self, path: str, message: str) -> None:
+        self.problems.append(Problem(self.file, path, message))
+
+    # ------------------------------------------------------------------ reading one node
+    def node(self, raw: Any, path: str, table: dict[str, type], what: str, depth: int) -> Any:
+        if depth > MAX_DEPTH:
+            self.bad(path, f"{what}s nested deeper than {MAX_DEPTH} levels")
+            return None
+        if not isinstance(raw, dict):
+            self.bad(path, f"expected a {what} (an object with one of the keys {', '.join(table)}), got {raw!r:.60}")
+            return None
+        tags = [k for k in raw if k in table]
+        if len(tags) != 1:
+            if tags:
+                self.bad(path, f"a {what} has exactly one of the keys {', '.join(table)}; got {', '.join(tags)}")
+            else:
+                other = "condition" if table is EFFECT_TAGS else "effect"
+                misplaced = [k for k in raw if k in _BY_TAG]
+                hint = f" ({misplaced[0]!r} is a {other}, not a {what})" if misplaced else ""
+                close = schema._closest(str(next(iter(raw), "")), table) if raw else None
+                hint = hint or (f" (did you mean {close!r}?)" if close else "")
+                self.bad(path, f"unknown {what}{hint}; a {what} is one of: {', '.join(table)}")
+            return None
+        key = tags[0]
+        cls = table[key]
+        data = {s.JSON_KEYS.get(k, k): v for k, v in raw.items()}
+        try:
+            op = schema.load(cls, data, file=self.file, limits=LIMITS)
+        except schema.FormatError as exc:
+            for p in exc.problems:
+                sub = p.path.replace("if_", "if").replace("otherwise", "else")
+                self.bad(f"{path}.{sub}" if sub else path, p.message)
+            return None
+        return op
+
+    def condition(self, raw: Any, path: str, where: Where, depth: int = 0) -> Any:
+        op = self.node(raw, path, CONDITION_TAGS, "condition", depth)
+        if op is None:
+            return None
+        p = f"{path}.{s.tag(type(op))}"
+        if isinstance(op, s.AllOf | s.AnyOf | s.NoneOf):
+            items = getattr(op, s.tag(type(op)))
+            if not items:
+                self.bad(p, "needs at least one condition")
+            parsed = tuple(self.condition(c, f"{p}[{i}]", where, depth + 1) for i, c in enumerate(items))
+            return dataclasses.replace(op, **{s.tag(type(op)): parsed})
+        if isinstance(op, s.Has | s.LiesHere):
+            self.ref(op.has if isinstance(op, s.Has) else op.lies_here, "object", p, where)
+            self.count(op.count, f"{path}.count")
+        elif isinstance(op, s.Holds | s.Wears):
+            self.ref(getattr(op, s.tag(type(op))), "object", p, where)
+        elif isinstance(op, s.NpcHere):
+            if op.npc_here != "*":
+                self.ref(op.npc_here, "npc_type", p, where)
+        elif isinstance(op, s.InArea):
+            for i, a in enumerate(op.in_area):
+                self.ref(a, "area", f"{p}[{i}]", where)
+        elif isinstance(op, s.InPlace):
+            for i, name in enumerate(op.in_place):
+                if name not in self.world.places:
+                    self.bad(f"{p}[{i}]", f"unknown place {name!r}")
+        elif isinstance(op, s.Hour):
+            self.hours(op.hour, p)
+        elif isinstance(op, s.StatIs | s.CounterIs):
+            if op.at_least is None and op.below is None:
+                self.bad(p, "give at_least, below or both")
+            if isinstance(op, s.CounterIs):
+                self.var(op.counter, "counter", p, where)
+            elif op.stat == "coins" and not where.agent:
+                self.bad(p, "no agent here to count the coins of")
+            if isinstance(op, s.StatIs) and not where.agent:
+                self.bad(p, "a stat is the agent's, and this rule is not about an agent")
+        elif isinstance(op, s.Flag):
+            self.var(op.flag, "flag", p, where)
+        elif isinstance(op, s.InSet):
+            self.var(op.in_set, "set", p, where)
+            self.value(op.value, f"{path}.value", where)
+        elif isinstance(op, s.Same):
+            for i, v in enumerate(op.same):
+                self.value(v, f"{p}[{i}]", where)
+        elif isinstance(op, s.InCombat):
+            self.needs_agent(p, where)
+        elif isinstance(op, s.ExitLocked):
+            self.ref(op.exit_locked, "area", p, where)
+        elif isinstance(op, s.Quest):
+            self.needs_agent(p, where)
+            try:
+                from odyssey_env.quests.spec import Condition
+
+                cond = schema.load(Condition, op.quest, file=self.file, limits=LIMITS)
+            except schema.FormatError as exc:
+                for prob in exc.problems:
+                    self.bad(f"{p}.{prob.path}" if prob.path else p, prob.message)
+                return None
+            self.quest_conditions.append((cond, p))
+            return dataclasses.replace(op, quest=cond)
+        if isinstance(op, s.Has | s.Holds | s.Wears | s.StatIs):
+            self.needs_agent(p, where)
+        return op
+
+    def effects(self, raws: Iterable[Any], path: str, where: Where, depth: int = 0) -> tuple[Any, ...]:
+        raws = list(raws)
+        if len(raws) > MAX_EFFECTS:
+            self.bad(path, f"has {len(raws)} effects; at most {MAX_EFFECTS} are allowed in one list")
+            return ()
+        return tuple(self.effect(raw, f"{path}[{i}]", where, depth) for i, raw in enumerate(raws))
+
+    def effect(self, raw: Any, path: str, where: Where, depth: int) -> Any:
+        op = self.node(raw, path, EFFECT_TAGS, "effect", depth)
+        if op is None:
+            return None
+        key = s.tag(type(op))
+        p = f"{path}.{key}"
+        agent_only = (s.Consume, s.Produce, s.Transform, s.MoveAgent, s.Coins)
+        if isinstance(op, agent_only) or (isinstance(op, s.ChangeStat) and op.npc is None):
+            self.needs_agent(p, where)
+        if isinstance(op, s.Consume | s.Remove):
+            self.ref(getattr(op, key), "object", p, where)
+            self.count(op.count, f"{path}.count")
+            if isinstance(op, s.Remove):
+                self.ref(op.area, "area", f"{path}.area", where)
+        elif isinstance(op, s.Produce | s.Place):
+            self.ref(getattr(op, key), "object", p, where)
+            self.count(op.count, f"{path}.count")
+            if not 1 <= op.cap <= MAX_CAP:
+                self.bad(f"{path}.cap", f"must lie between 1 and {MAX_CAP} (the most this effect may bring about)")
+            if isinstance(op, s.Place):
+                self.ref(op.area, "area", f"{path}.area", where)
+        elif isinstance(op, s.Transform):
+            self.ref(op.transform, "object", p, where)
+            self.ref(op.into, "object", f"{path}.into", where)
+        elif isinstance(op, s.MoveAgent):
+            self.ref(op.move_agent, "area", p, where)
+        elif isinstance(op, s.MoveNpc):
+            self.ref(op.move_npc, "npc", p, where)
+            self.ref(op.to, "area", f"{path}.to", where)
+        elif isinstance(op, s.ChangeStat):
+            npc_stats, agent_stats = ("hp", "attack", "defense"), ("hp", "max_hp", "attack", "xp")
+            if op.npc is not None:
+                self.ref(op.npc, "npc", f"{path}.npc", where)
+                if op.change not in npc_stats:
+                    self.bad(p, f"an NPC's {op.change} cannot change; an NPC has {', '.join(npc_stats)}")
+            elif op.change not in agent_stats:
+                self.bad(p, f"the agent's {op.change} cannot change (it follows worn armor); use {agent_stats}")
+            if abs(op.by) > MAX_STAT:
+                self.bad(f"{path}.by", f"must be at most {MAX_STAT} in size")
+        elif isinstance(op, s.Coins):
+            if abs(op.coins) > MAX_STAT:
+                self.bad(p, f"must be at most {MAX_STAT} in size")
+        elif isinstance(op, s.SpawnNpc):
+            self.ref(op.spawn_npc, "npc_type", p, where)
+            self.ref(op.area, "area", f"{path}.area", where)
+            if not 1 <= op.max_alive <= MAX_ALIVE:
+                self.bad(f"{path}.max_alive", f"must lie between 1 and {MAX_ALIVE}")
+        elif isinstance(op, s.RemoveNpc):
+            self.ref(op.remove_npc, "npc", p, where)
+        elif isinstance(op, s.OpenExit | s.LockExit):
+            self.ref(getattr(op, key), "area", p, where)
+            if isinstance(op, s.LockExit) and op.key is not None:
+                self.ref(op.key, "object", f"{path}.key", where)
+        elif isinstance(op, s.SetFlag):
+            self.var(op.set_flag, "flag", p, where)
+        elif isinstance(op, s.AddCounter | s.SetCounter):
+            self.var(getattr(op, key), "counter", p, where)
+            if abs(op.value) > MAX_STAT:
+                self.bad(f"{path}.value", f"must be at most {MAX_STAT} in size")
+        elif isinstance(op, s.Remember):
+            self.var(op.remember, "set", p, where)
+            self.value(op.value, f"{path}.value", where)
+        elif isinstance(op, s.After):
+            if where.in_after:
+                self.bad(p, "an after inside an after could chain without end; schedule both from the rule")
+            if not 1 <= op.after <= MAX_DELAY:
+                self.bad(p, f"must lie between 1 and {MAX_DELAY} steps")
+            later = dataclasses.replace(where, in_after=True)
+            return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", later, depth + 1))
+        elif isinstance(op, s.Emit):
+            self.name(op.emit, p)
+            self.own_event(op.emit, p)
+            for k, v in op.data.items():
+                self.name(k, f"{path}.data.{k}")
+                self.template(v, f"{path}.data.{k}", where)
+        elif isinstance(op, s.Say | s.Tell):
+            self.template(getattr(op, key), p, where)
+        elif isinstance(op, s.If):
+            cond = self.condition(op.if_, f"{path}.if", where, depth + 1)
+            then = self.effects(op.then, f"{path}.then", where, depth + 1)
+            otherwise = self.effects(op.otherwise, f"{path}.else", where, depth + 1)
+            return dataclasses.replace(op, if_=cond, then=then, otherwise=otherwise)
+        return op
+
+    # ------------------------------------------------------------------ names, references, templates
+    def name(self, value: str, path: str) -> None:
+        if not (_NAME.match(value) and len(value) <= MAX_NAME):
+            self.bad(path, f"{value!r:.70} is not a name (lower-case letters, digits, underscores; at most {MAX_NAME})")
+
+    def own_event(self, kind: str, path: str) -> None:
+        if kind in RESERVED_EVENTS:
+            self.bad(path, f"{kind!r} is the engine's own event (rewards count it); name the rule's event otherwise")
+
+    def count(self, n: int, path: str) -> None:
+        if not 1 <= n <= MAX_CAP:
+            self.bad(path, f"must lie between 1 and {MAX_CAP}")
+
+    def hours(self, pair: tuple[int, ...], path: str) -> None:
+        if len(pair) != 2 or not all(0 <= h <= 24 for h in pair) or pair[0] == pair[1]:
+            self.bad(path, f"expected [from, to], two different hours from 0 to 24, got {list(pair)}")
+
+    def needs_agent(self, path: str, where: Where) -> None:
+        if not where.agent:
+            self.bad(path, "this rule is not about an agent (its scope is areas, NPCs or objects)")
+
+    def var(self, name: str, kind: str, path: str, where: Where) -> None:
+        var = self.world.vars.get(name)
+        if var is None:
+            known = ", ".join(self.world.vars) or "none"
+            self.bad(path, f"unknown variable {name!r}; declare it in vars (declared: {known})")
+        elif var.kind != kind:
+            self.bad(path, f"{name!r} is a {var.kind}, not a {kind}")
+        elif var.scope == "agent" and not where.agent:
+            self.bad(path, f"{name!r} is kept per agent, and this rule is not about an agent")
+
+    def ref(self, value: str, kind: str, path: str, where: Where) -> None:
+        """A literal name of ``kind`` (object, npc_type, area) or a ``$reference`` bound here."""
+        if value.startswith("$"):
+            name = value[1:]
+            if name.startswith("event."):
+                if not where.event:
+                    self.bad(path, f"{value!r}: this rule has no triggering event")
+                return
+            bound = "area" if name == "here" else where.bindings.get(name)
+            if bound is None:
+                known = ", ".join(f"${b}" for b in ("here", *where.bindings))
+                self.bad(path, f"{value!r} names nothing this rule is about (it may use {known})")
+            elif kind not in ("any", bound + "_type") and bound not in ("any", kind):
+                self.bad(path, f"{value!r} is a {bound}, not a {kind.replace('_', ' ')}")
+            return
+        w = self.world
+        table = {"object": w.objects, "npc_type": w.npcs, "area": w.areas}.get(kind)
+        if kind == "npc":
+            self.bad(path, f"{value!r}: name an NPC by reference ($npc or an npc slot), not by handle")
+        elif table is not None and value not in table:
+            what = {"npc_type": "NPC type"}.get(kind, kind)
+            close = schema._closest(value, table)
+            hint = f" (did you mean {close!r}?)" if close else ""
+            self.bad(path, f"unknown {what} {value!r}{hint}")
+
+    def value(self, text: str, path: str, where: Where) -> None:
+        """A value given as a ``$reference`` or a template."""
+        if text.startswith("$"):
+            self.ref(text, "any", path, where)
+        else:
+            self.template(text, path, where)
+
+    def template(self, text: str, path: str, where: Where) -> None:
+        for name in _TEMPLATE.findall(text):
+            if name in ("here", "step") or name in where.bindings:
+                continue
+            if name.startswith("event.") and where.event:
+                continue
+            if name.startswith("var."):
+                var = self.world.vars.get(name[4:])
+                if var is None or var.kind != "counter":
+                    self.bad(path, f"{{{name}}}: no counter variable {name[4:]!r} is declared")
+                elif var.scope == "agent" and not where.agent:
+                    self.bad(path, f"{{{name}}} is kept per agent, and this rule is not about an agent")
+                continue
+            known = ", ".join(f"{{{b}}}" for b in ("here", "step", *where.bindings))
+            self.bad(path, f"{{{name}}} names nothing this rule knows (it may use {known}, {{var.<counter>}})")
+
+
+# ============================================================================ the whole file
+@dataclass
+class Checked:
+    """A rule file after its checks: the spec, each rule's parsed conditions and effects, what to check later."""
+
+    spec: s.RulesSpec
+    verbs: list[tuple[s.VerbSpec, tuple[Any, ...], tuple[Any, ...]]]  # (spec, requires' checks, effects)
+    steps: list[tuple[s.StepSpec, Any, Any, tuple[Any, ...]]]  # (spec, becomes, when, effects)
+    predicates: list[tuple[s.PredicateSpec, Any]]
+    quest_conditions: list[tuple[Any, str]]
+
+
+def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known_steps: Iterable[str] = ()) -> Checked:
+    """Read and check a rule file against its world; raise :class:`~odyssey_env.schema.FormatError` listing
+    every problem (file and field), or return the checked file."""
+    rules = schema.load(s.RulesSpec, raw, file=file, limits=LIMITS)
+    objects = {o.name: o for o in world_spec.objects}
+    world = World(
+        objects=objects,
+        npcs={n.name: n for n in world_spec.npcs},
+        areas={a.name for p in world_spec.places for a in p.areas},
+        places={p.name for p in world_spec.places},
+    )
+    c = Checker(file, world)
+    if rules.format != s.FORMAT:
+        c.bad("format", f"unsupported rule format {rules.format}; this engine reads format {s.FORMAT}")
+    for group in ("vars", "verbs", "step_rules", "predicates"):
+        if len(getattr(rules, group)) > MAX_RULES:
+            c.bad(group, f"at most {MAX_RULES} are allowed")
+    for i, var in enumerate(rules.vars):
+        p = f"vars[{i}]"
+        c.name(var.name, f"{p}.name")
+        if var.name in world.vars:
+            c.bad(f"{p}.name", f"variable {var.name!r} is declared twice")
+        limit = MAX_SET if var.kind == "set" else MAX_STAT
+        if var.kind == "flag" and var.max != 1:
+            c.bad(f"{p}.max", "a flag has no max")
+        elif not 1 <= var.max <= limit:
+            c.bad(f"{p}.max", f"must lie between 1 and {limit}")
+        if var.initial and (var.kind != "counter" or not 0 <= var.initial <= var.max):
+            c.bad(f"{p}.initial", "only a counter has an initial value, between 0 and its max")
+        world.vars[var.name] = var
+
+    verbs = []
+    seen_verbs: set[str] = set()
+    for i, verb in enumerate(rules.verbs):
+        p = f"verbs[{i}]"
+        if not _VERB.match(verb.verb) or len(verb.verb) > MAX_NAME:
+            c.bad(f"{p}.verb", f"{verb.verb!r:.70} is not a verb (one or two lower-case words)")
+        if verb.verb == "wait":
+            c.bad(f"{p}.verb", "'wait' is the engine's own: an invalid command passes as a wait")
+        if verb.verb in seen_verbs:
+            c.bad(f"{p}.verb", f"verb {verb.verb!r} is declared twice")
+        seen_verbs.add(verb.verb)
+        if verb.event:
+            c.name(verb.event, f"{p}.event")
+        c.own_event(verb.event or verb.verb.replace(" ", "_"), f"{p}.event")
+        if len(verb.slots) > MAX_SLOTS:
+            c.bad(f"{p}.slots", f"a verb takes at most {MAX_SLOTS} slots")
+        bindings: dict[str, str] = {}
+        for j, slot in enumerate(verb.slots):
+            sp = f"{p}.slots[{j}]"
+            c.name(slot.name, f"{sp}.name")
+            if slot.name in bindings or slot.name in ("here", "step", "npc", "object", "event", "var", "area"):
+                c.bad(f"{sp}.name", f"slot name {slot.name!r} is taken")
+            kind = _KIND_OF_DOMAIN[slot.domain]
+            bindings[slot.name] = kind
+            _check_slot(c, slot, kind, sp)
+        where = Where(bindings=bindings, agent=True)
+        checks = []
+        for j, req in enumerate(verb.requires):
+            checks.append(c.condition(req.check, f"{p}.requires[{j}].check", where))
+            c.template(req.refuse, f"{p}.requires[{j}].refuse", where)
+        for j, slot in enumerate(verb.slots):
+            if slot.refuse:
+                c.template(slot.refuse, f"{p}.slots[{j}].refuse", where)
+        effects = c.effects(verb.effects, f"{p}.effects", where)
+        _check_facts(c, verb.facts, f"{p}.facts")
+        verbs.append((verb, tuple(checks), effects))
+
+    steps = []
+    names = set(known_steps) | {r.name for r in rules.step_rules}
+    seen_steps: set[str] = set()
+    for i, rule in enumerate(rules.step_rules):
+        p = f"step_rules[{i}]"
+        c.name(rule.name, f"{p}.name")
+        if rule.name in seen_steps:
+            c.bad(f"{p}.name", f"step rule {rule.name!r} is declared twice")
+        seen_steps.add(rule.name)
+        if not (rule.after or rule.before):
+            c.bad(p, "say when it runs: after and/or before name the step rules it follows or precedes")
+        for fld in ("after", "before"):
+            for j, other in enumerate(getattr(rule, fld)):
+                if other not in names:
+                    close = schema._closest(other, names)
+                    hint = f" (did you mean {close!r}?)" if close else ""
+                    c.bad(f"{p}.{fld}[{j}]", f"unknown step rule {other!r}{hint}")
+        kind_table = world.npcs if rule.scope == "npc" else objects if rule.scope == "object" else None
+        if rule.types and kind_table is None:
+            c.bad(f"{p}.types", f"types narrow an npc or object scope, not {rule.scope!r}")
+        for j, t in enumerate(rule.types):
+            if kind_table is not None and t not in kind_table:
+                c.bad(f"{p}.types[{j}]", f"unknown {'NPC type' if rule.scope == 'npc' else 'object'} {t!r}")
+        for j, a in enumerate(rule.areas):
+            if a not in world.areas:
+                c.bad(f"{p}.areas[{j}]", f"unknown area {a!r}")
+        t = rule.trigger
+        tp = f"{p}.trigger"
+        if t.every is not None and not 1 <= t.every <= MAX_PERIOD:
+            c.bad(f"{tp}.every", f"must lie between 1 and {MAX_PERIOD}")
+        if t.offset and (t.every is None or not 0 <= t.offset < t.every):
+            c.bad(f"{tp}.offset", "needs every, and lies in 0..every-1")
+        if t.hours is not None:
+            c.hours(t.hours, f"{tp}.hours")
+        if t.chance is not None and not 0 <= t.chance <= 1:
+            c.bad(f"{tp}.chance", "must be a probability between 0 and 1")
+        if (t.event is not None or t.enter is not None) and rule.scope != "agent":
+            c.bad(tp, "event and enter triggers run for the agent the event is about: scope must be 'agent'")
+        if t.event is not None and t.enter is not None:
+            c.bad(tp, "give an event or enter, not both")
+        if t.match and t.event is None:
+            c.bad(f"{tp}.match", "match narrows an event trigger")
+        if t.event is not None:
+            c.name(t.event, f"{tp}.event")
+        for j, a in enumerate(t.enter or ()):
+            if a not in world.areas:
+                c.bad(f"{tp}.enter[{j}]", f"unknown area {a!r}")
+        bindings = {"agent": {}, "area": {}, "npc": {"npc": "npc"}, "object": {"object": "object"}}[rule.scope]
+        where = Where(bindings=dict(bindings), agent=rule.scope == "agent", event=t.event is not None, step=True)
+        becomes = c.condition(t.becomes, f"{tp}.becomes", where) if t.becomes is not None else None
+        when = c.condition(rule.when, f"{p}.when", where) if rule.when is not None else None
+        effects = c.effects(rule.effects, f"{p}.effects", where)
+        _check_facts(c, rule.facts, f"{p}.facts")
+        steps.append((rule, becomes, when, effects))
+
+    predicates = []
+    for i, pred in enumerate(rules.predicates):
+        p = f"predicates[{i}]"
+        c.name(pred.name, f"{p}.name")
+        for j, param in enumerate(pred.params):
+            c.name(param, f"{p}.params[{j}]")
+        where = Where(bindings=dict.fromkeys(pred.params, "any"), agent=True)
+        predicates.append((pred, c.condition(pred.check, f"{p}.check", where)))
+    if c.problems:
+        raise schema.FormatError(c.problems)
+    return Checked(rules, verbs, steps, predicates, c.quest_conditions)
+
+
+def _check_slot(c: Checker, slot: s.Slot, kind: str, path: str) -> None:
+    w = c.world
+    if slot.types:
+        table = w.npcs if slot.domain == "npc" else w.objects if kind == "object" else None
+        if table is None:
+            c.bad(f"{path}.types", f"types narrow an object or npc slot, not a {slot.domain} slot")
+        else:
+            for i, t in enumerate(slot.types):
+                if t not in table:
+                    c.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if slot.domain == 'npc' else 'object'} {t!r}")
+    if slot.categories and kind != "object":
+        c.bad(f"{path}.categories", "categories narrow an object slot")
+    from odyssey_env.quests.conditions import CATEGORIES
+
+    for i, cat in enumerate(slot.categories):
+        if cat not in CATEGORIES:
+            c.bad(f"{path}.categories[{i}]", f"unknown category {cat!r}")
+    if slot.hostile is not None and slot.domain != "npc":
+        c.bad(f"{path}.hostile", "hostile narrows an npc slot")
+    if slot.locked is not None and slot.domain != "exit":
+        c.bad(f"{path}.locked", "locked narrows an exit slot")
+    if slot.domain == "amount":
+        if not 1 <= slot.max <= MAX_AMOUNT_SLOT:
+            c.bad(f"{path}.max", f"must lie between 1 and {MAX_AMOUNT_SLOT}")
+    elif slot.max != 1:
+        c.bad(f"{path}.max", "max bounds an amount slot")
+    if slot.domain == "text":
+        if not slot.example or '"' in slot.example or len(slot.example) > 60:
+            c.bad(f"{path}.example", "a text slot lists one example text (1-60 characters, no double quote)")
+    elif slot.example:
+        c.bad(f"{path}.example", "example belongs to a text slot")
+
+
+def _check_facts(c: Checker, facts: tuple[s.FactSpec, ...], path: str) -> None:
+    for i, f in enumerate(facts):
+        if not f.distractors or f.answer in f.distractors:
+            c.bad(f"{path}[{i}].distractors", "give wrong answers, none equal to the answer")
+
+
+def check_rule_quests(game: Any, checked: Checked, file: str = "rules.json") -> list[Problem]:
+    """The quest-vocabulary conditions a rule file uses, checked once the game is assembled (they may name
+    the game's predicates)."""
+    from odyssey_env.quests.conditions import check_condition
+
+    out: list[Problem] = []
+    for cond, path in checked.quest_conditions:
+        out += check_condition(game, cond, file, path)
+    return out

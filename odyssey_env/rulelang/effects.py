@@ -1,0 +1,352 @@
+"""Effects of the rule language, compiled once into Python closures ``ctx -> None``.
+
+An effect never raises on a state it did not expect: it does what it can and no more (consume takes at
+most what is carried, a spawn stops at its ``max_alive``, a produce at its ``cap``, a move to an area that
+is gone does nothing), so a rule file that passed its checks cannot crash a step. Health set to zero by a
+rule is handled by the engine's ``death`` rule like any other; an NPC's health never drops below 1 here
+(an NPC is defeated in combat, which pays its rewards).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from odyssey_env.rulelang import spec as s
+from odyssey_env.rulelang.expr import carried_of, compile_condition, lying, lying_in, var_reader
+from odyssey_env.rulelang.runtime import (
+    MAX_TIMERS,
+    Ctx,
+    bindings_for_timer,
+    data,
+    getter,
+    read_var,
+    scope_key,
+    template,
+    type_getter,
+    value_of,
+    write_var,
+)
+from odyssey_env.steprules.living import is_world_area, move_npc, tell
+from odyssey_env.verbs.common import acquire
+from odyssey_env.world import add, carried_count, give, held_containers, make_objects, remove, take_carried, type_of
+from odyssey_env.worldgen import spawn_npc
+
+if TYPE_CHECKING:
+    from odyssey_env.state import Agent
+
+Effect = Callable[[Ctx], None]
+
+
+class Program:
+    """The compiled effects of one rule file, and the delayed ones by id (timers name them)."""
+
+    def __init__(self, vars: dict[str, s.Var]):
+        self.vars = vars
+        self.delayed: dict[str, list[Effect]] = {}
+
+    def block(self, ops: tuple[Any, ...], path: str) -> Effect:
+        parts = [self.effect(op, f"{path}[{i}]") for i, op in enumerate(ops)]
+        if not parts:
+            return lambda ctx: None
+        if len(parts) == 1:
+            return parts[0]
+
+        def run(ctx: Ctx) -> None:
+            for p in parts:
+                p(ctx)
+
+        return run
+
+    def effect(self, op: Any, path: str) -> Effect:
+        vars = self.vars
+        fill = var_reader(vars)
+        if isinstance(op, s.Consume):
+            ref, n = op.consume, op.count
+            return lambda ctx: _consume(ctx, ref, n)
+        if isinstance(op, s.Produce):
+            kind, n, cap = type_getter(op.produce), op.count, op.cap
+            return lambda ctx: _produce(ctx, kind(ctx), n, cap)
+        if isinstance(op, s.Transform):
+            src, dst = op.transform, type_getter(op.into)
+
+            def transform(ctx: Ctx) -> None:
+                if _consume(ctx, src, 1):
+                    _produce(ctx, dst(ctx), 1, None)
+
+            return transform
+        if isinstance(op, s.Place):
+            kind, n, cap, area = type_getter(op.place), op.count, op.cap, getter(op.area)
+            return lambda ctx: _place(ctx, kind(ctx), n, cap, area(ctx))
+        if isinstance(op, s.Remove):
+            kind, n, area = getter(op.remove), op.count, getter(op.area)
+            return lambda ctx: _remove(ctx, kind(ctx), n, area(ctx))
+        if isinstance(op, s.MoveAgent):
+            to = getter(op.move_agent)
+            return lambda ctx: _move_agent(ctx, to(ctx))
+        if isinstance(op, s.MoveNpc):
+            who, to = getter(op.move_npc), getter(op.to)
+            return lambda ctx: _move_npc(ctx, who(ctx), to(ctx))
+        if isinstance(op, s.ChangeStat):
+            stat, by = op.change, op.by
+            if op.npc is None:
+                return lambda ctx: _agent_stat(ctx.agent, stat, by)
+            who = getter(op.npc)
+            return lambda ctx: _npc_stat(ctx, who(ctx), stat, by)
+        if isinstance(op, s.Coins):
+            n = op.coins
+            return lambda ctx: _coins(ctx, n)
+        if isinstance(op, s.SpawnNpc):
+            kind, cap, area, key = op.spawn_npc, op.max_alive, getter(op.area), path
+            return lambda ctx: _spawn(ctx, kind, cap, area(ctx), key)
+        if isinstance(op, s.RemoveNpc):
+            who = getter(op.remove_npc)
+            return lambda ctx: _remove_npc(ctx, who(ctx))
+        if isinstance(op, s.OpenExit | s.LockExit):
+            other, locked = getter(getattr(op, s.tag(type(op)))), isinstance(op, s.LockExit)
+            key = op.key if isinstance(op, s.LockExit) else None
+            return lambda ctx: _exit(ctx, other(ctx), locked, key)
+        if isinstance(op, s.SetFlag):
+            var, value = vars[op.set_flag], op.value
+            return lambda ctx: write_var(ctx.engine, var.name, scope_key(var.scope, ctx), value)
+        if isinstance(op, s.AddCounter | s.SetCounter):
+            var, value, adding = vars[getattr(op, s.tag(type(op)))], op.value, isinstance(op, s.AddCounter)
+
+            def count(ctx: Ctx) -> None:
+                key = scope_key(var.scope, ctx)
+                now = read_var(ctx.engine, var.name, key, var.initial) if adding else 0
+                write_var(ctx.engine, var.name, key, max(0, min(var.max, now + value)))
+
+            return count
+        if isinstance(op, s.Remember):
+            var, value = vars[op.remember], value_of(op.value, fill)
+
+            def remember(ctx: Ctx) -> None:
+                key = scope_key(var.scope, ctx)
+                held = read_var(ctx.engine, var.name, key, None)
+                item = value(ctx)
+                if held is None:
+                    write_var(ctx.engine, var.name, key, [item])
+                elif item not in held and len(held) < var.max:
+                    held.append(item)
+
+            return remember
+        if isinstance(op, s.After):
+            self.delayed[path] = [self.block(op.do, f"{path}.do")]
+            delay, ident = op.after, path
+
+            def later(ctx: Ctx) -> None:
+                timers = data(ctx.engine)["timers"]
+                if len(timers) < MAX_TIMERS:
+                    who = ctx.agent.id if ctx.agent is not None else None
+                    timers.append([ctx.engine.state.step + delay, ident, who, ctx.here, bindings_for_timer(ctx)])
+
+            return later
+        if isinstance(op, s.Emit):
+            kind = op.emit
+            fields = [(k, template(v, fill)) for k, v in op.data.items()]
+            return lambda ctx: ctx.engine.emit(
+                kind, ctx.agent.id if ctx.agent is not None else None, **{k: f(ctx) for k, f in fields}
+            )
+        if isinstance(op, s.Say):
+            text = template(op.say, fill)
+
+            def say(ctx: Ctx) -> None:
+                if ctx.agent is not None:
+                    ctx.engine.say(ctx.agent.id, text(ctx))
+                else:
+                    tell(ctx.engine, ctx.here, text(ctx))
+
+            return say
+        if isinstance(op, s.Tell):
+            text = template(op.tell, fill)
+            return lambda ctx: tell(ctx.engine, ctx.here, text(ctx))
+        if isinstance(op, s.If):
+            test = compile_condition(op.if_, vars)
+            then, otherwise = self.block(op.then, f"{path}.then"), self.block(op.otherwise, f"{path}.else")
+            return lambda ctx: then(ctx) if test(ctx) else otherwise(ctx)
+        raise TypeError(f"rulelang: no effect for {type(op).__name__}")  # pragma: no cover
+
+
+# ---------------------------------------------------------------------------- objects
+def _carried_handle(ctx: Ctx, ref: str) -> str | None:
+    """The handle a consume takes: a slot's own handle, else the type (stackable) or its first carried instance."""
+    agent = ctx.agent
+    engine = ctx.engine
+    value = getter(ref)(ctx) if ref.startswith("$") else ref
+    if not isinstance(value, str) or agent is None:
+        return None
+    game, state = engine.game, engine.state
+    if value in state.instances or value not in game.objects or not game.objects[value].instanced:
+        return value
+    for h in agent.hands:
+        if type_of(state, h) == value:
+            return h
+    for c in held_containers(game, state, agent):
+        for h in state.instances[c].contents:
+            if type_of(state, h) == value:
+                return h
+    return None
+
+
+def _consume(ctx: Ctx, ref: str, n: int) -> int:
+    handle = _carried_handle(ctx, ref)
+    if handle is None or ctx.agent is None:
+        return 0
+    engine = ctx.engine
+    game, state = engine.game, engine.state
+    k = min(n, carried_count(game, state, ctx.agent, handle))
+    if not k:
+        return 0
+    take_carried(game, state, ctx.agent, handle, k)
+    if handle in state.instances and not carried_count(game, state, ctx.agent, handle):
+        del state.instances[handle]  # a named thing used up is gone from the world (its handle is never reused)
+    return k
+
+
+def _produce(ctx: Ctx, kind: str | None, n: int, cap: int | None) -> None:
+    agent, engine = ctx.agent, ctx.engine
+    if agent is None or kind is None or kind not in engine.game.objects:
+        return
+    if cap is not None:
+        n = min(n, cap - carried_of(ctx, kind) - lying(ctx, kind))
+    if n <= 0:
+        return
+    game, state = engine.game, engine.state
+    for handle, k in make_objects(game, state, kind, n):
+        if give(game, state, agent, handle, k) == "in my hands" and ctx.turn is not None:
+            acquire(ctx.turn, handle, k, how="received")
+
+
+def _place(ctx: Ctx, kind: str | None, n: int, cap: int, area_name: Any) -> None:
+    engine = ctx.engine
+    area = engine.state.areas.get(area_name) if isinstance(area_name, str) else None
+    if area is None or kind is None or kind not in engine.game.objects:
+        return
+    n = min(n, cap - lying_in(engine, area, kind))
+    for handle, k in make_objects(engine.game, engine.state, kind, max(0, n)):
+        add(area.objects, handle, k)
+
+
+def _remove(ctx: Ctx, kind: Any, n: int, area_name: Any) -> None:
+    state = ctx.engine.state
+    area = state.areas.get(area_name) if isinstance(area_name, str) else None
+    if area is None or not isinstance(kind, str):
+        return
+    if kind in area.objects:
+        k = min(n, area.objects[kind])
+        remove(area.objects, kind, k)
+        if kind in state.instances and kind not in area.objects:
+            del state.instances[kind]
+        return
+    for h in [h for h in area.objects if type_of(state, h) == kind][:n]:
+        remove(area.objects, h)
+        state.instances.pop(h, None)
+
+
+# ---------------------------------------------------------------------------- moving
+def _move_agent(ctx: Ctx, to: Any) -> None:
+    agent, engine = ctx.agent, ctx.engine
+    state = engine.state
+    area = state.areas.get(to) if isinstance(to, str) else None
+    if agent is None or area is None or area.name == agent.area or not is_world_area(area) or agent.in_tutorial:
+        return
+    for npc in state.npcs.values():
+        if npc.engaged == agent.id:
+            npc.engaged = None
+            npc.stance_index = 0
+    agent.combat = None
+    agent.area = area.name
+    ctx.here = area.name
+    engine.emit("area_entered", agent.id, area=area.name, first=engine.first(agent, "visited", area.name))
+
+
+def _move_npc(ctx: Ctx, handle: Any, to: Any) -> None:
+    state = ctx.engine.state
+    npc = state.npcs.get(handle) if isinstance(handle, str) else None
+    area = state.areas.get(to) if isinstance(to, str) else None
+    if npc is None or area is None or npc.area == area.name or npc.engaged is not None or not is_world_area(area):
+        return
+    if not is_world_area(state.areas[npc.area]):
+        return
+    move_npc(ctx.engine, npc, area.name)
+
+
+# ---------------------------------------------------------------------------- numbers
+def _agent_stat(agent: Agent | None, stat: str, by: int) -> None:
+    if agent is None:
+        return
+    if stat == "hp":
+        agent.hp = min(agent.max_hp, agent.hp + by)
+    elif stat == "max_hp":
+        agent.max_hp = max(1, agent.max_hp + by)
+        agent.hp = min(agent.hp, agent.max_hp)
+    elif stat == "attack":
+        agent.base_attack = max(0, agent.base_attack + by)
+    elif stat == "xp":
+        agent.xp = max(0, agent.xp + by)
+
+
+def _npc_stat(ctx: Ctx, handle: Any, stat: str, by: int) -> None:
+    npc = ctx.engine.state.npcs.get(handle) if isinstance(handle, str) else None
+    if npc is None:
+        return
+    if stat == "hp":
+        npc.hp = max(1, min(npc.max_hp, npc.hp + by))
+    elif stat == "attack":
+        npc.attack = max(0, npc.attack + by)
+    elif stat == "defense":
+        npc.defense = max(0, npc.defense + by)
+
+
+def _coins(ctx: Ctx, n: int) -> None:
+    currency = ctx.engine.game.currency
+    if currency is None or ctx.agent is None:
+        return
+    if n > 0:
+        _produce(ctx, currency, n, None)
+    else:
+        _consume(ctx, currency, -n)
+
+
+# ---------------------------------------------------------------------------- NPCs and ways
+def _spawn(ctx: Ctx, kind: str, cap: int, area_name: Any, key: str) -> None:
+    engine = ctx.engine
+    state, game = engine.state, engine.game
+    area = state.areas.get(area_name) if isinstance(area_name, str) else None
+    if area is None or not is_world_area(area):
+        return
+    t = game.npcs[kind]
+    if t.unique and kind in state.npcs:
+        return
+    spawned = data(engine)["spawned"]
+    alive = [h for h in spawned.get(key, ()) if h in state.npcs]
+    if len(alive) >= cap:
+        spawned[key] = alive
+        return
+    npc = spawn_npc(game, state, t, area.name, origin="spawn")
+    spawned[key] = [*alive, npc.handle]
+
+
+def _remove_npc(ctx: Ctx, handle: Any) -> None:
+    state = ctx.engine.state
+    npc = state.npcs.get(handle) if isinstance(handle, str) else None
+    if npc is None or npc.origin in ("quest", "tutorial"):
+        return  # the story's and the lesson's NPCs are not the rules' to take
+    fighting = state.agents.get(npc.engaged) if npc.engaged is not None else None
+    if fighting is not None and fighting.combat == npc.handle:
+        fighting.combat = None
+    state.areas[npc.area].npcs.remove(npc.handle)
+    del state.npcs[npc.handle]
+
+
+def _exit(ctx: Ctx, other: Any, locked: bool, key: str | None) -> None:
+    areas = ctx.engine.state.areas
+    here = areas.get(ctx.here)
+    there = areas.get(other) if isinstance(other, str) else None
+    if here is None or there is None or other not in here.exits or ctx.here not in there.exits:
+        return
+    for way in (here.exits[other], there.exits[ctx.here]):
+        way.locked = locked
+        if locked and key is not None:
+            way.key = key

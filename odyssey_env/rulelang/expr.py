@@ -1,0 +1,285 @@
+"""Conditions of the rule language, compiled once into Python closures.
+
+Each checked condition (:mod:`odyssey_env.rulelang.spec`) becomes a function ``ctx -> bool``: no JSON is
+looked at while playing, which keeps an interpreted rule about as fast as the same rule written in Python.
+Besides the test, each condition says what it reads (:func:`reads`, the listing cache's ``depends_on``) and,
+when false, what an agent could bring about to make it true (:func:`hint`, the oracle's ``needs``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Any
+
+from odyssey_env.quests import hints
+from odyssey_env.rulelang import spec as s
+from odyssey_env.rulelang.runtime import Ctx, getter, read_var, scope_key, type_getter, value_of
+from odyssey_env.world import carried_count, held_containers, type_of
+
+if TYPE_CHECKING:
+    from odyssey_env.quests.spec import Condition
+
+Test = Callable[[Ctx], bool]
+
+
+def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
+    """The test of one checked condition."""
+    if isinstance(op, s.AllOf):
+        parts = [compile_condition(c, vars) for c in op.all_of]
+        return lambda ctx: all(p(ctx) for p in parts)
+    if isinstance(op, s.AnyOf):
+        parts = [compile_condition(c, vars) for c in op.any_of]
+        return lambda ctx: any(p(ctx) for p in parts)
+    if isinstance(op, s.NoneOf):
+        parts = [compile_condition(c, vars) for c in op.none_of]
+        return lambda ctx: not any(p(ctx) for p in parts)
+    if isinstance(op, s.Has):
+        obj, n = type_getter(op.has), op.count
+        return lambda ctx: carried_of(ctx, obj(ctx)) >= n
+    if isinstance(op, s.Holds):
+        obj = type_getter(op.holds)
+        return lambda ctx: _holds(ctx, obj(ctx))
+    if isinstance(op, s.Wears):
+        obj = type_getter(op.wears)
+        return lambda ctx: _wears(ctx, obj(ctx))
+    if isinstance(op, s.LiesHere):
+        obj, n = type_getter(op.lies_here), op.count
+        return lambda ctx: lying(ctx, obj(ctx)) >= n
+    if isinstance(op, s.NpcHere):
+        kind, hostile = op.npc_here, op.hostile
+        return lambda ctx: _npc_here(ctx, kind, hostile)
+    if isinstance(op, s.InArea):
+        areas = [getter(a) for a in op.in_area]
+        return lambda ctx: any(ctx.here == a(ctx) for a in areas)
+    if isinstance(op, s.InPlace):
+        places = frozenset(op.in_place)
+        return lambda ctx: (a := ctx.engine.state.areas.get(ctx.here)) is not None and a.place in places
+    if isinstance(op, s.Hour):
+        lo, hi = op.hour
+        return lambda ctx: _in_hours(ctx.engine.state.minute, lo, hi)
+    if isinstance(op, s.StatIs):
+        read = _stat(op.stat)
+        return _between(read, op.at_least, op.below)
+    if isinstance(op, s.CounterIs):
+        var = vars[op.counter]
+        return _between(_var(var), op.at_least, op.below)
+    if isinstance(op, s.Flag):
+        return _var(vars[op.flag])  # type: ignore[return-value]
+    if isinstance(op, s.InSet):
+        var, value = vars[op.in_set], value_of(op.value, lambda name: _var(vars[name]))
+        read = _var(var)
+        return lambda ctx: value(ctx) in read(ctx)
+    if isinstance(op, s.Same):
+        a, b = (value_of(v, lambda n: _var(vars[n])) for v in op.same)
+        return lambda ctx: a(ctx) == b(ctx)
+    if isinstance(op, s.InCombat):
+        want = op.in_combat
+        return lambda ctx: (_fighting(ctx) is not None) == want
+    if isinstance(op, s.ExitLocked):
+        other = getter(op.exit_locked)
+        return lambda ctx: _locked(ctx, other(ctx))
+    if isinstance(op, s.Quest):
+        from odyssey_env.quests.conditions import holds
+
+        cond = op.quest
+        return lambda ctx: ctx.agent is not None and holds(ctx.engine, ctx.agent, cond)
+    raise TypeError(f"rulelang: no test for {type(op).__name__}")  # pragma: no cover - checks cover every kind
+
+
+# ---------------------------------------------------------------------------- readers shared with effects
+def carried_of(ctx: Ctx, kind: str | None) -> int:
+    """Units of an object type in the agent's hands and held containers (what consume takes from)."""
+    agent = ctx.agent
+    if agent is None or kind is None:
+        return 0
+    engine = ctx.engine
+    state, game = engine.state, engine.game
+    if kind in game.objects and game.objects[kind].instanced:
+        n = sum(1 for h in agent.hands if type_of(state, h) == kind)
+        for c in held_containers(game, state, agent):
+            n += sum(1 for h in state.instances[c].contents if type_of(state, h) == kind)
+        return n
+    return carried_count(game, state, agent, kind)
+
+
+def lying(ctx: Ctx, kind: str | None) -> int:
+    area = ctx.engine.state.areas.get(ctx.here)
+    if area is None or kind is None:
+        return 0
+    return lying_in(ctx.engine, area, kind)
+
+
+def lying_in(engine: Any, area: Any, kind: str) -> int:
+    """Units of an object type (or of one named thing) on the ground of ``area``."""
+    t = engine.game.objects.get(kind)
+    if t is None or not t.instanced:
+        return area.objects.get(kind, 0)
+    state = engine.state
+    return sum(1 for h in area.objects if type_of(state, h) == kind)
+
+
+def _holds(ctx: Ctx, kind: str | None) -> bool:
+    agent = ctx.agent
+    if agent is None:
+        return False
+    state = ctx.engine.state
+    return any(h == kind or type_of(state, h) == kind for h in agent.hands)
+
+
+def _wears(ctx: Ctx, kind: str | None) -> bool:
+    agent = ctx.agent
+    if agent is None:
+        return False
+    state = ctx.engine.state
+    return any(h == kind or type_of(state, h) == kind for h in agent.equipment.values())
+
+
+def _npc_here(ctx: Ctx, kind: str, hostile: bool | None) -> bool:
+    engine = ctx.engine
+    area = engine.state.areas.get(ctx.here)
+    if area is None:
+        return False
+    npcs, types = engine.state.npcs, engine.game.npcs
+    for h in area.npcs:
+        t = npcs[h].type
+        if (kind == "*" or t == kind) and (hostile is None or types[t].hostile == hostile):
+            return True
+    return False
+
+
+def _in_hours(minute: int, lo: int, hi: int) -> bool:
+    hour = (minute // 60) % 24
+    return lo <= hour < hi if lo < hi else hour >= lo or hour < hi
+
+
+def _fighting(ctx: Ctx) -> str | None:
+    agent = ctx.agent
+    if agent is None or agent.combat is None:
+        return None
+    state = ctx.engine.state
+    for h in state.areas[agent.area].npcs:
+        if state.npcs[h].engaged == agent.id:
+            return h
+    return None
+
+
+def _locked(ctx: Ctx, other: Any) -> bool:
+    area = ctx.engine.state.areas.get(ctx.here)
+    way = area.exits.get(other) if area is not None and isinstance(other, str) else None
+    return way is not None and way.locked
+
+
+def _stat(name: str) -> Callable[[Ctx], int]:
+    if name == "coins":
+
+        def coins(ctx: Ctx) -> int:
+            currency = ctx.engine.game.currency
+            return carried_of(ctx, currency) if currency else 0
+
+        return coins
+    attr = {"attack": "attack", "defense": "defense"}.get(name, name)
+    return lambda ctx: getattr(ctx.agent, attr) if ctx.agent is not None else 0
+
+
+def _var(var: s.Var) -> Callable[[Ctx], Any]:
+    name, scope = var.name, var.scope
+    default: Any = {"flag": False, "counter": var.initial, "set": ()}[var.kind]
+    return lambda ctx: read_var(ctx.engine, name, scope_key(scope, ctx), default)
+
+
+def var_reader(vars: dict[str, s.Var]) -> Callable[[str], Callable[[Ctx], Any]]:
+    return lambda name: _var(vars[name])
+
+
+def _between(read: Callable[[Ctx], int], lo: int | None, hi: int | None) -> Test:
+    if lo is not None and hi is not None:
+        return lambda ctx: lo <= read(ctx) < hi
+    if lo is not None:
+        return lambda ctx: read(ctx) >= lo
+    return lambda ctx: read(ctx) < hi  # type: ignore[operator]
+
+
+# ---------------------------------------------------------------------------- what a condition reads
+def reads(op: Any) -> set[str] | None:
+    """The listing dependencies (:data:`odyssey_env.rules.DEPENDENCIES`) a condition reads, or None when it
+    reads something no dependency covers (variables, the quest's state): such a verb is listed afresh."""
+    if isinstance(op, s.AllOf | s.AnyOf | s.NoneOf):
+        out: set[str] = set()
+        for c in getattr(op, s.tag(type(op))):
+            sub = reads(c)
+            if sub is None:
+                return None
+            out |= sub
+        return out
+    table: dict[type, set[str]] = {
+        s.Has: {"hands", "containers"},
+        s.Holds: {"hands"},
+        s.Wears: {"worn"},
+        s.LiesHere: {"ground", "place"},
+        s.NpcHere: {"npcs", "place"},
+        s.InArea: {"place"},
+        s.InPlace: {"place"},
+        s.Hour: {"time"},
+        s.Same: set(),
+        s.InCombat: {"combat", "npcs"},
+        s.ExitLocked: {"exits", "place"},
+    }
+    if isinstance(op, s.StatIs):
+        return {"purse"} if op.stat == "coins" else {"body"}
+    if isinstance(op, s.Same) and any(v.startswith("$event") or "{" in v for v in op.same):
+        return None
+    return table.get(type(op))
+
+
+# ---------------------------------------------------------------------------- what an agent could do about it
+def hint(op: Any, ctx: Ctx, vars: dict[str, s.Var]) -> Condition | None:
+    """A quest-vocabulary condition that would make a false ``op`` true and that a planner can bring
+    about (carry this, stand there), or None when there is none to give."""
+    if isinstance(op, s.AllOf):
+        for c in op.all_of:
+            if not compile_condition(c, vars)(ctx):
+                return hint(c, ctx, vars)
+        return None
+    if isinstance(op, s.AnyOf):
+        for c in op.any_of:
+            h = hint(c, ctx, vars)
+            if h is not None:
+                return h
+        return None
+    if isinstance(op, s.Has | s.Holds | s.Wears):
+        kind = type_getter(getattr(op, s.tag(type(op))))(ctx)
+        if kind is None or kind not in ctx.engine.game.objects:
+            return None
+        return hints.has(kind, op.count if isinstance(op, s.Has) else 1)
+    if isinstance(op, s.InArea):
+        for a in op.in_area:
+            area = getter(a)(ctx)
+            if isinstance(area, str) and area in ctx.engine.state.areas:
+                return hints.in_area(area)
+        return None
+    if isinstance(op, s.Quest):
+        from odyssey_env.quests.conditions import VOCABULARY
+
+        return op.quest if VOCABULARY[op.quest.type].family in ("state", "combinator") else None
+    return None
+
+
+def mentions(op: Any, names: Iterable[str]) -> bool:
+    """Whether a condition refers to any of ``names`` (as ``$name`` or ``{name}``), at any depth."""
+    wanted = tuple(names)
+    if not wanted:
+        return False
+
+    def walk(value: Any) -> bool:
+        if isinstance(value, str):
+            return any(value.startswith(f"${n}") or f"{{{n}}}" in value for n in wanted)
+        if isinstance(value, tuple | list):
+            return any(walk(v) for v in value)
+        if isinstance(value, dict):
+            return any(walk(v) for v in value.values())
+        if dataclasses.is_dataclass(value):
+            return any(walk(getattr(value, f.name)) for f in dataclasses.fields(value))
+        return False
+
+    return walk(op)

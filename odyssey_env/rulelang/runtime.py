@@ -1,0 +1,164 @@
+"""What interpreted rules read and keep while an episode runs: the context of one firing, the variables,
+the delayed effects, and the templates.
+
+Compiled rules hold no episode state; everything they keep lives in ``state.rule_data["rulelang"]``
+(JSON-ready, so saving, loading and determinism across processes need nothing new):
+
+* ``vars``: variable -> scope key (``"*"``, an agent id, an area name) -> value (bool, int, or a list for a set);
+* ``timers``: ``[due step, timer id, agent id or null, area, bindings]`` of delayed effects, oldest first;
+* ``spawned``: spawn effect id -> handles of the NPCs it made that may still live;
+* ``was``: step rule -> scope keys for which its ``becomes`` condition held last step.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from odyssey_env.world import type_of
+
+if TYPE_CHECKING:
+    from odyssey_env.engine import Engine
+    from odyssey_env.state import Agent
+
+KEY = "rulelang"
+#: Delayed effects waiting at once (a new one past this is dropped, deterministically).
+MAX_TIMERS = 256
+_TEMPLATE = re.compile(r"\{([^{}]*)\}")
+
+
+class Ctx:
+    """One firing of a rule: who acts (``agent``, may be None in a step rule about areas or NPCs), where
+    (``here``), and what it is about (``b``: slot values, ``npc``, ``object``, ``event``)."""
+
+    __slots__ = ("agent", "b", "engine", "here", "turn")
+
+    def __init__(self, engine: Engine, agent: Agent | None, here: str, b: dict[str, Any], turn: Any = None):
+        self.engine = engine
+        self.agent = agent
+        self.here = here
+        self.b = b
+        self.turn = turn
+
+
+def data(engine: Engine) -> dict[str, Any]:
+    """The language's memory in this episode (made on first use: a loaded state brings its own)."""
+    rd = engine.state.rule_data
+    mine = rd.get(KEY)
+    if mine is None:
+        mine = rd[KEY] = {"vars": {}, "timers": [], "spawned": {}, "was": {}}
+    return mine
+
+
+# ---------------------------------------------------------------------------- references
+Getter = Callable[[Ctx], Any]
+
+
+def getter(ref: str) -> Getter:
+    """A function reading the value ``ref`` names: a literal, ``$here``, ``$<binding>``, ``$event.<field>``."""
+    if not ref.startswith("$"):
+        return lambda ctx: ref
+    name = ref[1:]
+    if name == "here":
+        return lambda ctx: ctx.here
+    if name.startswith("event."):
+        field = name[6:]
+        return lambda ctx: ctx.b["event"].get(field)
+    return lambda ctx: ctx.b.get(name)
+
+
+def type_getter(ref: str) -> Getter:
+    """Like :func:`getter` for an object: the object *type* (a slot holds a handle such as ``bag_0``)."""
+    if not ref.startswith("$"):
+        return lambda ctx: ref
+    raw = getter(ref)
+
+    def read(ctx: Ctx) -> Any:
+        value = raw(ctx)
+        if not isinstance(value, str):
+            return None
+        return type_of(ctx.engine.state, value)
+
+    return read
+
+
+# ---------------------------------------------------------------------------- templates
+def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], str]:
+    """A function filling ``text``'s ``{...}`` from a context (names were checked at load time)."""
+    parts: list[str | Getter] = []
+    pos = 0
+    for m in _TEMPLATE.finditer(text):
+        if m.start() > pos:
+            parts.append(text[pos : m.start()])
+        name = m.group(1)
+        if name == "step":
+            parts.append(lambda ctx: ctx.engine.state.step)
+        elif name.startswith("var."):
+            parts.append(var_reader(name[4:]))
+        else:
+            parts.append(getter("$" + name))
+        pos = m.end()
+    if pos < len(text):
+        parts.append(text[pos:])
+    if not any(callable(p) for p in parts):
+        return lambda ctx: text
+    if len(parts) == 1:
+        only = parts[0]
+        return lambda ctx: _text(only(ctx))  # type: ignore[operator]
+
+    def fill(ctx: Ctx) -> str:
+        return "".join(p if type(p) is str else _text(p(ctx)) for p in parts)  # type: ignore[operator]
+
+    return fill
+
+
+def _text(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int | str):
+        return str(value)
+    return str(value)[:200]
+
+
+def value_of(text: str, var_reader: Callable[[str], Getter]) -> Getter:
+    """A value written as a ``$reference`` or as a template (sets, ``same``)."""
+    return getter(text) if text.startswith("$") else template(text, var_reader)
+
+
+# ---------------------------------------------------------------------------- variables
+def scope_key(scope: str, ctx: Ctx) -> str | None:
+    if scope == "global":
+        return "*"
+    if scope == "area":
+        return ctx.here
+    return ctx.agent.id if ctx.agent is not None else None
+
+
+def read_var(engine: Engine, name: str, key: str | None, default: Any) -> Any:
+    if key is None:
+        return default
+    mine = engine.state.rule_data.get(KEY)  # never made here: listing valid actions must change nothing
+    table = mine["vars"].get(name) if mine is not None else None
+    if table is None:
+        return default
+    return table.get(key, default)
+
+
+def write_var(engine: Engine, name: str, key: str | None, value: Any) -> None:
+    if key is None:
+        return
+    data(engine)["vars"].setdefault(name, {})[key] = value
+
+
+def bindings_for_timer(ctx: Ctx) -> dict[str, Any]:
+    """What a delayed effect keeps of its context: plain values only (an event's scalar fields)."""
+    out: dict[str, Any] = {}
+    for k, v in ctx.b.items():
+        if k == "event":
+            out[k] = {f: x for f, x in v.items() if isinstance(x, str | int | float | bool) or x is None}
+        elif isinstance(v, str | int | float | bool) or v is None:
+            out[k] = v
+    return out

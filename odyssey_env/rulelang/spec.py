@@ -1,0 +1,585 @@
+"""The rule language's format (``rules.json``): typed, frozen dataclasses, like ``world.json``'s.
+
+A rule file declares **verbs** (a command pattern with typed slots, preconditions each with its failure
+message, effects, the line said), **step rules** (a trigger, a scope, a condition, effects), **variables**
+(flags, counters and sets the rules keep, each with its bound) and **predicates** the quest may name.
+
+Conditions and effects are small JSON objects told apart by one key (``{"has": "rope", "count": 2}``,
+``{"consume": "rope"}``): each kind is one dataclass below, its *tag* its first field. The file level is
+loaded by :func:`odyssey_env.schema.load`; :mod:`odyssey_env.rulelang.checks` then reads each condition
+and effect by its tag, so an error names the field (``rules.json: verbs[0].requires[1].check.has: unknown
+object 'rop'``). :func:`json_schema` exports the whole format for editors and generator prompts.
+
+Values that name things are strings: a literal name (``"rope"``, ``"old_mill"``) or a reference to what
+the rule is about: ``$here`` (the area), ``$<slot>`` (a verb's argument), ``$npc`` / ``$object`` (a step
+rule's scope), ``$event.<field>`` (the triggering event), ``$<param>`` (a predicate's argument).
+Texts are templates: ``{<slot>}``, ``{here}``, ``{npc}``, ``{object}``, ``{step}``, ``{event.<field>}``
+and ``{var.<name>}`` are replaced; nothing else is (no attribute access, no code).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from odyssey_env import schema
+
+FORMAT = 1
+
+Stat = Literal["hp", "max_hp", "attack", "defense", "xp", "level", "coins"]
+#: Stats an effect may change on the agent (attack is its base attack; defense follows worn armor) or an NPC.
+AgentStat = Literal["hp", "max_hp", "attack", "xp"]
+NpcStat = Literal["hp", "attack", "defense"]
+Domain = Literal["held", "carried", "worn", "ground", "near", "npc", "exit", "area", "amount", "text"]
+Scope = Literal["agent", "area", "npc", "object"]
+VarKind = Literal["flag", "counter", "set"]
+VarScope = Literal["global", "agent", "area"]
+
+
+# ============================================================================ conditions
+@dataclass(frozen=True)
+class AllOf:
+    """Every condition holds."""
+
+    all_of: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class AnyOf:
+    """At least one condition holds."""
+
+    any_of: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class NoneOf:
+    """No condition holds (``{"none_of": [c]}`` is "not c")."""
+
+    none_of: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Has:
+    """The agent carries (hands, held bags, pack) at least ``count`` of an object."""
+
+    has: str
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Holds:
+    """The agent holds an object in its hands."""
+
+    holds: str
+
+
+@dataclass(frozen=True)
+class Wears:
+    """The agent wears an object."""
+
+    wears: str
+
+
+@dataclass(frozen=True)
+class LiesHere:
+    """At least ``count`` of an object lie on the ground of the area."""
+
+    lies_here: str
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class NpcHere:
+    """An NPC of a type (``"*"``: any) stands in the area; ``hostile`` narrows to enemies or to the peaceful."""
+
+    npc_here: str
+    hostile: bool | None = None
+
+
+@dataclass(frozen=True)
+class InArea:
+    """The area is one of these."""
+
+    in_area: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InPlace:
+    """The area belongs to one of these places."""
+
+    in_place: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Hour:
+    """The hour of the day is in ``[from, to)`` (wrapping past midnight when ``from > to``)."""
+
+    hour: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class StatIs:
+    """One of the agent's numbers is at least ``at_least`` and below ``below`` (either may be left out)."""
+
+    stat: Stat
+    at_least: int | None = None
+    below: int | None = None
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A flag variable is set."""
+
+    flag: str
+
+
+@dataclass(frozen=True)
+class CounterIs:
+    """A counter variable is at least ``at_least`` and below ``below``."""
+
+    counter: str
+    at_least: int | None = None
+    below: int | None = None
+
+
+@dataclass(frozen=True)
+class InSet:
+    """A set variable holds a value (a template)."""
+
+    in_set: str
+    value: str
+
+
+@dataclass(frozen=True)
+class Same:
+    """Two values (references or templates) are equal."""
+
+    same: tuple[str, str]
+
+
+@dataclass(frozen=True)
+class InCombat:
+    """The agent is (true) or is not (false) fighting an enemy here."""
+
+    in_combat: bool
+
+
+@dataclass(frozen=True)
+class ExitLocked:
+    """The way from the area to a neighbouring one is locked."""
+
+    exit_locked: str
+
+
+@dataclass(frozen=True)
+class Quest:
+    """A condition of the quest vocabulary (docs/quests.md), as quest.json writes it."""
+
+    quest: dict[str, Any]
+
+
+CONDITIONS: tuple[type, ...] = (
+    AllOf,
+    AnyOf,
+    NoneOf,
+    Has,
+    Holds,
+    Wears,
+    LiesHere,
+    NpcHere,
+    InArea,
+    InPlace,
+    Hour,
+    StatIs,
+    Flag,
+    CounterIs,
+    InSet,
+    Same,
+    InCombat,
+    ExitLocked,
+    Quest,
+)
+
+
+# ============================================================================ effects
+@dataclass(frozen=True)
+class Consume:
+    """Take ``count`` of an object from what the agent carries (a precondition should make sure it does)."""
+
+    consume: str
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Produce:
+    """Give the agent ``count`` of an object (to its hands, or the ground when they are full), never past
+    ``cap`` carried and lying here together."""
+
+    produce: str
+    cap: int
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class Transform:
+    """Turn one carried object into another, one for one."""
+
+    transform: str
+    into: str
+
+
+@dataclass(frozen=True)
+class Place:
+    """Put ``count`` of an object on the ground of an area (default: here), never past ``cap`` lying there."""
+
+    place: str
+    cap: int
+    count: int = 1
+    area: str = "$here"
+
+
+@dataclass(frozen=True)
+class Remove:
+    """Take up to ``count`` of an object off the ground of an area (default: here)."""
+
+    remove: str
+    count: int = 1
+    area: str = "$here"
+
+
+@dataclass(frozen=True)
+class MoveAgent:
+    """Move the agent to an area (it arrives as if it had walked in: the arrival counts as entering)."""
+
+    move_agent: str
+
+
+@dataclass(frozen=True)
+class MoveNpc:
+    """Move an NPC to an area."""
+
+    move_npc: str
+    to: str
+
+
+@dataclass(frozen=True)
+class ChangeStat:
+    """Add to one of the agent's numbers (health stays within 0..max_hp), or an NPC's when ``npc`` is given."""
+
+    change: AgentStat | NpcStat
+    by: int
+    npc: str | None = None
+
+
+@dataclass(frozen=True)
+class Coins:
+    """Give (positive) or take (negative, at most what it carries) coins of the game's currency."""
+
+    coins: int
+
+
+@dataclass(frozen=True)
+class SpawnNpc:
+    """Put a new NPC of a type in an area (default: here); at most ``max_alive`` from this effect live at once."""
+
+    spawn_npc: str
+    max_alive: int
+    area: str = "$here"
+
+
+@dataclass(frozen=True)
+class RemoveNpc:
+    """Take an NPC out of the world (it leaves; it is not defeated)."""
+
+    remove_npc: str
+
+
+@dataclass(frozen=True)
+class OpenExit:
+    """Unlock the way between the area and a neighbouring one (both directions)."""
+
+    open_exit: str
+
+
+@dataclass(frozen=True)
+class LockExit:
+    """Lock the way between the area and a neighbouring one; ``key`` (an object type) opens it again."""
+
+    lock_exit: str
+    key: str | None = None
+
+
+@dataclass(frozen=True)
+class SetFlag:
+    """Set (or clear) a flag variable."""
+
+    set_flag: str
+    value: bool = True
+
+
+@dataclass(frozen=True)
+class AddCounter:
+    """Add to a counter variable (it stays within 0 and its declared max)."""
+
+    add: str
+    value: int = 1
+
+
+@dataclass(frozen=True)
+class SetCounter:
+    """Set a counter variable (within 0 and its declared max)."""
+
+    set: str
+    value: int
+
+
+@dataclass(frozen=True)
+class Remember:
+    """Add a value (a template) to a set variable (nothing happens once the set holds its max)."""
+
+    remember: str
+    value: str
+
+
+@dataclass(frozen=True)
+class After:
+    """Run effects ``steps`` steps later, about the same things (no ``after`` inside: no chains)."""
+
+    after: int
+    do: tuple[dict[str, Any], ...]
+
+
+@dataclass(frozen=True)
+class Emit:
+    """Record an event (rewards, quest conditions and the oracle read events); ``data`` values are templates."""
+
+    emit: str
+    data: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Say:
+    """Tell the agent a line (in a step rule without an agent: everyone in the area)."""
+
+    say: str
+
+
+@dataclass(frozen=True)
+class Tell:
+    """Tell everyone in the area a line."""
+
+    tell: str
+
+
+@dataclass(frozen=True)
+class If:
+    """Effects that run only while a condition holds (``else``: otherwise)."""
+
+    if_: dict[str, Any]
+    then: tuple[dict[str, Any], ...] = ()
+    otherwise: tuple[dict[str, Any], ...] = ()
+
+
+EFFECTS: tuple[type, ...] = (
+    Consume,
+    Produce,
+    Transform,
+    Place,
+    Remove,
+    MoveAgent,
+    MoveNpc,
+    ChangeStat,
+    Coins,
+    SpawnNpc,
+    RemoveNpc,
+    OpenExit,
+    LockExit,
+    SetFlag,
+    AddCounter,
+    SetCounter,
+    Remember,
+    After,
+    Emit,
+    Say,
+    Tell,
+    If,
+)
+#: JSON keys that are Python keywords, spelled differently in the dataclasses.
+JSON_KEYS = {"if": "if_", "else": "otherwise"}
+
+
+def tag(cls: type) -> str:
+    """The JSON key that tells this kind apart (its first field, in JSON spelling)."""
+    name = dataclasses.fields(cls)[0].name
+    return next((k for k, v in JSON_KEYS.items() if v == name), name)
+
+
+# ============================================================================ file level
+@dataclass(frozen=True)
+class Var:
+    """A variable the rules keep: a flag, a counter (0..max) or a set of at most ``max`` values, one per
+    ``scope`` key (the whole world, each agent, or each area)."""
+
+    name: str
+    kind: VarKind
+    scope: VarScope = "agent"
+    max: int = 1
+    initial: int = 0
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A verb's argument: its name and where its values come from.
+
+    Object domains (``held`` in hand, ``carried`` in hand or bag, ``worn``, ``ground`` here, ``near``: any
+    of those) take ``types`` / ``categories`` to narrow them; ``npc`` takes ``types`` and ``hostile``;
+    ``exit`` (a neighbouring area) takes ``locked``; ``area`` is here or a neighbouring area; ``amount``
+    is a whole number up to ``max``; ``text`` is free text and lists as ``example``. ``refuse`` is said
+    when the value given is not in the domain.
+    """
+
+    name: str
+    domain: Domain
+    types: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+    hostile: bool | None = None
+    locked: bool | None = None
+    max: int = 1
+    example: str = ""
+    refuse: str = ""
+
+
+@dataclass(frozen=True)
+class Require:
+    """A precondition: ``check`` must hold, else the command fails saying ``refuse`` (a template)."""
+
+    check: dict[str, Any]
+    refuse: str
+
+
+@dataclass(frozen=True)
+class FactSpec:
+    """A checkable statement about the rule for World-Knowledge QA: the right answer and wrong ones."""
+
+    topic: str
+    question: str
+    answer: str
+    distractors: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class VerbSpec:
+    """A verb: ``<verb> <slot> <slot>``; its preconditions in order, its effects, and the event it records
+    (``event``, default the verb with underscores; its data are the slots' values and the area)."""
+
+    verb: str
+    description: str
+    slots: tuple[Slot, ...] = ()
+    requires: tuple[Require, ...] = ()
+    effects: tuple[dict[str, Any], ...] = ()
+    event: str = ""
+    facts: tuple[FactSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """When a step rule runs; every field given must hold (an empty trigger: every step).
+
+    ``every`` N steps (at ``offset``); during the ``hours`` ``[from, to)``; when an agent ``enter``-s one of
+    these areas (empty list: any); on an ``event`` whose data hold ``match``; when ``becomes`` turns true
+    for a scope item (it held not the step before); with ``chance`` drawn from the episode's RNG.
+    """
+
+    every: int | None = None
+    offset: int = 0
+    hours: tuple[int, int] | None = None
+    enter: tuple[str, ...] | None = None
+    event: str | None = None
+    match: dict[str, str | int | bool] = dataclasses.field(default_factory=dict)
+    becomes: dict[str, Any] | None = None
+    chance: float | None = None
+
+
+@dataclass(frozen=True)
+class StepSpec:
+    """A step rule: for each item of its ``scope`` (agents, areas, NPCs or objects lying about, narrowed by
+    ``types`` and ``areas``), when its ``trigger`` fires and ``when`` holds, its effects run. ``after`` /
+    ``before`` place it among the engine's step rules (docs/engine.md)."""
+
+    name: str
+    description: str
+    after: tuple[str, ...] = ()
+    before: tuple[str, ...] = ()
+    scope: Scope = "agent"
+    types: tuple[str, ...] = ()
+    areas: tuple[str, ...] = ()
+    trigger: Trigger = dataclasses.field(default_factory=Trigger)
+    when: dict[str, Any] | None = None
+    effects: tuple[dict[str, Any], ...] = ()
+    facts: tuple[FactSpec, ...] = ()
+
+
+@dataclass(frozen=True)
+class PredicateSpec:
+    """A named condition the quest may use (``{"type": "predicate", "name": ..., "args": {...}}``);
+    its ``params`` are bound as ``$<param>``."""
+
+    name: str
+    check: dict[str, Any]
+    params: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class RulesSpec:
+    """Everything in ``rules.json``."""
+
+    format: int = FORMAT
+    vars: tuple[Var, ...] = ()
+    verbs: tuple[VerbSpec, ...] = ()
+    step_rules: tuple[StepSpec, ...] = ()
+    predicates: tuple[PredicateSpec, ...] = ()
+
+
+def json_schema() -> dict[str, Any]:
+    """A JSON Schema (draft 2020-12) of ``rules.json``: the file level from the dataclasses, each condition
+    and effect slot as the union of its kinds (as :func:`odyssey_env.schema.json_schema` cannot know)."""
+    out = schema.json_schema(RulesSpec)
+    defs = out["$defs"]
+    for group, kinds in (("Condition", CONDITIONS), ("Effect", EFFECTS)):
+        alternatives = []
+        for cls in kinds:
+            sub = schema.json_schema(cls)
+            body = sub["$defs"][cls.__name__]
+            body["properties"] = {_json_key(k): v for k, v in body["properties"].items()}
+            body["required"] = [_json_key(k) for k in body.get("required", ())]
+            defs[cls.__name__] = body
+            alternatives.append({"$ref": f"#/$defs/{cls.__name__}"})
+        defs[group] = {"anyOf": alternatives}
+    ref = {"Condition": {"$ref": "#/$defs/Condition"}, "Effect": {"$ref": "#/$defs/Effect"}}
+    _point(defs, ref)
+    return out
+
+
+def _json_key(name: str) -> str:
+    return next((k for k, v in JSON_KEYS.items() if v == name), name)
+
+
+#: Fields that hold a condition / a list of effects (the dataclasses type them as plain JSON).
+CONDITION_FIELDS = {("Require", "check"), ("Trigger", "becomes"), ("StepSpec", "when"), ("PredicateSpec", "check")}
+CONDITION_FIELDS |= {("If", "if")}
+CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "none_of")}
+EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
+EFFECT_LIST_FIELDS |= {("If", "else")}
+
+
+def _point(defs: dict[str, Any], ref: dict[str, Any]) -> None:
+    for name, body in defs.items():
+        props = body.get("properties", {})
+        for field in props:
+            if (name, field) in CONDITION_FIELDS:
+                props[field] = {"anyOf": [ref["Condition"], {"type": "null"}]}
+            elif (name, field) in CONDITION_LIST_FIELDS:
+                props[field] = {"type": "array", "items": ref["Condition"]}
+            elif (name, field) in EFFECT_LIST_FIELDS:
+                props[field] = {"type": "array", "items": ref["Effect"]}

@@ -1,0 +1,84 @@
+"""The user games directory: games made by ``odyssey generate`` or imported by ``odyssey paper import``.
+
+Games there are found by name like the shipped ones (``odyssey play remnant``, ``odyssey run game=remnant``,
+``gym.make("AgentOdyssey/Remnant-v0")``). The folder is ``$ODYSSEY_GAMES_DIR``, else
+``$XDG_DATA_HOME/odyssey/games``, else ``~/.local/share/odyssey/games``. A shipped game's name always
+means the shipped game. This module reads only folder names and the small ``paper.json`` provenance
+file, so registration at start-up stays cheap and imports nothing of the engine.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+__all__ = ["PROVENANCE", "find", "games_dir", "origin", "provenance", "user_games"]
+
+PROVENANCE = "paper.json"
+_NAME = re.compile(r"^[a-z][a-z0-9_]*$")
+_ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
+
+
+def games_dir() -> Path:
+    explicit = os.environ.get("ODYSSEY_GAMES_DIR")
+    if explicit:
+        return Path(explicit).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
+    return Path(base) / "odyssey" / "games"
+
+
+def user_games() -> list[str]:
+    """Names of the game folders in the user games directory (those with a ``world.json``), sorted."""
+    root = games_dir()
+    try:
+        entries = sorted(root.iterdir())
+    except OSError:
+        return []
+    return [p.name for p in entries if _NAME.match(p.name) and (p / "world.json").is_file()]
+
+
+def find(name: str) -> Path | None:
+    """The folder of the user game ``name``, or None."""
+    if not _NAME.match(name):
+        return None
+    path = games_dir() / name
+    return path if (path / "world.json").is_file() else None
+
+
+def provenance(folder: Path) -> dict[str, Any] | None:
+    """The import record of a game folder (``paper.json``), or None for a game that was not imported."""
+    path = Path(folder) / PROVENANCE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not _ID.match(str(data.get("env_id", ""))):
+        return None
+    return data
+
+
+def origin(folder: Path, shipped_dir: Path | None = None) -> dict[str, Any]:
+    """What a game folder is relative to the paper: odyssey's own, imported from the reference, or the user's.
+
+    ``{"kind": "odyssey" | "paper" | "user", "env_id": ..., "summary": one line}``; a paper game's line names
+    the release and its SHA-256 (``imported from agentodyssey 0.1.0 (sha256 d849dd9d6ae4)``).
+    """
+    folder = Path(folder)
+    shipped_dir = shipped_dir or Path(__file__).parent / "games"
+    record = provenance(folder)
+    if record is not None:
+        src = record.get("imported_from", {})
+        return {
+            "kind": "paper",
+            "env_id": record["env_id"],
+            "summary": str(record.get("summary", "")),
+            "release": f"{src.get('package', 'agentodyssey')} {src.get('version', '?')}",
+            "sha256": str(src.get("sha256", "")),
+        }
+    title = "".join(part.capitalize() for part in folder.name.split("_"))
+    if folder.resolve().parent == shipped_dir.resolve():
+        return {"kind": "odyssey", "env_id": f"Odyssey/{title}-v0", "summary": "odyssey's own game"}
+    return {"kind": "user", "env_id": f"Odyssey/{title}-v0", "summary": f"a game folder ({folder})"}
