@@ -4,15 +4,25 @@ On an interactive terminal, rich's bar redraws a few times a second however fast
 When output goes to a file, a pipe, CI or a batch job, a bar would be noise, but silence is worse: a
 run of a slow model looks hung. There it prints one plain line per step (step, rewards, tokens,
 seconds per step), at most one a second, so a fast agent's run stays a short log.
+
+When many cells play in one process (``launcher=concurrent``), one bar or line per cell per second
+would be noise of another kind: the launcher shows one board for the sweep instead, and each cell's
+thread hands its updates to it (:func:`reporting_to`): ``make_progress`` then returns what the board
+gave that thread, whatever the cell's own ``eval.progress`` says.
 """
 
 from __future__ import annotations
 
 import sys
+import threading
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any, TextIO
 
-__all__ = ["LineProgress", "NullProgress", "Progress", "make_progress"]
+__all__ = ["LineProgress", "NullProgress", "Progress", "make_progress", "reporting_to"]
+
+_thread = threading.local()
 
 
 class NullProgress:
@@ -90,7 +100,10 @@ class LineProgress(NullProgress):
 
 def make_progress(setting: Any, label: str, total: int) -> NullProgress:
     """``setting``: ``auto`` (a bar on a terminal, lines otherwise), ``true``/``bar`` (a bar),
-    ``lines`` (lines), ``false`` (nothing)."""
+    ``lines`` (lines), ``false`` (nothing). In a thread :func:`reporting_to` set up: its reporter."""
+    factory = getattr(_thread, "factory", None)
+    if factory is not None:
+        return factory(label, total)
     if setting in (False, "false", "off", "no"):
         return NullProgress()
     if setting == "lines" or (setting in ("auto", None) and not sys.stdout.isatty()):
@@ -99,3 +112,13 @@ def make_progress(setting: Any, label: str, total: int) -> NullProgress:
         return Progress(label, total)
     except ImportError:  # rich is in the eval extra; without it, lines
         return LineProgress(label, total)
+
+
+@contextmanager
+def reporting_to(factory: Callable[[str, int], NullProgress]) -> Iterator[None]:
+    """In this thread, ``make_progress(setting, label, total)`` returns ``factory(label, total)``."""
+    _thread.factory = factory
+    try:
+        yield
+    finally:
+        del _thread.factory

@@ -28,7 +28,11 @@ from odyssey_eval.run import Carried, cell_directory
 
 __all__ = ["SweepCheck"]
 
-_BASIC = "hydra._internal.core_plugins.basic_sweeper.BasicSweeper"
+#: Hydra's basic sweeper, and launcher=concurrent's (the same jobs, checked as that launcher composes them)
+_BASIC = (
+    "hydra._internal.core_plugins.basic_sweeper.BasicSweeper",
+    "hydra_plugins.odyssey_concurrent_launcher.sweeper.ConcurrentSweeper",
+)
 
 
 class SweepCheck(Callback):
@@ -46,7 +50,7 @@ class SweepCheck(Callback):
 
         from odyssey_agents.llm.factory import refuse_secrets
 
-        if config.hydra.sweeper.get("_target_") != _BASIC:
+        if config.hydra.sweeper.get("_target_") not in _BASIC:
             return  # another sweeper draws its own jobs; each cell is still locked while it runs
         loader = GlobalHydra.instance().config_loader()
         parser = OverridesParser.create(config_loader=loader)

@@ -126,6 +126,9 @@ class OpenAIChat(LLM):
         self._backoff = Backoff(rng=random.Random(f"odyssey:backoff:{self.base_url}:{model}:{seed}"))
         self.retries = 0  # attempts after the first, over this backend's life (progress lines)
         self._client = openai.OpenAI(api_key=key, base_url=self.base_url, timeout=timeout, max_retries=0)
+        # the client imports its resources on first use: now, in the thread that builds the backend, not
+        # concurrently in the threads of a concurrent sweep (imports in two threads can deadlock)
+        _ = self._client.chat.completions, self._client.models
 
     # ------------------------------------------------------------------ protocol
     def count_tokens(self, messages: Sequence[Message]) -> int:
