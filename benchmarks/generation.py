@@ -1,4 +1,4 @@
-"""Procedural generation plus full validation, for games of increasing size.
+"""Procedural generation: full validation for games of increasing size, and the diversity of what it makes.
 
 Protocol: for each size, in a fresh Python process, (1) build the game
 (``odyssey_gen.procedural.ProceduralAuthor.files``), (2) write its files, (3) run the full default
@@ -8,8 +8,9 @@ and whether every check passed. The baseline, measured in the same run, is the s
 of the shipped Quiet Bell game (18 areas, 83 object types), so the figures can be read against a
 hand-made game of paper size on the same (noisy, shared) machine.
 
-    python benchmarks/generation.py                 # the three sizes and the baseline
-    python benchmarks/generation.py --sizes paper   # one size
+    python benchmarks/generation.py                    # the three sizes, the baseline and the diversity tables
+    python benchmarks/generation.py --sizes paper      # one size (and the diversity tables)
+    python benchmarks/generation.py --part diversity   # only the diversity tables (generation only, seconds)
 
 Two runs on the shared 2-core development machine; other engineers' test suites were running meanwhile
 (load average about 9 in the first, 13 in the second), so read the figures against the baseline:
@@ -22,16 +23,27 @@ Two runs on the shared 2-core development machine; other engineers' test suites 
 
 Generation plus full validation stays well under a minute for paper-sized games (the issue's bar), and
 for a thousand object types too. (NPC counts include a tutorial's trainer and dummy.)
+
+**Diversity** (paper A8 discusses the diversity of its generated games; this is our own measure, see
+docs/fidelity.md). Games of the default size with ``--action-rules 2 --step-rules 2``, over 20 seeds of one
+theme and over 10 themes (seed 0), and, as the baseline, the shipped hand-made games. Per set: how many
+distinct non-base verbs and non-core step rules appear (``Game.summary()``'s ``extra_verbs`` /
+``extra_step_rules``), distinct recipe shapes (sorted ingredient amounts, number of stations, yield),
+distinct quest shapes (each stage's condition type and which earlier stages it waits for), distinct plot
+shapes, and the pairwise overlap of entity names (Jaccard of the sets of area, object and NPC handles,
+mean and maximum over all pairs). Figures are recorded in docs/generation.md ("Diversity").
 """
 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 SIZES: dict[str, dict] = {
     "small": dict(places=1, areas_per_place=3, objects=14, npcs=4, max_level=2, chapters=1, stages=3),
@@ -91,16 +103,143 @@ print(time.perf_counter() - t0, result.ok)
 """
 
 
+#: Ten themes of ten different lexicon themes, none of them a line the tests use.
+DIVERSITY_THEMES = (
+    "an old observatory where the astronomers wait for a comet",
+    "a harbour drowned by the sea, with quays and sunken chapels",
+    "a quarantine lazaret where the fever never breaks",
+    "a clockwork city of gears and rusting automatons",
+    "caravans crossing a desert of salt and mirages",
+    "a court of judges who change the laws every night",
+    "a deep fungal forest where spores hang in the air",
+    "a winter fortress on a glacier in the frozen north",
+    "forges on the slopes of a volcano of black obsidian",
+    "a mountain monastery whose bells ring for the dead",
+)
+DIVERSITY_SPEC = dict(action_rules=2, step_rules=2)
+
+
+def _game_facts(folder: Path) -> dict:
+    """What the diversity tables count, read from a game folder (loaded, so only what the engine accepts)."""
+    from odyssey_env import load_game
+
+    game = load_game(folder, cache=False)
+    summary = game.summary()
+    world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
+    quest = json.loads((folder / "quest.json").read_text(encoding="utf-8"))
+    recipes = set()
+    for o in world["objects"]:
+        r = o.get("recipe")
+        if r:
+            recipes.add((tuple(sorted(r["ingredients"].values())), len(r.get("stations", ())), r.get("yields", 1)))
+    stages = [s for ch in (quest.get("main") or {}).get("chapters", ()) for s in ch["stages"]]
+    index = {s["id"]: i for i, s in enumerate(stages)}
+    shape = tuple(
+        (s["done"]["type"], tuple(sorted(i - index[r] for r in s["requires"])) if "requires" in s else (1,))
+        for i, s in enumerate(stages)
+    )
+    names = {a["name"] for p in world["places"] for a in p["areas"]}
+    names |= {o["name"] for o in world["objects"]} | {n["name"] for n in world["npcs"]}
+    return {
+        "verbs": set(summary["extra_verbs"]),
+        "steps": set(summary["extra_step_rules"]),
+        "recipes": recipes,
+        "quest": shape,
+        "plot": "",  # the generator's choice, not in the files: filled in by the caller for generated games
+        "names": names,
+    }
+
+
+def _row(label: str, games: list[dict]) -> dict:
+    pairs = [len(a["names"] & b["names"]) / len(a["names"] | b["names"]) for a, b in itertools.combinations(games, 2)]
+    return {
+        "set": label,
+        "games": len(games),
+        "verbs": len(set().union(*(g["verbs"] for g in games))),
+        "step_rules": len(set().union(*(g["steps"] for g in games))),
+        "recipe_shapes": len(set().union(*(g["recipes"] for g in games))),
+        "quest_shapes": len({g["quest"] for g in games}),
+        "plots": len({g["plot"] for g in games if g["plot"]}),
+        "overlap_mean": sum(pairs) / len(pairs) if pairs else 0.0,
+        "overlap_max": max(pairs, default=0.0),
+    }
+
+
+def diversity() -> list[dict]:
+    """The diversity rows: 20 seeds of one theme, 10 themes, and the shipped games as the baseline."""
+    from odyssey_env.game import GAMES_DIR, available_games
+    from odyssey_gen.procedural import ProceduralAuthor
+    from odyssey_gen.spec import GameSpec
+
+    def generated(specs: list[GameSpec], tmp: Path) -> list[dict]:
+        out = []
+        for k, spec in enumerate(specs):
+            folder = tmp / f"g{k}"
+            folder.mkdir()
+            author = ProceduralAuthor(spec)
+            for name, text in author.files().items():
+                (folder / name).write_text(text, encoding="utf-8")
+            facts = _game_facts(folder)
+            facts["plot"] = author.draft.plot
+            out.append(facts)
+        return out
+
+    tmp = Path(tempfile.mkdtemp(prefix="odyssey-bench-div-"))
+    try:
+        seeds = [GameSpec(theme=DIVERSITY_THEMES[0], name="div", seed=s, **DIVERSITY_SPEC) for s in range(20)]
+        themes = [GameSpec(theme=t, name="div", seed=0, **DIVERSITY_SPEC) for t in DIVERSITY_THEMES]
+        (tmp / "seeds").mkdir()
+        (tmp / "themes").mkdir()
+        rows = [
+            _row("20 seeds, one theme", generated(seeds, tmp / "seeds")),
+            _row("10 themes, seed 0", generated(themes, tmp / "themes")),
+        ]
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    shipped = [_game_facts(GAMES_DIR / name) for name in available_games()]
+    rows.append(_row(f"baseline: {len(shipped)} shipped games", shipped))
+    return rows
+
+
+def print_diversity() -> None:
+    rows = diversity()
+    print(
+        f"{'set':32s} {'games':>5s} {'verbs':>5s} {'steps':>5s} {'recipes':>7s} {'quests':>6s} {'plots':>5s} "
+        f"{'overlap mean':>12s} {'max':>5s}"
+    )
+    for r in rows:
+        print(
+            f"{r['set']:32s} {r['games']:5d} {r['verbs']:5d} {r['step_rules']:5d} {r['recipe_shapes']:7d} "
+            f"{r['quest_shapes']:6d} {r['plots']:5d} {r['overlap_mean']:12.3f} {r['overlap_max']:5.2f}"
+        )
+    base = rows[-1]["overlap_mean"]
+    if base:
+        print(
+            f"name overlap against the shipped games' (x): {rows[0]['overlap_mean'] / base:.1f} across seeds, "
+            f"{rows[1]['overlap_mean'] / base:.1f} across themes"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", nargs="*", default=list(SIZES), choices=list(SIZES))
+    parser.add_argument("--part", choices=("all", "sizes", "diversity"), default="all")
     args = parser.parse_args()
+    failed = 0
+    if args.part in ("all", "sizes"):
+        failed = print_sizes(args.sizes)
+    if args.part in ("all", "diversity"):
+        print_diversity()
+    return 1 if failed else 0
+
+
+def print_sizes(sizes: list[str]) -> int:
     print(
         f"{'size':8s} {'objects':>7s} {'areas':>5s} {'npcs':>4s} {'stages':>6s} {'build s':>8s} "
         f"{'validate s':>10s} {'total s':>8s} {'world.json':>11s} {'quest.json':>11s}  solved"
     )
     failed = 0
-    for label in args.sizes:
+    for label in sizes:
         spec = {"theme": THEME, "name": f"bench_{label}", "seed": 0, **SIZES[label]}
         tmp = tempfile.mkdtemp(prefix="odyssey-bench-gen-")
         try:
@@ -125,7 +264,7 @@ def main() -> int:
     print(
         f"baseline: validating a copy of quiet_bell: {float(seconds):.1f} s ({'passed' if ok == 'True' else 'FAILED'})"
     )
-    return 1 if failed else 0
+    return failed
 
 
 if __name__ == "__main__":

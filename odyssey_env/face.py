@@ -128,6 +128,17 @@ class Face:
     _agent_ids: tuple[str, ...] = ()
     _supplies: str | None = None  # the engine's "supplies" option; None: the engine's default, not passed
     np_random: Any  # each API brings its own (gymnasium's property, or set by the PettingZoo face)
+    _last_obs: Any  # what render() shows: the last observation, or each agent's
+
+    # ------------------------------------------------------------------ each face's shape
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> Any:
+        raise NotImplementedError
+
+    def save_state(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def load_state(self, data: Mapping[str, Any]) -> Any:
+        raise NotImplementedError
 
     def __init__(
         self,
@@ -203,7 +214,7 @@ class Face:
     def _load_engine(self, data: Mapping[str, Any]) -> Engine:
         """Restore a saved state into the engine (starting one first in a fresh env) and ``np_random``."""
         if self.engine is None:
-            self.reset(seed=int(data.get("seed", 0)))  # type: ignore[attr-defined]
+            self.reset(seed=int(data.get("seed", 0)))
         engine = self._engine()
         engine.load_state(data)
         if "np_random" in data:
@@ -242,14 +253,14 @@ class Face:
         # reset(options=...) may have switched valid actions on or off since construction: keep that.
         return {
             "kwargs": {**self._kwargs, "valid_actions": self.with_valid_actions},
-            "state": self.save_state() if self.engine is not None else None,  # type: ignore[attr-defined]
-            "last_obs": copy(self._last_obs),  # type: ignore[attr-defined]
+            "state": self.save_state() if self.engine is not None else None,
+            "last_obs": copy(self._last_obs),
         }
 
     def __setstate__(self, data: dict[str, Any]) -> None:
         self.__init__(**data["kwargs"])  # type: ignore[misc]
         if data["state"] is not None:
-            self.load_state(data["state"])  # type: ignore[attr-defined]
+            self.load_state(data["state"])
         self._last_obs = data["last_obs"]
 
 

@@ -171,6 +171,7 @@ def _check_folder(folder: Path, root: Path) -> None:
         rel = folder.relative_to(root)
     except ValueError:
         raise UnsafeFile(f"{folder} is not inside {root}: refused") from None
+    os.makedirs(root, exist_ok=True)  # the caller's own choice of folder
     here = root
     for part in rel.parts:
         here = here / part

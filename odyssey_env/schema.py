@@ -14,7 +14,10 @@ state keeps its defaults to stay explicit (see ``state._dump_slots``).
 
 from __future__ import annotations
 
+import ast
+import builtins
 import dataclasses
+import difflib
 import inspect
 import math
 import sys
@@ -93,9 +96,6 @@ def type_hints(cls: type) -> dict[str, Any]:
 
 
 def _resolve_annotation(text: str, namespace: dict[str, Any]) -> Any:
-    import ast
-    import builtins
-
     def lookup(name: str) -> Any:
         if name in namespace:
             return namespace[name]
@@ -322,8 +322,6 @@ class _Loader:
 
 
 def _closest(word: str, candidates: Iterable[str]) -> str | None:
-    import difflib
-
     matches = difflib.get_close_matches(word, list(candidates), n=1, cutoff=0.75)
     return matches[0] if matches else None
 

@@ -50,7 +50,7 @@ def describe_games(names: Sequence[str] | None = None, *, trust: bool = False) -
 
 def format_table(rows: list[dict[str, Any]]) -> str:
     header = ["game", *(label for label, _ in COLUMNS)]
-    body = [[r["name"], *(_cell(r[key]) for _, key in COLUMNS)] for r in rows]
+    body = [[r["name"], *(_cell(r.get(key)) for _, key in COLUMNS)] for r in rows]  # env id: rows of describe_games
     widths = [max(len(str(x)) for x in col) for col in zip(header, *body, strict=True)]
     line = "  ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
     out = [line, "  ".join("-" * w for w in widths)]
@@ -79,7 +79,8 @@ def _cell(value: Any) -> str:
 
 
 def format_details(row: dict[str, Any]) -> str:
-    lines = [f"{row['name']}: {row['title']} ({row['env_id']}; {row['origin']['summary']})"]
+    where = f" ({row['env_id']}; {row['origin']['summary']})" if "origin" in row else ""
+    lines = [f"{row['name']}: {row['title']}{where}"]
     if row["quest"]:
         shape = "a DAG" if row["dag"] else "linear"
         lines.append(

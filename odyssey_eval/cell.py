@@ -25,9 +25,10 @@ world's state, every agent's memory and the counters are written as a checkpoint
 restarts from the newest one, cutting every seat's files back to the bytes that checkpoint had seen,
 and finishes exactly as an uninterrupted run would (only wall-clock fields differ). Nothing on the
 per-step path copies or serialises the world. The budget ``max_steps`` counts each seat's play steps:
-steps in the tutorial do not use it up (they are recorded, marked, and reported apart). A seat whose
-budget is spent, or whose agent asks to stop, leaves the world (in a shared world what it holds stays
-on the ground where it stood) while the others play on.
+steps in the tutorial do not use it up (they are recorded, marked, and reported apart); under
+``protocol=paper`` it counts every step, tutorial included, as the reference does
+(``odyssey_eval.protocol``). A seat whose budget is spent, or whose agent asks to stop, leaves the world
+(in a shared world what it holds stays on the ground where it stood) while the others play on.
 
 What differs between one seat and several is only how the files are laid out (:class:`_Solo`,
 :class:`_Team`): the formats earlier versions wrote, kept byte for byte so their run directories
@@ -41,13 +42,14 @@ import contextlib
 import os
 import signal
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from odyssey_agents.base import Agent, Decision, Task
 from odyssey_env.userdir import origin
-from odyssey_eval import lifecycle
+from odyssey_eval import lifecycle, protocol
 from odyssey_eval.factory import ConfigError, build_agent
 from odyssey_eval.lifecycle import RESULTS_FORMAT, STOPPING, CellOutcome, RunError, sanitize
 from odyssey_eval.metrics import RunningMetrics
@@ -217,6 +219,7 @@ class Cell:
         self.ev = cfg["eval"]
         self.qa = self.ev["qa"]
         self.seed, self.max_steps = key["seed"], key["max_steps"]
+        self.spent = protocol.budget_counter(protocol.of(key))  # the seat counter max_steps bounds
         self.game, self.content, self.facts = lifecycle.open_game(
             cfg["game"], self.rd, overwrite=self.ev["overwrite"], seed=self.seed, log=self.log
         )
@@ -364,7 +367,7 @@ class Cell:
                 seat.tokens += decision.usage.total_tokens
             if terms[aid] or truncs[aid]:
                 seat.end = "terminated" if terms[aid] else "truncated"
-            elif not tutorial and seat.play >= max_steps:
+            elif getattr(seat, self.spent) >= max_steps:
                 self._retire(seat, "max_steps")
             elif qa_every and not tutorial and seat.play % qa_every == 0:
                 self._ask(seat, "during")
@@ -529,7 +532,7 @@ class Cell:
 
 
 # ---------------------------------------------------------------------- the two layouts
-class _Layout:
+class _Layout(ABC):
     """How the files of a cell are laid out and what its records say: what a cell of one agent and a
     cell of several differ in (the formats earlier versions wrote, kept byte for byte)."""
 
@@ -539,23 +542,61 @@ class _Layout:
     #: Multi-agent cells never did; doing so would change their checkpoints.
     final_checkpoint: bool
 
+    @abstractmethod
     def build(self, cell: Cell) -> Any:
         """Build the cell's seats (``cell.seats``) and return its world."""
-        raise NotImplementedError
 
-    def label(self, cell: Cell) -> str: ...
-    def reset_line(self, seat: Seat, line: dict[str, Any]) -> dict[str, Any]: ...
-    def qa_keys(self, seat: Seat) -> dict[str, Any]: ...
-    def salt(self, seat: Seat) -> str: ...
-    def who(self, seat: Seat) -> str: ...
-    def stuck_in_tutorial(self, seat: Seat, steps: int) -> str: ...
-    def changed(self, checkpoint: Path, aid: str) -> str: ...
-    def started(self, cell: Cell) -> str: ...
-    def runner_state(self, cell: Cell, elapsed: float) -> dict[str, Any]: ...
-    def saved(self, cell: Cell, runner: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]: ...
-    def agent_dir(self, directory: Path, aid: str) -> Path: ...
-    def save_agents(self, cell: Cell, directory: Path) -> None: ...
-    def results(self, cell: Cell) -> dict[str, Any]: ...
+    @abstractmethod
+    def label(self, cell: Cell) -> str:
+        """The progress display's name of the cell."""
+
+    @abstractmethod
+    def reset_line(self, seat: Seat, line: dict[str, Any]) -> dict[str, Any]:
+        """A seat's first trajectory line."""
+
+    @abstractmethod
+    def qa_keys(self, seat: Seat) -> dict[str, Any]:
+        """What a seat's QA lines say of it besides the round."""
+
+    @abstractmethod
+    def salt(self, seat: Seat) -> str:
+        """What makes a seat's episodic questions differ from round to round (and from the other seats')."""
+
+    @abstractmethod
+    def who(self, seat: Seat) -> str:
+        """How log lines name a seat."""
+
+    @abstractmethod
+    def stuck_in_tutorial(self, seat: Seat, steps: int) -> str:
+        """The error for a seat still in the tutorial after ``steps`` steps."""
+
+    @abstractmethod
+    def changed(self, checkpoint: Path, aid: str) -> str:
+        """The error for a checkpoint that no longer reproduces a seat's observation."""
+
+    @abstractmethod
+    def started(self, cell: Cell) -> str:
+        """The log line of a started cell."""
+
+    @abstractmethod
+    def runner_state(self, cell: Cell, elapsed: float) -> dict[str, Any]:
+        """``runner.json`` of a checkpoint."""
+
+    @abstractmethod
+    def saved(self, cell: Cell, runner: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
+        """Each seat's counters, files and last view, from a checkpoint's ``runner.json``."""
+
+    @abstractmethod
+    def agent_dir(self, directory: Path, aid: str) -> Path:
+        """Where a checkpoint keeps a seat's agent memory."""
+
+    @abstractmethod
+    def save_agents(self, cell: Cell, directory: Path) -> None:
+        """Save every seat's agent memory into a checkpoint's agent folder."""
+
+    @abstractmethod
+    def results(self, cell: Cell) -> dict[str, Any]:
+        """Write every ``results.json`` (and the dependency graph) and return the cell's results."""
 
     @staticmethod
     def _seat_state(seat: Seat) -> dict[str, Any]:
@@ -627,7 +668,8 @@ class _Solo(_Layout):
     def saved(self, cell: Cell, runner: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
         # the seat's end is not recorded: it follows from the counters (a decision to stop is asked again)
         (aid,) = cell.seats
-        end = "terminated" if runner["terminated"] else "max_steps" if runner["play"] >= cell.max_steps else None
+        spent = runner[cell.spent] >= cell.max_steps
+        end = "terminated" if runner["terminated"] else "max_steps" if spent else None
         return {aid: {**runner, "end": end}}
 
     def agent_dir(self, directory: Path, aid: str) -> Path:
@@ -655,6 +697,7 @@ class _Solo(_Layout):
             "llm": key["llm"],
             "seed": cell.seed,
             "max_steps": cell.max_steps,
+            "protocol": protocol.of(key),
             "tutorial": key["tutorial"],
             "tag": key["tag"],
             "end_reason": end,
@@ -807,6 +850,7 @@ class _Team(_Layout):
             "game_origin": origin(cell.game.path),  # odyssey's own, or the paper's imported from which release
             "seed": cell.seed,
             "max_steps": cell.max_steps,
+            "protocol": protocol.of(key),
             "tutorial": key["tutorial"],
             "tag": key["tag"],
             "llm": key["llm"],

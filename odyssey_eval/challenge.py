@@ -8,6 +8,11 @@ Gavelmoor counts almost twice as much as Tallowmere). ``--aggregate normalized``
 *fraction* of each game's stages instead, so that every game weighs the same. Protocol problems are
 listed as warnings and mark the submission, rather than silently changing its score.
 
+The challenge's protocol is the reference's (``protocol=paper``: the 500-step budget counts the
+tutorial's steps too; ``odyssey_eval.protocol``); runs of another protocol are ranked with a warning.
+Runs of different protocols are never ranked together: they are refused in one line that names them
+(``--protocol`` also refuses runs of any protocol but the one it names).
+
     odyssey challenge runs/ --budget 500
     odyssey challenge runs/ --aggregate normalized
 """
@@ -21,10 +26,12 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from odyssey_env.safeio import printable
+from odyssey_eval import protocol
 from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.rundir import RunDirError
 
-__all__ = ["AGGREGATIONS", "RANKING_GAMES", "aggregate", "main"]
+__all__ = ["AGGREGATIONS", "CHALLENGE_PROTOCOL", "RANKING_GAMES", "MixedProtocols", "aggregate", "main"]
 
 #: The games that rank submissions: the reference challenge's three, the paper's Remnant, Mark and Metropolis
 #: (imported with ``odyssey paper import``). ``--games quiet_bell tallowmere gavelmoor`` ranks odyssey's own
@@ -36,6 +43,28 @@ MIN_RUNS = 3
 #: ``raw``: mean main-quest reward (stages completed), the challenge's own score. ``normalized``: mean
 #: fraction of the game's stages completed, so each game weighs the same whatever its size.
 AGGREGATIONS: tuple[str, ...] = ("raw", "normalized")
+#: The protocol the challenge is played under (``odyssey_eval.protocol``).
+CHALLENGE_PROTOCOL = "paper"
+
+
+class MixedProtocols(ValueError):
+    """Runs of different protocols asked to be ranked together: their budgets count different steps."""
+
+
+def shared_protocol(runs: Sequence[Run], expected: str | None = None) -> str:
+    """The one protocol of ``runs`` (``expected``, when given); else :class:`MixedProtocols`, in one line
+    naming the runs of each protocol: a run of another protocol spent its budget on other steps, so its
+    score does not compare."""
+    by_protocol: dict[str, list[str]] = {}
+    for r in runs:
+        by_protocol.setdefault(protocol.of(r.results), []).append(str(r.path))
+    if expected is not None and set(by_protocol) - {expected}:
+        named = "; ".join(f"{p}: {', '.join(paths)}" for p, paths in by_protocol.items() if p != expected)
+        raise MixedProtocols(f"runs not of protocol {expected} cannot be ranked under it ({named})")
+    if len(by_protocol) > 1:
+        named = "; ".join(f"{p}: {', '.join(paths)}" for p, paths in by_protocol.items())
+        raise MixedProtocols(f"runs of different protocols cannot be ranked together ({named})")
+    return expected or next(iter(by_protocol), CHALLENGE_PROTOCOL)
 
 
 def aggregate(
@@ -44,15 +73,24 @@ def aggregate(
     budget: int = 500,
     min_runs: int = MIN_RUNS,
     aggregation: str = "raw",
+    protocol_name: str | None = None,
 ) -> list[dict[str, Any]]:
     """Ranked submissions: score, tie-break, per-game means and protocol warnings. A submission with
     no run of any ranking game has no score and is not ranked (see :func:`unranked`).
 
     Each game's entry has ``main`` (mean stages completed), ``supplementary``, and, where the runs'
     trajectories record the size of the main quest, ``stages`` and ``fraction`` (mean share of the
-    stages completed); ``aggregation="normalized"`` makes the score the mean of the fractions."""
+    stages completed); ``aggregation="normalized"`` makes the score the mean of the fractions.
+
+    The runs of the ranking games must share one protocol (``protocol_name``, when given), else
+    :class:`MixedProtocols`; their steps are counted against ``budget`` as it counts them, and a protocol
+    other than the challenge's (``paper``) is a warning on every submission."""
     if aggregation not in AGGREGATIONS:
         raise ValueError(f"unknown aggregation {aggregation!r}; choose one of {', '.join(AGGREGATIONS)}")
+    played = shared_protocol(
+        [r for r in runs if r.game in games], None if protocol_name is None else protocol.check(protocol_name)
+    )
+    counted = "steps" if protocol.budget_counter(played) == "total" else "play steps"
     by_label: dict[str, list[Run]] = {}
     for r in runs:
         if r.game in games:
@@ -64,6 +102,11 @@ def aggregate(
     table = []
     for label, members in by_label.items():
         warnings: list[str] = []
+        if played != CHALLENGE_PROTOCOL:
+            warnings.append(
+                f"played under protocol {played}, not the challenge's {CHALLENGE_PROTOCOL} "
+                "(whose budget counts the tutorial's steps too)"
+            )
         per_game: dict[str, dict[str, Any]] = {}
         seeds: dict[str, list[int]] = {}
         for game in games:
@@ -81,11 +124,12 @@ def aggregate(
                 where = f"{game} seed {r.results['seed']}"
                 if r.results.get("max_steps") != budget:
                     warnings.append(f"{where}: max_steps {r.results.get('max_steps')}, the budget is {budget}")
-                if m["play_steps"] > budget:
-                    warnings.append(f"{where}: {m['play_steps']} play steps exceed the budget {budget}")
-                if m["play_steps"] < budget and not m["terminated"]:
+                spent = protocol.spent({**r.results, "play_steps": m["play_steps"]})
+                if spent > budget:
+                    warnings.append(f"{where}: {spent} {counted} exceed the budget {budget}")
+                if spent < budget and not m["terminated"]:
                     warnings.append(
-                        f"{where}: ended after {m['play_steps']} play steps "
+                        f"{where}: ended after {spent} {counted} "
                         f"({r.results.get('end_reason')}) without completing the quest"
                     )
                 if not r.results.get("tutorial", True):
@@ -152,6 +196,13 @@ def _fraction(game: str, runs: Sequence[Run], warnings: list[str]) -> dict[str, 
     }
 
 
+def budget_steps(runs: Sequence[Run], games: Sequence[str]) -> str:
+    """What the budget counts for these runs (they share one protocol: :func:`aggregate` checked it)."""
+    ranked = [r for r in runs if r.game in games]
+    total = bool(ranked) and protocol.budget_counter(protocol.of(ranked[0].results)) == "total"
+    return f"steps, tutorial included (protocol {protocol.of(ranked[0].results)})" if total else "play steps"
+
+
 def unranked(runs: Sequence[Run], games: Sequence[str] = RANKING_GAMES) -> list[str]:
     """Submissions that played none of the ranking games: they are listed, not ranked last."""
     ranked = {r.label for r in runs if r.game in games}
@@ -167,11 +218,25 @@ def unknown_games(runs: Sequence[Run], games: Sequence[str]) -> list[str]:
     return [g for g in games if g not in known]
 
 
+def _say(text: str = "", file: Any = None) -> None:
+    """Print one line whose parts came from run directories (names, tags, models): control characters
+    escaped, so nothing in a run directory can drive the terminal or forge a line."""
+    print(printable(text), file=file)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="odyssey challenge", description=__doc__.split("\n\n")[0])
     parser.add_argument("paths", nargs="+", help="run directories or folders that hold them")
     parser.add_argument("--games", nargs="+", default=list(RANKING_GAMES), help="ranking games")
-    parser.add_argument("--budget", type=int, default=500, help="play steps per run (protocol)")
+    parser.add_argument("--budget", type=int, default=500, help="steps per run, counted as the protocol counts them")
+    parser.add_argument(
+        "--protocol",
+        choices=tuple(protocol.PROTOCOLS),
+        default=None,
+        help="the protocol every ranked run must have been played under (default: the one they share; "
+        "paper, the challenge's: the budget counts the tutorial's steps, as the reference's; odyssey: "
+        "play steps only)",
+    )
     parser.add_argument("--min-runs", type=int, default=MIN_RUNS, help="runs per game the protocol asks for")
     parser.add_argument(
         "--aggregate",
@@ -185,28 +250,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         runs, unfinished = load_runs(args.paths)
     except (FileNotFoundError, RunDirError) as exc:  # a path that is not there, a damaged run directory
-        print(f"odyssey challenge: {exc}", file=sys.stderr)
+        _say(f"odyssey challenge: {exc}", file=sys.stderr)
         return 2
     if not runs:
-        print(f"odyssey challenge: no finished runs under {', '.join(args.paths)}", file=sys.stderr)
+        _say(f"odyssey challenge: no finished runs under {', '.join(args.paths)}", file=sys.stderr)
         return 1
     unknown = unknown_games(runs, args.games)
     if unknown:
         played = ", ".join(sorted({r.game for r in runs}))
-        print(
+        _say(
             f"odyssey challenge: no game {', '.join(map(repr, unknown))}: it is not a shipped game and no run "
             f"played it (the runs played: {played})",
             file=sys.stderr,
         )
         return 2
-    table = aggregate(runs, args.games, args.budget, args.min_runs, args.aggregate)
+    try:
+        table = aggregate(runs, args.games, args.budget, args.min_runs, args.aggregate, args.protocol)
+    except MixedProtocols as exc:
+        print(f"odyssey challenge: {exc}", file=sys.stderr)
+        return 2
     left_out = unranked(runs, args.games)
     if args.json:
-        print(
+        print(  # json.dumps escapes every control character itself
             json.dumps(
                 {
                     "games": args.games,
                     "budget": args.budget,
+                    "protocol": protocol.of(next((r.results for r in runs if r.game in args.games), {})),
                     "aggregation": args.aggregate,
                     "ranking": table,
                     "unranked": left_out,
@@ -217,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         return 0
     if not table:
-        print(
+        _say(
             f"odyssey challenge: no finished run played {', '.join(args.games)} (the runs played: "
             f"{', '.join(sorted({r.game for r in runs}))})"
             + (
@@ -234,15 +304,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if normalized
         else "mean raw main-quest reward"
     )
-    print(
+    _say(
         f"TTCL challenge: ranking games {', '.join(args.games)}; score = {what}; "
-        f"tie-break = mean supplementary reward; budget {args.budget} play steps"
+        f"tie-break = mean supplementary reward; budget {args.budget} {budget_steps(runs, args.games)}"
     )
     header = f"{'rank':>4}  {'submission':<32} {'score':>7} {'tiebreak':>8}  " + "  ".join(
         f"{g + ' main/sup (n)':>24}" for g in args.games
     )
-    print(header)
-    print("-" * len(header))
+    _say(header)
+    _say("-" * len(header))
     for t in table:
         cells = []
         for g in args.games:
@@ -251,12 +321,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             cells.append(f"{v['main']:.2f}{share}/{v['supplementary']:.2f} ({v['runs']})" if v else "-")
         score = "-" if t["score"] is None else (f"{t['score']:.1%}" if normalized else f"{t['score']:.2f}")
         tie = "-" if t["tiebreak"] is None else f"{t['tiebreak']:.2f}"
-        print(f"{t['rank']:>4}  {t['submission']:<32} {score:>7} {tie:>8}  " + "  ".join(f"{c:>24}" for c in cells))
+        _say(f"{t['rank']:>4}  {t['submission']:<32} {score:>7} {tie:>8}  " + "  ".join(f"{c:>24}" for c in cells))
     for t in table:
         for w in t["warnings"]:
-            print(f"warning: {t['submission']}: {w}")
+            _say(f"warning: {t['submission']}: {w}")
     for label in left_out:
-        print(f"not ranked: {label} (no runs of {', '.join(args.games)})")
+        _say(f"not ranked: {label} (no runs of {', '.join(args.games)})")
     for p in unfinished:
-        print(f"warning: unfinished run {p} is not counted")
+        _say(f"warning: unfinished run {p} is not counted")
     return 0

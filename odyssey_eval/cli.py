@@ -62,7 +62,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
         if not is_user_error(exc):
             raise
-        print(f"odyssey {command}: {exc}", file=sys.stderr)
+        from odyssey_env.safeio import printable
+
+        # Messages may quote run directories, game folders or model replies: escaped, line by line (a
+        # game folder's problems are one per line; nothing from the data can add a line of its own).
+        lines = str(exc).split("\n") if any(c.__name__ == "GameError" for c in type(exc).__mro__) else [str(exc)]
+        print(f"odyssey {command}: " + "\n".join(printable(x) for x in lines), file=sys.stderr)
         return 2
     return int(result or 0)
 

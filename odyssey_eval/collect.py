@@ -148,7 +148,41 @@ def top_actions(steps: Iterable[dict[str, Any]], n: int = TOP_ACTIONS) -> list[t
 
 
 def load_cell(path: Path) -> list[Run]:
-    """The runs of one finished cell: itself, or each agent of a multi-agent cell."""
+    """The runs of one finished cell: itself, or each agent of a multi-agent cell.
+
+    A field of the wrong type anywhere in the cell's files is one line naming the cell, never a traceback
+    later in a report."""
+    try:
+        runs = _load_cell(path)
+        for run in runs:  # what reports read of every run, computed once here where a failure names it
+            _ = run.label, run.game
+    except (RunDirError, FileNotFoundError):
+        raise
+    except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+        raise RunDirError(
+            f"{path} is damaged ({type(exc).__name__}: {str(exc)[:200]}); remove the run directory"
+        ) from None
+    return runs
+
+
+def _stored_metrics_problem(metrics: dict[str, Any]) -> str | None:
+    """What is wrong with stored metrics a report would use as they are (None: nothing)."""
+    for key in STORED_METRICS:
+        value = metrics.get(key)
+        if key == "terminated":
+            ok = isinstance(value, bool)
+        elif key == "action_diversity_windows":
+            ok = isinstance(value, list) and all(isinstance(v, int | float) and not isinstance(v, bool) for v in value)
+        elif key == "tutorial":
+            ok = isinstance(value, dict) and isinstance(value.get("steps"), int)
+        else:
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if not ok:
+            return f"metrics.{key} is missing or of the wrong type"
+    return None
+
+
+def _load_cell(path: Path) -> list[Run]:
     rd = RunDir(path)
     results = rd.results()
     if "agents" in results and "multiagent" in results:
@@ -176,6 +210,9 @@ def load_run(path: Path, *, cell_path: Path | None = None) -> Run:
             raise RunDirError(
                 f"{rd.results_file} is damaged (metrics lack {', '.join(missing)}); remove the run directory"
             )
+        wrong = _stored_metrics_problem(metrics)
+        if wrong:
+            raise RunDirError(f"{rd.results_file} is damaged ({wrong}); remove the run directory")
         warnings.append(
             f"the run recorded no facts of game {results['game']!r} and it is not a shipped game; using stored metrics"
         )

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import json
 import re
 import sys
 from collections.abc import Iterable, Mapping, Sequence
@@ -28,6 +27,8 @@ from typing import Any
 
 __all__ = ["arc_diagram_html", "filter_graph", "load_graph", "main", "pair_counts", "to_mermaid", "to_svg"]
 
+#: The largest dependency_graph.json read.
+MAX_GRAPH_BYTES = 256 * 2**20
 #: Arcs drawn at most; beyond it the longest-range ones are kept (they are what the diagram is for).
 MAX_ARCS = 4000
 _PALETTE = (
@@ -52,18 +53,50 @@ _PALETTE = (
 
 def load_graph(path: str | Path) -> dict[str, Any]:
     """A graph from a ``dependency_graph.json`` file or a run directory holding one."""
+    from odyssey_env.safeio import parse_json, read_regular
+
     p = Path(path)
     if p.is_dir():
         p = p / "dependency_graph.json"
     try:
-        graph = json.loads(p.read_text(encoding="utf-8"))
+        graph = parse_json(read_regular(p, MAX_GRAPH_BYTES), p)
     except FileNotFoundError:
         raise FileNotFoundError(f"{p} does not exist (run with eval.dependency_graph=true to save one)") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise ValueError(f"{p} is not a dependency graph ({exc})") from None
+    except (OSError, ValueError) as exc:
+        raise ValueError(f"{p} is not a dependency graph ({str(exc).replace(f'{p}: ', '')})") from None
     if not isinstance(graph, dict) or not {"nodes", "edges"} <= set(graph):
         raise ValueError(f"{p} is not a dependency graph (no nodes and edges)")
+    wrong = _shape_problem(graph)
+    if wrong:
+        raise ValueError(f"{p} is not a dependency graph ({wrong})")
     return graph
+
+
+def _shape_problem(graph: Mapping[str, Any]) -> str | None:
+    """What makes ``graph`` unfit to draw (a file from a run directory is untrusted data), or None."""
+
+    def integer(v: Any) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    nodes, edges = graph["nodes"], graph["edges"]
+    if not isinstance(nodes, list) or not isinstance(edges, list):
+        return "nodes and edges must be lists"
+    ids = set()
+    for i, n in enumerate(nodes):
+        if not (isinstance(n, dict) and integer(n.get("id")) and isinstance(n.get("name"), str)):
+            return f"nodes[{i}] needs an integer id and a name"
+        if not isinstance(n.get("kind"), str):
+            return f"nodes[{i}].kind must be text"
+        if not integer(n.get("step")):
+            return f"nodes[{i}].step must be an integer, not {type(n.get('step')).__name__}"
+        for key in ("agent", "command"):
+            if n.get(key) is not None and not isinstance(n[key], str):
+                return f"nodes[{i}].{key} must be text"
+        ids.add(n["id"])
+    for i, e in enumerate(edges):
+        if not (isinstance(e, dict) and e.get("src") in ids and e.get("dst") in ids):
+            return f"edges[{i}] must join two of the nodes"
+    return None
 
 
 def _pair(names: Mapping[int, Mapping[str, Any]], edge: Mapping[str, Any]) -> str:

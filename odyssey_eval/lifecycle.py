@@ -32,6 +32,7 @@ from odyssey_agents.llm.factory import refuse_secrets
 from odyssey_agents.llm.protocol import LLMError
 from odyssey_env import __version__ as odyssey_env_version
 from odyssey_env.trust import content_digest
+from odyssey_eval import protocol
 from odyssey_eval.metrics import GameFacts
 from odyssey_eval.qa.questions import Question
 from odyssey_eval.rundir import RunDir, RunDirError
@@ -137,6 +138,7 @@ def checked(cfg: Mapping[str, Any], players: str = "agent") -> dict[str, Any]:
     cfg["max_steps"] = _whole("max_steps", cfg["max_steps"])
     if cfg["max_steps"] < 1:
         raise ConfigError(f"max_steps must be at least 1, got {cfg['max_steps']}")
+    cfg["protocol"] = protocol.check(cfg.get("protocol"))
     if not isinstance(cfg.get("tutorial", True), bool):
         raise ConfigError(f"tutorial must be true or false, got {cfg['tutorial']!r}")
     if not isinstance(cfg["game"], Mapping):
@@ -171,8 +173,11 @@ def _own_name(path: str, trust: bool) -> str:
     """``game.name`` from a folder's ``world.json``, read as data (nothing of the folder runs here)."""
     folder = Path(path)
     world = folder if folder.name == "world.json" else folder / "world.json"
-    try:
-        name = json.loads(world.read_text(encoding="utf-8"))["game"]["name"]
+    from odyssey_env.limits import MAX_FILE_BYTES
+    from odyssey_env.safeio import read_json
+
+    try:  # a regular file only, bounded: a link, a FIFO or a huge file is left to load_game to refuse
+        name = read_json(world, MAX_FILE_BYTES)["game"]["name"]
     except (OSError, ValueError, LookupError, TypeError):
         name = None
     if isinstance(name, str) and name:

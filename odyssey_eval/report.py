@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_env.extras import install_command
+from odyssey_env.safeio import UnsafeFile, entry_kind, printable, write_atomic
 from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.depgraph import TOGGLE_SCRIPT, arc_diagram_html, filter_graph, load_graph
 from odyssey_eval.metrics import WINDOW, WORK_PURPOSES, normalized_combined
@@ -166,6 +167,8 @@ def _fmt(value: Any, spec: str) -> str:
         return "-"
     if spec == "s":
         return str(value)
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return str(value)
     if spec == "d":
         return str(round(value))
     text = format(value, spec)
@@ -175,8 +178,10 @@ def _fmt(value: Any, spec: str) -> str:
 
 
 def format_table(rows: Sequence[dict[str, Any]], columns: Sequence[tuple[str, str, str]] = COLUMNS) -> str:
+    """The table as text for a terminal: every cell has its control characters escaped (names come from
+    run directories, which anyone may have written)."""
     header = [h for _, h, _ in columns]
-    body = [[_fmt(row.get(k), f) for k, _, f in columns] for row in rows]
+    body = [[printable(_fmt(row.get(k), f)) for k, _, f in columns] for row in rows]
     widths = [max(len(h), *(len(b[i]) for b in body)) if body else len(h) for i, h in enumerate(header)]
     numeric = [f != "s" for _, _, f in columns]
 
@@ -263,7 +268,9 @@ def _write_views(runs: Sequence[Run], report: Path) -> tuple[dict[str, str], lis
 
     from odyssey_eval.viewer.build import write_views
 
-    pages, problems = write_views([r.cell_path or r.path for r in runs], report.parent / f"{report.stem}_views")
+    pages, problems = write_views(
+        [r.cell_path or r.path for r in runs], report.parent / f"{report.stem}_views", root=report.parent
+    )
     links = {}
     for r in runs:
         page = pages.get(r.cell_path or r.path)
@@ -298,6 +305,9 @@ def write_html(
 ) -> Path:
     """A single self-contained HTML file (plots embedded as PNG), readable offline; with ``views``, each
     run's row links its trajectory viewer (``odyssey view``), written beside the report."""
+    kind = entry_kind(path)
+    if kind not in (None, "regular file"):  # refused before anything is written beside it
+        raise UnsafeFile(f"{path} is a {kind}, not a regular file: refused (writes never follow links)")
     rows = build_rows(runs)
     links, view_problems = _write_views(runs, path) if views else ({}, [])
     parts = [
@@ -373,8 +383,7 @@ def write_html(
             + "</ul>"
         )
     parts.append("</body></html>")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(parts), encoding="utf-8")
+    write_atomic(path, "\n".join(parts))  # never through a link planted in a run directory
     return path
 
 
@@ -431,32 +440,39 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         runs, unfinished = load_runs(args.paths)
     except (FileNotFoundError, RunDirError) as exc:  # a path that is not there, a damaged run directory
-        print(f"odyssey report: {exc}", file=sys.stderr)
+        print(printable(f"odyssey report: {exc}"), file=sys.stderr)
         return 2
     if not runs:
-        print(f"odyssey report: no finished runs under {', '.join(args.paths)}", file=sys.stderr)
+        print(printable(f"odyssey report: no finished runs under {', '.join(args.paths)}"), file=sys.stderr)
         return 1
     rows = build_rows(runs)
-    print(format_table(rows if args.per_run else mean_rows(rows)))
+    print(format_table(rows if args.per_run else mean_rows(rows)))  # every cell escaped by format_table
     print(LEGEND_LINE)
     for p in unfinished:
-        print(f"unfinished: {p} (rerun its command to resume)")
+        print(printable(f"unfinished: {p} (rerun its command to resume)"))
     for r in runs:
         for w in r.warnings:
-            print(f"warning: {r.path}: {w}")
+            print(printable(f"warning: {r.path}: {w}"))
     for game, v in contamination_report(
         [{**q, "game": r.game} for r in runs for q in r.qa], margin=args.margin
     ).items():
         if v["flagged"]:
             print(
-                f"warning: {game}: World-Knowledge accuracy before play {v['before']:.2f} exceeds "
-                f"{v['limit']:.2f} (chance {v['chance']:.2f} + margin): the model may already know this game"
+                printable(
+                    f"warning: {game}: World-Knowledge accuracy before play {v['before']:.2f} exceeds "
+                    f"{v['limit']:.2f} (chance {v['chance']:.2f} + margin): the model may already know this game"
+                )
             )
-    if args.json:
-        args.json.write_text(json.dumps({"runs": rows, "means": mean_rows(rows)}, indent=1), encoding="utf-8")
-    if not args.no_html:
-        out = write_html(
-            runs, args.html or _default_html(args.paths), unfinished, margin=args.margin, views=not args.no_views
-        )
-        print(f"report: {out}" + ("" if args.no_views else f" (a trajectory viewer per run in {out.stem}_views/)"))
+    try:
+        if args.json:
+            write_atomic(args.json, json.dumps({"runs": rows, "means": mean_rows(rows)}, indent=1))
+        if not args.no_html:
+            html_path = args.html or _default_html(args.paths)
+            html_path.parent.mkdir(parents=True, exist_ok=True)
+            out = write_html(runs, html_path, unfinished, margin=args.margin, views=not args.no_views)
+            views = "" if args.no_views else f" (a trajectory viewer per run in {out.stem}_views/)"
+            print(printable(f"report: {out}{views}"))
+    except (UnsafeFile, OSError) as exc:
+        print(printable(f"odyssey report: cannot write: {exc}"), file=sys.stderr)
+        return 2
     return 0

@@ -21,7 +21,10 @@ is refused rather than silently mixed; so is resuming against game files that ch
 start. One process at a time works on a cell: :meth:`RunDir.lock` takes an OS file lock (``flock``),
 which the OS releases when the process ends, however it ends; a second process is refused at once
 rather than left waiting on a run that may take hours. Everything here reads and writes data; nothing
-in a run directory is ever executed.
+in a run directory is ever executed. A run directory may come from someone else: every file is read as
+a regular file only (a planted link, folder or FIFO is refused), bounded in size (:data:`MAX_JSON_BYTES`)
+and in nesting (:data:`~odyssey_env.safeio.MAX_JSON_DEPTH`), and files are written through a temporary
+file made with ``mkstemp`` and renamed, never through a planted link (:func:`odyssey_env.safeio.write_atomic`).
 """
 
 from __future__ import annotations
@@ -39,6 +42,8 @@ from typing import Any
 
 from odyssey_agents.errors import OdysseyError
 from odyssey_agents.llm.factory import identity as llm_identity
+from odyssey_env.safeio import MAX_JSON_DEPTH, UnsafeFile, parse_json, read_regular, write_atomic
+from odyssey_eval import protocol
 from odyssey_eval.trajectory import json_bytes
 
 try:
@@ -58,6 +63,8 @@ DEPENDENCY_GRAPH = "dependency_graph.json"
 CHECKPOINTS = "checkpoints"
 LATEST = "LATEST"
 LOCK = ".lock"
+#: The largest JSON file read from a run directory (checkpoints of big worlds are a few MB).
+MAX_JSON_BYTES = 256 * 2**20
 #: What ``cell.json`` records besides the cell's identity (see the module docstring).
 RECORDED = ("content", "facts")
 #: Keys a ``results.json`` must have, with their types, to be read as a finished run.
@@ -106,7 +113,7 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
     ``{name: random, seed: null}`` from a config file name the same cell.
     """
     ev = cfg.get("eval", {}) or {}
-    return {
+    key = {
         # whether a folder's rules may run is the user's permission, not part of what the cell is
         "game": {k: v for k, v in _without_nulls(cfg["game"]).items() if k != "trust"},
         "agent": _without_nulls(cfg["agent"]),
@@ -117,6 +124,11 @@ def cell_key(cfg: Mapping[str, Any]) -> dict[str, Any]:
         "qa": dict(ev.get("qa") or {}),
         "tag": str(ev.get("tag") or ""),
     }
+    # the default protocol is left out, as null settings are, so the cells recorded before protocols
+    # existed (all of them the default's) are still the same cells
+    if protocol.check(cfg.get("protocol")) != protocol.DEFAULT:
+        key["protocol"] = cfg["protocol"]
+    return key
 
 
 def _without_nulls(group: Mapping[str, Any]) -> dict[str, Any]:
@@ -137,7 +149,8 @@ def agent_variant(agent: Mapping[str, Any]) -> list[str]:
 
 
 def run_path(cfg: Mapping[str, Any]) -> Path:
-    """``<output_dir>/<game>/<agent[+add-on...][+variant...]>/<llm[-model]>/seed_<seed>[_no_tutorial][_<tag>]``.
+    """``<output_dir>/<game>/<agent[+add-on...][+variant...]>/<llm[-model]>/seed_<seed>[_no_tutorial]
+    [_protocol=<protocol>][_<tag>]`` (the protocol where it is not the default, ``odyssey_eval.protocol``).
 
     Other agent and llm parameters are part of the cell's identity (``cell.json``) but not of the
     path: a rerun with different ones is refused with a message, and ``eval.tag`` names a variant.
@@ -156,6 +169,7 @@ def run_path(cfg: Mapping[str, Any]) -> Path:
     seed_part = (
         f"seed_{key['seed']}"
         + ("" if key["tutorial"] else "_no_tutorial")
+        + (f"_protocol={key['protocol']}" if "protocol" in key else "")
         + (f"_{slug(key['tag'])}" if key["tag"] else "")
     )
     output_dir = Path((cfg.get("eval") or {}).get("output_dir") or "runs")
@@ -181,21 +195,24 @@ def _write_json(path: Path, data: Any) -> None:
     (No fsync: the guarantee is against killed processes, which is what resuming is for; a power
     cut may lose the last seconds of a run, and the next run resumes from an older checkpoint.)
     """
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(json_bytes(data))  # json.dumps's compact ASCII text, as UTF-8 bytes
-    os.replace(tmp, path)
+    try:
+        write_atomic(path, json_bytes(data))  # json.dumps's compact ASCII text, as UTF-8 bytes
+    except UnsafeFile as exc:
+        raise RunDirError(str(exc)) from None
 
 
 def _read_json(path: Path) -> Any:
+    """A JSON file of a run directory: regular, bounded, not too deep; otherwise one line naming it."""
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return parse_json(read_regular(path, MAX_JSON_BYTES), path, MAX_JSON_DEPTH)
     except FileNotFoundError:
         raise
-    except (OSError, ValueError) as exc:  # ValueError: bad JSON, or bytes that are not UTF-8
+    except (OSError, ValueError) as exc:  # UnsafeFile, bad JSON, bytes that are not UTF-8
         raise _damaged(path, exc) from None
 
 
 def _damaged(path: Path, why: Any) -> RunDirError:
+    why = str(why).replace(f"{path}: ", "").replace(f"{path} ", "")  # the path is said once
     return RunDirError(f"{path} is damaged ({why}); remove the run directory or rerun with eval.overwrite=true")
 
 
@@ -262,20 +279,28 @@ class RunDir:
     def questions(self) -> list[dict[str, Any]]:
         """The World-Knowledge questions :meth:`write_questions` wrote (none if it never did)."""
         try:
-            return _read_json(self.qa_questions)
+            data = _read_json(self.qa_questions)
         except FileNotFoundError:
             return []
+        if not isinstance(data, list):
+            raise _damaged(self.qa_questions, f"expected a JSON list, found {type(data).__name__}")
+        return data
 
     def qa_rounds(self) -> list[dict[str, Any]]:
         """The rounds recorded in ``qa.jsonl``, in order (none when there is no such file)."""
-        if not self.qa.exists():
-            return []
         try:
-            return [json.loads(line) for line in self.qa.read_text(encoding="utf-8").splitlines() if line.strip()]
-        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise RunDirError(
-                f"{self.qa} is damaged ({exc}); remove the run directory or rerun with eval.overwrite=true"
-            ) from None
+            data = read_regular(self.qa, MAX_JSON_BYTES)
+        except FileNotFoundError:
+            return []
+        except (OSError, ValueError) as exc:
+            raise _damaged(self.qa, exc) from None
+        try:
+            rounds = [parse_json(line, self.qa) for line in data.splitlines() if line.strip()]
+        except ValueError as exc:
+            raise _damaged(self.qa, exc) from None
+        if not all(isinstance(r, dict) for r in rounds):
+            raise _damaged(self.qa, "a line is not a JSON object")
+        return rounds
 
     def check_cell(self, key: Mapping[str, Any]) -> None:
         """Refuse to continue a directory that belongs to a different cell."""
@@ -366,7 +391,10 @@ class RunDir:
             record["facts"] = dict(facts)
         _write_json(self.path / CELL, record)
         if config_yaml is not None:
-            (self.path / CONFIG).write_text(config_yaml, encoding="utf-8")
+            try:
+                write_atomic(self.path / CONFIG, config_yaml)
+            except UnsafeFile as exc:
+                raise RunDirError(str(exc)) from None
 
     def wipe(self) -> None:
         """Delete the run's files (not the lock file, which the caller may hold)."""
@@ -401,7 +429,10 @@ class RunDir:
         pointer = self.checkpoints / LATEST
         if not pointer.is_file():
             return None
-        name = pointer.read_text(encoding="utf-8").strip()
+        try:
+            name = read_regular(pointer, 4096).decode("ascii", "replace").strip()
+        except (OSError, ValueError) as exc:
+            raise _damaged(pointer, exc) from None
         path = self.checkpoints / name
         if not re.fullmatch(r"step_\d+", name) or not path.is_dir():
             raise RunDirError(

@@ -187,6 +187,10 @@ def _make_document_encoder() -> Any:
 json_bytes = _make_document_encoder()
 
 
+#: The largest trajectory read (a 5,000-step run of a chatty model is well under 100 MB).
+MAX_TRAJECTORY_BYTES = 2 * 2**30
+
+
 class TrajectoryError(ValueError):
     """A trajectory file that cannot be read (truncated line, wrong format, missing reset line)."""
 
@@ -323,10 +327,12 @@ class Trajectory:
 
 def read_trajectory(path: str | Path, *, limit_bytes: int | None = None) -> Trajectory:
     """Read ``trajectory.jsonl``; a partial last line (a run killed mid-write) is ignored."""
+    from odyssey_env.safeio import MAX_JSON_DEPTH, check_depth, read_regular
+
     path = Path(path)
     try:
-        data = path.read_bytes()
-    except OSError as exc:
+        data = read_regular(path, MAX_TRAJECTORY_BYTES)
+    except (OSError, ValueError) as exc:  # missing, unreadable, not a regular file, too large
         raise TrajectoryError(f"cannot read {path}: {exc}") from None
     if limit_bytes is not None:
         data = data[:limit_bytes]
@@ -337,15 +343,25 @@ def read_trajectory(path: str | Path, *, limit_bytes: int | None = None) -> Traj
         lines.pop()  # no newline at the end: the line was still being written
     records = []
     for n, line in enumerate(lines, 1):
+        if check_depth(line, MAX_JSON_DEPTH) is not None:
+            raise TrajectoryError(f"{path}:{n}: JSON nested deeper than {MAX_JSON_DEPTH} levels")
         try:
-            records.append(json.loads(line))
+            record = json.loads(line)
         except json.JSONDecodeError as exc:
             raise TrajectoryError(f"{path}:{n}: not a JSON line ({exc.msg})") from None
+        except (ValueError, RecursionError) as exc:  # not UTF-8, an absurd number
+            raise TrajectoryError(f"{path}:{n}: not a JSON line ({str(exc).splitlines()[0][:120]})") from None
+        if not isinstance(record, dict):
+            raise TrajectoryError(f"{path}:{n}: not a JSON object")
+        records.append(record)
     if not records or not records[0].get("reset"):
         raise TrajectoryError(f"{path}: the first line must be the reset record")
     if records[0].get("format") != FORMAT:
         raise TrajectoryError(f"{path}: trajectory format {records[0].get('format')!r}, expected {FORMAT}")
     steps = records[1:]
+    first = records[0].get("step")
+    if not isinstance(first, int) or isinstance(first, bool):
+        raise TrajectoryError(f"{path}:1: the reset record has no step number")
     for i, s in enumerate(steps, 1):
         if s.get("step") != records[0]["step"] + i:
             raise TrajectoryError(f"{path}:{i + 1}: expected step {records[0]['step'] + i}, found {s.get('step')}")

@@ -21,6 +21,7 @@ from typing import Any
 
 from odyssey_agents.llm.protocol import MissingExtra
 from odyssey_env.rules import OPTIONAL_VERBS
+from odyssey_env.safeio import printable
 from odyssey_gen.pipeline import GenerationError, generate
 from odyssey_gen.procedural.plots import PLOTS
 from odyssey_gen.spec import DEFAULTS, DYNAMICS, GameSpec, SpecError, ValidationSettings
@@ -266,7 +267,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     llm_tokens = [argv[i] for i in model_args]
     parser = _parser()
     args = parser.parse_args([a for i, a in enumerate(argv) if i not in model_args])
-    say = (lambda _text: None) if args.quiet else (lambda text: print(text, flush=True))
+    # progress lines quote model replies and their problems: control characters escaped (odyssey_env.safeio)
+    say = (lambda _text: None) if args.quiet else (lambda text: print(printable(text), flush=True))
     try:
         spec = spec_from_args(args)
         settings = ValidationSettings(
@@ -322,16 +324,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             describe=describe,
         )
     except (SpecError, GenerationError) as exc:
-        print(f"odyssey generate: {exc}", file=sys.stderr)
+        print(printable(f"odyssey generate: {exc}"), file=sys.stderr)
         return 2
     except MissingExtra as exc:  # a model backend whose extra is missing: the message names what to install
-        print(f"odyssey generate: {exc}", file=sys.stderr)
+        print(printable(f"odyssey generate: {exc}"), file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("odyssey generate: interrupted; nothing was written at the target", file=sys.stderr)
         return 130
     if not result.ok:
-        print(f"odyssey generate: rejected: {result.reason} (candidate and report in {result.path})", file=sys.stderr)
+        print(
+            printable(f"odyssey generate: rejected: {result.reason} (candidate and report in {result.path})"),
+            file=sys.stderr,
+        )
         return 1
     print(
         f"generated {result.path} ({result.report['statistics'].get('object_types')} object types, "

@@ -23,6 +23,7 @@ from odyssey_gen.report import Report
 from odyssey_gen.spec import GameSpec, ValidationSettings
 from odyssey_gen.stages import Author, Rejected, run_stages
 from odyssey_gen.validate import Validation
+from odyssey_gen.validate.sandbox import SandboxUnavailable, require_sandbox
 
 __all__ = ["GenerationError", "Result", "generate"]
 
@@ -130,6 +131,11 @@ def generate(
         from odyssey_gen.procedural import ProceduralAuthor
 
         author = ProceduralAuthor(spec)
+    if author.name != "procedural" and (spec.action_rules or spec.step_rules):
+        try:  # before any model call: model-written code is validated only under OS isolation
+            require_sandbox()
+        except SandboxUnavailable as exc:
+            raise GenerationError(str(exc)) from None
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         candidate = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
@@ -177,6 +183,9 @@ def generate(
                 report.notes.append("--trust-output does not apply to model-written code; nothing was trusted")
         report.write(candidate)
         _install(candidate, target, overwrite)
+    except SandboxUnavailable as exc:
+        shutil.rmtree(candidate, ignore_errors=True)
+        raise GenerationError(str(exc)) from None
     except BaseException:
         shutil.rmtree(candidate, ignore_errors=True)
         raise

@@ -9,6 +9,7 @@ same spec, and the report (``generation.json``) records it verbatim.
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import json
 import re
 from collections.abc import Mapping
@@ -25,8 +26,6 @@ __all__ = ["DEFAULTS", "DYNAMICS", "OPTIONAL_DYNAMICS", "RESPAWN_STYLES", "GameS
 
 def _optional_dynamics() -> tuple[str, ...]:
     """The engine's library of optional step rules, in run order (read from the rules, never listed by hand)."""
-    import importlib
-
     found = []
     for module in BASE_RULE_MODULES:
         for value in vars(importlib.import_module(module)).values():

@@ -7,7 +7,9 @@ the sampling seed unless the group sets its own.
 Keys never come from a config: a config is written to the run directory (``cell.json``,
 ``config.yaml``), echoed in messages and shared with results, so a setting named like a credential
 (``api_key``, ``token``, ``secret``, ``password``, ...) is refused, without repeating its value, in
-favour of ``api_key_env``, the name of the environment variable that holds the key.
+favour of ``api_key_env``, the name of the environment variable that holds the key. The same holds of
+a URL that carries credentials (``http://user:secret@host/v1``, ``...?api_key=...``): refused, never
+repeated, wherever it appears in a config.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ __all__ = [
     "identity",
     "refuse_secrets",
     "secret_settings",
+    "url_has_credentials",
 ]
 
 #: Backend name -> "module:Class" (imported only when used).
@@ -70,13 +73,39 @@ _SECRET_WORD = re.compile(
 )
 
 
+_URL = re.compile(r"^\s*[A-Za-z][A-Za-z0-9+.\-]*://")
+
+
+def url_has_credentials(value: Any) -> bool:
+    """Whether ``value`` is a URL with a user or password in it, or a query parameter named like a key."""
+    if not isinstance(value, str) or not _URL.match(value):
+        return False
+    from urllib.parse import parse_qsl, urlsplit
+
+    try:
+        parts = urlsplit(value.strip())
+        if parts.username or parts.password or "@" in parts.netloc:
+            return True
+        return any(_SECRET_WORD.search(k) for k, _ in parse_qsl(parts.query, keep_blank_values=True))
+    except ValueError:  # a malformed URL (a bad port...): refuse it rather than guess
+        return "@" in value
+
+
 def secret_settings(cfg: Any, prefix: str = "llm") -> list[str]:
-    """Dotted names of the settings in ``cfg`` (nested mappings included) named like a credential."""
+    """Dotted names of the settings in ``cfg`` (nested mappings and lists included) named like a
+    credential, or whose value is a URL carrying credentials."""
     found: list[str] = []
     if isinstance(cfg, Mapping):
         for key, value in cfg.items():
             name = f"{prefix}.{key}" if prefix else str(key)
-            if _SECRET_WORD.search(str(key)) and value not in (None, ""):
+            named = _SECRET_WORD.search(str(key)) and value not in (None, "")
+            if named or url_has_credentials(value):
+                found.append(name)
+            found += secret_settings(value, name)
+    elif isinstance(cfg, list | tuple):
+        for i, value in enumerate(cfg):
+            name = f"{prefix}[{i}]"
+            if url_has_credentials(value):
                 found.append(name)
             found += secret_settings(value, name)
     return found
@@ -87,9 +116,9 @@ def refuse_secrets(cfg: Any, prefix: str = "llm") -> None:
     found = secret_settings(cfg, prefix)
     if found:
         raise LLMConfigError(
-            f"{', '.join(found)}: keys are not taken from configs (configs are written to run directories "
-            "and printed); put the key in an environment variable and name it with llm.api_key_env=VARIABLE "
-            "(default OPENAI_API_KEY)"
+            f"{', '.join(found)}: keys are not taken from configs, nor from URLs in them (user:password@ or "
+            "?key=: configs are written to run directories and printed); put the key in an environment variable "
+            "and name it with llm.api_key_env=VARIABLE (default OPENAI_API_KEY)"
         )
 
 

@@ -92,6 +92,14 @@ class OpenAIChat(LLM):
         self.backend = backend
         self.model = model
         self.base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+        from odyssey_agents.llm.factory import url_has_credentials
+
+        if url_has_credentials(self.base_url):  # it would be stored with the run and printed: never repeated
+            where = "llm.base_url" if base_url else "OPENAI_BASE_URL"
+            raise LLMError(
+                f"{where} carries credentials (user:password@ or ?key=); refused: put the key in an environment "
+                "variable and name it with llm.api_key_env=VARIABLE (default OPENAI_API_KEY)"
+            )
         key = api_key or os.environ.get(api_key_env)
         if not key:
             if self.base_url is None:

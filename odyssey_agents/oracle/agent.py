@@ -25,6 +25,7 @@ from odyssey_agents.oracle.planner import Planner
 from odyssey_env.limits import TEXT_CHARS
 from odyssey_env.parsing import parse
 from odyssey_env.quests.main_quest import open_stages, plan
+from odyssey_env.turn import Turn
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -67,7 +68,6 @@ def is_valid(engine: Engine, agent_id: str, command: str) -> bool:
     accepted; ``write`` lists a placeholder text, so any text that fits is accepted for a listed
     writable.
     """
-    from odyssey_env.turn import Turn
 
     parsed = parse(engine.rules, command)
     if isinstance(parsed, str):

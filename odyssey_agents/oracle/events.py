@@ -11,11 +11,18 @@ a copy of the world until one makes the event happen; failing that, what the ver
 
 from __future__ import annotations
 
+import copy
 import json
+import pickle
+import random
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.oracle.core import INF, Focus, Stuck
+from odyssey_env.quests.conditions import VOCABULARY, holds
+from odyssey_env.quests.spec import Condition
+from odyssey_env.rules import BASE_RULE_MODULES, OPTIONAL_VERBS
+from odyssey_env.turn import Turn
 
 if TYPE_CHECKING:
     from odyssey_agents.oracle.navigation import Navigation
@@ -82,8 +89,6 @@ class Events:
         (a lamp, its oil, a place to stand), and that is pursued; failing that, or in a predicate's
         plan whose earlier steps were not done, this is :class:`Stuck`.
         """
-        from odyssey_env.rules import OPTIONAL_VERBS
-        from odyssey_env.turn import Turn
 
         v = self.view
         rules = v.engine.rules.actions
@@ -297,9 +302,6 @@ _HANDLERS: dict[str, Callable[..., str | None]] = {
 
 def simulate(engine: Any, agent_id: str, command: str) -> list[Any]:
     """The events ``command`` would cause now, played on a copy of the world (the engine is untouched)."""
-    import copy
-    import pickle
-    import random
 
     sim = copy.copy(engine)
     sim.state = pickle.loads(pickle.dumps(engine.state, protocol=pickle.HIGHEST_PROTOCOL))
@@ -312,14 +314,12 @@ def simulate(engine: Any, agent_id: str, command: str) -> list[Any]:
 
 def _own_rule(rule: Any) -> bool:
     """Whether an action rule is a game's own (its ``rules.py``, shipped or not), not one of the engine's."""
-    from odyssey_env.rules import BASE_RULE_MODULES
 
     return type(getattr(rule, "rule", rule)).__module__ not in BASE_RULE_MODULES  # (a provenance wrapper's rule)
 
 
 def holds_now(v: Any, c: Condition) -> bool:
     """Whether a state condition holds now (an event condition never holds before it happens)."""
-    from odyssey_env.quests.conditions import holds
 
     return family(c) != "event" and not (c.type == "predicate" and c.name == "did") and holds(v.engine, v.agent, c)
 
@@ -328,7 +328,6 @@ def family(c: Condition) -> str:
     """The condition's family in the vocabulary (``"event"``, ``"state"``, ``"combinator"``), or
     ``"predicate"`` for a game's own: an event holds only on the step it happens, so it is never taken
     as done beforehand, and it is planned last."""
-    from odyssey_env.quests.conditions import VOCABULARY
 
     kind = VOCABULARY.get(c.type)
     return kind.family if kind is not None else "predicate"
@@ -351,7 +350,6 @@ _EVENT_CONDITIONS: dict[str, dict[str, str]] = {
 
 def event_condition(kind: str, match: dict[str, Any]) -> Condition | None:
     """The vocabulary condition equivalent to ``did(kind, **match)``, when there is one."""
-    from odyssey_env.quests.spec import Condition
 
     fields = _EVENT_CONDITIONS.get(kind)
     if fields is None or set(match) - set(fields):

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from odyssey_agents.oracle.core import DEATH_COST, INF, PICK_GAMBLE, Focus, Stuck
 from odyssey_agents.oracle.events import holds_now
 from odyssey_env.rules import ActionRule
+from odyssey_env.turn import Turn
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -213,7 +214,6 @@ class Navigation:
         return None
 
     def _enterable(self, b: str) -> bool:
-        from odyssey_env.turn import Turn
 
         return f"enter {b}" in self.view.verbs["enter"].candidates(Turn(self.view.engine, self.view.agent, probe=True))
 

@@ -44,6 +44,8 @@ from odyssey_agents.oracle.opportunism import Opportunism
 from odyssey_agents.oracle.supply import Supply
 from odyssey_agents.oracle.tactics import Tactics
 from odyssey_agents.oracle.view import View
+from odyssey_env.quests.conditions import holds
+from odyssey_env.quests.main_quest import plan
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -349,7 +351,6 @@ class Planner:
         return (c.count - done) * self.tactics.cost_defeat((c.npc,) if c.npc else ())
 
     def _c_text_equals_in(self, c: Condition) -> str | None:
-        from odyssey_env.quests.conditions import holds
 
         if holds(self.view.engine, self.view.agent, c):
             return None
@@ -388,7 +389,6 @@ class Planner:
         return max(0.0, need / 3)
 
     def _c_stage_completed(self, c: Condition) -> str | None:
-        from odyssey_env.quests.main_quest import plan
 
         data = self.view.state.rule_data.get("main_quest")
         if data and c.stage in data["agents"][self.agent_id]["done"]:
@@ -399,7 +399,6 @@ class Planner:
         return self.achieve(plan(main).by_id[c.stage].done)
 
     def _e_stage_completed(self, c: Condition) -> float:
-        from odyssey_env.quests.main_quest import plan
 
         data = self.view.state.rule_data.get("main_quest")
         if data and c.stage in data["agents"][self.agent_id]["done"]:
@@ -409,7 +408,6 @@ class Planner:
 
     # ---- combinators ----------------------------------------------------------
     def _c_any_of(self, c: Condition) -> str | None:
-        from odyssey_env.quests.conditions import holds
 
         subs = list(c.conditions)
         if any(family(s) != "event" and holds(self.view.engine, self.view.agent, s) for s in subs):
@@ -434,7 +432,6 @@ class Planner:
         return min((self.estimate(s) for s in c.conditions), default=INF)
 
     def _c_all_of(self, c: Condition) -> str | None:
-        from odyssey_env.quests.conditions import holds
 
         # Things to acquire first, then places to be, then the events that must happen last.
         def rank(s: Condition) -> int:
@@ -486,7 +483,6 @@ class Planner:
 
     def _plan_left(self, c: Condition) -> list[Condition]:
         """The steps of ``c``'s plan still to do: state steps that do not hold, event steps not yet caused."""
-        from odyssey_env.quests.conditions import holds
 
         v, key = self.view, self.plan_key(c)
         passed = self.memory.plan_progress.get(key, 0)

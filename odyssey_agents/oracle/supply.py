@@ -13,6 +13,7 @@ import contextlib
 from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, Focus, Memory, Offer, Stuck
+from odyssey_env.quests.conditions import normalize_text
 
 if TYPE_CHECKING:
     from odyssey_agents.oracle.navigation import Navigation
@@ -587,7 +588,6 @@ class Supply:
     def find_written(self, text: str, wanted: str | None) -> str | None:
         """An object (of type ``wanted``, if given) that already bears ``text``: writing it again would
         waste a step and a writable."""
-        from odyssey_env.quests.conditions import normalize_text
 
         want = normalize_text(text)
         for handle, inst in self.view.state.instances.items():

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from odyssey_env.steprules.spawning import QUIET_ENEMIES, QUIET_FOOD
 from odyssey_eval.paper.literals import parse
 from odyssey_eval.paper.release import Release
 from odyssey_eval.paper.world import Entities
@@ -42,14 +43,17 @@ BASE_STEPS = {
 STEP_RULES = {
     "WanderingPatrolsStepRule": "wandering_patrols",
     "DayCycleStepRule": "danger_hours",
-    "EnemyRespawnStepRule": "enemy_respawn",
     "ContinuousCraftingMomentumStepRule": "crafting_momentum",
     "ForgottenCachesStepRule": "forgotten_caches",
     "SoundscapePressureStepRule": "noise",
     "RumorMillStepRule": "rumor_notes",
     "ShiftingPathsStepRule": "shifting_paths",
     "CarrionScavengersStepRule": "carrion_scavengers",
-    "FoodRespawnStepRule": "food_respawn",
+}
+#: Reference respawn rules -> the settings of odyssey's one respawn rule (always on) that play them.
+RESPAWN_STYLES: dict[str, dict[str, object]] = {
+    "EnemyRespawnStepRule": QUIET_ENEMIES,
+    "FoodRespawnStepRule": QUIET_FOOD,
 }
 
 
@@ -94,9 +98,12 @@ def bind_mechanics(
                 }
             )
     steps: list[str] = []
+    respawn: dict[str, object] = {}
     for cls, label in _classes(release, paths["general"], "BaseStepRule"):
         if cls in STEP_RULES:
             steps.append(STEP_RULES[cls])
+        elif cls in RESPAWN_STYLES:
+            respawn.update(RESPAWN_STYLES[cls])
         elif cls not in BASE_STEPS:
             notes.append(
                 {
@@ -110,6 +117,8 @@ def bind_mechanics(
     if steps:
         out["step_rules"] = list(dict.fromkeys(steps))
     params: dict[str, dict[str, Any]] = {}
+    if respawn:
+        params["respawn"] = dict(respawn)
     if "lockpick" in verbs:
         # the reference's LockpickRule works with obj_lockpick (20%) or obj_tension_wrench (10%) in hand and
         # uses the tool up whether it succeeds or not

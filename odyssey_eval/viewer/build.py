@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from odyssey_agents.errors import OdysseyError
+from odyssey_env.safeio import UnsafeFile, write_atomic
 from odyssey_eval.depgraph import TOGGLE_SCRIPT, arc_diagram_html, filter_graph, load_graph
 from odyssey_eval.rundir import DEPENDENCY_GRAPH, slug
 from odyssey_eval.viewer.data import ViewError, resolve_run, view_data
@@ -52,21 +53,26 @@ def default_output(run_dir: str | Path) -> Path:
     return root / PAGE
 
 
-def write_view(run_dir: str | Path, output: str | Path | None = None) -> Path:
-    """Write the page of ``run_dir`` to ``output`` (default: ``view.html`` in the run directory)."""
+def write_view(run_dir: str | Path, output: str | Path | None = None, *, root: str | Path | None = None) -> Path:
+    """Write the page of ``run_dir`` to ``output`` (default: ``view.html`` in the run directory).
+
+    Written through a fresh temporary file and renamed (:func:`odyssey_env.safeio.write_atomic`): a link
+    planted at the output, or at a folder between ``root`` (default: the output's folder) and it, is
+    refused, never written through."""
     page = build_page(run_dir)
     out = Path(output) if output is not None else default_output(run_dir)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text(page, encoding="utf-8")
-        tmp.replace(out)
+        if root is None:
+            out.parent.mkdir(parents=True, exist_ok=True)
+        write_atomic(out, page, root=root)
+    except UnsafeFile as exc:
+        raise ViewError(f"cannot write {out}: {exc}") from None
     except OSError as exc:
         raise ViewError(f"cannot write {out}: {exc.strerror or exc}; choose another place with -o FILE") from None
     return out
 
 
-def write_views(cells: Sequence[Path], folder: Path) -> tuple[dict[Path, Path], list[str]]:
+def write_views(cells: Sequence[Path], folder: Path, *, root: Path | None = None) -> tuple[dict[Path, Path], list[str]]:
     """One page per cell directory into ``folder`` (``odyssey report`` links them): ``({cell: page},
     [one line per cell that could not be viewed])``. Pages are named after the cells' paths below their
     common folder, so a report's views do not collide."""
@@ -86,7 +92,7 @@ def write_views(cells: Sequence[Path], folder: Path) -> tuple[dict[Path, Path], 
             name = f"{stem}_{n}"
         used.add(name)
         try:
-            pages[cell] = write_view(cell, folder / f"{name}.html")
+            pages[cell] = write_view(cell, folder / f"{name}.html", root=root if root is not None else folder)
         except OdysseyError as exc:
             problems.append(f"{cell}: no viewer ({exc})")
     return pages, problems

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from odyssey_env.extras import install_command
+from odyssey_env.safeio import printable
 from odyssey_eval.viewer.build import PAGE, write_view
 from odyssey_eval.viewer.data import ViewError
 from odyssey_eval.viewer.serve import serve
@@ -39,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     _require_layout()
     out = write_view(args.run_dir, args.output)
-    print(f"view: {out}")
+    print(printable(f"view: {out}"))
     if args.serve:
         try:
             serve(args.run_dir, port=args.port, open_browser=args.open)

@@ -14,13 +14,13 @@ repeated texts (inventory lines, the engine's usual replies) are indices into on
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
 from odyssey_env.rewards import COMPONENTS, SUPPLEMENTARY
-from odyssey_eval.rundir import CELL, QA, RESULTS, TRAJECTORY, RunDir, RunDirError
+from odyssey_env.safeio import MAX_JSON_DEPTH, parse_json, read_regular
+from odyssey_eval.rundir import CELL, MAX_JSON_BYTES, QA, RESULTS, TRAJECTORY, RunDir, RunDirError
 from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
 from odyssey_eval.viewer.observation import STATS, parse_observation
 from odyssey_eval.viewer.worldmap import WorldMap, layout
@@ -86,11 +86,11 @@ class _Strings:
 
 def _read_json(path: Path) -> Any:
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return parse_json(read_regular(path, MAX_JSON_BYTES), path, MAX_JSON_DEPTH)
     except FileNotFoundError:
         return None
     except (OSError, ValueError) as exc:
-        raise ViewError(f"{path} is damaged ({exc})") from None
+        raise ViewError(f"{path} is damaged ({str(exc).replace(f'{path}: ', '')})") from None
 
 
 def _agents(cell: Mapping[str, Any], root: Path) -> list[tuple[str, Path, dict[str, Any]]]:
@@ -274,7 +274,19 @@ def _summary(results: Mapping[str, Any] | None, metrics: Mapping[str, Any] | Non
 
 
 def view_data(path: str | Path) -> dict[str, Any]:
-    """Everything the page shows about the run at ``path`` (see :func:`resolve_run` for what it may be)."""
+    """Everything the page shows about the run at ``path`` (see :func:`resolve_run` for what it may be).
+
+    A run directory is data someone may have handed over: a field of the wrong type anywhere is one
+    line naming the run directory, never a traceback."""
+    try:
+        return _view_data(path)
+    except RunDirError:
+        raise
+    except (TypeError, KeyError, AttributeError, IndexError, ValueError) as exc:
+        raise ViewError(f"{path} is damaged ({type(exc).__name__}: {str(exc)[:200]})") from None
+
+
+def _view_data(path: str | Path) -> dict[str, Any]:
     root, selected = resolve_run(path)
     rd = RunDir(root)
     cell = rd.cell()

@@ -228,13 +228,20 @@ class Describer:
 
     @staticmethod
     def _rename(text: str, renames: dict[str, str]) -> str:
+        # Two passes through placeholders, so a new name is never renamed again by an old one it contains
+        # ("garnet" -> "brine_garnet" must not touch an area just renamed to "brine_garnet").
+        final: list[str] = []
         for old in sorted(renames, key=len, reverse=True):
             new = renames[old]
-            text = _handle_pattern(old).sub(new, text)
             spaced_old, spaced_new = old.replace("_", " "), new.replace("_", " ")
-            for a, b in ((spaced_old, spaced_new), (spaced_old.title(), spaced_new.title())):
-                text = re.sub(rf"(?<![A-Za-z]){re.escape(a)}(?![A-Za-z])", b, text)
-        return text
+            for pattern, replacement in (
+                (_handle_pattern(old), new),
+                (re.compile(rf"(?<![A-Za-z]){re.escape(spaced_old)}(?![A-Za-z])"), spaced_new),
+                (re.compile(rf"(?<![A-Za-z]){re.escape(spaced_old.title())}(?![A-Za-z])"), spaced_new.title()),
+            ):
+                final.append(replacement)
+                text = pattern.sub(f"\x00{len(final) - 1}\x00", text)
+        return re.sub("\x00(\\d+)\x00", lambda m: final[int(m.group(1))], text)
 
     @staticmethod
     def _loads(folder: Path) -> str:

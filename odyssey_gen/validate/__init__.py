@@ -9,10 +9,12 @@ The checks, in the order they run (each needs the ones before it):
 4. ``reachability``: every new verb is listed and succeeds, every new step rule fires.
 5. ``solvability``: the oracle completes every main-quest stage on every seed within the budget.
 
-Checks 2-5 run together in one sandboxed process (:mod:`.sandbox`, :mod:`.worker`); a data-only
-folder is loaded in this process first as well, which is safe (no code) and gives its problems
-without starting a process. Every problem names its check and the generation stage that owns it
-(``entities``, ``rules`` or ``quest``), which is the stage the repair loop asks again.
+Checks 2-5 run together: the game plays in an isolated worker (:mod:`.worker`, under bubblewrap when
+the folder has code) and this process judges (:mod:`.sandbox`); a data-only folder is loaded in this
+process first as well, which is safe (no code) and gives its problems without starting a process.
+Check 1 is a filter for the repair loop, not a security boundary (docs/security.md). Every problem
+names its check and the generation stage that owns it (``entities``, ``rules`` or ``quest``), which is
+the stage the repair loop asks again.
 """
 
 from __future__ import annotations
@@ -73,12 +75,15 @@ class Validation:
 
 def check_static(folder: str | Path) -> list[Problem]:
     """The allow-list over ``rules.py`` (no problems for a data-only folder)."""
+    from odyssey_env.safeio import entry_kind, read_regular
+    from odyssey_env.trust import MAX_CODE_BYTES
+
     rules = Path(folder) / "rules.py"
-    if not rules.is_file():
+    if entry_kind(rules) is None:
         return []
-    try:
-        source = rules.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
+    try:  # a regular file only (a link to /dev/zero would never end), bounded
+        source = read_regular(rules, MAX_CODE_BYTES).decode("utf-8")
+    except (OSError, ValueError) as exc:
         return [Problem("static", f"rules.py cannot be read: {exc}", owner="rules")]
     return [Problem("static", str(r), owner="rules") for r in check_source(source)]
 

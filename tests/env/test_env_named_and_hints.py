@@ -176,7 +176,7 @@ def test_a_linear_chapter_has_one_leaf_and_a_tree_has_its_tips(tmp_path) -> None
     summary = quest_summary(game.quest)
     assert (summary["stages"], summary["leaves"], summary["dag"]) == (7, 3, True)
     row = game.summary() | {"step_rule_count": 1}
-    assert format_table([row]).splitlines()[0].split()[6:8] == ["stages", "leaves"]
+    assert format_table([row]).splitlines()[0].split()[8:10] == ["stages", "leaves"]  # after "env id"
     assert "(7 stages, 3 leaves, a DAG, in 2 chapters)" in format_details(row)
 
 

@@ -104,6 +104,7 @@ def test_table2_sweeps_the_paper_s_four_agents_over_the_paper_s_six_games():
                 compose("+experiment=table2", f"+table2={variant}", f"game={game}"), resolve=True
             )
             assert (cfg["max_steps"], cfg["tutorial"], cfg["llm"]["name"]) == (500, True, "hf")
+            assert cfg["protocol"] == "paper"  # the 500 steps include the tutorial's, as the reference's
             assert cfg["embedder"]["model"] == "Qwen/Qwen3-Embedding-0.6B"
             qa = cfg["eval"]["qa"]  # the paper's sizes, and its LLM-written questions by the cell's model
             assert (qa["world_knowledge"], qa["episodic"], qa["choices"], qa["world_dynamics"]) == (20, 20, 10, 20)
@@ -182,8 +183,8 @@ def test_a_table2_sweep_runs_each_cell_as_its_own_agent(tmp_path):
     assert done.returncode == 0, done.stderr[-2000:]
     runs = sorted(p.parent.relative_to(tmp_path / "runs").as_posix() for p in (tmp_path / "runs").rglob("results.json"))
     assert runs == [
-        "mirror_salt/long_context/scripted-explore/seed_0_no_tutorial",
-        "mirror_salt/short_term_memory/scripted-explore/seed_0_no_tutorial",
+        "mirror_salt/long_context/scripted-explore/seed_0_no_tutorial_protocol=paper",
+        "mirror_salt/short_term_memory/scripted-explore/seed_0_no_tutorial_protocol=paper",
     ]
 
 

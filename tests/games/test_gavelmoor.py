@@ -111,7 +111,8 @@ def test_odyssey_games_prints_the_sizes(capsys) -> None:
     assert main([GAME, "--details"]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith(GAME))
-    assert row.split()[1:9] == ["3", "10", "1-5", "47", "6", "31", "17", "3"]
+    assert row.split()[1] == "Odyssey/Gavelmoor-v0"
+    assert row.split()[2:10] == ["3", "10", "1-5", "47", "6", "31", "17", "3"]
     assert "(31 stages, 17 leaves, a DAG, in 3 chapters)" in out
     assert "invoke law, file objection, appeal verdict" in out
 
@@ -127,7 +128,7 @@ def test_linear_quests_are_told_apart_from_goal_trees() -> None:
     assert (rows["tallowmere"]["dag"], rows["tallowmere"]["leaves"]) == (False, 2)
     assert (rows[GAME]["dag"], rows[GAME]["leaves"]) == (True, 17)
     header, _, *lines = format_table(list(rows.values())).splitlines()
-    assert header.split()[6:8] == ["stages", "leaves"] and lines[2].split()[6:8] == ["31", "17"]
+    assert header.split()[8:10] == ["stages", "leaves"] and lines[2].split()[7:9] == ["31", "17"]  # "env id": 2 words
 
     def summary(*requires):
         stages = [

@@ -124,9 +124,10 @@ def test_sizes_match_the_issue() -> None:
 
 def test_odyssey_games_prints_the_sizes(capsys) -> None:
     assert games_main([GAME]) == 0
-    header, _, row = capsys.readouterr().out.splitlines()
+    header, _, row, *notes = capsys.readouterr().out.splitlines()
     cells = dict(zip(header.split("  "), row.split(), strict=False))
     values = row.split()
+    assert values.pop(1) == "Odyssey/Lazaret-v0" and "Odyssey/* are odyssey's own games" in "".join(notes)
     assert values[:9] == ["lazaret", "2", "7", "1-5", "79", "4", "18", "10", "2"], cells
     assert values[-2:] == ["23", "16"]
 

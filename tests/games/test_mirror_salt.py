@@ -116,9 +116,10 @@ def test_sizes_match_the_issue(game):
 
 
 def test_odyssey_games_prints_the_sizes():
-    header, _, line = format_table(describe_games([GAME])).splitlines()
+    header, _, line, *_notes = format_table(describe_games([GAME])).splitlines()
     labels = [
         "game",
+        "env id",
         "places",
         "areas",
         "levels",
@@ -137,6 +138,7 @@ def test_odyssey_games_prints_the_sizes():
     row = {label: line[a:b].strip() for label, a, b in zip(labels, starts, starts[1:], strict=False)}
     assert row == {
         "game": "mirror_salt",
+        "env id": "Odyssey/MirrorSalt-v0",
         "places": "1",
         "areas": "8",
         "levels": "1-5",

@@ -129,7 +129,7 @@ def test_odyssey_games_prints_the_sizes(capsys) -> None:
     assert main([GAME, "--details"]) == 0
     out = capsys.readouterr().out
     row = next(line for line in out.splitlines() if line.startswith(GAME))
-    assert row.split()[1:11] == ["4", "13", "1-5", "96", "7", "40", "22", "4", "on", "0"]
+    assert row.split()[2:12] == ["4", "13", "1-5", "96", "7", "40", "22", "4", "on", "0"]
     assert "(40 stages, 22 leaves, a DAG, in 4 chapters)" in out
     assert "NPC types (7): 4 enemies, 2 merchants" in out
     assert "extra verbs (6): salvage, scavenge, rally, siphon, jam, overload" in out

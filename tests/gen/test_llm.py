@@ -24,7 +24,9 @@ from odyssey_gen.llm.prompts import entities_prompt, quest_prompt, rules_prompt
 from odyssey_gen.pipeline import generate
 from odyssey_gen.validate.static import check_source
 
-from .conftest import FAST, quiet, spec
+from .conftest import FAST, needs_bwrap, quiet, spec
+
+pytestmark = needs_bwrap  # model-written code runs only under OS isolation
 
 DATA = Path(__file__).parent / "data" / "llm"
 

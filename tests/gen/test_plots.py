@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from odyssey_gen.procedural import build, draft
+from odyssey_gen.procedural import ProceduralAuthor, draft
 from odyssey_gen.procedural.plots import PLOTS, STRUCTURES
 from odyssey_gen.spec import SpecError
 from odyssey_gen.validate import validate
@@ -48,7 +48,7 @@ def test_every_plot_and_structure_is_played_and_solved(tmp_path: Path, plot, bra
     assert d.plot == plot
     folder = tmp_path / s.name
     folder.mkdir()
-    for name, text in build(s).items():
+    for name, text in ProceduralAuthor(s).files().items():
         (folder / name).write_text(text, encoding="utf-8")
     result = validate(folder, FAST)  # loads, a random agent plays, the oracle must finish every stage
     assert result.ok, [str(p) + "\n" + p.detail for p in result.problems]

@@ -15,7 +15,9 @@ import pytest
 from odyssey_gen.spec import ValidationSettings
 from odyssey_gen.validate import validate
 
-from .conftest import build, spec
+from .conftest import build, needs_bwrap, spec
+
+pytestmark = needs_bwrap  # model-written code runs only under OS isolation
 
 HEADER = """
 from dataclasses import dataclass

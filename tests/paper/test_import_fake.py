@@ -87,7 +87,12 @@ def test_content_is_converted(tmp_path, tree):
     assert world["graph"]["mode"] == "fixed" and len(world["graph"]["connections"]) == 3
     assert world["game"]["intro"].startswith("I wake in a small test world.")
     assert world["game"]["verbs"] == ["eat"]
-    assert world["game"]["step_rules"] == ["food_respawn"]
+    # the reference's food respawn is the quiet-food style of odyssey's one respawn rule
+    assert "step_rules" not in world["game"] and world["game"]["params"]["respawn"] == {
+        "food_period": 30,
+        "food_chance": 0.5,
+        "food_unwatched": True,
+    }
     main = quest["main"]
     ch1, ch2 = main["chapters"]
     assert [s["id"] for s in ch1["stages"]] == ["ch1_meet", "ch1_arm", "ch1_write", "ch1_boss"]
