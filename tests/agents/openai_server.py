@@ -69,12 +69,15 @@ class FakeOpenAIServer:
                         error = {"message": step.get("message", "scripted failure"), "type": "server_error"}
                         if "code" in step:
                             error["code"] = step["code"]
-                        self._send(step["status"], {"error": error}, step.get("headers"))
-                        return
-                    self._send(200, server.reply(body, step))
+                        status, reply, headers = step["status"], {"error": error}, step.get("headers")
+                    else:
+                        status, reply, headers = 200, server.reply(body, step), None
                 finally:
+                    # A request stops counting before its reply leaves: once the client has the reply it may send
+                    # its next request, which must not find this one still counted (``peak`` would overcount).
                     with server._lock:
                         server.in_flight -= 1
+                self._send(status, reply, headers)
 
         self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
