@@ -39,7 +39,7 @@ MAX_RULES = 200  # verbs, step rules, variables, predicates each
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _VERB = re.compile(r"^[a-z]+( [a-z]+)?$")
 _TEMPLATE = re.compile(r"\{([^{}]*)\}")
-_OBJECT_DOMAINS = ("held", "carried", "worn", "ground", "near")
+_OBJECT_DOMAINS = ("held", "carried", "worn", "ground", "near", "type")
 _KIND_OF_DOMAIN = {
     **dict.fromkeys(_OBJECT_DOMAINS, "object"),
     "npc": "npc",
@@ -173,6 +173,19 @@ class Checker:
         elif isinstance(op, s.Same):
             for i, v in enumerate(op.same):
                 self.value(v, f"{p}[{i}]", where)
+        elif isinstance(op, s.IsType):
+            self.ref(op.is_type, "object", p, where)
+            if not op.types and not op.categories:
+                self.bad(p, "give types, categories or both")
+            for i, name in enumerate(op.types):
+                self.ref(name, "object", f"{path}.types[{i}]", where)
+            from odyssey_env.quests.conditions import CATEGORIES
+
+            for i, name in enumerate(op.categories):
+                if name not in CATEGORIES:
+                    self.bad(f"{path}.categories[{i}]", f"unknown category {name!r}")
+        elif isinstance(op, s.Hostile):
+            self.ref(op.hostile, "npc", p, where)
         elif isinstance(op, s.InCombat):
             self.needs_agent(p, where)
         elif isinstance(op, s.ExitLocked):
@@ -206,7 +219,7 @@ class Checker:
             return None
         key = s.tag(type(op))
         p = f"{path}.{key}"
-        agent_only = (s.Consume, s.Produce, s.Transform, s.MoveAgent, s.Coins)
+        agent_only = (s.Consume, s.Produce, s.Transform, s.MoveAgent, s.Coins, s.Winded, s.Strike)
         if isinstance(op, agent_only) or (isinstance(op, s.ChangeStat) and op.npc is None):
             self.needs_agent(p, where)
         if isinstance(op, s.Consume | s.Remove):
@@ -249,6 +262,21 @@ class Checker:
                 self.bad(f"{path}.max_alive", f"must lie between 1 and {MAX_ALIVE}")
         elif isinstance(op, s.RemoveNpc):
             self.ref(op.remove_npc, "npc", p, where)
+        elif isinstance(op, s.Salvage):
+            self.ref(op.salvage, "object", p, where)
+            self.ref(op.area, "area", f"{path}.area", where)
+            if not 1 <= op.share <= MAX_CAP:
+                self.bad(f"{path}.share", f"must lie between 1 and {MAX_CAP} (each ingredient is divided by it)")
+        elif isinstance(op, s.Winded):
+            if not op.winded:
+                self.bad(p, "winded takes true (an effect that does nothing is a mistake)")
+        elif isinstance(op, s.Strike):
+            if where.step or where.in_after:
+                self.bad(p, "a strike is a verb's, now (the blow is the agent's command); elsewhere change hp")
+            self.ref(op.strike, "npc", p, where)
+            if not 1 <= op.damage <= MAX_STAT:
+                self.bad(f"{path}.damage", f"must lie between 1 and {MAX_STAT}")
+            self.template(op.how, f"{path}.how", where)
         elif isinstance(op, s.OpenExit | s.LockExit):
             self.ref(getattr(op, key), "area", p, where)
             if isinstance(op, s.LockExit) and op.key is not None:
@@ -274,7 +302,11 @@ class Checker:
             self.own_event(op.emit, p)
             for k, v in op.data.items():
                 self.name(k, f"{path}.data.{k}")
-                self.template(v, f"{path}.data.{k}", where)
+                if isinstance(v, str):
+                    self.template(v, f"{path}.data.{k}", where)
+                elif isinstance(v, tuple):
+                    for i, item in enumerate(v):
+                        self.template(item, f"{path}.data.{k}[{i}]", where)
         elif isinstance(op, s.Say | s.Tell):
             self.template(getattr(op, key), p, where)
         elif isinstance(op, s.If):
@@ -350,6 +382,10 @@ class Checker:
     def template(self, text: str, path: str, where: Where) -> None:
         for name in _TEMPLATE.findall(text):
             if name in ("here", "step") or name in where.bindings:
+                continue
+            if name in ("received", "salvaged") and not where.step:
+                continue  # a verb's: where its last produce put things, what its last salvage made
+            if name.endswith(".type") and where.bindings.get(name[:-5]) in ("object", "npc"):
                 continue
             if name.startswith("event.") and where.event:
                 continue
@@ -529,6 +565,8 @@ def _check_slot(c: Checker, slot: s.Slot, kind: str, path: str) -> None:
     for i, cat in enumerate(slot.categories):
         if cat not in CATEGORIES:
             c.bad(f"{path}.categories[{i}]", f"unknown category {cat!r}")
+    if slot.domain == "type" and not slot.types and not slot.categories:
+        c.bad(f"{path}.domain", "a type slot names its object types (types) or categories: it lists every one")
     if slot.hostile is not None and slot.domain != "npc":
         c.bad(f"{path}.hostile", "hostile narrows an npc slot")
     if slot.locked is not None and slot.domain != "exit":

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import itertools
 import types
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests import hints
@@ -30,6 +30,7 @@ from odyssey_env.rulelang.expr import compile_condition, hint, mentions, reads, 
 from odyssey_env.rulelang.runtime import Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area
+from odyssey_env.world import nearest, type_of, unlocked
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -95,6 +96,10 @@ def _verb(
         deps = None if r is None or deps is None else deps | r
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in vspec.facts)
     emitted = tuple(dict.fromkeys((event, *_emitted(effects))))
+    pinned = tuple(_pinned_emits(effects, {}, set(names)))
+    told = {k for _, lits, _ in pinned for k in lits}  # event data an emit of this verb sets to a literal
+    by_slot = dict(_slot_data(effects, set(names)))  # event data an emit fills from a slot (or its type)
+    local = any(slot.domain in ("ground", "npc", "near") for slot in slots) or any(_local(c) for c in checks)
     verb_name = vspec.verb
 
     def bind(turn: Turn, args: Iterable[Any]) -> Ctx:
@@ -106,6 +111,55 @@ def _verb(
 
     def admissible(ctx: Ctx) -> bool:
         return all(test(ctx) for test in varying)
+
+    def combos(turn: Turn) -> Iterator[tuple[Any, ...]]:
+        """The slot values of every command the verb accepts now (an amount: its smallest and largest)."""
+        ctx = bind(turn, [None] * len(names))
+        for test in fixed:
+            if not test(ctx):
+                return
+        lists = [fn(turn) for fn in value_fns]
+        if amount_at is None:
+            for combo in itertools.product(*lists):
+                ctx.b = dict(zip(names, combo, strict=True))
+                if admissible(ctx):
+                    yield combo
+            return
+        others = [values for i, values in enumerate(lists) if i != amount_at]
+        amounts = lists[amount_at]
+        for rest in itertools.product(*others):
+            found = []
+            for order in (amounts, amounts[::-1]):
+                for n in order:
+                    combo = (*rest[:amount_at], n, *rest[amount_at:])
+                    ctx.b = dict(zip(names, combo, strict=True))
+                    if admissible(ctx):
+                        found.append(combo)
+                        break
+            yield from dict.fromkeys(found)
+
+    def wanted_by(match: Mapping[str, Any]) -> Callable[[Engine, tuple[Any, ...]], bool]:
+        """Whether a combo's command would record an event with ``match``'s data: its slots' values, and
+        the data an emit fills from a slot (``"{npc_name}"``, ``"{npc_name.type}"``)."""
+        tests = []
+        for key, want in match.items():
+            if key in names:
+                tests.append((names.index(key), False, want))
+            elif key in by_slot:
+                tests.append((names.index(by_slot[key][0]), by_slot[key][1], want))
+
+        def fits(engine: Engine, combo: tuple[Any, ...]) -> bool:
+            state = engine.state
+            for i, typed, want in tests:
+                value = combo[i]
+                if typed:
+                    npc = state.npcs.get(value)
+                    value = npc.type if npc is not None else type_of(state, value)
+                if value != want:
+                    return False
+            return True
+
+        return fits
 
     class Verb(ActionRule):
         verb = verb_name
@@ -129,35 +183,19 @@ def _verb(
             turn.emit(event, area=ctx.here, **ctx.b)
 
         def candidates(self, turn: Turn) -> Iterator[str]:
-            ctx = bind(turn, [None] * len(names))
-            for test in fixed:
-                if not test(ctx):
-                    return
-            lists = [fn(turn) for fn in value_fns]
-            if amount_at is None:
-                for combo in itertools.product(*lists):
-                    ctx.b = dict(zip(names, combo, strict=True))
-                    if admissible(ctx):
-                        yield _command(verb_name, slots, combo)
-                return
-            others = [values for i, values in enumerate(lists) if i != amount_at]
-            amounts = lists[amount_at]
-            for rest in itertools.product(*others):
-                found = []
-                for order in (amounts, amounts[::-1]):
-                    for n in order:
-                        combo = (*rest[:amount_at], n, *rest[amount_at:])
-                        ctx.b = dict(zip(names, combo, strict=True))
-                        if admissible(ctx):
-                            found.append(combo)
-                            break
-                for combo in dict.fromkeys(found):
-                    yield _command(verb_name, slots, combo)
+            for combo in combos(turn):
+                yield _command(verb_name, slots, combo)
 
         def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
             from odyssey_env.turn import Turn
 
             turn = Turn(engine, agent, probe=True)
+            wanted_data = {k: v for k, v in match.items() if k in told and k not in names}
+            if wanted_data:  # an event with these data: the slot values its emit's guard pins
+                pins = next((p for _, lits, p in pinned if _fits(lits, wanted_data)), None)
+                if pins is None:
+                    return None  # no emit of this verb says that
+                match = {**pins, **match}
             values: list[Any] = []
             for slot, fn in zip(slots, value_fns, strict=True):
                 if slot.name in match:
@@ -170,16 +208,37 @@ def _verb(
                 if not options:
                     if slot.domain in ("held", "carried", "worn", "near") and slot.types:
                         return hints.any_has(*slot.types)
-                    return None
+                    return elsewhere(engine, agent, match) if local else None
                 values.append(options[0])
             ctx = bind(turn, values)
             for test, check in zip(tests, checks, strict=True):
                 if not test(ctx):
-                    return hint(check, ctx, vars)
+                    found = hint(check, ctx, vars)
+                    return found if found is not None or not local else elsewhere(engine, agent, match)
             return None
 
         def facts(self, game: Any) -> Iterable[Fact]:
             return declared_facts
+
+    def elsewhere(engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        """For a verb about what is here (the ground, the NPCs): the nearest area, along open ways, where
+        a command of it that would record ``match`` is accepted, as "stand there" (None: none is)."""
+        from odyssey_env.turn import Turn
+
+        fits = wanted_by(match)
+        start = agent.area
+
+        def accepts(area: str) -> bool:
+            agent.area = area  # a probe: nothing changes, and the agent is put back below
+            try:
+                return any(fits(engine, combo) for combo in combos(Turn(engine, agent, probe=True)))
+            finally:
+                agent.area = start
+
+        if accepts(start):
+            return None
+        where = nearest(engine.state, start, accepts, unlocked)
+        return hints.in_area(where) if where is not None else None
 
     Verb.__name__ = Verb.__qualname__ = "Verb_" + verb_name.replace(" ", "_")
     return action_rule(Verb)
@@ -192,6 +251,7 @@ def _default_refusal(verb: str, slot: s.Slot) -> Any:
         "worn": "something I wear",
         "ground": "something lying here",
         "near": "something I carry, wear or see here",
+        "type": "a kind of thing this takes",
         "npc": "someone here",
         "exit": "a neighbouring area",
         "area": "this area or a neighbouring one",
@@ -215,6 +275,64 @@ def _emitted(effects: Iterable[Any]) -> Iterator[str]:
             yield from _emitted((*op.then, *op.otherwise))
         elif isinstance(op, s.After):
             yield from _emitted(op.do)
+
+
+def _pinned_emits(
+    effects: Iterable[Any], pins: dict[str, str], slots: set[str]
+) -> Iterator[tuple[str, dict[str, Any], dict[str, str]]]:
+    """Each ``emit`` of a verb with its literal data and the slot values the ``if`` guarding it pins
+    (``same`` of a slot and a literal; ``all_of`` pins all, ``any_of`` its first alternative): what the
+    oracle asks of the slots when a quest wants that event (``"remedy": "fever_draught"``)."""
+    for op in effects:
+        if isinstance(op, s.Emit):
+            lits = {k: v for k, v in op.data.items() if not isinstance(v, str) or ("{" not in v and "$" not in v)}
+            yield op.emit, lits, dict(pins)
+        elif isinstance(op, s.If):
+            yield from _pinned_emits(op.then, {**pins, **_pins(op.if_, slots)}, slots)
+            yield from _pinned_emits(op.otherwise, pins, slots)
+
+
+def _pins(cond: Any, slots: set[str]) -> dict[str, str]:
+    if isinstance(cond, s.Same):
+        a, b = cond.same
+        for ref, lit in ((a, b), (b, a)):
+            if ref.startswith("$") and ref[1:] in slots and "{" not in lit and not lit.startswith("$"):
+                return {ref[1:]: lit}
+        return {}
+    if isinstance(cond, s.AllOf):
+        out: dict[str, str] = {}
+        for c in cond.all_of:
+            out.update(_pins(c, slots))
+        return out
+    if isinstance(cond, s.AnyOf):
+        return _pins(cond.any_of[0], slots)
+    return {}
+
+
+def _slot_data(effects: Iterable[Any], slots: set[str]) -> Iterator[tuple[str, tuple[str, bool]]]:
+    """Event data an emit of the verb fills from one slot: key -> (slot, whether it is the slot's type)."""
+    for op in effects:
+        if isinstance(op, s.Emit):
+            for k, v in op.data.items():
+                if isinstance(v, str) and v.startswith("{") and v.endswith("}") and v.count("{") == 1:
+                    name = v[1:-1]
+                    typed = name.endswith(".type")
+                    base = name[:-5] if typed else name
+                    if base in slots:
+                        yield k, (base, typed)
+        elif isinstance(op, s.If):
+            yield from _slot_data((*op.then, *op.otherwise), slots)
+
+
+def _local(cond: Any) -> bool:
+    """Whether a condition reads what is in the area (so that another area may meet it)."""
+    if isinstance(cond, s.AllOf | s.AnyOf | s.NoneOf):
+        return any(_local(c) for c in getattr(cond, s.tag(type(cond))))
+    return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile)
+
+
+def _fits(lits: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    return all(k in lits and lits[k] == v for k, v in wanted.items())
 
 
 # ---------------------------------------------------------------------------- step rules

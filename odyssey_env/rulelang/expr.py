@@ -73,6 +73,17 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     if isinstance(op, s.Same):
         a, b = (value_of(v, lambda n: _var(vars[n])) for v in op.same)
         return lambda ctx: a(ctx) == b(ctx)
+    if isinstance(op, s.IsType):
+        return _is_type(getter(op.is_type), frozenset(op.types), frozenset(op.categories))
+    if isinstance(op, s.Hostile):
+        who, want = getter(op.hostile), op.value
+
+        def hostile(ctx: Ctx) -> bool:
+            handle = who(ctx)
+            npc = ctx.engine.state.npcs.get(handle) if isinstance(handle, str) else None
+            return npc is not None and ctx.engine.game.npcs[npc.type].hostile == want
+
+        return hostile
     if isinstance(op, s.InCombat):
         want = op.in_combat
         return lambda ctx: (_fighting(ctx) is not None) == want
@@ -146,6 +157,19 @@ def _npc_here(ctx: Ctx, kind: str, hostile: bool | None) -> bool:
         if (kind == "*" or t == kind) and (hostile is None or types[t].hostile == hostile):
             return True
     return False
+
+
+def _is_type(read: Callable[[Ctx], Any], kinds: frozenset[str], cats: frozenset[str]) -> Test:
+    def is_type(ctx: Ctx) -> bool:
+        value = read(ctx)
+        if not isinstance(value, str):
+            return False
+        engine = ctx.engine
+        kind = type_of(engine.state, value)
+        t = engine.game.objects.get(kind)
+        return t is not None and (not kinds or kind in kinds) and (not cats or t.category in cats)
+
+    return is_type
 
 
 def _in_hours(minute: int, lo: int, hi: int) -> bool:
@@ -222,6 +246,8 @@ def reads(op: Any) -> set[str] | None:
         s.InPlace: {"place"},
         s.Hour: {"time"},
         s.Same: set(),
+        s.IsType: set(),
+        s.Hostile: {"npcs"},  # an object's type never changes; what is carried is the slot domain's to read
         s.InCombat: {"combat", "npcs"},
         s.ExitLocked: {"exits", "place"},
     }
