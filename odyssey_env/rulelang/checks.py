@@ -49,6 +49,8 @@ _KIND_OF_DOMAIN = {
     "text": "text",
 }
 #: Events the engine alone emits: rewards and metrics count them, so a rule file may not fake them.
+#: Names a template or reference gives its own meaning, so no slot may take them.
+_TAKEN = ("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged")
 RESERVED_EVENTS = frozenset(_EVENT_COMPONENT) | {
     "invalid_action",
     "object_acquired",
@@ -457,13 +459,18 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         if verb.event:
             c.name(verb.event, f"{p}.event")
         c.own_event(verb.event or verb.verb.replace(" ", "_"), f"{p}.event")
+        if not verb.records_event:
+            if verb.event:
+                c.bad(f"{p}.event", "names the verb's own event, and records_event false drops it")
+            if not any(_emits(verb.effects)):
+                c.bad(f"{p}.records_event", "false leaves the verb recording nothing: add an emit effect")
         if len(verb.slots) > MAX_SLOTS:
             c.bad(f"{p}.slots", f"a verb takes at most {MAX_SLOTS} slots")
         bindings: dict[str, str] = {}
         for j, slot in enumerate(verb.slots):
             sp = f"{p}.slots[{j}]"
             c.name(slot.name, f"{sp}.name")
-            if slot.name in bindings or slot.name in ("here", "step", "npc", "object", "event", "var", "area"):
+            if slot.name in bindings or slot.name in _TAKEN:
                 c.bad(f"{sp}.name", f"slot name {slot.name!r} is taken")
             kind = _KIND_OF_DOMAIN[slot.domain]
             bindings[slot.name] = kind
@@ -546,6 +553,13 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
     if c.problems:
         raise schema.FormatError(c.problems)
     return Checked(rules, verbs, steps, predicates, c.quest_conditions)
+
+
+def _emits(raws: Any) -> Iterable[bool]:
+    """Whether each raw effect (or one nested in it) is an emit: read before the effects are checked."""
+    for raw in raws if isinstance(raws, list | tuple) else ():
+        if isinstance(raw, dict):
+            yield "emit" in raw or any(_emits(raw.get(k)) for k in ("then", "else", "do"))
 
 
 def _check_slot(c: Checker, slot: s.Slot, kind: str, path: str) -> None:

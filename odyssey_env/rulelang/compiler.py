@@ -95,7 +95,8 @@ def _verb(
         r = reads(c)
         deps = None if r is None or deps is None else deps | r
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in vspec.facts)
-    emitted = tuple(dict.fromkeys((event, *_emitted(effects))))
+    records = vspec.records_event
+    emitted = tuple(dict.fromkeys((*((event,) if records else ()), *_emitted(effects))))
     pinned = tuple(_pinned_emits(effects, {}, set(names)))
     told = {k for _, lits, _ in pinned for k in lits}  # event data an emit of this verb sets to a literal
     by_slot = dict(_slot_data(effects, set(names)))  # event data an emit fills from a slot (or its type)
@@ -180,7 +181,8 @@ def _verb(
                 if not test(ctx):
                     return turn.fail(refuse(ctx))
             run(ctx)
-            turn.emit(event, area=ctx.here, **ctx.b)
+            if records:
+                turn.emit(event, area=ctx.here, **ctx.b)
 
         def candidates(self, turn: Turn) -> Iterator[str]:
             for combo in combos(turn):

@@ -532,7 +532,8 @@ class FactSpec:
 @dataclass(frozen=True)
 class VerbSpec:
     """A verb: ``<verb> <slot> <slot>``; its preconditions in order, its effects, and the event it records
-    (``event``, default the verb with underscores; its data are the slots' values and the area)."""
+    (``event``, default the verb with underscores; its data are the slots' values and the area), unless
+    ``records_event`` is false: then only its ``emit`` effects say what happened (each with its own data)."""
 
     verb: str
     description: str
@@ -541,6 +542,7 @@ class VerbSpec:
     effects: tuple[dict[str, Any], ...] = ()
     event: str = ""
     facts: tuple[FactSpec, ...] = ()
+    records_event: bool = True
 
 
 @dataclass(frozen=True)

@@ -823,8 +823,15 @@ def test_shove_can_kill(w: Ward) -> None:
 
 
 def test_shoved_furniture_without_a_recipe_leaves_no_pieces(tmp_path) -> None:
-    def change(world: dict) -> None:
-        world["game"]["params"]["shove"]["furniture"]["dispensary_bench"] = 3
+    def change(world: dict) -> None:  # the copy's rules.json is there already: a bench joins the furniture
+        rules_json = tmp_path / GAME / "rules.json"
+        rules = json.loads(rules_json.read_text(encoding="utf-8"))
+        (shove,) = [v for v in rules["verbs"] if v["verb"] == "shove"]
+        shove["slots"][0]["types"].append("dispensary_bench")
+        blow = {"emit": "npc_shoved", "data": {"npc": "{npc_name}", "damage": 3}}
+        hit = {"strike": "$npc_name", "damage": 3, "how": "{furniture} crushes"}
+        shove["effects"].append({"if": {"same": ["$furniture", "dispensary_bench"]}, "then": [blow, hit]})
+        rules_json.write_text(json.dumps(rules), encoding="utf-8")
 
     w = Ward(game=variant(tmp_path, change))
     w.put("dispensary_bench")
@@ -925,10 +932,11 @@ def test_every_name_in_the_parameters_is_in_the_world() -> None:
     assert game.objects[corruption.corpse].named and game.npcs[corruption.risen].hostile
     assert game.rules.actions["barricade"].settings.material in game.objects
     assert game.rules.actions["burn corpses"].settings.ash in game.objects
-    for remedy, herbs in REMEDIES.items():  # rules.json's names are checked when it loads; these are its pairs
-        assert game.objects[remedy].category == game.objects["grey_sludge"].category
-        assert all(game.objects[h].category == game.objects["feverfew"].category for h in herbs)
-    for f in game.rules.actions["shove"].settings.furniture:
+    verbs = {v["verb"]: v for v in json.loads((game.path / "rules.json").read_text())["verbs"]}
+    herbs = list(dict.fromkeys(h for pair in REMEDIES.values() for h in pair))  # rules.json checks the names
+    assert [slot["types"] for slot in verbs["concoct"]["slots"]] == [herbs, herbs]
+    assert all(remedy in game.objects for remedy in REMEDIES)
+    for f in verbs["shove"]["slots"][0]["types"]:
         assert game.objects[f].category == "station"
 
 
