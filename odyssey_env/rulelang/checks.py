@@ -187,7 +187,7 @@ class Checker:
                 if name not in CATEGORIES:
                     self.bad(f"{path}.categories[{i}]", f"unknown category {name!r}")
         elif isinstance(op, s.Hostile):
-            self.ref(op.hostile, "npc", p, where)
+            self.ref(op.is_hostile, "npc", p, where)
         elif isinstance(op, s.InCombat):
             self.needs_agent(p, where)
         elif isinstance(op, s.ExitLocked):

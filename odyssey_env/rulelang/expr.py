@@ -76,7 +76,7 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     if isinstance(op, s.IsType):
         return _is_type(getter(op.is_type), frozenset(op.types), frozenset(op.categories))
     if isinstance(op, s.Hostile):
-        who, want = getter(op.hostile), op.value
+        who, want = getter(op.is_hostile), op.value
 
         def hostile(ctx: Ctx) -> bool:
             handle = who(ctx)

@@ -174,7 +174,7 @@ class IsType:
 class Hostile:
     """An NPC (``$npc``, an npc slot) is (true) or is not (false) of a hostile type."""
 
-    hostile: str
+    is_hostile: str
     value: bool = True
 
 
