@@ -559,7 +559,7 @@ def _emits(raws: Any) -> Iterable[bool]:
     """Whether each raw effect (or one nested in it) is an emit: read before the effects are checked."""
     for raw in raws if isinstance(raws, list | tuple) else ():
         if isinstance(raw, dict):
-            yield "emit" in raw or any(_emits(raw.get(k)) for k in ("then", "else", "do"))
+            yield "emit" in raw or any(any(_emits(raw.get(k))) for k in ("then", "else", "do"))
 
 
 def _check_slot(c: Checker, slot: s.Slot, kind: str, path: str) -> None:
