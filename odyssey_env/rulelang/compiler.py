@@ -26,7 +26,7 @@ from odyssey_env.rulelang import domains
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.checks import Checked
 from odyssey_env.rulelang.effects import Program
-from odyssey_env.rulelang.expr import compile_condition, hint, mentions, reads, var_reader
+from odyssey_env.rulelang.expr import compile_condition, hint, mentions, reads, value_filter, var_reader
 from odyssey_env.rulelang.runtime import Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area
@@ -106,12 +106,50 @@ def _verb(
     def bind(turn: Turn, args: Iterable[Any]) -> Ctx:
         return Ctx(turn.engine, turn.agent, turn.agent.area, dict(zip(names, args, strict=True)), turn)
 
-    # preconditions that name no slot are asked once per listing, before any slot value is tried
-    fixed = tuple(t for t, c in zip(tests, checks, strict=True) if not mentions(c, names))
-    varying = tuple(t for t, c in zip(tests, checks, strict=True) if mentions(c, names))
+    # preconditions that name no slot are asked once per listing, before any slot value is tried; those that
+    # name one slot filter that slot's values before the product is formed (a check
+    # holds or fails whatever the other slots are); the rest are asked of each combination
+    named = [tuple(n for n in names if mentions(c, (n,))) for c in checks]
+    fixed = tuple(t for t, m in zip(tests, named, strict=True) if not m)
+    varying = tuple(t for t, m in zip(tests, named, strict=True) if len(m) > 1)
 
     def admissible(ctx: Ctx) -> bool:
         return all(test(ctx) for test in varying)
+
+    # each slot's one-slot checks: as a filter over all its values where the kind allows, else one by one
+    filters: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
+    for n in names:
+        batch, single = [], []
+        for test, check, m in zip(tests, checks, named, strict=True):
+            if m == (n,):
+                f = value_filter(check, n)
+                if f is not None:
+                    batch.append(f)
+                else:
+                    single.append(test)
+        filters.append((tuple(batch), tuple(single)))
+
+    def narrowed(turn: Turn, ctx: Ctx) -> list[list[Any]]:
+        lists = []
+        for name, fn, (batch, single) in zip(names, value_fns, filters, strict=True):
+            values = fn(turn)
+            for f in batch:
+                if values:
+                    values = f(turn, values)
+            if single and values:
+                kept = []
+                for v in values:
+                    ctx.b = {name: v}
+                    for test in single:
+                        if not test(ctx):
+                            break
+                    else:
+                        kept.append(v)
+                values = kept
+            if not values:
+                return []  # no command: the product is empty
+            lists.append(values)
+        return lists
 
     def combos(turn: Turn) -> Iterator[tuple[Any, ...]]:
         """The slot values of every command the verb accepts now (an amount: its smallest and largest)."""
@@ -119,8 +157,13 @@ def _verb(
         for test in fixed:
             if not test(ctx):
                 return
-        lists = [fn(turn) for fn in value_fns]
+        lists = narrowed(turn, ctx)
+        if not lists and names:
+            return
         if amount_at is None:
+            if not varying:
+                yield from itertools.product(*lists)
+                return
             for combo in itertools.product(*lists):
                 ctx.b = dict(zip(names, combo, strict=True))
                 if admissible(ctx):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from odyssey_env.quests import hints
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.runtime import Ctx, getter, read_var, scope_key, type_getter, value_of
+from odyssey_env.verbs.common import carried_handles
 from odyssey_env.world import carried_count, held_containers, type_of
 
 if TYPE_CHECKING:
@@ -106,6 +107,14 @@ def carried_of(ctx: Ctx, kind: str | None) -> int:
         return 0
     engine = ctx.engine
     state, game = engine.state, engine.game
+    turn = ctx.turn
+    if turn is not None and turn.memo is not None and turn.agent is agent:
+        # a listing: what is carried was counted once for every verb (odyssey_env.verbs.common)
+        carried = carried_handles(turn)
+        t = game.objects.get(kind)
+        if t is not None and t.instanced:
+            return sum(1 for h in carried if type_of(state, h) == kind)
+        return carried.get(kind, 0)
     if kind in game.objects and game.objects[kind].instanced:
         n = sum(1 for h in agent.hands if type_of(state, h) == kind)
         for c in held_containers(game, state, agent):
@@ -222,6 +231,50 @@ def _between(read: Callable[[Ctx], int], lo: int | None, hi: int | None) -> Test
     if lo is not None:
         return lambda ctx: read(ctx) >= lo
     return lambda ctx: read(ctx) < hi  # type: ignore[operator]
+
+
+# ---------------------------------------------------------------------------- listing many values at once
+def value_filter(op: Any, slot: str) -> Callable[[Any, list[Any]], list[Any]] | None:
+    """For a condition about one slot's value alone (``has`` / ``lies_here`` / ``is_hostile`` of ``$slot``):
+    a function keeping the values of a listing's candidates for which it holds, reading the world once for
+    them all (what the condition's own test reads for each). None for any other condition."""
+    ref = f"${slot}"
+    if isinstance(op, s.Has) and op.has == ref:
+        least = op.count
+
+        def carried_enough(turn: Any, values: list[Any]) -> list[Any]:
+            carried = carried_handles(turn)
+            state, objects = turn.state, turn.game.objects
+            out = []
+            for v in values:
+                kind = type_of(state, v)
+                t = objects.get(kind)
+                if t is None:
+                    continue
+                n = sum(1 for h in carried if type_of(state, h) == kind) if t.instanced else carried.get(kind, 0)
+                if n >= least:
+                    out.append(v)
+            return out
+
+        return carried_enough
+    if isinstance(op, s.LiesHere) and op.lies_here == ref:
+        least = op.count
+
+        def lying_enough(turn: Any, values: list[Any]) -> list[Any]:
+            engine, area = turn.engine, turn.area
+            state = engine.state
+            return [v for v in values if lying_in(engine, area, type_of(state, v)) >= least]
+
+        return lying_enough
+    if isinstance(op, s.Hostile) and op.is_hostile == ref:
+        want = op.value
+
+        def of_hostility(turn: Any, values: list[Any]) -> list[Any]:
+            npcs, kinds = turn.state.npcs, turn.game.npcs
+            return [v for v in values if v in npcs and kinds[npcs[v].type].hostile == want]
+
+        return of_hostility
+    return None
 
 
 # ---------------------------------------------------------------------------- what a condition reads
