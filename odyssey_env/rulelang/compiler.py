@@ -98,7 +98,7 @@ def _verb(
     records = vspec.records_event
     emitted = tuple(dict.fromkeys((*((event,) if records else ()), *_emitted(effects))))
     pinned = tuple(_pinned_emits(effects, {}, set(names)))
-    told = {k for _, lits, _ in pinned for k in lits}  # event data an emit of this verb sets to a literal
+    told = {k for _, literals, _ in pinned for k in literals}  # event data an emit of this verb sets to a literal
     by_slot = dict(_slot_data(effects, set(names)))  # event data an emit fills from a slot (or its type)
     local = any(slot.domain in ("ground", "npc", "near") for slot in slots) or any(_local(c) for c in checks)
     verb_name = vspec.verb
@@ -237,7 +237,7 @@ def _verb(
             turn = Turn(engine, agent, probe=True)
             wanted_data = {k: v for k, v in match.items() if k in told and k not in names}
             if wanted_data:  # an event with these data: the slot values its emit's guard pins
-                pins = next((p for _, lits, p in pinned if _fits(lits, wanted_data)), None)
+                pins = next((p for _, literals, p in pinned if _fits(literals, wanted_data)), None)
                 if pins is None:
                     return None  # no emit of this verb says that
                 match = {**pins, **match}
@@ -330,8 +330,8 @@ def _pinned_emits(
     oracle asks of the slots when a quest wants that event (``"remedy": "fever_draught"``)."""
     for op in effects:
         if isinstance(op, s.Emit):
-            lits = {k: v for k, v in op.data.items() if not isinstance(v, str) or ("{" not in v and "$" not in v)}
-            yield op.emit, lits, dict(pins)
+            literals = {k: v for k, v in op.data.items() if not isinstance(v, str) or ("{" not in v and "$" not in v)}
+            yield op.emit, literals, dict(pins)
         elif isinstance(op, s.If):
             yield from _pinned_emits(op.then, {**pins, **_pins(op.if_, slots)}, slots)
             yield from _pinned_emits(op.otherwise, pins, slots)
@@ -376,8 +376,8 @@ def _local(cond: Any) -> bool:
     return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile)
 
 
-def _fits(lits: dict[str, Any], wanted: dict[str, Any]) -> bool:
-    return all(k in lits and lits[k] == v for k, v in wanted.items())
+def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    return all(k in literals and literals[k] == v for k, v in wanted.items())
 
 
 # ---------------------------------------------------------------------------- step rules
