@@ -26,7 +26,15 @@ from odyssey_env.rulelang import domains
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.checks import Checked
 from odyssey_env.rulelang.effects import Program
-from odyssey_env.rulelang.expr import compile_condition, hint, mentions, reads, value_filter, var_reader
+from odyssey_env.rulelang.expr import (
+    compile_condition,
+    hint,
+    mentions,
+    pair_test,
+    reads,
+    value_filter,
+    var_reader,
+)
 from odyssey_env.rulelang.runtime import Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area
@@ -107,14 +115,18 @@ def _verb(
         return Ctx(turn.engine, turn.agent, turn.agent.area, dict(zip(names, args, strict=True)), turn)
 
     # preconditions that name no slot are asked once per listing, before any slot value is tried; those that
-    # name one slot filter that slot's values before the product is formed (a check
-    # holds or fails whatever the other slots are); the rest are asked of each combination
+    # name one slot filter that slot's values before the product is formed (a check holds or fails whatever
+    # the other slots are); the rest are asked of each combination: a comparison of two slots' values as
+    # such, anything else through a context
     named = [tuple(n for n in names if mentions(c, (n,))) for c in checks]
     fixed = tuple(t for t, m in zip(tests, named, strict=True) if not m)
-    varying = tuple(t for t, m in zip(tests, named, strict=True) if len(m) > 1)
+    pairs = tuple(p for c, m in zip(checks, named, strict=True) if len(m) > 1 and (p := pair_test(c, names)))
+    varying = tuple(
+        t for t, c, m in zip(tests, checks, named, strict=True) if len(m) > 1 and pair_test(c, names) is None
+    )
 
-    def admissible(ctx: Ctx) -> bool:
-        return all(test(ctx) for test in varying)
+    def admissible(ctx: Ctx, combo: tuple[Any, ...]) -> bool:
+        return all(p(combo) for p in pairs) and all(test(ctx) for test in varying)
 
     # each slot's one-slot checks: as a filter over all its values where the kind allows, else one by one
     filters: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
@@ -161,12 +173,14 @@ def _verb(
         if not lists and names:
             return
         if amount_at is None:
-            if not varying:
-                yield from itertools.product(*lists)
+            if not varying:  # no context to fill for each combination
+                for combo in itertools.product(*lists):
+                    if all(p(combo) for p in pairs):
+                        yield combo
                 return
             for combo in itertools.product(*lists):
                 ctx.b = dict(zip(names, combo, strict=True))
-                if admissible(ctx):
+                if admissible(ctx, combo):
                     yield combo
             return
         others = [values for i, values in enumerate(lists) if i != amount_at]
@@ -177,7 +191,7 @@ def _verb(
                 for n in order:
                     combo = (*rest[:amount_at], n, *rest[amount_at:])
                     ctx.b = dict(zip(names, combo, strict=True))
-                    if admissible(ctx):
+                    if admissible(ctx, combo):
                         found.append(combo)
                         break
             yield from dict.fromkeys(found)

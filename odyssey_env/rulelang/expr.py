@@ -277,6 +277,22 @@ def value_filter(op: Any, slot: str) -> Callable[[Any, list[Any]], list[Any]] | 
     return None
 
 
+def pair_test(op: Any, names: tuple[str, ...]) -> Callable[[tuple[Any, ...]], bool] | None:
+    """For ``same`` of two slots (or ``none_of`` that one ``same``): the test of a combination of slot
+    values as a tuple, with no context to fill (what the condition's own test decides). None otherwise."""
+    negate = isinstance(op, s.NoneOf) and len(op.none_of) == 1
+    inner = op.none_of[0] if negate else op
+    if not isinstance(inner, s.Same):
+        return None
+    refs = [v[1:] for v in inner.same if v.startswith("$")]
+    if len(refs) != 2 or not all(r in names for r in refs):
+        return None
+    i, j = names.index(refs[0]), names.index(refs[1])
+    if negate:
+        return lambda combo: combo[i] != combo[j]
+    return lambda combo: combo[i] == combo[j]
+
+
 # ---------------------------------------------------------------------------- what a condition reads
 def reads(op: Any) -> set[str] | None:
     """The listing dependencies (:data:`odyssey_env.rules.DEPENDENCIES`) a condition reads, or None when it
