@@ -141,7 +141,11 @@ def _verb(
                     single.append(test)
         filters.append((tuple(batch), tuple(single)))
 
-    def narrowed(turn: Turn, ctx: Ctx) -> list[list[Any]]:
+    blank = [None] * len(names)
+    # else the listing needs none (an amount's search fills one for each combination it tries)
+    with_ctx = bool(fixed or varying or amount_at is not None or any(single for _, single in filters))
+
+    def narrowed(turn: Turn, ctx: Any) -> list[list[Any]]:
         lists = []
         for name, fn, (batch, single) in zip(names, value_fns, filters, strict=True):
             values = fn(turn)
@@ -165,7 +169,7 @@ def _verb(
 
     def combos(turn: Turn) -> Iterator[tuple[Any, ...]]:
         """The slot values of every command the verb accepts now (an amount: its smallest and largest)."""
-        ctx = bind(turn, [None] * len(names))
+        ctx = bind(turn, blank) if with_ctx else None
         for test in fixed:
             if not test(ctx):
                 return
