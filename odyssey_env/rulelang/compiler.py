@@ -142,6 +142,9 @@ def _verb(
         filters.append((tuple(batch), tuple(single)))
 
     blank = [None] * len(names)
+    # a command: the verb, then each value (a text in double quotes), formatted in one call (a listing writes
+    # many; a verb is plain lower-case words, so it holds no brace)
+    command_of = " ".join([verb_name, *(_FORMAT[slot.domain == "text"] for slot in slots)]).format
     # else the listing needs none (an amount's search fills one for each combination it tries)
     with_ctx = bool(fixed or varying or amount_at is not None or any(single for _, single in filters))
 
@@ -247,7 +250,7 @@ def _verb(
 
         def candidates(self, turn: Turn) -> Iterator[str]:
             for combo in combos(turn):
-                yield _command(verb_name, slots, combo)
+                yield command_of(*combo)
 
         def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
             from odyssey_env.turn import Turn
@@ -326,8 +329,7 @@ def _default_refusal(verb: str, slot: s.Slot) -> Any:
     return lambda ctx: f"Cannot {verb} {ctx.b.get(name)}: it is not {what}."
 
 
-def _command(verb: str, slots: tuple[s.Slot, ...], combo: tuple[Any, ...]) -> str:
-    return " ".join([verb, *(domains.render(slot, v) for slot, v in zip(slots, combo, strict=True))])
+_FORMAT = {False: "{}", True: '"{}"'}
 
 
 def _emitted(effects: Iterable[Any]) -> Iterator[str]:

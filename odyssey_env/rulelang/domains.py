@@ -124,10 +124,3 @@ def _raw(slot: s.Slot) -> Values:
         return lambda turn: list(range(1, top + 1))
     example = slot.example
     return lambda turn: [example]
-
-
-def render(slot: s.Slot, value: Any) -> str:
-    """A value as a command writes it."""
-    if slot.domain == "text":
-        return f'"{value}"'
-    return str(value)
