@@ -130,11 +130,14 @@ def _verb(
 
     # each slot's one-slot checks: as a filter over all its values where the kind allows, else one by one
     filters: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
-    for n in names:
+    for n, slot in zip(names, slots, strict=True):
         batch, single = [], []
+        plain = frozenset(
+            t for t in slot.types if slot.domain == "type" and not tables.objects[t].instanced
+        )  # a type slot's values that are not individually named: counted as the type
         for test, check, m in zip(tests, checks, named, strict=True):
             if m == (n,):
-                f = value_filter(check, n)
+                f = value_filter(check, n, plain)
                 if f is not None:
                     batch.append(f)
                 else:

@@ -234,10 +234,13 @@ def _between(read: Callable[[Ctx], int], lo: int | None, hi: int | None) -> Test
 
 
 # ---------------------------------------------------------------------------- listing many values at once
-def value_filter(op: Any, slot: str) -> Callable[[Any, list[Any]], list[Any]] | None:
+def value_filter(
+    op: Any, slot: str, plain: frozenset[str] = frozenset()
+) -> Callable[[Any, list[Any]], list[Any]] | None:
     """For a condition about one slot's value alone (``has`` / ``lies_here`` / ``is_hostile`` of ``$slot``):
     a function keeping the values of a listing's candidates for which it holds, reading the world once for
-    them all (what the condition's own test reads for each). None for any other condition."""
+    them all (what the condition's own test reads for each). ``plain``: values known to be object types that
+    are not individually named (a ``type`` slot's), counted as they are. None for any other condition."""
     ref = f"${slot}"
     if isinstance(op, s.Has) and op.has == ref:
         least = op.count
@@ -247,6 +250,10 @@ def value_filter(op: Any, slot: str) -> Callable[[Any, list[Any]], list[Any]] | 
             state, objects = turn.state, turn.game.objects
             out = []
             for v in values:
+                if v in plain:
+                    if carried.get(v, 0) >= least:
+                        out.append(v)
+                    continue
                 kind = type_of(state, v)
                 t = objects.get(kind)
                 if t is None:
@@ -262,8 +269,12 @@ def value_filter(op: Any, slot: str) -> Callable[[Any, list[Any]], list[Any]] | 
 
         def lying_enough(turn: Any, values: list[Any]) -> list[Any]:
             engine, area = turn.engine, turn.area
-            state = engine.state
-            return [v for v in values if lying_in(engine, area, type_of(state, v)) >= least]
+            state, here = engine.state, area.objects
+            return [
+                v
+                for v in values
+                if (here.get(v, 0) if v in plain else lying_in(engine, area, type_of(state, v))) >= least
+            ]
 
         return lying_enough
     if isinstance(op, s.Hostile) and op.is_hostile == ref:
