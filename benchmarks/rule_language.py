@@ -436,8 +436,11 @@ def scripted(game: Any) -> list[str]:
     return record
 
 
-def ward_walk(game: Any, seed: int, steps: int) -> list[str]:
-    """A seeded walk over Lazaret's valid actions (no tutorial), taking concoct or shove whenever listed."""
+def ward_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = None) -> list[str]:
+    """A seeded walk over Lazaret's valid actions (no tutorial), taking concoct or shove whenever listed
+    (``states``: gets the state after each step, pickled)."""
+    import pickle
+
     from odyssey_env.env import OdysseyEnv
 
     env = OdysseyEnv(game, valid_actions=True, tutorial=False)
@@ -456,6 +459,8 @@ def ward_walk(game: Any, seed: int, steps: int) -> list[str]:
             action = pick.choice(va[pick.choice(sorted(va))])
         obs, reward, terminated, _, info = env.step(action)
         record.append(f"{action}\x00{obs}\x00{reward}\x00{info['events']}")
+        if states is not None:
+            states.append(pickle.dumps(env.engine.state))
         if terminated:
             obs, info = env.reset(seed=seed + len(record))
     return record
@@ -472,6 +477,39 @@ def child(folder: Path, seed: int, steps: int) -> int:
     print(json.dumps({"step": seconds / steps, "rule": timer.seconds / steps, "trim": timer.trimmed() / steps}))
     print(f"{used} concoct/shove commands", file=sys.stderr)
     return 0
+
+
+def listing_on_the_same_states(games: dict[str, Any], seed: int, steps: int, rounds: int) -> dict[str, float]:
+    """Seconds one listing of concoct and shove takes in each game, on the same states (those of a seeded walk
+    of the first game, each listed 10 times with a fresh probe turn), best of ``rounds``: the mechanics' own
+    cost, without the walk's other work, the collector's pauses or a fresh process's noise."""
+    import pickle
+
+    from odyssey_env.env import OdysseyEnv
+    from odyssey_env.turn import Turn
+
+    first = next(iter(games.values()))
+    kept: list[bytes] = []
+    ward_walk(first, seed, steps, kept)
+    states = [pickle.loads(k) for k in kept]
+    env = OdysseyEnv(first, tutorial=False)
+    env.reset(seed=seed)
+    engine = env.engine
+    best: dict[str, float] = {}
+    for _ in range(rounds):
+        for name, game in games.items():
+            rules = [game.rules.actions[v] for v in LAZARET_MECHANICS]
+            start = time.perf_counter()
+            for state in states:
+                engine.state = state
+                agent = next(iter(state.agents.values()))
+                for _ in range(10):
+                    turn = Turn(engine, agent, probe=True)
+                    for rule in rules:
+                        list(rule.candidates(turn))
+            took = (time.perf_counter() - start) / (10 * len(states))
+            best[name] = min(best.get(name, took), took)
+    return best
 
 
 def lazaret(args: argparse.Namespace) -> int:
@@ -493,6 +531,7 @@ def lazaret(args: argparse.Namespace) -> int:
                 print(f"first difference at record {first}:")
                 print(f"  python:      {a[first : first + 1]!r:.300}\n  interpreted: {b[first : first + 1]!r:.300}")
                 return 1
+        listing = listing_on_the_same_states({"python": pg, "interpreted": jg}, args.seed, 300, 7)
         runs: dict[str, list[dict[str, float]]] = {"python": [], "interpreted": []}
         folders = {"python": py, "interpreted": js}
         for r in range(args.rounds):
@@ -510,6 +549,9 @@ def lazaret(args: argparse.Namespace) -> int:
             f"concoct+shove {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
             f"without the slowest 1% of calls {tr * 1e6:6.1f} us ({tr / base['trim']:4.2f}x)"
         )
+    print("one listing of concoct and shove on the same 300 states, best of 7:")
+    for name in ("python", "interpreted"):
+        print(f"  {name:12s} {listing[name] * 1e6:6.2f} us ({listing[name] / listing['python']:4.2f}x)")
     return 0
 
 

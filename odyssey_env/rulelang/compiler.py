@@ -16,6 +16,7 @@ engine asks of a rule is derived from the declarations, never written twice:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -130,8 +131,12 @@ def _verb(
 
     # each slot's one-slot checks: as a filter over all its values where the kind allows, else one by one
     filters: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
+    # slots whose values and filters are the same but for the slot's name (a pair of herbs) share one list
+    same_as: list[int | None] = []
+    keys: list[Any] = []
     for n, slot in zip(names, slots, strict=True):
         batch, single = [], []
+        shapes = []
         plain = frozenset(
             t for t in slot.types if slot.domain == "type" and not tables.objects[t].instanced
         )  # a type slot's values that are not individually named: counted as the type
@@ -140,9 +145,13 @@ def _verb(
                 f = value_filter(check, n, plain)
                 if f is not None:
                     batch.append(f)
+                    shapes.append(dataclasses.replace(check, **{s.tag(type(check)): "$"}))
                 else:
                     single.append(test)
         filters.append((tuple(batch), tuple(single)))
+        key = None if single else (dataclasses.replace(slot, name="", refuse=""), tuple(shapes))
+        same_as.append(keys.index(key) if key is not None and key in keys else None)
+        keys.append(key)
 
     blank = [None] * len(names)
     # a command: the verb, then each value (a text in double quotes), formatted in one call (a listing writes
@@ -152,8 +161,11 @@ def _verb(
     with_ctx = bool(fixed or varying or amount_at is not None or any(single for _, single in filters))
 
     def narrowed(turn: Turn, ctx: Any) -> list[list[Any]]:
-        lists = []
-        for name, fn, (batch, single) in zip(names, value_fns, filters, strict=True):
+        lists: list[list[Any]] = []
+        for name, fn, (batch, single), twin in zip(names, value_fns, filters, same_as, strict=True):
+            if twin is not None:
+                lists.append(lists[twin])
+                continue
             values = fn(turn)
             for f in batch:
                 if values:
