@@ -6,22 +6,23 @@ one per agent for a cell of several (``agents=[...]``, one shared world). The sa
     cell = Cell.open(cfg, key, rd, team=False)  # built, its lock taken, started or resumed (or skipped)
     while cell.step():                           # every live seat acts once, then the world steps once
         ...                                      # an outer loop may drive other cells in between,
-        if asked_to_stop:                        # or checkpoint on a signal and stop:
-            cell.checkpoint()
-            cell.close()                         # the directory stays resumable from that checkpoint
-            break
+        if asked_to_stop:                        # or stop on a signal: a checkpoint of this step, the
+            cell.interrupt()                     # cell closed, RunInterrupted naming the step to resume from
     outcome = cell.finish()                      # plays on to the end if need be; final QA, results.json
 
 (:func:`odyssey_eval.runner.open_cell` checks a config and opens its cell; ``run_cell`` and
-``run_multi_cell`` are the loop above.) A cell is also a context manager that closes it, whatever
-happens. Every method leaves the run directory resumable when it raises: Ctrl-C or a model that
-cannot be reached comes out as one line naming the step the same command resumes from, and the lock
-is released. Nothing is shared between cells, so an outer loop may interleave steps of many cells
-(one thread at a time per cell).
+``run_multi_cell`` are the loop above, stopped by SIGINT/SIGTERM: :mod:`odyssey_eval.stopping`.) A cell
+is also a context manager that closes it, whatever happens. Every method leaves the run directory
+resumable when it raises: Ctrl-C or a model that cannot be reached comes out as one line naming the step
+the same command resumes from, and the lock is released. Nothing is shared between cells, so an outer
+loop may interleave steps of many cells (one thread at a time per cell).
 
 Each step writes one trajectory line per seat (flushed); every ``checkpoint_every`` steps (but not
 more often than every ``checkpoint_min_seconds``, and at least every ``checkpoint_max_seconds``) the
-world's state, every agent's memory and the counters are written as a checkpoint. A killed run
+world's state, every agent's memory and the counters are written as a checkpoint; a cell of agents that
+call a model that takes time (any backend but ``scripted``) is checkpointed after every step that called
+it and after every QA round, the pre-play one included (see :class:`Seat`), and a ``KeyboardInterrupt``
+between two steps (the sweep board's stop) checkpoints the step just played first. A killed run
 restarts from the newest one, cutting every seat's files back to the bytes that checkpoint had seen,
 and finishes exactly as an uninterrupted run would (only wall-clock fields differ). Nothing on the
 per-step path copies or serialises the world. The budget ``max_steps`` counts each seat's play steps:
