@@ -173,3 +173,24 @@ def test_a_cell_of_several_agents_bills_each_agent_that_calls_the_model_and_adds
     assert "cost" not in results["agents"]["player_1"]  # a random agent calls no model
     assert billed["input_tokens"] == 1000 * calls
     assert results["cost"]["agents"] == 1 and results["cost"]["total"] == pytest.approx(billed["total"])
+
+
+def test_a_sweep_that_stops_a_cell_at_its_step_report_keeps_that_step(tmp_path):
+    """``launcher=concurrent`` stops its cells through their progress reports (``odyssey_eval.board``):
+    the step just reported is checkpointed before the cell stops, and the cell resumes from it."""
+    from odyssey_eval.progress import NullProgress, reporting_to
+    from odyssey_eval.runner import RunInterrupted
+
+    class StopAt(NullProgress):
+        def update(self, steps, main, sup, tokens, phase="", force=False):
+            if steps == 13:
+                raise KeyboardInterrupt
+
+    cfg = cell(tmp_path, max_steps=40, tutorial=False, qa={"enabled": False}, eval={"checkpoint_every": 10})
+    with reporting_to(lambda label, total: StopAt()), pytest.raises(RunInterrupted, match="resume from step 13 "):
+        run_cell(cfg, log=quiet)
+    resumed = []
+    done = run_cell(cfg, log=resumed.append)
+    assert any(line.startswith("resume from step 13:") for line in resumed)
+    whole = run_cell(cell(tmp_path / "whole", max_steps=40, tutorial=False, qa={"enabled": False}), log=quiet)
+    assert lines_of(done.path / "trajectory.jsonl") == lines_of(whole.path / "trajectory.jsonl")
