@@ -365,11 +365,18 @@ def _pinned_emits(
     oracle asks of the slots when a quest wants that event (``"remedy": "fever_draught"``)."""
     for op in effects:
         if isinstance(op, s.Emit):
-            literals = {k: v for k, v in op.data.items() if not isinstance(v, str) or ("{" not in v and "$" not in v)}
+            literals = {k: list(v) if isinstance(v, tuple) else v for k, v in op.data.items() if _literal(v)}
             yield op.emit, literals, dict(pins)
         elif isinstance(op, s.If):
             yield from _pinned_emits(op.then, {**pins, **_pins(op.if_, slots)}, slots)
             yield from _pinned_emits(op.otherwise, pins, slots)
+
+
+def _literal(value: s.EventValue) -> bool:
+    """Whether an event datum is the same whatever the firing (no ``{...}`` to fill in it; as the event
+    records it: a list for a list)."""
+    items = value if isinstance(value, tuple) else (value,)
+    return not any(isinstance(v, str) and "{" in v for v in items)
 
 
 def _pins(cond: Any, slots: set[str]) -> dict[str, str]:
