@@ -72,6 +72,11 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         read = _var(var)
         return lambda ctx: value(ctx) in read(ctx)
     if isinstance(op, s.Same):
+        for ref, lit in (op.same, op.same[::-1]):  # a binding against a literal: one lookup (pair branches)
+            name = ref[1:]
+            plain = name not in ("here", "") and "." not in name
+            if ref.startswith("$") and plain and not lit.startswith("$") and "{" not in lit:
+                return lambda ctx: ctx.b.get(name) == lit
         a, b = (value_of(v, lambda n: _var(vars[n])) for v in op.same)
         return lambda ctx: a(ctx) == b(ctx)
     if isinstance(op, s.IsType):
