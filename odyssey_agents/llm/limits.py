@@ -14,8 +14,14 @@ and model) and passes every attempt through it. The gate holds
   before that time (one cell's ``429`` is every cell's, since the limit is shared);
 * a congestion window for servers whose limits nobody stated: after a ``429`` the calls in flight are
   bounded by half of what was in flight, and the bound grows again by one for every window's worth of
-  replies (additive increase, multiplicative decrease, as TCP does), so cells that all waited out one
-  ``Retry-After`` do not all call at its end and get ``429`` again.
+  replies, or by an eighth of it when that is more (additive increase, multiplicative decrease, as TCP
+  does; the larger step as scalable TCP takes for high rates), so cells that all waited out one
+  ``Retry-After`` do not all call at its end and get ``429`` again. The window halves at most once per
+  round trip (the measured time of a reply), and never below what the server was just seen to serve:
+  the replies of the last round trip (by Little's law, the calls in flight its rate sustains) or, with
+  ``requests_per_minute`` stated, that rate times the round trip. A ``429`` says the server's rate was
+  reached, not that it serves fewer calls than it just did; halving below that (as an earlier version
+  did, once a second whatever the replies) left a 2,400 rpm server running at half its rate.
 
 :class:`Backoff` says how long to wait before the next attempt: the server's ``Retry-After`` when it
 gives one, otherwise exponential backoff with jitter. The jitter draws from a generator of its own,
@@ -31,6 +37,7 @@ import math
 import random
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
@@ -42,8 +49,13 @@ __all__ = ["Backoff", "GateStats", "ServerGate", "ServerLimits", "parse_retry_af
 #: Burst a bucket allows, in seconds of its rate: a sweep's first calls need not trickle out one by one,
 #: and a server's own limiter (minute windows) allows as much.
 BURST_SECONDS = 10.0
-#: The congestion window halves at most once in this many seconds (about one model call).
+#: The round trip assumed before any reply was timed: the congestion window halves at most once per round
+#: trip, and the replies of the last round trip are its floor.
 WINDOW_ROUND_SECONDS = 1.0
+#: What each reply adds to a congestion window of more than 1 / WINDOW_GROWTH calls (an eighth a round trip).
+WINDOW_GROWTH = 0.125
+#: Weight of a new reply's time in the running round-trip estimate.
+ROUND_TRIP_WEIGHT = 0.125
 
 
 @dataclass(frozen=True)
@@ -111,11 +123,15 @@ class GateStats:
     server_errors: int = 0  # 5xx answers, timeouts, connection failures
     waited_seconds: float = 0.0  # time callers spent waiting on limits and holds (not on the server)
     window: float = math.inf  # the congestion window (calls in flight allowed since the last 429s)
+    window_floor: float = 0.0  # what the window was last kept from falling below (see the module docstring)
+    round_trip: float = WINDOW_ROUND_SECONDS  # running estimate of a reply's time (seconds)
 
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["waited_seconds"] = round(self.waited_seconds, 3)
         out["window"] = None if math.isinf(self.window) else round(self.window, 2)
+        out["window_floor"] = round(self.window_floor, 2)
+        out["round_trip"] = round(self.round_trip, 3)
         return out
 
 
@@ -123,6 +139,7 @@ class GateStats:
 class _Ticket:
     tokens: float
     settled: bool = False
+    sent_at: float = 0.0
 
 
 class ServerGate:
@@ -138,6 +155,8 @@ class ServerGate:
         self._tokens = _Bucket(limits.tokens_per_minute, now) if limits.tokens_per_minute else None
         self._hold_until = 0.0
         self._closed_at = -math.inf  # when a 429 last halved the window
+        self._replied: deque[float] = deque()  # when the replies of about the last round trip came
+        self._last = threading.local()  # the seconds of this thread's last attempt (count_success times it)
         self.stats = GateStats()
 
     @contextmanager
@@ -149,6 +168,7 @@ class ServerGate:
         try:
             yield ticket
         finally:
+            self._last.seconds = self._clock() - ticket.sent_at
             with self._cond:
                 self.stats.in_flight -= 1
                 self._cond.notify_all()
@@ -178,8 +198,9 @@ class ServerGate:
             stats.calls += 1
             stats.in_flight += 1
             stats.peak_in_flight = max(stats.peak_in_flight, stats.in_flight)
-            stats.waited_seconds += self._clock() - started
-        return _Ticket(tokens)
+            sent_at = self._clock()
+            stats.waited_seconds += sent_at - started
+        return _Ticket(tokens, sent_at=sent_at)
 
     def settle(self, ticket: _Ticket, tokens: float) -> None:
         """The server counted ``tokens`` for the call ``ticket`` was charged for: refund the rest (or
@@ -211,18 +232,46 @@ class ServerGate:
                 now = self._clock()
                 # once per round trip, as TCP does: the 429s of calls that were in flight together are one
                 # signal, not one each (halving per 429 would shut the window to 1 after a burst)
-                if now - self._closed_at >= WINDOW_ROUND_SECONDS:
+                if now - self._closed_at >= stats.round_trip:
                     self._closed_at = now
-                    stats.window = max(1.0, min(stats.window, stats.in_flight + 1.0) / 2.0)
+                    floor = self._served_floor(now)
+                    stats.window_floor = floor
+                    stats.window = max(1.0, floor, min(stats.window, stats.in_flight + 1.0) / 2.0)
             else:
                 stats.server_errors += 1
 
+    def _served_floor(self, now: float) -> float:
+        """Calls in flight the server was just seen to sustain: the replies of the last round trip, or the
+        stated requests per minute times the round trip (whichever is more). Called holding the lock."""
+        horizon = now - self.stats.round_trip
+        while self._replied and self._replied[0] < horizon:
+            self._replied.popleft()
+        floor = float(len(self._replied))
+        if self.limits.requests_per_minute:
+            floor = max(floor, math.floor(self.limits.requests_per_minute / 60.0 * self.stats.round_trip))
+        if self.limits.max_in_flight:
+            floor = min(floor, float(self.limits.max_in_flight))
+        return floor
+
     def count_success(self) -> None:
         """A reply: the window (if a ``429`` closed it) opens by one per window's worth of replies."""
+        seconds = getattr(self._last, "seconds", None)
         with self._cond:
             stats = self.stats
+            now = self._clock()
+            if seconds is not None and seconds > 0:
+                stats.round_trip += ROUND_TRIP_WEIGHT * (seconds - stats.round_trip)
+                self._last.seconds = None
+            self._replied.append(now)
+            horizon = now - stats.round_trip
+            while self._replied and self._replied[0] < horizon:
+                self._replied.popleft()
             if not math.isinf(stats.window):
-                stats.window += 1.0 / stats.window
+                # one per round trip for a small window, an eighth of it for a larger one: the floor keeps an
+                # overshoot from costing more than one round trip of 429s, and a window halved before any
+                # reply was seen (a sweep's first burst: 64 cells against a server that serves 40) is back
+                # at the server's rate in three round trips, not in forty
+                stats.window += max(1.0 / stats.window, WINDOW_GROWTH)
                 if stats.window >= max(stats.peak_in_flight, self.limits.max_in_flight or 0) + 1:
                     stats.window = math.inf  # open again: as many as ever were in flight
                 self._cond.notify_all()

@@ -277,3 +277,41 @@ def test_a_429_closes_the_congestion_window_and_replies_open_it_again():
     for _ in range(30):
         gate.count_success()
     assert gate.stats.window == float("inf")  # grown past the most ever in flight: open
+
+
+def _simulate_rate_limited_rounds(rounds: int, cells: int = 64, admitted_per_round: int = 40) -> list[int]:
+    """Replies a server that admits ``admitted_per_round`` calls a round trip (1 s, a fake clock) gives
+    ``cells`` callers that send as many calls as the congestion window lets through; the rest get a 429
+    at once. Returns the replies of each round trip."""
+    from odyssey_agents.llm.limits import ServerGate, ServerLimits
+
+    now = [0.0]
+    gate = ServerGate(("http://sim", "m"), ServerLimits(), clock=lambda: now[0])
+    replies = []
+    for r in range(rounds):
+        now[0] = float(r)
+        window = gate.stats.window
+        sent = cells if window == float("inf") else min(cells, int(window))
+        slots = [gate.slot(1) for _ in range(sent)]
+        for slot in slots:
+            slot.__enter__()
+        for i, slot in enumerate(slots[admitted_per_round:]):  # refused at once, one after another
+            now[0] = r + 0.001 * (i + 1)
+            slot.__exit__(None, None, None)
+            gate.count_failure(rate_limited=True)
+        now[0] = r + 1.0  # the admitted calls reply one round trip later
+        for slot in slots[:admitted_per_round]:
+            slot.__exit__(None, None, None)
+            gate.count_success()
+        replies.append(min(sent, admitted_per_round))
+    return replies
+
+
+def test_after_a_burst_of_429s_throughput_recovers_to_the_servers_rate_within_three_round_trips():
+    # the 429s say the server's rate was reached, not that fewer calls in flight are needed than it just
+    # served: the window must not fall below what the last round trip's replies show the server admits
+    replies = _simulate_rate_limited_rounds(20)
+    assert replies[0] == 40  # the first burst: 24 of 64 refused
+    assert min(replies[3:]) >= 38, replies  # old: one more a round trip from 33, then halved to ~20
+    assert all(r == 40 for r in replies[4:]), replies  # overshoots are refused, never below the rate
+    assert sum(replies) >= 0.95 * 40 * 20, replies
