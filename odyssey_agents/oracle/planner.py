@@ -31,6 +31,7 @@ favour of the last choice (so the agent does not dither) and what the agent has 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -441,14 +442,31 @@ class Planner:
             return 1 if s.type == "in_area" else 0
 
         pending = False
-        for s in sorted(c.conditions, key=rank):
-            if family(s) != "event" and holds(self.view.engine, self.view.agent, s):
-                continue
-            pending = True
-            cmd = self.achieve(s)
-            if cmd is not None:
-                return cmd
+        with contextlib.ExitStack() as kept:
+            for s in sorted(c.conditions, key=rank):
+                if family(s) != "event" and holds(self.view.engine, self.view.agent, s):
+                    self._keep_what_holds(s, kept)
+                    continue
+                pending = True
+                cmd = self.achieve(s)
+                if cmd is not None:
+                    return cmd
         return None if not pending else self._idle()
+
+    def _keep_what_holds(self, s: Condition, kept: contextlib.ExitStack) -> None:
+        """While the rest of a conjunction is planned, keep what a part that holds already rests on.
+
+        Without this, walking to the area of ``all_of(text_equals_in(word), in_area(x))`` may need a hand
+        freed (to carry a key's materials, say) and drop the written paper, which the next step picks
+        up again: a loop that never reaches ``x``.
+        """
+        if s.type == "text_equals_in" and s.area is None:
+            handle = self.supply.find_written(s.text, s.object)
+            if handle is not None:
+                kept.enter_context(self.focus.need(self.view.tname(handle), 1))
+                kept.enter_context(self.focus.keeping(handle))
+        elif s.type == "has_item_count" and s.object:
+            kept.enter_context(self.focus.need(s.object, max(1, s.count)))
 
     def _e_all_of(self, c: Condition) -> float:
         return sum(self.estimate(s) for s in c.conditions)

@@ -268,9 +268,21 @@ class Supply:
             for h, _ in order:
                 if v.otype(h).category == "container" and h not in self.focus.keep:
                     return f"equip {h}"
-        for h, _ in order:
-            if h not in self.focus.keep:
-                return f"drop {h}"
+        for h, n in order:
+            if h in self.focus.keep:
+                continue
+            ot = v.otype(h)
+            if self.focus.needed.get(v.tname(h), 0) and ot.portable and ot.category != "container":
+                # a needed thing is not dropped while a bag could hold it once spare things leave it
+                # (else gathering 8 stones with a full bag drops the 6th to pick it up again, forever)
+                for container in v.containers():
+                    if container == h:
+                        continue
+                    try:
+                        return self.make_container_room(container, ot.size * n)
+                    except Stuck:
+                        continue
+            return f"drop {h}"
         raise Stuck("both hands hold things I must keep")
 
     def make_container_room(self, container: str, size: int) -> str:
@@ -352,17 +364,47 @@ class Supply:
             return None
         return min(options, key=lambda a: (self.navigation.travel(a), options.index(a)))
 
+    def _build_site(self, t: str) -> tuple[str, str] | None:
+        """Where ``t``'s recipe could be crafted once one missing station is built there: (area, station).
+
+        Stations are crafted too and cannot be carried (the product lies where it was made), so a recipe
+        whose station stands nowhere (Remnant's furnace: iron bars from ore) needs the station built first,
+        at an area holding the recipe's other stations and the station's own.
+        """
+        v = self.view
+        ot = v.game.objects[t]
+        if ot.recipe is None:
+            return None
+        stations = ot.recipe.stations
+        for s in stations:
+            st = v.game.objects.get(s)
+            if st is None or st.recipe is None or s == t or t in st.recipe.stations:
+                continue
+            site = self._station_area(s)
+            if site is not None and all(v.state.areas[site].objects.get(x, 0) for x in stations if x != s):
+                return site, s
+        return None
+
     def cost_craft(self, t: str, times: int) -> float:
         key = ("craft", t, times)
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = INF
         ot = self.view.game.objects[t]
-        area = self._station_area(t)
-        if ot.recipe is None or area is None:
+        if ot.recipe is None:
             return INF
+        area = self._station_area(t)
+        build = 0.0
+        if area is None:
+            site = self._build_site(t)
+            if site is None:
+                return INF
+            area, station = site
+            build = self.cost_craft(station, 1)
+            if build == INF:
+                return INF
         d = self.navigation.travel(area)
-        total = d + 1
+        total = d + 1 + build
         for ing, k in ot.recipe.ingredients.items():
             c = self.cost_have(ing, k * times)
             total += c
@@ -379,7 +421,11 @@ class Supply:
             raise Stuck(f"{t} cannot be crafted")
         area = self._station_area(t)
         if area is None:
-            raise Stuck(f"no {' and '.join(ot.recipe.stations)} for {t}")
+            site = self._build_site(t)
+            if site is None:
+                raise Stuck(f"no {' and '.join(ot.recipe.stations)} for {t}")
+            self.focus.used.append(("build", site[1]))
+            return self.craft(site[1], 1)
         ingredients = ot.recipe.ingredients
         if sum(ingredients.values()) * times > v.game.spec.agent.hands and not v.containers():
             # more units than hands: without a bag (lost at a death, say) gathering would juggle forever
