@@ -22,7 +22,8 @@ RNG, so a seed gives the same world in any process, but not the reference's worl
   placing one with probability ``0.6 + 0.4 (level - 1) / max level`` until ``uniform[floor(L/2),
   ceil(L/1.5)]`` enemies stand there. An instance's level is the area's (one more or less with
   probability 0.2 each; at level 1, one more with 0.2); its purse is 20 to 50 coins per level and it
-  carries 0 to 2 x level of each of its type's objects.
+  carries 0 to 2 x level of each of its type's objects (a quest object, which only the quest's code gives a
+  world merchant, at least the amount its stock names).
 """
 
 from __future__ import annotations
@@ -165,7 +166,9 @@ def _spawn(game: Game, state: WorldState, draw: random.Random, t: NpcType, home,
         npc.coins = draw.randint(20 * level, 50 * level)
         carried = t.stock if t.merchant else t.drops
         npc.inventory = {}
-        for obj in carried:
+        for obj, least in carried.items():
             n = draw.randint(0, 2 * level)
+            if game.objects[obj].quest:
+                n = max(n, least)  # the quest's code tops the merchant up at the start (Saltglass's seal)
             if n > 0:
                 npc.inventory[obj] = n
