@@ -22,8 +22,9 @@ RNG, so a seed gives the same world in any process, but not the reference's worl
   placing one with probability ``0.6 + 0.4 (level - 1) / max level`` until ``uniform[floor(L/2),
   ceil(L/1.5)]`` enemies stand there. An instance's level is the area's (one more or less with
   probability 0.2 each; at level 1, one more with 0.2); its purse is 20 to 50 coins per level and it
-  carries 0 to 2 x level of each of its type's objects (a quest object, which only the quest's code gives a
-  world merchant, at least the amount its stock names).
+  carries 1 to 2 x level of each of its type's objects (the reference draws 0 to 2 x level, but a draw of 0
+  leaves the one its type's copy holds: ``NPC.create_instance`` overwrites a count only when the draw is
+  above 0).
 """
 
 from __future__ import annotations
@@ -166,9 +167,9 @@ def _spawn(game: Game, state: WorldState, draw: random.Random, t: NpcType, home,
         npc.coins = draw.randint(20 * level, 50 * level)
         carried = t.stock if t.merchant else t.drops
         npc.inventory = {}
-        for obj, least in carried.items():
-            n = draw.randint(0, 2 * level)
-            if game.objects[obj].quest:
-                n = max(n, least)  # the quest's code tops the merchant up at the start (Saltglass's seal)
+        for obj, placeholder in carried.items():
+            # the reference copies its type (holding one of each) and overwrites a count only when the draw
+            # is above 0: a draw of 0 leaves the one, so every instance holds at least one of each
+            n = draw.randint(0, 2 * level) or placeholder
             if n > 0:
                 npc.inventory[obj] = n
