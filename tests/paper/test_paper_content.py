@@ -15,7 +15,7 @@ from odyssey_eval.paper.importer import import_release
 from odyssey_eval.paper.release import open_release
 from tests.paper import fake_release
 
-QUEST_CODE = '''
+QUEST_CODE = """
 class MainQuestStepRule:
     SEAL_ID = "obj_seal"
 
@@ -38,7 +38,7 @@ class MainQuestStepRule:
         npc.inventory["obj_heart"] = max(int(npc.inventory.get("obj_heart", 0)), 1)
         if "obj_salt" in world.objects:
             npc.inventory["obj_salt"] = max(int(npc.inventory.get("obj_salt", 0)), 4)
-'''
+"""
 
 
 def test_stock_set_by_quest_code_is_read_for_the_npc_it_is_set_on() -> None:
