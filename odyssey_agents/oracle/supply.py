@@ -427,8 +427,10 @@ class Supply:
             self.focus.used.append(("build", site[1]))
             return self.craft(site[1], 1)
         ingredients = ot.recipe.ingredients
-        if sum(ingredients.values()) * times > v.game.spec.agent.hands and not v.containers():
-            # more units than hands: without a bag (lost at a death, say) gathering would juggle forever
+        # hands not taken by what the goal keeps held (the pen a text is to be written with, say)
+        free = v.game.spec.agent.hands - sum(1 for h in v.agent.hands if h in self.focus.keep)
+        if sum(ingredients.values()) * times > free and not v.containers():
+            # more units than free hands: without a bag (lost at a death, say) gathering would juggle forever
             box = self.cheapest_of_category("container")
             if box is not None and self.cost_have(box, 1) < INF:
                 return self.equip(box)
