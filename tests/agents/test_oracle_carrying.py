@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 from odyssey_agents.oracle import is_valid
+from odyssey_agents.oracle.core import Stuck
 from odyssey_agents.oracle.planner import Planner
 from odyssey_env.engine import Engine
 from odyssey_env.game import load_game
@@ -97,3 +98,40 @@ def test_a_written_paper_is_not_dropped_to_free_a_hand_for_the_rest(tmp_path: Pa
         command, _ = planner.decide(engine, [goal])
         assert command != f"drop {paper}", command
         engine.step({"player": command})
+
+
+def test_a_key_that_cannot_be_had_after_all_gives_way_to_a_pick(tmp_path: Path) -> None:
+    """The key's cost estimate may be finite while getting it is not (Remnant seed 1: the wood for keys grows
+    only past the locks): the oracle then gambles on a lockpick rather than standing idle."""
+
+    def vault_key(world: dict) -> None:
+        for c in world["graph"]["connections"]:
+            if c["b"] == "vault":
+                c["key"] = "shed_key"
+
+    engine = _tiny(tmp_path, vault_key)
+    planner = Planner("player")
+    goal = Condition(type="in_area", area="vault")
+    planner.decide(engine, [goal])  # builds the parts
+    supply = planner.supply
+    cost_have, hold, have = supply.cost_have, supply.hold, supply.have
+
+    def refuse(real):
+        def call(t, *args, **kwargs):
+            if t == "shed_key":
+                raise Stuck("the key's materials lie behind its own lock")
+            return real(t, *args, **kwargs)
+
+        return call
+
+    supply.cost_have = lambda t, n=1: 3.0 if t == "shed_key" else cost_have(t, n)  # cheap, says the estimate
+    supply.hold, supply.have = refuse(hold), refuse(have)
+    sent = []
+    for _ in range(8):
+        command, reason = planner.decide(engine, [goal])
+        assert not reason.startswith("idle"), (command, reason, sent)
+        sent.append(command)
+        engine.step({"player": command})
+        if engine.state.agents["player"].area == "vault" or command.startswith("lockpick"):
+            break
+    assert any(c.startswith("lockpick") for c in sent) or "pick up lockpick" in sent, sent
