@@ -19,7 +19,7 @@ from odyssey_env.rules import OPTIONAL_VERBS
 from odyssey_gen.procedural.draft import Draft, NpcDraft, ObjDraft
 from odyssey_gen.procedural.items import ObjectBuilder, ensure_supply
 from odyssey_gen.procedural.layout import lay_out
-from odyssey_gen.procedural.mechanics import Mechanics, invent, weave
+from odyssey_gen.procedural.mechanics import invent, weave
 from odyssey_gen.procedural.names import Namer
 from odyssey_gen.procedural.npcs import build_npcs
 from odyssey_gen.procedural.quest import QuestBuilder

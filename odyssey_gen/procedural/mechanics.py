@@ -20,6 +20,7 @@ file in any process, and two seeds give different ones.
 
 from __future__ import annotations
 
+import itertools
 import random
 from dataclasses import dataclass, field
 from typing import Any
@@ -172,7 +173,7 @@ class _Inventor:
         return True
 
     def tend(self, record: dict[str, str]) -> bool:
-        d, rng = self.d, self.rng
+        rng = self.rng
         verb, thing_word = record["tend"], record["thing"]
         if not self._verb_ok(verb):
             return False
@@ -274,7 +275,7 @@ class _Inventor:
                 "if": {"same": ["$here", a]},
                 "then": [{"place": name, "area": b, "cap": 1}, {"tell": f"The {noun} {record['moves']} toward {b}."}],
             }
-            for a, b in zip(path, path[1:], strict=False)
+            for a, b in itertools.pairwise(path)
         ]
         self._add_step(
             {
