@@ -95,8 +95,8 @@ class GameSpec:
     into ``rules.json`` in the rule language (into ``rules.py`` with ``code``); the procedural author,
     which writes no code, invents that many in ``rules.json`` from the theme
     (:mod:`odyssey_gen.procedural.mechanics`) and also switches on that many of the engine's optional
-    verbs and dynamics (chosen by the seed), unless ``verbs`` / ``dynamics`` name them. ``npcs`` counts the world's NPC types; a tutorial adds two of its own (a trainer and a
-    sparring dummy).
+    verbs and dynamics (chosen by the seed), unless ``verbs`` / ``dynamics`` name them. ``npcs`` counts
+    the world's NPC types; a tutorial adds two of its own (a trainer and a sparring dummy).
     """
 
     theme: str

@@ -47,6 +47,7 @@ def llm_spec(**over):
         step_rules=1,
         author="llm",
         tutorial=False,
+        code=True,  # these scenarios are the --code mode: rules.py (the rule-file mode: test_rule_file.py)
     )
     values.update(over)
     return spec(**values)
