@@ -17,7 +17,7 @@ from odyssey_gen.procedural import ProceduralAuthor, draft
 from odyssey_gen.procedural.mechanics import MECHANIC_KINDS
 from odyssey_gen.validate import validate
 
-from .conftest import FAST, quiet, spec
+from .conftest import FAST, spec
 from .test_llm import Recorder, llm_spec, reply
 
 ENGINE_VERBS = set(BASE_VERBS) | set(OPTIONAL_VERBS)
@@ -85,7 +85,7 @@ def test_no_rules_asked_means_no_rule_file():
 
 # ---------------------------------------------------------------------------- the LLM author, without code
 def _run_llm(tmp_path: Path, names: list[str], **over):
-    s = llm_spec(**over)
+    s = llm_spec(**{"code": False, **over})  # the default: no code
     model = Recorder([reply(n) for n in names])
     lines: list[str] = []
     result = generate(s, tmp_path / "tide", author=LLMAuthor(s, model), settings=FAST, say=lines.append)
