@@ -176,6 +176,7 @@ def test_the_cli_replays_recorded_replies_and_records_them(tmp_path, capsys):
             str(tmp_path / "tide"),
             "--author",
             "llm",
+            "--code",
             "--replay",
             str(replay),
             "--record",
