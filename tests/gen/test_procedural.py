@@ -109,8 +109,9 @@ def test_every_seed_of_a_sweep_loads(tmp_path):
 
 
 def test_the_same_seed_gives_the_same_bytes_in_any_process():
-    s = spec(seed=11, verbs=("eat",), branching=2, stages=6)
+    s = spec(seed=11, verbs=("eat",), branching=2, stages=6, action_rules=2, step_rules=2)  # rules.json too
     here = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in build(s).items()}
+    assert "rules.json" in here
     code = (
         "import hashlib, json, sys; from odyssey_gen.spec import GameSpec; "
         "from odyssey_gen.procedural import ProceduralAuthor; "
