@@ -17,7 +17,7 @@ from odyssey_gen.procedural import ProceduralAuthor, draft
 from odyssey_gen.procedural.mechanics import MECHANIC_KINDS
 from odyssey_gen.validate import validate
 
-from .conftest import FAST, spec
+from .conftest import FAST, quiet, spec
 from .test_llm import Recorder, llm_spec, reply
 
 ENGINE_VERBS = set(BASE_VERBS) | set(OPTIONAL_VERBS)
@@ -123,3 +123,38 @@ def test_the_llm_author_refuses_engine_names_and_wrong_counts(tmp_path):
     )
     assert not result.ok
     assert "asked for exactly 2 new step rule(s), rules.json declares 1: high_tide" in result.reason
+
+
+def test_new_names_from_describe_reach_rules_json(tmp_path):
+    from odyssey_gen.llm import Describer
+
+    s = spec(
+        seed=1,
+        places=1,
+        areas_per_place=2,
+        max_level=2,
+        objects=12,
+        npcs=4,
+        stages=3,
+        locks=0,
+        tutorial=False,
+        action_rules=1,
+        step_rules=1,
+    )
+    d = draft(s)
+    n_described = len(d.places) + len(d.areas) + len(d.objects) + len(d.npcs)
+    n_named = len(d.areas) + len(d.objects) + len(d.npcs)
+    words = [
+        a + b for a in ("amber", "basalt", "cobalt", "ember", "garnet", "opal") for b in ("fen", "moor", "tor", "vale")
+    ]
+    assert n_named <= len(words)
+    names = [f'{{"name": "Brine {words[i]}"}}' for i in range(n_named)]
+    model = Recorder(["ok"] * n_described + names)
+    result = generate(s, tmp_path / "tide", settings=FAST, say=quiet, describe=Describer(model, s, names=True))
+    assert result.ok, result.reason
+    info = result.report["describe"]
+    assert not info["undone"] and info["names"]["accepted"] == n_named
+    rules = (result.path / "rules.json").read_text()
+    tool = next(name for name in d.mechanics.objects if d.objects[name].kind == "rule_tool")
+    assert tool not in rules and info["names"]["renamed"][tool] in rules  # the verb's tool follows its new name
+    load_game(result.path, cache=False)
