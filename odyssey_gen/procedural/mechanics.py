@@ -168,6 +168,7 @@ class _Inventor:
                 "hint": f"{i.capitalize()} lies in {raw.home}, and {article(t)} in {tool_home.name}. "
                 f"Carry both to {place.name} and {verb} the {i} there.",
                 "done": {"type": "predicate", "name": "did", "args": {"kind": verb}},
+                "verb": verb,
             }
         )
         return True
@@ -212,6 +213,7 @@ class _Inventor:
                 "title": f"{verb.capitalize()} the {w}",
                 "hint": f"The {w} in {area.name} {record['fades']} unless someone tends it. Go and {verb} it.",
                 "done": {"type": "predicate", "name": "did", "args": {"kind": verb}},
+                "verb": verb,
             }
         )
         return True
@@ -377,7 +379,12 @@ def invent(d: Draft, attempt: int = 1) -> Mechanics:
 
 
 def weave(d: Draft, m: Mechanics) -> None:
-    """Put the verbs' stages into the main quest, each in place of a filler stage (ids and order are kept)."""
+    """Put the verbs' stages into the main quest, each in place of a filler stage (ids and order are kept).
+
+    With more new verbs than filler stages, the last filler asks for the rest together: a predicate of
+    the rule file that holds once each of them was used (a flag each verb sets), planned as their
+    events in order, so the oracle still proves every verb by play.
+    """
     if not m.stages:
         return
     from odyssey_gen.procedural.quest import FILLERS
@@ -388,7 +395,30 @@ def weave(d: Draft, m: Mechanics) -> None:
             kind = stage["id"].split("_", 2)[2].rsplit("_", 1)[0]
             if kind in FILLERS or kind == "choice":
                 fillers.append(stage)
+    if not fillers:
+        return
     rng = random.Random(f"odyssey-gen:weave:{d.spec.seed}:{d.spec.theme}")
     rng.shuffle(fillers)
-    for new, stage in zip(m.stages, fillers, strict=False):
+    single, together = m.stages[: len(fillers) - 1], m.stages[len(fillers) - 1 :]
+    for new, stage in zip(single, fillers, strict=False):
         stage.update(title=new["title"], hint=new["hint"], done=new["done"])
+    if not together:
+        return
+    if len(together) == 1:
+        fillers[len(single)].update(title=together[0]["title"], hint=together[0]["hint"], done=together[0]["done"])
+        return
+    verbs = [new["verb"] for new in together]
+    by_verb = {v["verb"]: v for v in m.rules["verbs"]}
+    flags = []
+    for verb in verbs:
+        flag = f"used_{verb.replace(' ', '_')}"
+        m.rules.setdefault("vars", []).append({"name": flag, "kind": "flag"})
+        by_verb[verb]["effects"].append({"set_flag": flag})
+        flags.append({"flag": flag})
+    name = "used_" + "_and_".join(v.replace(" ", "_") for v in verbs)[:50]
+    m.rules.setdefault("predicates", []).append({"name": name, "check": {"all_of": flags}})
+    fillers[len(single)].update(
+        title="; ".join(new["title"] for new in together),
+        hint=" ".join(new["hint"] for new in together),
+        done={"type": "predicate", "name": name, "plan": [new["done"] for new in together]},
+    )

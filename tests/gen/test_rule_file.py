@@ -158,3 +158,17 @@ def test_new_names_from_describe_reach_rules_json(tmp_path):
     tool = next(name for name in d.mechanics.objects if d.objects[name].kind == "rule_tool")
     assert tool not in rules and info["names"]["renamed"][tool] in rules  # the verb's tool follows its new name
     load_game(result.path, cache=False)
+
+
+def test_every_kind_of_mechanic_is_proven_by_play_even_with_more_verbs_than_fillers(tmp_path):
+    s = spec(theme="a plague city of quarantined streets", seed=41, action_rules=4, step_rules=6)
+    author = ProceduralAuthor(s)
+    folder = _write(tmp_path / "plague", author.files())
+    m = author.draft.mechanics
+    assert set(m.kinds) == set(MECHANIC_KINDS) and len(m.verbs) == 4 and len(m.step_rules) == 6
+    # four verbs, three filler stages: the last asks for the rest together, planned as their events
+    packed = [p["name"] for p in m.rules.get("predicates", ())]
+    assert len(packed) == 1
+    result = validate(folder, FAST)
+    assert result.ok, [str(p) + "\n" + p.detail for p in result.problems]
+    assert result.stats["new_rules"]["predicates"] == packed
