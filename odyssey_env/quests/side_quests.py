@@ -171,8 +171,8 @@ class SideQuestRule(StepRule):
         options = [
             t.name
             for t in game.recipes
-            if (recipe := t.recipe) is not None
-            and (any(i in here for i in recipe.ingredients) or any(s in here for s in recipe.stations))
+            if t.recipe is not None
+            and (any(i in here for i in t.recipe.ingredients) or any(s in here for s in t.recipe.stations))
         ]
         obj = self._pick(engine, options)
         return None if obj is None else {"object": obj, "title": f"Craft {obj}"}
