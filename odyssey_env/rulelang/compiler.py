@@ -87,9 +87,10 @@ def _verb(
     )
     amount_at = next((i for i, slot in enumerate(slots) if slot.domain == "amount"), None)
     event = vspec.event or vspec.verb.replace(" ", "_")
-    deps: set[str] | None = set()
+    slot_reads: set[str] = set()
     for slot in slots:
-        deps |= domains.READS[slot.domain]
+        slot_reads |= domains.READS[slot.domain]
+    deps: set[str] | None = slot_reads
     for c in checks:
         r = reads(c)
         deps = None if r is None or deps is None else deps | r
