@@ -295,7 +295,7 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                 return
             if hours is not None and not _hours(state.minute, hours):
                 return
-            was: list[str] | None = None
+            was: list[str] = []  # read only with a becomes test
             now: list[str] = []
             if test_becomes is not None:
                 was = data(engine)["was"].get(name, [])
@@ -305,7 +305,7 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                         continue
                     k = key(ctx)
                     now.append(k)
-                    if k in was:  # type: ignore[operator]
+                    if k in was:
                         continue
                 if test_when is not None and not test_when(ctx):
                     continue

@@ -378,7 +378,7 @@ _MISSING = object()
 _Merge = Callable[[list[dict[str, Any]]], dict[str, Any]]
 
 
-class _LazyInfos(dict):  # type: ignore[type-arg]
+class _LazyInfos(dict[str, Any]):
     """A vector env's info dict whose keys are merged when first read.
 
     An RL loop reads one or two keys of an info (``action_mask``, say) out of twenty or more; the
@@ -410,7 +410,8 @@ class _LazyInfos(dict):  # type: ignore[type-arg]
     def _resolve(self, key: str) -> Any:
         name = key[1:] if key.startswith("_") else key  # pending keys are a top-level key or its mask
         infos = self._infos
-        values = [info[name] for info in infos]  # type: ignore[union-attr]
+        assert infos is not None, "a key is pending only while the sub-envs' infos are held"
+        values = [info[name] for info in infos]
         present = _ones(len(values))
         try:
             merged = {name: _batch_key(name, values, present, self._fold), "_" + name: present}

@@ -291,7 +291,8 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         local = pending["local_result"]
         if local is not None:
             _, r, te, tr, infos = local
-            observations += self._local._env_obs  # type: ignore[union-attr]
+            assert self._local is not None, "only the calling process's share has a local result"
+            observations += self._local._env_obs
             rewards += r.tolist()
             terminations += te.tolist()
             truncations += tr.tolist()
