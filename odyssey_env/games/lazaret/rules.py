@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
@@ -461,7 +461,7 @@ class CorpseCorruption(StepRule):
                     before[nxt] = here
                     if nxt in prey:
                         while before[nxt] != start:
-                            nxt = before[nxt]  # type: ignore[assignment]
+                            nxt = cast(str, before[nxt])  # only start comes from None; the walk stops there
                         return nxt
                     nxt_frontier.append(nxt)
             frontier = nxt_frontier
