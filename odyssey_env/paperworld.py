@@ -40,7 +40,7 @@ from odyssey_env.world import add, make_objects
 if TYPE_CHECKING:
     from odyssey_env.content import NpcType, ObjectType
     from odyssey_env.game import Game
-    from odyssey_env.state import Npc, WorldState
+    from odyssey_env.state import Area, Npc, WorldState
 
 __all__ = ["connect", "populate"]
 
@@ -113,7 +113,7 @@ def populate(game: Game, state: WorldState, rng: random.Random, spawn_npc: Calla
                 pool.append(o)
                 weights.append(0.03)
         for o in eligible:
-            if o.category == "writable" and not (o.recipe and o.recipe.stations) and o.category != "currency":
+            if o.category == "writable" and not (o.recipe and o.recipe.stations):
                 pool.append(o)
                 weights.append(0.03)
         for o in eligible:
@@ -137,7 +137,7 @@ def populate(game: Game, state: WorldState, rng: random.Random, spawn_npc: Calla
 
 
 def _place_npcs(
-    game: Game, state: WorldState, draw: random.Random, spread: list, top: int, spawn_npc: Callable[..., Npc]
+    game: Game, state: WorldState, draw: random.Random, spread: list[Area], top: int, spawn_npc: Callable[..., Npc]
 ) -> None:
     if not spread:
         return
@@ -160,7 +160,9 @@ def _place_npcs(
                 enemies -= 1
 
 
-def _spawn(game: Game, state: WorldState, draw: random.Random, t: NpcType, home, spawn_npc) -> None:
+def _spawn(
+    game: Game, state: WorldState, draw: random.Random, t: NpcType, home: Area, spawn_npc: Callable[..., Npc]
+) -> None:
     level = _level_near(draw, home.level) if t.level_with_area else t.level
     npc = spawn_npc(game, state, t, home.name, level=level)
     if t.level_with_area:
