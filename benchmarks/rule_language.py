@@ -184,6 +184,203 @@ class Forage(StepRule):
 '''
 
 
+# ============================================================================ lazaret: rules.json vs its old rules.py
+#: Lazaret's ``concoct`` and ``shove`` as its rules.py wrote them before they moved to its rules.json, appended
+#: to the shipped rules.py for the Python side of ``--game lazaret`` (with their world.json parameters back).
+LAZARET_PY = """
+
+from odyssey_env.verbs.combat import STAMINA_FLOOR, strike
+from odyssey_env.verbs.common import receive
+from odyssey_env.world import npc_here
+
+
+@action_rule
+class Concoct(ActionRule):
+    verb = "concoct"
+    params = (("first_herb", "object"), ("second_herb", "object"))
+    description = "Grind two different herbs I carry together into the remedy their pair makes (or into sludge)."
+    emits = ("remedy_concocted",)
+    depends_on = ("hands", "worn", "containers")
+
+    @dataclass(frozen=True)
+    class Params:
+        remedies: dict[str, tuple[str, str]] = field(default_factory=dict)  # remedy -> its two herbs
+        failure: str = ""  # what a pair that makes no remedy spoils into
+
+        def __post_init__(self) -> None:
+            for remedy, herbs in self.remedies.items():
+                if len(herbs) != 2 or herbs[0] == herbs[1]:
+                    raise ValueError(f"remedies.{remedy}: expected two different herbs")
+
+    def __init__(self, params: Concoct.Params | None = None):
+        ActionRule.__init__(self, params)
+        remedies = params.remedies if params is not None else {}
+        self._by_pair = {frozenset(herbs): remedy for remedy, herbs in remedies.items()}
+        self._herbs = tuple(dict.fromkeys(h for herbs in remedies.values() for h in herbs))
+
+    def _refusal(self, turn: Turn, first: str, second: str) -> str | None:
+        if first == second:
+            return f"Cannot concoct {first} with itself: a remedy takes two different herbs."
+        carried = carried_handles(turn)
+        for herb in (first, second):
+            if herb not in self._herbs:
+                return f"Cannot concoct with {herb}: it is not a herb."
+            if not carried.get(herb, 0):
+                return f"Cannot concoct with {herb}: I carry none."
+        return None
+
+    def apply(self, turn: Turn, first: str, second: str) -> None:
+        refusal = self._refusal(turn, first, second)
+        if refusal is not None:
+            return turn.fail(refusal)
+        game, state, agent = turn.game, turn.state, turn.agent
+        take_carried(game, state, agent, first, 1)
+        take_carried(game, state, agent, second, 1)
+        remedy = self._by_pair.get(frozenset((first, second)))
+        made = remedy or self.settings.failure
+        if not made:
+            turn.say(f"I grind {first} with {second}, but nothing comes of it.")
+        else:
+            where = receive(turn, made, 1)
+            if remedy:
+                turn.say(f"I grind {first} with {second} into 1 {made} ({where}).")
+            else:
+                turn.say(f"I grind {first} with {second}, but they curdle into 1 {made} ({where}).")
+        turn.emit("remedy_concocted", remedy=made, herbs=[first, second], ok=remedy is not None)
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        carried = carried_handles(turn)
+        herbs = [h for h in self._herbs if carried.get(h, 0)]
+        for a in herbs:
+            for b in herbs:
+                if a != b:
+                    yield f"concoct {a} {b}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        herbs = self.settings.remedies.get(match.get("remedy", ""))
+        if herbs is None:
+            return None
+        carried = carried_handles_of(engine, agent)
+        missing = next((h for h in herbs if not carried.get(h, 0)), None)
+        return hints.has(missing) if missing is not None else None
+
+    def facts(self, game: Game):
+        if self.settings.remedies:
+            remedy, (a, b) = next(iter(self.settings.remedies.items()))
+            yield Fact(
+                "herbs",
+                f"Which remedy do {a} and {b} make together?",
+                remedy,
+                tuple(
+                    r
+                    for r in (
+                        *list(self.settings.remedies)[1:],
+                        self.settings.failure or "nothing",
+                        "poison",
+                        "lamp oil",
+                    )
+                    if r != remedy
+                )[:3],
+            )
+
+
+@action_rule
+class Shove(ActionRule):
+    verb = "shove"
+    params = (("furniture", "object"), ("npc_name", "npc"))
+    description = (
+        "Topple heavy furniture here onto an enemy: the blow ignores its guard, but leaves me winded "
+        "and the furniture in pieces."
+    )
+    emits = ("npc_shoved",)
+    depends_on = ("ground", "npcs")
+
+    @dataclass(frozen=True)
+    class Params:
+        furniture: dict[str, int] = field(default_factory=dict)  # furniture -> damage of its fall
+
+    def _refusal(self, turn: Turn, furniture: str, target: str) -> str | None:
+        if furniture not in self.settings.furniture:
+            return f"Cannot shove {furniture}: it is not heavy furniture."
+        if not turn.area.objects.get(furniture, 0):
+            return f"Cannot shove {furniture}: there is none here."
+        npc = npc_here(turn.state, turn.area, target)
+        if npc is None:
+            return f"Cannot shove {furniture} onto {target}: there is no such creature here."
+        if not turn.game.npcs[npc.type].hostile:
+            return f"Cannot shove {furniture} onto {target}: they are not hostile."
+        return None
+
+    def apply(self, turn: Turn, furniture: str, target: str) -> None:
+        refusal = self._refusal(turn, furniture, target)
+        if refusal is not None:
+            return turn.fail(refusal)
+        game, state, area = turn.game, turn.state, turn.area
+        npc = state.npcs[target]
+        damage = self.settings.furniture[furniture]
+        remove(area.objects, furniture)
+        debris = []
+        recipe = game.objects[furniture].recipe
+        for ingredient, n in recipe.ingredients.items() if recipe is not None else ():
+            if n // 2:
+                for piece, k in make_objects(game, state, ingredient, n // 2):
+                    add(area.objects, piece, k)
+                debris.append(f"{n // 2} {ingredient}")
+        turn.agent.stamina = STAMINA_FLOOR
+        turn.say(
+            f"I put my shoulder to {furniture} and it topples; I am winded."
+            + (f" It breaks into {', '.join(debris)}." if debris else "")
+        )
+        turn.emit("npc_shoved", npc=target, type=npc.type, furniture=furniture, damage=damage, area=area.name)
+        strike(turn, npc, damage, f"{furniture} crushes")
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        here = turn.area.objects
+        furniture = [f for f in self.settings.furniture if here.get(f, 0)]
+        if not furniture:
+            return
+        state, kinds = turn.state, turn.game.npcs
+        enemies = [h for h in turn.area.npcs if kinds[state.npcs[h].type].hostile]
+        for f in furniture:
+            for npc in enemies:
+                yield f"shove {f} {npc}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        state, kinds, wanted = engine.state, engine.game.npcs, match.get("type")
+
+        def fit(name: str) -> bool:
+            area = state.areas[name]
+            return any(area.objects.get(f, 0) for f in self.settings.furniture) and any(
+                kinds[state.npcs[h].type].hostile and wanted in (None, state.npcs[h].type) for h in area.npcs
+            )
+
+        where = nearest(state, agent.area, fit, unlocked)
+        return hints.in_area(where) if where is not None and where != agent.area else None
+
+    def facts(self, game: Game):
+        yield Fact(
+            "combat",
+            "Does an enemy's guard soften the blow of furniture shoved onto it?",
+            "no",
+            ("yes, to a tenth", "yes, by half", "it dodges it entirely"),
+        )
+"""
+LAZARET_PARAMS: dict[str, Any] = {
+    "concoct": {
+        "remedies": {
+            "fever_draught": ["feverfew", "sallow_bark"],
+            "wormwood_purge": ["wormwood", "rue_sprig"],
+            "four_thieves_vinegar": ["garlic_bulb", "hyssop"],
+            "angelica_cordial": ["angelica_root", "feverfew"],
+            "nightshade_drops": ["nightshade_berry", "hyssop"],
+        },
+        "failure": "grey_sludge",
+    },
+    "shove": {"furniture": {"iron_cot": 16, "linen_press": 22, "oak_pew": 20, "drug_cabinet": 22, "bone_rack": 18}},
+}
+LAZARET_MECHANICS = ("concoct", "shove")
+
+
 def make_games(tmp: Path) -> tuple[Any, Any]:
     from odyssey_env import load_game
 
@@ -198,6 +395,164 @@ def make_games(tmp: Path) -> tuple[Any, Any]:
     (py / "rules.py").write_text(RULES_PY, encoding="utf-8")
     (js / "rules.json").write_text(json.dumps(RULES_JSON), encoding="utf-8")
     return load_game(py, trust=True, cache=False), load_game(js, cache=False)
+
+
+def make_lazaret(tmp: Path) -> tuple[Path, Path]:
+    """Two copies of Lazaret: as shipped (concoct and shove in rules.json) and with them back in rules.py."""
+    from odyssey_env.game import GAMES_DIR
+
+    py, js = tmp / "python" / "lazaret", tmp / "interpreted" / "lazaret"
+    skip = shutil.ignore_patterns("__pycache__", "__init__.py")
+    for folder in (py, js):
+        shutil.copytree(GAMES_DIR / "lazaret", folder, ignore=skip)
+    (py / "rules.json").unlink()
+    shipped = (py / "rules.py").read_text(encoding="utf-8")
+    (py / "rules.py").write_text(shipped + LAZARET_PY, encoding="utf-8")
+    world = json.loads((py / "world.json").read_text(encoding="utf-8"))
+    world["game"]["params"].update(LAZARET_PARAMS)
+    (py / "world.json").write_text(json.dumps(world), encoding="utf-8")
+    return py, js
+
+
+def load_folder(folder: Path) -> Any:
+    from odyssey_env import load_game
+
+    return load_game(folder, trust=(folder / "rules.py").exists(), cache=False)
+
+
+def scripted(game: Any) -> list[str]:
+    """Lazaret's golden script (tests/golden/lazaret.jsonl: its seed and commands), recorded as :func:`walk` does."""
+    from odyssey_env.env import OdysseyEnv
+
+    header = json.loads((ROOT / "tests" / "golden" / "lazaret.jsonl").read_text(encoding="utf-8").splitlines()[0])
+    env = OdysseyEnv(game, valid_actions=True)
+    obs, info = env.reset(seed=header["seed"])
+    record = [obs]
+    for action in header["commands"]:
+        obs, reward, terminated, _, info = env.step(action)
+        record.append(f"{action}\x00{obs}\x00{reward}\x00{info['events']}")
+        if terminated:
+            break
+    return record
+
+
+def ward_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = None) -> list[str]:
+    """A seeded walk over Lazaret's valid actions (no tutorial), taking concoct or shove whenever listed
+    (``states``: gets the state after each step, pickled)."""
+    import pickle
+
+    from odyssey_env.env import OdysseyEnv
+
+    env = OdysseyEnv(game, valid_actions=True, tutorial=False)
+    obs, info = env.reset(seed=seed)
+    pick = random.Random(seed)
+    record = [obs]
+    for _ in range(steps):
+        va = info["valid_actions"]
+        mine = [c for v in LAZARET_MECHANICS for c in va.get(v, ())]
+        wanted = [c for c in va.get("pick up", ()) if not c.startswith("pick up groat")]
+        if mine:
+            action = pick.choice(mine)
+        elif wanted and pick.random() < 0.3:  # herbs and furniture come to hand now and then
+            action = pick.choice(wanted)
+        else:
+            action = pick.choice(va[pick.choice(sorted(va))])
+        obs, reward, terminated, _, info = env.step(action)
+        record.append(f"{action}\x00{obs}\x00{reward}\x00{info['events']}")
+        if states is not None:
+            states.append(pickle.dumps(env.engine.state))
+        if terminated:
+            obs, info = env.reset(seed=seed + len(record))
+    return record
+
+
+def child(folder: Path, seed: int, steps: int) -> int:
+    """One timed walk in this (fresh) process: prints seconds per step, whole and in the mechanics."""
+    game = load_folder(folder)
+    timer = Timed(game, [game.rules.actions[v] for v in LAZARET_MECHANICS])
+    start = time.perf_counter()
+    record = ward_walk(game, seed, steps)
+    seconds = time.perf_counter() - start
+    used = sum(r.split(" ", 1)[0] in LAZARET_MECHANICS for r in record[1:])
+    print(json.dumps({"step": seconds / steps, "rule": timer.seconds / steps, "trim": timer.trimmed() / steps}))
+    print(f"{used} concoct/shove commands", file=sys.stderr)
+    return 0
+
+
+def listing_on_the_same_states(games: dict[str, Any], seed: int, steps: int, rounds: int) -> dict[str, float]:
+    """Seconds one listing of concoct and shove takes in each game, on the same states (those of a seeded walk
+    of the first game, each listed 10 times with a fresh probe turn), best of ``rounds``: the mechanics' own
+    cost, without the walk's other work, the collector's pauses or a fresh process's noise."""
+    import pickle
+
+    from odyssey_env.env import OdysseyEnv
+    from odyssey_env.turn import Turn
+
+    first = next(iter(games.values()))
+    kept: list[bytes] = []
+    ward_walk(first, seed, steps, kept)
+    states = [pickle.loads(k) for k in kept]
+    env = OdysseyEnv(first, tutorial=False)
+    env.reset(seed=seed)
+    engine = env.engine
+    best: dict[str, float] = {}
+    for _ in range(rounds):
+        for name, game in games.items():
+            rules = [game.rules.actions[v] for v in LAZARET_MECHANICS]
+            start = time.perf_counter()
+            for state in states:
+                engine.state = state
+                agent = next(iter(state.agents.values()))
+                for _ in range(10):
+                    turn = Turn(engine, agent, probe=True)
+                    for rule in rules:
+                        list(rule.candidates(turn))
+            took = (time.perf_counter() - start) / (10 * len(states))
+            best[name] = min(best.get(name, took), took)
+    return best
+
+
+def lazaret(args: argparse.Namespace) -> int:
+    """``--game lazaret``: parity on the golden script and a walk, then fresh processes taking turns."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        py, js = make_lazaret(Path(tmp))
+        pg, jg = load_folder(py), load_folder(js)
+        for what, a, b in (
+            ("golden script", scripted(pg), scripted(jg)),
+            (f"walk of {args.steps}", ward_walk(pg, args.seed, args.steps), ward_walk(jg, args.seed, args.steps)),
+        ):
+            same = sum(x == y for x, y in zip(a, b, strict=True))
+            used = sum(r.split(" ", 1)[0] in LAZARET_MECHANICS for r in a[1:])
+            print(f"parity, {what}: {same}/{len(a)} records identical ({used} concoct/shove commands)")
+            if same != len(a) or len(a) != len(b):
+                first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+                print(f"first difference at record {first}:")
+                print(f"  python:      {a[first : first + 1]!r:.300}\n  interpreted: {b[first : first + 1]!r:.300}")
+                return 1
+        listing = listing_on_the_same_states({"python": pg, "interpreted": jg}, args.seed, 300, 7)
+        runs: dict[str, list[dict[str, float]]] = {"python": [], "interpreted": []}
+        folders = {"python": py, "interpreted": js}
+        for r in range(args.rounds):
+            for name in ("python", "interpreted") if r % 2 == 0 else ("interpreted", "python"):
+                command = [sys.executable, __file__, "--child", str(folders[name])]
+                command += ["--steps", str(args.steps), "--seed", str(args.seed + r)]
+                out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT).stdout
+                runs[name].append(json.loads(out.splitlines()[-1]))
+    print(f"{args.rounds} fresh processes each, {args.steps} steps each (median per step):")
+    base = {k: statistics.median(run[k] for run in runs["python"]) for k in ("step", "rule", "trim")}
+    for name in ("python", "interpreted"):
+        st, ru, tr = (statistics.median(run[k] for run in runs[name]) for k in ("step", "rule", "trim"))
+        print(
+            f"  {name:12s} whole step {st * 1e6:8.1f} us ({st / base['step']:4.2f}x)   "
+            f"concoct+shove {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
+            f"without the slowest 1% of calls {tr * 1e6:6.1f} us ({tr / base['trim']:4.2f}x)"
+        )
+    print("one listing of concoct and shove on the same 300 states, best of 7:")
+    for name in ("python", "interpreted"):
+        print(f"  {name:12s} {listing[name] * 1e6:6.2f} us ({listing[name] / listing['python']:4.2f}x)")
+    return 0
 
 
 def walk(game: Any, seed: int, steps: int) -> list[str]:
@@ -226,12 +581,16 @@ def walk(game: Any, seed: int, steps: int) -> list[str]:
 
 
 class Timed:
-    """Wraps the mechanics' apply and candidates of one game's rule book, adding up their seconds."""
+    """Wraps the mechanics' apply and candidates of one game's rule book, adding up their seconds (and keeping
+    each call's, for :meth:`trimmed`)."""
 
-    def __init__(self, game: Any):
+    def __init__(self, game: Any, chosen: list[Any] | None = None):
         self.seconds = 0.0
+        self.calls: list[float] = []
         rules = game.rules
-        for rule in [rules.actions["whittle"], *(rules.step_rule(n) for n in MECHANICS[1:])]:
+        if chosen is None:
+            chosen = [rules.actions["whittle"], *(rules.step_rule(n) for n in MECHANICS[1:])]
+        for rule in chosen:
             for method in ("apply", "candidates"):
                 if hasattr(rule, method):
                     setattr(rule, method, self._wrap(getattr(rule, method), method == "candidates"))
@@ -243,9 +602,17 @@ class Timed:
                 out = fn(*args)
                 return list(out) if generator else out
             finally:
-                self.seconds += time.perf_counter() - start
+                took = time.perf_counter() - start
+                self.seconds += took
+                self.calls.append(took)
 
         return timed
+
+    def trimmed(self) -> float:
+        """The seconds without the slowest 1% of calls: on a shared machine a call the scheduler preempts
+        takes milliseconds for microseconds of work, and lands on either side by chance."""
+        kept = sorted(self.calls)[: len(self.calls) - len(self.calls) // 100]
+        return sum(kept)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -253,7 +620,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--game", choices=("tiny", "lazaret"), default="tiny")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # one timed lazaret walk (internal)
     args = parser.parse_args(argv)
+    if args.child is not None:
+        return child(args.child, args.seed, args.steps)
+    if args.game == "lazaret":
+        return lazaret(args)
     with tempfile.TemporaryDirectory() as tmp:
         py, js = make_games(Path(tmp))
         a, b = walk(py, args.seed, args.steps), walk(js, args.seed, args.steps)

@@ -6,22 +6,23 @@ one per agent for a cell of several (``agents=[...]``, one shared world). The sa
     cell = Cell.open(cfg, key, rd, team=False)  # built, its lock taken, started or resumed (or skipped)
     while cell.step():                           # every live seat acts once, then the world steps once
         ...                                      # an outer loop may drive other cells in between,
-        if asked_to_stop:                        # or checkpoint on a signal and stop:
-            cell.checkpoint()
-            cell.close()                         # the directory stays resumable from that checkpoint
-            break
+        if asked_to_stop:                        # or stop on a signal: a checkpoint of this step, the
+            cell.interrupt()                     # cell closed, RunInterrupted naming the step to resume from
     outcome = cell.finish()                      # plays on to the end if need be; final QA, results.json
 
 (:func:`odyssey_eval.runner.open_cell` checks a config and opens its cell; ``run_cell`` and
-``run_multi_cell`` are the loop above.) A cell is also a context manager that closes it, whatever
-happens. Every method leaves the run directory resumable when it raises: Ctrl-C or a model that
-cannot be reached comes out as one line naming the step the same command resumes from, and the lock
-is released. Nothing is shared between cells, so an outer loop may interleave steps of many cells
-(one thread at a time per cell).
+``run_multi_cell`` are the loop above, stopped by SIGINT/SIGTERM: :mod:`odyssey_eval.stopping`.) A cell
+is also a context manager that closes it, whatever happens. Every method leaves the run directory
+resumable when it raises: Ctrl-C or a model that cannot be reached comes out as one line naming the step
+the same command resumes from, and the lock is released. Nothing is shared between cells, so an outer
+loop may interleave steps of many cells (one thread at a time per cell).
 
 Each step writes one trajectory line per seat (flushed); every ``checkpoint_every`` steps (but not
 more often than every ``checkpoint_min_seconds``, and at least every ``checkpoint_max_seconds``) the
-world's state, every agent's memory and the counters are written as a checkpoint. A killed run
+world's state, every agent's memory and the counters are written as a checkpoint; a cell of agents that
+call a model that takes time (any backend but ``scripted``) is checkpointed after every step that called
+it and after every QA round, the pre-play one included (see :class:`Seat`), and a ``KeyboardInterrupt``
+between two steps (the sweep board's stop) checkpoints the step just played first. A killed run
 restarts from the newest one, cutting every seat's files back to the bytes that checkpoint had seen,
 and finishes exactly as an uninterrupted run would (only wall-clock fields differ). Nothing on the
 per-step path copies or serialises the world. The budget ``max_steps`` counts each seat's play steps:
@@ -50,6 +51,7 @@ from typing import Any
 from odyssey_agents.base import Agent, Decision, Task
 from odyssey_env.userdir import origin
 from odyssey_eval import lifecycle, protocol
+from odyssey_eval.cost import cell_cost, load_prices, sweep_cost
 from odyssey_eval.factory import ConfigError, build_agent
 from odyssey_eval.lifecycle import RESULTS_FORMAT, STOPPING, CellOutcome, RunError, sanitize
 from odyssey_eval.metrics import RunningMetrics
@@ -60,13 +62,16 @@ from odyssey_eval.qa.questions import Question
 from odyssey_eval.rundir import DEPENDENCY_GRAPH, Checkpoint, RunDir, RunDirError, cannot_write
 from odyssey_eval.trajectory import JsonlWriter, reset_record, step_record
 
-__all__ = ["AGENTS_DIR", "AGENT_SEED_STRIDE", "Cell", "Seat"]
+__all__ = ["AGENTS_DIR", "AGENT_SEED_STRIDE", "INSTANT_BACKENDS", "Cell", "Seat"]
 
 #: Where each agent's files of a multi-agent cell live: ``<cell>/agents/<agent id>/``.
 AGENTS_DIR = "agents"
 #: Agent i of a multi-agent cell is seeded with ``seed + AGENT_SEED_STRIDE * i``, so that two agents
 #: of one kind do not draw alike.
 AGENT_SEED_STRIDE = 1_000_003
+#: Model backends that answer at once (no call worth keeping a checkpoint for): a cell of agents that
+#: use another is checkpointed after every step that called the model (see :class:`Seat`).
+INSTANT_BACKENDS = frozenset({"none", "scripted"})
 
 
 class Seat:
@@ -88,6 +93,13 @@ class Seat:
         self.episode: EpisodeLog | None = None
         self.obs = ""
         self.info: dict[str, Any] = {}
+        #: Whether its agent uses a language model at all (its calls may be priced: ``eval.prices``).
+        self.uses_model = hasattr(type(agent), "from_config")
+        #: Whether its agent calls a model that takes a while (not ``scripted``): such a seat's steps and
+        #: QA rounds are checkpointed as soon as they are done, and a stop does not wait for its calls.
+        self.calls_model = self.uses_model and llm.get("name", "none") not in INSTANT_BACKENDS
+        #: Whether waiting on its agent may take long (a model, or a person at ``agent=human``).
+        self.slow = self.calls_model or bool(getattr(agent, "interactive", False))
 
     def track(self, seen: list[dict[str, Any]], facts: Any, episodic: bool) -> None:
         """Start gathering from the reset line and the step lines ``seen`` before (a resumed run's)."""
@@ -166,6 +178,15 @@ class Cell:
         self._lock: contextlib.ExitStack | None = None
         self._playing = False
         self._progress: NullProgress | None = None
+        self._waiting = False  # on a slow seat's agent (a model call, a person): see ``urgent``
+        self._between = False  # the world stands between two steps: a checkpoint may be written now
+        self._asked_model = False  # a slow model answered a QA round since the step began
+
+    @property
+    def urgent(self) -> bool:
+        """Whether the cell waits on a model (or a person) right now: a stop cannot wait for the step to
+        end (:class:`odyssey_eval.stopping.StopSignals`), and loses only the step in progress."""
+        return self._waiting
 
     # ------------------------------------------------------------ open
     @classmethod
@@ -178,18 +199,22 @@ class Cell:
         team: bool,
         config_yaml: str | None = None,
         log: Callable[[str], None] = print,
+        opened: Callable[[Cell], None] | None = None,
     ) -> Cell:
         """The cell of a checked config (:func:`odyssey_eval.lifecycle.checked`) with its identity ``key``
         and run directory ``rd``: skipped (``outcome`` set) if it finished before, else built (a mistake
         in its game or agents leaves no trace on disk), its lock taken (a second process is refused in
         one line), and started or resumed from its newest checkpoint. ``team``: the layout of a cell
-        of several agents (``agents=``) rather than of one (``agent=``)."""
+        of several agents (``agents=``) rather than of one (``agent=``). ``opened`` is called with the cell
+        as soon as it exists, before it starts (the pre-play QA): what watches :attr:`urgent` for a stop."""
         overwrite = cfg["eval"]["overwrite"]
         if not overwrite:  # reading needs no lock: cell.json and results.json are replaced whole, never edited
             rd.check_cell(key)
             if rd.finished:
                 return cls._skipped(rd, log)
         cell = cls(rd, log)
+        if opened is not None:
+            opened(cell)
         cell._build(cfg, key, _Team() if team else _Solo(), config_yaml)
         cell._lock = contextlib.ExitStack()
         cell._lock.enter_context(rd.lock())
@@ -224,6 +249,12 @@ class Cell:
             cfg["game"], self.rd, overwrite=self.ev["overwrite"], seed=self.seed, log=self.log
         )
         self.world = layout.build(self)
+        # a price table that cannot be read, or lacks a model a seat calls: one line before any call
+        self.prices = load_prices(self.ev.get("prices"))
+        if self.prices is not None:
+            for seat in self.seats.values():
+                if seat.uses_model:
+                    self.prices.of(seat.llm)
         agents = [s.agent for s in self.seats.values()]
         self.checkpoint_every, self.progress_setting, self.kill_after = lifecycle.cadence(
             self.ev, any(getattr(a, "interactive", False) for a in agents)
@@ -251,6 +282,7 @@ class Cell:
         self._progress = make_progress(self.progress_setting, self.layout.label(self), self.max_steps)
         self._show = None if type(self._progress) is NullProgress else self._progress.update
         self._playing = True
+        self._between = True
 
     def _start(self) -> None:
         lifecycle.begin(self.rd, self.key, self.config_yaml, self.content, self.facts)
@@ -268,6 +300,8 @@ class Cell:
             self.rd.write_questions([q.to_dict() for q in self.wk_questions])
             for seat in self.seats.values():
                 self._ask(seat, "before")
+            if any(seat.calls_model for seat in self.seats.values()):
+                self._checkpoint()  # step 0: an interrupted run never asks its pre-play questions again
         self.log(self.layout.started(self))
 
     def _resume(self, ckpt: Checkpoint) -> None:
@@ -316,12 +350,33 @@ class Cell:
         try:
             return self._step()
         except BaseException as exc:
-            self._fail(exc)
+            self._stop(exc)
+
+    def interrupt(self) -> None:
+        """Stop between two steps, as asked (a signal, a sweep that stops): write a checkpoint of the step
+        just played, close the cell and raise :class:`odyssey_eval.lifecycle.RunInterrupted`, whose one
+        line names the step the same command resumes from (this one: nothing is played again)."""
+        if self.outcome is not None or self._lock is None:
+            raise RunError(f"cell {self.rd.path} is not open: nothing to interrupt")
+        self._stop(KeyboardInterrupt())
+
+    def _stop(self, exc: BaseException) -> None:
+        """``_fail``, keeping the step just played when a stop comes between two steps (Ctrl-C in a step
+        of an agent that calls no model, or a sweep's board stopping the cell at its step report)."""
+        if isinstance(exc, KeyboardInterrupt) and self._between and self._checkpointed_at != self.steps:
+            try:
+                self._checkpoint()
+            except BaseException as failed:  # a disk that cannot take it: that is the one line
+                exc = failed
+        self._fail(exc)
 
     def _step(self) -> bool:
         world, seats, max_steps = self.world, self.seats, self.max_steps
         perf = time.perf_counter
         decisions: dict[str, tuple[Decision, float, bool]] = {}
+        self._between = False
+        self._asked_model = False  # whether a slow model answered a QA round in this step
+        called = False  # whether a seat of a slow model called it in this step
         for aid in list(world.agents):
             seat = seats[aid]
             info = seat.info
@@ -331,7 +386,9 @@ class Cell:
             if aid in self._privileged:
                 info = {**info, "engine": world.engine}
             start = perf()
+            self._waiting = seat.slow
             decision = seat.agent.act(seat.obs, info)
+            self._waiting = False
             seconds = perf() - start
             if not isinstance(decision, Decision):
                 raise RunError(f"{type(seat.agent).__name__}.act returned {type(decision).__name__}, not a Decision")
@@ -365,6 +422,7 @@ class Cell:
                 seat.play += 1
             if decision.usage.calls:
                 seat.tokens += decision.usage.total_tokens
+                called |= seat.calls_model
             if terms[aid] or truncs[aid]:
                 seat.end = "terminated" if terms[aid] else "truncated"
             elif getattr(seat, self.spent) >= max_steps:
@@ -373,9 +431,15 @@ class Cell:
                 self._ask(seat, "during")
         if self.steps == self.kill_after:
             os.kill(os.getpid(), signal.SIGKILL)
+        self._between = True
         now = perf()
         since = now - self._last_checkpoint
-        if (self.steps % self.checkpoint_every == 0 and since >= self._min_gap) or since >= self._max_gap:
+        if (
+            called  # a model call takes seconds and may cost money: never played twice for want of a checkpoint
+            or self._asked_model
+            or (self.steps % self.checkpoint_every == 0 and since >= self._min_gap)
+            or since >= self._max_gap
+        ):
             self._checkpoint()
             self._last_checkpoint = perf()
         if self._show is not None:
@@ -435,6 +499,14 @@ class Cell:
 
     # ------------------------------------------------------------ QA
     def _ask(self, seat: Seat, phase: str) -> None:
+        self._waiting = seat.slow
+        try:
+            self._ask_rounds(seat, phase)
+        finally:
+            self._waiting = False
+        self._asked_model = self._asked_model or seat.calls_model
+
+    def _ask_rounds(self, seat: Seat, phase: str) -> None:
         start = time.perf_counter()
         rounds = []
         if self.wk_questions:
@@ -490,6 +562,13 @@ class Cell:
             stop_tokens=(stop.input_tokens, stop.output_tokens) if stopped else None,
             stop_calls=stop.by_purpose() if stopped else None,
         )
+
+    def _cost(self, seat: Seat, results: Mapping[str, Any]) -> dict[str, Any] | None:
+        """What the seat's model calls cost (``results.json``'s ``cost``), or None: no price table, an
+        agent that uses no model, or a local model the table does not list."""
+        if self.prices is None or not seat.uses_model:
+            return None
+        return cell_cost(results, self.prices)
 
     def _wall_time(self) -> float:
         return round(self.elapsed + time.perf_counter() - self._t0, 3)
@@ -711,6 +790,9 @@ class _Solo(_Layout):
             "wall_time": cell._wall_time(),
             "versions": lifecycle.versions(),
         }
+        cost = cell._cost(seat, results)
+        if cost is not None:  # only with a price table (eval.prices): never zeros in place of "not priced"
+            results["cost"] = cost
         if cell.world.engine.provenance is not None:  # decided when the run started (it is in the saved state)
             cell.rd.write_dependency_graph(cell.world.dependency_graph())
             results["dependency_graph"] = DEPENDENCY_GRAPH
@@ -878,6 +960,9 @@ class _Team(_Layout):
                 "multiagent": {"agents": [s.config["name"] for s in cell.seats.values()], **key["multiagent"]},
                 "wall_time": wall,
             }
+            cost = cell._cost(seat, results)
+            if cost is not None:
+                results["cost"] = cost
             seat.rd.write_results(results)
             per_agent[aid] = results
         graph = None
@@ -892,6 +977,10 @@ class _Team(_Layout):
             "dependency_graph": graph,
             "wall_time": wall,
         }
+        costs = [r["cost"] for r in per_agent.values() if "cost" in r]
+        if costs:  # the agents' costs added up (each agent's is in its own results)
+            total = sweep_cost(costs)
+            results["cost"] = {"agents": total.pop("cells"), **total}  # type: ignore[union-attr]
         cell.rd.write_results(results)
         summary = ", ".join(
             f"{aid} {r['agent_name']} main {r['main_reward']} ({r['end_reason']})" for aid, r in per_agent.items()

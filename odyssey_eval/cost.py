@@ -8,9 +8,11 @@ hosted API bills for input its prompt cache served; the input price where not gi
     Qwen/Qwen3-4B: {input: 0, output: 0}
 
 ``eval.prices`` is the path of such a YAML or JSON file, or the table itself. A cell's cost counts
-every model call it made, QA rounds included (they are billed too), and is written to ``results.json``
-as ``cost``: ``total`` bills the input the server said it served from its cache (``cached_tokens``) at
-the cached price and the rest at the input price; ``total_if_prefix_cached`` is what it would be if
+every model call it made, tutorial steps and QA rounds included (they are billed too), and is written
+to ``results.json`` as ``cost``: ``total`` bills the input the server said it served from its cache
+(``cached_tokens``, counted for the play steps only: the tutorial's and QA's cached input is billed at
+the input price, so ``total`` is an upper bound where the server caches them) at the cached price and
+the rest at the input price; ``total_if_prefix_cached`` is what it would be if
 every cacheable prefix of the play steps (``cacheable_prefix_tokens``, an estimate) were billed cached:
 the two bound what a prompt cache saves. Local backends (scripted, embedded, hf) cost nothing unless the
 table lists their model; an API model the table lacks is an error, before the cell calls it.
@@ -111,8 +113,9 @@ def cell_cost(results: Mapping[str, Any], prices: Prices) -> dict[str, Any] | No
     metrics = results.get("metrics") or {}
     qa_in = sum(int(r.get("tokens", (0, 0))[0]) for r in results.get("qa") or [])
     qa_out = sum(int(r.get("tokens", (0, 0))[1]) for r in results.get("qa") or [])
-    input_tokens = int(metrics.get("input_tokens", 0)) + qa_in
-    output_tokens = int(metrics.get("output_tokens", 0)) + qa_out
+    tutorial = metrics.get("tutorial") or {}  # the metrics count play steps; the tutorial's calls are billed too
+    input_tokens = int(metrics.get("input_tokens", 0)) + int(tutorial.get("input_tokens", 0)) + qa_in
+    output_tokens = int(metrics.get("output_tokens", 0)) + int(tutorial.get("output_tokens", 0)) + qa_out
     cached = min(input_tokens, int(metrics.get("cached_tokens", 0)))
     cacheable = min(input_tokens, max(cached, int(metrics.get("cacheable_prefix_tokens", 0))))
 

@@ -76,6 +76,9 @@ class RunError(OdysseyError, RuntimeError):
 class RunInterrupted(KeyboardInterrupt):
     """Ctrl-C during a run: the run directory is left resumable; the message says from where."""
 
+    #: The signal that stopped the run (SIGINT unless told otherwise): ``odyssey run`` exits with 128 + it.
+    signum: int = 2
+
 
 @dataclass
 class CellOutcome:
@@ -97,6 +100,7 @@ _DEFAULT_EVAL: dict[str, Any] = {
     "tag": "",
     "max_tutorial_steps": 1000,
     "dependency_graph": False,
+    "prices": None,
     "qa": {
         "enabled": True,
         "every": 0,

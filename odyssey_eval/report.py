@@ -24,6 +24,7 @@ from typing import Any
 from odyssey_env.extras import install_command
 from odyssey_env.safeio import UnsafeFile, entry_kind, printable, write_atomic
 from odyssey_eval.collect import Run, load_runs
+from odyssey_eval.cost import PriceError, sweep_cost
 from odyssey_eval.depgraph import TOGGLE_SCRIPT, arc_diagram_html, filter_graph, load_graph
 from odyssey_eval.metrics import WINDOW, WORK_PURPOSES, normalized_combined
 from odyssey_eval.plots import PANELS, TITLES, UNIT_PANELS, figure_png, plotting_available
@@ -145,6 +146,26 @@ def build_rows(runs: Sequence[Run]) -> list[dict[str, Any]]:
             }
         )
     return rows
+
+
+def total_cost(runs: Sequence[Run]) -> tuple[dict[str, Any] | None, str]:
+    """The runs' costs added up (``cost`` in their ``results.json``, written when a price table was
+    given: ``eval.prices``) and the line that says it; ``(None, "")`` when no run was priced."""
+    try:
+        total = sweep_cost([r.results.get("cost") for r in runs])
+    except PriceError as exc:  # priced in two currencies: said, not added up
+        return None, f"cost: {exc}"
+    if total is None:
+        return None, ""
+    unpriced = len(runs) - total["cells"]
+    line = (
+        f"cost: {total['total']:.4f} {total['currency']} for {total['cells']} priced run(s) "
+        f"({total['input_tokens']} input tokens, {total['cached_tokens']} cached, {total['output_tokens']} output; "
+        f"{total['total_if_prefix_cached']:.4f} if every cacheable prefix were billed cached)"
+    )
+    if unpriced:
+        line += f"; {unpriced} run(s) not priced"
+    return total, line
 
 
 def mean_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -323,6 +344,9 @@ def write_html(
         items = "".join(f"<li><code>{html.escape(str(p))}</code></li>" for p in unfinished)
         parts.append(f"<p class='warn'>Unfinished run directories (rerun the command to resume):</p><ul>{items}</ul>")
     parts.append("<h2>Summary (mean over seeds)</h2>" + _html_table(mean_rows(rows)))
+    cost_line = total_cost(runs)[1]
+    if cost_line:
+        parts.append(f"<p class='note cost'>{html.escape(cost_line)}</p>")
     plotting = plotting_available()
     for game in sorted({r.game for r in runs}):
         members = [r for r in runs if r.game == game]
@@ -448,6 +472,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     rows = build_rows(runs)
     print(format_table(rows if args.per_run else mean_rows(rows)))  # every cell escaped by format_table
     print(LEGEND_LINE)
+    cost, cost_line = total_cost(runs)
+    if cost_line:
+        print(printable(cost_line))
     for p in unfinished:
         print(printable(f"unfinished: {p} (rerun its command to resume)"))
     for r in runs:
@@ -465,7 +492,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
     try:
         if args.json:
-            write_atomic(args.json, json.dumps({"runs": rows, "means": mean_rows(rows)}, indent=1))
+            summary: dict[str, Any] = {"runs": rows, "means": mean_rows(rows)}
+            if cost is not None:  # only when a run was priced: no zeros standing for "not priced"
+                summary["cost"] = cost
+            write_atomic(args.json, json.dumps(summary, indent=1))
         if not args.no_html:
             html_path = args.html or _default_html(args.paths)
             html_path.parent.mkdir(parents=True, exist_ok=True)

@@ -223,7 +223,7 @@ def _hydra_task(cfg: Any) -> dict[str, Any]:
         return task(cfg)
     except RunInterrupted as exc:
         print(f"odyssey run: {exc}", file=sys.stderr)
-        raise SystemExit(130) from None
+        raise SystemExit(128 + exc.signum) from None  # 130 for Ctrl-C, 143 for SIGTERM, as shells expect
     except Exception as exc:
         if isinstance(exc, MissingMandatoryValue):
             exc = ConfigError(f"{exc.full_key} must be set (e.g. {exc.full_key}=...)")

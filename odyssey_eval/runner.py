@@ -25,6 +25,7 @@ out of the same code)::
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -42,6 +43,7 @@ from odyssey_eval.lifecycle import (
     RunInterrupted,
 )
 from odyssey_eval.rundir import RunDir, cell_key, run_path, slug
+from odyssey_eval.stopping import StopSignals
 
 __all__ = [
     "AGENTS_DIR",
@@ -65,10 +67,17 @@ __all__ = [
 MULTIAGENT_DEFAULTS: dict[str, Any] = {"episode_end": "first", "supplies": "shared"}
 
 
-def open_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None, log: Callable[[str], None] = print) -> Cell:
+def open_cell(
+    cfg: Mapping[str, Any],
+    *,
+    config_yaml: str | None = None,
+    log: Callable[[str], None] = print,
+    opened: Callable[[Cell], None] | None = None,
+) -> Cell:
     """The cell ``cfg`` describes, open: checked, its lock taken, started or resumed, or skipped (its
     ``outcome`` set) if it finished before. A config with ``agents`` is a cell of several agents;
-    otherwise ``agent`` plays it alone. Drive it with ``step()`` and ``finish()``."""
+    otherwise ``agent`` plays it alone. Drive it with ``step()`` and ``finish()``; ``opened`` sees the
+    cell before it starts (see :meth:`Cell.open`)."""
     team = bool(cfg.get("agents"))
     if team:
         cfg = lifecycle.checked(cfg, "agents")
@@ -76,7 +85,30 @@ def open_cell(cfg: Mapping[str, Any], *, config_yaml: str | None = None, log: Ca
     else:
         cfg = lifecycle.checked({k: v for k, v in cfg.items() if k not in ("agents", "multiagent")})
         key, rd = cell_key(cfg), RunDir(run_path(cfg))
-    return Cell.open(cfg, key, rd, team=team, config_yaml=config_yaml, log=log)
+    return Cell.open(cfg, key, rd, team=team, config_yaml=config_yaml, log=log, opened=opened)
+
+
+def _play(cfg: Mapping[str, Any], config_yaml: str | None, log: Callable[[str], None]) -> CellOutcome:
+    """Open the cell and play it to its end, stopping at a step boundary on SIGINT or SIGTERM.
+
+    The first signal asks to stop (:class:`odyssey_eval.stopping.StopSignals`): the step in progress is
+    finished, checkpointed, and :class:`RunInterrupted` names it as the step the same command resumes
+    from, so nothing played is played again. While the cell waits on a model (or a person) the signal
+    stops it at once instead (a call can take half a minute), losing only that step: such cells are
+    checkpointed after every step that called the model and after every QA round. A second signal
+    always stops at once."""
+    watched: list[Cell] = []
+    with StopSignals(lambda: any(cell.urgent for cell in watched)) as stop:
+        try:
+            with open_cell(cfg, config_yaml=config_yaml, log=log, opened=watched.append) as cell:
+                while stop.requested is None and cell.step():
+                    pass
+                if stop.requested is not None and cell.outcome is None:
+                    cell.interrupt()
+                return cell.finish()
+        except RunInterrupted as exc:
+            exc.signum = stop.received or signal.SIGINT
+            raise
 
 
 def run_cell(
@@ -87,8 +119,7 @@ def run_cell(
     ``cfg`` needs ``game`` (``name``, optional ``path``), ``agent`` (``name`` + parameters), ``llm``,
     ``seed``, ``max_steps``, ``tutorial`` and ``eval`` (see ``odyssey_eval/conf/eval/default.yaml``).
     """
-    with open_cell({k: v for k, v in cfg.items() if k != "agents"}, config_yaml=config_yaml, log=log) as cell:
-        return cell.finish()
+    return _play({k: v for k, v in cfg.items() if k != "agents"}, config_yaml, log)
 
 
 def run_multi_cell(
@@ -102,8 +133,7 @@ def run_multi_cell(
     if not cfg.get("agents"):
         lifecycle.checked(cfg, "agents")  # the one-line error for a config without agents
         resolve_agents(cfg.get("agents"))
-    with open_cell(cfg, config_yaml=config_yaml, log=log) as cell:
-        return cell.finish()
+    return _play(cfg, config_yaml, log)
 
 
 def cell_path(cfg: Mapping[str, Any]) -> Path:

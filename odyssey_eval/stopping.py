@@ -35,6 +35,8 @@ class StopSignals:
     def __init__(self, urgent: Callable[[], bool] = lambda: False):
         self.urgent = urgent
         self.requested: int | None = None
+        #: The last signal received (the one a stop at once answered, or the request): the exit code's.
+        self.received: int | None = None
         self._previous: dict[int, Any] = {}
 
     @property
@@ -43,6 +45,7 @@ class StopSignals:
         return signal.Signals(self.requested).name if self.requested is not None else ""
 
     def _handle(self, signum: int, frame: FrameType | None) -> None:
+        self.received = signum
         if self.requested is not None or self.urgent():
             raise KeyboardInterrupt
         self.requested = signum

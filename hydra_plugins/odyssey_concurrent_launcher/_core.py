@@ -20,9 +20,10 @@ results are the runner's, untouched. What the launcher adds:
   starts, the launcher loads each game of the sweep and builds (and drops) one agent of each kind
   (agent and llm group) in its own thread, so the cells' threads find what they use imported.
 * **One board** for the sweep (:mod:`odyssey_eval.board`) instead of a bar per cell.
-* **Ctrl-C** stops every cell at its next step (a cell waiting on a model call stops when the call
-  returns); cells not started yet are not started. A second Ctrl-C exits at once: every run directory
-  stays resumable, as after a kill. Running the same command again resumes the sweep.
+* **Ctrl-C** stops every cell at its next step, checkpointed there, so the rerun plays nothing twice (a
+  cell waiting on a model call stops when the call returns); cells not started yet are not started. A
+  second Ctrl-C exits at once: every run directory stays resumable, as after a kill. Running the same
+  command again resumes the sweep.
 
 Cells share the process: its working directory (``hydra.job.chdir=true`` is refused), its environment
 (``hydra.job.env_set`` is refused), its interpreter (agents that compute on this machine, hf or embedded

@@ -39,7 +39,7 @@ MAX_RULES = 200  # verbs, step rules, variables, predicates each
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _VERB = re.compile(r"^[a-z]+( [a-z]+)?$")
 _TEMPLATE = re.compile(r"\{([^{}]*)\}")
-_OBJECT_DOMAINS = ("held", "carried", "worn", "ground", "near")
+_OBJECT_DOMAINS = ("held", "carried", "worn", "ground", "near", "type")
 _KIND_OF_DOMAIN = {
     **dict.fromkeys(_OBJECT_DOMAINS, "object"),
     "npc": "npc",
@@ -49,6 +49,8 @@ _KIND_OF_DOMAIN = {
     "text": "text",
 }
 #: Events the engine alone emits: rewards and metrics count them, so a rule file may not fake them.
+#: Names a template or reference gives its own meaning, so no slot may take them.
+_TAKEN = ("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged")
 RESERVED_EVENTS = frozenset(_EVENT_COMPONENT) | {
     "invalid_action",
     "object_acquired",
@@ -173,6 +175,19 @@ class Checker:
         elif isinstance(op, s.Same):
             for i, v in enumerate(op.same):
                 self.value(v, f"{p}[{i}]", where)
+        elif isinstance(op, s.IsType):
+            self.ref(op.is_type, "object", p, where)
+            if not op.types and not op.categories:
+                self.bad(p, "give types, categories or both")
+            for i, name in enumerate(op.types):
+                self.ref(name, "object", f"{path}.types[{i}]", where)
+            from odyssey_env.quests.conditions import CATEGORIES
+
+            for i, name in enumerate(op.categories):
+                if name not in CATEGORIES:
+                    self.bad(f"{path}.categories[{i}]", f"unknown category {name!r}")
+        elif isinstance(op, s.Hostile):
+            self.ref(op.is_hostile, "npc", p, where)
         elif isinstance(op, s.InCombat):
             self.needs_agent(p, where)
         elif isinstance(op, s.ExitLocked):
@@ -206,7 +221,7 @@ class Checker:
             return None
         key = s.tag(type(op))
         p = f"{path}.{key}"
-        agent_only = (s.Consume, s.Produce, s.Transform, s.MoveAgent, s.Coins)
+        agent_only = (s.Consume, s.Produce, s.Transform, s.MoveAgent, s.Coins, s.Winded, s.Strike)
         if isinstance(op, agent_only) or (isinstance(op, s.ChangeStat) and op.npc is None):
             self.needs_agent(p, where)
         if isinstance(op, s.Consume | s.Remove):
@@ -249,6 +264,21 @@ class Checker:
                 self.bad(f"{path}.max_alive", f"must lie between 1 and {MAX_ALIVE}")
         elif isinstance(op, s.RemoveNpc):
             self.ref(op.remove_npc, "npc", p, where)
+        elif isinstance(op, s.Salvage):
+            self.ref(op.salvage, "object", p, where)
+            self.ref(op.area, "area", f"{path}.area", where)
+            if not 1 <= op.share <= MAX_CAP:
+                self.bad(f"{path}.share", f"must lie between 1 and {MAX_CAP} (each ingredient is divided by it)")
+        elif isinstance(op, s.Winded):
+            if not op.winded:
+                self.bad(p, "winded takes true (an effect that does nothing is a mistake)")
+        elif isinstance(op, s.Strike):
+            if where.step or where.in_after:
+                self.bad(p, "a strike is a verb's, now (the blow is the agent's command); elsewhere change hp")
+            self.ref(op.strike, "npc", p, where)
+            if not 1 <= op.damage <= MAX_STAT:
+                self.bad(f"{path}.damage", f"must lie between 1 and {MAX_STAT}")
+            self.template(op.how, f"{path}.how", where)
         elif isinstance(op, s.OpenExit | s.LockExit):
             self.ref(getattr(op, key), "area", p, where)
             if isinstance(op, s.LockExit) and op.key is not None:
@@ -274,7 +304,11 @@ class Checker:
             self.own_event(op.emit, p)
             for k, v in op.data.items():
                 self.name(k, f"{path}.data.{k}")
-                self.template(v, f"{path}.data.{k}", where)
+                if isinstance(v, str):
+                    self.template(v, f"{path}.data.{k}", where)
+                elif isinstance(v, tuple):
+                    for i, item in enumerate(v):
+                        self.template(item, f"{path}.data.{k}[{i}]", where)
         elif isinstance(op, s.Say | s.Tell):
             self.template(getattr(op, key), p, where)
         elif isinstance(op, s.If):
@@ -351,6 +385,10 @@ class Checker:
         for name in _TEMPLATE.findall(text):
             if name in ("here", "step") or name in where.bindings:
                 continue
+            if name in ("received", "salvaged") and not where.step:
+                continue  # a verb's: where its last produce put things, what its last salvage made
+            if name.endswith(".type") and where.bindings.get(name[:-5]) in ("object", "npc"):
+                continue
             if name.startswith("event.") and where.event:
                 continue
             if name.startswith("var."):
@@ -421,13 +459,18 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         if verb.event:
             c.name(verb.event, f"{p}.event")
         c.own_event(verb.event or verb.verb.replace(" ", "_"), f"{p}.event")
+        if not verb.records_event:
+            if verb.event:
+                c.bad(f"{p}.event", "names the verb's own event, and records_event false drops it")
+            if not any(_emits(verb.effects)):
+                c.bad(f"{p}.records_event", "false leaves the verb recording nothing: add an emit effect")
         if len(verb.slots) > MAX_SLOTS:
             c.bad(f"{p}.slots", f"a verb takes at most {MAX_SLOTS} slots")
         bindings: dict[str, str] = {}
         for j, slot in enumerate(verb.slots):
             sp = f"{p}.slots[{j}]"
             c.name(slot.name, f"{sp}.name")
-            if slot.name in bindings or slot.name in ("here", "step", "npc", "object", "event", "var", "area"):
+            if slot.name in bindings or slot.name in _TAKEN:
                 c.bad(f"{sp}.name", f"slot name {slot.name!r} is taken")
             kind = _KIND_OF_DOMAIN[slot.domain]
             bindings[slot.name] = kind
@@ -512,6 +555,13 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
     return Checked(rules, verbs, steps, predicates, c.quest_conditions)
 
 
+def _emits(raws: Any) -> Iterable[bool]:
+    """Whether each raw effect (or one nested in it) is an emit: read before the effects are checked."""
+    for raw in raws if isinstance(raws, list | tuple) else ():
+        if isinstance(raw, dict):
+            yield "emit" in raw or any(any(_emits(raw.get(k))) for k in ("then", "else", "do"))
+
+
 def _check_slot(c: Checker, slot: s.Slot, kind: str, path: str) -> None:
     w = c.world
     if slot.types:
@@ -529,6 +579,8 @@ def _check_slot(c: Checker, slot: s.Slot, kind: str, path: str) -> None:
     for i, cat in enumerate(slot.categories):
         if cat not in CATEGORIES:
             c.bad(f"{path}.categories[{i}]", f"unknown category {cat!r}")
+    if slot.domain == "type" and not slot.types and not slot.categories:
+        c.bad(f"{path}.domain", "a type slot names its object types (types) or categories: it lists every one")
     if slot.hostile is not None and slot.domain != "npc":
         c.bad(f"{path}.hostile", "hostile narrows an npc slot")
     if slot.locked is not None and slot.domain != "exit":

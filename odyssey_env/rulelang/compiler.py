@@ -16,9 +16,10 @@ engine asks of a rule is derived from the declarations, never written twice:
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import types
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests import hints
@@ -26,10 +27,19 @@ from odyssey_env.rulelang import domains
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.checks import Checked
 from odyssey_env.rulelang.effects import Program
-from odyssey_env.rulelang.expr import compile_condition, hint, mentions, reads, var_reader
+from odyssey_env.rulelang.expr import (
+    compile_condition,
+    hint,
+    mentions,
+    pair_test,
+    reads,
+    value_filter,
+    var_reader,
+)
 from odyssey_env.rulelang.runtime import Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area
+from odyssey_env.world import nearest, type_of, unlocked
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -94,18 +104,142 @@ def _verb(
         r = reads(c)
         deps = None if r is None or deps is None else deps | r
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in vspec.facts)
-    emitted = tuple(dict.fromkeys((event, *_emitted(effects))))
+    records = vspec.records_event
+    emitted = tuple(dict.fromkeys((*((event,) if records else ()), *_emitted(effects))))
+    pinned = tuple(_pinned_emits(effects, {}, set(names)))
+    told = {k for _, literals, _ in pinned for k in literals}  # event data an emit of this verb sets to a literal
+    by_slot = dict(_slot_data(effects, set(names)))  # event data an emit fills from a slot (or its type)
+    local = any(slot.domain in ("ground", "npc", "near") for slot in slots) or any(_local(c) for c in checks)
     verb_name = vspec.verb
 
     def bind(turn: Turn, args: Iterable[Any]) -> Ctx:
         return Ctx(turn.engine, turn.agent, turn.agent.area, dict(zip(names, args, strict=True)), turn)
 
-    # preconditions that name no slot are asked once per listing, before any slot value is tried
-    fixed = tuple(t for t, c in zip(tests, checks, strict=True) if not mentions(c, names))
-    varying = tuple(t for t, c in zip(tests, checks, strict=True) if mentions(c, names))
+    # preconditions that name no slot are asked once per listing, before any slot value is tried; those that
+    # name one slot filter that slot's values before the product is formed (a check holds or fails whatever
+    # the other slots are); the rest are asked of each combination: a comparison of two slots' values as
+    # such, anything else through a context
+    named = [tuple(n for n in names if mentions(c, (n,))) for c in checks]
+    fixed = tuple(t for t, m in zip(tests, named, strict=True) if not m)
+    pairs = tuple(p for c, m in zip(checks, named, strict=True) if len(m) > 1 and (p := pair_test(c, names)))
+    varying = tuple(
+        t for t, c, m in zip(tests, checks, named, strict=True) if len(m) > 1 and pair_test(c, names) is None
+    )
 
-    def admissible(ctx: Ctx) -> bool:
-        return all(test(ctx) for test in varying)
+    def admissible(ctx: Ctx, combo: tuple[Any, ...]) -> bool:
+        return all(p(combo) for p in pairs) and all(test(ctx) for test in varying)
+
+    # each slot's one-slot checks: as a filter over all its values where the kind allows, else one by one
+    filters: list[tuple[tuple[Any, ...], tuple[Any, ...]]] = []
+    # slots whose values and filters are the same but for the slot's name (a pair of herbs) share one list
+    same_as: list[int | None] = []
+    keys: list[Any] = []
+    for n, slot in zip(names, slots, strict=True):
+        batch, single = [], []
+        shapes = []
+        plain = frozenset(
+            t for t in slot.types if slot.domain == "type" and not tables.objects[t].instanced
+        )  # a type slot's values that are not individually named: counted as the type
+        for test, check, m in zip(tests, checks, named, strict=True):
+            if m == (n,):
+                f = value_filter(check, n, plain)
+                if f is not None:
+                    batch.append(f)
+                    shapes.append(dataclasses.replace(check, **{s.tag(type(check)): "$"}))
+                else:
+                    single.append(test)
+        filters.append((tuple(batch), tuple(single)))
+        key = None if single else (dataclasses.replace(slot, name="", refuse=""), tuple(shapes))
+        same_as.append(keys.index(key) if key is not None and key in keys else None)
+        keys.append(key)
+
+    blank = [None] * len(names)
+    # a command: the verb, then each value (a text in double quotes), formatted in one call (a listing writes
+    # many; a verb is plain lower-case words, so it holds no brace)
+    command_of = " ".join([verb_name, *(_FORMAT[slot.domain == "text"] for slot in slots)]).format
+    # else the listing needs none (an amount's search fills one for each combination it tries)
+    with_ctx = bool(fixed or varying or amount_at is not None or any(single for _, single in filters))
+
+    def narrowed(turn: Turn, ctx: Any) -> list[list[Any]]:
+        lists: list[list[Any]] = []
+        for name, fn, (batch, single), twin in zip(names, value_fns, filters, same_as, strict=True):
+            if twin is not None:
+                lists.append(lists[twin])
+                continue
+            values = fn(turn)
+            for f in batch:
+                if values:
+                    values = f(turn, values)
+            if single and values:
+                kept = []
+                for v in values:
+                    ctx.b = {name: v}
+                    for test in single:
+                        if not test(ctx):
+                            break
+                    else:
+                        kept.append(v)
+                values = kept
+            if not values:
+                return []  # no command: the product is empty
+            lists.append(values)
+        return lists
+
+    def combos(turn: Turn) -> Iterator[tuple[Any, ...]]:
+        """The slot values of every command the verb accepts now (an amount: its smallest and largest)."""
+        ctx = bind(turn, blank) if with_ctx else None
+        for test in fixed:
+            if not test(ctx):
+                return
+        lists = narrowed(turn, ctx)
+        if not lists and names:
+            return
+        if amount_at is None:
+            if not varying:  # no context to fill for each combination
+                for combo in itertools.product(*lists):
+                    if all(p(combo) for p in pairs):
+                        yield combo
+                return
+            for combo in itertools.product(*lists):
+                ctx.b = dict(zip(names, combo, strict=True))
+                if admissible(ctx, combo):
+                    yield combo
+            return
+        others = [values for i, values in enumerate(lists) if i != amount_at]
+        amounts = lists[amount_at]
+        for rest in itertools.product(*others):
+            found = []
+            for order in (amounts, amounts[::-1]):
+                for n in order:
+                    combo = (*rest[:amount_at], n, *rest[amount_at:])
+                    ctx.b = dict(zip(names, combo, strict=True))
+                    if admissible(ctx, combo):
+                        found.append(combo)
+                        break
+            yield from dict.fromkeys(found)
+
+    def wanted_by(match: Mapping[str, Any]) -> Callable[[Engine, tuple[Any, ...]], bool]:
+        """Whether a combo's command would record an event with ``match``'s data: its slots' values, and
+        the data an emit fills from a slot (``"{npc_name}"``, ``"{npc_name.type}"``)."""
+        tests = []
+        for key, want in match.items():
+            if key in names:
+                tests.append((names.index(key), False, want))
+            elif key in by_slot:
+                tests.append((names.index(by_slot[key][0]), by_slot[key][1], want))
+
+        def fits(engine: Engine, combo: tuple[Any, ...]) -> bool:
+            state = engine.state
+            for i, typed, want in tests:
+                value = combo[i]
+                if typed:
+                    npc = state.npcs.get(value)
+                    value = npc.type if npc is not None else type_of(state, value)
+                if value != want:
+                    return False
+            return True
+
+        return fits
 
     class Verb(ActionRule):
         verb = verb_name
@@ -126,38 +260,23 @@ def _verb(
                 if not test(ctx):
                     return turn.fail(refuse(ctx))
             run(ctx)
-            turn.emit(event, area=ctx.here, **ctx.b)
+            if records:
+                turn.emit(event, area=ctx.here, **ctx.b)
 
         def candidates(self, turn: Turn) -> Iterator[str]:
-            ctx = bind(turn, [None] * len(names))
-            for test in fixed:
-                if not test(ctx):
-                    return
-            lists = [fn(turn) for fn in value_fns]
-            if amount_at is None:
-                for combo in itertools.product(*lists):
-                    ctx.b = dict(zip(names, combo, strict=True))
-                    if admissible(ctx):
-                        yield _command(verb_name, slots, combo)
-                return
-            others = [values for i, values in enumerate(lists) if i != amount_at]
-            amounts = lists[amount_at]
-            for rest in itertools.product(*others):
-                found = []
-                for order in (amounts, amounts[::-1]):
-                    for n in order:
-                        combo = (*rest[:amount_at], n, *rest[amount_at:])
-                        ctx.b = dict(zip(names, combo, strict=True))
-                        if admissible(ctx):
-                            found.append(combo)
-                            break
-                for combo in dict.fromkeys(found):
-                    yield _command(verb_name, slots, combo)
+            for combo in combos(turn):
+                yield command_of(*combo)
 
         def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
             from odyssey_env.turn import Turn
 
             turn = Turn(engine, agent, probe=True)
+            wanted_data = {k: v for k, v in match.items() if k in told and k not in names}
+            if wanted_data:  # an event with these data: the slot values its emit's guard pins
+                pins = next((p for _, literals, p in pinned if _fits(literals, wanted_data)), None)
+                if pins is None:
+                    return None  # no emit of this verb says that
+                match = {**pins, **match}
             values: list[Any] = []
             for slot, fn in zip(slots, value_fns, strict=True):
                 if slot.name in match:
@@ -170,16 +289,37 @@ def _verb(
                 if not options:
                     if slot.domain in ("held", "carried", "worn", "near") and slot.types:
                         return hints.any_has(*slot.types)
-                    return None
+                    return elsewhere(engine, agent, match) if local else None
                 values.append(options[0])
             ctx = bind(turn, values)
             for test, check in zip(tests, checks, strict=True):
                 if not test(ctx):
-                    return hint(check, ctx, vars)
+                    found = hint(check, ctx, vars)
+                    return found if found is not None or not local else elsewhere(engine, agent, match)
             return None
 
         def facts(self, game: Any) -> Iterable[Fact]:
             return declared_facts
+
+    def elsewhere(engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        """For a verb about what is here (the ground, the NPCs): the nearest area, along open ways, where
+        a command of it that would record ``match`` is accepted, as "stand there" (None: none is)."""
+        from odyssey_env.turn import Turn
+
+        fits = wanted_by(match)
+        start = agent.area
+
+        def accepts(area: str) -> bool:
+            agent.area = area  # a probe: nothing changes, and the agent is put back below
+            try:
+                return any(fits(engine, combo) for combo in combos(Turn(engine, agent, probe=True)))
+            finally:
+                agent.area = start
+
+        if accepts(start):
+            return None
+        where = nearest(engine.state, start, accepts, unlocked)
+        return hints.in_area(where) if where is not None else None
 
     Verb.__name__ = Verb.__qualname__ = "Verb_" + verb_name.replace(" ", "_")
     return action_rule(Verb)
@@ -192,6 +332,7 @@ def _default_refusal(verb: str, slot: s.Slot) -> Any:
         "worn": "something I wear",
         "ground": "something lying here",
         "near": "something I carry, wear or see here",
+        "type": "a kind of thing this takes",
         "npc": "someone here",
         "exit": "a neighbouring area",
         "area": "this area or a neighbouring one",
@@ -203,8 +344,7 @@ def _default_refusal(verb: str, slot: s.Slot) -> Any:
     return lambda ctx: f"Cannot {verb} {ctx.b.get(name)}: it is not {what}."
 
 
-def _command(verb: str, slots: tuple[s.Slot, ...], combo: tuple[Any, ...]) -> str:
-    return " ".join([verb, *(domains.render(slot, v) for slot, v in zip(slots, combo, strict=True))])
+_FORMAT = {False: "{}", True: '"{}"'}
 
 
 def _emitted(effects: Iterable[Any]) -> Iterator[str]:
@@ -215,6 +355,71 @@ def _emitted(effects: Iterable[Any]) -> Iterator[str]:
             yield from _emitted((*op.then, *op.otherwise))
         elif isinstance(op, s.After):
             yield from _emitted(op.do)
+
+
+def _pinned_emits(
+    effects: Iterable[Any], pins: dict[str, str], slots: set[str]
+) -> Iterator[tuple[str, dict[str, Any], dict[str, str]]]:
+    """Each ``emit`` of a verb with its literal data and the slot values the ``if`` guarding it pins
+    (``same`` of a slot and a literal; ``all_of`` pins all, ``any_of`` its first alternative): what the
+    oracle asks of the slots when a quest wants that event (``"remedy": "fever_draught"``)."""
+    for op in effects:
+        if isinstance(op, s.Emit):
+            literals = {k: list(v) if isinstance(v, tuple) else v for k, v in op.data.items() if _literal(v)}
+            yield op.emit, literals, dict(pins)
+        elif isinstance(op, s.If):
+            yield from _pinned_emits(op.then, {**pins, **_pins(op.if_, slots)}, slots)
+            yield from _pinned_emits(op.otherwise, pins, slots)
+
+
+def _literal(value: s.EventValue) -> bool:
+    """Whether an event datum is the same whatever the firing (no ``{...}`` to fill in it; as the event
+    records it: a list for a list)."""
+    items = value if isinstance(value, tuple) else (value,)
+    return not any(isinstance(v, str) and "{" in v for v in items)
+
+
+def _pins(cond: Any, slots: set[str]) -> dict[str, str]:
+    if isinstance(cond, s.Same):
+        a, b = cond.same
+        for ref, lit in ((a, b), (b, a)):
+            if ref.startswith("$") and ref[1:] in slots and "{" not in lit and not lit.startswith("$"):
+                return {ref[1:]: lit}
+        return {}
+    if isinstance(cond, s.AllOf):
+        out: dict[str, str] = {}
+        for c in cond.all_of:
+            out.update(_pins(c, slots))
+        return out
+    if isinstance(cond, s.AnyOf):
+        return _pins(cond.any_of[0], slots)
+    return {}
+
+
+def _slot_data(effects: Iterable[Any], slots: set[str]) -> Iterator[tuple[str, tuple[str, bool]]]:
+    """Event data an emit of the verb fills from one slot: key -> (slot, whether it is the slot's type)."""
+    for op in effects:
+        if isinstance(op, s.Emit):
+            for k, v in op.data.items():
+                if isinstance(v, str) and v.startswith("{") and v.endswith("}") and v.count("{") == 1:
+                    name = v[1:-1]
+                    typed = name.endswith(".type")
+                    base = name[:-5] if typed else name
+                    if base in slots:
+                        yield k, (base, typed)
+        elif isinstance(op, s.If):
+            yield from _slot_data((*op.then, *op.otherwise), slots)
+
+
+def _local(cond: Any) -> bool:
+    """Whether a condition reads what is in the area (so that another area may meet it)."""
+    if isinstance(cond, s.AllOf | s.AnyOf | s.NoneOf):
+        return any(_local(c) for c in getattr(cond, s.tag(type(cond))))
+    return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile)
+
+
+def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    return all(k in literals and literals[k] == v for k, v in wanted.items())
 
 
 # ---------------------------------------------------------------------------- step rules

@@ -27,6 +27,7 @@ PARAM_KIND: dict[str, ParamKind] = {
     "worn": "object",
     "ground": "object",
     "near": "object",
+    "type": "object",
     "npc": "npc",
     "exit": "area",
     "area": "area",
@@ -40,6 +41,7 @@ READS: dict[str, set[str]] = {
     "worn": {"worn"},
     "ground": {"ground", "place"},
     "near": {"hands", "containers", "worn", "ground", "place"},
+    "type": set(),  # the world's object types: fixed for the game
     "npc": {"npcs", "place"},
     "exit": {"exits", "place"},
     "area": {"exits", "place"},
@@ -50,6 +52,13 @@ READS: dict[str, set[str]] = {
 
 def values(slot: s.Slot, game: Any) -> Values:
     """The function listing ``slot``'s values for a turn."""
+    if slot.domain == "type":
+        cats = frozenset(slot.categories)
+        named = [t for t in slot.types if not cats or game.objects[t].category in cats]
+        if not slot.types:
+            named = [name for name, t in game.objects.items() if t.category in cats]
+        kinds = tuple(named)
+        return lambda turn: list(kinds)
     raw = _raw(slot)
     if slot.domain in ("held", "carried", "worn", "ground", "near") and (slot.types or slot.categories):
         types, cats = frozenset(slot.types), frozenset(slot.categories)
@@ -115,10 +124,3 @@ def _raw(slot: s.Slot) -> Values:
         return lambda turn: list(range(1, top + 1))
     example = slot.example
     return lambda turn: [example]
-
-
-def render(slot: s.Slot, value: Any) -> str:
-    """A value as a command writes it."""
-    if slot.domain == "text":
-        return f'"{value}"'
-    return str(value)

@@ -28,6 +28,7 @@ from odyssey_env.rulelang.runtime import (
     write_var,
 )
 from odyssey_env.steprules.living import is_world_area, move_npc, tell
+from odyssey_env.verbs.combat import STAMINA_FLOOR, strike
 from odyssey_env.verbs.common import acquire
 from odyssey_env.world import add, carried_count, give, held_containers, make_objects, remove, take_carried, type_of
 from odyssey_env.worldgen import spawn_npc
@@ -102,6 +103,14 @@ class Program:
         if isinstance(op, s.RemoveNpc):
             who = getter(op.remove_npc)
             return lambda ctx: _remove_npc(ctx, who(ctx))
+        if isinstance(op, s.Salvage):
+            kind, share, area = type_getter(op.salvage), op.share, getter(op.area)
+            return lambda ctx: _salvage(ctx, kind(ctx), share, area(ctx))
+        if isinstance(op, s.Winded):
+            return _winded
+        if isinstance(op, s.Strike):
+            who, damage, how = getter(op.strike), op.damage, template(op.how, fill)
+            return lambda ctx: _strike(ctx, who(ctx), damage, how)
         if isinstance(op, s.OpenExit | s.LockExit):
             other, locked = getter(getattr(op, s.tag(type(op)))), isinstance(op, s.LockExit)
             key = op.key if isinstance(op, s.LockExit) else None
@@ -144,7 +153,7 @@ class Program:
             return later
         if isinstance(op, s.Emit):
             kind = op.emit
-            fields = [(k, template(v, fill)) for k, v in op.data.items()]
+            fields = [(k, _datum(v, fill)) for k, v in op.data.items()]
             return lambda ctx: ctx.engine.emit(
                 kind, ctx.agent.id if ctx.agent is not None else None, **{k: f(ctx) for k, f in fields}
             )
@@ -166,6 +175,16 @@ class Program:
             then, otherwise = self.block(op.then, f"{path}.then"), self.block(op.otherwise, f"{path}.else")
             return lambda ctx: then(ctx) if test(ctx) else otherwise(ctx)
         raise TypeError(f"rulelang: no effect for {type(op).__name__}")  # pragma: no cover
+
+
+def _datum(value: s.EventValue, fill: Any) -> Callable[[Ctx], Any]:
+    """An event datum's filler: a template, a list of templates, or a literal number or truth value."""
+    if isinstance(value, str):
+        return template(value, fill)
+    if isinstance(value, tuple):
+        parts = [template(v, fill) for v in value]
+        return lambda ctx: [p(ctx) for p in parts]
+    return lambda ctx: value
 
 
 # ---------------------------------------------------------------------------- objects
@@ -214,7 +233,8 @@ def _produce(ctx: Ctx, kind: str | None, n: int, cap: int | None) -> None:
         return
     game, state = engine.game, engine.state
     for handle, k in make_objects(game, state, kind, n):
-        if give(game, state, agent, handle, k) == "in my hands" and ctx.turn is not None:
+        ctx.received = give(game, state, agent, handle, k)
+        if ctx.received == "in my hands" and ctx.turn is not None:
             acquire(ctx.turn, handle, k, how="received")
 
 
@@ -242,6 +262,34 @@ def _remove(ctx: Ctx, kind: Any, n: int, area_name: Any) -> None:
     for h in [h for h in area.objects if type_of(state, h) == kind][:n]:
         remove(area.objects, h)
         state.instances.pop(h, None)
+
+
+def _salvage(ctx: Ctx, kind: str | None, share: int, area_name: Any) -> None:
+    engine = ctx.engine
+    game, state = engine.game, engine.state
+    area = state.areas.get(area_name) if isinstance(area_name, str) else None
+    t = game.objects.get(kind) if kind is not None else None
+    made = []
+    if area is not None and t is not None and t.recipe is not None:
+        for ingredient, n in t.recipe.ingredients.items():
+            if n // share:
+                for piece, k in make_objects(game, state, ingredient, n // share):
+                    add(area.objects, piece, k)
+                made.append(f"{n // share} {ingredient}")
+    ctx.salvaged = ", ".join(made)
+
+
+# ---------------------------------------------------------------------------- combat
+def _winded(ctx: Ctx) -> None:
+    if ctx.agent is not None:
+        ctx.agent.stamina = STAMINA_FLOOR
+
+
+def _strike(ctx: Ctx, handle: Any, damage: int, how: Callable[[Ctx], str]) -> None:
+    npc = ctx.engine.state.npcs.get(handle) if isinstance(handle, str) else None
+    if npc is None or ctx.turn is None or npc.area != ctx.turn.agent.area:
+        return  # gone, or out of reach: the blow falls on nothing
+    strike(ctx.turn, npc, damage, how(ctx))
 
 
 # ---------------------------------------------------------------------------- moving

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from odyssey_env.quests import hints
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.runtime import Ctx, getter, read_var, scope_key, type_getter, value_of
+from odyssey_env.verbs.common import carried_handles
 from odyssey_env.world import carried_count, held_containers, type_of
 
 if TYPE_CHECKING:
@@ -71,8 +72,24 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         read = _var(var)
         return lambda ctx: value(ctx) in read(ctx)
     if isinstance(op, s.Same):
+        for ref, lit in (op.same, op.same[::-1]):  # a binding against a literal: one lookup (pair branches)
+            name = ref[1:]
+            plain = name not in ("here", "") and "." not in name
+            if ref.startswith("$") and plain and not lit.startswith("$") and "{" not in lit:
+                return lambda ctx: ctx.b.get(name) == lit
         a, b = (value_of(v, lambda n: _var(vars[n])) for v in op.same)
         return lambda ctx: a(ctx) == b(ctx)
+    if isinstance(op, s.IsType):
+        return _is_type(getter(op.is_type), frozenset(op.types), frozenset(op.categories))
+    if isinstance(op, s.Hostile):
+        who, want = getter(op.is_hostile), op.value
+
+        def hostile(ctx: Ctx) -> bool:
+            handle = who(ctx)
+            npc = ctx.engine.state.npcs.get(handle) if isinstance(handle, str) else None
+            return npc is not None and ctx.engine.game.npcs[npc.type].hostile == want
+
+        return hostile
     if isinstance(op, s.InCombat):
         want = op.in_combat
         return lambda ctx: (_fighting(ctx) is not None) == want
@@ -95,6 +112,14 @@ def carried_of(ctx: Ctx, kind: str | None) -> int:
         return 0
     engine = ctx.engine
     state, game = engine.state, engine.game
+    turn = ctx.turn
+    if turn is not None and turn.memo is not None and turn.agent is agent:
+        # a listing: what is carried was counted once for every verb (odyssey_env.verbs.common)
+        carried = carried_handles(turn)
+        t = game.objects.get(kind)
+        if t is not None and t.instanced:
+            return sum(1 for h in carried if type_of(state, h) == kind)
+        return carried.get(kind, 0)
     if kind in game.objects and game.objects[kind].instanced:
         n = sum(1 for h in agent.hands if type_of(state, h) == kind)
         for c in held_containers(game, state, agent):
@@ -146,6 +171,19 @@ def _npc_here(ctx: Ctx, kind: str, hostile: bool | None) -> bool:
         if (kind == "*" or t == kind) and (hostile is None or types[t].hostile == hostile):
             return True
     return False
+
+
+def _is_type(read: Callable[[Ctx], Any], kinds: frozenset[str], cats: frozenset[str]) -> Test:
+    def is_type(ctx: Ctx) -> bool:
+        value = read(ctx)
+        if not isinstance(value, str):
+            return False
+        engine = ctx.engine
+        kind = type_of(engine.state, value)
+        t = engine.game.objects.get(kind)
+        return t is not None and (not kinds or kind in kinds) and (not cats or t.category in cats)
+
+    return is_type
 
 
 def _in_hours(minute: int, lo: int, hi: int) -> bool:
@@ -200,6 +238,77 @@ def _between(read: Callable[[Ctx], int], lo: int | None, hi: int | None) -> Test
     return lambda ctx: read(ctx) < hi  # type: ignore[operator]
 
 
+# ---------------------------------------------------------------------------- listing many values at once
+def value_filter(
+    op: Any, slot: str, plain: frozenset[str] = frozenset()
+) -> Callable[[Any, list[Any]], list[Any]] | None:
+    """For a condition about one slot's value alone (``has`` / ``lies_here`` / ``is_hostile`` of ``$slot``):
+    a function keeping the values of a listing's candidates for which it holds, reading the world once for
+    them all (what the condition's own test reads for each). ``plain``: values known to be object types that
+    are not individually named (a ``type`` slot's), counted as they are. None for any other condition."""
+    ref = f"${slot}"
+    if isinstance(op, s.Has) and op.has == ref:
+        least = op.count
+
+        def carried_enough(turn: Any, values: list[Any]) -> list[Any]:
+            carried = carried_handles(turn)
+            state, objects = turn.state, turn.game.objects
+            out = []
+            for v in values:
+                if v in plain:
+                    if carried.get(v, 0) >= least:
+                        out.append(v)
+                    continue
+                kind = type_of(state, v)
+                t = objects.get(kind)
+                if t is None:
+                    continue
+                n = sum(1 for h in carried if type_of(state, h) == kind) if t.instanced else carried.get(kind, 0)
+                if n >= least:
+                    out.append(v)
+            return out
+
+        return carried_enough
+    if isinstance(op, s.LiesHere) and op.lies_here == ref:
+        least = op.count
+
+        def lying_enough(turn: Any, values: list[Any]) -> list[Any]:
+            engine, area = turn.engine, turn.area
+            state, here = engine.state, area.objects
+            return [
+                v
+                for v in values
+                if (here.get(v, 0) if v in plain else lying_in(engine, area, type_of(state, v))) >= least
+            ]
+
+        return lying_enough
+    if isinstance(op, s.Hostile) and op.is_hostile == ref:
+        want = op.value
+
+        def of_hostility(turn: Any, values: list[Any]) -> list[Any]:
+            npcs, kinds = turn.state.npcs, turn.game.npcs
+            return [v for v in values if v in npcs and kinds[npcs[v].type].hostile == want]
+
+        return of_hostility
+    return None
+
+
+def pair_test(op: Any, names: tuple[str, ...]) -> Callable[[tuple[Any, ...]], bool] | None:
+    """For ``same`` of two slots (or ``none_of`` that one ``same``): the test of a combination of slot
+    values as a tuple, with no context to fill (what the condition's own test decides). None otherwise."""
+    negate = isinstance(op, s.NoneOf) and len(op.none_of) == 1
+    inner = op.none_of[0] if negate else op
+    if not isinstance(inner, s.Same):
+        return None
+    refs = [v[1:] for v in inner.same if v.startswith("$")]
+    if len(refs) != 2 or not all(r in names for r in refs):
+        return None
+    i, j = names.index(refs[0]), names.index(refs[1])
+    if negate:
+        return lambda combo: combo[i] != combo[j]
+    return lambda combo: combo[i] == combo[j]
+
+
 # ---------------------------------------------------------------------------- what a condition reads
 def reads(op: Any) -> set[str] | None:
     """The listing dependencies (:data:`odyssey_env.rules.DEPENDENCIES`) a condition reads, or None when it
@@ -222,6 +331,8 @@ def reads(op: Any) -> set[str] | None:
         s.InPlace: {"place"},
         s.Hour: {"time"},
         s.Same: set(),
+        s.IsType: set(),
+        s.Hostile: {"npcs"},  # an object's type never changes; what is carried is the slot domain's to read
         s.InCombat: {"combat", "npcs"},
         s.ExitLocked: {"exits", "place"},
     }

@@ -30,9 +30,11 @@ _TEMPLATE = re.compile(r"\{([^{}]*)\}")
 
 class Ctx:
     """One firing of a rule: who acts (``agent``, may be None in a step rule about areas or NPCs), where
-    (``here``), and what it is about (``b``: slot values, ``npc``, ``object``, ``event``)."""
+    (``here``), and what it is about (``b``: slot values, ``npc``, ``object``, ``event``); ``received`` is
+    where the firing's last ``produce`` put things (the ``{received}`` of a template), ``salvaged`` what its
+    last ``salvage`` made (``{salvaged}``)."""
 
-    __slots__ = ("agent", "b", "engine", "here", "turn")
+    __slots__ = ("agent", "b", "engine", "here", "received", "salvaged", "turn")
 
     def __init__(self, engine: Engine, agent: Agent | None, here: str, b: dict[str, Any], turn: Any = None):
         self.engine = engine
@@ -40,6 +42,8 @@ class Ctx:
         self.here = here
         self.b = b
         self.turn = turn
+        self.received = ""
+        self.salvaged = ""
 
 
 def data(engine: Engine) -> dict[str, Any]:
@@ -65,7 +69,23 @@ def getter(ref: str) -> Getter:
     if name.startswith("event."):
         field = name[6:]
         return lambda ctx: ctx.b["event"].get(field)
+    if name.endswith(".type"):
+        return _kind_of(name[:-5])
     return lambda ctx: ctx.b.get(name)
+
+
+def _kind_of(name: str) -> Getter:
+    """``$<slot>.type``: the type of the NPC or object a binding names (None once it is gone)."""
+
+    def read(ctx: Ctx) -> Any:
+        value = ctx.b.get(name)
+        if not isinstance(value, str):
+            return None
+        state = ctx.engine.state
+        npc = state.npcs.get(value)
+        return npc.type if npc is not None else type_of(state, value)
+
+    return read
 
 
 def type_getter(ref: str) -> Getter:
@@ -94,6 +114,10 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
         name = m.group(1)
         if name == "step":
             parts.append(lambda ctx: ctx.engine.state.step)
+        elif name == "received":
+            parts.append(lambda ctx: ctx.received)
+        elif name == "salvaged":
+            parts.append(lambda ctx: ctx.salvaged)
         elif name.startswith("var."):
             parts.append(var_reader(name[4:]))
         else:

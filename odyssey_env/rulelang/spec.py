@@ -13,8 +13,10 @@ object 'rop'``). :func:`json_schema` exports the whole format for editors and ge
 Values that name things are strings: a literal name (``"rope"``, ``"old_mill"``) or a reference to what
 the rule is about: ``$here`` (the area), ``$<slot>`` (a verb's argument), ``$npc`` / ``$object`` (a step
 rule's scope), ``$event.<field>`` (the triggering event), ``$<param>`` (a predicate's argument).
-Texts are templates: ``{<slot>}``, ``{here}``, ``{npc}``, ``{object}``, ``{step}``, ``{event.<field>}``
-and ``{var.<name>}`` are replaced; nothing else is (no attribute access, no code).
+Texts are templates: ``{<slot>}``, ``{here}``, ``{npc}``, ``{object}``, ``{step}``, ``{event.<field>}``,
+``{var.<name>}``, ``{<slot>.type}`` (an object or NPC slot's type) and, in a verb, ``{received}`` (where
+its last ``produce`` put things: "in my hands" or "on the ground") and ``{salvaged}`` are replaced;
+nothing else is (no other attribute, no code).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ Stat = Literal["hp", "max_hp", "attack", "defense", "xp", "level", "coins"]
 #: Stats an effect may change on the agent (attack is its base attack; defense follows worn armor) or an NPC.
 AgentStat = Literal["hp", "max_hp", "attack", "xp"]
 NpcStat = Literal["hp", "attack", "defense"]
-Domain = Literal["held", "carried", "worn", "ground", "near", "npc", "exit", "area", "amount", "text"]
+Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text"]
 Scope = Literal["agent", "area", "npc", "object"]
 VarKind = Literal["flag", "counter", "set"]
 VarScope = Literal["global", "agent", "area"]
@@ -159,6 +161,24 @@ class Same:
 
 
 @dataclass(frozen=True)
+class IsType:
+    """A value (a slot's object, ``$object``) is an object of one of ``types`` or ``categories`` (either may
+    be left out, not both): "is it a herb", asked apart from "do I carry it", so each refusal says which."""
+
+    is_type: str
+    types: tuple[str, ...] = ()
+    categories: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Hostile:
+    """An NPC (``$npc``, an npc slot) is (true) or is not (false) of a hostile type."""
+
+    is_hostile: str
+    value: bool = True
+
+
+@dataclass(frozen=True)
 class InCombat:
     """The agent is (true) or is not (false) fighting an enemy here."""
 
@@ -196,6 +216,8 @@ CONDITIONS: tuple[type, ...] = (
     CounterIs,
     InSet,
     Same,
+    IsType,
+    Hostile,
     InCombat,
     ExitLocked,
     Quest,
@@ -311,6 +333,35 @@ class LockExit:
 
 
 @dataclass(frozen=True)
+class Salvage:
+    """Break an object into its recipe's ingredients, each count divided by ``share`` (rounded down),
+    laid on the ground of an area (default: here); what it made is the ``{salvaged}`` of a template
+    ("1 iron_scrap, 1 deal_plank", empty when nothing). It makes nothing for an object with no recipe and
+    never more than the recipe took; take the object itself with ``remove`` or ``consume``."""
+
+    salvage: str
+    share: int = 2
+    area: str = "$here"
+
+
+@dataclass(frozen=True)
+class Winded:
+    """Leave the agent winded (true): its stamina drops to the floor, as after a flurry of blows."""
+
+    winded: bool
+
+
+@dataclass(frozen=True)
+class Strike:
+    """Deal ``damage`` to an NPC through combat (a verb's only): it engages the agent and, at no health
+    left, is defeated and pays its rewards, as a blow would; ``how`` begins the line ("{tool} crushes")."""
+
+    strike: str
+    damage: int
+    how: str = "I hit"
+
+
+@dataclass(frozen=True)
 class SetFlag:
     """Set (or clear) a flag variable."""
 
@@ -350,12 +401,17 @@ class After:
     do: tuple[dict[str, Any], ...]
 
 
+#: An event's datum: a template, a list of templates, or a literal number or truth value.
+EventValue = bool | int | str | tuple[str, ...]
+
+
 @dataclass(frozen=True)
 class Emit:
-    """Record an event (rewards, quest conditions and the oracle read events); ``data`` values are templates."""
+    """Record an event (rewards, quest conditions and the oracle read events); ``data`` values are templates,
+    lists of templates (``["{first}", "{second}"]``), or literal numbers and truth values."""
 
     emit: str
-    data: dict[str, str] = dataclasses.field(default_factory=dict)
+    data: dict[str, EventValue] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -393,6 +449,9 @@ EFFECTS: tuple[type, ...] = (
     Coins,
     SpawnNpc,
     RemoveNpc,
+    Salvage,
+    Winded,
+    Strike,
     OpenExit,
     LockExit,
     SetFlag,
@@ -433,10 +492,12 @@ class Slot:
     """A verb's argument: its name and where its values come from.
 
     Object domains (``held`` in hand, ``carried`` in hand or bag, ``worn``, ``ground`` here, ``near``: any
-    of those) take ``types`` / ``categories`` to narrow them; ``npc`` takes ``types`` and ``hostile``;
-    ``exit`` (a neighbouring area) takes ``locked``; ``area`` is here or a neighbouring area; ``amount``
-    is a whole number up to ``max``; ``text`` is free text and lists as ``example``. ``refuse`` is said
-    when the value given is not in the domain.
+    of those) take ``types`` / ``categories`` to narrow them; ``type`` is an object *type* of its ``types`` /
+    ``categories`` whether or not one is at hand (a recipe's ingredient: pair it with ``has`` so that the
+    refusals tell "not a herb" from "I carry none"), listed in the order ``types`` gives; ``npc`` takes
+    ``types`` and ``hostile``; ``exit`` (a neighbouring area) takes ``locked``; ``area`` is here or a
+    neighbouring area; ``amount`` is a whole number up to ``max``; ``text`` is free text and lists as
+    ``example``. ``refuse`` is said when the value given is not in the domain.
     """
 
     name: str
@@ -471,7 +532,8 @@ class FactSpec:
 @dataclass(frozen=True)
 class VerbSpec:
     """A verb: ``<verb> <slot> <slot>``; its preconditions in order, its effects, and the event it records
-    (``event``, default the verb with underscores; its data are the slots' values and the area)."""
+    (``event``, default the verb with underscores; its data are the slots' values and the area), unless
+    ``records_event`` is false: then only its ``emit`` effects say what happened (each with its own data)."""
 
     verb: str
     description: str
@@ -480,6 +542,7 @@ class VerbSpec:
     effects: tuple[dict[str, Any], ...] = ()
     event: str = ""
     facts: tuple[FactSpec, ...] = ()
+    records_event: bool = True
 
 
 @dataclass(frozen=True)

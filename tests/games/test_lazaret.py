@@ -37,6 +37,14 @@ from odyssey_env.world import make_objects
 from odyssey_eval.catalog import main as games_main
 
 GAME = "lazaret"
+#: The remedies rules.json's concoct makes, and the herbs of each (what a test may ask for by name).
+REMEDIES = {
+    "fever_draught": ("feverfew", "sallow_bark"),
+    "wormwood_purge": ("wormwood", "rue_sprig"),
+    "four_thieves_vinegar": ("garlic_bulb", "hyssop"),
+    "angelica_cordial": ("angelica_root", "feverfew"),
+    "nightshade_drops": ("nightshade_berry", "hyssop"),
+}
 NEW_VERBS = ("refuel", "concoct", "shove", "eavesdrop", "burn corpses", "barricade")
 NEW_RULES = ("lamp_fuel", "corpse_corruption", "quarantine_lockdown")
 UNTAUGHT = ("barricade", "concoct", "shove", "eavesdrop")
@@ -815,8 +823,15 @@ def test_shove_can_kill(w: Ward) -> None:
 
 
 def test_shoved_furniture_without_a_recipe_leaves_no_pieces(tmp_path) -> None:
-    def change(world: dict) -> None:
-        world["game"]["params"]["shove"]["furniture"]["dispensary_bench"] = 3
+    def change(world: dict) -> None:  # the copy's rules.json is there already: a bench joins the furniture
+        rules_json = tmp_path / GAME / "rules.json"
+        rules = json.loads(rules_json.read_text(encoding="utf-8"))
+        (shove,) = [v for v in rules["verbs"] if v["verb"] == "shove"]
+        shove["slots"][0]["types"].append("dispensary_bench")
+        blow = {"emit": "npc_shoved", "data": {"npc": "{npc_name}", "damage": 3}}
+        hit = {"strike": "$npc_name", "damage": 3, "how": "{furniture} crushes"}
+        shove["effects"].append({"if": {"same": ["$furniture", "dispensary_bench"]}, "then": [blow, hit]})
+        rules_json.write_text(json.dumps(rules), encoding="utf-8")
 
     w = Ward(game=variant(tmp_path, change))
     w.put("dispensary_bench")
@@ -879,29 +894,18 @@ def test_the_new_rules_declare_well_formed_facts() -> None:
     ]
 
 
-@pytest.mark.parametrize(("failure", "first"), [("", "nothing"), ("grey_sludge", "grey_sludge")])
-def test_a_lone_remedy_is_told_apart_from_what_a_wrong_pair_makes(failure: str, first: str) -> None:
-    rule = q.Concoct(q.Concoct.Params(remedies={"tonic": ("rue_sprig", "hyssop")}, failure=failure))
-    (fact,) = rule.facts(load_game(GAME))
-    assert fact.answer == "tonic" and fact.distractors == (first, "poison", "lamp oil")
-
-
 def test_parameters_are_checked() -> None:
     q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 1)}, margin=1)  # the least each may be
     q.CorpseCorruption.Params(rise_after=1, warn_before=0, hunt_range=0)
     q.QuarantineLockdown.Params(after=1)
     q.Barricade.Params(amount=1, strength=1)
     q.BurnCorpses.Params(fuel=1)
-    q.Concoct.Params(remedies={"x": ("a", "b")})
     with pytest.raises(ValueError):
         q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 0)})
     with pytest.raises(ValueError):
         q.CorpseCorruption.Params(warn_before=-1)
     with pytest.raises(ValueError):
         q.Barricade.Params(strength=0)
-    for herbs in (("a",), ("a", "b", "c")):
-        with pytest.raises(ValueError):
-            q.Concoct.Params(remedies={"x": herbs})
     with pytest.raises(ValueError):
         q.LampFuel.Params(lights={"lamp": q.Light("oil", 0, 1)})
     with pytest.raises(ValueError):
@@ -916,8 +920,6 @@ def test_parameters_are_checked() -> None:
         q.Barricade.Params(amount=0)
     with pytest.raises(ValueError):
         q.BurnCorpses.Params(fuel=0)
-    with pytest.raises(ValueError):
-        q.Concoct.Params(remedies={"x": ("a", "a")})
 
 
 def test_every_name_in_the_parameters_is_in_the_world() -> None:
@@ -930,14 +932,52 @@ def test_every_name_in_the_parameters_is_in_the_world() -> None:
     assert game.objects[corruption.corpse].named and game.npcs[corruption.risen].hostile
     assert game.rules.actions["barricade"].settings.material in game.objects
     assert game.rules.actions["burn corpses"].settings.ash in game.objects
-    concoct = game.rules.actions["concoct"].settings
-    for remedy, herbs in concoct.remedies.items():
-        assert remedy in game.objects and all(h in game.objects for h in herbs)
-    for f in game.rules.actions["shove"].settings.furniture:
+    verbs = {v["verb"]: v for v in json.loads((game.path / "rules.json").read_text())["verbs"]}
+    herbs = list(dict.fromkeys(h for pair in REMEDIES.values() for h in pair))  # rules.json checks the names
+    assert [slot["types"] for slot in verbs["concoct"]["slots"]] == [herbs, herbs]
+    assert all(remedy in game.objects for remedy in REMEDIES)
+    for f in verbs["shove"]["slots"][0]["types"]:
         assert game.objects[f].category == "station"
 
 
 # ============================================================================ a game's own parameters
+def concoct_remedies(rules: dict, remedies: dict[str, list[str]], failure: str) -> None:
+    """Rewrite the ``concoct`` verb of a rules.json for other remedies: its herbs (in the order they are
+    listed), a branch per pair in either order, and what any other pair comes to (``failure``, or nothing)."""
+    (verb,) = [v for v in rules["verbs"] if v["verb"] == "concoct"]
+    herbs = list(dict.fromkeys(h for pair in remedies.values() for h in pair))
+    for slot in verb["slots"]:
+        slot["types"] = herbs
+
+    def pair(a: str, b: str) -> dict:
+        return {
+            "any_of": [
+                {"all_of": [{"same": ["$first_herb", a]}, {"same": ["$second_herb", b]}]},
+                {"all_of": [{"same": ["$first_herb", b]}, {"same": ["$second_herb", a]}]},
+            ]
+        }
+
+    def made(remedy: str, line: str, ok: bool) -> list[dict]:
+        event = {"remedy": remedy, "herbs": ["{first_herb}", "{second_herb}"], "ok": ok}
+        return [
+            *([{"produce": remedy, "cap": 1000}] if remedy else []),
+            {"say": line},
+            {"emit": "remedy_concocted", "data": event},
+        ]
+
+    grind = "I grind {first_herb} with {second_herb}"
+    effects = verb["effects"][:2]  # one of each herb consumed
+    for remedy, (a, b) in remedies.items():
+        effects.append({"if": pair(a, b), "then": made(remedy, f"{grind} into 1 {remedy} ({{received}}).", True)})
+    other = (
+        f"{grind}, but they curdle into 1 {failure} ({{received}})."
+        if failure
+        else f"{grind}, but nothing comes of it."
+    )
+    effects.append({"if": {"none_of": [pair(a, b) for a, b in remedies.values()]}, "then": made(failure, other, False)})
+    verb["effects"] = effects
+
+
 @pytest.fixture
 def tuned(tmp_path) -> Game:
     """The game with other parameters: a weaker lurker, dead that vanish instead of rising, a one-plank
@@ -948,10 +988,12 @@ def tuned(tmp_path) -> Game:
         params["lamp_fuel"]["lurk_strength"] = 0.5
         params["corpse_corruption"]["risen"] = ""
         params["barricade"]["amount"] = 1
-        params["concoct"] = {
-            "remedies": {"fever_draught": ["wormwood", "hyssop"], "wormwood_purge": ["rue_sprig", "feverfew"]},
-            "failure": "",
-        }
+        # concoct is declared in rules.json, which the copy already holds when its world data are edited
+        rules_json = tmp_path / GAME / "rules.json"
+        rules = json.loads(rules_json.read_text(encoding="utf-8"))
+        remedies = {"fever_draught": ["wormwood", "hyssop"], "wormwood_purge": ["rue_sprig", "feverfew"]}
+        concoct_remedies(rules, remedies, failure="")
+        rules_json.write_text(json.dumps(rules), encoding="utf-8")
         (pew,) = [o for o in world["objects"] if o["name"] == "oak_pew"]
         pew["recipe"]["ingredients"] = {"deal_plank": 3, "hemp_cord": 1}
 
@@ -1143,7 +1185,7 @@ def test_saved_states_continue_exactly_through_json() -> None:
     assert _play(fresh, pick, 200) == expected
 
 
-HERBS = frozenset(h for pair in load_game(GAME).rules.actions["concoct"].settings.remedies.values() for h in pair) | {
+HERBS = frozenset(h for pair in REMEDIES.values() for h in pair) | {
     "tallow",
     "lamp_oil",
 }

@@ -1,7 +1,7 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-Six verbs and three world processes that the data cannot say, each configured from ``world.json``
-(``game.params.<rule>``), so the names of lamps, herbs, furniture and areas live in the game's data:
+Four verbs and three world processes that the data cannot say yet, each configured from ``world.json``
+(``game.params.<rule>``), so the names of lamps, corpses, planks and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
   torch) burns one turn of fuel for every step spent in the dark and gutters out when it is empty;
@@ -14,9 +14,11 @@ Six verbs and three world processes that the data cannot say, each configured fr
   area with the flame of a carried light, leaving ash.
 * **The lockdown.** An area where a corpse has lain unburned too long is put under quarantine: one
   may walk in, but no one walks out until its dead are burned (or have risen and walked off).
-* ``concoct`` grinds two herbs into the remedy their pair makes (a wrong pair spoils into sludge),
-  ``shove`` topples heavy furniture onto an enemy (the blow ignores its guard, but leaves me winded
-  and the furniture in pieces), and ``eavesdrop`` listens at a neighbouring doorway.
+* ``eavesdrop`` listens at a neighbouring doorway.
+
+``concoct`` (two herbs ground into the remedy their pair makes, a wrong pair into sludge) and ``shove``
+(heavy furniture toppled onto an enemy: the blow ignores its guard, but leaves me winded and the furniture
+in pieces) are data: they are declared in the folder's ``rules.json`` (docs/game-format.md, "Rules as data").
 
 Every rule keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
 :meth:`~odyssey_env.rules.ActionRule.needs` so that the oracle, which cannot read this file, can
@@ -32,15 +34,13 @@ from typing import TYPE_CHECKING, Any
 from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
-from odyssey_env.verbs.combat import STAMINA_FLOOR, strike
-from odyssey_env.verbs.common import carried_handles, receive
+from odyssey_env.verbs.common import carried_handles
 from odyssey_env.verbs.movement import Enter, in_combat
 from odyssey_env.world import (
     add,
     held_containers,
     make_objects,
     nearest,
-    npc_here,
     remove,
     take_carried,
     type_of,
@@ -799,7 +799,7 @@ class Eavesdrop(ActionRule):
         )
 
 
-# ============================================================================ fire, herbs, furniture
+# ============================================================================ fire
 @action_rule
 class BurnCorpses(ActionRule):
     verb = "burn corpses"
@@ -866,176 +866,4 @@ class BurnCorpses(ActionRule):
             "What do I need to burn the dead?",
             "a light I carry, with fuel in it",
             ("a merchant's leave", "a key", "nothing"),
-        )
-
-
-@action_rule
-class Concoct(ActionRule):
-    verb = "concoct"
-    params = (("first_herb", "object"), ("second_herb", "object"))
-    description = "Grind two different herbs I carry together into the remedy their pair makes (or into sludge)."
-    emits = ("remedy_concocted",)
-    depends_on = ("hands", "worn", "containers")
-
-    @dataclass(frozen=True)
-    class Params:
-        remedies: dict[str, tuple[str, str]] = field(default_factory=dict)  # remedy -> its two herbs
-        failure: str = ""  # what a pair that makes no remedy spoils into
-
-        def __post_init__(self) -> None:
-            for remedy, herbs in self.remedies.items():
-                if len(herbs) != 2 or herbs[0] == herbs[1]:
-                    raise ValueError(f"remedies.{remedy}: expected two different herbs")
-
-    def __init__(self, params: Concoct.Params | None = None):
-        ActionRule.__init__(self, params)
-        remedies = params.remedies if params is not None else {}
-        self._by_pair = {frozenset(herbs): remedy for remedy, herbs in remedies.items()}
-        self._herbs = tuple(dict.fromkeys(h for herbs in remedies.values() for h in herbs))
-
-    def _refusal(self, turn: Turn, first: str, second: str) -> str | None:
-        if first == second:
-            return f"Cannot concoct {first} with itself: a remedy takes two different herbs."
-        carried = carried_handles(turn)
-        for herb in (first, second):
-            if herb not in self._herbs:
-                return f"Cannot concoct with {herb}: it is not a herb."
-            if not carried.get(herb, 0):
-                return f"Cannot concoct with {herb}: I carry none."
-        return None
-
-    def apply(self, turn: Turn, first: str, second: str) -> None:
-        refusal = self._refusal(turn, first, second)
-        if refusal is not None:
-            return turn.fail(refusal)
-        game, state, agent = turn.game, turn.state, turn.agent
-        take_carried(game, state, agent, first, 1)
-        take_carried(game, state, agent, second, 1)
-        remedy = self._by_pair.get(frozenset((first, second)))
-        made = remedy or self.settings.failure
-        if not made:
-            turn.say(f"I grind {first} with {second}, but nothing comes of it.")
-        else:
-            where = receive(turn, made, 1)
-            if remedy:
-                turn.say(f"I grind {first} with {second} into 1 {made} ({where}).")
-            else:
-                turn.say(f"I grind {first} with {second}, but they curdle into 1 {made} ({where}).")
-        turn.emit("remedy_concocted", remedy=made, herbs=[first, second], ok=remedy is not None)
-
-    def candidates(self, turn: Turn) -> Iterator[str]:
-        carried = carried_handles(turn)
-        herbs = [h for h in self._herbs if carried.get(h, 0)]
-        for a in herbs:
-            for b in herbs:
-                if a != b:
-                    yield f"concoct {a} {b}"
-
-    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        herbs = self.settings.remedies.get(match.get("remedy", ""))
-        if herbs is None:
-            return None
-        carried = carried_handles_of(engine, agent)
-        missing = next((h for h in herbs if not carried.get(h, 0)), None)
-        return hints.has(missing) if missing is not None else None
-
-    def facts(self, game: Game):
-        if self.settings.remedies:
-            remedy, (a, b) = next(iter(self.settings.remedies.items()))
-            yield Fact(
-                "herbs",
-                f"Which remedy do {a} and {b} make together?",
-                remedy,
-                tuple(
-                    r
-                    for r in (
-                        *list(self.settings.remedies)[1:],
-                        self.settings.failure or "nothing",
-                        "poison",
-                        "lamp oil",
-                    )
-                    if r != remedy
-                )[:3],
-            )
-
-
-@action_rule
-class Shove(ActionRule):
-    verb = "shove"
-    params = (("furniture", "object"), ("npc_name", "npc"))
-    description = (
-        "Topple heavy furniture here onto an enemy: the blow ignores its guard, but leaves me winded "
-        "and the furniture in pieces."
-    )
-    emits = ("npc_shoved",)
-    depends_on = ("ground", "npcs")
-
-    @dataclass(frozen=True)
-    class Params:
-        furniture: dict[str, int] = field(default_factory=dict)  # furniture -> damage of its fall
-
-    def _refusal(self, turn: Turn, furniture: str, target: str) -> str | None:
-        if furniture not in self.settings.furniture:
-            return f"Cannot shove {furniture}: it is not heavy furniture."
-        if not turn.area.objects.get(furniture, 0):
-            return f"Cannot shove {furniture}: there is none here."
-        npc = npc_here(turn.state, turn.area, target)
-        if npc is None:
-            return f"Cannot shove {furniture} onto {target}: there is no such creature here."
-        if not turn.game.npcs[npc.type].hostile:
-            return f"Cannot shove {furniture} onto {target}: they are not hostile."
-        return None
-
-    def apply(self, turn: Turn, furniture: str, target: str) -> None:
-        refusal = self._refusal(turn, furniture, target)
-        if refusal is not None:
-            return turn.fail(refusal)
-        game, state, area = turn.game, turn.state, turn.area
-        npc = state.npcs[target]
-        damage = self.settings.furniture[furniture]
-        remove(area.objects, furniture)
-        debris = []
-        recipe = game.objects[furniture].recipe
-        for ingredient, n in recipe.ingredients.items() if recipe is not None else ():
-            if n // 2:
-                for piece, k in make_objects(game, state, ingredient, n // 2):
-                    add(area.objects, piece, k)
-                debris.append(f"{n // 2} {ingredient}")
-        turn.agent.stamina = STAMINA_FLOOR
-        turn.say(
-            f"I put my shoulder to {furniture} and it topples; I am winded."
-            + (f" It breaks into {', '.join(debris)}." if debris else "")
-        )
-        turn.emit("npc_shoved", npc=target, type=npc.type, furniture=furniture, damage=damage, area=area.name)
-        strike(turn, npc, damage, f"{furniture} crushes")
-
-    def candidates(self, turn: Turn) -> Iterator[str]:
-        here = turn.area.objects
-        furniture = [f for f in self.settings.furniture if here.get(f, 0)]
-        if not furniture:
-            return
-        state, kinds = turn.state, turn.game.npcs
-        enemies = [h for h in turn.area.npcs if kinds[state.npcs[h].type].hostile]
-        for f in furniture:
-            for npc in enemies:
-                yield f"shove {f} {npc}"
-
-    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        state, kinds, wanted = engine.state, engine.game.npcs, match.get("type")
-
-        def fit(name: str) -> bool:
-            area = state.areas[name]
-            return any(area.objects.get(f, 0) for f in self.settings.furniture) and any(
-                kinds[state.npcs[h].type].hostile and wanted in (None, state.npcs[h].type) for h in area.npcs
-            )
-
-        where = nearest(state, agent.area, fit, unlocked)
-        return hints.in_area(where) if where is not None and where != agent.area else None
-
-    def facts(self, game: Game):
-        yield Fact(
-            "combat",
-            "Does an enemy's guard soften the blow of furniture shoved onto it?",
-            "no",
-            ("yes, to a tenth", "yes, by half", "it dodges it entirely"),
         )
