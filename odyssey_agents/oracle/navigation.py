@@ -283,7 +283,7 @@ class Navigation:
         pick = self._lockpick_type() if "lockpick" in v.verbs and ex.pickable else None
         # a gamble is taken only with a pick at hand, or when no key can be had
         gamble = pick is not None and (key_cost == INF or v.carried.get(pick, 0) > 0)
-        pick_cost = self._pick_cost(pick) if gamble else INF
+        pick_cost = self._pick_cost(pick) if gamble and pick is not None else INF
         if key_cost == INF and pick_cost == INF:
             raise Stuck(f"the way from {a} to {b} is locked and cannot be opened")
         tool = ex.key if key_cost <= pick_cost and ex.key is not None else pick

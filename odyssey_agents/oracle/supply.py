@@ -10,6 +10,7 @@ objects, so carrying includes storing in the pack, equipping a bag, and dropping
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, Focus, Memory, Offer, Stuck
@@ -175,7 +176,11 @@ class Supply:
             d = 0 if area == here else self.navigation.travel(area)
             if d == INF:
                 continue
-            out.append(Offer(d + 3, 1, count, ("box", t, box), lambda a=area, b=box: go(a) or self.take_box(b)))
+
+            def take_box(a: str = area, b: str = box) -> str | None:
+                return go(a) or self.take_box(b)
+
+            out.append(Offer(d + 3, 1, count, ("box", t, box), take_box))
         # crafting
         if ot.recipe is not None:
             times = -(-missing // ot.recipe.yields)
@@ -188,7 +193,7 @@ class Supply:
                 k = min(missing, npc.inventory.get(t, 0))
                 cost = self.cost_buy(t, k, npc)
                 if cost < INF:
-                    out.append(Offer(cost, 0, k, ("buy", t, npc.handle), lambda m=npc, k=k: self.buy(t, k, m)))
+                    out.append(Offer(cost, 0, k, ("buy", t, npc.handle), partial(self.buy, t, k, npc)))
         # looting enemies (their drops, and coins)
         for npc in v.state.npcs.values():
             if not v.hostile(npc):
@@ -200,7 +205,7 @@ class Supply:
                 continue
             cost = self.tactics.cost_fight(npc)
             if cost < INF:
-                out.append(Offer(cost + 2, 0, count, ("loot", t, npc.handle), lambda n=npc: self.tactics.defeat(n)))
+                out.append(Offer(cost + 2, 0, count, ("loot", t, npc.handle), partial(self.tactics.defeat, npc)))
         # coins by selling what I carry and do not need
         if t == v.currency:
             sales = self._sales()
@@ -351,7 +356,9 @@ class Supply:
 
     # ================================================================== crafting
     def _station_area(self, t: str) -> str | None:
-        stations = self.view.game.objects[t].recipe.stations
+        recipe = self.view.game.objects[t].recipe
+        assert recipe is not None  # asked only of craftable objects
+        stations = recipe.stations
         if not stations:
             return self.view.here
         v = self.view
@@ -472,11 +479,13 @@ class Supply:
         if d == INF:
             return INF
         coins = self.price(t) * n
+        assert v.currency is not None  # merchants need a currency: checked when the game loads
         return d + 1 + self.cost_have(v.currency, coins)
 
     def buy(self, t: str, n: int, npc: Npc) -> str | None:
         v = self.view
         coins = self.price(t) * n
+        assert v.currency is not None  # merchants need a currency: checked when the game loads
         with self.focus.need(v.currency, coins):
             cmd = self.have(v.currency, coins)
         if cmd is not None:
@@ -542,13 +551,17 @@ class Supply:
             if merchant is None:
                 continue
             n = v.agent.hands.get(h, 0) or sum(v.state.instances[c].contents.get(h, 0) for c in v.containers())
+
+            def sell(m: Npc = merchant, h: str = h) -> str | None:
+                return self.navigation.go(m.area) or f"sell 1 {h} {m.handle}"
+
             out.append(
                 Offer(
                     self.navigation.travel(merchant.area) + 1,
                     0,
                     self._payment(t) * n,
                     ("sell", h, merchant.handle),
-                    lambda m=merchant, h=h: self.navigation.go(m.area) or f"sell 1 {h} {m.handle}",
+                    sell,
                 )
             )
         return out
@@ -574,6 +587,10 @@ class Supply:
                 if d == INF:
                     continue
                 back = v.dist(merchant.area, area)
+
+                def gather(a: str = area, h: str = handle) -> str | None:
+                    return self.navigation.go(a) or self.pick_up(h)
+
                 # each unit is a pick-up and a sale; a trip carries two
                 out.append(
                     Offer(
@@ -581,7 +598,7 @@ class Supply:
                         2 / paid,
                         paid * count,
                         ("gather-sale", t, area),
-                        lambda a=area, h=handle: self.navigation.go(a) or self.pick_up(h),
+                        gather,
                     )
                 )
         out.sort(key=lambda o: (o.first, o.key))

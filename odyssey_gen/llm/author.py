@@ -80,8 +80,8 @@ def declared_predicates(source: str) -> list[tuple[str, str]]:
 class LLMAuthor:
     """The repair loop's view of the LLM stages (see the module docstring)."""
 
-    name = "llm"
-    stages = ("entities", "rules", "quest")
+    name: str = "llm"
+    stages: tuple[str, ...] = ("entities", "rules", "quest")
 
     def __init__(self, spec: GameSpec, llm: LLM, *, record: str | Path | None = None):
         self.spec = spec
@@ -270,7 +270,9 @@ class LLMAuthor:
 
     def _plans(self, quest: dict[str, Any]) -> list[Problem]:
         out = []
-        main = quest.get("main") if isinstance(quest.get("main"), dict) else {}
+        main = quest.get("main")
+        if not isinstance(main, dict):
+            main = {}
         for chapter in main.get("chapters", []) or []:
             for stage in chapter.get("stages", []) or []:
                 for cond in _predicate_conditions(stage.get("done")):

@@ -203,8 +203,8 @@ class ProceduralAuthor:
     the same seed.
     """
 
-    name = "procedural"
-    stages = ("entities", "rules", "quest")
+    name: str = "procedural"
+    stages: tuple[str, ...] = ("entities", "rules", "quest")
 
     def __init__(self, spec: GameSpec):
         self.spec = spec
