@@ -31,7 +31,9 @@ distinct non-base verbs and non-core step rules appear (``Game.summary()``'s ``e
 ``extra_step_rules``), distinct recipe shapes (sorted ingredient amounts, number of stations, yield),
 distinct quest shapes (each stage's condition type and which earlier stages it waits for), distinct plot
 shapes, and the pairwise overlap of entity names (Jaccard of the sets of area, object and NPC handles,
-mean and maximum over all pairs). Figures are recorded in docs/generation.md ("Diversity").
+mean and maximum over all pairs); and what the games' ``rules.json`` invents: distinct verbs and step rules
+declared there, distinct rule files, and kinds of mechanic (odyssey_gen.procedural.mechanics.MECHANIC_KINDS).
+Figures are recorded in docs/generation.md ("Diversity").
 """
 
 from __future__ import annotations
@@ -138,6 +140,8 @@ def _game_facts(folder: Path) -> dict:
         (s["done"]["type"], tuple(sorted(i - index[r] for r in s["requires"])) if "requires" in s else (1,))
         for i, s in enumerate(stages)
     )
+    rule_file = folder / "rules.json"
+    rules = json.loads(rule_file.read_text(encoding="utf-8")) if rule_file.is_file() else {}
     names = {a["name"] for p in world["places"] for a in p["areas"]}
     names |= {o["name"] for o in world["objects"]} | {n["name"] for n in world["npcs"]}
     return {
@@ -147,6 +151,11 @@ def _game_facts(folder: Path) -> dict:
         "quest": shape,
         "plot": "",  # the generator's choice, not in the files: filled in by the caller for generated games
         "names": names,
+        # what rules.json invents: its verbs and step rules, and the file itself (a rule set)
+        "rule_verbs": {v["verb"] for v in rules.get("verbs", ())},
+        "rule_steps": {r["name"] for r in rules.get("step_rules", ())},
+        "rule_set": json.dumps(rules, sort_keys=True) if rules else "",
+        "mechanics": set(),  # the generator's kinds of mechanic: filled in by the caller for generated games
     }
 
 
@@ -160,6 +169,10 @@ def _row(label: str, games: list[dict]) -> dict:
         "recipe_shapes": len(set().union(*(g["recipes"] for g in games))),
         "quest_shapes": len({g["quest"] for g in games}),
         "plots": len({g["plot"] for g in games if g["plot"]}),
+        "rule_verbs": len(set().union(*(g["rule_verbs"] for g in games))),
+        "rule_steps": len(set().union(*(g["rule_steps"] for g in games))),
+        "rule_sets": len({g["rule_set"] for g in games if g["rule_set"]}),
+        "mechanic_kinds": len(set().union(*(g["mechanics"] for g in games))),
         "overlap_mean": sum(pairs) / len(pairs) if pairs else 0.0,
         "overlap_max": max(pairs, default=0.0),
     }
@@ -181,6 +194,7 @@ def diversity() -> list[dict]:
                 (folder / name).write_text(text, encoding="utf-8")
             facts = _game_facts(folder)
             facts["plot"] = author.draft.plot
+            facts["mechanics"] = set(author.draft.mechanics.kinds)
             out.append(facts)
         return out
 
@@ -205,12 +219,13 @@ def print_diversity() -> None:
     rows = diversity()
     print(
         f"{'set':32s} {'games':>5s} {'verbs':>5s} {'steps':>5s} {'recipes':>7s} {'quests':>6s} {'plots':>5s} "
-        f"{'overlap mean':>12s} {'max':>5s}"
+        f"{'overlap mean':>12s} {'max':>5s} {'json verbs':>10s} {'json steps':>10s} {'rule sets':>9s} {'kinds':>5s}"
     )
     for r in rows:
         print(
             f"{r['set']:32s} {r['games']:5d} {r['verbs']:5d} {r['step_rules']:5d} {r['recipe_shapes']:7d} "
-            f"{r['quest_shapes']:6d} {r['plots']:5d} {r['overlap_mean']:12.3f} {r['overlap_max']:5.2f}"
+            f"{r['quest_shapes']:6d} {r['plots']:5d} {r['overlap_mean']:12.3f} {r['overlap_max']:5.2f} "
+            f"{r['rule_verbs']:10d} {r['rule_steps']:10d} {r['rule_sets']:9d} {r['mechanic_kinds']:5d}"
         )
     base = rows[-1]["overlap_mean"]
     if base:

@@ -164,9 +164,12 @@ class Agent(abc.ABC):
     #: Registry name used in configs and run directories (``random``, ``long_context``, ...).
     name: ClassVar[str] = "agent"
     #: Whether the runner must put ``valid_actions`` into ``info`` (costs time; LLM agents say no).
-    needs_valid_actions: ClassVar[bool] = False
+    #: A class default: an agent whose need depends on its settings sets its own (``HumanAgent``).
+    needs_valid_actions: bool = False
     #: Whether the agent reads the true engine state through ``info["engine"]`` (the oracle only).
     privileged: ClassVar[bool] = False
+    #: The episode's task, from :meth:`reset` (None in agents that load it from a checkpoint before one).
+    task: Task | None
 
     def reset(self, task: Task) -> None:
         """Start an episode. Memory that should survive episodes is the subclass's choice."""

@@ -51,6 +51,7 @@ class HumanAgent(Agent):
                 return Decision("wait", reasoning="the player quit", stop=True)
             command = line.strip()
             if command == ":verbs":
+                assert self.task is not None  # reset gave it: the runner resets before the first act
                 self._print("\n".join(self.task.verbs))
             elif command == ":valid":
                 valid = info.get("valid_actions")

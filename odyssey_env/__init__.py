@@ -27,7 +27,7 @@ a multi-agent env is asked for.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 
@@ -87,7 +87,7 @@ def register_game(game: str | Path, *, name: str | None = None, trust: bool = Fa
     return ident
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> Any:
     # lazy: keeps `import odyssey_env` cheap (the Gymnasium start-up hook imports it), and PettingZoo optional
     if name in _FROM_GAME:
         import odyssey_env.game as game

@@ -114,7 +114,7 @@ class OdysseyEnv(Face, gym.Env[str, str]):
         )
         self.observation_space = observation_space()
         self.action_space = action_space()
-        self._last_obs = ""
+        self._last_obs: str = ""
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict[str, Any]]:
@@ -172,6 +172,6 @@ class OdysseyEnv(Face, gym.Env[str, str]):
         gym.Env.reset(self, seed=seed)
 
     def _observe(self) -> str:
-        text = observation_text(self.engine, PLAYER)
+        text = observation_text(self._engine(), PLAYER)
         self._last_obs = text
         return text

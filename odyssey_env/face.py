@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from copy import copy
-from typing import Any, ClassVar
+from typing import Any, cast
 
 import gymnasium as gym
 from gymnasium import spaces
@@ -124,7 +124,8 @@ class Face:
     :meth:`_engine`, :func:`observation_text` and :meth:`_info`.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    # not a ClassVar: Gymnasium and PettingZoo declare it per instance (the PettingZoo face sets its own)
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "render_fps": 4}  # noqa: RUF012
     _agent_ids: tuple[str, ...] = ()
     _supplies: str | None = None  # the engine's "supplies" option; None: the engine's default, not passed
     np_random: Any  # each API brings its own (gymnasium's property, or set by the PettingZoo face)
@@ -198,7 +199,7 @@ class Face:
         if "valid_actions" in options:
             self.with_valid_actions = bool(options["valid_actions"])
         if "state" in options:
-            return options["state"]
+            return cast("Mapping[str, Any]", options["state"])  # a save_state() dict, as documented
         episode_seed = seed if seed is not None else int(self.np_random.integers(2**31 - 1))
         engine_options: dict[str, Any] = {
             "tutorial": bool(options.get("tutorial", self.tutorial)),
@@ -258,7 +259,7 @@ class Face:
         }
 
     def __setstate__(self, data: dict[str, Any]) -> None:
-        self.__init__(**data["kwargs"])  # type: ignore[misc]
+        type(self).__init__(self, **data["kwargs"])
         if data["state"] is not None:
             self.load_state(data["state"])
         self._last_obs = data["last_obs"]

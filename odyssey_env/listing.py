@@ -137,12 +137,12 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
             moods = (who, tuple(wary))
     if ground_contents:
         get = state.instances.get
-        inside = []
+        opened = []
         for handle in area.objects:
             inst = get(handle)
             if inst is not None:
-                inside.append((handle, tuple(inst.contents), inst.contents.copy()))
-        lying = (tuple(area.objects), tuple(inside))
+                opened.append((handle, tuple(inst.contents), inst.contents.copy()))
+        lying = (tuple(area.objects), tuple(opened))
     return (
         agent.area if place else None,
         (tuple(area.exits), tuple(map(_EXIT, area.exits.values()))) if exits else None,

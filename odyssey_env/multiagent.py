@@ -38,7 +38,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, ClassVar
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -119,7 +119,7 @@ def agent_names(game: Game, agents: int | Sequence[str]) -> tuple[str, ...]:
     return names
 
 
-class OdysseyParallelEnv(Face, ParallelEnv[str, str, str]):
+class OdysseyParallelEnv(Face, ParallelEnv[str, str, str | None]):  # None: PettingZoo's AEC wrapper may pass it
     """Several agents in one world of an AgentOdyssey game, all acting at every step.
 
     Spaces are those of the Gymnasium face (``Text`` observations and commands, one space object per
@@ -135,7 +135,8 @@ class OdysseyParallelEnv(Face, ParallelEnv[str, str, str]):
     pickling.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {
+    # not a ClassVar: PettingZoo declares it per instance, and each env names its game in it (__init__)
+    metadata: dict[str, Any] = {  # noqa: RUF012
         "render_modes": ["ansi", "human"],
         "name": "odyssey_v0",
         "is_parallelizable": True,
@@ -194,10 +195,10 @@ class OdysseyParallelEnv(Face, ParallelEnv[str, str, str]):
         self._last_obs: dict[str, str] = {}
 
     # ------------------------------------------------------------------ PettingZoo API
-    def observation_space(self, agent: str) -> spaces.Space:
+    def observation_space(self, agent: str) -> spaces.Space[str]:
         return self.observation_spaces[agent]
 
-    def action_space(self, agent: str) -> spaces.Space:
+    def action_space(self, agent: str) -> spaces.Space[str | None]:
         return self.action_spaces[agent]
 
     def reset(
@@ -310,12 +311,12 @@ class OdysseyParallelEnv(Face, ParallelEnv[str, str, str]):
             self.np_random, self.np_random_seed = seeding.np_random(seed)
 
     def _observe(self, agent: str) -> str:
-        text = TextObservation(observation_text(self.engine, agent))
+        text = TextObservation(observation_text(self._engine(), agent))
         self._last_obs[agent] = text
         return text
 
 
-class OdysseyAECEnv(parallel_to_aec_wrapper):
+class OdysseyAECEnv(parallel_to_aec_wrapper[str, str, str]):
     """The AEC view of :class:`OdysseyParallelEnv` (PettingZoo's converter, plus saving and pickling).
 
     Agents choose one after another in ``possible_agents`` order; the shared world steps when the last
@@ -323,13 +324,15 @@ class OdysseyAECEnv(parallel_to_aec_wrapper):
     parallel env.
     """
 
+    env: OdysseyParallelEnv
+
     def __init__(self, parallel: OdysseyParallelEnv):
         super().__init__(parallel)
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
         """As the parallel env's reset; ``options={"state": saved}`` takes a state of either env, an AEC
         state with its cycle in progress (the commands chosen so far)."""
-        super().reset(seed=seed, options=options)
+        super().reset(seed=seed, options=options)  # type: ignore[no-untyped-call]  # PettingZoo leaves it unannotated
         saved = (options or {}).get("state")
         if isinstance(saved, Mapping) and "aec" in saved:
             self._restore_cycle(saved["aec"])
@@ -384,8 +387,10 @@ class OdysseyAECEnv(parallel_to_aec_wrapper):
         self.infos = dict(aec["infos"])
 
 
-class _OrderEnforcing(OrderEnforcingWrapper):
+class _OrderEnforcing(OrderEnforcingWrapper[str, str, str | None]):
     """PettingZoo's order checks, knowing that loading a state counts as a reset."""
+
+    env: OdysseyAECEnv
 
     def load_state(self, data: Mapping[str, Any]) -> None:
         self.env.load_state(data)
@@ -398,7 +403,7 @@ def parallel_env(game: str | Game = "mossfall", **kwargs: Any) -> OdysseyParalle
     return OdysseyParallelEnv(game, **kwargs)
 
 
-def aec_env(game: str | Game = "mossfall", **kwargs: Any) -> OrderEnforcingWrapper:
+def aec_env(game: str | Game = "mossfall", **kwargs: Any) -> OrderEnforcingWrapper[str, str, str | None]:
     """A PettingZoo ``AECEnv`` of ``game`` (same arguments as :func:`parallel_env`), order-checked as
     PettingZoo's own environments are (``odyssey_env.aec_env``)."""
     return _OrderEnforcing(OdysseyAECEnv(OdysseyParallelEnv(game, **kwargs)))

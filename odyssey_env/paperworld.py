@@ -22,7 +22,9 @@ RNG, so a seed gives the same world in any process, but not the reference's worl
   placing one with probability ``0.6 + 0.4 (level - 1) / max level`` until ``uniform[floor(L/2),
   ceil(L/1.5)]`` enemies stand there. An instance's level is the area's (one more or less with
   probability 0.2 each; at level 1, one more with 0.2); its purse is 20 to 50 coins per level and it
-  carries 0 to 2 x level of each of its type's objects.
+  carries 1 to 2 x level of each of its type's objects (the reference draws 0 to 2 x level, but a draw of 0
+  leaves the one its type's copy holds: ``NPC.create_instance`` overwrites a count only when the draw is
+  above 0).
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from odyssey_env.world import add, make_objects
 if TYPE_CHECKING:
     from odyssey_env.content import NpcType, ObjectType
     from odyssey_env.game import Game
-    from odyssey_env.state import Npc, WorldState
+    from odyssey_env.state import Area, Npc, WorldState
 
 __all__ = ["connect", "populate"]
 
@@ -111,7 +113,7 @@ def populate(game: Game, state: WorldState, rng: random.Random, spawn_npc: Calla
                 pool.append(o)
                 weights.append(0.03)
         for o in eligible:
-            if o.category == "writable" and not (o.recipe and o.recipe.stations) and o.category != "currency":
+            if o.category == "writable" and not (o.recipe and o.recipe.stations):
                 pool.append(o)
                 weights.append(0.03)
         for o in eligible:
@@ -135,7 +137,7 @@ def populate(game: Game, state: WorldState, rng: random.Random, spawn_npc: Calla
 
 
 def _place_npcs(
-    game: Game, state: WorldState, draw: random.Random, spread: list, top: int, spawn_npc: Callable[..., Npc]
+    game: Game, state: WorldState, draw: random.Random, spread: list[Area], top: int, spawn_npc: Callable[..., Npc]
 ) -> None:
     if not spread:
         return
@@ -158,14 +160,18 @@ def _place_npcs(
                 enemies -= 1
 
 
-def _spawn(game: Game, state: WorldState, draw: random.Random, t: NpcType, home, spawn_npc) -> None:
+def _spawn(
+    game: Game, state: WorldState, draw: random.Random, t: NpcType, home: Area, spawn_npc: Callable[..., Npc]
+) -> None:
     level = _level_near(draw, home.level) if t.level_with_area else t.level
     npc = spawn_npc(game, state, t, home.name, level=level)
     if t.level_with_area:
         npc.coins = draw.randint(20 * level, 50 * level)
         carried = t.stock if t.merchant else t.drops
         npc.inventory = {}
-        for obj in carried:
-            n = draw.randint(0, 2 * level)
+        for obj, placeholder in carried.items():
+            # the reference copies its type (holding one of each) and overwrites a count only when the draw
+            # is above 0: a draw of 0 leaves the one, so every instance holds at least one of each
+            n = draw.randint(0, 2 * level) or placeholder
             if n > 0:
                 npc.inventory[obj] = n

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from odyssey_env.world import held_for
 
@@ -79,6 +79,7 @@ class ProvenanceTracker:
 
     def end(self) -> None:
         node, self._node = self._node, None
+        assert node is not None, "end() without begin()"
         events = self.engine.events[self._event_mark :]
         if node["agent"] is None:  # a rule acting on one agent's behalf (death, an ambush...) names it
             agents = {e.agent for e in events if e.agent is not None}
@@ -198,8 +199,14 @@ class ProvenanceTracker:
     def _gone_places(self) -> list[tuple[str, str, str, int]]:
         """Places that no longer exist (a defeated NPC, a forgotten instance, a removed room)."""
         state = self.engine.state
-        live = {"a": state.areas, "h": state.agents, "w": state.agents, "n": state.npcs, "i": state.instances}
-        out = []
+        live: dict[str, Mapping[str, object]] = {
+            "a": state.areas,
+            "h": state.agents,
+            "w": state.agents,
+            "n": state.npcs,
+            "i": state.instances,
+        }
+        out: list[tuple[str, str, str, int]] = []
         for kind, places in self._snap.items():
             for loc in [loc for loc in places if loc not in live[kind]]:
                 out.extend((kind, loc, h, n) for h, n in places.pop(loc).items())
@@ -311,7 +318,7 @@ class ProvenanceTracker:
             for n in self.nodes
             if (include_world or n["id"] != 0) and (include_tutorial or not n.get("tutorial"))
         }
-        edges = [
+        edges: list[dict[str, Any]] = [
             {"src": s, "dst": d, "object": o, "how": how, "units": u}
             for (s, d, o, how), u in sorted(self.edges.items())
             if s in keep and d in keep
@@ -418,6 +425,9 @@ class _TracedStep:
 def _traced(rules: RuleBook, tracker: ProvenanceTracker) -> RuleBook:
     """A per-engine copy of a game's rule book whose rules report to ``tracker`` (the game's stays as is)."""
     traced = copy.copy(rules)
-    traced.actions = {verb: _TracedAction(rule, tracker) for verb, rule in rules.actions.items()}
-    traced.steps = [_TracedStep(rule, tracker) for rule in rules.steps]
+    # the proxies stand in for the rules they wrap: every other attribute is the rule's (__getattr__)
+    traced.actions = cast(
+        "dict[str, ActionRule]", {verb: _TracedAction(rule, tracker) for verb, rule in rules.actions.items()}
+    )
+    traced.steps = cast("list[StepRule]", [_TracedStep(rule, tracker) for rule in rules.steps])
     return traced

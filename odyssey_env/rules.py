@@ -145,7 +145,7 @@ def core_step_rules() -> frozenset[str]:
 
 def step_rule_names(modules: Iterable[types.ModuleType | str]) -> set[str]:
     """Names of the step rules the given rule modules declare (optional ones included)."""
-    names = set()
+    names: set[str] = set()
     for module in modules:
         if isinstance(module, str):
             module = importlib.import_module(module)
@@ -174,6 +174,8 @@ class _Rule:
     Params: ClassVar[type | None] = None
     name: ClassVar[str] = ""
     description: ClassVar[str] = ""
+    #: Set by the @action_rule and @step_rule decorators ("action", "step"): what RuleBook collects.
+    __odyssey_rule__: ClassVar[str]
 
     def __init__(self, settings: Any = None):
         #: The rule's ``Params`` as this game sets them (``game.params.<rule>`` over the defaults); None
@@ -396,8 +398,9 @@ def predicate(name: str) -> Callable[[Callable[..., bool]], Callable[..., bool]]
     """Register a named quest predicate ``fn(engine, agent, **args) -> bool`` (see docs/quests.md)."""
 
     def mark(fn: Callable[..., bool]) -> Callable[..., bool]:
-        fn.__odyssey_rule__ = "predicate"
-        fn.__odyssey_name__ = name
+        marks = vars(fn)  # the function's own attributes (a Callable type declares none)
+        marks["__odyssey_rule__"] = "predicate"
+        marks["__odyssey_name__"] = name
         return fn
 
     return mark
@@ -515,7 +518,7 @@ def _params(cls: type[_Rule], overrides: Mapping[str, Any] | None) -> Any:
     base.update(overrides or {})
     where = f"params of rule {cls.name!r}"
     try:
-        params = schema.load(cls.Params, base, file=where, limits=PARAM_LIMITS)
+        params: object = schema.load(cls.Params, base, file=where, limits=PARAM_LIMITS)
     except schema.FormatError as exc:
         raise RuleError(str(exc)) from None
     problems = list(_convention_problems(params))

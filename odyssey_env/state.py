@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from odyssey_env import schema
 
@@ -127,7 +127,7 @@ class WorldState:
 
     # ---------------------------------------------------------------- persistence
     def to_dict(self) -> dict[str, Any]:
-        return _dump_slots(self)
+        return cast(dict[str, Any], _dump_slots(self))  # a dataclass dumps to a dict of its fields
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> WorldState:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
+import numpy.typing as npt
 from gymnasium import spaces
 from gymnasium.vector.utils import read_from_shared_memory, write_to_shared_memory
 
@@ -42,7 +43,7 @@ _CODES = np.full(256, -1, dtype=np.int32)  # byte -> index in CHARSET, -1 for by
 _CODES[_CHAR_BYTES] = np.arange(len(CHARSET), dtype=np.int32)
 
 
-def _decode(row: np.ndarray) -> str:
+def _decode(row: npt.NDArray[np.int32]) -> str:
     """One sub-env's slots: the characters up to the first padding index."""
     end = row >= _PAD
     length = int(end.argmax()) if end.any() else len(row)
@@ -59,7 +60,13 @@ class _SharedTexts(Sequence[str]):
     def _now(self) -> tuple[str, ...]:
         return tuple(_decode(row) for row in self._rows)
 
-    def __getitem__(self, index):  # type: ignore[override]
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> tuple[str, ...]: ...
+
+    def __getitem__(self, index: int | slice) -> str | tuple[str, ...]:
         if isinstance(index, slice):
             return self._now()[index]
         return _decode(self._rows[range(self._n)[index]])
@@ -67,7 +74,7 @@ class _SharedTexts(Sequence[str]):
     def __len__(self) -> int:
         return self._n
 
-    def __deepcopy__(self, memo: dict) -> tuple[str, ...]:
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
         return self._now()
 
     def __eq__(self, other: object) -> bool:

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, TypedDict
 
 if TYPE_CHECKING:
+    from odyssey_env.content import ObjectType
     from odyssey_env.engine import Engine
     from odyssey_env.rewards import RewardBreakdown
     from odyssey_env.state import Agent, Area
@@ -37,6 +38,15 @@ class Outcome:
     events: list[Event] = field(default_factory=list)
 
 
+class ListingMemo(TypedDict, total=False):
+    """The views the verbs share on a probe turn (:mod:`odyssey_env.verbs.common`), each filled on first use."""
+
+    containers: list[str]  # reachable containers: held ones, then the pack
+    carried: dict[str, int]  # handle -> units in hands and reachable containers
+    ground: list[tuple[str, ObjectType]]  # (handle, type) of everything on the ground here
+    coins: int  # currency units carried
+
+
 class Turn:
     """The context of one agent's action: the rule reads and changes the world through it.
 
@@ -53,7 +63,7 @@ class Turn:
         self.ok = True
         #: Views shared by the verbs while listing valid actions (the state cannot change meanwhile);
         #: None on acting turns, where every rule must read the live state.
-        self.memo: dict[str, Any] | None = {} if probe else None
+        self.memo: ListingMemo | None = {} if probe else None
 
     @property
     def area(self) -> Area:
@@ -85,6 +95,7 @@ class ProbeTurn(Turn):
     is looked up once instead of at every ``turn.area`` (the verbs ask for it a dozen times a listing)."""
 
     __slots__ = ("area",)
+    area: Area  # the slot shadows Turn's property: a plain attribute where Turn computes it
 
     def __init__(self, engine: Engine, agent: Agent):
         Turn.__init__(self, engine, agent, probe=True)

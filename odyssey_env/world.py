@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Container, Iterator
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from odyssey_env.content import ObjectType
 from odyssey_env.state import Agent, Area, Exit, Instance, Npc, WorldState
@@ -269,6 +269,6 @@ def first_step(state: WorldState, start: str, targets: Container[str], passable:
     area = next(reversed(found))
     if area == start or area not in targets:
         return None
-    while found[area] != start:
-        area = found[area]
+    while (previous := found[area]) != start:
+        area = cast(str, previous)  # only ``start`` is reached from None, and the walk stops before it
     return area

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import itertools
 import random
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from odyssey_env.content import NpcType
+from odyssey_env.content import NpcType, ObjectType
 from odyssey_env.state import Agent, Area, Exit, Npc, WorldState
 from odyssey_env.world import add, make_objects
 
@@ -173,7 +174,7 @@ def _connect(game: Game, state: WorldState, rng: random.Random) -> None:
             link(state, a, b, locked=True, key=g.lock_key)
 
 
-def _weights(game: Game, level: int, types: list, area: str) -> list[float]:
+def _weights(game: Game, level: int, types: Sequence[ObjectType | NpcType], area: str) -> list[float]:
     p = game.spec.placement
     out = []
     for t in types:
@@ -197,5 +198,5 @@ def _scatter(game: Game, state: WorldState, rng: random.Random, area: Area) -> N
     npcs = [n for n in game.spec.npcs if n.common_enemy]
     weights = _weights(game, area.level, npcs, area.name)
     if any(weights):
-        for t in rng.choices(npcs, weights, k=rng.randint(*p.npcs_per_area)):
-            spawn_npc(game, state, t, area.name)
+        for npc_type in rng.choices(npcs, weights, k=rng.randint(*p.npcs_per_area)):
+            spawn_npc(game, state, npc_type, area.name)

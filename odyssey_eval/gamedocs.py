@@ -148,9 +148,9 @@ def game_page(game: str | Game, *, seed: int = 0) -> str:
     lines += ["", "## World dynamics", "", "Step rules, in the order they run after every action:", ""]
     lines += ["| rule | what it does | |", "|---|---|---|"]
     extra = set(s["extra_step_rules"])
-    for rule in g.rules.steps:
-        origin = "this game adds it" if rule.name in extra else "core"
-        lines.append(f"| {_code(rule.name)} | {_cell(rule.description)} | {origin} |")
+    for step_rule in g.rules.steps:
+        origin = "this game adds it" if step_rule.name in extra else "core"
+        lines.append(f"| {_code(step_rule.name)} | {_cell(step_rule.description)} | {origin} |")
     lines += ["", "## Quest outline", ""]
     main = q.main
     if main is None:

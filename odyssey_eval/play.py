@@ -93,6 +93,7 @@ def save(env: OdysseyEnv, file: str) -> str:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise PlayError(f"Cannot save to {file}: {exc.strerror or exc}.") from None
+    assert env.engine is not None  # save_state needed one
     return f"Saved to {file} (step {env.engine.state.step})."
 
 

@@ -40,11 +40,11 @@ def literal(text: str) -> str:
 
 def mean_band(curves: Sequence[Sequence[float]]) -> tuple[list[float], list[float], list[float]]:
     """Step-wise mean, min and max of curves of different lengths (short ones hold their last value)."""
-    curves = [list(c) for c in curves if len(c)]
-    if not curves:
+    kept = [list(c) for c in curves if len(c)]
+    if not kept:
         return [], [], []
-    n = max(len(c) for c in curves)
-    padded = [c + [c[-1]] * (n - len(c)) for c in curves]
+    n = max(len(c) for c in kept)
+    padded = [c + [c[-1]] * (n - len(c)) for c in kept]
     cols = list(zip(*padded, strict=True))
     return [sum(c) / len(c) for c in cols], [min(c) for c in cols], [max(c) for c in cols]
 

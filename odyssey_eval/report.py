@@ -26,6 +26,7 @@ from odyssey_env.safeio import UnsafeFile, entry_kind, printable, write_atomic
 from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.cost import PriceError, sweep_cost
 from odyssey_eval.depgraph import TOGGLE_SCRIPT, arc_diagram_html, filter_graph, load_graph
+from odyssey_eval.gameorigin import origin_text
 from odyssey_eval.metrics import WINDOW, WORK_PURPOSES, normalized_combined
 from odyssey_eval.plots import PANELS, TITLES, UNIT_PANELS, figure_png, plotting_available
 from odyssey_eval.qa.contamination import DEFAULT_MARGIN, contamination_report
@@ -351,6 +352,9 @@ def write_html(
     for game in sorted({r.game for r in runs}):
         members = [r for r in runs if r.game == game]
         parts.append(f"<h2>{html.escape(game)}</h2>")
+        origin = next((t for r in members if (t := origin_text(r.results.get("game_origin")))), None)
+        if origin:  # the paper's game, or odyssey's own of the same name: said beside the name
+            parts.append(f"<p class='note origin'>{html.escape(origin)}</p>")
         if not plotting:
             parts.append(f"<p class='warn'>Plots need matplotlib: {html.escape(install_command('eval'))}</p>")
         else:

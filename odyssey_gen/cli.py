@@ -112,6 +112,12 @@ def _parser() -> argparse.ArgumentParser:
         help="procedural: offline, seeded, no model (default); llm: the paper's pipeline (--backend: former name)",
     )
     gen.add_argument(
+        "--code",
+        action="store_true",
+        help="with --author llm: ask the model for new rules as Python (rules.py, for review; it runs only "
+        "after 'odyssey trust') instead of rules.json in the rule language",
+    )
+    gen.add_argument(
         "--describe-with",
         metavar="LLM",
         help="let a model write the descriptions (and with "
@@ -226,6 +232,8 @@ def spec_from_args(args: argparse.Namespace) -> GameSpec:
             values["params"] = json.loads(args.params)
         except ValueError as exc:
             raise SpecError(f"--params: not JSON: {exc}") from None
+    if args.code:
+        values["code"] = True
     for flag, key in (("no_tutorial", "tutorial"), ("no_side_quests", "side_quests"), ("no_expansion", "expansion")):
         if getattr(args, flag):
             values[key] = False

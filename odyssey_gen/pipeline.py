@@ -131,7 +131,7 @@ def generate(
         from odyssey_gen.procedural import ProceduralAuthor
 
         author = ProceduralAuthor(spec)
-    if author.name != "procedural" and (spec.action_rules or spec.step_rules):
+    if author.name != "procedural" and spec.code and (spec.action_rules or spec.step_rules):
         try:  # before any model call: model-written code is validated only under OS isolation
             require_sandbox()
         except SandboxUnavailable as exc:

@@ -110,6 +110,26 @@ class Report:
         return path
 
 
+def rule_file_counts(folder: Path) -> dict[str, list[str]]:
+    """The verbs, step rules and predicates a folder's ``rules.json`` declares (read as data; empty without one)."""
+    try:
+        rules = json.loads((folder / "rules.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        rules = {}
+    if not isinstance(rules, dict):
+        rules = {}
+
+    def names(key: str, field: str) -> list[str]:
+        items = rules.get(key) if isinstance(rules.get(key), list) else []
+        return [str(i.get(field)) for i in items if isinstance(i, dict)]
+
+    return {
+        "verbs": names("verbs", "verb"),
+        "step_rules": names("step_rules", "name"),
+        "predicates": names("predicates", "name"),
+    }
+
+
 def entity_statistics(folder: Path) -> dict[str, Any]:
     """The entity distribution of a game folder, read from its JSON (never from its code)."""
     try:
@@ -148,6 +168,7 @@ def entity_statistics(folder: Path) -> dict[str, Any]:
         "verbs": list((world.get("game") or {}).get("verbs", [])),
         "dynamics": list((world.get("game") or {}).get("step_rules", [])),
     }
+    out["rule_file"] = rule_file_counts(folder)
     try:
         quest = json.loads((folder / "quest.json").read_text(encoding="utf-8"))
         chapters = ((quest.get("main") or {}).get("chapters") or []) if isinstance(quest, dict) else []

@@ -91,11 +91,12 @@ class ValidationSettings:
 class GameSpec:
     """A generation request. Sizes count what ``odyssey games`` counts.
 
-    ``action_rules`` / ``step_rules`` mean *new* rules: the LLM author writes that many into
-    ``rules.py``; the procedural author, which writes no code, switches on that many of the engine's
-    optional verbs and dynamics instead (chosen by the seed), unless ``verbs`` / ``dynamics`` name
-    them. ``npcs`` counts the world's NPC types; a tutorial adds two of its own (a trainer and a
-    sparring dummy).
+    ``action_rules`` / ``step_rules`` mean *new* rules: the LLM author has the model write that many
+    into ``rules.json`` in the rule language (into ``rules.py`` with ``code``); the procedural author,
+    which writes no code, invents that many in ``rules.json`` from the theme
+    (:mod:`odyssey_gen.procedural.mechanics`) and also switches on that many of the engine's optional
+    verbs and dynamics (chosen by the seed), unless ``verbs`` / ``dynamics`` name them. ``npcs`` counts
+    the world's NPC types; a tutorial adds two of its own (a trainer and a sparring dummy).
     """
 
     theme: str
@@ -123,6 +124,9 @@ class GameSpec:
     expansion: bool = True
     seed: int = 0
     author: Literal["procedural", "llm"] = "procedural"
+    #: LLM author only: ask the model for Python (``rules.py``, for human review; never trusted or run in
+    #: this process without ``odyssey trust``) instead of ``rules.json`` in the rule language.
+    code: bool = False
 
     # ------------------------------------------------------------------ derived
     @property

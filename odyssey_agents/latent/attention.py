@@ -194,16 +194,17 @@ class DecoderParts:
     def __init__(self, model: Any):
         decoder = model.get_decoder() if hasattr(model, "get_decoder") else None
         layers = getattr(decoder, "layers", None)
-        self.rotary = getattr(decoder, "rotary_emb", None)
+        rotary = getattr(decoder, "rotary_emb", None)
         if (
             layers is None
-            or self.rotary is None
+            or rotary is None
             or not all(hasattr(layer, "self_attn") and hasattr(layer, "input_layernorm") for layer in layers)
         ):
             raise LatentAttachError(
                 f"{type(model).__name__} is not a decoder of Llama-family layers (self_attn, input_layernorm, a "
                 "rotary embedding), which memory tokens are written and read through"
             )
+        self.rotary = rotary
         self.model = model
         self.layers = list(layers)
         self.embed = model.get_input_embeddings()

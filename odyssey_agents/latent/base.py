@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.errors import ConfigError
 from odyssey_agents.paradigms.react_agent import ReActAgent
 from odyssey_agents.training import require_train
+
+if TYPE_CHECKING:
+    from odyssey_agents.llm.transformers_local import TransformersLLM
 
 __all__ = ["LatentAgent", "LatentConfigError", "MemoryFileError"]
 
@@ -26,6 +29,7 @@ class LatentAgent(ReActAgent):
     (``_attach``), count its layers (``_layer_count``) and show it to attention (``_publish``)."""
 
     pool: Any
+    model_llm: TransformersLLM  # the local model the memory lives in (set by the subclass's constructor)
 
     @classmethod
     def from_config(cls, params: Mapping[str, Any], llm_cfg: Mapping[str, Any], seed: int) -> ReActAgent:

@@ -178,7 +178,7 @@ def load_released(folder: str | Path, *, dtype: Any, device: str) -> tuple[Any, 
     try:
         from transformers.initialization import no_init_weights
     except ImportError:  # transformers 4
-        from transformers.modeling_utils import no_init_weights
+        from transformers.modeling_utils import no_init_weights  # type: ignore[attr-defined,no-redef]  # 4 only
     with no_init_weights():
         model = LlamaForCausalLM(llama)
     lora = config.get("lora_config")
@@ -188,7 +188,8 @@ def load_released(folder: str | Path, *, dtype: Any, device: str) -> tuple[Any, 
 
         lora_cfg = LoraConfig(
             r=int(lora["r"]),
-            lora_alpha=float(lora["lora_alpha"]),
+            # peft annotates an int; the alpha only scales (alpha / r), and released configs may hold a float
+            lora_alpha=float(lora["lora_alpha"]),  # type: ignore[arg-type]
             lora_dropout=0.0,
             target_modules=lora.get("target_modules"),
             inference_mode=True,
@@ -224,7 +225,8 @@ def load_released(folder: str | Path, *, dtype: Any, device: str) -> tuple[Any, 
     model.load_state_dict(state, strict=False)
     if llama.tie_word_embeddings:
         model.tie_weights()
-    model.to(device=device, dtype=dtype)
+    # transformers wraps ``to`` with functools.wraps, whose typing mypy reads as a call without ``self``
+    model.to(device=device, dtype=dtype)  # type: ignore[call-arg]
     memory = extra["memory"]
     layers, d = llama.num_hidden_layers, llama.hidden_size
     if memory.dim() != 3 or memory.shape[0] != layers or memory.shape[2] != d:

@@ -71,7 +71,7 @@ class ThreadPolicy:
         if isinstance(setting, bool) or (isinstance(setting, int) and setting < 1):
             raise ValueError(f"threads must be a positive number or 'auto', got {setting!r}")
         self.auto = isinstance(setting, str)
-        self.fixed = None if self.auto else setting
+        self.fixed: int | None = None if isinstance(setting, str) else setting  # a str here is "auto"
         self.cores = min(cores or usable_cores(), cap)
         self._own = 0.0  # this process's recent CPU use in cores, smoothed like the load average
         self._cpu, self._wall = time.process_time(), time.monotonic()

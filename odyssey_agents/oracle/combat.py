@@ -152,6 +152,7 @@ def simulate(
     """
     live = list(foes)
     steps = 0
+    target: Foe | None
     while live and hp > 0 and steps < MAX_SIM_STEPS:
         steps += 1
         modifier = clock.modifier(steps)

@@ -283,11 +283,23 @@ class Navigation:
         pick = self._lockpick_type() if "lockpick" in v.verbs and ex.pickable else None
         # a gamble is taken only with a pick at hand, or when no key can be had
         gamble = pick is not None and (key_cost == INF or v.carried.get(pick, 0) > 0)
-        pick_cost = self._pick_cost(pick) if gamble else INF
+        pick_cost = self._pick_cost(pick) if gamble and pick is not None else INF
         if key_cost == INF and pick_cost == INF:
             raise Stuck(f"the way from {a} to {b} is locked and cannot be opened")
         tool = ex.key if key_cost <= pick_cost and ex.key is not None else pick
         assert tool is not None
+        try:
+            return self._fetch_tool(b, tool, pick, carry_only)
+        except Stuck:
+            # the key's estimate was finite but getting it is not (its materials lie behind this very
+            # lock, say: Remnant seed 1, whose wood grows only past the locks): gamble on a pick instead
+            if tool != ex.key or pick is None or self._pick_cost(pick) == INF:
+                raise
+            return self._fetch_tool(b, pick, pick, carry_only)
+
+    def _fetch_tool(self, b: str, tool: str, pick: str | None, carry_only: bool) -> str | None:
+        """The next command toward opening the way to ``b`` with ``tool`` (a key, or the pick type)."""
+        v = self.view
         self.focus.used.append(("key", tool))
         with self.focus.need(tool, 1):
             if carry_only:

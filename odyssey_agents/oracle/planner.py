@@ -31,6 +31,7 @@ favour of the last choice (so the agent does not dither) and what the agent has 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -197,22 +198,27 @@ class Planner:
         return self.tactics.cost_defeat((c.npc,) if c.npc else c.npcs)
 
     def _c_object_crafted(self, c: Condition) -> str | None:
+        assert c.object is not None  # required: checked when the quest loads
         return self.supply.craft(c.object, 1)
 
     def _e_object_crafted(self, c: Condition) -> float:
+        assert c.object is not None  # required: checked when the quest loads
         return self.supply.cost_craft(c.object, 1)
 
     def _c_object_bought(self, c: Condition) -> str | None:
+        assert c.object is not None  # required: checked when the quest loads
         merchant = self.supply.best_merchant(c.object)
         if merchant is None:
             raise Stuck(f"no merchant sells {c.object}")
         return self.supply.buy(c.object, 1, merchant)
 
     def _e_object_bought(self, c: Condition) -> float:
+        assert c.object is not None  # required: checked when the quest loads
         m = self.supply.best_merchant(c.object)
         return INF if m is None else self.supply.cost_buy(c.object, 1, m)
 
     def _c_object_sold(self, c: Condition) -> str | None:
+        assert c.object is not None  # required: checked when the quest loads
         merchant = self.supply.buyer_for(c.object)
         if merchant is None:
             raise Stuck(f"no merchant buys {c.object}")
@@ -223,10 +229,12 @@ class Planner:
         return self.navigation.go(merchant.area) or f"sell 1 {self.supply.carried_handle(c.object)} {merchant.handle}"
 
     def _e_object_sold(self, c: Condition) -> float:
+        assert c.object is not None  # required: checked when the quest loads
         m = self.supply.buyer_for(c.object)
         return INF if m is None else self.supply.cost_have(c.object, 1) + self.navigation.travel(m.area) + 1
 
     def _c_area_entered(self, c: Condition) -> str | None:
+        assert c.area is not None  # required: checked when the quest loads
         if self.view.here == c.area:
             exits = [a for a, ex in self.view.state.areas[self.view.here].exits.items() if not ex.locked]
             if not exits:
@@ -238,6 +246,7 @@ class Planner:
         return 2 if self.view.here == c.area else self.navigation.travel(c.area)
 
     def _c_talked_to(self, c: Condition) -> str | None:
+        assert c.npc is not None  # required: checked when the quest loads
         npcs = self.view.npcs.get(c.npc, [])
         best = min(npcs, key=lambda n: self.navigation.travel(n.area), default=None)
         if best is None or self.navigation.travel(best.area) == INF:
@@ -245,6 +254,7 @@ class Planner:
         return self.navigation.go(best.area) or f"talk to {best.handle}"
 
     def _e_talked_to(self, c: Condition) -> float:
+        assert c.npc is not None  # required: checked when the quest loads
         return min((self.navigation.travel(n.area) + 1 for n in self.view.npcs.get(c.npc, [])), default=INF)
 
     def _c_text_written(self, c: Condition) -> str | None:
@@ -254,6 +264,7 @@ class Planner:
         return self.supply.cost_write(c.object, c.text or SAFE_TEXT)
 
     def _c_object_eaten(self, c: Condition) -> str | None:
+        assert c.object is not None  # required: checked when the quest loads
         if "eat" not in self.view.verbs:
             raise Stuck("this game has no eat verb")
         if self.view.carried.get(c.object, 0) or self.view.lying_count(self.view.here, c.object):
@@ -262,22 +273,27 @@ class Planner:
             return self.supply.have(c.object, 1)
 
     def _e_object_eaten(self, c: Condition) -> float:
+        assert c.object is not None  # required: checked when the quest loads
         return self.supply.cost_have(c.object, 1) + 1 if "eat" in self.view.verbs else INF
 
     def _c_object_dropped(self, c: Condition) -> str | None:
+        assert c.object is not None  # required: checked when the quest loads
         return self.supply.drop_in(c.object, c.area)
 
     def _e_object_dropped(self, c: Condition) -> float:
+        assert c.object is not None  # required: checked when the quest loads
         return self.supply.cost_have(c.object, 1) + (self.navigation.travel(c.area) if c.area else 0) + 2
 
     # ---- states -------------------------------------------------------------
     def _c_in_area(self, c: Condition) -> str | None:
+        assert c.area is not None  # required: checked when the quest loads
         return self.navigation.go(c.area)
 
     def _e_in_area(self, c: Condition) -> float:
         return self.navigation.travel(c.area)
 
     def _c_has_item_count(self, c: Condition) -> str | None:
+        assert c.object is not None  # required: checked when the quest loads
         worn = self.view.owned(c.object) - self.view.carried.get(c.object, 0)
         if self.view.owned(c.object) >= c.count:
             return None
@@ -285,6 +301,7 @@ class Planner:
             return self.supply.have(c.object, c.count - worn)
 
     def _e_has_item_count(self, c: Condition) -> float:
+        assert c.object is not None  # required: checked when the quest loads
         worn = self.view.owned(c.object) - self.view.carried.get(c.object, 0)
         return self.supply.cost_have(c.object, c.count - worn)
 
@@ -303,6 +320,7 @@ class Planner:
         return min((self.supply.cost_have(t, 1) + 2 for t in c.objects), default=INF)
 
     def _c_holds_category(self, c: Condition) -> str | None:
+        assert c.category is not None  # required: checked when the quest loads
         v = self.view
         if any(v.otype(h).category == c.category for h in v.agent.hands):
             return None
@@ -312,6 +330,7 @@ class Planner:
         return self.supply.hold(t)
 
     def _e_holds_category(self, c: Condition) -> float:
+        assert c.category is not None  # required: checked when the quest loads
         if any(self.view.otype(h).category == c.category for h in self.view.agent.hands):
             return 0
         t = self.supply.cheapest_of_category(c.category)
@@ -351,7 +370,7 @@ class Planner:
         return (c.count - done) * self.tactics.cost_defeat((c.npc,) if c.npc else ())
 
     def _c_text_equals_in(self, c: Condition) -> str | None:
-
+        assert c.text is not None  # required: checked when the quest loads
         if holds(self.view.engine, self.view.agent, c):
             return None
         handle = self.supply.find_written(c.text, c.object)
@@ -362,9 +381,12 @@ class Planner:
         return self.supply.drop_handle_in(handle, c.area)
 
     def _e_text_equals_in(self, c: Condition) -> float:
+        assert c.text is not None  # required: checked when the quest loads
         return self.supply.cost_write(c.object, c.text) + (self.navigation.travel(c.area) + 2 if c.area else 0)
 
     def _c_object_in_area(self, c: Condition) -> str | None:
+        assert c.object is not None  # required: checked when the quest loads
+        assert c.area is not None  # required: checked when the quest loads
         v = self.view
         if c.area in v.state.areas and v.lying_count(c.area, c.object) >= c.count:
             return None
@@ -372,6 +394,8 @@ class Planner:
             return self.supply.drop_in(c.object, c.area)
 
     def _e_object_in_area(self, c: Condition) -> float:
+        assert c.object is not None  # required: checked when the quest loads
+        assert c.area is not None  # required: checked when the quest loads
         missing = c.count - self.view.lying_count(c.area, c.object)
         if missing <= 0:
             return 0
@@ -389,7 +413,7 @@ class Planner:
         return max(0.0, need / 3)
 
     def _c_stage_completed(self, c: Condition) -> str | None:
-
+        assert c.stage is not None  # required: checked when the quest loads
         data = self.view.state.rule_data.get("main_quest")
         if data and c.stage in data["agents"][self.agent_id]["done"]:
             return None
@@ -399,7 +423,7 @@ class Planner:
         return self.achieve(plan(main).by_id[c.stage].done)
 
     def _e_stage_completed(self, c: Condition) -> float:
-
+        assert c.stage is not None  # required: checked when the quest loads
         data = self.view.state.rule_data.get("main_quest")
         if data and c.stage in data["agents"][self.agent_id]["done"]:
             return 0
@@ -441,14 +465,31 @@ class Planner:
             return 1 if s.type == "in_area" else 0
 
         pending = False
-        for s in sorted(c.conditions, key=rank):
-            if family(s) != "event" and holds(self.view.engine, self.view.agent, s):
-                continue
-            pending = True
-            cmd = self.achieve(s)
-            if cmd is not None:
-                return cmd
+        with contextlib.ExitStack() as kept:
+            for s in sorted(c.conditions, key=rank):
+                if family(s) != "event" and holds(self.view.engine, self.view.agent, s):
+                    self._keep_what_holds(s, kept)
+                    continue
+                pending = True
+                cmd = self.achieve(s)
+                if cmd is not None:
+                    return cmd
         return None if not pending else self._idle()
+
+    def _keep_what_holds(self, s: Condition, kept: contextlib.ExitStack) -> None:
+        """While the rest of a conjunction is planned, keep what a part that holds already rests on.
+
+        Without this, walking to the area of ``all_of(text_equals_in(word), in_area(x))`` may need a hand
+        freed (to carry a key's materials, say) and drop the written paper, which the next step picks
+        up again: a loop that never reaches ``x``.
+        """
+        if s.type == "text_equals_in" and s.area is None:
+            handle = self.supply.find_written(s.text, s.object)
+            if handle is not None:
+                kept.enter_context(self.focus.need(self.view.tname(handle), 1))
+                kept.enter_context(self.focus.keeping(handle))
+        elif s.type == "has_item_count" and s.object:
+            kept.enter_context(self.focus.need(s.object, max(1, s.count)))
 
     def _e_all_of(self, c: Condition) -> float:
         return sum(self.estimate(s) for s in c.conditions)

@@ -72,6 +72,7 @@ def solve(game: str, seed: int, *, budget: int = 500, tutorial: bool = True, max
             if ev["kind"] == "tutorial_completed":
                 tutorial_completed = bool(ev["completed"])
     quest = info.get("quest", {"completed": 0, "total": 0})
+    assert env.engine is not None  # reset made it
     return Solution(
         game=env.game.name,
         seed=seed,

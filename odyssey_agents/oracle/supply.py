@@ -10,6 +10,7 @@ objects, so carrying includes storing in the pack, equipping a bag, and dropping
 from __future__ import annotations
 
 import contextlib
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, Focus, Memory, Offer, Stuck
@@ -175,7 +176,11 @@ class Supply:
             d = 0 if area == here else self.navigation.travel(area)
             if d == INF:
                 continue
-            out.append(Offer(d + 3, 1, count, ("box", t, box), lambda a=area, b=box: go(a) or self.take_box(b)))
+
+            def take_box(a: str = area, b: str = box) -> str | None:
+                return go(a) or self.take_box(b)
+
+            out.append(Offer(d + 3, 1, count, ("box", t, box), take_box))
         # crafting
         if ot.recipe is not None:
             times = -(-missing // ot.recipe.yields)
@@ -188,7 +193,7 @@ class Supply:
                 k = min(missing, npc.inventory.get(t, 0))
                 cost = self.cost_buy(t, k, npc)
                 if cost < INF:
-                    out.append(Offer(cost, 0, k, ("buy", t, npc.handle), lambda m=npc, k=k: self.buy(t, k, m)))
+                    out.append(Offer(cost, 0, k, ("buy", t, npc.handle), partial(self.buy, t, k, npc)))
         # looting enemies (their drops, and coins)
         for npc in v.state.npcs.values():
             if not v.hostile(npc):
@@ -200,7 +205,7 @@ class Supply:
                 continue
             cost = self.tactics.cost_fight(npc)
             if cost < INF:
-                out.append(Offer(cost + 2, 0, count, ("loot", t, npc.handle), lambda n=npc: self.tactics.defeat(n)))
+                out.append(Offer(cost + 2, 0, count, ("loot", t, npc.handle), partial(self.tactics.defeat, npc)))
         # coins by selling what I carry and do not need
         if t == v.currency:
             sales = self._sales()
@@ -268,9 +273,21 @@ class Supply:
             for h, _ in order:
                 if v.otype(h).category == "container" and h not in self.focus.keep:
                     return f"equip {h}"
-        for h, _ in order:
-            if h not in self.focus.keep:
-                return f"drop {h}"
+        for h, n in order:
+            if h in self.focus.keep:
+                continue
+            ot = v.otype(h)
+            if self.focus.needed.get(v.tname(h), 0) and ot.portable and ot.category != "container":
+                # a needed thing is not dropped while a bag could hold it once spare things leave it
+                # (else gathering 8 stones with a full bag drops the 6th to pick it up again, forever)
+                for container in v.containers():
+                    if container == h:
+                        continue
+                    try:
+                        return self.make_container_room(container, ot.size * n)
+                    except Stuck:
+                        continue
+            return f"drop {h}"
         raise Stuck("both hands hold things I must keep")
 
     def make_container_room(self, container: str, size: int) -> str:
@@ -339,7 +356,9 @@ class Supply:
 
     # ================================================================== crafting
     def _station_area(self, t: str) -> str | None:
-        stations = self.view.game.objects[t].recipe.stations
+        recipe = self.view.game.objects[t].recipe
+        assert recipe is not None  # asked only of craftable objects
+        stations = recipe.stations
         if not stations:
             return self.view.here
         v = self.view
@@ -352,17 +371,47 @@ class Supply:
             return None
         return min(options, key=lambda a: (self.navigation.travel(a), options.index(a)))
 
+    def _build_site(self, t: str) -> tuple[str, str] | None:
+        """Where ``t``'s recipe could be crafted once one missing station is built there: (area, station).
+
+        Stations are crafted too and cannot be carried (the product lies where it was made), so a recipe
+        whose station stands nowhere (Remnant's furnace: iron bars from ore) needs the station built first,
+        at an area holding the recipe's other stations and the station's own.
+        """
+        v = self.view
+        ot = v.game.objects[t]
+        if ot.recipe is None:
+            return None
+        stations = ot.recipe.stations
+        for s in stations:
+            st = v.game.objects.get(s)
+            if st is None or st.recipe is None or s == t or t in st.recipe.stations:
+                continue
+            site = self._station_area(s)
+            if site is not None and all(v.state.areas[site].objects.get(x, 0) for x in stations if x != s):
+                return site, s
+        return None
+
     def cost_craft(self, t: str, times: int) -> float:
         key = ("craft", t, times)
         if key in self._memo:
             return self._memo[key]
         self._memo[key] = INF
         ot = self.view.game.objects[t]
-        area = self._station_area(t)
-        if ot.recipe is None or area is None:
+        if ot.recipe is None:
             return INF
+        area = self._station_area(t)
+        build = 0.0
+        if area is None:
+            site = self._build_site(t)
+            if site is None:
+                return INF
+            area, station = site
+            build = self.cost_craft(station, 1)
+            if build == INF:
+                return INF
         d = self.navigation.travel(area)
-        total = d + 1
+        total = d + 1 + build
         for ing, k in ot.recipe.ingredients.items():
             c = self.cost_have(ing, k * times)
             total += c
@@ -379,10 +428,16 @@ class Supply:
             raise Stuck(f"{t} cannot be crafted")
         area = self._station_area(t)
         if area is None:
-            raise Stuck(f"no {' and '.join(ot.recipe.stations)} for {t}")
+            site = self._build_site(t)
+            if site is None:
+                raise Stuck(f"no {' and '.join(ot.recipe.stations)} for {t}")
+            self.focus.used.append(("build", site[1]))
+            return self.craft(site[1], 1)
         ingredients = ot.recipe.ingredients
-        if sum(ingredients.values()) * times > v.game.spec.agent.hands and not v.containers():
-            # more units than hands: without a bag (lost at a death, say) gathering would juggle forever
+        # hands not taken by what the goal keeps held (the pen a text is to be written with, say)
+        free = v.game.spec.agent.hands - sum(1 for h in v.agent.hands if h in self.focus.keep)
+        if sum(ingredients.values()) * times > free and not v.containers():
+            # more units than free hands: without a bag (lost at a death, say) gathering would juggle forever
             box = self.cheapest_of_category("container")
             if box is not None and self.cost_have(box, 1) < INF:
                 return self.equip(box)
@@ -424,11 +479,13 @@ class Supply:
         if d == INF:
             return INF
         coins = self.price(t) * n
+        assert v.currency is not None  # merchants need a currency: checked when the game loads
         return d + 1 + self.cost_have(v.currency, coins)
 
     def buy(self, t: str, n: int, npc: Npc) -> str | None:
         v = self.view
         coins = self.price(t) * n
+        assert v.currency is not None  # merchants need a currency: checked when the game loads
         with self.focus.need(v.currency, coins):
             cmd = self.have(v.currency, coins)
         if cmd is not None:
@@ -494,13 +551,17 @@ class Supply:
             if merchant is None:
                 continue
             n = v.agent.hands.get(h, 0) or sum(v.state.instances[c].contents.get(h, 0) for c in v.containers())
+
+            def sell(m: Npc = merchant, h: str = h) -> str | None:
+                return self.navigation.go(m.area) or f"sell 1 {h} {m.handle}"
+
             out.append(
                 Offer(
                     self.navigation.travel(merchant.area) + 1,
                     0,
                     self._payment(t) * n,
                     ("sell", h, merchant.handle),
-                    lambda m=merchant, h=h: self.navigation.go(m.area) or f"sell 1 {h} {m.handle}",
+                    sell,
                 )
             )
         return out
@@ -526,6 +587,10 @@ class Supply:
                 if d == INF:
                     continue
                 back = v.dist(merchant.area, area)
+
+                def gather(a: str = area, h: str = handle) -> str | None:
+                    return self.navigation.go(a) or self.pick_up(h)
+
                 # each unit is a pick-up and a sale; a trip carries two
                 out.append(
                     Offer(
@@ -533,7 +598,7 @@ class Supply:
                         2 / paid,
                         paid * count,
                         ("gather-sale", t, area),
-                        lambda a=area, h=handle: self.navigation.go(a) or self.pick_up(h),
+                        gather,
                     )
                 )
         out.sort(key=lambda o: (o.first, o.key))

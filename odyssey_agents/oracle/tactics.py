@@ -11,6 +11,7 @@ lull, and take up the best weapon.
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from odyssey_agents.oracle import combat
@@ -317,12 +318,12 @@ class Tactics:
             cost = self.cost_fight(npc)
             if cost < INF:
                 xp = v.game.npcs[npc.type].experience
-                options.append((cost / xp, npc.handle, lambda n=npc: self.defeat(n)))
+                options.append((cost / xp, npc.handle, partial(self.defeat, npc)))
         for area in v.state.areas:
             if area not in agent.visited:
                 d = self.navigation.travel(area)
                 if d < INF:
-                    options.append((d / 5, area, lambda a=area: self.navigation.go(a)))
+                    options.append((d / 5, area, partial(self.navigation.go, area)))
         if v.currency:
             for npc in v.state.npcs.values():
                 if not v.game.npcs[npc.type].merchant or npc.wary_until >= v.state.step:
@@ -332,13 +333,13 @@ class Tactics:
                         continue
                     cost = self.supply.cost_buy(t, 1, npc)
                     if cost < INF:
-                        options.append((cost / 10, f"buy {t}", lambda t=t, m=npc: self.supply.buy(t, 1, m)))
+                        options.append((cost / 10, f"buy {t}", partial(self.supply.buy, t, 1, npc)))
         for o in v.game.recipes:
             if o.name in agent.crafted or ("craft", o.name) in self.memory.banned:
                 continue
             cost = self.supply.cost_craft(o.name, 1)
             if cost < 40:
-                options.append((cost / 5, f"craft {o.name}", lambda t=o.name: self.supply.craft(t, 1)))
+                options.append((cost / 5, f"craft {o.name}", partial(self.supply.craft, o.name, 1)))
         options.sort(key=lambda o: (o[0], o[1]))
         for _, _, run in options:
             try:

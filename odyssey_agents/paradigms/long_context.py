@@ -56,7 +56,7 @@ class LongContextAgent(ReActAgent):
         return out
 
     def _fit(self, observation: str) -> list[dict[str, str]] | None:
-        messages = super()._fit(observation)
+        messages = self._act_prompt(observation)
         limit = self.llm.context_window
         if limit is None or not self.records:
             return messages
@@ -87,7 +87,7 @@ class LongContextAgent(ReActAgent):
                 self._tokens.pop(r.step, None)
             del self.records[:n]
             self.dropped += n
-            messages = super()._fit(observation)
+            messages = self._act_prompt(observation)
             used = self.llm.count_tokens(messages)
         if used + reserve > limit:
             raise ContextOverflow(used + reserve, limit, "even with no past steps the prompt does not fit")

@@ -49,7 +49,7 @@ class ReActAgent(Agent):
     #: Raw steps shown in the prompt: 0 (none), a number (the last N), None (every step).
     window: int | None = 0
     #: Reply-key descriptions beyond the standard ones.
-    key_docs: ClassVar[dict[str, str]] = {}
+    key_docs: Mapping[str, str] = {}  # a class default; an agent may set its own (``Mem1Agent``)
 
     def __init__(self, llm: LLM, *, addons: Sequence[str] | str | None = (), **settings: Any):
         self.llm = llm
@@ -150,7 +150,11 @@ class ReActAgent(Agent):
         return Decision(action, reasoning, usage, malformed=not reply.ok, raw=_raw(completion))
 
     def _fit(self, observation: str) -> list[dict[str, str]] | None:
-        """The act prompt; Long Context overrides this to apply its overflow policy."""
+        """The act prompt; Long Context overrides this to apply its overflow policy (None: stop)."""
+        return self._act_prompt(observation)
+
+    def _act_prompt(self, observation: str) -> list[dict[str, str]]:
+        """The act prompt over the memory kept now, whatever its length."""
         return self.prompts.act(self.sections(), observation)
 
     def sections(self, records: list[StepRecord] | None = None) -> list[Section]:

@@ -27,6 +27,11 @@ import numpy as np
 logging.getLogger("faiss.loader").setLevel(logging.WARNING)  # not "Loading faiss." in every run's log
 import faiss  # noqa: E402  (the rag extra; odyssey_agents.registry names it when missing)
 
+# faiss ships its own stubs (faiss/__init__.pyi), wrong in four places this module meets, each ignored
+# where it is met: ``reconstruct`` without an output array returns a numpy row (the stubs' first overload
+# says a torch tensor); ``SearchParametersHNSW`` and ``HNSW.random_level`` exist but are not declared;
+# ``read_index`` returns the concrete index class it read (declared as the base ``Index``).
+
 __all__ = ["VectorIndex"]
 
 _MAX_EXTRA = 256  # tombstones a search looks past before compaction is due anyway
@@ -84,11 +89,11 @@ class VectorIndex:
         live = [(key, self._index.reconstruct(pos)) for pos, key in enumerate(self._ids) if key != -1]
         self._fresh()
         for key, vec in live:
-            self.add(key, vec)
+            self.add(key, vec)  # type: ignore[arg-type]  # a numpy row (faiss stubs, above)
         self.compactions += 1
 
     def vector(self, key: int) -> np.ndarray:
-        return self._index.reconstruct(self._pos[key])
+        return self._index.reconstruct(self._pos[key])  # type: ignore[return-value]  # a numpy row (faiss stubs)
 
     # ------------------------------------------------------------------ reading
     def search(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
@@ -96,7 +101,7 @@ class VectorIndex:
         if not self._pos or k < 1:
             return []
         fetch = min(len(self._ids), k + min(self._dead, _MAX_EXTRA))
-        params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, fetch))
+        params = faiss.SearchParametersHNSW(efSearch=max(self.ef_search, fetch))  # type: ignore[attr-defined]
         q = np.ascontiguousarray(query, dtype=np.float32).reshape(1, self.dim)
         scores, positions = self._index.search(q, fetch, params=params)
         out: list[tuple[int, float]] = []
@@ -126,14 +131,14 @@ class VectorIndex:
         directory = Path(directory)
         meta: dict[str, Any] = json.loads((directory / f"{name}.ids.json").read_text(encoding="utf-8"))
         out = cls(meta["dim"], m=meta["m"], ef_construction=meta["ef_construction"], ef_search=meta["ef_search"])
-        out._index = faiss.read_index(str(directory / f"{name}.faiss"))
+        out._index = faiss.read_index(str(directory / f"{name}.faiss"))  # type: ignore[assignment]  # an HNSW one
         if out._index.ntotal != len(meta["ids"]):
             raise ValueError(
                 f"{directory / name}.faiss holds {out._index.ntotal} vectors, its id list "
                 f"{len(meta['ids'])}: the checkpoint is damaged"
             )
         for _ in range(out._index.ntotal):  # the level generator where the saved graph left it
-            out._index.hnsw.random_level()
+            out._index.hnsw.random_level()  # type: ignore[attr-defined]  # undeclared (faiss stubs, above)
         out._ids = [int(k) for k in meta["ids"]]
         out._pos = {k: p for p, k in enumerate(out._ids) if k != -1}
         out._dead = len(out._ids) - len(out._pos)

@@ -34,7 +34,7 @@ from odyssey_agents.llm import LLM
 from odyssey_agents.memory import StepRecord
 from odyssey_agents.paradigms.react_agent import AgentConfigError
 from odyssey_agents.retrieval import prompts
-from odyssey_agents.retrieval.base import RetrievalAgent
+from odyssey_agents.retrieval.base import RetrievalAgent, TextMemory
 
 __all__ = ["Mem0Agent"]
 
@@ -45,6 +45,7 @@ _MAX_FACT_CHARS = 400
 class Mem0Agent(RetrievalAgent):
     name = "mem0"
     stores = ("facts",)
+    facts: TextMemory  # made from ``stores`` by RetrievalAgent.__init__
     retrieved_title = "Facts I remember"
 
     def __init__(self, llm: LLM, *, max_facts: int = 5, compare_k: int = 5, **kwargs: Any):
@@ -63,7 +64,7 @@ class Mem0Agent(RetrievalAgent):
     def _step_memory(self, pending: StepRecord | None, observation: str, usage: Usage) -> list[str]:
         facts = self._extract(pending, observation, usage) if pending is not None else []
         vectors = self._embed([*facts, observation], usage)
-        if facts:
+        if pending is not None and facts:
             self._update(facts, vectors[:-1], pending.step, usage)
         return self._pick(vectors[-1])
 
@@ -129,8 +130,10 @@ class Mem0Agent(RetrievalAgent):
             if event == "ADD":
                 self._add(text, known[text], step)
             elif event == "UPDATE":
+                assert target is not None  # an UPDATE names a shown fact (valid, above)
                 self.facts.update(target, text, known[text], updated=step)
             elif event == "DELETE":
+                assert target is not None  # so does a DELETE
                 self.facts.delete(target)
 
     def _add(self, text: str, vector: np.ndarray, step: int) -> None:

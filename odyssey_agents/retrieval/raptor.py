@@ -40,7 +40,7 @@ from odyssey_agents.base import Usage
 from odyssey_agents.llm import LLM
 from odyssey_agents.memory import StepRecord
 from odyssey_agents.paradigms.react_agent import AgentConfigError
-from odyssey_agents.retrieval.base import RetrievalAgent, record_key
+from odyssey_agents.retrieval.base import RetrievalAgent, TextMemory, record_key
 
 __all__ = ["RaptorAgent"]
 
@@ -50,6 +50,8 @@ _SLACK = 8
 class RaptorAgent(RetrievalAgent):
     name = "raptor"
     stores = ("nodes", "summary_nodes")  # summary_nodes: the summaries again (items name their node), searched apart
+    nodes: TextMemory  # made from ``stores`` by RetrievalAgent.__init__
+    summary_nodes: TextMemory
 
     def __init__(
         self,

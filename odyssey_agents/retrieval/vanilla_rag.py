@@ -15,7 +15,7 @@ from typing import Any
 
 from odyssey_agents.base import Usage
 from odyssey_agents.memory import StepRecord
-from odyssey_agents.retrieval.base import RetrievalAgent, record_key
+from odyssey_agents.retrieval.base import RetrievalAgent, TextMemory, record_key
 
 __all__ = ["VanillaRAGAgent"]
 
@@ -25,6 +25,7 @@ _SLACK = 8  # extra neighbours fetched so that de-duplication still leaves k
 class VanillaRAGAgent(RetrievalAgent):
     name = "vanilla_rag"
     stores = ("episodes",)
+    episodes: TextMemory  # made from ``stores`` by RetrievalAgent.__init__
 
     def _step_memory(self, pending: StepRecord | None, observation: str, usage: Usage) -> list[str]:
         if pending is None:

@@ -28,7 +28,7 @@ from odyssey_agents.memory import StepRecord
 from odyssey_agents.paradigms.react_agent import AgentConfigError
 from odyssey_agents.prompting.prompt import Section
 from odyssey_agents.retrieval import prompts
-from odyssey_agents.retrieval.base import RetrievalAgent
+from odyssey_agents.retrieval.base import RetrievalAgent, TextMemory
 
 __all__ = ["VoyagerAgent"]
 
@@ -39,6 +39,7 @@ _YES = ("yes", "true", "success", "achieved", "done", "1")
 class VoyagerAgent(RetrievalAgent):
     name = "voyager"
     stores = ("skills",)
+    skills: TextMemory  # made from ``stores`` by RetrievalAgent.__init__
     retrieved_title = "Skills that may help"
 
     def __init__(self, llm: LLM, *, max_task_steps: int = 12, trace_window: int = 8, **kwargs: Any):

@@ -23,7 +23,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from odyssey_agents.base import Call, Decision, Task
 from odyssey_agents.llm.protocol import LLM, Completion
@@ -31,6 +31,9 @@ from odyssey_agents.paradigms.react_agent import AgentConfigError, ReActAgent
 from odyssey_agents.prompting.reply import Reply
 from odyssey_agents.training import INSTALL, require_train
 from odyssey_agents.training.adapter import DEFAULT_TARGETS, AdapterConfigError, LoRAAdapter, LoRASettings, as_targets
+
+if TYPE_CHECKING:
+    from odyssey_agents.llm.transformers_local import TransformersLLM
 
 __all__ = ["LearningAgent", "TrainRecord", "local_model"]
 
@@ -68,7 +71,7 @@ def _round(x: float) -> float:
     return float(f"{x:.6g}")
 
 
-def local_model(llm: LLM, agent: str) -> Any:
+def local_model(llm: LLM, agent: str) -> TransformersLLM:
     """The backend if it is a local transformers model (``llm=hf`` or ``llm=embedded``), else an error."""
     from odyssey_agents.llm.transformers_local import TransformersLLM
 

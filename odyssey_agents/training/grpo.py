@@ -198,7 +198,7 @@ def env_reward(game: str, settings: GRPOSettings, tutorial: bool = False) -> Cal
     weights = dict(settings.reward_weights)
 
     def odyssey_env_reward(
-        prompts: Sequence[Any], completions: Sequence[Any], state: Sequence[str], **_: Any
+        prompts: Sequence[Any], completions: Sequence[Any], state: Sequence[str], **_extra: Any
     ) -> list[float]:
         rewards = []
         for completion, saved in zip(completions, state, strict=True):

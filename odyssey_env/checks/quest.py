@@ -6,6 +6,7 @@ areas at hand; each problem names its file and field.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from odyssey_env.limits import (
@@ -92,22 +93,22 @@ def check_quest(game: Game) -> list[Problem]:
                 if cond.type == "stage_completed" and cond.stage not in ids:
                     bad(ids[st.id] + ".done", f"unknown stage {cond.stage!r}")
     if q.tutorial is not None:
-        t = q.tutorial
-        rooms = tuple(r.name for r in t.rooms)
+        tutorial = q.tutorial
+        rooms = tuple(r.name for r in tutorial.rooms)
         if not rooms:
             bad("tutorial.rooms", "the tutorial needs at least one room")
-        for i, r in enumerate(t.rooms):
-            if r.name in game.areas or r.name in game.objects or r.name in game.npcs:
-                bad(f"tutorial.rooms[{i}].name", f"{r.name!r} is already a name in the world")
-        for i, link in enumerate(t.links):
+        for i, room in enumerate(tutorial.rooms):
+            if room.name in game.areas or room.name in game.objects or room.name in game.npcs:
+                bad(f"tutorial.rooms[{i}].name", f"{room.name!r} is already a name in the world")
+        for i, link in enumerate(tutorial.links):
             for end in (link.a, link.b):
                 if end not in rooms:
                     bad(f"tutorial.links[{i}]", f"{end!r} is not a tutorial room")
             if link.key is not None and link.key not in game.objects:
                 bad(f"tutorial.links[{i}].key", f"unknown object {link.key!r}")
-        if not t.steps:
+        if not tutorial.steps:
             bad("tutorial.steps", "the tutorial needs at least one step")
-        for i, s in enumerate(t.steps):
+        for i, s in enumerate(tutorial.steps):
             p = f"tutorial.steps[{i}]"
             out.extend(check_condition(game, s.done, F, f"{p}.done", extra_areas=rooms))
             for obj in s.place:
@@ -167,7 +168,7 @@ def check_bounds(game: Game) -> list[Problem]:
     return out
 
 
-def _walk(cond: Condition):
+def _walk(cond: Condition) -> Iterator[Condition]:
     yield cond
     for c in cond.conditions:
         yield from _walk(c)

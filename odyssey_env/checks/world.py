@@ -188,8 +188,8 @@ def check_world(spec: WorldSpec) -> list[Problem]:
         if c.a == c.b:
             bad(p, "a path must join two different areas")
         if c.key is not None:
-            k = obj_ref(c.key, f"{p}.key")
-            if k is not None and "unlock" not in k.uses:
+            key_type = obj_ref(c.key, f"{p}.key")
+            if key_type is not None and "unlock" not in key_type.uses:
                 bad(f"{p}.key", f"{c.key} cannot open paths: give it the 'unlock' use")
         if c.key is not None and not c.locked:
             bad(f"{p}.key", "a key is only meaningful on a locked path")
@@ -197,12 +197,12 @@ def check_world(spec: WorldSpec) -> list[Problem]:
         if g.lock_key is None:
             bad("graph.lock_key", "random graphs with locked links need a lock_key")
         else:
-            k = obj_ref(g.lock_key, "graph.lock_key")
-            if k is not None and "unlock" not in k.uses:
+            key_type = obj_ref(g.lock_key, "graph.lock_key")
+            if key_type is not None and "unlock" not in key_type.uses:
                 bad("graph.lock_key", f"{g.lock_key} cannot open paths: give it the 'unlock' use")
     for i, key in enumerate(g.lock_keys):
-        k = obj_ref(key, f"graph.lock_keys[{i}]")
-        if k is not None and "unlock" not in k.uses:
+        key_type = obj_ref(key, f"graph.lock_keys[{i}]")
+        if key_type is not None and "unlock" not in key_type.uses:
             bad(f"graph.lock_keys[{i}]", f"{key} cannot open paths: give it the 'unlock' use")
     if g.mode == "fixed" and not out:
         out += check_connected(spec, areas)

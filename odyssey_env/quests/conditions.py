@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, fields
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from odyssey_env.content import Category
 from odyssey_env.quests.spec import Condition
@@ -29,13 +29,16 @@ if TYPE_CHECKING:
     from odyssey_env.state import Agent
 
 Test = Callable[["Engine", "Agent", Condition], bool]
-CATEGORIES = frozenset(Category.__args__)  # type: ignore[attr-defined]
+CATEGORIES = frozenset(get_args(Category))
+#: How a condition holds: on the step of an event, while the state says so, through other conditions, or by a
+#: game's own predicate.
+Family = Literal["event", "state", "combinator", "predicate"]
 
 
 @dataclass(frozen=True)
 class ConditionType:
     name: str
-    family: Literal["event", "state", "combinator", "predicate"]
+    family: Family
     required: tuple[str, ...]
     optional: tuple[str, ...]
     doc: str
@@ -46,10 +49,10 @@ VOCABULARY: dict[str, ConditionType] = {}
 
 
 def _register(
-    name: str, family: str, required: tuple[str, ...] = (), optional: tuple[str, ...] = (), doc: str = ""
+    name: str, family: Family, required: tuple[str, ...] = (), optional: tuple[str, ...] = (), doc: str = ""
 ) -> Callable[[Test], Test]:
     def add(test: Test) -> Test:
-        VOCABULARY[name] = ConditionType(name, family, required, optional, doc, test)  # type: ignore[arg-type]
+        VOCABULARY[name] = ConditionType(name, family, required, optional, doc, test)
         return test
 
     return add

@@ -26,12 +26,15 @@ from typing import TYPE_CHECKING, Any, Protocol
 from odyssey_env import schema
 from odyssey_env.checks.world import check_world
 from odyssey_env.content import AreaSpec, Connection, NpcType, ObjectType, PlaceSpec
+from odyssey_env.limits import LIMITS
 from odyssey_env.rules import StepRule, step_rule
 from odyssey_env.state import Area
 from odyssey_env.world import add, breadth_first, make_objects
 from odyssey_env.worldgen import link, spawn_npc, spawnable_enemies
 
 if TYPE_CHECKING:
+    import random
+
     from odyssey_env.engine import Engine
     from odyssey_env.game import Game
 
@@ -120,7 +123,7 @@ class ProceduralExpander:
         return created
 
     @staticmethod
-    def _word(rng) -> str:
+    def _word(rng: random.Random) -> str:
         return "".join(_SYLLABLES[rng.randrange(len(_SYLLABLES))] for _ in range(rng.randint(2, 3)))
 
     @staticmethod
@@ -134,12 +137,12 @@ class ProceduralExpander:
                     add(area.objects, handle, k)
         enemies = spawnable_enemies(game)
         if enemies:
-            for t in rng.choices(enemies, [n.spawn_weight for n in enemies], k=rng.randint(1, 2)):
-                npc = spawn_npc(game, state, t, area.name, origin="expansion")
-                factor = 1 + 0.25 * max(0, area.level - t.level)
-                npc.max_hp = npc.hp = round(t.hp * factor)
-                npc.attack = round(t.attack * factor)
-                npc.defense = round(t.defense * factor)
+            for enemy in rng.choices(enemies, [n.spawn_weight for n in enemies], k=rng.randint(1, 2)):
+                npc = spawn_npc(game, state, enemy, area.name, origin="expansion")
+                factor = 1 + 0.25 * max(0, area.level - enemy.level)
+                npc.max_hp = npc.hp = round(enemy.hp * factor)
+                npc.attack = round(enemy.attack * factor)
+                npc.defense = round(enemy.defense * factor)
                 npc.level = area.level
 
 
@@ -215,7 +218,7 @@ def _pack_problems(game: Game, packs: Sequence[ExpansionPack]) -> list[schema.Pr
 def with_packs(game: Game, packs: Sequence[Mapping[str, Any] | ExpansionPack]) -> Game:
     """``game`` with expansion ``packs`` (plain data, as :class:`ExpansionPack`) checked and their types
     added; raises :class:`~odyssey_env.game.GameError` naming every problem."""
-    from odyssey_env.game import LIMITS, GameError
+    from odyssey_env.game import GameError
 
     loaded = []
     problems: list[schema.Problem] = []

@@ -9,7 +9,7 @@ of stages in every game (the reference's base game could only reach 7 of its 9).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from odyssey_env.quests.conditions import holds
 from odyssey_env.quests.spec import Chapter, MainQuest, Stage
@@ -87,7 +87,17 @@ def open_stages(p: Plan, done: list[str]) -> list[Stage]:
     return [s for s in p.stages if s.id not in finished and all(r in finished for r in p.requires[s.id])]
 
 
-def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
+class Progress(TypedDict):
+    """``info["quest"]``: the quest's title, stages completed of the total, and the open ones."""
+
+    title: str
+    completed: int
+    total: int
+    current: list[dict[str, str]]  # the open stages' summaries: id, title, chapter
+    done: bool  # no stage left open
+
+
+def progress(engine: Engine, agent_id: str) -> Progress:
     """Main-quest progress for ``info["quest"]``."""
     main = _main(engine.game)
     data = engine.state.rule_data[NAME]["agents"][agent_id]

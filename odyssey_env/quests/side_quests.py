@@ -9,7 +9,7 @@ farmed by standing still.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from odyssey_env.quests.conditions import owned
 from odyssey_env.rules import StepRule, step_rule
@@ -24,6 +24,20 @@ if TYPE_CHECKING:
 NAME = "side_quests"
 #: The event that completes a talk or craft quest (a trade quest names its own).
 _AWAITED = {"talk": "talked_to", "craft": "object_crafted"}
+
+
+class SideQuest(TypedDict, total=False):
+    """One offered quest as kept in ``rule_data``: what the maker sets (object, count, npc, event, title)
+    plus what offering adds (kind, id, reward)."""
+
+    kind: str  # collect, talk, craft or trade
+    id: str
+    reward: int  # coins paid on completion
+    title: str
+    object: str  # collect, craft, trade: the object type
+    count: int  # collect: units to carry
+    npc: str  # talk: the NPC's handle
+    event: str  # trade: object_sold or object_bought
 
 
 def progress(engine: Engine, agent_id: str) -> dict[str, Any]:
@@ -81,7 +95,7 @@ class SideQuestRule(StepRule):
                     self._offer(engine, agent, mine, ev.data["area"])
 
     # ------------------------------------------------------------------ internals
-    def _done(self, engine: Engine, agent: Agent, q: dict[str, Any]) -> bool:
+    def _done(self, engine: Engine, agent: Agent, q: SideQuest) -> bool:
         kind = q["kind"]
         if kind == "collect":
             return owned(engine, agent, q["object"]) >= q["count"]
@@ -96,9 +110,10 @@ class SideQuestRule(StepRule):
                     return True
         return False
 
-    def _pay(self, engine: Engine, agent: Agent, q: dict[str, Any]) -> None:
+    def _pay(self, engine: Engine, agent: Agent, q: SideQuest) -> None:
         game, state = engine.game, engine.state
         coins = q["reward"]
+        assert game.currency is not None, "side quests need a currency (checked at load)"
         where = give(game, state, agent, game.currency, coins)
         engine.say(agent.id, f"Side quest complete: {q['title']}. I received {coins} {game.currency} ({where}).")
         engine.emit("side_quest_completed", agent.id, quest_kind=q["kind"], id=q["id"], reward=coins)
@@ -120,7 +135,7 @@ class SideQuestRule(StepRule):
     def _pick(self, engine: Engine, options: list[str]) -> str | None:
         return pick(engine, options) if options else None
 
-    def _make_collect(self, engine: Engine, agent: Agent, area: str) -> dict[str, Any] | None:
+    def _make_collect(self, engine: Engine, agent: Agent, area: str) -> SideQuest | None:
         game, state = engine.game, engine.state
         here = state.areas[area].objects
         options = []
@@ -136,7 +151,7 @@ class SideQuestRule(StepRule):
         count = max(count, owned(engine, agent, obj) + 1)
         return {"object": obj, "count": count, "title": f"Collect {count} {obj}"}
 
-    def _make_talk(self, engine: Engine, agent: Agent, area: str) -> dict[str, Any] | None:
+    def _make_talk(self, engine: Engine, agent: Agent, area: str) -> SideQuest | None:
         game, state = engine.game, engine.state
         guide = game.quest.main.guide.npc if game.quest.main and game.quest.main.guide else None
         friendly = [
@@ -150,18 +165,19 @@ class SideQuestRule(StepRule):
             return None
         return {"npc": npc, "title": f"Talk to {npc}"}
 
-    def _make_craft(self, engine: Engine, agent: Agent, area: str) -> dict[str, Any] | None:
+    def _make_craft(self, engine: Engine, agent: Agent, area: str) -> SideQuest | None:
         game, state = engine.game, engine.state
         here = {type_of(state, h) for h in state.areas[area].objects}
         options = [
             t.name
             for t in game.recipes
-            if any(i in here for i in t.recipe.ingredients) or any(s in here for s in t.recipe.stations)
+            if t.recipe is not None
+            and (any(i in here for i in t.recipe.ingredients) or any(s in here for s in t.recipe.stations))
         ]
         obj = self._pick(engine, options)
         return None if obj is None else {"object": obj, "title": f"Craft {obj}"}
 
-    def _make_trade(self, engine: Engine, agent: Agent, area: str) -> dict[str, Any] | None:
+    def _make_trade(self, engine: Engine, agent: Agent, area: str) -> SideQuest | None:
         game, state = engine.game, engine.state
         merchants = [npc for npc in state.npcs.values() if game.npcs[npc.type].merchant]
         if not merchants:
@@ -176,6 +192,7 @@ class SideQuestRule(StepRule):
         sell = sorted(buyable)
         if sell and engine.rng.random() < 0.5:
             obj = self._pick(engine, sell)
+            assert obj is not None, "picked from a non-empty list"
             return {"object": obj, "event": "object_sold", "title": f"Sell {obj} to a merchant"}
         wares = sorted({w for m in merchants for w in m.inventory})
         obj = self._pick(engine, wares)

@@ -122,7 +122,7 @@ class Checker:
         cls = table[key]
         data = {s.JSON_KEYS.get(k, k): v for k, v in raw.items()}
         try:
-            op = schema.load(cls, data, file=self.file, limits=LIMITS)
+            op: object = schema.load(cls, data, file=self.file, limits=LIMITS)
         except schema.FormatError as exc:
             for p in exc.problems:
                 sub = p.path.replace("if_", "if").replace("otherwise", "else")
@@ -140,7 +140,8 @@ class Checker:
             if not items:
                 self.bad(p, "needs at least one condition")
             parsed = tuple(self.condition(c, f"{p}[{i}]", where, depth + 1) for i, c in enumerate(items))
-            return dataclasses.replace(op, **{s.tag(type(op)): parsed})
+            # the spec types the items as the file's raw data; the checked tree holds the parsed conditions
+            return dataclasses.replace(op, **{s.tag(type(op)): parsed})  # type: ignore[arg-type]
         if isinstance(op, s.Has | s.LiesHere):
             self.ref(op.has if isinstance(op, s.Has) else op.lies_here, "object", p, where)
             self.count(op.count, f"{path}.count")
@@ -203,7 +204,7 @@ class Checker:
                     self.bad(f"{p}.{prob.path}" if prob.path else p, prob.message)
                 return None
             self.quest_conditions.append((cond, p))
-            return dataclasses.replace(op, quest=cond)
+            return dataclasses.replace(op, quest=cond)  # type: ignore[arg-type]  # parsed, as for all_of above
         if isinstance(op, s.Has | s.Holds | s.Wears | s.StatIs):
             self.needs_agent(p, where)
         return op
@@ -507,9 +508,9 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         kind_table = world.npcs if rule.scope == "npc" else objects if rule.scope == "object" else None
         if rule.types and kind_table is None:
             c.bad(f"{p}.types", f"types narrow an npc or object scope, not {rule.scope!r}")
-        for j, t in enumerate(rule.types):
-            if kind_table is not None and t not in kind_table:
-                c.bad(f"{p}.types[{j}]", f"unknown {'NPC type' if rule.scope == 'npc' else 'object'} {t!r}")
+        for j, kind in enumerate(rule.types):
+            if kind_table is not None and kind not in kind_table:
+                c.bad(f"{p}.types[{j}]", f"unknown {'NPC type' if rule.scope == 'npc' else 'object'} {kind!r}")
         for j, a in enumerate(rule.areas):
             if a not in world.areas:
                 c.bad(f"{p}.areas[{j}]", f"unknown area {a!r}")

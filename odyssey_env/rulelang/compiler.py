@@ -97,9 +97,10 @@ def _verb(
     )
     amount_at = next((i for i, slot in enumerate(slots) if slot.domain == "amount"), None)
     event = vspec.event or vspec.verb.replace(" ", "_")
-    deps: set[str] | None = set()
+    slot_reads: set[str] = set()
     for slot in slots:
-        deps |= domains.READS[slot.domain]
+        slot_reads |= domains.READS[slot.domain]
+    deps: set[str] | None = slot_reads
     for c in checks:
         r = reads(c)
         deps = None if r is None or deps is None else deps | r
@@ -189,6 +190,7 @@ def _verb(
         """The slot values of every command the verb accepts now (an amount: its smallest and largest)."""
         ctx = bind(turn, blank) if with_ctx else None
         for test in fixed:
+            assert ctx is not None, "with_ctx holds wherever a test reads the context"
             if not test(ctx):
                 return
         lists = narrowed(turn, ctx)
@@ -200,6 +202,7 @@ def _verb(
                     if all(p(combo) for p in pairs):
                         yield combo
                 return
+            assert ctx is not None, "with_ctx holds wherever a test reads the context"
             for combo in itertools.product(*lists):
                 ctx.b = dict(zip(names, combo, strict=True))
                 if admissible(ctx, combo):
@@ -207,6 +210,7 @@ def _verb(
             return
         others = [values for i, values in enumerate(lists) if i != amount_at]
         amounts = lists[amount_at]
+        assert ctx is not None, "with_ctx holds wherever a test reads the context"
         for rest in itertools.product(*others):
             found = []
             for order in (amounts, amounts[::-1]):
@@ -499,7 +503,7 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                 return
             if hours is not None and not _hours(state.minute, hours):
                 return
-            was: list[str] | None = None
+            was: list[str] = []  # read only with a becomes test
             now: list[str] = []
             if test_becomes is not None:
                 was = data(engine)["was"].get(name, [])
@@ -509,7 +513,7 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                         continue
                     k = key(ctx)
                     now.append(k)
-                    if k in was:  # type: ignore[operator]
+                    if k in was:
                         continue
                 if test_when is not None and not test_when(ctx):
                     continue

@@ -36,7 +36,7 @@ from odyssey_env.worldgen import spawn_npc
 if TYPE_CHECKING:
     from odyssey_env.state import Agent
 
-Effect = Callable[[Ctx], None]
+Effect = Callable[[Ctx], object]  # what an effect returns is never read (a consume's count, an emit's None)
 
 
 class Program:
@@ -66,8 +66,8 @@ class Program:
             ref, n = op.consume, op.count
             return lambda ctx: _consume(ctx, ref, n)
         if isinstance(op, s.Produce):
-            kind, n, cap = type_getter(op.produce), op.count, op.cap
-            return lambda ctx: _produce(ctx, kind(ctx), n, cap)
+            kind_of, n, cap = type_getter(op.produce), op.count, op.cap
+            return lambda ctx: _produce(ctx, kind_of(ctx), n, cap)
         if isinstance(op, s.Transform):
             src, dst = op.transform, type_getter(op.into)
 
@@ -77,11 +77,11 @@ class Program:
 
             return transform
         if isinstance(op, s.Place):
-            kind, n, cap, area = type_getter(op.place), op.count, op.cap, getter(op.area)
-            return lambda ctx: _place(ctx, kind(ctx), n, cap, area(ctx))
+            kind_of, n, cap, area = type_getter(op.place), op.count, op.cap, getter(op.area)
+            return lambda ctx: _place(ctx, kind_of(ctx), n, cap, area(ctx))
         if isinstance(op, s.Remove):
-            kind, n, area = getter(op.remove), op.count, getter(op.area)
-            return lambda ctx: _remove(ctx, kind(ctx), n, area(ctx))
+            kind_of, n, area = getter(op.remove), op.count, getter(op.area)
+            return lambda ctx: _remove(ctx, kind_of(ctx), n, area(ctx))
         if isinstance(op, s.MoveAgent):
             to = getter(op.move_agent)
             return lambda ctx: _move_agent(ctx, to(ctx))
@@ -98,14 +98,14 @@ class Program:
             n = op.coins
             return lambda ctx: _coins(ctx, n)
         if isinstance(op, s.SpawnNpc):
-            kind, cap, area, key = op.spawn_npc, op.max_alive, getter(op.area), path
-            return lambda ctx: _spawn(ctx, kind, cap, area(ctx), key)
+            npc_type, cap, area, spawner = op.spawn_npc, op.max_alive, getter(op.area), path
+            return lambda ctx: _spawn(ctx, npc_type, cap, area(ctx), spawner)
         if isinstance(op, s.RemoveNpc):
             who = getter(op.remove_npc)
             return lambda ctx: _remove_npc(ctx, who(ctx))
         if isinstance(op, s.Salvage):
-            kind, share, area = type_getter(op.salvage), op.share, getter(op.area)
-            return lambda ctx: _salvage(ctx, kind(ctx), share, area(ctx))
+            kind_of, share, area = type_getter(op.salvage), op.share, getter(op.area)
+            return lambda ctx: _salvage(ctx, kind_of(ctx), share, area(ctx))
         if isinstance(op, s.Winded):
             return _winded
         if isinstance(op, s.Strike):
@@ -113,27 +113,27 @@ class Program:
             return lambda ctx: _strike(ctx, who(ctx), damage, how)
         if isinstance(op, s.OpenExit | s.LockExit):
             other, locked = getter(getattr(op, s.tag(type(op)))), isinstance(op, s.LockExit)
-            key = op.key if isinstance(op, s.LockExit) else None
-            return lambda ctx: _exit(ctx, other(ctx), locked, key)
+            lock_key = op.key if isinstance(op, s.LockExit) else None
+            return lambda ctx: _exit(ctx, other(ctx), locked, lock_key)
         if isinstance(op, s.SetFlag):
-            var, value = vars[op.set_flag], op.value
-            return lambda ctx: write_var(ctx.engine, var.name, scope_key(var.scope, ctx), value)
+            var, flag = vars[op.set_flag], op.value
+            return lambda ctx: write_var(ctx.engine, var.name, scope_key(var.scope, ctx), flag)
         if isinstance(op, s.AddCounter | s.SetCounter):
-            var, value, adding = vars[getattr(op, s.tag(type(op)))], op.value, isinstance(op, s.AddCounter)
+            var, amount, adding = vars[getattr(op, s.tag(type(op)))], op.value, isinstance(op, s.AddCounter)
 
             def count(ctx: Ctx) -> None:
                 key = scope_key(var.scope, ctx)
                 now = read_var(ctx.engine, var.name, key, var.initial) if adding else 0
-                write_var(ctx.engine, var.name, key, max(0, min(var.max, now + value)))
+                write_var(ctx.engine, var.name, key, max(0, min(var.max, now + amount)))
 
             return count
         if isinstance(op, s.Remember):
-            var, value = vars[op.remember], value_of(op.value, fill)
+            var, remembered = vars[op.remember], value_of(op.value, fill)
 
             def remember(ctx: Ctx) -> None:
                 key = scope_key(var.scope, ctx)
                 held = read_var(ctx.engine, var.name, key, None)
-                item = value(ctx)
+                item = remembered(ctx)
                 if held is None:
                     write_var(ctx.engine, var.name, key, [item])
                 elif item not in held and len(held) < var.max:

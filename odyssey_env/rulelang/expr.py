@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Iterable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from odyssey_env.quests import hints
 from odyssey_env.rulelang import spec as s
@@ -19,7 +19,9 @@ from odyssey_env.verbs.common import carried_handles
 from odyssey_env.world import carried_count, held_containers, type_of
 
 if TYPE_CHECKING:
+    from odyssey_env.engine import Engine
     from odyssey_env.quests.spec import Condition
+    from odyssey_env.state import Area
 
 Test = Callable[[Ctx], bool]
 
@@ -66,7 +68,7 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         var = vars[op.counter]
         return _between(_var(var), op.at_least, op.below)
     if isinstance(op, s.Flag):
-        return _var(vars[op.flag])  # type: ignore[return-value]
+        return _var(vars[op.flag])
     if isinstance(op, s.InSet):
         var, value = vars[op.in_set], value_of(op.value, lambda name: _var(vars[name]))
         read = _var(var)
@@ -84,12 +86,12 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     if isinstance(op, s.Hostile):
         who, want = getter(op.is_hostile), op.value
 
-        def hostile(ctx: Ctx) -> bool:
+        def is_hostile(ctx: Ctx) -> bool:
             handle = who(ctx)
             npc = ctx.engine.state.npcs.get(handle) if isinstance(handle, str) else None
             return npc is not None and ctx.engine.game.npcs[npc.type].hostile == want
 
-        return hostile
+        return is_hostile
     if isinstance(op, s.InCombat):
         want = op.in_combat
         return lambda ctx: (_fighting(ctx) is not None) == want
@@ -99,7 +101,7 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     if isinstance(op, s.Quest):
         from odyssey_env.quests.conditions import holds
 
-        cond = op.quest
+        cond = cast("Condition", op.quest)  # checks.py put the parsed condition in place of the file's dict
         return lambda ctx: ctx.agent is not None and holds(ctx.engine, ctx.agent, cond)
     raise TypeError(f"rulelang: no test for {type(op).__name__}")  # pragma: no cover - checks cover every kind
 
@@ -135,7 +137,7 @@ def lying(ctx: Ctx, kind: str | None) -> int:
     return lying_in(ctx.engine, area, kind)
 
 
-def lying_in(engine: Any, area: Any, kind: str) -> int:
+def lying_in(engine: Engine, area: Area, kind: str) -> int:
     """Units of an object type (or of one named thing) on the ground of ``area``."""
     t = engine.game.objects.get(kind)
     if t is None or not t.instanced:
@@ -372,7 +374,8 @@ def hint(op: Any, ctx: Ctx, vars: dict[str, s.Var]) -> Condition | None:
     if isinstance(op, s.Quest):
         from odyssey_env.quests.conditions import VOCABULARY
 
-        return op.quest if VOCABULARY[op.quest.type].family in ("state", "combinator") else None
+        cond = cast("Condition", op.quest)  # parsed by checks.py, as in compile_condition
+        return cond if VOCABULARY[cond.type].family in ("state", "combinator") else None
     return None
 
 

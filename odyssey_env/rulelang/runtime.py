@@ -129,10 +129,11 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
         return lambda ctx: text
     if len(parts) == 1:
         only = parts[0]
-        return lambda ctx: _text(only(ctx))  # type: ignore[operator]
+        assert not isinstance(only, str), "a one-part template with a field is that field"
+        return lambda ctx: _text(only(ctx))
 
     def fill(ctx: Ctx) -> str:
-        return "".join(p if type(p) is str else _text(p(ctx)) for p in parts)  # type: ignore[operator]
+        return "".join(p if isinstance(p, str) else _text(p(ctx)) for p in parts)
 
     return fill
 

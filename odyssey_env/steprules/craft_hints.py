@@ -19,12 +19,14 @@ class CraftHints(StepRule):
         for ev in engine.events:
             if ev.kind != "object_acquired" or not ev.data.get("first"):
                 continue
+            assert ev.agent is not None, "an object is acquired by an agent"
             agent = state.agents[ev.agent]
             told = state.rule_data.setdefault(self.name, {}).setdefault(agent.id, [])
             for product in game.used_in.get(ev.data["object"], ()):
                 if product in told:
                     continue
                 recipe = game.objects[product].recipe
+                assert recipe is not None, "used_in lists only objects with a recipe"
                 if all(carried_count(game, state, agent, i) >= k for i, k in recipe.ingredients.items()):
                     told.append(product)
                     at = f" at a {' and a '.join(recipe.stations)}" if recipe.stations else ""

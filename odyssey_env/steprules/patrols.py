@@ -185,7 +185,7 @@ class Noise(StepRule):
             "crafting": self.settings.craft,
             "a blow in a fight": self.settings.attack,
         }
-        loudest = max(loudness, key=loudness.get)
+        loudest = max(loudness, key=loudness.__getitem__)
         if list(loudness.values()).count(loudness[loudest]) == 1:
             others = tuple(k for k in loudness if k != loudest)
             yield Fact("world", "Which of these makes the most noise?", loudest, (*others, "talking"))

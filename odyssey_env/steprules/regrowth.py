@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
@@ -115,7 +115,7 @@ class CarrionScavengers(StepRule):
 
     def apply(self, engine: Engine) -> None:
         state, game = engine.state, engine.game
-        pending: list = state.rule_data[self.name]["pending"]
+        pending: list[list[Any]] = state.rule_data[self.name]["pending"]
         for ev in engine.events:
             if ev.kind != "npc_defeated" or ev.data.get("boss"):
                 continue

@@ -18,6 +18,7 @@ from odyssey_env.world import add, make_objects
 
 if TYPE_CHECKING:
     from odyssey_env.game import Game
+    from odyssey_env.state import Npc
 
 
 @step_rule
@@ -70,6 +71,7 @@ class RumorNotes(StepRule):
             return
         game = engine.game
         note = self._note_type(engine)
+        assert note is not None, "start() refuses a game without a writable for notes"
         handle, _ = make_objects(game, state, note, 1)[0]
         state.instances[handle].text = text[: game.objects[note].max_text]
         add(state.areas[merchant.area].objects, handle)
@@ -79,7 +81,7 @@ class RumorNotes(StepRule):
         engine.emit("rumor_left", None, npc=merchant.handle, note=handle, area=merchant.area, text=text)
 
     # ------------------------------------------------------------------ rumors (all true when written)
-    def _rumor(self, engine: Engine, merchant) -> str | None:
+    def _rumor(self, engine: Engine, merchant: Npc) -> str | None:
         makers = [self._recipe, self._wares, self._sighting, self._lock, self._food, self._hour]
         engine.rng.shuffle(makers)
         for make in makers:
@@ -88,16 +90,17 @@ class RumorNotes(StepRule):
                 return text
         return None
 
-    def _recipe(self, engine, merchant):
+    def _recipe(self, engine: Engine, merchant: Npc) -> str | None:
         recipes = list(engine.game.recipes)
         if not recipes:
             return None
         t = pick(engine, recipes)
+        assert t.recipe is not None, "game.recipes holds only objects with a recipe"
         need = ", ".join(f"{k} {i}" for i, k in t.recipe.ingredients.items())
         at = f" at a {' and a '.join(t.recipe.stations)}" if t.recipe.stations else ""
         return f"Word is that {t.name} is made from {need}{at}."
 
-    def _wares(self, engine, merchant):
+    def _wares(self, engine: Engine, merchant: Npc) -> str | None:
         state, kinds = engine.state, engine.game.npcs
         others = [
             n
@@ -110,7 +113,7 @@ class RumorNotes(StepRule):
         ware = pick(engine, list(other.inventory))
         return f"{other.handle}, over in {other.area}, has {ware} for sale."
 
-    def _sighting(self, engine, merchant):
+    def _sighting(self, engine: Engine, merchant: Npc) -> str | None:
         state, kinds = engine.state, engine.game.npcs
         foes = [
             n
@@ -122,7 +125,7 @@ class RumorNotes(StepRule):
         foe = pick(engine, foes)
         return f"Someone saw a {foe.type} in {foe.area} not long ago."
 
-    def _lock(self, engine, merchant):
+    def _lock(self, engine: Engine, merchant: Npc) -> str | None:
         state = engine.state
         locks = [
             (name, other, ex.key)
@@ -136,7 +139,7 @@ class RumorNotes(StepRule):
         a, b, key = pick(engine, locks)
         return f"The way between {a} and {b} is locked; {key} opens it."
 
-    def _food(self, engine, merchant):
+    def _food(self, engine: Engine, merchant: Npc) -> str | None:
         state, objects = engine.state, engine.game.objects
         spots = [
             (name, h)
@@ -150,7 +153,7 @@ class RumorNotes(StepRule):
         name, food = pick(engine, spots)
         return f"There is {food} to be had in {name}."
 
-    def _hour(self, engine, merchant):
+    def _hour(self, engine: Engine, merchant: Npc) -> str | None:
         hours = engine.state.rule_data.get("danger_hours", {}).get("hours")
         if not hours:
             return None

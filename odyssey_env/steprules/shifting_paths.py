@@ -19,6 +19,7 @@ from odyssey_env.world import breadth_first
 
 if TYPE_CHECKING:
     from odyssey_env.game import Game
+    from odyssey_env.state import WorldState
 
 
 def moon_phase(minute: int, phases: int = 8, days_per_phase: int = 1) -> int:
@@ -116,7 +117,7 @@ class ShiftingPaths(StepRule):
         )
 
 
-def _connected_without(state, removed: list[tuple[str, str]]) -> bool:
+def _connected_without(state: WorldState, removed: list[tuple[str, str]]) -> bool:
     """Whether every world area stays reachable from the spawn with ``removed`` paths shut.
 
     Locked paths with keys count as passable: they are the designed way in, which a key opens.

@@ -86,7 +86,7 @@ def make_vector_env(
     make: Callable[[], gym.Env] = functools.partial(_sub_env, max_episode_steps, tuple(env_wrappers), options)
     autoreset_mode = AutoresetMode(autoreset_mode)
     if asynchronous:
-        envs: VectorEnv = OdysseyAsyncVectorEnv(
+        envs: OdysseyAsyncVectorEnv | OdysseySyncVectorEnv = OdysseyAsyncVectorEnv(
             [make] * num_envs,
             workers=workers,
             copy=False,

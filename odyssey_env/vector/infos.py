@@ -20,7 +20,7 @@ import operator
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from itertools import chain
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -263,7 +263,13 @@ class _InfoPlan:
         return built
 
 
-class _BatchedInfos:
+if TYPE_CHECKING:  # a mixin of vector envs: the checker sees the VectorEnv its super() calls reach
+    from gymnasium.vector import VectorEnv as _VectorEnvMixin
+else:
+    _VectorEnvMixin = object
+
+
+class _BatchedInfos(_VectorEnvMixin):
     """Collects the infos Gymnasium hands to ``_add_info`` during one call, then merges them at once.
 
     With ``lazy_infos`` the merge waits until a key is read (:class:`_LazyInfos`); it is only safe
@@ -279,7 +285,7 @@ class _BatchedInfos:
 
     def _add_info(self, vector_infos: dict[str, Any], env_info: dict[str, Any], env_num: int) -> dict[str, Any]:
         if self._collected is None:
-            added: dict[str, Any] = super()._add_info(vector_infos, env_info, env_num)  # type: ignore[misc]
+            added: dict[str, Any] = super()._add_info(vector_infos, env_info, env_num)
             return added
         self._collected.append((env_num, env_info))
         return vector_infos
@@ -360,7 +366,7 @@ class _BatchedInfos:
         """Gymnasium's merge, one sub-env at a time, in Gymnasium's order."""
         merged: dict[str, Any] = {}
         for env_num, info in zip(range(len(infos)) if env_nums is None else env_nums, infos, strict=True):
-            merged = super()._add_info(merged, info, env_num)  # type: ignore[misc]
+            merged = super()._add_info(merged, info, env_num)
         return merged
 
 
@@ -378,7 +384,7 @@ _MISSING = object()
 _Merge = Callable[[list[dict[str, Any]]], dict[str, Any]]
 
 
-class _LazyInfos(dict):  # type: ignore[type-arg]
+class _LazyInfos(dict[str, Any]):
     """A vector env's info dict whose keys are merged when first read.
 
     An RL loop reads one or two keys of an info (``action_mask``, say) out of twenty or more; the
@@ -410,7 +416,8 @@ class _LazyInfos(dict):  # type: ignore[type-arg]
     def _resolve(self, key: str) -> Any:
         name = key[1:] if key.startswith("_") else key  # pending keys are a top-level key or its mask
         infos = self._infos
-        values = [info[name] for info in infos]  # type: ignore[union-attr]
+        assert infos is not None, "a key is pending only while the sub-envs' infos are held"
+        values = [info[name] for info in infos]
         present = _ones(len(values))
         try:
             merged = {name: _batch_key(name, values, present, self._fold), "_" + name: present}

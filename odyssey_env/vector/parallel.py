@@ -9,6 +9,7 @@ them on every CPU, and a dead worker shows as its process sentinel.
 
 from __future__ import annotations
 
+import functools
 import multiprocessing as mp
 import os
 import pickle
@@ -24,7 +25,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 from gymnasium.vector import AutoresetMode, VectorEnv
-from gymnasium.vector.utils import batch_space, create_empty_array
+from gymnasium.vector.utils import batch_space, concatenate, create_empty_array
 
 from odyssey_env.vector.infos import _BatchedInfos, _Collected
 from odyssey_env.vector.sync import OdysseySyncVectorEnv
@@ -92,7 +93,8 @@ def _serve(
                 name, args, kwargs = payload
                 result = envs.call(name, *args, **kwargs)
             elif command == "set_attr":
-                result = envs.set_attr(*payload)
+                envs.set_attr(*payload)
+                result = None
             elif command == "close":
                 envs.close()
                 pipe.send(("ok", None))
@@ -289,7 +291,8 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         local = pending["local_result"]
         if local is not None:
             _, r, te, tr, infos = local
-            observations += self._local._env_obs  # type: ignore[union-attr]
+            assert self._local is not None, "only the calling process's share has a local result"
+            observations += self._local._env_obs
             rewards += r.tolist()
             terminations += te.tolist()
             truncations += tr.tolist()
@@ -515,7 +518,10 @@ class OdysseyAsyncVectorEnv(_BatchedInfos, VectorEnv):
         batched = self._concatenate(self.single_observation_space, observations, self._observations)
         return deepcopy(batched) if self.copy else batched
 
-    _concatenate = OdysseySyncVectorEnv._concatenate  # concatenate's dispatch on the space, looked up once
+    @functools.cached_property
+    def _concatenate(self) -> Callable[..., Any]:
+        """``concatenate``'s dispatch on the space, looked up once (as :class:`OdysseySyncVectorEnv` does)."""
+        return concatenate.dispatch(type(self.single_observation_space))
 
 
 def _check_reset_mask(mask: Any, num_envs: int) -> None:

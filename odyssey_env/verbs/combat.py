@@ -8,7 +8,7 @@ The enemy's side of the exchange runs in the ``combat_rhythm`` step rule.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from odyssey_env.engine import Engine
@@ -97,7 +97,7 @@ def _target(turn: Turn, handle: str, verb: str) -> Npc | None:
     return npc
 
 
-def _enemies(turn: Turn):
+def _enemies(turn: Turn) -> Iterator[str]:
     npcs, kinds = turn.state.npcs, turn.game.npcs
     for handle in turn.area.npcs:
         if kinds[npcs[handle].type].hostile:

@@ -7,7 +7,7 @@ then from the ground here, so a bag can be filled without juggling hands.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
 from odyssey_env.rules import ActionRule, Fact, action_rule
@@ -34,6 +34,7 @@ def _reachable(turn: Turn, handle: str) -> bool:
 def _storable(turn: Turn, handle: str, container: str) -> str | None:
     """Why ``handle`` cannot go into ``container`` at all (independent of amounts), or None."""
     t = known_object(turn.game, turn.state, handle)
+    assert t is not None, "a handle in hand or on the ground has a loaded type"
     if handle == container or t.category == "container":
         return "containers do not go inside containers"
     if not t.portable:
@@ -59,7 +60,9 @@ class Store(ActionRule):
         why = _storable(turn, handle, container)
         if why:
             return turn.fail(f"Cannot store {handle} in {container}: {why}.")
-        need = known_object(game, state, handle).size * n
+        t = known_object(game, state, handle)
+        assert t is not None, "a handle in hand or on the ground has a loaded type"
+        need = t.size * n
         room = container_room(game, state, container)
         if need > room:
             return turn.fail(
@@ -109,7 +112,7 @@ class Store(ActionRule):
         )
 
 
-def _amounts(verb: str, most: int, *rest: str):
+def _amounts(verb: str, most: int, *rest: str) -> Iterator[str]:
     """Valid-action summary for an amount: the smallest and the largest feasible amount."""
     tail = " ".join(rest)
     if most >= 1:

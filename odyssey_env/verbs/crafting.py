@@ -64,6 +64,7 @@ class Craft(ActionRule):
                     continue
                 seen.add(product)
                 recipe = game.objects[product].recipe
+                assert recipe is not None, "used_in lists only objects with a recipe"
                 most = None  # min() over the ingredients, stopping at the first one I lack
                 for i, k in recipe.ingredients.items():
                     can = carried.get(i, 0) // k
@@ -88,6 +89,7 @@ class Craft(ActionRule):
 
 def salvage(t: ObjectType) -> dict[str, int]:
     """What disassembling ``t`` gives back: half of each ingredient, rounded up (never more than it cost)."""
+    assert t.recipe is not None, "only crafted objects are salvaged"
     return {i: (k + 1) // 2 for i, k in t.recipe.ingredients.items()}
 
 

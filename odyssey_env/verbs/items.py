@@ -54,6 +54,7 @@ class PickUp(ActionRule):
         if not n_here:
             return turn.fail(f"Cannot pick up {handle}: there is none here.")
         t = known_object(game, turn.state, handle)
+        assert t is not None, "an object lying here has a loaded type"
         if not t.portable:
             return turn.fail(f"Cannot pick up {handle}: it is fixed in place.")
         n = n_here if handle == game.currency else 1
@@ -210,6 +211,7 @@ class Equip(ActionRule):
         if not in_hands and handle not in area.objects:
             return turn.fail(f"Cannot equip {handle}: it is neither in my hands nor here.")
         t = known_object(turn.game, turn.state, handle)
+        assert t is not None, "an object held or lying here has a loaded type"
         slot = t.equip_slot
         if slot is None:
             if t.category == "weapon":

@@ -110,6 +110,7 @@ class Pickpocket(ActionRule):
             turn.emit("pickpocket_failed", npc=handle, type=npc.type)
             return
         loot = self._loot(turn, npc)
+        assert loot is not None, "_target refuses when there is nothing to lift"
         if loot == turn.game.currency:
             n = turn.rng.randint(1, min(npc.coins, 5))
             npc.coins -= n

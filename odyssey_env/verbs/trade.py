@@ -65,6 +65,7 @@ class Buy(ActionRule):
         coins = coins_carried(turn)
         if coins < cost:
             return turn.fail(f"Cannot buy {n} {handle}: it costs {cost} {turn.game.currency} and I carry {coins}.")
+        assert turn.game.currency is not None, "a game with merchants has a currency (checked at load)"
         take_carried(turn.game, turn.state, turn.agent, turn.game.currency, cost)
         remove(npc.inventory, handle, n)
         held = 0  # instanced objects come one by one, so some may fit in my hands and the rest not
@@ -154,6 +155,7 @@ class Sell(ActionRule):
             del state.instances[handle]
         add(npc.inventory, kind, n)
         paid = self.payment(turn, kind) * n
+        assert game.currency is not None, "a game with merchants has a currency (checked at load)"
         where = receive(turn, game.currency, paid)
         turn.say(f"I sold {n} {handle} to {merchant} for {paid} {game.currency}; the coins are {where}.")
         turn.emit("object_sold", object=kind, amount=n, npc=merchant, paid=paid, first=turn.first("traded", kind))

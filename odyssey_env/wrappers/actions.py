@@ -23,13 +23,16 @@ different command every step, :class:`ActionFeatures` tells the policy what each
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, SupportsFloat
+from typing import TYPE_CHECKING, Any, SupportsFloat, cast
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
 from odyssey_env.wrappers.features import TokenHasher, slot_features
+
+if TYPE_CHECKING:
+    from odyssey_env.env import OdysseyEnv
 
 __all__ = ["DEFAULT_MAX_ACTIONS", "ActionFeatures", "ValidActions", "flatten_valid_actions"]
 
@@ -85,7 +88,9 @@ class ValidActions(gym.Wrapper[Any, np.int64, Any, str], gym.utils.RecordConstru
         if isinstance(max_actions, bool) or not isinstance(max_actions, int | np.integer) or max_actions < 1:
             raise ValueError(f"max_actions must be a positive integer, got {max_actions!r}")
         gym.utils.RecordConstructorArgs.__init__(self, max_actions=max_actions, list_commands=list_commands)
-        gym.Wrapper.__init__(self, env)
+        # Gymnasium types a Wrapper's inner env with the wrapper's own types (Env[Any, np.int64] here), not
+        # the wrapped env's (Env[Any, str]): it cannot describe a wrapper that changes the action type.
+        gym.Wrapper.__init__(self, env)  # type: ignore[misc]
         self.max_actions = int(max_actions)
         self.list_commands = bool(list_commands)
         self.action_space = spaces.Discrete(self.max_actions)
@@ -101,7 +106,7 @@ class ValidActions(gym.Wrapper[Any, np.int64, Any, str], gym.utils.RecordConstru
         index = self._index(action)
         # A masked slot plays as an invalid action that says which index it was.
         command = self._commands[index] if index < len(self._commands) else f"<action {index} is not valid now>"
-        obs, reward, terminated, truncated, info = self.env.step(command)
+        obs, reward, terminated, truncated, info = self.env.step(command)  # type: ignore[arg-type]  # as in __init__
         return obs, reward, terminated, truncated, self._listed(info, command)
 
     def action_masks(self) -> np.ndarray:
@@ -129,7 +134,7 @@ class ValidActions(gym.Wrapper[Any, np.int64, Any, str], gym.utils.RecordConstru
     def _listed(self, info: dict[str, Any], command: str) -> dict[str, Any]:
         grouped = info.get("valid_actions")
         if grouped is None:
-            grouped = self.env.unwrapped.valid_actions()
+            grouped = cast("OdysseyEnv", self.env.unwrapped).valid_actions()
         counts = [len(commands) for commands in grouped.values()]
         takes = _shares(counts, self.max_actions)
         commands: list[str] = []
@@ -174,7 +179,7 @@ class ActionFeatures(gym.ObservationWrapper[dict[str, Any], np.int64, Any], gym.
             raise ValueError(
                 "ActionFeatures describes ValidActions' slots: wrap the env in ValidActions first"
             ) from None
-        self.verbs: tuple[str, ...] = tuple(env.unwrapped.game.rules.actions)
+        self.verbs: tuple[str, ...] = tuple(cast("OdysseyEnv", env.unwrapped).game.rules.actions)
         self._verb_index = {verb: i for i, verb in enumerate(self.verbs)}
         self._hasher = TokenHasher(token_dim)
         self.token_dim = self._hasher.dim
@@ -199,7 +204,7 @@ def _find(env: gym.Env, kind: type) -> Any:
         env = env.env
 
 
-def _with_key(space: spaces.Space, key: str, added: spaces.Space) -> spaces.Dict:
+def _with_key(space: spaces.Space[Any], key: str, added: spaces.Space[Any]) -> spaces.Dict:
     """The ``Dict`` space of an observation that gains ``key`` (a non-Dict becomes ``"observation"``)."""
     if isinstance(space, spaces.Dict):
         if key in space.spaces:

@@ -13,13 +13,13 @@ and :class:`ActionMaskObservation` for libraries that read the mask from the obs
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from odyssey_env.env import MAX_OBSERVATION_LENGTH, PLAYER
+from odyssey_env.env import MAX_OBSERVATION_LENGTH, PLAYER, OdysseyEnv
 from odyssey_env.wrappers.actions import ValidActions, _add_key, _find, _with_key
 from odyssey_env.wrappers.features import StateFeatures, TokenHasher
 
@@ -92,7 +92,9 @@ class StateVector(gym.ObservationWrapper[np.ndarray, Any, Any], gym.utils.Record
         self.observation_space = spaces.Box(low, high, dtype=np.float32)
 
     def observation(self, observation: Any) -> np.ndarray:
-        vector = self.features(self.env.unwrapped.engine, PLAYER)
+        engine = cast(OdysseyEnv, self.env.unwrapped).engine
+        assert engine is not None, "an observation comes after reset()"
+        vector = self.features(engine, PLAYER)
         if self._append:
             return np.concatenate([observation, vector])
         return vector

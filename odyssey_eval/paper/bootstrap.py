@@ -28,7 +28,7 @@ from typing import Any
 
 from odyssey_eval.paper.literals import NotLiteral, literal
 
-__all__ = ["Bindings", "BossSpec", "Picker", "read_bindings"]
+__all__ = ["Bindings", "BossSpec", "Picker", "read_bindings", "stock_in_code"]
 
 
 @dataclass(frozen=True)
@@ -386,3 +386,99 @@ def _quest_objects(fn: ast.FunctionDef) -> list[tuple[str, str]]:
     if len(set(areas)) != 1:
         return []
     return [(o, areas[0]) for o in dict.fromkeys(objects)]
+
+
+def _stocked(fn: ast.FunctionDef, consts: Mapping[str, Any]) -> dict[str, int]:
+    """``npc.inventory[OBJ] = max(int(npc.inventory.get(OBJ, 0)), N)`` (or ``= N``) in a method: OBJ -> N.
+
+    OBJ is a string or a class constant ``self.X``; N is the largest integer constant of the value.
+    """
+    out: dict[str, int] = {}
+    for node in ast.walk(fn):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1):
+            continue
+        target = node.targets[0]
+        if not (
+            isinstance(target, ast.Subscript)
+            and isinstance(target.value, ast.Attribute)
+            and target.value.attr == "inventory"
+        ):
+            continue
+        key: Any = target.slice
+        if isinstance(key, ast.Constant):
+            obj = key.value
+        elif isinstance(key, ast.Attribute) and _is_self_attr(key, key.attr):
+            obj = consts.get(key.attr)
+        else:
+            continue
+        counts = [c.value for c in ast.walk(node.value) if isinstance(c, ast.Constant) and type(c.value) is int]
+        if isinstance(obj, str) and obj.startswith("obj_") and counts and max(counts) > 0:
+            out[obj] = max(out.get(obj, 0), max(counts))
+    return out
+
+
+def _npc_of_call(fn: ast.FunctionDef, call: ast.Call) -> str | None:
+    """The reference NPC id a ``self._setup_..._stock(world, inst)`` call is made for: the ``"npc_..."`` its
+    enclosing ``if get_def_id(inst) == "npc_..."`` names, else the base id ``inst`` was created from."""
+    arg = next((a.id for a in call.args if isinstance(a, ast.Name) and a.id != "world"), None)
+    parents: dict[ast.AST, ast.AST] = {}
+    for node in ast.walk(fn):
+        for child in ast.iter_child_nodes(node):
+            parents[child] = node
+    node: ast.AST | None = call
+    while node is not None:
+        if isinstance(node, ast.If):
+            named = [
+                c.value
+                for c in ast.walk(node.test)
+                if isinstance(c, ast.Constant) and isinstance(c.value, str) and c.value.startswith("npc_")
+            ]
+            if len(named) == 1:
+                return named[0]
+        node = parents.get(node)
+    # else the last ``inst = self._create_npc_instance(world, "npc_...", ...)`` before the call
+    made = [
+        node
+        for node in ast.walk(fn)
+        if isinstance(node, ast.Assign)
+        and len(node.targets) == 1
+        and isinstance(node.targets[0], ast.Name)
+        and node.targets[0].id == arg
+        and isinstance(node.value, ast.Call)
+        and node.lineno < call.lineno
+    ]
+    for node in sorted(made, key=lambda n: n.lineno, reverse=True):
+        assert isinstance(node.value, ast.Call)
+        named = [
+            a.value
+            for a in node.value.args
+            if isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("npc_")
+        ]
+        if len(named) == 1:
+            return named[0]
+    return None
+
+
+def stock_in_code(cls: ast.ClassDef, consts: Mapping[str, Any]) -> dict[str, dict[str, int]]:
+    """What the quest's code puts in a merchant's inventory at the start: reference NPC id -> {object: n}.
+
+    Saltglass's ``_setup_ch1_merchant_stock`` gives the world merchant vesin the survey seal its quest
+    asks to buy; Remnant's ``_setup_tide_merchant_stock`` the Heart of the Ocean. The stocking method is
+    read with :func:`_stocked`, the NPC from the place that calls it (:func:`_npc_of_call`).
+    """
+    methods = {f.name: f for f in cls.body if isinstance(f, ast.FunctionDef)}
+    stocking = {name: got for name, f in methods.items() if (got := _stocked(f, consts))}
+    out: dict[str, dict[str, int]] = {}
+    for fn in methods.values():
+        for call in ast.walk(fn):
+            if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+                continue
+            if call.func.attr not in stocking or not _is_self_attr(call.func, call.func.attr):
+                continue
+            npc = _npc_of_call(fn, call)
+            if npc is None:
+                continue
+            mine = out.setdefault(npc, {})
+            for obj, n in stocking[call.func.attr].items():
+                mine[obj] = max(mine.get(obj, 0), n)
+    return out

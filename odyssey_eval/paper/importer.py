@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from odyssey_eval.paper import tutorial as tutorial_mod
-from odyssey_eval.paper.bootstrap import Picker, read_bindings
+from odyssey_eval.paper.bootstrap import Picker, read_bindings, stock_in_code
 from odyssey_eval.paper.literals import NotLiteral, class_data, find_class, parse
 from odyssey_eval.paper.mechanics import bind_mechanics
 from odyssey_eval.paper.quest import (
@@ -164,6 +164,18 @@ def import_game(release: Release, game: str) -> ImportedGame:
                 objs = by_area[ent.areas[ref_area]].setdefault("objects", {})
                 objs[ent.objects[ref_obj]] = max(1, objs.get(ent.objects[ref_obj], 0))
         npc_by_name = {n["name"]: n for n in world["npcs"]}
+        for ref_npc, stock in stock_in_code(quest_cls, consts).items():
+            npc = npc_by_name.get(ent.npcs.get(ref_npc, ""))
+            if npc is None:
+                continue
+            if npc.get("role") != "merchant":
+                notes.append({"where": f"npc {ref_npc}", "difference": "the quest's code stocks it, but it does "
+                              "not trade in odyssey (not a merchant there): its stock is left out"})  # fmt: skip
+                continue
+            mine = npc.setdefault("stock", {})
+            for ref_obj, n in stock.items():
+                if ref_obj in ent.objects:
+                    mine[ent.objects[ref_obj]] = max(int(mine.get(ent.objects[ref_obj], 0)), n)
         for spec in bindings.bosses.values():
             if spec.npc in ent.npcs:
                 npc = npc_by_name[ent.npcs[spec.npc]]

@@ -65,6 +65,29 @@ def _cond(c: dict[str, Any], ent: Entities, npc_names: dict[str, str], key: str 
     return None
 
 
+def _merchant_stock(steps: list[dict[str, Any]], ent: Entities) -> dict[str, int]:
+    """What the tutorial merchant sells: the stock the first step that sets it up gives it.
+
+    The reference appends each step's ``stock`` to the merchant's inventory when the step begins; odyssey
+    gives a merchant type's stock when it is summoned and again when a step lists it while it is there.
+    """
+    for st in steps:
+        for spec in (st.get("setup") or {}).get("ensure_npcs", []):
+            if spec.get("kind") == "merchant" and isinstance(spec.get("stock"), dict):
+                stock = {ent.objects[o]: int(n) for o, n in spec["stock"].items() if o in ent.objects and int(n) > 0}
+                if stock:
+                    return stock
+    return {}
+
+
+def _placeholder(name: str, ent: Entities) -> str:
+    """An instruction's ``{wood_log}``: the object's name, as the reference's ``_render_instruction`` fills it
+    (its exit is odyssey's door room); a placeholder naming nothing odyssey has reads "it"."""
+    if name == "exit":
+        return DOOR
+    return ent.objects.get(f"obj_{name}", "it")
+
+
 def convert(
     text: str, path: str, ent: Entities, world: dict[str, Any]
 ) -> tuple[dict[str, Any] | None, list[dict[str, str]]]:
@@ -96,16 +119,23 @@ def convert(
         }
         if n.get("enemy"):
             entry["pattern"] = ["attack", "defend", "attack", "wait"]
+        else:
+            stock = _merchant_stock(steps, ent)
+            if stock:
+                entry["stock"] = stock
         world["npcs"].append(entry)
         existing.add(name)
     if "merchant" not in npc_names or "enemy" not in npc_names:
         return None, [{"where": "tutorial", "difference": "the tutorial's merchant or raider is missing: no tutorial"}]
-    names = {"bag": None, "writable": None}
+    # the reference's bag and writable are the tutorial's first container and first writable object
+    # (``small_bag`` in most games, ``small_pouch`` in Mark), instanced when the tutorial begins
+    names: dict[str, str | None] = {"bag": None, "writable": None}
+    category = {o["name"]: o.get("category") for o in world["objects"]}
     for o in data.get("required_objects") or []:
         got = ent.objects.get(o.get("id", ""))
-        if got and o.get("id") == "obj_small_bag":
+        if got and names["bag"] is None and category.get(got) == "container":
             names["bag"] = got
-        if got and o.get("id") == "obj_paper":
+        if got and names["writable"] is None and category.get(got) == "writable":
             names["writable"] = got
     key = next(
         (
@@ -156,11 +186,12 @@ def convert(
         npcs = []
         for spec in setup.get("ensure_npcs", []):
             kind = spec.get("kind")
-            if (
-                kind in npc_names
-                and npc_names[kind] not in npcs
-                and not any(npc_names[kind] in s.get("npcs", []) for s in out_steps)
-            ):
+            if kind not in npc_names or npc_names[kind] in npcs:
+                continue
+            # a step that restocks the merchant lists it again (odyssey's tutorial then adds its stock,
+            # as the reference appends the step's stock); other NPCs are summoned once
+            restocks = kind == "merchant" and bool(spec.get("stock"))
+            if restocks or not any(npc_names[kind] in s.get("npcs", []) for s in out_steps):
                 npcs.append(npc_names[kind])
         say = ascii_text(st.get("instruction", ""))
         for k, v in (
@@ -171,7 +202,7 @@ def convert(
         ):
             if v:
                 say = say.replace("{" + k + "}", f"{v}_<number>" if k in ("bag", "writable") else v)
-        say = re.sub(r"\{[a-z_]+\}", "it", say)
+        say = re.sub(r"\{([a-z_]+)\}", lambda m: _placeholder(m.group(1), ent), say)
         step: dict[str, Any] = {
             "id": sid,
             "say": "".join(ch for ch in say if 32 <= ord(ch) < 127 or ch == "\n").strip(),

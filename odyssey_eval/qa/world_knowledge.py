@@ -248,10 +248,13 @@ def verify_world_knowledge(q: Question, game: Game, world: WorldState) -> None:
     """Recompute which choices are true from the game and the initial world; raise if not exactly the answer."""
     s = q.subject
     t = s["template"]
+    recipe = game.objects[s["object"]].recipe if t in ("craft_ingredient", "ingredient_quantity") else None
     if t == "craft_ingredient":
-        truth = {ing for ing, k in game.objects[s["object"]].recipe.ingredients.items() if k > 0}
+        assert recipe is not None  # these templates ask only about craftable objects
+        truth = {ing for ing, k in recipe.ingredients.items() if k > 0}
     elif t == "ingredient_quantity":
-        truth = {str(game.objects[s["object"]].recipe.ingredients[s["ingredient"]])}
+        assert recipe is not None
+        truth = {str(recipe.ingredients[s["ingredient"]])}
     elif t == "npc_holds":
         t_npc = game.npcs[s["npc"]]
         truth = set(t_npc.stock if t_npc.role == "merchant" else t_npc.drops)

@@ -20,6 +20,7 @@ from typing import Any
 
 from odyssey_env.rewards import COMPONENTS, SUPPLEMENTARY
 from odyssey_env.safeio import MAX_JSON_DEPTH, parse_json, read_regular
+from odyssey_eval.gameorigin import origin_text
 from odyssey_eval.rundir import CELL, MAX_JSON_BYTES, QA, RESULTS, TRAJECTORY, RunDir, RunDirError
 from odyssey_eval.trajectory import Trajectory, TrajectoryError, read_trajectory
 from odyssey_eval.viewer.observation import STATS, parse_observation
@@ -316,6 +317,7 @@ def _view_data(path: str | Path) -> dict[str, Any]:
                 "summary": _summary(results, _metrics(traj, facts, results)),
                 "finished": results is not None,
                 "title": (results or {}).get("game_title"),
+                "origin": origin_text((results or {}).get("game_origin")),
                 "qa": [{k: v for k, v in r.items() if k != "game"} for r in rounds],
             }
         )
@@ -325,16 +327,19 @@ def _view_data(path: str | Path) -> dict[str, Any]:
     names = list(world.places)
     positions = layout(names, world.places, world.unlocked, seed=0)
     area_index = {n: i for i, n in enumerate(names)}
-    titles = []
+    titles, origins = [], []
     for a in out_agents:
         a["steps"]["ar"] = [area_index[name] for name in a["steps"]["ar"]]
         titles.append(a.pop("title"))
+        origins.append(a.pop("origin"))
     game = cell.get("game") if isinstance(cell.get("game"), dict) else {}
     run = {
         "path": str(root),
         "game": str(game.get("name", "?")),
         "game_path": game.get("path"),
         "title": next((t for t in titles if t), None) or str(game.get("name", "?")),
+        # what the game is relative to the paper (results.json's game_origin), None for runs made before it
+        "origin": next((o for o in origins if o), None) or origin_text((cell_results or {}).get("game_origin")),
         "seed": cell.get("seed"),
         "max_steps": cell.get("max_steps"),
         "tutorial": cell.get("tutorial"),

@@ -155,7 +155,7 @@ def _place_centers(
 
     if len(names) == 1:
         return {names[0]: (0.0, 0.0)}
-    graph = nx.Graph()
+    graph: nx.Graph[str] = nx.Graph()
     graph.add_nodes_from(names)
     for a, b in edges:
         if group[a] != group[b]:

@@ -5,10 +5,13 @@ candidate is validated:
 
 * ``entities`` writes ``world.json``: the reply must hold a JSON object that loads (schema and every
   reference, checked here: data runs nothing) and has the size asked for;
-* ``rules`` writes ``rules.py`` (skipped when no new rules are asked): the allow-list, then a load in
-  the sandbox, and exactly the number of new verbs and step rules asked for;
-* ``quest`` writes ``quest.json`` and may append new predicates to ``rules.py``: it must load, have the
-  chapters and stages asked for, and give every predicate condition a plan.
+* ``rules`` writes ``rules.json`` in the engine's rule language (skipped when no new rules are asked): it
+  must load with the world (schema, references, bounds: data, so checked here, nothing runs) and declare
+  exactly the number of new verbs and step rules asked for, with names the engine does not have. With the
+  spec's ``code`` (``--code``) it writes ``rules.py`` instead, for human review: the allow-list, then a load
+  in the sandbox; such a game runs only once a person trusts it;
+* ``quest`` writes ``quest.json`` (with ``code`` it may append new predicates to ``rules.py``): it must
+  load, have the chapters and stages asked for, and give every predicate condition a plan.
 
 Every call's tokens are recorded on its attempt (input and output, as the backend reports them), and
 with ``record`` every reply is written to a JSON file that ``--replay`` (the scripted backend) plays
@@ -27,7 +30,7 @@ from typing import Any
 
 from odyssey_agents.llm import LLM, LLMError
 from odyssey_gen.llm.parse import ReplyError, extract_json, extract_python
-from odyssey_gen.llm.prompts import entities_prompt, quest_prompt, rules_prompt
+from odyssey_gen.llm.prompts import entities_prompt, quest_prompt, rule_file_prompt, rules_prompt
 from odyssey_gen.report import Attempt
 from odyssey_gen.spec import GameSpec, ValidationSettings
 from odyssey_gen.validate import Problem, check_static
@@ -77,8 +80,8 @@ def declared_predicates(source: str) -> list[tuple[str, str]]:
 class LLMAuthor:
     """The repair loop's view of the LLM stages (see the module docstring)."""
 
-    name = "llm"
-    stages = ("entities", "rules", "quest")
+    name: str = "llm"
+    stages: tuple[str, ...] = ("entities", "rules", "quest")
 
     def __init__(self, spec: GameSpec, llm: LLM, *, record: str | Path | None = None):
         self.spec = spec
@@ -87,6 +90,7 @@ class LLMAuthor:
         self.replies: list[str] = []
         self.rules_source = ""  # the rules stage's part of rules.py
         self.predicate_source = ""  # the quest stage's part
+        self.rule_file: dict[str, Any] | None = None  # the rules stage's rules.json (without code)
 
     def model_info(self) -> dict[str, Any]:
         return self.llm.describe()
@@ -118,7 +122,7 @@ class LLMAuthor:
         if isinstance(world.get("game"), dict):
             world["game"]["name"] = self.spec.name  # the folder's name, whatever the model wrote
         (folder / "world.json").write_text(json.dumps(world, indent=2) + "\n", encoding="utf-8")
-        for later in ("quest.json", "rules.py"):  # they were written for the previous world
+        for later in ("quest.json", "rules.py", "rules.json"):  # they were written for the previous world
             (folder / later).unlink(missing_ok=True)
         problems = self._load_alone(folder, ("world.json",), "entities")
         return problems or self._sizes(world)
@@ -157,8 +161,12 @@ class LLMAuthor:
     def _rules(self, folder: Path, feedback: list[Problem], attempt: Attempt) -> list[Problem]:
         if not (self.spec.action_rules or self.spec.step_rules):
             self.rules_source = ""
+            self.rule_file = None
             self._write_rules(folder)
+            (folder / "rules.json").unlink(missing_ok=True)
             return []
+        if not self.spec.code:
+            return self._rule_file(folder, feedback, attempt)
         world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
         reply = self._ask("rules", rules_prompt(self.spec, world, feedback), attempt)
         self.rules_source = extract_python(reply) or ""
@@ -189,12 +197,64 @@ class LLMAuthor:
                 )
         return out
 
+    def _rule_file(self, folder: Path, feedback: list[Problem], attempt: Attempt) -> list[Problem]:
+        """The rules stage in the rule language: ``rules.json``, checked here (loading data runs nothing)."""
+        from odyssey_env.rules import BASE_VERBS, OPTIONAL_VERBS
+        from odyssey_env.steprules.order import ENGINE_STEP_ORDER
+
+        world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
+        reply = self._ask("rules", rule_file_prompt(self.spec, world, feedback), attempt)
+        rules = extract_json(reply, "rules.json")
+        self.rule_file = rules
+        self.rules_source = self.predicate_source = ""
+        self._write_rules(folder)  # no rules.py
+        (folder / "quest.json").unlink(missing_ok=True)  # the quest is asked again after new rules
+        (folder / "rules.json").write_text(json.dumps(rules, indent=2) + "\n", encoding="utf-8")
+        problems = self._load_alone(folder, ("world.json", "rules.json"), "rules")
+        if problems:
+            return problems
+        taken = {v.split()[0] for v in (*BASE_VERBS, *OPTIONAL_VERBS)}
+        verbs = [str(v.get("verb", "")) for v in rules.get("verbs", []) or []]
+        steps = [str(r.get("name", "")) for r in rules.get("step_rules", []) or []]
+        out = [
+            _problem("rules", f"the verb {v!r} is the engine's own (or starts like one): name a new verb otherwise")
+            for v in verbs
+            if v.split()[:1] and v.split()[0] in taken
+        ]
+        out += [
+            _problem("rules", f"the step rule {n!r} is the engine's own: name a new step rule otherwise")
+            for n in steps
+            if n in ENGINE_STEP_ORDER
+        ]
+        for got, asked, what in (
+            (verbs, self.spec.action_rules, "verb(s)"),
+            (steps, self.spec.step_rules, "step rule(s)"),
+        ):
+            if len(got) != asked:
+                out.append(
+                    _problem(
+                        "rules",
+                        f"asked for exactly {asked} new {what}, rules.json declares {len(got)}"
+                        + (f": {', '.join(got)}" if got else ""),
+                    )
+                )
+        return out
+
+    def _known_predicates(self) -> list[tuple[str, str]]:
+        declared = [
+            (str(p.get("name")), "declared in rules.json")
+            for p in (self.rule_file or {}).get("predicates", []) or []
+            if isinstance(p, dict)
+        ]
+        return [*declared, *declared_predicates(self.rules_source)]
+
     def _quest(self, folder: Path, feedback: list[Problem], attempt: Attempt) -> list[Problem]:
         world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
-        known = [*declared_predicates(self.rules_source), ("did", "the agent caused an event of a kind this step")]
-        reply = self._ask("quest", quest_prompt(self.spec, world, known, feedback), attempt)
+        known = [*self._known_predicates(), ("did", "the agent caused an event of a kind this step")]
+        reply = self._ask("quest", quest_prompt(self.spec, world, known, feedback, code=self.spec.code), attempt)
         quest = extract_json(reply, "quest.json")
-        self.predicate_source = extract_python(reply, required=False) or ""
+        # without --code nothing the model writes is Python: a stray python block is not kept
+        self.predicate_source = (extract_python(reply, required=False) or "") if self.spec.code else ""
         (folder / "quest.json").write_text(json.dumps(quest, indent=2) + "\n", encoding="utf-8")
         self._write_rules(folder)
         problems = [Problem("static", p.message, p.detail, "quest") for p in check_static(folder)]
@@ -206,11 +266,13 @@ class LLMAuthor:
         if (folder / "rules.py").is_file():
             found = self._sandbox_load(folder, ("world.json", "quest.json", "rules.py"))
             return [Problem(p.check, p.message, p.detail, "quest") for p in found["problems"]]
-        return self._load_alone(folder, ("world.json", "quest.json"), "quest")
+        return self._load_alone(folder, ("world.json", "quest.json", "rules.json"), "quest")
 
     def _plans(self, quest: dict[str, Any]) -> list[Problem]:
         out = []
-        main = quest.get("main") if isinstance(quest.get("main"), dict) else {}
+        main = quest.get("main")
+        if not isinstance(main, dict):
+            main = {}
         for chapter in main.get("chapters", []) or []:
             for stage in chapter.get("stages", []) or []:
                 for cond in _predicate_conditions(stage.get("done")):
@@ -304,6 +366,12 @@ class LLMAuthor:
                 f"types, {len(world.get('npcs', []))} NPC types"
             )
         if stage == "rules":
+            if self.rule_file is not None:
+                verbs = [str(v.get("verb")) for v in self.rule_file.get("verbs", []) or []]
+                steps = [str(r.get("name")) for r in self.rule_file.get("step_rules", []) or []]
+                return f"rules.json (no code) with verb(s) {', '.join(verbs) or 'none'}; step rule(s) " + (
+                    ", ".join(steps) or "none"
+                )
             if not self.rules_source:
                 return "no new rules asked"
             names = [n for n, _ in declared_predicates(self.rules_source)]

@@ -38,9 +38,10 @@ def _format_keys() -> frozenset[str]:
 
     from odyssey_env import content
     from odyssey_env.quests import spec as quest_spec
+    from odyssey_env.rulelang import spec as rule_spec
 
     keys: set[str] = set()
-    for module in (content, quest_spec):
+    for module in (content, quest_spec, rule_spec):
         for value in vars(module).values():
             if dataclasses.is_dataclass(value):
                 keys.update(f.name for f in dataclasses.fields(value))
@@ -141,8 +142,8 @@ class Describer:
 
     # ------------------------------------------------------------------ the pass
     def __call__(self, folder: Path, report: Report) -> str:
-        world_path, quest_path = folder / "world.json", folder / "quest.json"
-        originals = {p: p.read_text(encoding="utf-8") for p in (world_path, quest_path) if p.is_file()}
+        world_path, quest_path, rules_path = folder / "world.json", folder / "quest.json", folder / "rules.json"
+        originals = {p: p.read_text(encoding="utf-8") for p in (world_path, quest_path, rules_path) if p.is_file()}
         world = json.loads(originals[world_path])
         described: Counter[str] = Counter()
         rejected: Counter[str] = Counter()
@@ -191,9 +192,11 @@ class Describer:
                     renames[old] = new
                     taken.add(new)
         texts = {world_path: json.dumps(world, indent=2) + "\n"}
-        if quest_path in originals:
-            texts[quest_path] = originals[quest_path]
-        texts = {p: self._rename(t, renames) for p, t in texts.items()}
+        for path in (quest_path, rules_path):  # rules.json names the world's things too
+            if path in originals:
+                texts[path] = originals[path]
+        # rules.json's own names (step rules, variables) are built from handles: leave them be there
+        texts = {p: self._rename(t, renames, within_names=p != rules_path) for p, t in texts.items()}
         for p, t in texts.items():
             p.write_text(t, encoding="utf-8")
         undone = self._loads(folder)
@@ -227,17 +230,19 @@ class Describer:
         return line
 
     @staticmethod
-    def _rename(text: str, renames: dict[str, str]) -> str:
+    def _rename(text: str, renames: dict[str, str], *, within_names: bool = True) -> str:
         # Two passes through placeholders, so a new name is never renamed again by an old one it contains
         # ("garnet" -> "brine_garnet" must not touch an area just renamed to "brine_garnet").
+        # ``within_names=False``: words inside a longer name (``peat`` in ``peat_regrows``) stay as they are.
         final: list[str] = []
+        edge = "A-Za-z" if within_names else "A-Za-z0-9_"
         for old in sorted(renames, key=len, reverse=True):
             new = renames[old]
             spaced_old, spaced_new = old.replace("_", " "), new.replace("_", " ")
             for pattern, replacement in (
                 (_handle_pattern(old), new),
-                (re.compile(rf"(?<![A-Za-z]){re.escape(spaced_old)}(?![A-Za-z])"), spaced_new),
-                (re.compile(rf"(?<![A-Za-z]){re.escape(spaced_old.title())}(?![A-Za-z])"), spaced_new.title()),
+                (re.compile(rf"(?<![{edge}]){re.escape(spaced_old)}(?![{edge}])"), spaced_new),
+                (re.compile(rf"(?<![{edge}]){re.escape(spaced_old.title())}(?![{edge}])"), spaced_new.title()),
             ):
                 final.append(replacement)
                 text = pattern.sub(f"\x00{len(final) - 1}\x00", text)

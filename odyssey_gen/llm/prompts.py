@@ -9,6 +9,7 @@ rules as examples, and the condition vocabulary of quests.
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 import json
 from typing import Any
@@ -24,7 +25,7 @@ from odyssey_gen.spec import OPTIONAL_DYNAMICS, GameSpec
 from odyssey_gen.validate import Problem
 from odyssey_gen.validate.static import ALLOWED_IMPORTS
 
-__all__ = ["entities_prompt", "quest_prompt", "repair_note", "rules_prompt", "world_digest"]
+__all__ = ["entities_prompt", "quest_prompt", "repair_note", "rule_file_prompt", "rules_prompt", "world_digest"]
 
 Messages = list[dict[str, str]]
 
@@ -242,8 +243,118 @@ Reply with the whole rules.py in one ```python block."""
     return messages
 
 
+def _language_summary() -> str:
+    """The rule language's conditions and effects, one line each, from the language's own dataclasses."""
+    from odyssey_env.rulelang import spec as rl
+
+    def line(cls: type) -> str:
+        fields = [f.name for f in dataclasses.fields(cls)]
+        tag = rl.JSON_KEYS.get(fields[0], fields[0])
+        tag = {"if_": "if"}.get(tag, tag)
+        rest = ", ".join({"otherwise": "else"}.get(f, f) for f in fields[1:])
+        doc = (inspect.getdoc(cls) or "").split("\n")[0]
+        return f"  {tag}" + (f" (+ {rest})" if rest else "") + f": {doc}"
+
+    return (
+        "Conditions (one key tells them apart):\n"
+        + "\n".join(line(c) for c in rl.CONDITIONS)
+        + "\nEffects:\n"
+        + "\n".join(line(e) for e in rl.EFFECTS)
+    )
+
+
+#: The example rule file of docs/game-format.md ("Rules as data"), for the tiny game's objects.
+RULE_FILE_EXAMPLE = {
+    "format": 1,
+    "vars": [{"name": "whittled", "kind": "counter", "max": 1000}],
+    "verbs": [
+        {
+            "verb": "whittle",
+            "description": "Carve a stick I carry into a plank, with a club in hand.",
+            "slots": [{"name": "wood", "domain": "carried", "types": ["stick"]}],
+            "requires": [{"check": {"holds": "club"}, "refuse": "I need a club in hand to whittle {wood}."}],
+            "effects": [
+                {"transform": "$wood", "into": "plank"},
+                {"add": "whittled"},
+                {"say": "I whittle {wood} into a plank ({var.whittled} so far)."},
+            ],
+            "facts": [
+                {
+                    "topic": "crafting",
+                    "question": "What does whittling a stick make?",
+                    "answer": "a plank",
+                    "distractors": ["a club", "nothing"],
+                }
+            ],
+        }
+    ],
+    "step_rules": [
+        {
+            "name": "cold_night",
+            "description": "At night the cold bites whoever holds no torch.",
+            "after": ["day_night"],
+            "trigger": {"every": 2, "hours": [20, 6]},
+            "when": {"none_of": [{"holds": "torch"}]},
+            "effects": [{"change": "hp", "by": -1}, {"say": "The cold bites."}],
+        }
+    ],
+    "predicates": [{"name": "whittled_many", "check": {"counter": "whittled", "at_least": 3}}],
+}
+
+
+def rule_file_prompt(spec: GameSpec, world: dict[str, Any], feedback: list[Problem]) -> Messages:
+    """The rules stage without code: the model writes ``rules.json`` in the rule language (data only)."""
+    from odyssey_env.rulelang import json_schema as rule_schema
+    from odyssey_env.rules import BASE_VERBS
+
+    text = f"""Write the rules.json of the game below, in the engine's rule language (data, not code): exactly
+{spec.action_rules} new verb(s) and exactly {spec.step_rules} new step rule(s), in the spirit of the theme, using its
+objects, NPCs and areas.
+
+{_request(spec)}
+
+The game's entities:
+{world_digest(world)}
+
+The file must validate against this JSON Schema (unknown fields are errors):
+{json.dumps(rule_schema(), separators=(",", ":"))}
+
+{_language_summary()}
+
+How it works: a verb's "slots" take their values from a domain (held, carried, worn, ground, near, npc, exit,
+area, amount, text), narrowed by "types"; each of "requires" must hold ("check"), else the command fails saying
+"refuse"; then the "effects" run and the verb records an event named after it. A step rule runs every step for
+each item of its "scope" (agent, area, npc, object) when its "trigger" (every, offset, hours, enter, event,
+match, becomes, chance) and "when" hold. Values are literal names or references ($here, $<slot>, $npc,
+$object, $event.<field>); texts are templates ({{<slot>}}, {{here}}, {{npc}}, {{object}}, {{step}},
+{{event.<field>}}, {{var.<counter>}}). Variables ("vars": flag, counter with max, set) are kept per agent,
+area or globally. "produce" and "place" need a "cap", "spawn_npc" a "max_alive".
+
+The engine's vocabulary: its verbs are {", ".join(BASE_VERBS)} and the optional {", ".join(OPTIONAL_VERBS)};
+a new verb must have another name (its first word too). Every step rule needs "after" or "before" naming step
+rules; the engine's run in this order: {BASE_STEP_ORDER}; for example "after": ["respawn"].
+A new verb must come up in ordinary play (a random player must see it among the valid actions and succeed
+with it); a new step rule must change something (say, tell, place, change a stat or a variable) in ordinary play.
+
+An example, for another game:
+```json
+{json.dumps(RULE_FILE_EXAMPLE, separators=(",", ":"))}
+```
+
+Reply with the whole rules.json in one ```json block."""
+    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
+    if feedback:
+        messages.append({"role": "user", "content": repair_note(feedback, "rules.json")})
+    return messages
+
+
 def quest_prompt(
-    spec: GameSpec, world: dict[str, Any], predicates: list[tuple[str, str]], feedback: list[Problem]
+    spec: GameSpec,
+    world: dict[str, Any],
+    predicates: list[tuple[str, str]],
+    feedback: list[Problem],
+    *,
+    code: bool = True,
 ) -> Messages:
     if spec.branching > 1:
         shape = (
@@ -254,6 +365,12 @@ def quest_prompt(
     else:
         shape = 'Chapters are linear: leave out "requires" and each stage follows the previous one.'
     known = "\n".join(f"  {name}: {doc}" for name, doc in predicates) or "  none"
+    more = (
+        "You may add predicates in a ```python block (the same rules as rules.py; it is appended to it). "
+        if code
+        else ""
+    )
+    reply_more = " (and the optional ```python block of new predicates)" if code else " (no code)"
     text = f"""Write the quest.json of the game below.
 
 {_request(spec)}
@@ -272,13 +389,14 @@ Include "side_quests": {{"enabled": true}} and "expansion": {{"enabled": true, "
 Conditions use only this vocabulary:
 {describe_vocabulary()}
 
-Predicates registered by the game's rules.py:
+Predicates registered by the game's rules:
 {known}
-You may add predicates in a ```python block (the same rules as rules.py; it is appended to it). Every
+{more}Every
 {{"type": "predicate"}} condition must carry "plan": a list of vocabulary conditions (not predicates) which,
-done in order, make the predicate hold. A planner follows that plan to prove the quest can be completed.
+done in order, make the predicate hold (a bare "did" of a new verb's event needs none). A planner follows
+that plan to prove the quest can be completed.
 
-Reply with quest.json in one ```json block (and the optional ```python block of new predicates)."""
+Reply with quest.json in one ```json block{reply_more}."""
     messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": text}]
     if feedback:
         messages.append({"role": "user", "content": repair_note(feedback, "quest.json")})

@@ -19,6 +19,7 @@ from odyssey_env.rules import OPTIONAL_VERBS
 from odyssey_gen.procedural.draft import Draft, NpcDraft, ObjDraft
 from odyssey_gen.procedural.items import ObjectBuilder, ensure_supply
 from odyssey_gen.procedural.layout import lay_out
+from odyssey_gen.procedural.mechanics import invent, weave
 from odyssey_gen.procedural.names import Namer
 from odyssey_gen.procedural.npcs import build_npcs
 from odyssey_gen.procedural.quest import QuestBuilder
@@ -183,6 +184,8 @@ def draft(spec: GameSpec, attempt: int = 1) -> Draft:
     d.quest = builder.build()
     d.plot, d.structure = builder.plot.name, builder.structure
     ensure_supply(d, _demands(d))
+    d.mechanics = invent(d, attempt)  # after the supply: what the new verbs use up comes on top
+    weave(d, d.mechanics)
     d.description = f"A generated world of {spec.places} place(s) and {spec.areas} areas: {spec.theme.strip()}."
     first, second = d.rng.sample(d.namer.lexicon.motifs(), 2)
     d.intro = f"I wake in {d.spawn.name}. Around me: {first}, and {second}."
@@ -192,14 +195,16 @@ def draft(spec: GameSpec, attempt: int = 1) -> Draft:
 class ProceduralAuthor:
     """The repair loop's view of the procedural builders: three stages over one seeded draft.
 
-    ``entities`` builds the whole draft and writes ``world.json``; ``rules`` reports the optional verbs
-    and dynamics it switched on (this author writes no code); ``quest`` writes ``quest.json``. Any
+    ``entities`` builds the whole draft and writes ``world.json``; ``rules`` writes ``rules.json``, the
+    mechanics it invented in the rule language (:mod:`odyssey_gen.procedural.mechanics`; this author writes
+    no code), and reports them with the optional verbs and dynamics it switched on; ``quest`` writes
+    ``quest.json``. Any
     validation problem sends the loop back to ``entities``, which rebuilds from the next stream of
     the same seed.
     """
 
-    name = "procedural"
-    stages = ("entities", "rules", "quest")
+    name: str = "procedural"
+    stages: tuple[str, ...] = ("entities", "rules", "quest")
 
     def __init__(self, spec: GameSpec):
         self.spec = spec
@@ -213,12 +218,19 @@ class ProceduralAuthor:
         is still a function of the spec alone.
         """
         self.draft = d = draft(self.spec, attempt)
-        return {"world.json": dumps(world_json(d)), "quest.json": dumps(d.quest)}
+        files = {"world.json": dumps(world_json(d)), "quest.json": dumps(d.quest)}
+        if d.mechanics.verbs or d.mechanics.step_rules:
+            files["rules.json"] = dumps(d.mechanics.rules)
+        return files
 
     def run_stage(self, stage: str, folder: Path, feedback: list, attempt: Any) -> list:
         if stage == "entities":
             self._files = self.files(attempt.attempt)
             (folder / "world.json").write_text(self._files["world.json"], encoding="utf-8")
+        elif stage == "rules":
+            (folder / "rules.json").unlink(missing_ok=True)
+            if "rules.json" in self._files:
+                (folder / "rules.json").write_text(self._files["rules.json"], encoding="utf-8")
         elif stage == "quest":
             assert self.draft is not None
             (folder / "quest.json").write_text(self._files["quest.json"], encoding="utf-8")
@@ -241,7 +253,12 @@ class ProceduralAuthor:
         if stage == "rules":
             verbs = ", ".join(d.verbs) or "none"
             dynamics = ", ".join(d.dynamics) or "none"
-            return f"no new code; optional verbs switched on: {verbs}; dynamics: {dynamics}"
+            m = d.mechanics
+            invented = (
+                f"rules.json invents verb(s) {', '.join(m.verbs) or 'none'} and step rule(s) "
+                f"{', '.join(m.step_rules) or 'none'}"
+            )
+            return f"no code; {invented}; optional verbs switched on: {verbs}; dynamics: {dynamics}"
         main = d.quest["main"]
         stages = sum(len(ch["stages"]) for ch in main["chapters"])
         shape = (

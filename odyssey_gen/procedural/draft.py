@@ -88,6 +88,7 @@ class Draft:
         self.npcs: dict[str, NpcDraft] = {}
         self.verbs: tuple[str, ...] = ()
         self.dynamics: tuple[str, ...] = ()
+        self.mechanics: Any = None  # odyssey_gen.procedural.mechanics.Mechanics: the rules.json it invented
         self.quest: dict[str, Any] = {}
         self.plot = ""  # the quest's plot shape (odyssey_gen.procedural.plots.PLOTS)
         self.structure = ""  # how its forking chapters are wired ("linear" when they do not fork)

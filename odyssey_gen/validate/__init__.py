@@ -95,7 +95,7 @@ def _load_data_only(folder: Path) -> list[Problem]:
     try:
         load_game(folder, cache=False)
     except GameError as exc:
-        owners = {"world.json": "entities", "quest.json": "quest"}
+        owners = {"world.json": "entities", "quest.json": "quest", "rules.json": "rules"}
         return [Problem("load", str(p), owner=owners.get(p.file, "entities")) for p in exc.problems]
     return []
 

@@ -49,7 +49,7 @@ from odyssey_gen.spec import ValidationSettings
 
 __all__ = ["BWRAP_ENV", "MAX_REPLY_BYTES", "SandboxResult", "SandboxUnavailable", "require_sandbox", "run_checks"]
 
-CONTENT = ("world.json", "quest.json", "rules.py")
+CONTENT = ("world.json", "quest.json", "rules.json", "rules.py")
 #: The package root that holds odyssey_env, odyssey_agents and odyssey_gen (for PYTHONPATH).
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("odyssey_env", "odyssey_agents", "odyssey_gen")
@@ -310,6 +310,9 @@ class Judge:
         self.listed: set[str] = set()
         self.succeeded: set[str] = set()
         self.fired: dict[str, int] = {}
+        self.oracle_verbs: set[str] = set()  # new verbs that succeeded in the oracle's play
+        self.oracle_fired: set[str] = set()  # new step rules that changed something in the oracle's play
+        self._oracle: list[dict[str, str]] | None = None  # the oracle's problems, once played
         self.tutorial = False
 
     def owner(self, error: dict[str, Any]) -> str:
@@ -338,7 +341,7 @@ class Judge:
         if err is not None:
             return [problem("load", err["message"], err["detail"], self.owner(err))]
         if "problems" in reply:
-            owners = {"world.json": "entities", "quest.json": "quest", "rules.py": "rules"}
+            owners = {"world.json": "entities", "quest.json": "quest", "rules.py": "rules", "rules.json": "rules"}
             found = _get(reply, "problems", list)
             out = []
             for p in found:
@@ -484,10 +487,21 @@ class Judge:
         return out
 
     def reachability(self) -> list[dict[str, str]]:
+        """Each new verb listed and succeeding, each new step rule changing something, in the random
+        agent's play or, for what that missed, in the oracle's (a verb a quest stage asks for may need a
+        tool and a place that random play seldom brings together; the oracle's episodes are the ones the
+        solvability check judges, played once)."""
         st = self.settings
         span = f"{st.random_steps} random steps on {st.seeds} seed(s)"
         out = []
+        missed = [v for v in self.new_verbs if v not in self.succeeded]
+        missed += [n for n in self.new_steps if not self.fired.get(n)]
+        if missed:
+            self._oracle_play()
+            span += " or the oracle's episodes"
         for verb in self.new_verbs:
+            if verb in self.oracle_verbs:
+                continue
             if verb not in self.listed:
                 out.append(
                     problem(
@@ -504,7 +518,7 @@ class Judge:
                     )
                 )
         for name in self.new_steps:
-            if not self.fired.get(name):
+            if not self.fired.get(name) and name not in self.oracle_fired:
                 out.append(
                     problem(
                         "reachability",
@@ -516,6 +530,12 @@ class Judge:
 
     # ------------------------------------------------------------ solvability
     def solvability(self) -> list[dict[str, str]]:
+        return list(self._oracle_play())
+
+    def _oracle_play(self) -> list[dict[str, str]]:
+        """The oracle's episodes (once: reachability may have asked for them first) and their problems."""
+        if self._oracle is not None:
+            return self._oracle
         st = self.settings
         out: list[dict[str, str]] = []
         runs = []
@@ -541,6 +561,9 @@ class Judge:
                 tutorial_done = tutorial_done or reply.get("tutorial_completed") is True
                 quest = _quest(reply, quest)
                 deaths = reply.get("deaths") if isinstance(reply.get("deaths"), int) else deaths
+                if reply.get("verb") in self.new_verbs:
+                    self.oracle_verbs.add(reply["verb"])
+                self.oracle_fired.update(n for n in _names(reply, "fired") if n in self.new_steps)
             if err is not None:
                 if err["memory"]:
                     raise WorkerFailed(f"the validation process ran out of its memory limit of {st.memory_mb} MB")
@@ -588,6 +611,7 @@ class Judge:
                     )
                 )
         self.stats["solvability"] = {"budget": st.oracle_budget, "runs": runs}
+        self._oracle = out
         return out
 
 

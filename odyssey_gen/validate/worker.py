@@ -9,13 +9,15 @@ lie about what it saw but cannot write "validated" anywhere.
 
 Requests (``op``) and what they answer:
 
-* ``load``: the game's problems, or what its rules add (new verbs, step rules, predicates; those
-  without a description) and the game's summary;
+* ``load``: the game's problems, or what its rules add (new verbs, step rules, predicates, from its
+  ``rules.py`` and its ``rules.json``; those without a description) and the game's summary;
 * ``reset`` (``seed``, ``tutorial``): a fresh engine; its valid actions and its state;
 * ``step`` (``command``, ``state``): the outcome (``invalid``, ``failed``, the feedback), the new step
   rules that changed anything on this step, ``done``, the next valid actions, and the state when asked;
 * ``oracle_reset`` (``seed``) / ``oracle_step`` / ``oracle_goals``: the oracle's episode, one step at a
-  time (the parent counts the steps and the budget), and its open goals at the end.
+  time (the parent counts the steps and the budget; each step names the verb that succeeded and the new
+  step rules that changed anything, since the oracle's play also reaches new rules), and its open goals
+  at the end.
 
 An exception becomes ``{"error": {...}}`` with its traceback; what the rules print goes to stderr.
 Never imported by the generator's own process.
@@ -32,6 +34,9 @@ from pathlib import Path
 from typing import Any
 
 PLAYER = "player"
+#: The module names the rule language gives what it compiles from a folder's ``rules.json``
+#: (odyssey_env.rulelang.compiler): those rules are the game's own, new rules, like ``rules.py``'s.
+RULE_FILE_PREFIX = "odyssey_rulelang_"
 
 
 class Player:
@@ -59,7 +64,7 @@ class Player:
         self.game = game
 
         def new(obj: Any) -> bool:
-            return str(getattr(obj, "__module__", "")).startswith(RULES_MODULE_PREFIX)
+            return str(getattr(obj, "__module__", "")).startswith((RULES_MODULE_PREFIX, RULE_FILE_PREFIX))
 
         verbs = [v for v, rule in game.rules.actions.items() if new(type(rule))]
         steps = [rule.name for rule in game.rules.steps if new(type(rule))]
@@ -75,9 +80,9 @@ class Player:
         }
 
     # ------------------------------------------------------------------ the random agent's episode
-    def _watch_steps(self) -> None:
+    def _watch_steps(self, engine: Any) -> None:
         """Note, for each new step rule, whether it changed anything (events, feedback, state) on this step."""
-        for rule in self.engine.rules.steps:
+        for rule in engine.rules.steps:
             if rule.name not in self.new_steps:
                 continue
             original = type(rule).apply
@@ -102,7 +107,7 @@ class Player:
         self.engine = Engine(
             self.game, int(request["seed"]), options={"tutorial": bool(request["tutorial"]), "expansion": True}
         )
-        self._watch_steps()
+        self._watch_steps(self.engine)
         return {"valid": self.engine.valid_actions(PLAYER), "state": self.engine.state.to_dict()}
 
     def step(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -135,6 +140,7 @@ class Player:
         game, seed = self.game, int(request["seed"])
         self.env = OdysseyEnv(game, tutorial=game.quest.tutorial is not None)
         self.obs, self.info = self.env.reset(seed=seed)
+        self._watch_steps(self.env.engine)  # the oracle's play counts toward reaching the new rules too
         self.agent = OracleAgent(self.env)
         self.agent.reset(
             Task(
@@ -150,7 +156,9 @@ class Player:
     def oracle_step(self, _request: dict[str, Any]) -> dict[str, Any]:
         in_tutorial = bool(self.info.get("in_tutorial"))
         decision = self.agent.act(self.obs, {**self.info, "engine": self.env.engine})
+        self.fired = set()
         self.obs, _, terminated, _, self.info = self.env.step(decision.action)
+        ok = not (self.info.get("invalid_action") or self.info.get("action_failed"))
         quest = self.info.get("quest") or {"completed": 0, "total": 0, "current": []}
         return {
             "in_tutorial": in_tutorial,
@@ -165,12 +173,24 @@ class Player:
                 "current": [{"id": s["id"], "title": s["title"]} for s in quest.get("current", [])],
             },
             "deaths": self.env.engine.state.agents[PLAYER].deaths,
+            "verb": _verb_of(str(decision.action), self.game.rules.actions) if ok else None,
+            "fired": sorted(self.fired),
         }
 
     def oracle_goals(self, _request: dict[str, Any]) -> dict[str, Any]:
         from odyssey_agents.oracle import current_goals
 
         return {"goals": [json.dumps(_plain(c), sort_keys=True) for c in current_goals(self.env.engine, PLAYER)]}
+
+
+def _verb_of(command: str, verbs: Any) -> str | None:
+    """The verb a command starts with (the longest that fits: ``take out`` before ``take``)."""
+    words = command.strip().split()
+    for n in range(min(3, len(words)), 0, -1):
+        verb = " ".join(words[:n])
+        if verb in verbs:
+            return verb
+    return None
 
 
 def _plain(cond: Any) -> dict[str, Any]:

@@ -47,6 +47,7 @@ def llm_spec(**over):
         step_rules=1,
         author="llm",
         tutorial=False,
+        code=True,  # these scenarios are the --code mode: rules.py (the rule-file mode: test_rule_file.py)
     )
     values.update(over)
     return spec(**values)
@@ -175,6 +176,7 @@ def test_the_cli_replays_recorded_replies_and_records_them(tmp_path, capsys):
             str(tmp_path / "tide"),
             "--author",
             "llm",
+            "--code",
             "--replay",
             str(replay),
             "--record",

@@ -15,7 +15,7 @@ from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.rules import OPTIONAL_VERBS
-from odyssey_gen.procedural import draft
+from odyssey_gen.procedural import ProceduralAuthor, draft
 from odyssey_gen.procedural.items import raw_needs
 from odyssey_gen.spec import OPTIONAL_DYNAMICS, RESPAWN_STYLES, GameSpec
 from odyssey_gen.validate import validate
@@ -70,12 +70,14 @@ CASES = [
 @pytest.mark.parametrize("case", CASES, ids=[f"seed{c['seed']}" for c in CASES])
 def test_generated_games_load_run_and_are_solved(tmp_path, case):
     s = spec(**case)
-    folder = write(tmp_path / s.name, build(s))
+    author = ProceduralAuthor(s)
+    folder = write(tmp_path / s.name, author.files())
     game = load_game(folder, cache=False)
     summary = game.summary()
     assert summary["places"] == s.places and summary["areas"] == s.areas
     assert summary["area_levels"] == (f"1-{s.max_level}")
-    assert summary["object_types"] == s.objects
+    # the invented mechanics bring their own tools, products and fixtures on top of the objects asked for
+    assert summary["object_types"] == s.objects + len(author.draft.mechanics.objects)
     assert summary["npc_types"] == s.npcs + (2 if s.tutorial else 0)  # a tutorial brings its trainer and dummy
     assert summary["stages"] == s.chapters * s.stages and summary["chapters"] == s.chapters
     assert summary["side_quests"] == s.side_quests and summary["expansion"] == s.expansion
@@ -107,8 +109,9 @@ def test_every_seed_of_a_sweep_loads(tmp_path):
 
 
 def test_the_same_seed_gives_the_same_bytes_in_any_process():
-    s = spec(seed=11, verbs=("eat",), branching=2, stages=6)
+    s = spec(seed=11, verbs=("eat",), branching=2, stages=6, action_rules=2, step_rules=2)  # rules.json too
     here = {name: hashlib.sha256(text.encode()).hexdigest() for name, text in build(s).items()}
+    assert "rules.json" in here
     code = (
         "import hashlib, json, sys; from odyssey_gen.spec import GameSpec; "
         "from odyssey_gen.procedural import ProceduralAuthor; "

@@ -63,7 +63,7 @@ WORLD = {
              "craft": {"ingredients": {}, "dependencies": []}, "level": 1},
             {"type": "object", "id": "obj_pen", "name": "pen", "category": "tool", "usage": "write", "value": 2,
              "size": 1, "description": "A pen.", "craft": {"ingredients": {}, "dependencies": []}, "level": 1},
-            {"type": "object", "id": "obj_small_bag", "name": "small_bag", "category": "container",
+            {"type": "object", "id": "obj_small_pouch", "name": "small_pouch", "category": "container",
              "usage": "store", "value": 3, "size": 2, "capacity": 6, "description": "A bag.",
              "craft": {"ingredients": {"obj_cloth": 1}, "dependencies": []}, "level": 1},
             {"type": "object", "id": "obj_key", "name": "key", "category": "tool", "usage": "unlock", "value": 3,
@@ -209,7 +209,7 @@ class MainQuestStepRule(BaseStepRule):
 TUTORIAL = """
 {payload}
 class TutorialRoomStepRule(BaseStepRule):
-    required_objects = [{{"type": "object", "id": "obj_small_bag"}}, {{"type": "object", "id": "obj_key"}},
+    required_objects = [{{"type": "object", "id": "obj_small_pouch"}}, {{"type": "object", "id": "obj_key"}},
                         {{"type": "object", "id": "obj_stick"}}]
     required_npcs = [
         {{"type": "npc", "id": "npc_tutorial_merchant", "name": "selma_tutor", "enemy": False, "unique": True,
@@ -220,7 +220,11 @@ class TutorialRoomStepRule(BaseStepRule):
     STEPS = [
         {{"id": "pick_bag", "setup": {{"instances_on_ground_if_missing": ["bag"]}},
          "instruction": "Pick up the bag: `pick up {{bag}}`",
-         "done_any": [{{"kind": "event", "type": "object_picked_up", "base_obj": "obj_small_bag"}}]}},
+         "done_any": [{{"kind": "event", "type": "object_picked_up", "base_obj": "obj_small_pouch"}}]}},
+        {{"id": "buy_stick", "setup": {{"ensure_ground_base": {{"obj_coin": 2}},
+                                      "ensure_npcs": [{{"kind": "merchant", "stock": {{"obj_stick": 1}}}}]}},
+         "instruction": "Buy: `buy 1 {{stick}} {{merchant}}`",
+         "done_any": [{{"kind": "event", "type": "object_bought", "base_obj": "obj_stick"}}]}},
         {{"id": "craft_key", "setup": {{"ensure_ground_base": {{"obj_stick": 1}}}},
          "instruction": "Craft a key.",
          "done_any": [{{"kind": "event", "type": "object_crafted", "base_obj": "obj_key"}}]}},

@@ -113,8 +113,13 @@ def test_content_is_converted(tmp_path, tree):
     assert main["guide"] == {"npc": "ada_lark", "area": "green"}
     assert quest["side_quests"]["reward"] == [1, 6]
     steps = quest["tutorial"]["steps"]
-    assert [s["id"] for s in steps] == ["pick_bag", "craft_key", "leave"]
-    assert steps[0]["place"] == {"small_bag": 1} and "small_bag_<number>" in steps[0]["say"]
+    assert [s["id"] for s in steps] == ["pick_bag", "buy_stick", "craft_key", "leave"]
+    # the bag is the tutorial's first container, whatever its id (Mark's is a small_pouch)
+    assert steps[0]["place"] == {"small_pouch": 1} and "small_pouch_<number>" in steps[0]["say"]
+    # the merchant sells what the reference stocks it with, and a placeholder names the object
+    tutor = next(n for n in world["npcs"] if n["name"] == "selma_tutor")
+    assert tutor["stock"] == {"stick": 1}
+    assert steps[1]["npcs"] == ["selma_tutor"] and "`buy 1 stick selma_tutor`" in steps[1]["say"]
     assert record["env_id"] == "AgentOdyssey/Base-v0"
     assert record["sizes"] == {"areas": 4, "object_types": 11, "npc_types": 2, "stages": 7}
     differences = " ".join(d["difference"] for d in record["differences"])
@@ -152,7 +157,7 @@ def test_the_oracle_solves_the_imported_fake_game(tmp_path, tree, monkeypatch):
 
     for seed in (0, 1):
         s = solve(str(games / "base"), seed, budget=300)
-        assert s.solved, s
+        assert s.solved and s.tutorial_completed, s
 
 
 def test_bad_releases_are_one_line_errors(tmp_path, marker):

@@ -99,6 +99,7 @@ def test_trust_output_trusts_no_model_written_code_end_to_end(tmp_path, store, s
         str(out),
         "--backend",  # the author's former name, as scripts written for it say
         "llm",
+        "--code",  # the model writes Python (without it: rules.json, data)
         "--replay",
         str(replay),
         "--trust-output",

@@ -147,6 +147,7 @@ def test_generate_refuses_before_any_model_call_without_isolation(tmp_path, monk
             str(tmp_path / "tide"),
             "--author",
             "llm",
+            "--code",  # Python from a model: without --code it writes rules.json, which needs no isolation
             "--replay",
             str(replay),
             "--action-rules",

@@ -197,6 +197,7 @@ def pay(engine: Engine, agent: Agent, amount: int) -> int:
     """Take up to ``amount`` coins from what the agent carries; returns what was paid."""
     paid = min(amount, carried_coins(engine, agent))
     if paid:
+        assert engine.game.currency is not None, "coins were carried, so the game has a currency"
         take_carried(engine.game, engine.state, agent, engine.game.currency, paid)
     return paid
 
@@ -225,10 +226,11 @@ def appealable(state: WorldState, agent_id: str) -> list[dict[str, Any]]:
 
 def take_due(state: WorldState, agent_id: str, kind: str) -> list[dict[str, Any]]:
     """Remove and return the agent's sentences of ``kind`` whose turn to appeal has passed."""
-    data = state.rule_data.get(VERDICTS)
+    data: dict[str, Any] | None = state.rule_data.get(VERDICTS)
     pending = data["pending"].get(agent_id) if data else None
     if not pending:
         return []
+    assert data is not None, "pending sentences come from the verdicts' data"
     due = [s for s in pending if s["kind"] == kind and s["deadline"] <= state.step]
     if due:
         data["pending"][agent_id] = [s for s in pending if s not in due]
@@ -247,8 +249,9 @@ def appeals_left(engine: Engine, agent_id: str) -> int:
         return 0
     data = engine.state.rule_data.get(VERDICTS)
     heard = data["heard"].get(agent_id) if data else None
-    used = heard["count"] if heard and heard["day"] == day_of(engine.state.minute) else 0
-    return max(0, rule.settings.per_day - used)
+    used: int = heard["count"] if heard and heard["day"] == day_of(engine.state.minute) else 0
+    per_day: int = rule.settings.per_day
+    return max(0, per_day - used)
 
 
 # ============================================================================ verbs
@@ -633,6 +636,7 @@ class ObjectionEffects(StepRule):
             if law is None:
                 if agent is not None:
                     if o["fee"]:
+                        assert engine.game.currency is not None, "a fee was paid, so the game has a currency"
                         give(engine.game, state, agent, engine.game.currency, o["fee"])
                     engine.say(
                         agent.id,
@@ -799,6 +803,7 @@ class BindingPrecedent(StepRule):
                     n = data["kills"].get(ev.data["type"], 0) + 1
                     data["kills"][ev.data["type"]] = n
                     if n <= self.settings.max_stacks:
+                        assert ev.agent is not None, '"npc_defeated" always names the agent who struck the blow'
                         engine.say(
                             ev.agent,
                             f"The city records a precedent against the {ev.data['type']} "
@@ -932,6 +937,7 @@ class TrialProceedings(StepRule):
         for ev in events:  # in order: a killing (an action) comes before this step's blows
             if ev.kind == "npc_defeated":
                 hit = {a: mine.pop(ev.data["npc"], None) for a, mine in struck.items()}  # the dead strike no more
+                assert ev.agent is not None, '"npc_defeated" always names the agent who struck the blow'
                 self._try(engine, ev.agent, ev.data, provoked=hit.get(ev.agent) is not None)
             elif ev.kind in ("agent_hit", "agent_ambushed"):
                 struck.setdefault(ev.agent, {})[ev.data["npc"]] = state.step
@@ -1022,8 +1028,9 @@ class ContrabandSuspicion(StepRule):
                 if handle != game.currency:
                     load[handle] = load.get(handle, 0) + n
             total = sum(load.values())
-            limit: int | None = self.settings.search_limit
-            if total > limit:  # over the lower limit: the area's laws decide (under it, they need not be read)
+            search_limit: int = self.settings.search_limit
+            limit: int | None = search_limit
+            if total > search_limit:  # over the lower limit: the area's laws decide (under it, they need not be read)
                 keys = statutes_in(state, agent.area)
                 limit = None if force(keys, "amnesty") else limit if force(keys, "search") else self.settings.limit
             if limit is None or total <= limit:  # no suspicion: a later heavy load is warned of afresh
@@ -1110,11 +1117,15 @@ class CondemnedDeath(StepRule):
 def edict_repealed(engine: Engine, agent: Agent, area: str) -> bool:
     """A city edict posted in ``area`` has been struck down by the court for good."""
     data = engine.state.rule_data.get(LAWS)
-    return bool(data) and any(e["area"] == area and e["repealed"] for e in data["edicts"])
+    if not data:
+        return False
+    return any(e["area"] == area and e["repealed"] for e in data["edicts"])
 
 
 @predicate("paradox_in")
 def paradox_in(engine: Engine, agent: Agent, area: str) -> bool:
     """The laws of ``area`` are in paradox now (its enemies stand frozen)."""
     data = engine.state.rule_data.get(PARADOX)
-    return bool(data) and area in data["areas"]
+    if not data:
+        return False
+    return area in data["areas"]

@@ -27,9 +27,9 @@ plan them; ``enter`` is replaced here (same verb) to enforce darkness and the lo
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
@@ -77,7 +77,8 @@ def _light_params(engine: Engine) -> LampFuel.Params:
 
 def fuel_of(state: WorldState, handle: str) -> int:
     """Turns of light left in a lamp (lamps start empty)."""
-    return state.rule_data.get(LIGHT, {}).get("fuel", {}).get(handle, 0)
+    fuel: int = state.rule_data.get(LIGHT, {}).get("fuel", {}).get(handle, 0)
+    return fuel
 
 
 def carried_lights(engine: Engine, agent: Agent) -> list[str]:
@@ -227,7 +228,7 @@ class LampFuel(StepRule):
     def veil(self, engine: Engine, agent: Agent) -> str | None:
         return None if sees(engine, agent) else "it is pitch dark"
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         p = self.settings
         if not p.lights:
             return
@@ -298,7 +299,7 @@ class Refuel(ActionRule):
             return hints.any_has(*lights) if lights else None
         return hints.has(lights[type_of(engine.state, carried[0])].fuel)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         lights = _light_params_of(game).lights
         if lights:
             name, light = next(iter(lights.items()))
@@ -338,7 +339,8 @@ def corpses_in(engine: Engine, area: str) -> list[str]:
 
 def laid_out(engine: Engine) -> dict[str, int]:
     """Corpse handle -> the step it was laid out (made), oldest first."""
-    return engine.state.rule_data.get(CORRUPTION, {}).get("laid", {})
+    laid: dict[str, int] = engine.state.rule_data.get(CORRUPTION, {}).get("laid", {})
+    return laid
 
 
 @step_rule
@@ -459,7 +461,7 @@ class CorpseCorruption(StepRule):
                     before[nxt] = here
                     if nxt in prey:
                         while before[nxt] != start:
-                            nxt = before[nxt]  # type: ignore[assignment]
+                            nxt = cast(str, before[nxt])  # only start comes from None; the walk stops there
                         return nxt
                     nxt_frontier.append(nxt)
             frontier = nxt_frontier
@@ -483,7 +485,7 @@ class CorpseCorruption(StepRule):
             if agent.area == area:
                 engine.say(agent.id, text)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         p = self.settings
         hours = p.rise_after * game.spec.game.minutes_per_step / 60
         yield Fact(
@@ -564,7 +566,7 @@ class QuarantineLockdown(StepRule):
             if agent.area == area:
                 engine.say(agent.id, text)
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         hours = self.settings.after * game.spec.game.minutes_per_step / 60
         yield Fact(
             "the dead",
@@ -641,7 +643,7 @@ class QuarantineEnter(Enter):
             return light_need(engine, agent, _light_params(engine).margin)
         return None
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield from Enter.facts(self, game)
         if _light_params_of(game).dark_areas:
             yield Fact(
@@ -715,7 +717,7 @@ class Barricade(ActionRule):
         where = match.get("a")
         return hints.in_area(where) if where is not None and where != agent.area else None
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "the dead",
             "Does my own barricade stop me?",
@@ -793,7 +795,7 @@ class Eavesdrop(ActionRule):
         door = nearest(state, agent.area, lambda a: target in state.areas[a].exits and a != target, unlocked)
         return hints.in_area(door) if door is not None else None
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "senses", "Can I eavesdrop through a locked door?", "yes", ("no", "only with its key", "only at night")
         )
@@ -860,7 +862,7 @@ class BurnCorpses(ActionRule):
             where = nearest(state, agent.area, lambda a: bool(corpses_in(engine, a)), unlocked)
         return hints.in_area(where) if where is not None and where != agent.area else None
 
-    def facts(self, game: Game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "the dead",
             "What do I need to burn the dead?",

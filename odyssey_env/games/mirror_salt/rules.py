@@ -33,7 +33,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied, pick, tell
@@ -43,6 +43,7 @@ from odyssey_env.world import add, carried_count, known_object, npc_here, remove
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
+    from odyssey_env.game import Game
     from odyssey_env.state import Agent, Area
     from odyssey_env.turn import Turn
 
@@ -70,7 +71,8 @@ def open_sky(engine: Engine, area: Area) -> bool:
 
 def mirage_piles(engine: Engine, area: str) -> dict[str, list[int]]:
     """Mirages lying in ``area``: object type -> ``[count, step it fades]`` (empty when there are none)."""
-    return engine.state.rule_data.get(MIRAGE, {}).get("piles", {}).get(area, {})
+    piles: dict[str, list[int]] = engine.state.rule_data.get(MIRAGE, {}).get("piles", {}).get(area, {})
+    return piles
 
 
 def glaze_layers(engine: Engine, agent_id: str, handle: str) -> int:
@@ -202,7 +204,7 @@ class Listen(ActionRule):
         for handle in seen:
             yield f"listen {handle}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "mirages",
             "How can I tell a mirage from a real object lying on the salt?",
@@ -273,7 +275,7 @@ class Refract(ActionRule):
             if type_of(state, handle) in lenses:
                 yield f"refract {handle}"
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "mirages",
             "What does bending light through clear glass do to the mirages around me?",
@@ -361,7 +363,7 @@ class SaltGlaze(StepRule):
             if not mine:
                 del data[agent.id]
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "glaze",
             "What does the open sky do to a weapon held in my hand for a long time?",
@@ -405,7 +407,8 @@ class ForgeAlert(StepRule):
             ready = [
                 t.name
                 for t in game.recipes
-                if t.recipe.stations
+                if t.recipe is not None
+                and t.recipe.stations
                 and all(s in area.objects for s in t.recipe.stations)
                 and all(carried_count(game, state, agent, i) >= k for i, k in t.recipe.ingredients.items())
             ]
@@ -423,7 +426,7 @@ class ForgeAlert(StepRule):
             )
             engine.emit("forge_alert", agent.id, area=area.name, objects=new)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "crafting",
             "When does a forge alert tell me what I could make?",
@@ -454,7 +457,7 @@ class SaltSink(StepRule):
     def apply(self, engine: Engine) -> None:
         state, game, p = engine.state, engine.game, self.settings
         data = state.rule_data[self.name]
-        pending: list[list] = data["pending"]
+        pending: list[list[Any]] = data["pending"]
         if "object_dropped" in engine.kinds or "object_discarded" in engine.kinds:
             for ev in engine.events:
                 if ev.kind not in ("object_dropped", "object_discarded"):
@@ -498,7 +501,7 @@ class SaltSink(StepRule):
             engine.emit("object_sank", None, object=handle, amount=k, area=name)
         pending[:] = keep
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "salt",
             "What happens to things I drop on the salt and walk away from?",
@@ -572,11 +575,11 @@ class ResonanceImprint(StepRule):
                         npc.attack = max(1, round(npc.attack * (1 - self.settings.weaken)))
         for handle in [h for h in unnerved if h not in covered]:
             original = unnerved.pop(handle)
-            npc = state.npcs.get(handle)
-            if npc is not None:
-                npc.attack = original
+            recovered = state.npcs.get(handle)
+            if recovered is not None:
+                recovered.attack = original
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "combat",
             "What happens to enemies where one of their kind has just fallen?",
@@ -641,6 +644,7 @@ class SaltMirage(StepRule):
         for ev in engine.events:
             if ev.kind != "object_acquired" or ev.data.get("how") not in ("picked", "stored"):
                 continue
+            assert ev.agent is not None, "an object is acquired by an agent"
             agent = state.agents[ev.agent]
             kind = ev.data["object"]
             pile = piles.get(agent.area, {}).get(kind)
@@ -699,7 +703,7 @@ class SaltMirage(StepRule):
         piles.setdefault(area.name, {})[kind] = [1, state.step + p.lifetime]
         engine.emit("mirage_formed", None, object=kind, area=area.name)
 
-    def facts(self, game):
+    def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "mirages",
             "What happens when I pick up a mirage?",

@@ -54,6 +54,7 @@ if TYPE_CHECKING:
     from odyssey_env.game import Game
     from odyssey_env.state import Agent, Npc, WorldState
     from odyssey_env.turn import Turn
+    from odyssey_env.world import Passable
 
 RALLY = "rally"
 JAM = "jam"
@@ -84,18 +85,20 @@ def _holding(turn: Turn, handle: str, *, ground: bool) -> dict[str, int] | None:
 
 def _host(state: WorldState) -> dict[str, Any]:
     """The alliance memory (allies: handle -> leader, awake: handle -> step), created on first write."""
-    host = state.rule_data.setdefault(RALLY, {})
+    host: dict[str, Any] = state.rule_data.setdefault(RALLY, {})
     host.setdefault("allies", {})
     host.setdefault("awake", {})
     return host
 
 
 def _allies(state: WorldState) -> dict[str, str]:
-    return state.rule_data.get(RALLY, {}).get("allies", {})
+    allies: dict[str, str] = state.rule_data.get(RALLY, {}).get("allies", {})
+    return allies
 
 
 def _awake(state: WorldState) -> dict[str, int]:
-    return state.rule_data.get(RALLY, {}).get("awake", {})
+    awake: dict[str, int] = state.rule_data.get(RALLY, {}).get("awake", {})
+    return awake
 
 
 def _jammed(state: WorldState, handle: str) -> bool:
@@ -200,7 +203,7 @@ class Scavenge(ActionRule):
     def _left(self, turn: Turn) -> list[str] | tuple[str, ...]:
         """What this area still hides (read-only)."""
         area = turn.agent.area
-        left = turn.state.rule_data.get(self.name, {}).get("left", {})
+        left: dict[str, list[str]] = turn.state.rule_data.get(self.name, {}).get("left", {})
         return left[area] if area in left else self.settings.finds.get(area, ())
 
     def apply(self, turn: Turn) -> None:
@@ -879,6 +882,7 @@ class Reclamation(StepRule):
             return
         name = pick(engine, options)
         kind = _claimant(engine, state.areas[name].level)
+        assert kind is not None, "options holds only areas with a claimant"
         npc = spawn_npc(engine.game, state, kind, name, origin="reclaim")
         for agent in state.agents.values():
             engine.say(agent.id, f"Far off, gears grind: a {kind.name} has come to reclaim {name}.")
@@ -898,7 +902,7 @@ def _open_land(state: WorldState) -> list[str]:
     return list(breadth_first(state, state.spawn, _open_way(state)))
 
 
-def _open_way(state: WorldState):
+def _open_way(state: WorldState) -> Passable:
     """Unlocked paths into world areas (never through the tutorial)."""
     return lambda here, there, exit: not exit.locked and is_world_area(state.areas[there])
 
@@ -1068,5 +1072,5 @@ class ForgeMigration(StepRule):
 def has_used(engine: Engine, agent: Agent, verb: str, on: str | None = None, count: int = 1) -> bool:
     """The agent has used one of this game's verbs at least ``count`` times (on ``on``: an object or NPC
     type, an area, or a siphon's direction ``charge`` / ``drain``)."""
-    log = engine.state.rule_data.get(verb, {}).get("log", {}).get(agent.id, {})
+    log: dict[str, int] = engine.state.rule_data.get(verb, {}).get("log", {}).get(agent.id, {})
     return log.get(on or "", 0) >= count

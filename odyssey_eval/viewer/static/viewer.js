@@ -124,6 +124,7 @@
                    (R.tutorial ? "with" : "without") + " tutorial", "max_steps " + R.max_steps];
     if (R.llm && R.llm.name !== "none") parts.push("llm " + R.llm.name + (R.llm.model ? ":" + R.llm.model : ""));
     if (R.tag) parts.push("tag " + R.tag);
+    if (R.origin) parts.splice(1, 0, R.origin);  // the paper's game, or odyssey's own: never to be mistaken
     sub.append(parts.join(" · "), " ");
     sub.append(R.finished ? pill("finished" + (R.end_reason ? ": " + R.end_reason.replace("_", " ") : ""), "good")
                           : pill("unfinished: the trajectory so far", "warn"));
@@ -684,6 +685,7 @@
     const row = (k, v) => add(kv, el("span", null, k), typeof v === "string" ? el("span", null, v) : v);
     row("run directory", el("code", null, R.path));
     row("game", R.title + " (" + (R.game_path ? "folder " + R.game_path : R.game) + ")");
+    if (R.origin) row("game origin", R.origin);
     row("seed", String(R.seed));
     row("max_steps", String(R.max_steps));
     row("tutorial", R.tutorial ? "yes" : "no");

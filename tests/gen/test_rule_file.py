@@ -1,0 +1,174 @@
+"""Generated games carry their mechanics as data: ``rules.json`` from both authors, counted by validation.
+
+Nothing here needs bubblewrap: a folder without code is validated in an ordinary child process.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from odyssey_env import load_game
+from odyssey_env.rules import BASE_VERBS, OPTIONAL_VERBS
+from odyssey_env.steprules.order import ENGINE_STEP_ORDER
+from odyssey_gen.llm import LLMAuthor
+from odyssey_gen.pipeline import generate
+from odyssey_gen.procedural import ProceduralAuthor, draft
+from odyssey_gen.procedural.mechanics import MECHANIC_KINDS
+from odyssey_gen.validate import validate
+
+from .conftest import FAST, quiet, spec
+from .test_llm import Recorder, llm_spec, reply
+
+ENGINE_VERBS = set(BASE_VERBS) | set(OPTIONAL_VERBS)
+
+
+def _write(folder: Path, files: dict[str, str]) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
+# ---------------------------------------------------------------------------- the procedural author
+def test_the_procedural_author_invents_verbs_and_step_rules_as_data(tmp_path):
+    s = spec(theme="a marsh of peat bogs and reed villages", seed=13, action_rules=2, step_rules=3)
+    files = ProceduralAuthor(s).files()
+    assert "rules.json" in files and not any(n.endswith(".py") for n in files)
+    rules = json.loads(files["rules.json"])
+    verbs = [v["verb"] for v in rules["verbs"]]
+    steps = [r["name"] for r in rules["step_rules"]]
+    assert len(verbs) == 2 and len(steps) == 3
+    assert not set(verbs) & ENGINE_VERBS and not set(steps) & set(ENGINE_STEP_ORDER)
+    folder = _write(tmp_path / "marsh", files)
+    game = load_game(folder, cache=False)  # data only: no trust asked
+    assert set(verbs) <= set(game.rules.actions)
+    # the quest asks for the transformation verb: a stage is its event
+    quest = json.loads(files["quest.json"])
+    dids = [
+        st["done"]["args"]["kind"]
+        for ch in quest["main"]["chapters"]
+        for st in ch["stages"]
+        if st["done"].get("name") == "did"
+    ]
+    assert verbs[0] in dids
+    result = validate(folder, FAST)
+    assert result.ok, [str(p) + "\n" + p.detail for p in result.problems]
+    new = result.stats["new_rules"]
+    assert new["verbs"] == verbs and new["step_rules"] == steps
+    runs = result.stats["solvability"]["runs"]
+    assert all(r["stages"] == r["total"] for r in runs)
+
+
+def test_mechanics_follow_the_seed_and_the_theme():
+    def rules(**over):
+        return ProceduralAuthor(spec(action_rules=2, step_rules=2, **over)).files()["rules.json"]
+
+    assert rules(seed=4) == rules(seed=4)  # deterministic
+    kinds = set()
+    files = {rules(seed=seed) for seed in range(6)}
+    assert len(files) >= 4  # seeds give different rule sets
+    for seed in range(6):
+        d = draft(spec(seed=seed, action_rules=2, step_rules=2))
+        kinds |= set(d.mechanics.kinds)
+        assert d.mechanics.verbs and d.mechanics.step_rules
+    assert {"transform", "hazard_spread", "regrowth"} <= kinds <= set(MECHANIC_KINDS)
+    # names come from the theme's lexicon
+    marsh = json.loads(rules(seed=1, theme="a marsh of peat bogs and reed villages"))
+    desert = json.loads(rules(seed=1, theme="a desert of dunes, oases and caravans"))
+    assert [v["verb"] for v in marsh["verbs"]] != [v["verb"] for v in desert["verbs"]]
+
+
+def test_no_rules_asked_means_no_rule_file():
+    assert "rules.json" not in ProceduralAuthor(spec(seed=2)).files()
+
+
+# ---------------------------------------------------------------------------- the LLM author, without code
+def _run_llm(tmp_path: Path, names: list[str], **over):
+    s = llm_spec(**{"code": False, **over})  # the default: no code
+    model = Recorder([reply(n) for n in names])
+    lines: list[str] = []
+    result = generate(s, tmp_path / "tide", author=LLMAuthor(s, model), settings=FAST, say=lines.append)
+    return result, model, lines
+
+
+def test_the_llm_author_writes_rules_json_and_repairs_it(tmp_path):
+    result, model, lines = _run_llm(tmp_path, ["entities_good", "rules_json_bad", "rules_json_good", "quest_good"])
+    assert result.ok, (result.reason, lines)
+    assert (result.path / "rules.json").is_file() and not list(result.path.rglob("*.py"))
+    rules_prompt = model.prompts[1][-1]["content"]
+    assert "rule language" in rules_prompt and '"step_rules"' in rules_prompt  # the schema
+    assert "lies_here" in rules_prompt and "spawn_npc" in rules_prompt  # the language's vocabulary
+    assert "talk to" in rules_prompt and "respawn" in rules_prompt  # the engine's verbs and step rules
+    # the load error went back to the model verbatim, naming the file and the field
+    repair = model.prompts[2][-1]["content"]
+    assert "rules.json: step_rules[0].effects[0].place: unknown object 'brine_wx'" in repair
+    report = result.report
+    assert [len(report["stages"][s]) for s in ("entities", "rules", "quest")] == [1, 2, 1]
+    stats = report["validation"]["stats"]
+    assert stats["new_rules"]["verbs"] == ["ring bell"] and stats["new_rules"]["step_rules"] == ["high_tide"]
+    assert report["statistics"]["rule_file"] == {
+        "verbs": ["ring bell"],
+        "step_rules": ["high_tide"],
+        "predicates": ["carries_both"],
+    }
+    # data only: it loads without trust, and the quest's Python block was not kept
+    game = load_game(result.path, cache=False)
+    assert "ring bell" in game.rules.actions and not result.needs_trust
+
+
+def test_the_llm_author_refuses_engine_names_and_wrong_counts(tmp_path):
+    result, _model, _ = _run_llm(
+        tmp_path, ["entities_good", "rules_json_good", "rules_json_good", "rules_json_good"], step_rules=2
+    )
+    assert not result.ok
+    assert "asked for exactly 2 new step rule(s), rules.json declares 1: high_tide" in result.reason
+
+
+def test_new_names_from_describe_reach_rules_json(tmp_path):
+    from odyssey_gen.llm import Describer
+
+    s = spec(
+        seed=1,
+        places=1,
+        areas_per_place=2,
+        max_level=2,
+        objects=12,
+        npcs=4,
+        stages=3,
+        locks=0,
+        tutorial=False,
+        action_rules=1,
+        step_rules=1,
+    )
+    d = draft(s)
+    n_described = len(d.places) + len(d.areas) + len(d.objects) + len(d.npcs)
+    n_named = len(d.areas) + len(d.objects) + len(d.npcs)
+    words = [
+        a + b for a in ("amber", "basalt", "cobalt", "ember", "garnet", "opal") for b in ("fen", "moor", "tor", "vale")
+    ]
+    assert n_named <= len(words)
+    names = [f'{{"name": "Brine {words[i]}"}}' for i in range(n_named)]
+    model = Recorder(["ok"] * n_described + names)
+    result = generate(s, tmp_path / "tide", settings=FAST, say=quiet, describe=Describer(model, s, names=True))
+    assert result.ok, result.reason
+    info = result.report["describe"]
+    assert not info["undone"] and info["names"]["accepted"] == n_named
+    rules = (result.path / "rules.json").read_text()
+    tool = next(name for name in d.mechanics.objects if d.objects[name].kind == "rule_tool")
+    assert tool not in rules and info["names"]["renamed"][tool] in rules  # the verb's tool follows its new name
+    load_game(result.path, cache=False)
+
+
+def test_every_kind_of_mechanic_is_proven_by_play_even_with_more_verbs_than_fillers(tmp_path):
+    s = spec(theme="a plague city of quarantined streets", seed=41, action_rules=4, step_rules=6)
+    author = ProceduralAuthor(s)
+    folder = _write(tmp_path / "plague", author.files())
+    m = author.draft.mechanics
+    assert set(m.kinds) == set(MECHANIC_KINDS) and len(m.verbs) == 4 and len(m.step_rules) == 6
+    # four verbs, three filler stages: the last asks for the rest together, planned as their events
+    packed = [p["name"] for p in m.rules.get("predicates", ())]
+    assert len(packed) == 1
+    result = validate(folder, FAST)
+    assert result.ok, [str(p) + "\n" + p.detail for p in result.problems]
+    assert result.stats["new_rules"]["predicates"] == packed
