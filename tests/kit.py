@@ -480,3 +480,14 @@ def fixed_supply(game: Game) -> tuple[set[str], set[str]]:
                 have.add(t.name)
                 grown = True
     return have, npcs
+
+
+def bwrap_works() -> bool:
+    """Whether model-written code can be validated here: only under bubblewrap (``.ci/run`` installs it)."""
+    from odyssey_gen.validate import sandbox
+
+    try:
+        sandbox.require_sandbox()
+    except sandbox.SandboxUnavailable:
+        return False
+    return True

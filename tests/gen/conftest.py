@@ -6,7 +6,7 @@ import pytest
 
 from odyssey_gen.procedural import ProceduralAuthor
 from odyssey_gen.spec import GameSpec, ValidationSettings
-from odyssey_gen.validate import sandbox
+from tests.kit import bwrap_works
 
 THEME = "a drowned cathedral city where the tide keeps the only records"
 
@@ -34,14 +34,6 @@ def fast() -> ValidationSettings:
     return FAST
 
 
-def _bwrap_works() -> bool:
-    try:
-        sandbox.require_sandbox()
-    except sandbox.SandboxUnavailable:
-        return False
-    return True
-
-
 #: Model-written code is validated only under bubblewrap; where it is missing those tests cannot run
 #: (``.ci/run`` installs it; tests/security checks the one-line refusal that takes their place).
-needs_bwrap = pytest.mark.skipif(not _bwrap_works(), reason="bubblewrap (bwrap) is not usable here")
+needs_bwrap = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap (bwrap) is not usable here")

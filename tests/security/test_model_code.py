@@ -15,6 +15,7 @@ import pytest
 
 from odyssey_env import trust
 from odyssey_gen.validate.static import check_source
+from tests.kit import bwrap_works
 
 from .conftest import CORPUS, game_folder, odyssey, one_line_refusal, payload
 
@@ -77,6 +78,7 @@ def test_schema_type_hints_match_typing_for_the_engine_s_own_classes():
                 assert type_hints(cls) == typing.get_type_hints(cls), cls
 
 
+@pytest.mark.skipif(not bwrap_works(), reason="bubblewrap (bwrap) is not usable here; .ci/run installs it")
 def test_trust_output_trusts_no_model_written_code_end_to_end(tmp_path, store, sentinel):
     """A replayed model reply -> generate --trust-output: the hidden rules are refused statically, the
     repaired game is written for review, untrusted; play refuses it; no payload ran anywhere."""

@@ -18,6 +18,7 @@ import pytest
 from odyssey_gen.procedural import ProceduralAuthor
 from odyssey_gen.spec import GameSpec, ValidationSettings
 from odyssey_gen.validate import sandbox, validate
+from tests.kit import bwrap_works
 
 from .conftest import CORPUS
 
@@ -25,17 +26,7 @@ SANDBOXED = ("load", "execution", "reachability", "solvability")
 SMALL = ValidationSettings(seeds=1, random_steps=40, oracle_budget=300, timeout=90, cpu_seconds=60, memory_mb=1024)
 
 
-def _bwrap_works() -> bool:
-    try:
-        sandbox.require_sandbox()
-    except sandbox.SandboxUnavailable:
-        return False
-    return True
-
-
-needs_bwrap = pytest.mark.skipif(
-    not _bwrap_works(), reason="bubblewrap (bwrap) is not usable here; .ci/run installs it"
-)
+needs_bwrap = pytest.mark.skipif(not bwrap_works(), reason="bubblewrap (bwrap) is not usable here; .ci/run installs it")
 
 
 def _game(tmp_path: Path, rules: str) -> Path:
