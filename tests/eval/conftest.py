@@ -36,6 +36,19 @@ def cell(output_dir: Path, **over: Any) -> dict[str, Any]:
     return cfg
 
 
+#: The fields that may differ between two runs that are otherwise equal.
+WALL_CLOCK = {"decision_time", "seconds", "wall_time", "decision_time_total", "decision_time_mean"}
+
+
+def scrub(value: Any) -> Any:
+    """Drop wall-clock fields, which are the only things allowed to differ between equal runs."""
+    if isinstance(value, dict):
+        return {k: scrub(v) for k, v in value.items() if k not in WALL_CLOCK}
+    if isinstance(value, list):
+        return [scrub(v) for v in value]
+    return value
+
+
 def quiet(_msg: str) -> None:
     pass
 

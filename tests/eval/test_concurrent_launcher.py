@@ -16,7 +16,8 @@ pytest.importorskip("hydra")
 
 from odyssey_eval.board import SweepBoard
 
-WALL_CLOCK = {"decision_time", "seconds", "wall_time", "decision_time_total", "decision_time_mean"}
+from .conftest import scrub
+
 CELLS = ["agent=no_memory,long_context", "llm=scripted", "game=mossfall", "seed=0,1,2", "eval.qa.enabled=false"]
 
 
@@ -29,14 +30,6 @@ def odyssey(*args: str, cwd: Path, env: dict[str, str] | None = None, timeout: i
         text=True,
         timeout=timeout,
     )
-
-
-def scrub(value):
-    if isinstance(value, dict):
-        return {k: scrub(v) for k, v in value.items() if k not in WALL_CLOCK}
-    if isinstance(value, list):
-        return [scrub(v) for v in value]
-    return value
 
 
 def trajectories(root: Path) -> dict[str, list[str]]:

@@ -20,18 +20,7 @@ from odyssey_eval.rundir import RunDir, RunDirError, run_path
 from odyssey_eval.runner import KILL_AFTER_ENV, run_cell
 from odyssey_eval.trajectory import read_trajectory
 
-from .conftest import cell, lines, quiet
-
-WALL_CLOCK = {"decision_time", "seconds", "wall_time", "decision_time_total", "decision_time_mean"}
-
-
-def scrub(value):
-    """Drop wall-clock fields, which are the only things allowed to differ between equal runs."""
-    if isinstance(value, dict):
-        return {k: scrub(v) for k, v in value.items() if k not in WALL_CLOCK}
-    if isinstance(value, list):
-        return [scrub(v) for v in value]
-    return value
+from .conftest import cell, lines, quiet, scrub
 
 
 def run_dir_content(path: Path) -> dict:

@@ -19,17 +19,7 @@ from odyssey_eval.report import total_cost
 from odyssey_eval.runner import run_cell, run_multi_cell
 from tests.agents.openai_server import FakeOpenAIServer
 
-from .conftest import cell, quiet
-
-WALL_CLOCK = {"decision_time", "seconds", "wall_time", "decision_time_total", "decision_time_mean"}
-
-
-def scrub(value):
-    if isinstance(value, dict):
-        return {k: scrub(v) for k, v in value.items() if k not in WALL_CLOCK}
-    if isinstance(value, list):
-        return [scrub(v) for v in value]
-    return value
+from .conftest import cell, quiet, scrub
 
 
 def lines_of(path: Path) -> list[dict]:
