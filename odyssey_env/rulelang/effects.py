@@ -20,8 +20,8 @@ from odyssey_env.rulelang.runtime import (
     bindings_for_timer,
     data,
     getter,
+    keyer,
     read_var,
-    scope_key,
     template,
     type_getter,
     value_of,
@@ -116,26 +116,29 @@ class Program:
             lock_key = op.key if isinstance(op, s.LockExit) else None
             return lambda ctx: _exit(ctx, other(ctx), locked, lock_key)
         if isinstance(op, s.SetFlag):
-            var, flag = vars[op.set_flag], op.value
-            return lambda ctx: write_var(ctx.engine, var.name, scope_key(var.scope, ctx), flag)
+            var, flag, key_of = vars[op.set_flag], op.value, keyer(vars[op.set_flag].scope, op.of)
+            dropped = _dropped(var, False)
+            return lambda ctx: write_var(ctx.engine, var.name, key_of(ctx), flag, dropped)
         if isinstance(op, s.AddCounter | s.SetCounter):
             var, amount, adding = vars[getattr(op, s.tag(type(op)))], op.value, isinstance(op, s.AddCounter)
+            key_of, dropped = keyer(var.scope, op.of), _dropped(var, var.initial)
 
             def count(ctx: Ctx) -> None:
-                key = scope_key(var.scope, ctx)
+                key = key_of(ctx)
                 now = read_var(ctx.engine, var.name, key, var.initial) if adding else 0
-                write_var(ctx.engine, var.name, key, max(0, min(var.max, now + amount)))
+                write_var(ctx.engine, var.name, key, max(0, min(var.max, now + amount)), dropped)
 
             return count
         if isinstance(op, s.Remember):
-            var, remembered = vars[op.remember], value_of(op.value, fill)
+            var, remembered, key_of = vars[op.remember], value_of(op.value, fill), keyer(vars[op.remember].scope, op.of)
+            dropped = _dropped(var, [])
 
             def remember(ctx: Ctx) -> None:
-                key = scope_key(var.scope, ctx)
+                key = key_of(ctx)
                 held = read_var(ctx.engine, var.name, key, None)
                 item = remembered(ctx)
                 if held is None:
-                    write_var(ctx.engine, var.name, key, [item])
+                    write_var(ctx.engine, var.name, key, [item], dropped)
                 elif item not in held and len(held) < var.max:
                     held.append(item)
 
@@ -175,6 +178,12 @@ class Program:
             then, otherwise = self.block(op.then, f"{path}.then"), self.block(op.otherwise, f"{path}.else")
             return lambda ctx: then(ctx) if test(ctx) else otherwise(ctx)
         raise TypeError(f"rulelang: no effect for {type(op).__name__}")  # pragma: no cover
+
+
+def _dropped(var: s.Var, default: Any) -> Any:
+    """The value a write drops from the table instead of keeping: per object and per exit only (their
+    tables would otherwise fill with a key per thing ever touched); None keeps every value."""
+    return default if var.scope in ("object", "exit") else None
 
 
 def _datum(value: s.EventValue, fill: Any) -> Callable[[Ctx], Any]:
