@@ -35,6 +35,7 @@ MAX_CAP = 1_000  # units a produce or place may bring about
 MAX_SET = 1_000  # values one set variable may hold
 MAX_PERIOD = 100_000
 MAX_RULES = 200  # verbs, step rules, variables, predicates each
+MAX_RANGE = 20  # ways a move_toward looks ahead
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _VERB = re.compile(r"^[a-z]+( [a-z]+)?$")
@@ -312,12 +313,36 @@ class Checker:
                         self.template(item, f"{path}.data.{k}[{i}]", where)
         elif isinstance(op, s.Say | s.Tell):
             self.template(getattr(op, key), p, where)
+            if isinstance(op, s.Tell):
+                self.ref(op.area, "area", f"{path}.area", where)
+        elif isinstance(op, s.MoveToward):
+            return self.move_toward(op, path, where, depth)
         elif isinstance(op, s.If):
             cond = self.condition(op.if_, f"{path}.if", where, depth + 1)
             then = self.effects(op.then, f"{path}.then", where, depth + 1)
             otherwise = self.effects(op.otherwise, f"{path}.else", where, depth + 1)
             return dataclasses.replace(op, if_=cond, then=then, otherwise=otherwise)
         return op
+
+    # ------------------------------------------------------------------ moving toward the living
+    def move_toward(self, op: s.MoveToward, path: str, where: Where, depth: int) -> Any:
+        """The NPC by reference, a bounded reach, known areas to avoid; ``blocked`` / ``stopped`` / ``moved``
+        checked with ``$next`` bound (an area), parsed like an ``if``'s."""
+        self.ref(op.move_toward, "npc", f"{path}.move_toward", where)
+        if not 1 <= op.range <= MAX_RANGE:
+            self.bad(f"{path}.range", f"must lie between 1 and {MAX_RANGE} (ways an NPC looks ahead)")
+        for i, a in enumerate(op.avoid):
+            if a not in self.world.areas:
+                self.bad(f"{path}.avoid[{i}]", f"unknown area {a!r}")
+        if "next" in where.bindings:
+            self.bad(f"{path}.move_toward", "a slot named 'next' hides the area a move_toward heads for; rename it")
+        inner = dataclasses.replace(where, bindings={**where.bindings, "next": "area"})
+        blocked = self.condition(op.blocked, f"{path}.blocked", inner, depth + 1) if op.blocked is not None else None
+        if op.stopped and op.blocked is None:
+            self.bad(f"{path}.stopped", "runs when blocked holds: give blocked")
+        stopped = self.effects(op.stopped, f"{path}.stopped", inner, depth + 1)
+        moved = self.effects(op.moved, f"{path}.moved", inner, depth + 1)
+        return dataclasses.replace(op, blocked=blocked, stopped=stopped, moved=moved)
 
     # ------------------------------------------------------------------ names, references, templates
     def name(self, value: str, path: str) -> None:

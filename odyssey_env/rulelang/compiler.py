@@ -664,7 +664,7 @@ def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, 
         return ctx, None
 
     def over(base: type[ActionRule]) -> type[ActionRule]:
-        base_deps = base.depends_on
+        base_deps = base.__dict__.get("depends_on")  # only the class's own declaration counts (listing.py)
         merged = (
             None if deps is None or base_deps is None else tuple(d for d in DEPENDENCIES if d in deps or d in base_deps)
         )

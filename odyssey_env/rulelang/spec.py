@@ -430,9 +430,28 @@ class Say:
 
 @dataclass(frozen=True)
 class Tell:
-    """Tell everyone in the area a line."""
+    """Tell everyone in an area (default: here) a line."""
 
     tell: str
+    area: str = "$here"
+
+
+# ---------------------------------------------------------------------------- moving toward the living
+@dataclass(frozen=True)
+class MoveToward:
+    """An NPC takes one step along a shortest open way (no locked exit; never into an ``avoid`` area) toward
+    the nearest area at most ``range`` ways off where an agent stands (not in the tutorial); ties go to the
+    first found, exits in the world's order. It stays when it is fighting, stands beside an agent already,
+    or has no one in reach. When ``blocked`` holds for the way it would take it stays and ``stopped`` runs;
+    after a step ``moved`` runs. Both see ``$here`` (where it stood) and ``$next`` (where it heads); it moves
+    silently, so ``moved`` says what is seen ("{npc} shambles in from {here}", told in ``$next``)."""
+
+    move_toward: str
+    range: int
+    avoid: tuple[str, ...] = ()
+    blocked: dict[str, Any] | None = None
+    stopped: tuple[dict[str, Any], ...] = ()
+    moved: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -469,6 +488,7 @@ EFFECTS: tuple[type, ...] = (
     Emit,
     Say,
     Tell,
+    MoveToward,
     If,
 )
 #: JSON keys that are Python keywords, spelled differently in the dataclasses.
@@ -665,10 +685,10 @@ def _json_key(name: str) -> str:
 
 #: Fields that hold a condition / a list of effects (the dataclasses type them as plain JSON).
 CONDITION_FIELDS = {("Require", "check"), ("Trigger", "becomes"), ("StepSpec", "when"), ("PredicateSpec", "check")}
-CONDITION_FIELDS |= {("If", "if")}
+CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked")}
 CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "none_of")}
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
-EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then")}
+EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
 
 
 def _point(defs: dict[str, Any], ref: dict[str, Any]) -> None:

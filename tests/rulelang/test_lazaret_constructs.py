@@ -247,3 +247,91 @@ def test_a_hook_hints_what_its_refusal_needs(rh):
     assert enter.needs(e, h.agent, {"area": "yard"}) == hints.has("stick")
     h.hold("stick")
     assert enter.needs(e, h.agent, {"area": "yard"}) is None
+
+
+# ============================================================================ move_toward
+def hunt(**extra):
+    effect = {"move_toward": "$npc", "range": 1, "moved": [{"tell": "{npc} creeps in from {here}.", "area": "$next"}]}
+    effect.update(extra)
+    return {
+        "vars": [{"name": "boards", "kind": "counter", "scope": "exit", "max": 3}],
+        "step_rules": [step("creep", scope="npc", types=["rat"], effects=[effect])],
+    }
+
+
+def test_an_npc_moves_one_way_toward_the_living_and_says_so_where_it_arrives(rh):
+    h = rh(hunt())
+    (rat,) = [n for n in h.engine.state.npcs.values() if n.type == "rat"]
+    assert rat.area == "yard" and h.agent.area == "camp"
+    text = h.ok("wait")
+    assert rat.area == "camp" and rat.handle in h.engine.state.areas["camp"].npcs
+    assert f"{rat.handle} creeps in from yard." in text
+    h.ok("wait")
+    assert rat.area == "camp"  # beside me: it stays
+
+
+def test_an_npc_stays_when_fighting_out_of_reach_or_kept_out(rh):
+    h = rh(hunt(avoid=["camp"]))
+    (rat,) = [n for n in h.engine.state.npcs.values() if n.type == "rat"]
+    h.ok("wait")
+    assert rat.area == "yard"  # the camp is to be avoided
+    h = rh(hunt())
+    (rat,) = [n for n in h.engine.state.npcs.values() if n.type == "rat"]
+    rat.engaged = "someone"
+    h.ok("wait")
+    assert rat.area == "yard"
+    rat.engaged = None
+    h.agent.area = "shed"  # behind a locked way: no open way within reach
+    h.ok("wait")
+    assert rat.area == "yard"
+
+
+def test_a_blocked_way_runs_stopped_instead(rh):
+    stopped = [
+        {"add": "boards", "value": -1, "of": "$next"},
+        {"tell": "{npc} gnaws at the boards to {here} ({var.boards.next} left).", "area": "$next"},
+    ]
+    h = rh(hunt(blocked={"counter": "boards", "of": "$next", "at_least": 1}, stopped=stopped))
+    (rat,) = [n for n in h.engine.state.npcs.values() if n.type == "rat"]
+    h.engine.state.rule_data.setdefault("rulelang", {"vars": {}, "timers": [], "spawned": {}, "was": {}})
+    h.engine.state.rule_data["rulelang"]["vars"]["boards"] = {"camp|yard": 2}
+    assert f"{rat.handle} gnaws at the boards to yard (1 left)." in h.ok("wait") and rat.area == "yard"
+    assert "(0 left)" in h.ok("wait") and rat.area == "yard"
+    assert f"{rat.handle} creeps in from yard." in h.ok("wait") and rat.area == "camp"
+
+
+@pytest.mark.parametrize(
+    ("extra", "where", "says"),
+    [
+        ({"range": 0}, "step_rules[0].effects[0].range", "between 1 and 20"),
+        ({"avoid": ["moon"]}, "step_rules[0].effects[0].avoid[0]", "unknown area 'moon'"),
+        ({"stopped": [{"tell": "x"}]}, "step_rules[0].effects[0].stopped", "give blocked"),
+        ({"blocked": {"counter": "boards", "below": 1}}, "step_rules[0].effects[0].blocked.of", "say whose"),
+        ({"move_toward": "rat"}, "step_rules[0].effects[0].move_toward", "by reference"),
+    ],
+)
+def test_a_bad_move_toward_is_refused_naming_its_field(rules_game, extra, where, says):
+    with pytest.raises(GameError) as err:
+        rules_game(hunt(**extra))
+    lines = str(err.value).splitlines()
+    assert any(line.startswith(f"rules.json: {where}") and says in line for line in lines), lines
+
+
+def test_next_is_bound_only_inside_a_move_toward(rules_game):
+    with pytest.raises(GameError, match=r"step_rules\[0\]\.effects\[1\]\.tell: \{next\} names nothing"):
+        rules_game(
+            {"step_rules": [step(scope="npc", effects=[hunt()["step_rules"][0]["effects"][0], {"tell": "{next}"}])]}
+        )
+
+
+def test_the_new_constructs_do_not_depend_on_hash_seeds(rules_game):
+    from kit import subprocess_digest
+
+    rules = hunt(blocked={"counter": "boards", "of": "$next", "at_least": 1}, stopped=[{"tell": "{npc} waits."}])
+    rules["step_rules"][0]["trigger"] = {"chance": 0.5}
+    rules["step_rules"].append(
+        step("board", scope="area", trigger={"every": 7}, effects=[{"set": "boards", "value": 2, "of": "yard"}])
+    )
+    game = rules_game(rules)
+    digests = {subprocess_digest(game.path, 3, 60, hash_seed) for hash_seed in ("0", "1", "random")}
+    assert len(digests) == 1

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
@@ -362,14 +362,10 @@ class CorpseCorruption(StepRule):
         risen: str = ""
         rise_after: int = 48
         warn_before: int = 6
-        hunt_period: int = 3
-        hunt_range: int = 2
 
         def __post_init__(self) -> None:
             if not 0 <= self.warn_before < self.rise_after:
                 raise ValueError("expected 0 <= warn_before < rise_after")
-            if self.hunt_range < 0:
-                raise ValueError("hunt_range cannot be negative")
 
     def active(self, game: Game) -> bool:
         return bool(self.settings.corpse)
@@ -391,8 +387,6 @@ class CorpseCorruption(StepRule):
             data["made"] = made
         if data["laid"]:
             self._rot(engine, data)
-        if p.risen and state.step % p.hunt_period == 0:
-            self._hunt(engine)
 
     def _rot(self, engine: Engine, data: dict[str, Any]) -> None:
         state, p = engine.state, self.settings
@@ -426,60 +420,6 @@ class CorpseCorruption(StepRule):
             npc = spawn_npc(engine.game, state, engine.game.npcs[p.risen], area.name, origin="spawn")
             self._tell(engine, area.name, f"{handle} rises from the floor as {npc.handle}!")
             engine.emit("corpse_risen", None, corpse=handle, npc=npc.handle, area=area.name)
-
-    def _hunt(self, engine: Engine) -> None:
-        """Each free risen husk takes one step toward the nearest living agent within reach."""
-        state, p = engine.state, self.settings
-        hunters = [n for n in state.npcs.values() if n.type == p.risen and n.engaged is None]
-        if not hunters:
-            return
-        prey = {a.area for a in state.agents.values() if not a.in_tutorial}
-        for npc in hunters:
-            if npc.area in prey:
-                continue
-            step = self._toward(state, npc.area, prey)
-            if step is None:
-                continue
-            if barricaded(state, npc.area, step):
-                self._batter(engine, npc.area, step, npc.handle)
-                continue
-            state.areas[npc.area].npcs.remove(npc.handle)
-            came = npc.area
-            npc.area = step
-            state.areas[step].npcs.append(npc.handle)
-            self._tell(engine, step, f"{npc.handle} shambles in from {came}.")
-
-    def _toward(self, state: WorldState, start: str, prey: set[str]) -> str | None:
-        """The first area on a shortest open way from ``start`` to an agent at most ``hunt_range`` away;
-        never into the spawn area (the cordon's braziers keep the risen out)."""
-        before: dict[str, str | None] = {start: None}
-        frontier = [start]
-        for _ in range(self.settings.hunt_range):
-            nxt_frontier = []
-            for here in frontier:
-                for nxt, way in state.areas[here].exits.items():
-                    if nxt in before or way.locked or nxt == state.spawn:
-                        continue
-                    before[nxt] = here
-                    if nxt in prey:
-                        while before[nxt] != start:
-                            nxt = cast(str, before[nxt])  # only start comes from None; the walk stops there
-                        return nxt
-                    nxt_frontier.append(nxt)
-            frontier = nxt_frontier
-        return None
-
-    def _batter(self, engine: Engine, a: str, b: str, who: str) -> None:
-        ways = barricades(engine.state)
-        key = way_key(a, b)
-        ways[key] -= 1
-        if ways[key] > 0:
-            self._tell(engine, b, f"Something batters at the barricade to {a}.")
-            return
-        del ways[key]
-        for side, other in ((a, b), (b, a)):
-            self._tell(engine, side, f"The barricade to {other} gives way under {who}!")
-        engine.emit("barricade_broken", None, a=a, b=b, by=who)
 
     @staticmethod
     def _tell(engine: Engine, area: str, text: str) -> None:
