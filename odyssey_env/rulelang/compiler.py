@@ -158,6 +158,12 @@ def _verb(
         keys.append(key)
 
     blank = [None] * len(names)
+    # the object types a slot's own is_type check asks for (a slot that lists every carried thing and refuses
+    # "not a light source" apart from "I do not carry it"): what to get when it has no value at all
+    slot_kinds = tuple(
+        next((c.types for c, m in zip(checks, named, strict=True) if m == (n,) and _is_type_of(c, n)), ())
+        for n in names
+    )
     # a command: the verb, then each value (a text in double quotes), formatted in one call (a listing writes
     # many; a verb is plain lower-case words, so it holds no brace)
     command_of = " ".join([verb_name, *(_FORMAT[slot.domain == "text"] for slot in slots)]).format
@@ -284,18 +290,25 @@ def _verb(
                 if pins is None:
                     return None  # no emit of this verb says that
                 match = {**pins, **match}
+            for key, (slot_name, typed) in by_slot.items():  # an emit records this slot's value as ``key``
+                if key in match and not typed and slot_name not in match:
+                    match = {**match, slot_name: match[key]}
             values: list[Any] = []
-            for slot, fn, one_slot in zip(slots, value_fns, filters, strict=True):
-                if slot.name in match:
-                    wanted = match[slot.name]
-                    if slot.domain in ("held", "carried", "worn") and wanted not in fn(turn):
-                        return hints.has(wanted) if wanted in engine.game.objects else None
+            for slot, fn, one_slot, kinds in zip(slots, value_fns, filters, slot_kinds, strict=True):
+                wanted = match.get(slot.name)
+                if wanted is not None and slot.domain in ("held", "carried", "worn") and wanted not in fn(turn):
+                    if wanted in engine.game.objects:
+                        return hints.has(wanted)
+                    if wanted in engine.state.instances:
+                        return None  # that very thing, somewhere I cannot tell
+                    wanted = None  # gone from the world: any value will do
+                if wanted is not None:
                     values.append(wanted)
                     continue
                 options = fn(turn)
                 if not options:
-                    if slot.domain in ("held", "carried", "worn", "near") and slot.types:
-                        return hints.any_has(*slot.types)
+                    if slot.domain in ("held", "carried", "worn", "near") and (slot.types or kinds):
+                        return hints.any_has(*(slot.types or kinds))
                     return elsewhere(engine, agent, match) if local else None
                 # an ingredient (a type slot) is the first of its kinds, so that the hint names it; any other
                 # slot, the first value its own checks admit (the way to barricade, not the area I stand in)
@@ -439,6 +452,10 @@ def _slot_data(effects: Iterable[Any], slots: set[str]) -> Iterator[tuple[str, t
                         yield k, (base, typed)
         elif isinstance(op, s.If):
             yield from _slot_data((*op.then, *op.otherwise), slots)
+
+
+def _is_type_of(cond: Any, name: str) -> bool:
+    return isinstance(cond, s.IsType) and cond.is_type == f"${name}" and bool(cond.types)
 
 
 def _here_data(effects: Iterable[Any]) -> Iterator[str]:

@@ -250,9 +250,11 @@ def _dropped(var: s.Var, default: Any) -> Any:
     return default if var.scope in ("object", "exit") else None
 
 
-def _datum(value: s.EventValue, fill: Any) -> Callable[[Ctx], Any]:
+def _datum(value: s.EventValue, fill: Callable[[str], Callable[[Ctx], Any]]) -> Callable[[Ctx], Any]:
     """An event datum's filler: a template, a list of templates, or a literal number or truth value."""
     if isinstance(value, str):
+        if value.startswith("{var.") and value.endswith("}") and value.count("{") == 1:
+            return fill(value[5:-1])  # exactly one counter: recorded as its number, not its text
         return template(value, fill)
     if isinstance(value, tuple):
         parts = [template(v, fill) for v in value]

@@ -366,6 +366,8 @@ def hint(op: Any, ctx: Ctx, vars: dict[str, s.Var]) -> Condition | None:
             if isinstance(area, str) and area in ctx.engine.state.areas:
                 return hints.in_area(area)
         return None
+    if isinstance(op, s.IsType) and op.types:  # a thing of the wrong kind: get one of the right kinds
+        return hints.any_has(*op.types)
     if isinstance(op, s.Quest):
         from odyssey_env.quests.conditions import VOCABULARY
 

@@ -335,3 +335,29 @@ def test_the_new_constructs_do_not_depend_on_hash_seeds(rules_game):
     game = rules_game(rules)
     digests = {subprocess_digest(game.path, 3, 60, hash_seed) for hash_seed in ("0", "1", "random")}
     assert len(digests) == 1
+
+
+def test_a_counter_alone_in_an_event_datum_is_recorded_as_its_number_and_is_type_guides_the_oracle(rh):
+    h = rh(
+        one_verb(
+            "charge",
+            vars=[{"name": "charge", "kind": "counter", "scope": "object", "max": 5}],
+            slots=[{"name": "bag", "domain": "carried", "refuse": "I do not carry {bag}."}],
+            requires=[{"check": {"is_type": "$bag", "types": ["small_bag"]}, "refuse": "{bag} is no small bag."}],
+            effects=[
+                {"add": "charge", "of": "$bag", "value": 2},
+                {"emit": "charged", "data": {"bag": "{bag}", "n": "{var.charge.bag}", "text": "n={var.charge.bag}"}},
+            ],
+            records_event=False,
+        )
+    )
+    rule, e, agent = h.engine.rules.actions["charge"], h.engine, h.agent
+    assert rule.needs(e, agent, {}) == hints.any_has("small_bag")  # nothing carried: get one of its kinds
+    (stick,) = h.hold("stick")
+    h.fails(f"charge {stick}", f"{stick} is no small bag.")
+    assert rule.needs(e, agent, {}) == hints.any_has("small_bag")  # a thing of the wrong kind
+    assert rule.needs(e, agent, {"bag": "small_bag_99"}) == hints.any_has("small_bag")  # gone: any will do
+    (bag,) = h.hold("small_bag")
+    h.ok(f"charge {bag}")
+    assert h.events("charged") == [{"bag": bag, "n": 2, "text": "n=2"}]
+    assert rule.needs(e, agent, {"bag": bag}) is None

@@ -34,9 +34,8 @@ from typing import TYPE_CHECKING, Any
 from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rulelang.runtime import KEY as RULELANG
-from odyssey_env.rulelang.runtime import way_key
+from odyssey_env.rulelang.runtime import way_key, write_var
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
-from odyssey_env.verbs.common import carried_handles
 from odyssey_env.verbs.movement import Enter, in_combat
 from odyssey_env.world import (
     add,
@@ -44,7 +43,6 @@ from odyssey_env.world import (
     make_objects,
     nearest,
     remove,
-    take_carried,
     type_of,
     unlocked,
 )
@@ -77,10 +75,19 @@ def _light_params(engine: Engine) -> LampFuel.Params:
     return rule.settings if rule is not None else LampFuel.Params()
 
 
+#: rules.json's per-object counter of each light's fuel (``refuel`` fills it; the dark and the pyre spend it).
+FUEL = "fuel"
+
+
 def fuel_of(state: WorldState, handle: str) -> int:
     """Turns of light left in a lamp (lamps start empty)."""
-    fuel: int = state.rule_data.get(LIGHT, {}).get("fuel", {}).get(handle, 0)
+    fuel: int = state.rule_data.get(RULELANG, {}).get("vars", {}).get(FUEL, {}).get(handle, 0)
     return fuel
+
+
+def set_fuel(engine: Engine, handle: str, turns: int) -> None:
+    """Set a lamp's turns of light, where the rule language keeps them (an empty lamp keeps no entry)."""
+    write_var(engine, FUEL, handle, max(0, turns), 0)
 
 
 def carried_lights(engine: Engine, agent: Agent) -> list[str]:
@@ -172,21 +179,18 @@ class LampFuel(StepRule):
             if self.margin < 1:
                 raise ValueError("margin must be at least 1")
 
-    def start(self, engine: Engine) -> None:
-        engine.state.rule_data[LIGHT] = {"fuel": {}}
-
     def apply(self, engine: Engine) -> None:
         state, p = engine.state, self.settings
         dark = p.dark_areas
         if not dark:
             return
-        fuel = state.rule_data[LIGHT]["fuel"]
         for agent in state.agents.values():
             if agent.area not in dark:
                 continue
             light = burning_light(engine, agent)
             if light is not None:
-                left = fuel[light] = fuel[light] - 1
+                left = fuel_of(state, light) - 1
+                set_fuel(engine, light, left)
                 if left:
                     kind = p.lights[type_of(state, light)].fuel
                     engine.say(agent.id, f"My {light} lights the dark ({left} turns of {kind} left).")
@@ -247,70 +251,6 @@ class LampFuel(StepRule):
             "I see nothing, lurkers strike, and I cannot go on into the dark",
             ("nothing at all", "I lose my way back to the light", "my health regrows"),
         )
-
-
-@action_rule
-class Refuel(ActionRule):
-    verb = "refuel"
-    params = (("light_source", "object"),)
-    description = "Fill a light I carry with its fuel (from what I carry): each unit gives some turns of light."
-    emits = ("light_refueled",)
-    # depends_on left undeclared: candidates read each light's fuel in rule_data, which no dependency covers.
-
-    def _refusal(self, turn: Turn, handle: str) -> tuple[str, Light] | str:
-        state = turn.state
-        lights = _light_params(turn.engine).lights
-        spec = lights.get(type_of(state, handle))
-        if spec is None:
-            return f"Cannot refuel {handle}: it is not a light source."
-        if handle not in carried_handles(turn):
-            return f"Cannot refuel {handle}: I do not carry it."
-        if fuel_of(state, handle) >= spec.capacity:
-            return f"Cannot refuel {handle}: it is full already."
-        if not carried_handles(turn).get(spec.fuel, 0):
-            return f"Cannot refuel {handle}: I carry no {spec.fuel}."
-        return handle, spec
-
-    def apply(self, turn: Turn, handle: str) -> None:
-        checked = self._refusal(turn, handle)
-        if isinstance(checked, str):
-            return turn.fail(checked)
-        spec = checked[1]
-        state = turn.state
-        take_carried(turn.game, state, turn.agent, spec.fuel, 1)
-        fuel = state.rule_data[LIGHT]["fuel"]
-        fuel[handle] = min(spec.capacity, fuel_of(state, handle) + spec.per_unit)
-        turn.say(f"I fill {handle} with {spec.fuel}: it holds {fuel[handle]} turns of light now.")
-        turn.emit("light_refueled", object=type_of(state, handle), handle=handle, fuel=fuel[handle])
-
-    def candidates(self, turn: Turn) -> Iterator[str]:
-        for handle in carried_lights(turn.engine, turn.agent):
-            if not isinstance(self._refusal(turn, handle), str):
-                yield f"refuel {handle}"
-
-    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        lights = _light_params(engine).lights
-        handle = match.get("handle")
-        if handle is not None and handle in engine.state.instances:
-            spec = lights.get(type_of(engine.state, handle))
-            if spec is not None and not carried_handles_of(engine, agent).get(spec.fuel, 0):
-                return hints.has(spec.fuel)
-            return None
-        carried = carried_lights(engine, agent)
-        if not carried:
-            return hints.any_has(*lights) if lights else None
-        return hints.has(lights[type_of(engine.state, carried[0])].fuel)
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        lights = _light_params_of(game).lights
-        if lights:
-            name, light = next(iter(lights.items()))
-            yield Fact(
-                "light",
-                f"What does refuelling a {name} take?",
-                f"{light.fuel} that I carry",
-                ("nothing: it refills itself", "a visit to a merchant", "water"),
-            )
 
 
 def _light_params_of(game: Game) -> LampFuel.Params:
@@ -701,11 +641,12 @@ class BurnCorpses(ActionRule):
             return turn.fail(refusal)
         engine, state, area = turn.engine, turn.state, turn.area
         light = burning_light(engine, turn.agent, self.settings.fuel)
+        assert light is not None, "the refusal above asked for it"
         dead = corpses_in(engine, area.name)
         for handle in dead:
             remove(area.objects, handle)
             del state.instances[handle]
-        state.rule_data[LIGHT]["fuel"][light] -= self.settings.fuel
+        set_fuel(engine, light, fuel_of(state, light) - self.settings.fuel)
         ash = ""
         if self.settings.ash:
             for piece, k in make_objects(turn.game, state, self.settings.ash, len(dead)):
