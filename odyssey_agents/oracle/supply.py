@@ -410,6 +410,19 @@ class Supply:
             build = self.cost_craft(station, 1)
             if build == INF:
                 return INF
+        load = self._load(t, 1)
+        capacity = self.capacity()
+        if load * times > capacity:
+            # all the ingredients cannot be carried at once: a bigger bag first, or batches that fit
+            per = capacity // load if load else times
+            if times > 1 and per >= 1:
+                split = self.cost_craft(t, per) * -(-times // per)
+                self._memo[key] = split
+                return split
+            bag = self._bag_for(load * times)
+            if bag is None:
+                return INF
+            build += self.cost_hold(bag) + 2
         d = self.navigation.travel(area)
         total = d + 1 + build
         for ing, k in ot.recipe.ingredients.items():
@@ -420,12 +433,67 @@ class Supply:
         self._memo[key] = total
         return total
 
+    def _load(self, t: str, times: int) -> int:
+        """Carrying room the ingredients of ``times`` batches of ``t`` take (a unit in a hand takes a
+        hand whatever its size, in a bag its size: the larger, to be safe)."""
+        recipe = self.view.game.objects[t].recipe
+        assert recipe is not None  # asked only of craftable objects
+        objects = self.view.game.objects
+        return sum(max(1, objects[i].size) * k * times for i, k in recipe.ingredients.items())
+
+    def _kept_load(self, ingredients: dict[str, int]) -> int:
+        """Room taken by what I carry that other goals under way need (never dropped to make room)."""
+        v = self.view
+        objects = v.game.objects
+        return sum(
+            max(1, objects[t].size) * min(n, v.carried.get(t, 0))
+            for t, n in self.focus.needed.items()
+            if t not in ingredients and t != v.currency and objects[t].portable
+        )
+
+    def capacity(self, bag: str | None = None) -> int:
+        """Units I can carry at most: hands, plus the room of my containers (a held one takes the
+        hand it is in); with ``bag``, as if that container type were worn instead of my pack."""
+        v = self.view
+        objects = v.game.objects
+        cap = v.game.spec.agent.hands
+        for c in v.containers():
+            if c == v.pack and bag is not None:
+                continue
+            cap += objects[v.tname(c)].capacity - (1 if c in v.agent.hands else 0)
+        if bag is not None:
+            cap += objects[bag].capacity
+        return cap
+
+    def _bag_for(self, load: int) -> str | None:
+        """The cheapest container type that, worn, makes room for ``load`` units (None: none does)."""
+        options = [
+            o.name
+            for o in self.view.game.spec.objects
+            if o.category == "container" and o.equip_slot is not None and self.capacity(o.name) >= load
+        ]
+        best = min(options, key=lambda b: (self.cost_hold(b), options.index(b)), default=None)
+        return best if best is not None and self.cost_hold(best) < INF else None
+
     def craft(self, t: str, times: int) -> str | None:
         """Next command toward crafting ``times`` batches of ``t`` (the product lands on the ground)."""
         v = self.view
         ot = v.game.objects[t]
         if ot.recipe is None:
             raise Stuck(f"{t} cannot be crafted")
+        load, capacity = self._load(t, 1), self.capacity() - self._kept_load(ot.recipe.ingredients)
+        if load * times > capacity:
+            # gathering more than can be carried would juggle forever: as many batches as fit now,
+            # else a bigger bag first
+            per = capacity // load if load else times
+            if per >= 1 and times > 1:
+                times = per
+            else:
+                bag = self._bag_for(load * times)
+                if bag is None:
+                    raise Stuck(f"the ingredients of {t} cannot all be carried")
+                with self.focus.need(bag, 1):
+                    return self.equip(bag)
         area = self._station_area(t)
         if area is None:
             site = self._build_site(t)
