@@ -17,6 +17,8 @@ from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, Focus
 from odyssey_env.quests.conditions import normalize_text
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from odyssey_agents.oracle.navigation import Navigation
     from odyssey_agents.oracle.tactics import Tactics
     from odyssey_agents.oracle.view import View
@@ -40,6 +42,7 @@ class Supply:
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._costing = 0  # depth of nested source costing
         self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
+        self._bill: dict[str, int] = {}  # raw materials the crafts under way need next (see _billing)
         self.navigation: Navigation
         self.tactics: Tactics
 
@@ -53,6 +56,7 @@ class Supply:
         self.view = view
         self._memo = {}
         self._pursuing = []
+        self._bill = {}
 
     def cost_have(self, t: str, n: int) -> float:
         """Rough steps until ``n`` units of ``t`` are carried (INF if the world cannot supply them)."""
@@ -136,6 +140,10 @@ class Supply:
             return (cheapest if sticky else c, 0 if sticky else 1)
 
         costed.sort(key=rank)
+        if costed[0][1].key != here and self._bill:
+            grab = self.grab_here()  # before walking off: what the crafts under way need next
+            if grab is not None:
+                return grab
         reasons = []
         for _cost, o in costed:
             try:
@@ -188,7 +196,7 @@ class Supply:
             if cost < INF:
                 out.append(Offer(cost + 1, 0, times * ot.recipe.yields, ("craft", t), lambda: self.craft(t, times)))
         # buying
-        if v.currency and t != v.currency:
+        if v.currency and t != v.currency and t not in self.focus.unbought:
             for npc in self._merchants_selling(t):
                 k = min(missing, npc.inventory.get(t, 0))
                 cost = self.cost_buy(t, k, npc)
@@ -521,14 +529,74 @@ class Supply:
                 )
                 for ing, need in missing:
                     try:
-                        cmd = self.have(ing, need)
+                        with self._billing([(i, n) for i, n in missing if i != ing]):
+                            cmd = self.have(ing, need)
                     except Stuck:
                         continue
                     self.memory.last_choice[("craft", t)] = (ing,)
                     return cmd
                 raise Stuck(f"cannot gather the ingredients of {t}")
             self.focus.used.append(("craft", t))
+            if v.here != area:
+                grab = self.grab_here()
+                if grab is not None:
+                    return grab
             return self.navigation.go(area) or f"craft {times} {t}"
+
+    # ---- the bill: what the crafts under way will need after the ingredient being fetched
+    def _flatten(self, items: list[tuple[str, int]], depth: int = 0) -> dict[str, int]:
+        """The raw materials ``items`` come down to: a type that lies nowhere and has a recipe is
+        replaced by its ingredients (what it is crafted from), less what I already carry."""
+        v = self.view
+        out: dict[str, int] = {}
+        for t, k in items:
+            missing = k - v.carried.get(t, 0)
+            if missing <= 0:
+                continue
+            recipe = v.game.objects[t].recipe
+            if recipe is None or v.ground.get(t) or depth >= 4:
+                out[t] = out.get(t, 0) + missing
+                continue
+            times = -(-missing // recipe.yields)
+            for raw, n in self._flatten([(i, k * times) for i, k in recipe.ingredients.items()], depth + 1).items():
+                out[raw] = out.get(raw, 0) + n
+        return out
+
+    @contextlib.contextmanager
+    def _billing(self, items: list[tuple[str, int]]) -> Iterator[None]:
+        """While an ingredient is fetched, remember (and keep) the raw materials of the others, so a
+        trip to where they lie brings them all (a recipe's thread and wood from one library visit,
+        not one visit per sub-recipe)."""
+        bill = self._flatten(items)
+        with contextlib.ExitStack() as stack:
+            for t, n in bill.items():
+                self._bill[t] = self._bill.get(t, 0) + n
+                stack.enter_context(self.focus.need(t, n))
+            try:
+                yield
+            finally:
+                for t, n in bill.items():
+                    self._bill[t] -= n
+                    if not self._bill[t]:
+                        del self._bill[t]
+
+    def grab_here(self) -> str | None:
+        """Pick up a raw material the bill needs that lies where I stand, when it goes into free room
+        (never by dropping something: the goal being fetched comes first)."""
+        v = self.view
+        for t, k in self._bill.items():
+            missing = k - v.carried.get(t, 0)
+            if missing <= 0 or t == v.currency:
+                continue
+            ot = v.game.objects[t]
+            if ot.category == "container" or not ot.portable:
+                continue
+            lying = [h for h, _ in v.lying(v.here, t) if not v.written(h)]
+            if not lying:
+                continue
+            if (v.pack is not None and v.pack_room() >= ot.size) or v.hands_free() >= 2:
+                return self.pick_up(lying[0], missing)
+        return None
 
     # ================================================================== trade
     def _merchants_selling(self, t: str) -> list[Npc]:
