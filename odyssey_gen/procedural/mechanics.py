@@ -48,11 +48,12 @@ PRODUCT_USES = ("did", "have", "deliver", "key", "masterwork")
 #: Orders in which step rules are tried (drawn by seed; a maker that finds nothing to act on is skipped),
 #: so that a game with two step rules may get a hazard that harms, a regrowth, a decay or a reaction.
 STEP_ORDERS = (
-    ("hazard_spread", "regrowth", "decay", "hazard_harm", "reaction"),
-    ("hazard_spread", "hazard_harm", "reaction", "regrowth", "decay"),
+    ("hazard_spread", "hazard_harm", "regrowth", "decay", "reaction"),
+    ("hazard_spread", "hazard_harm", "reaction", "decay", "regrowth"),
+    ("reaction", "regrowth", "hazard_spread", "hazard_harm", "decay"),
+    ("regrowth", "decay", "hazard_spread", "hazard_harm", "reaction"),
+    ("decay", "reaction", "hazard_spread", "hazard_harm", "regrowth"),
     ("reaction", "hazard_spread", "hazard_harm", "decay", "regrowth"),
-    ("regrowth", "reaction", "hazard_spread", "hazard_harm", "decay"),
-    ("decay", "hazard_spread", "hazard_harm", "regrowth", "reaction"),
 )
 #: Step rules run after the world's own processes and before the tutorial looks (docs/engine.md).
 PLACING = {"after": ["respawn"], "before": ["tutorial"]}
