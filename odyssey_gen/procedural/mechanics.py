@@ -106,6 +106,12 @@ class _Inventor:
             return None
         return self.d.namer.claim(name)
 
+    def _base(self, name: str) -> str:
+        """The theme's own noun a material's name ends with (``tide_sea_salt`` -> ``sea_salt``), else the name."""
+        nouns = set(self.d.namer.lexicon.words("raw"))
+        parts = name.split("_")
+        return next(("_".join(parts[i:]) for i in range(len(parts)) if "_".join(parts[i:]) in nouns), name)
+
     def _fixture(self, name: str, kind: str, area: AreaDraft, description: str) -> ObjDraft:
         """An object that cannot be carried (a station no recipe names): a hazard or a tended thing."""
         o = self.d.add_object(ObjDraft(name, kind, "station", 1, {"value": 0, "spawn_weight": 0}, description))
@@ -138,8 +144,11 @@ class _Inventor:
         inputs = [o for o in d.of_kind("raw") if o.zone == 0 and o.home]
         if not self._verb_ok(verb) or not inputs:
             return False
-        raw = rng.choice(sorted(inputs, key=lambda o: o.name))
-        product = self._name(past, raw.name)
+        suits = set(record.get("on", "").split())  # materials the verb suits (the lexicon's choice)
+        fitting = [o for o in inputs if self._base(o.name) in suits]
+        raw = rng.choice(sorted(fitting or inputs, key=lambda o: o.name))
+        # "shucked_shell", not "shucked_tide_shell": the product keeps the material's own noun when free
+        product = self._name(past, self._base(raw.name)) or self._name(past, raw.name)
         if product is None:
             return False
         tool_name = d.namer.name("tool")
