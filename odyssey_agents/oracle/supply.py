@@ -19,6 +19,7 @@ from odyssey_env.quests.conditions import normalize_text
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    from odyssey_agents.oracle.events import Events
     from odyssey_agents.oracle.navigation import Navigation
     from odyssey_agents.oracle.tactics import Tactics
     from odyssey_agents.oracle.view import View
@@ -32,7 +33,8 @@ class Supply:
     behind the lock they would open). It reads ``focus`` (what the goals under way need, keep, spare
     or protect: never dropped, stored away or sold) and ``memory.banned``; it writes
     ``memory.last_choice`` under ``("have", t)`` and ``("craft", t)`` (so it does not dither between
-    sources) and ``focus.used``. Its peers: navigation to walk to a source, tactics to loot one.
+    sources) and ``focus.used``. Its peers: navigation to walk to a source, tactics to loot one, events to
+    cause the event of a game's verb that :attr:`~odyssey_env.rules.ActionRule.produces` the thing.
     """
 
     def __init__(self, focus: Focus, memory: Memory) -> None:
@@ -45,6 +47,7 @@ class Supply:
         self._bill: dict[str, int] = {}  # raw materials the crafts under way need next (see _billing)
         self.navigation: Navigation
         self.tactics: Tactics
+        self.events: Events | None = None  # set by the planner: a game's own verbs that make a thing
 
     def connect(self, navigation: Navigation, tactics: Tactics) -> None:
         """Meet the peers (they need this part too, so they cannot all be passed at construction)."""
@@ -195,6 +198,14 @@ class Supply:
             cost = self.cost_craft(t, times)
             if cost < INF:
                 out.append(Offer(cost + 1, 0, times * ot.recipe.yields, ("craft", t), lambda: self.craft(t, times)))
+        # a game's own verb that makes it (a rule file's transform / produce): one unit a command, its
+        # event caused by trial after what the verb says it needs (the raw thing, a tool, a place)
+        if self.events is not None:
+            for rule in v.engine.rules.actions.values():
+                if t in rule.produces and rule.emits:
+                    kind = rule.emits[0]
+                    cost = 4 + self.events.need_cost(kind, {})
+                    out.append(Offer(cost, cost, missing, ("verb", t, rule.verb), partial(self.events.cause, kind, {})))
         # buying
         if v.currency and t != v.currency and t not in self.focus.unbought:
             for npc in self._merchants_selling(t):
