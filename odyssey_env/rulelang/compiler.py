@@ -10,7 +10,9 @@ engine asks of a rule is derived from the declarations, never written twice:
 * ``depends_on``: what the domains and the preconditions read (None, "list afresh", when one reads a
   variable or the quest's state);
 * ``emits`` and ``needs``: the verb's event and its ``emit`` effects; the first unmet precondition or slot
-  turned into a quest condition the oracle can bring about (carry this, stand there);
+  turned into a quest condition the oracle can bring about (carry this, stand there; a flag or counter
+  another verb raises: that verb's event);
+* ``produces``: the object types its ``transform`` / ``produce`` effects name (a planner's way to get one);
 * facts: the declared ones.
 """
 
@@ -67,8 +69,9 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
     program = Program(vars)
     tables = _Tables(world_spec)
     members: dict[str, Any] = {}
+    raisers = _raisers(checked)
     for i, (vspec, checks, effects) in enumerate(checked.verbs):
-        cls = _verb(vspec, checks, program.block(effects, f"verbs[{i}].effects"), effects, vars, tables)
+        cls = _verb(vspec, checks, program.block(effects, f"verbs[{i}].effects"), effects, vars, tables, raisers)
         members[f"verb_{i}"] = cls
     for i, (sspec, becomes, when, effects) in enumerate(checked.steps):
         members[f"step_{i}"] = _step(sspec, becomes, when, program.block(effects, f"step_rules[{i}].effects"), vars)
@@ -85,8 +88,40 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
 
 
 # ---------------------------------------------------------------------------- verbs
+def _raisers(checked: Checked) -> dict[str, str]:
+    """Variable -> the event of the first verb whose own effects (not a branch's, not a delay's) raise it:
+    set a flag, add to a counter or set it above 0. A precondition on that variable that fails is then
+    planned as that verb's event ("bank the fire first"), which no state condition could say."""
+    out: dict[str, str] = {}
+    for vspec, _checks, effects in checked.verbs:
+        if not vspec.records_event:
+            continue
+        event = vspec.event or vspec.verb.replace(" ", "_")
+        for op in effects:
+            if isinstance(op, s.SetFlag) and op.value:
+                out.setdefault(op.set_flag, event)
+            elif isinstance(op, s.AddCounter | s.SetCounter) and op.value > 0:
+                out.setdefault(op.add if isinstance(op, s.AddCounter) else op.set, event)
+    return out
+
+
+def _raised(check: Any, raisers: dict[str, str], own: str) -> Condition | None:
+    """The event that would make a failed flag or counter precondition hold (another verb's), if any."""
+    var = check.flag if isinstance(check, s.Flag) else check.counter if isinstance(check, s.CounterIs) else None
+    event = (
+        raisers.get(var) if var is not None and (not isinstance(check, s.CounterIs) or check.below is None) else None
+    )
+    return hints.did(event) if event is not None and event != own else None
+
+
 def _verb(
-    vspec: s.VerbSpec, checks: tuple[Any, ...], run: Any, effects: tuple[Any, ...], vars: dict[str, s.Var], tables: Any
+    vspec: s.VerbSpec,
+    checks: tuple[Any, ...],
+    run: Any,
+    effects: tuple[Any, ...],
+    vars: dict[str, s.Var],
+    tables: Any,
+    raisers: dict[str, str] | None = None,
 ) -> type[ActionRule]:
     fill = var_reader(vars)
     slots = vspec.slots
@@ -109,6 +144,7 @@ def _verb(
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in vspec.facts)
     records = vspec.records_event
     emitted = tuple(dict.fromkeys((*((event,) if records else ()), *_emitted(effects))))
+    made = tuple(dict.fromkeys(_produced(effects)))
     pinned = tuple(_pinned_emits(effects, {}, set(names)))
     told = {k for _, literals, _ in pinned for k in literals}  # event data an emit of this verb sets to a literal
     by_slot = dict(_slot_data(effects, set(names)))  # event data an emit fills from a slot (or its type)
@@ -259,6 +295,7 @@ def _verb(
         params = tuple((slot.name, domains.PARAM_KIND[slot.domain]) for slot in slots)
         description = vspec.description
         emits = emitted
+        produces = made
         depends_on = tuple(d for d in DEPENDENCIES if d in deps) if deps is not None else None
 
         def apply(self, turn: Turn, *args: Any) -> None:
@@ -316,7 +353,7 @@ def _verb(
             ctx = bind(turn, values)
             for test, check in zip(tests, checks, strict=True):
                 if not test(ctx):
-                    found = hint(check, ctx, vars)
+                    found = hint(check, ctx, vars) or _raised(check, raisers or {}, event)
                     return found if found is not None or not local else elsewhere(engine, agent, match)
             state = engine.state
             for k in here_keys:  # accepted here, but the event wanted records another area: stand there
@@ -398,6 +435,17 @@ def _emitted(effects: Iterable[Any]) -> Iterator[str]:
             yield from _emitted((*op.then, *op.otherwise))
         elif isinstance(op, s.After):
             yield from _emitted(op.do)
+
+
+def _produced(effects: Iterable[Any]) -> Iterator[str]:
+    """Object types a verb's effects give the agent by name (``transform`` into, ``produce``), at any depth."""
+    for op in effects:
+        if isinstance(op, s.Transform) and not op.into.startswith("$"):
+            yield op.into
+        elif isinstance(op, s.Produce) and not op.produce.startswith("$"):
+            yield op.produce
+        elif isinstance(op, s.If):
+            yield from _produced((*op.then, *op.otherwise))
 
 
 def _pinned_emits(
