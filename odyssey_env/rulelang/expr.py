@@ -279,6 +279,20 @@ def value_filter(
             ]
 
         return lying_enough
+    if isinstance(op, s.IsType) and op.is_type == ref:  # "is it a light": one pass, before the other checks
+        kinds, cats = frozenset(op.types), frozenset(op.categories)
+
+        def of_kind(turn: Any, values: list[Any]) -> list[Any]:
+            state, objects = turn.state, turn.game.objects
+            out = []
+            for v in values:
+                kind = type_of(state, v) if isinstance(v, str) else None
+                t = objects.get(kind) if kind is not None else None
+                if t is not None and (not kinds or kind in kinds) and (not cats or t.category in cats):
+                    out.append(v)
+            return out
+
+        return of_kind
     if isinstance(op, s.Hostile) and op.is_hostile == ref:
         want = op.value
 
