@@ -1,26 +1,27 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-Four verbs and three world processes that the data cannot say yet, each configured from ``world.json``
-(``game.params.<rule>``), so the names of lamps, corpses, planks and areas live in the game's data:
+Two verbs and three world processes that the data cannot say yet, each configured from ``world.json``
+(``game.params.<rule>``), so the names of lamps, corpses and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
-  torch) burns one turn of fuel for every step spent in the dark and gutters out when it is empty;
-  ``refuel`` fills it from the fuel it takes. Without a burning light in the dark I see nothing
-  (the observation says so), things that lurk there fall on me, and I cannot find the way on into
-  another dark area (stepping back into the light is always possible).
+  torch) burns one turn of fuel for every step spent in the dark and gutters out when it is empty.
+  Without a burning light in the dark I see nothing (the observation says so), things that lurk there
+  fall on me, and I cannot find the way on into another dark area (stepping back into the light is
+  always possible).
 * **The dead.** Corpses (individually named, so each keeps its own age) rise as risen husks when left
-  unburned too long, after a warning; the risen shamble toward the living, and a ``barricade``
-  across a doorway stops them until they batter it down. ``burn corpses`` burns every corpse in the
-  area with the flame of a carried light, leaving ash.
+  unburned too long, after a warning. ``burn corpses`` burns every corpse in the area with the flame of
+  a carried light, leaving ash.
 * **The lockdown.** An area where a corpse has lain unburned too long is put under quarantine: one
   may walk in, but no one walks out until its dead are burned (or have risen and walked off).
 * ``eavesdrop`` listens at a neighbouring doorway.
 
-``concoct`` (two herbs ground into the remedy their pair makes, a wrong pair into sludge) and ``shove``
-(heavy furniture toppled onto an enemy: the blow ignores its guard, but leaves me winded and the furniture
-in pieces) are data: they are declared in the folder's ``rules.json`` (docs/game-format.md, "Rules as data").
+The rest is data, in the folder's ``rules.json`` (docs/game-format.md, "Rules as data"): ``refuel`` (it
+fills a lamp's fuel, the per-object counter ``fuel`` this file reads and spends through :func:`fuel_of` /
+:func:`set_fuel`), ``barricade`` (the per-exit counter ``barricade``: :func:`barricades`), the line when I
+climb over one (a hook on ``enter``), the risen's hunt toward the living (the step rule ``risen_hunt``,
+battering barricades down), ``concoct`` and ``shove``.
 
-Every rule keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
+Every rule here keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
 :meth:`~odyssey_env.rules.ActionRule.needs` so that the oracle, which cannot read this file, can
 plan them; ``enter`` is replaced here (same verb) to enforce darkness and the lockdown.
 """
