@@ -339,6 +339,8 @@ def _verb(
                     if wanted in engine.state.instances:
                         return None  # that very thing, somewhere I cannot tell
                     wanted = None  # gone from the world: any value will do
+                if wanted is not None and slot.domain in ("exit", "area") and wanted not in fn(turn):
+                    return elsewhere(engine, agent, match)  # a way from somewhere else: go where it starts
                 if wanted is not None:
                     values.append(wanted)
                     continue

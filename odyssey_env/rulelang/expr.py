@@ -98,6 +98,29 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     if isinstance(op, s.ExitLocked):
         other = getter(op.exit_locked)
         return lambda ctx: _locked(ctx, other(ctx))
+    if isinstance(op, s.Engaged):
+        who = getter(op.engaged)
+
+        def engaged(ctx: Ctx) -> bool:
+            handle = who(ctx)
+            npc = ctx.engine.state.npcs.get(handle) if isinstance(handle, str) else None
+            return npc is not None and npc.engaged is not None
+
+        return engaged
+    if isinstance(op, s.Noted):
+        want = op.noted
+        return lambda ctx: bool(ctx.notes) == want
+    if isinstance(op, s.Predicate):
+        name = op.predicate
+        args = [(k, value_of(v, var_reader(vars))) for k, v in op.args.items()]
+
+        def predicate(ctx: Ctx) -> bool:
+            fn = ctx.engine.game.rules.predicates.get(name)
+            if fn is None or ctx.agent is None:
+                return False
+            return bool(fn(ctx.engine, ctx.agent, **{k: read(ctx) for k, read in args}))
+
+        return predicate
     if isinstance(op, s.Quest):
         from odyssey_env.quests.conditions import holds
 
@@ -346,6 +369,8 @@ def reads(op: Any) -> set[str] | None:
         s.Hostile: {"npcs"},  # an object's type never changes; what is carried is the slot domain's to read
         s.InCombat: {"combat", "npcs"},
         s.ExitLocked: {"exits", "place"},
+        s.Engaged: {"combat", "npcs"},
+        s.Noted: set(),  # a firing's own notes: nothing of the world
     }
     if isinstance(op, s.StatIs):
         return {"purse"} if op.stat == "coins" else {"body"}

@@ -202,6 +202,31 @@ class Quest:
     quest: dict[str, Any]
 
 
+# ---------------------------------------------------------------------------- lines built from what is there
+@dataclass(frozen=True)
+class Engaged:
+    """An NPC (a reference) is fighting someone."""
+
+    engaged: str
+
+
+@dataclass(frozen=True)
+class Noted:
+    """This firing has (true) or has not (false) taken a ``note`` yet."""
+
+    noted: bool
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A predicate the game registers (its ``rules.py``'s or this file's) holds for the agent, with ``args``
+    given as references or templates of this rule (``{"corpse": "$each"}``): how a rule reads what a Python
+    rule keeps (a hybrid game's data asking its code)."""
+
+    predicate: str
+    args: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
 CONDITIONS: tuple[type, ...] = (
     AllOf,
     AnyOf,
@@ -224,6 +249,9 @@ CONDITIONS: tuple[type, ...] = (
     InCombat,
     ExitLocked,
     Quest,
+    Engaged,
+    Noted,
+    Predicate,
 )
 
 
@@ -436,6 +464,29 @@ class Tell:
     area: str = "$here"
 
 
+# ---------------------------------------------------------------------------- lines built from what is there
+ForEachKind = Literal["npc", "object"]
+
+
+@dataclass(frozen=True)
+class ForEach:
+    """Run ``do`` once for each NPC (``"npc"``, as they stand) or each thing lying on the ground (``"object"``,
+    as it lies) of an area (default: here), narrowed by ``types``, with ``$each`` / ``{each}`` bound to it; at
+    most 50 (no ``for_each`` inside one)."""
+
+    for_each: ForEachKind
+    do: tuple[dict[str, Any], ...]
+    area: str = "$here"
+    types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Note:
+    """Add a part (a template) to this firing's line: ``{notes}`` joins the parts with "; " (at most 50)."""
+
+    note: str
+
+
 # ---------------------------------------------------------------------------- moving toward the living
 @dataclass(frozen=True)
 class MoveToward:
@@ -489,6 +540,8 @@ EFFECTS: tuple[type, ...] = (
     Say,
     Tell,
     MoveToward,
+    ForEach,
+    Note,
     If,
 )
 #: JSON keys that are Python keywords, spelled differently in the dataclasses.
@@ -689,6 +742,7 @@ CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked")}
 CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "none_of")}
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
 EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
+EFFECT_LIST_FIELDS |= {("ForEach", "do")}
 
 
 def _point(defs: dict[str, Any], ref: dict[str, Any]) -> None:

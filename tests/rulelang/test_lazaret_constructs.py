@@ -361,3 +361,86 @@ def test_a_counter_alone_in_an_event_datum_is_recorded_as_its_number_and_is_type
     h.ok(f"charge {bag}")
     assert h.events("charged") == [{"bag": bag, "n": 2, "text": "n=2"}]
     assert rule.needs(e, agent, {"bag": bag}) is None
+
+
+# ============================================================================ for_each, note, and what a rule hears
+LISTEN = {
+    "vars": [{"name": "ores", "kind": "counter", "max": 99}],
+    "predicates": [{"name": "is_yard", "params": ["area"], "check": {"same": ["$area", "yard"]}}],
+    "verbs": [
+        verb(
+            "listen",
+            slots=[{"name": "way", "domain": "exit"}],
+            effects=[
+                {
+                    "for_each": "npc",
+                    "area": "$way",
+                    "do": [
+                        {
+                            "if": {"engaged": "$each"},
+                            "then": [{"note": "{each} fighting"}],
+                            "else": [
+                                {
+                                    "if": {"same": ["{each.says}", ""]},
+                                    "then": [{"note": "{each} quiet"}],
+                                    "else": [{"note": "{each}: {each.says}"}],
+                                }
+                            ],
+                        }
+                    ],
+                },
+                {"set": "ores", "value": 0},
+                {"for_each": "object", "area": "$way", "types": ["iron_ore", "quill"], "do": [{"add": "ores"}]},
+                {"if": {"predicate": "is_yard", "args": {"area": "$way"}}, "then": [{"note": "the yard"}]},
+                {"if": {"noted": True}, "then": [{"say": "I hear {notes}."}], "else": [{"say": "Silence."}]},
+                {"emit": "heard", "data": {"npcs": "{way.npcs}", "things": "{var.ores}", "who": "{way.npcs}!"}},
+            ],
+            records_event=False,
+        )
+    ],
+}
+
+
+def test_for_each_builds_one_line_from_what_is_next_door(rh):
+    h = rh(LISTEN)
+    (rat,) = [n for n in h.engine.state.npcs.values() if n.type == "rat"]
+    mira = h.npc("mira", "yard")
+    rat.engaged = "someone"
+    text = h.ok("listen yard")
+    line = h.engine.game.npcs["mira"].dialogue[h.engine.state.step % 2]
+    assert f"I hear {rat.handle} fighting; {mira.handle}: {line}; the yard." in text
+    # a stack lies as one thing: the ore and the quill
+    assert h.events("heard") == [
+        {"npcs": [rat.handle, mira.handle], "things": 2, "who": f"{rat.handle}, {mira.handle}!"}
+    ]
+    h.engine.state.areas["camp"].exits["vault"].locked = False
+    h.engine.state.areas["vault"].npcs.clear()
+    assert "Silence." in h.ok("listen vault")
+    assert h.events("heard") == [{"npcs": [], "things": 0, "who": "!"}]
+
+
+@pytest.mark.parametrize(
+    ("effect", "where", "says"),
+    [
+        (
+            {"for_each": "npc", "do": [{"for_each": "object", "do": []}]},
+            "verbs[0].effects[0].do[0].for_each",
+            "inside a for_each",
+        ),
+        ({"for_each": "npc", "types": ["stick"], "do": []}, "verbs[0].effects[0].types[0]", "unknown NPC type"),
+        ({"for_each": "thing", "do": []}, "verbs[0].effects[0].for_each", "one of"),
+        ({"note": "{each}"}, "verbs[0].effects[0].note", "{each} names nothing"),
+        ({"for_each": "object", "do": [{"note": "{each.says}"}]}, "verbs[0].effects[0].do[0].note", "names nothing"),
+        ({"if": {"engaged": "rat"}}, "verbs[0].effects[0].if.engaged", "by reference"),
+    ],
+)
+def test_a_bad_for_each_or_note_is_refused_naming_its_field(rules_game, effect, where, says):
+    with pytest.raises(GameError) as err:
+        rules_game(one_verb(effects=[effect]))
+    lines = str(err.value).splitlines()
+    assert any(line.startswith(f"rules.json: {where}") and says in line for line in lines), lines
+
+
+def test_a_predicate_condition_names_a_registered_predicate(rules_game):
+    with pytest.raises(GameError, match=r"rules.json: verbs\[0\].effects\[0\].if.*no predicate 'nope'"):
+        rules_game(one_verb(effects=[{"if": {"predicate": "nope"}, "then": [{"say": "x"}]}]))

@@ -539,73 +539,16 @@ class QuarantineEnter(Enter):
             )
 
 
-@action_rule
-class Eavesdrop(ActionRule):
-    verb = "eavesdrop"
-    params = (("area_name", "area"),)
-    description = "Listen at the way to a neighboring area (even a locked one): who moves there, and what they say."
-    emits = ("eavesdropped",)
-    depends_on = ("exits", "combat")
+@predicate("corpse_stirring")
+def corpse_stirring(engine: Engine, agent: Agent, corpse: str = "") -> bool:
+    """A corpse has been seen to stir (it rises soon): what rules.json's ``eavesdrop`` hears of it."""
+    return corpse in engine.state.rule_data.get(CORRUPTION, {}).get("warned", ())
 
-    def _refusal(self, turn: Turn, target: str) -> str | None:
-        if target == turn.agent.area:
-            return f"Cannot eavesdrop on {target}: I am in it."
-        if target not in turn.area.exits:
-            return f"Cannot eavesdrop on {target}: it is not a neighboring area."
-        foe = in_combat(turn)
-        if foe is not None:
-            return f"Cannot listen at a door while fighting {foe}."
-        return None
 
-    def apply(self, turn: Turn, target: str) -> None:
-        refusal = self._refusal(turn, target)
-        if refusal is not None:
-            return turn.fail(refusal)
-        engine, state = turn.engine, turn.state
-        there = state.areas[target]
-        heard = []
-        for handle in there.npcs:
-            npc = state.npcs[handle]
-            t = turn.game.npcs[npc.type]
-            if t.hostile:
-                heard.append(f"{handle} {'fighting' if npc.engaged else 'moving about'}")
-            elif t.dialogue:
-                line = t.dialogue[state.step % len(t.dialogue)]
-                heard.append(f'{handle} saying "{line}"')
-            else:
-                heard.append(f"{handle} breathing")
-        dead = corpses_in(engine, target)
-        if dead:
-            stirring = [h for h in dead if h in state.rule_data.get(CORRUPTION, {}).get("warned", ())]
-            heard.append(f"the creak of {len(dead)} dead laid out" + (", one of them stirring" if stirring else ""))
-        if locked_down(engine, target):
-            heard.append("the wardens' bar across the door: it is under lockdown")
-        if barricaded(state, turn.agent.area, target):
-            heard.append("my barricade creaking")
-        turn.say(
-            f"I listen at the way to {target}. "
-            + (f"I hear {'; '.join(heard)}." if heard else "Silence: nothing moves there.")
-        )
-        turn.emit("eavesdropped", area=target, npcs=list(there.npcs), dead=len(dead))
-
-    def candidates(self, turn: Turn) -> Iterator[str]:
-        if in_combat(turn) is not None:
-            return
-        for target in turn.area.exits:
-            yield f"eavesdrop {target}"
-
-    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        target = match.get("area")
-        state = engine.state
-        if target is None or target not in state.areas or target in state.areas[agent.area].exits:
-            return None
-        door = nearest(state, agent.area, lambda a: target in state.areas[a].exits and a != target, unlocked)
-        return hints.in_area(door) if door is not None else None
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "senses", "Can I eavesdrop through a locked door?", "yes", ("no", "only with its key", "only at night")
-        )
+@predicate("area_locked_down")
+def area_locked_down(engine: Engine, agent: Agent, area: str = "") -> bool:
+    """An area is under quarantine lockdown: what rules.json's ``eavesdrop`` hears at its door."""
+    return locked_down(engine, area)
 
 
 # ============================================================================ fire
