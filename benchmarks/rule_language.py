@@ -386,7 +386,7 @@ LAZARET_PARAMS: dict[str, Any] = {
 #: Parameters the old rules.py read that rules.json now says itself (merged into the shipped ones).
 LAZARET_OLD_PARAMS: dict[str, dict[str, Any]] = {"corpse_corruption": {"hunt_period": 3, "hunt_range": 2}}
 #: The verbs a ward walk takes whenever listed (those in rules.json now), and all the timed rules.
-LAZARET_MECHANICS = ("concoct", "shove", "barricade", "refuel")
+LAZARET_MECHANICS = ("concoct", "shove", "barricade", "refuel", "eavesdrop")
 LAZARET_TIMED_VERBS = (*LAZARET_MECHANICS, "enter")
 LAZARET_TIMED_STEPS = ("corpse_corruption", "risen_hunt")  # the hunt was corpse_corruption's second half
 

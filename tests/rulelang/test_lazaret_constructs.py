@@ -444,3 +444,17 @@ def test_a_bad_for_each_or_note_is_refused_naming_its_field(rules_game, effect, 
 def test_a_predicate_condition_names_a_registered_predicate(rules_game):
     with pytest.raises(GameError, match=r"rules.json: verbs\[0\].effects\[0\].if.*no predicate 'nope'"):
         rules_game(one_verb(effects=[{"if": {"predicate": "nope"}, "then": [{"say": "x"}]}]))
+
+
+def test_the_exported_schema_holds_the_new_constructs():
+    from odyssey_env import rulelang
+
+    defs = rulelang.json_schema()["$defs"]
+    effects = {d["$ref"].split("/")[-1] for d in defs["Effect"]["anyOf"]}
+    conditions = {d["$ref"].split("/")[-1] for d in defs["Condition"]["anyOf"]}
+    assert {"MoveToward", "ForEach", "Note"} <= effects and {"Engaged", "Noted", "Predicate"} <= conditions
+    assert defs["Var"]["properties"]["scope"]["enum"] == ["global", "agent", "area", "object", "exit"]
+    assert "of" in defs["AddCounter"]["properties"] and "of" in defs["CounterIs"]["properties"]
+    assert defs["HookSpec"]["properties"]["then"]["items"] == {"$ref": "#/$defs/Effect"}
+    assert defs["MoveToward"]["properties"]["blocked"]["anyOf"][0] == {"$ref": "#/$defs/Condition"}
+    assert "hooks" in defs["RulesSpec"]["properties"]

@@ -1,6 +1,6 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-Two verbs and three world processes that the data cannot say yet, each configured from ``world.json``
+One verb, a replaced ``enter`` and three world processes that the data cannot say yet, each configured from ``world.json``
 (``game.params.<rule>``), so the names of lamps, corpses and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
@@ -13,13 +13,13 @@ Two verbs and three world processes that the data cannot say yet, each configure
   a carried light, leaving ash.
 * **The lockdown.** An area where a corpse has lain unburned too long is put under quarantine: one
   may walk in, but no one walks out until its dead are burned (or have risen and walked off).
-* ``eavesdrop`` listens at a neighbouring doorway.
 
 The rest is data, in the folder's ``rules.json`` (docs/game-format.md, "Rules as data"): ``refuel`` (it
 fills a lamp's fuel, the per-object counter ``fuel`` this file reads and spends through :func:`fuel_of` /
 :func:`set_fuel`), ``barricade`` (the per-exit counter ``barricade``: :func:`barricades`), the line when I
 climb over one (a hook on ``enter``), the risen's hunt toward the living (the step rule ``risen_hunt``,
-battering barricades down), ``concoct`` and ``shove``.
+battering barricades down), ``eavesdrop`` (which asks this file's predicates ``corpse_stirring`` and
+``area_locked_down``), ``concoct`` and ``shove``.
 
 Every rule here keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
 :meth:`~odyssey_env.rules.ActionRule.needs` so that the oracle, which cannot read this file, can
