@@ -1,7 +1,7 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-One verb, a replaced ``enter`` and three world processes that the data cannot say yet, each configured from ``world.json``
-(``game.params.<rule>``), so the names of lamps, corpses and areas live in the game's data:
+One verb, a replaced ``enter`` and three world processes that the data cannot say yet, each configured from
+``world.json`` (``game.params.<rule>``), so the names of lamps, corpses and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
   torch) burns one turn of fuel for every step spent in the dark and gutters out when it is empty.
