@@ -458,3 +458,147 @@ def test_the_exported_schema_holds_the_new_constructs():
     assert defs["HookSpec"]["properties"]["then"]["items"] == {"$ref": "#/$defs/Effect"}
     assert defs["MoveToward"]["properties"]["blocked"]["anyOf"][0] == {"$ref": "#/$defs/Condition"}
     assert "hooks" in defs["RulesSpec"]["properties"]
+
+
+# ============================================================================ fuzz of the new constructs
+def _fuzz_strategies():
+    from hypothesis import strategies as st
+
+    ref = st.sampled_from(["$here", "$it", "$it", "$each", "$next", "$npc", "$npc", "yard", "yard", "moon"])
+    text = st.sampled_from(
+        [
+            "x",
+            "{notes}",
+            "{each}",
+            "{each.says}",
+            "{it.npcs}",
+            "{var.ob.it}",
+            "{var.ex.next}",
+            "{agent.foe}",
+            "{carried.stick}",
+            "{bogus}",
+        ]
+    )
+    var = st.sampled_from(["ob", "ex", "f"])
+    leaf_cond = st.one_of(
+        st.builds(lambda v, o, n: {"counter": v, "of": o, "at_least": n}, var, ref | st.none(), st.integers(-1, 3)),
+        st.builds(lambda o: {"engaged": o}, ref),
+        st.builds(lambda b: {"noted": b}, st.booleans()),
+        st.builds(lambda a: {"predicate": "p", "args": {"area": a}}, ref),
+    )
+    leaf_eff = st.one_of(
+        st.builds(lambda v, o, n: {"add": v, "of": o, "value": n}, var, ref | st.none(), st.integers(-3, 3)),
+        st.builds(lambda t: {"note": t}, text),
+        st.builds(lambda t, a: {"tell": t, "area": a}, text, ref),
+    )
+    eff = st.one_of(
+        leaf_eff,
+        st.builds(
+            lambda k, a, d: {"for_each": k, "area": a, "do": d},
+            st.sampled_from(["npc", "object", "thing"]),
+            ref,
+            st.lists(leaf_eff, max_size=3),
+        ),
+        st.builds(
+            lambda r, b, s, m: {"move_toward": "$npc", "range": r, "blocked": b, "stopped": s, "moved": m},
+            st.integers(0, 3),
+            leaf_cond,
+            st.lists(leaf_eff, max_size=2),
+            st.lists(leaf_eff, max_size=2),
+        ),
+        st.builds(lambda c, t: {"if": c, "then": t}, leaf_cond, st.lists(leaf_eff, max_size=2)),
+    )
+    slot = st.sampled_from([{"name": "it", "domain": d} for d in ("carried", "exit", "area", "npc")])
+    verbs = st.builds(
+        lambda s, c, e: [
+            {
+                "verb": "poke",
+                "description": "p",
+                "slots": [s],
+                "requires": [{"check": c, "refuse": "no {it}"}],
+                "effects": e,
+            }
+        ],
+        slot,
+        leaf_cond,
+        st.lists(eff, max_size=4),
+    )
+    steps = st.builds(
+        lambda e: [
+            {
+                "name": "creep",
+                "description": "c",
+                "after": ["day_night"],
+                "before": ["death"],
+                "scope": "npc",
+                "effects": e,
+            }
+        ],
+        st.lists(eff, max_size=3),
+    )
+    hooks = st.builds(
+        lambda c, e: [{"verb": "enter", "requires": [{"check": c, "refuse": "no"}], "then": e}],
+        leaf_cond,
+        st.lists(leaf_eff, max_size=2),
+    )
+    return st.builds(
+        lambda v, s, h: {
+            "vars": [
+                {"name": "ob", "kind": "counter", "scope": "object", "max": 3},
+                {"name": "ex", "kind": "counter", "scope": "exit", "max": 3},
+                {"name": "f", "kind": "flag"},
+            ],
+            "predicates": [{"name": "p", "params": ["area"], "check": {"in_area": ["yard"]}}],
+            "verbs": v,
+            "step_rules": s,
+            "hooks": h,
+        },
+        verbs | st.just([]),
+        steps | st.just([]),
+        hooks | st.just([]),
+    )
+
+
+_outcomes = {"yes": 0, "no": 0}
+
+
+def test_random_files_of_the_new_constructs_load_or_are_refused_and_never_crash(tmp_path_factory):
+    import random
+    import shutil
+
+    from hypothesis import HealthCheck, given, settings
+
+    from odyssey_env import load_game
+    from odyssey_env.engine import Engine
+
+    from .conftest import TINY
+
+    @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None)
+    @given(rules=_fuzz_strategies(), seed=st_seed())
+    def run(rules, seed):
+        folder = tmp_path_factory.mktemp("fuzz") / "game"
+        shutil.copytree(TINY, folder)
+        (folder / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
+        try:
+            game = load_game(folder, cache=False)
+        except GameError as exc:
+            assert all(p.file in ("rules.json", "world.json") for p in exc.problems), str(exc)
+            _outcomes["no"] += 1
+            return
+        _outcomes["yes"] += 1
+        engine = Engine(game, seed, check_valid_actions=True)
+        rng = random.Random(seed)
+        for _ in range(15):
+            listed = [c for cmds in engine.valid_actions("player").values() for c in cmds]
+            command = rng.choice(listed) if listed and rng.random() < 0.8 else rng.choice(["poke yard", "enter yard"])
+            engine.step({"player": command})
+            engine.observe("player")
+
+    run()
+    assert _outcomes["yes"] >= 3 and _outcomes["no"] >= 3, _outcomes
+
+
+def st_seed():
+    from hypothesis import strategies as st
+
+    return st.integers(0, 3)
