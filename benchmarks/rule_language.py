@@ -466,8 +466,8 @@ def scripted(game: Any) -> list[str]:
 
 
 def ward_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = None) -> list[str]:
-    """A seeded walk over Lazaret's valid actions (no tutorial), taking the ported verbs whenever listed
-    (``states``: gets the state after each step, pickled)."""
+    """A seeded walk over Lazaret's valid actions (no tutorial), taking one of the ported verbs half the time they
+    are listed (``states``: gets the state after each step, pickled)."""
     import pickle
 
     from odyssey_env.env import OdysseyEnv
@@ -480,7 +480,7 @@ def ward_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = Non
         va = info["valid_actions"]
         mine = [c for v in LAZARET_MECHANICS for c in va.get(v, ())]
         wanted = [c for c in va.get("pick up", ()) if not c.startswith("pick up groat")]
-        if mine:
+        if mine and pick.random() < 0.5:  # eavesdrop is listed everywhere: half the steps, not all
             action = pick.choice(mine)
         elif wanted and pick.random() < 0.3:  # herbs and furniture come to hand now and then
             action = pick.choice(wanted)

@@ -243,6 +243,9 @@ def _verb(
             return
         if amount_at is None:
             if not varying:  # no context to fill for each combination
+                if not pairs:
+                    yield from itertools.product(*lists)
+                    return
                 for combo in itertools.product(*lists):
                     if all(p(combo) for p in pairs):
                         yield combo

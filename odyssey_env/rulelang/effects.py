@@ -16,6 +16,7 @@ from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.expr import carried_of, compile_condition, lying, lying_in, var_reader
 from odyssey_env.rulelang.runtime import (
     MAX_TIMERS,
+    NO_NOTES,
     Ctx,
     bindings_for_timer,
     data,
@@ -185,6 +186,8 @@ class Program:
             text = template(op.note, fill)
 
             def note(ctx: Ctx) -> None:
+                if ctx.notes is NO_NOTES:
+                    ctx.notes = []
                 if len(ctx.notes) < MAX_NOTES:
                     ctx.notes.append(text(ctx))
 
@@ -221,6 +224,8 @@ def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
             found = [h for h in area.npcs if not kinds or state.npcs[h].type in kinds]
         else:
             found = [h for h in area.objects if not kinds or type_of(state, h) in kinds]
+        if ctx.notes is NO_NOTES:
+            ctx.notes = []  # made here, so that every item's notes land in the one line
         for handle in found[:MAX_EACH]:
             sub = Ctx(ctx.engine, ctx.agent, ctx.here, {**ctx.b, "each": handle}, ctx.turn)
             sub.notes = ctx.notes  # one line for the whole firing

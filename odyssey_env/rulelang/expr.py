@@ -36,6 +36,9 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         return lambda ctx: any(p(ctx) for p in parts)
     if isinstance(op, s.NoneOf):
         parts = [compile_condition(c, vars) for c in op.none_of]
+        if len(parts) == 1:  # "not c", the usual case: no generator to run
+            only = parts[0]
+            return lambda ctx: not only(ctx)
         return lambda ctx: not any(p(ctx) for p in parts)
     if isinstance(op, s.Has):
         obj, n = type_getter(op.has), op.count
@@ -302,6 +305,15 @@ def value_filter(
             ]
 
         return lying_enough
+    if isinstance(op, s.NoneOf) and len(op.none_of) == 1 and isinstance(op.none_of[0], s.Same):
+        pair = op.none_of[0].same
+        if set(pair) == {ref, "$here"}:  # "not the area I stand in": one pass
+
+            def elsewhere(turn: Any, values: list[Any]) -> list[Any]:
+                here = turn.agent.area
+                return [v for v in values if v != here]
+
+            return elsewhere
     if isinstance(op, s.IsType) and op.is_type == ref:  # "is it a light": one pass, before the other checks
         kinds, cats = frozenset(op.types), frozenset(op.categories)
 

@@ -31,6 +31,10 @@ MAX_KEYS = 10_000
 _TEMPLATE = re.compile(r"\{([^{}]*)\}")
 
 
+#: A firing's notes before its first ``note`` (shared, never changed: most firings take none).
+NO_NOTES: list[str] = []
+
+
 class Ctx:
     """One firing of a rule: who acts (``agent``, may be None in a step rule about areas or NPCs), where
     (``here``), and what it is about (``b``: slot values, ``npc``, ``object``, ``event``); ``received`` is
@@ -47,7 +51,7 @@ class Ctx:
         self.turn = turn
         self.received = ""
         self.salvaged = ""
-        self.notes: list[str] = []  # the parts a ``note`` took: ``{notes}``
+        self.notes: list[str] = NO_NOTES  # the parts a ``note`` took (``{notes}``): a list once one is taken
 
 
 def data(engine: Engine) -> dict[str, Any]:
