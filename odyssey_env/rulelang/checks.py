@@ -50,7 +50,7 @@ _KIND_OF_DOMAIN = {
 }
 #: Events the engine alone emits: rewards and metrics count them, so a rule file may not fake them.
 #: Names a template or reference gives its own meaning, so no slot may take them.
-_TAKEN = ("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged")
+_TAKEN = ("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged", "recipe", "stations")
 RESERVED_EVENTS = frozenset(_EVENT_COMPONENT) | {
     "invalid_action",
     "object_acquired",
@@ -205,9 +205,19 @@ class Checker:
                 return None
             self.quest_conditions.append((cond, p))
             return dataclasses.replace(op, quest=cond)  # type: ignore[arg-type]  # parsed, as for all_of above
-        if isinstance(op, s.Has | s.Holds | s.Wears | s.StatIs):
+        elif isinstance(op, s.CanCraft):
+            self.recipe_ref(op.can_craft, p, where)
+        if isinstance(op, s.Has | s.Holds | s.Wears | s.StatIs | s.CanCraft):
             self.needs_agent(p, where)
         return op
+
+    # ------------------------------------------------------------------ recipes (Mirror Salt's forge_alert)
+    def recipe_ref(self, value: str, path: str, where: Where) -> None:
+        """An object type with a recipe: a literal one, or a reference to an object (``$recipe``)."""
+        self.ref(value, "object", path, where)
+        t = self.world.objects.get(value)
+        if not value.startswith("$") and t is not None and t.recipe is None:
+            self.bad(path, f"{value!r} has no recipe: nothing crafts it")
 
     def effects(self, raws: Iterable[Any], path: str, where: Where, depth: int = 0) -> tuple[Any, ...]:
         raws = list(raws)
@@ -384,7 +394,7 @@ class Checker:
 
     def template(self, text: str, path: str, where: Where) -> None:
         for name in _TEMPLATE.findall(text):
-            if name in ("here", "step") or name in where.bindings:
+            if name in ("here", "step", "stations") or name in where.bindings:
                 continue
             if name in ("received", "salvaged") and not where.step:
                 continue  # a verb's: where its last produce put things, what its last salvage made
@@ -505,12 +515,16 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                     close = schema._closest(other, names)
                     hint = f" (did you mean {close!r}?)" if close else ""
                     c.bad(f"{p}.{fld}[{j}]", f"unknown step rule {other!r}{hint}")
-        kind_table = world.npcs if rule.scope == "npc" else objects if rule.scope == "object" else None
+        kind_table = world.npcs if rule.scope == "npc" else objects if rule.scope in ("object", "recipe") else None
         if rule.types and kind_table is None:
             c.bad(f"{p}.types", f"types narrow an npc or object scope, not {rule.scope!r}")
         for j, kind in enumerate(rule.types):
             if kind_table is not None and kind not in kind_table:
                 c.bad(f"{p}.types[{j}]", f"unknown {'NPC type' if rule.scope == 'npc' else 'object'} {kind!r}")
+            elif rule.scope == "recipe" and objects[kind].recipe is None:
+                c.bad(f"{p}.types[{j}]", f"{kind!r} has no recipe: a recipe scope names craftable objects")
+        if rule.tutorial and rule.scope not in ("agent", "recipe"):
+            c.bad(f"{p}.tutorial", "only a rule about agents (scope agent or recipe) may reach into the tutorial")
         for j, a in enumerate(rule.areas):
             if a not in world.areas:
                 c.bad(f"{p}.areas[{j}]", f"unknown area {a!r}")
@@ -535,8 +549,11 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         for j, a in enumerate(t.enter or ()):
             if a not in world.areas:
                 c.bad(f"{tp}.enter[{j}]", f"unknown area {a!r}")
-        bindings = {"agent": {}, "area": {}, "npc": {"npc": "npc"}, "object": {"object": "object"}}[rule.scope]
-        where = Where(bindings=dict(bindings), agent=rule.scope == "agent", event=t.event is not None, step=True)
+        bindings = {"agent": {}, "area": {}, "npc": {"npc": "npc"}, "object": {"object": "object"}}.get(
+            rule.scope, {"recipe": "object"}
+        )
+        about_agents = rule.scope in ("agent", "recipe")
+        where = Where(bindings=dict(bindings), agent=about_agents, event=t.event is not None, step=True)
         becomes = c.condition(t.becomes, f"{tp}.becomes", where) if t.becomes is not None else None
         when = c.condition(rule.when, f"{p}.when", where) if rule.when is not None else None
         effects = c.effects(rule.effects, f"{p}.effects", where)

@@ -419,7 +419,7 @@ def _local(cond: Any) -> bool:
     """Whether a condition reads what is in the area (so that another area may meet it)."""
     if isinstance(cond, s.AllOf | s.AnyOf | s.NoneOf):
         return any(_local(c) for c in getattr(cond, s.tag(type(cond))))
-    return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile)
+    return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile | s.CanCraft)
 
 
 def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
@@ -438,6 +438,7 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     areas = frozenset(sspec.areas)
     kinds = frozenset(sspec.types)
     scope = sspec.scope
+    tutorial = sspec.tutorial
     name = sspec.name
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in sspec.facts)
 
@@ -465,8 +466,10 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
             return
         if scope == "agent":
             for agent in list(state.agents.values()):
-                if not agent.in_tutorial and (not areas or agent.area in areas):
+                if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
                     yield Ctx(engine, agent, agent.area, {})
+        elif scope == "recipe":
+            yield from recipe_items(engine)
         elif scope == "area":
             for area in list(state.areas.values()):
                 if is_world_area(area) and (not areas or area.name in areas):
@@ -487,7 +490,17 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                     if not kinds or kind in kinds:
                         yield Ctx(engine, None, area.name, {"object": handle})
 
+    def recipe_items(engine: Engine) -> Iterator[Ctx]:
+        """Scope ``recipe``: each agent with each craftable object type (``types``: those), in file order."""
+        recipes = [t.name for t in engine.game.recipes if not kinds or t.name in kinds]
+        for agent in list(engine.state.agents.values()):
+            if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
+                for kind in recipes:
+                    yield Ctx(engine, agent, agent.area, {"recipe": kind})
+
     def key(ctx: Ctx) -> str:
+        if "recipe" in ctx.b:  # per agent, area and recipe: a recipe becomes craftable anew in another area
+            return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.here}/{ctx.b['recipe']}"
         if ctx.agent is not None:
             return ctx.agent.id
         return ctx.b.get("npc") or (f"{ctx.here}/{ctx.b['object']}" if "object" in ctx.b else ctx.here)

@@ -103,6 +103,9 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
 
         cond = cast("Condition", op.quest)  # checks.py put the parsed condition in place of the file's dict
         return lambda ctx: ctx.agent is not None and holds(ctx.engine, ctx.agent, cond)
+    if isinstance(op, s.CanCraft):
+        kind_of = type_getter(op.can_craft)
+        return lambda ctx: can_craft(ctx, kind_of(ctx))
     raise TypeError(f"rulelang: no test for {type(op).__name__}")  # pragma: no cover - checks cover every kind
 
 
@@ -144,6 +147,31 @@ def lying_in(engine: Engine, area: Area, kind: str) -> int:
         return area.objects.get(kind, 0)
     state = engine.state
     return sum(1 for h in area.objects if type_of(state, h) == kind)
+
+
+# ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
+def can_craft(ctx: Ctx, kind: str | None) -> bool:
+    """Whether the agent carries every ingredient of ``kind``'s recipe and each of its stations lies here
+    (what the engine's ``craft`` asks, but for the yield's room in the hands)."""
+    engine = ctx.engine
+    t = engine.game.objects.get(kind) if kind is not None else None
+    if t is None or t.recipe is None or ctx.agent is None:
+        return False
+    area = engine.state.areas.get(ctx.here)
+    if area is None or not all(station in area.objects for station in t.recipe.stations):
+        return False
+    return all(carried_of(ctx, i) >= n for i, n in t.recipe.ingredients.items())
+
+
+def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:
+    """The first ingredient of ``kind``'s recipe the agent lacks, as "carry this many" (None: it has all)."""
+    t = ctx.engine.game.objects.get(kind) if kind is not None else None
+    if t is None or t.recipe is None:
+        return None
+    for i, n in t.recipe.ingredients.items():
+        if carried_of(ctx, i) < n:
+            return hints.has(i, n)
+    return None
 
 
 def _holds(ctx: Ctx, kind: str | None) -> bool:
@@ -337,6 +365,7 @@ def reads(op: Any) -> set[str] | None:
         s.Hostile: {"npcs"},  # an object's type never changes; what is carried is the slot domain's to read
         s.InCombat: {"combat", "npcs"},
         s.ExitLocked: {"exits", "place"},
+        s.CanCraft: {"hands", "containers", "worn", "ground", "place"},  # ingredients anywhere on me; stations
     }
     if isinstance(op, s.StatIs):
         return {"purse"} if op.stat == "coins" else {"body"}
@@ -371,6 +400,8 @@ def hint(op: Any, ctx: Ctx, vars: dict[str, s.Var]) -> Condition | None:
             if isinstance(area, str) and area in ctx.engine.state.areas:
                 return hints.in_area(area)
         return None
+    if isinstance(op, s.CanCraft):
+        return missing_ingredient(ctx, type_getter(op.can_craft)(ctx))
     if isinstance(op, s.Quest):
         from odyssey_env.quests.conditions import VOCABULARY
 

@@ -120,6 +120,8 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
             parts.append(lambda ctx: ctx.salvaged)
         elif name.startswith("var."):
             parts.append(var_reader(name[4:]))
+        elif name == "stations":
+            parts.append(stations_here)
         else:
             parts.append(getter("$" + name))
         pos = m.end()
@@ -136,6 +138,16 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
         return "".join(p if isinstance(p, str) else _text(p(ctx)) for p in parts)
 
     return fill
+
+
+def stations_here(ctx: Ctx) -> str:
+    """``{stations}``: the stations lying here, in the order they lie, joined with "and" (empty: none)."""
+    engine = ctx.engine
+    area = engine.state.areas.get(ctx.here)
+    if area is None:
+        return ""
+    objects = engine.game.objects
+    return " and ".join(h for h in area.objects if h in objects and objects[h].category == "station")
 
 
 def _text(value: Any) -> str:

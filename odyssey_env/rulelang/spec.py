@@ -14,7 +14,8 @@ Values that name things are strings: a literal name (``"rope"``, ``"old_mill"``)
 the rule is about: ``$here`` (the area), ``$<slot>`` (a verb's argument), ``$npc`` / ``$object`` (a step
 rule's scope), ``$event.<field>`` (the triggering event), ``$<param>`` (a predicate's argument).
 Texts are templates: ``{<slot>}``, ``{here}``, ``{npc}``, ``{object}``, ``{step}``, ``{event.<field>}``,
-``{var.<name>}``, ``{<slot>.type}`` (an object or NPC slot's type) and, in a verb, ``{received}`` (where
+``{var.<name>}``, ``{<slot>.type}`` (an object or NPC slot's type), ``{stations}`` (the stations lying
+here, joined with "and": "salt_kiln and grinding_wheel") and, in a verb, ``{received}`` (where
 its last ``produce`` put things: "in my hands" or "on the ground") and ``{salvaged}`` are replaced;
 nothing else is (no other attribute, no code).
 """
@@ -34,7 +35,7 @@ Stat = Literal["hp", "max_hp", "attack", "defense", "xp", "level", "coins"]
 AgentStat = Literal["hp", "max_hp", "attack", "xp"]
 NpcStat = Literal["hp", "attack", "defense"]
 Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text"]
-Scope = Literal["agent", "area", "npc", "object"]
+Scope = Literal["agent", "area", "npc", "object", "recipe"]
 VarKind = Literal["flag", "counter", "set"]
 VarScope = Literal["global", "agent", "area"]
 
@@ -199,6 +200,15 @@ class Quest:
     quest: dict[str, Any]
 
 
+# ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
+@dataclass(frozen=True)
+class CanCraft:
+    """The agent could craft an object now: it carries every ingredient of the object's recipe and each of
+    the recipe's stations lies here (``$recipe`` in a step rule of scope ``recipe``, or a literal type)."""
+
+    can_craft: str
+
+
 CONDITIONS: tuple[type, ...] = (
     AllOf,
     AnyOf,
@@ -221,6 +231,7 @@ CONDITIONS: tuple[type, ...] = (
     InCombat,
     ExitLocked,
     Quest,
+    CanCraft,
 )
 
 
@@ -568,7 +579,13 @@ class Trigger:
 class StepSpec:
     """A step rule: for each item of its ``scope`` (agents, areas, NPCs or objects lying about, narrowed by
     ``types`` and ``areas``), when its ``trigger`` fires and ``when`` holds, its effects run. ``after`` /
-    ``before`` place it among the engine's step rules (docs/engine.md)."""
+    ``before`` place it among the engine's step rules (docs/engine.md).
+
+    Scope ``recipe`` is each agent paired with each craftable object type (``types`` narrows them), bound as
+    ``$recipe``: "tell me when a recipe becomes craftable here" is a ``becomes`` of ``can_craft``, fired once
+    per agent, area and recipe. ``tutorial`` (agent and recipe scopes only) lets the rule reach agents still
+    in the tutorial, which every other rule leaves alone: a rule that teaches belongs there too.
+    """
 
     name: str
     description: str
@@ -581,6 +598,7 @@ class StepSpec:
     when: dict[str, Any] | None = None
     effects: tuple[dict[str, Any], ...] = ()
     facts: tuple[FactSpec, ...] = ()
+    tutorial: bool = False
 
 
 @dataclass(frozen=True)

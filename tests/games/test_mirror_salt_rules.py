@@ -456,7 +456,7 @@ def test_no_forge_alert_without_the_station_or_an_ingredient(s):
     s.stash(bag, "quartz_sand", 2)
     s.stash(bag, "rock_salt", 1)
     s.ok("wait")  # the bleached pans have no kiln
-    assert "Forge alert" not in s.feedback and s.state.rule_data[sg.FORGE] == {}
+    assert "Forge alert" not in s.feedback and not s.events("forge_alert")
     s.stand(KILN)
     s.state.instances[bag].contents["quartz_sand"] = 1
     s.ok("wait")
@@ -479,7 +479,7 @@ def test_forge_alert_needs_every_station_of_the_recipe():
 
 def test_forge_alert_declares_its_facts():
     game = load_game("mirror_salt")
-    assert [f.answer for f in game.rules.step_rule(sg.FORGE).facts(game)] == [
+    assert [f.answer for f in game.rules.step_rule("forge_alert").facts(game)] == [
         "when I stand by a station carrying everything one of its recipes needs"
     ]
 

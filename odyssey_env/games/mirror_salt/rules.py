@@ -10,12 +10,12 @@ Two verbs:
   The honest light breaks every mirage in the area and cracks the salt glaze off what I hold; the
   quest's last task is to bend it through the Oath Lens atop the zenith spire.
 
-Five step rules:
+Five step rules (four here):
 
 * ``salt_glaze``: under the open sky, salt crusts the things I hold in my hands, layer by layer, and
   each layer takes attack from a weapon. Shade flakes it off, and so does stowing the thing.
-* ``forge_alert``: standing by a station with everything a recipe of that station needs, I am told
-  once what I could make here.
+* ``forge_alert`` (in ``rules.json``, as data): standing by a station with everything a recipe of that
+  station needs, I am told once what I could make here.
 * ``salt_sink``: what I drop on the salt and leave unattended sinks after a while and is gone
   (named things, keys and quest objects are spared, so the quest always stays solvable).
 * ``resonance_imprint``: where an enemy falls, the glass keeps its death-note for a while, and its
@@ -48,7 +48,6 @@ if TYPE_CHECKING:
     from odyssey_env.turn import Turn
 
 GLAZE = "salt_glaze"
-FORGE = "forge_alert"
 SINK = "salt_sink"
 IMPRINT = "resonance_imprint"
 MIRAGE = "salt_mirage"
@@ -381,58 +380,6 @@ class SaltGlaze(StepRule):
 def _glazed(attack: int, layers: int, p: SaltGlaze.Params) -> int:
     """A weapon's attack under ``layers`` of glaze: less per layer, never below half."""
     return max(attack - layers * p.attack_per_layer, (attack + 1) // 2)
-
-
-@step_rule
-class ForgeAlert(StepRule):
-    name = FORGE
-    after = ("craft_hints",)  # after craft_hints, so hints read in the order they arose
-    before = ("experience",)
-    description = (
-        "By a station, with everything one of its recipes needs on me, I am told once what I could make there."
-    )
-
-    def start(self, engine: Engine) -> None:
-        engine.state.rule_data[self.name] = {}
-
-    def apply(self, engine: Engine) -> None:
-        state, game = engine.state, engine.game
-        data = state.rule_data[self.name]
-        for agent in state.agents.values():
-            area = state.areas[agent.area]
-            stations = [h for h in area.objects if h in game.objects and game.objects[h].category == "station"]
-            if not stations:
-                data.pop(agent.id, None)
-                continue
-            ready = [
-                t.name
-                for t in game.recipes
-                if t.recipe is not None
-                and t.recipe.stations
-                and all(s in area.objects for s in t.recipe.stations)
-                and all(carried_count(game, state, agent, i) >= k for i, k in t.recipe.ingredients.items())
-            ]
-            last = data.get(agent.id)
-            told = last[1] if last and last[0] == area.name else []
-            new = [r for r in ready if r not in told]
-            data[agent.id] = [area.name, ready]
-            if not new:
-                continue
-            commands = ", ".join(f"craft 1 {r}" for r in new)
-            engine.say(
-                agent.id,
-                f"Forge alert: with the {' and '.join(stations)} here and what I carry, "
-                f"I could make {', '.join(new)} ({commands}).",
-            )
-            engine.emit("forge_alert", agent.id, area=area.name, objects=new)
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "crafting",
-            "When does a forge alert tell me what I could make?",
-            "when I stand by a station carrying everything one of its recipes needs",
-            ("whenever I pick up a material", "every morning", "only when a merchant is near"),
-        )
 
 
 @step_rule
