@@ -50,7 +50,10 @@ _KIND_OF_DOMAIN = {
 }
 #: Events the engine alone emits: rewards and metrics count them, so a rule file may not fake them.
 #: Names a template or reference gives its own meaning, so no slot may take them.
-_TAKEN = ("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged", "recipe", "stations")
+_TAKEN = (
+    *("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged"),
+    *("recipe", "stations", "removed", "tally"),
+)
 RESERVED_EVENTS = frozenset(_EVENT_COMPONENT) | {
     "invalid_action",
     "object_acquired",
@@ -237,7 +240,7 @@ class Checker:
             self.needs_agent(p, where)
         if isinstance(op, s.Consume | s.Remove):
             self.ref(getattr(op, key), "object", p, where)
-            self.count(op.count, f"{path}.count")
+            self.amount(op.count, f"{path}.count", where)
             if isinstance(op, s.Remove):
                 self.ref(op.area, "area", f"{path}.area", where)
         elif isinstance(op, s.Produce | s.Place):
@@ -303,6 +306,10 @@ class Checker:
         elif isinstance(op, s.Remember):
             self.var(op.remember, "set", p, where)
             self.value(op.value, f"{path}.value", where)
+        elif isinstance(op, s.Tally):
+            self.var(op.tally, "tally", p, where)
+            self.value(op.item, f"{path}.item", where)
+            self.amount(op.by, f"{path}.by", where)
         elif isinstance(op, s.After):
             if where.in_after:
                 self.bad(p, "an after inside an after could chain without end; schedule both from the rule")
@@ -316,7 +323,7 @@ class Checker:
             for k, v in op.data.items():
                 self.name(k, f"{path}.data.{k}")
                 if isinstance(v, str):
-                    self.template(v, f"{path}.data.{k}", where)
+                    self.value(v, f"{path}.data.{k}", where)
                 elif isinstance(v, tuple):
                     for i, item in enumerate(v):
                         self.template(item, f"{path}.data.{k}[{i}]", where)
@@ -341,6 +348,18 @@ class Checker:
     def count(self, n: int, path: str) -> None:
         if not 1 <= n <= MAX_CAP:
             self.bad(path, f"must lie between 1 and {MAX_CAP}")
+
+    # ------------------------------------------------------------------ counts read from the rule's context
+    def amount(self, n: int | str, path: str, where: Where) -> None:
+        """A count: a number (1..MAX_CAP) or a reference to one (``$event.amount``, ``$removed``, an amount
+        slot); a reference's value is clamped to 0..MAX_CAP when it is read."""
+        if isinstance(n, str):
+            if not n.startswith("$"):
+                self.bad(path, f"expected a number or a $reference to one, got {n!r:.60}")
+            else:
+                self.ref(n, "amount", path, where)
+        else:
+            self.count(n, path)
 
     def hours(self, pair: tuple[int, ...], path: str) -> None:
         if len(pair) != 2 or not all(0 <= h <= 24 for h in pair) or pair[0] == pair[1]:
@@ -368,7 +387,7 @@ class Checker:
                 if not where.event:
                     self.bad(path, f"{value!r}: this rule has no triggering event")
                 return
-            bound = "area" if name == "here" else where.bindings.get(name)
+            bound = {"here": "area", "removed": "amount"}.get(name) or where.bindings.get(name)
             if bound is None:
                 known = ", ".join(f"${b}" for b in ("here", *where.bindings))
                 self.bad(path, f"{value!r} names nothing this rule is about (it may use {known})")
@@ -394,13 +413,16 @@ class Checker:
 
     def template(self, text: str, path: str, where: Where) -> None:
         for name in _TEMPLATE.findall(text):
-            if name in ("here", "step", "stations") or name in where.bindings:
+            if name in ("here", "step", "stations", "removed") or name in where.bindings:
                 continue
             if name in ("received", "salvaged") and not where.step:
                 continue  # a verb's: where its last produce put things, what its last salvage made
             if name.endswith(".type") and where.bindings.get(name[:-5]) in ("object", "npc"):
                 continue
             if name.startswith("event.") and where.event:
+                continue
+            if name.startswith("tally."):
+                self.var(name[6:], "tally", path, where)
                 continue
             if name.startswith("var."):
                 var = self.world.vars.get(name[4:])
@@ -447,7 +469,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         c.name(var.name, f"{p}.name")
         if var.name in world.vars:
             c.bad(f"{p}.name", f"variable {var.name!r} is declared twice")
-        limit = MAX_SET if var.kind == "set" else MAX_STAT
+        limit = MAX_SET if var.kind in ("set", "tally") else MAX_STAT
         if var.kind == "flag" and var.max != 1:
             c.bad(f"{p}.max", "a flag has no max")
         elif not 1 <= var.max <= limit:
@@ -544,8 +566,10 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             c.bad(tp, "give an event or enter, not both")
         if t.match and t.event is None:
             c.bad(f"{tp}.match", "match narrows an event trigger")
-        if t.event is not None:
-            c.name(t.event, f"{tp}.event")
+        for j, kind in enumerate((t.event,) if isinstance(t.event, str) else t.event or ()):
+            c.name(kind, f"{tp}.event" if isinstance(t.event, str) else f"{tp}.event[{j}]")
+        if t.event is not None and not t.event:
+            c.bad(f"{tp}.event", "name at least one event kind")
         for j, a in enumerate(t.enter or ()):
             if a not in world.areas:
                 c.bad(f"{tp}.enter[{j}]", f"unknown area {a!r}")

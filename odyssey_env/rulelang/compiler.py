@@ -38,7 +38,7 @@ from odyssey_env.rulelang.expr import (
 )
 from odyssey_env.rulelang.runtime import Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
-from odyssey_env.steprules.living import is_world_area
+from odyssey_env.steprules.living import is_world_area, occupied
 from odyssey_env.world import nearest, type_of, unlocked
 
 if TYPE_CHECKING:
@@ -430,7 +430,7 @@ def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
 def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, s.Var]) -> type[StepRule]:
     t = sspec.trigger
     every, offset, hours, chance = t.every, t.offset, t.hours, t.chance
-    event_kind = "area_entered" if t.enter is not None else t.event
+    event_kinds = frozenset(("area_entered",) if t.enter is not None else _kinds(t.event))
     enter = frozenset(t.enter or ())
     match = dict(t.match)
     test_when = compile_condition(when, vars) if when is not None else None
@@ -445,11 +445,11 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     def items(engine: Engine) -> Iterator[Ctx]:
         """The contexts this step: one per agent, area, NPC or object in scope (or per matching event)."""
         state = engine.state
-        if event_kind is not None:
-            if event_kind not in engine.kinds:
+        if event_kinds:
+            if event_kinds.isdisjoint(engine.kinds):
                 return
             for ev in list(engine.events):
-                if ev.kind != event_kind or ev.agent is None:
+                if ev.kind not in event_kinds or ev.agent is None:
                     continue
                 agent = state.agents.get(ev.agent)
                 if agent is None or agent.in_tutorial:
@@ -544,6 +544,13 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     return step_rule(Step)
 
 
+def _kinds(event: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    """The event kinds a trigger names (one, a list, or none)."""
+    if event is None:
+        return ()
+    return (event,) if isinstance(event, str) else event
+
+
 def _hours(minute: int, window: tuple[int, int]) -> bool:
     hour = (minute // 60) % 24
     lo, hi = window
@@ -552,6 +559,7 @@ def _hours(minute: int, window: tuple[int, int]) -> bool:
 
 def _timers(program: Program) -> type[StepRule]:
     delayed = program.delayed
+    unwatched = program.unwatched
 
     class Timers(StepRule):
         name = TIMERS
@@ -564,6 +572,12 @@ def _timers(program: Program) -> type[StepRule]:
             timers = data(engine)["timers"]
             if not timers:
                 return
+            if unwatched:  # someone stands there: the countdown of what decays unless tended starts again
+                watched = occupied(state)
+                for t in timers:
+                    delay = unwatched.get(t[1])
+                    if delay is not None and t[3] in watched:
+                        t[0] = state.step + delay
             due = [t for t in timers if t[0] <= state.step]
             if not due:
                 return

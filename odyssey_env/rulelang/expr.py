@@ -252,7 +252,7 @@ def _stat(name: str) -> Callable[[Ctx], int]:
 
 def _var(var: s.Var) -> Callable[[Ctx], Any]:
     name, scope = var.name, var.scope
-    default: Any = {"flag": False, "counter": var.initial, "set": ()}[var.kind]
+    default: Any = {"flag": False, "counter": var.initial, "set": (), "tally": None}[var.kind]
     return lambda ctx: read_var(ctx.engine, name, scope_key(scope, ctx), default)
 
 

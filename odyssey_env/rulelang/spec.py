@@ -36,7 +36,7 @@ AgentStat = Literal["hp", "max_hp", "attack", "xp"]
 NpcStat = Literal["hp", "attack", "defense"]
 Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text"]
 Scope = Literal["agent", "area", "npc", "object", "recipe"]
-VarKind = Literal["flag", "counter", "set"]
+VarKind = Literal["flag", "counter", "set", "tally"]
 VarScope = Literal["global", "agent", "area"]
 
 
@@ -274,10 +274,11 @@ class Place:
 
 @dataclass(frozen=True)
 class Remove:
-    """Take up to ``count`` of an object off the ground of an area (default: here)."""
+    """Take up to ``count`` of an object off the ground of an area (default: here). ``count`` is a number or
+    a reference to one (``$event.amount``, an amount slot); how many it took is ``$removed`` / ``{removed}``."""
 
     remove: str
-    count: int = 1
+    count: int | str = 1
     area: str = "$here"
 
 
@@ -373,6 +374,16 @@ class Strike:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """Add ``by`` (a number or a reference to one: ``$removed``) to the count of ``item`` (a template or a
+    reference: ``$event.object``) in a tally variable; nothing is counted for a count of 0 or less."""
+
+    tally: str
+    item: str
+    by: int | str = 1
+
+
+@dataclass(frozen=True)
 class SetFlag:
     """Set (or clear) a flag variable."""
 
@@ -406,10 +417,14 @@ class Remember:
 
 @dataclass(frozen=True)
 class After:
-    """Run effects ``steps`` steps later, about the same things (no ``after`` inside: no chains)."""
+    """Run effects ``steps`` steps later, about the same things (no ``after`` inside: no chains).
+
+    ``unwatched``: the countdown starts again each step someone stands in the area, so the effects run once
+    nobody has been there for ``after`` steps in a row (what is left alone decays; what is tended keeps)."""
 
     after: int
     do: tuple[dict[str, Any], ...]
+    unwatched: bool = False
 
 
 #: An event's datum: a template, a list of templates, or a literal number or truth value.
@@ -419,7 +434,8 @@ EventValue = bool | int | str | tuple[str, ...]
 @dataclass(frozen=True)
 class Emit:
     """Record an event (rewards, quest conditions and the oracle read events); ``data`` values are templates,
-    lists of templates (``["{first}", "{second}"]``), or literal numbers and truth values."""
+    lists of templates (``["{first}", "{second}"]``), literal numbers and truth values, or a ``$reference``,
+    which keeps its value's type (``"$removed"``, ``"$event.amount"``: a number stays a number)."""
 
     emit: str
     data: dict[str, EventValue] = dataclasses.field(default_factory=dict)
@@ -469,6 +485,7 @@ EFFECTS: tuple[type, ...] = (
     AddCounter,
     SetCounter,
     Remember,
+    Tally,
     After,
     Emit,
     Say,
@@ -489,7 +506,11 @@ def tag(cls: type) -> str:
 @dataclass(frozen=True)
 class Var:
     """A variable the rules keep: a flag, a counter (0..max) or a set of at most ``max`` values, one per
-    ``scope`` key (the whole world, each agent, or each area)."""
+    ``scope`` key (the whole world, each agent, or each area).
+
+    A ``tally`` counts named things (what the salt swallowed in an area: ``{"rock_salt": 2}``): at most
+    ``max`` names per scope key, in the order they came (a new name past that is not counted); the
+    ``tally`` effect adds to one name, ``{tally.<var>}`` reads "2 rock_salt, 1 glass_knife"."""
 
     name: str
     kind: VarKind
@@ -561,15 +582,16 @@ class Trigger:
     """When a step rule runs; every field given must hold (an empty trigger: every step).
 
     ``every`` N steps (at ``offset``); during the ``hours`` ``[from, to)``; when an agent ``enter``-s one of
-    these areas (empty list: any); on an ``event`` whose data hold ``match``; when ``becomes`` turns true
-    for a scope item (it held not the step before); with ``chance`` drawn from the episode's RNG.
+    these areas (empty list: any); on an ``event`` (a kind, or a list of kinds) whose data hold ``match``;
+    when ``becomes`` turns true for a scope item (it held not the step before); with ``chance`` drawn from
+    the episode's RNG.
     """
 
     every: int | None = None
     offset: int = 0
     hours: tuple[int, int] | None = None
     enter: tuple[str, ...] | None = None
-    event: str | None = None
+    event: str | tuple[str, ...] | None = None
     match: dict[str, str | int | bool] = dataclasses.field(default_factory=dict)
     becomes: dict[str, Any] | None = None
     chance: float | None = None

@@ -150,6 +150,7 @@ PINNED: dict[str, list[str]] = {
         "night_spawn",
         "respawn",
         "salt_sink",
+        "rule_timers",
         "tutorial",
         "main_quest",
         "side_quests",

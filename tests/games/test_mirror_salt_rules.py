@@ -9,17 +9,21 @@ exactly the things it talks about. These are the tests ``tools/mutation.py`` run
 from __future__ import annotations
 
 import dataclasses
+import json
+import shutil
 
 import pytest
-from kit import PLAYER, Harness, engine_on
+from kit import PLAYER, Harness, engine_on, load_with_rules
 
 from odyssey_agents.oracle import OracleAgent
 from odyssey_agents.oracle.view import View
 from odyssey_env import load_game
 from odyssey_env.engine import Engine
+from odyssey_env.game import GAMES_DIR
 from odyssey_env.games.mirror_salt import rules as sg
 from odyssey_env.quests.conditions import holds, owned
 from odyssey_env.quests.spec import Condition
+from odyssey_env.rulelang.runtime import data
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
 
@@ -45,6 +49,16 @@ class Sg(Harness):
     def piles(self) -> dict:
         return self.state.rule_data[sg.MIRAGE]["piles"]
 
+    @property
+    def sunk(self) -> dict:
+        """``salt_sink``'s tally (rules.json): area -> object -> units swallowed."""
+        return data(self.engine)["vars"].setdefault("sunk", {})
+
+    @property
+    def pending(self) -> list:
+        """What the salt is waiting to swallow: ``[area, handle, amount, due step]`` (its delayed effects)."""
+        return [[here, b["event"]["handle"], b["event"]["amount"], due] for due, _, _, here, b in timers(self.engine)]
+
     def stand(self, area: str) -> None:
         self.goto(area, clear=False)
         self.agent.visited.setdefault(area, self.state.step)
@@ -58,6 +72,29 @@ class Sg(Harness):
         name = area or self.agent.area
         add(self.state.areas[name].objects, kind, n)
         self.piles.setdefault(name, {})[kind] = [n, self.state.step + lasts]
+
+
+def timers(engine: Engine) -> list:
+    """The rule file's delayed effects waiting (salt_sink's are its only ones)."""
+    return engine.state.rule_data.get("rulelang", {}).get("timers", [])
+
+
+def salty(tmp_path, **changes) -> Sg:
+    """A Mirror Salt engine whose ``salt_sink`` (in rules.json) waits ``delay`` steps and remembers ``most``
+    kinds per area (a copy of the game, loaded afresh with the shipped rules.py)."""
+    folder = tmp_path / "mirror_salt"
+    shutil.copytree(GAMES_DIR / "mirror_salt", folder, ignore=shutil.ignore_patterns("__pycache__", "__init__.py"))
+    rules = json.loads((folder / "rules.json").read_text(encoding="utf-8"))
+    sink = next(r for r in rules["step_rules"] if r["name"] == "salt_sink")
+    if "delay" in changes:
+        sink["effects"][0]["after"] = changes["delay"]
+    if "most" in changes:
+        next(v for v in rules["vars"] if v["name"] == "sunk")["max"] = changes["most"]
+    (folder / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
+    world = Sg(game=load_with_rules(folder, sg))
+    world.stand(OPEN)
+    world.clear()
+    return world
 
 
 @pytest.fixture
@@ -84,7 +121,7 @@ def variant(**params) -> Sg:
 def test_listen_here_names_the_mirages_the_sunk_and_the_death_notes(s):
     s.put("quartz_sand", 2)
     s.mirage("rock_salt")
-    s.state.rule_data[sg.SINK]["sunk"][OPEN] = {"glass_knife": 1}
+    s.sunk[OPEN] = {"glass_knife": 1}
     now = s.state.step
     s.state.rule_data[sg.IMPRINT]["imprints"][OPEN] = {"glass_stalker": now + 11, "glare_wyrm": now + 2}
     text = s.ok(f"listen {OPEN}")
@@ -493,7 +530,7 @@ def test_a_dropped_thing_sinks_once_left_alone(s):
     assert s.real(OPEN) == {"rock_salt": 2}
     s.ok("wait")
     assert s.real(OPEN) == {} and s.events("object_sank") == [{"object": "rock_salt", "amount": 2, "area": OPEN}]
-    assert s.state.rule_data[sg.SINK] == {"pending": [], "sunk": {OPEN: {"rock_salt": 2}}}
+    assert s.pending == [] and s.sunk == {OPEN: {"rock_salt": 2}}
     s.ok(f"enter {OPEN}")
     assert "the salt still hums with what it swallowed: 2 rock_salt." in s.ok(f"listen {OPEN}")
 
@@ -519,7 +556,7 @@ def test_only_what_is_left_sinks_and_discarding_counts_as_dropping(s):
     s.ok("enter caravan_rest")
     s.wait(30)
     assert s.real(OPEN) == {"rock_salt": 1}
-    assert s.state.rule_data[sg.SINK]["sunk"][OPEN] == {"quartz_sand": 2}
+    assert s.sunk[OPEN] == {"quartz_sand": 2}
 
 
 def test_the_salt_spares_keys_quest_objects_and_named_things(s):
@@ -532,7 +569,7 @@ def test_the_salt_spares_keys_quest_objects_and_named_things(s):
     s.ok("enter caravan_rest")
     s.wait(40)
     assert s.real(OPEN) == {slate: 1, "sun_key": 1, "oath_lens": 1}
-    assert s.state.rule_data[sg.SINK]["pending"] == []
+    assert s.pending == []
 
 
 def test_what_i_drop_in_the_tutorial_stays():
@@ -541,31 +578,32 @@ def test_what_i_drop_in_the_tutorial_stays():
     agent = engine.state.agents[PLAYER]
     add(agent.hands, "rock_salt", 1)
     engine.step({PLAYER: "drop rock_salt"})
-    assert engine.state.rule_data[sg.SINK]["pending"] == []
+    assert timers(engine) == []
 
 
-def test_the_salt_remembers_a_bounded_number_of_kinds():
-    world = variant(salt_sink={"delay": 1, "max_remembered": 2})
+def test_the_salt_remembers_a_bounded_number_of_kinds(tmp_path):
+    world = salty(tmp_path, delay=1, most=2)
     for kind in ("rock_salt", "quartz_sand", "sunstone"):
         world.hold_one(kind)
         world.ok(f"drop {kind}")
     world.ok("enter caravan_rest")
     world.wait(2)
     assert world.real(OPEN) == {}
-    assert world.state.rule_data[sg.SINK]["sunk"][OPEN] == {"rock_salt": 1, "quartz_sand": 1}
+    assert world.sunk[OPEN] == {"rock_salt": 1, "quartz_sand": 1}
 
 
-def test_the_pending_list_is_bounded():
-    world = variant(salt_sink={"max_pending": 3})
+def test_the_pending_list_is_bounded(s, monkeypatch):
+    monkeypatch.setattr("odyssey_env.rulelang.effects.MAX_TIMERS", 3)  # the language's bound (256) made small
     for _ in range(5):
-        world.hold_one("rock_salt")
-        world.ok("drop rock_salt")
-    assert len(world.state.rule_data[sg.SINK]["pending"]) == 3
+        s.hold_one("rock_salt")
+        s.ok("drop rock_salt")
+    assert len(s.pending) == 3
+    assert [due for *_, due in s.pending] == [s.state.step + 30] * 3  # the oldest kept, each watched since
 
 
 def test_sink_declares_its_facts():
     game = load_game("mirror_salt")
-    assert [f.answer for f in game.rules.step_rule(sg.SINK).facts(game)] == [
+    assert [f.answer for f in game.rules.step_rule("salt_sink").facts(game)] == [
         "after a while they sink and are gone",
         "keys, quest objects and named things like bags and slates",
     ]
@@ -824,17 +862,17 @@ def test_the_salt_keeps_count_among_other_events(s):
     s.wait(5)
     s.ok("drop rock_salt")  # the same step the knife takes its first layer of glaze
     assert s.events("item_glazed")
-    assert s.state.rule_data[sg.SINK]["pending"] == [[OPEN, "rock_salt", 1, s.state.step]]
+    assert s.pending == [[OPEN, "rock_salt", 1, s.state.step + 30]]
 
 
 def test_what_is_picked_back_up_does_not_sink(s):
     s.hold_one("rock_salt")
     s.ok("drop rock_salt")
     s.ok("pick up rock_salt")
-    s.state.rule_data[sg.SINK]["pending"].append(["nowhere_at_all", "rock_salt", 1, 0])
+    timers(s.engine).append([30, timers(s.engine)[0][1], PLAYER, "nowhere_at_all", {"event": {"handle": "x"}}])
     s.ok("enter caravan_rest")
     s.wait(31)
-    assert s.agent.hands == {"rock_salt": 1} and s.state.rule_data[sg.SINK] == {"pending": [], "sunk": {}}
+    assert s.agent.hands == {"rock_salt": 1} and s.pending == [] and s.sunk == {}
 
 
 def test_imprint_weakening_is_checked_and_leaves_at_least_one():

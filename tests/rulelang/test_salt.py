@@ -164,3 +164,186 @@ def test_the_schema_knows_the_recipe_constructs():
     assert "recipe" in defs["StepSpec"]["properties"]["scope"]["enum"]
     assert defs["StepSpec"]["properties"]["tutorial"]["type"] == "boolean"
     assert {"$ref": "#/$defs/CanCraft"} in defs["Condition"]["anyOf"]
+
+
+# ============================================================================ unwatched after, tally, counts
+SINK = {
+    "vars": [{"name": "sunk", "kind": "tally", "scope": "area", "max": 2}],
+    "step_rules": [
+        step(
+            "sink",
+            after=["respawn"],
+            before=[],
+            trigger={"event": ["object_dropped", "object_discarded"]},
+            when={"none_of": [{"is_type": "$event.handle", "categories": ["container"]}]},
+            effects=[
+                {
+                    "after": 3,
+                    "unwatched": True,
+                    "do": [
+                        {"remove": "$event.handle", "count": "$event.amount"},
+                        {
+                            "if": {"same": ["{removed}", "0"]},
+                            "else": [
+                                {"tally": "sunk", "item": "$event.handle", "by": "$removed"},
+                                {
+                                    "emit": "sank",
+                                    "data": {"object": "$event.handle", "n": "$removed", "t": "{removed}"},
+                                },
+                                {"tell": "Gone: {tally.sunk}."},
+                            ],
+                        },
+                    ],
+                }
+            ],
+        )
+    ],
+}
+
+
+def sinking(rh):
+    h = rh(SINK)
+    h.hold("stick", 3)
+    return h
+
+
+def test_an_unwatched_countdown_waits_while_someone_stands_there(rh):
+    h = sinking(rh)
+    h.ok("drop stick")  # all three
+    h.wait(5)
+    assert h.area.objects == {"stick": 3}  # watched all along: nothing happens
+    h.ok("enter yard")  # the first step nobody stands in the camp
+    h.wait(1)
+    assert h.state.areas["camp"].objects == {"stick": 3}
+    outcome = h.idle(1)
+    assert h.state.areas["camp"].objects == {}  # the third step with nobody there
+    assert [e.data for e in outcome if e.kind == "sank"] == [{"object": "stick", "n": 3, "t": "3"}]  # typed by $ref
+
+
+def test_a_countdown_left_unwatched_then_visited_starts_again(rh):
+    h = sinking(rh)
+    h.ok("drop stick")
+    h.ok("enter yard")
+    h.ok("wait")
+    h.ok("enter camp")  # back before it came due: the count starts again when I leave
+    h.ok("enter yard")
+    h.wait(1)
+    assert h.state.areas["camp"].objects == {"stick": 3}
+    h.ok("wait")
+    assert h.state.areas["camp"].objects == {}
+
+
+def test_remove_takes_at_most_what_lies_there_and_says_how_many(rh):
+    h = sinking(rh)
+    h.ok("drop stick")  # three dropped
+    h.area.objects["stick"] = 1  # two taken some way no rule saw
+    h.hold("resin", 2)
+    h.ok("drop resin")
+    h.ok("enter yard")
+    h.wait(1)
+    outcome = h.idle(1)
+    assert h.state.areas["camp"].objects == {}
+    assert h.state.rule_data["rulelang"]["vars"]["sunk"]["camp"] == {"stick": 1, "resin": 2}
+    assert [e.data["n"] for e in outcome if e.kind == "sank"] == [1, 2]
+
+
+def test_a_tally_counts_at_most_its_max_names_and_reads_as_text(rh):
+    h = rh(SINK)
+    for kind in ("stick", "resin", "apple"):
+        h.hold(kind)
+        h.ok(f"drop {kind}")
+    h.ok("enter yard")
+    h.wait(2)
+    h.ok("enter camp")
+    assert h.state.rule_data["rulelang"]["vars"]["sunk"]["camp"] == {"stick": 1, "resin": 1}  # apple: past max
+    assert h.state.areas["camp"].objects == {}  # it sank all the same
+
+
+def test_tally_text_and_a_tally_read_in_a_verb(rh):
+    rules = {
+        "vars": [{"name": "seen", "kind": "tally", "scope": "agent", "max": 5}],
+        "verbs": [
+            {
+                "verb": "count",
+                "description": "Count what I see.",
+                "slots": [{"name": "thing", "domain": "ground"}],
+                "effects": [{"tally": "seen", "item": "{thing}", "by": 2}, {"say": "So far: {tally.seen}."}],
+            }
+        ],
+    }
+    h = rh(rules)
+    h.put("stick")
+    h.put("resin")
+    assert h.ok("count stick") == "So far: 2 stick."
+    assert h.ok("count resin") == "So far: 2 stick, 2 resin."
+    assert h.ok("count stick") == "So far: 4 stick, 2 resin."
+
+
+def test_what_a_named_thing_is_is_read_through_its_handle(rh):
+    h = rh(SINK)
+    bag = h.hold("small_bag")[0]
+    h.ok(f"drop {bag}")
+    h.ok("enter yard")
+    h.wait(4)
+    assert bag in h.state.areas["camp"].objects  # a container: the rule's when spares it
+    assert h.state.rule_data.get("rulelang", {}).get("timers", []) == []
+
+
+@pytest.mark.parametrize(
+    ("rules", "where", "says"),
+    [
+        (one_verb(effects=[{"remove": "stick", "count": "three"}]), "verbs[0].effects[0].count", "a $reference"),
+        (one_verb(effects=[{"remove": "stick", "count": "$nothing"}]), "verbs[0].effects[0].count", "names nothing"),
+        (one_verb(effects=[{"remove": "stick", "count": 0}]), "verbs[0].effects[0].count", "between 1"),
+        (one_verb(effects=[{"tally": "sunk", "item": "x"}]), "verbs[0].effects[0].tally", "unknown variable"),
+        (
+            one_verb(effects=[{"tally": "n", "item": "x"}], vars=[{"name": "n", "kind": "counter"}]),
+            "verbs[0].effects[0].tally",
+            "is a counter, not a tally",
+        ),
+        (
+            one_verb(effects=[{"tally": "t", "item": "{nope}"}], vars=[{"name": "t", "kind": "tally"}]),
+            "verbs[0].effects[0].item",
+            "{nope}",
+        ),
+        (
+            one_verb(effects=[{"tally": "t", "item": "x", "by": "2"}], vars=[{"name": "t", "kind": "tally"}]),
+            "verbs[0].effects[0].by",
+            "a $reference",
+        ),
+        ({"vars": [{"name": "t", "kind": "tally", "max": 5000}]}, "vars[0].max", "between 1"),
+        (one_verb(effects=[{"say": "{tally.t}"}]), "verbs[0].effects[0].say", "unknown variable 't'"),
+        (one_verb(effects=[{"emit": "x", "data": {"a": "$nope"}}]), "verbs[0].effects[0].data.a", "names nothing"),
+        ({"step_rules": [step(trigger={"event": []})]}, "step_rules[0].trigger.event", "at least one"),
+        ({"step_rules": [step(trigger={"event": ["ok", "Bad"]})]}, "step_rules[0].trigger.event[1]", "not a name"),
+        (
+            {"step_rules": [step(effects=[{"after": 2, "unwatched": "yes", "do": []}])]},
+            "step_rules[0].effects[0].unwatched",
+            "expected",
+        ),
+    ],
+)
+def test_the_salt_constructs_are_refused_when_misused(rules_game, rules, where, says):
+    with pytest.raises(GameError) as err:
+        rules_game(rules)
+    lines = str(err.value).splitlines()
+    assert any(line.startswith(f"rules.json: {where}:") and says in line for line in lines), lines
+
+
+def test_unwatched_countdowns_survive_save_and_load_and_do_not_depend_on_hash_seeds(rules_game, rh):
+    import json
+
+    from kit import subprocess_digest
+
+    h = sinking(rh)
+    h.ok("drop stick")
+    h.ok("enter yard")
+    saved = json.loads(json.dumps(h.engine.save_state()))
+    h.wait(3)
+    after = h.state.areas["camp"].objects.copy()
+    h.engine.load_state(saved)
+    h.wait(3)
+    assert h.state.areas["camp"].objects == after == {}
+    game = rules_game(SINK)
+    digests = {subprocess_digest(game.path, 5, 80, hash_seed) for hash_seed in ("0", "random")}
+    assert len(digests) == 1

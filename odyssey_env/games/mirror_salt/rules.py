@@ -10,14 +10,15 @@ Two verbs:
   The honest light breaks every mirage in the area and cracks the salt glaze off what I hold; the
   quest's last task is to bend it through the Oath Lens atop the zenith spire.
 
-Five step rules (four here):
+Five step rules (three here):
 
 * ``salt_glaze``: under the open sky, salt crusts the things I hold in my hands, layer by layer, and
   each layer takes attack from a weapon. Shade flakes it off, and so does stowing the thing.
 * ``forge_alert`` (in ``rules.json``, as data): standing by a station with everything a recipe of that
   station needs, I am told once what I could make here.
-* ``salt_sink``: what I drop on the salt and leave unattended sinks after a while and is gone
-  (named things, keys and quest objects are spared, so the quest always stays solvable).
+* ``salt_sink`` (in ``rules.json``): what I drop on the salt and leave unattended sinks after a while and
+  is gone (named things, keys and quest objects are spared, so the quest always stays solvable); the
+  salt's memory of what it swallowed is the area tally ``sunk`` (:func:`sunk_in`).
 * ``resonance_imprint``: where an enemy falls, the glass keeps its death-note for a while, and its
   kin in that area falter: they strike softer.
 * ``salt_mirage``: phantom objects shimmer onto the open salt where nobody watches. They look like
@@ -33,8 +34,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from odyssey_env.rulelang.runtime import KEY
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied, pick, tell
 from odyssey_env.verbs.combat import stance
@@ -48,7 +50,6 @@ if TYPE_CHECKING:
     from odyssey_env.turn import Turn
 
 GLAZE = "salt_glaze"
-SINK = "salt_sink"
 IMPRINT = "resonance_imprint"
 MIRAGE = "salt_mirage"
 LISTEN = "listen"
@@ -72,6 +73,12 @@ def mirage_piles(engine: Engine, area: str) -> dict[str, list[int]]:
     """Mirages lying in ``area``: object type -> ``[count, step it fades]`` (empty when there are none)."""
     piles: dict[str, list[int]] = engine.state.rule_data.get(MIRAGE, {}).get("piles", {}).get(area, {})
     return piles
+
+
+def sunk_in(engine: Engine, area: str) -> dict[str, int]:
+    """What the salt swallowed in ``area``: object -> units (``salt_sink``'s tally ``sunk``, in rules.json)."""
+    tally: dict[str, int] = engine.state.rule_data.get(KEY, {}).get("vars", {}).get("sunk", {}).get(area, {})
+    return tally
 
 
 def glaze_layers(engine: Engine, agent_id: str, handle: str) -> int:
@@ -123,7 +130,7 @@ class Listen(ActionRule):
             )
         elif area.objects:
             parts.append("Everything lying here rings true.")
-        sunk = engine.state.rule_data.get(SINK, {}).get("sunk", {}).get(area.name)
+        sunk = sunk_in(engine, area.name)
         if sunk:
             held = ", ".join(f"{n} {h}" for h, n in sunk.items())
             parts.append(f"Under the crust the salt still hums with what it swallowed: {held}.")
@@ -380,87 +387,6 @@ class SaltGlaze(StepRule):
 def _glazed(attack: int, layers: int, p: SaltGlaze.Params) -> int:
     """A weapon's attack under ``layers`` of glaze: less per layer, never below half."""
     return max(attack - layers * p.attack_per_layer, (attack + 1) // 2)
-
-
-@step_rule
-class SaltSink(StepRule):
-    name = SINK
-    after = ("respawn",)  # the world's processes done, before the quests look
-    description = (
-        "What I drop on the salt and leave unattended sinks after a while and is gone; named things, "
-        "keys and quest objects are spared."
-    )
-
-    @dataclass(frozen=True)
-    class Params:
-        delay: int = 30  # steps with nobody in the area before a dropped thing sinks
-        spared: tuple[str, ...] = ("quest", "key", "container", "writable", "station")
-        max_pending: int = 64
-        max_remembered: int = 8  # kinds the salt remembers swallowing per area (listen hears them)
-
-    def start(self, engine: Engine) -> None:
-        engine.state.rule_data[self.name] = {"pending": [], "sunk": {}}
-
-    def apply(self, engine: Engine) -> None:
-        state, game, p = engine.state, engine.game, self.settings
-        data = state.rule_data[self.name]
-        pending: list[list[Any]] = data["pending"]
-        if "object_dropped" in engine.kinds or "object_discarded" in engine.kinds:
-            for ev in engine.events:
-                if ev.kind not in ("object_dropped", "object_discarded"):
-                    continue
-                handle = ev.data["handle"]
-                area = state.areas.get(ev.data["area"])
-                t = known_object(game, state, handle)
-                if (
-                    area is None
-                    or not is_world_area(area)
-                    or handle in state.instances
-                    or t is None
-                    or t.category in p.spared
-                ):
-                    continue
-                pending.append([area.name, handle, ev.data["amount"], state.step])
-            del pending[: max(0, len(pending) - p.max_pending)]
-        if not pending:
-            return
-        here = occupied(state)
-        keep = []
-        for entry in pending:
-            name, handle, n, since = entry
-            area = state.areas.get(name)
-            if area is None:
-                continue
-            if name in here:
-                entry[3] = state.step  # attended: the salt waits
-                keep.append(entry)
-                continue
-            if state.step - since < p.delay:
-                keep.append(entry)
-                continue
-            k = min(n, area.objects.get(handle, 0))
-            if not k:
-                continue
-            remove(area.objects, handle, k)
-            sunk = data["sunk"].setdefault(name, {})
-            if handle in sunk or len(sunk) < p.max_remembered:
-                sunk[handle] = sunk.get(handle, 0) + k
-            engine.emit("object_sank", None, object=handle, amount=k, area=name)
-        pending[:] = keep
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "salt",
-            "What happens to things I drop on the salt and walk away from?",
-            "after a while they sink and are gone",
-            ("they stay forever", "a merchant keeps them for me", "they turn into mirages"),
-        )
-        yield Fact(
-            "salt",
-            "Which dropped things does the salt never swallow?",
-            "keys, quest objects and named things like bags and slates",
-            ("weapons", "coins", "everything sinks"),
-        )
 
 
 @step_rule
