@@ -495,8 +495,9 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
         recipes = [t.name for t in engine.game.recipes if not kinds or t.name in kinds]
         for agent in list(engine.state.agents.values()):
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
+                here = agent.area
                 for kind in recipes:
-                    yield Ctx(engine, agent, agent.area, {"recipe": kind})
+                    yield Ctx(engine, agent, here, {"recipe": kind})
 
     def key(ctx: Ctx) -> str:
         if "recipe" in ctx.b:  # per agent, area and recipe: a recipe becomes craftable anew in another area

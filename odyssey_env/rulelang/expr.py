@@ -104,6 +104,8 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         cond = cast("Condition", op.quest)  # checks.py put the parsed condition in place of the file's dict
         return lambda ctx: ctx.agent is not None and holds(ctx.engine, ctx.agent, cond)
     if isinstance(op, s.CanCraft):
+        if op.can_craft == "$recipe":  # a recipe scope's binding is the type itself: no handle to look up
+            return lambda ctx: can_craft(ctx, ctx.b["recipe"])
         kind_of = type_getter(op.can_craft)
         return lambda ctx: can_craft(ctx, kind_of(ctx))
     raise TypeError(f"rulelang: no test for {type(op).__name__}")  # pragma: no cover - checks cover every kind
