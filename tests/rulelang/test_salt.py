@@ -312,6 +312,7 @@ def test_what_a_named_thing_is_is_read_through_its_handle(rh):
             "a $reference",
         ),
         ({"vars": [{"name": "t", "kind": "tally", "max": 5000}]}, "vars[0].max", "between 1"),
+        ({"vars": [{"name": "t", "kind": "tally", "scope": "object"}]}, "vars[0].scope", "per area"),
         (one_verb(effects=[{"say": "{tally.t}"}]), "verbs[0].effects[0].say", "unknown variable 't'"),
         (one_verb(effects=[{"emit": "x", "data": {"a": "$nope"}}]), "verbs[0].effects[0].data.a", "names nothing"),
         ({"step_rules": [step(trigger={"event": []})]}, "step_rules[0].trigger.event", "at least one"),
