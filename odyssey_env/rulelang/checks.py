@@ -211,6 +211,13 @@ class Checker:
             return dataclasses.replace(op, quest=cond)  # type: ignore[arg-type]  # parsed, as for all_of above
         elif isinstance(op, s.CanCraft):
             self.recipe_ref(op.can_craft, p, where)
+        elif isinstance(op, s.CommonEnemy):
+            if op.common_enemy.startswith("$"):
+                self.ref(op.common_enemy, "npc_type", p, where)
+            elif "{" in op.common_enemy:
+                self.template(op.common_enemy, p, where)
+            else:
+                self.ref(op.common_enemy, "npc_type", p, where)
         if isinstance(op, s.Has | s.Holds | s.Wears | s.StatIs | s.CanCraft):
             self.needs_agent(p, where)
         return op
@@ -538,6 +545,13 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             c.bad(f"{p}.initial", "only a counter has an initial value, between 0 and its max")
         if var.kind == "tally" and var.scope in ("object", "exit"):
             c.bad(f"{p}.scope", "a tally is kept globally, per agent or per area")
+        if var.lasts is not None:
+            if var.kind != "set":
+                c.bad(f"{p}.lasts", "only a set's values last a while (a flag or a counter stays as set)")
+            elif var.scope in ("object", "exit"):
+                c.bad(f"{p}.lasts", "a lasting set is kept globally, per agent or per area")
+            elif not 1 <= var.lasts <= MAX_DELAY:
+                c.bad(f"{p}.lasts", f"must lie between 1 and {MAX_DELAY} steps")
         world.vars[var.name] = var
 
     verbs = []
@@ -607,6 +621,18 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(f"{p}.types[{j}]", f"unknown {'NPC type' if rule.scope == 'npc' else 'object'} {kind!r}")
             elif rule.scope == "recipe" and objects[kind].recipe is None:
                 c.bad(f"{p}.types[{j}]", f"{kind!r} has no recipe: a recipe scope names craftable objects")
+        if rule.modify is not None:
+            mp = f"{p}.modify"
+            if rule.scope != "npc":
+                c.bad(mp, "modify holds an NPC's stat: the rule's scope must be 'npc'")
+            if rule.when is None:
+                c.bad(mp, "say while when it holds: a modify needs a when")
+            if t_given(rule.trigger):
+                c.bad(mp, "a modify is a state asked every step: give it no trigger")
+            if not 0 < rule.modify.times <= 10:
+                c.bad(f"{mp}.times", "must lie above 0 and at most 10")
+            if rule.modify.stat not in ("attack", "defense"):
+                c.bad(f"{mp}.stat", "a modify holds an NPC's attack or defense (its health is the fight's)")
         if rule.tutorial and rule.scope not in ("agent", "recipe"):
             c.bad(f"{p}.tutorial", "only a rule about agents (scope agent or recipe) may reach into the tutorial")
         for j, a in enumerate(rule.areas):
@@ -689,6 +715,11 @@ def _check_hooks(
         _check_facts(c, hook.facts, f"{p}.facts")
         out.append((hook, tuple(checks), then))
     return out
+
+
+def t_given(trigger: s.Trigger) -> bool:
+    """Whether a trigger says anything (an empty one fires every step)."""
+    return trigger != s.Trigger()
 
 
 def _emits(raws: Any) -> Iterable[bool]:

@@ -522,6 +522,7 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     kinds = frozenset(sspec.types)
     scope = sspec.scope
     tutorial = sspec.tutorial
+    modify = sspec.modify
     name = sspec.name
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in sspec.facts)
 
@@ -589,6 +590,30 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
             return ctx.agent.id
         return ctx.b.get("npc") or (f"{ctx.here}/{ctx.b['object']}" if "object" in ctx.b else ctx.here)
 
+    def hold(engine: Engine) -> None:
+        """A ``modify`` rule: each NPC for which ``when`` holds has its stat held to ``times`` what it was (and
+        the effects run); each held before for which it no longer holds (or gone from the scope) gets it back.
+        The stats as they were live in ``rule_data["rulelang"]["modified"][rule][handle]``."""
+        assert modify is not None and test_when is not None, "checks.py: a modify has a when and is npc-scoped"
+        state, stat, times = engine.state, modify.stat, modify.times
+        held = data(engine).setdefault("modified", {}).setdefault(name, {})
+        covered = set()
+        for ctx in items(engine):
+            if not test_when(ctx):
+                continue
+            handle = ctx.b["npc"]
+            covered.add(handle)
+            if handle not in held:
+                npc = state.npcs[handle]
+                held[handle] = getattr(npc, stat)
+                setattr(npc, stat, max(1, round(held[handle] * times)))
+            run(ctx)
+        for handle in [h for h in held if h not in covered]:
+            was = held.pop(handle)
+            gone = state.npcs.get(handle)
+            if gone is not None:
+                setattr(gone, stat, was)
+
     class Step(StepRule):
         description = sspec.description
         after = sspec.after
@@ -596,6 +621,8 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
 
         def apply(self, engine: Engine) -> None:
             state = engine.state
+            if modify is not None:
+                return hold(engine)
             if every is not None and state.step % every != offset:
                 return
             if hours is not None and not _hours(state.minute, hours):

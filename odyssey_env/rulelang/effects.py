@@ -150,6 +150,8 @@ class Program:
                 elif item not in held and len(held) < var.max:
                     held.append(item)
 
+            if var.lasts is not None:
+                return _remember_for(var, remembered, key_of, var.lasts)
             return remember
         if isinstance(op, s.Tally):
             var, item = vars[op.tally], value_of(op.item, fill)
@@ -197,6 +199,26 @@ class Program:
             then, otherwise = self.block(op.then, f"{path}.then"), self.block(op.otherwise, f"{path}.else")
             return lambda ctx: then(ctx) if test(ctx) else otherwise(ctx)
         raise TypeError(f"rulelang: no effect for {type(op).__name__}")  # pragma: no cover
+
+
+def _remember_for(var: s.Var, remembered: Callable[[Ctx], Any], key_of: Any, lasts: int) -> Effect:
+    """``remember`` in a set that lasts: the value is kept until ``lasts`` steps from now (again from now when
+    it was there already); values whose time is up are forgotten first, making room."""
+
+    def remember(ctx: Ctx) -> None:
+        key = key_of(ctx)
+        if key is None:
+            return
+        engine = ctx.engine
+        step = engine.state.step
+        table = data(engine)["vars"].setdefault(var.name, {})
+        held = {v: until for v, until in table.get(key, {}).items() if until > step}
+        item = remembered(ctx)
+        if item in held or len(held) < var.max:
+            held[item] = step + lasts
+        table[key] = held
+
+    return remember
 
 
 def _count_getter(count: int | str) -> Callable[[Ctx], int]:

@@ -72,6 +72,8 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     if isinstance(op, s.InSet):
         var, value = vars[op.in_set], value_of(op.value, var_reader(vars))
         read = _var(var, op.of)
+        if var.lasts is not None:  # value -> the step it is forgotten at
+            return lambda ctx: read(ctx).get(value(ctx), 0) > ctx.engine.state.step
         return lambda ctx: value(ctx) in read(ctx)
     if isinstance(op, s.Same):
         for ref, lit in (op.same, op.same[::-1]):  # a binding against a literal: one lookup (pair branches)
@@ -103,6 +105,9 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
 
         cond = cast("Condition", op.quest)  # checks.py put the parsed condition in place of the file's dict
         return lambda ctx: ctx.agent is not None and holds(ctx.engine, ctx.agent, cond)
+    if isinstance(op, s.CommonEnemy):
+        kind_of = value_of(op.common_enemy, var_reader(vars))
+        return lambda ctx: common_enemy(ctx, kind_of(ctx))
     if isinstance(op, s.CanCraft):
         if op.can_craft == "$recipe":  # a recipe scope's binding is the type itself: no handle to look up
             return lambda ctx: can_craft(ctx, ctx.b["recipe"])
@@ -149,6 +154,16 @@ def lying_in(engine: Engine, area: Area, kind: str) -> int:
         return area.objects.get(kind, 0)
     state = engine.state
     return sum(1 for h in area.objects if type_of(state, h) == kind)
+
+
+# ------------------------------------------------------------------------ NPC kinds (Mirror Salt's resonance_imprint)
+def common_enemy(ctx: Ctx, value: Any) -> bool:
+    """Whether ``value`` (an NPC's handle or an NPC type) is of a kind of which there are many enemies."""
+    if not isinstance(value, str):
+        return False
+    npc = ctx.engine.state.npcs.get(value)
+    t = ctx.engine.game.npcs.get(npc.type if npc is not None else value)
+    return t is not None and t.common_enemy
 
 
 # ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
@@ -244,6 +259,8 @@ def _stat(name: str) -> Callable[[Ctx], int]:
 def _var(var: s.Var, of: str | None = None) -> Callable[[Ctx], Any]:
     name, key = var.name, keyer(var.scope, of)
     default: Any = {"flag": False, "counter": var.initial, "set": (), "tally": None}[var.kind]
+    if var.lasts is not None:
+        default = {}
     return lambda ctx: read_var(ctx.engine, name, key(ctx), default)
 
 
@@ -362,7 +379,8 @@ def reads(op: Any) -> set[str] | None:
         s.Hostile: {"npcs"},  # an object's type never changes; what is carried is the slot domain's to read
         s.InCombat: {"combat", "npcs"},
         s.ExitLocked: {"exits", "place"},
-        s.CanCraft: {"hands", "containers", "worn", "ground", "place"},  # ingredients anywhere on me; stations
+        s.CanCraft: {"hands", "containers", "worn", "ground", "place"},
+        s.CommonEnemy: set(),  # a kind's traits are the game's: fixed  # ingredients anywhere on me; stations
     }
     if isinstance(op, s.StatIs):
         return {"purse"} if op.stat == "coins" else {"body"}

@@ -203,6 +203,16 @@ class Quest:
     quest: dict[str, Any]
 
 
+# ------------------------------------------------------------------------ NPC kinds (Mirror Salt's resonance_imprint)
+@dataclass(frozen=True)
+class CommonEnemy:
+    """A value (``$event.type``, ``{npc.type}``) names an NPC type of which there are many enemies: hostile,
+    neither unique nor a boss (the kinds that scatter, roam and respawn). Asked of a type, it holds for an NPC
+    already gone (the one an ``npc_defeated`` event is about)."""
+
+    common_enemy: str
+
+
 # ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
 @dataclass(frozen=True)
 class CanCraft:
@@ -235,6 +245,7 @@ CONDITIONS: tuple[type, ...] = (
     ExitLocked,
     Quest,
     CanCraft,
+    CommonEnemy,
 )
 
 
@@ -543,13 +554,17 @@ class Var:
 
     A ``tally`` counts named things (what the salt swallowed in an area: ``{"rock_salt": 2}``): at most
     ``max`` names per scope key, in the order they came (a new name past that is not counted); the
-    ``tally`` effect adds to one name, ``{tally.<var>}`` reads "2 rock_salt, 1 glass_knife"."""
+    ``tally`` effect adds to one name, ``{tally.<var>}`` reads "2 rock_salt, 1 glass_knife".
+
+    A set that ``lasts`` N steps forgets each value N steps after it was last remembered (a death-note that
+    rings for a while: remembering it again makes it ring longer); a forgotten value makes room."""
 
     name: str
     kind: VarKind
     scope: VarScope = "agent"
     max: int = 1
     initial: int = 0
+    lasts: int | None = None
 
 
 @dataclass(frozen=True)
@@ -640,6 +655,8 @@ class StepSpec:
     ``$recipe``: "tell me when a recipe becomes craftable here" is a ``becomes`` of ``can_craft``, fired once
     per agent, area and recipe. ``tutorial`` (agent and recipe scopes only) lets the rule reach agents still
     in the tutorial, which every other rule leaves alone: a rule that teaches belongs there too.
+    ``modify`` (scope ``npc``, no trigger: it is a state, asked every step) holds a stat of each NPC for which
+    ``when`` holds, and gives it back when it stops holding (:class:`Modify`).
     """
 
     name: str
@@ -654,6 +671,17 @@ class StepSpec:
     effects: tuple[dict[str, Any], ...] = ()
     facts: tuple[FactSpec, ...] = ()
     tutorial: bool = False
+    modify: Modify | None = None
+
+
+@dataclass(frozen=True)
+class Modify:
+    """What a step rule of scope ``npc`` holds an NPC's ``stat`` to while its ``when`` holds for it: ``times``
+    what it was (rounded, at least 1). Once ``when`` stops holding (the NPC left, the condition passed) the
+    stat is given back as it was; a change it underwent meanwhile is lost with it."""
+
+    stat: NpcStat
+    times: float
 
 
 @dataclass(frozen=True)

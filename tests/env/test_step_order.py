@@ -148,6 +148,7 @@ PINNED: dict[str, list[str]] = {
         "salt_mirage",
         "day_night",
         "resonance_imprint",
+        "imprint_falter",
         "combat_rhythm",
         "ambush",
         "night_spawn",

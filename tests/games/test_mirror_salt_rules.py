@@ -19,7 +19,7 @@ from odyssey_agents.oracle import OracleAgent
 from odyssey_agents.oracle.view import View
 from odyssey_env import load_game
 from odyssey_env.engine import Engine
-from odyssey_env.game import GAMES_DIR
+from odyssey_env.game import GAMES_DIR, Game, GameError
 from odyssey_env.games.mirror_salt import rules as sg
 from odyssey_env.quests.conditions import holds, owned
 from odyssey_env.quests.spec import Condition
@@ -59,6 +59,16 @@ class Sg(Harness):
         """What the salt is waiting to swallow: ``[area, handle, amount, due step]`` (its delayed effects)."""
         return [[here, b["event"]["handle"], b["event"]["amount"], due] for due, _, _, here, b in timers(self.engine)]
 
+    @property
+    def ringing(self) -> dict:
+        """``resonance_imprint``'s lasting set (rules.json): area -> NPC type -> the step its death-note fades."""
+        return data(self.engine)["vars"].setdefault("ringing", {})
+
+    @property
+    def unnerved(self) -> dict:
+        """The NPCs ``imprint_falter`` holds weakened (rules.json): handle -> the attack they had."""
+        return data(self.engine).setdefault("modified", {}).setdefault("imprint_falter", {})
+
     def stand(self, area: str) -> None:
         self.goto(area, clear=False)
         self.agent.visited.setdefault(area, self.state.step)
@@ -74,24 +84,41 @@ class Sg(Harness):
         self.piles.setdefault(name, {})[kind] = [n, self.state.step + lasts]
 
 
+def rings(engine: Engine) -> bool:
+    """Whether a death-note rings anywhere once the step is over (one whose time is up is forgotten, as the
+    Python rule's table dropped it; listen, asked during the next step, hears the same)."""
+    table = engine.state.rule_data.get("rulelang", {}).get("vars", {}).get("ringing", {})
+    return any(until > engine.state.step for held in table.values() for until in held.values())
+
+
 def timers(engine: Engine) -> list:
     """The rule file's delayed effects waiting (salt_sink's are its only ones)."""
     return engine.state.rule_data.get("rulelang", {}).get("timers", [])
 
 
-def salty(tmp_path, **changes) -> Sg:
-    """A Mirror Salt engine whose ``salt_sink`` (in rules.json) waits ``delay`` steps and remembers ``most``
-    kinds per area (a copy of the game, loaded afresh with the shipped rules.py)."""
+def rules_copy(tmp_path, edit) -> Engine | Game:
+    """Mirror Salt with its rules.json edited by ``edit`` (a copy, loaded afresh with the shipped rules.py)."""
     folder = tmp_path / "mirror_salt"
     shutil.copytree(GAMES_DIR / "mirror_salt", folder, ignore=shutil.ignore_patterns("__pycache__", "__init__.py"))
     rules = json.loads((folder / "rules.json").read_text(encoding="utf-8"))
-    sink = next(r for r in rules["step_rules"] if r["name"] == "salt_sink")
-    if "delay" in changes:
-        sink["effects"][0]["after"] = changes["delay"]
-    if "most" in changes:
-        next(v for v in rules["vars"] if v["name"] == "sunk")["max"] = changes["most"]
+    edit({r["name"]: r for r in rules["step_rules"]}, {v["name"]: v for v in rules["vars"]})
     (folder / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
-    world = Sg(game=load_with_rules(folder, sg))
+    return load_with_rules(folder, sg)
+
+
+def salty(tmp_path, **changes) -> Sg:
+    """A Mirror Salt engine whose ``salt_sink`` (in rules.json) waits ``delay`` steps and remembers ``most``
+    kinds per area, and whose kin of a fallen enemy keep ``times`` their attack."""
+
+    def edit(rules: dict, vars: dict) -> None:
+        if "delay" in changes:
+            rules["salt_sink"]["effects"][0]["after"] = changes["delay"]
+        if "most" in changes:
+            vars["sunk"]["max"] = changes["most"]
+        if "times" in changes:
+            rules["imprint_falter"]["modify"]["times"] = changes["times"]
+
+    world = Sg(game=rules_copy(tmp_path, edit))
     world.stand(OPEN)
     world.clear()
     return world
@@ -123,7 +150,7 @@ def test_listen_here_names_the_mirages_the_sunk_and_the_death_notes(s):
     s.mirage("rock_salt")
     s.sunk[OPEN] = {"glass_knife": 1}
     now = s.state.step
-    s.state.rule_data[sg.IMPRINT]["imprints"][OPEN] = {"glass_stalker": now + 11, "glare_wyrm": now + 2}
+    s.ringing[OPEN] = {"glass_stalker": now + 11, "glare_wyrm": now + 2}
     text = s.ok(f"listen {OPEN}")
     assert f"I kneel and listen to {OPEN}." in text
     assert "Among what lies here, the rock_salt makes no sound at all: a mirage, not really there." in text
@@ -175,7 +202,7 @@ def test_listen_to_a_neighbouring_area(s):
 def test_listen_to_an_enemy_tells_its_next_move(s, index, sound):
     foe = s.npc("glass_stalker")
     foe.stance_index = index
-    s.state.rule_data[sg.IMPRINT]["unnerved"].pop(foe.handle, None)
+    s.unnerved.pop(foe.handle, None)
     text = s.ok(f"listen {foe.handle}")
     assert f"I listen to {foe.handle}: {sound}." in text
     assert "trembles" not in text
@@ -185,7 +212,7 @@ def test_listen_to_an_enemy_tells_its_next_move(s, index, sound):
 
 def test_listen_to_an_unnerved_enemy_and_to_a_trader(s):
     foe = s.npc("glass_stalker")
-    s.state.rule_data[sg.IMPRINT]["unnerved"][foe.handle] = foe.attack
+    s.unnerved[foe.handle] = foe.attack
     assert "It trembles at the death-note still ringing in the glass." in s.ok(f"listen {foe.handle}")
     trader = s.npc("salt_trader")
     trader.coins = 7
@@ -619,7 +646,7 @@ def test_a_fallen_enemy_leaves_a_death_note_that_unnerves_its_kin(s):
     assert f"The glass around me catches the death-note of {prey.handle} and keeps ringing" in s.feedback
     assert s.events("imprint_formed") == [{"area": OPEN, "type": "glass_stalker"}]
     assert kin.attack == round(8 * 0.7) and elsewhere.attack == 8
-    assert s.state.rule_data[sg.IMPRINT]["unnerved"] == {kin.handle: 8}
+    assert s.unnerved == {kin.handle: 8}
 
 
 def test_the_death_note_fades_and_kin_recover(s):
@@ -629,14 +656,14 @@ def test_the_death_note_fades_and_kin_recover(s):
     s.ok(f"attack {prey.handle}")
     s.state.npcs[kin.handle].engaged = None
     s.agent.combat = None
-    until = s.state.rule_data[sg.IMPRINT]["imprints"][OPEN]["glass_stalker"]
+    until = s.ringing[OPEN]["glass_stalker"]
     s.stand(SHADE)  # out of reach of an ambush
     s.wait(until - 1 - s.state.step)
     assert kin.attack == 6
     s.stand(OPEN)
     s.ok("wait")
     assert "The death-note of the glass_stalker fades from the glass." in s.feedback
-    assert kin.attack == 8 and s.state.rule_data[sg.IMPRINT] == {"imprints": {}, "unnerved": {}}
+    assert kin.attack == 8 and not rings(s.engine) and s.unnerved == {}
 
 
 def test_kin_that_leave_the_ringing_area_recover(s):
@@ -650,28 +677,30 @@ def test_kin_that_leave_the_ringing_area_recover(s):
     kin.engaged = None
     s.agent.combat = None
     s.ok("wait")
-    assert kin.attack == 8 and s.state.rule_data[sg.IMPRINT]["unnerved"] == {}
+    assert kin.attack == 8 and s.unnerved == {}
 
 
 def test_no_death_note_without_a_death_or_from_a_boss(s):
     kin = s.npc("glass_stalker", "singing_dunes")
     s.wait(3)
-    assert kin.attack == 8 and s.state.rule_data[sg.IMPRINT] == {"imprints": {}, "unnerved": {}}
+    assert kin.attack == 8 and not rings(s.engine) and s.unnerved == {}
     wyrm = s.npc("glare_wyrm")
     wyrm.hp = 1
     s.ok("attack glare_wyrm")
-    assert "death-note" not in s.feedback and s.state.rule_data[sg.IMPRINT]["imprints"] == {}
+    assert "death-note" not in s.feedback and not rings(s.engine)
 
 
-def test_imprint_parameters_are_checked():
-    with pytest.raises(ValueError, match="weaken"):
-        sg.ResonanceImprint.Params(weaken=1.0)
-    assert sg.ResonanceImprint.Params(weaken=0.0).weaken == 0.0
+def test_imprint_parameters_are_checked(tmp_path):
+    def edit(rules: dict, vars: dict) -> None:
+        rules["imprint_falter"]["modify"]["times"] = 0.0
+
+    with pytest.raises(GameError, match=r"rules.json: step_rules\[\d\].modify.times: must lie above 0"):
+        rules_copy(tmp_path, edit)
 
 
 def test_imprint_declares_its_facts():
     game = load_game("mirror_salt")
-    assert [f.answer for f in game.rules.step_rule(sg.IMPRINT).facts(game)] == [
+    assert [f.answer for f in game.rules.step_rule("resonance_imprint").facts(game)] == [
         "they falter and strike softer for a while"
     ]
 
@@ -853,7 +882,7 @@ def test_nothing_of_the_desert_reaches_the_tutorial():
     foe = spawn_npc(game, engine.state, game.npcs["glass_stalker"], room.name)
     foe.hp = 1
     engine.step({PLAYER: f"attack {foe.handle}"})
-    assert engine.state.rule_data[sg.IMPRINT]["imprints"] == {}
+    assert not rings(engine)
 
 
 def test_the_salt_keeps_count_among_other_events(s):
@@ -875,10 +904,13 @@ def test_what_is_picked_back_up_does_not_sink(s):
     assert s.agent.hands == {"rock_salt": 1} and s.pending == [] and s.sunk == {}
 
 
-def test_imprint_weakening_is_checked_and_leaves_at_least_one():
-    with pytest.raises(ValueError, match="weaken"):
-        sg.ResonanceImprint.Params(weaken=-0.1)
-    world = variant(resonance_imprint={"weaken": 0.9})
+def test_imprint_weakening_is_checked_and_leaves_at_least_one(tmp_path):
+    def edit(rules: dict, vars: dict) -> None:
+        rules["imprint_falter"]["modify"]["times"] = 10.5
+
+    with pytest.raises(GameError, match="at most 10"):
+        rules_copy(tmp_path / "bad", edit)
+    world = salty(tmp_path, times=0.1)
     prey = world.npc("glass_stalker")
     prey.hp = 1
     weak = world.npc("glass_stalker")

@@ -27,6 +27,7 @@ VARS = [
     {"name": "c", "kind": "counter", "max": 5, "scope": "global"},
     {"name": "g", "kind": "set", "max": 3, "scope": "area"},
     {"name": "t", "kind": "tally", "max": 2, "scope": "area"},
+    {"name": "r", "kind": "set", "max": 2, "scope": "area", "lasts": 3},
 ]
 TEXTS = ["hi", "at {here}", "{it} {n}", "{var.c}", "{npc}", "{event.area}", "step {step}", "{bogus}"]
 TEXTS += ["{stations}", "{removed}", "{tally.t}", "{recipe}"]
@@ -56,6 +57,8 @@ def conditions(depth: int = 2) -> st.SearchStrategy:
         st.just({"quest": {"type": "has_item_count", "object": "apple"}}),
         st.just({"bogus": 1}),
         st.builds(lambda o: {"can_craft": o}, obj),
+        st.builds(lambda v: {"common_enemy": v}, st.sampled_from([*NPCS, "$npc", "$event.type", "{npc.type}", "bat"])),
+        st.builds(lambda v: {"in_set": "r", "value": v}, text),
     )
     if depth == 0:
         return leaf
@@ -93,6 +96,7 @@ def effects(depth: int = 2) -> st.SearchStrategy:
         st.builds(lambda o, n: {"remove": o, "count": n}, obj, st.sampled_from(["$n", "$event.amount", "$removed", 2])),
         st.builds(lambda v, n: {"tally": "t", "item": v, "by": n}, text, st.sampled_from(["$removed", "$n", 1, -1])),
         st.builds(lambda v: {"emit": "ping", "data": {"x": v}}, st.sampled_from(REFS)),
+        st.builds(lambda v: {"remember": "r", "value": v}, text),
     )
     if depth == 0:
         return leaf
@@ -139,7 +143,7 @@ trigger = st.fixed_dictionaries(
     },
 )
 step_rule = st.builds(
-    lambda name, scope, trig, when, eff, types, tutorial: {
+    lambda name, scope, trig, when, eff, types, tutorial, modify: {
         "name": name,
         "description": "a rule",
         "after": ["day_night"],
@@ -150,6 +154,7 @@ step_rule = st.builds(
         "effects": eff,
         **({"types": types} if types else {}),
         **({"tutorial": True} if tutorial else {}),
+        **({"modify": modify} if modify else {}),
     },
     st.sampled_from(["r1", "r2", "combat_rhythm"]),
     st.sampled_from(["agent", "area", "npc", "object", "recipe"]),
@@ -158,6 +163,7 @@ step_rule = st.builds(
     st.lists(effects(), max_size=4),
     st.sampled_from([[], ["rat"], ["apple"], ["plank", "torch"]]),
     st.booleans(),
+    st.none() | st.builds(lambda s, x: {"stat": s, "times": x}, st.sampled_from(["attack", "hp"]), st.floats(0, 3)),
 )
 rule_files = st.builds(
     lambda verbs, steps, keep_vars: {"vars": VARS if keep_vars else [], "verbs": verbs, "step_rules": steps},

@@ -348,3 +348,192 @@ def test_unwatched_countdowns_survive_save_and_load_and_do_not_depend_on_hash_se
     game = rules_game(SINK)
     digests = {subprocess_digest(game.path, 5, 80, hash_seed) for hash_seed in ("0", "random")}
     assert len(digests) == 1
+
+
+# ============================================================================ common_enemy, lasting sets, modify
+FALTER = {
+    "vars": [{"name": "ringing", "kind": "set", "scope": "area", "max": 5, "lasts": 4}],
+    "step_rules": [
+        step(
+            "note",
+            trigger={"event": "npc_defeated"},
+            when={"common_enemy": "$event.type"},
+            effects=[
+                {"remember": "ringing", "value": "{event.type}"},
+                {"emit": "noted", "data": {"type": "$event.type"}},
+                {
+                    "after": 4,
+                    "do": [
+                        {
+                            "if": {"none_of": [{"in_set": "ringing", "value": "{event.type}"}]},
+                            "then": [{"tell": "The {event.type} note fades."}],
+                        }
+                    ],
+                },
+            ],
+        ),
+        step(
+            "falter",
+            after=["note"],
+            scope="npc",
+            when={"in_set": "ringing", "value": "{npc.type}"},
+            modify={"stat": "attack", "times": 0.5},
+        ),
+    ],
+}
+
+
+def kill(h, npc):
+    npc.hp = 1
+    h.agent.attack = 100
+    return h.ok(f"attack {npc.handle}")
+
+
+def test_a_kill_of_a_common_enemy_holds_its_kin_weak_while_the_note_lasts(rh):
+    h = rh(FALTER)
+    prey, kin, other = h.npc("rat"), h.npc("rat"), h.npc("wolf")
+    kill(h, prey)
+    assert h.events("noted") == [{"type": "rat"}]
+    assert (kin.attack, other.attack) == (2, 9)  # the wolf is of another kind
+    kin.engaged = other.engaged = None
+    h.agent.combat = None
+    h.goto("yard", clear=False)
+    h.wait(3)
+    assert kin.attack == 2  # it rings where the rat fell, whoever is there
+    h.goto("camp", clear=False)
+    h.ok("wait")  # the fourth step after: the note is forgotten
+    assert kin.attack == 4 and "The rat note fades." in h.feedback
+
+
+def test_remembering_again_makes_it_last_longer_and_leaving_gives_the_stat_back(rh):
+    h = rh(FALTER)
+    first, second, kin = h.npc("rat"), h.npc("rat"), h.npc("rat")
+    kill(h, first)
+    h.ok("wait")
+    kill(h, second)  # two steps later: rings until four steps from now
+    h.wait(2)
+    assert kin.attack == 2 and "fades" not in h.feedback  # the first note's time came; it rings on
+    h.state.areas["camp"].npcs.remove(kin.handle)
+    h.state.areas["yard"].npcs.append(kin.handle)
+    kin.area, kin.engaged, h.agent.combat = "yard", None, None
+    h.ok("wait")
+    assert kin.attack == 4  # out of the ringing area: given back
+    assert h.state.rule_data["rulelang"]["modified"]["falter"] == {}
+
+
+def test_common_enemy_holds_for_a_many_kind_of_foe_only(rh):
+    def fires(kind: str) -> bool:
+        h = rh({"step_rules": [step(when={"common_enemy": kind}, effects=[{"emit": "noted"}])]})
+        h.ok("wait")
+        return bool(h.events("noted"))
+
+    assert [fires(kind) for kind in ("rat", "wolf", "tom", "mira")] == [True, True, False, False]
+    h = rh({"step_rules": [step(scope="npc", when={"common_enemy": "$npc"}, effects=[{"emit": "noted"}])]})
+    h.npc("rat")
+    h.ok("wait")
+    assert len(h.events("noted")) == sum(h.game.npcs[n.type].common_enemy for n in h.state.npcs.values())
+
+
+def test_a_lasting_set_keeps_at_most_max_values_and_forgets_on_time(rh):
+    rules = {
+        "vars": [{"name": "seen", "kind": "set", "max": 2, "lasts": 5}],
+        "verbs": [
+            {
+                "verb": "note",
+                "description": "Note a thing.",
+                "slots": [{"name": "thing", "domain": "ground"}],
+                "effects": [{"remember": "seen", "value": "{thing}"}],
+            },
+            {
+                "verb": "recall",
+                "description": "Recall a thing.",
+                "slots": [{"name": "thing", "domain": "ground"}],
+                "requires": [{"check": {"in_set": "seen", "value": "{thing}"}, "refuse": "Not {thing}."}],
+                "effects": [{"say": "Yes, {thing}."}],
+            },
+        ],
+    }
+    h = rh(rules)
+    for kind in ("stick", "resin", "apple"):
+        h.put(kind)
+    h.ok("note stick")
+    h.ok("note resin")
+    h.ok("note apple")  # full: not kept
+    h.fails("recall apple", "Not apple.")
+    assert h.ok("recall stick") == "Yes, stick."  # four steps after it was noted
+    h.ok("wait")
+    h.fails("recall stick", "Not stick.")  # six: its five are over
+    h.ok("note apple")  # room again
+    assert h.ok("recall apple") == "Yes, apple."
+
+
+@pytest.mark.parametrize(
+    ("rules", "where", "says"),
+    [
+        ({"vars": [{"name": "n", "kind": "counter", "lasts": 3}]}, "vars[0].lasts", "only a set"),
+        ({"vars": [{"name": "n", "kind": "set", "lasts": 0}]}, "vars[0].lasts", "between 1"),
+        ({"vars": [{"name": "n", "kind": "set", "scope": "object", "lasts": 3}]}, "vars[0].lasts", "per area"),
+        (
+            {"step_rules": [step(scope="npc", when={"in_combat": True}, modify={"stat": "attack", "times": 2})]},
+            "step_rules[0].when.in_combat",
+            "not about an agent",
+        ),
+        ({"step_rules": [step(modify={"stat": "attack", "times": 0.5})]}, "step_rules[0].modify", "must be 'npc'"),
+        (
+            {"step_rules": [step(scope="npc", modify={"stat": "attack", "times": 0.5})]},
+            "step_rules[0].modify",
+            "a when",
+        ),
+        (
+            {"step_rules": [step(scope="npc", when={"npc_here": "rat"}, modify={"stat": "hp", "times": 0.5})]},
+            "step_rules[0].modify.stat",
+            "attack or defense",
+        ),
+        (
+            {"step_rules": [step(scope="npc", when={"npc_here": "rat"}, modify={"stat": "attack", "times": 0})]},
+            "step_rules[0].modify.times",
+            "above 0",
+        ),
+        (
+            {
+                "step_rules": [
+                    step(
+                        scope="npc",
+                        when={"npc_here": "rat"},
+                        trigger={"every": 2},
+                        modify={"stat": "attack", "times": 0.5},
+                    )
+                ]
+            },
+            "step_rules[0].modify",
+            "no trigger",
+        ),
+        ({"step_rules": [step(when={"common_enemy": "bat"})]}, "step_rules[0].when.common_enemy", "unknown NPC"),
+        ({"step_rules": [step(when={"common_enemy": "$x"})]}, "step_rules[0].when.common_enemy", "names nothing"),
+    ],
+)
+def test_the_imprint_constructs_are_refused_when_misused(rules_game, rules, where, says):
+    with pytest.raises(GameError) as err:
+        rules_game(rules)
+    lines = str(err.value).splitlines()
+    assert any(line.startswith(f"rules.json: {where}:") and says in line for line in lines), lines
+
+
+def test_held_stats_survive_save_and_load_and_do_not_depend_on_hash_seeds(rules_game, rh):
+    import json
+
+    from kit import subprocess_digest
+
+    h = rh(FALTER)
+    prey, kin = h.npc("rat"), h.npc("rat")
+    kill(h, prey)
+    saved = json.loads(json.dumps(h.engine.save_state()))
+    h.engine.load_state(saved)
+    kin = h.state.npcs[kin.handle]
+    kin.engaged, h.agent.combat = None, None
+    h.goto("yard", clear=False)
+    h.wait(4)
+    assert kin.attack == 4
+    game = rules_game(FALTER)
+    digests = {subprocess_digest(game.path, 5, 80, hash_seed) for hash_seed in ("0", "random")}
+    assert len(digests) == 1

@@ -10,7 +10,7 @@ Two verbs:
   The honest light breaks every mirage in the area and cracks the salt glaze off what I hold; the
   quest's last task is to bend it through the Oath Lens atop the zenith spire.
 
-Five step rules (three here):
+Five step rules (two here):
 
 * ``salt_glaze``: under the open sky, salt crusts the things I hold in my hands, layer by layer, and
   each layer takes attack from a weapon. Shade flakes it off, and so does stowing the thing.
@@ -19,8 +19,9 @@ Five step rules (three here):
 * ``salt_sink`` (in ``rules.json``): what I drop on the salt and leave unattended sinks after a while and
   is gone (named things, keys and quest objects are spared, so the quest always stays solvable); the
   salt's memory of what it swallowed is the area tally ``sunk`` (:func:`sunk_in`).
-* ``resonance_imprint``: where an enemy falls, the glass keeps its death-note for a while, and its
-  kin in that area falter: they strike softer.
+* ``resonance_imprint`` and ``imprint_falter`` (in ``rules.json``): where an enemy falls, the glass keeps its
+  death-note for a while (the area's lasting set ``ringing``: :func:`imprints_in`), and its kin in that area
+  falter: they strike softer (:func:`unnerved`).
 * ``salt_mirage``: phantom objects shimmer onto the open salt where nobody watches. They look like
   the real thing, vanish when picked up, and fade after a while; ``listen`` and ``refract`` expose
   them. The rule reports them through :meth:`StepRule.phantoms`, so planners that read the true state
@@ -50,7 +51,6 @@ if TYPE_CHECKING:
     from odyssey_env.turn import Turn
 
 GLAZE = "salt_glaze"
-IMPRINT = "resonance_imprint"
 MIRAGE = "salt_mirage"
 LISTEN = "listen"
 REFRACT = "refract"
@@ -79,6 +79,19 @@ def sunk_in(engine: Engine, area: str) -> dict[str, int]:
     """What the salt swallowed in ``area``: object -> units (``salt_sink``'s tally ``sunk``, in rules.json)."""
     tally: dict[str, int] = engine.state.rule_data.get(KEY, {}).get("vars", {}).get("sunk", {}).get(area, {})
     return tally
+
+
+def imprints_in(engine: Engine, area: str) -> dict[str, int]:
+    """Death-notes still ringing in ``area``: NPC type -> the step it fades (``resonance_imprint``'s lasting
+    set ``ringing``, in rules.json; one fading this very step still rings until the step rules run)."""
+    held = engine.state.rule_data.get(KEY, {}).get("vars", {}).get("ringing", {}).get(area, {})
+    step = engine.state.step
+    return {kind: until for kind, until in held.items() if until >= step}
+
+
+def unnerved(engine: Engine, handle: str) -> bool:
+    """Whether an NPC falters at a death-note now (``imprint_falter`` holds its attack, in rules.json)."""
+    return handle in engine.state.rule_data.get(KEY, {}).get("modified", {}).get("imprint_falter", {})
 
 
 def glaze_layers(engine: Engine, agent_id: str, handle: str) -> int:
@@ -134,7 +147,7 @@ class Listen(ActionRule):
         if sunk:
             held = ", ".join(f"{n} {h}" for h, n in sunk.items())
             parts.append(f"Under the crust the salt still hums with what it swallowed: {held}.")
-        for kind, until in engine.state.rule_data.get(IMPRINT, {}).get("imprints", {}).get(area.name, {}).items():
+        for kind, until in imprints_in(engine, area.name).items():
             parts.append(
                 f"The glass here still rings with the death-note of a {kind}: its kind falters here "
                 f"for {_plural(until - turn.state.step, 'more step')}."
@@ -169,7 +182,7 @@ class Listen(ActionRule):
         if t.hostile:
             move = stance(engine, npc)
             text = f"I listen to {handle}: {_STANCE_SOUNDS[move]}."
-            if handle in state.rule_data.get(IMPRINT, {}).get("unnerved", {}):
+            if unnerved(engine, handle):
                 text += " It trembles at the death-note still ringing in the glass."
         else:
             move = None
@@ -387,78 +400,6 @@ class SaltGlaze(StepRule):
 def _glazed(attack: int, layers: int, p: SaltGlaze.Params) -> int:
     """A weapon's attack under ``layers`` of glaze: less per layer, never below half."""
     return max(attack - layers * p.attack_per_layer, (attack + 1) // 2)
-
-
-@step_rule
-class ResonanceImprint(StepRule):
-    name = IMPRINT
-    after = ("day_night",)  # before combat_rhythm: kin falter on the very step the death-note sounds
-    before = ("combat_rhythm",)
-    description = (
-        "Where an enemy falls the glass keeps its death-note for a while, and its kin in that area strike softer."
-    )
-
-    @dataclass(frozen=True)
-    class Params:
-        duration: int = 40  # steps the glass rings
-        weaken: float = 0.3  # share of attack the unnerved lose
-
-        def __post_init__(self) -> None:
-            if not 0 <= self.weaken < 1:
-                raise ValueError(f"weaken: {self.weaken} must be at least 0 and below 1")
-
-    def start(self, engine: Engine) -> None:
-        engine.state.rule_data[self.name] = {"imprints": {}, "unnerved": {}}
-
-    def apply(self, engine: Engine) -> None:
-        state, game = engine.state, engine.game
-        data = state.rule_data[self.name]
-        imprints: dict[str, dict[str, int]] = data["imprints"]
-        if "npc_defeated" in engine.kinds:
-            for ev in engine.events:
-                if ev.kind != "npc_defeated" or not game.npcs[ev.data["type"]].common_enemy:
-                    continue  # a boss or a unique foe has no kin to falter
-                area = state.areas.get(ev.data["area"])
-                if area is None or not is_world_area(area):
-                    continue
-                imprints.setdefault(area.name, {})[ev.data["type"]] = state.step + self.settings.duration
-                tell(
-                    engine,
-                    area.name,
-                    f"The glass around me catches the death-note of {ev.data['npc']} and "
-                    f"keeps ringing: its kind will falter here for a while.",
-                )
-                engine.emit("imprint_formed", ev.agent, area=area.name, type=ev.data["type"])
-        unnerved: dict[str, int] = data["unnerved"]
-        for name in list(imprints):
-            kinds = imprints[name]
-            for kind in [k for k, until in kinds.items() if until <= state.step]:
-                del kinds[kind]
-                tell(engine, name, f"The death-note of the {kind} fades from the glass.")
-            if not kinds or name not in state.areas:
-                del imprints[name]
-        covered = set()
-        for name, kinds in imprints.items():
-            for handle in state.areas[name].npcs:
-                npc = state.npcs[handle]
-                if npc.type in kinds:
-                    covered.add(handle)
-                    if handle not in unnerved:
-                        unnerved[handle] = npc.attack
-                        npc.attack = max(1, round(npc.attack * (1 - self.settings.weaken)))
-        for handle in [h for h in unnerved if h not in covered]:
-            original = unnerved.pop(handle)
-            recovered = state.npcs.get(handle)
-            if recovered is not None:
-                recovered.attack = original
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "combat",
-            "What happens to enemies where one of their kind has just fallen?",
-            "they falter and strike softer for a while",
-            ("they grow enraged and strike harder", "they flee the area", "nothing"),
-        )
 
 
 @step_rule
