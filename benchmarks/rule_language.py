@@ -559,9 +559,9 @@ def lazaret(args: argparse.Namespace) -> int:
 
 
 # ============================================================================ mirror_salt: rules.json vs old rules.py
-#: Mirror Salt's ``forge_alert`` and ``salt_sink`` as its rules.py wrote them before they moved to rules.json,
-#: appended to the shipped rules.py for the Python side of ``--game mirror_salt``; ``sunk_in`` (what listen
-#: reads) is pointed back at the Python rule's own memory.
+#: Mirror Salt's ``forge_alert``, ``salt_sink`` and ``resonance_imprint`` as its rules.py wrote them before they
+#: moved to rules.json, appended to the shipped rules.py for the Python side of ``--game mirror_salt``; what
+#: listen reads (``sunk_in``, ``imprints_in``, ``unnerved``) is pointed back at the Python rules' own memory.
 MIRROR_SALT_PY = """
 
 from typing import Any
@@ -570,6 +570,7 @@ from odyssey_env.steprules.living import occupied
 
 FORGE = "forge_alert"
 SINK = "salt_sink"
+IMPRINT = "resonance_imprint"
 
 
 @step_rule
@@ -705,10 +706,93 @@ class SaltSink(StepRule):
         )
 
 
+@step_rule
+class ResonanceImprint(StepRule):
+    name = IMPRINT
+    after = ("day_night",)  # before combat_rhythm: kin falter on the very step the death-note sounds
+    before = ("combat_rhythm",)
+    description = (
+        "Where an enemy falls the glass keeps its death-note for a while, and its kin in that area strike softer."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        duration: int = 40  # steps the glass rings
+        weaken: float = 0.3  # share of attack the unnerved lose
+
+        def __post_init__(self) -> None:
+            if not 0 <= self.weaken < 1:
+                raise ValueError(f"weaken: {self.weaken} must be at least 0 and below 1")
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {"imprints": {}, "unnerved": {}}
+
+    def apply(self, engine: Engine) -> None:
+        state, game = engine.state, engine.game
+        data = state.rule_data[self.name]
+        imprints: dict[str, dict[str, int]] = data["imprints"]
+        if "npc_defeated" in engine.kinds:
+            for ev in engine.events:
+                if ev.kind != "npc_defeated" or not game.npcs[ev.data["type"]].common_enemy:
+                    continue  # a boss or a unique foe has no kin to falter
+                area = state.areas.get(ev.data["area"])
+                if area is None or not is_world_area(area):
+                    continue
+                imprints.setdefault(area.name, {})[ev.data["type"]] = state.step + self.settings.duration
+                tell(
+                    engine,
+                    area.name,
+                    f"The glass around me catches the death-note of {ev.data['npc']} and "
+                    f"keeps ringing: its kind will falter here for a while.",
+                )
+                engine.emit("imprint_formed", ev.agent, area=area.name, type=ev.data["type"])
+        unnerved: dict[str, int] = data["unnerved"]
+        for name in list(imprints):
+            kinds = imprints[name]
+            for kind in [k for k, until in kinds.items() if until <= state.step]:
+                del kinds[kind]
+                tell(engine, name, f"The death-note of the {kind} fades from the glass.")
+            if not kinds or name not in state.areas:
+                del imprints[name]
+        covered = set()
+        for name, kinds in imprints.items():
+            for handle in state.areas[name].npcs:
+                npc = state.npcs[handle]
+                if npc.type in kinds:
+                    covered.add(handle)
+                    if handle not in unnerved:
+                        unnerved[handle] = npc.attack
+                        npc.attack = max(1, round(npc.attack * (1 - self.settings.weaken)))
+        for handle in [h for h in unnerved if h not in covered]:
+            original = unnerved.pop(handle)
+            recovered = state.npcs.get(handle)
+            if recovered is not None:
+                recovered.attack = original
+
+    def facts(self, game: Game) -> Iterable[Fact]:
+        yield Fact(
+            "combat",
+            "What happens to enemies where one of their kind has just fallen?",
+            "they falter and strike softer for a while",
+            ("they grow enraged and strike harder", "they flee the area", "nothing"),
+        )
+
+
 def sunk_in(engine: Engine, area: str) -> dict[str, int]:
     return engine.state.rule_data.get(SINK, {}).get("sunk", {}).get(area, {})
+
+
+def imprints_in(engine: Engine, area: str) -> dict[str, int]:
+    return engine.state.rule_data.get(IMPRINT, {}).get("imprints", {}).get(area, {})
+
+
+def unnerved(engine: Engine, handle: str) -> bool:
+    return handle in engine.state.rule_data.get(IMPRINT, {}).get("unnerved", {})
 """
-MIRROR_SALT_MECHANICS = ("forge_alert", "salt_sink")
+MIRROR_SALT_MECHANICS = ("forge_alert", "salt_sink", "resonance_imprint")
+#: The interpreted side's other rules that carry them: resonance_imprint's kin faltering, and the language's
+#: delayed effects (salt_sink's countdowns, the fading death-notes).
+MIRROR_SALT_HELPERS = ("imprint_falter", "rule_timers")
 
 
 def make_mirror_salt(tmp: Path) -> tuple[Path, Path]:
@@ -721,8 +805,9 @@ def make_mirror_salt(tmp: Path) -> tuple[Path, Path]:
     for folder in (py, js):
         shutil.copytree(GAMES_DIR / "mirror_salt", folder, ignore=skip)
     rules = json.loads((py / "rules.json").read_text(encoding="utf-8"))
-    rules["step_rules"] = [r for r in rules["step_rules"] if r["name"] not in MIRROR_SALT_MECHANICS]
-    rules["vars"] = [v for v in rules["vars"] if v["name"] != "sunk"]
+    gone = {*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS}
+    rules["step_rules"] = [r for r in rules["step_rules"] if r["name"] not in gone]
+    rules["vars"] = [v for v in rules["vars"] if v["name"] not in ("sunk", "ringing")]
     if rules["step_rules"] or rules.get("verbs"):
         (py / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
     else:
@@ -777,11 +862,10 @@ def salt_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = Non
 
 
 def salt_rules(game: Any) -> list[Any]:
-    """The rules that carry forge_alert and salt_sink in a copy of Mirror Salt: the interpreted salt_sink's
-    countdowns run in the language's rule_timers, so it is timed with them."""
-    rules = [game.rules.step_rule(n) for n in MIRROR_SALT_MECHANICS]
-    timers = game.rules.step_rule("rule_timers")
-    return rules + ([timers] if timers is not None else [])
+    """The rules that carry forge_alert, salt_sink and resonance_imprint in a copy of Mirror Salt (on the
+    interpreted side with imprint_falter and the language's rule_timers, which do part of their work)."""
+    rules = [game.rules.step_rule(n) for n in (*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS)]
+    return [r for r in rules if r is not None]
 
 
 def mirror_salt(args: argparse.Namespace) -> int:
@@ -800,7 +884,11 @@ def mirror_salt(args: argparse.Namespace) -> int:
             same = sum(x == y for x, y in zip(a, b, strict=True))
             told = sum("Forge alert" in r for r in a[1:])
             sank = sum("object_sank" in r for r in a[1:])
-            print(f"parity, {what}: {same}/{len(a)} records identical ({told} forge alerts, {sank} steps with sinking)")
+            rang = sum("imprint_formed" in r for r in a[1:])
+            print(
+                f"parity, {what}: {same}/{len(a)} records identical "
+                f"({told} forge alerts, {sank} steps with sinking, {rang} death-notes)"
+            )
             if same != len(a) or len(a) != len(b):
                 first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
                 print(f"first difference at record {first}:")
@@ -820,7 +908,7 @@ def mirror_salt(args: argparse.Namespace) -> int:
         st, ru, tr = (statistics.median(run[k] for run in runs[name]) for k in ("step", "rule", "trim"))
         print(
             f"  {name:12s} whole step {st * 1e6:8.1f} us ({st / base['step']:4.2f}x)   "
-            f"forge_alert+salt_sink {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
+            f"the three mechanics {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
             f"without the slowest 1% of calls {tr * 1e6:6.1f} us ({tr / base['trim']:4.2f}x)"
         )
     return 0
