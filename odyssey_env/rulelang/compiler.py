@@ -579,9 +579,12 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
         recipes = [t.name for t in engine.game.recipes if not kinds or t.name in kinds]
         for agent in list(engine.state.agents.values()):
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
-                here = agent.area
+                # one context per agent, rebound per recipe: the rule reads it before the next is asked for
+                ctx = Ctx(engine, agent, agent.area, {"recipe": ""})
                 for kind in recipes:
-                    yield Ctx(engine, agent, here, {"recipe": kind})
+                    ctx.b["recipe"] = kind
+                    ctx.here, ctx.removed = agent.area, 0
+                    yield ctx
 
     def key(ctx: Ctx) -> str:
         if "recipe" in ctx.b:  # per agent, area and recipe: a recipe becomes craftable anew in another area
@@ -598,13 +601,19 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
         state, stat, times = engine.state, modify.stat, modify.times
         held = data(engine).setdefault("modified", {}).setdefault(name, {})
         covered = set()
-        for ctx in items(engine):
+        ctx = Ctx(engine, None, "", {"npc": ""})  # one context, rebound per NPC (each is done with before the next)
+        areas_now = state.areas
+        for npc in list(state.npcs.values()):
+            if (kinds and npc.type not in kinds) or (areas and npc.area not in areas):
+                continue
+            if npc.handle not in state.npcs or not is_world_area(areas_now[npc.area]):
+                continue  # gone meanwhile (an effect of this rule took it), or in the tutorial
+            handle = npc.handle
+            ctx.here, ctx.removed, ctx.b["npc"] = npc.area, 0, handle
             if not test_when(ctx):
                 continue
-            handle = ctx.b["npc"]
             covered.add(handle)
             if handle not in held:
-                npc = state.npcs[handle]
                 held[handle] = getattr(npc, stat)
                 setattr(npc, stat, max(1, round(held[handle] * times)))
             run(ctx)

@@ -72,8 +72,13 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     if isinstance(op, s.InSet):
         var, value = vars[op.in_set], value_of(op.value, var_reader(vars))
         read = _var(var, op.of)
-        if var.lasts is not None:  # value -> the step it is forgotten at
-            return lambda ctx: read(ctx).get(value(ctx), 0) > ctx.engine.state.step
+        if var.lasts is not None:  # value -> the step it is forgotten at; an empty set asks for no value
+
+            def lasting(ctx: Ctx) -> bool:
+                held = read(ctx)
+                return bool(held) and held.get(value(ctx), 0) > ctx.engine.state.step
+
+            return lasting
         return lambda ctx: value(ctx) in read(ctx)
     if isinstance(op, s.Same):
         for ref, lit in (op.same, op.same[::-1]):  # a binding against a literal: one lookup (pair branches)
