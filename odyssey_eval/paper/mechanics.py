@@ -74,6 +74,15 @@ class Own:
 
 #: The reference's game-specific rules of Metropolis, Quarantine, Robot Kingdom and Saltglass -> odyssey's.
 OWN: dict[str, Own] = {}
+#: Game-specific reference rules odyssey has an implementation of but leaves unbound, and why.
+UNBOUND: dict[str, str] = {
+    "TerritoryReclamationStepRule": (
+        "odyssey's Rust Throne rule `reclamation` plays it (enemies return to areas left unvisited), but bound to "
+        "Robot Kingdom it kept the oracle from finishing the quest within 500 steps on seeds 0-4 (with the "
+        "reference's numbers, dormancy 8 and a tick every 3 steps, 13 to 25 of 40 stages; with odyssey's, seed 2 "
+        "ran out of steps): left off until the oracle plans around returning enemies"
+    ),
+}
 
 
 def _own(game: str, table: dict[str, tuple[str, str]]) -> None:
@@ -180,6 +189,8 @@ def bind_mechanics(
             steps.append(STEP_RULES[cls])
         elif cls in RESPAWN_STYLES:
             respawn.update(RESPAWN_STYLES[cls])
+        elif cls in UNBOUND:
+            notes.append({"where": f"step_rules.{label or cls}", "difference": f"open gap: {UNBOUND[cls]}"})
         elif cls not in BASE_STEPS and not own(cls, label, paths["general"], "step_rules"):
             notes.append(
                 {
@@ -340,4 +351,171 @@ def _metropolis(
     }
 
 
-PARAMS: dict[str, Callable[..., dict[str, dict[str, Any]]]] = {"gavelmoor": _metropolis}
+# ---------------------------------------------------------------------------- Robot Kingdom: Rust Throne's scrap
+_own(
+    "rust_throne",
+    {
+        "SalvageRule": (
+            "salvage",
+            "the reference's recipes (units used up, with its tool in hand) raise my attack for good; its defense "
+            "upgrades (fiend_plate, demon_core_shard: +2 defense) are not played, odyssey's defense is what I wear "
+            "and carry (open gap)",
+        ),
+        "RallyRule": (
+            "rally",
+            "a friendly NPC (not a guide or merchant) joins me for the reference's price (BASE_COST + "
+            "COST_PER_LEVEL x level) and strikes my foe every turn while we stand together; the reference's ally "
+            "adds bonus damage to my next 3 attacks",
+        ),
+        "SiphonRule": (
+            "siphon",
+            "the same: a valued object held in hand, used up against a hostile machine I fight, heals me by its "
+            "value and takes a third of it from the machine's attack (for good, not for the encounter only)",
+        ),
+        "JamRule": (
+            "jam",
+            "a held material, tool or weapon driven into a hostile machine's gears stops its strikes for 3 turns; "
+            "the reference's removes one action from its pattern for good (an attack more likely with heavier, "
+            "dearer objects)",
+        ),
+        "OverloadRule": (
+            "overload",
+            "an eligible component bursts at once, striking every hostile machine here for the reference's aura "
+            "value less its defense; the reference's grants a lasting counter-damage aura on my armor (open gap)",
+        ),
+        "ScavengeRule": (
+            "scavenge",
+            "each area hides a fixed few of the materials that may appear there, found one per search until it is "
+            "picked clean; the reference's finds random objects with a chance and count growing with the enemy "
+            "types I defeated, once every 5 steps per area",
+        ),
+        "CorruptionDecayStepRule": (
+            "corrosion",
+            "what comes to lie on the ground rusts into scrap iron after 40 steps; the reference's destroys it "
+            "after 16, and only where war machines fell",
+        ),
+        "IntimidationStepRule": (
+            "intimidation",
+            "friendlies lose the reference's health per enemy each step (never below 1, recovering when safe); the "
+            "reference's can kill them, and the strongest enemy then absorbs their strength",
+        ),
+        "UnitedPresenceStepRule": (
+            "united_presence",
+            "the reference's defense per other agent in the area (multi-agent play); its enemies' skipped turn is "
+            "not played",
+        ),
+        "TacticalWarningStepRule": (
+            "tactical_warnings",
+            "a friendly in the area calls every engaged enemy's next stance each turn (the reference's 30% a turn)",
+        ),
+        "ForgeEchoMigrationStepRule": (
+            "forge_migration",
+            "every few steps a roaming merchant walks one area toward the nearest crafting station without one; "
+            "the reference's walks toward where I crafted in the last 6 steps",
+        ),
+        "WarMachineCannibalizeStepRule": (
+            "scrap_mending",
+            "a wounded enemy eats one scrap_iron lying in its area a turn and mends 6; the reference's eats any "
+            "object there (not stations, coins, bags, keys, notes), only in a fight, mending half its value (at "
+            "least 2): eating what a player set down left the oracle unable to craft chapter 3's charge",
+        ),
+        "DevilForgedCorruptionStepRule": (
+            "devil_drain",
+            "the same: carrying more devil-forged objects than the reference's safe number burns its health per "
+            "piece over it each step",
+        ),
+    },
+)
+
+
+def _robot_kingdom(
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], notes: list[dict[str, str]]
+) -> dict[str, dict[str, Any]]:
+    """Rust Throne's tables filled from Robot Kingdom's ids and the reference rules' constants."""
+
+    def num(rule: str, key: str, default: int) -> int:
+        value = consts.get(rule, {}).get(key, default)
+        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+    def ids(rule: str, key: str) -> dict[str, Any]:
+        value = consts.get(rule, {}).get(key, {})
+        items = value.items() if isinstance(value, dict) else ((v, None) for v in value)
+        return {ent.objects[i]: v for i, v in items if isinstance(i, str) and i in ent.objects}
+
+    objects = [o for o in world["objects"] if not o.get("quest")]
+    kinds = {o["name"]: o for o in world["objects"]}
+    out: dict[str, dict[str, Any]] = {}
+    tool = ent.objects.get(str(consts.get("salvage", {}).get("TOOL_ID", "")), "")
+    upgrades = {
+        name: [int(r[0]), int(r[2])]
+        for name, r in ids("salvage", "SALVAGE_RECIPES").items()
+        if isinstance(r, tuple | list) and len(r) >= 3 and r[1] == "attack"
+    }
+    out["salvage"] = {"upgrades": upgrades, "tool": tool}
+    friendly = [
+        n["name"] for n in world["npcs"] if n["kind"] == "friendly" and n.get("role") not in ("guide", "merchant")
+    ]
+    friendly = [n for n in friendly if n not in _immune_npcs(ent, consts.get("intimidation", {}))]
+    out["rally"] = {
+        "recruits": friendly,
+        "wake": False,
+        "cost": num("rally", "BASE_COST", 8),
+        "cost_per_level": num("rally", "COST_PER_LEVEL", 4),
+    }
+    out["siphon"] = {"conduits": ["material", "weapon", "armor", "tool"]}
+    out["jam"] = {
+        "wedges": {
+            o["name"]: 3
+            for o in objects
+            if o["category"] in ("material", "tool", "weapon")
+            and o.get("value", 0) > 0
+            and "unlock" not in o.get("uses", ())
+        }
+    }
+    out["overload"] = {"components": {k: max(1, int(v)) for k, v in ids("overload", "ELIGIBLE_COMPONENTS").items()}}
+    areas = {a["name"]: a.get("level", 1) for p in world["places"] for a in p["areas"]}
+    finds: dict[str, list[str]] = {}
+    for area, level in areas.items():
+        here = [
+            o["name"]
+            for o in objects
+            if o["category"] == "material"
+            and "recipe" not in o
+            and (area in o["areas"] if o.get("areas") else abs(o.get("level", 1) - level) <= 1)
+        ]
+        if here:
+            finds[area] = sorted(here)[:4]
+    out["scavenge"] = {"finds": finds}
+    scrap = ent.objects.get("obj_scrap_iron")
+    spared = ["station", "quest", "key", "currency", "container", "writable"]
+    if scrap is not None:
+        out["corrosion"] = {"into": scrap, "spared": spared}
+    out["intimidation"] = {"loss": num("intimidation", "INTIMIDATION_DAMAGE_PER_ENEMY", 2)}
+    out["united_presence"] = {"bonus": num("united_presence", "DEFENSE_BONUS_PER_ALLY", 3)}
+    out["forge_migration"] = {
+        "stations": sorted(o["name"] for o in objects if o["category"] == "station"),
+        "period": max(1, num("forge_migration", "MIGRATION_TICK_INTERVAL", 20)),
+    }
+    if scrap is not None:
+        # the reference's machines eat any object lying there; eating what a player set down (materials of a
+        # recipe, quest objects) left the oracle unable to craft Robot Kingdom's chapter-3 charge on 2 seeds of 5
+        out["scrap_mending"] = {"scrap": [scrap]}
+    out["devil_drain"] = {
+        "objects": sorted(ids("devil_drain", "DEVIL_FORGED_BASE_IDS")),
+        "limit": num("devil_drain", "SAFE_THRESHOLD", 3),
+        "drain": num("devil_drain", "HP_DRAIN_PER_EXCESS", 2),
+    }
+    del kinds
+    return out
+
+
+def _immune_npcs(ent: Entities, consts: dict[str, Any]) -> set[str]:
+    """Names of the NPCs a reference rule leaves alone (its ``IMMUNE_NPC_BASE_IDS``)."""
+    value = consts.get("IMMUNE_NPC_BASE_IDS", ())
+    return {ent.npcs[i] for i in value if isinstance(i, str) and i in ent.npcs}
+
+
+PARAMS: dict[str, Callable[..., dict[str, dict[str, Any]]]] = {
+    "gavelmoor": _metropolis,
+    "rust_throne": _robot_kingdom,
+}
