@@ -515,7 +515,89 @@ def _immune_npcs(ent: Entities, consts: dict[str, Any]) -> set[str]:
     return {ent.npcs[i] for i in value if isinstance(i, str) and i in ent.npcs}
 
 
+# ---------------------------------------------------------------------------- Saltglass: Mirror Salt's glass
+_own(
+    "mirror_salt",
+    {
+        "ListenRule": (
+            "listen",
+            "listening to this area (its mirages, what the salt swallowed, the death-notes the glass keeps), a "
+            "neighbouring one (who moves there), a creature (its next stance) or an object (whether it is real), "
+            "anywhere; the reference's gives one cryptic hint (a hidden object, a locked path, an enemy's rhythm) "
+            "in an observatory area or while holding glass",
+        ),
+        "RefractRule": (
+            "refract",
+            "bending light through a glass object I carry (the reference's glass tokens in its name or description) "
+            "breaks the mirages here and cracks the glaze off what I hold; the reference's reveals a locked path's "
+            "key, concealed objects or an NPC's inventory, and refuses degraded glass",
+        ),
+        "SaltGlazeStepRule": (
+            "salt_glaze",
+            "under the open sky (the reference's open areas: the others are sheltered) salt glazes what I hold, "
+            "layer by layer, taking attack from weapons; shade or stowing it flakes it off; the reference's glazes "
+            "one item with 20% a step while I carry glass, until an observatory area or death",
+        ),
+        "ForgeAlertStepRule": (
+            "forge_alert",
+            "the same: by a station with everything a recipe of it needs, I am told once what I could make (the "
+            "reference's again after 8 steps without crafting there)",
+        ),
+        "CollectUnattendedStepRule": (
+            "salt_sink",
+            "what I drop on the open salt sinks after the reference's shortest idle time (20 steps) with nobody "
+            "there, all of it; the reference's takes 35% of each stack after 20 to 35 idle steps, merchant areas "
+            "exempt",
+        ),
+        "ResonanceImprintStepRule": (
+            "resonance_imprint",
+            "where an enemy falls the glass keeps its death-note and its kin there strike softer; the reference's "
+            "observatories keep the last listen or refract hint for the next agent (a multi-agent trail)",
+        ),
+        "SaltMirageStepRule": (
+            "salt_mirage",
+            "phantom objects appear on the open salt with the reference's chance and mean lifetime, vanish when "
+            "picked up, and are exposed by listen and refract",
+        ),
+    },
+)
+
+
+def _saltglass(
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], notes: list[dict[str, str]]
+) -> dict[str, dict[str, Any]]:
+    """Mirror Salt's parameters set from Saltglass's areas and objects and the reference rules' constants."""
+    glaze = consts.get("salt_glaze", {})
+    open_names = {str(a).lower() for a in glaze.get("OPEN_SALT_AREAS", ())}
+    areas = [a["name"] for p in world["places"] for a in p["areas"]]
+    # the reference tests its own (lower-case) area names; the import keeps them, so they are ours too
+    sheltered = [a for a in areas if a not in open_names] if open_names else []
+    tokens = tuple(str(t).lower() for t in consts.get("refract", {}).get("GLASS_NAME_TOKENS", ()))
+    objects = [o for o in world["objects"] if not o.get("quest")]
+    lenses = [
+        o["name"]
+        for o in world["objects"]
+        if o["category"] not in ("station", "currency")
+        and any(t in o["name"] or t in o["description"].lower() for t in tokens)
+    ]
+    mirage = consts.get("salt_mirage", {})
+    chance = mirage.get("MIRAGE_CHANCE", 0.5)
+    life = mirage.get("MIRAGE_LIFETIME", (60, 60))
+    out: dict[str, dict[str, Any]] = {
+        "refract": {"lenses": lenses},
+        "salt_glaze": {"sheltered": sheltered},
+        "salt_mirage": {
+            "kinds": [o["name"] for o in objects if o["category"] == "material"],
+            "chance": float(chance) if isinstance(chance, int | float) and 0 <= chance <= 1 else 0.5,
+            "lifetime": max(1, round(sum(life) / len(life))) if isinstance(life, tuple | list) and life else 60,
+        },
+        "salt_sink": {"delay": 20},
+    }
+    return out
+
+
 PARAMS: dict[str, Callable[..., dict[str, dict[str, Any]]]] = {
     "gavelmoor": _metropolis,
     "rust_throne": _robot_kingdom,
+    "mirror_salt": _saltglass,
 }

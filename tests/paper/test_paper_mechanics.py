@@ -161,3 +161,31 @@ def test_robot_kingdom_scavenge_rally_siphon_jam_overload(robot_kingdom: Path) -
     assert "overload hellcoal" in h.listed("overload")
     h.ok("overload hellcoal")
     assert h.events("component_overloaded")[0]["hits"] == [enemy.handle]
+
+
+# ============================================================================ Saltglass: Mirror Salt's glass
+@pytest.fixture(scope="module")
+def saltglass(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _imported(tmp_path_factory, "saltglass")
+
+
+def test_saltglass_binds_its_rules_to_mirror_salt_s(saltglass: Path) -> None:
+    _bound(saltglass, "mirror_salt")
+    h = Harness(engine_on(saltglass))
+    assert {"listen", "refract"} <= set(h.game.rules.actions)
+    steps = {r.name for r in h.game.rules.steps}
+    assert {"salt_glaze", "forge_alert", "salt_sink", "resonance_imprint", "salt_mirage"} <= steps
+    # the reference's open salt areas (OPEN_SALT_AREAS) lie under the sky; the others are sheltered
+    assert set(h.game.rules.step_rule("salt_glaze").settings.sheltered) == {"library", "armory", "orrery", "spire"}
+    assert h.game.rules.step_rule("salt_mirage").settings.chance == 0.12
+
+
+def test_saltglass_listen_and_refract(saltglass: Path) -> None:
+    h = Harness(engine_on(saltglass))
+    h.goto("flats")
+    assert "listen flats" in h.listed("listen")
+    h.ok("listen flats")
+    lens = h.game.rules.actions["refract"].settings.lenses[0]
+    h.hold_one(lens)
+    assert h.listed("refract") == [f"refract {lens}"]
+    h.ok(f"refract {lens}")
