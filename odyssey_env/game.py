@@ -181,6 +181,11 @@ def load_game(game: str | Path | Game, *, cache: bool = True, trust: bool = Fals
     shipped = trust_store.is_shipped(path)
     code = None
     if not shipped:
+        from odyssey_env.userdir import stale_import
+
+        stale = stale_import(path)
+        if stale is not None:
+            raise GameError([Problem("paper.json", "format", stale)])
         try:
             code = trust_store.read_code(path)
         except trust_store.CodeRefused as exc:
