@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -74,8 +75,23 @@ class Own:
 
 #: The reference's game-specific rules of Metropolis, Quarantine, Robot Kingdom and Saltglass -> odyssey's.
 OWN: dict[str, Own] = {}
+_NO_CORPSES = (
+    "odyssey's Lazaret rule `{rule}` plays it with corpses as objects (named, laid out, dropped by the fallen); "
+    "Quarantine has no corpse object, the reference keeps its corpses as a record of the NPCs defeated in an "
+    "area, and the import adds no object types of its own"
+)
+_RULE_FILE = (
+    "odyssey's Lazaret plays it in its rules.json (the rule language), which names Lazaret's objects; the rule "
+    "language has no parameters yet to play it on another game's ids"
+)
 #: Game-specific reference rules odyssey has an implementation of but leaves unbound, and why.
 UNBOUND: dict[str, str] = {
+    "BurnCorpsesRule": _NO_CORPSES.format(rule="burn corpses"),
+    "CorpseCorruptionStepRule": _NO_CORPSES.format(rule="corpse_corruption"),
+    "QuarantineLockdownStepRule": _NO_CORPSES.format(rule="quarantine_lockdown"),
+    "BarricadeRule": _RULE_FILE,
+    "ConcocRule": _RULE_FILE,
+    "ShoveRule": _RULE_FILE,
     "TerritoryReclamationStepRule": (
         "odyssey's Rust Throne rule `reclamation` plays it (enemies return to areas left unvisited), but bound to "
         "Robot Kingdom it kept the oracle from finishing the quest within 500 steps on seeds 0-4 (with the "
@@ -176,6 +192,8 @@ def bind_mechanics(
     for cls, label in _classes(release, paths["actions"], "BaseActionRule"):
         if cls in ACTIONS:
             verbs.append(ACTIONS[cls])
+        elif cls in UNBOUND:
+            notes.append({"where": f"verbs.{label or cls}", "difference": f"open gap: {UNBOUND[cls]}"})
         elif cls not in BASE_ACTIONS and not own(cls, label, paths["actions"], "verbs"):
             notes.append(
                 {
@@ -210,7 +228,8 @@ def bind_mechanics(
                     (verbs if kind == "action" else steps).append(name)
             elif not optional and name not in BASE_VERBS and name not in core_step_rules():
                 disable.append(name)  # a rule of the shipped game the reference's game does not have
-        for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, notes).items():
+        definition = release.json(paths["world"]) if release.has(paths["world"]) else {}
+        for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
             if name in rules or name in BASE_VERBS or name in core_step_rules():
                 params[name] = values
     out: dict[str, Any] = {}
@@ -328,7 +347,7 @@ _own(
 
 
 def _metropolis(
-    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], notes: list[dict[str, str]]
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
     """Gavelmoor's parameters set from Metropolis's ids and the reference rules' own numbers."""
 
@@ -429,7 +448,7 @@ _own(
 
 
 def _robot_kingdom(
-    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], notes: list[dict[str, str]]
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
     """Rust Throne's tables filled from Robot Kingdom's ids and the reference rules' constants."""
 
@@ -564,7 +583,7 @@ _own(
 
 
 def _saltglass(
-    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], notes: list[dict[str, str]]
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
     """Mirror Salt's parameters set from Saltglass's areas and objects and the reference rules' constants."""
     glaze = consts.get("salt_glaze", {})
@@ -596,7 +615,61 @@ def _saltglass(
     return out
 
 
+# ---------------------------------------------------------------------------- Quarantine: Lazaret's light
+_own(
+    "lazaret",
+    {
+        "RefuelRule": (
+            "refuel",
+            "one unit of fuel fills a carried light to its capacity (the reference's max_fuel), in hand or pack; "
+            "the reference's takes the light in hand only",
+        ),
+        "EavesdropRule": (
+            "eavesdrop",
+            "listening at the way to a neighbouring area tells who moves there, costing the turn; the reference's "
+            "may also alert the enemies behind the door (15%), which odyssey's does not",
+        ),
+        "LightSourceDepletionStepRule": (
+            "lamp_fuel",
+            "a carried light burns one turn of fuel a step in a dark area; without one the dark hides what is there "
+            "and lurking enemies strike (35% a step, at half strength as the reference's ambushes, which are 4 times "
+            "likelier in the dark). Dark areas are fixed at import, a seeded draw at the reference's rate "
+            "(each area but the spawn unlit with probability 0.25), where the reference draws them per run; lights "
+            "start empty (the reference's start full) and burn only in the dark (the reference's every step)",
+        ),
+    },
+)
+
+
+def _quarantine(
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Lazaret's light, set from Quarantine's lights and fuel, and its dark areas drawn once."""
+    areas = [a for p in world["places"] for a in p["areas"]]
+    spawn = world.get("spawn")
+    dark = [a["name"] for a in areas if a.get("dark")]
+    if not dark:
+        # the reference lights each area but the spawn with probability 0.75 per run (world.py); a fixed draw
+        # at that rate, from the game's name, so that the import writes the same bytes every time
+        rng = random.Random(f"agentodyssey dark areas {world['game']['name']}")
+        dark = [a["name"] for a in areas if a["name"] != spawn and rng.random() >= 0.75]
+    fuel = ent.objects.get("obj_lantern_fuel")
+    capacity = {
+        ent.objects[o["id"]]: o["max_fuel"]
+        for o in (definition.get("entities") or {}).get("objects", [])
+        if o.get("id") in ent.objects and isinstance(o.get("max_fuel"), int) and o["max_fuel"] > 0
+    }
+    lights = {}
+    for obj in world["objects"]:
+        if fuel is not None and "light" in obj.get("uses", ()):
+            full = capacity.get(obj["name"], 30)
+            lights[obj["name"]] = {"fuel": fuel, "capacity": full, "per_unit": full}
+    # an ambush of the reference strikes for half the enemy's attack (ActiveAttackStepRule), in the dark too
+    return {"lamp_fuel": {"dark_areas": dark, "lights": lights, "lurk_strength": 0.5}}
+
+
 PARAMS: dict[str, Callable[..., dict[str, dict[str, Any]]]] = {
+    "lazaret": _quarantine,
     "gavelmoor": _metropolis,
     "rust_throne": _robot_kingdom,
     "mirror_salt": _saltglass,

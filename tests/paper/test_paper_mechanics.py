@@ -189,3 +189,36 @@ def test_saltglass_listen_and_refract(saltglass: Path) -> None:
     h.hold_one(lens)
     assert h.listed("refract") == [f"refract {lens}"]
     h.ok(f"refract {lens}")
+
+
+# ============================================================================ Quarantine: Lazaret's light
+@pytest.fixture(scope="module")
+def quarantine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _imported(tmp_path_factory, "quarantine")
+
+
+def test_quarantine_binds_its_light_to_lazaret_s_and_names_what_is_left(quarantine: Path) -> None:
+    _bound(quarantine, "lazaret")
+    h = Harness(engine_on(quarantine))
+    assert {"refuel", "eavesdrop"} <= set(h.game.rules.actions) and "burn corpses" not in h.game.rules.actions
+    lamp = h.game.rules.step_rule("lamp_fuel").settings
+    # the reference's lights and their max_fuel; dark areas drawn once at the reference's rate, never the spawn
+    assert {k: v.capacity for k, v in lamp.lights.items()} == {"lantern": 30, "flashlight": 50}
+    assert lamp.dark_areas and h.state.spawn not in lamp.dark_areas
+    notes = json.loads((quarantine / "paper.json").read_text())["differences"]
+    gaps = {n["where"].split(".", 1)[1] for n in notes if n["difference"].startswith("open gap:")}
+    assert {"barricade", "concoct", "shove", "burn corpses"} <= gaps
+
+
+def test_quarantine_refuel_and_eavesdrop(quarantine: Path) -> None:
+    h = Harness(engine_on(quarantine))
+    h.clear()
+    h.hold_one("lantern")
+    h.hold_one("lantern_fuel")
+    assert h.listed("refuel") == ["refuel lantern"]
+    h.ok("refuel lantern")
+    assert h.events("light_refueled")
+    way = sorted(h.area.exits)[0]
+    assert f"eavesdrop {way}" in h.listed("eavesdrop")
+    h.ok(f"eavesdrop {way}")
+    assert h.events("eavesdropped")
