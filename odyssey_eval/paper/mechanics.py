@@ -92,6 +92,12 @@ UNBOUND: dict[str, str] = {
     "BarricadeRule": _RULE_FILE,
     "ConcocRule": _RULE_FILE,
     "ShoveRule": _RULE_FILE,
+    "CorruptionDecayStepRule": (
+        "odyssey's Rust Throne rule `corrosion` plays it (what lies on the ground rusts into scrap iron after 40 "
+        "steps; the reference's destroys it after 16, where war machines fell), but bound to Robot Kingdom it "
+        "rusted the chapter-3 ingredients the oracle gathers in batches and leaves lying, and seed 0 was no longer "
+        "solved: left off until the oracle guards what it sets down"
+    ),
     "TerritoryReclamationStepRule": (
         "odyssey's Rust Throne rule `reclamation` plays it (enemies return to areas left unvisited), but bound to "
         "Robot Kingdom it kept the oracle from finishing the quest within 500 steps on seeds 0-4 (with the "
@@ -408,11 +414,6 @@ _own(
             "picked clean; the reference's finds random objects with a chance and count growing with the enemy "
             "types I defeated, once every 5 steps per area",
         ),
-        "CorruptionDecayStepRule": (
-            "corrosion",
-            "what comes to lie on the ground rusts into scrap iron after 40 steps; the reference's destroys it "
-            "after 16, and only where war machines fell",
-        ),
         "IntimidationStepRule": (
             "intimidation",
             "friendlies lose the reference's health per enemy each step (never below 1, recovering when safe); the "
@@ -506,9 +507,6 @@ def _robot_kingdom(
             finds[area] = sorted(here)[:4]
     out["scavenge"] = {"finds": finds}
     scrap = ent.objects.get("obj_scrap_iron")
-    spared = ["station", "quest", "key", "currency", "container", "writable"]
-    if scrap is not None:
-        out["corrosion"] = {"into": scrap, "spared": spared}
     out["intimidation"] = {"loss": num("intimidation", "INTIMIDATION_DAMAGE_PER_ENEMY", 2)}
     out["united_presence"] = {"bonus": num("united_presence", "DEFENSE_BONUS_PER_ALLY", 3)}
     out["forge_migration"] = {
