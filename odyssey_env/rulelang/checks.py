@@ -35,6 +35,7 @@ MAX_CAP = 1_000  # units a produce or place may bring about
 MAX_SET = 1_000  # values one set variable may hold
 MAX_PERIOD = 100_000
 MAX_RULES = 200  # verbs, step rules, variables, predicates each
+MAX_RANGE = 20  # ways a move_toward looks ahead
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _VERB = re.compile(r"^[a-z]+( [a-z]+)?$")
@@ -163,15 +164,15 @@ class Checker:
             if op.at_least is None and op.below is None:
                 self.bad(p, "give at_least, below or both")
             if isinstance(op, s.CounterIs):
-                self.var(op.counter, "counter", p, where)
+                self.var(op.counter, "counter", p, where, op.of, f"{path}.of")
             elif op.stat == "coins" and not where.agent:
                 self.bad(p, "no agent here to count the coins of")
             if isinstance(op, s.StatIs) and not where.agent:
                 self.bad(p, "a stat is the agent's, and this rule is not about an agent")
         elif isinstance(op, s.Flag):
-            self.var(op.flag, "flag", p, where)
+            self.var(op.flag, "flag", p, where, op.of, f"{path}.of")
         elif isinstance(op, s.InSet):
-            self.var(op.in_set, "set", p, where)
+            self.var(op.in_set, "set", p, where, op.of, f"{path}.of")
             self.value(op.value, f"{path}.value", where)
         elif isinstance(op, s.Same):
             for i, v in enumerate(op.same):
@@ -285,13 +286,13 @@ class Checker:
             if isinstance(op, s.LockExit) and op.key is not None:
                 self.ref(op.key, "object", f"{path}.key", where)
         elif isinstance(op, s.SetFlag):
-            self.var(op.set_flag, "flag", p, where)
+            self.var(op.set_flag, "flag", p, where, op.of, f"{path}.of")
         elif isinstance(op, s.AddCounter | s.SetCounter):
-            self.var(getattr(op, key), "counter", p, where)
+            self.var(getattr(op, key), "counter", p, where, op.of, f"{path}.of")
             if abs(op.value) > MAX_STAT:
                 self.bad(f"{path}.value", f"must be at most {MAX_STAT} in size")
         elif isinstance(op, s.Remember):
-            self.var(op.remember, "set", p, where)
+            self.var(op.remember, "set", p, where, op.of, f"{path}.of")
             self.value(op.value, f"{path}.value", where)
         elif isinstance(op, s.After):
             if where.in_after:
@@ -312,12 +313,36 @@ class Checker:
                         self.template(item, f"{path}.data.{k}[{i}]", where)
         elif isinstance(op, s.Say | s.Tell):
             self.template(getattr(op, key), p, where)
+            if isinstance(op, s.Tell):
+                self.ref(op.area, "area", f"{path}.area", where)
+        elif isinstance(op, s.MoveToward):
+            return self.move_toward(op, path, where, depth)
         elif isinstance(op, s.If):
             cond = self.condition(op.if_, f"{path}.if", where, depth + 1)
             then = self.effects(op.then, f"{path}.then", where, depth + 1)
             otherwise = self.effects(op.otherwise, f"{path}.else", where, depth + 1)
             return dataclasses.replace(op, if_=cond, then=then, otherwise=otherwise)
         return op
+
+    # ------------------------------------------------------------------ moving toward the living
+    def move_toward(self, op: s.MoveToward, path: str, where: Where, depth: int) -> Any:
+        """The NPC by reference, a bounded reach, known areas to avoid; ``blocked`` / ``stopped`` / ``moved``
+        checked with ``$next`` bound (an area), parsed like an ``if``'s."""
+        self.ref(op.move_toward, "npc", f"{path}.move_toward", where)
+        if not 1 <= op.range <= MAX_RANGE:
+            self.bad(f"{path}.range", f"must lie between 1 and {MAX_RANGE} (ways an NPC looks ahead)")
+        for i, a in enumerate(op.avoid):
+            if a not in self.world.areas:
+                self.bad(f"{path}.avoid[{i}]", f"unknown area {a!r}")
+        if "next" in where.bindings:
+            self.bad(f"{path}.move_toward", "a slot named 'next' hides the area a move_toward heads for; rename it")
+        inner = dataclasses.replace(where, bindings={**where.bindings, "next": "area"})
+        blocked = self.condition(op.blocked, f"{path}.blocked", inner, depth + 1) if op.blocked is not None else None
+        if op.stopped and op.blocked is None:
+            self.bad(f"{path}.stopped", "runs when blocked holds: give blocked")
+        stopped = self.effects(op.stopped, f"{path}.stopped", inner, depth + 1)
+        moved = self.effects(op.moved, f"{path}.moved", inner, depth + 1)
+        return dataclasses.replace(op, blocked=blocked, stopped=stopped, moved=moved)
 
     # ------------------------------------------------------------------ names, references, templates
     def name(self, value: str, path: str) -> None:
@@ -340,7 +365,7 @@ class Checker:
         if not where.agent:
             self.bad(path, "this rule is not about an agent (its scope is areas, NPCs or objects)")
 
-    def var(self, name: str, kind: str, path: str, where: Where) -> None:
+    def var(self, name: str, kind: str, path: str, where: Where, of: str | None = None, of_path: str = "") -> None:
         var = self.world.vars.get(name)
         if var is None:
             known = ", ".join(self.world.vars) or "none"
@@ -349,6 +374,29 @@ class Checker:
             self.bad(path, f"{name!r} is a {var.kind}, not a {kind}")
         elif var.scope == "agent" and not where.agent:
             self.bad(path, f"{name!r} is kept per agent, and this rule is not about an agent")
+        else:
+            self.of(var, of, of_path or path, where)
+
+    # ------------------------------------------------------------------ per-object and per-exit variables
+    def of(self, var: s.Var, of: str | None, path: str, where: Where) -> None:
+        """``of`` says whose value of a per-object / per-exit variable is meant, and only there."""
+        if var.scope not in ("object", "exit"):
+            if of is not None:
+                self.bad(
+                    path,
+                    f"{var.name!r} is kept per {var.scope}: 'of' is for per-object and per-exit variables",
+                )
+            return
+        what = "object" if var.scope == "object" else "area"
+        if of is None:
+            hint = "$<object slot>, $object" if what == "object" else "the area on the other side: $<slot>, a name"
+            self.bad(path, f"{var.name!r} is kept per {var.scope}: say whose with of ({hint})")
+        elif what == "object" and not of.startswith("$"):
+            self.bad(
+                path, f"{of!r}: a per-object variable is about one named thing: give a reference ($<slot>, $object)"
+            )
+        else:
+            self.ref(of, what, path, where)
 
     def ref(self, value: str, kind: str, path: str, where: Where) -> None:
         """A literal name of ``kind`` (object, npc_type, area) or a ``$reference`` bound here."""
@@ -393,14 +441,25 @@ class Checker:
             if name.startswith("event.") and where.event:
                 continue
             if name.startswith("var."):
-                var = self.world.vars.get(name[4:])
+                base, _, of = name[4:].partition(".")
+                var = self.world.vars.get(base)
                 if var is None or var.kind != "counter":
-                    self.bad(path, f"{{{name}}}: no counter variable {name[4:]!r} is declared")
+                    self.bad(path, f"{{{name}}}: no counter variable {base!r} is declared")
                 elif var.scope == "agent" and not where.agent:
                     self.bad(path, f"{{{name}}} is kept per agent, and this rule is not about an agent")
+                elif var.scope in ("object", "exit") and not of:
+                    self.bad(path, f"{{{name}}}: {base!r} is kept per {var.scope}: write {{var.{base}.<slot>}}")
+                elif of:
+                    self.of(var, f"${of}", path, where)
+                continue
+            if name == "agent.foe" and where.agent:
+                continue  # the enemy fighting the agent (empty when none)
+            if name.startswith("carried.") and where.agent:
+                self.ref(name[8:], "object", path, where)  # units of an object type the agent carries
                 continue
             known = ", ".join(f"{{{b}}}" for b in ("here", "step", *where.bindings))
-            self.bad(path, f"{{{name}}} names nothing this rule knows (it may use {known}, {{var.<counter>}})")
+            extra = ", {agent.foe}, {carried.<object>}" if where.agent else ""
+            self.bad(path, f"{{{name}}} names nothing this rule knows (it may use {known}, {{var.<counter>}}{extra})")
 
 
 # ============================================================================ the whole file
@@ -413,6 +472,7 @@ class Checked:
     steps: list[tuple[s.StepSpec, Any, Any, tuple[Any, ...]]]  # (spec, becomes, when, effects)
     predicates: list[tuple[s.PredicateSpec, Any]]
     quest_conditions: list[tuple[Any, str]]
+    hooks: list[tuple[s.HookSpec, tuple[Any, ...], tuple[Any, ...]]] = field(default_factory=list)
 
 
 def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known_steps: Iterable[str] = ()) -> Checked:
@@ -429,7 +489,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
     c = Checker(file, world)
     if rules.format != s.FORMAT:
         c.bad("format", f"unsupported rule format {rules.format}; this engine reads format {s.FORMAT}")
-    for group in ("vars", "verbs", "step_rules", "predicates"):
+    for group in ("vars", "verbs", "step_rules", "predicates", "hooks"):
         if len(getattr(rules, group)) > MAX_RULES:
             c.bad(group, f"at most {MAX_RULES} are allowed")
     for i, var in enumerate(rules.vars):
@@ -551,9 +611,41 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             c.name(param, f"{p}.params[{j}]")
         where = Where(bindings=dict.fromkeys(pred.params, "any"), agent=True)
         predicates.append((pred, c.condition(pred.check, f"{p}.check", where)))
+    hooks = _check_hooks(c, rules.hooks, seen_verbs)
     if c.problems:
         raise schema.FormatError(c.problems)
-    return Checked(rules, verbs, steps, predicates, c.quest_conditions)
+    return Checked(rules, verbs, steps, predicates, c.quest_conditions, hooks)
+
+
+def _check_hooks(
+    c: Checker, hooks: tuple[s.HookSpec, ...], own_verbs: set[str]
+) -> list[tuple[s.HookSpec, tuple[Any, ...], tuple[Any, ...]]]:
+    """Hooks attach to the engine's verbs of :data:`~odyssey_env.rulelang.spec.HOOKS`, once each, never to a
+    verb the file itself declares (that verb says all it does already)."""
+    out = []
+    seen: set[str] = set()
+    for i, hook in enumerate(hooks):
+        p = f"hooks[{i}]"
+        bound = s.HOOKS.get(hook.verb)
+        if bound is None:
+            c.bad(f"{p}.verb", f"a hook attaches to one of the engine's verbs: {', '.join(s.HOOKS)}; got {hook.verb!r}")
+            continue
+        if hook.verb in seen:
+            c.bad(f"{p}.verb", f"verb {hook.verb!r} is hooked twice: put both in one hook")
+        if hook.verb in own_verbs:
+            c.bad(f"{p}.verb", f"verb {hook.verb!r} is declared in verbs too: say it there")
+        seen.add(hook.verb)
+        if not hook.requires and not hook.then:
+            c.bad(p, "a hook adds requires, then effects or both (an empty hook is a mistake)")
+        where = Where(bindings={bound[0]: bound[1]}, agent=True)
+        checks = []
+        for j, req in enumerate(hook.requires):
+            checks.append(c.condition(req.check, f"{p}.requires[{j}].check", where))
+            c.template(req.refuse, f"{p}.requires[{j}].refuse", where)
+        then = c.effects(hook.then, f"{p}.then", where)
+        _check_facts(c, hook.facts, f"{p}.facts")
+        out.append((hook, tuple(checks), then))
+    return out
 
 
 def _emits(raws: Any) -> Iterable[bool]:

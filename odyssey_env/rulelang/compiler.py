@@ -10,7 +10,9 @@ engine asks of a rule is derived from the declarations, never written twice:
 * ``depends_on``: what the domains and the preconditions read (None, "list afresh", when one reads a
   variable or the quest's state);
 * ``emits`` and ``needs``: the verb's event and its ``emit`` effects; the first unmet precondition or slot
-  turned into a quest condition the oracle can bring about (carry this, stand there);
+  turned into a quest condition the oracle can bring about (carry this, stand there; a flag or counter
+  another verb raises: that verb's event);
+* ``produces``: the object types its ``transform`` / ``produce`` effects name (a planner's way to get one);
 * facts: the declared ones.
 """
 
@@ -67,13 +69,16 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
     program = Program(vars)
     tables = _Tables(world_spec)
     members: dict[str, Any] = {}
+    raisers = _raisers(checked)
     for i, (vspec, checks, effects) in enumerate(checked.verbs):
-        cls = _verb(vspec, checks, program.block(effects, f"verbs[{i}].effects"), effects, vars, tables)
+        cls = _verb(vspec, checks, program.block(effects, f"verbs[{i}].effects"), effects, vars, tables, raisers)
         members[f"verb_{i}"] = cls
     for i, (sspec, becomes, when, effects) in enumerate(checked.steps):
         members[f"step_{i}"] = _step(sspec, becomes, when, program.block(effects, f"step_rules[{i}].effects"), vars)
     for i, (pspec, check) in enumerate(checked.predicates):
         members[f"predicate_{i}"] = _predicate(pspec, check, vars)
+    for i, (hspec, checks, then) in enumerate(checked.hooks):
+        members[f"hook_{i}"] = _hook(hspec, checks, program.block(then, f"hooks[{i}].then"), bool(then), vars)
     if program.delayed:
         members["timers"] = _timers(program)
     for name, value in members.items():
@@ -83,8 +88,40 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
 
 
 # ---------------------------------------------------------------------------- verbs
+def _raisers(checked: Checked) -> dict[str, str]:
+    """Variable -> the event of the first verb whose own effects (not a branch's, not a delay's) raise it:
+    set a flag, add to a counter or set it above 0. A precondition on that variable that fails is then
+    planned as that verb's event ("bank the fire first"), which no state condition could say."""
+    out: dict[str, str] = {}
+    for vspec, _checks, effects in checked.verbs:
+        if not vspec.records_event:
+            continue
+        event = vspec.event or vspec.verb.replace(" ", "_")
+        for op in effects:
+            if isinstance(op, s.SetFlag) and op.value:
+                out.setdefault(op.set_flag, event)
+            elif isinstance(op, s.AddCounter | s.SetCounter) and op.value > 0:
+                out.setdefault(op.add if isinstance(op, s.AddCounter) else op.set, event)
+    return out
+
+
+def _raised(check: Any, raisers: dict[str, str], own: str) -> Condition | None:
+    """The event that would make a failed flag or counter precondition hold (another verb's), if any."""
+    var = check.flag if isinstance(check, s.Flag) else check.counter if isinstance(check, s.CounterIs) else None
+    event = (
+        raisers.get(var) if var is not None and (not isinstance(check, s.CounterIs) or check.below is None) else None
+    )
+    return hints.did(event) if event is not None and event != own else None
+
+
 def _verb(
-    vspec: s.VerbSpec, checks: tuple[Any, ...], run: Any, effects: tuple[Any, ...], vars: dict[str, s.Var], tables: Any
+    vspec: s.VerbSpec,
+    checks: tuple[Any, ...],
+    run: Any,
+    effects: tuple[Any, ...],
+    vars: dict[str, s.Var],
+    tables: Any,
+    raisers: dict[str, str] | None = None,
 ) -> type[ActionRule]:
     fill = var_reader(vars)
     slots = vspec.slots
@@ -107,10 +144,12 @@ def _verb(
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in vspec.facts)
     records = vspec.records_event
     emitted = tuple(dict.fromkeys((*((event,) if records else ()), *_emitted(effects))))
+    made = tuple(dict.fromkeys(_produced(effects)))
     pinned = tuple(_pinned_emits(effects, {}, set(names)))
     told = {k for _, literals, _ in pinned for k in literals}  # event data an emit of this verb sets to a literal
     by_slot = dict(_slot_data(effects, set(names)))  # event data an emit fills from a slot (or its type)
     local = any(slot.domain in ("ground", "npc", "near") for slot in slots) or any(_local(c) for c in checks)
+    here_keys = tuple(dict.fromkeys(_here_data(effects)))  # event data an emit fills with {here}
     verb_name = vspec.verb
 
     def bind(turn: Turn, args: Iterable[Any]) -> Ctx:
@@ -250,6 +289,7 @@ def _verb(
         params = tuple((slot.name, domains.PARAM_KIND[slot.domain]) for slot in slots)
         description = vspec.description
         emits = emitted
+        produces = made
         depends_on = tuple(d for d in DEPENDENCIES if d in deps) if deps is not None else None
 
         def apply(self, turn: Turn, *args: Any) -> None:
@@ -282,7 +322,7 @@ def _verb(
                     return None  # no emit of this verb says that
                 match = {**pins, **match}
             values: list[Any] = []
-            for slot, fn in zip(slots, value_fns, strict=True):
+            for slot, fn, one_slot in zip(slots, value_fns, filters, strict=True):
                 if slot.name in match:
                     wanted = match[slot.name]
                     if slot.domain in ("held", "carried", "worn") and wanted not in fn(turn):
@@ -294,16 +334,39 @@ def _verb(
                     if slot.domain in ("held", "carried", "worn", "near") and slot.types:
                         return hints.any_has(*slot.types)
                     return elsewhere(engine, agent, match) if local else None
-                values.append(options[0])
+                # an ingredient (a type slot) is the first of its kinds, so that the hint names it; any other
+                # slot, the first value its own checks admit (the way to barricade, not the area I stand in)
+                values.append(options[0] if slot.domain == "type" else admitted(turn, slot.name, options, one_slot))
             ctx = bind(turn, values)
             for test, check in zip(tests, checks, strict=True):
                 if not test(ctx):
-                    found = hint(check, ctx, vars)
+                    found = hint(check, ctx, vars) or _raised(check, raisers or {}, event)
                     return found if found is not None or not local else elsewhere(engine, agent, match)
+            state = engine.state
+            for k in here_keys:  # accepted here, but the event wanted records another area: stand there
+                where = match.get(k)
+                if isinstance(where, str) and where != agent.area and where in state.areas:
+                    return hints.in_area(where)
             return None
 
         def facts(self, game: Any) -> Iterable[Fact]:
             return declared_facts
+
+    def admitted(turn: Turn, name: str, options: list[Any], one_slot: tuple[tuple[Any, ...], tuple[Any, ...]]) -> Any:
+        """The first of a slot's values that its one-slot checks admit (the first value when none is)."""
+        batch, single = one_slot
+        kept = options
+        for f in batch:
+            if kept:
+                kept = f(turn, kept)
+        if single and kept:
+            probe = bind(turn, blank)
+            for v in kept:
+                probe.b = {name: v}
+                if all(test(probe) for test in single):
+                    return v
+            return options[0]
+        return kept[0] if kept else options[0]
 
     def elsewhere(engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
         """For a verb about what is here (the ground, the NPCs): the nearest area, along open ways, where
@@ -361,6 +424,17 @@ def _emitted(effects: Iterable[Any]) -> Iterator[str]:
             yield from _emitted(op.do)
 
 
+def _produced(effects: Iterable[Any]) -> Iterator[str]:
+    """Object types a verb's effects give the agent by name (``transform`` into, ``produce``), at any depth."""
+    for op in effects:
+        if isinstance(op, s.Transform) and not op.into.startswith("$"):
+            yield op.into
+        elif isinstance(op, s.Produce) and not op.produce.startswith("$"):
+            yield op.produce
+        elif isinstance(op, s.If):
+            yield from _produced((*op.then, *op.otherwise))
+
+
 def _pinned_emits(
     effects: Iterable[Any], pins: dict[str, str], slots: set[str]
 ) -> Iterator[tuple[str, dict[str, Any], dict[str, str]]]:
@@ -413,6 +487,15 @@ def _slot_data(effects: Iterable[Any], slots: set[str]) -> Iterator[tuple[str, t
                         yield k, (base, typed)
         elif isinstance(op, s.If):
             yield from _slot_data((*op.then, *op.otherwise), slots)
+
+
+def _here_data(effects: Iterable[Any]) -> Iterator[str]:
+    """Event data an emit of the verb fills with exactly ``{here}``: the area the agent stood in."""
+    for op in effects:
+        if isinstance(op, s.Emit):
+            yield from (k for k, v in op.data.items() if v == "{here}")
+        elif isinstance(op, s.If):
+            yield from _here_data((*op.then, *op.otherwise))
 
 
 def _local(cond: Any) -> bool:
@@ -579,3 +662,98 @@ def _predicate(pspec: s.PredicateSpec, check: Any, vars: dict[str, s.Var]) -> An
 
     fn.__name__ = fn.__qualname__ = f"predicate_{pspec.name}"
     return predicate(pspec.name)(fn)
+
+
+# ---------------------------------------------------------------------------- hooks on the engine's verbs
+class Hook:
+    """A compiled hook: :class:`~odyssey_env.rules.RuleBook` hands it the class the verb has so far (the
+    engine's, or a ``rules.py``'s), and :meth:`over` returns that class with the hook's refusals and effects."""
+
+    __odyssey_rule__ = "hook"
+
+    def __init__(self, verb: str, over: Callable[[type[ActionRule]], type[ActionRule]]):
+        self.verb = verb
+        self.over = over
+
+
+def _enter_applies(turn: Turn, to: str) -> bool:
+    """Whether ``enter``'s own refusals about its argument pass: a neighbouring area, and no fight here."""
+    from odyssey_env.verbs.movement import in_combat
+
+    return to != turn.agent.area and to in turn.area.exits and in_combat(turn) is None
+
+
+#: For each hookable verb: when its hook's requires are asked (its own refusals would pass).
+_APPLIES: dict[str, Callable[[Any, str], bool]] = {"enter": _enter_applies}
+
+
+def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, vars: dict[str, s.Var]) -> Hook:
+    fill = var_reader(vars)
+    verb = hspec.verb
+    arg, _ = s.HOOKS[verb]
+    applies = _APPLIES[verb]
+    tests = tuple(compile_condition(c, vars) for c in checks)
+    refusals = tuple(template(r.refuse, fill) for r in hspec.requires)
+    declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in hspec.facts)
+    deps: set[str] | None = set()
+    for c in checks:
+        r = reads(c)
+        deps = None if r is None or deps is None else deps | r
+    prefix = len(verb) + 1
+
+    def refusal(turn: Turn, value: str) -> tuple[Ctx | None, str | None]:
+        """The context of the command (None when the hook stays out of it) and its refusal, if any."""
+        if not applies(turn, value):
+            return None, None
+        ctx = Ctx(turn.engine, turn.agent, turn.agent.area, {arg: value}, turn)
+        for test, refuse in zip(tests, refusals, strict=True):
+            if not test(ctx):
+                return ctx, refuse(ctx)
+        return ctx, None
+
+    def over(base: type[ActionRule]) -> type[ActionRule]:
+        base_deps = base.__dict__.get("depends_on")  # only the class's own declaration counts (listing.py)
+        merged = (
+            None if deps is None or base_deps is None else tuple(d for d in DEPENDENCIES if d in deps or d in base_deps)
+        )
+
+        class Hooked(base):  # type: ignore[misc,valid-type]  # a class the rule book hands over at load
+            description = hspec.description or base.description
+            depends_on = merged
+
+            def apply(self, turn: Turn, value: str) -> None:
+                ctx, refused = refusal(turn, value)
+                if refused is not None:
+                    return turn.fail(refused)
+                base.apply(self, turn, value)  # by name, as QuarantineEnter did (tools/mutation.py swaps code)
+                if has_then and ctx is not None and turn.ok:
+                    run(ctx)
+
+            def candidates(self, turn: Turn) -> Iterator[str]:
+                for command in base.candidates(self, turn):
+                    if not tests or refusal(turn, command[prefix:])[1] is None:
+                        yield command
+
+            def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+                from odyssey_env.turn import Turn
+
+                value = match.get("area")
+                if tests and isinstance(value, str):
+                    ctx = Ctx(
+                        engine, agent, match.get("from", agent.area), {arg: value}, Turn(engine, agent, probe=True)
+                    )
+                    for test, check in zip(tests, checks, strict=True):
+                        if not test(ctx):
+                            found = hint(check, ctx, vars)
+                            if found is not None:
+                                return found
+                return base.needs(self, engine, agent, match)
+
+            def facts(self, game: Any) -> Iterable[Fact]:
+                yield from base.facts(self, game)
+                yield from declared_facts
+
+        Hooked.__name__ = Hooked.__qualname__ = f"Hooked_{base.__name__}"
+        return Hooked
+
+    return Hook(verb, over)

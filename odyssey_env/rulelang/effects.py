@@ -20,8 +20,8 @@ from odyssey_env.rulelang.runtime import (
     bindings_for_timer,
     data,
     getter,
+    keyer,
     read_var,
-    scope_key,
     template,
     type_getter,
     value_of,
@@ -34,7 +34,7 @@ from odyssey_env.world import add, carried_count, give, held_containers, make_ob
 from odyssey_env.worldgen import spawn_npc
 
 if TYPE_CHECKING:
-    from odyssey_env.state import Agent
+    from odyssey_env.state import Agent, WorldState
 
 Effect = Callable[[Ctx], object]  # what an effect returns is never read (a consume's count, an emit's None)
 
@@ -116,26 +116,29 @@ class Program:
             lock_key = op.key if isinstance(op, s.LockExit) else None
             return lambda ctx: _exit(ctx, other(ctx), locked, lock_key)
         if isinstance(op, s.SetFlag):
-            var, flag = vars[op.set_flag], op.value
-            return lambda ctx: write_var(ctx.engine, var.name, scope_key(var.scope, ctx), flag)
+            var, flag, key_of = vars[op.set_flag], op.value, keyer(vars[op.set_flag].scope, op.of)
+            dropped = _dropped(var, False)
+            return lambda ctx: write_var(ctx.engine, var.name, key_of(ctx), flag, dropped)
         if isinstance(op, s.AddCounter | s.SetCounter):
             var, amount, adding = vars[getattr(op, s.tag(type(op)))], op.value, isinstance(op, s.AddCounter)
+            key_of, dropped = keyer(var.scope, op.of), _dropped(var, var.initial)
 
             def count(ctx: Ctx) -> None:
-                key = scope_key(var.scope, ctx)
+                key = key_of(ctx)
                 now = read_var(ctx.engine, var.name, key, var.initial) if adding else 0
-                write_var(ctx.engine, var.name, key, max(0, min(var.max, now + amount)))
+                write_var(ctx.engine, var.name, key, max(0, min(var.max, now + amount)), dropped)
 
             return count
         if isinstance(op, s.Remember):
-            var, remembered = vars[op.remember], value_of(op.value, fill)
+            var, remembered, key_of = vars[op.remember], value_of(op.value, fill), keyer(vars[op.remember].scope, op.of)
+            dropped = _dropped(var, [])
 
             def remember(ctx: Ctx) -> None:
-                key = scope_key(var.scope, ctx)
+                key = key_of(ctx)
                 held = read_var(ctx.engine, var.name, key, None)
                 item = remembered(ctx)
                 if held is None:
-                    write_var(ctx.engine, var.name, key, [item])
+                    write_var(ctx.engine, var.name, key, [item], dropped)
                 elif item not in held and len(held) < var.max:
                     held.append(item)
 
@@ -169,12 +172,82 @@ class Program:
             return say
         if isinstance(op, s.Tell):
             text = template(op.tell, fill)
-            return lambda ctx: tell(ctx.engine, ctx.here, text(ctx))
+            if op.area == "$here":
+                return lambda ctx: tell(ctx.engine, ctx.here, text(ctx))
+            where = getter(op.area)
+            return lambda ctx: _tell_in(ctx, where(ctx), text)
+        if isinstance(op, s.MoveToward):
+            return _move_toward(self, op, path)
         if isinstance(op, s.If):
             test = compile_condition(op.if_, vars)
             then, otherwise = self.block(op.then, f"{path}.then"), self.block(op.otherwise, f"{path}.else")
             return lambda ctx: then(ctx) if test(ctx) else otherwise(ctx)
         raise TypeError(f"rulelang: no effect for {type(op).__name__}")  # pragma: no cover
+
+
+def _tell_in(ctx: Ctx, area: Any, text: Callable[[Ctx], str]) -> None:
+    if isinstance(area, str) and area in ctx.engine.state.areas:
+        tell(ctx.engine, area, text(ctx))
+
+
+# ---------------------------------------------------------------------------- moving toward the living
+def _move_toward(self: Program, op: s.MoveToward, path: str) -> Effect:
+    who, reach, avoid = getter(op.move_toward), op.range, frozenset(op.avoid)
+    blocked = compile_condition(op.blocked, self.vars) if op.blocked is not None else None
+    stopped, moved = self.block(op.stopped, f"{path}.stopped"), self.block(op.moved, f"{path}.moved")
+
+    def move_toward(ctx: Ctx) -> None:
+        state = ctx.engine.state
+        handle = who(ctx)
+        npc = state.npcs.get(handle) if isinstance(handle, str) else None
+        if npc is None or npc.engaged is not None:
+            return
+        prey = {a.area for a in state.agents.values() if not a.in_tutorial}
+        if npc.area in prey:
+            return
+        nxt = first_step(state, npc.area, prey, reach, avoid)
+        if nxt is None:
+            return
+        came = npc.area
+        sub = Ctx(ctx.engine, ctx.agent, came, {**ctx.b, "next": nxt}, ctx.turn)
+        if blocked is not None and blocked(sub):
+            stopped(sub)
+            return
+        state.areas[came].npcs.remove(npc.handle)
+        npc.area = nxt
+        state.areas[nxt].npcs.append(npc.handle)
+        moved(sub)
+
+    return move_toward
+
+
+def first_step(state: WorldState, start: str, goals: set[str], reach: int, avoid: frozenset[str]) -> str | None:
+    """The first area on a shortest open way from ``start`` to one of ``goals`` at most ``reach`` ways off,
+    breadth first with exits in the world's order (so ties go the same way every run); None if none is."""
+    before: dict[str, str] = {}
+    frontier = [start]
+    seen = {start}
+    for _ in range(reach):
+        nxt_frontier = []
+        for here in frontier:
+            for nxt, way in state.areas[here].exits.items():
+                if nxt in seen or way.locked or nxt in avoid:
+                    continue
+                seen.add(nxt)
+                before[nxt] = here
+                if nxt in goals:
+                    while before[nxt] != start:
+                        nxt = before[nxt]
+                    return nxt
+                nxt_frontier.append(nxt)
+        frontier = nxt_frontier
+    return None
+
+
+def _dropped(var: s.Var, default: Any) -> Any:
+    """The value a write drops from the table instead of keeping: per object and per exit only (their
+    tables would otherwise fill with a key per thing ever touched); None keeps every value."""
+    return default if var.scope in ("object", "exit") else None
 
 
 def _datum(value: s.EventValue, fill: Any) -> Callable[[Ctx], Any]:

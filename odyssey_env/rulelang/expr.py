@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from odyssey_env.quests import hints
 from odyssey_env.rulelang import spec as s
-from odyssey_env.rulelang.runtime import Ctx, getter, read_var, scope_key, type_getter, value_of
+from odyssey_env.rulelang.runtime import Ctx, foe, getter, keyer, read_var, type_getter, value_of
 from odyssey_env.verbs.common import carried_handles
 from odyssey_env.world import carried_count, held_containers, type_of
 
@@ -66,12 +66,12 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         return _between(read, op.at_least, op.below)
     if isinstance(op, s.CounterIs):
         var = vars[op.counter]
-        return _between(_var(var), op.at_least, op.below)
+        return _between(_var(var, op.of), op.at_least, op.below)
     if isinstance(op, s.Flag):
-        return _var(vars[op.flag])
+        return _var(vars[op.flag], op.of)
     if isinstance(op, s.InSet):
-        var, value = vars[op.in_set], value_of(op.value, lambda name: _var(vars[name]))
-        read = _var(var)
+        var, value = vars[op.in_set], value_of(op.value, var_reader(vars))
+        read = _var(var, op.of)
         return lambda ctx: value(ctx) in read(ctx)
     if isinstance(op, s.Same):
         for ref, lit in (op.same, op.same[::-1]):  # a binding against a literal: one lookup (pair branches)
@@ -79,7 +79,7 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
             plain = name not in ("here", "") and "." not in name
             if ref.startswith("$") and plain and not lit.startswith("$") and "{" not in lit:
                 return lambda ctx: ctx.b.get(name) == lit
-        a, b = (value_of(v, lambda n: _var(vars[n])) for v in op.same)
+        a, b = (value_of(v, var_reader(vars)) for v in op.same)
         return lambda ctx: a(ctx) == b(ctx)
     if isinstance(op, s.IsType):
         return _is_type(getter(op.is_type), frozenset(op.types), frozenset(op.categories))
@@ -94,7 +94,7 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         return is_hostile
     if isinstance(op, s.InCombat):
         want = op.in_combat
-        return lambda ctx: (_fighting(ctx) is not None) == want
+        return lambda ctx: (foe(ctx) is not None) == want
     if isinstance(op, s.ExitLocked):
         other = getter(op.exit_locked)
         return lambda ctx: _locked(ctx, other(ctx))
@@ -193,17 +193,6 @@ def _in_hours(minute: int, lo: int, hi: int) -> bool:
     return lo <= hour < hi if lo < hi else hour >= lo or hour < hi
 
 
-def _fighting(ctx: Ctx) -> str | None:
-    agent = ctx.agent
-    if agent is None or agent.combat is None:
-        return None
-    state = ctx.engine.state
-    for h in state.areas[agent.area].npcs:
-        if state.npcs[h].engaged == agent.id:
-            return h
-    return None
-
-
 def _locked(ctx: Ctx, other: Any) -> bool:
     area = ctx.engine.state.areas.get(ctx.here)
     way = area.exits.get(other) if area is not None and isinstance(other, str) else None
@@ -222,14 +211,20 @@ def _stat(name: str) -> Callable[[Ctx], int]:
     return lambda ctx: getattr(ctx.agent, attr) if ctx.agent is not None else 0
 
 
-def _var(var: s.Var) -> Callable[[Ctx], Any]:
-    name, scope = var.name, var.scope
+def _var(var: s.Var, of: str | None = None) -> Callable[[Ctx], Any]:
+    name, key = var.name, keyer(var.scope, of)
     default: Any = {"flag": False, "counter": var.initial, "set": ()}[var.kind]
-    return lambda ctx: read_var(ctx.engine, name, scope_key(scope, ctx), default)
+    return lambda ctx: read_var(ctx.engine, name, key(ctx), default)
 
 
 def var_reader(vars: dict[str, s.Var]) -> Callable[[str], Callable[[Ctx], Any]]:
-    return lambda name: _var(vars[name])
+    """Reads a template's ``{var.<name>}`` (``<name>.<binding>`` for a per-object or per-exit variable)."""
+
+    def reader(name: str) -> Callable[[Ctx], Any]:
+        base, _, of = name.partition(".")
+        return _var(vars[base], f"${of}" if of else None)
+
+    return reader
 
 
 def _between(read: Callable[[Ctx], int], lo: int | None, hi: int | None) -> Test:

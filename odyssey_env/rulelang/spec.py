@@ -36,7 +36,7 @@ NpcStat = Literal["hp", "attack", "defense"]
 Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text"]
 Scope = Literal["agent", "area", "npc", "object"]
 VarKind = Literal["flag", "counter", "set"]
-VarScope = Literal["global", "agent", "area"]
+VarScope = Literal["global", "agent", "area", "object", "exit"]
 
 
 # ============================================================================ conditions
@@ -131,9 +131,10 @@ class StatIs:
 
 @dataclass(frozen=True)
 class Flag:
-    """A flag variable is set."""
+    """A flag variable is set (``of``: whose, for a per-object or per-exit variable; see :class:`Var`)."""
 
     flag: str
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -143,6 +144,7 @@ class CounterIs:
     counter: str
     at_least: int | None = None
     below: int | None = None
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +153,7 @@ class InSet:
 
     in_set: str
     value: str
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -367,6 +370,7 @@ class SetFlag:
 
     set_flag: str
     value: bool = True
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -375,6 +379,7 @@ class AddCounter:
 
     add: str
     value: int = 1
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -383,6 +388,7 @@ class SetCounter:
 
     set: str
     value: int
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -391,6 +397,7 @@ class Remember:
 
     remember: str
     value: str
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -423,9 +430,28 @@ class Say:
 
 @dataclass(frozen=True)
 class Tell:
-    """Tell everyone in the area a line."""
+    """Tell everyone in an area (default: here) a line."""
 
     tell: str
+    area: str = "$here"
+
+
+# ---------------------------------------------------------------------------- moving toward the living
+@dataclass(frozen=True)
+class MoveToward:
+    """An NPC takes one step along a shortest open way (no locked exit; never into an ``avoid`` area) toward
+    the nearest area at most ``range`` ways off where an agent stands (not in the tutorial); ties go to the
+    first found, exits in the world's order. It stays when it is fighting, stands beside an agent already,
+    or has no one in reach. When ``blocked`` holds for the way it would take it stays and ``stopped`` runs;
+    after a step ``moved`` runs. Both see ``$here`` (where it stood) and ``$next`` (where it heads); it moves
+    silently, so ``moved`` says what is seen ("{npc} shambles in from {here}", told in ``$next``)."""
+
+    move_toward: str
+    range: int
+    avoid: tuple[str, ...] = ()
+    blocked: dict[str, Any] | None = None
+    stopped: tuple[dict[str, Any], ...] = ()
+    moved: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -462,6 +488,7 @@ EFFECTS: tuple[type, ...] = (
     Emit,
     Say,
     Tell,
+    MoveToward,
     If,
 )
 #: JSON keys that are Python keywords, spelled differently in the dataclasses.
@@ -478,7 +505,13 @@ def tag(cls: type) -> str:
 @dataclass(frozen=True)
 class Var:
     """A variable the rules keep: a flag, a counter (0..max) or a set of at most ``max`` values, one per
-    ``scope`` key (the whole world, each agent, or each area)."""
+    ``scope`` key (the whole world, each agent, each area, each object, each exit).
+
+    Per ``object`` (a lamp's fuel, a corpse's age: one value per individually named thing) and per ``exit``
+    (a barricade's strength: one value per way between two areas, the same from either side) a condition
+    or effect says whose value it means with ``of``: a reference to the object, or the area on the other
+    side of the way from ``$here``. A value back at its default is dropped, so the tables hold only what
+    differs (at most :data:`~odyssey_env.rulelang.runtime.MAX_KEYS` keys each)."""
 
     name: str
     kind: VarKind
@@ -593,6 +626,27 @@ class PredicateSpec:
     params: tuple[str, ...] = ()
 
 
+# ============================================================================ hooks on the engine's verbs
+#: The engine's verbs a hook may attach to, and the name and kind its argument is bound as (``$to``).
+HOOKS: dict[str, tuple[str, str]] = {"enter": ("to", "area")}
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    """A hook on one of the engine's verbs (:data:`HOOKS`): the verb keeps its pattern, listing and refusals,
+    and gains more. Once the verb's own refusals about its argument would pass (``enter``: a neighbouring
+    area, no fight here), each of ``requires`` must hold, else the command fails saying its ``refuse``; the
+    listing drops the commands they refuse. When the verb succeeded, ``then`` runs in the context the
+    command began in (``$here`` is where the agent stood). ``description`` replaces the verb's; ``facts`` add
+    to its own. The argument is bound as :data:`HOOKS` names it (``enter``: ``$to``, ``{to}``)."""
+
+    verb: str
+    description: str = ""
+    requires: tuple[Require, ...] = ()
+    then: tuple[dict[str, Any], ...] = ()
+    facts: tuple[FactSpec, ...] = ()
+
+
 @dataclass(frozen=True)
 class RulesSpec:
     """Everything in ``rules.json``."""
@@ -602,6 +656,7 @@ class RulesSpec:
     verbs: tuple[VerbSpec, ...] = ()
     step_rules: tuple[StepSpec, ...] = ()
     predicates: tuple[PredicateSpec, ...] = ()
+    hooks: tuple[HookSpec, ...] = ()
 
 
 def json_schema() -> dict[str, Any]:
@@ -630,10 +685,10 @@ def _json_key(name: str) -> str:
 
 #: Fields that hold a condition / a list of effects (the dataclasses type them as plain JSON).
 CONDITION_FIELDS = {("Require", "check"), ("Trigger", "becomes"), ("StepSpec", "when"), ("PredicateSpec", "check")}
-CONDITION_FIELDS |= {("If", "if")}
+CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked")}
 CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "none_of")}
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
-EFFECT_LIST_FIELDS |= {("If", "else")}
+EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
 
 
 def _point(defs: dict[str, Any], ref: dict[str, Any]) -> None:

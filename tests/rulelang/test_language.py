@@ -591,6 +591,46 @@ def test_quest_predicates_and_oracle_needs(rules_game):
     assert pred(engine, agent, area="yard") and not pred(engine, agent, wrong="yard")
 
 
+def test_what_a_verb_produces_and_a_variable_another_verb_raises_are_declared_to_planners(rules_game):
+    game = rules_game(
+        {
+            "vars": [{"name": "lit", "kind": "flag"}, {"name": "heat", "kind": "counter", "max": 5}],
+            "verbs": [
+                verb("kindle", effects=[{"set_flag": "lit"}, {"add": "heat", "value": 2}]),
+                verb(
+                    "char",
+                    slots=[{"name": "wood", "domain": "carried", "types": ["stick"]}],
+                    requires=[
+                        {"check": {"flag": "lit"}, "refuse": "No fire."},
+                        {"check": {"counter": "heat", "at_least": 4}, "refuse": "Not hot enough."},
+                        {"check": {"counter": "heat", "below": 5}, "refuse": "Too hot."},
+                    ],
+                    effects=[
+                        {"transform": "$wood", "into": "torch"},
+                        {"if": {"flag": "lit"}, "then": [{"produce": "plank", "cap": 1}]},
+                        {"after": 3, "do": [{"produce": "resin", "cap": 1}]},
+                    ],
+                ),
+            ],
+        }
+    )
+    from odyssey_env.quests import hints
+
+    rules = game.rules.actions
+    assert rules["char"].produces == ("torch", "plank") and rules["kindle"].produces == ()  # not what a delay makes
+    engine = Engine(game, 0)
+    agent = engine.state.agents["player"]
+    agent.hands["stick"] = 1
+    # a failed flag, then a failed "at least": the verb whose own effects raise them
+    assert rules["char"].needs(engine, agent, {}) == hints.did("kindle")
+    engine.step({"player": "kindle"})
+    assert rules["char"].needs(engine, agent, {}) == hints.did("kindle")  # heat 2 of the 4 asked
+    engine.step({"player": "kindle"})
+    assert rules["char"].needs(engine, agent, {}) is None
+    engine.step({"player": "kindle"})  # heat at its max: "below" fails, and no verb lowers it
+    assert rules["char"].needs(engine, agent, {}) is None
+
+
 def test_save_and_load_continue_identically(rh):
     rules = {
         "vars": [{"name": "n", "kind": "counter", "max": 99}],
