@@ -161,6 +161,7 @@ def _verb(
     # such, anything else through a context
     named = [tuple(n for n in names if mentions(c, (n,))) for c in checks]
     fixed = tuple(t for t, m in zip(tests, named, strict=True) if not m)
+    fixed_checks = tuple((t, c) for t, c, m in zip(tests, checks, named, strict=True) if not m)
     pairs = tuple(p for c, m in zip(checks, named, strict=True) if len(m) > 1 and (p := pair_test(c, names)))
     varying = tuple(
         t for t, c, m in zip(tests, checks, named, strict=True) if len(m) > 1 and pair_test(c, names) is None
@@ -343,7 +344,15 @@ def _verb(
                         return None  # that very thing, somewhere I cannot tell
                     wanted = None  # gone from the world: any value will do
                 if wanted is not None and slot.domain in ("exit", "area") and wanted not in fn(turn):
-                    return elsewhere(engine, agent, match)  # a way from somewhere else: go where it starts
+                    # a way from somewhere else: first what no slot changes ("carry 2 deal_plank"), then go
+                    # where the way starts
+                    probe = bind(turn, blank)
+                    for test, check in fixed_checks:
+                        if not test(probe):
+                            found = hint(check, probe, vars)
+                            if found is not None:
+                                return found
+                    return elsewhere(engine, agent, match)
                 if wanted is not None:
                     values.append(wanted)
                     continue
@@ -383,8 +392,7 @@ def _verb(
                 probe.b = {name: v}
                 if all(test(probe) for test in single):
                     return v
-            return options[0]
-        return kept[0] if kept else options[0]
+        return kept[0] if kept else options[0]  # the closest: one the filters kept, so a hint names its lack
 
     def elsewhere(engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
         """For a verb about what is here (the ground, the NPCs): the nearest area, along open ways, where
