@@ -796,6 +796,13 @@ def _check_slot(c: Checker, slot: s.Slot, kind: str, path: str) -> None:
             c.bad(f"{path}.max", f"must lie between 1 and {MAX_AMOUNT_SLOT}")
     elif slot.max != 1:
         c.bad(f"{path}.max", "max bounds an amount slot")
+    if slot.implicit and slot.domain not in ("held", "carried", "worn", "ground", "near", "npc"):
+        c.bad(
+            f"{path}.implicit",
+            "an implicit slot picks a thing or an NPC at hand (held, carried, worn, ground, near, npc)",
+        )
+    if slot.implicit and slot.refuse:
+        c.bad(f"{path}.refuse", "an implicit slot is never given, so never refused: say it in a precondition")
     if slot.domain == "text":
         if not slot.example or '"' in slot.example or len(slot.example) > 60:
             c.bad(f"{path}.example", "a text slot lists one example text (1-60 characters, no double quote)")

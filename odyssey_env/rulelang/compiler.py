@@ -94,9 +94,13 @@ def _raisers(checked: Checked) -> dict[str, str]:
     planned as that verb's event ("bank the fire first"), which no state condition could say."""
     out: dict[str, str] = {}
     for vspec, _checks, effects in checked.verbs:
-        if not vspec.records_event:
-            continue
-        event = vspec.event or vspec.verb.replace(" ", "_")
+        if vspec.records_event:
+            event = vspec.event or vspec.verb.replace(" ", "_")
+        else:  # its first emit outside a branch is what every success records
+            emits = [op.emit for op in effects if isinstance(op, s.Emit)]
+            if not emits:
+                continue
+            event = emits[0]
         for op in effects:
             if isinstance(op, s.SetFlag) and op.value:
                 out.setdefault(op.set_flag, event)
@@ -203,7 +207,16 @@ def _verb(
     )
     # a command: the verb, then each value (a text in double quotes), formatted in one call (a listing writes
     # many; a verb is plain lower-case words, so it holds no brace)
-    command_of = " ".join([verb_name, *(_FORMAT[slot.domain == "text"] for slot in slots)]).format
+    explicit = tuple(i for i, slot in enumerate(slots) if not slot.implicit)
+    implicit = tuple(i for i, slot in enumerate(slots) if slot.implicit)
+    formatted = " ".join([verb_name, *(_FORMAT[slots[i].domain == "text"] for i in explicit)]).format
+    if implicit:
+
+        def command_of(*combo: Any) -> str:
+            return formatted(*(combo[i] for i in explicit))
+
+    else:
+        command_of = formatted
     # else the listing needs none (an amount's search fills one for each combination it tries)
     with_ctx = bool(fixed or varying or amount_at is not None or any(single for _, single in filters))
 
@@ -229,7 +242,7 @@ def _verb(
                 values = kept
             if not values:
                 return []  # no command: the product is empty
-            lists.append(values)
+            lists.append(values[:1] if slots[len(lists)].implicit else values)  # an implicit slot: its pick
         return lists
 
     def combos(turn: Turn) -> Iterator[tuple[Any, ...]]:
@@ -296,15 +309,20 @@ def _verb(
 
     class Verb(ActionRule):
         verb = verb_name
-        params = tuple((slot.name, domains.PARAM_KIND[slot.domain]) for slot in slots)
+        params = tuple((slot.name, domains.PARAM_KIND[slot.domain]) for slot in slots if not slot.implicit)
         description = vspec.description
         emits = emitted
         produces = made
         depends_on = tuple(d for d in DEPENDENCIES if d in deps) if deps is not None else None
 
         def apply(self, turn: Turn, *args: Any) -> None:
+            if implicit:
+                given = iter(args)
+                args = tuple(picked(turn, i) if slot.implicit else next(given) for i, slot in enumerate(slots))
             ctx = bind(turn, args)
             for slot, fn, value, refuse in zip(slots, value_fns, args, slot_refusals, strict=True):
+                if slot.implicit:
+                    continue  # picked, not given: its preconditions say what is missing
                 if slot.domain == "amount":
                     if value > slot.max:
                         return turn.fail(refuse(ctx))
@@ -365,19 +383,28 @@ def _verb(
                 # slot, the first value its own checks admit (the way to barricade, not the area I stand in)
                 values.append(options[0] if slot.domain == "type" else admitted(turn, slot.name, options, one_slot))
             ctx = bind(turn, values)
+            deferred = False  # a check about what is here failed: another area may meet it, once the rest holds
             for test, check in zip(tests, checks, strict=True):
                 if not test(ctx):
                     found = hint(check, ctx, vars) or _raised(check, raisers or {}, event)
+                    if found is None and local and _local(check):
+                        deferred = True  # "not here": first what the rest needs, wherever I am
+                        continue
                     return found if found is not None or not local else elsewhere(engine, agent, match)
             state = engine.state
-            for k in here_keys:  # accepted here, but the event wanted records another area: stand there
+            for k in here_keys:  # the event wanted records another area: stand there
                 where = match.get(k)
                 if isinstance(where, str) and where != agent.area and where in state.areas:
                     return hints.in_area(where)
-            return None
+            return elsewhere(engine, agent, match) if deferred else None
 
         def facts(self, game: Any) -> Iterable[Fact]:
             return declared_facts
+
+    def picked(turn: Turn, i: int) -> Any:
+        """An implicit slot's value: the first its checks admit, else the first its filters keep (None: none)."""
+        options = value_fns[i](turn)
+        return admitted(turn, names[i], options, filters[i]) if options else None
 
     def admitted(turn: Turn, name: str, options: list[Any], one_slot: tuple[tuple[Any, ...], tuple[Any, ...]]) -> Any:
         """The first of a slot's values that its one-slot checks admit (the first value when none is)."""

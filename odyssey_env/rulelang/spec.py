@@ -630,7 +630,10 @@ class Slot:
     refusals tell "not a herb" from "I carry none"), listed in the order ``types`` gives; ``npc`` takes
     ``types`` and ``hostile``; ``exit`` (a neighbouring area) takes ``locked``; ``area`` is here or a
     neighbouring area; ``amount`` is a whole number up to ``max``; ``text`` is free text and lists as
-    ``example``. ``refuse`` is said when the value given is not in the domain.
+    ``example``. ``refuse`` is said when the value given is not in the domain. An ``implicit`` slot is not
+    written in the command: it takes the first value of its domain that its own preconditions admit (the
+    first the domain's narrowing keeps when none does; nothing when the domain is empty), so that "burn
+    corpses" burns with the first carried light holding enough fuel, and its effects spend that one.
     """
 
     name: str
@@ -642,6 +645,7 @@ class Slot:
     max: int = 1
     example: str = ""
     refuse: str = ""
+    implicit: bool = False
 
 
 @dataclass(frozen=True)

@@ -36,16 +36,12 @@ from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rulelang.runtime import KEY as RULELANG
 from odyssey_env.rulelang.runtime import way_key, write_var
-from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
+from odyssey_env.rules import Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.verbs.movement import Enter, in_combat
 from odyssey_env.world import (
-    add,
     held_containers,
-    make_objects,
-    nearest,
     remove,
     type_of,
-    unlocked,
 )
 from odyssey_env.worldgen import spawn_npc
 
@@ -549,74 +545,3 @@ def corpse_stirring(engine: Engine, agent: Agent, corpse: str = "") -> bool:
 def area_locked_down(engine: Engine, agent: Agent, area: str = "") -> bool:
     """An area is under quarantine lockdown: what rules.json's ``eavesdrop`` hears at its door."""
     return locked_down(engine, area)
-
-
-# ============================================================================ fire
-@action_rule
-class BurnCorpses(ActionRule):
-    verb = "burn corpses"
-    params = ()
-    description = "Set every corpse here alight with the flame of a light I carry (it costs fuel); they burn to ash."
-    emits = ("corpses_burned",)
-    # depends_on left undeclared: it needs a light's fuel, kept in rule_data.
-
-    @dataclass(frozen=True)
-    class Params:
-        fuel: int = 2  # turns of a light's fuel a burning takes
-        ash: str = ""  # left behind per corpse, if any
-
-        def __post_init__(self) -> None:
-            if self.fuel < 1:
-                raise ValueError("fuel must be at least 1")
-
-    def _refusal(self, turn: Turn) -> str | None:
-        if not corpses_in(turn.engine, turn.agent.area):
-            return "There are no dead here to burn."
-        foe = in_combat(turn)
-        if foe is not None:
-            return f"Cannot burn the dead while fighting {foe}."
-        if burning_light(turn.engine, turn.agent, self.settings.fuel) is None:
-            return f"Cannot burn the dead: I need a light I carry with {self.settings.fuel} turns of fuel in it."
-        return None
-
-    def apply(self, turn: Turn) -> None:
-        refusal = self._refusal(turn)
-        if refusal is not None:
-            return turn.fail(refusal)
-        engine, state, area = turn.engine, turn.state, turn.area
-        light = burning_light(engine, turn.agent, self.settings.fuel)
-        assert light is not None, "the refusal above asked for it"
-        dead = corpses_in(engine, area.name)
-        for handle in dead:
-            remove(area.objects, handle)
-            del state.instances[handle]
-        set_fuel(engine, light, fuel_of(state, light) - self.settings.fuel)
-        ash = ""
-        if self.settings.ash:
-            for piece, k in make_objects(turn.game, state, self.settings.ash, len(dead)):
-                add(area.objects, piece, k)
-            ash = f" They burn down to {len(dead)} {self.settings.ash}."
-        turn.say(f"I set {len(dead)} dead alight with the flame of {light}.{ash}")
-        turn.emit("corpses_burned", area=area.name, count=len(dead), light=light)
-
-    def candidates(self, turn: Turn) -> Iterator[str]:
-        if self._refusal(turn) is None:
-            yield "burn corpses"
-
-    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        need = light_need(engine, agent, self.settings.fuel)
-        if need is not None:
-            return need
-        state = engine.state
-        where = match.get("area")
-        if where is None:
-            where = nearest(state, agent.area, lambda a: bool(corpses_in(engine, a)), unlocked)
-        return hints.in_area(where) if where is not None and where != agent.area else None
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "the dead",
-            "What do I need to burn the dead?",
-            "a light I carry, with fuel in it",
-            ("a merchant's leave", "a key", "nothing"),
-        )
