@@ -386,7 +386,7 @@ LAZARET_PARAMS: dict[str, Any] = {
 #: Parameters the old rules.py read that rules.json now says itself (merged into the shipped ones).
 LAZARET_OLD_PARAMS: dict[str, dict[str, Any]] = {"corpse_corruption": {"hunt_period": 3, "hunt_range": 2}}
 #: The verbs a ward walk takes whenever listed (those in rules.json now), and all the timed rules.
-LAZARET_MECHANICS = ("concoct", "shove", "barricade", "refuel", "eavesdrop")
+LAZARET_MECHANICS = ("concoct", "shove", "barricade", "refuel", "eavesdrop", "burn corpses")
 LAZARET_TIMED_VERBS = (*LAZARET_MECHANICS, "enter")
 LAZARET_TIMED_STEPS = ("corpse_corruption", "risen_hunt")  # the hunt was corpse_corruption's second half
 
@@ -425,6 +425,12 @@ def make_lazaret(tmp: Path) -> tuple[Path, Path]:
         params[rule] = {**params[rule], **values}
     (py / "world.json").write_text(json.dumps(world), encoding="utf-8")
     return py, js
+
+
+def ported(record: str) -> bool:
+    """Whether a walk's record is a command of one of the ported verbs (some are two words)."""
+    command = record.split("\x00", 1)[0]
+    return any(command == v or command.startswith(v + " ") for v in LAZARET_MECHANICS)
 
 
 def lazaret_timed(game: Any) -> list[Any]:
@@ -505,7 +511,7 @@ def child(folder: Path, seed: int, steps: int) -> int:
     start = time.perf_counter()
     record = (salt_walk if salt else ward_walk)(game, seed, steps)
     seconds = time.perf_counter() - start
-    used = sum(r.split(" ", 1)[0] in LAZARET_MECHANICS for r in record[1:])
+    used = sum(ported(r) for r in record[1:])
     print(json.dumps({"step": seconds / steps, "rule": timer.seconds / steps, "trim": timer.trimmed() / steps}))
     print(f"{used} commands of {', '.join(LAZARET_MECHANICS)}", file=sys.stderr)
     return 0
@@ -564,7 +570,7 @@ def lazaret(args: argparse.Namespace) -> int:
             (f"walk of {args.steps}", ward_walk(pg, args.seed, args.steps), ward_walk(jg, args.seed, args.steps)),
         ):
             same = sum(x == y for x, y in zip(a, b, strict=True))
-            used = sum(r.split(" ", 1)[0] in LAZARET_MECHANICS for r in a[1:])
+            used = sum(ported(r) for r in a[1:])
             print(f"parity, {what}: {same}/{len(a)} records identical ({used} commands of the ported verbs)")
             if same != len(a) or len(a) != len(b):
                 first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
