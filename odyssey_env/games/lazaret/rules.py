@@ -1,6 +1,6 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-One verb, a replaced ``enter`` and three world processes that the data cannot say yet, each configured from
+A replaced ``enter`` and three world processes that the data cannot say yet, each configured from
 ``world.json`` (``game.params.<rule>``), so the names of lamps, corpses and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
@@ -9,8 +9,7 @@ One verb, a replaced ``enter`` and three world processes that the data cannot sa
   fall on me, and I cannot find the way on into another dark area (stepping back into the light is
   always possible).
 * **The dead.** Corpses (individually named, so each keeps its own age) rise as risen husks when left
-  unburned too long, after a warning. ``burn corpses`` burns every corpse in the area with the flame of
-  a carried light, leaving ash.
+  unburned too long, after a warning (rules.json's ``burn corpses`` burns them).
 * **The lockdown.** An area where a corpse has lain unburned too long is put under quarantine: one
   may walk in, but no one walks out until its dead are burned (or have risen and walked off).
 
@@ -19,7 +18,8 @@ fills a lamp's fuel, the per-object counter ``fuel`` this file reads and spends 
 :func:`set_fuel`), ``barricade`` (the per-exit counter ``barricade``: :func:`barricades`), the line when I
 climb over one (a hook on ``enter``), the risen's hunt toward the living (the step rule ``risen_hunt``,
 battering barricades down), ``eavesdrop`` (which asks this file's predicates ``corpse_stirring`` and
-``area_locked_down``), ``concoct`` and ``shove``.
+``area_locked_down``), ``burn corpses`` (the first carried light with 2 turns of fuel: an implicit slot),
+``concoct`` and ``shove``.
 
 Every rule here keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
 :meth:`~odyssey_env.rules.ActionRule.needs` so that the oracle, which cannot read this file, can
