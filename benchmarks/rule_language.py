@@ -384,7 +384,10 @@ LAZARET_PARAMS: dict[str, Any] = {
     "barricade": {"material": "deal_plank", "amount": 2, "strength": 6},
 }
 #: Parameters the old rules.py read that rules.json now says itself (merged into the shipped ones).
-LAZARET_OLD_PARAMS: dict[str, dict[str, Any]] = {"corpse_corruption": {"hunt_period": 3, "hunt_range": 2}}
+LAZARET_OLD_PARAMS: dict[str, dict[str, Any]] = {
+    "corpse_corruption": {"hunt_period": 3, "hunt_range": 2},
+    "burn corpses": {"fuel": 2, "ash": "bone_ash"},
+}
 #: The verbs a ward walk takes whenever listed (those in rules.json now), and all the timed rules.
 LAZARET_MECHANICS = ("concoct", "shove", "barricade", "refuel", "eavesdrop", "burn corpses")
 LAZARET_TIMED_VERBS = (*LAZARET_MECHANICS, "enter")
@@ -422,7 +425,7 @@ def make_lazaret(tmp: Path) -> tuple[Path, Path]:
     params = world["game"]["params"]
     params.update(LAZARET_PARAMS)
     for rule, values in LAZARET_OLD_PARAMS.items():
-        params[rule] = {**params[rule], **values}
+        params[rule] = {**params.get(rule, {}), **values}
     (py / "world.json").write_text(json.dumps(world), encoding="utf-8")
     return py, js
 
