@@ -46,9 +46,9 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from odyssey_agents.base import Agent, Decision, Task
+from odyssey_agents.base import Agent, Decision, Task, Usage
 from odyssey_env.userdir import origin
 from odyssey_eval import lifecycle, protocol
 from odyssey_eval.cost import cell_cost, load_prices, sweep_cost
@@ -83,7 +83,7 @@ class Seat:
         self.id, self.config, self.agent, self.rd, self.llm, self.task = agent_id, config, agent, rd, llm, task
         self.total = self.play = self.tutorial_steps = self.tokens = 0
         self.end: str | None = None  # terminated | max_steps | agent_stopped | truncated, once it is out
-        self.stop_usage = None  # model calls of a decision to stop: counted, though no step records them
+        self.stop_usage: Usage | None = None  # model calls of a decision to stop: counted, though no step records them
         self.writer: JsonlWriter | None = None  # trajectory.jsonl and qa.jsonl, open while the cell plays
         self.qa_writer: JsonlWriter | None = None
         self.reset_line: dict[str, Any] = {}
@@ -109,6 +109,13 @@ class Seat:
             self.running.add(step)
             if self.episode is not None:
                 self.episode.add(step)
+
+    @property
+    def tally(self) -> RunningMetrics:
+        """What :meth:`track` gathers: there from the moment the cell starts playing the seat."""
+        if self.running is None:
+            raise RunError(f"seat {self.id} is not being tracked: the cell has not started it")
+        return self.running
 
     def files(self) -> dict[str, int]:
         """The byte counts of its files, as a checkpoint records them."""
@@ -360,7 +367,7 @@ class Cell:
             raise RunError(f"cell {self.rd.path} is not open: nothing to interrupt")
         self._stop(KeyboardInterrupt())
 
-    def _stop(self, exc: BaseException) -> None:
+    def _stop(self, exc: BaseException) -> NoReturn:
         """``_fail``, keeping the step just played when a stop comes between two steps (Ctrl-C in a step
         of an agent that calls no model, or a sweep's board stopping the cell at its step report)."""
         if isinstance(exc, KeyboardInterrupt) and self._between and self._checkpointed_at != self.steps:
@@ -410,7 +417,7 @@ class Cell:
             info = infos[aid]
             record = step_record(decision, tutorial, None, terms[aid], info, seconds, info.get("quest") != quests[aid])
             seat.writer.write(record, obs[aid])  # type: ignore[union-attr]  # the observation goes to disk only
-            seat.running.add(record)  # type: ignore[union-attr]
+            seat.tally.add(record)
             if seat.episode is not None:
                 seat.episode.add(record)
             seat.obs, seat.info = obs[aid], info
@@ -458,8 +465,8 @@ class Cell:
         seats = self.seats.values()
         return (
             max(s.play for s in seats),
-            sum(s.running.main_reward for s in seats),  # type: ignore[union-attr]
-            sum(s.running.supplementary_reward for s in seats),  # type: ignore[union-attr]
+            sum(s.tally.main_reward for s in seats),
+            sum(s.tally.supplementary_reward for s in seats),
             sum(s.tokens for s in seats),
         )
 
@@ -556,11 +563,10 @@ class Cell:
         return self.outcome
 
     def _metrics(self, seat: Seat) -> dict[str, Any]:
-        stop = seat.stop_usage
-        stopped = stop is not None and bool(stop.calls)
-        return seat.running.metrics(  # type: ignore[union-attr]
-            stop_tokens=(stop.input_tokens, stop.output_tokens) if stopped else None,
-            stop_calls=stop.by_purpose() if stopped else None,
+        stop = seat.stop_usage if seat.stop_usage is not None and seat.stop_usage.calls else None
+        return seat.tally.metrics(
+            stop_tokens=(stop.input_tokens, stop.output_tokens) if stop is not None else None,
+            stop_calls=stop.by_purpose() if stop is not None else None,
         )
 
     def _cost(self, seat: Seat, results: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -589,7 +595,7 @@ class Cell:
         if lock is not None:
             lock.close()
 
-    def _fail(self, exc: BaseException) -> Any:
+    def _fail(self, exc: BaseException) -> NoReturn:
         """Leave the cell resumable and raise: one line for Ctrl-C or an unreachable model (and for a
         run directory that cannot be written), ``exc`` itself otherwise."""
         self._playing = False
@@ -735,8 +741,8 @@ class _Solo(_Layout):
             "total": seat.total,
             "play": seat.play,
             "tutorial_steps": seat.tutorial_steps,
-            "main": seat.running.main_reward,  # type: ignore[union-attr]
-            "sup": seat.running.supplementary_reward,  # type: ignore[union-attr]
+            "main": seat.tally.main_reward,
+            "sup": seat.tally.supplementary_reward,
             "tokens": seat.tokens,
             "terminated": seat.end == "terminated",
             "elapsed": elapsed,
@@ -900,8 +906,8 @@ class _Team(_Layout):
                     "total": seat.total,
                     "play": seat.play,
                     "tutorial_steps": seat.tutorial_steps,
-                    "main": seat.running.main_reward,  # type: ignore[union-attr]
-                    "sup": seat.running.supplementary_reward,  # type: ignore[union-attr]
+                    "main": seat.tally.main_reward,
+                    "sup": seat.tally.supplementary_reward,
                     "tokens": seat.tokens,
                     "end": seat.end,
                     **seat.files(),
@@ -977,10 +983,9 @@ class _Team(_Layout):
             "dependency_graph": graph,
             "wall_time": wall,
         }
-        costs = [r["cost"] for r in per_agent.values() if "cost" in r]
-        if costs:  # the agents' costs added up (each agent's is in its own results)
-            total = sweep_cost(costs)
-            results["cost"] = {"agents": total.pop("cells"), **total}  # type: ignore[union-attr]
+        total = sweep_cost([r["cost"] for r in per_agent.values() if "cost" in r])
+        if total is not None:  # the agents' costs added up (each agent's is in its own results)
+            results["cost"] = {"agents": total.pop("cells"), **total}
         cell.rd.write_results(results)
         summary = ", ".join(
             f"{aid} {r['agent_name']} main {r['main_reward']} ({r['end_reason']})" for aid, r in per_agent.items()
