@@ -136,7 +136,7 @@ class _Inventor:
             )
         )
         made.zone = 0
-        d.place_object(d.area(raw.home), raw.name, 2)  # what the verb uses up is not taken from the recipes
+        d.place_object(d.home_of(raw), raw.name, 2)  # what the verb uses up is not taken from the recipes
         self.m.objects += [tool_name, product]
         t, i, p = words_of(tool_name), words_of(raw.name), words_of(product)
         self._add_verb(
@@ -326,7 +326,7 @@ class _Inventor:
         if not found:
             return False
         o = self.rng.choice(sorted(found, key=lambda x: x.name))
-        home = d.area(o.home)
+        home = d.home_of(o)
         cap = home.objects[o.name] + 2
         w = words_of(o.name)
         self._add_step(
