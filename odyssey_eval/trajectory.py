@@ -264,6 +264,8 @@ def step_record(
         record["raw"] = decision.raw
     if decision.training:
         record["train"] = decision.training
+    if decision.memory:
+        record["memory"] = decision.memory
     if quest_changed and "quest" in info:
         record["quest"] = info["quest"]
     if observation is not None:

@@ -38,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from odyssey_env.userdir import games_dir, provenance
+    from odyssey_env.userdir import games_dir, provenance, stale_import
 
     args = _parser().parse_args(argv)
     out = args.out or games_dir()
@@ -68,13 +68,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "from": stamp["summary"] if stamp else None,
                 "sizes": stamp.get("sizes") if stamp else None,
                 "digest": digest(folder) if stamp else None,
+                "format": stamp.get("format") if stamp else None,
+                "stale": stale_import(folder) if stamp else None,
             }
         )
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
     for r in rows:
-        if r["imported"]:
+        if r["stale"]:
+            print(f"{r['game']:14s} {r['stale']}")
+        elif r["imported"]:
             s = r["sizes"]
             print(
                 f"{r['game']:14s} {r['env_id']:32s} {s['areas']:3d}/{s['object_types']}/{s['npc_types']}/{s['stages']}"

@@ -273,6 +273,7 @@ class QuestBuilder:
         """
         first = self._one_filler(k)
         assert first is not None  # with no kind to avoid, _one_filler raises rather than give up
+        first["filler"] = True
         if self.rng.random() < self.plot.choice_rate:
             other = self._one_filler(k, avoid=first["kind"], tries=40)
             if other is not None:
@@ -281,6 +282,7 @@ class QuestBuilder:
                     "title": f"{first['title']}, or {other['title'][:1].lower()}{other['title'][1:]}",
                     "hint": f"Either of two tasks will do. {first['hint']} Or: {other['hint']}",
                     "done": {"type": "any_of", "conditions": [first["done"], other["done"]]},
+                    "filler": True,
                 }
         return first
 
@@ -602,6 +604,8 @@ class QuestBuilder:
             for s in stages:
                 self.counter += 1
                 s["id"] = f"{cid}_{s['kind']}_{self.counter}"
+                if s.get("filler"):  # not the plot's opening, even when it is of a filler's kind
+                    d.filler_ids.append(s["id"])
             if spec.branching > 1:
                 prev_end = self._fork(units, prev_end)
             chapters.append(
