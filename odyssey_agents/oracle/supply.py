@@ -268,7 +268,7 @@ class Supply:
             held = v.in_hands(o.name)
             gives = (recipe.ingredients[t] + 1) // 2
             if held is not None:
-                out.append(Offer(2, 2, gives, ("salvage", t, o.name), lambda h=held: f"disassemble {h}"))
+                out.append(Offer(2, 2, gives, ("salvage", t, o.name), partial("disassemble {}".format, held)))
             else:
                 out.append(Offer(3, 3, gives, ("salvage", t, o.name), partial(self.hold, o.name)))
         return out
