@@ -115,14 +115,14 @@ def _make_line_encoder() -> Any:
             return data if data.find(b"null") < 0 else _json_line(record)
         if record.__class__ is not dict or observation.__class__ is not str or "observation" in record:
             return _json_line(record, observation)
-        record["observation"] = observation  # type: ignore[index]  # put back as it was below
+        record["observation"] = observation  # put back as it was below
         line: bytes | None
         try:
             line = dumps(record, option=option)
         except refused:
             line = None
         finally:
-            del record["observation"]  # type: ignore[attr-defined]
+            del record["observation"]
         if line is None or line.find(b"null", 0, len(line) - len(observation) - 4) >= 0:
             return _json_line(record, observation)
         return line
