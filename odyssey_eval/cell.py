@@ -117,14 +117,30 @@ class Seat:
             raise RunError(f"seat {self.id} is not being tracked: the cell has not started it")
         return self.running
 
+    @property
+    def trajectory(self) -> JsonlWriter:
+        """``trajectory.jsonl``, open from the moment the cell starts playing the seat."""
+        return _opened(self.writer, self.id)
+
+    @property
+    def qa_file(self) -> JsonlWriter:
+        """``qa.jsonl``, open as ``trajectory.jsonl`` is."""
+        return _opened(self.qa_writer, self.id)
+
     def files(self) -> dict[str, int]:
         """The byte counts of its files, as a checkpoint records them."""
-        return {"trajectory_bytes": self.writer.tell(), "qa_bytes": self.qa_writer.tell()}  # type: ignore[union-attr]
+        return {"trajectory_bytes": self.trajectory.tell(), "qa_bytes": self.qa_file.tell()}
 
     def close(self) -> None:
         for writer in (self.writer, self.qa_writer):
             if writer is not None:
                 writer.close()
+
+
+def _opened(writer: JsonlWriter | None, seat: str) -> JsonlWriter:
+    if writer is None:
+        raise RunError(f"the files of seat {seat} are not open: the cell has not started it")
+    return writer
 
 
 class _OneWorld:
@@ -416,7 +432,7 @@ class Cell:
             seat = seats[aid]
             info = infos[aid]
             record = step_record(decision, tutorial, None, terms[aid], info, seconds, info.get("quest") != quests[aid])
-            seat.writer.write(record, obs[aid])  # type: ignore[union-attr]  # the observation goes to disk only
+            seat.trajectory.write(record, obs[aid])  # the observation goes to disk only
             seat.tally.add(record)
             if seat.episode is not None:
                 seat.episode.add(record)
@@ -472,13 +488,15 @@ class Cell:
 
     def _end_play(self) -> bool:
         self._playing = False
-        progress = self._progress
+        progress = self._progress  # set by start(), which comes before any step
         try:
-            progress.update(*self._totals(), force=True)  # type: ignore[union-attr]
+            if progress is not None:
+                progress.update(*self._totals(), force=True)
             if self.layout.final_checkpoint and self._checkpointed_at != self.steps:
                 self._checkpoint()  # the final state too: what a learning agent ends with is kept
         finally:
-            progress.close()  # type: ignore[union-attr]
+            if progress is not None:
+                progress.close()
             self._progress = None
         return False
 
@@ -533,7 +551,7 @@ class Cell:
                 rounds.append(ask_questions(seat.agent, em, phase=phase, step=seat.play, kind="episodic"))
         extra = self.layout.qa_keys(seat)
         for r in rounds:
-            seat.qa_writer.write({"game": self.game.name, **extra, **r.to_dict()})  # type: ignore[union-attr]
+            seat.qa_file.write({"game": self.game.name, **extra, **r.to_dict()})
         seconds = time.perf_counter() - start
         if seconds >= 1.0 and self.progress_setting not in (False, "false", "off", "no"):
             # a model's QA round takes a while: say so, or a log looks hung (a fast agent's stays quiet)

@@ -218,9 +218,9 @@ class _Inventor:
             keys = [lock.key for lock in d.locks if d.objects[lock.key].recipe and lock.key not in practised]
             return keys[0] if keys else None
         if use == "masterwork" and d.plot == "forging":
-            found = [o.name for o in d.of_kind("weapon", "armor") if o.recipe and o.name in crafted]
+            found = [o for o in d.of_kind("weapon", "armor") if o.recipe and o.name in crafted]
             trophy = d.of_kind("trophy")[0].name
-            made = [n for n in found if trophy in d.objects[n].recipe["ingredients"]]  # type: ignore[index]
+            made = [o.name for o in found if o.recipe is not None and trophy in o.recipe["ingredients"]]
             return made[0] if made and made[0] not in practised else None
         return None
 
