@@ -208,7 +208,7 @@ def test_quarantine_binds_its_light_to_lazaret_s_and_names_what_is_left(quaranti
     assert lamp.dark_areas and h.state.spawn not in lamp.dark_areas
     notes = json.loads((quarantine / "paper.json").read_text())["differences"]
     gaps = {n["where"].split(".", 1)[1] for n in notes if n["difference"].startswith("open gap:")}
-    assert {"barricade", "concoct", "shove", "burn corpses"} <= gaps
+    assert {"barricade", "shove", "burn corpses"} <= gaps and "concoct" not in gaps
 
 
 def test_quarantine_refuel_and_eavesdrop(quarantine: Path) -> None:
@@ -223,3 +223,20 @@ def test_quarantine_refuel_and_eavesdrop(quarantine: Path) -> None:
     assert f"eavesdrop {way}" in h.listed("eavesdrop")
     h.ok(f"eavesdrop {way}")
     assert h.events("eavesdropped")
+
+
+def test_quarantine_concoct_is_written_in_the_rule_language_with_the_reference_s_potencies(quarantine: Path) -> None:
+    rules = json.loads((quarantine / "rules.json").read_text())
+    assert [v["verb"] for v in rules["verbs"]] == ["concoct"]
+    h = Harness(engine_on(quarantine))
+    h.clear()
+    h.hold_one("green_herb", 2)
+    h.agent.hp = 10
+    assert h.listed("concoct") == ["concoct green_herb green_herb"]  # the same herb twice takes two of it
+    h.ok("concoct green_herb green_herb")
+    assert h.agent.hp == 30 and "green_herb" not in h.agent.hands  # green + green = 20 in the reference's table
+    h.hold_one("red_herb")
+    h.hold_one("blue_herb")
+    assert h.listed("concoct") == ["concoct blue_herb red_herb", "concoct red_herb blue_herb"]
+    h.ok("concoct red_herb blue_herb")
+    assert h.agent.hp == 100 and h.events("remedy_concocted")[0]["hp"] == 70
