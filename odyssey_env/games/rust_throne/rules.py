@@ -797,9 +797,22 @@ class Intimidation(StepRule):
         shutdown: float = 0.25  # a woken machine at or below this share of its health powers down
         flee_below: float = 0.34  # a roaming trader at or below this share of its health runs
 
+    #: (rule book, game, hostile types, machine types) of the last engine seen: the types depend on the
+    #: game and the rule book alone, and this rule walks every NPC of the world at every step
+    _kinds: tuple[Any, Any, frozenset[str], frozenset[str]] | None = None
+
+    def _types(self, engine: Engine) -> tuple[frozenset[str], frozenset[str]]:
+        kinds = self._kinds
+        if kinds is None or kinds[0] is not engine.rules or kinds[1] is not engine.game:
+            npcs = engine.game.npcs
+            hostile = frozenset(name for name, kind in npcs.items() if kind.hostile)
+            machines = frozenset(name for name in npcs if is_machine(engine, name))
+            kinds = self._kinds = (engine.rules, engine.game, hostile, machines)
+        return kinds[2], kinds[3]
+
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        hostile = {name for name, kind in engine.game.npcs.items() if kind.hostile}  # a few types, many NPCs
+        hostile, machines = self._types(engine)
         threat: dict[str, int] = {}
         friends: list[Npc] = []
         for npc in state.npcs.values():
@@ -807,12 +820,13 @@ class Intimidation(StepRule):
                 threat[npc.area] = threat.get(npc.area, 0) + 1
             else:
                 friends.append(npc)
+        recover = self.settings.recover
         for npc in friends:
             enemies = threat.get(npc.area, 0)
             if enemies:
                 self._frighten(engine, npc, enemies, threat)
-            elif not is_machine(engine, npc.type):
-                npc.hp = min(npc.max_hp, npc.hp + self.settings.recover)
+            elif npc.type not in machines:
+                npc.hp = min(npc.max_hp, npc.hp + recover)
 
     def _frighten(self, engine: Engine, npc: Npc, enemies: int, threat: dict[str, int]) -> None:
         loss = min(self.settings.loss * enemies, npc.hp - 1)
@@ -875,13 +889,25 @@ class DevilDrain(StepRule):
         if not devil:
             return
         state, game = engine.state, engine.game
+        get = state.instances.get
         for agent in state.agents.values():
             if agent.in_tutorial:
                 continue
-            n = sum(k for h, k in agent.hands.items() if type_of(state, h) in devil)
-            n += sum(1 for h in agent.equipment.values() if type_of(state, h) in devil)
+            # type_of inlined (asked of everything carried, at every step): a handle with no instance is its type
+            n = 0
+            for h, k in agent.hands.items():
+                inst = get(h)
+                if (h if inst is None else inst.type) in devil:
+                    n += k
+            for h in agent.equipment.values():
+                inst = get(h)
+                if (h if inst is None else inst.type) in devil:
+                    n += 1
             for c in held_containers(game, state, agent):
-                n += sum(k for h, k in state.instances[c].contents.items() if type_of(state, h) in devil)
+                for h, k in state.instances[c].contents.items():
+                    inst = get(h)
+                    if (h if inst is None else inst.type) in devil:
+                        n += k
             if n <= self.settings.limit:
                 continue
             damage = self.settings.drain * (n - self.settings.limit)
