@@ -240,7 +240,7 @@ def import_game(release: Release, game: str) -> ImportedGame:
     mechanics, mech_notes = bind_mechanics(release, paths, ent, world)
     world["game"].update(mechanics)
     notes += mech_notes
-    rules, rule_notes = rule_file(release, paths, ent)
+    rules, rule_notes = rule_file(release, paths, ent, world)
     notes += rule_notes
     sha = release.sha256 or release.folder_digest()
     provenance = {

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from odyssey_env.game import GAMES_DIR
 from odyssey_env.rules import BASE_VERBS, core_step_rules
 from odyssey_env.steprules.spawning import QUIET_ENEMIES, QUIET_FOOD
 from odyssey_eval.paper.literals import parse
@@ -161,12 +163,30 @@ def _literal_in(release: Release, path: str, cls: str, method: str, name: str) -
     return None
 
 
+#: Shipped games whose ``rules.json`` names none of their own content, so that a game bound to them
+#: (``game.rules_from``) takes it whole as its own ``rules.json``: the dynamics they moved from code to data.
+SHARED_RULE_FILES = ("mirror_salt",)
+
+
+def _shipped_rule_file(game: str) -> dict[str, Any] | None:
+    path = GAMES_DIR / game / "rules.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 def rule_file(
-    release: Release, paths: dict[str, str], ent: Entities
+    release: Release, paths: dict[str, str], ent: Entities, world: dict[str, Any] | None = None
 ) -> tuple[dict[str, Any] | None, list[dict[str, str]]]:
-    """A ``rules.json`` (odyssey's rule language: data, no code) for the reference verbs :data:`WRITTEN` names,
-    and its notes. Quarantine's ``concoct``: two herbs carried, used up, restore the health the reference's
-    table gives the pair (read from the table literal in its ``_potency``)."""
+    """A ``rules.json`` (odyssey's rule language: data, no code) for the game, and its notes: the shared rule
+    file of the shipped game it is bound to (:data:`SHARED_RULE_FILES`), or one written for the reference verbs
+    :data:`WRITTEN` names. Quarantine's ``concoct``: two herbs carried, used up, restore the health the
+    reference's table gives the pair (read from the table literal in its ``_potency``)."""
+    for game in (world or {}).get("game", {}).get("rules_from", ()):
+        if game in SHARED_RULE_FILES:
+            shared = _shipped_rule_file(game)
+            if shared is not None:
+                names = [r["name"] for r in shared.get("step_rules", [])] + [v["verb"] for v in shared.get("verbs", [])]
+                note = f"the rules odyssey's {game} keeps as data ({', '.join(names)}): its rules.json, taken whole"
+                return shared, [{"where": "rules.json", "difference": note}]
     if not release.has(paths["actions"]):
         return None, []
     classes = {cls for cls, _ in _classes(release, paths["actions"], "BaseActionRule")}
@@ -343,8 +363,10 @@ def bind_mechanics(
             elif not optional and name not in BASE_VERBS and name not in core_step_rules():
                 disable.append(name)  # a rule of the shipped game the reference's game does not have
         definition = release.json(paths["world"]) if release.has(paths["world"]) else {}
+        in_code = _marked(game)
         for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
-            if name in rules or name in BASE_VERBS or name in core_step_rules():
+            # only the rules of its rules.py take game.params (those of a shared rules.json are data)
+            if (name in rules and name in in_code) or name in BASE_VERBS or name in core_step_rules():
                 params[name] = values
     out: dict[str, Any] = {}
     if verbs:
@@ -665,18 +687,20 @@ _own(
         ),
         "ForgeAlertStepRule": (
             "forge_alert",
-            "the same: by a station with everything a recipe of it needs, I am told once what I could make (the "
+            "(Mirror Salt's rules.json) by a station with everything a recipe of it needs, I am told once what I "
+            "could make (the "
             "reference's again after 8 steps without crafting there)",
         ),
         "CollectUnattendedStepRule": (
             "salt_sink",
-            "what I drop on the open salt sinks after the reference's shortest idle time (20 steps) with nobody "
-            "there, all of it; the reference's takes 35% of each stack after 20 to 35 idle steps, merchant areas "
+            "(Mirror Salt's rules.json) what I drop sinks after 30 steps with nobody there, all of it; the "
+            "reference's takes 35% of each stack after 20 to 35 idle steps, in open salt areas only, merchant areas "
             "exempt",
         ),
         "ResonanceImprintStepRule": (
             "resonance_imprint",
-            "where an enemy falls the glass keeps its death-note and its kin there strike softer; the reference's "
+            "(Mirror Salt's rules.json, with imprint_falter) where an enemy falls the glass keeps its death-note and "
+            "its kin there strike softer; the reference's "
             "observatories keep the last listen or refract hint for the next agent (a multi-agent trail)",
         ),
         "SaltMirageStepRule": (
@@ -716,7 +740,6 @@ def _saltglass(
             "chance": float(chance) if isinstance(chance, int | float) and 0 <= chance <= 1 else 0.5,
             "lifetime": max(1, round(sum(life) / len(life))) if isinstance(life, tuple | list) and life else 60,
         },
-        "salt_sink": {"delay": 20},
     }
     return out
 

@@ -176,6 +176,9 @@ def test_saltglass_binds_its_rules_to_mirror_salt_s(saltglass: Path) -> None:
     assert {"listen", "refract"} <= set(h.game.rules.actions)
     steps = {r.name for r in h.game.rules.steps}
     assert {"salt_glaze", "forge_alert", "salt_sink", "resonance_imprint", "salt_mirage"} <= steps
+    # the dynamics Mirror Salt keeps as data come in as the imported game's own rules.json, taken whole
+    shipped = Path(__file__).resolve().parents[2] / "odyssey_env" / "games" / "mirror_salt" / "rules.json"
+    assert json.loads((saltglass / "rules.json").read_text()) == json.loads(shipped.read_text())
     # the reference's open salt areas (OPEN_SALT_AREAS) lie under the sky; the others are sheltered
     assert set(h.game.rules.step_rule("salt_glaze").settings.sheltered) == {"library", "armory", "orrery", "spire"}
     assert h.game.rules.step_rule("salt_mirage").settings.chance == 0.12
