@@ -29,7 +29,8 @@ docs/fidelity.md). Games of the default size with ``--action-rules 2 --step-rule
 theme and over 10 themes (seed 0), and, as the baseline, the shipped hand-made games. Per set: how many
 distinct non-base verbs and non-core step rules appear (``Game.summary()``'s ``extra_verbs`` /
 ``extra_step_rules``), distinct recipe shapes (sorted ingredient amounts, number of stations, yield),
-distinct quest shapes (each stage's condition type and which earlier stages it waits for), distinct plot
+distinct quest shapes (each stage's condition type, with the types of the parts of a conjunction, a choice or a
+predicate's plan, and which earlier stages it waits for), distinct plot
 shapes, and the pairwise overlap of entity names (Jaccard of the sets of area, object and NPC handles,
 mean and maximum over all pairs); and what the games' ``rules.json`` invents: distinct verbs and step rules
 declared there, distinct rule files, and kinds of mechanic (odyssey_gen.procedural.mechanics.MECHANIC_KINDS).
@@ -137,7 +138,7 @@ def _game_facts(folder: Path) -> dict:
     stages = [s for ch in (quest.get("main") or {}).get("chapters", ()) for s in ch["stages"]]
     index = {s["id"]: i for i, s in enumerate(stages)}
     shape = tuple(
-        (s["done"]["type"], tuple(sorted(i - index[r] for r in s["requires"])) if "requires" in s else (1,))
+        (_condition_shape(s["done"]), tuple(sorted(i - index[r] for r in s["requires"])) if "requires" in s else (1,))
         for i, s in enumerate(stages)
     )
     rule_file = folder / "rules.json"
@@ -157,6 +158,13 @@ def _game_facts(folder: Path) -> dict:
         "rule_set": json.dumps(rules, sort_keys=True) if rules else "",
         "mechanics": set(),  # the generator's kinds of mechanic: filled in by the caller for generated games
     }
+
+
+def _condition_shape(c: dict) -> tuple:
+    """A condition's type, and the shape of what it is made of: the parts of ``all_of`` / ``any_of``, the
+    plan of a game's own predicate (``did``: the event of a verb, whichever verb it is)."""
+    parts = c.get("conditions") or c.get("plan") or ()
+    return (c["type"], *(_condition_shape(p) for p in parts)) if parts else (c["type"],)
 
 
 def _row(label: str, games: list[dict]) -> dict:

@@ -211,6 +211,10 @@ class ActionRule(_Rule):
     #: Kinds of events a command of this verb may emit, for planners that cause an event by trying the
     #: game's verbs (the oracle's ``did``): only these verbs are asked what they :meth:`needs`.
     emits: ClassVar[tuple[str, ...]] = ()
+    #: Object types every command of this verb that succeeds gives the agent (a rule file's own ``transform``
+    #: / ``produce``), so that a planner that needs one knows which verb's event to cause: declared, not read
+    #: from code.
+    produces: ClassVar[tuple[str, ...]] = ()
     depends_on: ClassVar[tuple[Dependency, ...] | None] = None
 
     @classmethod
@@ -435,6 +439,9 @@ class RuleBook:
             for kind, value in _members(module):
                 if kind == "action":
                     action_classes[value.verb] = value  # a later module overrides by verb
+                elif kind == "hook":  # rules.json's hook on a verb: wraps the class the verb has so far
+                    if value.verb in action_classes:
+                        action_classes[value.verb] = value.over(action_classes[value.verb])
                 elif kind == "step":
                     step_classes[value.name] = value
                 else:

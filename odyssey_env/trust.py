@@ -51,8 +51,10 @@ __all__ = [
     "trusted_folders",
 ]
 
-#: The files that make a game what it is; their digests identify its content.
-CONTENT_FILES = ("world.json", "quest.json", "rules.py")
+#: The files that make a game what it is; their digests identify its content. ``rules.json`` is data (it
+#: needs no trust) but it holds the game's mechanics, so a run that resumes or a result that is read against
+#: an edited one must see the change as surely as an edited ``rules.py``.
+CONTENT_FILES = ("world.json", "quest.json", "rules.json", "rules.py")
 TRUST_FILE_ENV = "ODYSSEY_TRUST_FILE"
 RULES = "rules.py"
 #: Names of entries that are code (or compiled code) wherever they sit at the top of a game folder.
@@ -87,7 +89,7 @@ def digest(code: bytes) -> str:
 
 
 def content_digest(folder: str | Path) -> dict[str, str]:
-    """SHA-256 of each content file the folder has, by file name (``rules.py`` only if present).
+    """SHA-256 of each content file the folder has, by file name (``rules.json``, ``rules.py`` only if present).
 
     Only regular files are read (:func:`odyssey_env.safeio.read_regular`); another kind of entry is an
     error naming it, not a digest of whatever it leads to."""

@@ -75,6 +75,7 @@ class Planner:
         self.supply.connect(self.navigation, self.tactics)
         self.tactics.connect(self.navigation, self.supply)
         self.events = Events(agent_id, self.focus, self.navigation, self.supply, self.achieve, self._cost)
+        self.supply.events = self.events
         self.foresight = Foresight(agent_id, self.focus)
         self.opportunism = Opportunism(self.memory, self.foresight, self.tactics)
         self._memo: dict[tuple[Any, ...], float] = {}

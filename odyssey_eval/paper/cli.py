@@ -37,7 +37,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from odyssey_env.userdir import games_dir, provenance
+    from odyssey_env.userdir import games_dir, provenance, stale_import
 
     args = _parser().parse_args(argv)
     out = args.out or games_dir()
@@ -67,13 +67,17 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "from": record["summary"] if record else None,
                 "sizes": record.get("sizes") if record else None,
                 "digest": digest(folder) if record else None,
+                "format": record.get("format") if record else None,
+                "stale": stale_import(folder) if record else None,
             }
         )
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
     for r in rows:
-        if r["imported"]:
+        if r["stale"]:
+            print(f"{r['game']:14s} {r['stale']}")
+        elif r["imported"]:
             s = r["sizes"]
             print(
                 f"{r['game']:14s} {r['env_id']:32s} {s['areas']:3d}/{s['object_types']}/{s['npc_types']}/{s['stages']}"

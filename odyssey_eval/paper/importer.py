@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from odyssey_env.userdir import PAPER_FORMAT
 from odyssey_eval.paper import tutorial as tutorial_mod
 from odyssey_eval.paper.bootstrap import Picker, read_bindings, stock_in_code
 from odyssey_eval.paper.literals import NotLiteral, class_data, find_class, parse
@@ -42,7 +43,7 @@ __all__ = ["GAMES", "ImportedGame", "env_id", "import_game", "import_release", "
 
 #: The reference's seven games, by its own names; ``base`` lives in ``games/base``.
 GAMES = ("base", "remnant", "mark", "metropolis", "quarantine", "robot_kingdom", "saltglass")
-FORMAT = 1
+FORMAT = PAPER_FORMAT  # stamped into paper.json; loading a folder of another format says to import again
 
 
 def env_id(game: str) -> str:

@@ -90,6 +90,7 @@ class Draft:
         self.dynamics: tuple[str, ...] = ()
         self.mechanics: Any = None  # odyssey_gen.procedural.mechanics.Mechanics: the rules.json it invented
         self.quest: dict[str, Any] = {}
+        self.filler_ids: list[str] = []  # main-quest stages that are fillers (what invented verbs may take over)
         self.plot = ""  # the quest's plot shape (odyssey_gen.procedural.plots.PLOTS)
         self.structure = ""  # how its forking chapters are wired ("linear" when they do not fork)
         self.title = spec.display_title

@@ -8,10 +8,18 @@ The procedural author writes no code. What it invents is data the engine interpr
   tool carried and a place to stand; a quest stage asks for it (the verb's event, a bare ``did``), so the
   oracle proves it by play;
 * a **tending verb** and its **decay** (``bank peat_fire``): a fixture whose care counter runs down on a
-  timer unless the agent tends it;
+  timer unless the agent tends it; often it stands where a transformation is done, and that verb then
+  needs it kept (a precondition on its counter, which the oracle plans as the tending verb's event);
 * a **spreading hazard** (``bog_gas``): a fixture that creeps from area to area along a path of the map on
   a seeded timer and chance, and harms whoever stands in it;
-* a **regrowing resource**: a raw material that comes back at its home, up to a cap.
+* a **regrowing resource**: a raw material that comes back at its home, up to a cap;
+* a **reaction**: a creature drawn by what a transformation verb does (a step rule on the verb's event
+  that spawns an NPC where it was done).
+
+What the quest asks of a transformation is drawn by seed (:data:`PRODUCT_USES`): its event, or its
+product carried, delivered, or needed as an ingredient of a locked way's key or of the masterwork (the
+oracle gets a product by the verb that declares it: ``ActionRule.produces``). When a spreading hazard
+harms, it starts where a transformation is done, so that stage needs surviving it.
 
 ``action_rules`` verbs and ``step_rules`` step rules are invented (as many as the theme's records allow),
 each choice drawn from a stream of the generation seed of its own, so the same spec gives the same rule
@@ -32,7 +40,21 @@ from odyssey_gen.procedural.names import article, words_of
 __all__ = ["MECHANIC_KINDS", "Mechanics", "invent"]
 
 #: The kinds of mechanic the procedural author composes (what the diversity benchmark counts).
-MECHANIC_KINDS = ("transform", "tend", "decay", "hazard_spread", "hazard_harm", "regrowth")
+MECHANIC_KINDS = ("transform", "tend", "decay", "hazard_spread", "hazard_harm", "regrowth", "reaction")
+#: What the quest asks of a transformation verb's product (drawn by seed): the verb's event, carrying two,
+#: setting one down somewhere, or nothing of its own: the product becomes an ingredient of a locked way's
+#: key or of the forging plot's masterwork, so the stage that needs that key or masterwork needs the verb.
+PRODUCT_USES = ("did", "have", "deliver", "key", "masterwork")
+#: Orders in which step rules are tried (drawn by seed; a maker that finds nothing to act on is skipped),
+#: so that a game with two step rules may get a hazard that harms, a regrowth, a decay or a reaction.
+STEP_ORDERS = (
+    ("hazard_spread", "hazard_harm", "regrowth", "decay", "reaction"),
+    ("hazard_spread", "hazard_harm", "reaction", "decay", "regrowth"),
+    ("reaction", "regrowth", "hazard_spread", "hazard_harm", "decay"),
+    ("regrowth", "decay", "hazard_spread", "hazard_harm", "reaction"),
+    ("decay", "reaction", "hazard_spread", "hazard_harm", "regrowth"),
+    ("reaction", "hazard_spread", "hazard_harm", "decay", "regrowth"),
+)
 #: Step rules run after the world's own processes and before the tutorial looks (docs/engine.md).
 PLACING = {"after": ["respawn"], "before": ["tutorial"]}
 CARE_MAX = 6
@@ -73,6 +95,8 @@ class _Inventor:
         self.zone0 = d.zone_areas(0)
         self.tended: list[tuple[str, str, dict[str, str]]] = []  # (thing, area, record) with a tending verb
         self.hazard: tuple[str, list[str], dict[str, str]] | None = None  # (object, path of areas, record)
+        self.made: list[tuple[str, str, str, dict[str, Any]]] = []  # (verb, product, place, stage) of transforms
+        self.gated: set[str] = set()  # transformation verbs that need a tended thing kept
 
     # ------------------------------------------------------------------ helpers
     def _name(self, *parts: str) -> str | None:
@@ -81,6 +105,12 @@ class _Inventor:
         if len(name) > 60 or not self.d.namer.free(name):
             return None
         return self.d.namer.claim(name)
+
+    def _base(self, name: str) -> str:
+        """The theme's own noun a material's name ends with (``tide_sea_salt`` -> ``sea_salt``), else the name."""
+        nouns = set(self.d.namer.lexicon.words("raw"))
+        parts = name.split("_")
+        return next(("_".join(parts[i:]) for i in range(len(parts)) if "_".join(parts[i:]) in nouns), name)
 
     def _fixture(self, name: str, kind: str, area: AreaDraft, description: str) -> ObjDraft:
         """An object that cannot be carried (a station no recipe names): a hazard or a tended thing."""
@@ -114,8 +144,11 @@ class _Inventor:
         inputs = [o for o in d.of_kind("raw") if o.zone == 0 and o.home]
         if not self._verb_ok(verb) or not inputs:
             return False
-        raw = rng.choice(sorted(inputs, key=lambda o: o.name))
-        product = self._name(past, raw.name)
+        suits = set(record.get("on", "").split())  # materials the verb suits (the lexicon's choice)
+        fitting = [o for o in inputs if self._base(o.name) in suits]
+        raw = rng.choice(sorted(fitting or inputs, key=lambda o: o.name))
+        # "shucked_shell", not "shucked_tide_shell": the product keeps the material's own noun when free
+        product = self._name(past, self._base(raw.name)) or self._name(past, raw.name)
         if product is None:
             return False
         tool_name = d.namer.name("tool")
@@ -139,6 +172,7 @@ class _Inventor:
         d.place_object(d.area(raw.home), raw.name, 2)  # what the verb uses up is not taken from the recipes
         self.m.objects += [tool_name, product]
         t, i, p = words_of(tool_name), words_of(raw.name), words_of(product)
+        stage = self._product_stage(verb, raw, product, tool_home, place, t, i, p)
         self._add_verb(
             {
                 "verb": verb,
@@ -162,16 +196,72 @@ class _Inventor:
             },
             "transform",
         )
-        self.m.stages.append(
-            {
-                "title": f"{verb.capitalize()} {i} into {p}",
-                "hint": f"{i.capitalize()} lies in {raw.home}, and {article(t)} in {tool_home.name}. "
-                f"Carry both to {place.name} and {verb} the {i} there.",
-                "done": {"type": "predicate", "name": "did", "args": {"kind": verb}},
-                "verb": verb,
-            }
-        )
+        self.m.stages.append(stage)
+        self.made.append((verb, product, place.name, stage))
         return True
+
+    def _attachable(self, use: str) -> str | None:
+        """The object a product can become an ingredient of for ``use`` (``key``, ``masterwork``), if any.
+
+        Not an ingredient of the tutorial's lesson (that lesson's key gets the product laid out with the
+        rest, :meth:`_product_stage`), nor of one the tutorial lays out."""
+        d = self.d
+        tutorial = d.quest.get("tutorial") or {}
+        practised = {n for st in tutorial.get("steps", ()) for n in st.get("place", {})}
+        crafted = {
+            st["done"].get("object")
+            for ch in d.quest["main"]["chapters"]
+            for st in ch["stages"]
+            if st["done"]["type"] == "object_crafted"
+        }
+        if use == "key":
+            keys = [lock.key for lock in d.locks if d.objects[lock.key].recipe and lock.key not in practised]
+            return keys[0] if keys else None
+        if use == "masterwork" and d.plot == "forging":
+            found = [o.name for o in d.of_kind("weapon", "armor") if o.recipe and o.name in crafted]
+            trophy = d.of_kind("trophy")[0].name
+            made = [n for n in found if trophy in d.objects[n].recipe["ingredients"]]  # type: ignore[index]
+            return made[0] if made and made[0] not in practised else None
+        return None
+
+    def _product_stage(
+        self, verb: str, raw: ObjDraft, product: str, tool_home: AreaDraft, place: AreaDraft, t: str, i: str, p: str
+    ) -> dict[str, Any]:
+        """What the quest asks of this transformation (:data:`PRODUCT_USES`, drawn by seed)."""
+        d, rng = self.d, self.rng
+        how = (
+            f"{i.capitalize()} lies in {raw.home}, and {article(t)} in {tool_home.name}. "
+            f"Carry both to {place.name} and {verb} the {i} there."
+        )
+        uses = [u for u in PRODUCT_USES if u not in ("key", "masterwork") or self._attachable(u)]
+        attach = [u for u in uses if u in ("key", "masterwork")]
+        use = rng.choice(uses + attach)  # an ingredient weighs double (it leaves a filler stage free)
+        stage: dict[str, Any] = {"verb": verb, "use": use}
+        if use in ("key", "masterwork"):
+            target = self._attachable(use)
+            assert target is not None
+            recipe = d.objects[target].recipe
+            assert recipe is not None
+            recipe["ingredients"][product] = 1
+            for lesson in (d.quest.get("tutorial") or {}).get("steps", ()):
+                if lesson["done"].get("object") == target and "place" in lesson:  # the drill lays it out too
+                    lesson["place"][product] = lesson["place"].get(product, 0) + 1
+            return {**stage, "attach": target, "hint": f"The {words_of(target)} also takes {p}. {how}"}
+        if use == "have":
+            done: dict[str, Any] = {"type": "has_item_count", "object": product, "count": 2}
+            return {**stage, "title": f"Carry two {p}", "hint": f"Carry two {product} at once. {how}", "done": done}
+        if use == "deliver":
+            friends = sorted({h for n in d.npcs_of("villager", "merchant") for h in n.homes[:1]})
+            dest = rng.choice(friends) if friends else d.spawn.name
+            done = {"type": "object_in_area", "object": product, "area": dest}
+            return {
+                **stage,
+                "title": f"Bring {p} to {words_of(dest)}",
+                "hint": f"Set {article(p)} down in {dest}. {how}",
+                "done": done,
+            }
+        done = {"type": "predicate", "name": "did", "args": {"kind": verb}}
+        return {**stage, "title": f"{verb.capitalize()} {i} into {p}", "hint": how, "done": done}
 
     def tend(self, record: dict[str, str]) -> bool:
         rng = self.rng
@@ -182,6 +272,11 @@ class _Inventor:
         if name is None:
             return False
         area = rng.choice([a for a in self.zone0 if a.index != 0] or self.zone0)
+        # often the tended thing stands where a transformation is done, which then needs it kept
+        gated = [t for t in self.made if self.d.area(t[2]).index != 0 and t[0] not in self.gated]
+        gate = gated[0] if gated and rng.random() < 0.6 else None
+        if gate is not None:
+            area = self.d.area(gate[2])
         w = words_of(name)
         self._fixture(name, "rule_tended", area, f"{article(w).capitalize()} that {record['fades']} unless tended.")
         care = f"{name}_care"
@@ -208,6 +303,26 @@ class _Inventor:
             "tend",
         )
         self.tended.append((name, area.name, record))
+        if gate is not None:
+            self.gated.add(gate[0])
+            needed = CARE_MAX // 2 + 1  # above where it starts: it must be tended before the first use
+            by_verb = {v["verb"]: v for v in self.m.rules["verbs"]}
+            by_verb[gate[0]]["requires"].append(
+                {
+                    "check": {"counter": care, "at_least": needed},
+                    "refuse": f"The {w} {record['fades']}; I must {verb} it before I can {gate[0]} anything here.",
+                }
+            )
+            by_verb[gate[0]]["facts"].append(
+                _fact(
+                    "mechanics",
+                    f"What must be done before one can {gate[0]} in {area.name}?",
+                    f"{verb} the {w}",
+                    [f"{v} the {w}" for v in ("burn", "break", "bury")],
+                )
+            )
+            gate[3]["hint"] += f" The {w} there must be kept: {verb} it first."
+            return True  # no stage of its own: the transformation's stage needs it
         self.m.stages.append(
             {
                 "title": f"{verb.capitalize()} the {w}",
@@ -252,7 +367,8 @@ class _Inventor:
         starts = [a.name for a in d.areas if a.index != 0 and links[a.name]]
         if not starts:
             return []
-        path = [rng.choice(starts)]
+        worked = [place for _v, _p, place, _s in self.made if place in starts]  # where a transformation is done
+        path = [rng.choice(worked or starts)]
         for _ in range(rng.randint(1, 3)):
             nxt = sorted(n for n in links[path[-1]] if n not in path and n != d.spawn.name)
             if not nxt:
@@ -311,6 +427,44 @@ class _Inventor:
             "hazard_harm",
         )
         self.hazard = None
+        for _verb, _product, place, stage in self.made:
+            if place == _path[0]:  # that stage now needs surviving the hazard
+                stage["hint"] += f" The {noun} hangs there and {record['harm']} whoever stands in it: be quick."
+                if "title" in stage:
+                    stage["title"] += f", braving the {noun}"
+        return True
+
+    def reaction(self) -> bool:
+        """A creature drawn by a transformation: a step rule on the verb's event that spawns it right there."""
+        d = self.d
+        enemies = sorted((n for n in d.npcs_of("enemy") if n.homes), key=lambda n: (n.level, n.name))
+        done = {r["trigger"].get("event") for r in self.m.rules["step_rules"]}
+        todo = [(verb, product) for verb, product, _place, _stage in self.made if verb.replace(" ", "_") not in done]
+        if not enemies or not todo:
+            return False
+        verb, product = todo[0]
+        e = enemies[0]
+        p, w = words_of(product), words_of(e.name)
+        self._add_step(
+            {
+                "name": f"{verb.replace(' ', '_')}_draws_{e.name}"[:60],
+                "description": f"Whoever {verb}s something draws {article(w)} to that place (one at a time).",
+                "trigger": {"event": verb.replace(" ", "_")},
+                "effects": [
+                    {"spawn_npc": e.name, "max_alive": 1},
+                    {"say": f"The smell of {p} draws {article(w)} to {{here}}."},
+                ],
+                "facts": [
+                    _fact(
+                        "dangers",
+                        f"What comes when someone makes {p}?",
+                        w,
+                        [words_of(n.name) for n in enemies[1:]] + ["nothing"],
+                    )
+                ],
+            },
+            "reaction",
+        )
         return True
 
     def regrowth(self) -> bool:
@@ -365,8 +519,8 @@ def invent(d: Draft, attempt: int = 1) -> Mechanics:
         if made >= spec.action_rules:
             break
         made += getattr(inv, kind)(record)
-    # step rules: the spreading hazard and the regrowth first (they fire in any play), then what they allow
-    step_makers = ["hazard_spread", "regrowth", "decay", "hazard_harm", "decay", "regrowth", "regrowth"]
+    # step rules in an order drawn by seed; each order holds every kind, then more of those that repeat
+    step_makers = [*rng.choice(STEP_ORDERS), "decay", "reaction", "regrowth", "regrowth"]
     made = 0
     for kind in step_makers:
         if made >= spec.step_rules:
@@ -381,25 +535,30 @@ def invent(d: Draft, attempt: int = 1) -> Mechanics:
 def weave(d: Draft, m: Mechanics) -> None:
     """Put the verbs' stages into the main quest, each in place of a filler stage (ids and order are kept).
 
-    With more new verbs than filler stages, the last filler asks for the rest together: a predicate of
-    the rule file that holds once each of them was used (a flag each verb sets), planned as their
-    events in order, so the oracle still proves every verb by play.
+    A product that became an ingredient (of a key, of the masterwork) takes no stage: its line joins the
+    hints of the stages that name what it goes into. With more new verbs than filler stages, the last filler
+    asks for the rest together: a predicate of the rule file that holds once each of them was done (a flag
+    each verb sets, or the stage's own condition), planned in order, so the oracle still proves every verb
+    by play. The plot's opening is never taken, even when it is of a filler's kind.
     """
     if not m.stages:
         return
-    from odyssey_gen.procedural.quest import FILLERS
-
-    fillers = []
-    for chapter in d.quest["main"]["chapters"]:
-        for stage in chapter["stages"]:
-            kind = stage["id"].split("_", 2)[2].rsplit("_", 1)[0]
-            if kind in FILLERS or kind == "choice":
-                fillers.append(stage)
-    if not fillers:
+    stages = [st for chapter in d.quest["main"]["chapters"] for st in chapter["stages"]]
+    own = []
+    for new in m.stages:
+        if "attach" not in new:
+            own.append(new)
+            continue
+        for st in stages:
+            if new["attach"] in st["hint"] or st["done"].get("object") == new["attach"]:
+                st["hint"] += " " + new["hint"]
+    fillers = [st for st in stages if st["id"] in d.filler_ids]
+    if not own or not fillers:
         return
     rng = random.Random(f"odyssey-gen:weave:{d.spec.seed}:{d.spec.theme}")
     rng.shuffle(fillers)
-    single, together = m.stages[: len(fillers) - 1], m.stages[len(fillers) - 1 :]
+    single, together = own[: len(fillers) - 1], own[len(fillers) - 1 :]
+    rng.shuffle(together)  # the order the packed stage asks for them in
     for new, stage in zip(single, fillers, strict=False):
         stage.update(title=new["title"], hint=new["hint"], done=new["done"])
     if not together:
@@ -409,14 +568,17 @@ def weave(d: Draft, m: Mechanics) -> None:
         return
     verbs = [new["verb"] for new in together]
     by_verb = {v["verb"]: v for v in m.rules["verbs"]}
-    flags = []
-    for verb in verbs:
-        flag = f"used_{verb.replace(' ', '_')}"
+    checks = []
+    for new in together:
+        if new["done"]["type"] != "predicate":  # a state the quest vocabulary says: asked of the quest
+            checks.append({"quest": new["done"]})
+            continue
+        flag = f"used_{new['verb'].replace(' ', '_')}"
         m.rules.setdefault("vars", []).append({"name": flag, "kind": "flag"})
-        by_verb[verb]["effects"].append({"set_flag": flag})
-        flags.append({"flag": flag})
+        by_verb[new["verb"]]["effects"].append({"set_flag": flag})
+        checks.append({"flag": flag})
     name = "used_" + "_and_".join(v.replace(" ", "_") for v in verbs)[:50]
-    m.rules.setdefault("predicates", []).append({"name": name, "check": {"all_of": flags}})
+    m.rules.setdefault("predicates", []).append({"name": name, "check": {"all_of": checks}})
     fillers[len(single)].update(
         title="; ".join(new["title"] for new in together),
         hint=" ".join(new["hint"] for new in together),

@@ -271,6 +271,7 @@ class QuestBuilder:
         Some become a choice: either of two tasks of different kinds (``any_of``), so the agent picks a route.
         """
         first = self._one_filler(k)
+        first["filler"] = True
         if self.rng.random() < self.plot.choice_rate:
             other = self._one_filler(k, avoid=first["kind"], tries=40)
             if other is not None:
@@ -279,6 +280,7 @@ class QuestBuilder:
                     "title": f"{first['title']}, or {other['title'][:1].lower()}{other['title'][1:]}",
                     "hint": f"Either of two tasks will do. {first['hint']} Or: {other['hint']}",
                     "done": {"type": "any_of", "conditions": [first["done"], other["done"]]},
+                    "filler": True,
                 }
         return first
 
@@ -595,6 +597,8 @@ class QuestBuilder:
             for s in stages:
                 self.counter += 1
                 s["id"] = f"{cid}_{s['kind']}_{self.counter}"
+                if s.get("filler"):  # not the plot's opening, even when it is of a filler's kind
+                    d.filler_ids.append(s["id"])
             if spec.branching > 1:
                 prev_end = self._fork(units, prev_end)
             chapters.append(

@@ -68,6 +68,20 @@ def test_data_only_and_shipped_games_need_no_trust(tmp_path, store):
     assert trust.is_shipped(GAMES_DIR / "mossfall") and not trust.is_shipped(tmp_path / "game")
 
 
+def test_rules_json_is_content_an_edit_of_it_changes_the_digest(tmp_path, store):
+    # data needs no trust, yet its mechanics are the game: results and resumes compare its digest
+    folder = _game(tmp_path, rules=None)
+    assert "rules.json" not in trust.content_digest(folder)
+    (folder / "rules.json").write_text('{"format": 1, "verbs": []}\n')
+    before = trust.content_digest(folder)
+    assert set(before) == {"world.json", "rules.json"} and not trust.needs_trust(folder)
+    (folder / "rules.json").write_text('{"format": 1, "verbs": [], "step_rules": []}\n')
+    after = trust.content_digest(folder)
+    assert after["rules.json"] != before["rules.json"] and after["world.json"] == before["world.json"]
+    # a shipped game's rule file is digested as well
+    assert "rules.json" in trust.content_digest(GAMES_DIR / "lazaret")
+
+
 def test_trust_store_records_the_digest_and_an_edit_withdraws_it(tmp_path, store):
     folder = _game(tmp_path, rules="X = 1\n")
     assert not trust.is_trusted(folder)

@@ -125,6 +125,11 @@ def _mine() -> dict:
         ({"raw": []}, r"broken\.json: raw: expected a non-empty list"),
         ({"area": ["pit", "pit"]}, r"broken\.json: area: repeated entries"),
         ({"hazards": [{"name": "x"}]}, r"broken\.json: hazards\[0\]: expected exactly the text fields"),
+        (
+            {"hazards": [{"name": "x", "noun": "x", "moves": "x", "harm": "x", "ward": "x", "on": "ore"}]},
+            r"hazards\[0\]",
+        ),
+        ({"transforms": [{"verb": "smelt", "past": "smelted", "on": "Iron Ore"}]}, r"transforms\[0\]\.on: expected"),
     ],
 )
 def test_a_broken_theme_file_names_file_and_field(change, message):
@@ -136,3 +141,21 @@ def test_a_broken_theme_file_names_file_and_field(change, message):
             data[key] = value
     with pytest.raises(LexiconError, match=message):
         _read("broken", data)
+
+
+def test_a_transformation_works_on_the_materials_its_record_names():
+    # tidal's "shuck" suits shells and pearls: given one in the draft, the verb takes it, not sand
+    from odyssey_gen.procedural import ProceduralAuthor
+    from odyssey_gen.spec import GameSpec
+
+    author = ProceduralAuthor(
+        GameSpec(theme="a lighthouse keeper's island beset by storms", name="x", seed=11, action_rules=2)
+    )
+    author.files()
+    shuck = next(v for v in author.draft.mechanics.rules["verbs"] if v["verb"] == "shuck")
+    raw = shuck["slots"][0]["types"][0]
+    assert raw.split("_")[-1] in ("shell", "pearl", "coral") or raw.endswith("oyster_grit"), raw
+    assert (
+        shuck["effects"][0]["into"] == "shucked_" + raw.split("_", 1)[-1]
+        or shuck["effects"][0]["into"] == "shucked_" + raw
+    )

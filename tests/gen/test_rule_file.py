@@ -43,15 +43,15 @@ def test_the_procedural_author_invents_verbs_and_step_rules_as_data(tmp_path):
     folder = _write(tmp_path / "marsh", files)
     game = load_game(folder, cache=False)  # data only: no trust asked
     assert set(verbs) <= set(game.rules.actions)
-    # the quest asks for the transformation verb: a stage is its event
+    # the quest asks for the transformation verb: a stage is its event, or needs its product (carried,
+    # delivered, or an ingredient of what a stage asks for: the key of a locked way, the masterwork)
     quest = json.loads(files["quest.json"])
-    dids = [
-        st["done"]["args"]["kind"]
-        for ch in quest["main"]["chapters"]
-        for st in ch["stages"]
-        if st["done"].get("name") == "did"
-    ]
-    assert verbs[0] in dids
+    product = game.rules.actions[verbs[0]].produces[0]
+    assert game.rules.actions[verbs[0]].produces == (rules["verbs"][0]["effects"][0]["into"],)
+    asked = json.dumps(quest["main"])
+    objects = json.loads(files["world.json"])["objects"]
+    recipes = [o["name"] for o in objects if product in o.get("recipe", {}).get("ingredients", {})]
+    assert f'"kind": "{verbs[0]}"' in asked or product in asked or any(r in asked for r in recipes)
     result = validate(folder, FAST)
     assert result.ok, [str(p) + "\n" + p.detail for p in result.problems]
     new = result.stats["new_rules"]
@@ -172,3 +172,51 @@ def test_every_kind_of_mechanic_is_proven_by_play_even_with_more_verbs_than_fill
     result = validate(folder, FAST)
     assert result.ok, [str(p) + "\n" + p.detail for p in result.problems]
     assert result.stats["new_rules"]["predicates"] == packed
+
+
+# ---------------------------------------------------------------------------- what the quest asks of them
+def _uses(seed: int) -> tuple[ProceduralAuthor, list]:
+    author = ProceduralAuthor(spec(seed=seed, action_rules=2, step_rules=2))
+    author.files()
+    return author, author.draft.mechanics.stages
+
+
+def test_seeds_vary_what_the_quest_asks_of_the_invented_mechanics():
+    uses, gated, reactions, braved = set(), 0, 0, 0
+    for seed in range(20):
+        author, stages = _uses(seed)
+        d, m = author.draft, author.draft.mechanics
+        uses |= {st["use"] for st in stages if "use" in st}
+        verbs = {v["verb"]: v for v in m.rules["verbs"]}
+        # a transformation that needs a tended thing kept: a counter precondition, and no stage of its own
+        gated += any(len(v["requires"]) == 3 and "counter" in v["requires"][2]["check"] for v in verbs.values())
+        reactions += "reaction" in m.kinds
+        braved += any("braving" in st.get("title", "") for st in stages)
+        # the plot's opening stays: the first stage is never one of the new verbs'
+        first = d.quest["main"]["chapters"][0]["stages"][0]
+        assert first["done"]["type"] != "predicate", (seed, first)
+        for st in stages:
+            if st.get("use") in ("key", "masterwork"):  # the product is an ingredient of what a stage names
+                assert any(
+                    st["attach"] in x["hint"] and st["hint"] in x["hint"]
+                    for ch in d.quest["main"]["chapters"]
+                    for x in ch["stages"]
+                )
+                product = next(v for v in m.rules["verbs"] if v["verb"] == st["verb"])["effects"][0]["into"]
+                assert product in d.objects[st["attach"]].recipe["ingredients"]
+    assert uses >= {"did", "have", "deliver", "key"}, uses
+    assert gated >= 3 and reactions >= 5 and braved >= 1, (gated, reactions, braved)
+
+
+def test_a_product_in_a_key_a_kept_fire_a_drawn_creature_and_a_hazard_are_proven_by_play(tmp_path):
+    # seed 18: the product goes into the locked way's key, the tended thing gates the transformation,
+    # and the harmful hazard starts where it is done; seed 4: a creature comes when the verb is used
+    for seed, kinds in ((18, {"hazard_harm"}), (4, {"reaction"})):
+        author, stages = _uses(seed)
+        m = author.draft.mechanics
+        assert kinds <= set(m.kinds) and [st["use"] for st in stages] == ["key"]
+        folder = _write(tmp_path / f"s{seed}", author.files())
+        result = validate(folder, FAST)
+        assert result.ok, [str(p) + "\n" + p.detail for p in result.problems]
+        assert result.stats["new_rules"]["step_rules"] == m.step_rules
+        assert all(r["stages"] == r["total"] for r in result.stats["solvability"]["runs"])

@@ -9,7 +9,7 @@ import pytest
 
 from odyssey_env import rulelang
 from odyssey_env.engine import Engine
-from odyssey_env.game import GameError
+from odyssey_env.game import GAMES_DIR, GameError, load_game
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.checks import CONDITION_TAGS, EFFECT_TAGS
 
@@ -589,6 +589,48 @@ def test_quest_predicates_and_oracle_needs(rules_game):
     assert rule.needs(engine, agent, {}) is None
     engine.step({"player": "mark quill"})
     assert pred(engine, agent, area="yard") and not pred(engine, agent, wrong="yard")
+
+
+def test_what_a_verb_produces_and_a_variable_another_verb_raises_are_declared_to_planners(rules_game):
+    game = rules_game(
+        {
+            "vars": [{"name": "lit", "kind": "flag"}, {"name": "heat", "kind": "counter", "max": 5}],
+            "verbs": [
+                verb("kindle", effects=[{"set_flag": "lit"}, {"add": "heat", "value": 2}]),
+                verb(
+                    "char",
+                    slots=[{"name": "wood", "domain": "carried", "types": ["stick"]}],
+                    requires=[
+                        {"check": {"flag": "lit"}, "refuse": "No fire."},
+                        {"check": {"counter": "heat", "at_least": 4}, "refuse": "Not hot enough."},
+                        {"check": {"counter": "heat", "below": 5}, "refuse": "Too hot."},
+                    ],
+                    effects=[
+                        {"transform": "$wood", "into": "torch"},
+                        {"if": {"flag": "lit"}, "then": [{"produce": "plank", "cap": 1}]},
+                        {"after": 3, "do": [{"produce": "resin", "cap": 1}]},
+                    ],
+                ),
+            ],
+        }
+    )
+    from odyssey_env.quests import hints
+
+    rules = game.rules.actions
+    # what every success gives: not what a branch or a delay may make
+    assert rules["char"].produces == ("torch",) and rules["kindle"].produces == ()
+    assert all(not rule.produces for rule in load_game(GAMES_DIR / "lazaret").rules.actions.values())
+    engine = Engine(game, 0)
+    agent = engine.state.agents["player"]
+    agent.hands["stick"] = 1
+    # a failed flag, then a failed "at least": the verb whose own effects raise them
+    assert rules["char"].needs(engine, agent, {}) == hints.did("kindle")
+    engine.step({"player": "kindle"})
+    assert rules["char"].needs(engine, agent, {}) == hints.did("kindle")  # heat 2 of the 4 asked
+    engine.step({"player": "kindle"})
+    assert rules["char"].needs(engine, agent, {}) is None
+    engine.step({"player": "kindle"})  # heat at its max: "below" fails, and no verb lowers it
+    assert rules["char"].needs(engine, agent, {}) is None
 
 
 def test_save_and_load_continue_identically(rh):

@@ -64,6 +64,9 @@ RULE_KINDS = {
     "tended": ("thing", "tend", "fades"),
     "omens": ("name", "text"),
 }
+#: Fields a record may add: what a transformation suits (raw entries, space-separated: ``shuck`` works on
+#: ``shell pearl``, not on sand), preferred when the draft has such a material.
+RULE_OPTIONAL = {"transforms": ("on",)}
 #: What a theme file must hold (``common.json`` holds only kinds).
 REQUIRED = ("keywords", "adjectives", "motifs", "place", *LIST_KINDS[:19], *RULE_KINDS)
 HANDLE = re.compile(r"^[a-z][a-z_]*[a-z]$")
@@ -131,10 +134,16 @@ def _read(name: str, data: Any) -> Theme:
         for i, rec in enumerate(records):
             if (
                 not isinstance(rec, dict)
-                or set(rec) != set(fields)
+                or not set(fields) <= set(rec) <= {*fields, *RULE_OPTIONAL.get(kind, ())}
                 or not all(isinstance(v, str) for v in rec.values())
             ):
-                raise LexiconError(f"{where}: {kind}[{i}]: expected exactly the text fields {', '.join(fields)}")
+                extra = ", ".join(RULE_OPTIONAL.get(kind, ()))
+                raise LexiconError(
+                    f"{where}: {kind}[{i}]: expected exactly the text fields {', '.join(fields)}"
+                    + (f" (optionally {extra})" if extra else "")
+                )
+            if not all(HANDLE.match(w) for w in rec.get("on", "").split()):
+                raise LexiconError(f"{where}: {kind}[{i}].on: expected lower_snake_case names, space-separated")
         rules[kind] = tuple(records)
     for key in ("adjectives",):
         for entry in data.get(key, []):
