@@ -12,7 +12,7 @@ engine asks of a rule is derived from the declarations, never written twice:
 * ``emits`` and ``needs``: the verb's event and its ``emit`` effects; the first unmet precondition or slot
   turned into a quest condition the oracle can bring about (carry this, stand there; a flag or counter
   another verb raises: that verb's event);
-* ``produces``: the object types its ``transform`` / ``produce`` effects name (a planner's way to get one);
+* ``produces``: the object types its own ``transform`` / ``produce`` effects name (a planner's way to get one);
 * facts: the declared ones.
 """
 
@@ -425,14 +425,14 @@ def _emitted(effects: Iterable[Any]) -> Iterator[str]:
 
 
 def _produced(effects: Iterable[Any]) -> Iterator[str]:
-    """Object types a verb's effects give the agent by name (``transform`` into, ``produce``), at any depth."""
+    """Object types every command of a verb that succeeds gives the agent by name: its own ``transform``
+    (into) and ``produce`` effects, not a branch's (which of Lazaret's remedies ``concoct`` makes depends on
+    the herbs: a planner that wants one must not take the verb for a source of each) nor a delay's."""
     for op in effects:
         if isinstance(op, s.Transform) and not op.into.startswith("$"):
             yield op.into
         elif isinstance(op, s.Produce) and not op.produce.startswith("$"):
             yield op.produce
-        elif isinstance(op, s.If):
-            yield from _produced((*op.then, *op.otherwise))
 
 
 def _pinned_emits(
