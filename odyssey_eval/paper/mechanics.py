@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from odyssey_env.game import GAMES_DIR
 from odyssey_env.rules import BASE_VERBS, core_step_rules
 from odyssey_env.steprules.spawning import QUIET_ENEMIES, QUIET_FOOD
 from odyssey_eval.paper.literals import parse
@@ -170,6 +172,16 @@ def _marked(game: str) -> dict[str, tuple[str, bool]]:
     return out
 
 
+def _file_rules(game: str) -> set[str]:
+    """Verbs and step rules of shipped game ``game``'s ``rules.json`` (the rule language: data, so it joins an
+    imported game through ``game.rule_files_from`` where it names nothing of its own world)."""
+    path = GAMES_DIR / game / "rules.json"
+    if not path.is_file():
+        return set()
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    return {v["verb"] for v in raw.get("verbs", ())} | {r["name"] for r in raw.get("step_rules", ())}
+
+
 def bind_mechanics(
     release: Release, paths: dict[str, str], ent: Entities, world: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, str]]]:
@@ -225,9 +237,13 @@ def bind_mechanics(
     params: dict[str, dict[str, Any]] = {}
     disable: list[str] = []
     rules_from: list[str] = []
+    rule_files_from: list[str] = []
     for game in sorted(bound):
         rules_from.append(game)
         rules = bound[game]
+        in_file = _file_rules(game)
+        if in_file & set(rules):
+            rule_files_from.append(game)
         for name, (kind, optional) in _marked(game).items():
             if name in rules:
                 if optional:
@@ -236,6 +252,8 @@ def bind_mechanics(
                 disable.append(name)  # a rule of the shipped game the reference's game does not have
         definition = release.json(paths["world"]) if release.has(paths["world"]) else {}
         for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
+            if name in in_file:
+                continue  # a rule of the rule language takes no parameters (yet): its numbers are its file's
             if name in rules or name in BASE_VERBS or name in core_step_rules():
                 params[name] = values
     out: dict[str, Any] = {}
@@ -245,6 +263,8 @@ def bind_mechanics(
         out["step_rules"] = list(dict.fromkeys(steps))
     if rules_from:
         out["rules_from"] = rules_from
+    if rule_files_from:
+        out["rule_files_from"] = rule_files_from
     if disable:
         out["disable"] = disable
     if respawn:
@@ -562,9 +582,9 @@ _own(
         ),
         "CollectUnattendedStepRule": (
             "salt_sink",
-            "what I drop on the open salt sinks after the reference's shortest idle time (20 steps) with nobody "
-            "there, all of it; the reference's takes 35% of each stack after 20 to 35 idle steps, merchant areas "
-            "exempt",
+            "what I drop on the open salt sinks after 30 steps with nobody there (Mirror Salt's rules.json: the rule "
+            "language takes no parameters yet, so not the reference's shortest idle time, 20), all of it; the "
+            "reference's takes 35% of each stack after 20 to 35 idle steps, merchant areas exempt",
         ),
         "ResonanceImprintStepRule": (
             "resonance_imprint",
@@ -608,7 +628,6 @@ def _saltglass(
             "chance": float(chance) if isinstance(chance, int | float) and 0 <= chance <= 1 else 0.5,
             "lifetime": max(1, round(sum(life) / len(life))) if isinstance(life, tuple | list) and life else 60,
         },
-        "salt_sink": {"delay": 20},
     }
     return out
 
