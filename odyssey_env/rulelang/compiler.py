@@ -536,7 +536,7 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                 if ev.kind not in event_kinds or ev.agent is None:
                     continue
                 agent = state.agents.get(ev.agent)
-                if agent is None or agent.in_tutorial:
+                if agent is None or (agent.in_tutorial and not tutorial):
                     continue
                 if any(ev.data.get(k) != v for k, v in match.items()):
                     continue
