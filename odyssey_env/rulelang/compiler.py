@@ -523,6 +523,8 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     scope = sspec.scope
     tutorial = sspec.tutorial
     modify = sspec.modify
+    # a modify whose when is "its kind is in this area's set" need not ask it where the set holds nothing
+    gate = when.in_set if isinstance(when, s.InSet) and vars[when.in_set].scope == "area" else None
     name = sspec.name
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in sspec.facts)
 
@@ -600,12 +602,15 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
         assert modify is not None and test_when is not None, "checks.py: a modify has a when and is npc-scoped"
         state, stat, times = engine.state, modify.stat, modify.times
         held = data(engine).setdefault("modified", {}).setdefault(name, {})
+        gated = data(engine)["vars"].get(gate, {}) if gate is not None else None
         covered = set()
         ctx = Ctx(engine, None, "", {"npc": ""})  # one context, rebound per NPC (each is done with before the next)
         areas_now = state.areas
         for npc in list(state.npcs.values()):
             if (kinds and npc.type not in kinds) or (areas and npc.area not in areas):
                 continue
+            if gated is not None and not gated.get(npc.area):
+                continue  # the set its when asks holds nothing there: the when is false
             if npc.handle not in state.npcs or not is_world_area(areas_now[npc.area]):
                 continue  # gone meanwhile (an effect of this rule took it), or in the tutorial
             handle = npc.handle
