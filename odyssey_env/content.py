@@ -233,9 +233,6 @@ class GameInfo:
     #: paper game plays its own verbs with the implementations of the shipped game that re-authored them,
     #: parameterised by its ids in ``params`` (odyssey_eval/paper/mechanics.py).
     rules_from: tuple[str, ...] = ()
-    #: Shipped games whose ``rules.json`` joins this game's rules too (data, checked against this world, so it
-    #: may name only what this world has: Mirror Salt's names no object of its own).
-    rule_files_from: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

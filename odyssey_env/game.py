@@ -275,15 +275,10 @@ def _load(path: Path, code: bytes | None, shipped: bool) -> Game:
         modules.append(_compile_rules(path, code))
     for name in spec.game.rules_from:
         modules.append(_shipped_rules(name))
-    checked_files = []
-    for name in spec.game.rule_files_from:  # a shipped game's rules.json, checked against this world
-        module, checked = _rule_file(_shipped_rule_file(name), spec, modules, f"{name}/rules.json")
-        modules.append(module)
-        checked_files.append((checked, f"{name}/rules.json"))
+    checked_rules = None
     if (path / "rules.json").exists():  # data, not code: it needs no trust
-        module, checked = _rule_file(path / "rules.json", spec, modules)
+        module, checked_rules = _rule_file(path, spec, modules)
         modules.append(module)
-        checked_files.append((checked, "rules.json"))
     try:
         rules = RuleBook(
             modules,
@@ -316,8 +311,8 @@ def _load(path: Path, code: bytes | None, shipped: bool) -> Game:
         recipes=tuple(o for o in spec.objects if o.recipe is not None),
     )
     rules.steps = [rule for rule in rules.steps if rule.active(game)]
-    for checked, file in checked_files:
-        problems += check_rule_quests(game, checked, file)
+    if checked_rules is not None:
+        problems += check_rule_quests(game, checked_rules)
     problems += check_quest(game)
     if problems:
         raise GameError(problems)
@@ -341,35 +336,17 @@ def _shipped_rules(name: str) -> ModuleType:
     return importlib.import_module(f"odyssey_env.games.{name}.rules")
 
 
-def _shipped_rule_file(name: str) -> Path:
-    """The ``rules.json`` of the shipped game ``name`` (``game.rule_files_from``)."""
-    if name not in available_games() or not (GAMES_DIR / name / "rules.json").is_file():
-        with_file = [g for g in available_games() if (GAMES_DIR / g / "rules.json").is_file()]
-        raise GameError(
-            [
-                Problem(
-                    "world.json",
-                    "game.rule_files_from",
-                    f"{name!r} is not a shipped game with rules.json ({', '.join(with_file)})",
-                )
-            ]
-        )
-    return GAMES_DIR / name / "rules.json"
-
-
-def _rule_file(
-    file: Path, spec: WorldSpec, modules: list[ModuleType | str], label: str = "rules.json"
-) -> tuple[ModuleType, Any]:
-    """Check and compile a ``rules.json`` (odyssey_env.rulelang; ``label`` names it in problems); its step
-    rules may place themselves after or before any step rule of the engine or of the rule modules before it."""
+def _rule_file(path: Path, spec: WorldSpec, modules: list[ModuleType | str]) -> tuple[ModuleType, Any]:
+    """Check and compile a folder's ``rules.json`` (odyssey_env.rulelang); its step rules may place
+    themselves after or before any step rule of the engine or of the folder's ``rules.py``."""
     from odyssey_env.rulelang import load_rules
 
     problems: list[Problem] = []
-    raw = _read_json(file, problems)
+    raw = _read_json(path / "rules.json", problems)
     if problems:
         raise GameError(problems)
     try:
-        return load_rules(raw, spec, known_steps=step_rule_names(modules), file=label)
+        return load_rules(raw, spec, known_steps=step_rule_names(modules))
     except FormatError as exc:
         raise GameError(exc.problems) from None
 

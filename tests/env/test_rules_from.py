@@ -26,31 +26,3 @@ def test_only_shipped_games_with_rules_may_be_named(tmp_path: Path, name: str) -
 
     with pytest.raises(GameError, match="rules_from"):
         game_copy("mossfall", tmp_path / "other", take, trust=False)
-
-
-def test_a_shipped_rule_file_joins_a_folder_that_names_it(tmp_path: Path) -> None:
-    """``game.rule_files_from``: a shipped game's rules.json (data), checked against the world that names it."""
-
-    def take(world: dict) -> None:
-        world["game"]["rules_from"] = ["mirror_salt"]
-        world["game"]["rule_files_from"] = ["mirror_salt"]
-
-    game = game_copy("mossfall", tmp_path / "salted", take, trust=False)
-    steps = {r.name for r in game.rules.steps}
-    assert {"forge_alert", "salt_sink", "resonance_imprint", "imprint_falter", "salt_mirage"} <= steps
-
-
-@pytest.mark.parametrize(
-    ("name", "says"),
-    [
-        ("no_such_game", "game.rule_files_from: 'no_such_game' is not a shipped game with rules.json"),
-        ("mossfall", "game.rule_files_from: 'mossfall' is not a shipped game with rules.json"),
-        ("lazaret", "lazaret/rules.json: verbs[0]"),  # Lazaret's names Lazaret's herbs: not this world's
-    ],
-)
-def test_only_a_shipped_rule_file_that_fits_the_world_may_be_named(tmp_path: Path, name: str, says: str) -> None:
-    def take(world: dict) -> None:
-        world["game"]["rule_files_from"] = [name]
-
-    with pytest.raises(GameError, match=says.replace("[", r"\[").replace("]", r"\]")):
-        game_copy("mossfall", tmp_path / "other", take, trust=False)
