@@ -19,7 +19,8 @@ fills a lamp's fuel, the per-object counter ``fuel`` this file reads and spends 
 climb over one (a hook on ``enter``), the risen's hunt toward the living (the step rule ``risen_hunt``,
 battering barricades down), ``eavesdrop`` (which asks this file's predicates ``corpse_stirring`` and
 ``area_locked_down``), ``burn corpses`` (the first carried light with 2 turns of fuel: an implicit slot),
-``concoct`` and ``shove``.
+``concoct`` and ``shove``. Optional Python versions of ``refuel`` and ``eavesdrop`` stay below for games that
+import these rules on their own ids (``game.rules_from``); Lazaret plays rules.json's.
 
 Every rule here keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
 :meth:`~odyssey_env.rules.ActionRule.needs` so that the oracle, which cannot read this file, can
@@ -36,13 +37,10 @@ from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rulelang.runtime import KEY as RULELANG
 from odyssey_env.rulelang.runtime import way_key, write_var
-from odyssey_env.rules import Fact, StepRule, action_rule, predicate, step_rule
+from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
+from odyssey_env.verbs.common import carried_handles
 from odyssey_env.verbs.movement import Enter, in_combat
-from odyssey_env.world import (
-    held_containers,
-    remove,
-    type_of,
-)
+from odyssey_env.world import held_containers, nearest, remove, take_carried, type_of, unlocked
 from odyssey_env.worldgen import spawn_npc
 
 if TYPE_CHECKING:
@@ -533,6 +531,145 @@ class QuarantineEnter(Enter):
                 "no",
                 ("yes", "only by day", "only with a key"),
             )
+
+
+# ============================================================================ for other games' ids
+# rules.json names Lazaret's own objects and the rule language has no parameters yet, so a game that imports
+# Lazaret's rules (game.rules_from: the paper's Quarantine) binds these parameterised versions of two of its
+# verbs instead; they are optional, so Lazaret itself plays rules.json's (tests/paper covers them).
+@action_rule
+class Refuel(ActionRule):
+    verb = "refuel"
+    params = (("light_source", "object"),)
+    description = "Fill a light I carry with its fuel (from what I carry): each unit gives some turns of light."
+    emits = ("light_refueled",)
+    optional = True  # Lazaret plays rules.json's; a game importing these rules (game.rules_from) binds this one
+    # depends_on left undeclared: candidates read each light's fuel in rule_data, which no dependency covers.
+
+    def _refusal(self, turn: Turn, handle: str) -> tuple[str, Light] | str:
+        state = turn.state
+        lights = _light_params(turn.engine).lights
+        spec = lights.get(type_of(state, handle))
+        if spec is None:
+            return f"Cannot refuel {handle}: it is not a light source."
+        if handle not in carried_handles(turn):
+            return f"Cannot refuel {handle}: I do not carry it."
+        if fuel_of(state, handle) >= spec.capacity:
+            return f"Cannot refuel {handle}: it is full already."
+        if not carried_handles(turn).get(spec.fuel, 0):
+            return f"Cannot refuel {handle}: I carry no {spec.fuel}."
+        return handle, spec
+
+    def apply(self, turn: Turn, handle: str) -> None:
+        checked = self._refusal(turn, handle)
+        if isinstance(checked, str):
+            return turn.fail(checked)
+        spec = checked[1]
+        state = turn.state
+        take_carried(turn.game, state, turn.agent, spec.fuel, 1)
+        now = min(spec.capacity, fuel_of(state, handle) + spec.per_unit)
+        set_fuel(turn.engine, handle, now)
+        turn.say(f"I fill {handle} with {spec.fuel}: it holds {now} turns of light now.")
+        turn.emit("light_refueled", object=type_of(state, handle), handle=handle, fuel=now)
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        for handle in carried_lights(turn.engine, turn.agent):
+            if not isinstance(self._refusal(turn, handle), str):
+                yield f"refuel {handle}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        lights = _light_params(engine).lights
+        handle = match.get("handle")
+        if handle is not None and handle in engine.state.instances:
+            spec = lights.get(type_of(engine.state, handle))
+            if spec is not None and not carried_handles_of(engine, agent).get(spec.fuel, 0):
+                return hints.has(spec.fuel)
+            return None
+        carried = carried_lights(engine, agent)
+        if not carried:
+            return hints.any_has(*lights) if lights else None
+        return hints.has(lights[type_of(engine.state, carried[0])].fuel)
+
+    def facts(self, game: Game) -> Iterable[Fact]:
+        lights = _light_params_of(game).lights
+        if lights:
+            name, light = next(iter(lights.items()))
+            yield Fact(
+                "light",
+                f"What does refuelling a {name} take?",
+                f"{light.fuel} that I carry",
+                ("nothing: it refills itself", "a visit to a merchant", "water"),
+            )
+
+
+@action_rule
+class Eavesdrop(ActionRule):
+    verb = "eavesdrop"
+    params = (("area_name", "area"),)
+    description = "Listen at the way to a neighboring area (even a locked one): who moves there, and what they say."
+    emits = ("eavesdropped",)
+    optional = True  # Lazaret plays rules.json's; a game importing these rules (game.rules_from) binds this one
+    depends_on = ("exits", "combat")
+
+    def _refusal(self, turn: Turn, target: str) -> str | None:
+        if target == turn.agent.area:
+            return f"Cannot eavesdrop on {target}: I am in it."
+        if target not in turn.area.exits:
+            return f"Cannot eavesdrop on {target}: it is not a neighboring area."
+        foe = in_combat(turn)
+        if foe is not None:
+            return f"Cannot listen at a door while fighting {foe}."
+        return None
+
+    def apply(self, turn: Turn, target: str) -> None:
+        refusal = self._refusal(turn, target)
+        if refusal is not None:
+            return turn.fail(refusal)
+        engine, state = turn.engine, turn.state
+        there = state.areas[target]
+        heard = []
+        for handle in there.npcs:
+            npc = state.npcs[handle]
+            t = turn.game.npcs[npc.type]
+            if t.hostile:
+                heard.append(f"{handle} {'fighting' if npc.engaged else 'moving about'}")
+            elif t.dialogue:
+                line = t.dialogue[state.step % len(t.dialogue)]
+                heard.append(f'{handle} saying "{line}"')
+            else:
+                heard.append(f"{handle} breathing")
+        dead = corpses_in(engine, target)
+        if dead:
+            stirring = [h for h in dead if h in state.rule_data.get(CORRUPTION, {}).get("warned", ())]
+            heard.append(f"the creak of {len(dead)} dead laid out" + (", one of them stirring" if stirring else ""))
+        if locked_down(engine, target):
+            heard.append("the wardens' bar across the door: it is under lockdown")
+        if barricaded(state, turn.agent.area, target):
+            heard.append("my barricade creaking")
+        turn.say(
+            f"I listen at the way to {target}. "
+            + (f"I hear {'; '.join(heard)}." if heard else "Silence: nothing moves there.")
+        )
+        turn.emit("eavesdropped", area=target, npcs=list(there.npcs), dead=len(dead))
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        if in_combat(turn) is not None:
+            return
+        for target in turn.area.exits:
+            yield f"eavesdrop {target}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        target = match.get("area")
+        state = engine.state
+        if target is None or target not in state.areas or target in state.areas[agent.area].exits:
+            return None
+        door = nearest(state, agent.area, lambda a: target in state.areas[a].exits and a != target, unlocked)
+        return hints.in_area(door) if door is not None else None
+
+    def facts(self, game: Game) -> Iterable[Fact]:
+        yield Fact(
+            "senses", "Can I eavesdrop through a locked door?", "yes", ("no", "only with its key", "only at night")
+        )
 
 
 @predicate("corpse_stirring")
