@@ -211,8 +211,9 @@ class ActionRule(_Rule):
     #: Kinds of events a command of this verb may emit, for planners that cause an event by trying the
     #: game's verbs (the oracle's ``did``): only these verbs are asked what they :meth:`needs`.
     emits: ClassVar[tuple[str, ...]] = ()
-    #: Object types a command of this verb may give the agent (a rule file's ``transform`` / ``produce``),
-    #: so that a planner that needs one knows which verb's event to cause: declared, not read from code.
+    #: Object types every command of this verb that succeeds gives the agent (a rule file's own ``transform``
+    #: / ``produce``), so that a planner that needs one knows which verb's event to cause: declared, not read
+    #: from code.
     produces: ClassVar[tuple[str, ...]] = ()
     depends_on: ClassVar[tuple[Dependency, ...] | None] = None
 

@@ -81,9 +81,10 @@ class MemoryLLMAgent(LatentAgent):
         **kwargs: Any,
     ):
         self.model_llm = local_model(llm, self.name)
-        from odyssey_agents.latent.checkpoint import load_released, released_config
+        from odyssey_agents.latent.checkpoint import load_released, released_config, released_source
 
-        config = released_config(self.model_llm.model_name)
+        source = released_source(self.model_llm.model_name)  # a folder, or a hub id's cached snapshot
+        config = released_config(source)
         self.released: Any = None
         self._checkpoint = config is not None
         if config is not None:
@@ -103,7 +104,7 @@ class MemoryLLMAgent(LatentAgent):
             pool_size, update_tokens = sizes["pool_size"], sizes["update_tokens"]
 
             def loader(path: str, dtype: Any, device: str) -> Any:
-                model, self.released = load_released(path, dtype=dtype, device=device)
+                model, self.released = load_released(source, dtype=dtype, device=device)
                 return model
 
             self.model_llm.model_loader = loader

@@ -343,7 +343,7 @@ class Navigation:
                 return self.supply.have(tool, count)
             if tool == pick and v.in_hands(pick):
                 return f"lockpick {b}"
-            return self.supply.hold(tool)
+            return self.supply.hold(tool) or f"enter {b}"  # held: the key opens the way as I enter
 
     def _pick_cost(self, pick: str) -> float:
         """Expected steps to pick a lock: tries until one succeeds, plus the picks that snap on the

@@ -207,9 +207,11 @@ class Supply:
                     cost = 4 + self.events.need_cost(kind, {})
                     out.append(Offer(cost, cost, missing, ("verb", t, rule.verb), partial(self.events.cause, kind, {})))
         # buying
-        if v.currency and t != v.currency and t not in self.focus.unbought:
+        if v.currency and t != v.currency:
             for npc in self._merchants_selling(t):
-                k = min(missing, npc.inventory.get(t, 0))
+                k = min(missing, npc.inventory.get(t, 0) - self.kept_in_stock(t))
+                if k <= 0:
+                    continue
                 cost = self.cost_buy(t, k, npc)
                 if cost < INF:
                     out.append(Offer(cost, 0, k, ("buy", t, npc.handle), partial(self.buy, t, k, npc)))
@@ -225,12 +227,50 @@ class Supply:
             cost = self.tactics.cost_fight(npc)
             if cost < INF:
                 out.append(Offer(cost + 2, 0, count, ("loot", t, npc.handle), partial(self.tactics.defeat, npc)))
+        # taking apart a crafted thing I carry and no longer need (games with the verb)
+        if "disassemble" in v.verbs:
+            out.extend(self._salvage_offers(t))
         # coins by selling what I carry and do not need
         if t == v.currency:
             sales = self._sales()
             out.extend(sales)
             if not sales:  # (with something to sell in hand, picking up more would only juggle it)
                 out.extend(self._ground_sales(missing))
+        return out
+
+    def kept_in_stock(self, t: str) -> int:
+        """Units of ``t`` that must stay on sale: one, when a later stage asks for buying it and no
+        other merchant has one more (Base seed 2 bought the only heart of the ocean for experience)."""
+        if t not in self.focus.unbought:
+            return 0
+        return 1 if sum(n.inventory.get(t, 0) for n in self._merchants()) <= 1 else 0
+
+    def _salvage_offers(self, t: str) -> list[Offer]:
+        """Units of ``t`` from disassembling what I carry and no goal needs (half of each ingredient,
+        rounded up, lands on the ground): Remnant's wooden dagger, once its stage is done, gives back
+        the plank a key needs where the wood for keys has run out."""
+        v = self.view
+        out: list[Offer] = []
+        best_attack = max((v.otype(h).attack for h in v.agent.hands), default=0)
+        for o in v.game.spec.objects:
+            recipe = o.recipe
+            if recipe is None or t not in recipe.ingredients or not o.salvageable or recipe.yields != 1:
+                continue
+            if o.category in ("container", "writable", "station") or o.equip_slot == "pack":
+                continue  # instanced things (a bag holds things, a paper may bear text): kept whole
+            if o.name in self._pursuing or o.name in self.focus.protect or self.focus.needed.get(o.name):
+                continue
+            units = v.carried.get(o.name, 0)
+            if not units:
+                continue
+            if o.attack > 0 and o.attack >= best_attack and o.category == "weapon":
+                continue  # my best weapon stays whole
+            held = v.in_hands(o.name)
+            gives = (recipe.ingredients[t] + 1) // 2
+            if held is not None:
+                out.append(Offer(2, 2, gives, ("salvage", t, o.name), lambda h=held: f"disassemble {h}"))
+            else:
+                out.append(Offer(3, 3, gives, ("salvage", t, o.name), partial(self.hold, o.name)))
         return out
 
     def pick_up(self, handle: str, wanted: int = 1) -> str:
@@ -246,9 +286,12 @@ class Supply:
         pack = v.pack
         if handle != v.currency and pack is not None and wanted > 1 and ot.size * 2 <= v.pack_room():
             on_ground = v.objects_at(v.here).get(handle, 0)
-            units = min(wanted, on_ground, v.pack_room() // ot.size if ot.size else on_ground)
+            in_hands = v.agent.hands.get(handle, 0)
+            room = v.pack_room() // ot.size if ot.size else on_ground + in_hands
+            units = min(wanted, on_ground, room)
             if units > 1:
-                units += v.agent.hands.get(handle, 0)
+                # what I hold of it goes in first; all of it must fit the room left
+                units = min(units + in_hands, room)
                 return f"store {units} {handle} {pack}"
         if v.fits_hands(handle):
             return f"pick up {handle}"

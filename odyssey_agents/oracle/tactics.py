@@ -329,7 +329,9 @@ class Tactics:
                 if not v.game.npcs[npc.type].merchant or npc.wary_until >= v.state.step:
                     continue
                 for t in npc.inventory:
-                    if t in agent.traded or t in self.focus.unbought or ("buy", t, npc.handle) in self.memory.banned:
+                    if t in agent.traded or ("buy", t, npc.handle) in self.memory.banned:
+                        continue
+                    if self.supply.kept_in_stock(t):
                         continue
                     cost = self.supply.cost_buy(t, 1, npc)
                     if cost < INF:

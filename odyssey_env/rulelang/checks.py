@@ -51,7 +51,10 @@ _KIND_OF_DOMAIN = {
 }
 #: Events the engine alone emits: rewards and metrics count them, so a rule file may not fake them.
 #: Names a template or reference gives its own meaning, so no slot may take them.
-_TAKEN = ("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged")
+_TAKEN = (
+    *("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged"),
+    *("recipe", "stations", "removed", "tally"),
+)
 RESERVED_EVENTS = frozenset(_EVENT_COMPONENT) | {
     "invalid_action",
     "object_acquired",
@@ -206,9 +209,26 @@ class Checker:
                 return None
             self.quest_conditions.append((cond, p))
             return dataclasses.replace(op, quest=cond)  # type: ignore[arg-type]  # parsed, as for all_of above
-        if isinstance(op, s.Has | s.Holds | s.Wears | s.StatIs):
+        elif isinstance(op, s.CanCraft):
+            self.recipe_ref(op.can_craft, p, where)
+        elif isinstance(op, s.CommonEnemy):
+            if op.common_enemy.startswith("$"):
+                self.ref(op.common_enemy, "npc_type", p, where)
+            elif "{" in op.common_enemy:
+                self.template(op.common_enemy, p, where)
+            else:
+                self.ref(op.common_enemy, "npc_type", p, where)
+        if isinstance(op, s.Has | s.Holds | s.Wears | s.StatIs | s.CanCraft):
             self.needs_agent(p, where)
         return op
+
+    # ------------------------------------------------------------------ recipes (Mirror Salt's forge_alert)
+    def recipe_ref(self, value: str, path: str, where: Where) -> None:
+        """An object type with a recipe: a literal one, or a reference to an object (``$recipe``)."""
+        self.ref(value, "object", path, where)
+        t = self.world.objects.get(value)
+        if not value.startswith("$") and t is not None and t.recipe is None:
+            self.bad(path, f"{value!r} has no recipe: nothing crafts it")
 
     def effects(self, raws: Iterable[Any], path: str, where: Where, depth: int = 0) -> tuple[Any, ...]:
         raws = list(raws)
@@ -228,7 +248,7 @@ class Checker:
             self.needs_agent(p, where)
         if isinstance(op, s.Consume | s.Remove):
             self.ref(getattr(op, key), "object", p, where)
-            self.count(op.count, f"{path}.count")
+            self.amount(op.count, f"{path}.count", where)
             if isinstance(op, s.Remove):
                 self.ref(op.area, "area", f"{path}.area", where)
         elif isinstance(op, s.Produce | s.Place):
@@ -294,6 +314,10 @@ class Checker:
         elif isinstance(op, s.Remember):
             self.var(op.remember, "set", p, where, op.of, f"{path}.of")
             self.value(op.value, f"{path}.value", where)
+        elif isinstance(op, s.Tally):
+            self.var(op.tally, "tally", p, where)
+            self.value(op.item, f"{path}.item", where)
+            self.amount(op.by, f"{path}.by", where)
         elif isinstance(op, s.After):
             if where.in_after:
                 self.bad(p, "an after inside an after could chain without end; schedule both from the rule")
@@ -307,7 +331,7 @@ class Checker:
             for k, v in op.data.items():
                 self.name(k, f"{path}.data.{k}")
                 if isinstance(v, str):
-                    self.template(v, f"{path}.data.{k}", where)
+                    self.value(v, f"{path}.data.{k}", where)
                 elif isinstance(v, tuple):
                     for i, item in enumerate(v):
                         self.template(item, f"{path}.data.{k}[{i}]", where)
@@ -356,6 +380,18 @@ class Checker:
     def count(self, n: int, path: str) -> None:
         if not 1 <= n <= MAX_CAP:
             self.bad(path, f"must lie between 1 and {MAX_CAP}")
+
+    # ------------------------------------------------------------------ counts read from the rule's context
+    def amount(self, n: int | str, path: str, where: Where) -> None:
+        """A count: a number (1..MAX_CAP) or a reference to one (``$event.amount``, ``$removed``, an amount
+        slot); a reference's value is clamped to 0..MAX_CAP when it is read."""
+        if isinstance(n, str):
+            if not n.startswith("$"):
+                self.bad(path, f"expected a number or a $reference to one, got {n!r:.60}")
+            else:
+                self.ref(n, "amount", path, where)
+        else:
+            self.count(n, path)
 
     def hours(self, pair: tuple[int, ...], path: str) -> None:
         if len(pair) != 2 or not all(0 <= h <= 24 for h in pair) or pair[0] == pair[1]:
@@ -406,7 +442,7 @@ class Checker:
                 if not where.event:
                     self.bad(path, f"{value!r}: this rule has no triggering event")
                 return
-            bound = "area" if name == "here" else where.bindings.get(name)
+            bound = {"here": "area", "removed": "amount"}.get(name) or where.bindings.get(name)
             if bound is None:
                 known = ", ".join(f"${b}" for b in ("here", *where.bindings))
                 self.bad(path, f"{value!r} names nothing this rule is about (it may use {known})")
@@ -432,13 +468,16 @@ class Checker:
 
     def template(self, text: str, path: str, where: Where) -> None:
         for name in _TEMPLATE.findall(text):
-            if name in ("here", "step") or name in where.bindings:
+            if name in ("here", "step", "stations", "removed") or name in where.bindings:
                 continue
             if name in ("received", "salvaged") and not where.step:
                 continue  # a verb's: where its last produce put things, what its last salvage made
             if name.endswith(".type") and where.bindings.get(name[:-5]) in ("object", "npc"):
                 continue
             if name.startswith("event.") and where.event:
+                continue
+            if name.startswith("tally."):
+                self.var(name[6:], "tally", path, where)
                 continue
             if name.startswith("var."):
                 base, _, of = name[4:].partition(".")
@@ -497,13 +536,22 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         c.name(var.name, f"{p}.name")
         if var.name in world.vars:
             c.bad(f"{p}.name", f"variable {var.name!r} is declared twice")
-        limit = MAX_SET if var.kind == "set" else MAX_STAT
+        limit = MAX_SET if var.kind in ("set", "tally") else MAX_STAT
         if var.kind == "flag" and var.max != 1:
             c.bad(f"{p}.max", "a flag has no max")
         elif not 1 <= var.max <= limit:
             c.bad(f"{p}.max", f"must lie between 1 and {limit}")
         if var.initial and (var.kind != "counter" or not 0 <= var.initial <= var.max):
             c.bad(f"{p}.initial", "only a counter has an initial value, between 0 and its max")
+        if var.kind == "tally" and var.scope in ("object", "exit"):
+            c.bad(f"{p}.scope", "a tally is kept globally, per agent or per area")
+        if var.lasts is not None:
+            if var.kind != "set":
+                c.bad(f"{p}.lasts", "only a set's values last a while (a flag or a counter stays as set)")
+            elif var.scope in ("object", "exit"):
+                c.bad(f"{p}.lasts", "a lasting set is kept globally, per agent or per area")
+            elif not 1 <= var.lasts <= MAX_DELAY:
+                c.bad(f"{p}.lasts", f"must lie between 1 and {MAX_DELAY} steps")
         world.vars[var.name] = var
 
     verbs = []
@@ -565,12 +613,28 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                     close = schema._closest(other, names)
                     hint = f" (did you mean {close!r}?)" if close else ""
                     c.bad(f"{p}.{fld}[{j}]", f"unknown step rule {other!r}{hint}")
-        kind_table = world.npcs if rule.scope == "npc" else objects if rule.scope == "object" else None
+        kind_table = world.npcs if rule.scope == "npc" else objects if rule.scope in ("object", "recipe") else None
         if rule.types and kind_table is None:
             c.bad(f"{p}.types", f"types narrow an npc or object scope, not {rule.scope!r}")
         for j, kind in enumerate(rule.types):
             if kind_table is not None and kind not in kind_table:
                 c.bad(f"{p}.types[{j}]", f"unknown {'NPC type' if rule.scope == 'npc' else 'object'} {kind!r}")
+            elif rule.scope == "recipe" and objects[kind].recipe is None:
+                c.bad(f"{p}.types[{j}]", f"{kind!r} has no recipe: a recipe scope names craftable objects")
+        if rule.modify is not None:
+            mp = f"{p}.modify"
+            if rule.scope != "npc":
+                c.bad(mp, "modify holds an NPC's stat: the rule's scope must be 'npc'")
+            if rule.when is None:
+                c.bad(mp, "say while when it holds: a modify needs a when")
+            if t_given(rule.trigger):
+                c.bad(mp, "a modify is a state asked every step: give it no trigger")
+            if not 0 < rule.modify.times <= 10:
+                c.bad(f"{mp}.times", "must lie above 0 and at most 10")
+            if rule.modify.stat not in ("attack", "defense"):
+                c.bad(f"{mp}.stat", "a modify holds an NPC's attack or defense (its health is the fight's)")
+        if rule.tutorial and rule.scope not in ("agent", "recipe"):
+            c.bad(f"{p}.tutorial", "only a rule about agents (scope agent or recipe) may reach into the tutorial")
         for j, a in enumerate(rule.areas):
             if a not in world.areas:
                 c.bad(f"{p}.areas[{j}]", f"unknown area {a!r}")
@@ -590,13 +654,18 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             c.bad(tp, "give an event or enter, not both")
         if t.match and t.event is None:
             c.bad(f"{tp}.match", "match narrows an event trigger")
-        if t.event is not None:
-            c.name(t.event, f"{tp}.event")
+        for j, kind in enumerate((t.event,) if isinstance(t.event, str) else t.event or ()):
+            c.name(kind, f"{tp}.event" if isinstance(t.event, str) else f"{tp}.event[{j}]")
+        if t.event is not None and not t.event:
+            c.bad(f"{tp}.event", "name at least one event kind")
         for j, a in enumerate(t.enter or ()):
             if a not in world.areas:
                 c.bad(f"{tp}.enter[{j}]", f"unknown area {a!r}")
-        bindings = {"agent": {}, "area": {}, "npc": {"npc": "npc"}, "object": {"object": "object"}}[rule.scope]
-        where = Where(bindings=dict(bindings), agent=rule.scope == "agent", event=t.event is not None, step=True)
+        bindings = {"agent": {}, "area": {}, "npc": {"npc": "npc"}, "object": {"object": "object"}}.get(
+            rule.scope, {"recipe": "object"}
+        )
+        about_agents = rule.scope in ("agent", "recipe")
+        where = Where(bindings=dict(bindings), agent=about_agents, event=t.event is not None, step=True)
         becomes = c.condition(t.becomes, f"{tp}.becomes", where) if t.becomes is not None else None
         when = c.condition(rule.when, f"{p}.when", where) if rule.when is not None else None
         effects = c.effects(rule.effects, f"{p}.effects", where)
@@ -646,6 +715,11 @@ def _check_hooks(
         _check_facts(c, hook.facts, f"{p}.facts")
         out.append((hook, tuple(checks), then))
     return out
+
+
+def t_given(trigger: s.Trigger) -> bool:
+    """Whether a trigger says anything (an empty one fires every step)."""
+    return trigger != s.Trigger()
 
 
 def _emits(raws: Any) -> Iterable[bool]:

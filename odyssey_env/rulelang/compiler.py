@@ -12,7 +12,7 @@ engine asks of a rule is derived from the declarations, never written twice:
 * ``emits`` and ``needs``: the verb's event and its ``emit`` effects; the first unmet precondition or slot
   turned into a quest condition the oracle can bring about (carry this, stand there; a flag or counter
   another verb raises: that verb's event);
-* ``produces``: the object types its ``transform`` / ``produce`` effects name (a planner's way to get one);
+* ``produces``: the object types its own ``transform`` / ``produce`` effects name (a planner's way to get one);
 * facts: the declared ones.
 """
 
@@ -40,7 +40,7 @@ from odyssey_env.rulelang.expr import (
 )
 from odyssey_env.rulelang.runtime import Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
-from odyssey_env.steprules.living import is_world_area
+from odyssey_env.steprules.living import is_world_area, occupied
 from odyssey_env.world import nearest, type_of, unlocked
 
 if TYPE_CHECKING:
@@ -433,14 +433,14 @@ def _emitted(effects: Iterable[Any]) -> Iterator[str]:
 
 
 def _produced(effects: Iterable[Any]) -> Iterator[str]:
-    """Object types a verb's effects give the agent by name (``transform`` into, ``produce``), at any depth."""
+    """Object types every command of a verb that succeeds gives the agent by name: its own ``transform``
+    (into) and ``produce`` effects, not a branch's (which of Lazaret's remedies ``concoct`` makes depends on
+    the herbs: a planner that wants one must not take the verb for a source of each) nor a delay's."""
     for op in effects:
         if isinstance(op, s.Transform) and not op.into.startswith("$"):
             yield op.into
         elif isinstance(op, s.Produce) and not op.produce.startswith("$"):
             yield op.produce
-        elif isinstance(op, s.If):
-            yield from _produced((*op.then, *op.otherwise))
 
 
 def _pinned_emits(
@@ -510,7 +510,7 @@ def _local(cond: Any) -> bool:
     """Whether a condition reads what is in the area (so that another area may meet it)."""
     if isinstance(cond, s.AllOf | s.AnyOf | s.NoneOf):
         return any(_local(c) for c in getattr(cond, s.tag(type(cond))))
-    return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile)
+    return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile | s.CanCraft)
 
 
 def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
@@ -521,7 +521,7 @@ def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
 def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, s.Var]) -> type[StepRule]:
     t = sspec.trigger
     every, offset, hours, chance = t.every, t.offset, t.hours, t.chance
-    event_kind = "area_entered" if t.enter is not None else t.event
+    event_kinds = frozenset(("area_entered",) if t.enter is not None else _kinds(t.event))
     enter = frozenset(t.enter or ())
     match = dict(t.match)
     test_when = compile_condition(when, vars) if when is not None else None
@@ -529,17 +529,19 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     areas = frozenset(sspec.areas)
     kinds = frozenset(sspec.types)
     scope = sspec.scope
+    tutorial = sspec.tutorial
+    modify = sspec.modify
     name = sspec.name
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in sspec.facts)
 
     def items(engine: Engine) -> Iterator[Ctx]:
         """The contexts this step: one per agent, area, NPC or object in scope (or per matching event)."""
         state = engine.state
-        if event_kind is not None:
-            if event_kind not in engine.kinds:
+        if event_kinds:
+            if event_kinds.isdisjoint(engine.kinds):
                 return
             for ev in list(engine.events):
-                if ev.kind != event_kind or ev.agent is None:
+                if ev.kind not in event_kinds or ev.agent is None:
                     continue
                 agent = state.agents.get(ev.agent)
                 if agent is None or agent.in_tutorial:
@@ -556,8 +558,10 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
             return
         if scope == "agent":
             for agent in list(state.agents.values()):
-                if not agent.in_tutorial and (not areas or agent.area in areas):
+                if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
                     yield Ctx(engine, agent, agent.area, {})
+        elif scope == "recipe":
+            yield from recipe_items(engine)
         elif scope == "area":
             for area in list(state.areas.values()):
                 if is_world_area(area) and (not areas or area.name in areas):
@@ -578,10 +582,54 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                     if not kinds or kind in kinds:
                         yield Ctx(engine, None, area.name, {"object": handle})
 
+    def recipe_items(engine: Engine) -> Iterator[Ctx]:
+        """Scope ``recipe``: each agent with each craftable object type (``types``: those), in file order."""
+        recipes = [t.name for t in engine.game.recipes if not kinds or t.name in kinds]
+        for agent in list(engine.state.agents.values()):
+            if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
+                # one context per agent, rebound per recipe: the rule reads it before the next is asked for
+                ctx = Ctx(engine, agent, agent.area, {"recipe": ""})
+                for kind in recipes:
+                    ctx.b["recipe"] = kind
+                    ctx.here, ctx.removed = agent.area, 0
+                    yield ctx
+
     def key(ctx: Ctx) -> str:
+        if "recipe" in ctx.b:  # per agent, area and recipe: a recipe becomes craftable anew in another area
+            return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.here}/{ctx.b['recipe']}"
         if ctx.agent is not None:
             return ctx.agent.id
         return ctx.b.get("npc") or (f"{ctx.here}/{ctx.b['object']}" if "object" in ctx.b else ctx.here)
+
+    def hold(engine: Engine) -> None:
+        """A ``modify`` rule: each NPC for which ``when`` holds has its stat held to ``times`` what it was (and
+        the effects run); each held before for which it no longer holds (or gone from the scope) gets it back.
+        The stats as they were live in ``rule_data["rulelang"]["modified"][rule][handle]``."""
+        assert modify is not None and test_when is not None, "checks.py: a modify has a when and is npc-scoped"
+        state, stat, times = engine.state, modify.stat, modify.times
+        held = data(engine).setdefault("modified", {}).setdefault(name, {})
+        covered = set()
+        ctx = Ctx(engine, None, "", {"npc": ""})  # one context, rebound per NPC (each is done with before the next)
+        areas_now = state.areas
+        for npc in list(state.npcs.values()):
+            if (kinds and npc.type not in kinds) or (areas and npc.area not in areas):
+                continue
+            if npc.handle not in state.npcs or not is_world_area(areas_now[npc.area]):
+                continue  # gone meanwhile (an effect of this rule took it), or in the tutorial
+            handle = npc.handle
+            ctx.here, ctx.removed, ctx.b["npc"] = npc.area, 0, handle
+            if not test_when(ctx):
+                continue
+            covered.add(handle)
+            if handle not in held:
+                held[handle] = getattr(npc, stat)
+                setattr(npc, stat, max(1, round(held[handle] * times)))
+            run(ctx)
+        for handle in [h for h in held if h not in covered]:
+            was = held.pop(handle)
+            gone = state.npcs.get(handle)
+            if gone is not None:
+                setattr(gone, stat, was)
 
     class Step(StepRule):
         description = sspec.description
@@ -590,6 +638,8 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
 
         def apply(self, engine: Engine) -> None:
             state = engine.state
+            if modify is not None:
+                return hold(engine)
             if every is not None and state.step % every != offset:
                 return
             if hours is not None and not _hours(state.minute, hours):
@@ -622,6 +672,13 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     return step_rule(Step)
 
 
+def _kinds(event: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    """The event kinds a trigger names (one, a list, or none)."""
+    if event is None:
+        return ()
+    return (event,) if isinstance(event, str) else event
+
+
 def _hours(minute: int, window: tuple[int, int]) -> bool:
     hour = (minute // 60) % 24
     lo, hi = window
@@ -630,6 +687,7 @@ def _hours(minute: int, window: tuple[int, int]) -> bool:
 
 def _timers(program: Program) -> type[StepRule]:
     delayed = program.delayed
+    unwatched = program.unwatched
 
     class Timers(StepRule):
         name = TIMERS
@@ -642,6 +700,12 @@ def _timers(program: Program) -> type[StepRule]:
             timers = data(engine)["timers"]
             if not timers:
                 return
+            if unwatched:  # someone stands there: the countdown of what decays unless tended starts again
+                watched = occupied(state)
+                for t in timers:
+                    delay = unwatched.get(t[1])
+                    if delay is not None and t[3] in watched:
+                        t[0] = state.step + delay
             due = [t for t in timers if t[0] <= state.step]
             if not due:
                 return

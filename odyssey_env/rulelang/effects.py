@@ -17,6 +17,8 @@ from odyssey_env.rulelang.expr import carried_of, compile_condition, lying, lyin
 from odyssey_env.rulelang.runtime import (
     MAX_TIMERS,
     Ctx,
+    add_to_tally,
+    amount_of,
     bindings_for_timer,
     data,
     getter,
@@ -45,6 +47,8 @@ class Program:
     def __init__(self, vars: dict[str, s.Var]):
         self.vars = vars
         self.delayed: dict[str, list[Effect]] = {}
+        #: Delayed effects whose countdown restarts while someone stands in their area: timer id -> delay.
+        self.unwatched: dict[str, int] = {}
 
     def block(self, ops: tuple[Any, ...], path: str) -> Effect:
         parts = [self.effect(op, f"{path}[{i}]") for i, op in enumerate(ops)]
@@ -80,7 +84,11 @@ class Program:
             kind_of, n, cap, area = type_getter(op.place), op.count, op.cap, getter(op.area)
             return lambda ctx: _place(ctx, kind_of(ctx), n, cap, area(ctx))
         if isinstance(op, s.Remove):
-            kind_of, n, area = getter(op.remove), op.count, getter(op.area)
+            kind_of, area = getter(op.remove), getter(op.area)
+            if isinstance(op.count, str):
+                count_of = _count_getter(op.count)
+                return lambda ctx: _remove(ctx, kind_of(ctx), count_of(ctx), area(ctx))
+            n = op.count
             return lambda ctx: _remove(ctx, kind_of(ctx), n, area(ctx))
         if isinstance(op, s.MoveAgent):
             to = getter(op.move_agent)
@@ -142,10 +150,18 @@ class Program:
                 elif item not in held and len(held) < var.max:
                     held.append(item)
 
+            if var.lasts is not None:
+                return _remember_for(var, remembered, key_of, var.lasts)
             return remember
+        if isinstance(op, s.Tally):
+            var, item = vars[op.tally], value_of(op.item, fill)
+            units, tally_key = _count_getter(op.by), keyer(var.scope, None)
+            return lambda ctx: add_to_tally(ctx.engine, var.name, tally_key(ctx), item(ctx), units(ctx), var.max)
         if isinstance(op, s.After):
             self.delayed[path] = [self.block(op.do, f"{path}.do")]
             delay, ident = op.after, path
+            if op.unwatched:
+                self.unwatched[ident] = delay
 
             def later(ctx: Ctx) -> None:
                 timers = data(ctx.engine)["timers"]
@@ -183,6 +199,34 @@ class Program:
             then, otherwise = self.block(op.then, f"{path}.then"), self.block(op.otherwise, f"{path}.else")
             return lambda ctx: then(ctx) if test(ctx) else otherwise(ctx)
         raise TypeError(f"rulelang: no effect for {type(op).__name__}")  # pragma: no cover
+
+
+def _remember_for(var: s.Var, remembered: Callable[[Ctx], Any], key_of: Any, lasts: int) -> Effect:
+    """``remember`` in a set that lasts: the value is kept until ``lasts`` steps from now (again from now when
+    it was there already); values whose time is up are forgotten first, making room."""
+
+    def remember(ctx: Ctx) -> None:
+        key = key_of(ctx)
+        if key is None:
+            return
+        engine = ctx.engine
+        step = engine.state.step
+        table = data(engine)["vars"].setdefault(var.name, {})
+        held = {v: until for v, until in table.get(key, {}).items() if until > step}
+        item = remembered(ctx)
+        if item in held or len(held) < var.max:
+            held[item] = step + lasts
+        table[key] = held
+
+    return remember
+
+
+def _count_getter(count: int | str) -> Callable[[Ctx], int]:
+    """A count given as a number or as a reference to one (read as a whole number within bounds)."""
+    if isinstance(count, str):
+        read = getter(count)
+        return lambda ctx: amount_of(read(ctx))
+    return lambda ctx: count
 
 
 def _tell_in(ctx: Ctx, area: Any, text: Callable[[Ctx], str]) -> None:
@@ -253,7 +297,7 @@ def _dropped(var: s.Var, default: Any) -> Any:
 def _datum(value: s.EventValue, fill: Any) -> Callable[[Ctx], Any]:
     """An event datum's filler: a template, a list of templates, or a literal number or truth value."""
     if isinstance(value, str):
-        return template(value, fill)
+        return getter(value) if value.startswith("$") else template(value, fill)
     if isinstance(value, tuple):
         parts = [template(v, fill) for v in value]
         return lambda ctx: [p(ctx) for p in parts]
@@ -324,17 +368,21 @@ def _place(ctx: Ctx, kind: str | None, n: int, cap: int, area_name: Any) -> None
 def _remove(ctx: Ctx, kind: Any, n: int, area_name: Any) -> None:
     state = ctx.engine.state
     area = state.areas.get(area_name) if isinstance(area_name, str) else None
-    if area is None or not isinstance(kind, str):
+    ctx.removed = 0
+    if area is None or not isinstance(kind, str) or n <= 0:
         return
     if kind in area.objects:
         k = min(n, area.objects[kind])
         remove(area.objects, kind, k)
         if kind in state.instances and kind not in area.objects:
             del state.instances[kind]
+        ctx.removed = k
         return
-    for h in [h for h in area.objects if type_of(state, h) == kind][:n]:
+    taken = [h for h in area.objects if type_of(state, h) == kind][:n]
+    for h in taken:
         remove(area.objects, h)
         state.instances.pop(h, None)
+    ctx.removed = len(taken)
 
 
 def _salvage(ctx: Ctx, kind: str | None, share: int, area_name: Any) -> None:

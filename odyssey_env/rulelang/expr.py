@@ -72,6 +72,13 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     if isinstance(op, s.InSet):
         var, value = vars[op.in_set], value_of(op.value, var_reader(vars))
         read = _var(var, op.of)
+        if var.lasts is not None:  # value -> the step it is forgotten at; an empty set asks for no value
+
+            def lasting(ctx: Ctx) -> bool:
+                held = read(ctx)
+                return bool(held) and held.get(value(ctx), 0) > ctx.engine.state.step
+
+            return lasting
         return lambda ctx: value(ctx) in read(ctx)
     if isinstance(op, s.Same):
         for ref, lit in (op.same, op.same[::-1]):  # a binding against a literal: one lookup (pair branches)
@@ -103,6 +110,14 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
 
         cond = cast("Condition", op.quest)  # checks.py put the parsed condition in place of the file's dict
         return lambda ctx: ctx.agent is not None and holds(ctx.engine, ctx.agent, cond)
+    if isinstance(op, s.CommonEnemy):
+        kind_of = value_of(op.common_enemy, var_reader(vars))
+        return lambda ctx: common_enemy(ctx, kind_of(ctx))
+    if isinstance(op, s.CanCraft):
+        if op.can_craft == "$recipe":  # a recipe scope's binding is the type itself: no handle to look up
+            return lambda ctx: can_craft(ctx, ctx.b["recipe"])
+        kind_of = type_getter(op.can_craft)
+        return lambda ctx: can_craft(ctx, kind_of(ctx))
     raise TypeError(f"rulelang: no test for {type(op).__name__}")  # pragma: no cover - checks cover every kind
 
 
@@ -144,6 +159,41 @@ def lying_in(engine: Engine, area: Area, kind: str) -> int:
         return area.objects.get(kind, 0)
     state = engine.state
     return sum(1 for h in area.objects if type_of(state, h) == kind)
+
+
+# ------------------------------------------------------------------------ NPC kinds (Mirror Salt's resonance_imprint)
+def common_enemy(ctx: Ctx, value: Any) -> bool:
+    """Whether ``value`` (an NPC's handle or an NPC type) is of a kind of which there are many enemies."""
+    if not isinstance(value, str):
+        return False
+    npc = ctx.engine.state.npcs.get(value)
+    t = ctx.engine.game.npcs.get(npc.type if npc is not None else value)
+    return t is not None and t.common_enemy
+
+
+# ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
+def can_craft(ctx: Ctx, kind: str | None) -> bool:
+    """Whether the agent carries every ingredient of ``kind``'s recipe and each of its stations lies here
+    (what the engine's ``craft`` asks, but for the yield's room in the hands)."""
+    engine = ctx.engine
+    t = engine.game.objects.get(kind) if kind is not None else None
+    if t is None or t.recipe is None or ctx.agent is None:
+        return False
+    area = engine.state.areas.get(ctx.here)
+    if area is None or not all(station in area.objects for station in t.recipe.stations):
+        return False
+    return all(carried_of(ctx, i) >= n for i, n in t.recipe.ingredients.items())
+
+
+def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:
+    """The first ingredient of ``kind``'s recipe the agent lacks, as "carry this many" (None: it has all)."""
+    t = ctx.engine.game.objects.get(kind) if kind is not None else None
+    if t is None or t.recipe is None:
+        return None
+    for i, n in t.recipe.ingredients.items():
+        if carried_of(ctx, i) < n:
+            return hints.has(i, n)
+    return None
 
 
 def _holds(ctx: Ctx, kind: str | None) -> bool:
@@ -213,7 +263,9 @@ def _stat(name: str) -> Callable[[Ctx], int]:
 
 def _var(var: s.Var, of: str | None = None) -> Callable[[Ctx], Any]:
     name, key = var.name, keyer(var.scope, of)
-    default: Any = {"flag": False, "counter": var.initial, "set": ()}[var.kind]
+    default: Any = {"flag": False, "counter": var.initial, "set": (), "tally": None}[var.kind]
+    if var.lasts is not None:
+        default = {}
     return lambda ctx: read_var(ctx.engine, name, key(ctx), default)
 
 
@@ -332,6 +384,8 @@ def reads(op: Any) -> set[str] | None:
         s.Hostile: {"npcs"},  # an object's type never changes; what is carried is the slot domain's to read
         s.InCombat: {"combat", "npcs"},
         s.ExitLocked: {"exits", "place"},
+        s.CanCraft: {"hands", "containers", "worn", "ground", "place"},
+        s.CommonEnemy: set(),  # a kind's traits are the game's: fixed  # ingredients anywhere on me; stations
     }
     if isinstance(op, s.StatIs):
         return {"purse"} if op.stat == "coins" else {"body"}
@@ -366,6 +420,8 @@ def hint(op: Any, ctx: Ctx, vars: dict[str, s.Var]) -> Condition | None:
             if isinstance(area, str) and area in ctx.engine.state.areas:
                 return hints.in_area(area)
         return None
+    if isinstance(op, s.CanCraft):
+        return missing_ingredient(ctx, type_getter(op.can_craft)(ctx))
     if isinstance(op, s.Quest):
         from odyssey_env.quests.conditions import VOCABULARY
 

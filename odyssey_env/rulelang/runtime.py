@@ -26,6 +26,8 @@ if TYPE_CHECKING:
 KEY = "rulelang"
 #: Delayed effects waiting at once (a new one past this is dropped, deterministically).
 MAX_TIMERS = 256
+#: The most a count read from a reference, or a tally's count, may be.
+MAX_COUNT = 1_000_000
 #: Keys one per-object or per-exit variable may hold at once (a new key past this is not written).
 MAX_KEYS = 10_000
 _TEMPLATE = re.compile(r"\{([^{}]*)\}")
@@ -37,7 +39,7 @@ class Ctx:
     where the firing's last ``produce`` put things (the ``{received}`` of a template), ``salvaged`` what its
     last ``salvage`` made (``{salvaged}``)."""
 
-    __slots__ = ("agent", "b", "engine", "here", "received", "salvaged", "turn")
+    __slots__ = ("agent", "b", "engine", "here", "received", "removed", "salvaged", "turn")
 
     def __init__(self, engine: Engine, agent: Agent | None, here: str, b: dict[str, Any], turn: Any = None):
         self.engine = engine
@@ -47,6 +49,7 @@ class Ctx:
         self.turn = turn
         self.received = ""
         self.salvaged = ""
+        self.removed = 0  # what the firing's last remove took off the ground (``$removed``, ``{removed}``)
 
 
 def data(engine: Engine) -> dict[str, Any]:
@@ -69,6 +72,8 @@ def getter(ref: str) -> Getter:
     name = ref[1:]
     if name == "here":
         return lambda ctx: ctx.here
+    if name == "removed":
+        return lambda ctx: ctx.removed
     if name.startswith("event."):
         field = name[6:]
         return lambda ctx: ctx.b["event"].get(field)
@@ -123,6 +128,12 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
             parts.append(lambda ctx: ctx.salvaged)
         elif name.startswith("var."):
             parts.append(var_reader(name[4:]))
+        elif name == "stations":
+            parts.append(stations_here)
+        elif name == "removed":
+            parts.append(lambda ctx: ctx.removed)
+        elif name.startswith("tally."):
+            parts.append(tally_text(var_reader(name[6:])))
         elif name == "agent.foe":
             parts.append(foe)
         elif name.startswith("carried.") and not name.endswith(".type"):  # {<slot>.type} of a slot "carried"
@@ -143,6 +154,40 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
         return "".join(p if isinstance(p, str) else _text(p(ctx)) for p in parts)
 
     return fill
+
+
+def stations_here(ctx: Ctx) -> str:
+    """``{stations}``: the stations lying here, in the order they lie, joined with "and" (empty: none)."""
+    engine = ctx.engine
+    area = engine.state.areas.get(ctx.here)
+    if area is None:
+        return ""
+    objects = engine.game.objects
+    return " and ".join(h for h in area.objects if h in objects and objects[h].category == "station")
+
+
+# ---------------------------------------------------------------------------- tallies (Mirror Salt's salt_sink)
+def tally_text(read: Getter) -> Getter:
+    """``{tally.<name>}`` from the variable's reader: the tally here (or the agent's, or the world's) as
+    "2 rock_salt, 1 glass_knife", in the order the names came (empty: nothing counted)."""
+    return lambda ctx: ", ".join(f"{n} {item}" for item, n in (read(ctx) or {}).items())
+
+
+def add_to_tally(engine: Engine, name: str, key: str | None, item: Any, n: int, most: int) -> None:
+    """Count ``n`` more of ``item`` in a tally (at most ``most`` names per key; a new one past that is not
+    counted, an old one still is; each count stays within ``MAX_COUNT``)."""
+    if key is None or not isinstance(item, str) or not item or n <= 0:
+        return
+    counts = data(engine)["vars"].setdefault(name, {}).setdefault(key, {})
+    if item in counts or len(counts) < most:
+        counts[item] = min(MAX_COUNT, counts.get(item, 0) + n)
+
+
+def amount_of(value: Any) -> int:
+    """A count read from a reference (an event's amount, ``$removed``): a whole number within 0..MAX_COUNT."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return max(0, min(MAX_COUNT, value))
 
 
 def foe(ctx: Ctx) -> str | None:

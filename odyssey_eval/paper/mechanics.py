@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -74,6 +75,36 @@ class Own:
 
 #: The reference's game-specific rules of Metropolis, Quarantine, Robot Kingdom and Saltglass -> odyssey's.
 OWN: dict[str, Own] = {}
+_NO_CORPSES = (
+    "odyssey's Lazaret rule `{rule}` plays it with corpses as objects (named, laid out, dropped by the fallen); "
+    "Quarantine has no corpse object, the reference keeps its corpses as a record of the NPCs defeated in an "
+    "area, and the import adds no object types of its own"
+)
+_RULE_FILE = (
+    "odyssey's Lazaret plays it in its rules.json (the rule language), which names Lazaret's objects; the rule "
+    "language has no parameters yet to play it on another game's ids"
+)
+#: Game-specific reference rules odyssey has an implementation of but leaves unbound, and why.
+UNBOUND: dict[str, str] = {
+    "BurnCorpsesRule": _NO_CORPSES.format(rule="burn corpses"),
+    "CorpseCorruptionStepRule": _NO_CORPSES.format(rule="corpse_corruption"),
+    "QuarantineLockdownStepRule": _NO_CORPSES.format(rule="quarantine_lockdown"),
+    "BarricadeRule": _RULE_FILE,
+    "ConcocRule": _RULE_FILE,
+    "ShoveRule": _RULE_FILE,
+    "CorruptionDecayStepRule": (
+        "odyssey's Rust Throne rule `corrosion` plays it (what lies on the ground rusts into scrap iron after 40 "
+        "steps; the reference's destroys it after 16, where war machines fell), but bound to Robot Kingdom it "
+        "rusted the chapter-3 ingredients the oracle gathers in batches and leaves lying, and seed 0 was no longer "
+        "solved: left off until the oracle guards what it sets down"
+    ),
+    "TerritoryReclamationStepRule": (
+        "odyssey's Rust Throne rule `reclamation` plays it (enemies return to areas left unvisited), but bound to "
+        "Robot Kingdom it kept the oracle from finishing the quest within 500 steps on seeds 0-4 (with the "
+        "reference's numbers, dormancy 8 and a tick every 3 steps, 13 to 25 of 40 stages; with odyssey's, seed 2 "
+        "ran out of steps): left off until the oracle plans around returning enemies"
+    ),
+}
 
 
 def _own(game: str, table: dict[str, tuple[str, str]]) -> None:
@@ -167,6 +198,8 @@ def bind_mechanics(
     for cls, label in _classes(release, paths["actions"], "BaseActionRule"):
         if cls in ACTIONS:
             verbs.append(ACTIONS[cls])
+        elif cls in UNBOUND:
+            notes.append({"where": f"verbs.{label or cls}", "difference": f"open gap: {UNBOUND[cls]}"})
         elif cls not in BASE_ACTIONS and not own(cls, label, paths["actions"], "verbs"):
             notes.append(
                 {
@@ -180,6 +213,8 @@ def bind_mechanics(
             steps.append(STEP_RULES[cls])
         elif cls in RESPAWN_STYLES:
             respawn.update(RESPAWN_STYLES[cls])
+        elif cls in UNBOUND:
+            notes.append({"where": f"step_rules.{label or cls}", "difference": f"open gap: {UNBOUND[cls]}"})
         elif cls not in BASE_STEPS and not own(cls, label, paths["general"], "step_rules"):
             notes.append(
                 {
@@ -199,7 +234,8 @@ def bind_mechanics(
                     (verbs if kind == "action" else steps).append(name)
             elif not optional and name not in BASE_VERBS and name not in core_step_rules():
                 disable.append(name)  # a rule of the shipped game the reference's game does not have
-        for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, notes).items():
+        definition = release.json(paths["world"]) if release.has(paths["world"]) else {}
+        for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
             if name in rules or name in BASE_VERBS or name in core_step_rules():
                 params[name] = values
     out: dict[str, Any] = {}
@@ -317,7 +353,7 @@ _own(
 
 
 def _metropolis(
-    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], notes: list[dict[str, str]]
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
 ) -> dict[str, dict[str, Any]]:
     """Gavelmoor's parameters set from Metropolis's ids and the reference rules' own numbers."""
 
@@ -340,4 +376,299 @@ def _metropolis(
     }
 
 
-PARAMS: dict[str, Callable[..., dict[str, dict[str, Any]]]] = {"gavelmoor": _metropolis}
+# ---------------------------------------------------------------------------- Robot Kingdom: Rust Throne's scrap
+_own(
+    "rust_throne",
+    {
+        "SalvageRule": (
+            "salvage",
+            "the reference's recipes (units used up, with its tool in hand) raise my attack for good; its defense "
+            "upgrades (fiend_plate, demon_core_shard: +2 defense) are not played, odyssey's defense is what I wear "
+            "and carry (open gap)",
+        ),
+        "RallyRule": (
+            "rally",
+            "a friendly NPC (not a guide or merchant) joins me for the reference's price (BASE_COST + "
+            "COST_PER_LEVEL x level) and strikes my foe every turn while we stand together; the reference's ally "
+            "adds bonus damage to my next 3 attacks",
+        ),
+        "SiphonRule": (
+            "siphon",
+            "the same: a valued object held in hand, used up against a hostile machine I fight, heals me by its "
+            "value and takes a third of it from the machine's attack (for good, not for the encounter only)",
+        ),
+        "JamRule": (
+            "jam",
+            "a held material, tool or weapon driven into a hostile machine's gears stops its strikes for 3 turns; "
+            "the reference's removes one action from its pattern for good (an attack more likely with heavier, "
+            "dearer objects)",
+        ),
+        "OverloadRule": (
+            "overload",
+            "an eligible component bursts at once, striking every hostile machine here for the reference's aura "
+            "value less its defense; the reference's grants a lasting counter-damage aura on my armor (open gap)",
+        ),
+        "ScavengeRule": (
+            "scavenge",
+            "each area hides a fixed few of the materials that may appear there, found one per search until it is "
+            "picked clean; the reference's finds random objects with a chance and count growing with the enemy "
+            "types I defeated, once every 5 steps per area",
+        ),
+        "IntimidationStepRule": (
+            "intimidation",
+            "friendlies lose the reference's health per enemy each step (never below 1, recovering when safe); the "
+            "reference's can kill them, and the strongest enemy then absorbs their strength",
+        ),
+        "UnitedPresenceStepRule": (
+            "united_presence",
+            "the reference's defense per other agent in the area (multi-agent play); its enemies' skipped turn is "
+            "not played",
+        ),
+        "TacticalWarningStepRule": (
+            "tactical_warnings",
+            "a friendly in the area calls every engaged enemy's next stance each turn (the reference's 30% a turn)",
+        ),
+        "ForgeEchoMigrationStepRule": (
+            "forge_migration",
+            "every few steps a roaming merchant walks one area toward the nearest crafting station without one; "
+            "the reference's walks toward where I crafted in the last 6 steps",
+        ),
+        "WarMachineCannibalizeStepRule": (
+            "scrap_mending",
+            "a wounded enemy eats one scrap_iron lying in its area a turn and mends 6; the reference's eats any "
+            "object there (not stations, coins, bags, keys, notes), only in a fight, mending half its value (at "
+            "least 2): eating what a player set down left the oracle unable to craft chapter 3's charge",
+        ),
+        "DevilForgedCorruptionStepRule": (
+            "devil_drain",
+            "the same: carrying more devil-forged objects than the reference's safe number burns its health per "
+            "piece over it each step",
+        ),
+    },
+)
+
+
+def _robot_kingdom(
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Rust Throne's tables filled from Robot Kingdom's ids and the reference rules' constants."""
+
+    def num(rule: str, key: str, default: int) -> int:
+        value = consts.get(rule, {}).get(key, default)
+        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+    def ids(rule: str, key: str) -> dict[str, Any]:
+        value = consts.get(rule, {}).get(key, {})
+        items = value.items() if isinstance(value, dict) else ((v, None) for v in value)
+        return {ent.objects[i]: v for i, v in items if isinstance(i, str) and i in ent.objects}
+
+    objects = [o for o in world["objects"] if not o.get("quest")]
+    kinds = {o["name"]: o for o in world["objects"]}
+    out: dict[str, dict[str, Any]] = {}
+    tool = ent.objects.get(str(consts.get("salvage", {}).get("TOOL_ID", "")), "")
+    upgrades = {
+        name: [int(r[0]), int(r[2])]
+        for name, r in ids("salvage", "SALVAGE_RECIPES").items()
+        if isinstance(r, tuple | list) and len(r) >= 3 and r[1] == "attack"
+    }
+    out["salvage"] = {"upgrades": upgrades, "tool": tool}
+    friendly = [
+        n["name"] for n in world["npcs"] if n["kind"] == "friendly" and n.get("role") not in ("guide", "merchant")
+    ]
+    friendly = [n for n in friendly if n not in _immune_npcs(ent, consts.get("intimidation", {}))]
+    out["rally"] = {
+        "recruits": friendly,
+        "wake": False,
+        "cost": num("rally", "BASE_COST", 8),
+        "cost_per_level": num("rally", "COST_PER_LEVEL", 4),
+    }
+    out["siphon"] = {"conduits": ["material", "weapon", "armor", "tool"]}
+    out["jam"] = {
+        "wedges": {
+            o["name"]: 3
+            for o in objects
+            if o["category"] in ("material", "tool", "weapon")
+            and o.get("value", 0) > 0
+            and "unlock" not in o.get("uses", ())
+        }
+    }
+    out["overload"] = {"components": {k: max(1, int(v)) for k, v in ids("overload", "ELIGIBLE_COMPONENTS").items()}}
+    areas = {a["name"]: a.get("level", 1) for p in world["places"] for a in p["areas"]}
+    finds: dict[str, list[str]] = {}
+    for area, level in areas.items():
+        here = [
+            o["name"]
+            for o in objects
+            if o["category"] == "material"
+            and "recipe" not in o
+            and (area in o["areas"] if o.get("areas") else abs(o.get("level", 1) - level) <= 1)
+        ]
+        if here:
+            finds[area] = sorted(here)[:4]
+    out["scavenge"] = {"finds": finds}
+    scrap = ent.objects.get("obj_scrap_iron")
+    out["intimidation"] = {"loss": num("intimidation", "INTIMIDATION_DAMAGE_PER_ENEMY", 2)}
+    out["united_presence"] = {"bonus": num("united_presence", "DEFENSE_BONUS_PER_ALLY", 3)}
+    out["forge_migration"] = {
+        "stations": sorted(o["name"] for o in objects if o["category"] == "station"),
+        "period": max(1, num("forge_migration", "MIGRATION_TICK_INTERVAL", 20)),
+    }
+    if scrap is not None:
+        # the reference's machines eat any object lying there; eating what a player set down (materials of a
+        # recipe, quest objects) left the oracle unable to craft Robot Kingdom's chapter-3 charge on 2 seeds of 5
+        out["scrap_mending"] = {"scrap": [scrap]}
+    out["devil_drain"] = {
+        "objects": sorted(ids("devil_drain", "DEVIL_FORGED_BASE_IDS")),
+        "limit": num("devil_drain", "SAFE_THRESHOLD", 3),
+        "drain": num("devil_drain", "HP_DRAIN_PER_EXCESS", 2),
+    }
+    del kinds
+    return out
+
+
+def _immune_npcs(ent: Entities, consts: dict[str, Any]) -> set[str]:
+    """Names of the NPCs a reference rule leaves alone (its ``IMMUNE_NPC_BASE_IDS``)."""
+    value = consts.get("IMMUNE_NPC_BASE_IDS", ())
+    return {ent.npcs[i] for i in value if isinstance(i, str) and i in ent.npcs}
+
+
+# ---------------------------------------------------------------------------- Saltglass: Mirror Salt's glass
+_own(
+    "mirror_salt",
+    {
+        "ListenRule": (
+            "listen",
+            "listening to this area (its mirages, what the salt swallowed, the death-notes the glass keeps), a "
+            "neighbouring one (who moves there), a creature (its next stance) or an object (whether it is real), "
+            "anywhere; the reference's gives one cryptic hint (a hidden object, a locked path, an enemy's rhythm) "
+            "in an observatory area or while holding glass",
+        ),
+        "RefractRule": (
+            "refract",
+            "bending light through a glass object I carry (the reference's glass tokens in its name or description) "
+            "breaks the mirages here and cracks the glaze off what I hold; the reference's reveals a locked path's "
+            "key, concealed objects or an NPC's inventory, and refuses degraded glass",
+        ),
+        "SaltGlazeStepRule": (
+            "salt_glaze",
+            "under the open sky (the reference's open areas: the others are sheltered) salt glazes what I hold, "
+            "layer by layer, taking attack from weapons; shade or stowing it flakes it off; the reference's glazes "
+            "one item with 20% a step while I carry glass, until an observatory area or death",
+        ),
+        "ForgeAlertStepRule": (
+            "forge_alert",
+            "the same: by a station with everything a recipe of it needs, I am told once what I could make (the "
+            "reference's again after 8 steps without crafting there)",
+        ),
+        "CollectUnattendedStepRule": (
+            "salt_sink",
+            "what I drop on the open salt sinks after the reference's shortest idle time (20 steps) with nobody "
+            "there, all of it; the reference's takes 35% of each stack after 20 to 35 idle steps, merchant areas "
+            "exempt",
+        ),
+        "ResonanceImprintStepRule": (
+            "resonance_imprint",
+            "where an enemy falls the glass keeps its death-note and its kin there strike softer; the reference's "
+            "observatories keep the last listen or refract hint for the next agent (a multi-agent trail)",
+        ),
+        "SaltMirageStepRule": (
+            "salt_mirage",
+            "phantom objects appear on the open salt with the reference's chance and mean lifetime, vanish when "
+            "picked up, and are exposed by listen and refract",
+        ),
+    },
+)
+
+
+def _saltglass(
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Mirror Salt's parameters set from Saltglass's areas and objects and the reference rules' constants."""
+    glaze = consts.get("salt_glaze", {})
+    open_names = {str(a).lower() for a in glaze.get("OPEN_SALT_AREAS", ())}
+    areas = [a["name"] for p in world["places"] for a in p["areas"]]
+    # the reference tests its own (lower-case) area names; the import keeps them, so they are ours too
+    sheltered = [a for a in areas if a not in open_names] if open_names else []
+    tokens = tuple(str(t).lower() for t in consts.get("refract", {}).get("GLASS_NAME_TOKENS", ()))
+    objects = [o for o in world["objects"] if not o.get("quest")]
+    lenses = [
+        o["name"]
+        for o in world["objects"]
+        if o["category"] not in ("station", "currency")
+        and any(t in o["name"] or t in o["description"].lower() for t in tokens)
+    ]
+    mirage = consts.get("salt_mirage", {})
+    chance = mirage.get("MIRAGE_CHANCE", 0.5)
+    life = mirage.get("MIRAGE_LIFETIME", (60, 60))
+    out: dict[str, dict[str, Any]] = {
+        "refract": {"lenses": lenses},
+        "salt_glaze": {"sheltered": sheltered},
+        "salt_mirage": {
+            "kinds": [o["name"] for o in objects if o["category"] == "material"],
+            "chance": float(chance) if isinstance(chance, int | float) and 0 <= chance <= 1 else 0.5,
+            "lifetime": max(1, round(sum(life) / len(life))) if isinstance(life, tuple | list) and life else 60,
+        },
+        "salt_sink": {"delay": 20},
+    }
+    return out
+
+
+# ---------------------------------------------------------------------------- Quarantine: Lazaret's light
+_own(
+    "lazaret",
+    {
+        "RefuelRule": (
+            "refuel",
+            "one unit of fuel fills a carried light to its capacity (the reference's max_fuel), in hand or pack; "
+            "the reference's takes the light in hand only",
+        ),
+        "EavesdropRule": (
+            "eavesdrop",
+            "listening at the way to a neighbouring area tells who moves there, costing the turn; the reference's "
+            "may also alert the enemies behind the door (15%), which odyssey's does not",
+        ),
+        "LightSourceDepletionStepRule": (
+            "lamp_fuel",
+            "a carried light burns one turn of fuel a step in a dark area; without one the dark hides what is there "
+            "and lurking enemies strike (35% a step, at half strength as the reference's ambushes, which are 4 times "
+            "likelier in the dark). Dark areas are fixed at import, a seeded draw at the reference's rate "
+            "(each area but the spawn unlit with probability 0.25), where the reference draws them per run; lights "
+            "start empty (the reference's start full) and burn only in the dark (the reference's every step)",
+        ),
+    },
+)
+
+
+def _quarantine(
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Lazaret's light, set from Quarantine's lights and fuel, and its dark areas drawn once."""
+    areas = [a for p in world["places"] for a in p["areas"]]
+    spawn = world.get("spawn")
+    dark = [a["name"] for a in areas if a.get("dark")]
+    if not dark:
+        # the reference lights each area but the spawn with probability 0.75 per run (world.py); a fixed draw
+        # at that rate, from the game's name, so that the import writes the same bytes every time
+        rng = random.Random(f"agentodyssey dark areas {world['game']['name']}")
+        dark = [a["name"] for a in areas if a["name"] != spawn and rng.random() >= 0.75]
+    fuel = ent.objects.get("obj_lantern_fuel")
+    capacity = {
+        ent.objects[o["id"]]: o["max_fuel"]
+        for o in (definition.get("entities") or {}).get("objects", [])
+        if o.get("id") in ent.objects and isinstance(o.get("max_fuel"), int) and o["max_fuel"] > 0
+    }
+    lights = {}
+    for obj in world["objects"]:
+        if fuel is not None and "light" in obj.get("uses", ()):
+            full = capacity.get(obj["name"], 30)
+            lights[obj["name"]] = {"fuel": fuel, "capacity": full, "per_unit": full}
+    # an ambush of the reference strikes for half the enemy's attack (ActiveAttackStepRule), in the dark too
+    return {"lamp_fuel": {"dark_areas": dark, "lights": lights, "lurk_strength": 0.5}}
+
+
+PARAMS: dict[str, Callable[..., dict[str, dict[str, Any]]]] = {
+    "lazaret": _quarantine,
+    "gavelmoor": _metropolis,
+    "rust_throne": _robot_kingdom,
+    "mirror_salt": _saltglass,
+}

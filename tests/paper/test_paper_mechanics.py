@@ -94,3 +94,132 @@ def test_metropolis_verdicts_are_appealed(metropolis: Path) -> None:
     assert h.listed("appeal verdict") == ["appeal verdict"]
     h.ok("appeal verdict")
     assert h.events("verdict_overturned") == [{"kinds": ["fine"]}]
+
+
+# ============================================================================ Robot Kingdom: Rust Throne's scrap
+@pytest.fixture(scope="module")
+def robot_kingdom(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _imported(tmp_path_factory, "robot_kingdom")
+
+
+def test_robot_kingdom_binds_its_rules_to_rust_throne_s(robot_kingdom: Path) -> None:
+    _bound(robot_kingdom, "rust_throne")
+    h = Harness(engine_on(robot_kingdom))
+    assert {"salvage", "scavenge", "rally", "siphon", "jam", "overload"} <= set(h.game.rules.actions)
+    steps = {r.name for r in h.game.rules.steps}
+    assert {"intimidation", "united_presence", "tactical_warnings", "forge_migration"} <= steps
+    assert {"scrap_mending", "devil_drain"} <= steps
+    assert "reclamation" not in steps and "corrosion" not in steps  # open gaps, with their reasons in paper.json
+    notes = json.loads((robot_kingdom / "paper.json").read_text())["differences"]
+    gaps = {n["where"] for n in notes if n["difference"].startswith("open gap:")}
+    assert {"step_rules.territory_reclamation_step", "step_rules.corruption_decay_step"} <= gaps
+    # the reference's numbers: a rally costs BASE_COST 8 + COST_PER_LEVEL 4 a level; carry 3 devil-forged things
+    rally = h.game.rules.actions["rally"].settings
+    assert (rally.cost, rally.cost_per_level, rally.wake) == (8, 4, False)
+    assert h.game.rules.step_rule("devil_drain").settings.limit == 3
+
+
+def test_robot_kingdom_salvage_raises_attack_for_good(robot_kingdom: Path) -> None:
+    h = Harness(engine_on(robot_kingdom))
+    h.clear()
+    h.hold_one("scrap_iron", 2)
+    assert h.listed("salvage") == []  # the reference's TOOL_ID must be in hand
+    h.agent.hands.pop("scrap_iron")
+    h.hold_one("repair_kit")
+    h.hold_one("scrap_iron", 2)
+    assert h.listed("salvage") == ["salvage scrap_iron"]
+    before = h.agent.base_attack
+    h.ok("salvage scrap_iron")
+    assert h.agent.base_attack == before + 3 and "scrap_iron" not in h.agent.hands
+
+
+def test_robot_kingdom_scavenge_rally_siphon_jam_overload(robot_kingdom: Path) -> None:
+    h = Harness(engine_on(robot_kingdom))
+    finds = h.game.rules.actions["scavenge"].settings.finds
+    h.goto(sorted(finds)[0])
+    assert h.listed("scavenge") == ["scavenge"]
+    h.ok("scavenge")
+    assert h.events("object_scavenged")
+    recruit = h.npc(h.game.rules.actions["rally"].settings.recruits[0])
+    h.hold_one(h.game.currency, 100)
+    assert f"rally {recruit.handle}" in h.listed("rally")
+    h.ok(f"rally {recruit.handle}")
+    assert h.events("npc_rallied")
+    h.clear()
+    enemy = h.npc(_hostile(h))
+    enemy.hp = enemy.max_hp = 500
+    h.hold_one("cog", 3)
+    assert f"jam cog {enemy.handle}" in h.listed("jam")
+    h.ok(f"jam cog {enemy.handle}")  # it engages me
+    assert enemy.engaged == "player"
+    h.agent.hp = 10
+    assert f"siphon cog {enemy.handle}" in h.listed("siphon")
+    attack = enemy.attack
+    h.ok(f"siphon cog {enemy.handle}")
+    value = h.game.objects["cog"].value
+    assert h.events("power_siphoned")[0]["direction"] == "conduit" and enemy.attack == attack - value // 3
+    h.hold_one("hellcoal")
+    assert "overload hellcoal" in h.listed("overload")
+    h.ok("overload hellcoal")
+    assert h.events("component_overloaded")[0]["hits"] == [enemy.handle]
+
+
+# ============================================================================ Saltglass: Mirror Salt's glass
+@pytest.fixture(scope="module")
+def saltglass(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _imported(tmp_path_factory, "saltglass")
+
+
+def test_saltglass_binds_its_rules_to_mirror_salt_s(saltglass: Path) -> None:
+    _bound(saltglass, "mirror_salt")
+    h = Harness(engine_on(saltglass))
+    assert {"listen", "refract"} <= set(h.game.rules.actions)
+    steps = {r.name for r in h.game.rules.steps}
+    assert {"salt_glaze", "forge_alert", "salt_sink", "resonance_imprint", "salt_mirage"} <= steps
+    # the reference's open salt areas (OPEN_SALT_AREAS) lie under the sky; the others are sheltered
+    assert set(h.game.rules.step_rule("salt_glaze").settings.sheltered) == {"library", "armory", "orrery", "spire"}
+    assert h.game.rules.step_rule("salt_mirage").settings.chance == 0.12
+
+
+def test_saltglass_listen_and_refract(saltglass: Path) -> None:
+    h = Harness(engine_on(saltglass))
+    h.goto("flats")
+    assert "listen flats" in h.listed("listen")
+    h.ok("listen flats")
+    lens = h.game.rules.actions["refract"].settings.lenses[0]
+    h.hold_one(lens)
+    assert h.listed("refract") == [f"refract {lens}"]
+    h.ok(f"refract {lens}")
+
+
+# ============================================================================ Quarantine: Lazaret's light
+@pytest.fixture(scope="module")
+def quarantine(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _imported(tmp_path_factory, "quarantine")
+
+
+def test_quarantine_binds_its_light_to_lazaret_s_and_names_what_is_left(quarantine: Path) -> None:
+    _bound(quarantine, "lazaret")
+    h = Harness(engine_on(quarantine))
+    assert {"refuel", "eavesdrop"} <= set(h.game.rules.actions) and "burn corpses" not in h.game.rules.actions
+    lamp = h.game.rules.step_rule("lamp_fuel").settings
+    # the reference's lights and their max_fuel; dark areas drawn once at the reference's rate, never the spawn
+    assert {k: v.capacity for k, v in lamp.lights.items()} == {"lantern": 30, "flashlight": 50}
+    assert lamp.dark_areas and h.state.spawn not in lamp.dark_areas
+    notes = json.loads((quarantine / "paper.json").read_text())["differences"]
+    gaps = {n["where"].split(".", 1)[1] for n in notes if n["difference"].startswith("open gap:")}
+    assert {"barricade", "concoct", "shove", "burn corpses"} <= gaps
+
+
+def test_quarantine_refuel_and_eavesdrop(quarantine: Path) -> None:
+    h = Harness(engine_on(quarantine))
+    h.clear()
+    h.hold_one("lantern")
+    h.hold_one("lantern_fuel")
+    assert h.listed("refuel") == ["refuel lantern"]
+    h.ok("refuel lantern")
+    assert h.events("light_refueled")
+    way = sorted(h.area.exits)[0]
+    assert f"eavesdrop {way}" in h.listed("eavesdrop")
+    h.ok(f"eavesdrop {way}")
+    assert h.events("eavesdropped")
