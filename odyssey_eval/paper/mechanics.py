@@ -11,11 +11,13 @@ from __future__ import annotations
 
 import ast
 import importlib
+import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from odyssey_env.game import GAMES_DIR
 from odyssey_env.rules import BASE_VERBS, core_step_rules
 from odyssey_env.steprules.spawning import QUIET_ENEMIES, QUIET_FOOD
 from odyssey_eval.paper.literals import parse
@@ -90,8 +92,11 @@ UNBOUND: dict[str, str] = {
     "CorpseCorruptionStepRule": _NO_CORPSES.format(rule="corpse_corruption"),
     "QuarantineLockdownStepRule": _NO_CORPSES.format(rule="quarantine_lockdown"),
     "BarricadeRule": _RULE_FILE,
-    "ConcocRule": _RULE_FILE,
-    "ShoveRule": _RULE_FILE,
+    "ShoveRule": (
+        "odyssey's Lazaret plays a shove in its rules.json (furniture toppled onto an enemy for damage through its "
+        "guard), written against Lazaret's furniture; the reference's stuns the enemy for one round, and the rule "
+        "language has no stun (a skipped enemy turn) to write it with"
+    ),
     "CorruptionDecayStepRule": (
         "odyssey's Rust Throne rule `corrosion` plays it (what lies on the ground rusts into scrap iron after 40 "
         "steps; the reference's destroys it after 16, where war machines fell), but bound to Robot Kingdom it "
@@ -132,6 +137,127 @@ def _constants(release: Release, path: str, cls: str) -> dict[str, Any]:
                     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                         continue
     return out
+
+
+#: Reference rules played by a ``rules.json`` the import writes in odyssey's rule language (:func:`rule_file`).
+WRITTEN = {"ConcocRule"}
+
+
+def _literal_in(release: Release, path: str, cls: str, method: str, name: str) -> Any:
+    """The literal assigned to ``name`` inside method ``method`` of class ``cls`` (a table kept in code), or None."""
+    for node in parse(release.text(path), path).body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            for fn in node.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name == method:
+                    for stmt in ast.walk(fn):
+                        if (
+                            isinstance(stmt, ast.Assign)
+                            and len(stmt.targets) == 1
+                            and isinstance(stmt.targets[0], ast.Name)
+                            and stmt.targets[0].id == name
+                        ):
+                            try:
+                                return ast.literal_eval(stmt.value)
+                            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                                return None
+    return None
+
+
+#: Shipped games whose ``rules.json`` names none of their own content, so that a game bound to them
+#: (``game.rules_from``) takes it whole as its own ``rules.json``: the dynamics they moved from code to data.
+SHARED_RULE_FILES = ("mirror_salt",)
+
+
+def _shipped_rule_file(game: str) -> dict[str, Any] | None:
+    path = GAMES_DIR / game / "rules.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def rule_file(
+    release: Release, paths: dict[str, str], ent: Entities, world: dict[str, Any] | None = None
+) -> tuple[dict[str, Any] | None, list[dict[str, str]]]:
+    """A ``rules.json`` (odyssey's rule language: data, no code) for the game, and its notes: the shared rule
+    file of the shipped game it is bound to (:data:`SHARED_RULE_FILES`), or one written for the reference verbs
+    :data:`WRITTEN` names. Quarantine's ``concoct``: two herbs carried, used up, restore the health the
+    reference's table gives the pair (read from the table literal in its ``_potency``)."""
+    for game in (world or {}).get("game", {}).get("rules_from", ()):
+        if game in SHARED_RULE_FILES:
+            shared = _shipped_rule_file(game)
+            if shared is not None:
+                names = [r["name"] for r in shared.get("step_rules", [])] + [v["verb"] for v in shared.get("verbs", [])]
+                note = f"the rules odyssey's {game} keeps as data ({', '.join(names)}): its rules.json, taken whole"
+                return shared, [{"where": "rules.json", "difference": note}]
+    if not release.has(paths["actions"]):
+        return None, []
+    classes = {cls for cls, _ in _classes(release, paths["actions"], "BaseActionRule")}
+    if "ConcocRule" not in classes:
+        return None, []
+    herbs_ids = _constants(release, paths["actions"], "ConcocRule").get("HERB_IDS", ())
+    table = _literal_in(release, paths["actions"], "ConcocRule", "_potency", "table")
+    herbs = sorted(ent.objects[i] for i in herbs_ids if isinstance(i, str) and i in ent.objects)
+    pairs = []
+    if isinstance(table, dict):
+        for pair, hp in table.items():
+            known = isinstance(pair, tuple) and len(pair) == 2 and all(p in ent.objects for p in pair)
+            if known and isinstance(hp, int) and hp > 0:
+                pairs.append((ent.objects[pair[0]], ent.objects[pair[1]], hp))
+    if not herbs or not pairs:
+        note = "the reference's herbs or potency table were not found: the verb is absent"
+        return None, [{"where": "verbs.concoct", "difference": note}]
+    effects: list[dict[str, Any]] = []
+    for a, b, hp in sorted(pairs):
+        orders = [(a, b)] if a == b else [(a, b), (b, a)]
+        matches = [{"all_of": [{"same": ["$first_herb", x]}, {"same": ["$second_herb", y]}]} for x, y in orders]
+        effects.append(
+            {
+                "if": matches[0] if len(matches) == 1 else {"any_of": matches},
+                "then": [
+                    {"consume": "$first_herb"},
+                    {"consume": "$second_herb"},
+                    {"change": "hp", "by": hp},
+                    {"say": f"I combine {{first_herb}} and {{second_herb}} into a remedy: up to {hp} health back."},
+                    {"emit": "remedy_concocted", "data": {"herbs": ["{first_herb}", "{second_herb}"], "hp": hp}},
+                ],
+            }
+        )
+    slot = {"domain": "type", "types": herbs}
+    rules = {
+        "format": 1,
+        "verbs": [
+            {
+                "verb": "concoct",
+                "description": "Combine two herbs I carry into a remedy that restores health (the pair sets how much).",
+                "records_event": False,
+                "slots": [
+                    {"name": "first_herb", **slot, "refuse": "Cannot concoct: {first_herb} is not a herb."},
+                    {"name": "second_herb", **slot, "refuse": "Cannot concoct: {second_herb} is not a herb."},
+                ],
+                "requires": [
+                    {"check": {"has": "$first_herb"}, "refuse": "Cannot concoct: I carry no {first_herb}."},
+                    {"check": {"has": "$second_herb"}, "refuse": "Cannot concoct: I carry no {second_herb}."},
+                    {
+                        "check": {
+                            "any_of": [
+                                {"none_of": [{"same": ["$first_herb", "$second_herb"]}]},
+                                {"has": "$first_herb", "count": 2},
+                            ]
+                        },
+                        "refuse": "Cannot concoct: a remedy of {first_herb} alone takes two of it.",
+                    },
+                    {
+                        "check": {"any_of": [m for e in effects for m in (e["if"].get("any_of") or [e["if"]])]},
+                        "refuse": "Cannot concoct {first_herb} with {second_herb}: the pair makes no remedy.",
+                    },
+                ],
+                "effects": effects,
+            }
+        ],
+    }
+    note = (
+        "played by a rules.json the import writes in odyssey's rule language: the reference's herbs and potency "
+        "table (both herbs carried and used up, health restored up to the maximum), as the reference's"
+    )
+    return rules, [{"where": "verbs.concoct", "difference": note}]
 
 
 def _classes(release: Release, path: str, base: str) -> list[tuple[str, str]]:
@@ -200,6 +326,8 @@ def bind_mechanics(
             verbs.append(ACTIONS[cls])
         elif cls in UNBOUND:
             notes.append({"where": f"verbs.{label or cls}", "difference": f"open gap: {UNBOUND[cls]}"})
+        elif cls in WRITTEN:
+            continue  # rule_file writes it, and its note
         elif cls not in BASE_ACTIONS and not own(cls, label, paths["actions"], "verbs"):
             notes.append(
                 {
@@ -235,8 +363,10 @@ def bind_mechanics(
             elif not optional and name not in BASE_VERBS and name not in core_step_rules():
                 disable.append(name)  # a rule of the shipped game the reference's game does not have
         definition = release.json(paths["world"]) if release.has(paths["world"]) else {}
+        in_code = _marked(game)
         for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
-            if name in rules or name in BASE_VERBS or name in core_step_rules():
+            # only the rules of its rules.py take game.params (those of a shared rules.json are data)
+            if (name in rules and name in in_code) or name in BASE_VERBS or name in core_step_rules():
                 params[name] = values
     out: dict[str, Any] = {}
     if verbs:
@@ -557,18 +687,20 @@ _own(
         ),
         "ForgeAlertStepRule": (
             "forge_alert",
-            "the same: by a station with everything a recipe of it needs, I am told once what I could make (the "
+            "(Mirror Salt's rules.json) by a station with everything a recipe of it needs, I am told once what I "
+            "could make (the "
             "reference's again after 8 steps without crafting there)",
         ),
         "CollectUnattendedStepRule": (
             "salt_sink",
-            "what I drop on the open salt sinks after the reference's shortest idle time (20 steps) with nobody "
-            "there, all of it; the reference's takes 35% of each stack after 20 to 35 idle steps, merchant areas "
+            "(Mirror Salt's rules.json) what I drop sinks after 30 steps with nobody there, all of it; the "
+            "reference's takes 35% of each stack after 20 to 35 idle steps, in open salt areas only, merchant areas "
             "exempt",
         ),
         "ResonanceImprintStepRule": (
             "resonance_imprint",
-            "where an enemy falls the glass keeps its death-note and its kin there strike softer; the reference's "
+            "(Mirror Salt's rules.json, with imprint_falter) where an enemy falls the glass keeps its death-note and "
+            "its kin there strike softer; the reference's "
             "observatories keep the last listen or refract hint for the next agent (a multi-agent trail)",
         ),
         "SaltMirageStepRule": (
@@ -608,7 +740,6 @@ def _saltglass(
             "chance": float(chance) if isinstance(chance, int | float) and 0 <= chance <= 1 else 0.5,
             "lifetime": max(1, round(sum(life) / len(life))) if isinstance(life, tuple | list) and life else 60,
         },
-        "salt_sink": {"delay": 20},
     }
     return out
 

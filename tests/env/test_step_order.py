@@ -100,6 +100,7 @@ PINNED: dict[str, list[str]] = {
         "death",
         "craft_hints",
         "experience",
+        "expansion",  # as the paper's Metropolis, whose default.json turns online expansion on
     ],
     "lazaret": [
         "attack_update",

@@ -176,6 +176,9 @@ def test_saltglass_binds_its_rules_to_mirror_salt_s(saltglass: Path) -> None:
     assert {"listen", "refract"} <= set(h.game.rules.actions)
     steps = {r.name for r in h.game.rules.steps}
     assert {"salt_glaze", "forge_alert", "salt_sink", "resonance_imprint", "salt_mirage"} <= steps
+    # the dynamics Mirror Salt keeps as data come in as the imported game's own rules.json, taken whole
+    shipped = Path(__file__).resolve().parents[2] / "odyssey_env" / "games" / "mirror_salt" / "rules.json"
+    assert json.loads((saltglass / "rules.json").read_text()) == json.loads(shipped.read_text())
     # the reference's open salt areas (OPEN_SALT_AREAS) lie under the sky; the others are sheltered
     assert set(h.game.rules.step_rule("salt_glaze").settings.sheltered) == {"library", "armory", "orrery", "spire"}
     assert h.game.rules.step_rule("salt_mirage").settings.chance == 0.12
@@ -208,7 +211,7 @@ def test_quarantine_binds_its_light_to_lazaret_s_and_names_what_is_left(quaranti
     assert lamp.dark_areas and h.state.spawn not in lamp.dark_areas
     notes = json.loads((quarantine / "paper.json").read_text())["differences"]
     gaps = {n["where"].split(".", 1)[1] for n in notes if n["difference"].startswith("open gap:")}
-    assert {"barricade", "concoct", "shove", "burn corpses"} <= gaps
+    assert {"barricade", "shove", "burn corpses"} <= gaps and "concoct" not in gaps
 
 
 def test_quarantine_refuel_and_eavesdrop(quarantine: Path) -> None:
@@ -223,3 +226,20 @@ def test_quarantine_refuel_and_eavesdrop(quarantine: Path) -> None:
     assert f"eavesdrop {way}" in h.listed("eavesdrop")
     h.ok(f"eavesdrop {way}")
     assert h.events("eavesdropped")
+
+
+def test_quarantine_concoct_is_written_in_the_rule_language_with_the_reference_s_potencies(quarantine: Path) -> None:
+    rules = json.loads((quarantine / "rules.json").read_text())
+    assert [v["verb"] for v in rules["verbs"]] == ["concoct"]
+    h = Harness(engine_on(quarantine))
+    h.clear()
+    h.hold_one("green_herb", 2)
+    h.agent.hp = 10
+    assert h.listed("concoct") == ["concoct green_herb green_herb"]  # the same herb twice takes two of it
+    h.ok("concoct green_herb green_herb")
+    assert h.agent.hp == 30 and "green_herb" not in h.agent.hands  # green + green = 20 in the reference's table
+    h.hold_one("red_herb")
+    h.hold_one("blue_herb")
+    assert h.listed("concoct") == ["concoct blue_herb red_herb", "concoct red_herb blue_herb"]
+    h.ok("concoct red_herb blue_herb")
+    assert h.agent.hp == 100 and h.events("remedy_concocted")[0]["hp"] == 70
