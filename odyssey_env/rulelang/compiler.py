@@ -582,9 +582,14 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                     if not kinds or kind in kinds:
                         yield Ctx(engine, None, area.name, {"object": handle})
 
+    made_for: list[Any] = [None, []]  # (game, its recipes in scope) of the last game seen
+
     def recipe_items(engine: Engine) -> Iterator[Ctx]:
         """Scope ``recipe``: each agent with each craftable object type (``types``: those), in file order."""
-        recipes = [t.name for t in engine.game.recipes if not kinds or t.name in kinds]
+        game = engine.game
+        if made_for[0] is not game:  # the recipes in scope depend on the game alone: listed once per game
+            made_for[:] = [game, [t.name for t in game.recipes if not kinds or t.name in kinds]]
+        recipes = made_for[1]
         for agent in list(engine.state.agents.values()):
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
                 # one context per agent, rebound per recipe: the rule reads it before the next is asked for

@@ -180,8 +180,14 @@ def can_craft(ctx: Ctx, kind: str | None) -> bool:
     if t is None or t.recipe is None or ctx.agent is None:
         return False
     area = engine.state.areas.get(ctx.here)
-    if area is None or not all(station in area.objects for station in t.recipe.stations):
+    if area is None:
         return False
+    # the stations in a plain loop, not all() over a generator: forge_alert asks this of every recipe at
+    # every step, and most fail at their first station
+    here = area.objects
+    for station in t.recipe.stations:
+        if station not in here:
+            return False
     return all(carried_of(ctx, i) >= n for i, n in t.recipe.ingredients.items())
 
 
