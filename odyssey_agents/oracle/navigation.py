@@ -93,7 +93,7 @@ class Navigation:
         """Area -> (cost, previous area) of the cheapest open route from here (Dijkstra, stable ties)."""
         hit = self._memo.get(("routes",))
         if hit is not None:
-            return hit  # type: ignore[return-value]
+            return hit
         v = self.view
         areas = v.state.areas
         best: dict[str, tuple[float, str]] = {v.here: (0.0, v.here)}
@@ -113,7 +113,7 @@ class Navigation:
                     best[b] = (nd, a)
                     heapq.heappush(heap, (nd, counter, b))
                     counter += 1
-        self._memo[("routes",)] = best  # type: ignore[assignment]
+        self._memo[("routes",)] = best
         return best
 
     def _first_hop(self, dst: str) -> str | None:
@@ -189,11 +189,11 @@ class Navigation:
             return None  # the engine's own enter verb needs nothing it does not check itself
         key = ("need", a, b)
         if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
+            return self._memo[key]
         need = rule.needs(self.view.engine, self.view.agent, {"area": b, "from": a})
         if need is not None and holds_now(self.view, need):
             need = None
-        self._memo[key] = need  # type: ignore[assignment]
+        self._memo[key] = need
         return need
 
     def _route_needs(self, dst: str) -> str | None:
@@ -319,7 +319,7 @@ class Navigation:
         memo = ("keys", key, count)
         hit = self._memo.get(memo)
         if hit is not None:
-            return hit  # type: ignore[no-any-return]
+            return hit
         saved = self._memo, self.supply._memo
         self._memo, self.supply._memo = {}, {}
         self._open_only = True

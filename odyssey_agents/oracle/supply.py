@@ -268,7 +268,7 @@ class Supply:
             held = v.in_hands(o.name)
             gives = (recipe.ingredients[t] + 1) // 2
             if held is not None:
-                out.append(Offer(2, 2, gives, ("salvage", t, o.name), lambda h=held: f"disassemble {h}"))
+                out.append(Offer(2, 2, gives, ("salvage", t, o.name), partial("disassemble {}".format, held)))
             else:
                 out.append(Offer(3, 3, gives, ("salvage", t, o.name), partial(self.hold, o.name)))
         return out
@@ -689,14 +689,14 @@ class Supply:
             v = self.view
             step = v.state.step
             hit = [n for n in v.state.npcs.values() if v.game.npcs[n.type].merchant and n.wary_until < step]
-            self._memo[("merchants",)] = hit  # type: ignore[assignment]
-        return hit  # type: ignore[return-value]
+            self._memo[("merchants",)] = hit
+        return hit
 
     def buyer_for(self, t: str) -> Npc | None:
         """The nearest merchant who buys ``t``."""
         key = ("buyer", t)
         if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
+            return self._memo[key]
         v = self.view
         ot = v.game.objects[t]
         best = None
@@ -705,7 +705,7 @@ class Supply:
                 n for n in self._merchants() if not v.game.npcs[n.type].buys or ot.category in v.game.npcs[n.type].buys
             ]
             best = min(options, key=lambda n: (self.navigation.travel(n.area), n.handle), default=None)
-        self._memo[key] = best  # type: ignore[assignment]
+        self._memo[key] = best
         return best
 
     def _sellable(self, handle: str) -> bool:

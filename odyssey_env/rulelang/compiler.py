@@ -531,6 +531,12 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     scope = sspec.scope
     tutorial = sspec.tutorial
     modify = sspec.modify
+    # a modify whose when is "its kind is in this area's set" need not ask it where the set holds nothing
+    gate = when.in_set if isinstance(when, s.InSet) and vars[when.in_set].scope == "area" else None
+    # a recipe rule that fires on can_craft of its recipe need not ask it of a recipe whose stations are not
+    # here (its becomes, or its when when it has no becomes: skipping an item is then the same as a false test)
+    first = becomes if becomes is not None else when
+    crafting = isinstance(first, s.CanCraft) and first.can_craft == "$recipe"
     name = sspec.name
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in sspec.facts)
 
@@ -544,7 +550,7 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                 if ev.kind not in event_kinds or ev.agent is None:
                     continue
                 agent = state.agents.get(ev.agent)
-                if agent is None or agent.in_tutorial:
+                if agent is None or (agent.in_tutorial and not tutorial):
                     continue
                 if any(ev.data.get(k) != v for k, v in match.items()):
                     continue
@@ -582,19 +588,16 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                     if not kinds or kind in kinds:
                         yield Ctx(engine, None, area.name, {"object": handle})
 
-    made_for: list[Any] = [None, []]  # (game, its recipes in scope) of the last game seen
-
     def recipe_items(engine: Engine) -> Iterator[Ctx]:
         """Scope ``recipe``: each agent with each craftable object type (``types``: those), in file order."""
-        game = engine.game
-        if made_for[0] is not game:  # the recipes in scope depend on the game alone: listed once per game
-            made_for[:] = [game, [t.name for t in game.recipes if not kinds or t.name in kinds]]
-        recipes = made_for[1]
-        for agent in list(engine.state.agents.values()):
+        game, state = engine.game, engine.state
+        recipes = [t.name for t in game.recipes if not kinds or t.name in kinds]
+        for agent in list(state.agents.values()):
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
+                mine = _stations_here(game, state.areas[agent.area].objects, recipes) if crafting else recipes
                 # one context per agent, rebound per recipe: the rule reads it before the next is asked for
                 ctx = Ctx(engine, agent, agent.area, {"recipe": ""})
-                for kind in recipes:
+                for kind in mine:
                     ctx.b["recipe"] = kind
                     ctx.here, ctx.removed = agent.area, 0
                     yield ctx
@@ -613,12 +616,15 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
         assert modify is not None and test_when is not None, "checks.py: a modify has a when and is npc-scoped"
         state, stat, times = engine.state, modify.stat, modify.times
         held = data(engine).setdefault("modified", {}).setdefault(name, {})
+        gated = data(engine)["vars"].get(gate, {}) if gate is not None else None
         covered = set()
         ctx = Ctx(engine, None, "", {"npc": ""})  # one context, rebound per NPC (each is done with before the next)
         areas_now = state.areas
         for npc in list(state.npcs.values()):
             if (kinds and npc.type not in kinds) or (areas and npc.area not in areas):
                 continue
+            if gated is not None and not gated.get(npc.area):
+                continue  # the set its when asks holds nothing there: the when is false
             if npc.handle not in state.npcs or not is_world_area(areas_now[npc.area]):
                 continue  # gone meanwhile (an effect of this rule took it), or in the tutorial
             handle = npc.handle
@@ -675,6 +681,16 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     Step.name = name
     Step.__name__ = Step.__qualname__ = "Step_" + name
     return step_rule(Step)
+
+
+def _stations_here(game: Any, lying: Mapping[str, int], recipes: list[str]) -> list[str]:
+    """Those of ``recipes`` whose stations all lie in ``lying`` (an area's ground)."""
+    out = []
+    for kind in recipes:
+        recipe = game.objects[kind].recipe
+        if recipe is not None and all(st in lying for st in recipe.stations):
+            out.append(kind)
+    return out
 
 
 def _kinds(event: str | tuple[str, ...] | None) -> tuple[str, ...]:

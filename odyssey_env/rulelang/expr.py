@@ -174,21 +174,21 @@ def common_enemy(ctx: Ctx, value: Any) -> bool:
 # ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
 def can_craft(ctx: Ctx, kind: str | None) -> bool:
     """Whether the agent carries every ingredient of ``kind``'s recipe and each of its stations lies here
-    (what the engine's ``craft`` asks, but for the yield's room in the hands)."""
+    (what the engine's ``craft`` asks, but for the yield's room in the hands). Asked of every recipe each
+    step by a ``recipe`` rule, so the stations, the usual miss, are looked at in a plain loop first."""
     engine = ctx.engine
     t = engine.game.objects.get(kind) if kind is not None else None
-    if t is None or t.recipe is None or ctx.agent is None:
+    recipe = t.recipe if t is not None else None
+    if recipe is None or ctx.agent is None:
         return False
     area = engine.state.areas.get(ctx.here)
     if area is None:
         return False
-    # the stations in a plain loop, not all() over a generator: forge_alert asks this of every recipe at
-    # every step, and most fail at their first station
-    here = area.objects
-    for station in t.recipe.stations:
-        if station not in here:
+    lying = area.objects
+    for station in recipe.stations:
+        if station not in lying:
             return False
-    return all(carried_of(ctx, i) >= n for i, n in t.recipe.ingredients.items())
+    return all(carried_of(ctx, ingredient) >= n for ingredient, n in recipe.ingredients.items())
 
 
 def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:

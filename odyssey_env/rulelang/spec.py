@@ -206,9 +206,10 @@ class Quest:
 # ------------------------------------------------------------------------ NPC kinds (Mirror Salt's resonance_imprint)
 @dataclass(frozen=True)
 class CommonEnemy:
-    """A value (``$event.type``, ``{npc.type}``) names an NPC type of which there are many enemies: hostile,
-    neither unique nor a boss (the kinds that scatter, roam and respawn). Asked of a type, it holds for an NPC
-    already gone (the one an ``npc_defeated`` event is about)."""
+    """A value (an NPC, ``$event.type``, ``{npc.type}``) is of a kind of which there are many enemies.
+
+    Hostile, neither unique nor a boss: the kinds that scatter, roam and respawn. Asked of a type, it holds
+    for an NPC already gone (the one an ``npc_defeated`` event is about)."""
 
     common_enemy: str
 
@@ -216,8 +217,9 @@ class CommonEnemy:
 # ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
 @dataclass(frozen=True)
 class CanCraft:
-    """The agent could craft an object now: it carries every ingredient of the object's recipe and each of
-    the recipe's stations lies here (``$recipe`` in a step rule of scope ``recipe``, or a literal type)."""
+    """The agent carries every ingredient of an object's recipe and each of its stations lies here.
+
+    The object is ``$recipe`` in a step rule of scope ``recipe``, or a literal type."""
 
     can_craft: str
 
@@ -288,8 +290,10 @@ class Place:
 
 @dataclass(frozen=True)
 class Remove:
-    """Take up to ``count`` of an object off the ground of an area (default: here). ``count`` is a number or
-    a reference to one (``$event.amount``, an amount slot); how many it took is ``$removed`` / ``{removed}``."""
+    """Take up to ``count`` of an object off the ground of an area (default: here).
+
+    ``count`` is a number or a reference to one (``$event.amount``, an amount slot); how many it took is
+    ``$removed`` / ``{removed}``."""
 
     remove: str
     count: int | str = 1
@@ -389,8 +393,10 @@ class Strike:
 
 @dataclass(frozen=True)
 class Tally:
-    """Add ``by`` (a number or a reference to one: ``$removed``) to the count of ``item`` (a template or a
-    reference: ``$event.object``) in a tally variable; nothing is counted for a count of 0 or less."""
+    """Add ``by`` to the count of ``item`` in a tally variable.
+
+    ``by`` is a number or a reference to one (``$removed``), ``item`` a template or a reference
+    (``$event.object``); nothing is counted for a count of 0 or less."""
 
     tally: str
     item: str
@@ -435,7 +441,7 @@ class Remember:
 
 @dataclass(frozen=True)
 class After:
-    """Run effects ``steps`` steps later, about the same things (no ``after`` inside: no chains).
+    """Run effects ``after`` steps later, about the same things (no ``after`` inside: no chains).
 
     ``unwatched``: the countdown starts again each step someone stands in the area, so the effects run once
     nobody has been there for ``after`` steps in a row (what is left alone decays; what is tended keeps)."""
@@ -676,8 +682,9 @@ class StepSpec:
 
 @dataclass(frozen=True)
 class Modify:
-    """What a step rule of scope ``npc`` holds an NPC's ``stat`` to while its ``when`` holds for it: ``times``
-    what it was (rounded, at least 1). Once ``when`` stops holding (the NPC left, the condition passed) the
+    """Hold an NPC's ``stat`` at ``times`` what it was (rounded, at least 1) while the rule's ``when`` holds.
+
+    For a step rule of scope ``npc``. Once ``when`` stops holding (the NPC left, the condition passed) the
     stat is given back as it was; a change it underwent meanwhile is lost with it."""
 
     stat: NpcStat

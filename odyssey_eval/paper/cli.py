@@ -6,6 +6,7 @@ import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from odyssey_eval.paper import release as rel
 from odyssey_eval.paper.importer import GAMES, digest, import_release
@@ -55,20 +56,20 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         print(f"imported from {release.source} (sha256 {release.sha256 or release.folder_digest()}) into {out}")
         return 0
-    rows = []
+    rows: list[dict[str, Any]] = []  # what --json prints
     for game in GAMES:
         folder = out / game
-        record = provenance(folder) if folder.is_dir() else None
+        stamp = provenance(folder) if folder.is_dir() else None
         rows.append(
             {
                 "game": game,
-                "imported": record is not None,
-                "env_id": record["env_id"] if record else None,
-                "from": record["summary"] if record else None,
-                "sizes": record.get("sizes") if record else None,
-                "digest": digest(folder) if record else None,
-                "format": record.get("format") if record else None,
-                "stale": stale_import(folder) if record else None,
+                "imported": stamp is not None,
+                "env_id": stamp["env_id"] if stamp else None,
+                "from": stamp["summary"] if stamp else None,
+                "sizes": stamp.get("sizes") if stamp else None,
+                "digest": digest(folder) if stamp else None,
+                "format": stamp.get("format") if stamp else None,
+                "stale": stale_import(folder) if stamp else None,
             }
         )
     if args.json:

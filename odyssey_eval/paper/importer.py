@@ -175,9 +175,9 @@ def import_game(release: Release, game: str) -> ImportedGame:
                               "not trade in odyssey (not a merchant there): its stock is left out"})  # fmt: skip
                 continue
             mine = npc.setdefault("stock", {})
-            for ref_obj, n in stock.items():
+            for ref_obj, count in stock.items():
                 if ref_obj in ent.objects:
-                    mine[ent.objects[ref_obj]] = max(int(mine.get(ent.objects[ref_obj], 0)), n)
+                    mine[ent.objects[ref_obj]] = max(int(mine.get(ent.objects[ref_obj], 0)), count)
         for spec in bindings.bosses.values():
             if spec.npc in ent.npcs:
                 npc = npc_by_name[ent.npcs[spec.npc]]
