@@ -14,9 +14,9 @@ from typing import TYPE_CHECKING, Any, cast
 
 from odyssey_env.quests import hints
 from odyssey_env.rulelang import spec as s
-from odyssey_env.rulelang.runtime import Ctx, foe, getter, keyer, read_var, type_getter, value_of
+from odyssey_env.rulelang.runtime import Ctx, carried_of, foe, getter, keyer, read_var, type_getter, value_of
 from odyssey_env.verbs.common import carried_handles
-from odyssey_env.world import carried_count, held_containers, type_of
+from odyssey_env.world import type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -148,29 +148,6 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
 
 
 # ---------------------------------------------------------------------------- readers shared with effects
-def carried_of(ctx: Ctx, kind: str | None) -> int:
-    """Units of an object type in the agent's hands and held containers (what consume takes from)."""
-    agent = ctx.agent
-    if agent is None or kind is None:
-        return 0
-    engine = ctx.engine
-    state, game = engine.state, engine.game
-    turn = ctx.turn
-    if turn is not None and turn.memo is not None and turn.agent is agent:
-        # a listing: what is carried was counted once for every verb (odyssey_env.verbs.common)
-        carried = carried_handles(turn)
-        t = game.objects.get(kind)
-        if t is not None and t.instanced:
-            return sum(1 for h in carried if type_of(state, h) == kind)
-        return carried.get(kind, 0)
-    if kind in game.objects and game.objects[kind].instanced:
-        n = sum(1 for h in agent.hands if type_of(state, h) == kind)
-        for c in held_containers(game, state, agent):
-            n += sum(1 for h in state.instances[c].contents if type_of(state, h) == kind)
-        return n
-    return carried_count(game, state, agent, kind)
-
-
 def lying(ctx: Ctx, kind: str | None) -> int:
     area = ctx.engine.state.areas.get(ctx.here)
     if area is None or kind is None:

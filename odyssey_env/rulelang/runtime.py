@@ -17,7 +17,8 @@ import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from odyssey_env.world import type_of
+from odyssey_env.verbs.common import carried_handles
+from odyssey_env.world import carried_count, held_containers, type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -246,8 +247,6 @@ def _joined(listed: Callable[[Ctx], list[str]]) -> Getter:
 
 def _carried(kind: str) -> Getter:
     """``{carried.<object>}``: units of an object type the agent carries (hands, held bags, pack)."""
-    from odyssey_env.rulelang.expr import carried_of  # expr reads this module: imported when first compiled
-
     return lambda ctx: carried_of(ctx, kind)
 
 
@@ -331,3 +330,26 @@ def bindings_for_timer(ctx: Ctx) -> dict[str, Any]:
         elif isinstance(v, str | int | float | bool) or v is None:
             out[k] = v
     return out
+
+
+def carried_of(ctx: Ctx, kind: str | None) -> int:
+    """Units of an object type in the agent's hands and held containers (what consume takes from)."""
+    agent = ctx.agent
+    if agent is None or kind is None:
+        return 0
+    engine = ctx.engine
+    state, game = engine.state, engine.game
+    turn = ctx.turn
+    if turn is not None and turn.memo is not None and turn.agent is agent:
+        # a listing: what is carried was counted once for every verb (odyssey_env.verbs.common)
+        carried = carried_handles(turn)
+        t = game.objects.get(kind)
+        if t is not None and t.instanced:
+            return sum(1 for h in carried if type_of(state, h) == kind)
+        return carried.get(kind, 0)
+    if kind in game.objects and game.objects[kind].instanced:
+        n = sum(1 for h in agent.hands if type_of(state, h) == kind)
+        for c in held_containers(game, state, agent):
+            n += sum(1 for h in state.instances[c].contents if type_of(state, h) == kind)
+        return n
+    return carried_count(game, state, agent, kind)
