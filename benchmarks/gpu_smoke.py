@@ -169,9 +169,13 @@ def main() -> int:
     print(f"{'paradigm':<16}{'updates':>8}{'s/update':>10}{'s/step':>8}{'peak GB':>9}  device")
     runs = [(name, args.model, None) for name in SETTINGS]
     for folder in args.release:
-        from odyssey_agents.latent.checkpoint import ARCHITECTURES, released_config
+        from odyssey_agents.latent.checkpoint import ARCHITECTURES, CheckpointError, released_config, released_source
 
-        config = released_config(folder)
+        try:
+            config = released_config(released_source(folder))  # a folder, or a downloaded hub id
+        except CheckpointError as exc:
+            problems.append(str(exc))
+            continue
         if config is None:
             problems.append(f"{folder}: not a MemoryLLM / M+ checkpoint (config.json architectures)")
             continue

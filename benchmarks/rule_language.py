@@ -420,12 +420,14 @@ def load_folder(folder: Path) -> Any:
     return load_game(folder, trust=(folder / "rules.py").exists(), cache=False)
 
 
-def scripted(game: Any) -> list[str]:
-    """Lazaret's golden script (tests/golden/lazaret.jsonl: its seed and commands), recorded as :func:`walk` does."""
+def scripted(game: Any, name: str = "lazaret", tutorial: bool = False) -> list[str]:
+    """A game's golden script (tests/golden/<name>.jsonl: its seed and commands), recorded as :func:`walk` does
+    (``tutorial``: played with the tutorial, as Mirror Salt's was recorded)."""
     from odyssey_env.env import OdysseyEnv
 
-    header = json.loads((ROOT / "tests" / "golden" / "lazaret.jsonl").read_text(encoding="utf-8").splitlines()[0])
-    env = OdysseyEnv(game, valid_actions=True)
+    golden = ROOT / "tests" / "golden" / f"{name}.jsonl"
+    header = json.loads(golden.read_text(encoding="utf-8").splitlines()[0])
+    env = OdysseyEnv(game, valid_actions=True, tutorial=tutorial)
     obs, info = env.reset(seed=header["seed"])
     record = [obs]
     for action in header["commands"]:
@@ -469,9 +471,10 @@ def ward_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = Non
 def child(folder: Path, seed: int, steps: int) -> int:
     """One timed walk in this (fresh) process: prints seconds per step, whole and in the mechanics."""
     game = load_folder(folder)
-    timer = Timed(game, [game.rules.actions[v] for v in LAZARET_MECHANICS])
+    salt = folder.name == "mirror_salt"
+    timer = Timed(game, salt_rules(game) if salt else [game.rules.actions[v] for v in LAZARET_MECHANICS])
     start = time.perf_counter()
-    record = ward_walk(game, seed, steps)
+    record = (salt_walk if salt else ward_walk)(game, seed, steps)
     seconds = time.perf_counter() - start
     used = sum(r.split(" ", 1)[0] in LAZARET_MECHANICS for r in record[1:])
     print(json.dumps({"step": seconds / steps, "rule": timer.seconds / steps, "trim": timer.trimmed() / steps}))
@@ -555,6 +558,362 @@ def lazaret(args: argparse.Namespace) -> int:
     return 0
 
 
+# ============================================================================ mirror_salt: rules.json vs old rules.py
+#: Mirror Salt's ``forge_alert``, ``salt_sink`` and ``resonance_imprint`` as its rules.py wrote them before they
+#: moved to rules.json, appended to the shipped rules.py for the Python side of ``--game mirror_salt``; what
+#: listen reads (``sunk_in``, ``imprints_in``, ``unnerved``) is pointed back at the Python rules' own memory.
+MIRROR_SALT_PY = """
+
+from typing import Any
+
+from odyssey_env.steprules.living import occupied
+
+FORGE = "forge_alert"
+SINK = "salt_sink"
+IMPRINT = "resonance_imprint"
+
+
+@step_rule
+class ForgeAlert(StepRule):
+    name = FORGE
+    after = ("craft_hints",)  # after craft_hints, so hints read in the order they arose
+    before = ("experience",)
+    description = (
+        "By a station, with everything one of its recipes needs on me, I am told once what I could make there."
+    )
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {}
+
+    def apply(self, engine: Engine) -> None:
+        state, game = engine.state, engine.game
+        data = state.rule_data[self.name]
+        for agent in state.agents.values():
+            area = state.areas[agent.area]
+            stations = [h for h in area.objects if h in game.objects and game.objects[h].category == "station"]
+            if not stations:
+                data.pop(agent.id, None)
+                continue
+            ready = [
+                t.name
+                for t in game.recipes
+                if t.recipe is not None
+                and t.recipe.stations
+                and all(s in area.objects for s in t.recipe.stations)
+                and all(carried_count(game, state, agent, i) >= k for i, k in t.recipe.ingredients.items())
+            ]
+            last = data.get(agent.id)
+            told = last[1] if last and last[0] == area.name else []
+            new = [r for r in ready if r not in told]
+            data[agent.id] = [area.name, ready]
+            if not new:
+                continue
+            commands = ", ".join(f"craft 1 {r}" for r in new)
+            engine.say(
+                agent.id,
+                f"Forge alert: with the {' and '.join(stations)} here and what I carry, "
+                f"I could make {', '.join(new)} ({commands}).",
+            )
+            engine.emit("forge_alert", agent.id, area=area.name, objects=new)
+
+    def facts(self, game: Game) -> Iterable[Fact]:
+        yield Fact(
+            "crafting",
+            "When does a forge alert tell me what I could make?",
+            "when I stand by a station carrying everything one of its recipes needs",
+            ("whenever I pick up a material", "every morning", "only when a merchant is near"),
+        )
+
+
+@step_rule
+class SaltSink(StepRule):
+    name = SINK
+    after = ("respawn",)  # the world's processes done, before the quests look
+    description = (
+        "What I drop on the salt and leave unattended sinks after a while and is gone; named things, "
+        "keys and quest objects are spared."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        delay: int = 30  # steps with nobody in the area before a dropped thing sinks
+        spared: tuple[str, ...] = ("quest", "key", "container", "writable", "station")
+        max_pending: int = 64
+        max_remembered: int = 8  # kinds the salt remembers swallowing per area (listen hears them)
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {"pending": [], "sunk": {}}
+
+    def apply(self, engine: Engine) -> None:
+        state, game, p = engine.state, engine.game, self.settings
+        data = state.rule_data[self.name]
+        pending: list[list[Any]] = data["pending"]
+        if "object_dropped" in engine.kinds or "object_discarded" in engine.kinds:
+            for ev in engine.events:
+                if ev.kind not in ("object_dropped", "object_discarded"):
+                    continue
+                handle = ev.data["handle"]
+                area = state.areas.get(ev.data["area"])
+                t = known_object(game, state, handle)
+                if (
+                    area is None
+                    or not is_world_area(area)
+                    or handle in state.instances
+                    or t is None
+                    or t.category in p.spared
+                ):
+                    continue
+                pending.append([area.name, handle, ev.data["amount"], state.step])
+            del pending[: max(0, len(pending) - p.max_pending)]
+        if not pending:
+            return
+        here = occupied(state)
+        keep = []
+        for entry in pending:
+            name, handle, n, since = entry
+            area = state.areas.get(name)
+            if area is None:
+                continue
+            if name in here:
+                entry[3] = state.step  # attended: the salt waits
+                keep.append(entry)
+                continue
+            if state.step - since < p.delay:
+                keep.append(entry)
+                continue
+            k = min(n, area.objects.get(handle, 0))
+            if not k:
+                continue
+            remove(area.objects, handle, k)
+            sunk = data["sunk"].setdefault(name, {})
+            if handle in sunk or len(sunk) < p.max_remembered:
+                sunk[handle] = sunk.get(handle, 0) + k
+            engine.emit("object_sank", None, object=handle, amount=k, area=name)
+        pending[:] = keep
+
+    def facts(self, game: Game) -> Iterable[Fact]:
+        yield Fact(
+            "salt",
+            "What happens to things I drop on the salt and walk away from?",
+            "after a while they sink and are gone",
+            ("they stay forever", "a merchant keeps them for me", "they turn into mirages"),
+        )
+        yield Fact(
+            "salt",
+            "Which dropped things does the salt never swallow?",
+            "keys, quest objects and named things like bags and slates",
+            ("weapons", "coins", "everything sinks"),
+        )
+
+
+@step_rule
+class ResonanceImprint(StepRule):
+    name = IMPRINT
+    after = ("day_night",)  # before combat_rhythm: kin falter on the very step the death-note sounds
+    before = ("combat_rhythm",)
+    description = (
+        "Where an enemy falls the glass keeps its death-note for a while, and its kin in that area strike softer."
+    )
+
+    @dataclass(frozen=True)
+    class Params:
+        duration: int = 40  # steps the glass rings
+        weaken: float = 0.3  # share of attack the unnerved lose
+
+        def __post_init__(self) -> None:
+            if not 0 <= self.weaken < 1:
+                raise ValueError(f"weaken: {self.weaken} must be at least 0 and below 1")
+
+    def start(self, engine: Engine) -> None:
+        engine.state.rule_data[self.name] = {"imprints": {}, "unnerved": {}}
+
+    def apply(self, engine: Engine) -> None:
+        state, game = engine.state, engine.game
+        data = state.rule_data[self.name]
+        imprints: dict[str, dict[str, int]] = data["imprints"]
+        if "npc_defeated" in engine.kinds:
+            for ev in engine.events:
+                if ev.kind != "npc_defeated" or not game.npcs[ev.data["type"]].common_enemy:
+                    continue  # a boss or a unique foe has no kin to falter
+                area = state.areas.get(ev.data["area"])
+                if area is None or not is_world_area(area):
+                    continue
+                imprints.setdefault(area.name, {})[ev.data["type"]] = state.step + self.settings.duration
+                tell(
+                    engine,
+                    area.name,
+                    f"The glass around me catches the death-note of {ev.data['npc']} and "
+                    f"keeps ringing: its kind will falter here for a while.",
+                )
+                engine.emit("imprint_formed", ev.agent, area=area.name, type=ev.data["type"])
+        unnerved: dict[str, int] = data["unnerved"]
+        for name in list(imprints):
+            kinds = imprints[name]
+            for kind in [k for k, until in kinds.items() if until <= state.step]:
+                del kinds[kind]
+                tell(engine, name, f"The death-note of the {kind} fades from the glass.")
+            if not kinds or name not in state.areas:
+                del imprints[name]
+        covered = set()
+        for name, kinds in imprints.items():
+            for handle in state.areas[name].npcs:
+                npc = state.npcs[handle]
+                if npc.type in kinds:
+                    covered.add(handle)
+                    if handle not in unnerved:
+                        unnerved[handle] = npc.attack
+                        npc.attack = max(1, round(npc.attack * (1 - self.settings.weaken)))
+        for handle in [h for h in unnerved if h not in covered]:
+            original = unnerved.pop(handle)
+            recovered = state.npcs.get(handle)
+            if recovered is not None:
+                recovered.attack = original
+
+    def facts(self, game: Game) -> Iterable[Fact]:
+        yield Fact(
+            "combat",
+            "What happens to enemies where one of their kind has just fallen?",
+            "they falter and strike softer for a while",
+            ("they grow enraged and strike harder", "they flee the area", "nothing"),
+        )
+
+
+def sunk_in(engine: Engine, area: str) -> dict[str, int]:
+    return engine.state.rule_data.get(SINK, {}).get("sunk", {}).get(area, {})
+
+
+def imprints_in(engine: Engine, area: str) -> dict[str, int]:
+    return engine.state.rule_data.get(IMPRINT, {}).get("imprints", {}).get(area, {})
+
+
+def unnerved(engine: Engine, handle: str) -> bool:
+    return handle in engine.state.rule_data.get(IMPRINT, {}).get("unnerved", {})
+"""
+MIRROR_SALT_MECHANICS = ("forge_alert", "salt_sink", "resonance_imprint")
+#: The interpreted side's other rules that carry them: resonance_imprint's kin faltering, and the language's
+#: delayed effects (salt_sink's countdowns, the fading death-notes).
+MIRROR_SALT_HELPERS = ("imprint_falter", "rule_timers")
+
+
+def make_mirror_salt(tmp: Path) -> tuple[Path, Path]:
+    """Two copies of Mirror Salt: as shipped (forge_alert and salt_sink in rules.json) and with them back in
+    rules.py."""
+    from odyssey_env.game import GAMES_DIR
+
+    py, js = tmp / "python" / "mirror_salt", tmp / "interpreted" / "mirror_salt"
+    skip = shutil.ignore_patterns("__pycache__", "__init__.py")
+    for folder in (py, js):
+        shutil.copytree(GAMES_DIR / "mirror_salt", folder, ignore=skip)
+    rules = json.loads((py / "rules.json").read_text(encoding="utf-8"))
+    gone = {*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS}
+    rules["step_rules"] = [r for r in rules["step_rules"] if r["name"] not in gone]
+    rules["vars"] = [v for v in rules["vars"] if v["name"] not in ("sunk", "ringing")]
+    if rules["step_rules"] or rules.get("verbs"):
+        (py / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
+    else:
+        (py / "rules.json").unlink()
+    shipped = (py / "rules.py").read_text(encoding="utf-8")
+    (py / "rules.py").write_text(shipped + MIRROR_SALT_PY, encoding="utf-8")
+    return py, js
+
+
+def stocked_mirror_salt(tmp: Path) -> tuple[Path, Path]:
+    """:func:`make_mirror_salt`, both copies with a kiln, a wheel and materials in the first areas, so that a
+    random walk comes by stations with what their recipes need (the same edit on both sides)."""
+    py, js = make_mirror_salt(tmp)
+    for folder in (py, js):
+        world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
+        areas = {a["name"]: a for p in world["places"] for a in p["areas"]}
+        areas["caravan_rest"]["objects"].update(salt_kiln=1, quartz_sand=8, rock_salt=4, brass_wire=3)
+        areas["bleached_pans"]["objects"].update(grinding_wheel=1, driftwood_haft=3, resonant_shard=4)
+        (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
+    return py, js
+
+
+def salt_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = None) -> list[str]:
+    """A seeded walk over Mirror Salt's valid actions (no tutorial) that drops and discards now and then, so
+    that the salt has something to swallow and the forge something to announce."""
+    import pickle
+
+    from odyssey_env.env import OdysseyEnv
+
+    env = OdysseyEnv(game, valid_actions=True, tutorial=False)
+    obs, info = env.reset(seed=seed)
+    pick = random.Random(seed)
+    record = [obs]
+    for _ in range(steps):
+        va = info["valid_actions"]
+        dropping = [c for v in ("drop", "discard") for c in va.get(v, ())]
+        wanted = va.get("pick up", ())
+        roll = pick.random()
+        if dropping and roll < 0.15:
+            action = pick.choice(dropping)
+        elif wanted and roll < 0.4:
+            action = pick.choice(wanted)
+        else:
+            action = pick.choice(va[pick.choice(sorted(va))])
+        obs, reward, terminated, _, info = env.step(action)
+        record.append(f"{action}\x00{obs}\x00{reward}\x00{info['events']}")
+        if states is not None:
+            states.append(pickle.dumps(env.engine.state))
+        if terminated:
+            obs, info = env.reset(seed=seed + len(record))
+    return record
+
+
+def salt_rules(game: Any) -> list[Any]:
+    """The rules that carry forge_alert, salt_sink and resonance_imprint in a copy of Mirror Salt (on the
+    interpreted side with imprint_falter and the language's rule_timers, which do part of their work)."""
+    rules = [game.rules.step_rule(n) for n in (*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS)]
+    return [r for r in rules if r is not None]
+
+
+def mirror_salt(args: argparse.Namespace) -> int:
+    """``--game mirror_salt``: parity on the golden script and a walk, then fresh processes taking turns."""
+    import subprocess
+
+    with tempfile.TemporaryDirectory() as tmp:
+        shipped = make_mirror_salt(Path(tmp) / "shipped")
+        py, js = stocked_mirror_salt(Path(tmp) / "stocked")
+        sp, sj = load_folder(shipped[0]), load_folder(shipped[1])
+        pg, jg = load_folder(py), load_folder(js)
+        for what, a, b in (
+            ("golden script", scripted(sp, "mirror_salt", True), scripted(sj, "mirror_salt", True)),
+            (f"walk of {args.steps}", salt_walk(pg, args.seed, args.steps), salt_walk(jg, args.seed, args.steps)),
+        ):
+            same = sum(x == y for x, y in zip(a, b, strict=True))
+            told = sum("Forge alert" in r for r in a[1:])
+            sank = sum("object_sank" in r for r in a[1:])
+            rang = sum("imprint_formed" in r for r in a[1:])
+            print(
+                f"parity, {what}: {same}/{len(a)} records identical "
+                f"({told} forge alerts, {sank} steps with sinking, {rang} death-notes)"
+            )
+            if same != len(a) or len(a) != len(b):
+                first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
+                print(f"first difference at record {first}:")
+                print(f"  python:      {a[first : first + 1]!r:.300}\n  interpreted: {b[first : first + 1]!r:.300}")
+                return 1
+        runs: dict[str, list[dict[str, float]]] = {"python": [], "interpreted": []}
+        folders = {"python": py, "interpreted": js}
+        for r in range(args.rounds):
+            for name in ("python", "interpreted") if r % 2 == 0 else ("interpreted", "python"):
+                command = [sys.executable, __file__, "--child", str(folders[name])]
+                command += ["--steps", str(args.steps), "--seed", str(args.seed + r)]
+                out = subprocess.run(command, check=True, capture_output=True, text=True, cwd=ROOT).stdout
+                runs[name].append(json.loads(out.splitlines()[-1]))
+    print(f"{args.rounds} fresh processes each, {args.steps} steps each (median per step):")
+    base = {k: statistics.median(run[k] for run in runs["python"]) for k in ("step", "rule", "trim")}
+    for name in ("python", "interpreted"):
+        st, ru, tr = (statistics.median(run[k] for run in runs[name]) for k in ("step", "rule", "trim"))
+        print(
+            f"  {name:12s} whole step {st * 1e6:8.1f} us ({st / base['step']:4.2f}x)   "
+            f"the three mechanics {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
+            f"without the slowest 1% of calls {tr * 1e6:6.1f} us ({tr / base['trim']:4.2f}x)"
+        )
+    return 0
+
+
 def walk(game: Any, seed: int, steps: int) -> list[str]:
     """A seeded walk over the valid actions, recorded (commands, observations, rewards, events)."""
     from odyssey_env.env import OdysseyEnv
@@ -620,13 +979,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=400)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--game", choices=("tiny", "lazaret"), default="tiny")
+    parser.add_argument("--game", choices=("tiny", "lazaret", "mirror_salt"), default="tiny")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)  # one timed lazaret walk (internal)
     args = parser.parse_args(argv)
     if args.child is not None:
         return child(args.child, args.seed, args.steps)
     if args.game == "lazaret":
         return lazaret(args)
+    if args.game == "mirror_salt":
+        return mirror_salt(args)
     with tempfile.TemporaryDirectory() as tmp:
         py, js = make_games(Path(tmp))
         a, b = walk(py, args.seed, args.steps), walk(js, args.seed, args.steps)

@@ -135,7 +135,7 @@ class Decision:
     ``malformed`` marks a model reply that could not be used; the action is then ``"wait"`` and the
     step is counted apart from engine-invalid actions (paper A3.1). ``stop`` asks the runner to end
     the episode now, without taking the step (a replay that ran out of commands, a player who quit).
-    ``training`` is written to the trajectory line as ``train``.
+    ``training`` is written to the trajectory line as ``train``, ``memory`` as ``memory``.
     """
 
     action: str
@@ -144,9 +144,13 @@ class Decision:
     malformed: bool = False
     raw: str | None = None  # the model's raw reply, for the trajectory
     stop: bool = False
-    #: What an agent that learns in its weights or latent memory did before choosing this action (a
-    #: training update: loss, examples, tokens trained, seconds), for the trajectory line.
+    #: What an agent that learns in its weights did before choosing this action (a training update:
+    #: loss, examples, tokens trained, seconds), for the trajectory line.
     training: dict[str, Any] | None = None
+    #: What a latent memory did with this step (an update: tokens read and written, tokens dropped, the
+    #: pool's size after it), for the trajectory line: a reader of the run sees the memory bounded and updated
+    #: step by step, not only its final state in ``results.json``.
+    memory: dict[str, Any] | None = None
 
 
 @dataclass

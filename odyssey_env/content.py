@@ -229,6 +229,10 @@ class GameInfo:
     step_rules: tuple[str, ...] = ()  # optional step rules switched on (the engine's library of dynamics)
     disable: tuple[str, ...] = ()  # base rules switched off, by verb or step-rule name
     params: dict[str, dict[str, Any]] = field(default_factory=dict)  # per-rule parameter overrides
+    #: Shipped games whose ``rules.py`` joins this game's rules (shipped code: no trust needed). An imported
+    #: paper game plays its own verbs with the implementations of the shipped game that re-authored them,
+    #: parameterised by its ids in ``params`` (odyssey_eval/paper/mechanics.py).
+    rules_from: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -181,6 +181,11 @@ def load_game(game: str | Path | Game, *, cache: bool = True, trust: bool = Fals
     shipped = trust_store.is_shipped(path)
     code = None
     if not shipped:
+        from odyssey_env.userdir import stale_import
+
+        stale = stale_import(path)
+        if stale is not None:
+            raise GameError([Problem("paper.json", "format", stale)])
         try:
             code = trust_store.read_code(path)
         except trust_store.CodeRefused as exc:
@@ -268,6 +273,8 @@ def _load(path: Path, code: bytes | None, shipped: bool) -> Game:
             modules.append(importlib.import_module(f"odyssey_env.games.{path.name}.rules"))
     elif code is not None:
         modules.append(_compile_rules(path, code))
+    for name in spec.game.rules_from:
+        modules.append(_shipped_rules(name))
     checked_rules = None
     if (path / "rules.json").exists():  # data, not code: it needs no trust
         module, checked_rules = _rule_file(path, spec, modules)
@@ -310,6 +317,23 @@ def _load(path: Path, code: bytes | None, shipped: bool) -> Game:
     if problems:
         raise GameError(problems)
     return game
+
+
+def _shipped_rules(name: str) -> ModuleType:
+    """The ``rules.py`` of the shipped game ``name`` (``game.rules_from``), imported by name so its rules pickle;
+    only shipped games qualify, so naming one runs no code the user has not installed."""
+    if name not in available_games() or not (GAMES_DIR / name / "rules.py").is_file():
+        with_rules = [g for g in available_games() if (GAMES_DIR / g / "rules.py").is_file()]
+        raise GameError(
+            [
+                Problem(
+                    "world.json",
+                    "game.rules_from",
+                    f"{name!r} is not a shipped game with rules.py ({', '.join(with_rules)})",
+                )
+            ]
+        )
+    return importlib.import_module(f"odyssey_env.games.{name}.rules")
 
 
 def _rule_file(path: Path, spec: WorldSpec, modules: list[ModuleType | str]) -> tuple[ModuleType, Any]:

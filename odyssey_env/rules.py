@@ -439,6 +439,9 @@ class RuleBook:
             for kind, value in _members(module):
                 if kind == "action":
                     action_classes[value.verb] = value  # a later module overrides by verb
+                elif kind == "hook":  # rules.json's hook on a verb: wraps the class the verb has so far
+                    if value.verb in action_classes:
+                        action_classes[value.verb] = value.over(action_classes[value.verb])
                 elif kind == "step":
                     step_classes[value.name] = value
                 else:

@@ -15,9 +15,15 @@ import re
 from pathlib import Path
 from typing import Any
 
-__all__ = ["PROVENANCE", "find", "games_dir", "origin", "provenance", "user_games"]
+__all__ = ["PAPER_FORMAT", "PROVENANCE", "find", "games_dir", "origin", "provenance", "stale_import", "user_games"]
 
 PROVENANCE = "paper.json"
+#: The format of what ``odyssey paper import`` writes, stamped into every imported folder's ``paper.json``
+#: (``"format"``). Raised whenever the importer's output changes (new mechanics bound, conditions
+#: translated otherwise), so a folder imported by an older odyssey is refused with the command that
+#: renews it instead of playing a conversion that this odyssey no longer makes. 2: the paper games'
+#: own verbs bound, the oracle-era fixes of issue 26.
+PAPER_FORMAT = 2
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
 
@@ -82,3 +88,21 @@ def origin(folder: Path, shipped_dir: Path | None = None) -> dict[str, Any]:
     if folder.resolve().parent == shipped_dir.resolve():
         return {"kind": "odyssey", "env_id": f"Odyssey/{title}-v0", "summary": "odyssey's own game"}
     return {"kind": "user", "env_id": f"Odyssey/{title}-v0", "summary": f"a game folder ({folder})"}
+
+
+def stale_import(folder: Path) -> str | None:
+    """One line saying why an imported game folder must be imported again (made by another version of
+    the importer than this odyssey's), or None when it is current or was not imported at all."""
+    record = provenance(folder)
+    if record is None:
+        return None
+    made = record.get("format")
+    if made == PAPER_FORMAT:
+        return None
+    src = record.get("imported_from", {})
+    release = f"{src.get('package', 'agentodyssey')} {src.get('version', '?')}"
+    age = "an older" if isinstance(made, int) and made < PAPER_FORMAT else "another"
+    return (
+        f"{Path(folder).name} was imported from {release} by {age} version of the importer (format {made}; "
+        f"this odyssey reads format {PAPER_FORMAT}): run `odyssey paper import` again"
+    )

@@ -9,14 +9,26 @@ allocation-free on purpose: they sit on the per-step hot path.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Callable, Container, Iterator
-from typing import TYPE_CHECKING, cast
+from collections.abc import Callable, Container, Iterator, Mapping
+from typing import TYPE_CHECKING, Protocol, cast
 
 from odyssey_env.content import ObjectType
 from odyssey_env.state import Agent, Area, Exit, Instance, Npc, WorldState
 
 if TYPE_CHECKING:
     from odyssey_env.game import Game
+
+
+class Catalogue(Protocol):
+    """What counting hands and container loads reads of a game: its object types and its currency. A
+    :class:`~odyssey_env.game.Game` is one; so is a validator's reading of a game's data alone (a
+    process that must not import the game's rules has no Game)."""
+
+    @property
+    def objects(self) -> Mapping[str, ObjectType]: ...
+
+    @property
+    def currency(self) -> str | None: ...
 
 
 def type_of(state: WorldState, handle: str) -> str:
@@ -43,7 +55,7 @@ def describe_holding(holding: dict[str, int]) -> str:
 
 
 # ------------------------------------------------------------------ hands
-def hand_slots_used(game: Game, agent: Agent) -> int:
+def hand_slots_used(game: Catalogue, agent: Agent) -> int:
     """Hands in use: every object takes a hand, but a pile of coins takes one hand in all."""
     used = 0
     currency = game.currency
@@ -83,7 +95,7 @@ def give(game: Game, state: WorldState, agent: Agent, handle: str, n: int) -> st
 
 
 # ------------------------------------------------------------------ containers
-def container_load(game: Game, state: WorldState, inst: Instance) -> int:
+def container_load(game: Catalogue, state: WorldState, inst: Instance) -> int:
     objects = game.objects
     instances = state.instances
     total = 0

@@ -22,9 +22,12 @@ import sys
 import threading
 import time
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from odyssey_eval.progress import NullProgress
+
+if TYPE_CHECKING:
+    from rich.console import JustifyMethod
 
 __all__ = ["CellReporter", "SweepBoard"]
 
@@ -166,8 +169,14 @@ class SweepBoard:
         from rich.table import Table
 
         table = Table(title=self.summary(), title_justify="left", box=None, pad_edge=False)
-        for name, justify in (("cell", "left"), ("", "left"), ("steps", "right"), ("main", "right")):
-            table.add_column(name, justify=justify)  # type: ignore[arg-type]
+        columns: tuple[tuple[str, JustifyMethod], ...] = (
+            ("cell", "left"),
+            ("", "left"),
+            ("steps", "right"),
+            ("main", "right"),
+        )
+        for name, justify in columns:
+            table.add_column(name, justify=justify)
         table.add_column("sup", justify="right")
         table.add_column("tokens", justify="right")
         table.add_column("s/step", justify="right")

@@ -46,9 +46,9 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
-from odyssey_agents.base import Agent, Decision, Task
+from odyssey_agents.base import Agent, Decision, Task, Usage
 from odyssey_env.userdir import origin
 from odyssey_eval import lifecycle, protocol
 from odyssey_eval.cost import cell_cost, load_prices, sweep_cost
@@ -83,7 +83,7 @@ class Seat:
         self.id, self.config, self.agent, self.rd, self.llm, self.task = agent_id, config, agent, rd, llm, task
         self.total = self.play = self.tutorial_steps = self.tokens = 0
         self.end: str | None = None  # terminated | max_steps | agent_stopped | truncated, once it is out
-        self.stop_usage = None  # model calls of a decision to stop: counted, though no step records them
+        self.stop_usage: Usage | None = None  # model calls of a decision to stop: counted, though no step records them
         self.writer: JsonlWriter | None = None  # trajectory.jsonl and qa.jsonl, open while the cell plays
         self.qa_writer: JsonlWriter | None = None
         self.reset_line: dict[str, Any] = {}
@@ -110,14 +110,37 @@ class Seat:
             if self.episode is not None:
                 self.episode.add(step)
 
+    @property
+    def tally(self) -> RunningMetrics:
+        """What :meth:`track` gathers: there from the moment the cell starts playing the seat."""
+        if self.running is None:
+            raise RunError(f"seat {self.id} is not being tracked: the cell has not started it")
+        return self.running
+
+    @property
+    def trajectory(self) -> JsonlWriter:
+        """``trajectory.jsonl``, open from the moment the cell starts playing the seat."""
+        return _opened(self.writer, self.id)
+
+    @property
+    def qa_file(self) -> JsonlWriter:
+        """``qa.jsonl``, open as ``trajectory.jsonl`` is."""
+        return _opened(self.qa_writer, self.id)
+
     def files(self) -> dict[str, int]:
         """The byte counts of its files, as a checkpoint records them."""
-        return {"trajectory_bytes": self.writer.tell(), "qa_bytes": self.qa_writer.tell()}  # type: ignore[union-attr]
+        return {"trajectory_bytes": self.trajectory.tell(), "qa_bytes": self.qa_file.tell()}
 
     def close(self) -> None:
         for writer in (self.writer, self.qa_writer):
             if writer is not None:
                 writer.close()
+
+
+def _opened(writer: JsonlWriter | None, seat: str) -> JsonlWriter:
+    if writer is None:
+        raise RunError(f"the files of seat {seat} are not open: the cell has not started it")
+    return writer
 
 
 class _OneWorld:
@@ -360,7 +383,7 @@ class Cell:
             raise RunError(f"cell {self.rd.path} is not open: nothing to interrupt")
         self._stop(KeyboardInterrupt())
 
-    def _stop(self, exc: BaseException) -> None:
+    def _stop(self, exc: BaseException) -> NoReturn:
         """``_fail``, keeping the step just played when a stop comes between two steps (Ctrl-C in a step
         of an agent that calls no model, or a sweep's board stopping the cell at its step report)."""
         if isinstance(exc, KeyboardInterrupt) and self._between and self._checkpointed_at != self.steps:
@@ -409,8 +432,8 @@ class Cell:
             seat = seats[aid]
             info = infos[aid]
             record = step_record(decision, tutorial, None, terms[aid], info, seconds, info.get("quest") != quests[aid])
-            seat.writer.write(record, obs[aid])  # type: ignore[union-attr]  # the observation goes to disk only
-            seat.running.add(record)  # type: ignore[union-attr]
+            seat.trajectory.write(record, obs[aid])  # the observation goes to disk only
+            seat.tally.add(record)
             if seat.episode is not None:
                 seat.episode.add(record)
             seat.obs, seat.info = obs[aid], info
@@ -458,20 +481,22 @@ class Cell:
         seats = self.seats.values()
         return (
             max(s.play for s in seats),
-            sum(s.running.main_reward for s in seats),  # type: ignore[union-attr]
-            sum(s.running.supplementary_reward for s in seats),  # type: ignore[union-attr]
+            sum(s.tally.main_reward for s in seats),
+            sum(s.tally.supplementary_reward for s in seats),
             sum(s.tokens for s in seats),
         )
 
     def _end_play(self) -> bool:
         self._playing = False
-        progress = self._progress
+        progress = self._progress  # set by start(), which comes before any step
         try:
-            progress.update(*self._totals(), force=True)  # type: ignore[union-attr]
+            if progress is not None:
+                progress.update(*self._totals(), force=True)
             if self.layout.final_checkpoint and self._checkpointed_at != self.steps:
                 self._checkpoint()  # the final state too: what a learning agent ends with is kept
         finally:
-            progress.close()  # type: ignore[union-attr]
+            if progress is not None:
+                progress.close()
             self._progress = None
         return False
 
@@ -526,7 +551,7 @@ class Cell:
                 rounds.append(ask_questions(seat.agent, em, phase=phase, step=seat.play, kind="episodic"))
         extra = self.layout.qa_keys(seat)
         for r in rounds:
-            seat.qa_writer.write({"game": self.game.name, **extra, **r.to_dict()})  # type: ignore[union-attr]
+            seat.qa_file.write({"game": self.game.name, **extra, **r.to_dict()})
         seconds = time.perf_counter() - start
         if seconds >= 1.0 and self.progress_setting not in (False, "false", "off", "no"):
             # a model's QA round takes a while: say so, or a log looks hung (a fast agent's stays quiet)
@@ -556,11 +581,10 @@ class Cell:
         return self.outcome
 
     def _metrics(self, seat: Seat) -> dict[str, Any]:
-        stop = seat.stop_usage
-        stopped = stop is not None and bool(stop.calls)
-        return seat.running.metrics(  # type: ignore[union-attr]
-            stop_tokens=(stop.input_tokens, stop.output_tokens) if stopped else None,
-            stop_calls=stop.by_purpose() if stopped else None,
+        stop = seat.stop_usage if seat.stop_usage is not None and seat.stop_usage.calls else None
+        return seat.tally.metrics(
+            stop_tokens=(stop.input_tokens, stop.output_tokens) if stop is not None else None,
+            stop_calls=stop.by_purpose() if stop is not None else None,
         )
 
     def _cost(self, seat: Seat, results: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -589,7 +613,7 @@ class Cell:
         if lock is not None:
             lock.close()
 
-    def _fail(self, exc: BaseException) -> Any:
+    def _fail(self, exc: BaseException) -> NoReturn:
         """Leave the cell resumable and raise: one line for Ctrl-C or an unreachable model (and for a
         run directory that cannot be written), ``exc`` itself otherwise."""
         self._playing = False
@@ -735,8 +759,8 @@ class _Solo(_Layout):
             "total": seat.total,
             "play": seat.play,
             "tutorial_steps": seat.tutorial_steps,
-            "main": seat.running.main_reward,  # type: ignore[union-attr]
-            "sup": seat.running.supplementary_reward,  # type: ignore[union-attr]
+            "main": seat.tally.main_reward,
+            "sup": seat.tally.supplementary_reward,
             "tokens": seat.tokens,
             "terminated": seat.end == "terminated",
             "elapsed": elapsed,
@@ -900,8 +924,8 @@ class _Team(_Layout):
                     "total": seat.total,
                     "play": seat.play,
                     "tutorial_steps": seat.tutorial_steps,
-                    "main": seat.running.main_reward,  # type: ignore[union-attr]
-                    "sup": seat.running.supplementary_reward,  # type: ignore[union-attr]
+                    "main": seat.tally.main_reward,
+                    "sup": seat.tally.supplementary_reward,
                     "tokens": seat.tokens,
                     "end": seat.end,
                     **seat.files(),
@@ -977,10 +1001,9 @@ class _Team(_Layout):
             "dependency_graph": graph,
             "wall_time": wall,
         }
-        costs = [r["cost"] for r in per_agent.values() if "cost" in r]
-        if costs:  # the agents' costs added up (each agent's is in its own results)
-            total = sweep_cost(costs)
-            results["cost"] = {"agents": total.pop("cells"), **total}  # type: ignore[union-attr]
+        total = sweep_cost([r["cost"] for r in per_agent.values() if "cost" in r])
+        if total is not None:  # the agents' costs added up (each agent's is in its own results)
+            results["cost"] = {"agents": total.pop("cells"), **total}
         cell.rd.write_results(results)
         summary = ", ".join(
             f"{aid} {r['agent_name']} main {r['main_reward']} ({r['end_reason']})" for aid, r in per_agent.items()

@@ -24,14 +24,14 @@ import json
 import statistics
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from odyssey_env.safeio import printable
 from odyssey_eval import protocol
 from odyssey_eval.collect import Run, load_runs
 from odyssey_eval.rundir import RunDirError
 
-__all__ = ["AGGREGATIONS", "CHALLENGE_PROTOCOL", "RANKING_GAMES", "MixedProtocols", "aggregate", "main"]
+__all__ = ["AGGREGATIONS", "CHALLENGE_PROTOCOL", "RANKING_GAMES", "MixedProtocols", "Standing", "aggregate", "main"]
 
 #: The games that rank submissions: the reference challenge's three, the paper's Remnant, Mark and Metropolis
 #: (imported with ``odyssey paper import``). ``--games quiet_bell tallowmere gavelmoor`` ranks odyssey's own
@@ -49,6 +49,18 @@ CHALLENGE_PROTOCOL = "paper"
 
 class MixedProtocols(ValueError):
     """Runs of different protocols asked to be ranked together: their budgets count different steps."""
+
+
+class Standing(TypedDict):
+    """One submission's line of the ranking (``--json`` prints these as they are)."""
+
+    submission: str
+    score: float | None  # None: no run of a ranking game, so not ranked
+    tiebreak: float | None
+    games: dict[str, dict[str, Any]]  # per game: runs, main, supplementary, and stages/fraction where known
+    complete: bool
+    warnings: list[str]
+    rank: int  # 1 for the best; equal scores and tie-breaks share a rank
 
 
 def shared_protocol(runs: Sequence[Run], expected: str | None = None) -> str:
@@ -74,7 +86,7 @@ def aggregate(
     min_runs: int = MIN_RUNS,
     aggregation: str = "raw",
     protocol_name: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[Standing]:
     """Ranked submissions: score, tie-break, per-game means and protocol warnings. A submission with
     no run of any ranking game has no score and is not ranked (see :func:`unranked`).
 
@@ -99,7 +111,7 @@ def aggregate(
     for r in runs:
         if r.game not in games and r.label in by_label:
             others.setdefault(r.label, set()).add(r.game)
-    table = []
+    table: list[Standing] = []
     for label, members in by_label.items():
         warnings: list[str] = []
         if played != CHALLENGE_PROTOCOL:
@@ -157,17 +169,18 @@ def aggregate(
                 "games": per_game,
                 "complete": set(per_game) == set(games),
                 "warnings": warnings,
+                "rank": 0,  # set below, once all are sorted
             }
         )
     table.sort(key=lambda t: (t["score"] is None, -(t["score"] or 0.0), -(t["tiebreak"] or 0.0), t["submission"]))
     rank = 0
-    previous = None
+    previous: tuple[float | None, float | None] | None = None
     for i, t in enumerate(table, 1):
-        key = (t["score"], t["tiebreak"])
-        if key != previous:
+        scores = (t["score"], t["tiebreak"])
+        if scores != previous:
             rank = i
         t["rank"] = rank
-        previous = key
+        previous = scores
     return table
 
 

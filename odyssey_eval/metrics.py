@@ -31,13 +31,14 @@ without loading the game, whose ``rules.py`` is code that reading results must n
 
 from __future__ import annotations
 
+import enum
 import itertools
 import math
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from odyssey_agents.base import WORK_PURPOSES
 from odyssey_env.parsing import match_verb, verb_index
@@ -67,7 +68,16 @@ __all__ = [
 WINDOW = 100
 _EMPTY: dict[str, int] = {}
 _NO_TOKENS = (0, 0)
-_UNSEEN = object()
+
+
+class _Unseen(enum.Enum):
+    """A command not looked up yet (a looked-up one may have no verb: None). An enum member rather than a
+    bare ``object()`` so that ``verb is _UNSEEN`` narrows the type as well as the value."""
+
+    TOKEN = 0
+
+
+_UNSEEN: Final = _Unseen.TOKEN
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ Runs of the same agent configuration (all seeds) are averaged step by step; a ru
 from __future__ import annotations
 
 import io
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 __all__ = ["PANELS", "TITLES", "UNIT_PANELS", "figure_png", "literal", "mean_band", "plotting_available"]
 
@@ -56,7 +56,7 @@ UNIT_PANELS = ("combined", "diversity")
 
 def figure_png(
     title: str,
-    series: dict[str, list[Sequence[float]]],
+    series: Mapping[str, Sequence[Sequence[float]]],
     *,
     x_offset: int = 1,
     ylabel: str = "",

@@ -176,11 +176,11 @@ def mean_rows(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
         groups.setdefault((row["game"], row["agent"]), []).append(row)
     out = []
     for (game, agent), members in sorted(groups.items()):
-        row: dict[str, Any] = {"game": game, "agent": agent, "seed": f"n={len(members)}"}
+        mean: dict[str, Any] = {"game": game, "agent": agent, "seed": f"n={len(members)}"}
         for key in NUMERIC:
             values = [m[key] for m in members if m[key] is not None]
-            row[key] = statistics.fmean(values) if values else None
-        out.append(row)
+            mean[key] = statistics.fmean(values) if values else None
+        out.append(mean)
     return out
 
 
@@ -304,9 +304,9 @@ def _write_views(runs: Sequence[Run], report: Path) -> tuple[dict[str, str], lis
     return links, problems
 
 
-def _panels(runs: Sequence[Run]) -> dict[str, dict[str, list[list[float]]]]:
+def _panels(runs: Sequence[Run]) -> dict[str, dict[str, list[Sequence[float]]]]:
     """Per panel: label -> the runs' curves."""
-    panels: dict[str, dict[str, list[list[float]]]] = {p: {} for p in PANELS}
+    panels: dict[str, dict[str, list[Sequence[float]]]] = {p: {} for p in PANELS}
     combined = normalized_combined([(r.main_curve, r.sup_curve) for r in runs])
     for r, comb in zip(runs, combined, strict=True):
         panels["main"].setdefault(r.label, []).append(r.main_curve)

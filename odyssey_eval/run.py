@@ -22,7 +22,7 @@ from typing import Any
 
 from odyssey_agents.errors import ConfigError, OdysseyError
 from odyssey_env.extras import install_command
-from odyssey_eval.configs import CONFIG_DIR, REPO_CONFIG_DIR
+from odyssey_eval.configs import CONFIG_DIR, REPO_CONFIG_DIR, plain_dict
 
 __all__ = ["LAUNCHER_PLUGINS", "Carried", "cell_config", "cell_directory", "main"]
 
@@ -61,7 +61,7 @@ def task(cfg: Any) -> dict[str, Any]:
     """Hydra's task function: one cell. Module-level so launchers can pickle it."""
     from omegaconf import OmegaConf
 
-    multi, plain = cell_config(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True))
+    multi, plain = cell_config(plain_dict(cfg, throw_on_missing=True))
     from odyssey_eval.runner import run_cell, run_multi_cell
 
     play = run_multi_cell if multi else run_cell  # several agents in one world, or one

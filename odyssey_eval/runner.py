@@ -32,7 +32,7 @@ from typing import Any
 
 from odyssey_eval import lifecycle
 from odyssey_eval.cell import AGENT_SEED_STRIDE, AGENTS_DIR, Cell
-from odyssey_eval.configs import CONFIG_DIR
+from odyssey_eval.configs import CONFIG_DIR, plain_dict
 from odyssey_eval.factory import ConfigError
 from odyssey_eval.lifecycle import (
     _DEFAULT_EVAL,  # noqa: F401 - tests compare it with conf/eval/default.yaml
@@ -153,7 +153,7 @@ def resolve_agents(entries: Any) -> list[dict[str, Any]]:
             if preset.is_file():
                 from omegaconf import OmegaConf
 
-                out.append(dict(OmegaConf.to_container(OmegaConf.load(preset), resolve=True)))
+                out.append(plain_dict(OmegaConf.load(preset)))
             else:
                 out.append({"name": entry})  # an agent registered by a plugin, with no preset
         elif isinstance(entry, Mapping) and entry.get("name"):

@@ -24,6 +24,7 @@ from typing import Any
 from hydra.experimental.callback import Callback
 
 from odyssey_agents.errors import ConfigError
+from odyssey_eval.configs import override_line, plain_dict
 from odyssey_eval.run import Carried, cell_directory
 
 __all__ = ["SweepCheck"]
@@ -76,7 +77,7 @@ class SweepCheck(Callback):
         seen: dict[str, list[str]] = {}
         batches = BasicSweeper.split_arguments(overrides, None)
         if not any(batches):
-            globs = " ".join(o.input_line for o in overrides if "glob(" in o.input_line)
+            globs = " ".join(override_line(o) for o in overrides if "glob(" in override_line(o))
             raise ConfigError(
                 f"the sweep lists no cells{f' ({globs} matched no config)' if globs else ''}: "
                 "Hydra's glob(...) sees only the packaged config groups, not the repository's "
@@ -85,16 +86,16 @@ class SweepCheck(Callback):
         for batch in batches:
             for job in batch:
                 parsed = parser.parse_overrides(list(job))
-                base = tuple(o.input_line for o in parsed if apply is None or structural(o))
+                base = tuple(override_line(o) for o in parsed if apply is None or structural(o))
                 if base not in composed:
                     whole = loader.load_sweep_config(config, list(base))
-                    composed[base] = OmegaConf.masked_copy(whole, [k for k in whole if k != "hydra"])
+                    composed[base] = OmegaConf.masked_copy(whole, [str(k) for k in whole if k != "hydra"])
                 cfg = copy.deepcopy(composed[base])
                 if apply is not None:
                     apply([o for o in parsed if not structural(o)], cfg)
-                refuse_secrets(OmegaConf.to_container(cfg.get("llm") or {}, resolve=False))
+                refuse_secrets(plain_dict(cfg.get("llm") or {}, resolve=False))
                 try:
-                    path = str(cell_directory(OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)))
+                    path = str(cell_directory(plain_dict(cfg, throw_on_missing=True)))
                 except Exception:  # a job whose config is wrong says so itself when it runs
                     continue
                 if path in seen:

@@ -11,7 +11,7 @@ linearly with the number of steps.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ def _not_json(value: Any) -> Any:
     raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
 
 
-def _make_dumps() -> Any:
+def _make_dumps() -> Callable[[Any], str]:
     """Compact JSON, as ``json.dumps(obj, separators=(",", ":"))`` writes it, as cheaply as possible.
 
     Encoding is most of the runner's cost per step, so: ASCII escaping (json's C fast path; the text
@@ -50,12 +50,11 @@ def _make_dumps() -> Any:
     from json import encoder
 
     plain = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
-    if encoder.c_make_encoder is None:
+    make_encoder = getattr(encoder, "c_make_encoder", None)  # private, so not in typeshed; None without the C part
+    if make_encoder is None:
         return plain
     try:
-        c_encode = encoder.c_make_encoder(
-            None, _not_json, encoder.encode_basestring_ascii, None, ":", ",", False, False, True
-        )
+        c_encode = make_encoder(None, _not_json, encoder.encode_basestring_ascii, None, ":", ",", False, False, True)
         if "".join(c_encode({"a": [1, 2.5, "x\n"]}, 0)) != plain({"a": [1, 2.5, "x\n"]}):
             return plain
     except TypeError:  # a Python whose private encoder takes other arguments
@@ -116,16 +115,17 @@ def _make_line_encoder() -> Any:
             return data if data.find(b"null") < 0 else _json_line(record)
         if record.__class__ is not dict or observation.__class__ is not str or "observation" in record:
             return _json_line(record, observation)
-        record["observation"] = observation  # type: ignore[index]  # put back as it was below
+        record["observation"] = observation  # put back as it was below
+        line: bytes | None
         try:
-            data = dumps(record, option=option)
+            line = dumps(record, option=option)
         except refused:
-            data = None
+            line = None
         finally:
-            del record["observation"]  # type: ignore[attr-defined]
-        if data is None or data.find(b"null", 0, len(data) - len(observation) - 4) >= 0:
+            del record["observation"]
+        if line is None or line.find(b"null", 0, len(line) - len(observation) - 4) >= 0:
             return _json_line(record, observation)
-        return data
+        return line
 
     return encode
 
@@ -264,6 +264,8 @@ def step_record(
         record["raw"] = decision.raw
     if decision.training:
         record["train"] = decision.training
+    if decision.memory:
+        record["memory"] = decision.memory
     if quest_changed and "quest" in info:
         record["quest"] = info["quest"]
     if observation is not None:

@@ -120,7 +120,8 @@ def rule_file_counts(folder: Path) -> dict[str, list[str]]:
         rules = {}
 
     def names(key: str, field: str) -> list[str]:
-        items = rules.get(key) if isinstance(rules.get(key), list) else []
+        listed = rules.get(key)
+        items = listed if isinstance(listed, list) else []
         return [str(i.get(field)) for i in items if isinstance(i, dict)]
 
     return {

@@ -37,7 +37,7 @@ import copy
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,6 +46,8 @@ from typing import TYPE_CHECKING, Any
 from hydra.core.hydra_config import HydraConfig
 from hydra.core.utils import JobReturn, JobRuntime, JobStatus, configure_log, filter_overrides, setup_globals
 from omegaconf import DictConfig, OmegaConf, open_dict, read_write
+
+from odyssey_eval.configs import override_line, plain_dict
 
 if TYPE_CHECKING:
     from .concurrent_launcher import ConcurrentLauncher
@@ -261,7 +263,11 @@ def _sweep_cost(jobs: list[Job], returns: list[JobReturn]) -> None:
             continue
         try:
             results = RunDir(Path(ret.return_value["path"])).results()
-            costs.append(results.get("cost") or cell_cost(results, load_prices(setting)))
+            cost = results.get("cost")
+            if not cost:  # priced now, from the table (an empty setting like "null" prices nothing)
+                prices = load_prices(setting)
+                cost = cell_cost(results, prices) if prices is not None else None
+            costs.append(cost)
         except (PriceError, OSError, ValueError) as exc:
             log.warning(f"cell {job.label}: no cost ({exc})")
     try:
@@ -288,14 +294,19 @@ class Composer:
         self.loader = launcher.hydra_context.config_loader
         self.parser = OverridesParser.create(config_loader=self.loader)
         self.apply = getattr(type(self.loader), "_apply_overrides_to_config", None)
+        self.dirname: Callable[..., str] | None = None  # None: a Hydra without it; each job is composed whole
         try:
             from hydra._internal.config_loader_impl import get_overrides_dirname
+
+            self.dirname = get_overrides_dirname
         except ImportError:
-            get_overrides_dirname = None
-        self.dirname = get_overrides_dirname
+            pass
         self._groups: dict[str, bool] = {}
         self._composed: dict[tuple[str, ...], DictConfig] = {}
-        self._hydra_before = HydraConfig.instance().cfg
+        # Hydra annotates HydraConfig.cfg as a HydraConf, but set_config stores a DictConfig (a masked copy
+        # of the job's config) there, and that is what set_config takes back in restore()
+        before = HydraConfig.instance().cfg
+        self._hydra_before = before if isinstance(before, DictConfig) else None
 
     def _structural(self, o: Any) -> bool:
         """Whether an override changes which files are composed (then the config is composed again)."""
@@ -317,7 +328,7 @@ class Composer:
         if self.apply is None or self.dirname is None:
             return self.loader.load_sweep_config(self.config, overrides)
         parsed = self.parser.parse_overrides(overrides)
-        base = tuple(o.input_line for o in parsed if self._structural(o))
+        base = tuple(override_line(o) for o in parsed if self._structural(o))
         if base not in self._composed:
             self._composed[base] = self.loader.load_sweep_config(self.config, list(base))
         cfg = copy.deepcopy(self._composed[base])
@@ -325,7 +336,7 @@ class Composer:
         task = [o for o in parsed if not o.is_hydra_override()]
         job = cfg.hydra.job
         with read_write(cfg.hydra), open_dict(cfg.hydra):
-            cfg.hydra.overrides.task = [o.input_line for o in task]
+            cfg.hydra.overrides.task = [override_line(o) for o in task]
             job.override_dirname = self.dirname(
                 overrides=task,
                 kv_sep=job.config.override_dirname.kv_sep,
@@ -352,15 +363,14 @@ class Composer:
             sweep_config.hydra.runtime.output_dir = os.path.abspath(output_dir)
         HydraConfig.instance().set_config(sweep_config)
         output_dir.mkdir(parents=True, exist_ok=True)
-        task_config = OmegaConf.masked_copy(sweep_config, [k for k in sweep_config if k != "hydra"])
+        task_config = OmegaConf.masked_copy(sweep_config, [str(k) for k in sweep_config if k != "hydra"])
         try:
-            plain = OmegaConf.to_container(task_config, resolve=True, throw_on_missing=True)
+            plain = plain_dict(task_config, throw_on_missing=True)
         except MissingMandatoryValue as exc:
             return Job(index, overrides, sweep_config, None, None, ConfigError(f"{exc.full_key} must be set"))
         except OmegaConfBaseException as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             return Job(index, overrides, sweep_config, None, None, ConfigError(first))
-        assert isinstance(plain, dict)
         # resolved now, with this job's Hydra state; the thread that plays it resolves nothing
         return Job(index, overrides, sweep_config, OmegaConf.create(plain), plain)
 

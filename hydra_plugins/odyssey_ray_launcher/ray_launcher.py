@@ -8,7 +8,9 @@ from typing import Any
 from hydra.core.utils import JobReturn
 from hydra.plugins.launcher import Launcher
 from hydra.types import HydraContext, TaskFunction
-from omegaconf import DictConfig, OmegaConf
+from omegaconf import DictConfig
+
+from odyssey_eval.configs import plain_dict
 
 
 class RayLauncher(Launcher):
@@ -48,6 +50,4 @@ class RayLauncher(Launcher):
 def _plain(node: Any) -> dict[str, Any]:
     if node is None:
         return {}
-    if isinstance(node, DictConfig):
-        return OmegaConf.to_container(node, resolve=True)  # type: ignore[return-value]
-    return dict(node)
+    return plain_dict(node)

@@ -34,7 +34,15 @@ from typing import Any
 
 from odyssey_agents.errors import ConfigError
 
-__all__ = ["ARCHITECTURES", "CheckpointError", "Released", "load_released", "released_config"]
+__all__ = [
+    "ARCHITECTURES",
+    "RELEASES",
+    "CheckpointError",
+    "Released",
+    "load_released",
+    "released_config",
+    "released_source",
+]
 
 #: ``architectures`` entry -> the agent it belongs to.
 ARCHITECTURES = {"MemoryLLM": "memoryllm", "MPlus": "mplus"}
@@ -65,8 +73,46 @@ _MEMORY_TENSORS = ("memory", "bos_embedding", "new_memory_positional_emb")
 _RETRIEVER = (".self_attn.query_proj.", ".self_attn.key_proj.", ".self_attn.encoder_query_proj.")
 
 
+#: The released checkpoints on the Hugging Face hub the paper's latent agents use (reference: ``YuWangX/...``),
+#: and the agent each belongs to. Named by a hub id, one is read from the local hub cache only.
+RELEASES = {
+    "YuWangX/memoryllm-8b-chat": "memoryllm",
+    "YuWangX/memoryllm-8b": "memoryllm",
+    "YuWangX/mplus-8b": "mplus",
+}
+
+
 class CheckpointError(ConfigError):
     """A MemoryLLM / M+ checkpoint folder that cannot be read as the layout above."""
+
+
+def released_source(name: str) -> str:
+    """The folder to read ``name`` from: ``name`` itself when it is a folder, else the snapshot of the
+    hub id ``name`` in the local Hugging Face cache (odyssey never downloads one), else ``name`` unchanged.
+
+    A released checkpoint (:data:`RELEASES`) named by its hub id but not downloaded is an error that says
+    how to get it: without it the name would reach ``transformers`` as an ordinary model, whose failure
+    (an unknown ``memoryllm`` model type, or a missing file) would not say what is wrong.
+    """
+    if Path(name).is_dir():
+        return name
+    cached: Any = None
+    if name.count("/") == 1:
+        try:
+            from huggingface_hub import try_to_load_from_cache
+
+            cached = try_to_load_from_cache(name, "config.json")
+        except Exception:  # no hub library, or a name it refuses: not a cached hub model
+            cached = None
+    if isinstance(cached, str):
+        return str(Path(cached).parent)
+    if name in RELEASES:
+        raise CheckpointError(
+            f"the released {RELEASES[name]} checkpoint {name} is not in the Hugging Face cache: download it "
+            f"once (`huggingface-cli download {name} --local-dir DIR`, about 16 GB) and give llm.model=DIR "
+            "(an 8B model: a GPU, device=auto)"
+        )
+    return name
 
 
 def released_config(folder: str | Path) -> dict[str, Any] | None:

@@ -86,9 +86,20 @@ class KVWindowAgent(LatentAgent):
     def act(self, observation: str, info: dict[str, Any]) -> Decision:
         self._attach()
         decision = super().act(observation, info)
+        dropped = self.pool.dropped
         write = self._write(self.previous) if self.previous is not None else None
-        if write is not None:
+        if write is not None and self.previous is not None:
             decision.usage.add(write)
+            # the trajectory's account of the write: the window stays within pool_size, step by step
+            decision.memory = {
+                "write": self.pool.writes,
+                "step": self.previous.step,
+                "read": write.input_tokens,
+                "written": min(write.input_tokens, self.pool.size),  # a step longer than the pool keeps its end
+                "dropped": self.pool.dropped - dropped,
+                "tokens": len(self.pool),
+                "pool_size": self.pool.size,
+            }
         return decision
 
     def _write(self, record: StepRecord) -> Call | None:

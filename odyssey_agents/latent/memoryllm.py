@@ -81,9 +81,10 @@ class MemoryLLMAgent(LatentAgent):
         **kwargs: Any,
     ):
         self.model_llm = local_model(llm, self.name)
-        from odyssey_agents.latent.checkpoint import load_released, released_config
+        from odyssey_agents.latent.checkpoint import load_released, released_config, released_source
 
-        config = released_config(self.model_llm.model_name)
+        source = released_source(self.model_llm.model_name)  # a folder, or a hub id's cached snapshot
+        config = released_config(source)
         self.released: Any = None
         self._checkpoint = config is not None
         if config is not None:
@@ -103,7 +104,7 @@ class MemoryLLMAgent(LatentAgent):
             pool_size, update_tokens = sizes["pool_size"], sizes["update_tokens"]
 
             def loader(path: str, dtype: Any, device: str) -> Any:
-                model, self.released = load_released(path, dtype=dtype, device=device)
+                model, self.released = load_released(source, dtype=dtype, device=device)
                 return model
 
             self.model_llm.model_loader = loader
@@ -229,8 +230,30 @@ class MemoryLLMAgent(LatentAgent):
         self._attach()
         decision = super().act(observation, info)
         if self.previous is not None:
-            decision.usage.add(self._write(self.previous))
+            written, dropped = self.pool.written, self.pool.dropped
+            call = self._write(self.previous)
+            decision.usage.add(call)
+            decision.memory = self._update_record(
+                self.previous.step, call.input_tokens, self.pool.written - written, self.pool.dropped - dropped
+            )
         return decision
+
+    def _update_record(self, step: int, read: int, written: int, dropped: int) -> dict[str, Any]:
+        """The trajectory's account of one update: which step it wrote, the tokens it read, the tokens
+        it added and dropped per layer, and the pool's size after it (bounded by ``pool_size``)."""
+        pool = self.pool
+        out: dict[str, Any] = {
+            "update": pool.updates,
+            "step": step,
+            "read": read,
+            "written": written,
+            "dropped": dropped,
+            "tokens": len(pool),
+            "pool_size": pool.size,
+        }
+        if self.long_term:
+            out.update(long_term_tokens=pool.long_term(0), forgotten=pool.forgotten)
+        return out
 
     def _write(self, record: StepRecord) -> Call:
         """MemoryLLM's self-update with the step's text (see the module docstring)."""

@@ -555,7 +555,7 @@ class TransformersLLM(LLM):
         """A logits processor that, at the first generated position only, allows just ``allowed``."""
         torch = self._torch
 
-        class FirstToken(self._transformers.LogitsProcessor):  # type: ignore[misc, name-defined]
+        class FirstToken(self._transformers.LogitsProcessor):  # type: ignore[name-defined]  # a base class from the lazily imported module: mypy needs a static one
             def __call__(self, input_ids: Any, scores: Any) -> Any:
                 if input_ids.shape[1] != prompt_len:
                     return scores
@@ -570,7 +570,7 @@ class TransformersLLM(LLM):
         torch, tokenizer = self._torch, self._tokenizer
         seen = prompt_len
 
-        class TrackerDone(self._transformers.StoppingCriteria):  # type: ignore[misc, name-defined]
+        class TrackerDone(self._transformers.StoppingCriteria):  # type: ignore[name-defined]  # a base class from the lazily imported module: mypy needs a static one
             def __call__(self, input_ids: Any, scores: Any, **kwargs: Any) -> Any:
                 nonlocal seen
                 new = input_ids[0, seen:].tolist()

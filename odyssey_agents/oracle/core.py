@@ -128,6 +128,7 @@ class Focus:
         self.keep: list[str] = []
         self.not_from: tuple[str, str] | None = None  # (area, type): not taken from that ground (it goes there)
         self.protect: frozenset[str] = frozenset()
+        self.unbought: frozenset[str] = frozenset()  # types a later stage must buy: not bought before
         self.used: list[Key] = []  # source keys followed this step (for stall handling)
 
     def begin(self, view: View) -> None:

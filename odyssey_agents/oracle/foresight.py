@@ -40,6 +40,12 @@ class Foresight:
         """Read the open ``goals`` and the stages not done yet, for this step."""
         later = self._later_stages(engine)
         self.focus.protect = self._closure(engine, [*goals, *later])
+        # a purchase a later stage asks for must still be possible then (Base seed 2 bought the only
+        # heart of the ocean for a sword while preparing a fight, and its trade stage could never be done)
+        buying_now = {c.object for c in _nested(goals) if c.type == "object_bought"}
+        self.focus.unbought = frozenset(
+            c.object for c in _required(later) if c.type == "object_bought" and c.object and c.object not in buying_now
+        )
         now = self._carry_list(goals)
         self.wanted_later = {t: w for t, w in self._carry_list(later).items() if t not in now}
 
@@ -93,6 +99,17 @@ class Foresight:
             self._memo.clear()
         out = self._memo[key] = frozenset(seen)
         return out
+
+
+def _required(conds: Iterable[Condition]) -> Iterator[Condition]:
+    """``conds`` and the conditions every one of them needs: ``all_of`` parts, not ``any_of`` branches
+    (a purchase that is one of several ways to a stage does not have to stay possible)."""
+    stack = list(conds)
+    while stack:
+        c = stack.pop()
+        if c.type != "any_of":
+            stack.extend(c.conditions)
+        yield c
 
 
 def _nested(conds: Iterable[Condition]) -> Iterator[Condition]:

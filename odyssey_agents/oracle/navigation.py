@@ -49,6 +49,7 @@ class Navigation:
         self.view: View  # set by begin() every step
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._routing = 0  # locks being costed inside the costing of a lock (depth guard)
+        self._open_only = False  # costing over open ways only (how many keys to fetch in one trip)
         self.supply: Supply
         self.tactics: Tactics
         self.achieve: Callable[[Condition], str | None]
@@ -92,7 +93,7 @@ class Navigation:
         """Area -> (cost, previous area) of the cheapest open route from here (Dijkstra, stable ties)."""
         hit = self._memo.get(("routes",))
         if hit is not None:
-            return hit  # type: ignore[return-value]
+            return hit
         v = self.view
         areas = v.state.areas
         best: dict[str, tuple[float, str]] = {v.here: (0.0, v.here)}
@@ -112,7 +113,7 @@ class Navigation:
                     best[b] = (nd, a)
                     heapq.heappush(heap, (nd, counter, b))
                     counter += 1
-        self._memo[("routes",)] = best  # type: ignore[assignment]
+        self._memo[("routes",)] = best
         return best
 
     def _first_hop(self, dst: str) -> str | None:
@@ -134,7 +135,7 @@ class Navigation:
         hit = self._open_routes().get(area)
         if hit is not None:
             return hit[0]
-        if self._routing > 1:
+        if self._routing > 1 or self._open_only:
             return INF  # a lock behind a lock behind a lock: not worth costing
         key = ("travel", area, self._routing)
         if key not in self._memo:
@@ -160,19 +161,24 @@ class Navigation:
         if route is None:
             raise Stuck(f"no way to {area}")
         path = route[1]
-        for a, b in itertools.pairwise(path):
-            if v.state.areas[a].exits[b].locked:
-                if a != v.here:
-                    # bring what opens the lock before walking up to it
-                    cmd = self.open_way(a, b, carry_only=True)
-                    if cmd is not None:
-                        return cmd
-                    hop = self._first_hop(a)
-                    if hop is None:
-                        raise Stuck(f"no open way to {a}")
-                    return f"enter {hop}"
-                return self.open_way(a, b)
-        raise Stuck(f"no way to {area}")
+        locks = [(a, b) for a, b in itertools.pairwise(path) if v.state.areas[a].exits[b].locked]
+        if not locks:
+            raise Stuck(f"no way to {area}")
+        a, b = locks[0]
+        # every lock of the route that takes the same key: they are all fetched in one trip (a key
+        # crafted at a workbench two areas back costs a round trip per lock when fetched one by one)
+        key = v.state.areas[a].exits[b].key
+        count = sum(1 for x, y in locks if v.state.areas[x].exits[y].key == key) if key is not None else 1
+        if a != v.here:
+            # bring what opens the lock before walking up to it
+            cmd = self.open_way(a, b, carry_only=True, count=count)
+            if cmd is not None:
+                return cmd
+            hop = self._first_hop(a)
+            if hop is None:
+                raise Stuck(f"no open way to {a}")
+            return f"enter {hop}"
+        return self.open_way(a, b, count=count)
 
     def entry_need(self, a: str, b: str) -> Condition | None:
         """What the game's ``enter`` verb says an agent at ``a`` should make hold before walking to ``b``
@@ -183,11 +189,11 @@ class Navigation:
             return None  # the engine's own enter verb needs nothing it does not check itself
         key = ("need", a, b)
         if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
+            return self._memo[key]
         need = rule.needs(self.view.engine, self.view.agent, {"area": b, "from": a})
         if need is not None and holds_now(self.view, need):
             need = None
-        self._memo[key] = need  # type: ignore[assignment]
+        self._memo[key] = need
         return need
 
     def _route_needs(self, dst: str) -> str | None:
@@ -267,17 +273,19 @@ class Navigation:
                     counter += 1
         return None
 
-    def open_way(self, a: str, b: str, carry_only: bool = False) -> str | None:
+    def open_way(self, a: str, b: str, carry_only: bool = False, count: int = 1) -> str | None:
         """Standing at ``a``: open the locked way to ``b`` (key in hand, or a lockpick).
 
         With ``carry_only``, only make sure the key or pick is carried (before walking to the lock);
-        None then means it is.
+        None then means it is. ``count``: how many locks of the route ahead take this way's key; as
+        many keys as can be had (up to that) are gathered before walking up to the first.
         """
         v = self.view
         ex = v.state.areas[a].exits[b]
         key_cost = INF
         if ex.key is not None:
-            if v.in_hands(ex.key):
+            count = self._keys_to_carry(ex.key, count)
+            if v.in_hands(ex.key) and v.carried.get(ex.key, 0) >= count:
                 return None if carry_only else f"enter {b}"
             key_cost = self.supply.cost_have(ex.key, 1)
         pick = self._lockpick_type() if "lockpick" in v.verbs and ex.pickable else None
@@ -289,6 +297,11 @@ class Navigation:
         tool = ex.key if key_cost <= pick_cost and ex.key is not None else pick
         assert tool is not None
         try:
+            if tool == ex.key and count > v.carried.get(tool, 0):
+                try:
+                    return self._fetch_tool(b, tool, pick, True, count) or self._fetch_tool(b, tool, pick, carry_only)
+                except Stuck:
+                    pass  # all of them cannot be had after all: one at a time, as before
             return self._fetch_tool(b, tool, pick, carry_only)
         except Stuck:
             # the key's estimate was finite but getting it is not (its materials lie behind this very
@@ -297,16 +310,40 @@ class Navigation:
                 raise
             return self._fetch_tool(b, pick, pick, carry_only)
 
-    def _fetch_tool(self, b: str, tool: str, pick: str | None, carry_only: bool) -> str | None:
-        """The next command toward opening the way to ``b`` with ``tool`` (a key, or the pick type)."""
+    def _keys_to_carry(self, key: str, count: int) -> int:
+        """The most keys, up to ``count``, that can be had without crossing a locked way (at least
+        one). Supplies behind locks are left out: fetching them would take keys of the batch itself,
+        and counting them makes the batch swell and shrink as the agent walks up to the lock."""
+        if count <= 1:
+            return 1
+        memo = ("keys", key, count)
+        hit = self._memo.get(memo)
+        if hit is not None:
+            return hit
+        saved = self._memo, self.supply._memo
+        self._memo, self.supply._memo = {}, {}
+        self._open_only = True
+        try:
+            n = count
+            while n > 1 and self.supply.cost_have(key, n) == INF:
+                n -= 1
+        finally:
+            self._open_only = False
+            self._memo, self.supply._memo = saved
+        self._memo[memo] = n
+        return n
+
+    def _fetch_tool(self, b: str, tool: str, pick: str | None, carry_only: bool, count: int = 1) -> str | None:
+        """The next command toward opening the way to ``b`` with ``tool`` (a key, or the pick type);
+        with ``carry_only``, toward carrying ``count`` of it."""
         v = self.view
         self.focus.used.append(("key", tool))
-        with self.focus.need(tool, 1):
+        with self.focus.need(tool, count):
             if carry_only:
-                return self.supply.have(tool, 1)
+                return self.supply.have(tool, count)
             if tool == pick and v.in_hands(pick):
                 return f"lockpick {b}"
-            return self.supply.hold(tool)
+            return self.supply.hold(tool) or f"enter {b}"  # held: the key opens the way as I enter
 
     def _pick_cost(self, pick: str) -> float:
         """Expected steps to pick a lock: tries until one succeeds, plus the picks that snap on the

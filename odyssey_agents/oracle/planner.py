@@ -485,6 +485,7 @@ class Planner:
         up again: a loop that never reaches ``x``.
         """
         if s.type == "text_equals_in" and s.area is None:
+            assert s.text is not None  # required: checked when the quest loads
             handle = self.supply.find_written(s.text, s.object)
             if handle is not None:
                 kept.enter_context(self.focus.need(self.view.tname(handle), 1))

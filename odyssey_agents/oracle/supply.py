@@ -17,6 +17,8 @@ from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, Focus
 from odyssey_env.quests.conditions import normalize_text
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from odyssey_agents.oracle.events import Events
     from odyssey_agents.oracle.navigation import Navigation
     from odyssey_agents.oracle.tactics import Tactics
@@ -42,6 +44,7 @@ class Supply:
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._costing = 0  # depth of nested source costing
         self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
+        self._bill: dict[str, int] = {}  # raw materials the crafts under way need next (see _billing)
         self.navigation: Navigation
         self.tactics: Tactics
         self.events: Events | None = None  # set by the planner: a game's own verbs that make a thing
@@ -56,6 +59,7 @@ class Supply:
         self.view = view
         self._memo = {}
         self._pursuing = []
+        self._bill = {}
 
     def cost_have(self, t: str, n: int) -> float:
         """Rough steps until ``n`` units of ``t`` are carried (INF if the world cannot supply them)."""
@@ -139,6 +143,10 @@ class Supply:
             return (cheapest if sticky else c, 0 if sticky else 1)
 
         costed.sort(key=rank)
+        if costed[0][1].key != here and self._bill:
+            grab = self.grab_here()  # before walking off: what the crafts under way need next
+            if grab is not None:
+                return grab
         reasons = []
         for _cost, o in costed:
             try:
@@ -201,7 +209,9 @@ class Supply:
         # buying
         if v.currency and t != v.currency:
             for npc in self._merchants_selling(t):
-                k = min(missing, npc.inventory.get(t, 0))
+                k = min(missing, npc.inventory.get(t, 0) - self.kept_in_stock(t))
+                if k <= 0:
+                    continue
                 cost = self.cost_buy(t, k, npc)
                 if cost < INF:
                     out.append(Offer(cost, 0, k, ("buy", t, npc.handle), partial(self.buy, t, k, npc)))
@@ -217,12 +227,50 @@ class Supply:
             cost = self.tactics.cost_fight(npc)
             if cost < INF:
                 out.append(Offer(cost + 2, 0, count, ("loot", t, npc.handle), partial(self.tactics.defeat, npc)))
+        # taking apart a crafted thing I carry and no longer need (games with the verb)
+        if "disassemble" in v.verbs:
+            out.extend(self._salvage_offers(t))
         # coins by selling what I carry and do not need
         if t == v.currency:
             sales = self._sales()
             out.extend(sales)
             if not sales:  # (with something to sell in hand, picking up more would only juggle it)
                 out.extend(self._ground_sales(missing))
+        return out
+
+    def kept_in_stock(self, t: str) -> int:
+        """Units of ``t`` that must stay on sale: one, when a later stage asks for buying it and no
+        other merchant has one more (Base seed 2 bought the only heart of the ocean for experience)."""
+        if t not in self.focus.unbought:
+            return 0
+        return 1 if sum(n.inventory.get(t, 0) for n in self._merchants()) <= 1 else 0
+
+    def _salvage_offers(self, t: str) -> list[Offer]:
+        """Units of ``t`` from disassembling what I carry and no goal needs (half of each ingredient,
+        rounded up, lands on the ground): Remnant's wooden dagger, once its stage is done, gives back
+        the plank a key needs where the wood for keys has run out."""
+        v = self.view
+        out: list[Offer] = []
+        best_attack = max((v.otype(h).attack for h in v.agent.hands), default=0)
+        for o in v.game.spec.objects:
+            recipe = o.recipe
+            if recipe is None or t not in recipe.ingredients or not o.salvageable or recipe.yields != 1:
+                continue
+            if o.category in ("container", "writable", "station") or o.equip_slot == "pack":
+                continue  # instanced things (a bag holds things, a paper may bear text): kept whole
+            if o.name in self._pursuing or o.name in self.focus.protect or self.focus.needed.get(o.name):
+                continue
+            units = v.carried.get(o.name, 0)
+            if not units:
+                continue
+            if o.attack > 0 and o.attack >= best_attack and o.category == "weapon":
+                continue  # my best weapon stays whole
+            held = v.in_hands(o.name)
+            gives = (recipe.ingredients[t] + 1) // 2
+            if held is not None:
+                out.append(Offer(2, 2, gives, ("salvage", t, o.name), partial("disassemble {}".format, held)))
+            else:
+                out.append(Offer(3, 3, gives, ("salvage", t, o.name), partial(self.hold, o.name)))
         return out
 
     def pick_up(self, handle: str, wanted: int = 1) -> str:
@@ -238,9 +286,12 @@ class Supply:
         pack = v.pack
         if handle != v.currency and pack is not None and wanted > 1 and ot.size * 2 <= v.pack_room():
             on_ground = v.objects_at(v.here).get(handle, 0)
-            units = min(wanted, on_ground, v.pack_room() // ot.size if ot.size else on_ground)
+            in_hands = v.agent.hands.get(handle, 0)
+            room = v.pack_room() // ot.size if ot.size else on_ground + in_hands
+            units = min(wanted, on_ground, room)
             if units > 1:
-                units += v.agent.hands.get(handle, 0)
+                # what I hold of it goes in first; all of it must fit the room left
+                units = min(units + in_hands, room)
                 return f"store {units} {handle} {pack}"
         if v.fits_hands(handle):
             return f"pick up {handle}"
@@ -421,6 +472,19 @@ class Supply:
             build = self.cost_craft(station, 1)
             if build == INF:
                 return INF
+        load = self._load(t, 1)
+        capacity = self.capacity()
+        if load * times > capacity:
+            # all the ingredients cannot be carried at once: a bigger bag first, or batches that fit
+            per = capacity // load if load else times
+            if times > 1 and per >= 1:
+                split = self.cost_craft(t, per) * -(-times // per)
+                self._memo[key] = split
+                return split
+            bag = self._bag_for(load * times)
+            if bag is None:
+                return INF
+            build += self.cost_hold(bag) + 2
         d = self.navigation.travel(area)
         total = d + 1 + build
         for ing, k in ot.recipe.ingredients.items():
@@ -431,12 +495,67 @@ class Supply:
         self._memo[key] = total
         return total
 
+    def _load(self, t: str, times: int) -> int:
+        """Carrying room the ingredients of ``times`` batches of ``t`` take (a unit in a hand takes a
+        hand whatever its size, in a bag its size: the larger, to be safe)."""
+        recipe = self.view.game.objects[t].recipe
+        assert recipe is not None  # asked only of craftable objects
+        objects = self.view.game.objects
+        return sum(max(1, objects[i].size) * k * times for i, k in recipe.ingredients.items())
+
+    def _kept_load(self, ingredients: dict[str, int]) -> int:
+        """Room taken by what I carry that other goals under way need (never dropped to make room)."""
+        v = self.view
+        objects = v.game.objects
+        return sum(
+            max(1, objects[t].size) * min(n, v.carried.get(t, 0))
+            for t, n in self.focus.needed.items()
+            if t not in ingredients and t != v.currency and objects[t].portable
+        )
+
+    def capacity(self, bag: str | None = None) -> int:
+        """Units I can carry at most: hands, plus the room of my containers (a held one takes the
+        hand it is in); with ``bag``, as if that container type were worn instead of my pack."""
+        v = self.view
+        objects = v.game.objects
+        cap = v.game.spec.agent.hands
+        for c in v.containers():
+            if c == v.pack and bag is not None:
+                continue
+            cap += objects[v.tname(c)].capacity - (1 if c in v.agent.hands else 0)
+        if bag is not None:
+            cap += objects[bag].capacity
+        return cap
+
+    def _bag_for(self, load: int) -> str | None:
+        """The cheapest container type that, worn, makes room for ``load`` units (None: none does)."""
+        options = [
+            o.name
+            for o in self.view.game.spec.objects
+            if o.category == "container" and o.equip_slot is not None and self.capacity(o.name) >= load
+        ]
+        best = min(options, key=lambda b: (self.cost_hold(b), options.index(b)), default=None)
+        return best if best is not None and self.cost_hold(best) < INF else None
+
     def craft(self, t: str, times: int) -> str | None:
         """Next command toward crafting ``times`` batches of ``t`` (the product lands on the ground)."""
         v = self.view
         ot = v.game.objects[t]
         if ot.recipe is None:
             raise Stuck(f"{t} cannot be crafted")
+        load, capacity = self._load(t, 1), self.capacity() - self._kept_load(ot.recipe.ingredients)
+        if load * times > capacity:
+            # gathering more than can be carried would juggle forever: as many batches as fit now,
+            # else a bigger bag first
+            per = capacity // load if load else times
+            if per >= 1 and times > 1:
+                times = per
+            else:
+                bag = self._bag_for(load * times)
+                if bag is None:
+                    raise Stuck(f"the ingredients of {t} cannot all be carried")
+                with self.focus.need(bag, 1):
+                    return self.equip(bag)
         area = self._station_area(t)
         if area is None:
             site = self._build_site(t)
@@ -464,14 +583,74 @@ class Supply:
                 )
                 for ing, need in missing:
                     try:
-                        cmd = self.have(ing, need)
+                        with self._billing([(i, n) for i, n in missing if i != ing]):
+                            cmd = self.have(ing, need)
                     except Stuck:
                         continue
                     self.memory.last_choice[("craft", t)] = (ing,)
                     return cmd
                 raise Stuck(f"cannot gather the ingredients of {t}")
             self.focus.used.append(("craft", t))
+            if v.here != area:
+                grab = self.grab_here()
+                if grab is not None:
+                    return grab
             return self.navigation.go(area) or f"craft {times} {t}"
+
+    # ---- the bill: what the crafts under way will need after the ingredient being fetched
+    def _flatten(self, items: list[tuple[str, int]], depth: int = 0) -> dict[str, int]:
+        """The raw materials ``items`` come down to: a type that lies nowhere and has a recipe is
+        replaced by its ingredients (what it is crafted from), less what I already carry."""
+        v = self.view
+        out: dict[str, int] = {}
+        for t, k in items:
+            missing = k - v.carried.get(t, 0)
+            if missing <= 0:
+                continue
+            recipe = v.game.objects[t].recipe
+            if recipe is None or v.ground.get(t) or depth >= 4:
+                out[t] = out.get(t, 0) + missing
+                continue
+            times = -(-missing // recipe.yields)
+            for raw, n in self._flatten([(i, k * times) for i, k in recipe.ingredients.items()], depth + 1).items():
+                out[raw] = out.get(raw, 0) + n
+        return out
+
+    @contextlib.contextmanager
+    def _billing(self, items: list[tuple[str, int]]) -> Iterator[None]:
+        """While an ingredient is fetched, remember (and keep) the raw materials of the others, so a
+        trip to where they lie brings them all (a recipe's thread and wood from one library visit,
+        not one visit per sub-recipe)."""
+        bill = self._flatten(items)
+        with contextlib.ExitStack() as stack:
+            for t, n in bill.items():
+                self._bill[t] = self._bill.get(t, 0) + n
+                stack.enter_context(self.focus.need(t, n))
+            try:
+                yield
+            finally:
+                for t, n in bill.items():
+                    self._bill[t] -= n
+                    if not self._bill[t]:
+                        del self._bill[t]
+
+    def grab_here(self) -> str | None:
+        """Pick up a raw material the bill needs that lies where I stand, when it goes into free room
+        (never by dropping something: the goal being fetched comes first)."""
+        v = self.view
+        for t, k in self._bill.items():
+            missing = k - v.carried.get(t, 0)
+            if missing <= 0 or t == v.currency:
+                continue
+            ot = v.game.objects[t]
+            if ot.category == "container" or not ot.portable:
+                continue
+            lying = [h for h, _ in v.lying(v.here, t) if not v.written(h)]
+            if not lying:
+                continue
+            if (v.pack is not None and v.pack_room() >= ot.size) or v.hands_free() >= 2:
+                return self.pick_up(lying[0], missing)
+        return None
 
     # ================================================================== trade
     def _merchants_selling(self, t: str) -> list[Npc]:
@@ -510,14 +689,14 @@ class Supply:
             v = self.view
             step = v.state.step
             hit = [n for n in v.state.npcs.values() if v.game.npcs[n.type].merchant and n.wary_until < step]
-            self._memo[("merchants",)] = hit  # type: ignore[assignment]
-        return hit  # type: ignore[return-value]
+            self._memo[("merchants",)] = hit
+        return hit
 
     def buyer_for(self, t: str) -> Npc | None:
         """The nearest merchant who buys ``t``."""
         key = ("buyer", t)
         if key in self._memo:
-            return self._memo[key]  # type: ignore[return-value]
+            return self._memo[key]
         v = self.view
         ot = v.game.objects[t]
         best = None
@@ -526,7 +705,7 @@ class Supply:
                 n for n in self._merchants() if not v.game.npcs[n.type].buys or ot.category in v.game.npcs[n.type].buys
             ]
             best = min(options, key=lambda n: (self.navigation.travel(n.area), n.handle), default=None)
-        self._memo[key] = best  # type: ignore[assignment]
+        self._memo[key] = best
         return best
 
     def _sellable(self, handle: str) -> bool:

@@ -331,6 +331,8 @@ class Tactics:
                 for t in npc.inventory:
                     if t in agent.traded or ("buy", t, npc.handle) in self.memory.banned:
                         continue
+                    if self.supply.kept_in_stock(t):
+                        continue
                     cost = self.supply.cost_buy(t, 1, npc)
                     if cost < INF:
                         options.append((cost / 10, f"buy {t}", partial(self.supply.buy, t, 1, npc)))

@@ -301,7 +301,7 @@ def train_grpo(settings: GRPOSettings, *, log: Callable[[str], None] = print) ->
     lines: list[dict[str, Any]] = []
     start = time.perf_counter()
 
-    class Progress(transformers.TrainerCallback):  # type: ignore[misc, name-defined]
+    class Progress(transformers.TrainerCallback):  # type: ignore[name-defined]  # a base class from the lazily imported module: mypy needs a static one
         def on_log(
             self, args: Any, state: Any, control: Any, logs: Mapping[str, Any] | None = None, **kwargs: Any
         ) -> None:

@@ -35,6 +35,7 @@ MAX_CAP = 1_000  # units a produce or place may bring about
 MAX_SET = 1_000  # values one set variable may hold
 MAX_PERIOD = 100_000
 MAX_RULES = 200  # verbs, step rules, variables, predicates each
+MAX_RANGE = 20  # ways a move_toward looks ahead
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _VERB = re.compile(r"^[a-z]+( [a-z]+)?$")
@@ -50,7 +51,10 @@ _KIND_OF_DOMAIN = {
 }
 #: Events the engine alone emits: rewards and metrics count them, so a rule file may not fake them.
 #: Names a template or reference gives its own meaning, so no slot may take them.
-_TAKEN = ("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged")
+_TAKEN = (
+    *("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged"),
+    *("recipe", "stations", "removed", "tally"),
+)
 RESERVED_EVENTS = frozenset(_EVENT_COMPONENT) | {
     "invalid_action",
     "object_acquired",
@@ -163,15 +167,15 @@ class Checker:
             if op.at_least is None and op.below is None:
                 self.bad(p, "give at_least, below or both")
             if isinstance(op, s.CounterIs):
-                self.var(op.counter, "counter", p, where)
+                self.var(op.counter, "counter", p, where, op.of, f"{path}.of")
             elif op.stat == "coins" and not where.agent:
                 self.bad(p, "no agent here to count the coins of")
             if isinstance(op, s.StatIs) and not where.agent:
                 self.bad(p, "a stat is the agent's, and this rule is not about an agent")
         elif isinstance(op, s.Flag):
-            self.var(op.flag, "flag", p, where)
+            self.var(op.flag, "flag", p, where, op.of, f"{path}.of")
         elif isinstance(op, s.InSet):
-            self.var(op.in_set, "set", p, where)
+            self.var(op.in_set, "set", p, where, op.of, f"{path}.of")
             self.value(op.value, f"{path}.value", where)
         elif isinstance(op, s.Same):
             for i, v in enumerate(op.same):
@@ -205,9 +209,26 @@ class Checker:
                 return None
             self.quest_conditions.append((cond, p))
             return dataclasses.replace(op, quest=cond)  # type: ignore[arg-type]  # parsed, as for all_of above
-        if isinstance(op, s.Has | s.Holds | s.Wears | s.StatIs):
+        elif isinstance(op, s.CanCraft):
+            self.recipe_ref(op.can_craft, p, where)
+        elif isinstance(op, s.CommonEnemy):
+            if op.common_enemy.startswith("$"):
+                self.ref(op.common_enemy, "npc_type", p, where)
+            elif "{" in op.common_enemy:
+                self.template(op.common_enemy, p, where)
+            else:
+                self.ref(op.common_enemy, "npc_type", p, where)
+        if isinstance(op, s.Has | s.Holds | s.Wears | s.StatIs | s.CanCraft):
             self.needs_agent(p, where)
         return op
+
+    # ------------------------------------------------------------------ recipes (Mirror Salt's forge_alert)
+    def recipe_ref(self, value: str, path: str, where: Where) -> None:
+        """An object type with a recipe: a literal one, or a reference to an object (``$recipe``)."""
+        self.ref(value, "object", path, where)
+        t = self.world.objects.get(value)
+        if not value.startswith("$") and t is not None and t.recipe is None:
+            self.bad(path, f"{value!r} has no recipe: nothing crafts it")
 
     def effects(self, raws: Iterable[Any], path: str, where: Where, depth: int = 0) -> tuple[Any, ...]:
         raws = list(raws)
@@ -227,7 +248,7 @@ class Checker:
             self.needs_agent(p, where)
         if isinstance(op, s.Consume | s.Remove):
             self.ref(getattr(op, key), "object", p, where)
-            self.count(op.count, f"{path}.count")
+            self.amount(op.count, f"{path}.count", where)
             if isinstance(op, s.Remove):
                 self.ref(op.area, "area", f"{path}.area", where)
         elif isinstance(op, s.Produce | s.Place):
@@ -285,14 +306,18 @@ class Checker:
             if isinstance(op, s.LockExit) and op.key is not None:
                 self.ref(op.key, "object", f"{path}.key", where)
         elif isinstance(op, s.SetFlag):
-            self.var(op.set_flag, "flag", p, where)
+            self.var(op.set_flag, "flag", p, where, op.of, f"{path}.of")
         elif isinstance(op, s.AddCounter | s.SetCounter):
-            self.var(getattr(op, key), "counter", p, where)
+            self.var(getattr(op, key), "counter", p, where, op.of, f"{path}.of")
             if abs(op.value) > MAX_STAT:
                 self.bad(f"{path}.value", f"must be at most {MAX_STAT} in size")
         elif isinstance(op, s.Remember):
-            self.var(op.remember, "set", p, where)
+            self.var(op.remember, "set", p, where, op.of, f"{path}.of")
             self.value(op.value, f"{path}.value", where)
+        elif isinstance(op, s.Tally):
+            self.var(op.tally, "tally", p, where)
+            self.value(op.item, f"{path}.item", where)
+            self.amount(op.by, f"{path}.by", where)
         elif isinstance(op, s.After):
             if where.in_after:
                 self.bad(p, "an after inside an after could chain without end; schedule both from the rule")
@@ -306,18 +331,42 @@ class Checker:
             for k, v in op.data.items():
                 self.name(k, f"{path}.data.{k}")
                 if isinstance(v, str):
-                    self.template(v, f"{path}.data.{k}", where)
+                    self.value(v, f"{path}.data.{k}", where)
                 elif isinstance(v, tuple):
                     for i, item in enumerate(v):
                         self.template(item, f"{path}.data.{k}[{i}]", where)
         elif isinstance(op, s.Say | s.Tell):
             self.template(getattr(op, key), p, where)
+            if isinstance(op, s.Tell):
+                self.ref(op.area, "area", f"{path}.area", where)
+        elif isinstance(op, s.MoveToward):
+            return self.move_toward(op, path, where, depth)
         elif isinstance(op, s.If):
             cond = self.condition(op.if_, f"{path}.if", where, depth + 1)
             then = self.effects(op.then, f"{path}.then", where, depth + 1)
             otherwise = self.effects(op.otherwise, f"{path}.else", where, depth + 1)
             return dataclasses.replace(op, if_=cond, then=then, otherwise=otherwise)
         return op
+
+    # ------------------------------------------------------------------ moving toward the living
+    def move_toward(self, op: s.MoveToward, path: str, where: Where, depth: int) -> Any:
+        """The NPC by reference, a bounded reach, known areas to avoid; ``blocked`` / ``stopped`` / ``moved``
+        checked with ``$next`` bound (an area), parsed like an ``if``'s."""
+        self.ref(op.move_toward, "npc", f"{path}.move_toward", where)
+        if not 1 <= op.range <= MAX_RANGE:
+            self.bad(f"{path}.range", f"must lie between 1 and {MAX_RANGE} (ways an NPC looks ahead)")
+        for i, a in enumerate(op.avoid):
+            if a not in self.world.areas:
+                self.bad(f"{path}.avoid[{i}]", f"unknown area {a!r}")
+        if "next" in where.bindings:
+            self.bad(f"{path}.move_toward", "a slot named 'next' hides the area a move_toward heads for; rename it")
+        inner = dataclasses.replace(where, bindings={**where.bindings, "next": "area"})
+        blocked = self.condition(op.blocked, f"{path}.blocked", inner, depth + 1) if op.blocked is not None else None
+        if op.stopped and op.blocked is None:
+            self.bad(f"{path}.stopped", "runs when blocked holds: give blocked")
+        stopped = self.effects(op.stopped, f"{path}.stopped", inner, depth + 1)
+        moved = self.effects(op.moved, f"{path}.moved", inner, depth + 1)
+        return dataclasses.replace(op, blocked=blocked, stopped=stopped, moved=moved)
 
     # ------------------------------------------------------------------ names, references, templates
     def name(self, value: str, path: str) -> None:
@@ -332,6 +381,18 @@ class Checker:
         if not 1 <= n <= MAX_CAP:
             self.bad(path, f"must lie between 1 and {MAX_CAP}")
 
+    # ------------------------------------------------------------------ counts read from the rule's context
+    def amount(self, n: int | str, path: str, where: Where) -> None:
+        """A count: a number (1..MAX_CAP) or a reference to one (``$event.amount``, ``$removed``, an amount
+        slot); a reference's value is clamped to 0..MAX_CAP when it is read."""
+        if isinstance(n, str):
+            if not n.startswith("$"):
+                self.bad(path, f"expected a number or a $reference to one, got {n!r:.60}")
+            else:
+                self.ref(n, "amount", path, where)
+        else:
+            self.count(n, path)
+
     def hours(self, pair: tuple[int, ...], path: str) -> None:
         if len(pair) != 2 or not all(0 <= h <= 24 for h in pair) or pair[0] == pair[1]:
             self.bad(path, f"expected [from, to], two different hours from 0 to 24, got {list(pair)}")
@@ -340,7 +401,7 @@ class Checker:
         if not where.agent:
             self.bad(path, "this rule is not about an agent (its scope is areas, NPCs or objects)")
 
-    def var(self, name: str, kind: str, path: str, where: Where) -> None:
+    def var(self, name: str, kind: str, path: str, where: Where, of: str | None = None, of_path: str = "") -> None:
         var = self.world.vars.get(name)
         if var is None:
             known = ", ".join(self.world.vars) or "none"
@@ -349,6 +410,29 @@ class Checker:
             self.bad(path, f"{name!r} is a {var.kind}, not a {kind}")
         elif var.scope == "agent" and not where.agent:
             self.bad(path, f"{name!r} is kept per agent, and this rule is not about an agent")
+        else:
+            self.of(var, of, of_path or path, where)
+
+    # ------------------------------------------------------------------ per-object and per-exit variables
+    def of(self, var: s.Var, of: str | None, path: str, where: Where) -> None:
+        """``of`` says whose value of a per-object / per-exit variable is meant, and only there."""
+        if var.scope not in ("object", "exit"):
+            if of is not None:
+                self.bad(
+                    path,
+                    f"{var.name!r} is kept per {var.scope}: 'of' is for per-object and per-exit variables",
+                )
+            return
+        what = "object" if var.scope == "object" else "area"
+        if of is None:
+            hint = "$<object slot>, $object" if what == "object" else "the area on the other side: $<slot>, a name"
+            self.bad(path, f"{var.name!r} is kept per {var.scope}: say whose with of ({hint})")
+        elif what == "object" and not of.startswith("$"):
+            self.bad(
+                path, f"{of!r}: a per-object variable is about one named thing: give a reference ($<slot>, $object)"
+            )
+        else:
+            self.ref(of, what, path, where)
 
     def ref(self, value: str, kind: str, path: str, where: Where) -> None:
         """A literal name of ``kind`` (object, npc_type, area) or a ``$reference`` bound here."""
@@ -358,7 +442,7 @@ class Checker:
                 if not where.event:
                     self.bad(path, f"{value!r}: this rule has no triggering event")
                 return
-            bound = "area" if name == "here" else where.bindings.get(name)
+            bound = {"here": "area", "removed": "amount"}.get(name) or where.bindings.get(name)
             if bound is None:
                 known = ", ".join(f"${b}" for b in ("here", *where.bindings))
                 self.bad(path, f"{value!r} names nothing this rule is about (it may use {known})")
@@ -384,7 +468,7 @@ class Checker:
 
     def template(self, text: str, path: str, where: Where) -> None:
         for name in _TEMPLATE.findall(text):
-            if name in ("here", "step") or name in where.bindings:
+            if name in ("here", "step", "stations", "removed") or name in where.bindings:
                 continue
             if name in ("received", "salvaged") and not where.step:
                 continue  # a verb's: where its last produce put things, what its last salvage made
@@ -392,15 +476,29 @@ class Checker:
                 continue
             if name.startswith("event.") and where.event:
                 continue
+            if name.startswith("tally."):
+                self.var(name[6:], "tally", path, where)
+                continue
             if name.startswith("var."):
-                var = self.world.vars.get(name[4:])
+                base, _, of = name[4:].partition(".")
+                var = self.world.vars.get(base)
                 if var is None or var.kind != "counter":
-                    self.bad(path, f"{{{name}}}: no counter variable {name[4:]!r} is declared")
+                    self.bad(path, f"{{{name}}}: no counter variable {base!r} is declared")
                 elif var.scope == "agent" and not where.agent:
                     self.bad(path, f"{{{name}}} is kept per agent, and this rule is not about an agent")
+                elif var.scope in ("object", "exit") and not of:
+                    self.bad(path, f"{{{name}}}: {base!r} is kept per {var.scope}: write {{var.{base}.<slot>}}")
+                elif of:
+                    self.of(var, f"${of}", path, where)
+                continue
+            if name == "agent.foe" and where.agent:
+                continue  # the enemy fighting the agent (empty when none)
+            if name.startswith("carried.") and where.agent:
+                self.ref(name[8:], "object", path, where)  # units of an object type the agent carries
                 continue
             known = ", ".join(f"{{{b}}}" for b in ("here", "step", *where.bindings))
-            self.bad(path, f"{{{name}}} names nothing this rule knows (it may use {known}, {{var.<counter>}})")
+            extra = ", {agent.foe}, {carried.<object>}" if where.agent else ""
+            self.bad(path, f"{{{name}}} names nothing this rule knows (it may use {known}, {{var.<counter>}}{extra})")
 
 
 # ============================================================================ the whole file
@@ -413,6 +511,7 @@ class Checked:
     steps: list[tuple[s.StepSpec, Any, Any, tuple[Any, ...]]]  # (spec, becomes, when, effects)
     predicates: list[tuple[s.PredicateSpec, Any]]
     quest_conditions: list[tuple[Any, str]]
+    hooks: list[tuple[s.HookSpec, tuple[Any, ...], tuple[Any, ...]]] = field(default_factory=list)
 
 
 def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known_steps: Iterable[str] = ()) -> Checked:
@@ -429,7 +528,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
     c = Checker(file, world)
     if rules.format != s.FORMAT:
         c.bad("format", f"unsupported rule format {rules.format}; this engine reads format {s.FORMAT}")
-    for group in ("vars", "verbs", "step_rules", "predicates"):
+    for group in ("vars", "verbs", "step_rules", "predicates", "hooks"):
         if len(getattr(rules, group)) > MAX_RULES:
             c.bad(group, f"at most {MAX_RULES} are allowed")
     for i, var in enumerate(rules.vars):
@@ -437,13 +536,22 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         c.name(var.name, f"{p}.name")
         if var.name in world.vars:
             c.bad(f"{p}.name", f"variable {var.name!r} is declared twice")
-        limit = MAX_SET if var.kind == "set" else MAX_STAT
+        limit = MAX_SET if var.kind in ("set", "tally") else MAX_STAT
         if var.kind == "flag" and var.max != 1:
             c.bad(f"{p}.max", "a flag has no max")
         elif not 1 <= var.max <= limit:
             c.bad(f"{p}.max", f"must lie between 1 and {limit}")
         if var.initial and (var.kind != "counter" or not 0 <= var.initial <= var.max):
             c.bad(f"{p}.initial", "only a counter has an initial value, between 0 and its max")
+        if var.kind == "tally" and var.scope in ("object", "exit"):
+            c.bad(f"{p}.scope", "a tally is kept globally, per agent or per area")
+        if var.lasts is not None:
+            if var.kind != "set":
+                c.bad(f"{p}.lasts", "only a set's values last a while (a flag or a counter stays as set)")
+            elif var.scope in ("object", "exit"):
+                c.bad(f"{p}.lasts", "a lasting set is kept globally, per agent or per area")
+            elif not 1 <= var.lasts <= MAX_DELAY:
+                c.bad(f"{p}.lasts", f"must lie between 1 and {MAX_DELAY} steps")
         world.vars[var.name] = var
 
     verbs = []
@@ -505,12 +613,28 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                     close = schema._closest(other, names)
                     hint = f" (did you mean {close!r}?)" if close else ""
                     c.bad(f"{p}.{fld}[{j}]", f"unknown step rule {other!r}{hint}")
-        kind_table = world.npcs if rule.scope == "npc" else objects if rule.scope == "object" else None
+        kind_table = world.npcs if rule.scope == "npc" else objects if rule.scope in ("object", "recipe") else None
         if rule.types and kind_table is None:
             c.bad(f"{p}.types", f"types narrow an npc or object scope, not {rule.scope!r}")
         for j, kind in enumerate(rule.types):
             if kind_table is not None and kind not in kind_table:
                 c.bad(f"{p}.types[{j}]", f"unknown {'NPC type' if rule.scope == 'npc' else 'object'} {kind!r}")
+            elif rule.scope == "recipe" and objects[kind].recipe is None:
+                c.bad(f"{p}.types[{j}]", f"{kind!r} has no recipe: a recipe scope names craftable objects")
+        if rule.modify is not None:
+            mp = f"{p}.modify"
+            if rule.scope != "npc":
+                c.bad(mp, "modify holds an NPC's stat: the rule's scope must be 'npc'")
+            if rule.when is None:
+                c.bad(mp, "say while when it holds: a modify needs a when")
+            if t_given(rule.trigger):
+                c.bad(mp, "a modify is a state asked every step: give it no trigger")
+            if not 0 < rule.modify.times <= 10:
+                c.bad(f"{mp}.times", "must lie above 0 and at most 10")
+            if rule.modify.stat not in ("attack", "defense"):
+                c.bad(f"{mp}.stat", "a modify holds an NPC's attack or defense (its health is the fight's)")
+        if rule.tutorial and rule.scope not in ("agent", "recipe"):
+            c.bad(f"{p}.tutorial", "only a rule about agents (scope agent or recipe) may reach into the tutorial")
         for j, a in enumerate(rule.areas):
             if a not in world.areas:
                 c.bad(f"{p}.areas[{j}]", f"unknown area {a!r}")
@@ -530,13 +654,18 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             c.bad(tp, "give an event or enter, not both")
         if t.match and t.event is None:
             c.bad(f"{tp}.match", "match narrows an event trigger")
-        if t.event is not None:
-            c.name(t.event, f"{tp}.event")
+        for j, kind in enumerate((t.event,) if isinstance(t.event, str) else t.event or ()):
+            c.name(kind, f"{tp}.event" if isinstance(t.event, str) else f"{tp}.event[{j}]")
+        if t.event is not None and not t.event:
+            c.bad(f"{tp}.event", "name at least one event kind")
         for j, a in enumerate(t.enter or ()):
             if a not in world.areas:
                 c.bad(f"{tp}.enter[{j}]", f"unknown area {a!r}")
-        bindings = {"agent": {}, "area": {}, "npc": {"npc": "npc"}, "object": {"object": "object"}}[rule.scope]
-        where = Where(bindings=dict(bindings), agent=rule.scope == "agent", event=t.event is not None, step=True)
+        bindings = {"agent": {}, "area": {}, "npc": {"npc": "npc"}, "object": {"object": "object"}}.get(
+            rule.scope, {"recipe": "object"}
+        )
+        about_agents = rule.scope in ("agent", "recipe")
+        where = Where(bindings=dict(bindings), agent=about_agents, event=t.event is not None, step=True)
         becomes = c.condition(t.becomes, f"{tp}.becomes", where) if t.becomes is not None else None
         when = c.condition(rule.when, f"{p}.when", where) if rule.when is not None else None
         effects = c.effects(rule.effects, f"{p}.effects", where)
@@ -551,9 +680,46 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             c.name(param, f"{p}.params[{j}]")
         where = Where(bindings=dict.fromkeys(pred.params, "any"), agent=True)
         predicates.append((pred, c.condition(pred.check, f"{p}.check", where)))
+    hooks = _check_hooks(c, rules.hooks, seen_verbs)
     if c.problems:
         raise schema.FormatError(c.problems)
-    return Checked(rules, verbs, steps, predicates, c.quest_conditions)
+    return Checked(rules, verbs, steps, predicates, c.quest_conditions, hooks)
+
+
+def _check_hooks(
+    c: Checker, hooks: tuple[s.HookSpec, ...], own_verbs: set[str]
+) -> list[tuple[s.HookSpec, tuple[Any, ...], tuple[Any, ...]]]:
+    """Hooks attach to the engine's verbs of :data:`~odyssey_env.rulelang.spec.HOOKS`, once each, never to a
+    verb the file itself declares (that verb says all it does already)."""
+    out = []
+    seen: set[str] = set()
+    for i, hook in enumerate(hooks):
+        p = f"hooks[{i}]"
+        bound = s.HOOKS.get(hook.verb)
+        if bound is None:
+            c.bad(f"{p}.verb", f"a hook attaches to one of the engine's verbs: {', '.join(s.HOOKS)}; got {hook.verb!r}")
+            continue
+        if hook.verb in seen:
+            c.bad(f"{p}.verb", f"verb {hook.verb!r} is hooked twice: put both in one hook")
+        if hook.verb in own_verbs:
+            c.bad(f"{p}.verb", f"verb {hook.verb!r} is declared in verbs too: say it there")
+        seen.add(hook.verb)
+        if not hook.requires and not hook.then:
+            c.bad(p, "a hook adds requires, then effects or both (an empty hook is a mistake)")
+        where = Where(bindings={bound[0]: bound[1]}, agent=True)
+        checks = []
+        for j, req in enumerate(hook.requires):
+            checks.append(c.condition(req.check, f"{p}.requires[{j}].check", where))
+            c.template(req.refuse, f"{p}.requires[{j}].refuse", where)
+        then = c.effects(hook.then, f"{p}.then", where)
+        _check_facts(c, hook.facts, f"{p}.facts")
+        out.append((hook, tuple(checks), then))
+    return out
+
+
+def t_given(trigger: s.Trigger) -> bool:
+    """Whether a trigger says anything (an empty one fires every step)."""
+    return trigger != s.Trigger()
 
 
 def _emits(raws: Any) -> Iterable[bool]:

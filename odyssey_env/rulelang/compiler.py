@@ -40,7 +40,7 @@ from odyssey_env.rulelang.expr import (
 )
 from odyssey_env.rulelang.runtime import Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
-from odyssey_env.steprules.living import is_world_area
+from odyssey_env.steprules.living import is_world_area, occupied
 from odyssey_env.world import nearest, type_of, unlocked
 
 if TYPE_CHECKING:
@@ -77,6 +77,8 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
         members[f"step_{i}"] = _step(sspec, becomes, when, program.block(effects, f"step_rules[{i}].effects"), vars)
     for i, (pspec, check) in enumerate(checked.predicates):
         members[f"predicate_{i}"] = _predicate(pspec, check, vars)
+    for i, (hspec, checks, then) in enumerate(checked.hooks):
+        members[f"hook_{i}"] = _hook(hspec, checks, program.block(then, f"hooks[{i}].then"), bool(then), vars)
     if program.delayed:
         members["timers"] = _timers(program)
     for name, value in members.items():
@@ -147,6 +149,7 @@ def _verb(
     told = {k for _, literals, _ in pinned for k in literals}  # event data an emit of this verb sets to a literal
     by_slot = dict(_slot_data(effects, set(names)))  # event data an emit fills from a slot (or its type)
     local = any(slot.domain in ("ground", "npc", "near") for slot in slots) or any(_local(c) for c in checks)
+    here_keys = tuple(dict.fromkeys(_here_data(effects)))  # event data an emit fills with {here}
     verb_name = vspec.verb
 
     def bind(turn: Turn, args: Iterable[Any]) -> Ctx:
@@ -319,7 +322,7 @@ def _verb(
                     return None  # no emit of this verb says that
                 match = {**pins, **match}
             values: list[Any] = []
-            for slot, fn in zip(slots, value_fns, strict=True):
+            for slot, fn, one_slot in zip(slots, value_fns, filters, strict=True):
                 if slot.name in match:
                     wanted = match[slot.name]
                     if slot.domain in ("held", "carried", "worn") and wanted not in fn(turn):
@@ -331,16 +334,39 @@ def _verb(
                     if slot.domain in ("held", "carried", "worn", "near") and slot.types:
                         return hints.any_has(*slot.types)
                     return elsewhere(engine, agent, match) if local else None
-                values.append(options[0])
+                # an ingredient (a type slot) is the first of its kinds, so that the hint names it; any other
+                # slot, the first value its own checks admit (the way to barricade, not the area I stand in)
+                values.append(options[0] if slot.domain == "type" else admitted(turn, slot.name, options, one_slot))
             ctx = bind(turn, values)
             for test, check in zip(tests, checks, strict=True):
                 if not test(ctx):
                     found = hint(check, ctx, vars) or _raised(check, raisers or {}, event)
                     return found if found is not None or not local else elsewhere(engine, agent, match)
+            state = engine.state
+            for k in here_keys:  # accepted here, but the event wanted records another area: stand there
+                where = match.get(k)
+                if isinstance(where, str) and where != agent.area and where in state.areas:
+                    return hints.in_area(where)
             return None
 
         def facts(self, game: Any) -> Iterable[Fact]:
             return declared_facts
+
+    def admitted(turn: Turn, name: str, options: list[Any], one_slot: tuple[tuple[Any, ...], tuple[Any, ...]]) -> Any:
+        """The first of a slot's values that its one-slot checks admit (the first value when none is)."""
+        batch, single = one_slot
+        kept = options
+        for f in batch:
+            if kept:
+                kept = f(turn, kept)
+        if single and kept:
+            probe = bind(turn, blank)
+            for v in kept:
+                probe.b = {name: v}
+                if all(test(probe) for test in single):
+                    return v
+            return options[0]
+        return kept[0] if kept else options[0]
 
     def elsewhere(engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
         """For a verb about what is here (the ground, the NPCs): the nearest area, along open ways, where
@@ -463,11 +489,20 @@ def _slot_data(effects: Iterable[Any], slots: set[str]) -> Iterator[tuple[str, t
             yield from _slot_data((*op.then, *op.otherwise), slots)
 
 
+def _here_data(effects: Iterable[Any]) -> Iterator[str]:
+    """Event data an emit of the verb fills with exactly ``{here}``: the area the agent stood in."""
+    for op in effects:
+        if isinstance(op, s.Emit):
+            yield from (k for k, v in op.data.items() if v == "{here}")
+        elif isinstance(op, s.If):
+            yield from _here_data((*op.then, *op.otherwise))
+
+
 def _local(cond: Any) -> bool:
     """Whether a condition reads what is in the area (so that another area may meet it)."""
     if isinstance(cond, s.AllOf | s.AnyOf | s.NoneOf):
         return any(_local(c) for c in getattr(cond, s.tag(type(cond))))
-    return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile)
+    return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile | s.CanCraft)
 
 
 def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
@@ -478,7 +513,7 @@ def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
 def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, s.Var]) -> type[StepRule]:
     t = sspec.trigger
     every, offset, hours, chance = t.every, t.offset, t.hours, t.chance
-    event_kind = "area_entered" if t.enter is not None else t.event
+    event_kinds = frozenset(("area_entered",) if t.enter is not None else _kinds(t.event))
     enter = frozenset(t.enter or ())
     match = dict(t.match)
     test_when = compile_condition(when, vars) if when is not None else None
@@ -486,17 +521,19 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     areas = frozenset(sspec.areas)
     kinds = frozenset(sspec.types)
     scope = sspec.scope
+    tutorial = sspec.tutorial
+    modify = sspec.modify
     name = sspec.name
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in sspec.facts)
 
     def items(engine: Engine) -> Iterator[Ctx]:
         """The contexts this step: one per agent, area, NPC or object in scope (or per matching event)."""
         state = engine.state
-        if event_kind is not None:
-            if event_kind not in engine.kinds:
+        if event_kinds:
+            if event_kinds.isdisjoint(engine.kinds):
                 return
             for ev in list(engine.events):
-                if ev.kind != event_kind or ev.agent is None:
+                if ev.kind not in event_kinds or ev.agent is None:
                     continue
                 agent = state.agents.get(ev.agent)
                 if agent is None or agent.in_tutorial:
@@ -513,8 +550,10 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
             return
         if scope == "agent":
             for agent in list(state.agents.values()):
-                if not agent.in_tutorial and (not areas or agent.area in areas):
+                if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
                     yield Ctx(engine, agent, agent.area, {})
+        elif scope == "recipe":
+            yield from recipe_items(engine)
         elif scope == "area":
             for area in list(state.areas.values()):
                 if is_world_area(area) and (not areas or area.name in areas):
@@ -535,10 +574,54 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                     if not kinds or kind in kinds:
                         yield Ctx(engine, None, area.name, {"object": handle})
 
+    def recipe_items(engine: Engine) -> Iterator[Ctx]:
+        """Scope ``recipe``: each agent with each craftable object type (``types``: those), in file order."""
+        recipes = [t.name for t in engine.game.recipes if not kinds or t.name in kinds]
+        for agent in list(engine.state.agents.values()):
+            if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
+                # one context per agent, rebound per recipe: the rule reads it before the next is asked for
+                ctx = Ctx(engine, agent, agent.area, {"recipe": ""})
+                for kind in recipes:
+                    ctx.b["recipe"] = kind
+                    ctx.here, ctx.removed = agent.area, 0
+                    yield ctx
+
     def key(ctx: Ctx) -> str:
+        if "recipe" in ctx.b:  # per agent, area and recipe: a recipe becomes craftable anew in another area
+            return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.here}/{ctx.b['recipe']}"
         if ctx.agent is not None:
             return ctx.agent.id
         return ctx.b.get("npc") or (f"{ctx.here}/{ctx.b['object']}" if "object" in ctx.b else ctx.here)
+
+    def hold(engine: Engine) -> None:
+        """A ``modify`` rule: each NPC for which ``when`` holds has its stat held to ``times`` what it was (and
+        the effects run); each held before for which it no longer holds (or gone from the scope) gets it back.
+        The stats as they were live in ``rule_data["rulelang"]["modified"][rule][handle]``."""
+        assert modify is not None and test_when is not None, "checks.py: a modify has a when and is npc-scoped"
+        state, stat, times = engine.state, modify.stat, modify.times
+        held = data(engine).setdefault("modified", {}).setdefault(name, {})
+        covered = set()
+        ctx = Ctx(engine, None, "", {"npc": ""})  # one context, rebound per NPC (each is done with before the next)
+        areas_now = state.areas
+        for npc in list(state.npcs.values()):
+            if (kinds and npc.type not in kinds) or (areas and npc.area not in areas):
+                continue
+            if npc.handle not in state.npcs or not is_world_area(areas_now[npc.area]):
+                continue  # gone meanwhile (an effect of this rule took it), or in the tutorial
+            handle = npc.handle
+            ctx.here, ctx.removed, ctx.b["npc"] = npc.area, 0, handle
+            if not test_when(ctx):
+                continue
+            covered.add(handle)
+            if handle not in held:
+                held[handle] = getattr(npc, stat)
+                setattr(npc, stat, max(1, round(held[handle] * times)))
+            run(ctx)
+        for handle in [h for h in held if h not in covered]:
+            was = held.pop(handle)
+            gone = state.npcs.get(handle)
+            if gone is not None:
+                setattr(gone, stat, was)
 
     class Step(StepRule):
         description = sspec.description
@@ -547,6 +630,8 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
 
         def apply(self, engine: Engine) -> None:
             state = engine.state
+            if modify is not None:
+                return hold(engine)
             if every is not None and state.step % every != offset:
                 return
             if hours is not None and not _hours(state.minute, hours):
@@ -579,6 +664,13 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     return step_rule(Step)
 
 
+def _kinds(event: str | tuple[str, ...] | None) -> tuple[str, ...]:
+    """The event kinds a trigger names (one, a list, or none)."""
+    if event is None:
+        return ()
+    return (event,) if isinstance(event, str) else event
+
+
 def _hours(minute: int, window: tuple[int, int]) -> bool:
     hour = (minute // 60) % 24
     lo, hi = window
@@ -587,6 +679,7 @@ def _hours(minute: int, window: tuple[int, int]) -> bool:
 
 def _timers(program: Program) -> type[StepRule]:
     delayed = program.delayed
+    unwatched = program.unwatched
 
     class Timers(StepRule):
         name = TIMERS
@@ -599,6 +692,12 @@ def _timers(program: Program) -> type[StepRule]:
             timers = data(engine)["timers"]
             if not timers:
                 return
+            if unwatched:  # someone stands there: the countdown of what decays unless tended starts again
+                watched = occupied(state)
+                for t in timers:
+                    delay = unwatched.get(t[1])
+                    if delay is not None and t[3] in watched:
+                        t[0] = state.step + delay
             due = [t for t in timers if t[0] <= state.step]
             if not due:
                 return
@@ -627,3 +726,98 @@ def _predicate(pspec: s.PredicateSpec, check: Any, vars: dict[str, s.Var]) -> An
 
     fn.__name__ = fn.__qualname__ = f"predicate_{pspec.name}"
     return predicate(pspec.name)(fn)
+
+
+# ---------------------------------------------------------------------------- hooks on the engine's verbs
+class Hook:
+    """A compiled hook: :class:`~odyssey_env.rules.RuleBook` hands it the class the verb has so far (the
+    engine's, or a ``rules.py``'s), and :meth:`over` returns that class with the hook's refusals and effects."""
+
+    __odyssey_rule__ = "hook"
+
+    def __init__(self, verb: str, over: Callable[[type[ActionRule]], type[ActionRule]]):
+        self.verb = verb
+        self.over = over
+
+
+def _enter_applies(turn: Turn, to: str) -> bool:
+    """Whether ``enter``'s own refusals about its argument pass: a neighbouring area, and no fight here."""
+    from odyssey_env.verbs.movement import in_combat
+
+    return to != turn.agent.area and to in turn.area.exits and in_combat(turn) is None
+
+
+#: For each hookable verb: when its hook's requires are asked (its own refusals would pass).
+_APPLIES: dict[str, Callable[[Any, str], bool]] = {"enter": _enter_applies}
+
+
+def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, vars: dict[str, s.Var]) -> Hook:
+    fill = var_reader(vars)
+    verb = hspec.verb
+    arg, _ = s.HOOKS[verb]
+    applies = _APPLIES[verb]
+    tests = tuple(compile_condition(c, vars) for c in checks)
+    refusals = tuple(template(r.refuse, fill) for r in hspec.requires)
+    declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in hspec.facts)
+    deps: set[str] | None = set()
+    for c in checks:
+        r = reads(c)
+        deps = None if r is None or deps is None else deps | r
+    prefix = len(verb) + 1
+
+    def refusal(turn: Turn, value: str) -> tuple[Ctx | None, str | None]:
+        """The context of the command (None when the hook stays out of it) and its refusal, if any."""
+        if not applies(turn, value):
+            return None, None
+        ctx = Ctx(turn.engine, turn.agent, turn.agent.area, {arg: value}, turn)
+        for test, refuse in zip(tests, refusals, strict=True):
+            if not test(ctx):
+                return ctx, refuse(ctx)
+        return ctx, None
+
+    def over(base: type[ActionRule]) -> type[ActionRule]:
+        base_deps = base.__dict__.get("depends_on")  # only the class's own declaration counts (listing.py)
+        merged = (
+            None if deps is None or base_deps is None else tuple(d for d in DEPENDENCIES if d in deps or d in base_deps)
+        )
+
+        class Hooked(base):  # type: ignore[misc,valid-type]  # a class the rule book hands over at load
+            description = hspec.description or base.description
+            depends_on = merged
+
+            def apply(self, turn: Turn, value: str) -> None:
+                ctx, refused = refusal(turn, value)
+                if refused is not None:
+                    return turn.fail(refused)
+                base.apply(self, turn, value)  # by name, as QuarantineEnter did (tools/mutation.py swaps code)
+                if has_then and ctx is not None and turn.ok:
+                    run(ctx)
+
+            def candidates(self, turn: Turn) -> Iterator[str]:
+                for command in base.candidates(self, turn):
+                    if not tests or refusal(turn, command[prefix:])[1] is None:
+                        yield command
+
+            def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+                from odyssey_env.turn import Turn
+
+                value = match.get("area")
+                if tests and isinstance(value, str):
+                    ctx = Ctx(
+                        engine, agent, match.get("from", agent.area), {arg: value}, Turn(engine, agent, probe=True)
+                    )
+                    for test, check in zip(tests, checks, strict=True):
+                        if not test(ctx):
+                            found = hint(check, ctx, vars)
+                            if found is not None:
+                                return found
+                return base.needs(self, engine, agent, match)
+
+            def facts(self, game: Any) -> Iterable[Fact]:
+                yield from base.facts(self, game)
+                yield from declared_facts
+
+        Hooked.__name__ = Hooked.__qualname__ = f"Hooked_{base.__name__}"
+        return Hooked
+
+    return Hook(verb, over)

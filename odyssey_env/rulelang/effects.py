@@ -17,11 +17,13 @@ from odyssey_env.rulelang.expr import carried_of, compile_condition, lying, lyin
 from odyssey_env.rulelang.runtime import (
     MAX_TIMERS,
     Ctx,
+    add_to_tally,
+    amount_of,
     bindings_for_timer,
     data,
     getter,
+    keyer,
     read_var,
-    scope_key,
     template,
     type_getter,
     value_of,
@@ -34,7 +36,7 @@ from odyssey_env.world import add, carried_count, give, held_containers, make_ob
 from odyssey_env.worldgen import spawn_npc
 
 if TYPE_CHECKING:
-    from odyssey_env.state import Agent
+    from odyssey_env.state import Agent, WorldState
 
 Effect = Callable[[Ctx], object]  # what an effect returns is never read (a consume's count, an emit's None)
 
@@ -45,6 +47,8 @@ class Program:
     def __init__(self, vars: dict[str, s.Var]):
         self.vars = vars
         self.delayed: dict[str, list[Effect]] = {}
+        #: Delayed effects whose countdown restarts while someone stands in their area: timer id -> delay.
+        self.unwatched: dict[str, int] = {}
 
     def block(self, ops: tuple[Any, ...], path: str) -> Effect:
         parts = [self.effect(op, f"{path}[{i}]") for i, op in enumerate(ops)]
@@ -80,7 +84,11 @@ class Program:
             kind_of, n, cap, area = type_getter(op.place), op.count, op.cap, getter(op.area)
             return lambda ctx: _place(ctx, kind_of(ctx), n, cap, area(ctx))
         if isinstance(op, s.Remove):
-            kind_of, n, area = getter(op.remove), op.count, getter(op.area)
+            kind_of, area = getter(op.remove), getter(op.area)
+            if isinstance(op.count, str):
+                count_of = _count_getter(op.count)
+                return lambda ctx: _remove(ctx, kind_of(ctx), count_of(ctx), area(ctx))
+            n = op.count
             return lambda ctx: _remove(ctx, kind_of(ctx), n, area(ctx))
         if isinstance(op, s.MoveAgent):
             to = getter(op.move_agent)
@@ -116,33 +124,44 @@ class Program:
             lock_key = op.key if isinstance(op, s.LockExit) else None
             return lambda ctx: _exit(ctx, other(ctx), locked, lock_key)
         if isinstance(op, s.SetFlag):
-            var, flag = vars[op.set_flag], op.value
-            return lambda ctx: write_var(ctx.engine, var.name, scope_key(var.scope, ctx), flag)
+            var, flag, key_of = vars[op.set_flag], op.value, keyer(vars[op.set_flag].scope, op.of)
+            dropped = _dropped(var, False)
+            return lambda ctx: write_var(ctx.engine, var.name, key_of(ctx), flag, dropped)
         if isinstance(op, s.AddCounter | s.SetCounter):
             var, amount, adding = vars[getattr(op, s.tag(type(op)))], op.value, isinstance(op, s.AddCounter)
+            key_of, dropped = keyer(var.scope, op.of), _dropped(var, var.initial)
 
             def count(ctx: Ctx) -> None:
-                key = scope_key(var.scope, ctx)
+                key = key_of(ctx)
                 now = read_var(ctx.engine, var.name, key, var.initial) if adding else 0
-                write_var(ctx.engine, var.name, key, max(0, min(var.max, now + amount)))
+                write_var(ctx.engine, var.name, key, max(0, min(var.max, now + amount)), dropped)
 
             return count
         if isinstance(op, s.Remember):
-            var, remembered = vars[op.remember], value_of(op.value, fill)
+            var, remembered, key_of = vars[op.remember], value_of(op.value, fill), keyer(vars[op.remember].scope, op.of)
+            dropped = _dropped(var, [])
 
             def remember(ctx: Ctx) -> None:
-                key = scope_key(var.scope, ctx)
+                key = key_of(ctx)
                 held = read_var(ctx.engine, var.name, key, None)
                 item = remembered(ctx)
                 if held is None:
-                    write_var(ctx.engine, var.name, key, [item])
+                    write_var(ctx.engine, var.name, key, [item], dropped)
                 elif item not in held and len(held) < var.max:
                     held.append(item)
 
+            if var.lasts is not None:
+                return _remember_for(var, remembered, key_of, var.lasts)
             return remember
+        if isinstance(op, s.Tally):
+            var, item = vars[op.tally], value_of(op.item, fill)
+            units, tally_key = _count_getter(op.by), keyer(var.scope, None)
+            return lambda ctx: add_to_tally(ctx.engine, var.name, tally_key(ctx), item(ctx), units(ctx), var.max)
         if isinstance(op, s.After):
             self.delayed[path] = [self.block(op.do, f"{path}.do")]
             delay, ident = op.after, path
+            if op.unwatched:
+                self.unwatched[ident] = delay
 
             def later(ctx: Ctx) -> None:
                 timers = data(ctx.engine)["timers"]
@@ -169,7 +188,12 @@ class Program:
             return say
         if isinstance(op, s.Tell):
             text = template(op.tell, fill)
-            return lambda ctx: tell(ctx.engine, ctx.here, text(ctx))
+            if op.area == "$here":
+                return lambda ctx: tell(ctx.engine, ctx.here, text(ctx))
+            where = getter(op.area)
+            return lambda ctx: _tell_in(ctx, where(ctx), text)
+        if isinstance(op, s.MoveToward):
+            return _move_toward(self, op, path)
         if isinstance(op, s.If):
             test = compile_condition(op.if_, vars)
             then, otherwise = self.block(op.then, f"{path}.then"), self.block(op.otherwise, f"{path}.else")
@@ -177,10 +201,103 @@ class Program:
         raise TypeError(f"rulelang: no effect for {type(op).__name__}")  # pragma: no cover
 
 
+def _remember_for(var: s.Var, remembered: Callable[[Ctx], Any], key_of: Any, lasts: int) -> Effect:
+    """``remember`` in a set that lasts: the value is kept until ``lasts`` steps from now (again from now when
+    it was there already); values whose time is up are forgotten first, making room."""
+
+    def remember(ctx: Ctx) -> None:
+        key = key_of(ctx)
+        if key is None:
+            return
+        engine = ctx.engine
+        step = engine.state.step
+        table = data(engine)["vars"].setdefault(var.name, {})
+        held = {v: until for v, until in table.get(key, {}).items() if until > step}
+        item = remembered(ctx)
+        if item in held or len(held) < var.max:
+            held[item] = step + lasts
+        table[key] = held
+
+    return remember
+
+
+def _count_getter(count: int | str) -> Callable[[Ctx], int]:
+    """A count given as a number or as a reference to one (read as a whole number within bounds)."""
+    if isinstance(count, str):
+        read = getter(count)
+        return lambda ctx: amount_of(read(ctx))
+    return lambda ctx: count
+
+
+def _tell_in(ctx: Ctx, area: Any, text: Callable[[Ctx], str]) -> None:
+    if isinstance(area, str) and area in ctx.engine.state.areas:
+        tell(ctx.engine, area, text(ctx))
+
+
+# ---------------------------------------------------------------------------- moving toward the living
+def _move_toward(self: Program, op: s.MoveToward, path: str) -> Effect:
+    who, reach, avoid = getter(op.move_toward), op.range, frozenset(op.avoid)
+    blocked = compile_condition(op.blocked, self.vars) if op.blocked is not None else None
+    stopped, moved = self.block(op.stopped, f"{path}.stopped"), self.block(op.moved, f"{path}.moved")
+
+    def move_toward(ctx: Ctx) -> None:
+        state = ctx.engine.state
+        handle = who(ctx)
+        npc = state.npcs.get(handle) if isinstance(handle, str) else None
+        if npc is None or npc.engaged is not None:
+            return
+        prey = {a.area for a in state.agents.values() if not a.in_tutorial}
+        if npc.area in prey:
+            return
+        nxt = first_step(state, npc.area, prey, reach, avoid)
+        if nxt is None:
+            return
+        came = npc.area
+        sub = Ctx(ctx.engine, ctx.agent, came, {**ctx.b, "next": nxt}, ctx.turn)
+        if blocked is not None and blocked(sub):
+            stopped(sub)
+            return
+        state.areas[came].npcs.remove(npc.handle)
+        npc.area = nxt
+        state.areas[nxt].npcs.append(npc.handle)
+        moved(sub)
+
+    return move_toward
+
+
+def first_step(state: WorldState, start: str, goals: set[str], reach: int, avoid: frozenset[str]) -> str | None:
+    """The first area on a shortest open way from ``start`` to one of ``goals`` at most ``reach`` ways off,
+    breadth first with exits in the world's order (so ties go the same way every run); None if none is."""
+    before: dict[str, str] = {}
+    frontier = [start]
+    seen = {start}
+    for _ in range(reach):
+        nxt_frontier = []
+        for here in frontier:
+            for nxt, way in state.areas[here].exits.items():
+                if nxt in seen or way.locked or nxt in avoid:
+                    continue
+                seen.add(nxt)
+                before[nxt] = here
+                if nxt in goals:
+                    while before[nxt] != start:
+                        nxt = before[nxt]
+                    return nxt
+                nxt_frontier.append(nxt)
+        frontier = nxt_frontier
+    return None
+
+
+def _dropped(var: s.Var, default: Any) -> Any:
+    """The value a write drops from the table instead of keeping: per object and per exit only (their
+    tables would otherwise fill with a key per thing ever touched); None keeps every value."""
+    return default if var.scope in ("object", "exit") else None
+
+
 def _datum(value: s.EventValue, fill: Any) -> Callable[[Ctx], Any]:
     """An event datum's filler: a template, a list of templates, or a literal number or truth value."""
     if isinstance(value, str):
-        return template(value, fill)
+        return getter(value) if value.startswith("$") else template(value, fill)
     if isinstance(value, tuple):
         parts = [template(v, fill) for v in value]
         return lambda ctx: [p(ctx) for p in parts]
@@ -251,17 +368,21 @@ def _place(ctx: Ctx, kind: str | None, n: int, cap: int, area_name: Any) -> None
 def _remove(ctx: Ctx, kind: Any, n: int, area_name: Any) -> None:
     state = ctx.engine.state
     area = state.areas.get(area_name) if isinstance(area_name, str) else None
-    if area is None or not isinstance(kind, str):
+    ctx.removed = 0
+    if area is None or not isinstance(kind, str) or n <= 0:
         return
     if kind in area.objects:
         k = min(n, area.objects[kind])
         remove(area.objects, kind, k)
         if kind in state.instances and kind not in area.objects:
             del state.instances[kind]
+        ctx.removed = k
         return
-    for h in [h for h in area.objects if type_of(state, h) == kind][:n]:
+    taken = [h for h in area.objects if type_of(state, h) == kind][:n]
+    for h in taken:
         remove(area.objects, h)
         state.instances.pop(h, None)
+    ctx.removed = len(taken)
 
 
 def _salvage(ctx: Ctx, kind: str | None, share: int, area_name: Any) -> None:

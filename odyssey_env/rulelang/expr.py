@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from odyssey_env.quests import hints
 from odyssey_env.rulelang import spec as s
-from odyssey_env.rulelang.runtime import Ctx, getter, read_var, scope_key, type_getter, value_of
+from odyssey_env.rulelang.runtime import Ctx, foe, getter, keyer, read_var, type_getter, value_of
 from odyssey_env.verbs.common import carried_handles
 from odyssey_env.world import carried_count, held_containers, type_of
 
@@ -66,12 +66,19 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         return _between(read, op.at_least, op.below)
     if isinstance(op, s.CounterIs):
         var = vars[op.counter]
-        return _between(_var(var), op.at_least, op.below)
+        return _between(_var(var, op.of), op.at_least, op.below)
     if isinstance(op, s.Flag):
-        return _var(vars[op.flag])
+        return _var(vars[op.flag], op.of)
     if isinstance(op, s.InSet):
-        var, value = vars[op.in_set], value_of(op.value, lambda name: _var(vars[name]))
-        read = _var(var)
+        var, value = vars[op.in_set], value_of(op.value, var_reader(vars))
+        read = _var(var, op.of)
+        if var.lasts is not None:  # value -> the step it is forgotten at; an empty set asks for no value
+
+            def lasting(ctx: Ctx) -> bool:
+                held = read(ctx)
+                return bool(held) and held.get(value(ctx), 0) > ctx.engine.state.step
+
+            return lasting
         return lambda ctx: value(ctx) in read(ctx)
     if isinstance(op, s.Same):
         for ref, lit in (op.same, op.same[::-1]):  # a binding against a literal: one lookup (pair branches)
@@ -79,7 +86,7 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
             plain = name not in ("here", "") and "." not in name
             if ref.startswith("$") and plain and not lit.startswith("$") and "{" not in lit:
                 return lambda ctx: ctx.b.get(name) == lit
-        a, b = (value_of(v, lambda n: _var(vars[n])) for v in op.same)
+        a, b = (value_of(v, var_reader(vars)) for v in op.same)
         return lambda ctx: a(ctx) == b(ctx)
     if isinstance(op, s.IsType):
         return _is_type(getter(op.is_type), frozenset(op.types), frozenset(op.categories))
@@ -94,7 +101,7 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         return is_hostile
     if isinstance(op, s.InCombat):
         want = op.in_combat
-        return lambda ctx: (_fighting(ctx) is not None) == want
+        return lambda ctx: (foe(ctx) is not None) == want
     if isinstance(op, s.ExitLocked):
         other = getter(op.exit_locked)
         return lambda ctx: _locked(ctx, other(ctx))
@@ -103,6 +110,14 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
 
         cond = cast("Condition", op.quest)  # checks.py put the parsed condition in place of the file's dict
         return lambda ctx: ctx.agent is not None and holds(ctx.engine, ctx.agent, cond)
+    if isinstance(op, s.CommonEnemy):
+        kind_of = value_of(op.common_enemy, var_reader(vars))
+        return lambda ctx: common_enemy(ctx, kind_of(ctx))
+    if isinstance(op, s.CanCraft):
+        if op.can_craft == "$recipe":  # a recipe scope's binding is the type itself: no handle to look up
+            return lambda ctx: can_craft(ctx, ctx.b["recipe"])
+        kind_of = type_getter(op.can_craft)
+        return lambda ctx: can_craft(ctx, kind_of(ctx))
     raise TypeError(f"rulelang: no test for {type(op).__name__}")  # pragma: no cover - checks cover every kind
 
 
@@ -144,6 +159,41 @@ def lying_in(engine: Engine, area: Area, kind: str) -> int:
         return area.objects.get(kind, 0)
     state = engine.state
     return sum(1 for h in area.objects if type_of(state, h) == kind)
+
+
+# ------------------------------------------------------------------------ NPC kinds (Mirror Salt's resonance_imprint)
+def common_enemy(ctx: Ctx, value: Any) -> bool:
+    """Whether ``value`` (an NPC's handle or an NPC type) is of a kind of which there are many enemies."""
+    if not isinstance(value, str):
+        return False
+    npc = ctx.engine.state.npcs.get(value)
+    t = ctx.engine.game.npcs.get(npc.type if npc is not None else value)
+    return t is not None and t.common_enemy
+
+
+# ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
+def can_craft(ctx: Ctx, kind: str | None) -> bool:
+    """Whether the agent carries every ingredient of ``kind``'s recipe and each of its stations lies here
+    (what the engine's ``craft`` asks, but for the yield's room in the hands)."""
+    engine = ctx.engine
+    t = engine.game.objects.get(kind) if kind is not None else None
+    if t is None or t.recipe is None or ctx.agent is None:
+        return False
+    area = engine.state.areas.get(ctx.here)
+    if area is None or not all(station in area.objects for station in t.recipe.stations):
+        return False
+    return all(carried_of(ctx, i) >= n for i, n in t.recipe.ingredients.items())
+
+
+def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:
+    """The first ingredient of ``kind``'s recipe the agent lacks, as "carry this many" (None: it has all)."""
+    t = ctx.engine.game.objects.get(kind) if kind is not None else None
+    if t is None or t.recipe is None:
+        return None
+    for i, n in t.recipe.ingredients.items():
+        if carried_of(ctx, i) < n:
+            return hints.has(i, n)
+    return None
 
 
 def _holds(ctx: Ctx, kind: str | None) -> bool:
@@ -193,17 +243,6 @@ def _in_hours(minute: int, lo: int, hi: int) -> bool:
     return lo <= hour < hi if lo < hi else hour >= lo or hour < hi
 
 
-def _fighting(ctx: Ctx) -> str | None:
-    agent = ctx.agent
-    if agent is None or agent.combat is None:
-        return None
-    state = ctx.engine.state
-    for h in state.areas[agent.area].npcs:
-        if state.npcs[h].engaged == agent.id:
-            return h
-    return None
-
-
 def _locked(ctx: Ctx, other: Any) -> bool:
     area = ctx.engine.state.areas.get(ctx.here)
     way = area.exits.get(other) if area is not None and isinstance(other, str) else None
@@ -222,14 +261,22 @@ def _stat(name: str) -> Callable[[Ctx], int]:
     return lambda ctx: getattr(ctx.agent, attr) if ctx.agent is not None else 0
 
 
-def _var(var: s.Var) -> Callable[[Ctx], Any]:
-    name, scope = var.name, var.scope
-    default: Any = {"flag": False, "counter": var.initial, "set": ()}[var.kind]
-    return lambda ctx: read_var(ctx.engine, name, scope_key(scope, ctx), default)
+def _var(var: s.Var, of: str | None = None) -> Callable[[Ctx], Any]:
+    name, key = var.name, keyer(var.scope, of)
+    default: Any = {"flag": False, "counter": var.initial, "set": (), "tally": None}[var.kind]
+    if var.lasts is not None:
+        default = {}
+    return lambda ctx: read_var(ctx.engine, name, key(ctx), default)
 
 
 def var_reader(vars: dict[str, s.Var]) -> Callable[[str], Callable[[Ctx], Any]]:
-    return lambda name: _var(vars[name])
+    """Reads a template's ``{var.<name>}`` (``<name>.<binding>`` for a per-object or per-exit variable)."""
+
+    def reader(name: str) -> Callable[[Ctx], Any]:
+        base, _, of = name.partition(".")
+        return _var(vars[base], f"${of}" if of else None)
+
+    return reader
 
 
 def _between(read: Callable[[Ctx], int], lo: int | None, hi: int | None) -> Test:
@@ -337,6 +384,8 @@ def reads(op: Any) -> set[str] | None:
         s.Hostile: {"npcs"},  # an object's type never changes; what is carried is the slot domain's to read
         s.InCombat: {"combat", "npcs"},
         s.ExitLocked: {"exits", "place"},
+        s.CanCraft: {"hands", "containers", "worn", "ground", "place"},
+        s.CommonEnemy: set(),  # a kind's traits are the game's: fixed  # ingredients anywhere on me; stations
     }
     if isinstance(op, s.StatIs):
         return {"purse"} if op.stat == "coins" else {"body"}
@@ -371,6 +420,8 @@ def hint(op: Any, ctx: Ctx, vars: dict[str, s.Var]) -> Condition | None:
             if isinstance(area, str) and area in ctx.engine.state.areas:
                 return hints.in_area(area)
         return None
+    if isinstance(op, s.CanCraft):
+        return missing_ingredient(ctx, type_getter(op.can_craft)(ctx))
     if isinstance(op, s.Quest):
         from odyssey_env.quests.conditions import VOCABULARY
 

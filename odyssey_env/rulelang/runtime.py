@@ -4,7 +4,8 @@ the delayed effects, and the templates.
 Compiled rules hold no episode state; everything they keep lives in ``state.rule_data["rulelang"]``
 (JSON-ready, so saving, loading and determinism across processes need nothing new):
 
-* ``vars``: variable -> scope key (``"*"``, an agent id, an area name) -> value (bool, int, or a list for a set);
+* ``vars``: variable -> scope key (``"*"``, an agent id, an area name, an object handle, a way ``"a|b"``)
+  -> value (bool, int, or a list for a set);
 * ``timers``: ``[due step, timer id, agent id or null, area, bindings]`` of delayed effects, oldest first;
 * ``spawned``: spawn effect id -> handles of the NPCs it made that may still live;
 * ``was``: step rule -> scope keys for which its ``becomes`` condition held last step.
@@ -25,6 +26,10 @@ if TYPE_CHECKING:
 KEY = "rulelang"
 #: Delayed effects waiting at once (a new one past this is dropped, deterministically).
 MAX_TIMERS = 256
+#: The most a count read from a reference, or a tally's count, may be.
+MAX_COUNT = 1_000_000
+#: Keys one per-object or per-exit variable may hold at once (a new key past this is not written).
+MAX_KEYS = 10_000
 _TEMPLATE = re.compile(r"\{([^{}]*)\}")
 
 
@@ -34,7 +39,7 @@ class Ctx:
     where the firing's last ``produce`` put things (the ``{received}`` of a template), ``salvaged`` what its
     last ``salvage`` made (``{salvaged}``)."""
 
-    __slots__ = ("agent", "b", "engine", "here", "received", "salvaged", "turn")
+    __slots__ = ("agent", "b", "engine", "here", "received", "removed", "salvaged", "turn")
 
     def __init__(self, engine: Engine, agent: Agent | None, here: str, b: dict[str, Any], turn: Any = None):
         self.engine = engine
@@ -44,6 +49,7 @@ class Ctx:
         self.turn = turn
         self.received = ""
         self.salvaged = ""
+        self.removed = 0  # what the firing's last remove took off the ground (``$removed``, ``{removed}``)
 
 
 def data(engine: Engine) -> dict[str, Any]:
@@ -66,6 +72,8 @@ def getter(ref: str) -> Getter:
     name = ref[1:]
     if name == "here":
         return lambda ctx: ctx.here
+    if name == "removed":
+        return lambda ctx: ctx.removed
     if name.startswith("event."):
         field = name[6:]
         return lambda ctx: ctx.b["event"].get(field)
@@ -120,6 +128,16 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
             parts.append(lambda ctx: ctx.salvaged)
         elif name.startswith("var."):
             parts.append(var_reader(name[4:]))
+        elif name == "stations":
+            parts.append(stations_here)
+        elif name == "removed":
+            parts.append(lambda ctx: ctx.removed)
+        elif name.startswith("tally."):
+            parts.append(tally_text(var_reader(name[6:])))
+        elif name == "agent.foe":
+            parts.append(foe)
+        elif name.startswith("carried.") and not name.endswith(".type"):  # {<slot>.type} of a slot "carried"
+            parts.append(_carried(name[8:]))
         else:
             parts.append(getter("$" + name))
         pos = m.end()
@@ -138,6 +156,59 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
     return fill
 
 
+def stations_here(ctx: Ctx) -> str:
+    """``{stations}``: the stations lying here, in the order they lie, joined with "and" (empty: none)."""
+    engine = ctx.engine
+    area = engine.state.areas.get(ctx.here)
+    if area is None:
+        return ""
+    objects = engine.game.objects
+    return " and ".join(h for h in area.objects if h in objects and objects[h].category == "station")
+
+
+# ---------------------------------------------------------------------------- tallies (Mirror Salt's salt_sink)
+def tally_text(read: Getter) -> Getter:
+    """``{tally.<name>}`` from the variable's reader: the tally here (or the agent's, or the world's) as
+    "2 rock_salt, 1 glass_knife", in the order the names came (empty: nothing counted)."""
+    return lambda ctx: ", ".join(f"{n} {item}" for item, n in (read(ctx) or {}).items())
+
+
+def add_to_tally(engine: Engine, name: str, key: str | None, item: Any, n: int, most: int) -> None:
+    """Count ``n`` more of ``item`` in a tally (at most ``most`` names per key; a new one past that is not
+    counted, an old one still is; each count stays within ``MAX_COUNT``)."""
+    if key is None or not isinstance(item, str) or not item or n <= 0:
+        return
+    counts = data(engine)["vars"].setdefault(name, {}).setdefault(key, {})
+    if item in counts or len(counts) < most:
+        counts[item] = min(MAX_COUNT, counts.get(item, 0) + n)
+
+
+def amount_of(value: Any) -> int:
+    """A count read from a reference (an event's amount, ``$removed``): a whole number within 0..MAX_COUNT."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        return 0
+    return max(0, min(MAX_COUNT, value))
+
+
+def foe(ctx: Ctx) -> str | None:
+    """``{agent.foe}``: the enemy here fighting the agent (None: nobody)."""
+    agent = ctx.agent
+    if agent is None or agent.combat is None:
+        return None
+    state = ctx.engine.state
+    for h in state.areas[agent.area].npcs:
+        if state.npcs[h].engaged == agent.id:
+            return h
+    return None
+
+
+def _carried(kind: str) -> Getter:
+    """``{carried.<object>}``: units of an object type the agent carries (hands, held bags, pack)."""
+    from odyssey_env.rulelang.expr import carried_of  # expr reads this module: imported when first compiled
+
+    return lambda ctx: carried_of(ctx, kind)
+
+
 def _text(value: Any) -> str:
     if value is None:
         return ""
@@ -154,12 +225,35 @@ def value_of(text: str, var_reader: Callable[[str], Getter]) -> Getter:
 
 
 # ---------------------------------------------------------------------------- variables
-def scope_key(scope: str, ctx: Ctx) -> str | None:
+def way_key(a: str, b: str) -> str:
+    """The key of the way between two areas, the same from either side."""
+    return f"{a}|{b}" if a < b else f"{b}|{a}"
+
+
+def keyer(scope: str, of: str | None) -> Callable[[Ctx], str | None]:
+    """The scope key a variable's condition or effect means, compiled once: ``"*"``, the agent's id, the
+    area, or, for a per-object / per-exit variable, the object ``of`` names / the way from here to the area
+    ``of`` names (None when there is none: a read gives the default, a write does nothing)."""
     if scope == "global":
-        return "*"
+        return lambda ctx: "*"
     if scope == "area":
-        return ctx.here
-    return ctx.agent.id if ctx.agent is not None else None
+        return lambda ctx: ctx.here
+    if scope == "agent":
+        return lambda ctx: ctx.agent.id if ctx.agent is not None else None
+    read = getter(of or "")
+    if scope == "object":
+
+        def of_object(ctx: Ctx) -> str | None:
+            value = read(ctx)
+            return value if isinstance(value, str) and value else None
+
+        return of_object
+
+    def of_exit(ctx: Ctx) -> str | None:
+        other = read(ctx)
+        return way_key(ctx.here, other) if isinstance(other, str) and other and other != ctx.here else None
+
+    return of_exit
 
 
 def read_var(engine: Engine, name: str, key: str | None, default: Any) -> Any:
@@ -172,10 +266,18 @@ def read_var(engine: Engine, name: str, key: str | None, default: Any) -> Any:
     return table.get(key, default)
 
 
-def write_var(engine: Engine, name: str, key: str | None, value: Any) -> None:
+def write_var(engine: Engine, name: str, key: str | None, value: Any, default: Any = None) -> None:
+    """Set one value; with a ``default`` (per-object and per-exit variables), a value equal to it is dropped
+    from the table instead, and a new key past :data:`MAX_KEYS` is not written."""
     if key is None:
         return
-    data(engine)["vars"].setdefault(name, {})[key] = value
+    table = data(engine)["vars"].setdefault(name, {})
+    if default is None:
+        table[key] = value
+    elif value == default:
+        table.pop(key, None)
+    elif key in table or len(table) < MAX_KEYS:
+        table[key] = value
 
 
 def bindings_for_timer(ctx: Ctx) -> dict[str, Any]:

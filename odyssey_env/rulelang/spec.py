@@ -14,7 +14,8 @@ Values that name things are strings: a literal name (``"rope"``, ``"old_mill"``)
 the rule is about: ``$here`` (the area), ``$<slot>`` (a verb's argument), ``$npc`` / ``$object`` (a step
 rule's scope), ``$event.<field>`` (the triggering event), ``$<param>`` (a predicate's argument).
 Texts are templates: ``{<slot>}``, ``{here}``, ``{npc}``, ``{object}``, ``{step}``, ``{event.<field>}``,
-``{var.<name>}``, ``{<slot>.type}`` (an object or NPC slot's type) and, in a verb, ``{received}`` (where
+``{var.<name>}``, ``{<slot>.type}`` (an object or NPC slot's type), ``{stations}`` (the stations lying
+here, joined with "and": "salt_kiln and grinding_wheel") and, in a verb, ``{received}`` (where
 its last ``produce`` put things: "in my hands" or "on the ground") and ``{salvaged}`` are replaced;
 nothing else is (no other attribute, no code).
 """
@@ -34,9 +35,9 @@ Stat = Literal["hp", "max_hp", "attack", "defense", "xp", "level", "coins"]
 AgentStat = Literal["hp", "max_hp", "attack", "xp"]
 NpcStat = Literal["hp", "attack", "defense"]
 Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text"]
-Scope = Literal["agent", "area", "npc", "object"]
-VarKind = Literal["flag", "counter", "set"]
-VarScope = Literal["global", "agent", "area"]
+Scope = Literal["agent", "area", "npc", "object", "recipe"]
+VarKind = Literal["flag", "counter", "set", "tally"]
+VarScope = Literal["global", "agent", "area", "object", "exit"]
 
 
 # ============================================================================ conditions
@@ -131,9 +132,10 @@ class StatIs:
 
 @dataclass(frozen=True)
 class Flag:
-    """A flag variable is set."""
+    """A flag variable is set (``of``: whose, for a per-object or per-exit variable; see :class:`Var`)."""
 
     flag: str
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -143,6 +145,7 @@ class CounterIs:
     counter: str
     at_least: int | None = None
     below: int | None = None
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -151,6 +154,7 @@ class InSet:
 
     in_set: str
     value: str
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -199,6 +203,25 @@ class Quest:
     quest: dict[str, Any]
 
 
+# ------------------------------------------------------------------------ NPC kinds (Mirror Salt's resonance_imprint)
+@dataclass(frozen=True)
+class CommonEnemy:
+    """A value (``$event.type``, ``{npc.type}``) names an NPC type of which there are many enemies: hostile,
+    neither unique nor a boss (the kinds that scatter, roam and respawn). Asked of a type, it holds for an NPC
+    already gone (the one an ``npc_defeated`` event is about)."""
+
+    common_enemy: str
+
+
+# ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
+@dataclass(frozen=True)
+class CanCraft:
+    """The agent could craft an object now: it carries every ingredient of the object's recipe and each of
+    the recipe's stations lies here (``$recipe`` in a step rule of scope ``recipe``, or a literal type)."""
+
+    can_craft: str
+
+
 CONDITIONS: tuple[type, ...] = (
     AllOf,
     AnyOf,
@@ -221,6 +244,8 @@ CONDITIONS: tuple[type, ...] = (
     InCombat,
     ExitLocked,
     Quest,
+    CanCraft,
+    CommonEnemy,
 )
 
 
@@ -263,10 +288,11 @@ class Place:
 
 @dataclass(frozen=True)
 class Remove:
-    """Take up to ``count`` of an object off the ground of an area (default: here)."""
+    """Take up to ``count`` of an object off the ground of an area (default: here). ``count`` is a number or
+    a reference to one (``$event.amount``, an amount slot); how many it took is ``$removed`` / ``{removed}``."""
 
     remove: str
-    count: int = 1
+    count: int | str = 1
     area: str = "$here"
 
 
@@ -362,11 +388,22 @@ class Strike:
 
 
 @dataclass(frozen=True)
+class Tally:
+    """Add ``by`` (a number or a reference to one: ``$removed``) to the count of ``item`` (a template or a
+    reference: ``$event.object``) in a tally variable; nothing is counted for a count of 0 or less."""
+
+    tally: str
+    item: str
+    by: int | str = 1
+
+
+@dataclass(frozen=True)
 class SetFlag:
     """Set (or clear) a flag variable."""
 
     set_flag: str
     value: bool = True
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -375,6 +412,7 @@ class AddCounter:
 
     add: str
     value: int = 1
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -383,6 +421,7 @@ class SetCounter:
 
     set: str
     value: int
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -391,14 +430,19 @@ class Remember:
 
     remember: str
     value: str
+    of: str | None = None
 
 
 @dataclass(frozen=True)
 class After:
-    """Run effects ``steps`` steps later, about the same things (no ``after`` inside: no chains)."""
+    """Run effects ``steps`` steps later, about the same things (no ``after`` inside: no chains).
+
+    ``unwatched``: the countdown starts again each step someone stands in the area, so the effects run once
+    nobody has been there for ``after`` steps in a row (what is left alone decays; what is tended keeps)."""
 
     after: int
     do: tuple[dict[str, Any], ...]
+    unwatched: bool = False
 
 
 #: An event's datum: a template, a list of templates, or a literal number or truth value.
@@ -408,7 +452,8 @@ EventValue = bool | int | str | tuple[str, ...]
 @dataclass(frozen=True)
 class Emit:
     """Record an event (rewards, quest conditions and the oracle read events); ``data`` values are templates,
-    lists of templates (``["{first}", "{second}"]``), or literal numbers and truth values."""
+    lists of templates (``["{first}", "{second}"]``), literal numbers and truth values, or a ``$reference``,
+    which keeps its value's type (``"$removed"``, ``"$event.amount"``: a number stays a number)."""
 
     emit: str
     data: dict[str, EventValue] = dataclasses.field(default_factory=dict)
@@ -423,9 +468,28 @@ class Say:
 
 @dataclass(frozen=True)
 class Tell:
-    """Tell everyone in the area a line."""
+    """Tell everyone in an area (default: here) a line."""
 
     tell: str
+    area: str = "$here"
+
+
+# ---------------------------------------------------------------------------- moving toward the living
+@dataclass(frozen=True)
+class MoveToward:
+    """An NPC takes one step along a shortest open way (no locked exit; never into an ``avoid`` area) toward
+    the nearest area at most ``range`` ways off where an agent stands (not in the tutorial); ties go to the
+    first found, exits in the world's order. It stays when it is fighting, stands beside an agent already,
+    or has no one in reach. When ``blocked`` holds for the way it would take it stays and ``stopped`` runs;
+    after a step ``moved`` runs. Both see ``$here`` (where it stood) and ``$next`` (where it heads); it moves
+    silently, so ``moved`` says what is seen ("{npc} shambles in from {here}", told in ``$next``)."""
+
+    move_toward: str
+    range: int
+    avoid: tuple[str, ...] = ()
+    blocked: dict[str, Any] | None = None
+    stopped: tuple[dict[str, Any], ...] = ()
+    moved: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -458,10 +522,12 @@ EFFECTS: tuple[type, ...] = (
     AddCounter,
     SetCounter,
     Remember,
+    Tally,
     After,
     Emit,
     Say,
     Tell,
+    MoveToward,
     If,
 )
 #: JSON keys that are Python keywords, spelled differently in the dataclasses.
@@ -478,13 +544,27 @@ def tag(cls: type) -> str:
 @dataclass(frozen=True)
 class Var:
     """A variable the rules keep: a flag, a counter (0..max) or a set of at most ``max`` values, one per
-    ``scope`` key (the whole world, each agent, or each area)."""
+    ``scope`` key (the whole world, each agent, each area, each object, each exit).
+
+    Per ``object`` (a lamp's fuel, a corpse's age: one value per individually named thing) and per ``exit``
+    (a barricade's strength: one value per way between two areas, the same from either side) a condition
+    or effect says whose value it means with ``of``: a reference to the object, or the area on the other
+    side of the way from ``$here``. A value back at its default is dropped, so the tables hold only what
+    differs (at most :data:`~odyssey_env.rulelang.runtime.MAX_KEYS` keys each).
+
+    A ``tally`` counts named things (what the salt swallowed in an area: ``{"rock_salt": 2}``): at most
+    ``max`` names per scope key, in the order they came (a new name past that is not counted); the
+    ``tally`` effect adds to one name, ``{tally.<var>}`` reads "2 rock_salt, 1 glass_knife".
+
+    A set that ``lasts`` N steps forgets each value N steps after it was last remembered (a death-note that
+    rings for a while: remembering it again makes it ring longer); a forgotten value makes room."""
 
     name: str
     kind: VarKind
     scope: VarScope = "agent"
     max: int = 1
     initial: int = 0
+    lasts: int | None = None
 
 
 @dataclass(frozen=True)
@@ -550,15 +630,16 @@ class Trigger:
     """When a step rule runs; every field given must hold (an empty trigger: every step).
 
     ``every`` N steps (at ``offset``); during the ``hours`` ``[from, to)``; when an agent ``enter``-s one of
-    these areas (empty list: any); on an ``event`` whose data hold ``match``; when ``becomes`` turns true
-    for a scope item (it held not the step before); with ``chance`` drawn from the episode's RNG.
+    these areas (empty list: any); on an ``event`` (a kind, or a list of kinds) whose data hold ``match``;
+    when ``becomes`` turns true for a scope item (it held not the step before); with ``chance`` drawn from
+    the episode's RNG.
     """
 
     every: int | None = None
     offset: int = 0
     hours: tuple[int, int] | None = None
     enter: tuple[str, ...] | None = None
-    event: str | None = None
+    event: str | tuple[str, ...] | None = None
     match: dict[str, str | int | bool] = dataclasses.field(default_factory=dict)
     becomes: dict[str, Any] | None = None
     chance: float | None = None
@@ -568,7 +649,15 @@ class Trigger:
 class StepSpec:
     """A step rule: for each item of its ``scope`` (agents, areas, NPCs or objects lying about, narrowed by
     ``types`` and ``areas``), when its ``trigger`` fires and ``when`` holds, its effects run. ``after`` /
-    ``before`` place it among the engine's step rules (docs/engine.md)."""
+    ``before`` place it among the engine's step rules (docs/engine.md).
+
+    Scope ``recipe`` is each agent paired with each craftable object type (``types`` narrows them), bound as
+    ``$recipe``: "tell me when a recipe becomes craftable here" is a ``becomes`` of ``can_craft``, fired once
+    per agent, area and recipe. ``tutorial`` (agent and recipe scopes only) lets the rule reach agents still
+    in the tutorial, which every other rule leaves alone: a rule that teaches belongs there too.
+    ``modify`` (scope ``npc``, no trigger: it is a state, asked every step) holds a stat of each NPC for which
+    ``when`` holds, and gives it back when it stops holding (:class:`Modify`).
+    """
 
     name: str
     description: str
@@ -581,6 +670,18 @@ class StepSpec:
     when: dict[str, Any] | None = None
     effects: tuple[dict[str, Any], ...] = ()
     facts: tuple[FactSpec, ...] = ()
+    tutorial: bool = False
+    modify: Modify | None = None
+
+
+@dataclass(frozen=True)
+class Modify:
+    """What a step rule of scope ``npc`` holds an NPC's ``stat`` to while its ``when`` holds for it: ``times``
+    what it was (rounded, at least 1). Once ``when`` stops holding (the NPC left, the condition passed) the
+    stat is given back as it was; a change it underwent meanwhile is lost with it."""
+
+    stat: NpcStat
+    times: float
 
 
 @dataclass(frozen=True)
@@ -593,6 +694,27 @@ class PredicateSpec:
     params: tuple[str, ...] = ()
 
 
+# ============================================================================ hooks on the engine's verbs
+#: The engine's verbs a hook may attach to, and the name and kind its argument is bound as (``$to``).
+HOOKS: dict[str, tuple[str, str]] = {"enter": ("to", "area")}
+
+
+@dataclass(frozen=True)
+class HookSpec:
+    """A hook on one of the engine's verbs (:data:`HOOKS`): the verb keeps its pattern, listing and refusals,
+    and gains more. Once the verb's own refusals about its argument would pass (``enter``: a neighbouring
+    area, no fight here), each of ``requires`` must hold, else the command fails saying its ``refuse``; the
+    listing drops the commands they refuse. When the verb succeeded, ``then`` runs in the context the
+    command began in (``$here`` is where the agent stood). ``description`` replaces the verb's; ``facts`` add
+    to its own. The argument is bound as :data:`HOOKS` names it (``enter``: ``$to``, ``{to}``)."""
+
+    verb: str
+    description: str = ""
+    requires: tuple[Require, ...] = ()
+    then: tuple[dict[str, Any], ...] = ()
+    facts: tuple[FactSpec, ...] = ()
+
+
 @dataclass(frozen=True)
 class RulesSpec:
     """Everything in ``rules.json``."""
@@ -602,6 +724,7 @@ class RulesSpec:
     verbs: tuple[VerbSpec, ...] = ()
     step_rules: tuple[StepSpec, ...] = ()
     predicates: tuple[PredicateSpec, ...] = ()
+    hooks: tuple[HookSpec, ...] = ()
 
 
 def json_schema() -> dict[str, Any]:
@@ -630,10 +753,10 @@ def _json_key(name: str) -> str:
 
 #: Fields that hold a condition / a list of effects (the dataclasses type them as plain JSON).
 CONDITION_FIELDS = {("Require", "check"), ("Trigger", "becomes"), ("StepSpec", "when"), ("PredicateSpec", "check")}
-CONDITION_FIELDS |= {("If", "if")}
+CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked")}
 CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "none_of")}
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
-EFFECT_LIST_FIELDS |= {("If", "else")}
+EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
 
 
 def _point(defs: dict[str, Any], ref: dict[str, Any]) -> None:

@@ -265,7 +265,14 @@ def _npc_bindings(fn: ast.FunctionDef, reader: _Reader) -> dict[str, tuple[str, 
                 with contextlib.suppress(_Unknown):
                     local[stmt.targets[0].id] = reader.value(value)
             key = _generated_key(stmt.targets[0]) if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 else None
-            if key and call and isinstance(stmt.value, ast.Name) and stmt.value.id == "inst" and key not in out:
+            if (
+                key
+                and call
+                and isinstance(stmt, ast.Assign)  # as key's being set says
+                and isinstance(stmt.value, ast.Name)
+                and stmt.value.id == "inst"
+                and key not in out
+            ):
                 out[key] = call
         # nested ifs are visited on their own by ast.walk
     return out
@@ -422,9 +429,9 @@ def _npc_of_call(fn: ast.FunctionDef, call: ast.Call) -> str | None:
     enclosing ``if get_def_id(inst) == "npc_..."`` names, else the base id ``inst`` was created from."""
     arg = next((a.id for a in call.args if isinstance(a, ast.Name) and a.id != "world"), None)
     parents: dict[ast.AST, ast.AST] = {}
-    for node in ast.walk(fn):
-        for child in ast.iter_child_nodes(node):
-            parents[child] = node
+    for parent in ast.walk(fn):
+        for child in ast.iter_child_nodes(parent):
+            parents[child] = parent
     node: ast.AST | None = call
     while node is not None:
         if isinstance(node, ast.If):

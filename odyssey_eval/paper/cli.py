@@ -6,6 +6,7 @@ import argparse
 import json
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from odyssey_eval.paper import release as rel
 from odyssey_eval.paper.importer import GAMES, digest, import_release
@@ -37,7 +38,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from odyssey_env.userdir import games_dir, provenance
+    from odyssey_env.userdir import games_dir, provenance, stale_import
 
     args = _parser().parse_args(argv)
     out = args.out or games_dir()
@@ -55,25 +56,29 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
         print(f"imported from {release.source} (sha256 {release.sha256 or release.folder_digest()}) into {out}")
         return 0
-    rows = []
+    rows: list[dict[str, Any]] = []  # what --json prints
     for game in GAMES:
         folder = out / game
-        record = provenance(folder) if folder.is_dir() else None
+        stamp = provenance(folder) if folder.is_dir() else None
         rows.append(
             {
                 "game": game,
-                "imported": record is not None,
-                "env_id": record["env_id"] if record else None,
-                "from": record["summary"] if record else None,
-                "sizes": record.get("sizes") if record else None,
-                "digest": digest(folder) if record else None,
+                "imported": stamp is not None,
+                "env_id": stamp["env_id"] if stamp else None,
+                "from": stamp["summary"] if stamp else None,
+                "sizes": stamp.get("sizes") if stamp else None,
+                "digest": digest(folder) if stamp else None,
+                "format": stamp.get("format") if stamp else None,
+                "stale": stale_import(folder) if stamp else None,
             }
         )
     if args.json:
         print(json.dumps(rows, indent=1))
         return 0
     for r in rows:
-        if r["imported"]:
+        if r["stale"]:
+            print(f"{r['game']:14s} {r['stale']}")
+        elif r["imported"]:
             s = r["sizes"]
             print(
                 f"{r['game']:14s} {r['env_id']:32s} {s['areas']:3d}/{s['object_types']}/{s['npc_types']}/{s['stages']}"

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from odyssey_env.userdir import PAPER_FORMAT
 from odyssey_eval.paper import tutorial as tutorial_mod
 from odyssey_eval.paper.bootstrap import Picker, read_bindings, stock_in_code
 from odyssey_eval.paper.literals import NotLiteral, class_data, find_class, parse
-from odyssey_eval.paper.mechanics import bind_mechanics
+from odyssey_eval.paper.mechanics import bind_mechanics, rule_file
 from odyssey_eval.paper.quest import (
     TRANSLATIONS,
     condition_code,
@@ -42,7 +43,7 @@ __all__ = ["GAMES", "ImportedGame", "env_id", "import_game", "import_release", "
 
 #: The reference's seven games, by its own names; ``base`` lives in ``games/base``.
 GAMES = ("base", "remnant", "mark", "metropolis", "quarantine", "robot_kingdom", "saltglass")
-FORMAT = 1
+FORMAT = PAPER_FORMAT  # stamped into paper.json; loading a folder of another format says to import again
 
 
 def env_id(game: str) -> str:
@@ -69,6 +70,7 @@ class ImportedGame:
     world: dict[str, Any]
     quest: dict[str, Any]
     provenance: dict[str, Any]
+    rules: dict[str, Any] | None = None  # a rules.json of the game's own verbs written in the rule language
 
 
 def _intro(release: Release, path: str) -> str:
@@ -173,9 +175,9 @@ def import_game(release: Release, game: str) -> ImportedGame:
                               "not trade in odyssey (not a merchant there): its stock is left out"})  # fmt: skip
                 continue
             mine = npc.setdefault("stock", {})
-            for ref_obj, n in stock.items():
+            for ref_obj, count in stock.items():
                 if ref_obj in ent.objects:
-                    mine[ent.objects[ref_obj]] = max(int(mine.get(ent.objects[ref_obj], 0)), n)
+                    mine[ent.objects[ref_obj]] = max(int(mine.get(ent.objects[ref_obj], 0)), count)
         for spec in bindings.bosses.values():
             if spec.npc in ent.npcs:
                 npc = npc_by_name[ent.npcs[spec.npc]]
@@ -238,6 +240,8 @@ def import_game(release: Release, game: str) -> ImportedGame:
     mechanics, mech_notes = bind_mechanics(release, paths, ent, world)
     world["game"].update(mechanics)
     notes += mech_notes
+    rules, rule_notes = rule_file(release, paths, ent, world)
+    notes += rule_notes
     sha = release.sha256 or release.folder_digest()
     provenance = {
         "format": FORMAT,
@@ -255,7 +259,7 @@ def import_game(release: Release, game: str) -> ImportedGame:
         "condition_translations": {k: v for k, v in TRANSLATIONS.items()},
         "differences": notes,
     }
-    return ImportedGame(game, world, quest, provenance)
+    return ImportedGame(game, world, quest, provenance, rules)
 
 
 def _dump(data: Any) -> bytes:
@@ -271,6 +275,8 @@ def write_game(imported: ImportedGame, out: Path) -> Path:
         (tmp / "world.json").write_bytes(_dump(imported.world))
         (tmp / "quest.json").write_bytes(_dump(imported.quest))
         (tmp / "paper.json").write_bytes(_dump(imported.provenance))
+        if imported.rules is not None:
+            (tmp / "rules.json").write_bytes(_dump(imported.rules))
         if folder.exists():
             old = out / f".{imported.name}.old-{os.getpid()}"
             os.replace(folder, old)
@@ -304,7 +310,7 @@ def import_release(release: Release, out: Path, games: tuple[str, ...] = GAMES) 
 def digest(folder: Path) -> str:
     """SHA-256 over a written game folder's files (what ``odyssey paper status`` compares)."""
     h = hashlib.sha256()
-    for name in ("world.json", "quest.json", "paper.json"):
+    for name in ("world.json", "quest.json", "paper.json", "rules.json"):
         path = folder / name
         if path.is_file():
             h.update(name.encode() + b"\0" + path.read_bytes())

@@ -45,7 +45,9 @@ def literal(node: ast.AST, names: Mapping[str, Any] | None = None) -> Any:
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):
             raise NotLiteral(f"line {node.lineno}: '**' in a dict")
-        return {literal(k, names): literal(v, names) for k, v in zip(node.keys, node.values, strict=True)}
+        return {
+            literal(k, names): literal(v, names) for k, v in zip(node.keys, node.values, strict=True) if k is not None
+        }
     if isinstance(node, ast.List):
         return [literal(e, names) for e in node.elts]
     if isinstance(node, ast.Tuple):

@@ -10,8 +10,15 @@ implementation for is recorded as a difference of that game, so nothing is silen
 from __future__ import annotations
 
 import ast
+import importlib
+import json
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
+from odyssey_env.game import GAMES_DIR
+from odyssey_env.rules import BASE_VERBS, core_step_rules
 from odyssey_env.steprules.spawning import QUIET_ENEMIES, QUIET_FOOD
 from odyssey_eval.paper.literals import parse
 from odyssey_eval.paper.release import Release
@@ -57,6 +64,202 @@ RESPAWN_STYLES: dict[str, dict[str, object]] = {
 }
 
 
+@dataclass(frozen=True)
+class Own:
+    """A game-specific reference rule and the odyssey rule that plays it: ``rule`` (a verb or step rule name)
+    of the shipped game ``game``'s ``rules.py``, which re-authored it; ``differs`` says, for ``paper.json``,
+    how odyssey's implementation differs from the reference's (read from what the reference's rule does)."""
+
+    game: str
+    rule: str
+    differs: str
+
+
+#: The reference's game-specific rules of Metropolis, Quarantine, Robot Kingdom and Saltglass -> odyssey's.
+OWN: dict[str, Own] = {}
+_NO_CORPSES = (
+    "odyssey's Lazaret rule `{rule}` plays it with corpses as objects (named, laid out, dropped by the fallen); "
+    "Quarantine has no corpse object, the reference keeps its corpses as a record of the NPCs defeated in an "
+    "area, and the import adds no object types of its own"
+)
+_RULE_FILE = (
+    "odyssey's Lazaret plays it in its rules.json (the rule language), which names Lazaret's objects; the rule "
+    "language has no parameters yet to play it on another game's ids"
+)
+#: Game-specific reference rules odyssey has an implementation of but leaves unbound, and why.
+UNBOUND: dict[str, str] = {
+    "BurnCorpsesRule": _NO_CORPSES.format(rule="burn corpses"),
+    "CorpseCorruptionStepRule": _NO_CORPSES.format(rule="corpse_corruption"),
+    "QuarantineLockdownStepRule": _NO_CORPSES.format(rule="quarantine_lockdown"),
+    "BarricadeRule": _RULE_FILE,
+    "ShoveRule": (
+        "odyssey's Lazaret plays a shove in its rules.json (furniture toppled onto an enemy for damage through its "
+        "guard), written against Lazaret's furniture; the reference's stuns the enemy for one round, and the rule "
+        "language has no stun (a skipped enemy turn) to write it with"
+    ),
+    "CorruptionDecayStepRule": (
+        "odyssey's Rust Throne rule `corrosion` plays it (what lies on the ground rusts into scrap iron after 40 "
+        "steps; the reference's destroys it after 16, where war machines fell), but bound to Robot Kingdom it "
+        "rusted the chapter-3 ingredients the oracle gathers in batches and leaves lying, and seed 0 was no longer "
+        "solved: left off until the oracle guards what it sets down"
+    ),
+    "TerritoryReclamationStepRule": (
+        "odyssey's Rust Throne rule `reclamation` plays it (enemies return to areas left unvisited), but bound to "
+        "Robot Kingdom it kept the oracle from finishing the quest within 500 steps on seeds 0-4 (with the "
+        "reference's numbers, dormancy 8 and a tick every 3 steps, 13 to 25 of 40 stages; with odyssey's, seed 2 "
+        "ran out of steps): left off until the oracle plans around returning enemies"
+    ),
+}
+
+
+def _own(game: str, table: dict[str, tuple[str, str]]) -> None:
+    for cls, (rule, differs) in table.items():
+        OWN[cls] = Own(game, rule, differs)
+
+
+def _constants(release: Release, path: str, cls: str) -> dict[str, Any]:
+    """The literal upper-case class constants of reference class ``cls`` (``DURATION = 3``): the numbers and
+    ids its rule works with, read as data through ``ast`` (a constant that is not a literal is left out)."""
+    if not release.has(path):
+        return {}
+    out: dict[str, Any] = {}
+    for node in parse(release.text(path), path).body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            for stmt in node.body:
+                if (
+                    isinstance(stmt, ast.Assign)
+                    and len(stmt.targets) == 1
+                    and isinstance(stmt.targets[0], ast.Name)
+                    and stmt.targets[0].id.isupper()
+                ):
+                    try:
+                        out[stmt.targets[0].id] = ast.literal_eval(stmt.value)
+                    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                        continue
+    return out
+
+
+#: Reference rules played by a ``rules.json`` the import writes in odyssey's rule language (:func:`rule_file`).
+WRITTEN = {"ConcocRule"}
+
+
+def _literal_in(release: Release, path: str, cls: str, method: str, name: str) -> Any:
+    """The literal assigned to ``name`` inside method ``method`` of class ``cls`` (a table kept in code), or None."""
+    for node in parse(release.text(path), path).body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            for fn in node.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name == method:
+                    for stmt in ast.walk(fn):
+                        if (
+                            isinstance(stmt, ast.Assign)
+                            and len(stmt.targets) == 1
+                            and isinstance(stmt.targets[0], ast.Name)
+                            and stmt.targets[0].id == name
+                        ):
+                            try:
+                                return ast.literal_eval(stmt.value)
+                            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                                return None
+    return None
+
+
+#: Shipped games whose ``rules.json`` names none of their own content, so that a game bound to them
+#: (``game.rules_from``) takes it whole as its own ``rules.json``: the dynamics they moved from code to data.
+SHARED_RULE_FILES = ("mirror_salt",)
+
+
+def _shipped_rule_file(game: str) -> dict[str, Any] | None:
+    path = GAMES_DIR / game / "rules.json"
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
+def rule_file(
+    release: Release, paths: dict[str, str], ent: Entities, world: dict[str, Any] | None = None
+) -> tuple[dict[str, Any] | None, list[dict[str, str]]]:
+    """A ``rules.json`` (odyssey's rule language: data, no code) for the game, and its notes: the shared rule
+    file of the shipped game it is bound to (:data:`SHARED_RULE_FILES`), or one written for the reference verbs
+    :data:`WRITTEN` names. Quarantine's ``concoct``: two herbs carried, used up, restore the health the
+    reference's table gives the pair (read from the table literal in its ``_potency``)."""
+    for game in (world or {}).get("game", {}).get("rules_from", ()):
+        if game in SHARED_RULE_FILES:
+            shared = _shipped_rule_file(game)
+            if shared is not None:
+                names = [r["name"] for r in shared.get("step_rules", [])] + [v["verb"] for v in shared.get("verbs", [])]
+                note = f"the rules odyssey's {game} keeps as data ({', '.join(names)}): its rules.json, taken whole"
+                return shared, [{"where": "rules.json", "difference": note}]
+    if not release.has(paths["actions"]):
+        return None, []
+    classes = {cls for cls, _ in _classes(release, paths["actions"], "BaseActionRule")}
+    if "ConcocRule" not in classes:
+        return None, []
+    herbs_ids = _constants(release, paths["actions"], "ConcocRule").get("HERB_IDS", ())
+    table = _literal_in(release, paths["actions"], "ConcocRule", "_potency", "table")
+    herbs = sorted(ent.objects[i] for i in herbs_ids if isinstance(i, str) and i in ent.objects)
+    pairs = []
+    if isinstance(table, dict):
+        for pair, hp in table.items():
+            known = isinstance(pair, tuple) and len(pair) == 2 and all(p in ent.objects for p in pair)
+            if known and isinstance(hp, int) and hp > 0:
+                pairs.append((ent.objects[pair[0]], ent.objects[pair[1]], hp))
+    if not herbs or not pairs:
+        note = "the reference's herbs or potency table were not found: the verb is absent"
+        return None, [{"where": "verbs.concoct", "difference": note}]
+    effects: list[dict[str, Any]] = []
+    for a, b, hp in sorted(pairs):
+        orders = [(a, b)] if a == b else [(a, b), (b, a)]
+        matches = [{"all_of": [{"same": ["$first_herb", x]}, {"same": ["$second_herb", y]}]} for x, y in orders]
+        effects.append(
+            {
+                "if": matches[0] if len(matches) == 1 else {"any_of": matches},
+                "then": [
+                    {"consume": "$first_herb"},
+                    {"consume": "$second_herb"},
+                    {"change": "hp", "by": hp},
+                    {"say": f"I combine {{first_herb}} and {{second_herb}} into a remedy: up to {hp} health back."},
+                    {"emit": "remedy_concocted", "data": {"herbs": ["{first_herb}", "{second_herb}"], "hp": hp}},
+                ],
+            }
+        )
+    slot = {"domain": "type", "types": herbs}
+    rules = {
+        "format": 1,
+        "verbs": [
+            {
+                "verb": "concoct",
+                "description": "Combine two herbs I carry into a remedy that restores health (the pair sets how much).",
+                "records_event": False,
+                "slots": [
+                    {"name": "first_herb", **slot, "refuse": "Cannot concoct: {first_herb} is not a herb."},
+                    {"name": "second_herb", **slot, "refuse": "Cannot concoct: {second_herb} is not a herb."},
+                ],
+                "requires": [
+                    {"check": {"has": "$first_herb"}, "refuse": "Cannot concoct: I carry no {first_herb}."},
+                    {"check": {"has": "$second_herb"}, "refuse": "Cannot concoct: I carry no {second_herb}."},
+                    {
+                        "check": {
+                            "any_of": [
+                                {"none_of": [{"same": ["$first_herb", "$second_herb"]}]},
+                                {"has": "$first_herb", "count": 2},
+                            ]
+                        },
+                        "refuse": "Cannot concoct: a remedy of {first_herb} alone takes two of it.",
+                    },
+                    {
+                        "check": {"any_of": [m for e in effects for m in (e["if"].get("any_of") or [e["if"]])]},
+                        "refuse": "Cannot concoct {first_herb} with {second_herb}: the pair makes no remedy.",
+                    },
+                ],
+                "effects": effects,
+            }
+        ],
+    }
+    note = (
+        "played by a rules.json the import writes in odyssey's rule language: the reference's herbs and potency "
+        "table (both herbs carried and used up, health restored up to the maximum), as the reference's"
+    )
+    return rules, [{"where": "verbs.concoct", "difference": note}]
+
+
 def _classes(release: Release, path: str, base: str) -> list[tuple[str, str]]:
     """(class name, its ``verb`` or ``name``) of the top-level classes deriving from ``base``."""
     if not release.has(path):
@@ -81,42 +284,99 @@ def _classes(release: Release, path: str, base: str) -> list[tuple[str, str]]:
     return out
 
 
+def _marked(game: str) -> dict[str, tuple[str, bool]]:
+    """Rule name (verb or step rule) -> (``"action"`` or ``"step"``, whether it is optional), for every rule
+    of shipped game ``game``'s ``rules.py`` (shipped code, imported by name as the engine imports it)."""
+    module = importlib.import_module(f"odyssey_env.games.{game}.rules")
+    out: dict[str, tuple[str, bool]] = {}
+    for value in vars(module).values():
+        kind = getattr(value, "__odyssey_rule__", None)
+        if kind in ("action", "step") and getattr(value, "__module__", None) == module.__name__:
+            out[value.verb if kind == "action" else value.name] = (kind, bool(value.optional))
+    return out
+
+
 def bind_mechanics(
     release: Release, paths: dict[str, str], ent: Entities, world: dict[str, Any]
 ) -> tuple[dict[str, Any], list[dict[str, str]]]:
-    """``game.verbs``, ``game.step_rules`` and ``game.params`` for one game, and the rules left unbound."""
+    """``game.verbs``, ``game.step_rules``, ``game.rules_from``, ``game.disable`` and ``game.params`` for one
+    game, and the differences: rules left unbound, and how each bound game-specific rule differs."""
     notes: list[dict[str, str]] = []
     verbs: list[str] = []
+    steps: list[str] = []
+    bound: dict[str, dict[str, str]] = {}  # shipped game -> odyssey rule -> the reference class it plays
+    consts: dict[str, dict[str, Any]] = {}  # reference class -> its literal constants
+
+    def own(cls: str, label: str, path: str, where: str) -> bool:
+        rule = OWN.get(cls)
+        if rule is None:
+            return False
+        bound.setdefault(rule.game, {})[rule.rule] = cls
+        consts[cls] = _constants(release, path, cls)
+        notes.append(
+            {
+                "where": f"{where}.{label or cls}",
+                "difference": f"played by odyssey's {rule.game} rule {rule.rule!r}: {rule.differs}",
+            }
+        )
+        return True
+
     for cls, label in _classes(release, paths["actions"], "BaseActionRule"):
         if cls in ACTIONS:
             verbs.append(ACTIONS[cls])
-        elif cls not in BASE_ACTIONS:
+        elif cls in UNBOUND:
+            notes.append({"where": f"verbs.{label or cls}", "difference": f"open gap: {UNBOUND[cls]}"})
+        elif cls in WRITTEN:
+            continue  # rule_file writes it, and its note
+        elif cls not in BASE_ACTIONS and not own(cls, label, paths["actions"], "verbs"):
             notes.append(
                 {
                     "where": f"verbs.{label or cls}",
                     "difference": f"the reference's {cls} has no odyssey implementation yet: the verb is absent",
                 }
             )
-    steps: list[str] = []
     respawn: dict[str, object] = {}
     for cls, label in _classes(release, paths["general"], "BaseStepRule"):
         if cls in STEP_RULES:
             steps.append(STEP_RULES[cls])
         elif cls in RESPAWN_STYLES:
             respawn.update(RESPAWN_STYLES[cls])
-        elif cls not in BASE_STEPS:
+        elif cls in UNBOUND:
+            notes.append({"where": f"step_rules.{label or cls}", "difference": f"open gap: {UNBOUND[cls]}"})
+        elif cls not in BASE_STEPS and not own(cls, label, paths["general"], "step_rules"):
             notes.append(
                 {
                     "where": f"step_rules.{label or cls}",
                     "difference": f"the reference's {cls} has no odyssey implementation yet: the dynamic is absent",
                 }
             )
+    params: dict[str, dict[str, Any]] = {}
+    disable: list[str] = []
+    rules_from: list[str] = []
+    for game in sorted(bound):
+        rules_from.append(game)
+        rules = bound[game]
+        for name, (kind, optional) in _marked(game).items():
+            if name in rules:
+                if optional:
+                    (verbs if kind == "action" else steps).append(name)
+            elif not optional and name not in BASE_VERBS and name not in core_step_rules():
+                disable.append(name)  # a rule of the shipped game the reference's game does not have
+        definition = release.json(paths["world"]) if release.has(paths["world"]) else {}
+        in_code = _marked(game)
+        for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
+            # only the rules of its rules.py take game.params (those of a shared rules.json are data)
+            if (name in rules and name in in_code) or name in BASE_VERBS or name in core_step_rules():
+                params[name] = values
     out: dict[str, Any] = {}
     if verbs:
         out["verbs"] = list(dict.fromkeys(verbs))
     if steps:
         out["step_rules"] = list(dict.fromkeys(steps))
-    params: dict[str, dict[str, Any]] = {}
+    if rules_from:
+        out["rules_from"] = rules_from
+    if disable:
+        out["disable"] = disable
     if respawn:
         params["respawn"] = dict(respawn)
     if "lockpick" in verbs:
@@ -150,3 +410,396 @@ def bind_mechanics(
     if params:
         out["params"] = params
     return out, notes
+
+
+# ---------------------------------------------------------------------------- Metropolis: Gavelmoor's law
+_own(
+    "gavelmoor",
+    {
+        "InvokeLawRule": (
+            "invoke law",
+            "a law is one of six fixed statute texts (peace, strife, amnesty, search, recess, session), posted on "
+            "the ground for the reference's term (DURATION turns); the reference reads keywords of any text "
+            "(passage, gravity, nullify: unlock the area's paths, reveal materials, pacify its enemies), burns a "
+            "statute_shard and blanks the page",
+        ),
+        "FileObjectionRule": (
+            "file objection",
+            "an objection is against a law posted here, for a fee, struck down at a hearing two turns later; the "
+            "reference's is against an NPC fighting me, sustained (the NPC pacified 5 turns) when a paper I carry "
+            "holds a law its pattern breaks, else I lose a turn",
+        ),
+        "AppealVerdictRule": (
+            "appeal verdict",
+            "in the turn after a verdict (a fine or my death), once a day, free; a death appealed leaves me at full "
+            "health (the reference's restoration); the reference's costs every coin I carry and banishes the NPC "
+            "that felled me",
+        ),
+        "NightlyLawRewriteStepRule": (
+            "nightly_rewrite",
+            "at midnight each statute written anywhere turns into its twin; the reference's rewrites every paper "
+            "every 30 steps into a random law of its pool and shifts paths, objects and combat patterns",
+        ),
+        "ObjectionEffectsStepRule": (
+            "objection_effects",
+            "strikes down the law objected to at its hearing; the reference's counts down pacified NPCs and "
+            "skipped turns",
+        ),
+        "InvokeLawExpiryStepRule": (
+            "law_expiry",
+            "a law fades when its term ends or its notice is taken down (the reference's undoes its effect)",
+        ),
+        "LegalParadoxStepRule": (
+            "legal_paradox",
+            "three or more laws in an area with a statute and its twin freeze the area's enemies; the reference's "
+            "also duplicates or removes objects and shuffles paths",
+        ),
+        "ContemptOfCourtStepRule": (
+            "contempt_of_court",
+            "idle turns (waiting, refused or invalid commands) outside a fight: a warning at the reference's "
+            "warning threshold, then its per-turn fine, or its health penalty without coins; the reference also "
+            "lowers maximum health after 7 idle turns",
+        ),
+        "BindingPrecedentStepRule": (
+            "binding_precedent",
+            "each kill of an enemy type weakens every enemy of that type by the reference's fraction (up to 3 "
+            "times); the reference's weakens the type only in the area of the kill and strengthens it for good "
+            "when it defeats me",
+        ),
+        "ContrabandSuspicionStepRule": (
+            "contraband_suspicion",
+            "over 14 things carried (odyssey's limit, not the reference's 8: with 8 and a seizure chance every "
+            "step the watch took the chapter-3 materials faster than the oracle could carry them to the forge) "
+            "the watch may seize a unit a step; the reference's bailiffs warn, converge over 5 turns, then "
+            "confiscate up to half and sell it at double price",
+        ),
+        "TrialProceedingsStepRule": (
+            "trial_proceedings",
+            "a killing is tried: lawful if provoked or under strife, else a fine (appealable); the reference's "
+            "spectral judge reads the area's papers for a justification and curses my attack or upgrades an item",
+        ),
+    },
+)
+
+
+def _metropolis(
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Gavelmoor's parameters set from Metropolis's ids and the reference rules' own numbers."""
+
+    def num(rule: str, key: str, default: float) -> Any:
+        value = consts.get(rule, {}).get(key, default)
+        return value if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+    containers = {o["name"] for o in world["objects"] if o["category"] == "container"}
+    return {
+        "invoke law": {"term": max(1, int(num("invoke law", "DURATION", 48)))},
+        "appeal verdict": {"revive": 1.0},
+        "nightly_rewrite": {"sealed": sorted(containers & {"notary_folio"})},
+        "contempt_of_court": {
+            "patience": max(1, int(num("contempt_of_court", "WARNING_THRESHOLD", 3))),
+            "fine": int(num("contempt_of_court", "FINE_COINS_PER_TURN", 1)),
+            "hp_penalty": int(num("contempt_of_court", "HP_REDUCTION_PER_TURN", 3)),
+        },
+        "binding_precedent": {"weaken": min(0.3, float(num("binding_precedent", "STAT_REDUCTION_FRACTION", 0.15)))},
+        "legal_paradox": {"threshold": max(2, int(num("legal_paradox", "MIN_DOCUMENTS", 3)))},
+    }
+
+
+# ---------------------------------------------------------------------------- Robot Kingdom: Rust Throne's scrap
+_own(
+    "rust_throne",
+    {
+        "SalvageRule": (
+            "salvage",
+            "the reference's recipes (units used up, with its tool in hand) raise my attack for good; its defense "
+            "upgrades (fiend_plate, demon_core_shard: +2 defense) are not played, odyssey's defense is what I wear "
+            "and carry (open gap)",
+        ),
+        "RallyRule": (
+            "rally",
+            "a friendly NPC (not a guide or merchant) joins me for the reference's price (BASE_COST + "
+            "COST_PER_LEVEL x level) and strikes my foe every turn while we stand together; the reference's ally "
+            "adds bonus damage to my next 3 attacks",
+        ),
+        "SiphonRule": (
+            "siphon",
+            "the same: a valued object held in hand, used up against a hostile machine I fight, heals me by its "
+            "value and takes a third of it from the machine's attack (for good, not for the encounter only)",
+        ),
+        "JamRule": (
+            "jam",
+            "a held material, tool or weapon driven into a hostile machine's gears stops its strikes for 3 turns; "
+            "the reference's removes one action from its pattern for good (an attack more likely with heavier, "
+            "dearer objects)",
+        ),
+        "OverloadRule": (
+            "overload",
+            "an eligible component bursts at once, striking every hostile machine here for the reference's aura "
+            "value less its defense; the reference's grants a lasting counter-damage aura on my armor (open gap)",
+        ),
+        "ScavengeRule": (
+            "scavenge",
+            "each area hides a fixed few of the materials that may appear there, found one per search until it is "
+            "picked clean; the reference's finds random objects with a chance and count growing with the enemy "
+            "types I defeated, once every 5 steps per area",
+        ),
+        "IntimidationStepRule": (
+            "intimidation",
+            "friendlies lose the reference's health per enemy each step (never below 1, recovering when safe); the "
+            "reference's can kill them, and the strongest enemy then absorbs their strength",
+        ),
+        "UnitedPresenceStepRule": (
+            "united_presence",
+            "the reference's defense per other agent in the area (multi-agent play); its enemies' skipped turn is "
+            "not played",
+        ),
+        "TacticalWarningStepRule": (
+            "tactical_warnings",
+            "a friendly in the area calls every engaged enemy's next stance each turn (the reference's 30% a turn)",
+        ),
+        "ForgeEchoMigrationStepRule": (
+            "forge_migration",
+            "every few steps a roaming merchant walks one area toward the nearest crafting station without one; "
+            "the reference's walks toward where I crafted in the last 6 steps",
+        ),
+        "WarMachineCannibalizeStepRule": (
+            "scrap_mending",
+            "a wounded enemy eats one scrap_iron lying in its area a turn and mends 6; the reference's eats any "
+            "object there (not stations, coins, bags, keys, notes), only in a fight, mending half its value (at "
+            "least 2): eating what a player set down left the oracle unable to craft chapter 3's charge",
+        ),
+        "DevilForgedCorruptionStepRule": (
+            "devil_drain",
+            "the same: carrying more devil-forged objects than the reference's safe number burns its health per "
+            "piece over it each step",
+        ),
+    },
+)
+
+
+def _robot_kingdom(
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Rust Throne's tables filled from Robot Kingdom's ids and the reference rules' constants."""
+
+    def num(rule: str, key: str, default: int) -> int:
+        value = consts.get(rule, {}).get(key, default)
+        return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else default
+
+    def ids(rule: str, key: str) -> dict[str, Any]:
+        value = consts.get(rule, {}).get(key, {})
+        items = value.items() if isinstance(value, dict) else ((v, None) for v in value)
+        return {ent.objects[i]: v for i, v in items if isinstance(i, str) and i in ent.objects}
+
+    objects = [o for o in world["objects"] if not o.get("quest")]
+    kinds = {o["name"]: o for o in world["objects"]}
+    out: dict[str, dict[str, Any]] = {}
+    tool = ent.objects.get(str(consts.get("salvage", {}).get("TOOL_ID", "")), "")
+    upgrades = {
+        name: [int(r[0]), int(r[2])]
+        for name, r in ids("salvage", "SALVAGE_RECIPES").items()
+        if isinstance(r, tuple | list) and len(r) >= 3 and r[1] == "attack"
+    }
+    out["salvage"] = {"upgrades": upgrades, "tool": tool}
+    friendly = [
+        n["name"] for n in world["npcs"] if n["kind"] == "friendly" and n.get("role") not in ("guide", "merchant")
+    ]
+    friendly = [n for n in friendly if n not in _immune_npcs(ent, consts.get("intimidation", {}))]
+    out["rally"] = {
+        "recruits": friendly,
+        "wake": False,
+        "cost": num("rally", "BASE_COST", 8),
+        "cost_per_level": num("rally", "COST_PER_LEVEL", 4),
+    }
+    out["siphon"] = {"conduits": ["material", "weapon", "armor", "tool"]}
+    out["jam"] = {
+        "wedges": {
+            o["name"]: 3
+            for o in objects
+            if o["category"] in ("material", "tool", "weapon")
+            and o.get("value", 0) > 0
+            and "unlock" not in o.get("uses", ())
+        }
+    }
+    out["overload"] = {"components": {k: max(1, int(v)) for k, v in ids("overload", "ELIGIBLE_COMPONENTS").items()}}
+    areas = {a["name"]: a.get("level", 1) for p in world["places"] for a in p["areas"]}
+    finds: dict[str, list[str]] = {}
+    for area, level in areas.items():
+        here = [
+            o["name"]
+            for o in objects
+            if o["category"] == "material"
+            and "recipe" not in o
+            and (area in o["areas"] if o.get("areas") else abs(o.get("level", 1) - level) <= 1)
+        ]
+        if here:
+            finds[area] = sorted(here)[:4]
+    out["scavenge"] = {"finds": finds}
+    scrap = ent.objects.get("obj_scrap_iron")
+    out["intimidation"] = {"loss": num("intimidation", "INTIMIDATION_DAMAGE_PER_ENEMY", 2)}
+    out["united_presence"] = {"bonus": num("united_presence", "DEFENSE_BONUS_PER_ALLY", 3)}
+    out["forge_migration"] = {
+        "stations": sorted(o["name"] for o in objects if o["category"] == "station"),
+        "period": max(1, num("forge_migration", "MIGRATION_TICK_INTERVAL", 20)),
+    }
+    if scrap is not None:
+        # the reference's machines eat any object lying there; eating what a player set down (materials of a
+        # recipe, quest objects) left the oracle unable to craft Robot Kingdom's chapter-3 charge on 2 seeds of 5
+        out["scrap_mending"] = {"scrap": [scrap]}
+    out["devil_drain"] = {
+        "objects": sorted(ids("devil_drain", "DEVIL_FORGED_BASE_IDS")),
+        "limit": num("devil_drain", "SAFE_THRESHOLD", 3),
+        "drain": num("devil_drain", "HP_DRAIN_PER_EXCESS", 2),
+    }
+    del kinds
+    return out
+
+
+def _immune_npcs(ent: Entities, consts: dict[str, Any]) -> set[str]:
+    """Names of the NPCs a reference rule leaves alone (its ``IMMUNE_NPC_BASE_IDS``)."""
+    value = consts.get("IMMUNE_NPC_BASE_IDS", ())
+    return {ent.npcs[i] for i in value if isinstance(i, str) and i in ent.npcs}
+
+
+# ---------------------------------------------------------------------------- Saltglass: Mirror Salt's glass
+_own(
+    "mirror_salt",
+    {
+        "ListenRule": (
+            "listen",
+            "listening to this area (its mirages, what the salt swallowed, the death-notes the glass keeps), a "
+            "neighbouring one (who moves there), a creature (its next stance) or an object (whether it is real), "
+            "anywhere; the reference's gives one cryptic hint (a hidden object, a locked path, an enemy's rhythm) "
+            "in an observatory area or while holding glass",
+        ),
+        "RefractRule": (
+            "refract",
+            "bending light through a glass object I carry (the reference's glass tokens in its name or description) "
+            "breaks the mirages here and cracks the glaze off what I hold; the reference's reveals a locked path's "
+            "key, concealed objects or an NPC's inventory, and refuses degraded glass",
+        ),
+        "SaltGlazeStepRule": (
+            "salt_glaze",
+            "under the open sky (the reference's open areas: the others are sheltered) salt glazes what I hold, "
+            "layer by layer, taking attack from weapons; shade or stowing it flakes it off; the reference's glazes "
+            "one item with 20% a step while I carry glass, until an observatory area or death",
+        ),
+        "ForgeAlertStepRule": (
+            "forge_alert",
+            "(Mirror Salt's rules.json) by a station with everything a recipe of it needs, I am told once what I "
+            "could make (the "
+            "reference's again after 8 steps without crafting there)",
+        ),
+        "CollectUnattendedStepRule": (
+            "salt_sink",
+            "(Mirror Salt's rules.json) what I drop sinks after 30 steps with nobody there, all of it; the "
+            "reference's takes 35% of each stack after 20 to 35 idle steps, in open salt areas only, merchant areas "
+            "exempt",
+        ),
+        "ResonanceImprintStepRule": (
+            "resonance_imprint",
+            "(Mirror Salt's rules.json, with imprint_falter) where an enemy falls the glass keeps its death-note and "
+            "its kin there strike softer; the reference's "
+            "observatories keep the last listen or refract hint for the next agent (a multi-agent trail)",
+        ),
+        "SaltMirageStepRule": (
+            "salt_mirage",
+            "phantom objects appear on the open salt with the reference's chance and mean lifetime, vanish when "
+            "picked up, and are exposed by listen and refract",
+        ),
+    },
+)
+
+
+def _saltglass(
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Mirror Salt's parameters set from Saltglass's areas and objects and the reference rules' constants."""
+    glaze = consts.get("salt_glaze", {})
+    open_names = {str(a).lower() for a in glaze.get("OPEN_SALT_AREAS", ())}
+    areas = [a["name"] for p in world["places"] for a in p["areas"]]
+    # the reference tests its own (lower-case) area names; the import keeps them, so they are ours too
+    sheltered = [a for a in areas if a not in open_names] if open_names else []
+    tokens = tuple(str(t).lower() for t in consts.get("refract", {}).get("GLASS_NAME_TOKENS", ()))
+    objects = [o for o in world["objects"] if not o.get("quest")]
+    lenses = [
+        o["name"]
+        for o in world["objects"]
+        if o["category"] not in ("station", "currency")
+        and any(t in o["name"] or t in o["description"].lower() for t in tokens)
+    ]
+    mirage = consts.get("salt_mirage", {})
+    chance = mirage.get("MIRAGE_CHANCE", 0.5)
+    life = mirage.get("MIRAGE_LIFETIME", (60, 60))
+    out: dict[str, dict[str, Any]] = {
+        "refract": {"lenses": lenses},
+        "salt_glaze": {"sheltered": sheltered},
+        "salt_mirage": {
+            "kinds": [o["name"] for o in objects if o["category"] == "material"],
+            "chance": float(chance) if isinstance(chance, int | float) and 0 <= chance <= 1 else 0.5,
+            "lifetime": max(1, round(sum(life) / len(life))) if isinstance(life, tuple | list) and life else 60,
+        },
+    }
+    return out
+
+
+# ---------------------------------------------------------------------------- Quarantine: Lazaret's light
+_own(
+    "lazaret",
+    {
+        "RefuelRule": (
+            "refuel",
+            "one unit of fuel fills a carried light to its capacity (the reference's max_fuel), in hand or pack; "
+            "the reference's takes the light in hand only",
+        ),
+        "EavesdropRule": (
+            "eavesdrop",
+            "listening at the way to a neighbouring area tells who moves there, costing the turn; the reference's "
+            "may also alert the enemies behind the door (15%), which odyssey's does not",
+        ),
+        "LightSourceDepletionStepRule": (
+            "lamp_fuel",
+            "a carried light burns one turn of fuel a step in a dark area; without one the dark hides what is there "
+            "and lurking enemies strike (35% a step, at half strength as the reference's ambushes, which are 4 times "
+            "likelier in the dark). Dark areas are fixed at import, a seeded draw at the reference's rate "
+            "(each area but the spawn unlit with probability 0.25), where the reference draws them per run; lights "
+            "start empty (the reference's start full) and burn only in the dark (the reference's every step)",
+        ),
+    },
+)
+
+
+def _quarantine(
+    ent: Entities, world: dict[str, Any], consts: dict[str, dict[str, Any]], definition: dict[str, Any]
+) -> dict[str, dict[str, Any]]:
+    """Lazaret's light, set from Quarantine's lights and fuel, and its dark areas drawn once."""
+    areas = [a for p in world["places"] for a in p["areas"]]
+    spawn = world.get("spawn")
+    dark = [a["name"] for a in areas if a.get("dark")]
+    if not dark:
+        # the reference lights each area but the spawn with probability 0.75 per run (world.py); a fixed draw
+        # at that rate, from the game's name, so that the import writes the same bytes every time
+        rng = random.Random(f"agentodyssey dark areas {world['game']['name']}")
+        dark = [a["name"] for a in areas if a["name"] != spawn and rng.random() >= 0.75]
+    fuel = ent.objects.get("obj_lantern_fuel")
+    capacity = {
+        ent.objects[o["id"]]: o["max_fuel"]
+        for o in (definition.get("entities") or {}).get("objects", [])
+        if o.get("id") in ent.objects and isinstance(o.get("max_fuel"), int) and o["max_fuel"] > 0
+    }
+    lights = {}
+    for obj in world["objects"]:
+        if fuel is not None and "light" in obj.get("uses", ()):
+            full = capacity.get(obj["name"], 30)
+            lights[obj["name"]] = {"fuel": fuel, "capacity": full, "per_unit": full}
+    # an ambush of the reference strikes for half the enemy's attack (ActiveAttackStepRule), in the dark too
+    return {"lamp_fuel": {"dark_areas": dark, "lights": lights, "lurk_strength": 0.5}}
+
+
+PARAMS: dict[str, Callable[..., dict[str, dict[str, Any]]]] = {
+    "lazaret": _quarantine,
+    "gavelmoor": _metropolis,
+    "rust_throne": _robot_kingdom,
+    "mirror_salt": _saltglass,
+}

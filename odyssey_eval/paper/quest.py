@@ -108,16 +108,17 @@ class _Ctx:
         raise ConvertError(f"{self.where()}: the quest NPC {key!r} is decided by code this importer cannot read")
 
     def area_of_npc(self, key: str) -> str:
-        if key in self.b.npcs and self.b.npcs[key][1]:
-            return self.ent.area(self.b.npcs[key][1], self.where())
-        if key in self.b.bosses and self.b.bosses[key].area:
-            return self.ent.area(self.b.bosses[key].area, self.where())
+        if key in self.b.npcs and (area := self.b.npcs[key][1]):
+            return self.ent.area(area, self.where())
+        if key in self.b.bosses and (area := self.b.bosses[key].area):
+            return self.ent.area(area, self.where())
         raise ConvertError(f"{self.where()}: where {key!r} stands is decided by code this importer cannot read")
 
-    def area(self, ref: str) -> str:
+    def area(self, ref: str | None) -> str:
+        """``ref`` is read from the reference's data: None (a key it leaves out) is unknown too."""
         return self.ent.area(ref, self.where())
 
-    def obj(self, ref: str) -> str:
+    def obj(self, ref: str | None) -> str:
         return self.ent.obj(ref, self.where())
 
 
@@ -159,7 +160,9 @@ def _translate(ctx: _Ctx, cond: dict[str, Any], siblings: list[dict[str, Any]], 
         return {"type": "in_area", "area": ctx.area_of_npc(cond["npc_key"])}
     if t == "visited_k_of_area_set":
         areas = ctx.value(cond["area_set_key"])
-        k = ctx.b.values.get(cond.get("k_key"), cond.get("k", 1))  # the reference's own default when the key is unset
+        k_key = cond.get("k_key")
+        k = cond.get("k", 1)  # the reference's own default when the key is unset
+        k = ctx.b.values.get(k_key, k) if isinstance(k_key, str) else k
         return {"type": "visited_k_of", "areas": [ctx.area(a) for a in areas], "count": int(k)}
     if t in ("has_any_of",):
         return _any([{"type": "has_item_count", "object": ctx.obj(o)} for o in cond["base_objs"]])
@@ -241,11 +244,12 @@ def _translate(ctx: _Ctx, cond: dict[str, Any], siblings: list[dict[str, Any]], 
         )
     if t in ("object_in_area", "serum_deployed_in_reactor"):
         area = ctx.area(ctx.value(cond["area_key"]))
+        refs: list[str | None]  # read from the data; None where it names no object
         if cond.get("target_objs"):
-            objs = list(cond["target_objs"])
+            refs = list(cond["target_objs"])
         else:
-            objs = [ctx.value(cond["obj_key"]) if cond.get("obj_key") else cond.get("obj_id")]
-        return _any([{"type": "object_in_area", "object": ctx.obj(o), "area": area} for o in objs])
+            refs = [ctx.value(cond["obj_key"]) if cond.get("obj_key") else cond.get("obj_id")]
+        return _any([{"type": "object_in_area", "object": ctx.obj(o), "area": area} for o in refs])
     if t == "has_all_materials":
         return _all(
             [{"type": "has_item_count", "object": ctx.obj(o), "count": int(n)} for o, n in cond["materials"].items()]
@@ -276,10 +280,12 @@ def condition_defaults(cls: ast.ClassDef) -> dict[tuple[str, str], Any]:
                     isinstance(call, ast.Call)
                     and getattr(call.func, "attr", "") == "get"
                     and call.args
-                    and isinstance(call.args[0], ast.Constant)
+                    and isinstance(named := call.args[0], ast.Constant)
                     and isinstance(default, ast.Constant)
+                    and isinstance(right.value, str)
+                    and isinstance(named.value, str)
                 ):
-                    out.setdefault((right.value, call.args[0].value), default.value)
+                    out.setdefault((right.value, named.value), default.value)
     return out
 
 
@@ -307,7 +313,8 @@ def rewards_in_code(cls: ast.ClassDef) -> dict[str, list[str]]:
         test = node.test
         if not (isinstance(test.left, ast.Name) and test.left.id == "sid" and isinstance(test.ops[0], ast.Eq)):
             continue
-        if not isinstance(test.comparators[0], ast.Constant):
+        stage = test.comparators[0]
+        if not (isinstance(stage, ast.Constant) and isinstance(stage.value, str)):
             continue
         for stmt in node.body:
             call = getattr(stmt, "value", None)
@@ -315,7 +322,7 @@ def rewards_in_code(cls: ast.ClassDef) -> dict[str, list[str]]:
                 # (agent_id, world, area_id, obj_id, res): the object is the fourth argument
                 obj = call.args[3] if len(call.args) > 3 else None
                 objs = [obj.value] if isinstance(obj, ast.Constant) and isinstance(obj.value, str) else []
-                out.setdefault(test.comparators[0].value, []).extend(objs)
+                out.setdefault(stage.value, []).extend(objs)
     return out
 
 

@@ -145,7 +145,7 @@ def convert(
         ),
         None,
     )
-    out_steps = []
+    out_steps: list[dict[str, Any]] = []
     seen: dict[str, int] = {}
     for st in steps:
         sid = str(st.get("id"))

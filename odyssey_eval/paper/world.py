@@ -64,18 +64,18 @@ class Entities:
     def note(self, where: str, what: str) -> None:
         self.notes.append({"where": where, "difference": what})
 
-    def obj(self, ref_id: str, where: str) -> str:
-        if ref_id not in self.objects:
+    def obj(self, ref_id: str | None, where: str) -> str:
+        if ref_id is None or ref_id not in self.objects:
             raise ConvertError(f"{where}: unknown object {ref_id!r}")
         return self.objects[ref_id]
 
-    def npc(self, ref_id: str, where: str) -> str:
-        if ref_id not in self.npcs:
+    def npc(self, ref_id: str | None, where: str) -> str:
+        if ref_id is None or ref_id not in self.npcs:
             raise ConvertError(f"{where}: unknown NPC {ref_id!r}")
         return self.npcs[ref_id]
 
-    def area(self, ref_id: str, where: str) -> str:
-        if ref_id not in self.areas:
+    def area(self, ref_id: str | None, where: str) -> str:
+        if ref_id is None or ref_id not in self.areas:
             raise ConvertError(f"{where}: unknown area {ref_id!r}")
         return self.areas[ref_id]
 

@@ -145,7 +145,8 @@ def _columns(traj: Trajectory, strings: _Strings, world: WorldMap, facts: Any, q
     play = 0
     prev_area = None
     for i, line in enumerate(lines):
-        obs = line.get("observation") if isinstance(line.get("observation"), str) else ""
+        seen = line.get("observation")
+        obs = seen if isinstance(seen, str) else ""
         parsed = parse_observation(obs)
         area = str(line.get("area", parsed.area if parsed else ""))
         world.area(area, parsed.place if parsed and parsed.area == area else None)
@@ -192,8 +193,8 @@ def _columns(traj: Trajectory, strings: _Strings, world: WorldMap, facts: Any, q
             ("nb", parsed.beings if parsed else None),
         ):
             col[key].append(-1 if value is None else strings(value))
-        for (name, _), value in zip(STATS, parsed.stats if parsed else (None,) * len(STATS), strict=True):
-            col[name].append(value)
+        for (name, _), stat in zip(STATS, parsed.stats if parsed else (None,) * len(STATS), strict=True):
+            col[name].append(stat)
         for src, dst in (
             ("reward", "rw"),
             ("quest", "qs"),
@@ -300,13 +301,13 @@ def _view_data(path: str | Path) -> dict[str, Any]:
     cell_results = _cell_results(rd, multi=isinstance(cell.get("agents"), list))
     strings = _Strings()
     world = WorldMap()
-    out_agents = []
+    out_agents: list[dict[str, Any]] = []  # the page's JSON, one object per agent
     for aid, folder, cfg in agents:
         ard = RunDir(folder)
         traj = _read(folder / TRAJECTORY)
         results = (ard.results() if (folder / RESULTS).is_file() else None) if folder != root else cell_results
         rounds = ard.qa_rounds() if (folder / QA).is_file() else []
-        qa_steps = {r.get("step") for r in rounds if r.get("phase") == "during"}
+        qa_steps = {step for r in rounds if r.get("phase") == "during" and isinstance(step := r.get("step"), int)}
         out_agents.append(
             {
                 "first": int(traj.reset.get("step", 0)) if isinstance(traj.reset.get("step"), int) else 0,
@@ -332,7 +333,8 @@ def _view_data(path: str | Path) -> dict[str, Any]:
         a["steps"]["ar"] = [area_index[name] for name in a["steps"]["ar"]]
         titles.append(a.pop("title"))
         origins.append(a.pop("origin"))
-    game = cell.get("game") if isinstance(cell.get("game"), dict) else {}
+    named = cell.get("game")
+    game = named if isinstance(named, dict) else {}
     run = {
         "path": str(root),
         "game": str(game.get("name", "?")),

@@ -96,7 +96,9 @@ def parse_observation(text: str) -> Observation | None:
     ground = _listing(_after(tail[2], "I see ", " near me."), "no objects")
     beings = _listing(_after(tail[3], "I see ", " nearby."), "no one")
     exits = parse_exits(tail[11])
-    if None in (holding, equipped, ground, beings, exits) or tail[4] != "" or tail[10] != "":
+    if holding is None or equipped is None or ground is None or beings is None or exits is None:
+        return None
+    if tail[4] != "" or tail[10] != "":
         return None
     stats = tuple(_number(line, prefix) for line, (_, prefix) in zip(tail[5:10], STATS, strict=True))
     feedback = lines[3 : len(lines) - _TAIL]

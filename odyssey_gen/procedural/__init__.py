@@ -120,7 +120,7 @@ def world_json(d: Draft) -> dict[str, Any]:
         params["respawn"] = {**styled, **params.get("respawn", {})}  # the spec's own values win
     if params:
         game["params"] = params
-    connections = [{"a": a, "b": b} for a, b in d.links]
+    connections: list[dict[str, Any]] = [{"a": a, "b": b} for a, b in d.links]
     connections += [{"a": lock.a, "b": lock.b, "locked": True, "key": lock.key} for lock in d.locks]
     return {
         "format": 1,

@@ -105,6 +105,12 @@ class Draft:
     def area(self, name: str) -> AreaDraft:
         return next(a for a in self.areas if a.name == name)
 
+    def home_of(self, obj: ObjDraft) -> AreaDraft:
+        """The area ``obj`` lies in, for an object chosen among those that have one."""
+        if obj.home is None:
+            raise ValueError(f"{obj.name} has no home area")
+        return self.area(obj.home)
+
     def place_title(self, area: AreaDraft) -> str:
         return self.places[area.place].title
 

@@ -169,7 +169,7 @@ class _Inventor:
             )
         )
         made.zone = 0
-        d.place_object(d.area(raw.home), raw.name, 2)  # what the verb uses up is not taken from the recipes
+        d.place_object(d.home_of(raw), raw.name, 2)  # what the verb uses up is not taken from the recipes
         self.m.objects += [tool_name, product]
         t, i, p = words_of(tool_name), words_of(raw.name), words_of(product)
         stage = self._product_stage(verb, raw, product, tool_home, place, t, i, p)
@@ -218,9 +218,9 @@ class _Inventor:
             keys = [lock.key for lock in d.locks if d.objects[lock.key].recipe and lock.key not in practised]
             return keys[0] if keys else None
         if use == "masterwork" and d.plot == "forging":
-            found = [o.name for o in d.of_kind("weapon", "armor") if o.recipe and o.name in crafted]
+            found = [o for o in d.of_kind("weapon", "armor") if o.recipe and o.name in crafted]
             trophy = d.of_kind("trophy")[0].name
-            made = [n for n in found if trophy in d.objects[n].recipe["ingredients"]]  # type: ignore[index]
+            made = [o.name for o in found if o.recipe is not None and trophy in o.recipe["ingredients"]]
             return made[0] if made and made[0] not in practised else None
         return None
 
@@ -507,7 +507,7 @@ class _Inventor:
         if not found:
             return False
         o = self.rng.choice(sorted(found, key=lambda x: x.name))
-        home = d.area(o.home)
+        home = d.home_of(o)
         cap = home.objects[o.name] + 2
         w = words_of(o.name)
         self._add_step(

@@ -119,7 +119,8 @@ class QuestBuilder:
         """The trader of the trade plot: one beyond the spawn when there is one (the finale walks there)."""
         merchants = [m for m in self.d.npcs_of("merchant") if m.homes]
         away = [m for m in merchants if m.homes[0] != self.d.spawn.name]
-        return (away or merchants or [None])[0]
+        found = away or merchants
+        return found[0] if found else None
 
     # ------------------------------------------------------------------ openings and finales
     def open_explore(self) -> Stage | None:
@@ -213,7 +214,7 @@ class QuestBuilder:
         return {"kind": kind, "title": title, "hint": hint, "done": done, **extra}
 
     # ------------------------------------------------------------------ required stages
-    def talk_guide(self) -> Stage:
+    def talk_guide(self) -> Stage | None:
         g = self.guide.name
         return self._stage(
             "talk_guide",
@@ -271,6 +272,7 @@ class QuestBuilder:
         Some become a choice: either of two tasks of different kinds (``any_of``), so the agent picks a route.
         """
         first = self._one_filler(k)
+        assert first is not None  # with no kind to avoid, _one_filler raises rather than give up
         first["filler"] = True
         if self.rng.random() < self.plot.choice_rate:
             other = self._one_filler(k, avoid=first["kind"], tries=40)
@@ -541,12 +543,13 @@ class QuestBuilder:
         last = k == spec.chapters - 1
         must = len(locks) + last
         spare = spec.stages - must
-        head: list[list[Stage]] = []
+        # a None stage repeated another (see _stage): its whole unit is dropped at the end
+        head: list[list[Stage | None]] = []
         if k == 0 and spare > 0:
             opening = getattr(self, self.plot.opening)() or self.talk_guide()
             head.append([opening])
             spare -= 1
-        tail: list[list[Stage]] = []
+        tail: list[list[Stage | None]] = []
         if last:
             # each part of the plot around the boss costs a slot; keep at least one for a filler
             for name in self.plot.before_boss:
@@ -567,24 +570,28 @@ class QuestBuilder:
                     stage["after_boss"] = True
                     tail.append([stage])
                     spare -= 1
-        units_of_locks: list[list[Stage]] = []
+        units_of_locks: list[list[Stage | None]] = []
         for lock in locks:
             unit = [self.cross(lock)]
             if spare > 1 and self.rng.random() < 0.7:
                 unit.insert(0, self.craft_key(lock))
                 spare -= 1
             units_of_locks.append(unit)
-        fillers = [[self.filler(k)] for _ in range(spare)]
+        fillers: list[list[Stage | None]] = [[self.filler(k)] for _ in range(spare)]
         # Some work first, then each lock after its share of the fillers.
-        middle: list[list[Stage]] = []
+        middle: list[list[Stage | None]] = []
         n_fillers = len(fillers)
         for i, unit in enumerate(units_of_locks):
             while len(middle) - i < n_fillers * (i + 1) // (len(units_of_locks) + 1):
                 middle.append(fillers.pop(0))
             middle.append(unit)
         middle += fillers
-        units = head + middle + tail
-        return [u for u in units if all(s is not None for s in u)]
+        out: list[list[Stage]] = []
+        for whole in head + middle + tail:
+            stages = [s for s in whole if s is not None]
+            if len(stages) == len(whole):
+                out.append(stages)
+        return out
 
     def main_quest(self) -> dict[str, Any]:
         d, spec = self.d, self.spec
@@ -729,8 +736,8 @@ class QuestBuilder:
             },
         ]
         link: dict[str, Any] = {"a": hall, "b": door}
-        if craftable is not None:
-            recipe = craftable.recipe
+        recipe = craftable.recipe if craftable is not None else None  # the candidates all have one
+        if craftable is not None and recipe is not None:
             place = {s: 1 for s in recipe["stations"]}
             for ing, n in recipe["ingredients"].items():
                 place[ing] = place.get(ing, 0) + n

@@ -7,17 +7,48 @@ checks catch it on the step it happens rather than as a crash a hundred steps la
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Protocol
 
 from odyssey_env.world import container_load, hand_slots_used
 
 if TYPE_CHECKING:
-    from odyssey_env.engine import Engine
+    from odyssey_env.content import NpcType, ObjectType, WorldSpec
+    from odyssey_env.state import WorldState
 
-__all__ = ["state_problems", "world_size"]
+__all__ = ["GameFacts", "World", "state_problems", "world_size"]
 
 
-def _known(engine: Engine, handle: str) -> bool:
+class GameFacts(Protocol):
+    """What the checks read of a game: a loaded :class:`odyssey_env.game.Game`, or the sandbox's reading
+    of the game's data alone (:class:`odyssey_gen.validate.sandbox.GameData`: that process runs no
+    game code, so it has no Game)."""
+
+    @property
+    def spec(self) -> WorldSpec: ...
+
+    @property
+    def objects(self) -> Mapping[str, ObjectType]: ...
+
+    @property
+    def npcs(self) -> Mapping[str, NpcType]: ...
+
+    @property
+    def currency(self) -> str | None: ...
+
+
+class World(Protocol):
+    """A game and a state of it: an :class:`odyssey_env.engine.Engine`, or the sandbox's view of a state
+    its worker returned."""
+
+    @property
+    def game(self) -> GameFacts: ...
+
+    @property
+    def state(self) -> WorldState: ...
+
+
+def _known(engine: World, handle: str) -> bool:
     state = engine.state
     inst = state.instances.get(handle)
     return (inst is not None and inst.type in engine.game.objects) or (
@@ -25,7 +56,7 @@ def _known(engine: Engine, handle: str) -> bool:
     )
 
 
-def state_problems(engine: Engine, limit: int = 5) -> list[str]:
+def state_problems(engine: World, limit: int = 5) -> list[str]:
     """Broken invariants of ``engine.state`` (at most ``limit``), each one line."""
     game, state = engine.game, engine.state
     out: list[str] = []
@@ -55,8 +86,8 @@ def state_problems(engine: Engine, limit: int = 5) -> list[str]:
     for handle, npc in state.npcs.items():
         if npc.type not in game.npcs:
             bad(f"NPC {handle} has unknown type {npc.type!r}")
-        area = state.areas.get(npc.area)
-        if area is None or handle not in area.npcs:
+        home = state.areas.get(npc.area)
+        if home is None or handle not in home.npcs:
             bad(f"NPC {handle} is in {npc.area!r} but that area does not list it")
         if npc.hp > npc.max_hp:
             bad(f"NPC {handle} has {npc.hp} health, above its maximum {npc.max_hp}")
@@ -86,7 +117,7 @@ def state_problems(engine: Engine, limit: int = 5) -> list[str]:
     return out
 
 
-def world_size(engine: Engine) -> int:
+def world_size(engine: World) -> int:
     """Things in the world: object units on the ground and in containers (coins aside: trade makes
     them), NPCs, instances and areas."""
     state, coin = engine.state, engine.game.currency

@@ -41,11 +41,15 @@ import subprocess
 import sys
 import tempfile
 import time
-import types
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from odyssey_gen.spec import ValidationSettings
+
+if TYPE_CHECKING:
+    from odyssey_env.content import NpcType, ObjectType, WorldSpec
+    from odyssey_env.state import WorldState
 
 __all__ = ["BWRAP_ENV", "MAX_REPLY_BYTES", "SandboxResult", "SandboxUnavailable", "require_sandbox", "run_checks"]
 
@@ -301,7 +305,7 @@ class Judge:
         self.settings = settings
         self.has_rules = (folder / "rules.py").is_file()
         try:
-            self.world: Any = _data_game(folder)
+            self.world: GameData | None = _data_game(folder)
         except Exception:  # the worker's load reports what is wrong with it, with file and field
             self.world = None
         self.stats: dict[str, Any] = {}
@@ -369,7 +373,7 @@ class Judge:
         return out
 
     # ------------------------------------------------------------ execution
-    def _state(self, reply: dict[str, Any]) -> Any:
+    def _state(self, reply: dict[str, Any]) -> WorldState:
         from odyssey_env.schema import FormatError
         from odyssey_env.state import WorldState
 
@@ -378,10 +382,10 @@ class Judge:
         except FormatError as exc:
             raise BadReply(f"the validation process returned a state that is not one ({exc.problems[0]})") from None
 
-    def _check_state(self, state: Any, where: str) -> tuple[list[str], int]:
+    def _check_state(self, world: GameData, state: WorldState, where: str) -> tuple[list[str], int]:
         from odyssey_gen.validate.invariants import state_problems, world_size
 
-        view = types.SimpleNamespace(game=self.world, state=state)
+        view = _View(world, state)
         try:
             return state_problems(view), world_size(view)
         except (KeyError, TypeError, AttributeError, ValueError) as exc:
@@ -389,7 +393,8 @@ class Judge:
 
     def execution(self) -> list[dict[str, str]]:
         st = self.settings
-        if self.world is None:
+        world = self.world
+        if world is None:
             return [problem("execution", "world.json cannot be read as data by the validator")]
         out: list[dict[str, str]] = []
         self.fired = dict.fromkeys(self.new_steps, 0)
@@ -404,7 +409,7 @@ class Judge:
                 out.append(problem("execution", f"{where}: {err['message']}", err["detail"], self.owner(err)))
                 continue
             valid = _valid(reply)
-            broken, size = self._check_state(self._state(reply), where)
+            broken, size = self._check_state(world, self._state(reply), where)
             if broken:
                 out.append(
                     problem("execution", f"invalid state ({where}): {broken[0]}", "\n".join(broken), self.code_owner())
@@ -449,7 +454,7 @@ class Judge:
                     break
                 self.succeeded.add(verb)
                 if check_now:
-                    broken, size = self._check_state(self._state(reply), where)
+                    broken, size = self._check_state(world, self._state(reply), where)
                     if broken:
                         out.append(
                             problem(
@@ -560,7 +565,8 @@ class Judge:
                 steps += not in_tutorial
                 tutorial_done = tutorial_done or reply.get("tutorial_completed") is True
                 quest = _quest(reply, quest)
-                deaths = reply.get("deaths") if isinstance(reply.get("deaths"), int) else deaths
+                died = reply.get("deaths")
+                deaths = died if isinstance(died, int) else deaths
                 if reply.get("verb") in self.new_verbs:
                     self.oracle_verbs.add(reply["verb"])
                 self.oracle_fired.update(n for n in _names(reply, "fired") if n in self.new_steps)
@@ -632,8 +638,27 @@ def _quest(reply: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
     return {"completed": completed, "total": total, "current": current}
 
 
-def _data_game(folder: Path) -> Any:
-    """What the invariants need of the game, from its data alone (no rules: this process runs no game code)."""
+@dataclass(frozen=True)
+class GameData:
+    """What the invariants need of the game, from its data alone (no rules: this process runs no game code).
+    An :class:`odyssey_gen.validate.invariants.GameFacts`, as a loaded Game is."""
+
+    spec: WorldSpec
+    objects: dict[str, ObjectType]
+    npcs: dict[str, NpcType]
+    currency: str | None
+
+
+@dataclass(frozen=True)
+class _View:
+    """The checked state with the game's data: what the invariants read of an engine."""
+
+    game: GameData
+    state: WorldState
+
+
+def _data_game(folder: Path) -> GameData:
+    """What the invariants need of the game, read from ``world.json``."""
     from odyssey_env.content import WorldSpec
     from odyssey_env.limits import LIMITS, MAX_FILE_BYTES
     from odyssey_env.safeio import read_json
@@ -642,7 +667,7 @@ def _data_game(folder: Path) -> Any:
     spec = load(
         WorldSpec, read_json(folder / "world.json", MAX_FILE_BYTES, LIMITS.max_depth), file="world.json", limits=LIMITS
     )
-    return types.SimpleNamespace(
+    return GameData(
         spec=spec,
         objects={o.name: o for o in spec.objects},
         npcs={n.name: n for n in spec.npcs},

@@ -694,7 +694,7 @@ def _module_level(tree: ast.Module) -> list[Rejection]:
                     Rejection(
                         node.lineno,
                         "a call at module level"
-                        if any(isinstance(n, ast.Call) for n in ast.walk(node.value))
+                        if node.value is not None and any(isinstance(n, ast.Call) for n in ast.walk(node.value))
                         else "a computed value at module level",
                         "nothing may run when the file is imported: module-level values are literals; "
                         "compute it inside a rule",

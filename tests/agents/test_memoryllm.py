@@ -192,6 +192,31 @@ def test_a_released_checkpoint_loads_as_data_with_its_memory_sizes_and_adapters(
         other(llm_of(folder))
 
 
+def test_a_release_named_by_its_hub_id_is_read_from_the_hub_cache_or_refused_saying_how_to_get_it(
+    tiny_models, tmp_path, monkeypatch
+):
+    """The paper's checkpoints are ``YuWangX/...`` hub ids: one in the local hub cache is read as a release
+    (never downloaded); one not downloaded is refused at once with the command that gets it, instead of
+    reaching ``transformers`` as an ordinary model (which fails on its unknown model type)."""
+    import huggingface_hub.constants
+
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    with pytest.raises(CheckpointError, match=r"mplus checkpoint YuWangX/mplus-8b is not in the Hugging Face cache"):
+        MPlusAgent(llm_of("YuWangX/mplus-8b"))
+    repo = tmp_path / "hub" / "models--YuWangX--mplus-8b"
+    build_fake_release(tiny_models["llama"], repo / "snapshots" / "0123abcd", "mplus")
+    (repo / "refs").mkdir()
+    (repo / "refs" / "main").write_text("0123abcd")
+    agent = MPlusAgent(llm_of("YuWangX/mplus-8b", tokenizer=str(tiny_models["llama"])))
+    assert agent._checkpoint and agent.pool_size == (NUM_BLOCKS - NUM_LTM_BLOCKS) * NUM_TOKENS
+    agent.reset(TASK)
+    assert agent.released is not None and agent.released.kind == "mplus"
+    with pytest.raises(LatentConfigError, match="is a released mplus checkpoint: use agent=mplus"):
+        MemoryLLMAgent(llm_of("YuWangX/mplus-8b"))
+    plain = MemoryLLMAgent(llm_of(str(tiny_models["llama"])), pool_size=16, update_tokens=8)
+    assert not plain._checkpoint  # a model that is not a release stays an ordinary one
+
+
 def test_a_release_with_pickled_weights_only_is_refused(tiny_models, tmp_path):
     folder = build_fake_release(tiny_models["llama"], tmp_path / "pickled", "memoryllm")
     (folder / "model.safetensors").rename(folder / "pytorch_model.bin")

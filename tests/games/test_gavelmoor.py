@@ -98,7 +98,8 @@ def test_sizes_are_those_of_the_issue() -> None:
     assert (s["object_types"], s["npc_types"]) == (47, 6)
     assert (s["enemy_types"], s["merchant_types"]) == (3, 2)  # two fighters and the boss; two merchants
     assert (s["chapters"], s["stages"], s["dag"], s["leaves"]) == (3, 31, True, 17)
-    assert s["tutorial_steps"] == 0 and s["side_quests"] and not s["expansion"]
+    assert s["tutorial_steps"] == 0 and s["side_quests"]
+    assert s["expansion"]  # as the paper's Metropolis (its default.json: features.online_expansion true)
     assert s["verbs"] == 20 and s["verb_list"][-3:] == list(NEW_VERBS)
     base = load_game("mossfall").summary()["step_rules"]
     assert set(s["step_rules"]) - set(base) == set(NEW_RULES)
@@ -1216,7 +1217,7 @@ def test_the_games_page_documents_every_new_verb_and_rule() -> None:
 
 
 def test_online_expansion_works_when_switched_on(tmp_path: Path) -> None:
-    """Gavelmoor ships without it; switched on, the city's rules live with the new places."""
+    """Gavelmoor ships with it (one expansion here); the city's rules live with the new places."""
     game = _variant(tmp_path, lambda w: None)
     folder = game.path
     quest = json.loads((folder / "quest.json").read_text(encoding="utf-8"))

@@ -9,17 +9,21 @@ exactly the things it talks about. These are the tests ``tools/mutation.py`` run
 from __future__ import annotations
 
 import dataclasses
+import json
+import shutil
 
 import pytest
-from kit import PLAYER, Harness, engine_on
+from kit import PLAYER, Harness, engine_on, load_with_rules
 
 from odyssey_agents.oracle import OracleAgent
 from odyssey_agents.oracle.view import View
 from odyssey_env import load_game
 from odyssey_env.engine import Engine
+from odyssey_env.game import GAMES_DIR, Game, GameError
 from odyssey_env.games.mirror_salt import rules as sg
 from odyssey_env.quests.conditions import holds, owned
 from odyssey_env.quests.spec import Condition
+from odyssey_env.rulelang.runtime import data
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
 
@@ -45,6 +49,26 @@ class Sg(Harness):
     def piles(self) -> dict:
         return self.state.rule_data[sg.MIRAGE]["piles"]
 
+    @property
+    def sunk(self) -> dict:
+        """``salt_sink``'s tally (rules.json): area -> object -> units swallowed."""
+        return data(self.engine)["vars"].setdefault("sunk", {})
+
+    @property
+    def pending(self) -> list:
+        """What the salt is waiting to swallow: ``[area, handle, amount, due step]`` (its delayed effects)."""
+        return [[here, b["event"]["handle"], b["event"]["amount"], due] for due, _, _, here, b in timers(self.engine)]
+
+    @property
+    def ringing(self) -> dict:
+        """``resonance_imprint``'s lasting set (rules.json): area -> NPC type -> the step its death-note fades."""
+        return data(self.engine)["vars"].setdefault("ringing", {})
+
+    @property
+    def unnerved(self) -> dict:
+        """The NPCs ``imprint_falter`` holds weakened (rules.json): handle -> the attack they had."""
+        return data(self.engine).setdefault("modified", {}).setdefault("imprint_falter", {})
+
     def stand(self, area: str) -> None:
         self.goto(area, clear=False)
         self.agent.visited.setdefault(area, self.state.step)
@@ -58,6 +82,46 @@ class Sg(Harness):
         name = area or self.agent.area
         add(self.state.areas[name].objects, kind, n)
         self.piles.setdefault(name, {})[kind] = [n, self.state.step + lasts]
+
+
+def rings(engine: Engine) -> bool:
+    """Whether a death-note rings anywhere once the step is over (one whose time is up is forgotten, as the
+    Python rule's table dropped it; listen, asked during the next step, hears the same)."""
+    table = engine.state.rule_data.get("rulelang", {}).get("vars", {}).get("ringing", {})
+    return any(until > engine.state.step for held in table.values() for until in held.values())
+
+
+def timers(engine: Engine) -> list:
+    """The rule file's delayed effects waiting (salt_sink's are its only ones)."""
+    return engine.state.rule_data.get("rulelang", {}).get("timers", [])
+
+
+def rules_copy(tmp_path, edit) -> Engine | Game:
+    """Mirror Salt with its rules.json edited by ``edit`` (a copy, loaded afresh with the shipped rules.py)."""
+    folder = tmp_path / "mirror_salt"
+    shutil.copytree(GAMES_DIR / "mirror_salt", folder, ignore=shutil.ignore_patterns("__pycache__", "__init__.py"))
+    rules = json.loads((folder / "rules.json").read_text(encoding="utf-8"))
+    edit({r["name"]: r for r in rules["step_rules"]}, {v["name"]: v for v in rules["vars"]})
+    (folder / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
+    return load_with_rules(folder, sg)
+
+
+def salty(tmp_path, **changes) -> Sg:
+    """A Mirror Salt engine whose ``salt_sink`` (in rules.json) waits ``delay`` steps and remembers ``most``
+    kinds per area, and whose kin of a fallen enemy keep ``times`` their attack."""
+
+    def edit(rules: dict, vars: dict) -> None:
+        if "delay" in changes:
+            rules["salt_sink"]["effects"][0]["after"] = changes["delay"]
+        if "most" in changes:
+            vars["sunk"]["max"] = changes["most"]
+        if "times" in changes:
+            rules["imprint_falter"]["modify"]["times"] = changes["times"]
+
+    world = Sg(game=rules_copy(tmp_path, edit))
+    world.stand(OPEN)
+    world.clear()
+    return world
 
 
 @pytest.fixture
@@ -84,9 +148,9 @@ def variant(**params) -> Sg:
 def test_listen_here_names_the_mirages_the_sunk_and_the_death_notes(s):
     s.put("quartz_sand", 2)
     s.mirage("rock_salt")
-    s.state.rule_data[sg.SINK]["sunk"][OPEN] = {"glass_knife": 1}
+    s.sunk[OPEN] = {"glass_knife": 1}
     now = s.state.step
-    s.state.rule_data[sg.IMPRINT]["imprints"][OPEN] = {"glass_stalker": now + 11, "glare_wyrm": now + 2}
+    s.ringing[OPEN] = {"glass_stalker": now + 11, "glare_wyrm": now + 2}
     text = s.ok(f"listen {OPEN}")
     assert f"I kneel and listen to {OPEN}." in text
     assert "Among what lies here, the rock_salt makes no sound at all: a mirage, not really there." in text
@@ -138,7 +202,7 @@ def test_listen_to_a_neighbouring_area(s):
 def test_listen_to_an_enemy_tells_its_next_move(s, index, sound):
     foe = s.npc("glass_stalker")
     foe.stance_index = index
-    s.state.rule_data[sg.IMPRINT]["unnerved"].pop(foe.handle, None)
+    s.unnerved.pop(foe.handle, None)
     text = s.ok(f"listen {foe.handle}")
     assert f"I listen to {foe.handle}: {sound}." in text
     assert "trembles" not in text
@@ -148,7 +212,7 @@ def test_listen_to_an_enemy_tells_its_next_move(s, index, sound):
 
 def test_listen_to_an_unnerved_enemy_and_to_a_trader(s):
     foe = s.npc("glass_stalker")
-    s.state.rule_data[sg.IMPRINT]["unnerved"][foe.handle] = foe.attack
+    s.unnerved[foe.handle] = foe.attack
     assert "It trembles at the death-note still ringing in the glass." in s.ok(f"listen {foe.handle}")
     trader = s.npc("salt_trader")
     trader.coins = 7
@@ -456,7 +520,7 @@ def test_no_forge_alert_without_the_station_or_an_ingredient(s):
     s.stash(bag, "quartz_sand", 2)
     s.stash(bag, "rock_salt", 1)
     s.ok("wait")  # the bleached pans have no kiln
-    assert "Forge alert" not in s.feedback and s.state.rule_data[sg.FORGE] == {}
+    assert "Forge alert" not in s.feedback and not s.events("forge_alert")
     s.stand(KILN)
     s.state.instances[bag].contents["quartz_sand"] = 1
     s.ok("wait")
@@ -479,7 +543,7 @@ def test_forge_alert_needs_every_station_of_the_recipe():
 
 def test_forge_alert_declares_its_facts():
     game = load_game("mirror_salt")
-    assert [f.answer for f in game.rules.step_rule(sg.FORGE).facts(game)] == [
+    assert [f.answer for f in game.rules.step_rule("forge_alert").facts(game)] == [
         "when I stand by a station carrying everything one of its recipes needs"
     ]
 
@@ -493,7 +557,7 @@ def test_a_dropped_thing_sinks_once_left_alone(s):
     assert s.real(OPEN) == {"rock_salt": 2}
     s.ok("wait")
     assert s.real(OPEN) == {} and s.events("object_sank") == [{"object": "rock_salt", "amount": 2, "area": OPEN}]
-    assert s.state.rule_data[sg.SINK] == {"pending": [], "sunk": {OPEN: {"rock_salt": 2}}}
+    assert s.pending == [] and s.sunk == {OPEN: {"rock_salt": 2}}
     s.ok(f"enter {OPEN}")
     assert "the salt still hums with what it swallowed: 2 rock_salt." in s.ok(f"listen {OPEN}")
 
@@ -519,7 +583,7 @@ def test_only_what_is_left_sinks_and_discarding_counts_as_dropping(s):
     s.ok("enter caravan_rest")
     s.wait(30)
     assert s.real(OPEN) == {"rock_salt": 1}
-    assert s.state.rule_data[sg.SINK]["sunk"][OPEN] == {"quartz_sand": 2}
+    assert s.sunk[OPEN] == {"quartz_sand": 2}
 
 
 def test_the_salt_spares_keys_quest_objects_and_named_things(s):
@@ -532,7 +596,7 @@ def test_the_salt_spares_keys_quest_objects_and_named_things(s):
     s.ok("enter caravan_rest")
     s.wait(40)
     assert s.real(OPEN) == {slate: 1, "sun_key": 1, "oath_lens": 1}
-    assert s.state.rule_data[sg.SINK]["pending"] == []
+    assert s.pending == []
 
 
 def test_what_i_drop_in_the_tutorial_stays():
@@ -541,31 +605,32 @@ def test_what_i_drop_in_the_tutorial_stays():
     agent = engine.state.agents[PLAYER]
     add(agent.hands, "rock_salt", 1)
     engine.step({PLAYER: "drop rock_salt"})
-    assert engine.state.rule_data[sg.SINK]["pending"] == []
+    assert timers(engine) == []
 
 
-def test_the_salt_remembers_a_bounded_number_of_kinds():
-    world = variant(salt_sink={"delay": 1, "max_remembered": 2})
+def test_the_salt_remembers_a_bounded_number_of_kinds(tmp_path):
+    world = salty(tmp_path, delay=1, most=2)
     for kind in ("rock_salt", "quartz_sand", "sunstone"):
         world.hold_one(kind)
         world.ok(f"drop {kind}")
     world.ok("enter caravan_rest")
     world.wait(2)
     assert world.real(OPEN) == {}
-    assert world.state.rule_data[sg.SINK]["sunk"][OPEN] == {"rock_salt": 1, "quartz_sand": 1}
+    assert world.sunk[OPEN] == {"rock_salt": 1, "quartz_sand": 1}
 
 
-def test_the_pending_list_is_bounded():
-    world = variant(salt_sink={"max_pending": 3})
+def test_the_pending_list_is_bounded(s, monkeypatch):
+    monkeypatch.setattr("odyssey_env.rulelang.effects.MAX_TIMERS", 3)  # the language's bound (256) made small
     for _ in range(5):
-        world.hold_one("rock_salt")
-        world.ok("drop rock_salt")
-    assert len(world.state.rule_data[sg.SINK]["pending"]) == 3
+        s.hold_one("rock_salt")
+        s.ok("drop rock_salt")
+    assert len(s.pending) == 3
+    assert [due for *_, due in s.pending] == [s.state.step + 30] * 3  # the oldest kept, each watched since
 
 
 def test_sink_declares_its_facts():
     game = load_game("mirror_salt")
-    assert [f.answer for f in game.rules.step_rule(sg.SINK).facts(game)] == [
+    assert [f.answer for f in game.rules.step_rule("salt_sink").facts(game)] == [
         "after a while they sink and are gone",
         "keys, quest objects and named things like bags and slates",
     ]
@@ -581,7 +646,7 @@ def test_a_fallen_enemy_leaves_a_death_note_that_unnerves_its_kin(s):
     assert f"The glass around me catches the death-note of {prey.handle} and keeps ringing" in s.feedback
     assert s.events("imprint_formed") == [{"area": OPEN, "type": "glass_stalker"}]
     assert kin.attack == round(8 * 0.7) and elsewhere.attack == 8
-    assert s.state.rule_data[sg.IMPRINT]["unnerved"] == {kin.handle: 8}
+    assert s.unnerved == {kin.handle: 8}
 
 
 def test_the_death_note_fades_and_kin_recover(s):
@@ -591,14 +656,14 @@ def test_the_death_note_fades_and_kin_recover(s):
     s.ok(f"attack {prey.handle}")
     s.state.npcs[kin.handle].engaged = None
     s.agent.combat = None
-    until = s.state.rule_data[sg.IMPRINT]["imprints"][OPEN]["glass_stalker"]
+    until = s.ringing[OPEN]["glass_stalker"]
     s.stand(SHADE)  # out of reach of an ambush
     s.wait(until - 1 - s.state.step)
     assert kin.attack == 6
     s.stand(OPEN)
     s.ok("wait")
     assert "The death-note of the glass_stalker fades from the glass." in s.feedback
-    assert kin.attack == 8 and s.state.rule_data[sg.IMPRINT] == {"imprints": {}, "unnerved": {}}
+    assert kin.attack == 8 and not rings(s.engine) and s.unnerved == {}
 
 
 def test_kin_that_leave_the_ringing_area_recover(s):
@@ -612,28 +677,30 @@ def test_kin_that_leave_the_ringing_area_recover(s):
     kin.engaged = None
     s.agent.combat = None
     s.ok("wait")
-    assert kin.attack == 8 and s.state.rule_data[sg.IMPRINT]["unnerved"] == {}
+    assert kin.attack == 8 and s.unnerved == {}
 
 
 def test_no_death_note_without_a_death_or_from_a_boss(s):
     kin = s.npc("glass_stalker", "singing_dunes")
     s.wait(3)
-    assert kin.attack == 8 and s.state.rule_data[sg.IMPRINT] == {"imprints": {}, "unnerved": {}}
+    assert kin.attack == 8 and not rings(s.engine) and s.unnerved == {}
     wyrm = s.npc("glare_wyrm")
     wyrm.hp = 1
     s.ok("attack glare_wyrm")
-    assert "death-note" not in s.feedback and s.state.rule_data[sg.IMPRINT]["imprints"] == {}
+    assert "death-note" not in s.feedback and not rings(s.engine)
 
 
-def test_imprint_parameters_are_checked():
-    with pytest.raises(ValueError, match="weaken"):
-        sg.ResonanceImprint.Params(weaken=1.0)
-    assert sg.ResonanceImprint.Params(weaken=0.0).weaken == 0.0
+def test_imprint_parameters_are_checked(tmp_path):
+    def edit(rules: dict, vars: dict) -> None:
+        rules["imprint_falter"]["modify"]["times"] = 0.0
+
+    with pytest.raises(GameError, match=r"rules.json: step_rules\[\d\].modify.times: must lie above 0"):
+        rules_copy(tmp_path, edit)
 
 
 def test_imprint_declares_its_facts():
     game = load_game("mirror_salt")
-    assert [f.answer for f in game.rules.step_rule(sg.IMPRINT).facts(game)] == [
+    assert [f.answer for f in game.rules.step_rule("resonance_imprint").facts(game)] == [
         "they falter and strike softer for a while"
     ]
 
@@ -815,7 +882,7 @@ def test_nothing_of_the_desert_reaches_the_tutorial():
     foe = spawn_npc(game, engine.state, game.npcs["glass_stalker"], room.name)
     foe.hp = 1
     engine.step({PLAYER: f"attack {foe.handle}"})
-    assert engine.state.rule_data[sg.IMPRINT]["imprints"] == {}
+    assert not rings(engine)
 
 
 def test_the_salt_keeps_count_among_other_events(s):
@@ -824,23 +891,26 @@ def test_the_salt_keeps_count_among_other_events(s):
     s.wait(5)
     s.ok("drop rock_salt")  # the same step the knife takes its first layer of glaze
     assert s.events("item_glazed")
-    assert s.state.rule_data[sg.SINK]["pending"] == [[OPEN, "rock_salt", 1, s.state.step]]
+    assert s.pending == [[OPEN, "rock_salt", 1, s.state.step + 30]]
 
 
 def test_what_is_picked_back_up_does_not_sink(s):
     s.hold_one("rock_salt")
     s.ok("drop rock_salt")
     s.ok("pick up rock_salt")
-    s.state.rule_data[sg.SINK]["pending"].append(["nowhere_at_all", "rock_salt", 1, 0])
+    timers(s.engine).append([30, timers(s.engine)[0][1], PLAYER, "nowhere_at_all", {"event": {"handle": "x"}}])
     s.ok("enter caravan_rest")
     s.wait(31)
-    assert s.agent.hands == {"rock_salt": 1} and s.state.rule_data[sg.SINK] == {"pending": [], "sunk": {}}
+    assert s.agent.hands == {"rock_salt": 1} and s.pending == [] and s.sunk == {}
 
 
-def test_imprint_weakening_is_checked_and_leaves_at_least_one():
-    with pytest.raises(ValueError, match="weaken"):
-        sg.ResonanceImprint.Params(weaken=-0.1)
-    world = variant(resonance_imprint={"weaken": 0.9})
+def test_imprint_weakening_is_checked_and_leaves_at_least_one(tmp_path):
+    def edit(rules: dict, vars: dict) -> None:
+        rules["imprint_falter"]["modify"]["times"] = 10.5
+
+    with pytest.raises(GameError, match="at most 10"):
+        rules_copy(tmp_path / "bad", edit)
+    world = salty(tmp_path, times=0.1)
     prey = world.npc("glass_stalker")
     prey.hp = 1
     weak = world.npc("glass_stalker")

@@ -172,3 +172,30 @@ def test_bad_releases_are_one_line_errors(tmp_path, marker):
     with pytest.raises(ConvertError, match=r"ch1_write.*ch1_nowhere"):
         import_game(open_release(tree), "base")
     assert not marker.exists()
+
+
+def test_an_import_by_an_older_importer_is_refused_with_the_command_that_renews_it(tmp_path, tree, monkeypatch, capsys):
+    games = tmp_path / "user-games"
+    monkeypatch.setenv("ODYSSEY_GAMES_DIR", str(games))
+    folder = _import(tree, games)
+    from odyssey_env.game import GameError, load_game
+    from odyssey_env.userdir import PAPER_FORMAT
+    from odyssey_eval.paper.cli import main
+
+    record = json.loads((folder / "paper.json").read_text())
+    assert record["format"] == PAPER_FORMAT  # the stamp, beside the release's version and digest
+    assert record["imported_from"]["kind"] == "folder"  # a checkout: no version, its files' digest
+    assert len(record["imported_from"]["sha256"]) == 64
+    load_game("base", cache=False)  # current: loads
+    record["format"] = PAPER_FORMAT - 1
+    (folder / "paper.json").write_text(json.dumps(record))
+    with pytest.raises(GameError) as err:
+        load_game("base", cache=False)
+    message = str(err.value)
+    assert "\n" not in message
+    assert f"format {PAPER_FORMAT - 1}" in message and "older" in message
+    assert "run `odyssey paper import` again" in message
+    main(["status"])
+    assert "run `odyssey paper import` again" in capsys.readouterr().out
+    _import(tree, games)  # importing again renews it
+    load_game("base", cache=False)

@@ -21,13 +21,16 @@ from .conftest import TINY
 OBJECTS = ["stick", "resin", "plank", "torch", "club", "cap", "small_bag", "parchment", "coin", "apple", "workbench"]
 NPCS = ["rat", "wolf", "tom", "mira"]
 AREAS = ["camp", "yard", "shed", "vault"]
-REFS = ["$here", "$it", "$n", "$npc", "$object", "$event.area", "$nope"]
+REFS = ["$here", "$it", "$n", "$npc", "$object", "$event.area", "$nope", "$recipe", "$removed"]
 VARS = [
     {"name": "f", "kind": "flag"},
     {"name": "c", "kind": "counter", "max": 5, "scope": "global"},
     {"name": "g", "kind": "set", "max": 3, "scope": "area"},
+    {"name": "t", "kind": "tally", "max": 2, "scope": "area"},
+    {"name": "r", "kind": "set", "max": 2, "scope": "area", "lasts": 3},
 ]
 TEXTS = ["hi", "at {here}", "{it} {n}", "{var.c}", "{npc}", "{event.area}", "step {step}", "{bogus}"]
+TEXTS += ["{stations}", "{removed}", "{tally.t}", "{recipe}"]
 
 obj = st.sampled_from(OBJECTS + REFS + ["nothing"])
 area = st.sampled_from([*AREAS, "$here", "$it", "moon"])
@@ -53,6 +56,9 @@ def conditions(depth: int = 2) -> st.SearchStrategy:
         st.builds(lambda a: {"exit_locked": a}, area),
         st.just({"quest": {"type": "has_item_count", "object": "apple"}}),
         st.just({"bogus": 1}),
+        st.builds(lambda o: {"can_craft": o}, obj),
+        st.builds(lambda v: {"common_enemy": v}, st.sampled_from([*NPCS, "$npc", "$event.type", "{npc.type}", "bat"])),
+        st.builds(lambda v: {"in_set": "r", "value": v}, text),
     )
     if depth == 0:
         return leaf
@@ -87,6 +93,10 @@ def effects(depth: int = 2) -> st.SearchStrategy:
         st.builds(lambda k, v: {"emit": k, "data": {"x": v}}, st.sampled_from(["ping", "npc_defeated", "Bad"]), text),
         st.builds(lambda t: {"say": t}, text),
         st.builds(lambda t: {"tell": t}, text),
+        st.builds(lambda o, n: {"remove": o, "count": n}, obj, st.sampled_from(["$n", "$event.amount", "$removed", 2])),
+        st.builds(lambda v, n: {"tally": "t", "item": v, "by": n}, text, st.sampled_from(["$removed", "$n", 1, -1])),
+        st.builds(lambda v: {"emit": "ping", "data": {"x": v}}, st.sampled_from(REFS)),
+        st.builds(lambda v: {"remember": "r", "value": v}, text),
     )
     if depth == 0:
         return leaf
@@ -95,6 +105,7 @@ def effects(depth: int = 2) -> st.SearchStrategy:
         leaf,
         st.builds(lambda c, t, e: {"if": c, "then": t, "else": e}, conditions(1), sub, sub),
         st.builds(lambda n, d: {"after": n, "do": d}, st.integers(0, 4), sub),
+        st.builds(lambda n, d: {"after": n, "unwatched": True, "do": d}, st.integers(0, 4), sub),
     )
 
 
@@ -126,13 +137,13 @@ trigger = st.fixed_dictionaries(
         "every": st.integers(0, 4),
         "hours": st.tuples(st.integers(0, 24), st.integers(0, 24)).map(list),
         "enter": st.lists(st.sampled_from(AREAS), max_size=2),
-        "event": st.sampled_from(["poke", "area_entered", "object_dropped"]),
+        "event": st.sampled_from(["poke", "area_entered", "object_dropped", ["object_dropped", "poke"], []]),
         "becomes": conditions(1),
         "chance": st.floats(0, 1),
     },
 )
 step_rule = st.builds(
-    lambda name, scope, trig, when, eff, types: {
+    lambda name, scope, trig, when, eff, types, tutorial, modify: {
         "name": name,
         "description": "a rule",
         "after": ["day_night"],
@@ -142,13 +153,17 @@ step_rule = st.builds(
         **({"when": when} if when is not None else {}),
         "effects": eff,
         **({"types": types} if types else {}),
+        **({"tutorial": True} if tutorial else {}),
+        **({"modify": modify} if modify else {}),
     },
     st.sampled_from(["r1", "r2", "combat_rhythm"]),
-    st.sampled_from(["agent", "area", "npc", "object"]),
+    st.sampled_from(["agent", "area", "npc", "object", "recipe"]),
     trigger,
     st.none() | conditions(1),
     st.lists(effects(), max_size=4),
-    st.sampled_from([[], ["rat"], ["apple"]]),
+    st.sampled_from([[], ["rat"], ["apple"], ["plank", "torch"]]),
+    st.booleans(),
+    st.none() | st.builds(lambda s, x: {"stat": s, "times": x}, st.sampled_from(["attack", "hp"]), st.floats(0, 3)),
 )
 rule_files = st.builds(
     lambda verbs, steps, keep_vars: {"vars": VARS if keep_vars else [], "verbs": verbs, "step_rules": steps},

@@ -864,18 +864,22 @@ class LegalParadox(StepRule):
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        counts: dict[str, int] = {}
-        keys: dict[str, set[str]] = {}
-        for law in laws(state):
-            counts[law["area"]] = counts.get(law["area"], 0) + 1
-            s = BY_TEXT.get(law["text"])
-            if s is not None:
-                keys.setdefault(law["area"], set()).add(s.key)
-        now = sorted(
-            a
-            for a, n in counts.items()
-            if n >= self.settings.threshold and any(STATUTES[k].twin in keys.get(a, ()) for k in keys.get(a, ()))
-        )
+        posted = laws(state)
+        threshold = self.settings.threshold
+        now: list[str] = []
+        if len(posted) >= threshold:  # fewer laws in the whole city: no area can hold a paradox (most steps)
+            counts: dict[str, int] = {}
+            keys: dict[str, set[str]] = {}
+            for law in posted:
+                counts[law["area"]] = counts.get(law["area"], 0) + 1
+                s = BY_TEXT.get(law["text"])
+                if s is not None:
+                    keys.setdefault(law["area"], set()).add(s.key)
+            now = sorted(
+                a
+                for a, n in counts.items()
+                if n >= threshold and any(STATUTES[k].twin in keys.get(a, ()) for k in keys.get(a, ()))
+            )
         data = state.rule_data.get(self.name)
         before = data["areas"] if data else []
         if now != before:

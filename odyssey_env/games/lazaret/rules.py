@@ -29,10 +29,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
+from odyssey_env.rulelang.runtime import KEY as RULELANG
+from odyssey_env.rulelang.runtime import way_key
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.verbs.common import carried_handles
 from odyssey_env.verbs.movement import Enter, in_combat
@@ -360,14 +362,10 @@ class CorpseCorruption(StepRule):
         risen: str = ""
         rise_after: int = 48
         warn_before: int = 6
-        hunt_period: int = 3
-        hunt_range: int = 2
 
         def __post_init__(self) -> None:
             if not 0 <= self.warn_before < self.rise_after:
                 raise ValueError("expected 0 <= warn_before < rise_after")
-            if self.hunt_range < 0:
-                raise ValueError("hunt_range cannot be negative")
 
     def active(self, game: Game) -> bool:
         return bool(self.settings.corpse)
@@ -389,8 +387,6 @@ class CorpseCorruption(StepRule):
             data["made"] = made
         if data["laid"]:
             self._rot(engine, data)
-        if p.risen and state.step % p.hunt_period == 0:
-            self._hunt(engine)
 
     def _rot(self, engine: Engine, data: dict[str, Any]) -> None:
         state, p = engine.state, self.settings
@@ -424,60 +420,6 @@ class CorpseCorruption(StepRule):
             npc = spawn_npc(engine.game, state, engine.game.npcs[p.risen], area.name, origin="spawn")
             self._tell(engine, area.name, f"{handle} rises from the floor as {npc.handle}!")
             engine.emit("corpse_risen", None, corpse=handle, npc=npc.handle, area=area.name)
-
-    def _hunt(self, engine: Engine) -> None:
-        """Each free risen husk takes one step toward the nearest living agent within reach."""
-        state, p = engine.state, self.settings
-        hunters = [n for n in state.npcs.values() if n.type == p.risen and n.engaged is None]
-        if not hunters:
-            return
-        prey = {a.area for a in state.agents.values() if not a.in_tutorial}
-        for npc in hunters:
-            if npc.area in prey:
-                continue
-            step = self._toward(state, npc.area, prey)
-            if step is None:
-                continue
-            if barricaded(state, npc.area, step):
-                self._batter(engine, npc.area, step, npc.handle)
-                continue
-            state.areas[npc.area].npcs.remove(npc.handle)
-            came = npc.area
-            npc.area = step
-            state.areas[step].npcs.append(npc.handle)
-            self._tell(engine, step, f"{npc.handle} shambles in from {came}.")
-
-    def _toward(self, state: WorldState, start: str, prey: set[str]) -> str | None:
-        """The first area on a shortest open way from ``start`` to an agent at most ``hunt_range`` away;
-        never into the spawn area (the cordon's braziers keep the risen out)."""
-        before: dict[str, str | None] = {start: None}
-        frontier = [start]
-        for _ in range(self.settings.hunt_range):
-            nxt_frontier = []
-            for here in frontier:
-                for nxt, way in state.areas[here].exits.items():
-                    if nxt in before or way.locked or nxt == state.spawn:
-                        continue
-                    before[nxt] = here
-                    if nxt in prey:
-                        while before[nxt] != start:
-                            nxt = cast(str, before[nxt])  # only start comes from None; the walk stops there
-                        return nxt
-                    nxt_frontier.append(nxt)
-            frontier = nxt_frontier
-        return None
-
-    def _batter(self, engine: Engine, a: str, b: str, who: str) -> None:
-        ways = engine.state.rule_data[Barricade.verb]["ways"]
-        key = way_key(a, b)
-        ways[key] -= 1
-        if ways[key] > 0:
-            self._tell(engine, b, f"Something batters at the barricade to {a}.")
-            return
-        del ways[key]
-        for side, other in ((a, b), (b, a)):
-            self._tell(engine, side, f"The barricade to {other} gives way under {who}!")
-        engine.emit("barricade_broken", None, a=a, b=b, by=who)
 
     @staticmethod
     def _tell(engine: Engine, area: str, text: str) -> None:
@@ -587,12 +529,18 @@ def locked_down(engine: Engine, area: str) -> bool:
 
 
 # ============================================================================ moving
-def way_key(a: str, b: str) -> str:
-    return f"{a}|{b}" if a < b else f"{b}|{a}"
+#: The per-exit counter of rules.json's ``barricade`` verb: blows of the risen the barricade on a way still takes.
+BARRICADE = "barricade"
+
+
+def barricades(state: WorldState) -> dict[str, int]:
+    """Way key -> strength left of each barricade (rules.json's per-exit variable, kept by the rule language)."""
+    ways: dict[str, int] = state.rule_data.get(RULELANG, {}).get("vars", {}).get(BARRICADE, {})
+    return ways
 
 
 def barricaded(state: WorldState, a: str, b: str) -> bool:
-    return way_key(a, b) in state.rule_data.get(Barricade.verb, {}).get("ways", {})
+    return barricades(state).get(way_key(a, b), 0) > 0
 
 
 @action_rule
@@ -624,11 +572,7 @@ class QuarantineEnter(Enter):
         refusal = self._refusal(turn, target)
         if refusal is not None:
             return turn.fail(refusal)
-        here = turn.agent.area
-        over = target in turn.area.exits and barricaded(turn.state, here, target)
-        Enter.apply(self, turn, target)
-        if turn.ok and over:
-            turn.say(f"I climbed over the barricade between {here} and {target}.")
+        Enter.apply(self, turn, target)  # climbing over a barricade: rules.json's hook on enter says it
 
     def candidates(self, turn: Turn) -> Iterator[str]:
         for command in Enter.candidates(self, turn):
@@ -652,84 +596,6 @@ class QuarantineEnter(Enter):
                 "no",
                 ("yes", "only by day", "only with a key"),
             )
-
-
-@action_rule
-class Barricade(ActionRule):
-    verb = "barricade"
-    params = (("area_name", "area"),)
-    description = "Nail planks across the way to a neighboring area: the risen cannot pass it, though I can climb over."
-    emits = ("path_barricaded",)
-    # depends_on left undeclared: the barricades already nailed live in rule_data.
-
-    @dataclass(frozen=True)
-    class Params:
-        material: str = "deal_plank"
-        amount: int = 2
-        strength: int = 3  # blows of the risen it takes
-
-        def __post_init__(self) -> None:
-            if self.amount < 1 or self.strength < 1:
-                raise ValueError("amount and strength must be at least 1")
-
-    def _refusal(self, turn: Turn, target: str) -> str | None:
-        here = turn.agent.area
-        if target == here:
-            return f"Cannot barricade {target}: I am standing in it."
-        if target not in turn.area.exits:
-            return f"Cannot barricade the way to {target}: it is not a neighboring area."
-        foe = in_combat(turn)
-        if foe is not None:
-            return f"Cannot barricade a way while fighting {foe}."
-        if barricaded(turn.state, here, target):
-            return f"Cannot barricade the way to {target}: it is barricaded already."
-        material, amount = self.settings.material, self.settings.amount
-        have = carried_handles(turn).get(material, 0)
-        if have < amount:
-            return f"Cannot barricade the way to {target}: it takes {amount} {material} and I carry {have}."
-        return None
-
-    def apply(self, turn: Turn, target: str) -> None:
-        refusal = self._refusal(turn, target)
-        if refusal is not None:
-            return turn.fail(refusal)
-        p, here = self.settings, turn.agent.area
-        take_carried(turn.game, turn.state, turn.agent, p.material, p.amount)
-        turn.state.rule_data.setdefault(self.verb, {"ways": {}})["ways"][way_key(here, target)] = p.strength
-        turn.say(
-            f"I nailed {p.amount} {p.material} across the way to {target}: the risen cannot pass it now "
-            "(I can still climb over)."
-        )
-        turn.emit("path_barricaded", a=here, b=target)
-
-    def candidates(self, turn: Turn) -> Iterator[str]:
-        # Listed afresh every step: rule out the usual case (no planks) before asking about each way.
-        if carried_handles(turn).get(self.settings.material, 0) < self.settings.amount:
-            return
-        for target in turn.area.exits:
-            if self._refusal(turn, target) is None:
-                yield f"barricade {target}"
-
-    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        p = self.settings
-        if carried_handles_of(engine, agent).get(p.material, 0) < p.amount:
-            return hints.has(p.material, p.amount)
-        where = match.get("a")
-        return hints.in_area(where) if where is not None and where != agent.area else None
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "the dead",
-            "Does my own barricade stop me?",
-            "no, I can climb over it",
-            ("yes, until I tear it down", "only in the dark", "only while fighting"),
-        )
-        yield Fact(
-            "the dead",
-            "What does a barricade take?",
-            f"{self.settings.amount} {self.settings.material}",
-            ("a key", "a burning light", "nothing"),
-        )
 
 
 @action_rule

@@ -10,16 +10,18 @@ Two verbs:
   The honest light breaks every mirage in the area and cracks the salt glaze off what I hold; the
   quest's last task is to bend it through the Oath Lens atop the zenith spire.
 
-Five step rules:
+Five step rules (two here):
 
 * ``salt_glaze``: under the open sky, salt crusts the things I hold in my hands, layer by layer, and
   each layer takes attack from a weapon. Shade flakes it off, and so does stowing the thing.
-* ``forge_alert``: standing by a station with everything a recipe of that station needs, I am told
-  once what I could make here.
-* ``salt_sink``: what I drop on the salt and leave unattended sinks after a while and is gone
-  (named things, keys and quest objects are spared, so the quest always stays solvable).
-* ``resonance_imprint``: where an enemy falls, the glass keeps its death-note for a while, and its
-  kin in that area falter: they strike softer.
+* ``forge_alert`` (in ``rules.json``, as data): standing by a station with everything a recipe of that
+  station needs, I am told once what I could make here.
+* ``salt_sink`` (in ``rules.json``): what I drop on the salt and leave unattended sinks after a while and
+  is gone (named things, keys and quest objects are spared, so the quest always stays solvable); the
+  salt's memory of what it swallowed is the area tally ``sunk`` (:func:`sunk_in`).
+* ``resonance_imprint`` and ``imprint_falter`` (in ``rules.json``): where an enemy falls, the glass keeps its
+  death-note for a while (the area's lasting set ``ringing``: :func:`imprints_in`), and its kin in that area
+  falter: they strike softer (:func:`unnerved`).
 * ``salt_mirage``: phantom objects shimmer onto the open salt where nobody watches. They look like
   the real thing, vanish when picked up, and fade after a while; ``listen`` and ``refract`` expose
   them. The rule reports them through :meth:`StepRule.phantoms`, so planners that read the true state
@@ -33,8 +35,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from odyssey_env.rulelang.runtime import KEY
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied, pick, tell
 from odyssey_env.verbs.combat import stance
@@ -48,9 +51,6 @@ if TYPE_CHECKING:
     from odyssey_env.turn import Turn
 
 GLAZE = "salt_glaze"
-FORGE = "forge_alert"
-SINK = "salt_sink"
-IMPRINT = "resonance_imprint"
 MIRAGE = "salt_mirage"
 LISTEN = "listen"
 REFRACT = "refract"
@@ -73,6 +73,25 @@ def mirage_piles(engine: Engine, area: str) -> dict[str, list[int]]:
     """Mirages lying in ``area``: object type -> ``[count, step it fades]`` (empty when there are none)."""
     piles: dict[str, list[int]] = engine.state.rule_data.get(MIRAGE, {}).get("piles", {}).get(area, {})
     return piles
+
+
+def sunk_in(engine: Engine, area: str) -> dict[str, int]:
+    """What the salt swallowed in ``area``: object -> units (``salt_sink``'s tally ``sunk``, in rules.json)."""
+    tally: dict[str, int] = engine.state.rule_data.get(KEY, {}).get("vars", {}).get("sunk", {}).get(area, {})
+    return tally
+
+
+def imprints_in(engine: Engine, area: str) -> dict[str, int]:
+    """Death-notes still ringing in ``area``: NPC type -> the step it fades (``resonance_imprint``'s lasting
+    set ``ringing``, in rules.json; one fading this very step still rings until the step rules run)."""
+    held = engine.state.rule_data.get(KEY, {}).get("vars", {}).get("ringing", {}).get(area, {})
+    step = engine.state.step
+    return {kind: until for kind, until in held.items() if until >= step}
+
+
+def unnerved(engine: Engine, handle: str) -> bool:
+    """Whether an NPC falters at a death-note now (``imprint_falter`` holds its attack, in rules.json)."""
+    return handle in engine.state.rule_data.get(KEY, {}).get("modified", {}).get("imprint_falter", {})
 
 
 def glaze_layers(engine: Engine, agent_id: str, handle: str) -> int:
@@ -124,11 +143,11 @@ class Listen(ActionRule):
             )
         elif area.objects:
             parts.append("Everything lying here rings true.")
-        sunk = engine.state.rule_data.get(SINK, {}).get("sunk", {}).get(area.name)
+        sunk = sunk_in(engine, area.name)
         if sunk:
             held = ", ".join(f"{n} {h}" for h, n in sunk.items())
             parts.append(f"Under the crust the salt still hums with what it swallowed: {held}.")
-        for kind, until in engine.state.rule_data.get(IMPRINT, {}).get("imprints", {}).get(area.name, {}).items():
+        for kind, until in imprints_in(engine, area.name).items():
             parts.append(
                 f"The glass here still rings with the death-note of a {kind}: its kind falters here "
                 f"for {_plural(until - turn.state.step, 'more step')}."
@@ -163,7 +182,7 @@ class Listen(ActionRule):
         if t.hostile:
             move = stance(engine, npc)
             text = f"I listen to {handle}: {_STANCE_SOUNDS[move]}."
-            if handle in state.rule_data.get(IMPRINT, {}).get("unnerved", {}):
+            if unnerved(engine, handle):
                 text += " It trembles at the death-note still ringing in the glass."
         else:
             move = None
@@ -381,211 +400,6 @@ class SaltGlaze(StepRule):
 def _glazed(attack: int, layers: int, p: SaltGlaze.Params) -> int:
     """A weapon's attack under ``layers`` of glaze: less per layer, never below half."""
     return max(attack - layers * p.attack_per_layer, (attack + 1) // 2)
-
-
-@step_rule
-class ForgeAlert(StepRule):
-    name = FORGE
-    after = ("craft_hints",)  # after craft_hints, so hints read in the order they arose
-    before = ("experience",)
-    description = (
-        "By a station, with everything one of its recipes needs on me, I am told once what I could make there."
-    )
-
-    def start(self, engine: Engine) -> None:
-        engine.state.rule_data[self.name] = {}
-
-    def apply(self, engine: Engine) -> None:
-        state, game = engine.state, engine.game
-        data = state.rule_data[self.name]
-        for agent in state.agents.values():
-            area = state.areas[agent.area]
-            stations = [h for h in area.objects if h in game.objects and game.objects[h].category == "station"]
-            if not stations:
-                data.pop(agent.id, None)
-                continue
-            ready = [
-                t.name
-                for t in game.recipes
-                if t.recipe is not None
-                and t.recipe.stations
-                and all(s in area.objects for s in t.recipe.stations)
-                and all(carried_count(game, state, agent, i) >= k for i, k in t.recipe.ingredients.items())
-            ]
-            last = data.get(agent.id)
-            told = last[1] if last and last[0] == area.name else []
-            new = [r for r in ready if r not in told]
-            data[agent.id] = [area.name, ready]
-            if not new:
-                continue
-            commands = ", ".join(f"craft 1 {r}" for r in new)
-            engine.say(
-                agent.id,
-                f"Forge alert: with the {' and '.join(stations)} here and what I carry, "
-                f"I could make {', '.join(new)} ({commands}).",
-            )
-            engine.emit("forge_alert", agent.id, area=area.name, objects=new)
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "crafting",
-            "When does a forge alert tell me what I could make?",
-            "when I stand by a station carrying everything one of its recipes needs",
-            ("whenever I pick up a material", "every morning", "only when a merchant is near"),
-        )
-
-
-@step_rule
-class SaltSink(StepRule):
-    name = SINK
-    after = ("respawn",)  # the world's processes done, before the quests look
-    description = (
-        "What I drop on the salt and leave unattended sinks after a while and is gone; named things, "
-        "keys and quest objects are spared."
-    )
-
-    @dataclass(frozen=True)
-    class Params:
-        delay: int = 30  # steps with nobody in the area before a dropped thing sinks
-        spared: tuple[str, ...] = ("quest", "key", "container", "writable", "station")
-        max_pending: int = 64
-        max_remembered: int = 8  # kinds the salt remembers swallowing per area (listen hears them)
-
-    def start(self, engine: Engine) -> None:
-        engine.state.rule_data[self.name] = {"pending": [], "sunk": {}}
-
-    def apply(self, engine: Engine) -> None:
-        state, game, p = engine.state, engine.game, self.settings
-        data = state.rule_data[self.name]
-        pending: list[list[Any]] = data["pending"]
-        if "object_dropped" in engine.kinds or "object_discarded" in engine.kinds:
-            for ev in engine.events:
-                if ev.kind not in ("object_dropped", "object_discarded"):
-                    continue
-                handle = ev.data["handle"]
-                area = state.areas.get(ev.data["area"])
-                t = known_object(game, state, handle)
-                if (
-                    area is None
-                    or not is_world_area(area)
-                    or handle in state.instances
-                    or t is None
-                    or t.category in p.spared
-                ):
-                    continue
-                pending.append([area.name, handle, ev.data["amount"], state.step])
-            del pending[: max(0, len(pending) - p.max_pending)]
-        if not pending:
-            return
-        here = occupied(state)
-        keep = []
-        for entry in pending:
-            name, handle, n, since = entry
-            area = state.areas.get(name)
-            if area is None:
-                continue
-            if name in here:
-                entry[3] = state.step  # attended: the salt waits
-                keep.append(entry)
-                continue
-            if state.step - since < p.delay:
-                keep.append(entry)
-                continue
-            k = min(n, area.objects.get(handle, 0))
-            if not k:
-                continue
-            remove(area.objects, handle, k)
-            sunk = data["sunk"].setdefault(name, {})
-            if handle in sunk or len(sunk) < p.max_remembered:
-                sunk[handle] = sunk.get(handle, 0) + k
-            engine.emit("object_sank", None, object=handle, amount=k, area=name)
-        pending[:] = keep
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "salt",
-            "What happens to things I drop on the salt and walk away from?",
-            "after a while they sink and are gone",
-            ("they stay forever", "a merchant keeps them for me", "they turn into mirages"),
-        )
-        yield Fact(
-            "salt",
-            "Which dropped things does the salt never swallow?",
-            "keys, quest objects and named things like bags and slates",
-            ("weapons", "coins", "everything sinks"),
-        )
-
-
-@step_rule
-class ResonanceImprint(StepRule):
-    name = IMPRINT
-    after = ("day_night",)  # before combat_rhythm: kin falter on the very step the death-note sounds
-    before = ("combat_rhythm",)
-    description = (
-        "Where an enemy falls the glass keeps its death-note for a while, and its kin in that area strike softer."
-    )
-
-    @dataclass(frozen=True)
-    class Params:
-        duration: int = 40  # steps the glass rings
-        weaken: float = 0.3  # share of attack the unnerved lose
-
-        def __post_init__(self) -> None:
-            if not 0 <= self.weaken < 1:
-                raise ValueError(f"weaken: {self.weaken} must be at least 0 and below 1")
-
-    def start(self, engine: Engine) -> None:
-        engine.state.rule_data[self.name] = {"imprints": {}, "unnerved": {}}
-
-    def apply(self, engine: Engine) -> None:
-        state, game = engine.state, engine.game
-        data = state.rule_data[self.name]
-        imprints: dict[str, dict[str, int]] = data["imprints"]
-        if "npc_defeated" in engine.kinds:
-            for ev in engine.events:
-                if ev.kind != "npc_defeated" or not game.npcs[ev.data["type"]].common_enemy:
-                    continue  # a boss or a unique foe has no kin to falter
-                area = state.areas.get(ev.data["area"])
-                if area is None or not is_world_area(area):
-                    continue
-                imprints.setdefault(area.name, {})[ev.data["type"]] = state.step + self.settings.duration
-                tell(
-                    engine,
-                    area.name,
-                    f"The glass around me catches the death-note of {ev.data['npc']} and "
-                    f"keeps ringing: its kind will falter here for a while.",
-                )
-                engine.emit("imprint_formed", ev.agent, area=area.name, type=ev.data["type"])
-        unnerved: dict[str, int] = data["unnerved"]
-        for name in list(imprints):
-            kinds = imprints[name]
-            for kind in [k for k, until in kinds.items() if until <= state.step]:
-                del kinds[kind]
-                tell(engine, name, f"The death-note of the {kind} fades from the glass.")
-            if not kinds or name not in state.areas:
-                del imprints[name]
-        covered = set()
-        for name, kinds in imprints.items():
-            for handle in state.areas[name].npcs:
-                npc = state.npcs[handle]
-                if npc.type in kinds:
-                    covered.add(handle)
-                    if handle not in unnerved:
-                        unnerved[handle] = npc.attack
-                        npc.attack = max(1, round(npc.attack * (1 - self.settings.weaken)))
-        for handle in [h for h in unnerved if h not in covered]:
-            original = unnerved.pop(handle)
-            recovered = state.npcs.get(handle)
-            if recovered is not None:
-                recovered.attack = original
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "combat",
-            "What happens to enemies where one of their kind has just fallen?",
-            "they falter and strike softer for a while",
-            ("they grow enraged and strike harder", "they flee the area", "nothing"),
-        )
 
 
 @step_rule

@@ -37,13 +37,16 @@ from odyssey_env.verbs.combat import blow_damage, defeat, engage, stance, strike
 from odyssey_env.verbs.common import carried_handles, receive
 from odyssey_env.world import (
     add,
+    attack_of,
     breadth_first,
+    carried_count,
     describe_holding,
     first_step,
     held_containers,
     make_objects,
     npc_here,
     remove,
+    take_carried,
     type_of,
 )
 from odyssey_env.worldgen import spawn_npc, spawnable_enemies
@@ -149,12 +152,34 @@ class Salvage(ActionRule):
     @dataclass(frozen=True)
     class Params:
         parts: dict[str, dict[str, int]] = field(default_factory=dict)  # wreck type -> parts it gives
+        # the paper's Robot Kingdom: material type -> (units used up, attack gained for good), with ``tool``
+        # in my hands; a type with parts is stripped for them instead
+        upgrades: dict[str, tuple[int, int]] = field(default_factory=dict)
+        tool: str = ""
+
+        def __post_init__(self) -> None:
+            bad = [k for k, (n, _) in self.upgrades.items() if n < 1]
+            if bad:
+                raise ValueError(f"upgrades: {', '.join(bad)} must use at least 1 unit")
+
+    def _upgrade(self, turn: Turn, handle: str) -> tuple[int, int] | str:
+        """(units used, attack gained) of salvaging the carried material ``handle`` into a component, or why not."""
+        need, gain = self.settings.upgrades[type_of(turn.state, handle)]
+        tool = self.settings.tool
+        if tool and not any(type_of(turn.state, h) == tool for h in turn.agent.hands):
+            return f"Cannot salvage {handle}: I need a {tool} in my hands to work it."
+        have = carried_count(turn.game, turn.state, turn.agent, handle)
+        if have < need:
+            return f"Cannot salvage {handle}: it takes {need} of it, and I carry {have}."
+        return need, gain
 
     def apply(self, turn: Turn, handle: str) -> None:
         holding = _holding(turn, handle, ground=True)
         if holding is None:
             return turn.fail(f"Cannot salvage {handle}: it is not in my hands, my pack or on the ground here.")
         kind = type_of(turn.state, handle)
+        if kind in self.settings.upgrades and kind not in self.settings.parts:
+            return self._apply_upgrade(turn, handle)
         parts = self.settings.parts.get(kind)
         if not parts:
             return turn.fail(f"Cannot salvage {handle}: there is nothing in it worth stripping.")
@@ -167,10 +192,27 @@ class Salvage(ActionRule):
         turn.emit("object_salvaged", object=kind, handle=handle, parts=dict(parts), area=area.name)
         _note(turn, self.verb, kind)
 
+    def _apply_upgrade(self, turn: Turn, handle: str) -> None:
+        checked = self._upgrade(turn, handle)
+        if isinstance(checked, str):
+            return turn.fail(checked)
+        need, gain = checked
+        agent = turn.agent
+        take_carried(turn.game, turn.state, agent, handle, need)
+        agent.base_attack += gain
+        agent.attack = attack_of(turn.game, turn.state, agent)
+        turn.say(f"I work {need} {handle} into a devil-forged component: my attack rises by {gain} for good.")
+        kind = type_of(turn.state, handle)
+        turn.emit("object_salvaged", object=kind, handle=handle, parts={}, area=agent.area, attack=gain)
+        _note(turn, self.verb, kind)
+
     def candidates(self, turn: Turn) -> Iterable[str]:
-        state, parts = turn.state, self.settings.parts
-        for handle in {**carried_handles(turn), **turn.area.objects}:
-            if type_of(state, handle) in parts:
+        state, parts, upgrades = turn.state, self.settings.parts, self.settings.upgrades
+        carried = carried_handles(turn)
+        for handle in {**carried, **turn.area.objects}:
+            kind = type_of(state, handle)
+            upgrade = kind in upgrades and handle in carried and not isinstance(self._upgrade(turn, handle), str)
+            if kind in parts or upgrade:
                 yield f"salvage {handle}"
 
     def facts(self, game: Game) -> Iterable[Fact]:
@@ -245,6 +287,13 @@ class Rally(ActionRule):
     class Params:
         recruits: tuple[str, ...] = ()  # NPC types that answer a rally
         max_allies: int = 2
+        wake: bool = True  # a recruit must be woken (siphoned) first
+        cost: int = 0  # coins a rally costs (the paper's Robot Kingdom: 8, and 4 more per level of the recruit)
+        cost_per_level: int = 0
+
+    def _cost(self, npc: Npc) -> int:
+        cost: int = self.settings.cost + self.settings.cost_per_level * npc.level
+        return cost
 
     def _check(self, turn: Turn, handle: str) -> Npc | str:
         npc = npc_here(turn.state, turn.area, handle)
@@ -260,17 +309,26 @@ class Rally(ActionRule):
             return f"Cannot rally {handle}: it already fights at my side."
         if leader is not None:
             return f"Cannot rally {handle}: it already follows {leader}."
-        if handle not in _awake(turn.state):
+        if self.settings.wake and handle not in _awake(turn.state):
             return f"Cannot rally {handle}: it is dormant. Siphon power into it first."
         mine = sum(1 for h, a in allies.items() if a == turn.agent.id and h in turn.state.npcs)
         if mine >= self.settings.max_allies:
             return f"Cannot rally {handle}: I already lead {mine} allies, as many as I can."
+        cost = self._cost(npc)
+        if cost:
+            have = carried_count(turn.game, turn.state, turn.agent, turn.game.currency or "")
+            if have < cost:
+                return f"Cannot rally {handle}: it asks {cost} {turn.game.currency}, and I carry {have}."
         return npc
 
     def apply(self, turn: Turn, handle: str) -> None:
         npc = self._check(turn, handle)
         if isinstance(npc, str):
             return turn.fail(npc)
+        cost = self._cost(npc)
+        if cost and turn.game.currency:
+            take_carried(turn.game, turn.state, turn.agent, turn.game.currency, cost)
+            turn.say(f"I pay {handle} {cost} {turn.game.currency}.")
         _host(turn.state)["allies"][handle] = turn.agent.id
         turn.say(f"{handle}'s eyes flare: it falls in at my side and will strike whatever I fight.")
         turn.emit("npc_rallied", npc=handle, type=npc.type, area=npc.area)
@@ -313,6 +371,45 @@ class Siphon(ActionRule):
         charge: int = 40  # health a charge restores
         drain: int = 15  # damage a drain does
         machines: tuple[str, ...] = ()  # NPC types that run on power; empty: every enemy and fighter
+        # the paper's Robot Kingdom: any object of these categories with a coin value, held in hand, is a
+        # conduit against a hostile machine I fight: used up, it gives me its value in health and takes a
+        # third of it from the machine's attack
+        conduits: tuple[str, ...] = ()
+
+    def _conduit(self, turn: Turn, handle: str, target: str) -> tuple[str, Npc] | str:
+        kind = type_of(turn.state, handle)
+        if handle not in turn.agent.hands:
+            return f"Cannot siphon through {handle}: I must hold it in my hand."
+        t = turn.game.objects[kind]
+        if t.category not in self.settings.conduits or t.value < 1:
+            return f"Cannot siphon through {handle}: it holds nothing worth draining into."
+        npc = npc_here(turn.state, turn.area, target)
+        if npc is None:
+            return f"Cannot siphon {target}: there is no one by that name here."
+        if not turn.game.npcs[npc.type].hostile or not is_machine(turn.engine, npc.type):
+            return f"Cannot siphon {target}: it is no hostile machine."
+        if npc.engaged != turn.agent.id:
+            return f"Cannot siphon {target}: I must be fighting it."
+        return kind, npc
+
+    def _apply_conduit(self, turn: Turn, handle: str, target: str) -> None:
+        checked = self._conduit(turn, handle, target)
+        if isinstance(checked, str):
+            return turn.fail(checked)
+        kind, npc = checked
+        value = turn.game.objects[kind].value
+        remove(turn.agent.hands, handle)
+        agent = turn.agent
+        gained = min(value, agent.max_hp - agent.hp)
+        agent.hp += gained
+        weaker = min(npc.attack, value // 3)
+        npc.attack -= weaker
+        turn.say(
+            f"I siphon {target}'s dark power through {handle}, which crumbles: I regain {gained} health and "
+            f"{target} loses {weaker} attack."
+        )
+        turn.emit("power_siphoned", direction="conduit", npc=target, type=npc.type, object=kind, amount=gained)
+        _note(turn, self.verb, npc.type, "conduit")
 
     def _check(self, turn: Turn, handle: str, target: str) -> tuple[dict[str, int], str, Npc] | str:
         holding = _holding(turn, handle, ground=False)
@@ -337,6 +434,10 @@ class Siphon(ActionRule):
         return holding, kind, npc
 
     def apply(self, turn: Turn, handle: str, target: str) -> None:
+        cells = self.settings.cells
+        kind = type_of(turn.state, handle)
+        if self.settings.conduits and kind not in cells and kind not in cells.values():
+            return self._apply_conduit(turn, handle, target)
         checked = self._check(turn, handle, target)
         if isinstance(checked, str):
             return turn.fail(checked)
@@ -372,6 +473,12 @@ class Siphon(ActionRule):
             for target in turn.area.npcs:
                 if not isinstance(self._check(turn, handle, target), str):
                     yield f"siphon {handle} {target}"
+        if self.settings.conduits and turn.agent.combat is not None:
+            for handle in turn.agent.hands:
+                if type_of(state, handle) not in kinds:
+                    for target in turn.area.npcs:
+                        if not isinstance(self._conduit(turn, handle, target), str):
+                            yield f"siphon {handle} {target}"
 
     def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
@@ -690,9 +797,22 @@ class Intimidation(StepRule):
         shutdown: float = 0.25  # a woken machine at or below this share of its health powers down
         flee_below: float = 0.34  # a roaming trader at or below this share of its health runs
 
+    #: (rule book, game, hostile types, machine types) of the last engine seen: the types depend on the
+    #: game and the rule book alone, and this rule walks every NPC of the world at every step
+    _kinds: tuple[Any, Any, frozenset[str], frozenset[str]] | None = None
+
+    def _types(self, engine: Engine) -> tuple[frozenset[str], frozenset[str]]:
+        kinds = self._kinds
+        if kinds is None or kinds[0] is not engine.rules or kinds[1] is not engine.game:
+            npcs = engine.game.npcs
+            hostile = frozenset(name for name, kind in npcs.items() if kind.hostile)
+            machines = frozenset(name for name in npcs if is_machine(engine, name))
+            kinds = self._kinds = (engine.rules, engine.game, hostile, machines)
+        return kinds[2], kinds[3]
+
     def apply(self, engine: Engine) -> None:
         state = engine.state
-        hostile = {name for name, kind in engine.game.npcs.items() if kind.hostile}  # a few types, many NPCs
+        hostile, machines = self._types(engine)
         threat: dict[str, int] = {}
         friends: list[Npc] = []
         for npc in state.npcs.values():
@@ -700,12 +820,13 @@ class Intimidation(StepRule):
                 threat[npc.area] = threat.get(npc.area, 0) + 1
             else:
                 friends.append(npc)
+        recover = self.settings.recover
         for npc in friends:
             enemies = threat.get(npc.area, 0)
             if enemies:
                 self._frighten(engine, npc, enemies, threat)
-            elif not is_machine(engine, npc.type):
-                npc.hp = min(npc.max_hp, npc.hp + self.settings.recover)
+            elif npc.type not in machines:
+                npc.hp = min(npc.max_hp, npc.hp + recover)
 
     def _frighten(self, engine: Engine, npc: Npc, enemies: int, threat: dict[str, int]) -> None:
         loss = min(self.settings.loss * enemies, npc.hp - 1)
@@ -768,13 +889,25 @@ class DevilDrain(StepRule):
         if not devil:
             return
         state, game = engine.state, engine.game
+        get = state.instances.get
         for agent in state.agents.values():
             if agent.in_tutorial:
                 continue
-            n = sum(k for h, k in agent.hands.items() if type_of(state, h) in devil)
-            n += sum(1 for h in agent.equipment.values() if type_of(state, h) in devil)
+            # type_of inlined (asked of everything carried, at every step): a handle with no instance is its type
+            n = 0
+            for h, k in agent.hands.items():
+                inst = get(h)
+                if (h if inst is None else inst.type) in devil:
+                    n += k
+            for h in agent.equipment.values():
+                inst = get(h)
+                if (h if inst is None else inst.type) in devil:
+                    n += 1
             for c in held_containers(game, state, agent):
-                n += sum(k for h, k in state.instances[c].contents.items() if type_of(state, h) in devil)
+                for h, k in state.instances[c].contents.items():
+                    inst = get(h)
+                    if (h if inst is None else inst.type) in devil:
+                        n += k
             if n <= self.settings.limit:
                 continue
             damage = self.settings.drain * (n - self.settings.limit)

@@ -1,0 +1,28 @@
+"""``game.rules_from``: a game folder may take the rules of shipped games (the imported paper games do)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from kit import game_copy
+
+from odyssey_env.game import GameError
+
+
+def test_a_folder_without_code_plays_a_shipped_game_s_rules_untrusted(tmp_path: Path) -> None:
+    def take(world: dict) -> None:
+        world["game"]["rules_from"] = ["mirror_salt"]
+
+    game = game_copy("mossfall", tmp_path / "salted", take, trust=False)
+    assert {"listen", "refract"} <= set(game.rules.actions)
+    assert game.rules.step_rule("salt_mirage") is not None
+
+
+@pytest.mark.parametrize("name", ["no_such_game", "mossfall"])  # unknown; shipped but without rules.py
+def test_only_shipped_games_with_rules_may_be_named(tmp_path: Path, name: str) -> None:
+    def take(world: dict) -> None:
+        world["game"]["rules_from"] = [name]
+
+    with pytest.raises(GameError, match="rules_from"):
+        game_copy("mossfall", tmp_path / "other", take, trust=False)
