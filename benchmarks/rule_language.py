@@ -24,6 +24,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import shutil
 import statistics
 import sys
@@ -185,8 +186,11 @@ class Forage(StepRule):
 
 
 # ============================================================================ lazaret: rules.json vs its old rules.py
+#: Lazaret's rules.py as it was before barricade, refuel, the enter hook and the hunt of the risen moved to its
+#: rules.json (frozen in benchmarks/data/, read as text, never imported), the Python side of ``--game lazaret``.
+LAZARET_OLD_PY = ROOT / "benchmarks" / "data" / "lazaret_rules_py.txt"
 #: Lazaret's ``concoct`` and ``shove`` as its rules.py wrote them before they moved to its rules.json, appended
-#: to the shipped rules.py for the Python side of ``--game lazaret`` (with their world.json parameters back).
+#: to that rules.py for the Python side of ``--game lazaret`` (with their world.json parameters back).
 LAZARET_PY = """
 
 from odyssey_env.verbs.combat import STAMINA_FLOOR, strike
@@ -377,8 +381,17 @@ LAZARET_PARAMS: dict[str, Any] = {
         "failure": "grey_sludge",
     },
     "shove": {"furniture": {"iron_cot": 16, "linen_press": 22, "oak_pew": 20, "drug_cabinet": 22, "bone_rack": 18}},
+    "barricade": {"material": "deal_plank", "amount": 2, "strength": 6},
 }
-LAZARET_MECHANICS = ("concoct", "shove")
+#: Parameters the old rules.py read that rules.json now says itself (merged into the shipped ones).
+LAZARET_OLD_PARAMS: dict[str, dict[str, Any]] = {
+    "corpse_corruption": {"hunt_period": 3, "hunt_range": 2},
+    "burn corpses": {"fuel": 2, "ash": "bone_ash"},
+}
+#: The verbs a ward walk takes whenever listed (those in rules.json now), and all the timed rules.
+LAZARET_MECHANICS = ("concoct", "shove", "barricade", "refuel", "eavesdrop", "burn corpses")
+LAZARET_TIMED_VERBS = (*LAZARET_MECHANICS, "enter")
+LAZARET_TIMED_STEPS = ("corpse_corruption", "risen_hunt")  # the hunt was corpse_corruption's second half
 
 
 def make_games(tmp: Path) -> tuple[Any, Any]:
@@ -398,7 +411,7 @@ def make_games(tmp: Path) -> tuple[Any, Any]:
 
 
 def make_lazaret(tmp: Path) -> tuple[Path, Path]:
-    """Two copies of Lazaret: as shipped (concoct and shove in rules.json) and with them back in rules.py."""
+    """Two copies of Lazaret: as shipped (its ported mechanics in rules.json) and with them back in rules.py."""
     from odyssey_env.game import GAMES_DIR
 
     py, js = tmp / "python" / "lazaret", tmp / "interpreted" / "lazaret"
@@ -406,12 +419,37 @@ def make_lazaret(tmp: Path) -> tuple[Path, Path]:
     for folder in (py, js):
         shutil.copytree(GAMES_DIR / "lazaret", folder, ignore=skip)
     (py / "rules.json").unlink()
-    shipped = (py / "rules.py").read_text(encoding="utf-8")
-    (py / "rules.py").write_text(shipped + LAZARET_PY, encoding="utf-8")
+    old = LAZARET_OLD_PY.read_text(encoding="utf-8")
+    (py / "rules.py").write_text(old + LAZARET_PY, encoding="utf-8")
     world = json.loads((py / "world.json").read_text(encoding="utf-8"))
-    world["game"]["params"].update(LAZARET_PARAMS)
+    params = world["game"]["params"]
+    params.update(LAZARET_PARAMS)
+    for rule, values in LAZARET_OLD_PARAMS.items():
+        params[rule] = {**params.get(rule, {}), **values}
     (py / "world.json").write_text(json.dumps(world), encoding="utf-8")
     return py, js
+
+
+def ported(record: str) -> bool:
+    """Whether a walk's record is a command of one of the ported verbs (some are two words)."""
+    command = record.split("\x00", 1)[0]
+    return any(command == v or command.startswith(v + " ") for v in LAZARET_MECHANICS)
+
+
+def lazaret_timed(game: Any) -> list[Any]:
+    """The rules whose apply and candidates are timed: the ported verbs, enter (hooked in rules.json, replaced
+    in rules.py) and the step rules that carry the risen's hunt (one in rules.py, two in rules.json)."""
+    rules = [game.rules.actions[v] for v in LAZARET_TIMED_VERBS]
+    return rules + [r for n in LAZARET_TIMED_STEPS if (r := game.rules.step_rule(n)) is not None]
+
+
+_VERB_LIST = re.compile(r"(Commands start with one of: )([^.]*)(\.)")
+
+
+def same_but_verb_order(record: str) -> str:
+    """A record with the invalid-action line's verb list sorted: rules.json's verbs come after rules.py's in
+    the rule book, so the list names the same verbs in another order (docs/game-format.md says so)."""
+    return _VERB_LIST.sub(lambda m: m.group(1) + ", ".join(sorted(m.group(2).split(", "))) + m.group(3), record)
 
 
 def load_folder(folder: Path) -> Any:
@@ -439,8 +477,8 @@ def scripted(game: Any, name: str = "lazaret", tutorial: bool = False) -> list[s
 
 
 def ward_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = None) -> list[str]:
-    """A seeded walk over Lazaret's valid actions (no tutorial), taking concoct or shove whenever listed
-    (``states``: gets the state after each step, pickled)."""
+    """A seeded walk over Lazaret's valid actions (no tutorial), taking one of the ported verbs half the time they
+    are listed (``states``: gets the state after each step, pickled)."""
     import pickle
 
     from odyssey_env.env import OdysseyEnv
@@ -453,7 +491,7 @@ def ward_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = Non
         va = info["valid_actions"]
         mine = [c for v in LAZARET_MECHANICS for c in va.get(v, ())]
         wanted = [c for c in va.get("pick up", ()) if not c.startswith("pick up groat")]
-        if mine:
+        if mine and pick.random() < 0.5:  # eavesdrop is listed everywhere: half the steps, not all
             action = pick.choice(mine)
         elif wanted and pick.random() < 0.3:  # herbs and furniture come to hand now and then
             action = pick.choice(wanted)
@@ -472,36 +510,40 @@ def child(folder: Path, seed: int, steps: int) -> int:
     """One timed walk in this (fresh) process: prints seconds per step, whole and in the mechanics."""
     game = load_folder(folder)
     salt = folder.name == "mirror_salt"
-    timer = Timed(game, salt_rules(game) if salt else [game.rules.actions[v] for v in LAZARET_MECHANICS])
+    timer = Timed(game, salt_rules(game) if salt else lazaret_timed(game))
     start = time.perf_counter()
     record = (salt_walk if salt else ward_walk)(game, seed, steps)
     seconds = time.perf_counter() - start
-    used = sum(r.split(" ", 1)[0] in LAZARET_MECHANICS for r in record[1:])
+    used = sum(ported(r) for r in record[1:])
     print(json.dumps({"step": seconds / steps, "rule": timer.seconds / steps, "trim": timer.trimmed() / steps}))
-    print(f"{used} concoct/shove commands", file=sys.stderr)
+    print(f"{used} commands of {', '.join(LAZARET_MECHANICS)}", file=sys.stderr)
     return 0
 
 
 def listing_on_the_same_states(games: dict[str, Any], seed: int, steps: int, rounds: int) -> dict[str, float]:
-    """Seconds one listing of concoct and shove takes in each game, on the same states (those of a seeded walk
-    of the first game, each listed 10 times with a fresh probe turn), best of ``rounds``: the mechanics' own
-    cost, without the walk's other work, the collector's pauses or a fresh process's noise."""
+    """Seconds one listing of the timed verbs takes in each game, on the same states (those of a seeded walk,
+    the same walk in each game as the parity check showed, each kept in its own game's form: the fuel of a
+    lamp, say, lives in another table), each listed 10 times with a fresh probe turn, best of ``rounds``: the
+    mechanics' own cost, without the walk's other work, the collector's pauses or a fresh process's noise."""
     import pickle
 
     from odyssey_env.env import OdysseyEnv
     from odyssey_env.turn import Turn
 
-    first = next(iter(games.values()))
-    kept: list[bytes] = []
-    ward_walk(first, seed, steps, kept)
-    states = [pickle.loads(k) for k in kept]
-    env = OdysseyEnv(first, tutorial=False)
-    env.reset(seed=seed)
-    engine = env.engine
+    setups = {}
+    for name, game in games.items():
+        kept: list[bytes] = []
+        ward_walk(game, seed, steps, kept)
+        env = OdysseyEnv(game, tutorial=False)
+        env.reset(seed=seed)
+        setups[name] = (
+            env.engine,
+            [pickle.loads(k) for k in kept],
+            [game.rules.actions[v] for v in LAZARET_TIMED_VERBS],
+        )
     best: dict[str, float] = {}
     for _ in range(rounds):
-        for name, game in games.items():
-            rules = [game.rules.actions[v] for v in LAZARET_MECHANICS]
+        for name, (engine, states, rules) in setups.items():
             start = time.perf_counter()
             for state in states:
                 engine.state = state
@@ -523,12 +565,16 @@ def lazaret(args: argparse.Namespace) -> int:
         py, js = make_lazaret(Path(tmp))
         pg, jg = load_folder(py), load_folder(js)
         for what, a, b in (
-            ("golden script", scripted(pg), scripted(jg)),
+            (
+                "golden script",
+                [same_but_verb_order(r) for r in scripted(pg, "lazaret", True)],
+                [same_but_verb_order(r) for r in scripted(jg, "lazaret", True)],
+            ),
             (f"walk of {args.steps}", ward_walk(pg, args.seed, args.steps), ward_walk(jg, args.seed, args.steps)),
         ):
             same = sum(x == y for x, y in zip(a, b, strict=True))
-            used = sum(r.split(" ", 1)[0] in LAZARET_MECHANICS for r in a[1:])
-            print(f"parity, {what}: {same}/{len(a)} records identical ({used} concoct/shove commands)")
+            used = sum(ported(r) for r in a[1:])
+            print(f"parity, {what}: {same}/{len(a)} records identical ({used} commands of the ported verbs)")
             if same != len(a) or len(a) != len(b):
                 first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
                 print(f"first difference at record {first}:")
@@ -549,10 +595,10 @@ def lazaret(args: argparse.Namespace) -> int:
         st, ru, tr = (statistics.median(run[k] for run in runs[name]) for k in ("step", "rule", "trim"))
         print(
             f"  {name:12s} whole step {st * 1e6:8.1f} us ({st / base['step']:4.2f}x)   "
-            f"concoct+shove {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
+            f"timed rules {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
             f"without the slowest 1% of calls {tr * 1e6:6.1f} us ({tr / base['trim']:4.2f}x)"
         )
-    print("one listing of concoct and shove on the same 300 states, best of 7:")
+    print(f"one listing of {', '.join(LAZARET_TIMED_VERBS)} on the same 300 states, best of 7:")
     for name in ("python", "interpreted"):
         print(f"  {name:12s} {listing[name] * 1e6:6.2f} us ({listing[name] / listing['python']:4.2f}x)")
     return 0

@@ -324,7 +324,8 @@ def _info_plan(game: Game, keys: Sequence[str] | None) -> _InfoPlan:
     """The fields to compute for ``keys`` in ``game``, each with its per-step condition (or None):
     info is built at every step, and what depends on the game alone need not be asked every time."""
     keys = None if keys is None else tuple(keys)
-    plans = _info_plans(game)
+    known = _info_plans.entries.get(id(game))  # the cache read inline: info is built at every step
+    plans = known[1] if known is not None else _info_plans(game)
     hit = plans.get(keys)
     if hit is not None:
         return hit

@@ -49,7 +49,8 @@ class Plan:
 def plan(main: MainQuest) -> Plan:
     """The plan of a main quest (worked out once per main quest object); raises ValueError if some stage
     can never open."""
-    return _plans(main)
+    hit = _plans.entries.get(id(main))  # the cache read inline: asked two or three times a step
+    return hit[1] if hit is not None else _plans(main)
 
 
 def _make_plan(main: MainQuest) -> Plan:

@@ -78,6 +78,7 @@ class Where:
     event: bool = False
     in_after: bool = False
     step: bool = False  # in a step rule (produce and place need a cap anywhere; spawn too)
+    in_each: bool = False  # inside a for_each (none inside another)
 
 
 @dataclass
@@ -197,6 +198,17 @@ class Checker:
             self.needs_agent(p, where)
         elif isinstance(op, s.ExitLocked):
             self.ref(op.exit_locked, "area", p, where)
+        elif isinstance(op, s.Engaged):
+            self.ref(op.engaged, "npc", p, where)
+        elif isinstance(op, s.Predicate):
+            self.needs_agent(p, where)
+            self.name(op.predicate, p)
+            for k, v in op.args.items():
+                self.name(k, f"{path}.args.{k}")
+                self.value(v, f"{path}.args.{k}", where)
+            from odyssey_env.quests.spec import Condition
+
+            self.quest_conditions.append((Condition(type="predicate", name=op.predicate), p[: -len(".predicate")]))
         elif isinstance(op, s.Quest):
             self.needs_agent(p, where)
             try:
@@ -341,12 +353,33 @@ class Checker:
                 self.ref(op.area, "area", f"{path}.area", where)
         elif isinstance(op, s.MoveToward):
             return self.move_toward(op, path, where, depth)
+        elif isinstance(op, s.ForEach):
+            return self.for_each(op, path, where, depth)
+        elif isinstance(op, s.Note):
+            self.template(op.note, p, where)
         elif isinstance(op, s.If):
             cond = self.condition(op.if_, f"{path}.if", where, depth + 1)
             then = self.effects(op.then, f"{path}.then", where, depth + 1)
             otherwise = self.effects(op.otherwise, f"{path}.else", where, depth + 1)
             return dataclasses.replace(op, if_=cond, then=then, otherwise=otherwise)
         return op
+
+    # ------------------------------------------------------------------ lines built from what is there
+    def for_each(self, op: s.ForEach, path: str, where: Where, depth: int) -> Any:
+        """An area by reference or name, known types of the kind, ``do`` checked with ``$each`` bound (no
+        ``for_each`` inside: the work stays linear in what lies there)."""
+        p = f"{path}.for_each"
+        if where.in_each:
+            self.bad(p, "a for_each inside a for_each could multiply without end; use one")
+        if "each" in where.bindings:
+            self.bad(p, "a slot named 'each' hides what a for_each is about; rename it")
+        self.ref(op.area, "area", f"{path}.area", where)
+        table = self.world.npcs if op.for_each == "npc" else self.world.objects
+        for i, kind in enumerate(op.types):
+            if kind not in table:
+                self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if op.for_each == 'npc' else 'object'} {kind!r}")
+        inner = dataclasses.replace(where, bindings={**where.bindings, "each": op.for_each}, in_each=True)
+        return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", inner, depth + 1))
 
     # ------------------------------------------------------------------ moving toward the living
     def move_toward(self, op: s.MoveToward, path: str, where: Where, depth: int) -> Any:
@@ -474,6 +507,12 @@ class Checker:
                 continue  # a verb's: where its last produce put things, what its last salvage made
             if name.endswith(".type") and where.bindings.get(name[:-5]) in ("object", "npc"):
                 continue
+            if name.endswith(".says") and where.bindings.get(name[:-5]) == "npc":
+                continue  # the line the NPC's kind says this step (empty when it has none)
+            if name.endswith(".npcs") and (name == "here.npcs" or where.bindings.get(name[:-5]) == "area"):
+                continue  # the NPCs in an area: "a, b" in a text, a list as an event datum of its own
+            if name == "notes":
+                continue  # the parts this firing's notes took, joined with "; "
             if name.startswith("event.") and where.event:
                 continue
             if name.startswith("tally."):
@@ -757,6 +796,13 @@ def _check_slot(c: Checker, slot: s.Slot, kind: str, path: str) -> None:
             c.bad(f"{path}.max", f"must lie between 1 and {MAX_AMOUNT_SLOT}")
     elif slot.max != 1:
         c.bad(f"{path}.max", "max bounds an amount slot")
+    if slot.implicit and slot.domain not in ("held", "carried", "worn", "ground", "near", "npc"):
+        c.bad(
+            f"{path}.implicit",
+            "an implicit slot picks a thing or an NPC at hand (held, carried, worn, ground, near, npc)",
+        )
+    if slot.implicit and slot.refuse:
+        c.bad(f"{path}.refuse", "an implicit slot is never given, so never refused: say it in a precondition")
     if slot.domain == "text":
         if not slot.example or '"' in slot.example or len(slot.example) > 60:
             c.bad(f"{path}.example", "a text slot lists one example text (1-60 characters, no double quote)")

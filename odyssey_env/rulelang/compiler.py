@@ -94,9 +94,13 @@ def _raisers(checked: Checked) -> dict[str, str]:
     planned as that verb's event ("bank the fire first"), which no state condition could say."""
     out: dict[str, str] = {}
     for vspec, _checks, effects in checked.verbs:
-        if not vspec.records_event:
-            continue
-        event = vspec.event or vspec.verb.replace(" ", "_")
+        if vspec.records_event:
+            event = vspec.event or vspec.verb.replace(" ", "_")
+        else:  # its first emit outside a branch is what every success records
+            emits = [op.emit for op in effects if isinstance(op, s.Emit)]
+            if not emits:
+                continue
+            event = emits[0]
         for op in effects:
             if isinstance(op, s.SetFlag) and op.value:
                 out.setdefault(op.set_flag, event)
@@ -155,12 +159,19 @@ def _verb(
     def bind(turn: Turn, args: Iterable[Any]) -> Ctx:
         return Ctx(turn.engine, turn.agent, turn.agent.area, dict(zip(names, args, strict=True)), turn)
 
+    # In the listing (every step for a verb that reads the rules' memory) the slots start unbound and each
+    # combination tried is a tuple of one value per slot, made here from one list per slot: their lengths
+    # need no check, and a strict zip (keyword arguments: no fast call) costs about twice a plain one.
+    def unbound(turn: Turn) -> Ctx:
+        return Ctx(turn.engine, turn.agent, turn.agent.area, dict.fromkeys(names), turn)
+
     # preconditions that name no slot are asked once per listing, before any slot value is tried; those that
     # name one slot filter that slot's values before the product is formed (a check holds or fails whatever
     # the other slots are); the rest are asked of each combination: a comparison of two slots' values as
     # such, anything else through a context
     named = [tuple(n for n in names if mentions(c, (n,))) for c in checks]
     fixed = tuple(t for t, m in zip(tests, named, strict=True) if not m)
+    fixed_checks = tuple((t, c) for t, c, m in zip(tests, checks, named, strict=True) if not m)
     pairs = tuple(p for c, m in zip(checks, named, strict=True) if len(m) > 1 and (p := pair_test(c, names)))
     varying = tuple(
         t for t, c, m in zip(tests, checks, named, strict=True) if len(m) > 1 and pair_test(c, names) is None
@@ -194,15 +205,32 @@ def _verb(
         keys.append(key)
 
     blank = [None] * len(names)
+    # the object types a slot's own is_type check asks for (a slot that lists every carried thing and refuses
+    # "not a light source" apart from "I do not carry it"): what to get when it has no value at all
+    slot_kinds = tuple(
+        next((c.types for c, m in zip(checks, named, strict=True) if m == (n,) and _is_type_of(c, n)), ())
+        for n in names
+    )
     # a command: the verb, then each value (a text in double quotes), formatted in one call (a listing writes
     # many; a verb is plain lower-case words, so it holds no brace)
-    command_of = " ".join([verb_name, *(_FORMAT[slot.domain == "text"] for slot in slots)]).format
+    explicit = tuple(i for i, slot in enumerate(slots) if not slot.implicit)
+    implicit = tuple(i for i, slot in enumerate(slots) if slot.implicit)
+    formatted = " ".join([verb_name, *(_FORMAT[slots[i].domain == "text"] for i in explicit)]).format
+    if implicit:
+
+        def command_of(*combo: Any) -> str:
+            return formatted(*(combo[i] for i in explicit))
+
+    else:
+        command_of = formatted
     # else the listing needs none (an amount's search fills one for each combination it tries)
     with_ctx = bool(fixed or varying or amount_at is not None or any(single for _, single in filters))
 
+    per_slot = tuple(zip(names, value_fns, filters, same_as, strict=True))  # zipped once, read every listing
+
     def narrowed(turn: Turn, ctx: Any) -> list[list[Any]]:
         lists: list[list[Any]] = []
-        for name, fn, (batch, single), twin in zip(names, value_fns, filters, same_as, strict=True):
+        for name, fn, (batch, single), twin in per_slot:
             if twin is not None:
                 lists.append(lists[twin])
                 continue
@@ -222,12 +250,12 @@ def _verb(
                 values = kept
             if not values:
                 return []  # no command: the product is empty
-            lists.append(values)
+            lists.append(values[:1] if slots[len(lists)].implicit else values)  # an implicit slot: its pick
         return lists
 
     def combos(turn: Turn) -> Iterator[tuple[Any, ...]]:
         """The slot values of every command the verb accepts now (an amount: its smallest and largest)."""
-        ctx = bind(turn, blank) if with_ctx else None
+        ctx = unbound(turn) if with_ctx else None
         for test in fixed:
             assert ctx is not None, "with_ctx holds wherever a test reads the context"
             if not test(ctx):
@@ -237,13 +265,16 @@ def _verb(
             return
         if amount_at is None:
             if not varying:  # no context to fill for each combination
+                if not pairs:
+                    yield from itertools.product(*lists)
+                    return
                 for combo in itertools.product(*lists):
                     if all(p(combo) for p in pairs):
                         yield combo
                 return
             assert ctx is not None, "with_ctx holds wherever a test reads the context"
             for combo in itertools.product(*lists):
-                ctx.b = dict(zip(names, combo, strict=True))
+                ctx.b = dict(zip(names, combo))  # noqa: B905 (one value per slot: see unbound)
                 if admissible(ctx, combo):
                     yield combo
             return
@@ -255,7 +286,7 @@ def _verb(
             for order in (amounts, amounts[::-1]):
                 for n in order:
                     combo = (*rest[:amount_at], n, *rest[amount_at:])
-                    ctx.b = dict(zip(names, combo, strict=True))
+                    ctx.b = dict(zip(names, combo))  # noqa: B905 (one value per slot: see unbound)
                     if admissible(ctx, combo):
                         found.append(combo)
                         break
@@ -286,15 +317,20 @@ def _verb(
 
     class Verb(ActionRule):
         verb = verb_name
-        params = tuple((slot.name, domains.PARAM_KIND[slot.domain]) for slot in slots)
+        params = tuple((slot.name, domains.PARAM_KIND[slot.domain]) for slot in slots if not slot.implicit)
         description = vspec.description
         emits = emitted
         produces = made
         depends_on = tuple(d for d in DEPENDENCIES if d in deps) if deps is not None else None
 
         def apply(self, turn: Turn, *args: Any) -> None:
+            if implicit:
+                given = iter(args)
+                args = tuple(picked(turn, i) if slot.implicit else next(given) for i, slot in enumerate(slots))
             ctx = bind(turn, args)
             for slot, fn, value, refuse in zip(slots, value_fns, args, slot_refusals, strict=True):
+                if slot.implicit:
+                    continue  # picked, not given: its preconditions say what is missing
                 if slot.domain == "amount":
                     if value > slot.max:
                         return turn.fail(refuse(ctx))
@@ -321,36 +357,62 @@ def _verb(
                 if pins is None:
                     return None  # no emit of this verb says that
                 match = {**pins, **match}
+            for key, (slot_name, typed) in by_slot.items():  # an emit records this slot's value as ``key``
+                if key in match and not typed and slot_name not in match:
+                    match = {**match, slot_name: match[key]}
             values: list[Any] = []
-            for slot, fn, one_slot in zip(slots, value_fns, filters, strict=True):
-                if slot.name in match:
-                    wanted = match[slot.name]
-                    if slot.domain in ("held", "carried", "worn") and wanted not in fn(turn):
-                        return hints.has(wanted) if wanted in engine.game.objects else None
+            for slot, fn, one_slot, kinds in zip(slots, value_fns, filters, slot_kinds, strict=True):
+                wanted = match.get(slot.name)
+                if wanted is not None and slot.domain in ("held", "carried", "worn") and wanted not in fn(turn):
+                    if wanted in engine.game.objects:
+                        return hints.has(wanted)
+                    if wanted in engine.state.instances:
+                        return None  # that very thing, somewhere I cannot tell
+                    wanted = None  # gone from the world: any value will do
+                if wanted is not None and slot.domain in ("exit", "area") and wanted not in fn(turn):
+                    # a way from somewhere else: first what no slot changes ("carry 2 deal_plank"), then go
+                    # where the way starts
+                    probe = bind(turn, blank)
+                    for test, check in fixed_checks:
+                        if not test(probe):
+                            found = hint(check, probe, vars)
+                            if found is not None:
+                                return found
+                    return elsewhere(engine, agent, match)
+                if wanted is not None:
                     values.append(wanted)
                     continue
                 options = fn(turn)
                 if not options:
-                    if slot.domain in ("held", "carried", "worn", "near") and slot.types:
-                        return hints.any_has(*slot.types)
+                    if slot.domain in ("held", "carried", "worn", "near") and (slot.types or kinds):
+                        return hints.any_has(*(slot.types or kinds))
                     return elsewhere(engine, agent, match) if local else None
                 # an ingredient (a type slot) is the first of its kinds, so that the hint names it; any other
                 # slot, the first value its own checks admit (the way to barricade, not the area I stand in)
                 values.append(options[0] if slot.domain == "type" else admitted(turn, slot.name, options, one_slot))
             ctx = bind(turn, values)
+            deferred = False  # a check about what is here failed: another area may meet it, once the rest holds
             for test, check in zip(tests, checks, strict=True):
                 if not test(ctx):
                     found = hint(check, ctx, vars) or _raised(check, raisers or {}, event)
+                    if found is None and local and _local(check):
+                        deferred = True  # "not here": first what the rest needs, wherever I am
+                        continue
                     return found if found is not None or not local else elsewhere(engine, agent, match)
             state = engine.state
-            for k in here_keys:  # accepted here, but the event wanted records another area: stand there
+            for k in here_keys:  # the event wanted records another area: stand there
                 where = match.get(k)
                 if isinstance(where, str) and where != agent.area and where in state.areas:
                     return hints.in_area(where)
-            return None
+            return elsewhere(engine, agent, match) if deferred else None
 
         def facts(self, game: Any) -> Iterable[Fact]:
             return declared_facts
+
+    def picked(turn: Turn, i: int) -> Any:
+        """An implicit slot's value: the first its checks admit, else the first its filters keep (None: none)."""
+        options = value_fns[i](turn)
+        return admitted(turn, names[i], options, filters[i]) if options else None
 
     def admitted(turn: Turn, name: str, options: list[Any], one_slot: tuple[tuple[Any, ...], tuple[Any, ...]]) -> Any:
         """The first of a slot's values that its one-slot checks admit (the first value when none is)."""
@@ -365,8 +427,7 @@ def _verb(
                 probe.b = {name: v}
                 if all(test(probe) for test in single):
                     return v
-            return options[0]
-        return kept[0] if kept else options[0]
+        return kept[0] if kept else options[0]  # the closest: one the filters kept, so a hint names its lack
 
     def elsewhere(engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
         """For a verb about what is here (the ground, the NPCs): the nearest area, along open ways, where
@@ -489,6 +550,10 @@ def _slot_data(effects: Iterable[Any], slots: set[str]) -> Iterator[tuple[str, t
             yield from _slot_data((*op.then, *op.otherwise), slots)
 
 
+def _is_type_of(cond: Any, name: str) -> bool:
+    return isinstance(cond, s.IsType) and cond.is_type == f"${name}" and bool(cond.types)
+
+
 def _here_data(effects: Iterable[Any]) -> Iterator[str]:
     """Event data an emit of the verb fills with exactly ``{here}``: the area the agent stood in."""
     for op in effects:
@@ -523,6 +588,12 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     scope = sspec.scope
     tutorial = sspec.tutorial
     modify = sspec.modify
+    # a modify whose when is "its kind is in this area's set" need not ask it where the set holds nothing
+    gate = when.in_set if isinstance(when, s.InSet) and vars[when.in_set].scope == "area" else None
+    # a recipe rule that fires on can_craft of its recipe need not ask it of a recipe whose stations are not
+    # here (its becomes, or its when when it has no becomes: skipping an item is then the same as a false test)
+    first = becomes if becomes is not None else when
+    crafting = isinstance(first, s.CanCraft) and first.can_craft == "$recipe"
     name = sspec.name
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in sspec.facts)
 
@@ -536,7 +607,7 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                 if ev.kind not in event_kinds or ev.agent is None:
                     continue
                 agent = state.agents.get(ev.agent)
-                if agent is None or agent.in_tutorial:
+                if agent is None or (agent.in_tutorial and not tutorial):
                     continue
                 if any(ev.data.get(k) != v for k, v in match.items()):
                     continue
@@ -576,12 +647,14 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
 
     def recipe_items(engine: Engine) -> Iterator[Ctx]:
         """Scope ``recipe``: each agent with each craftable object type (``types``: those), in file order."""
-        recipes = [t.name for t in engine.game.recipes if not kinds or t.name in kinds]
-        for agent in list(engine.state.agents.values()):
+        game, state = engine.game, engine.state
+        recipes = [t.name for t in game.recipes if not kinds or t.name in kinds]
+        for agent in list(state.agents.values()):
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
+                mine = _stations_here(game, state.areas[agent.area].objects, recipes) if crafting else recipes
                 # one context per agent, rebound per recipe: the rule reads it before the next is asked for
                 ctx = Ctx(engine, agent, agent.area, {"recipe": ""})
-                for kind in recipes:
+                for kind in mine:
                     ctx.b["recipe"] = kind
                     ctx.here, ctx.removed = agent.area, 0
                     yield ctx
@@ -600,12 +673,15 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
         assert modify is not None and test_when is not None, "checks.py: a modify has a when and is npc-scoped"
         state, stat, times = engine.state, modify.stat, modify.times
         held = data(engine).setdefault("modified", {}).setdefault(name, {})
+        gated = data(engine)["vars"].get(gate, {}) if gate is not None else None
         covered = set()
         ctx = Ctx(engine, None, "", {"npc": ""})  # one context, rebound per NPC (each is done with before the next)
         areas_now = state.areas
         for npc in list(state.npcs.values()):
             if (kinds and npc.type not in kinds) or (areas and npc.area not in areas):
                 continue
+            if gated is not None and not gated.get(npc.area):
+                continue  # the set its when asks holds nothing there: the when is false
             if npc.handle not in state.npcs or not is_world_area(areas_now[npc.area]):
                 continue  # gone meanwhile (an effect of this rule took it), or in the tutorial
             handle = npc.handle
@@ -662,6 +738,16 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
     Step.name = name
     Step.__name__ = Step.__qualname__ = "Step_" + name
     return step_rule(Step)
+
+
+def _stations_here(game: Any, lying: Mapping[str, int], recipes: list[str]) -> list[str]:
+    """Those of ``recipes`` whose stations all lie in ``lying`` (an area's ground)."""
+    out = []
+    for kind in recipes:
+        recipe = game.objects[kind].recipe
+        if recipe is not None and all(st in lying for st in recipe.stations):
+            out.append(kind)
+    return out
 
 
 def _kinds(event: str | tuple[str, ...] | None) -> tuple[str, ...]:

@@ -16,6 +16,7 @@ from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.expr import carried_of, compile_condition, lying, lying_in, var_reader
 from odyssey_env.rulelang.runtime import (
     MAX_TIMERS,
+    NO_NOTES,
     Ctx,
     add_to_tally,
     amount_of,
@@ -23,6 +24,7 @@ from odyssey_env.rulelang.runtime import (
     data,
     getter,
     keyer,
+    npcs_in,
     read_var,
     template,
     type_getter,
@@ -194,6 +196,18 @@ class Program:
             return lambda ctx: _tell_in(ctx, where(ctx), text)
         if isinstance(op, s.MoveToward):
             return _move_toward(self, op, path)
+        if isinstance(op, s.ForEach):
+            return _for_each(self, op, path)
+        if isinstance(op, s.Note):
+            text = template(op.note, fill)
+
+            def note(ctx: Ctx) -> None:
+                if ctx.notes is NO_NOTES:
+                    ctx.notes = []
+                if len(ctx.notes) < MAX_NOTES:
+                    ctx.notes.append(text(ctx))
+
+            return note
         if isinstance(op, s.If):
             test = compile_condition(op.if_, vars)
             then, otherwise = self.block(op.then, f"{path}.then"), self.block(op.otherwise, f"{path}.else")
@@ -232,6 +246,36 @@ def _count_getter(count: int | str) -> Callable[[Ctx], int]:
 def _tell_in(ctx: Ctx, area: Any, text: Callable[[Ctx], str]) -> None:
     if isinstance(area, str) and area in ctx.engine.state.areas:
         tell(ctx.engine, area, text(ctx))
+
+
+# ---------------------------------------------------------------------------- lines built from what is there
+#: Things one for_each visits, and parts one firing's notes keep (past these, the rest is left out).
+MAX_EACH = 50
+MAX_NOTES = 50
+
+
+def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
+    where, kinds, npcs = getter(op.area), frozenset(op.types), op.for_each == "npc"
+    run = self.block(op.do, f"{path}.do")
+
+    def for_each(ctx: Ctx) -> None:
+        state = ctx.engine.state
+        name = where(ctx)
+        area = state.areas.get(name) if isinstance(name, str) else None
+        if area is None:
+            return
+        if npcs:
+            found = [h for h in area.npcs if not kinds or state.npcs[h].type in kinds]
+        else:
+            found = [h for h in area.objects if not kinds or type_of(state, h) in kinds]
+        if ctx.notes is NO_NOTES:
+            ctx.notes = []  # made here, so that every item's notes land in the one line
+        for handle in found[:MAX_EACH]:
+            sub = Ctx(ctx.engine, ctx.agent, ctx.here, {**ctx.b, "each": handle}, ctx.turn)
+            sub.notes = ctx.notes  # one line for the whole firing
+            run(sub)
+
+    return for_each
 
 
 # ---------------------------------------------------------------------------- moving toward the living
@@ -294,9 +338,13 @@ def _dropped(var: s.Var, default: Any) -> Any:
     return default if var.scope in ("object", "exit") else None
 
 
-def _datum(value: s.EventValue, fill: Any) -> Callable[[Ctx], Any]:
+def _datum(value: s.EventValue, fill: Callable[[str], Callable[[Ctx], Any]]) -> Callable[[Ctx], Any]:
     """An event datum's filler: a template, a list of templates, or a literal number or truth value."""
     if isinstance(value, str):
+        if value.startswith("{var.") and value.endswith("}") and value.count("{") == 1:
+            return fill(value[5:-1])  # exactly one counter: recorded as its number, not its text
+        if value.startswith("{") and value.endswith(".npcs}") and value.count("{") == 1:
+            return npcs_in(value[1:-6])  # exactly an area's NPCs: recorded as the list of their handles
         return getter(value) if value.startswith("$") else template(value, fill)
     if isinstance(value, tuple):
         parts = [template(v, fill) for v in value]

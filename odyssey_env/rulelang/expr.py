@@ -36,6 +36,9 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         return lambda ctx: any(p(ctx) for p in parts)
     if isinstance(op, s.NoneOf):
         parts = [compile_condition(c, vars) for c in op.none_of]
+        if len(parts) == 1:  # "not c", the usual case: no generator to run
+            only = parts[0]
+            return lambda ctx: not only(ctx)
         return lambda ctx: not any(p(ctx) for p in parts)
     if isinstance(op, s.Has):
         obj, n = type_getter(op.has), op.count
@@ -105,6 +108,29 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     if isinstance(op, s.ExitLocked):
         other = getter(op.exit_locked)
         return lambda ctx: _locked(ctx, other(ctx))
+    if isinstance(op, s.Engaged):
+        who = getter(op.engaged)
+
+        def engaged(ctx: Ctx) -> bool:
+            handle = who(ctx)
+            npc = ctx.engine.state.npcs.get(handle) if isinstance(handle, str) else None
+            return npc is not None and npc.engaged is not None
+
+        return engaged
+    if isinstance(op, s.Noted):
+        want = op.noted
+        return lambda ctx: bool(ctx.notes) == want
+    if isinstance(op, s.Predicate):
+        name = op.predicate
+        args = [(k, value_of(v, var_reader(vars))) for k, v in op.args.items()]
+
+        def predicate(ctx: Ctx) -> bool:
+            fn = ctx.engine.game.rules.predicates.get(name)
+            if fn is None or ctx.agent is None:
+                return False
+            return bool(fn(ctx.engine, ctx.agent, **{k: read(ctx) for k, read in args}))
+
+        return predicate
     if isinstance(op, s.Quest):
         from odyssey_env.quests.conditions import holds
 
@@ -174,15 +200,21 @@ def common_enemy(ctx: Ctx, value: Any) -> bool:
 # ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
 def can_craft(ctx: Ctx, kind: str | None) -> bool:
     """Whether the agent carries every ingredient of ``kind``'s recipe and each of its stations lies here
-    (what the engine's ``craft`` asks, but for the yield's room in the hands)."""
+    (what the engine's ``craft`` asks, but for the yield's room in the hands). Asked of every recipe each
+    step by a ``recipe`` rule, so the stations, the usual miss, are looked at in a plain loop first."""
     engine = ctx.engine
     t = engine.game.objects.get(kind) if kind is not None else None
-    if t is None or t.recipe is None or ctx.agent is None:
+    recipe = t.recipe if t is not None else None
+    if recipe is None or ctx.agent is None:
         return False
     area = engine.state.areas.get(ctx.here)
-    if area is None or not all(station in area.objects for station in t.recipe.stations):
+    if area is None:
         return False
-    return all(carried_of(ctx, i) >= n for i, n in t.recipe.ingredients.items())
+    lying = area.objects
+    for station in recipe.stations:
+        if station not in lying:
+            return False
+    return all(carried_of(ctx, ingredient) >= n for ingredient, n in recipe.ingredients.items())
 
 
 def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:
@@ -331,6 +363,29 @@ def value_filter(
             ]
 
         return lying_enough
+    if isinstance(op, s.NoneOf) and len(op.none_of) == 1 and isinstance(op.none_of[0], s.Same):
+        pair = op.none_of[0].same
+        if set(pair) == {ref, "$here"}:  # "not the area I stand in": one pass
+
+            def elsewhere(turn: Any, values: list[Any]) -> list[Any]:
+                here = turn.agent.area
+                return [v for v in values if v != here]
+
+            return elsewhere
+    if isinstance(op, s.IsType) and op.is_type == ref:  # "is it a light": one pass, before the other checks
+        kinds, cats = frozenset(op.types), frozenset(op.categories)
+
+        def of_kind(turn: Any, values: list[Any]) -> list[Any]:
+            state, objects = turn.state, turn.game.objects
+            out = []
+            for v in values:
+                kind = type_of(state, v) if isinstance(v, str) else None
+                t = objects.get(kind) if kind is not None else None
+                if t is not None and (not kinds or kind in kinds) and (not cats or t.category in cats):
+                    out.append(v)
+            return out
+
+        return of_kind
     if isinstance(op, s.Hostile) and op.is_hostile == ref:
         want = op.value
 
@@ -384,6 +439,8 @@ def reads(op: Any) -> set[str] | None:
         s.Hostile: {"npcs"},  # an object's type never changes; what is carried is the slot domain's to read
         s.InCombat: {"combat", "npcs"},
         s.ExitLocked: {"exits", "place"},
+        s.Engaged: {"combat", "npcs"},
+        s.Noted: set(),  # a firing's own notes: nothing of the world
         s.CanCraft: {"hands", "containers", "worn", "ground", "place"},
         s.CommonEnemy: set(),  # a kind's traits are the game's: fixed  # ingredients anywhere on me; stations
     }
@@ -420,6 +477,8 @@ def hint(op: Any, ctx: Ctx, vars: dict[str, s.Var]) -> Condition | None:
             if isinstance(area, str) and area in ctx.engine.state.areas:
                 return hints.in_area(area)
         return None
+    if isinstance(op, s.IsType) and op.types:  # a thing of the wrong kind: get one of the right kinds
+        return hints.any_has(*op.types)
     if isinstance(op, s.CanCraft):
         return missing_ingredient(ctx, type_getter(op.can_craft)(ctx))
     if isinstance(op, s.Quest):

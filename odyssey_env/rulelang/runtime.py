@@ -33,13 +33,17 @@ MAX_KEYS = 10_000
 _TEMPLATE = re.compile(r"\{([^{}]*)\}")
 
 
+#: A firing's notes before its first ``note`` (shared, never changed: most firings take none).
+NO_NOTES: list[str] = []
+
+
 class Ctx:
     """One firing of a rule: who acts (``agent``, may be None in a step rule about areas or NPCs), where
     (``here``), and what it is about (``b``: slot values, ``npc``, ``object``, ``event``); ``received`` is
     where the firing's last ``produce`` put things (the ``{received}`` of a template), ``salvaged`` what its
     last ``salvage`` made (``{salvaged}``)."""
 
-    __slots__ = ("agent", "b", "engine", "here", "received", "removed", "salvaged", "turn")
+    __slots__ = ("agent", "b", "engine", "here", "notes", "received", "removed", "salvaged", "turn")
 
     def __init__(self, engine: Engine, agent: Agent | None, here: str, b: dict[str, Any], turn: Any = None):
         self.engine = engine
@@ -49,6 +53,7 @@ class Ctx:
         self.turn = turn
         self.received = ""
         self.salvaged = ""
+        self.notes: list[str] = NO_NOTES  # the parts a ``note`` took (``{notes}``): a list once one is taken
         self.removed = 0  # what the firing's last remove took off the ground (``$removed``, ``{removed}``)
 
 
@@ -136,6 +141,12 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
             parts.append(tally_text(var_reader(name[6:])))
         elif name == "agent.foe":
             parts.append(foe)
+        elif name == "notes":
+            parts.append(lambda ctx: "; ".join(ctx.notes))
+        elif name.endswith(".says"):
+            parts.append(says(name[:-5]))
+        elif name.endswith(".npcs"):
+            parts.append(_joined(npcs_in(name[:-5])))
         elif name.startswith("carried.") and not name.endswith(".type"):  # {<slot>.type} of a slot "carried"
             parts.append(_carried(name[8:]))
         else:
@@ -200,6 +211,37 @@ def foe(ctx: Ctx) -> str | None:
         if state.npcs[h].engaged == agent.id:
             return h
     return None
+
+
+def says(binding: str) -> Getter:
+    """``{<npc>.says}``: the line the NPC's kind says at this step (its dialogue, one line a step in turn;
+    empty when it has none or is gone)."""
+
+    def line(ctx: Ctx) -> str:
+        handle = ctx.b.get(binding)
+        npc = ctx.engine.state.npcs.get(handle) if isinstance(handle, str) else None
+        if npc is None:
+            return ""
+        dialogue = ctx.engine.game.npcs[npc.type].dialogue
+        return dialogue[ctx.engine.state.step % len(dialogue)] if dialogue else ""
+
+    return line
+
+
+def npcs_in(binding: str) -> Callable[[Ctx], list[str]]:
+    """``{<area>.npcs}``: the handles of the NPCs in an area, as they stand."""
+    where = getter("$" + binding)
+
+    def listed(ctx: Ctx) -> list[str]:
+        area = where(ctx)
+        found = ctx.engine.state.areas.get(area) if isinstance(area, str) else None
+        return list(found.npcs) if found is not None else []
+
+    return listed
+
+
+def _joined(listed: Callable[[Ctx], list[str]]) -> Getter:
+    return lambda ctx: ", ".join(listed(ctx))
 
 
 def _carried(kind: str) -> Getter:

@@ -203,12 +203,38 @@ class Quest:
     quest: dict[str, Any]
 
 
+# ---------------------------------------------------------------------------- lines built from what is there
+@dataclass(frozen=True)
+class Engaged:
+    """An NPC (a reference) is fighting someone."""
+
+    engaged: str
+
+
+@dataclass(frozen=True)
+class Noted:
+    """This firing has (true) or has not (false) taken a ``note`` yet."""
+
+    noted: bool
+
+
+@dataclass(frozen=True)
+class Predicate:
+    """A predicate the game registers (its ``rules.py``'s or this file's) holds for the agent, with ``args``
+    given as references or templates of this rule (``{"corpse": "$each"}``): how a rule reads what a Python
+    rule keeps (a hybrid game's data asking its code)."""
+
+    predicate: str
+    args: dict[str, str] = dataclasses.field(default_factory=dict)
+
+
 # ------------------------------------------------------------------------ NPC kinds (Mirror Salt's resonance_imprint)
 @dataclass(frozen=True)
 class CommonEnemy:
-    """A value (``$event.type``, ``{npc.type}``) names an NPC type of which there are many enemies: hostile,
-    neither unique nor a boss (the kinds that scatter, roam and respawn). Asked of a type, it holds for an NPC
-    already gone (the one an ``npc_defeated`` event is about)."""
+    """A value (an NPC, ``$event.type``, ``{npc.type}``) is of a kind of which there are many enemies.
+
+    Hostile, neither unique nor a boss: the kinds that scatter, roam and respawn. Asked of a type, it holds
+    for an NPC already gone (the one an ``npc_defeated`` event is about)."""
 
     common_enemy: str
 
@@ -216,8 +242,9 @@ class CommonEnemy:
 # ---------------------------------------------------------------------------- recipes (Mirror Salt's forge_alert)
 @dataclass(frozen=True)
 class CanCraft:
-    """The agent could craft an object now: it carries every ingredient of the object's recipe and each of
-    the recipe's stations lies here (``$recipe`` in a step rule of scope ``recipe``, or a literal type)."""
+    """The agent carries every ingredient of an object's recipe and each of its stations lies here.
+
+    The object is ``$recipe`` in a step rule of scope ``recipe``, or a literal type."""
 
     can_craft: str
 
@@ -244,6 +271,9 @@ CONDITIONS: tuple[type, ...] = (
     InCombat,
     ExitLocked,
     Quest,
+    Engaged,
+    Noted,
+    Predicate,
     CanCraft,
     CommonEnemy,
 )
@@ -288,8 +318,10 @@ class Place:
 
 @dataclass(frozen=True)
 class Remove:
-    """Take up to ``count`` of an object off the ground of an area (default: here). ``count`` is a number or
-    a reference to one (``$event.amount``, an amount slot); how many it took is ``$removed`` / ``{removed}``."""
+    """Take up to ``count`` of an object off the ground of an area (default: here).
+
+    ``count`` is a number or a reference to one (``$event.amount``, an amount slot); how many it took is
+    ``$removed`` / ``{removed}``."""
 
     remove: str
     count: int | str = 1
@@ -389,8 +421,10 @@ class Strike:
 
 @dataclass(frozen=True)
 class Tally:
-    """Add ``by`` (a number or a reference to one: ``$removed``) to the count of ``item`` (a template or a
-    reference: ``$event.object``) in a tally variable; nothing is counted for a count of 0 or less."""
+    """Add ``by`` to the count of ``item`` in a tally variable.
+
+    ``by`` is a number or a reference to one (``$removed``), ``item`` a template or a reference
+    (``$event.object``); nothing is counted for a count of 0 or less."""
 
     tally: str
     item: str
@@ -435,7 +469,7 @@ class Remember:
 
 @dataclass(frozen=True)
 class After:
-    """Run effects ``steps`` steps later, about the same things (no ``after`` inside: no chains).
+    """Run effects ``after`` steps later, about the same things (no ``after`` inside: no chains).
 
     ``unwatched``: the countdown starts again each step someone stands in the area, so the effects run once
     nobody has been there for ``after`` steps in a row (what is left alone decays; what is tended keeps)."""
@@ -472,6 +506,29 @@ class Tell:
 
     tell: str
     area: str = "$here"
+
+
+# ---------------------------------------------------------------------------- lines built from what is there
+ForEachKind = Literal["npc", "object"]
+
+
+@dataclass(frozen=True)
+class ForEach:
+    """Run ``do`` once for each NPC (``"npc"``, as they stand) or each thing lying on the ground (``"object"``,
+    as it lies) of an area (default: here), narrowed by ``types``, with ``$each`` / ``{each}`` bound to it; at
+    most 50 (no ``for_each`` inside one)."""
+
+    for_each: ForEachKind
+    do: tuple[dict[str, Any], ...]
+    area: str = "$here"
+    types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Note:
+    """Add a part (a template) to this firing's line: ``{notes}`` joins the parts with "; " (at most 50)."""
+
+    note: str
 
 
 # ---------------------------------------------------------------------------- moving toward the living
@@ -528,6 +585,8 @@ EFFECTS: tuple[type, ...] = (
     Say,
     Tell,
     MoveToward,
+    ForEach,
+    Note,
     If,
 )
 #: JSON keys that are Python keywords, spelled differently in the dataclasses.
@@ -577,7 +636,10 @@ class Slot:
     refusals tell "not a herb" from "I carry none"), listed in the order ``types`` gives; ``npc`` takes
     ``types`` and ``hostile``; ``exit`` (a neighbouring area) takes ``locked``; ``area`` is here or a
     neighbouring area; ``amount`` is a whole number up to ``max``; ``text`` is free text and lists as
-    ``example``. ``refuse`` is said when the value given is not in the domain.
+    ``example``. ``refuse`` is said when the value given is not in the domain. An ``implicit`` slot is not
+    written in the command: it takes the first value of its domain that its own preconditions admit (the
+    first the domain's narrowing keeps when none does; nothing when the domain is empty), so that "burn
+    corpses" burns with the first carried light holding enough fuel, and its effects spend that one.
     """
 
     name: str
@@ -589,6 +651,7 @@ class Slot:
     max: int = 1
     example: str = ""
     refuse: str = ""
+    implicit: bool = False
 
 
 @dataclass(frozen=True)
@@ -676,8 +739,9 @@ class StepSpec:
 
 @dataclass(frozen=True)
 class Modify:
-    """What a step rule of scope ``npc`` holds an NPC's ``stat`` to while its ``when`` holds for it: ``times``
-    what it was (rounded, at least 1). Once ``when`` stops holding (the NPC left, the condition passed) the
+    """Hold an NPC's ``stat`` at ``times`` what it was (rounded, at least 1) while the rule's ``when`` holds.
+
+    For a step rule of scope ``npc``. Once ``when`` stops holding (the NPC left, the condition passed) the
     stat is given back as it was; a change it underwent meanwhile is lost with it."""
 
     stat: NpcStat
@@ -757,6 +821,7 @@ CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked")}
 CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "none_of")}
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
 EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
+EFFECT_LIST_FIELDS |= {("ForEach", "do")}
 
 
 def _point(defs: dict[str, Any], ref: dict[str, Any]) -> None:

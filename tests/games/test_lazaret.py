@@ -99,7 +99,7 @@ class Ward(Harness):
     def lamp(self, fuel: int, where: str = "hand") -> str:
         handle = self.hold("storm_lantern")[0] if where == "hand" else self.put("storm_lantern")[0]
         if fuel:
-            self.state.rule_data[q.LIGHT]["fuel"][handle] = fuel
+            q.set_fuel(self.engine, handle, fuel)
         return handle
 
     def fuel(self, handle: str) -> int:
@@ -215,7 +215,7 @@ def test_refuel_fills_a_carried_light_from_its_fuel(w: Ward) -> None:
 def test_refuel_caps_at_the_capacity_and_works_on_a_packed_light(w: Ward) -> None:
     bag = w.pack(("storm_lantern", 1))
     (lamp,) = list(w.state.instances[bag].contents)
-    w.state.rule_data[q.LIGHT]["fuel"][lamp] = 30
+    q.set_fuel(w.engine, lamp, 30)
     w.hold("lamp_oil")
     w.ok(f"refuel {lamp}")
     assert w.fuel(lamp) == 40 and "lamp_oil" not in w.agent.hands
@@ -277,7 +277,7 @@ def test_someone_elses_light_lights_the_dark_for_me() -> None:
         agent.area = "ossuary"
     ((lamp, _),) = make_objects(game, engine.state, "storm_lantern", 1)
     engine.state.agents["ada"].hands[lamp] = 1
-    engine.state.rule_data[q.LIGHT]["fuel"][lamp] = 9
+    q.set_fuel(engine, lamp, 9)
     engine.step({"ada": "wait", "bo": "wait"})
     assert "I see by the light of someone beside me." in engine.state.feedback["bo"]
     assert not any("pitch dark" in line for line in engine.state.feedback["bo"])
@@ -350,7 +350,7 @@ def test_the_light_need_names_the_next_missing_piece(w: Ward) -> None:
     assert q.light_need(e, a, 10) == hints.has("lamp_oil")
     w.hold("lamp_oil")
     assert q.light_need(e, a, 10) is hints.did("light_refueled", handle=lamp)
-    w.state.rule_data[q.LIGHT]["fuel"][lamp] = 10
+    q.set_fuel(w.engine, lamp, 10)
     assert q.light_need(e, a, 10) is None and q.carries_light(e, a, fuel=10) and not q.carries_light(e, a, fuel=11)
     assert q.light_need(e, a, 41) is None or q.light_need(e, a, 41).type == "any_of"
 
@@ -396,7 +396,7 @@ def test_burn_corpses_refusals(w: Ward) -> None:
     lamp = w.lamp(1)
     w.fails("burn corpses", "Cannot burn the dead: I need a light I carry with 2 turns of fuel in it.")
     assert w.listed("burn corpses") == []
-    w.state.rule_data[q.LIGHT]["fuel"][lamp] = 2
+    q.set_fuel(w.engine, lamp, 2)
     rat = w.npc("plague_rat")
     rat.engaged, w.agent.combat = PLAYER, rat.handle
     w.fails("burn corpses", f"Cannot burn the dead while fighting {rat.handle}.")
@@ -904,7 +904,6 @@ def test_parameters_are_checked() -> None:
     q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 1)}, margin=1)  # the least each may be
     q.CorpseCorruption.Params(rise_after=1, warn_before=0)
     q.QuarantineLockdown.Params(after=1)
-    q.BurnCorpses.Params(fuel=1)
     with pytest.raises(ValueError):
         q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 0)})
     with pytest.raises(ValueError):
@@ -917,8 +916,6 @@ def test_parameters_are_checked() -> None:
         q.CorpseCorruption.Params(rise_after=5, warn_before=5)
     with pytest.raises(ValueError):
         q.QuarantineLockdown.Params(after=0)
-    with pytest.raises(ValueError):
-        q.BurnCorpses.Params(fuel=0)
 
 
 def test_every_name_in_the_parameters_is_in_the_world() -> None:
@@ -929,7 +926,6 @@ def test_every_name_in_the_parameters_is_in_the_world() -> None:
         assert game.objects[name].named and "light" in game.objects[name].uses and spec.fuel in game.objects
     corruption = game.rules.step_rule(q.CORRUPTION).settings
     assert game.objects[corruption.corpse].named and game.npcs[corruption.risen].hostile
-    assert game.rules.actions["burn corpses"].settings.ash in game.objects
     verbs = {v["verb"]: v for v in json.loads((game.path / "rules.json").read_text())["verbs"]}
     herbs = list(dict.fromkeys(h for pair in REMEDIES.values() for h in pair))  # rules.json checks the names
     assert [slot["types"] for slot in verbs["concoct"]["slots"]] == [herbs, herbs]
@@ -1150,10 +1146,9 @@ def test_online_expansion_opens_new_places_once_everything_is_explored() -> None
         agent.visited.setdefault(name, 0)
     engine.state.areas["ossuary"].exits["drowned_cistern"].locked = False
     agent.area = "ossuary"
-    light = engine.rules.step_rule(q.LIGHT)
     ((lamp, _),) = make_objects(engine.game, engine.state, "storm_lantern", 1)
     agent.hands[lamp] = 1
-    engine.state.rule_data[light.name]["fuel"][lamp] = 20
+    q.set_fuel(engine, lamp, 20)
     before = set(engine.state.areas)
     _, _, _, _, info = env.step("enter drowned_cistern")
     grown = [e for e in info["events"] if e["kind"] == "world_expanded"]

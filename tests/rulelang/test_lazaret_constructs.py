@@ -335,3 +335,314 @@ def test_the_new_constructs_do_not_depend_on_hash_seeds(rules_game):
     game = rules_game(rules)
     digests = {subprocess_digest(game.path, 3, 60, hash_seed) for hash_seed in ("0", "1", "random")}
     assert len(digests) == 1
+
+
+def test_a_counter_alone_in_an_event_datum_is_recorded_as_its_number_and_is_type_guides_the_oracle(rh):
+    h = rh(
+        one_verb(
+            "charge",
+            vars=[{"name": "charge", "kind": "counter", "scope": "object", "max": 5}],
+            slots=[{"name": "bag", "domain": "carried", "refuse": "I do not carry {bag}."}],
+            requires=[{"check": {"is_type": "$bag", "types": ["small_bag"]}, "refuse": "{bag} is no small bag."}],
+            effects=[
+                {"add": "charge", "of": "$bag", "value": 2},
+                {"emit": "charged", "data": {"bag": "{bag}", "n": "{var.charge.bag}", "text": "n={var.charge.bag}"}},
+            ],
+            records_event=False,
+        )
+    )
+    rule, e, agent = h.engine.rules.actions["charge"], h.engine, h.agent
+    assert rule.needs(e, agent, {}) == hints.any_has("small_bag")  # nothing carried: get one of its kinds
+    (stick,) = h.hold("stick")
+    h.fails(f"charge {stick}", f"{stick} is no small bag.")
+    assert rule.needs(e, agent, {}) == hints.any_has("small_bag")  # a thing of the wrong kind
+    assert rule.needs(e, agent, {"bag": "small_bag_99"}) == hints.any_has("small_bag")  # gone: any will do
+    (bag,) = h.hold("small_bag")
+    h.ok(f"charge {bag}")
+    assert h.events("charged") == [{"bag": bag, "n": 2, "text": "n=2"}]
+    assert rule.needs(e, agent, {"bag": bag}) is None
+
+
+# ============================================================================ for_each, note, and what a rule hears
+LISTEN = {
+    "vars": [{"name": "ores", "kind": "counter", "max": 99}],
+    "predicates": [{"name": "is_yard", "params": ["area"], "check": {"same": ["$area", "yard"]}}],
+    "verbs": [
+        verb(
+            "listen",
+            slots=[{"name": "way", "domain": "exit"}],
+            effects=[
+                {
+                    "for_each": "npc",
+                    "area": "$way",
+                    "do": [
+                        {
+                            "if": {"engaged": "$each"},
+                            "then": [{"note": "{each} fighting"}],
+                            "else": [
+                                {
+                                    "if": {"same": ["{each.says}", ""]},
+                                    "then": [{"note": "{each} quiet"}],
+                                    "else": [{"note": "{each}: {each.says}"}],
+                                }
+                            ],
+                        }
+                    ],
+                },
+                {"set": "ores", "value": 0},
+                {"for_each": "object", "area": "$way", "types": ["iron_ore", "quill"], "do": [{"add": "ores"}]},
+                {"if": {"predicate": "is_yard", "args": {"area": "$way"}}, "then": [{"note": "the yard"}]},
+                {"if": {"noted": True}, "then": [{"say": "I hear {notes}."}], "else": [{"say": "Silence."}]},
+                {"emit": "heard", "data": {"npcs": "{way.npcs}", "things": "{var.ores}", "who": "{way.npcs}!"}},
+            ],
+            records_event=False,
+        )
+    ],
+}
+
+
+def test_for_each_builds_one_line_from_what_is_next_door(rh):
+    h = rh(LISTEN)
+    (rat,) = [n for n in h.engine.state.npcs.values() if n.type == "rat"]
+    mira = h.npc("mira", "yard")
+    rat.engaged = "someone"
+    text = h.ok("listen yard")
+    line = h.engine.game.npcs["mira"].dialogue[h.engine.state.step % 2]
+    assert f"I hear {rat.handle} fighting; {mira.handle}: {line}; the yard." in text
+    # a stack lies as one thing: the ore and the quill
+    assert h.events("heard") == [
+        {"npcs": [rat.handle, mira.handle], "things": 2, "who": f"{rat.handle}, {mira.handle}!"}
+    ]
+    h.engine.state.areas["camp"].exits["vault"].locked = False
+    h.engine.state.areas["vault"].npcs.clear()
+    assert "Silence." in h.ok("listen vault")
+    assert h.events("heard") == [{"npcs": [], "things": 0, "who": "!"}]
+
+
+@pytest.mark.parametrize(
+    ("effect", "where", "says"),
+    [
+        (
+            {"for_each": "npc", "do": [{"for_each": "object", "do": []}]},
+            "verbs[0].effects[0].do[0].for_each",
+            "inside a for_each",
+        ),
+        ({"for_each": "npc", "types": ["stick"], "do": []}, "verbs[0].effects[0].types[0]", "unknown NPC type"),
+        ({"for_each": "thing", "do": []}, "verbs[0].effects[0].for_each", "one of"),
+        ({"note": "{each}"}, "verbs[0].effects[0].note", "{each} names nothing"),
+        ({"for_each": "object", "do": [{"note": "{each.says}"}]}, "verbs[0].effects[0].do[0].note", "names nothing"),
+        ({"if": {"engaged": "rat"}}, "verbs[0].effects[0].if.engaged", "by reference"),
+    ],
+)
+def test_a_bad_for_each_or_note_is_refused_naming_its_field(rules_game, effect, where, says):
+    with pytest.raises(GameError) as err:
+        rules_game(one_verb(effects=[effect]))
+    lines = str(err.value).splitlines()
+    assert any(line.startswith(f"rules.json: {where}") and says in line for line in lines), lines
+
+
+def test_a_predicate_condition_names_a_registered_predicate(rules_game):
+    with pytest.raises(GameError, match=r"rules.json: verbs\[0\].effects\[0\].if.*no predicate 'nope'"):
+        rules_game(one_verb(effects=[{"if": {"predicate": "nope"}, "then": [{"say": "x"}]}]))
+
+
+def test_the_exported_schema_holds_the_new_constructs():
+    from odyssey_env import rulelang
+
+    defs = rulelang.json_schema()["$defs"]
+    effects = {d["$ref"].split("/")[-1] for d in defs["Effect"]["anyOf"]}
+    conditions = {d["$ref"].split("/")[-1] for d in defs["Condition"]["anyOf"]}
+    assert {"MoveToward", "ForEach", "Note"} <= effects and {"Engaged", "Noted", "Predicate"} <= conditions
+    assert defs["Var"]["properties"]["scope"]["enum"] == ["global", "agent", "area", "object", "exit"]
+    assert "of" in defs["AddCounter"]["properties"] and "of" in defs["CounterIs"]["properties"]
+    assert defs["HookSpec"]["properties"]["then"]["items"] == {"$ref": "#/$defs/Effect"}
+    assert defs["MoveToward"]["properties"]["blocked"]["anyOf"][0] == {"$ref": "#/$defs/Condition"}
+    assert "hooks" in defs["RulesSpec"]["properties"]
+
+
+# ============================================================================ fuzz of the new constructs
+def _fuzz_strategies():
+    from hypothesis import strategies as st
+
+    ref = st.sampled_from(["$here", "$it", "$it", "$each", "$next", "$npc", "$npc", "yard", "yard", "moon"])
+    text = st.sampled_from(
+        [
+            "x",
+            "{notes}",
+            "{each}",
+            "{each.says}",
+            "{it.npcs}",
+            "{var.ob.it}",
+            "{var.ex.next}",
+            "{agent.foe}",
+            "{carried.stick}",
+            "{bogus}",
+        ]
+    )
+    var = st.sampled_from(["ob", "ex", "f"])
+    leaf_cond = st.one_of(
+        st.builds(lambda v, o, n: {"counter": v, "of": o, "at_least": n}, var, ref | st.none(), st.integers(-1, 3)),
+        st.builds(lambda o: {"engaged": o}, ref),
+        st.builds(lambda b: {"noted": b}, st.booleans()),
+        st.builds(lambda a: {"predicate": "p", "args": {"area": a}}, ref),
+    )
+    leaf_eff = st.one_of(
+        st.builds(lambda v, o, n: {"add": v, "of": o, "value": n}, var, ref | st.none(), st.integers(-3, 3)),
+        st.builds(lambda t: {"note": t}, text),
+        st.builds(lambda t, a: {"tell": t, "area": a}, text, ref),
+    )
+    eff = st.one_of(
+        leaf_eff,
+        st.builds(
+            lambda k, a, d: {"for_each": k, "area": a, "do": d},
+            st.sampled_from(["npc", "object", "thing"]),
+            ref,
+            st.lists(leaf_eff, max_size=3),
+        ),
+        st.builds(
+            lambda r, b, s, m: {"move_toward": "$npc", "range": r, "blocked": b, "stopped": s, "moved": m},
+            st.integers(0, 3),
+            leaf_cond,
+            st.lists(leaf_eff, max_size=2),
+            st.lists(leaf_eff, max_size=2),
+        ),
+        st.builds(lambda c, t: {"if": c, "then": t}, leaf_cond, st.lists(leaf_eff, max_size=2)),
+    )
+    slot = st.sampled_from([{"name": "it", "domain": d} for d in ("carried", "exit", "area", "npc")])
+    verbs = st.builds(
+        lambda s, c, e: [
+            {
+                "verb": "poke",
+                "description": "p",
+                "slots": [s],
+                "requires": [{"check": c, "refuse": "no {it}"}],
+                "effects": e,
+            }
+        ],
+        slot,
+        leaf_cond,
+        st.lists(eff, max_size=4),
+    )
+    steps = st.builds(
+        lambda e: [
+            {
+                "name": "creep",
+                "description": "c",
+                "after": ["day_night"],
+                "before": ["death"],
+                "scope": "npc",
+                "effects": e,
+            }
+        ],
+        st.lists(eff, max_size=3),
+    )
+    hooks = st.builds(
+        lambda c, e: [{"verb": "enter", "requires": [{"check": c, "refuse": "no"}], "then": e}],
+        leaf_cond,
+        st.lists(leaf_eff, max_size=2),
+    )
+    return st.builds(
+        lambda v, s, h: {
+            "vars": [
+                {"name": "ob", "kind": "counter", "scope": "object", "max": 3},
+                {"name": "ex", "kind": "counter", "scope": "exit", "max": 3},
+                {"name": "f", "kind": "flag"},
+            ],
+            "predicates": [{"name": "p", "params": ["area"], "check": {"in_area": ["yard"]}}],
+            "verbs": v,
+            "step_rules": s,
+            "hooks": h,
+        },
+        verbs | st.just([]),
+        steps | st.just([]),
+        hooks | st.just([]),
+    )
+
+
+_outcomes = {"yes": 0, "no": 0}
+
+
+def test_random_files_of_the_new_constructs_load_or_are_refused_and_never_crash(tmp_path_factory):
+    import random
+    import shutil
+
+    from hypothesis import HealthCheck, given, settings
+
+    from odyssey_env import load_game
+    from odyssey_env.engine import Engine
+
+    from .conftest import TINY
+
+    @settings(
+        max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow], database=None, derandomize=True
+    )
+    @given(rules=_fuzz_strategies(), seed=st_seed())
+    def run(rules, seed):
+        folder = tmp_path_factory.mktemp("fuzz") / "game"
+        shutil.copytree(TINY, folder)
+        (folder / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
+        try:
+            game = load_game(folder, cache=False)
+        except GameError as exc:
+            assert all(p.file in ("rules.json", "world.json") for p in exc.problems), str(exc)
+            _outcomes["no"] += 1
+            return
+        _outcomes["yes"] += 1
+        engine = Engine(game, seed, check_valid_actions=True)
+        rng = random.Random(seed)
+        for _ in range(15):
+            listed = [c for cmds in engine.valid_actions("player").values() for c in cmds]
+            command = rng.choice(listed) if listed and rng.random() < 0.8 else rng.choice(["poke yard", "enter yard"])
+            engine.step({"player": command})
+            engine.observe("player")
+
+    run()
+    assert _outcomes["yes"] >= 4 and _outcomes["no"] >= 4, _outcomes  # derandomized: the same files each run
+
+
+def st_seed():
+    from hypothesis import strategies as st
+
+    return st.integers(0, 3)
+
+
+# ============================================================================ implicit slots
+def test_an_implicit_slot_picks_the_first_admitted_thing_and_its_effects_spend_that_one(rh):
+    h = rh(
+        {
+            "vars": [{"name": "charge", "kind": "counter", "scope": "object", "max": 5}],
+            "verbs": [
+                verb(
+                    "zap",
+                    slots=[{"name": "bag", "domain": "carried", "types": ["small_bag"], "implicit": True}],
+                    requires=[
+                        {"check": {"lies_here": "apple"}, "refuse": "Nothing to zap."},
+                        {"check": {"counter": "charge", "of": "$bag", "at_least": 2}, "refuse": "No charged bag."},
+                    ],
+                    effects=[{"add": "charge", "value": -2, "of": "$bag"}, {"say": "Zapped with {bag}."}],
+                )
+            ],
+        }
+    )
+    rule, e = h.engine.rules.actions["zap"], h.engine
+    assert rule.params == ()
+    assert rule.needs(e, h.agent, {}) == hints.any_has("small_bag")  # nothing to pick from: get one
+    a, b = h.hold("small_bag", 2)
+    h.put("apple")
+    h.fails("zap", "No charged bag.")
+    h.engine.state.rule_data.setdefault("rulelang", {"vars": {}, "timers": [], "spawned": {}, "was": {}})
+    h.engine.state.rule_data["rulelang"]["vars"]["charge"] = {a: 1, b: 3}
+    assert h.listed("zap") == ["zap"]
+    assert "Zapped with " + b in h.ok("zap")  # the first bag with charge enough, not the first bag
+    assert h.engine.state.rule_data["rulelang"]["vars"]["charge"] == {a: 1, b: 1}
+    assert h.listed("zap") == []
+    h.fails("zap", "No charged bag.")
+
+
+def test_an_implicit_slot_outside_things_and_npcs_or_with_a_refusal_is_refused(rules_game):
+    for slot, where in (
+        ({"name": "n", "domain": "amount", "max": 3, "implicit": True}, "implicit"),
+        ({"name": "it", "domain": "carried", "implicit": True, "refuse": "no"}, "refuse"),
+    ):
+        with pytest.raises(GameError, match=rf"rules.json: verbs\[0\].slots\[0\].{where}:"):
+            rules_game(one_verb(slots=[slot]))

@@ -106,6 +106,14 @@ def test_a_rule_reaches_the_tutorial_only_when_it_says_so(rh):
         {"area": "camp", "objects": ["plank"]}
     ]
 
+    said = step("said", trigger={"event": "object_dropped"}, effects=[{"emit": "ready", "data": {"area": "{here}"}}])
+    for reach, heard in ((False, []), (True, [{"area": "camp"}])):
+        h = rh({"step_rules": [{**said, "tutorial": reach}]})
+        h.agent.in_tutorial = True
+        h.hold("stick")
+        h.ok("drop stick")
+        assert h.events("ready") == heard  # an event trigger's agent too
+
 
 @pytest.mark.parametrize(
     ("rules", "where", "says"),

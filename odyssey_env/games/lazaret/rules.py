@@ -1,26 +1,28 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-Four verbs and three world processes that the data cannot say yet, each configured from ``world.json``
-(``game.params.<rule>``), so the names of lamps, corpses, planks and areas live in the game's data:
+A replaced ``enter`` and three world processes that the data cannot say yet, each configured from
+``world.json`` (``game.params.<rule>``), so the names of lamps, corpses and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
-  torch) burns one turn of fuel for every step spent in the dark and gutters out when it is empty;
-  ``refuel`` fills it from the fuel it takes. Without a burning light in the dark I see nothing
-  (the observation says so), things that lurk there fall on me, and I cannot find the way on into
-  another dark area (stepping back into the light is always possible).
+  torch) burns one turn of fuel for every step spent in the dark and gutters out when it is empty.
+  Without a burning light in the dark I see nothing (the observation says so), things that lurk there
+  fall on me, and I cannot find the way on into another dark area (stepping back into the light is
+  always possible).
 * **The dead.** Corpses (individually named, so each keeps its own age) rise as risen husks when left
-  unburned too long, after a warning; the risen shamble toward the living, and a ``barricade``
-  across a doorway stops them until they batter it down. ``burn corpses`` burns every corpse in the
-  area with the flame of a carried light, leaving ash.
+  unburned too long, after a warning (rules.json's ``burn corpses`` burns them).
 * **The lockdown.** An area where a corpse has lain unburned too long is put under quarantine: one
   may walk in, but no one walks out until its dead are burned (or have risen and walked off).
-* ``eavesdrop`` listens at a neighbouring doorway.
 
-``concoct`` (two herbs ground into the remedy their pair makes, a wrong pair into sludge) and ``shove``
-(heavy furniture toppled onto an enemy: the blow ignores its guard, but leaves me winded and the furniture
-in pieces) are data: they are declared in the folder's ``rules.json`` (docs/game-format.md, "Rules as data").
+The rest is data, in the folder's ``rules.json`` (docs/game-format.md, "Rules as data"): ``refuel`` (it
+fills a lamp's fuel, the per-object counter ``fuel`` this file reads and spends through :func:`fuel_of` /
+:func:`set_fuel`), ``barricade`` (the per-exit counter ``barricade``: :func:`barricades`), the line when I
+climb over one (a hook on ``enter``), the risen's hunt toward the living (the step rule ``risen_hunt``,
+battering barricades down), ``eavesdrop`` (which asks this file's predicates ``corpse_stirring`` and
+``area_locked_down``), ``burn corpses`` (the first carried light with 2 turns of fuel: an implicit slot),
+``concoct`` and ``shove``. Optional Python versions of ``refuel`` and ``eavesdrop`` stay below for games that
+import these rules on their own ids (``game.rules_from``); Lazaret plays rules.json's.
 
-Every rule keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
+Every rule here keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
 :meth:`~odyssey_env.rules.ActionRule.needs` so that the oracle, which cannot read this file, can
 plan them; ``enter`` is replaced here (same verb) to enforce darkness and the lockdown.
 """
@@ -34,20 +36,11 @@ from typing import TYPE_CHECKING, Any
 from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rulelang.runtime import KEY as RULELANG
-from odyssey_env.rulelang.runtime import way_key
+from odyssey_env.rulelang.runtime import way_key, write_var
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.verbs.common import carried_handles
 from odyssey_env.verbs.movement import Enter, in_combat
-from odyssey_env.world import (
-    add,
-    held_containers,
-    make_objects,
-    nearest,
-    remove,
-    take_carried,
-    type_of,
-    unlocked,
-)
+from odyssey_env.world import held_containers, nearest, remove, take_carried, type_of, unlocked
 from odyssey_env.worldgen import spawn_npc
 
 if TYPE_CHECKING:
@@ -77,10 +70,19 @@ def _light_params(engine: Engine) -> LampFuel.Params:
     return rule.settings if rule is not None else LampFuel.Params()
 
 
+#: rules.json's per-object counter of each light's fuel (``refuel`` fills it; the dark and the pyre spend it).
+FUEL = "fuel"
+
+
 def fuel_of(state: WorldState, handle: str) -> int:
     """Turns of light left in a lamp (lamps start empty)."""
-    fuel: int = state.rule_data.get(LIGHT, {}).get("fuel", {}).get(handle, 0)
+    fuel: int = state.rule_data.get(RULELANG, {}).get("vars", {}).get(FUEL, {}).get(handle, 0)
     return fuel
+
+
+def set_fuel(engine: Engine, handle: str, turns: int) -> None:
+    """Set a lamp's turns of light, where the rule language keeps them (an empty lamp keeps no entry)."""
+    write_var(engine, FUEL, handle, max(0, turns), 0)
 
 
 def carried_lights(engine: Engine, agent: Agent) -> list[str]:
@@ -172,21 +174,18 @@ class LampFuel(StepRule):
             if self.margin < 1:
                 raise ValueError("margin must be at least 1")
 
-    def start(self, engine: Engine) -> None:
-        engine.state.rule_data[LIGHT] = {"fuel": {}}
-
     def apply(self, engine: Engine) -> None:
         state, p = engine.state, self.settings
         dark = p.dark_areas
         if not dark:
             return
-        fuel = state.rule_data[LIGHT]["fuel"]
         for agent in state.agents.values():
             if agent.area not in dark:
                 continue
             light = burning_light(engine, agent)
             if light is not None:
-                left = fuel[light] = fuel[light] - 1
+                left = fuel_of(state, light) - 1
+                set_fuel(engine, light, left)
                 if left:
                     kind = p.lights[type_of(state, light)].fuel
                     engine.say(agent.id, f"My {light} lights the dark ({left} turns of {kind} left).")
@@ -247,70 +246,6 @@ class LampFuel(StepRule):
             "I see nothing, lurkers strike, and I cannot go on into the dark",
             ("nothing at all", "I lose my way back to the light", "my health regrows"),
         )
-
-
-@action_rule
-class Refuel(ActionRule):
-    verb = "refuel"
-    params = (("light_source", "object"),)
-    description = "Fill a light I carry with its fuel (from what I carry): each unit gives some turns of light."
-    emits = ("light_refueled",)
-    # depends_on left undeclared: candidates read each light's fuel in rule_data, which no dependency covers.
-
-    def _refusal(self, turn: Turn, handle: str) -> tuple[str, Light] | str:
-        state = turn.state
-        lights = _light_params(turn.engine).lights
-        spec = lights.get(type_of(state, handle))
-        if spec is None:
-            return f"Cannot refuel {handle}: it is not a light source."
-        if handle not in carried_handles(turn):
-            return f"Cannot refuel {handle}: I do not carry it."
-        if fuel_of(state, handle) >= spec.capacity:
-            return f"Cannot refuel {handle}: it is full already."
-        if not carried_handles(turn).get(spec.fuel, 0):
-            return f"Cannot refuel {handle}: I carry no {spec.fuel}."
-        return handle, spec
-
-    def apply(self, turn: Turn, handle: str) -> None:
-        checked = self._refusal(turn, handle)
-        if isinstance(checked, str):
-            return turn.fail(checked)
-        spec = checked[1]
-        state = turn.state
-        take_carried(turn.game, state, turn.agent, spec.fuel, 1)
-        fuel = state.rule_data[LIGHT]["fuel"]
-        fuel[handle] = min(spec.capacity, fuel_of(state, handle) + spec.per_unit)
-        turn.say(f"I fill {handle} with {spec.fuel}: it holds {fuel[handle]} turns of light now.")
-        turn.emit("light_refueled", object=type_of(state, handle), handle=handle, fuel=fuel[handle])
-
-    def candidates(self, turn: Turn) -> Iterator[str]:
-        for handle in carried_lights(turn.engine, turn.agent):
-            if not isinstance(self._refusal(turn, handle), str):
-                yield f"refuel {handle}"
-
-    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        lights = _light_params(engine).lights
-        handle = match.get("handle")
-        if handle is not None and handle in engine.state.instances:
-            spec = lights.get(type_of(engine.state, handle))
-            if spec is not None and not carried_handles_of(engine, agent).get(spec.fuel, 0):
-                return hints.has(spec.fuel)
-            return None
-        carried = carried_lights(engine, agent)
-        if not carried:
-            return hints.any_has(*lights) if lights else None
-        return hints.has(lights[type_of(engine.state, carried[0])].fuel)
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        lights = _light_params_of(game).lights
-        if lights:
-            name, light = next(iter(lights.items()))
-            yield Fact(
-                "light",
-                f"What does refuelling a {name} take?",
-                f"{light.fuel} that I carry",
-                ("nothing: it refills itself", "a visit to a merchant", "water"),
-            )
 
 
 def _light_params_of(game: Game) -> LampFuel.Params:
@@ -598,12 +533,82 @@ class QuarantineEnter(Enter):
             )
 
 
+# ============================================================================ for other games' ids
+# rules.json names Lazaret's own objects and the rule language has no parameters yet, so a game that imports
+# Lazaret's rules (game.rules_from: the paper's Quarantine) binds these parameterised versions of two of its
+# verbs instead; they are optional, so Lazaret itself plays rules.json's (tests/paper covers them).
+@action_rule
+class Refuel(ActionRule):
+    verb = "refuel"
+    params = (("light_source", "object"),)
+    description = "Fill a light I carry with its fuel (from what I carry): each unit gives some turns of light."
+    emits = ("light_refueled",)
+    optional = True  # Lazaret plays rules.json's; a game importing these rules (game.rules_from) binds this one
+    # depends_on left undeclared: candidates read each light's fuel in rule_data, which no dependency covers.
+
+    def _refusal(self, turn: Turn, handle: str) -> tuple[str, Light] | str:
+        state = turn.state
+        lights = _light_params(turn.engine).lights
+        spec = lights.get(type_of(state, handle))
+        if spec is None:
+            return f"Cannot refuel {handle}: it is not a light source."
+        if handle not in carried_handles(turn):
+            return f"Cannot refuel {handle}: I do not carry it."
+        if fuel_of(state, handle) >= spec.capacity:
+            return f"Cannot refuel {handle}: it is full already."
+        if not carried_handles(turn).get(spec.fuel, 0):
+            return f"Cannot refuel {handle}: I carry no {spec.fuel}."
+        return handle, spec
+
+    def apply(self, turn: Turn, handle: str) -> None:
+        checked = self._refusal(turn, handle)
+        if isinstance(checked, str):
+            return turn.fail(checked)
+        spec = checked[1]
+        state = turn.state
+        take_carried(turn.game, state, turn.agent, spec.fuel, 1)
+        now = min(spec.capacity, fuel_of(state, handle) + spec.per_unit)
+        set_fuel(turn.engine, handle, now)
+        turn.say(f"I fill {handle} with {spec.fuel}: it holds {now} turns of light now.")
+        turn.emit("light_refueled", object=type_of(state, handle), handle=handle, fuel=now)
+
+    def candidates(self, turn: Turn) -> Iterator[str]:
+        for handle in carried_lights(turn.engine, turn.agent):
+            if not isinstance(self._refusal(turn, handle), str):
+                yield f"refuel {handle}"
+
+    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
+        lights = _light_params(engine).lights
+        handle = match.get("handle")
+        if handle is not None and handle in engine.state.instances:
+            spec = lights.get(type_of(engine.state, handle))
+            if spec is not None and not carried_handles_of(engine, agent).get(spec.fuel, 0):
+                return hints.has(spec.fuel)
+            return None
+        carried = carried_lights(engine, agent)
+        if not carried:
+            return hints.any_has(*lights) if lights else None
+        return hints.has(lights[type_of(engine.state, carried[0])].fuel)
+
+    def facts(self, game: Game) -> Iterable[Fact]:
+        lights = _light_params_of(game).lights
+        if lights:
+            name, light = next(iter(lights.items()))
+            yield Fact(
+                "light",
+                f"What does refuelling a {name} take?",
+                f"{light.fuel} that I carry",
+                ("nothing: it refills itself", "a visit to a merchant", "water"),
+            )
+
+
 @action_rule
 class Eavesdrop(ActionRule):
     verb = "eavesdrop"
     params = (("area_name", "area"),)
     description = "Listen at the way to a neighboring area (even a locked one): who moves there, and what they say."
     emits = ("eavesdropped",)
+    optional = True  # Lazaret plays rules.json's; a game importing these rules (game.rules_from) binds this one
     depends_on = ("exits", "combat")
 
     def _refusal(self, turn: Turn, target: str) -> str | None:
@@ -667,71 +672,13 @@ class Eavesdrop(ActionRule):
         )
 
 
-# ============================================================================ fire
-@action_rule
-class BurnCorpses(ActionRule):
-    verb = "burn corpses"
-    params = ()
-    description = "Set every corpse here alight with the flame of a light I carry (it costs fuel); they burn to ash."
-    emits = ("corpses_burned",)
-    # depends_on left undeclared: it needs a light's fuel, kept in rule_data.
+@predicate("corpse_stirring")
+def corpse_stirring(engine: Engine, agent: Agent, corpse: str = "") -> bool:
+    """A corpse has been seen to stir (it rises soon): what rules.json's ``eavesdrop`` hears of it."""
+    return corpse in engine.state.rule_data.get(CORRUPTION, {}).get("warned", ())
 
-    @dataclass(frozen=True)
-    class Params:
-        fuel: int = 2  # turns of a light's fuel a burning takes
-        ash: str = ""  # left behind per corpse, if any
 
-        def __post_init__(self) -> None:
-            if self.fuel < 1:
-                raise ValueError("fuel must be at least 1")
-
-    def _refusal(self, turn: Turn) -> str | None:
-        if not corpses_in(turn.engine, turn.agent.area):
-            return "There are no dead here to burn."
-        foe = in_combat(turn)
-        if foe is not None:
-            return f"Cannot burn the dead while fighting {foe}."
-        if burning_light(turn.engine, turn.agent, self.settings.fuel) is None:
-            return f"Cannot burn the dead: I need a light I carry with {self.settings.fuel} turns of fuel in it."
-        return None
-
-    def apply(self, turn: Turn) -> None:
-        refusal = self._refusal(turn)
-        if refusal is not None:
-            return turn.fail(refusal)
-        engine, state, area = turn.engine, turn.state, turn.area
-        light = burning_light(engine, turn.agent, self.settings.fuel)
-        dead = corpses_in(engine, area.name)
-        for handle in dead:
-            remove(area.objects, handle)
-            del state.instances[handle]
-        state.rule_data[LIGHT]["fuel"][light] -= self.settings.fuel
-        ash = ""
-        if self.settings.ash:
-            for piece, k in make_objects(turn.game, state, self.settings.ash, len(dead)):
-                add(area.objects, piece, k)
-            ash = f" They burn down to {len(dead)} {self.settings.ash}."
-        turn.say(f"I set {len(dead)} dead alight with the flame of {light}.{ash}")
-        turn.emit("corpses_burned", area=area.name, count=len(dead), light=light)
-
-    def candidates(self, turn: Turn) -> Iterator[str]:
-        if self._refusal(turn) is None:
-            yield "burn corpses"
-
-    def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
-        need = light_need(engine, agent, self.settings.fuel)
-        if need is not None:
-            return need
-        state = engine.state
-        where = match.get("area")
-        if where is None:
-            where = nearest(state, agent.area, lambda a: bool(corpses_in(engine, a)), unlocked)
-        return hints.in_area(where) if where is not None and where != agent.area else None
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "the dead",
-            "What do I need to burn the dead?",
-            "a light I carry, with fuel in it",
-            ("a merchant's leave", "a key", "nothing"),
-        )
+@predicate("area_locked_down")
+def area_locked_down(engine: Engine, agent: Agent, area: str = "") -> bool:
+    """An area is under quarantine lockdown: what rules.json's ``eavesdrop`` hears at its door."""
+    return locked_down(engine, area)
