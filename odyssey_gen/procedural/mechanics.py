@@ -11,7 +11,7 @@ The procedural author writes no code. What it invents is data the engine interpr
   timer unless the agent tends it; often it stands where a transformation is done, and that verb then
   needs it kept (a precondition on its counter, which the oracle plans as the tending verb's event);
 * a **spreading hazard** (``bog_gas``): a fixture that creeps from area to area along a path of the map on
-  a seeded timer and chance, and harms whoever stands in it;
+  a seeded timer and chance, and harms whoever stands in it without its ward (``herb_mask``);
 * a **regrowing resource**: a raw material that comes back at its home, up to a cap;
 * a **reaction**: a creature drawn by what a transformation verb does (a step rule on the verb's event
   that spawns an NPC where it was done).
@@ -411,25 +411,52 @@ class _Inventor:
         return True
 
     def hazard_harm(self) -> bool:
+        """The hazard hurts whoever stands in it, unless they carry its ward (the lexicon's ``ward``, laid
+        somewhere off its path, when that name is free): knowledge the agent gains by reading or asking."""
         if self.hazard is None:
             return False
-        name, _path, record = self.hazard
+        d = self.d
+        name, path, record = self.hazard
         noun = record["noun"]
+        ward = self._name(record["ward"])
+        when: dict[str, Any] = {"lies_here": name}
+        facts = [_fact("dangers", f"What does the {noun} do to me?", f"it {record['harm']} me", ["nothing"])]
+        spared = ""
+        if ward is not None:
+            homes = [a for a in self.zone0 if a.name not in path] or self.zone0
+            home = self.rng.choice(homes)
+            o = d.add_object(ObjDraft(ward, "rule_ward", "tool", 1, {"value": 4, "size": 1, "spawn_weight": 0}, ""))
+            wd = words_of(ward)
+            o.description = f"{article(wd).capitalize()}: whoever carries it is spared the {noun}."
+            o.home, o.zone = home.name, 0
+            d.place_object(home, ward)
+            self.m.objects.append(ward)
+            when = {"all_of": [when, {"none_of": [{"has": ward}]}]}
+            facts.append(
+                _fact(
+                    "dangers",
+                    f"What spares me the {noun}?",
+                    wd,
+                    self._other_words(ward, ("rule_tool", "armor", "container")),
+                )
+            )
+            spared = f" or carry {article(wd)} (one lies in {home.name})"
         self._add_step(
             {
                 "name": f"{name}_harm",
-                "description": f"The {noun} {record['harm']} whoever stands in it.",
+                "description": f"The {noun} {record['harm']} whoever stands in it"
+                + (f" without {article(words_of(ward))}." if ward else "."),
                 "trigger": {"every": 2},
-                "when": {"lies_here": name},
+                "when": when,
                 "effects": [{"change": "hp", "by": -1}, {"say": f"The {noun} {record['harm']} me."}],
-                "facts": [_fact("dangers", f"What does the {noun} do to me?", f"it {record['harm']} me", ["nothing"])],
+                "facts": facts,
             },
             "hazard_harm",
         )
         self.hazard = None
         for _verb, _product, place, stage in self.made:
-            if place == _path[0]:  # that stage now needs surviving the hazard
-                stage["hint"] += f" The {noun} hangs there and {record['harm']} whoever stands in it: be quick."
+            if place == path[0]:  # that stage now needs surviving the hazard
+                stage["hint"] += f" The {noun} hangs there and {record['harm']} whoever stands in it: be quick{spared}."
                 if "title" in stage:
                     stage["title"] += f", braving the {noun}"
         return True

@@ -216,6 +216,10 @@ def test_a_product_in_a_key_a_kept_fire_a_drawn_creature_and_a_hazard_are_proven
         m = author.draft.mechanics
         assert kinds <= set(m.kinds) and [st["use"] for st in stages] == ["key"]
         folder = _write(tmp_path / f"s{seed}", author.files())
+        if "hazard_harm" in kinds:  # the harm spares whoever carries the hazard's ward, which lies in the world
+            harm = next(r for r in m.rules["step_rules"] if r["name"].endswith("_harm"))
+            ward = harm["when"]["all_of"][1]["none_of"][0]["has"]
+            assert ward in author.draft.objects and author.draft.objects[ward].home
         result = validate(folder, FAST)
         assert result.ok, [str(p) + "\n" + p.detail for p in result.problems]
         assert result.stats["new_rules"]["step_rules"] == m.step_rules
