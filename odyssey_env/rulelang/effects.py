@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.rulelang import spec as s
-from odyssey_env.rulelang.expr import carried_of, compile_condition, lying, lying_in, var_reader
+from odyssey_env.rulelang.expr import compile_condition, lying, lying_in, var_reader
 from odyssey_env.rulelang.runtime import (
     MAX_TIMERS,
     NO_NOTES,
@@ -21,6 +21,7 @@ from odyssey_env.rulelang.runtime import (
     add_to_tally,
     amount_of,
     bindings_for_timer,
+    carried_of,
     data,
     getter,
     keyer,
