@@ -104,6 +104,7 @@ class Planner:
         self.view = View(engine, self.agent_id)
         step = engine.state.step
         self.memory.prune(step)
+        self._note_plan_events(goals)
 
         if self.view.engaged_foes():
             return self.tactics.in_fight()
@@ -541,6 +542,20 @@ class Planner:
                 continue
             left.append(step)
         return left
+
+    def _note_plan_events(self, goals: list[Condition]) -> None:
+        """Record the plan steps whose event happened on the step just played, whatever decides this one.
+
+        An event holds for one step only: if a fight or an opportunity takes the step right after a plan's
+        event, the plan would otherwise wait for that event forever (a tending verb done once, then
+        refused until its counter runs down, is never seen as done).
+        """
+        stack = list(goals)
+        while stack:
+            c = stack.pop()
+            if c.type == "predicate" and c.plan:
+                self._plan_left(c)
+            stack.extend(c.conditions)
 
     def _follow_plan(self, c: Condition) -> str | None:
         """Next command of a predicate's plan: the first step that is not done, in order.

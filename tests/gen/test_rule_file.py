@@ -224,3 +224,17 @@ def test_a_product_in_a_key_a_kept_fire_a_drawn_creature_and_a_hazard_are_proven
         assert result.ok, [str(p) + "\n" + p.detail for p in result.problems]
         assert result.stats["new_rules"]["step_rules"] == m.step_rules
         assert all(r["stages"] == r["total"] for r in result.stats["solvability"]["runs"])
+
+
+def test_a_tending_verb_done_right_before_a_fight_still_counts_for_its_stage(tmp_path):
+    # seed 1907: the stage asks for a retie and a fuse; the oracle reties the shade sail, a mirage stalker
+    # engages it the next step, and the retie's event (one step long) must still count for the plan, or
+    # the oracle waits for a second retie the full counter refuses, and stalls for the rest of the episode
+    from odyssey_agents.oracle.solve import solve
+
+    s = spec(theme="a desert caravan city of glassblowers", name="dunes", seed=1907, action_rules=2, step_rules=2)
+    folder = _write(tmp_path / "dunes", ProceduralAuthor(s).files())
+    verbs = [v["verb"] for v in json.loads((folder / "rules.json").read_text())["verbs"]]
+    assert "retie" in verbs
+    result = solve(str(folder), 0, budget=500, tutorial=False)
+    assert result.solved, result
