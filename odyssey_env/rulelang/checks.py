@@ -140,6 +140,8 @@ class Checker:
         if op is None:
             return None
         p = f"{path}.{s.tag(type(op))}"
+        if isinstance(op, s.Some):
+            return self.some(op, path, where, depth)
         if isinstance(op, s.AllOf | s.AnyOf | s.NoneOf):
             items = getattr(op, s.tag(type(op)))
             if not items:
@@ -380,6 +382,22 @@ class Checker:
                 self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if op.for_each == 'npc' else 'object'} {kind!r}")
         inner = dataclasses.replace(where, bindings={**where.bindings, "each": op.for_each}, in_each=True)
         return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", inner, depth + 1))
+
+    def some(self, op: s.Some, path: str, where: Where, depth: int) -> Any:
+        """Like a ``for_each``: an area by reference or name, known types of the kind, ``check`` read with
+        ``$each`` bound (no ``some`` or ``for_each`` inside: a test stays linear in what lies there)."""
+        p = f"{path}.some"
+        if where.in_each:
+            self.bad(p, "a some inside a some or a for_each could multiply without end; use one")
+        if "each" in where.bindings:
+            self.bad(p, "a slot named 'each' hides what a some is about; rename it")
+        self.ref(op.area, "area", f"{path}.area", where)
+        table = self.world.npcs if op.some == "npc" else self.world.objects
+        for i, kind in enumerate(op.types):
+            if kind not in table:
+                self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if op.some == 'npc' else 'object'} {kind!r}")
+        inner = dataclasses.replace(where, bindings={**where.bindings, "each": op.some}, in_each=True)
+        return dataclasses.replace(op, check=self.condition(op.check, f"{path}.check", inner, depth + 1))
 
     # ------------------------------------------------------------------ moving toward the living
     def move_toward(self, op: s.MoveToward, path: str, where: Where, depth: int) -> Any:

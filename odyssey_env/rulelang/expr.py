@@ -40,6 +40,8 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
             only = parts[0]
             return lambda ctx: not only(ctx)
         return lambda ctx: not any(p(ctx) for p in parts)
+    if isinstance(op, s.Some):
+        return _some(op, vars)
     if isinstance(op, s.Has):
         obj, n = type_getter(op.has), op.count
         return lambda ctx: carried_of(ctx, obj(ctx)) >= n
@@ -391,6 +393,37 @@ def pair_test(op: Any, names: tuple[str, ...]) -> Callable[[tuple[Any, ...]], bo
 
 
 # ---------------------------------------------------------------------------- what a condition reads
+#: Things one ``some`` asks about (past these, the rest are not asked), as a ``for_each`` visits.
+MAX_SOME = 50
+
+
+def _some(op: s.Some, vars: dict[str, s.Var]) -> Test:
+    """``some``: the check asked of each NPC or lying thing of the area (in the order they stand or lie)."""
+    where, kinds, npcs = getter(op.area), frozenset(op.types), op.some == "npc"
+    check = compile_condition(op.check, vars)
+
+    def some(ctx: Ctx) -> bool:
+        state = ctx.engine.state
+        name = where(ctx)
+        area = state.areas.get(name) if isinstance(name, str) else None
+        if area is None:
+            return False
+        if npcs:
+            found = [h for h in area.npcs if not kinds or state.npcs[h].type in kinds]
+        else:
+            found = [h for h in area.objects if not kinds or type_of(state, h) in kinds]
+        if not found:
+            return False
+        sub = Ctx(ctx.engine, ctx.agent, ctx.here, dict(ctx.b), ctx.turn)  # rebound per item: asked one by one
+        for handle in found[:MAX_SOME]:
+            sub.b["each"] = handle
+            if check(sub):
+                return True
+        return False
+
+    return some
+
+
 def reads(op: Any) -> set[str] | None:
     """The listing dependencies (:data:`odyssey_env.rules.DEPENDENCIES`) a condition reads, or None when it
     reads something no dependency covers (variables, the quest's state): such a verb is listed afresh."""
@@ -402,6 +435,10 @@ def reads(op: Any) -> set[str] | None:
                 return None
             out |= sub
         return out
+    if isinstance(op, s.Some):
+        inner = reads(op.check)
+        here = {"npcs", "place"} if op.some == "npc" else {"ground", "place"}
+        return None if inner is None or op.area != "$here" else inner | here
     table: dict[type, set[str]] = {
         s.Has: {"hands", "containers"},
         s.Holds: {"hands"},

@@ -249,6 +249,23 @@ class CanCraft:
     can_craft: str
 
 
+# ---------------------------------------------------------------------------- a quantifier (Lazaret's lockdown)
+SomeKind = Literal["npc", "object"]
+
+
+@dataclass(frozen=True)
+class Some:
+    """At least one NPC standing (``"npc"``) or thing lying on the ground (``"object"``) in an area (default:
+    here), narrowed by ``types``, satisfies ``check``, asked with ``$each`` bound to it: "a corpse here has
+    lain unburned 18 steps" (``{"some": "object", "types": ["plague_corpse"], "check": {"counter": "lain",
+    "of": "$each", "at_least": 18}}``). At most 50 are asked; no ``some`` or ``for_each`` inside one."""
+
+    some: SomeKind
+    check: dict[str, Any]
+    area: str = "$here"
+    types: tuple[str, ...] = ()
+
+
 CONDITIONS: tuple[type, ...] = (
     AllOf,
     AnyOf,
@@ -276,6 +293,7 @@ CONDITIONS: tuple[type, ...] = (
     Predicate,
     CanCraft,
     CommonEnemy,
+    Some,
 )
 
 
@@ -817,7 +835,7 @@ def _json_key(name: str) -> str:
 
 #: Fields that hold a condition / a list of effects (the dataclasses type them as plain JSON).
 CONDITION_FIELDS = {("Require", "check"), ("Trigger", "becomes"), ("StepSpec", "when"), ("PredicateSpec", "check")}
-CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked")}
+CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked"), ("Some", "check")}
 CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "none_of")}
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
 EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
