@@ -569,6 +569,8 @@ class Checked:
     predicates: list[tuple[s.PredicateSpec, Any]]
     quest_conditions: list[tuple[Any, str]]
     hooks: list[tuple[s.HookSpec, tuple[Any, ...], tuple[Any, ...]]] = field(default_factory=list)
+    #: Step rule index -> its checked ``at_start`` effects (only the rules that have some).
+    starts: dict[int, tuple[Any, ...]] = field(default_factory=dict)
 
 
 def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known_steps: Iterable[str] = ()) -> Checked:
@@ -654,6 +656,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         verbs.append((verb, tuple(checks), effects))
 
     steps = []
+    starts: dict[int, tuple[Any, ...]] = {}
     names = set(known_steps) | {r.name for r in rules.step_rules}
     seen_steps: set[str] = set()
     for i, rule in enumerate(rules.step_rules):
@@ -726,6 +729,10 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         becomes = c.condition(t.becomes, f"{tp}.becomes", where) if t.becomes is not None else None
         when = c.condition(rule.when, f"{p}.when", where) if rule.when is not None else None
         effects = c.effects(rule.effects, f"{p}.effects", where)
+        if rule.at_start:
+            if t.event is not None or t.enter is not None or rule.modify is not None:
+                c.bad(f"{p}.at_start", "runs for the scope's items at the start: not with an event, enter or modify")
+            starts[i] = c.effects(rule.at_start, f"{p}.at_start", where)
         _check_facts(c, rule.facts, f"{p}.facts")
         steps.append((rule, becomes, when, effects))
 
@@ -740,7 +747,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
     hooks = _check_hooks(c, rules.hooks, seen_verbs)
     if c.problems:
         raise schema.FormatError(c.problems)
-    return Checked(rules, verbs, steps, predicates, c.quest_conditions, hooks)
+    return Checked(rules, verbs, steps, predicates, c.quest_conditions, hooks, starts)
 
 
 def _check_hooks(

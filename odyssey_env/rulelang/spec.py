@@ -738,6 +738,9 @@ class StepSpec:
     in the tutorial, which every other rule leaves alone: a rule that teaches belongs there too.
     ``modify`` (scope ``npc``, no trigger: it is a state, asked every step) holds a stat of each NPC for which
     ``when`` holds, and gives it back when it stops holding (:class:`Modify`).
+    ``at_start`` effects run once for each scope item when the episode begins, before the first step (not for
+    an event or enter trigger, and whatever the trigger and ``when``): what the world holds from the start has
+    been there a step already when the first step comes (Lazaret's own dead were laid out before it).
     """
 
     name: str
@@ -753,6 +756,7 @@ class StepSpec:
     facts: tuple[FactSpec, ...] = ()
     tutorial: bool = False
     modify: Modify | None = None
+    at_start: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -839,7 +843,7 @@ CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked"), ("Some", "check")}
 CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "none_of")}
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
 EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
-EFFECT_LIST_FIELDS |= {("ForEach", "do")}
+EFFECT_LIST_FIELDS |= {("ForEach", "do"), ("StepSpec", "at_start")}
 
 
 def _point(defs: dict[str, Any], ref: dict[str, Any]) -> None:

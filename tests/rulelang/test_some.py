@@ -1,6 +1,7 @@
-"""The ``some`` condition, which carries Lazaret's quarantine lockdown (docs/game-format.md, "Rules as data"):
-"at least one NPC standing or thing lying in an area satisfies a check", asked with ``$each`` bound. Misused,
-it is refused naming file and field."""
+"""The ``some`` condition and a step rule's ``at_start``, which carry Lazaret's quarantine lockdown
+(docs/game-format.md, "Rules as data"): "at least one NPC standing or thing lying in an area satisfies a
+check", asked with ``$each`` bound, and effects run once per scope item before the first step (what the world
+holds from the start has lain there a step already). Misused, each is refused naming file and field."""
 
 from __future__ import annotations
 
@@ -122,3 +123,34 @@ def test_the_schema_names_some_as_a_condition():
     assert {"$ref": "#/$defs/Some"} in defs["Condition"]["anyOf"]
     assert defs["Some"]["required"] == ["some", "check"]
     assert defs["Some"]["properties"]["check"] == {"anyOf": [{"$ref": "#/$defs/Condition"}, {"type": "null"}]}
+
+
+def test_at_start_runs_once_per_scope_item_before_the_first_step(rules_game):
+    from kit import Harness
+
+    from odyssey_env.engine import Engine
+
+    rules = {
+        "vars": [{"name": "seen", "kind": "counter", "scope": "area", "max": 99}],
+        "step_rules": [
+            step(
+                "count",
+                scope="area",
+                trigger={"every": 1000},  # at_start runs whatever the trigger says
+                at_start=[{"add": "seen", "value": 5}],
+                effects=[{"add": "seen"}],
+            )
+        ],
+    }
+    h = Harness(Engine(rules_game(rules), 0))
+    seen = h.engine.state.rule_data["rulelang"]["vars"]["seen"]
+    assert seen and set(seen.values()) == {5}  # every area of the world once, before any step
+    h.ok("wait")
+    assert set(seen.values()) == {5}  # the step rule's own trigger has not fired
+
+
+def test_at_start_with_an_event_trigger_is_refused_naming_its_field(rules_game):
+    with pytest.raises(GameError) as err:
+        rules_game({"step_rules": [step("s", trigger={"event": "x"}, at_start=[{"say": "hi"}])]})
+    lines = str(err.value).splitlines()
+    assert any(line.startswith("rules.json: step_rules[0].at_start:") for line in lines), lines
