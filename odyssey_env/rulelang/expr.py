@@ -30,9 +30,15 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     """The test of one checked condition."""
     if isinstance(op, s.AllOf):
         parts = [compile_condition(c, vars) for c in op.all_of]
+        if len(parts) == 2:  # the usual pair: no generator to run (a rule asked of every area each step)
+            a, b = parts
+            return lambda ctx: a(ctx) and b(ctx)
         return lambda ctx: all(p(ctx) for p in parts)
     if isinstance(op, s.AnyOf):
         parts = [compile_condition(c, vars) for c in op.any_of]
+        if len(parts) == 2:
+            a, b = parts
+            return lambda ctx: a(ctx) or b(ctx)
         return lambda ctx: any(p(ctx) for p in parts)
     if isinstance(op, s.NoneOf):
         parts = [compile_condition(c, vars) for c in op.none_of]
@@ -53,6 +59,8 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         return lambda ctx: _wears(ctx, obj(ctx))
     if isinstance(op, s.LiesHere):
         obj, n = type_getter(op.lies_here), op.count
+        if n == 1:  # "does one lie here": stop at the first (named things are looked through one by one)
+            return lambda ctx: lies(ctx, obj(ctx))
         return lambda ctx: lying(ctx, obj(ctx)) >= n
     if isinstance(op, s.NpcHere):
         kind, hostile = op.npc_here, op.hostile
@@ -155,6 +163,22 @@ def lying(ctx: Ctx, kind: str | None) -> int:
     if area is None or kind is None:
         return 0
     return lying_in(ctx.engine, area, kind)
+
+
+def lies(ctx: Ctx, kind: str | None) -> bool:
+    """Whether at least one of an object type (or the one named thing) lies on the ground here."""
+    area = ctx.engine.state.areas.get(ctx.here)
+    if area is None or kind is None:
+        return False
+    t = ctx.engine.game.objects.get(kind)
+    if t is None or not t.instanced:
+        return area.objects.get(kind, 0) >= 1
+    instances = ctx.engine.state.instances
+    for h in area.objects:
+        inst = instances.get(h)
+        if inst is not None and inst.type == kind:
+            return True
+    return False
 
 
 def lying_in(engine: Engine, area: Area, kind: str) -> int:
