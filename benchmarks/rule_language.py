@@ -387,11 +387,13 @@ LAZARET_PARAMS: dict[str, Any] = {
 LAZARET_OLD_PARAMS: dict[str, dict[str, Any]] = {
     "corpse_corruption": {"hunt_period": 3, "hunt_range": 2},
     "burn corpses": {"fuel": 2, "ash": "bone_ash"},
+    "quarantine_lockdown": {"after": 20},
 }
 #: The verbs a ward walk takes whenever listed (those in rules.json now), and all the timed rules.
 LAZARET_MECHANICS = ("concoct", "shove", "barricade", "refuel", "eavesdrop", "burn corpses")
 LAZARET_TIMED_VERBS = (*LAZARET_MECHANICS, "enter")
-LAZARET_TIMED_STEPS = ("corpse_corruption", "risen_hunt")  # the hunt was corpse_corruption's second half
+#: the hunt was corpse_corruption's second half; quarantine_lockdown has the same name on both sides
+LAZARET_TIMED_STEPS = ("corpse_corruption", "risen_hunt", "quarantine_lockdown")
 
 
 def make_games(tmp: Path) -> tuple[Any, Any]:

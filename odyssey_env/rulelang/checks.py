@@ -140,6 +140,8 @@ class Checker:
         if op is None:
             return None
         p = f"{path}.{s.tag(type(op))}"
+        if isinstance(op, s.Some):
+            return self.some(op, path, where, depth)
         if isinstance(op, s.AllOf | s.AnyOf | s.NoneOf):
             items = getattr(op, s.tag(type(op)))
             if not items:
@@ -381,6 +383,22 @@ class Checker:
         inner = dataclasses.replace(where, bindings={**where.bindings, "each": op.for_each}, in_each=True)
         return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", inner, depth + 1))
 
+    def some(self, op: s.Some, path: str, where: Where, depth: int) -> Any:
+        """Like a ``for_each``: an area by reference or name, known types of the kind, ``check`` read with
+        ``$each`` bound (no ``some`` or ``for_each`` inside: a test stays linear in what lies there)."""
+        p = f"{path}.some"
+        if where.in_each:
+            self.bad(p, "a some inside a some or a for_each could multiply without end; use one")
+        if "each" in where.bindings:
+            self.bad(p, "a slot named 'each' hides what a some is about; rename it")
+        self.ref(op.area, "area", f"{path}.area", where)
+        table = self.world.npcs if op.some == "npc" else self.world.objects
+        for i, kind in enumerate(op.types):
+            if kind not in table:
+                self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if op.some == 'npc' else 'object'} {kind!r}")
+        inner = dataclasses.replace(where, bindings={**where.bindings, "each": op.some}, in_each=True)
+        return dataclasses.replace(op, check=self.condition(op.check, f"{path}.check", inner, depth + 1))
+
     # ------------------------------------------------------------------ moving toward the living
     def move_toward(self, op: s.MoveToward, path: str, where: Where, depth: int) -> Any:
         """The NPC by reference, a bounded reach, known areas to avoid; ``blocked`` / ``stopped`` / ``moved``
@@ -551,6 +569,8 @@ class Checked:
     predicates: list[tuple[s.PredicateSpec, Any]]
     quest_conditions: list[tuple[Any, str]]
     hooks: list[tuple[s.HookSpec, tuple[Any, ...], tuple[Any, ...]]] = field(default_factory=list)
+    #: Step rule index -> its checked ``at_start`` effects (only the rules that have some).
+    starts: dict[int, tuple[Any, ...]] = field(default_factory=dict)
 
 
 def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known_steps: Iterable[str] = ()) -> Checked:
@@ -636,6 +656,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         verbs.append((verb, tuple(checks), effects))
 
     steps = []
+    starts: dict[int, tuple[Any, ...]] = {}
     names = set(known_steps) | {r.name for r in rules.step_rules}
     seen_steps: set[str] = set()
     for i, rule in enumerate(rules.step_rules):
@@ -708,6 +729,10 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         becomes = c.condition(t.becomes, f"{tp}.becomes", where) if t.becomes is not None else None
         when = c.condition(rule.when, f"{p}.when", where) if rule.when is not None else None
         effects = c.effects(rule.effects, f"{p}.effects", where)
+        if rule.at_start:
+            if t.event is not None or t.enter is not None or rule.modify is not None:
+                c.bad(f"{p}.at_start", "runs for the scope's items at the start: not with an event, enter or modify")
+            starts[i] = c.effects(rule.at_start, f"{p}.at_start", where)
         _check_facts(c, rule.facts, f"{p}.facts")
         steps.append((rule, becomes, when, effects))
 
@@ -722,7 +747,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
     hooks = _check_hooks(c, rules.hooks, seen_verbs)
     if c.problems:
         raise schema.FormatError(c.problems)
-    return Checked(rules, verbs, steps, predicates, c.quest_conditions, hooks)
+    return Checked(rules, verbs, steps, predicates, c.quest_conditions, hooks, starts)
 
 
 def _check_hooks(

@@ -74,7 +74,10 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
         cls = _verb(vspec, checks, program.block(effects, f"verbs[{i}].effects"), effects, vars, tables, raisers)
         members[f"verb_{i}"] = cls
     for i, (sspec, becomes, when, effects) in enumerate(checked.steps):
-        members[f"step_{i}"] = _step(sspec, becomes, when, program.block(effects, f"step_rules[{i}].effects"), vars)
+        run = program.block(effects, f"step_rules[{i}].effects")
+        start = checked.starts.get(i)
+        at_start = program.block(start, f"step_rules[{i}].at_start") if start else None
+        members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start)
     for i, (pspec, check) in enumerate(checked.predicates):
         members[f"predicate_{i}"] = _predicate(pspec, check, vars)
     for i, (hspec, checks, then) in enumerate(checked.hooks):
@@ -575,7 +578,9 @@ def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
 
 
 # ---------------------------------------------------------------------------- step rules
-def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, s.Var]) -> type[StepRule]:
+def _step(
+    sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, s.Var], at_start: Any = None
+) -> type[StepRule]:
     t = sspec.trigger
     every, offset, hours, chance = t.every, t.offset, t.hours, t.chance
     event_kinds = frozenset(("area_entered",) if t.enter is not None else _kinds(t.event))
@@ -731,6 +736,12 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                 run(ctx)
             if test_becomes is not None:
                 data(engine)["was"][name] = now
+
+        def start(self, engine: Engine) -> None:
+            """``at_start``: once for each scope item, before the first step (checks.py: no event trigger)."""
+            if at_start is not None:
+                for ctx in items(engine):
+                    at_start(ctx)
 
         def facts(self, game: Any) -> Iterable[Fact]:
             return declared_facts

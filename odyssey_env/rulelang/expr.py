@@ -30,9 +30,15 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
     """The test of one checked condition."""
     if isinstance(op, s.AllOf):
         parts = [compile_condition(c, vars) for c in op.all_of]
+        if len(parts) == 2:  # the usual pair: no generator to run (a rule asked of every area each step)
+            a, b = parts
+            return lambda ctx: a(ctx) and b(ctx)
         return lambda ctx: all(p(ctx) for p in parts)
     if isinstance(op, s.AnyOf):
         parts = [compile_condition(c, vars) for c in op.any_of]
+        if len(parts) == 2:
+            a, b = parts
+            return lambda ctx: a(ctx) or b(ctx)
         return lambda ctx: any(p(ctx) for p in parts)
     if isinstance(op, s.NoneOf):
         parts = [compile_condition(c, vars) for c in op.none_of]
@@ -40,6 +46,8 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
             only = parts[0]
             return lambda ctx: not only(ctx)
         return lambda ctx: not any(p(ctx) for p in parts)
+    if isinstance(op, s.Some):
+        return _some(op, vars)
     if isinstance(op, s.Has):
         obj, n = type_getter(op.has), op.count
         return lambda ctx: carried_of(ctx, obj(ctx)) >= n
@@ -51,6 +59,8 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         return lambda ctx: _wears(ctx, obj(ctx))
     if isinstance(op, s.LiesHere):
         obj, n = type_getter(op.lies_here), op.count
+        if n == 1:  # "does one lie here": stop at the first (named things are looked through one by one)
+            return lambda ctx: lies(ctx, obj(ctx))
         return lambda ctx: lying(ctx, obj(ctx)) >= n
     if isinstance(op, s.NpcHere):
         kind, hostile = op.npc_here, op.hostile
@@ -153,6 +163,22 @@ def lying(ctx: Ctx, kind: str | None) -> int:
     if area is None or kind is None:
         return 0
     return lying_in(ctx.engine, area, kind)
+
+
+def lies(ctx: Ctx, kind: str | None) -> bool:
+    """Whether at least one of an object type (or the one named thing) lies on the ground here."""
+    area = ctx.engine.state.areas.get(ctx.here)
+    if area is None or kind is None:
+        return False
+    t = ctx.engine.game.objects.get(kind)
+    if t is None or not t.instanced:
+        return area.objects.get(kind, 0) >= 1
+    instances = ctx.engine.state.instances
+    for h in area.objects:
+        inst = instances.get(h)
+        if inst is not None and inst.type == kind:
+            return True
+    return False
 
 
 def lying_in(engine: Engine, area: Area, kind: str) -> int:
@@ -391,6 +417,37 @@ def pair_test(op: Any, names: tuple[str, ...]) -> Callable[[tuple[Any, ...]], bo
 
 
 # ---------------------------------------------------------------------------- what a condition reads
+#: Things one ``some`` asks about (past these, the rest are not asked), as a ``for_each`` visits.
+MAX_SOME = 50
+
+
+def _some(op: s.Some, vars: dict[str, s.Var]) -> Test:
+    """``some``: the check asked of each NPC or lying thing of the area (in the order they stand or lie)."""
+    where, kinds, npcs = getter(op.area), frozenset(op.types), op.some == "npc"
+    check = compile_condition(op.check, vars)
+
+    def some(ctx: Ctx) -> bool:
+        state = ctx.engine.state
+        name = where(ctx)
+        area = state.areas.get(name) if isinstance(name, str) else None
+        if area is None:
+            return False
+        if npcs:
+            found = [h for h in area.npcs if not kinds or state.npcs[h].type in kinds]
+        else:
+            found = [h for h in area.objects if not kinds or type_of(state, h) in kinds]
+        if not found:
+            return False
+        sub = Ctx(ctx.engine, ctx.agent, ctx.here, dict(ctx.b), ctx.turn)  # rebound per item: asked one by one
+        for handle in found[:MAX_SOME]:
+            sub.b["each"] = handle
+            if check(sub):
+                return True
+        return False
+
+    return some
+
+
 def reads(op: Any) -> set[str] | None:
     """The listing dependencies (:data:`odyssey_env.rules.DEPENDENCIES`) a condition reads, or None when it
     reads something no dependency covers (variables, the quest's state): such a verb is listed afresh."""
@@ -402,6 +459,10 @@ def reads(op: Any) -> set[str] | None:
                 return None
             out |= sub
         return out
+    if isinstance(op, s.Some):
+        inner = reads(op.check)
+        here = {"npcs", "place"} if op.some == "npc" else {"ground", "place"}
+        return None if inner is None or op.area != "$here" else inner | here
     table: dict[type, set[str]] = {
         s.Has: {"hands", "containers"},
         s.Holds: {"hands"},

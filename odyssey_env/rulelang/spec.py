@@ -249,6 +249,23 @@ class CanCraft:
     can_craft: str
 
 
+# ---------------------------------------------------------------------------- a quantifier (Lazaret's lockdown)
+SomeKind = Literal["npc", "object"]
+
+
+@dataclass(frozen=True)
+class Some:
+    """At least one NPC standing (``"npc"``) or thing lying on the ground (``"object"``) in an area (default:
+    here), narrowed by ``types``, satisfies ``check``, asked with ``$each`` bound to it: "a corpse here has
+    lain unburned 18 steps" (``{"some": "object", "types": ["plague_corpse"], "check": {"counter": "lain",
+    "of": "$each", "at_least": 18}}``). At most 50 are asked; no ``some`` or ``for_each`` inside one."""
+
+    some: SomeKind
+    check: dict[str, Any]
+    area: str = "$here"
+    types: tuple[str, ...] = ()
+
+
 CONDITIONS: tuple[type, ...] = (
     AllOf,
     AnyOf,
@@ -276,6 +293,7 @@ CONDITIONS: tuple[type, ...] = (
     Predicate,
     CanCraft,
     CommonEnemy,
+    Some,
 )
 
 
@@ -720,6 +738,9 @@ class StepSpec:
     in the tutorial, which every other rule leaves alone: a rule that teaches belongs there too.
     ``modify`` (scope ``npc``, no trigger: it is a state, asked every step) holds a stat of each NPC for which
     ``when`` holds, and gives it back when it stops holding (:class:`Modify`).
+    ``at_start`` effects run once for each scope item when the episode begins, before the first step (not for
+    an event or enter trigger, and whatever the trigger and ``when``): what the world holds from the start has
+    been there a step already when the first step comes (Lazaret's own dead were laid out before it).
     """
 
     name: str
@@ -735,6 +756,7 @@ class StepSpec:
     facts: tuple[FactSpec, ...] = ()
     tutorial: bool = False
     modify: Modify | None = None
+    at_start: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -817,11 +839,11 @@ def _json_key(name: str) -> str:
 
 #: Fields that hold a condition / a list of effects (the dataclasses type them as plain JSON).
 CONDITION_FIELDS = {("Require", "check"), ("Trigger", "becomes"), ("StepSpec", "when"), ("PredicateSpec", "check")}
-CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked")}
+CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked"), ("Some", "check")}
 CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "none_of")}
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
 EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
-EFFECT_LIST_FIELDS |= {("ForEach", "do")}
+EFFECT_LIST_FIELDS |= {("ForEach", "do"), ("StepSpec", "at_start")}
 
 
 def _point(defs: dict[str, Any], ref: dict[str, Any]) -> None:

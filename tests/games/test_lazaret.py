@@ -32,6 +32,7 @@ from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests import hints
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
+from odyssey_env.rulelang.runtime import write_var
 from odyssey_env.rules import BASE_VERBS, Fact
 from odyssey_env.world import make_objects
 from odyssey_eval.catalog import main as games_main
@@ -46,9 +47,11 @@ REMEDIES = {
     "nightshade_drops": ("nightshade_berry", "hyssop"),
 }
 NEW_VERBS = ("refuel", "concoct", "shove", "eavesdrop", "burn corpses", "barricade")
-NEW_RULES = ("lamp_fuel", "corpse_corruption", "quarantine_lockdown")
+NEW_RULES = ("lamp_fuel", "corpse_corruption")
 #: Step rules of rules.json (the hunt of the risen was corpse_corruption's second half in rules.py).
-DATA_RULES = ("risen_hunt",)
+DATA_RULES = ("risen_hunt", "quarantine_lockdown")
+#: Steps a corpse lies unburned before rules.json's quarantine_lockdown bars an area's doors.
+LOCKDOWN_AFTER = 20
 #: Blows of the risen a barricade takes (rules.json's barricade verb sets its per-exit counter to it).
 BARRICADE_STRENGTH = 6
 #: Steps between two moves of the risen (rules.json's risen_hunt runs every third step).
@@ -565,7 +568,7 @@ def test_a_barricade_holds_the_risen_until_they_batter_it_down(w: Ward) -> None:
 
 
 def test_an_area_is_locked_down_while_its_dead_lie_too_long(w: Ward) -> None:
-    after = w.engine.rules.step_rule(q.LOCKDOWN).settings.after
+    after = LOCKDOWN_AFTER
     w.put("plague_corpse")
     w.wait(after)  # laid out on the first step, so one step short
     assert not q.locked_down(w.engine, "fever_ward") and "enter dispensary" in w.listed("enter")
@@ -587,7 +590,7 @@ def test_an_area_is_locked_down_while_its_dead_lie_too_long(w: Ward) -> None:
 
 
 def test_a_second_lockdown_leaves_the_first_in_place(w: Ward) -> None:
-    after = w.engine.rules.step_rule(q.LOCKDOWN).settings.after
+    after = LOCKDOWN_AFTER
     w.put("plague_corpse", area="dispensary")
     w.wait(3)
     w.put("plague_corpse", area="physic_garden")
@@ -596,14 +599,14 @@ def test_a_second_lockdown_leaves_the_first_in_place(w: Ward) -> None:
         w.ok("wait")
         seen += [(e.kind, e.data["area"]) for e in w.outcome.events if e.kind.startswith("lockdown")]
     assert seen == [("lockdown_started", "dispensary"), ("lockdown_started", "physic_garden")]
-    assert sorted(w.state.rule_data[q.LOCKDOWN]["areas"]) == ["dispensary", "physic_garden"]
+    assert sorted(a for a in w.state.areas if q.locked_down(w.engine, a)) == ["dispensary", "physic_garden"]
 
 
 def test_a_lockdown_lets_people_in_and_ends_when_the_dead_rise(w: Ward) -> None:
     corruption = w.engine.rules.step_rule(q.CORRUPTION).settings
     w.put("plague_corpse", area="physic_garden")
     w.agent.area = "dispensary"
-    w.wait(w.engine.rules.step_rule(q.LOCKDOWN).settings.after + 1)
+    w.wait(LOCKDOWN_AFTER + 1)
     assert q.locked_down(w.engine, "physic_garden") and "enter physic_garden" in w.listed("enter")
     w.ok("enter physic_garden")
     assert w.listed("enter") == []
@@ -632,7 +635,7 @@ def test_enter_needs_name_the_light_and_the_burning(w: Ward) -> None:
     assert enter.needs(e, a, {"area": "charnel_stair"}).type == "any_of"
     w.lamp(20)
     assert enter.needs(e, a, {"area": "charnel_stair"}) is None
-    e.state.rule_data[q.LOCKDOWN]["areas"] = ["fever_ward"]
+    write_var(e, q.LOCKDOWN_FLAG, "fever_ward", True)
     assert enter.needs(e, a, {"area": "dispensary", "from": "fever_ward"}) is hints.did(
         "corpses_burned", area="fever_ward"
     )
@@ -706,7 +709,8 @@ def test_eavesdrop_hears_fights_stirring_dead_lockdowns_and_barricades(w: Ward) 
     (corpse,) = w.put("plague_corpse", area="charnel_stair")
     w.hold("deal_plank", 2)
     w.ok("barricade charnel_stair")  # meanwhile the rule finds the corpse; say it has lain there a while
-    q.laid_out(w.engine)[corpse] = w.state.step - w.engine.rules.step_rule(q.LOCKDOWN).settings.after
+    q.laid_out(w.engine)[corpse] = w.state.step - LOCKDOWN_AFTER
+    write_var(w.engine, "lain", corpse, LOCKDOWN_AFTER, 0)  # rules.json's lockdown counts its own steps lain
     w.state.rule_data[q.CORRUPTION]["warned"].append(corpse)
     w.ok("wait")  # the lockdown falls at the end of this step
     assert q.locked_down(w.engine, "charnel_stair")
@@ -877,7 +881,9 @@ def test_shove_needs_furniture_and_an_enemy_together(w: Ward) -> None:
 # ============================================================================ rule facts and parameters
 def test_the_new_rules_declare_well_formed_facts() -> None:
     game = load_game(GAME)
-    rules = [game.rules.actions[v] for v in (*NEW_VERBS, "enter")] + [game.rules.step_rule(n) for n in NEW_RULES]
+    rules = [game.rules.actions[v] for v in (*NEW_VERBS, "enter")] + [
+        game.rules.step_rule(n) for n in (*NEW_RULES, "quarantine_lockdown")
+    ]
     for rule in rules:
         facts = list(rule.facts(game))
         assert facts, rule
@@ -903,7 +909,6 @@ def test_the_new_rules_declare_well_formed_facts() -> None:
 def test_parameters_are_checked() -> None:
     q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 1)}, margin=1)  # the least each may be
     q.CorpseCorruption.Params(rise_after=1, warn_before=0)
-    q.QuarantineLockdown.Params(after=1)
     with pytest.raises(ValueError):
         q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 0)})
     with pytest.raises(ValueError):
@@ -914,8 +919,6 @@ def test_parameters_are_checked() -> None:
         q.LampFuel.Params(margin=0)
     with pytest.raises(ValueError):
         q.CorpseCorruption.Params(rise_after=5, warn_before=5)
-    with pytest.raises(ValueError):
-        q.QuarantineLockdown.Params(after=0)
 
 
 def test_every_name_in_the_parameters_is_in_the_world() -> None:
@@ -1068,13 +1071,14 @@ def test_shoved_furniture_breaks_into_half_of_each_ingredient_rounded_down(tuned
     assert "It breaks into 1 deal_plank." in text and ground.get("deal_plank") == 1 and "hemp_cord" not in ground
 
 
-def test_a_game_without_corpses_has_neither_corruption_nor_lockdown(tmp_path) -> None:
+def test_a_game_without_corpses_has_no_corruption(tmp_path) -> None:
     def change(world: dict) -> None:
         world["game"]["params"]["corpse_corruption"]["corpse"] = ""
 
     game = variant(tmp_path, change)
     steps = {r.name for r in game.rules.steps}
-    assert q.LIGHT in steps and q.CORRUPTION not in steps and q.LOCKDOWN not in steps
+    # the lockdown is rules.json's, which names plague_corpse itself: it stays without the corruption
+    assert q.LIGHT in steps and q.CORRUPTION not in steps and q.LOCKDOWN in steps
     shipped = variant(tmp_path / "as_shipped", lambda world: None)
     assert {q.CORRUPTION, q.LOCKDOWN} <= {r.name for r in shipped.rules.steps}
 
@@ -1133,7 +1137,7 @@ def test_the_oracle_refuels_before_the_dark_and_burns_its_way_out_of_a_lockdown(
     w.ok(f"refuel {lamp}")
     assert planner.decide(w.engine, [goal])[0] == "enter charnel_stair"
     w.put("plague_corpse")
-    w.state.rule_data[q.LOCKDOWN]["areas"] = ["fever_ward"]
+    write_var(w.engine, q.LOCKDOWN_FLAG, "fever_ward", True)
     assert planner.decide(w.engine, [goal])[0] == "burn corpses"
 
 

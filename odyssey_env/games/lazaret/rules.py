@@ -1,6 +1,6 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-A replaced ``enter`` and three world processes that the data cannot say yet, each configured from
+A replaced ``enter`` and two world processes that the data cannot say yet, each configured from
 ``world.json`` (``game.params.<rule>``), so the names of lamps, corpses and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
@@ -10,8 +10,9 @@ A replaced ``enter`` and three world processes that the data cannot say yet, eac
   always possible).
 * **The dead.** Corpses (individually named, so each keeps its own age) rise as risen husks when left
   unburned too long, after a warning (rules.json's ``burn corpses`` burns them).
-* **The lockdown.** An area where a corpse has lain unburned too long is put under quarantine: one
-  may walk in, but no one walks out until its dead are burned (or have risen and walked off).
+* **The lockdown** is data now (rules.json's step rule ``quarantine_lockdown``: the per-object counter
+  ``lain`` of each corpse's steps on a floor, the per-area flag ``lockdown``); ``enter`` below reads the flag
+  (:func:`locked_down`) to refuse a way out of an area under lockdown.
 
 The rest is data, in the folder's ``rules.json`` (docs/game-format.md, "Rules as data"): ``refuel`` (it
 fills a lamp's fuel, the per-object counter ``fuel`` this file reads and spends through :func:`fuel_of` /
@@ -36,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rulelang.runtime import KEY as RULELANG
-from odyssey_env.rulelang.runtime import way_key, write_var
+from odyssey_env.rulelang.runtime import read_var, way_key, write_var
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.verbs.common import carried_handles
 from odyssey_env.verbs.movement import Enter, in_combat
@@ -379,88 +380,13 @@ class CorpseCorruption(StepRule):
         )
 
 
-@step_rule
-class QuarantineLockdown(StepRule):
-    """Unburned corpses lock an area down: one may go in, but no one leaves until the dead are burned."""
-
-    name = LOCKDOWN
-    after = (CORRUPTION,)  # a corpse that rose this step no longer keeps its area locked
-    description = (
-        "An area where a corpse has lain unburned too long is put under lockdown: anyone may go in, "
-        "but no one leaves until its dead are burned."
-    )
-
-    @dataclass(frozen=True)
-    class Params:
-        after: int = 18
-
-        def __post_init__(self) -> None:
-            if self.after < 1:
-                raise ValueError("after must be at least 1 (steps a corpse lies before the lockdown)")
-
-    def active(self, game: Game) -> bool:
-        rule = game.rules.step_rule(CORRUPTION)
-        return rule is not None and bool(rule.settings.corpse)
-
-    def start(self, engine: Engine) -> None:
-        engine.state.rule_data[LOCKDOWN] = {"areas": []}
-
-    def apply(self, engine: Engine) -> None:
-        state = engine.state
-        data = state.rule_data[LOCKDOWN]
-        laid = laid_out(engine)
-        cutoff = state.step - self.settings.after
-        overdue: list[str] = []
-        if laid and next(iter(laid.values())) <= cutoff:  # oldest first: anything overdue at all?
-            for name, area in state.areas.items():
-                if area.place != TUTORIAL_PLACE and any(laid.get(h, state.step) <= cutoff for h in area.objects):
-                    overdue.append(name)
-        before = data["areas"]
-        if overdue != before:
-            for name in overdue:
-                if name not in before:
-                    self._tell(
-                        engine,
-                        name,
-                        f"The wardens bar the doors of {name}: the dead here have lain too "
-                        "long. Quarantine: no one leaves until they are burned.",
-                    )
-                    engine.emit("lockdown_started", None, area=name)
-            for name in before:
-                if name not in overdue and name in state.areas:
-                    self._tell(engine, name, f"The doors of {name} are unbarred: the lockdown is lifted.")
-                    engine.emit("lockdown_lifted", None, area=name)
-            data["areas"] = overdue
-        for agent in state.agents.values():
-            if agent.area in overdue:
-                engine.say(
-                    agent.id, f"{agent.area} is under quarantine lockdown: no one leaves until its dead are burned."
-                )
-
-    @staticmethod
-    def _tell(engine: Engine, area: str, text: str) -> None:
-        for agent in engine.state.agents.values():
-            if agent.area == area:
-                engine.say(agent.id, text)
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        hours = self.settings.after * game.spec.game.minutes_per_step / 60
-        yield Fact(
-            "the dead",
-            "When is an area put under quarantine lockdown?",
-            f"when a corpse has lain there unburned for {hours:g} hours",
-            ("at midnight", "when an enemy is killed there", "never"),
-        )
-        yield Fact(
-            "the dead",
-            "What does a quarantine lockdown forbid?",
-            "leaving the area until its dead are burned",
-            ("entering the area", "trading with merchants", "fighting"),
-        )
+#: rules.json's per-area flag of the lockdown (its step rule ``quarantine_lockdown`` sets and clears it).
+LOCKDOWN_FLAG = "lockdown"
 
 
 def locked_down(engine: Engine, area: str) -> bool:
-    return area in engine.state.rule_data.get(LOCKDOWN, {}).get("areas", ())
+    """Whether an area is under lockdown (rules.json's per-area flag, kept by the rule language)."""
+    return bool(read_var(engine, LOCKDOWN_FLAG, area, False))
 
 
 # ============================================================================ moving
