@@ -625,6 +625,8 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                     yield Ctx(engine, agent, agent.area, {})
         elif scope == "recipe":
             yield from recipe_items(engine)
+        elif scope == "held":
+            yield from held_items(engine)
         elif scope == "area":
             for area in list(state.areas.values()):
                 if is_world_area(area) and (not areas or area.name in areas):
@@ -659,7 +661,20 @@ def _step(sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, 
                     ctx.here, ctx.removed = agent.area, 0
                     yield ctx
 
+    def held_items(engine: Engine) -> Iterator[Ctx]:
+        """Scope ``held``: each agent with each thing in its hands (``types``: of those types), in the hands'
+        order; the hands are copied first, so an effect that drops or stows one does not skip the next."""
+        state = engine.state
+        for agent in list(state.agents.values()):
+            if not agent.hands or (agent.in_tutorial and not tutorial) or (areas and agent.area not in areas):
+                continue
+            for handle in list(agent.hands):
+                if handle in agent.hands and (not kinds or type_of(state, handle) in kinds):
+                    yield Ctx(engine, agent, agent.area, {"object": handle})
+
     def key(ctx: Ctx) -> str:
+        if scope == "held":  # per agent and held thing: one agent's blade is not another's
+            return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.b['object']}"
         if "recipe" in ctx.b:  # per agent, area and recipe: a recipe becomes craftable anew in another area
             return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.here}/{ctx.b['recipe']}"
         if ctx.agent is not None:

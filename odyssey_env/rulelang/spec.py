@@ -35,9 +35,9 @@ Stat = Literal["hp", "max_hp", "attack", "defense", "xp", "level", "coins"]
 AgentStat = Literal["hp", "max_hp", "attack", "xp"]
 NpcStat = Literal["hp", "attack", "defense"]
 Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text"]
-Scope = Literal["agent", "area", "npc", "object", "recipe"]
+Scope = Literal["agent", "area", "npc", "object", "recipe", "held"]
 VarKind = Literal["flag", "counter", "set", "tally"]
-VarScope = Literal["global", "agent", "area", "object", "exit"]
+VarScope = Literal["global", "agent", "area", "object", "exit", "held"]
 
 
 # ============================================================================ conditions
@@ -603,7 +603,7 @@ def tag(cls: type) -> str:
 @dataclass(frozen=True)
 class Var:
     """A variable the rules keep: a flag, a counter (0..max) or a set of at most ``max`` values, one per
-    ``scope`` key (the whole world, each agent, each area, each object, each exit).
+    ``scope`` key (the whole world, each agent, each area, each object, each exit, each agent's held thing).
 
     Per ``object`` (a lamp's fuel, a corpse's age: one value per individually named thing) and per ``exit``
     (a barricade's strength: one value per way between two areas, the same from either side) a condition
@@ -616,7 +616,12 @@ class Var:
     ``tally`` effect adds to one name, ``{tally.<var>}`` reads "2 rock_salt, 1 glass_knife".
 
     A set that ``lasts`` N steps forgets each value N steps after it was last remembered (a death-note that
-    rings for a while: remembering it again makes it ring longer); a forgotten value makes room."""
+    rings for a while: remembering it again makes it ring longer); a forgotten value makes room.
+
+    Per ``held`` thing (the glaze on what an agent holds) is one value per agent and thing in its hands, named
+    by ``of`` as per object (``$object`` in a ``held`` scope): a stack (two glass knives in hand) is one thing
+    by its type, so a per-object variable would share it between agents, where this keys it
+    ``"<agent>/<handle>"``. It is read and written for the rule's agent only."""
 
     name: str
     kind: VarKind
@@ -716,7 +721,10 @@ class StepSpec:
 
     Scope ``recipe`` is each agent paired with each craftable object type (``types`` narrows them), bound as
     ``$recipe``: "tell me when a recipe becomes craftable here" is a ``becomes`` of ``can_craft``, fired once
-    per agent, area and recipe. ``tutorial`` (agent and recipe scopes only) lets the rule reach agents still
+    per agent, area and recipe. Scope ``held`` is each agent paired with each thing in its hands (in the
+    hands' order; ``types`` narrows them), bound as ``$object``: what the hands do to what they hold (salt
+    glazing a blade held under the sun), with a ``becomes`` fired once per agent and held thing.
+    ``tutorial`` (agent, recipe and held scopes only) lets the rule reach agents still
     in the tutorial, which every other rule leaves alone: a rule that teaches belongs there too.
     ``modify`` (scope ``npc``, no trigger: it is a state, asked every step) holds a stat of each NPC for which
     ``when`` holds, and gives it back when it stops holding (:class:`Modify`).
