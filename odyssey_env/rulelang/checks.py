@@ -655,7 +655,8 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                     close = schema._closest(other, names)
                     hint = f" (did you mean {close!r}?)" if close else ""
                     c.bad(f"{p}.{fld}[{j}]", f"unknown step rule {other!r}{hint}")
-        kind_table = world.npcs if rule.scope == "npc" else objects if rule.scope in ("object", "recipe", "held") else None
+        object_scope = rule.scope in ("object", "recipe", "held")
+        kind_table = world.npcs if rule.scope == "npc" else objects if object_scope else None
         if rule.types and kind_table is None:
             c.bad(f"{p}.types", f"types narrow an npc or object scope, not {rule.scope!r}")
         for j, kind in enumerate(rule.types):
@@ -676,9 +677,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             if rule.modify.stat not in ("attack", "defense"):
                 c.bad(f"{mp}.stat", "a modify holds an NPC's attack or defense (its health is the fight's)")
         if rule.tutorial and rule.scope not in ("agent", "recipe", "held"):
-            c.bad(
-                f"{p}.tutorial", "only a rule about agents (scope agent, recipe or held) may reach into the tutorial"
-            )
+            c.bad(f"{p}.tutorial", "only a rule about agents (scope agent, recipe or held) may reach into the tutorial")
         for j, a in enumerate(rule.areas):
             if a not in world.areas:
                 c.bad(f"{p}.areas[{j}]", f"unknown area {a!r}")
