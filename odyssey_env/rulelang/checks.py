@@ -453,7 +453,8 @@ class Checker:
             if of is not None:
                 self.bad(
                     path,
-                    f"{var.name!r} is kept per {var.scope}: 'of' is for per-object, per-exit and per-held variables",
+                    f"{var.name!r} is kept per {var.scope}: "
+                    "'of' is for per-object and per-exit variables, and per-held ones",
                 )
             return
         if var.scope == "held" and not where.agent:
@@ -676,6 +677,19 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(f"{mp}.times", "must lie above 0 and at most 10")
             if rule.modify.stat not in ("attack", "defense"):
                 c.bad(f"{mp}.stat", "a modify holds an NPC's attack or defense (its health is the fight's)")
+        if rule.wield is not None:
+            wp = f"{p}.wield"
+            if rule.scope != "held":
+                c.bad(wp, "wield computes an agent's attack from what it holds: the rule's scope must be 'held'")
+            if rule.modify is not None:
+                c.bad(wp, "give a modify or a wield, not both")
+            var = world.vars.get(rule.wield.counter)
+            if var is None or var.kind != "counter" or var.scope != "held":
+                c.bad(f"{wp}.counter", f"{rule.wield.counter!r}: name a counter variable declared with scope 'held'")
+            if not 0 <= rule.wield.less <= MAX_STAT:
+                c.bad(f"{wp}.less", f"must lie between 0 and {MAX_STAT}")
+            if not 0 <= rule.wield.floor <= 1:
+                c.bad(f"{wp}.floor", "a share of the attack: between 0 and 1")
         if rule.tutorial and rule.scope not in ("agent", "recipe", "held"):
             c.bad(f"{p}.tutorial", "only a rule about agents (scope agent, recipe or held) may reach into the tutorial")
         for j, a in enumerate(rule.areas):

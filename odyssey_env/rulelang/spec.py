@@ -727,7 +727,8 @@ class StepSpec:
     ``tutorial`` (agent, recipe and held scopes only) lets the rule reach agents still
     in the tutorial, which every other rule leaves alone: a rule that teaches belongs there too.
     ``modify`` (scope ``npc``, no trigger: it is a state, asked every step) holds a stat of each NPC for which
-    ``when`` holds, and gives it back when it stops holding (:class:`Modify`).
+    ``when`` holds, and gives it back when it stops holding (:class:`Modify`). ``wield`` (scope ``held``)
+    computes each agent's attack from what it holds, after the rule's effects (:class:`Wield`).
     """
 
     name: str
@@ -743,6 +744,7 @@ class StepSpec:
     facts: tuple[FactSpec, ...] = ()
     tutorial: bool = False
     modify: Modify | None = None
+    wield: Wield | None = None
 
 
 @dataclass(frozen=True)
@@ -754,6 +756,21 @@ class Modify:
 
     stat: NpcStat
     times: float
+
+
+@dataclass(frozen=True)
+class Wield:
+    """The agent's attack, computed from what it holds: its base attack plus the best of the things in its
+    hands, each at its object type's attack less ``less`` for each unit of the per-held ``counter`` on it, and
+    never below ``floor`` of that attack (rounded up): a salt glaze that blunts a blade, never past half.
+
+    For a step rule of scope ``held``, after its effects, for every agent in its scope (empty hands: the base
+    attack). It replaces what ``attack_update`` set, so the rule runs after it; with the counter at 0 it
+    computes the same attack, which is why it needs no memory of its own to give anything back."""
+
+    counter: str
+    less: int = 1
+    floor: float = 0.0
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
-"""The ``held`` scope and per-held variables (docs/game-format.md, "Mirror Salt's constructs"): a step rule
+"""The ``held`` scope, per-held variables and ``wield`` (docs/game-format.md, "Mirror Salt's constructs"): a step rule
 about each thing in each agent's hands, and a value kept per agent and held thing (what Mirror Salt's
-glaze needs before it can move to rules.json). Shown working on the tiny game, refused naming file and field
+glaze needs before it can move to rules.json), and an attack computed from the best held weapon under its
+counter. Shown working on the tiny game, refused naming file and field
 when misused, and deterministic."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from odyssey_env.game import GameError
-from odyssey_env.rulelang.runtime import KEY
+from odyssey_env.rulelang.runtime import KEY, data
 
 from .test_language import step
 
@@ -83,6 +84,59 @@ def test_becomes_in_a_held_scope_fires_once_per_held_thing_and_again_once_it_was
     assert h.events("grip") == [{"handle": "stick"}]  # let go, then taken again
 
 
+# ============================================================================ wield: a computed attack
+BLUNT = {
+    "vars": [{"name": "glaze", "kind": "counter", "scope": "held", "max": 9}],
+    "step_rules": [
+        step(
+            "blunt",
+            scope="held",
+            after=["attack_update"],
+            before=["experience"],
+            effects=[{"add": "glaze", "of": "$object"}],
+            wield={"counter": "glaze", "less": 2, "floor": 0.5},
+        )
+    ],
+}
+
+
+def test_wield_blunts_the_best_held_weapon_by_its_counter_never_below_its_floor(rh):
+    h = rh(BLUNT)
+    base = h.agent.base_attack
+    h.ok("wait")
+    assert h.agent.attack == base  # empty hands
+    h.hold("club")  # attack 8
+    h.ok("wait")
+    assert h.agent.attack == base + 8 - 2  # one unit of glaze
+    h.ok("wait")
+    assert h.agent.attack == base + 8 - 4
+    h.hold("torch")  # attack 3, one unit of glaze: max(3 - 2, 2) = 2; the club is still the better blade
+    h.ok("wait")
+    assert h.agent.attack == base + 4  # 8 - 6 = 2, but never below half of 8
+    h.wait(2)
+    assert h.agent.attack == base + 4
+    h.agent.hands.pop("club")
+    h.ok("wait")
+    assert h.agent.attack == base + 2  # the torch at its floor: half of 3, rounded up
+
+
+def test_wield_with_no_glaze_is_what_attack_update_gives_and_spares_the_tutorial(rh):
+    still = {**BLUNT, "step_rules": [{**BLUNT["step_rules"][0], "effects": []}]}
+    h = rh(still)
+    h.hold("club")
+    h.hold("torch")
+    h.ok("wait")
+    assert h.agent.attack == h.agent.base_attack + 8
+    for reach, attack in ((False, 8), (True, 4)):
+        h = rh({**still, "step_rules": [{**still["step_rules"][0], "tutorial": reach}]})
+        h.agent.in_tutorial = True
+        h.hold("club")
+        h.ok("wait")
+        data(h.engine)["vars"]["glaze"] = {f"{h.agent.id}/club": 3}
+        h.ok("wait")
+        assert h.agent.attack == h.agent.base_attack + attack  # else attack_update's: the tutorial is let be
+
+
 @pytest.mark.parametrize(
     ("rules", "where", "says"),
     [
@@ -113,6 +167,29 @@ def test_becomes_in_a_held_scope_fires_once_per_held_thing_and_again_once_it_was
             "globally, per agent or per area",
         ),
         ({"step_rules": [step(scope="npc", tutorial=True)]}, "step_rules[0].tutorial", "recipe or held"),
+        (
+            {**BLUNT, "step_rules": [step(scope="agent", wield={"counter": "glaze"})]},
+            "step_rules[0].wield",
+            "scope must be 'held'",
+        ),
+        (
+            {
+                "vars": [{"name": "glaze", "kind": "counter", "scope": "agent"}],
+                "step_rules": [step(scope="held", wield={"counter": "glaze"})],
+            },
+            "step_rules[0].wield.counter",
+            "scope 'held'",
+        ),
+        (
+            {**BLUNT, "step_rules": [step(scope="held", wield={"counter": "glaze", "floor": 1.5})]},
+            "step_rules[0].wield.floor",
+            "between 0 and 1",
+        ),
+        (
+            {**BLUNT, "step_rules": [step(scope="held", wield={"counter": "glaze", "less": -1})]},
+            "step_rules[0].wield.less",
+            "between 0 and",
+        ),
     ],
 )
 def test_the_held_constructs_are_refused_when_misused(rules_game, rules, where, says):
@@ -145,5 +222,7 @@ def test_held_values_survive_save_and_load_and_do_not_depend_on_hash_seeds(rules
 def test_the_schema_knows_the_held_scope():
     from odyssey_env.rulelang import json_schema
 
-    text = str(json_schema())
-    assert "'held'" in text
+    defs = json_schema()["$defs"]
+    assert "held" in defs["StepSpec"]["properties"]["scope"]["enum"]
+    assert "held" in defs["Var"]["properties"]["scope"]["enum"]
+    assert set(defs["Wield"]["properties"]) == {"counter", "less", "floor"}
