@@ -683,8 +683,8 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(wp, "wield computes an agent's attack from what it holds: the rule's scope must be 'held'")
             if rule.modify is not None:
                 c.bad(wp, "give a modify or a wield, not both")
-            var = world.vars.get(rule.wield.counter)
-            if var is None or var.kind != "counter" or var.scope != "held":
+            counter = world.vars.get(rule.wield.counter)
+            if counter is None or counter.kind != "counter" or counter.scope != "held":
                 c.bad(f"{wp}.counter", f"{rule.wield.counter!r}: name a counter variable declared with scope 'held'")
             if not 0 <= rule.wield.less <= MAX_STAT:
                 c.bad(f"{wp}.less", f"must lie between 0 and {MAX_STAT}")
