@@ -994,15 +994,18 @@ class Timed:
     def __init__(self, game: Any, chosen: list[Any] | None = None):
         self.seconds = 0.0
         self.calls: list[float] = []
+        #: seconds by mechanic (a verb's name or a step rule's)
+        self.by_rule: dict[str, float] = {}
         rules = game.rules
         if chosen is None:
             chosen = [rules.actions["whittle"], *(rules.step_rule(n) for n in MECHANICS[1:])]
         for rule in chosen:
+            name = getattr(rule, "verb", None) or rule.name
             for method in ("apply", "candidates"):
                 if hasattr(rule, method):
-                    setattr(rule, method, self._wrap(getattr(rule, method), method == "candidates"))
+                    setattr(rule, method, self._wrap(getattr(rule, method), method == "candidates", name))
 
-    def _wrap(self, fn: Any, generator: bool) -> Any:
+    def _wrap(self, fn: Any, generator: bool, name: str) -> Any:
         def timed(*args: Any) -> Any:
             start = time.perf_counter()
             try:
@@ -1012,6 +1015,7 @@ class Timed:
                 took = time.perf_counter() - start
                 self.seconds += took
                 self.calls.append(took)
+                self.by_rule[name] = self.by_rule.get(name, 0.0) + took
 
         return timed
 
@@ -1051,14 +1055,18 @@ def main(argv: list[str] | None = None) -> int:
         games = {"python": py, "interpreted": js}
         step_seconds: dict[str, list[float]] = {"python": [], "interpreted": []}
         rule_seconds: dict[str, list[float]] = {"python": [], "interpreted": []}
+        each: dict[str, dict[str, list[float]]] = {"python": {}, "interpreted": {}}
         for r in range(args.rounds):
             for name in ("python", "interpreted") if r % 2 == 0 else ("interpreted", "python"):
                 t = timers[name]
-                before = t.seconds
+                before, by_rule = t.seconds, dict(t.by_rule)
                 start = time.perf_counter()
                 walk(games[name], args.seed + r, args.steps)
                 step_seconds[name].append((time.perf_counter() - start) / args.steps)
                 rule_seconds[name].append((t.seconds - before) / args.steps)
+                for mechanic, seconds in t.by_rule.items():
+                    took = (seconds - by_rule.get(mechanic, 0.0)) / args.steps
+                    each[name].setdefault(mechanic, []).append(took)
     print(f"{args.rounds} rounds of {args.steps} steps each (median per step):")
     base_step, base_rule = statistics.median(step_seconds["python"]), statistics.median(rule_seconds["python"])
     for name in ("python", "interpreted"):
@@ -1067,6 +1075,11 @@ def main(argv: list[str] | None = None) -> int:
             f"  {name:12s} whole step {st * 1e6:8.1f} us ({st / base_step:4.2f}x)   "
             f"the four mechanics {ru * 1e6:7.1f} us ({ru / base_rule:4.2f}x)"
         )
+    ratios = []
+    for mechanic in MECHANICS:
+        py_us, js_us = (statistics.median(each[side][mechanic]) * 1e6 for side in ("python", "interpreted"))
+        ratios.append(f"{mechanic} {js_us:.2f} / {py_us:.2f} us ({js_us / py_us:.2f}x)")
+    print("  each mechanic, interpreted / python: " + ", ".join(ratios))
     return 0
 
 

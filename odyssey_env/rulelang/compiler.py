@@ -38,6 +38,7 @@ from odyssey_env.rulelang.expr import (
     reads,
     value_filter,
     var_reader,
+    vars_read,
 )
 from odyssey_env.rulelang.runtime import KEY, Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
@@ -149,6 +150,7 @@ def _verb(
     for c in checks:
         r = reads(c)
         deps = None if r is None or deps is None else deps | r
+    watched = tuple(sorted(set().union(*map(vars_read, checks)))) if deps is not None and "vars" in deps else ()
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in vspec.facts)
     records = vspec.records_event
     emitted = tuple(dict.fromkeys((*((event,) if records else ()), *_emitted(effects))))
@@ -326,6 +328,7 @@ def _verb(
         emits = emitted
         produces = made
         depends_on = tuple(d for d in DEPENDENCIES if d in deps) if deps is not None else None
+        reads_vars = watched
 
         def apply(self, turn: Turn, *args: Any) -> None:
             if implicit:
@@ -898,6 +901,7 @@ def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, 
     for c in checks:
         r = reads(c)
         deps = None if r is None or deps is None else deps | r
+    watched = set().union(*map(vars_read, checks)) if deps is not None and "vars" in deps else set()
     prefix = len(verb) + 1
 
     def refusal(turn: Turn, value: str) -> tuple[Ctx | None, str | None]:
@@ -919,6 +923,7 @@ def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, 
         class Hooked(base):  # type: ignore[misc,valid-type]  # a class the rule book hands over at load
             description = hspec.description or base.description
             depends_on = merged
+            reads_vars = tuple(sorted(watched | set(base.__dict__.get("reads_vars", ())))) if merged else ()
 
             def apply(self, turn: Turn, value: str) -> None:
                 ctx, refused = refusal(turn, value)

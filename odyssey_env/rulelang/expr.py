@@ -484,9 +484,27 @@ def reads(op: Any) -> set[str] | None:
     }
     if isinstance(op, s.StatIs):
         return {"purse"} if op.stat == "coins" else {"body"}
+    if isinstance(op, s.Flag | s.CounterIs):  # one plain value per key: a copy of the table fingerprints it
+        return None if (op.of or "").startswith("$event") else {"vars", "place"}  # per area / exit: from here
     if isinstance(op, s.Same) and any(v.startswith("$event") or "{" in v for v in op.same):
         return None
     return table.get(type(op))
+
+
+def vars_read(op: Any) -> set[str]:
+    """The variables a condition's flag and counter tests read, at any depth (what a ``"vars"`` listing
+    dependency fingerprints: see :func:`reads`)."""
+    if isinstance(op, s.Flag):
+        return {op.flag}
+    if isinstance(op, s.CounterIs):
+        return {op.counter}
+    out: set[str] = set()
+    if dataclasses.is_dataclass(op):
+        for f in dataclasses.fields(op):
+            value = getattr(op, f.name)
+            for item in value if isinstance(value, tuple) else (value,):
+                out |= vars_read(item)
+    return out
 
 
 # ---------------------------------------------------------------------------- what an agent could do about it
