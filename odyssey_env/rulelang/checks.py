@@ -467,14 +467,18 @@ class Checker:
     # ------------------------------------------------------------------ per-object and per-exit variables
     def of(self, var: s.Var, of: str | None, path: str, where: Where) -> None:
         """``of`` says whose value of a per-object / per-exit variable is meant, and only there."""
-        if var.scope not in ("object", "exit"):
+        if var.scope not in ("object", "exit", "held"):
             if of is not None:
                 self.bad(
                     path,
-                    f"{var.name!r} is kept per {var.scope}: 'of' is for per-object and per-exit variables",
+                    f"{var.name!r} is kept per {var.scope}: "
+                    "'of' is for per-object and per-exit variables, and per-held ones",
                 )
             return
-        what = "object" if var.scope == "object" else "area"
+        if var.scope == "held" and not where.agent:
+            self.bad(path, f"{var.name!r} is kept per agent and held thing, and this rule is not about an agent")
+            return
+        what = "area" if var.scope == "exit" else "object"
         if of is None:
             hint = "$<object slot>, $object" if what == "object" else "the area on the other side: $<slot>, a name"
             self.bad(path, f"{var.name!r} is kept per {var.scope}: say whose with of ({hint})")
@@ -543,7 +547,7 @@ class Checker:
                     self.bad(path, f"{{{name}}}: no counter variable {base!r} is declared")
                 elif var.scope == "agent" and not where.agent:
                     self.bad(path, f"{{{name}}} is kept per agent, and this rule is not about an agent")
-                elif var.scope in ("object", "exit") and not of:
+                elif var.scope in ("object", "exit", "held") and not of:
                     self.bad(path, f"{{{name}}}: {base!r} is kept per {var.scope}: write {{var.{base}.<slot>}}")
                 elif of:
                     self.of(var, f"${of}", path, where)
@@ -602,12 +606,12 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             c.bad(f"{p}.max", f"must lie between 1 and {limit}")
         if var.initial and (var.kind != "counter" or not 0 <= var.initial <= var.max):
             c.bad(f"{p}.initial", "only a counter has an initial value, between 0 and its max")
-        if var.kind == "tally" and var.scope in ("object", "exit"):
+        if var.kind == "tally" and var.scope in ("object", "exit", "held"):
             c.bad(f"{p}.scope", "a tally is kept globally, per agent or per area")
         if var.lasts is not None:
             if var.kind != "set":
                 c.bad(f"{p}.lasts", "only a set's values last a while (a flag or a counter stays as set)")
-            elif var.scope in ("object", "exit"):
+            elif var.scope in ("object", "exit", "held"):
                 c.bad(f"{p}.lasts", "a lasting set is kept globally, per agent or per area")
             elif not 1 <= var.lasts <= MAX_DELAY:
                 c.bad(f"{p}.lasts", f"must lie between 1 and {MAX_DELAY} steps")
@@ -673,7 +677,8 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                     close = schema._closest(other, names)
                     hint = f" (did you mean {close!r}?)" if close else ""
                     c.bad(f"{p}.{fld}[{j}]", f"unknown step rule {other!r}{hint}")
-        kind_table = world.npcs if rule.scope == "npc" else objects if rule.scope in ("object", "recipe") else None
+        object_scope = rule.scope in ("object", "recipe", "held")
+        kind_table = world.npcs if rule.scope == "npc" else objects if object_scope else None
         if rule.types and kind_table is None:
             c.bad(f"{p}.types", f"types narrow an npc or object scope, not {rule.scope!r}")
         for j, kind in enumerate(rule.types):
@@ -693,8 +698,21 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(f"{mp}.times", "must lie above 0 and at most 10")
             if rule.modify.stat not in ("attack", "defense"):
                 c.bad(f"{mp}.stat", "a modify holds an NPC's attack or defense (its health is the fight's)")
-        if rule.tutorial and rule.scope not in ("agent", "recipe"):
-            c.bad(f"{p}.tutorial", "only a rule about agents (scope agent or recipe) may reach into the tutorial")
+        if rule.wield is not None:
+            wp = f"{p}.wield"
+            if rule.scope != "held":
+                c.bad(wp, "wield computes an agent's attack from what it holds: the rule's scope must be 'held'")
+            if rule.modify is not None:
+                c.bad(wp, "give a modify or a wield, not both")
+            counter = world.vars.get(rule.wield.counter)
+            if counter is None or counter.kind != "counter" or counter.scope != "held":
+                c.bad(f"{wp}.counter", f"{rule.wield.counter!r}: name a counter variable declared with scope 'held'")
+            if not 0 <= rule.wield.less <= MAX_STAT:
+                c.bad(f"{wp}.less", f"must lie between 0 and {MAX_STAT}")
+            if not 0 <= rule.wield.floor <= 1:
+                c.bad(f"{wp}.floor", "a share of the attack: between 0 and 1")
+        if rule.tutorial and rule.scope not in ("agent", "recipe", "held"):
+            c.bad(f"{p}.tutorial", "only a rule about agents (scope agent, recipe or held) may reach into the tutorial")
         for j, a in enumerate(rule.areas):
             if a not in world.areas:
                 c.bad(f"{p}.areas[{j}]", f"unknown area {a!r}")
@@ -721,10 +739,14 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
         for j, a in enumerate(t.enter or ()):
             if a not in world.areas:
                 c.bad(f"{tp}.enter[{j}]", f"unknown area {a!r}")
-        bindings = {"agent": {}, "area": {}, "npc": {"npc": "npc"}, "object": {"object": "object"}}.get(
-            rule.scope, {"recipe": "object"}
-        )
-        about_agents = rule.scope in ("agent", "recipe")
+        bindings = {
+            "agent": {},
+            "area": {},
+            "npc": {"npc": "npc"},
+            "object": {"object": "object"},
+            "held": {"object": "object"},
+        }.get(rule.scope, {"recipe": "object"})
+        about_agents = rule.scope in ("agent", "recipe", "held")
         where = Where(bindings=dict(bindings), agent=about_agents, event=t.event is not None, step=True)
         becomes = c.condition(t.becomes, f"{tp}.becomes", where) if t.becomes is not None else None
         when = c.condition(rule.when, f"{p}.when", where) if rule.when is not None else None

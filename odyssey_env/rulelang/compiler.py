@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
+import math
 import types
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,7 @@ from odyssey_env.rulelang.expr import (
     value_filter,
     var_reader,
 )
-from odyssey_env.rulelang.runtime import Ctx, data, template
+from odyssey_env.rulelang.runtime import KEY, Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied
 from odyssey_env.world import nearest, type_of, unlocked
@@ -593,6 +594,7 @@ def _step(
     scope = sspec.scope
     tutorial = sspec.tutorial
     modify = sspec.modify
+    wield = sspec.wield
     # a modify whose when is "its kind is in this area's set" need not ask it where the set holds nothing
     gate = when.in_set if isinstance(when, s.InSet) and vars[when.in_set].scope == "area" else None
     # a recipe rule that fires on can_craft of its recipe need not ask it of a recipe whose stations are not
@@ -630,6 +632,8 @@ def _step(
                     yield Ctx(engine, agent, agent.area, {})
         elif scope == "recipe":
             yield from recipe_items(engine)
+        elif scope == "held":
+            yield from held_items(engine)
         elif scope == "area":
             for area in list(state.areas.values()):
                 if is_world_area(area) and (not areas or area.name in areas):
@@ -664,7 +668,39 @@ def _step(
                     ctx.here, ctx.removed = agent.area, 0
                     yield ctx
 
+    def held_items(engine: Engine) -> Iterator[Ctx]:
+        """Scope ``held``: each agent with each thing in its hands (``types``: of those types), in the hands'
+        order; the hands are copied first, so an effect that drops or stows one does not skip the next."""
+        state = engine.state
+        for agent in list(state.agents.values()):
+            if not agent.hands or (agent.in_tutorial and not tutorial) or (areas and agent.area not in areas):
+                continue
+            for handle in list(agent.hands):
+                if handle in agent.hands and (not kinds or type_of(state, handle) in kinds):
+                    yield Ctx(engine, agent, agent.area, {"object": handle})
+
+    def wield_attack(engine: Engine) -> None:
+        """``wield``: each agent in scope strikes with its base attack plus the best thing in its hands, each
+        blunted by its per-held counter (:class:`~odyssey_env.rulelang.spec.Wield`)."""
+        assert wield is not None, "called only for a wield rule"
+        state, objects = engine.state, engine.game.objects
+        table = data(engine)["vars"].get(wield.counter, {}) if KEY in state.rule_data else {}
+        less, floor = wield.less, wield.floor
+        for agent in state.agents.values():
+            if (agent.in_tutorial and not tutorial) or (areas and agent.area not in areas):
+                continue
+            best = 0
+            for handle in agent.hands:
+                attack = objects[type_of(state, handle)].attack
+                if attack <= 0:
+                    continue
+                units = table.get(f"{agent.id}/{handle}", 0) if table else 0
+                best = max(best, attack - less * units, math.ceil(attack * floor))
+            agent.attack = agent.base_attack + best
+
     def key(ctx: Ctx) -> str:
+        if scope == "held":  # per agent and held thing: one agent's blade is not another's
+            return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.b['object']}"
         if "recipe" in ctx.b:  # per agent, area and recipe: a recipe becomes craftable anew in another area
             return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.here}/{ctx.b['recipe']}"
         if ctx.agent is not None:
@@ -736,6 +772,8 @@ def _step(
                 run(ctx)
             if test_becomes is not None:
                 data(engine)["was"][name] = now
+            if wield is not None:
+                wield_attack(engine)
 
         def start(self, engine: Engine) -> None:
             """``at_start``: once for each scope item, before the first step (checks.py: no event trigger)."""

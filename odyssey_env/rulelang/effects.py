@@ -334,9 +334,9 @@ def first_step(state: WorldState, start: str, goals: set[str], reach: int, avoid
 
 
 def _dropped(var: s.Var, default: Any) -> Any:
-    """The value a write drops from the table instead of keeping: per object and per exit only (their
+    """The value a write drops from the table instead of keeping: per object, exit and held thing only (their
     tables would otherwise fill with a key per thing ever touched); None keeps every value."""
-    return default if var.scope in ("object", "exit") else None
+    return default if var.scope in ("object", "exit", "held") else None
 
 
 def _datum(value: s.EventValue, fill: Callable[[str], Callable[[Ctx], Any]]) -> Callable[[Ctx], Any]:

@@ -4,7 +4,8 @@ the delayed effects, and the templates.
 Compiled rules hold no episode state; everything they keep lives in ``state.rule_data["rulelang"]``
 (JSON-ready, so saving, loading and determinism across processes need nothing new):
 
-* ``vars``: variable -> scope key (``"*"``, an agent id, an area name, an object handle, a way ``"a|b"``)
+* ``vars``: variable -> scope key (``"*"``, an agent id, an area name, an object handle, a way ``"a|b"``,
+  an agent and a held thing ``"<agent>/<handle>"``)
   -> value (bool, int, or a list for a set);
 * ``timers``: ``[due step, timer id, agent id or null, area, bindings]`` of delayed effects, oldest first;
 * ``spawned``: spawn effect id -> handles of the NPCs it made that may still live;
@@ -274,7 +275,8 @@ def way_key(a: str, b: str) -> str:
 def keyer(scope: str, of: str | None) -> Callable[[Ctx], str | None]:
     """The scope key a variable's condition or effect means, compiled once: ``"*"``, the agent's id, the
     area, or, for a per-object / per-exit variable, the object ``of`` names / the way from here to the area
-    ``of`` names (None when there is none: a read gives the default, a write does nothing)."""
+    ``of`` names, for a per-held one the agent and the thing ``of`` names (``"<agent>/<handle>"``) (None when
+    there is none: a read gives the default, a write does nothing)."""
     if scope == "global":
         return lambda ctx: "*"
     if scope == "area":
@@ -282,6 +284,14 @@ def keyer(scope: str, of: str | None) -> Callable[[Ctx], str | None]:
     if scope == "agent":
         return lambda ctx: ctx.agent.id if ctx.agent is not None else None
     read = getter(of or "")
+    if scope == "held":
+
+        def of_held(ctx: Ctx) -> str | None:
+            value = read(ctx)
+            agent = ctx.agent
+            return f"{agent.id}/{value}" if agent is not None and isinstance(value, str) and value else None
+
+        return of_held
     if scope == "object":
 
         def of_object(ctx: Ctx) -> str | None:

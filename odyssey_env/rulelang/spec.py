@@ -35,9 +35,9 @@ Stat = Literal["hp", "max_hp", "attack", "defense", "xp", "level", "coins"]
 AgentStat = Literal["hp", "max_hp", "attack", "xp"]
 NpcStat = Literal["hp", "attack", "defense"]
 Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text"]
-Scope = Literal["agent", "area", "npc", "object", "recipe"]
+Scope = Literal["agent", "area", "npc", "object", "recipe", "held"]
 VarKind = Literal["flag", "counter", "set", "tally"]
-VarScope = Literal["global", "agent", "area", "object", "exit"]
+VarScope = Literal["global", "agent", "area", "object", "exit", "held"]
 
 
 # ============================================================================ conditions
@@ -621,7 +621,7 @@ def tag(cls: type) -> str:
 @dataclass(frozen=True)
 class Var:
     """A variable the rules keep: a flag, a counter (0..max) or a set of at most ``max`` values, one per
-    ``scope`` key (the whole world, each agent, each area, each object, each exit).
+    ``scope`` key (the whole world, each agent, each area, each object, each exit, each agent's held thing).
 
     Per ``object`` (a lamp's fuel, a corpse's age: one value per individually named thing) and per ``exit``
     (a barricade's strength: one value per way between two areas, the same from either side) a condition
@@ -634,7 +634,12 @@ class Var:
     ``tally`` effect adds to one name, ``{tally.<var>}`` reads "2 rock_salt, 1 glass_knife".
 
     A set that ``lasts`` N steps forgets each value N steps after it was last remembered (a death-note that
-    rings for a while: remembering it again makes it ring longer); a forgotten value makes room."""
+    rings for a while: remembering it again makes it ring longer); a forgotten value makes room.
+
+    Per ``held`` thing (the glaze on what an agent holds) is one value per agent and thing in its hands, named
+    by ``of`` as per object (``$object`` in a ``held`` scope): a stack (two glass knives in hand) is one thing
+    by its type, so a per-object variable would share it between agents, where this keys it
+    ``"<agent>/<handle>"``. It is read and written for the rule's agent only."""
 
     name: str
     kind: VarKind
@@ -734,10 +739,14 @@ class StepSpec:
 
     Scope ``recipe`` is each agent paired with each craftable object type (``types`` narrows them), bound as
     ``$recipe``: "tell me when a recipe becomes craftable here" is a ``becomes`` of ``can_craft``, fired once
-    per agent, area and recipe. ``tutorial`` (agent and recipe scopes only) lets the rule reach agents still
+    per agent, area and recipe. Scope ``held`` is each agent paired with each thing in its hands (in the
+    hands' order; ``types`` narrows them), bound as ``$object``: what the hands do to what they hold (salt
+    glazing a blade held under the sun), with a ``becomes`` fired once per agent and held thing.
+    ``tutorial`` (agent, recipe and held scopes only) lets the rule reach agents still
     in the tutorial, which every other rule leaves alone: a rule that teaches belongs there too.
     ``modify`` (scope ``npc``, no trigger: it is a state, asked every step) holds a stat of each NPC for which
-    ``when`` holds, and gives it back when it stops holding (:class:`Modify`).
+    ``when`` holds, and gives it back when it stops holding (:class:`Modify`). ``wield`` (scope ``held``)
+    computes each agent's attack from what it holds, after the rule's effects (:class:`Wield`).
     ``at_start`` effects run once for each scope item when the episode begins, before the first step (not for
     an event or enter trigger, and whatever the trigger and ``when``): what the world holds from the start has
     been there a step already when the first step comes (Lazaret's own dead were laid out before it).
@@ -757,6 +766,7 @@ class StepSpec:
     tutorial: bool = False
     modify: Modify | None = None
     at_start: tuple[dict[str, Any], ...] = ()
+    wield: Wield | None = None
 
 
 @dataclass(frozen=True)
@@ -768,6 +778,21 @@ class Modify:
 
     stat: NpcStat
     times: float
+
+
+@dataclass(frozen=True)
+class Wield:
+    """The agent's attack, computed from what it holds: its base attack plus the best of the things in its
+    hands, each at its object type's attack less ``less`` for each unit of the per-held ``counter`` on it, and
+    never below ``floor`` of that attack (rounded up): a salt glaze that blunts a blade, never past half.
+
+    For a step rule of scope ``held``, after its effects, for every agent in its scope (empty hands: the base
+    attack). It replaces what ``attack_update`` set, so the rule runs after it; with the counter at 0 it
+    computes the same attack, which is why it needs no memory of its own to give anything back."""
+
+    counter: str
+    less: int = 1
+    floor: float = 0.0
 
 
 @dataclass(frozen=True)

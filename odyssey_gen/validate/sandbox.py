@@ -133,7 +133,8 @@ def _isolation() -> list[str]:
 
 
 def _bwrap_command(bwrap: str, game: Path, env: dict[str, str]) -> list[str]:
-    cmd = [bwrap, *_isolation()]
+    # /tmp first: a tmpfs mounted after the binds would hide a checkout or a venv that lives under /tmp
+    cmd = [bwrap, *_isolation(), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp"]
     for path in ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"):
         cmd += ["--ro-bind-try", path, path]
     for path in ("/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives", "/etc/localtime"):
@@ -149,7 +150,7 @@ def _bwrap_command(bwrap: str, game: Path, env: dict[str, str]) -> list[str]:
         cmd += ["--ro-bind-try", path, path]
     for name in PACKAGES:
         cmd += ["--ro-bind-try", str(ROOT / name), str(ROOT / name)]
-    cmd += ["--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--ro-bind", str(game), SANDBOX_GAME]
+    cmd += ["--ro-bind", str(game), SANDBOX_GAME]
     for key, value in env.items():
         cmd += ["--setenv", key, value]
     cmd += ["--chdir", "/tmp", sys.executable, "-s", "-B", "-m", "odyssey_gen.validate.worker", SANDBOX_GAME]

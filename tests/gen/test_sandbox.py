@@ -210,3 +210,29 @@ def test_the_static_check_runs_first_and_nothing_else_runs(game):
     result = validate(game, SMALL)
     assert result.ran == ["static"]
     assert result.problems[0].message.startswith("rules.py line 6: import os is not allowed")
+
+
+def test_the_sandbox_works_from_a_checkout_that_lives_under_tmp(game, tmp_path):
+    """The sandbox's own ``/tmp`` must not hide a checkout or venv kept there (a CI clone under /tmp did)."""
+    import shutil
+    import subprocess
+    import sys
+
+    from odyssey_gen.validate import sandbox
+
+    checkout = tmp_path / "checkout"
+    for name in sandbox.PACKAGES:
+        shutil.copytree(sandbox.ROOT / name, checkout / name, ignore=shutil.ignore_patterns("__pycache__"))
+    with_rules(game, step_rule("        pass"))
+    script = (
+        "import sys\nfrom odyssey_gen.validate import sandbox, validate\n"
+        "from odyssey_gen.spec import ValidationSettings\n"
+        f"assert str(sandbox.ROOT) == {str(checkout)!r}, sandbox.ROOT\n"
+        "settings = ValidationSettings(seeds=1, random_steps=20, oracle_budget=400, timeout=60, cpu_seconds=30)\n"
+        f"result = validate({str(game)!r}, settings, checks=('load', 'execution'))\n"
+        "print([(p.check, p.message[:300]) for p in result.problems]); sys.exit(0 if result.ok else 1)\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONPATH": str(checkout)}
+    run = [sys.executable, "-c", script]
+    done = subprocess.run(run, env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stdout + done.stderr

@@ -453,7 +453,7 @@ def test_the_exported_schema_holds_the_new_constructs():
     effects = {d["$ref"].split("/")[-1] for d in defs["Effect"]["anyOf"]}
     conditions = {d["$ref"].split("/")[-1] for d in defs["Condition"]["anyOf"]}
     assert {"MoveToward", "ForEach", "Note"} <= effects and {"Engaged", "Noted", "Predicate"} <= conditions
-    assert defs["Var"]["properties"]["scope"]["enum"] == ["global", "agent", "area", "object", "exit"]
+    assert defs["Var"]["properties"]["scope"]["enum"] == ["global", "agent", "area", "object", "exit", "held"]
     assert "of" in defs["AddCounter"]["properties"] and "of" in defs["CounterIs"]["properties"]
     assert defs["HookSpec"]["properties"]["then"]["items"] == {"$ref": "#/$defs/Effect"}
     assert defs["MoveToward"]["properties"]["blocked"]["anyOf"][0] == {"$ref": "#/$defs/Condition"}

@@ -120,7 +120,7 @@ def test_a_rule_reaches_the_tutorial_only_when_it_says_so(rh):
     [
         ({"step_rules": [step(scope="recipe", types=["stick"])]}, "step_rules[0].types[0]", "has no recipe"),
         ({"step_rules": [step(scope="recipe", types=["stik"])]}, "step_rules[0].types[0]", "unknown object"),
-        ({"step_rules": [step(scope="area", tutorial=True)]}, "step_rules[0].tutorial", "scope agent or recipe"),
+        ({"step_rules": [step(scope="area", tutorial=True)]}, "step_rules[0].tutorial", "scope agent, recipe or held"),
         (
             one_verb(requires=[{"check": {"can_craft": "stick"}, "refuse": "no"}]),
             "verbs[0].requires[0].check.can_craft",
