@@ -75,10 +75,14 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
         cls = _verb(vspec, checks, program.block(effects, f"verbs[{i}].effects"), effects, vars, tables, raisers)
         members[f"verb_{i}"] = cls
     for i, (sspec, becomes, when, effects) in enumerate(checked.steps):
+        program.wield = sspec.wield  # {wield.<slot>} in this rule's effects reads it
         run = program.block(effects, f"step_rules[{i}].effects")
         start = checked.starts.get(i)
         at_start = program.block(start, f"step_rules[{i}].at_start") if start else None
-        members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start)
+        gone = checked.let_gos.get(i)
+        let_go = program.block(gone, f"step_rules[{i}].let_go") if gone else None
+        program.wield = None
+        members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start, let_go)
     for i, (pspec, check) in enumerate(checked.predicates):
         members[f"predicate_{i}"] = _predicate(pspec, check, vars)
     for i, (hspec, checks, then) in enumerate(checked.hooks):
@@ -580,7 +584,13 @@ def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
 
 # ---------------------------------------------------------------------------- step rules
 def _step(
-    sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, s.Var], at_start: Any = None
+    sspec: s.StepSpec,
+    becomes: Any,
+    when: Any,
+    run: Any,
+    vars: dict[str, s.Var],
+    at_start: Any = None,
+    let_go: Any = None,
 ) -> type[StepRule]:
     t = sspec.trigger
     every, offset, hours, chance = t.every, t.offset, t.hours, t.chance
@@ -668,12 +678,38 @@ def _step(
                     ctx.here, ctx.removed = agent.area, 0
                     yield ctx
 
+    held_vars = tuple(v.name for v in vars.values() if v.scope == "held")
+
+    def let_go_of(engine: Engine, agent: Any) -> None:
+        """``let_go``: for each thing that left the agent's hands while a per-held variable kept a value on it
+        (in the order the variables are declared, then the order the values came), its effects run with it
+        bound as ``$object``; then its per-held values are forgotten, each of them."""
+        tables = data(engine)["vars"]
+        prefix, hands = f"{agent.id}/", agent.hands
+        gone: dict[str, None] = {}
+        for var in held_vars:
+            for k in tables.get(var, ()):
+                if k.startswith(prefix) and k[len(prefix) :] not in hands:
+                    gone[k] = None
+        for k in gone:
+            run_let_go(Ctx(engine, agent, agent.area, {"object": k[len(prefix) :]}))
+            for var in held_vars:
+                tables.get(var, {}).pop(k, None)
+
+    run_let_go = let_go
+
     def held_items(engine: Engine) -> Iterator[Ctx]:
         """Scope ``held``: each agent with each thing in its hands (``types``: of those types), in the hands'
-        order; the hands are copied first, so an effect that drops or stows one does not skip the next."""
+        order; the hands are copied first, so an effect that drops or stows one does not skip the next. A rule
+        with ``let_go`` first lets go, for each agent, of what left its hands (:func:`let_go_of`)."""
         state = engine.state
+        letting = run_let_go is not None and KEY in state.rule_data
         for agent in list(state.agents.values()):
-            if not agent.hands or (agent.in_tutorial and not tutorial) or (areas and agent.area not in areas):
+            if (agent.in_tutorial and not tutorial) or (areas and agent.area not in areas):
+                continue
+            if letting:
+                let_go_of(engine, agent)
+            if not agent.hands:
                 continue
             for handle in list(agent.hands):
                 if handle in agent.hands and (not kinds or type_of(state, handle) in kinds):
@@ -744,6 +780,7 @@ def _step(
         description = sspec.description
         after = sspec.after
         before = sspec.before
+        Params = _params_class(name, sspec.params)
 
         def apply(self, engine: Engine) -> None:
             state = engine.state
@@ -787,6 +824,21 @@ def _step(
     Step.name = name
     Step.__name__ = Step.__qualname__ = "Step_" + name
     return step_rule(Step)
+
+
+def _params_class(name: str, params: Mapping[str, Any]) -> type | None:
+    """A step rule's ``params`` as a frozen ``Params`` dataclass, as a ``rules.py`` rule declares them, so that
+    ``world.json``'s ``game.params.<rule>`` sets them the same way (and ``rule.settings`` reads them); the
+    checker has already put this game's values where the rule reads ``$param.<name>``. None: no params."""
+    if not params:
+        return None
+    fields: list[tuple[str, Any, Any]] = []
+    for key, default in params.items():
+        if isinstance(default, list | tuple):
+            fields.append((key, tuple[str, ...], dataclasses.field(default=tuple(default))))
+        else:
+            fields.append((key, type(default), dataclasses.field(default=default)))
+    return dataclasses.make_dataclass(f"Params_{name}", fields, frozen=True)
 
 
 def _stations_here(game: Any, lying: Mapping[str, int], recipes: list[str]) -> list[str]:
