@@ -330,10 +330,11 @@ def wield_taken(wield: s.Wield, counter: s.Var, of: str) -> Callable[[Ctx], int]
         handle = read(ctx)
         kind = type_of(ctx.engine.state, handle) if isinstance(handle, str) and handle else None
         t = ctx.engine.game.objects.get(kind) if kind is not None else None
-        attack = t.attack if t is not None else 0
+        attack: int = t.attack if t is not None else 0
         if attack <= 0:
             return 0
-        return attack - max(attack - less * units(ctx), math.ceil(attack * floor))
+        units_now: int = units(ctx)
+        return attack - max(attack - less * units_now, math.ceil(attack * floor))
 
     return taken
 
@@ -346,7 +347,7 @@ def _object_stat(name: str, of: str) -> Callable[[Ctx], int]:
         handle = read(ctx)
         kind = type_of(ctx.engine.state, handle) if isinstance(handle, str) and handle else None
         t = ctx.engine.game.objects.get(kind) if kind is not None else None
-        return getattr(t, name) if t is not None else 0
+        return int(getattr(t, name)) if t is not None else 0
 
     return stat
 
