@@ -685,7 +685,8 @@ _own(
         ),
         "SaltGlazeStepRule": (
             "salt_glaze",
-            "(Mirror Salt's rules.json, its sheltered areas a parameter) under the open sky (the reference's open areas: the others are sheltered) salt glazes what I hold, "
+            "(Mirror Salt's rules.json, its sheltered areas a parameter) under the open sky (the reference's open "
+            "areas: the others are sheltered) salt glazes what I hold, "
             "layer by layer, taking attack from weapons; shade or stowing it flakes it off; the reference's glazes "
             "one item with 20% a step while I carry glass, until an observatory area or death",
         ),

@@ -106,6 +106,17 @@ def glaze_layers(engine: Engine, agent_id: str, handle: str) -> int:
     return layers if isinstance(layers, int) else 0
 
 
+def clear_glaze(engine: Engine, agent_id: str) -> list[str]:
+    """Crack the glaze off everything an agent holds (``refract``): each glazed thing is left bare with a fresh
+    count of the sun begun (its per-held values dropped, as the rule drops a 0); the things, as glazed."""
+    tables, prefix = _vars(engine), f"{agent_id}/"
+    glazed = [k for k in tables.get(GLAZE_LAYERS, {}) if k.startswith(prefix)]
+    for k in glazed:
+        for var in (GLAZE_LAYERS, GLAZE_SUN):
+            tables.get(var, {}).pop(k, None)
+    return [k[len(prefix) :] for k in glazed]
+
+
 def _vars(engine: Engine) -> dict[str, dict[str, object]]:
     """The rule file's variables (``rule_data["rulelang"]["vars"]``), empty before any was written."""
     tables: dict[str, dict[str, object]] = engine.state.rule_data.get(KEY, {}).get("vars", {})
@@ -284,12 +295,7 @@ class Refract(ActionRule):
                 "it was a mirage, and it scatters into colour."
             )
             turn.emit("mirage_dispelled", object=kind, amount=n, area=area.name)
-        tables, prefix = _vars(turn.engine), f"{agent.id}/"
-        glazed = [k for k in tables.get(GLAZE_LAYERS, {}) if k.startswith(prefix)]
-        cleared = [k[len(prefix) :] for k in glazed]
-        for k in glazed:  # bare, and a fresh count of the sun begun (values at 0 are dropped, as the rule does)
-            for var in (GLAZE_LAYERS, GLAZE_SUN):
-                tables.get(var, {}).pop(k, None)
+        cleared = clear_glaze(turn.engine, agent.id)
         if cleared:
             parts.append(f"The focused beam cracks the salt glaze off {', '.join(cleared)}.")
         if len(parts) == 1:
