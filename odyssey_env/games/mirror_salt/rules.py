@@ -346,7 +346,10 @@ def light_bent(engine: Engine, agent: Agent, object: str, area: str) -> bool:
 @step_rule
 class SaltMirage(StepRule):
     name = MIRAGE
-    after = (GLAZE,)  # before anything counts what I carry: a mirage picked up is gone before quests look
+    # before anything counts what I carry: a mirage picked up is gone before quests look; after salt_glaze,
+    # which rules.json's salt_glaze says itself (before salt_mirage), so that a game that takes this file
+    # alone (game.rules_from, without the rules.json) places it too
+    after = ("attack_update",)
     before = ("day_night",)
     description = (
         "Phantom objects shimmer onto the open salt where nobody watches; they vanish when picked up "
