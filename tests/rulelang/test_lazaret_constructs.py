@@ -145,16 +145,18 @@ def test_the_agent_s_foe_and_what_it_carries_fill_a_refusal(rh):
     h.fails("board yard", f"Not while {rat.handle} fights me.")
 
 
+#: A bag holds two charges: a per-object counter its own precondition tests.
+CHARGE = one_verb(
+    "charge",
+    vars=[{"name": "charge", "kind": "counter", "scope": "object", "max": 5}],
+    slots=[{"name": "bag", "domain": "carried", "types": ["small_bag"]}],
+    requires=[{"check": {"counter": "charge", "of": "$bag", "below": 2}, "refuse": "{bag} is full."}],
+    effects=[{"add": "charge", "of": "$bag"}, {"say": "{bag} holds {var.charge.bag}."}],
+)
+
+
 def test_a_per_object_counter_keeps_each_thing_apart(rh):
-    h = rh(
-        one_verb(
-            "charge",
-            vars=[{"name": "charge", "kind": "counter", "scope": "object", "max": 5}],
-            slots=[{"name": "bag", "domain": "carried", "types": ["small_bag"]}],
-            requires=[{"check": {"counter": "charge", "of": "$bag", "below": 2}, "refuse": "{bag} is full."}],
-            effects=[{"add": "charge", "of": "$bag"}, {"say": "{bag} holds {var.charge.bag}."}],
-        )
-    )
+    h = rh(CHARGE)
     a, b = h.hold("small_bag", 2)
     assert "holds 1." in h.ok(f"charge {a}") and "holds 2." in h.ok(f"charge {a}")
     assert h.listed("charge") == [f"charge {b}"]
@@ -652,15 +654,7 @@ def test_an_implicit_slot_outside_things_and_npcs_or_with_a_refusal_is_refused(r
 def test_a_verb_that_reads_a_counter_is_reused_until_its_table_changes(rh):
     from odyssey_env.rulelang.runtime import write_var
 
-    h = rh(
-        one_verb(
-            "charge",
-            vars=[{"name": "charge", "kind": "counter", "scope": "object", "max": 5}],
-            slots=[{"name": "bag", "domain": "carried", "types": ["small_bag"]}],
-            requires=[{"check": {"counter": "charge", "of": "$bag", "below": 2}, "refuse": "{bag} is full."}],
-            effects=[{"add": "charge", "of": "$bag"}],
-        )
-    )
+    h = rh(CHARGE)
     a, b = h.hold("small_bag", 2)
     h.engine.check_valid_actions = False  # the check mode lists every verb afresh beside the cache: count the cache
     rule = h.engine.rules.actions["charge"]
