@@ -670,13 +670,19 @@ def _step(
                     if not kinds or kind in kinds:
                         yield Ctx(engine, None, area.name, {"object": handle})
 
+    recipes_of: list[Any] = [None, [], []]  # (game, its recipes in scope, (recipe, stations) pairs): recipe_items
+
     def recipe_items(engine: Engine) -> Iterator[Ctx]:
         """Scope ``recipe``: each agent with each craftable object type (``types``: those), in file order."""
         game, state = engine.game, engine.state
-        recipes = [t.name for t in game.recipes if not kinds or t.name in kinds]
+        if recipes_of[0] is not game:  # the game's recipes in scope, with their stations: worked out once per game
+            chosen = [t for t in game.recipes if not kinds or t.name in kinds]
+            stations = [(t.name, t.recipe.stations) for t in chosen if t.recipe is not None]
+            recipes_of[:] = [game, [t.name for t in chosen], stations]
+        recipes, stations = recipes_of[1], recipes_of[2]
         for agent in list(state.agents.values()):
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
-                mine = _stations_here(game, state.areas[agent.area].objects, recipes) if crafting else recipes
+                mine = _stations_here(state.areas[agent.area].objects, stations) if crafting else recipes
                 # one context per agent, rebound per recipe: the rule reads it before the next is asked for
                 ctx = Ctx(engine, agent, agent.area, {"recipe": ""})
                 for kind in mine:
@@ -869,14 +875,9 @@ def _params_class(name: str, params: Mapping[str, Any]) -> type | None:
     return dataclasses.make_dataclass(f"Params_{name}", fields, frozen=True)
 
 
-def _stations_here(game: Any, lying: Mapping[str, int], recipes: list[str]) -> list[str]:
-    """Those of ``recipes`` whose stations all lie in ``lying`` (an area's ground)."""
-    out = []
-    for kind in recipes:
-        recipe = game.objects[kind].recipe
-        if recipe is not None and all(st in lying for st in recipe.stations):
-            out.append(kind)
-    return out
+def _stations_here(lying: Mapping[str, int], stations: list[tuple[str, tuple[str, ...]]]) -> list[str]:
+    """The recipes of ``stations`` (recipe, its stations) whose stations all lie in ``lying`` (an area's ground)."""
+    return [kind for kind, needed in stations if all(st in lying for st in needed)]
 
 
 def _kinds(event: str | tuple[str, ...] | None) -> tuple[str, ...]:
