@@ -670,19 +670,18 @@ def _step(
                     if not kinds or kind in kinds:
                         yield Ctx(engine, None, area.name, {"object": handle})
 
-    recipes_of: list[Any] = [None, [], []]  # (game, its recipes in scope, (recipe, stations) pairs): recipe_items
+    recipes_of: list[Any] = [None, [], None]  # (game, its recipes in scope, their _Stations): recipe_items
 
     def recipe_items(engine: Engine) -> Iterator[Ctx]:
         """Scope ``recipe``: each agent with each craftable object type (``types``: those), in file order."""
         game, state = engine.game, engine.state
         if recipes_of[0] is not game:  # the game's recipes in scope, with their stations: worked out once per game
             chosen = [t for t in game.recipes if not kinds or t.name in kinds]
-            stations = [(t.name, t.recipe.stations) for t in chosen if t.recipe is not None]
-            recipes_of[:] = [game, [t.name for t in chosen], stations]
+            recipes_of[:] = [game, [t.name for t in chosen], _Stations(chosen)]
         recipes, stations = recipes_of[1], recipes_of[2]
         for agent in list(state.agents.values()):
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
-                mine = _stations_here(state.areas[agent.area].objects, stations) if crafting else recipes
+                mine = stations.here(state.areas[agent.area].objects) if crafting else recipes
                 # one context per agent, rebound per recipe: the rule reads it before the next is asked for
                 ctx = Ctx(engine, agent, agent.area, {"recipe": ""})
                 for kind in mine:
@@ -875,9 +874,25 @@ def _params_class(name: str, params: Mapping[str, Any]) -> type | None:
     return dataclasses.make_dataclass(f"Params_{name}", fields, frozen=True)
 
 
-def _stations_here(lying: Mapping[str, int], stations: list[tuple[str, tuple[str, ...]]]) -> list[str]:
-    """The recipes of ``stations`` (recipe, its stations) whose stations all lie in ``lying`` (an area's ground)."""
-    return [kind for kind, needed in stations if all(st in lying for st in needed)]
+class _Stations:
+    """Which recipes' stations all lie in an area: asked of every recipe each step by a recipe rule, so the
+    answer is kept per combination of the few distinct station sets that are there (file order kept)."""
+
+    def __init__(self, recipes: Iterable[Any]):
+        self.recipes = [(t.name, t.recipe.stations) for t in recipes if t.recipe is not None]
+        self.sets = tuple(dict.fromkeys(needed for _, needed in self.recipes))
+        self.known: dict[int, list[str]] = {}
+
+    def here(self, lying: Mapping[str, int]) -> list[str]:
+        mask = 0
+        for bit, needed in enumerate(self.sets):
+            if all(st in lying for st in needed):
+                mask |= 1 << bit
+        out = self.known.get(mask)
+        if out is None:
+            present = {needed for bit, needed in enumerate(self.sets) if mask >> bit & 1}
+            out = self.known[mask] = [kind for kind, needed in self.recipes if needed in present]
+        return out
 
 
 def _kinds(event: str | tuple[str, ...] | None) -> tuple[str, ...]:
