@@ -405,34 +405,30 @@ class Checker:
     def for_each(self, op: s.ForEach, path: str, where: Where, depth: int) -> Any:
         """An area by reference or name, known types of the kind, ``do`` checked with ``$each`` bound (no
         ``for_each`` inside: the work stays linear in what lies there)."""
-        p = f"{path}.for_each"
-        if where.in_each:
-            self.bad(p, "a for_each inside a for_each could multiply without end; use one")
-        if "each" in where.bindings:
-            self.bad(p, "a slot named 'each' hides what a for_each is about; rename it")
-        self.ref(op.area, "area", f"{path}.area", where)
-        table = self.world.npcs if op.for_each == "npc" else self.world.objects
-        for i, kind in enumerate(op.types):
-            if kind not in table:
-                self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if op.for_each == 'npc' else 'object'} {kind!r}")
-        inner = dataclasses.replace(where, bindings={**where.bindings, "each": op.for_each}, in_each=True)
+        inner = self._each(op.for_each, op.area, op.types, "for_each", "a for_each inside a for_each", path, where)
         return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", inner, depth + 1))
 
     def some(self, op: s.Some, path: str, where: Where, depth: int) -> Any:
         """Like a ``for_each``: an area by reference or name, known types of the kind, ``check`` read with
         ``$each`` bound (no ``some`` or ``for_each`` inside: a test stays linear in what lies there)."""
-        p = f"{path}.some"
-        if where.in_each:
-            self.bad(p, "a some inside a some or a for_each could multiply without end; use one")
-        if "each" in where.bindings:
-            self.bad(p, "a slot named 'each' hides what a some is about; rename it")
-        self.ref(op.area, "area", f"{path}.area", where)
-        table = self.world.npcs if op.some == "npc" else self.world.objects
-        for i, kind in enumerate(op.types):
-            if kind not in table:
-                self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if op.some == 'npc' else 'object'} {kind!r}")
-        inner = dataclasses.replace(where, bindings={**where.bindings, "each": op.some}, in_each=True)
+        inner = self._each(op.some, op.area, op.types, "some", "a some inside a some or a for_each", path, where)
         return dataclasses.replace(op, check=self.condition(op.check, f"{path}.check", inner, depth + 1))
+
+    def _each(
+        self, kind: str, area: str, types: tuple[str, ...], word: str, nested: str, path: str, where: Where
+    ) -> Where:
+        """What ``for_each`` and ``some`` check alike; the context their body is read in (``$each`` bound)."""
+        p = f"{path}.{word}"
+        if where.in_each:
+            self.bad(p, f"{nested} could multiply without end; use one")
+        if "each" in where.bindings:
+            self.bad(p, f"a slot named 'each' hides what a {word} is about; rename it")
+        self.ref(area, "area", f"{path}.area", where)
+        table = self.world.npcs if kind == "npc" else self.world.objects
+        for i, name in enumerate(types):
+            if name not in table:
+                self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if kind == 'npc' else 'object'} {name!r}")
+        return dataclasses.replace(where, bindings={**where.bindings, "each": kind}, in_each=True)
 
     # ------------------------------------------------------------------ moving toward the living
     def move_toward(self, op: s.MoveToward, path: str, where: Where, depth: int) -> Any:
