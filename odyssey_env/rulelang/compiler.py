@@ -43,6 +43,7 @@ from odyssey_env.rulelang.expr import (
 from odyssey_env.rulelang.runtime import KEY, NO_NOTES, Ctx, data, rebind, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied
+from odyssey_env.verbs.movement import in_combat
 from odyssey_env.world import nearest, type_of, unlocked
 
 if TYPE_CHECKING:
@@ -665,8 +666,6 @@ def _step(
                 if fits and npc.handle in state.npcs and is_world_area(state.areas[npc.area]):
                     yield rebind(ctx, npc.area, "npc", npc.handle)
         else:
-            from odyssey_env.world import type_of
-
             ctx = Ctx(engine, None, "", {"object": ""})
             for area in list(state.areas.values()):
                 if not is_world_area(area) or (areas and area.name not in areas):
@@ -979,8 +978,6 @@ class Hook:
 
 def _enter_applies(turn: Turn, to: str) -> bool:
     """Whether ``enter``'s own refusals about its argument pass: a neighbouring area, and no fight here."""
-    from odyssey_env.verbs.movement import in_combat
-
     return to != turn.agent.area and to in turn.area.exits and in_combat(turn) is None
 
 
