@@ -385,14 +385,22 @@ LAZARET_PARAMS: dict[str, Any] = {
 }
 #: Parameters the old rules.py read that rules.json now says itself (merged into the shipped ones).
 LAZARET_OLD_PARAMS: dict[str, dict[str, Any]] = {
-    "corpse_corruption": {"hunt_period": 3, "hunt_range": 2},
+    "corpse_corruption": {
+        "corpse": "plague_corpse",
+        "risen": "risen_husk",
+        "rise_after": 48,
+        "warn_before": 6,
+        "hunt_period": 3,
+        "hunt_range": 2,
+    },
     "burn corpses": {"fuel": 2, "ash": "bone_ash"},
     "quarantine_lockdown": {"after": 20},
 }
 #: The verbs a ward walk takes whenever listed (those in rules.json now), and all the timed rules.
 LAZARET_MECHANICS = ("concoct", "shove", "barricade", "refuel", "eavesdrop", "burn corpses")
 LAZARET_TIMED_VERBS = (*LAZARET_MECHANICS, "enter")
-#: the hunt was corpse_corruption's second half; quarantine_lockdown has the same name on both sides
+#: the hunt was corpse_corruption's second half (the rest of it is rules.json's corpse_corruption now);
+#: quarantine_lockdown has the same name on both sides
 LAZARET_TIMED_STEPS = ("corpse_corruption", "risen_hunt", "quarantine_lockdown")
 
 

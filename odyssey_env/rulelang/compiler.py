@@ -43,7 +43,7 @@ from odyssey_env.rulelang.expr import (
 from odyssey_env.rulelang.runtime import KEY, NO_NOTES, Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied
-from odyssey_env.world import nearest, type_of, unlocked
+from odyssey_env.world import held_containers, nearest, type_of, unlocked
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -650,6 +650,8 @@ def _step(
             yield from recipe_items(engine)
         elif scope == "held":
             yield from held_items(engine, gate)
+        elif scope == "instance":
+            yield from instance_items(engine)
         elif scope == "area":
             for area in list(state.areas.values()):
                 if is_world_area(area) and (not areas or area.name in areas):
@@ -688,6 +690,24 @@ def _step(
                     ctx.b["recipe"] = kind
                     ctx.here, ctx.removed, ctx.notes = agent.area, 0, NO_NOTES
                     yield ctx
+
+    def instance_items(engine: Engine) -> Iterator[Ctx]:
+        """Scope ``instance``: each named thing of the rule's types wherever it is, in the order they were made,
+        ``$here`` where it lies or where its carrier stands; one in the tutorial, or that nothing holds, is left
+        out. One taken meanwhile (an earlier thing's effects) is skipped."""
+        state = engine.state
+        ctx = None  # one context, rebound per thing: the rule is done with one before the next
+        for handle in [h for h, inst in state.instances.items() if inst.type in kinds]:
+            if handle not in state.instances:
+                continue
+            here = whereabouts(engine, handle)
+            if here is None:
+                continue
+            if ctx is None:
+                ctx = Ctx(engine, None, here, {"object": handle})
+            else:
+                ctx.b["object"], ctx.here, ctx.removed, ctx.notes, ctx.spawned = handle, here, 0, NO_NOTES, ""
+            yield ctx
 
     held_vars = tuple(v.name for v in vars.values() if v.scope == "held")
 
@@ -857,6 +877,29 @@ def _step(
     Step.name = name
     Step.__name__ = Step.__qualname__ = "Step_" + name
     return step_rule(Step)
+
+
+def whereabouts(engine: Engine, handle: str) -> str | None:
+    """The area where a named thing lies on the ground, or where the agent carrying it (in hand, worn, in a bag)
+    stands, or where the container it is in lies; None in the tutorial, or where nothing holds it. The ground
+    is asked first, one lookup per area (where a corpse mostly is), then each agent, then containers lying about."""
+    state = engine.state
+    for area in state.areas.values():
+        if handle in area.objects:
+            return area.name if is_world_area(area) else None
+    instances = state.instances
+    for agent in state.agents.values():
+        if handle in agent.hands or handle in agent.equipment.values():
+            return None if agent.in_tutorial else agent.area
+        for c in held_containers(engine.game, state, agent):
+            if handle in instances[c].contents:
+                return None if agent.in_tutorial else agent.area
+    for area in state.areas.values():
+        for h in area.objects:
+            inst = instances.get(h)
+            if inst is not None and handle in inst.contents:
+                return area.name if is_world_area(area) else None
+    return None
 
 
 def _params_class(name: str, params: Mapping[str, Any]) -> type | None:

@@ -534,6 +534,7 @@ def _spawn(ctx: Ctx, kind: str, cap: int, area_name: Any, key: str) -> None:
     engine = ctx.engine
     state, game = engine.state, engine.game
     area = state.areas.get(area_name) if isinstance(area_name, str) else None
+    ctx.spawned = ""
     if area is None or not is_world_area(area):
         return
     t = game.npcs[kind]
@@ -546,6 +547,7 @@ def _spawn(ctx: Ctx, kind: str, cap: int, area_name: Any, key: str) -> None:
         return
     npc = spawn_npc(game, state, t, area.name, origin="spawn")
     spawned[key] = [*alive, npc.handle]
+    ctx.spawned = npc.handle
 
 
 def _remove_npc(ctx: Ctx, handle: Any) -> None:

@@ -43,9 +43,9 @@ class Ctx:
     """One firing of a rule: who acts (``agent``, may be None in a step rule about areas or NPCs), where
     (``here``), and what it is about (``b``: slot values, ``npc``, ``object``, ``event``); ``received`` is
     where the firing's last ``produce`` put things (the ``{received}`` of a template), ``salvaged`` what its
-    last ``salvage`` made (``{salvaged}``)."""
+    last ``salvage`` made (``{salvaged}``), ``spawned`` the NPC its last ``spawn_npc`` made (``{spawned}``)."""
 
-    __slots__ = ("agent", "b", "engine", "here", "notes", "received", "removed", "salvaged", "turn")
+    __slots__ = ("agent", "b", "engine", "here", "notes", "received", "removed", "salvaged", "spawned", "turn")
 
     def __init__(self, engine: Engine, agent: Agent | None, here: str, b: dict[str, Any], turn: Any = None):
         self.engine = engine
@@ -55,6 +55,7 @@ class Ctx:
         self.turn = turn
         self.received = ""
         self.salvaged = ""
+        self.spawned = ""
         self.notes: list[str] = NO_NOTES  # the parts a ``note`` took (``{notes}``): a list once one is taken
         self.removed = 0  # what the firing's last remove took off the ground (``$removed``, ``{removed}``)
 
@@ -81,6 +82,8 @@ def getter(ref: str) -> Getter:
         return lambda ctx: ctx.here
     if name == "removed":
         return lambda ctx: ctx.removed
+    if name == "spawned":
+        return lambda ctx: ctx.spawned
     if name.startswith("event."):
         field = name[6:]
         return lambda ctx: ctx.b["event"].get(field)
