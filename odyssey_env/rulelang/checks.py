@@ -405,7 +405,14 @@ class Checker:
     def for_each(self, op: s.ForEach, path: str, where: Where, depth: int) -> Any:
         """An area by reference or name, known types of the kind, ``do`` checked with ``$each`` bound (no
         ``for_each`` inside: the work stays linear in what lies there)."""
-        inner = self._each(op.for_each, op.area, op.types, "for_each", "a for_each inside a for_each", path, where)
+        kind = op.for_each
+        if kind == "held":
+            if not where.agent:
+                self.bad(f"{path}.for_each", "held things are an agent's: this rule is not about an agent")
+            if op.area != "$here":
+                self.bad(f"{path}.area", "held things are in the agent's hands, not in an area: give no area")
+            kind = "object"  # each is bound to a thing, as for what lies about
+        inner = self._each(kind, op.area, op.types, "for_each", "a for_each inside a for_each", path, where)
         return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", inner, depth + 1))
 
     def some(self, op: s.Some, path: str, where: Where, depth: int) -> Any:
@@ -570,7 +577,7 @@ class Checker:
                 continue  # the line the NPC's kind says this step (empty when it has none)
             if name.endswith(".npcs") and (name == "here.npcs" or where.bindings.get(name[:-5]) == "area"):
                 continue  # the NPCs in an area: "a, b" in a text, a list as an event datum of its own
-            if name == "notes":
+            if name in ("notes", "notes.comma"):
                 continue  # the parts this firing's notes took, joined with "; "
             if name.startswith("event.") and where.event:
                 continue

@@ -258,7 +258,7 @@ MAX_NOTES = 50
 
 
 def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
-    where, kinds, npcs = getter(op.area), frozenset(op.types), op.for_each == "npc"
+    where, kinds, npcs, held = getter(op.area), frozenset(op.types), op.for_each == "npc", op.for_each == "held"
     run = self.block(op.do, f"{path}.do")
 
     def for_each(ctx: Ctx) -> None:
@@ -267,7 +267,11 @@ def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
         area = state.areas.get(name) if isinstance(name, str) else None
         if area is None:
             return
-        if npcs:
+        if held:
+            if ctx.agent is None:
+                return
+            found = [h for h in ctx.agent.hands if not kinds or type_of(state, h) in kinds]
+        elif npcs:
             found = [h for h in area.npcs if not kinds or state.npcs[h].type in kinds]
         else:
             found = [h for h in area.objects if not kinds or type_of(state, h) in kinds]

@@ -544,14 +544,15 @@ class Tell:
 
 
 # ---------------------------------------------------------------------------- lines built from what is there
-ForEachKind = Literal["npc", "object"]
+ForEachKind = Literal["npc", "object", "held"]
 
 
 @dataclass(frozen=True)
 class ForEach:
     """Run ``do`` once for each NPC (``"npc"``, as they stand) or each thing lying on the ground (``"object"``,
-    as it lies) of an area (default: here), narrowed by ``types``, with ``$each`` / ``{each}`` bound to it; at
-    most 50 (no ``for_each`` inside one)."""
+    as it lies) of an area (default: here), or each thing in the agent's hands (``"held"``, in the hands' order,
+    a stack once; only where an agent is bound, and no ``area``: the glaze cracked off all I hold), narrowed by
+    ``types``, with ``$each`` / ``{each}`` bound to it; at most 50 (no ``for_each`` inside one)."""
 
     for_each: ForEachKind
     do: tuple[dict[str, Any], ...]
@@ -561,7 +562,8 @@ class ForEach:
 
 @dataclass(frozen=True)
 class Note:
-    """Add a part (a template) to this firing's line: ``{notes}`` joins the parts with "; " (at most 50)."""
+    """Add a part (a template) to this firing's line: ``{notes}`` joins the parts with "; ", ``{notes.comma}``
+    with ", " (a list of names: "glass_knife_0, salt_pick"); at most 50."""
 
     note: str
 
