@@ -578,7 +578,7 @@ def _local(cond: Any) -> bool:
     """Whether a condition reads what is in the area (so that another area may meet it)."""
     if isinstance(cond, s.AllOf | s.AnyOf | s.NoneOf):
         return any(_local(c) for c in getattr(cond, s.tag(type(cond))))
-    return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile | s.CanCraft)
+    return isinstance(cond, s.LiesHere | s.OnGround | s.NpcHere | s.Hostile | s.CanCraft)
 
 
 def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:

@@ -144,3 +144,49 @@ def test_the_schema_names_the_instance_scope_and_on_ground():
     assert {"$ref": "#/$defs/OnGround"} in defs["Condition"]["anyOf"]
     assert defs["OnGround"]["required"] == ["on_ground"]
     assert "instance" in defs["StepSpec"]["properties"]["scope"]["enum"]
+
+
+def test_ages_survive_save_and_load_and_do_not_depend_on_hash_seeds(rules_game, rh):
+    import json
+
+    from kit import subprocess_digest
+
+    h = rh(CRUMBLE)
+    h.clear_everywhere()
+    (paper,) = h.hold("parchment")
+    h.ok("wait")
+    saved = json.loads(json.dumps(h.engine.save_state()))
+    h.ok("wait")
+    assert _age(h, paper) == 2
+    h.engine.load_state(saved)
+    assert _age(h, paper) == 1
+    h.ok(f"drop {paper}")
+    h.ok("wait")  # its third step: it crumbles where it lies
+    assert paper not in h.engine.state.instances and h.events("crumbled")
+    game = rules_game(CRUMBLE)
+    digests = {subprocess_digest(game.path, 3, 60, hash_seed) for hash_seed in ("0", "random")}
+    assert len(digests) == 1
+
+
+def test_on_ground_gates_a_verb_its_listing_and_its_plan(rh):
+    from .test_language import verb
+
+    rules = {
+        "verbs": [
+            verb(
+                "smooth",
+                slots=[{"name": "sheet", "domain": "near", "types": ["parchment"]}],
+                requires=[{"check": {"on_ground": "$sheet"}, "refuse": "{sheet} must lie flat on the floor."}],
+                effects=[{"say": "I smooth {sheet} flat."}],
+            )
+        ]
+    }
+    h = rh(rules)
+    h.clear_everywhere()
+    (held,) = h.hold("parchment")
+    h.fails(f"smooth {held}", f"{held} must lie flat on the floor.")
+    assert h.listed("smooth") == []
+    (lying,) = h.put("parchment")
+    assert h.listed("smooth") == [f"smooth {lying}"]
+    assert f"I smooth {lying} flat." in h.ok(f"smooth {lying}")
+    assert {"ground", "place"} <= set(h.engine.rules.actions["smooth"].depends_on)
