@@ -790,6 +790,8 @@ def _step(
     def key(ctx: Ctx) -> str:
         if scope == "held":  # per agent and held thing: one agent's blade is not another's
             return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.b['object']}"
+        if scope == "instance":  # per named thing, wherever it is carried: it stays the one thing
+            return str(ctx.b["object"])
         if "recipe" in ctx.b:  # per agent, area and recipe: a recipe becomes craftable anew in another area
             return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.here}/{ctx.b['recipe']}"
         if ctx.agent is not None:

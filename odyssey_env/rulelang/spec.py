@@ -767,7 +767,7 @@ class StepSpec:
     the container it is in). It counts what happens to a thing whether or not it is carried (a corpse's age
     since it was made: a per-object counter the rule adds to each step, ``on_ground`` telling whether it
     lies on a floor now); a thing in the tutorial (or carried there) is left out, as the other scopes leave
-    the tutorial alone, and so is one nothing holds.
+    the tutorial alone, and so is one nothing holds. A ``becomes`` fires once per thing, wherever it went.
     ``tutorial`` (agent, recipe and held scopes only) lets the rule reach agents still
     in the tutorial, which every other rule leaves alone: a rule that teaches belongs there too.
     ``modify`` (scope ``npc``, no trigger: it is a state, asked every step) holds a stat of each NPC for which

@@ -190,3 +190,32 @@ def test_on_ground_gates_a_verb_its_listing_and_its_plan(rh):
     assert h.listed("smooth") == [f"smooth {lying}"]
     assert f"I smooth {lying} flat." in h.ok(f"smooth {lying}")
     assert {"ground", "place"} <= set(h.engine.rules.actions["smooth"].depends_on)
+
+
+def test_becomes_in_an_instance_scope_fires_once_per_thing_wherever_it_is_carried(rh):
+    rules = {
+        "vars": [{"name": "age", "kind": "counter", "scope": "object", "max": 99}],
+        "step_rules": [
+            step(
+                "old",
+                scope="instance",
+                types=["parchment"],
+                trigger={"becomes": {"counter": "age", "of": "$object", "at_least": 2}},
+                effects=[{"emit": "grew_old", "data": {"thing": "{object}", "where": "{here}"}}],
+            ),
+            step("count", scope="instance", types=["parchment"], effects=[{"add": "age", "of": "$object"}]),
+        ],
+    }
+    rules["step_rules"][1]["after"], rules["step_rules"][1]["before"] = ["day_night"], ["old"]
+    h = rh(rules)
+    h.clear_everywhere()
+    (paper,) = h.hold("parchment")
+    h.wait(2)
+    here = h.agent.area
+    assert h.events("grew_old") == [{"thing": paper, "where": here}]
+    (way, *_) = h.engine.state.areas[here].exits
+    h.engine.state.areas[here].exits[way].locked = False
+    h.ok(f"enter {way}")  # carried elsewhere: the same thing, already old
+    assert h.events("grew_old") == []
+    h.ok("wait")
+    assert h.events("grew_old") == []
