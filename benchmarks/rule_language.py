@@ -385,14 +385,22 @@ LAZARET_PARAMS: dict[str, Any] = {
 }
 #: Parameters the old rules.py read that rules.json now says itself (merged into the shipped ones).
 LAZARET_OLD_PARAMS: dict[str, dict[str, Any]] = {
-    "corpse_corruption": {"hunt_period": 3, "hunt_range": 2},
+    "corpse_corruption": {
+        "corpse": "plague_corpse",
+        "risen": "risen_husk",
+        "rise_after": 48,
+        "warn_before": 6,
+        "hunt_period": 3,
+        "hunt_range": 2,
+    },
     "burn corpses": {"fuel": 2, "ash": "bone_ash"},
     "quarantine_lockdown": {"after": 20},
 }
 #: The verbs a ward walk takes whenever listed (those in rules.json now), and all the timed rules.
 LAZARET_MECHANICS = ("concoct", "shove", "barricade", "refuel", "eavesdrop", "burn corpses")
 LAZARET_TIMED_VERBS = (*LAZARET_MECHANICS, "enter")
-#: the hunt was corpse_corruption's second half; quarantine_lockdown has the same name on both sides
+#: the hunt was corpse_corruption's second half (the rest of it is rules.json's corpse_corruption now);
+#: quarantine_lockdown has the same name on both sides
 LAZARET_TIMED_STEPS = ("corpse_corruption", "risen_hunt", "quarantine_lockdown")
 
 
@@ -840,6 +848,10 @@ def unnerved(engine: Engine, handle: str) -> bool:
 MIRROR_SALT_MECHANICS = ("forge_alert", "salt_sink", "resonance_imprint", "salt_glaze")
 #: salt_glaze as rules.py wrote it (before it moved to rules.json), appended to the Python side's rules.py too.
 MIRROR_SALT_GLAZE_PY = ROOT / "benchmarks" / "data" / "mirror_salt_glaze_py.txt"
+#: refract as rules.py wrote it before the glaze it cracks off moved to rules.json's glaze_cracked, appended last.
+MIRROR_SALT_REFRACT_PY = ROOT / "benchmarks" / "data" / "mirror_salt_refract_py.txt"
+#: The interpreted side's step rule that does what the Python refract did in the verb (timed with the verb).
+MIRROR_SALT_REFRACT_RULES = ("glaze_cracked",)
 #: The interpreted side's other rules that carry them: resonance_imprint's kin faltering, and the language's
 #: delayed effects (salt_sink's countdowns, the fading death-notes).
 MIRROR_SALT_HELPERS = ("imprint_falter", "rule_timers")
@@ -855,7 +867,7 @@ def make_mirror_salt(tmp: Path) -> tuple[Path, Path]:
     for folder in (py, js):
         shutil.copytree(GAMES_DIR / "mirror_salt", folder, ignore=skip)
     rules = json.loads((py / "rules.json").read_text(encoding="utf-8"))
-    gone = {*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS}
+    gone = {*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS, *MIRROR_SALT_REFRACT_RULES}
     rules["step_rules"] = [r for r in rules["step_rules"] if r["name"] not in gone]
     rules["vars"] = [v for v in rules["vars"] if v["name"] not in ("sunk", "ringing", "glaze", "glaze_sun")]
     if rules["step_rules"] or rules.get("verbs"):
@@ -864,7 +876,8 @@ def make_mirror_salt(tmp: Path) -> tuple[Path, Path]:
         (py / "rules.json").unlink()
     shipped = (py / "rules.py").read_text(encoding="utf-8")
     glaze = MIRROR_SALT_GLAZE_PY.read_text(encoding="utf-8")
-    (py / "rules.py").write_text(shipped + MIRROR_SALT_PY + "\n\n" + glaze, encoding="utf-8")
+    refract = MIRROR_SALT_REFRACT_PY.read_text(encoding="utf-8")
+    (py / "rules.py").write_text(shipped + MIRROR_SALT_PY + "\n\n" + glaze + "\n\n" + refract, encoding="utf-8")
     return py, js
 
 
@@ -916,11 +929,52 @@ def salt_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = Non
     return record
 
 
+def same_but_glaze_line(record: str) -> str:
+    """A record with the glaze refract cracks off told within refract's line: rules.json's glaze_cracked says
+    it in a line of its own, right after it (docs/game-format.md says so)."""
+    return record.replace("\nThe focused beam cracks the salt glaze off", " The focused beam cracks the salt glaze off")
+
+
+def glaze_scene(game: Any) -> list[str]:
+    """A short scene for refract's glaze (the walks rarely bring a lens and a glazed blade together): in the
+    open sun of bleached_pans, nobody else there, a caravan_pack holding clear_glass, I pick up a glass knife
+    and a salt pick, hold them until both are glazed twice over, bend the light, and hold them a while more."""
+    from odyssey_env.env import OdysseyEnv
+    from odyssey_env.world import add, make_objects
+
+    env = OdysseyEnv(game, valid_actions=True, tutorial=False)
+    obs, info = env.reset(seed=0)
+    state = env.engine.state
+    agent = next(iter(state.agents.values()))
+    area = state.areas["bleached_pans"]
+    for handle in list(area.npcs):
+        area.npcs.remove(handle)
+        del state.npcs[handle]
+    agent.area = area.name
+    ((pack, _),) = make_objects(game, state, "caravan_pack", 1)
+    agent.equipment["pack"] = pack
+    for handle, k in make_objects(game, state, "clear_glass", 1):
+        add(state.instances[pack].contents, handle, k)
+    for kind in ("glass_knife", "salt_pick"):
+        for handle, k in make_objects(game, state, kind, 1):
+            add(area.objects, handle, k)
+    record = [obs]
+    commands = ["pick up glass_knife", "pick up salt_pick", *["wait"] * 13, "refract clear_glass", *["wait"] * 7]
+    for action in commands:
+        obs, reward, terminated, _, info = env.step(action)
+        record.append(f"{action}\x00{obs}\x00{reward}\x00{info['events']}")
+        if terminated:
+            break
+    return record
+
+
 def salt_rules(game: Any) -> list[Any]:
-    """The rules that carry forge_alert, salt_sink and resonance_imprint in a copy of Mirror Salt (on the
-    interpreted side with imprint_falter and the language's rule_timers, which do part of their work)."""
-    rules = [game.rules.step_rule(n) for n in (*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS)]
-    return [r for r in rules if r is not None]
+    """The rules that carry forge_alert, salt_sink, resonance_imprint and salt_glaze in a copy of Mirror Salt (on
+    the interpreted side with imprint_falter and the language's rule_timers, which do part of their work), and
+    refract (on the interpreted side with glaze_cracked, which cracks the glaze off)."""
+    names = (*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS, *MIRROR_SALT_REFRACT_RULES)
+    rules = [game.rules.step_rule(n) for n in names]
+    return [r for r in rules if r is not None] + [game.rules.actions["refract"]]
 
 
 def mirror_salt(args: argparse.Namespace) -> int:
@@ -935,17 +989,20 @@ def mirror_salt(args: argparse.Namespace) -> int:
         for what, a, b in (
             ("golden script", scripted(sp, "mirror_salt", True), scripted(sj, "mirror_salt", True)),
             (f"walk of {args.steps}", salt_walk(pg, args.seed, args.steps), salt_walk(jg, args.seed, args.steps)),
+            ("glaze scene", glaze_scene(sp), glaze_scene(sj)),
         ):
+            b = [same_but_glaze_line(r) for r in b]
             same = sum(x == y for x, y in zip(a, b, strict=True))
             told = sum("Forge alert" in r for r in a[1:])
             sank = sum("object_sank" in r for r in a[1:])
             rang = sum("imprint_formed" in r for r in a[1:])
             glazed = sum("item_glazed" in r for r in a[1:])
             flaked = sum("glaze flakes off" in r for r in a[1:])
+            cracked = sum("focused beam cracks" in r for r in a[1:])
             print(
                 f"parity, {what}: {same}/{len(a)} records identical "
                 f"({told} forge alerts, {sank} steps with sinking, {rang} death-notes, "
-                f"{glazed} layers of glaze, {flaked} steps with glaze flaking)"
+                f"{glazed} layers of glaze, {flaked} steps with glaze flaking, {cracked} with glaze cracked off)"
             )
             if same != len(a) or len(a) != len(b):
                 first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
@@ -966,7 +1023,7 @@ def mirror_salt(args: argparse.Namespace) -> int:
         st, ru, tr = (statistics.median(run[k] for run in runs[name]) for k in ("step", "rule", "trim"))
         print(
             f"  {name:12s} whole step {st * 1e6:8.1f} us ({st / base['step']:4.2f}x)   "
-            f"the four mechanics {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
+            f"timed rules {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
             f"without the slowest 1% of calls {tr * 1e6:6.1f} us ({tr / base['trim']:4.2f}x)"
         )
     return 0

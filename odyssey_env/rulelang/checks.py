@@ -53,7 +53,7 @@ _KIND_OF_DOMAIN = {
 #: Names a template or reference gives its own meaning, so no slot may take them.
 _TAKEN = (
     *("here", "step", "npc", "object", "event", "var", "area", "received", "salvaged"),
-    *("recipe", "stations", "removed", "tally"),
+    *("recipe", "stations", "removed", "tally", "spawned"),
 )
 RESERVED_EVENTS = frozenset(_EVENT_COMPONENT) | {
     "invalid_action",
@@ -155,7 +155,7 @@ class Checker:
         if isinstance(op, s.Has | s.LiesHere):
             self.ref(op.has if isinstance(op, s.Has) else op.lies_here, "object", p, where)
             self.count(op.count, f"{path}.count")
-        elif isinstance(op, s.Holds | s.Wears):
+        elif isinstance(op, s.Holds | s.Wears | s.OnGround):
             self.ref(getattr(op, s.tag(type(op))), "object", p, where)
         elif isinstance(op, s.NpcHere):
             if op.npc_here != "*":
@@ -405,7 +405,14 @@ class Checker:
     def for_each(self, op: s.ForEach, path: str, where: Where, depth: int) -> Any:
         """An area by reference or name, known types of the kind, ``do`` checked with ``$each`` bound (no
         ``for_each`` inside: the work stays linear in what lies there)."""
-        inner = self._each(op.for_each, op.area, op.types, "for_each", "a for_each inside a for_each", path, where)
+        kind = op.for_each
+        if kind == "held":
+            if not where.agent:
+                self.bad(f"{path}.for_each", "held things are an agent's: this rule is not about an agent")
+            if op.area != "$here":
+                self.bad(f"{path}.area", "held things are in the agent's hands, not in an area: give no area")
+            kind = "object"  # each is bound to a thing, as for what lies about
+        inner = self._each(kind, op.area, op.types, "for_each", "a for_each inside a for_each", path, where)
         return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", inner, depth + 1))
 
     def some(self, op: s.Some, path: str, where: Where, depth: int) -> Any:
@@ -528,7 +535,7 @@ class Checker:
                 if not where.event:
                     self.bad(path, f"{value!r}: this rule has no triggering event")
                 return
-            bound = {"here": "area", "removed": "amount"}.get(name) or where.bindings.get(name)
+            bound = {"here": "area", "removed": "amount", "spawned": "npc"}.get(name) or where.bindings.get(name)
             if bound is None:
                 known = ", ".join(f"${b}" for b in ("here", *where.bindings))
                 self.bad(path, f"{value!r} names nothing this rule is about (it may use {known})")
@@ -554,7 +561,7 @@ class Checker:
 
     def template(self, text: str, path: str, where: Where) -> None:
         for name in _TEMPLATE.findall(text):
-            if name in ("here", "step", "stations", "removed") or name in where.bindings:
+            if name in ("here", "step", "stations", "removed", "spawned") or name in where.bindings:
                 continue
             if name in ("received", "salvaged") and not where.step:
                 continue  # a verb's: where its last produce put things, what its last salvage made
@@ -570,7 +577,7 @@ class Checker:
                 continue  # the line the NPC's kind says this step (empty when it has none)
             if name.endswith(".npcs") and (name == "here.npcs" or where.bindings.get(name[:-5]) == "area"):
                 continue  # the NPCs in an area: "a, b" in a text, a list as an event datum of its own
-            if name == "notes":
+            if name in ("notes", "notes.comma"):
                 continue  # the parts this firing's notes took, joined with "; "
             if name.startswith("event.") and where.event:
                 continue
@@ -717,7 +724,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                     close = schema._closest(other, names)
                     hint = f" (did you mean {close!r}?)" if close else ""
                     c.bad(f"{p}.{fld}[{j}]", f"unknown step rule {other!r}{hint}")
-        object_scope = rule.scope in ("object", "recipe", "held")
+        object_scope = rule.scope in ("object", "recipe", "held", "instance")
         kind_table = world.npcs if rule.scope == "npc" else objects if object_scope else None
         if rule.types and kind_table is None:
             c.bad(f"{p}.types", f"types narrow an npc or object scope, not {rule.scope!r}")
@@ -726,6 +733,10 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(f"{p}.types[{j}]", f"unknown {'NPC type' if rule.scope == 'npc' else 'object'} {kind!r}")
             elif rule.scope == "recipe" and objects[kind].recipe is None:
                 c.bad(f"{p}.types[{j}]", f"{kind!r} has no recipe: a recipe scope names craftable objects")
+            elif rule.scope == "instance" and not objects[kind].instanced:
+                c.bad(f"{p}.types[{j}]", f"{kind!r} is not individually named: an instance scope names such things")
+        if rule.scope == "instance" and not rule.types:
+            c.bad(f"{p}.types", "an instance scope visits the named things of its types: name at least one")
         if rule.modify is not None:
             mp = f"{p}.modify"
             if rule.scope != "npc":
@@ -785,6 +796,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             "npc": {"npc": "npc"},
             "object": {"object": "object"},
             "held": {"object": "object"},
+            "instance": {"object": "object"},
         }.get(rule.scope, {"recipe": "object"})
         about_agents = rule.scope in ("agent", "recipe", "held")
         params = _rule_params(c, rule, world_spec, p)

@@ -44,7 +44,7 @@ from odyssey_env.rulelang.runtime import KEY, NO_NOTES, Ctx, data, rebind, templ
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied
 from odyssey_env.verbs.movement import in_combat
-from odyssey_env.world import nearest, type_of, unlocked
+from odyssey_env.world import held_containers, nearest, type_of, unlocked
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -579,7 +579,7 @@ def _local(cond: Any) -> bool:
     """Whether a condition reads what is in the area (so that another area may meet it)."""
     if isinstance(cond, s.AllOf | s.AnyOf | s.NoneOf):
         return any(_local(c) for c in getattr(cond, s.tag(type(cond))))
-    return isinstance(cond, s.LiesHere | s.NpcHere | s.Hostile | s.CanCraft)
+    return isinstance(cond, s.LiesHere | s.OnGround | s.NpcHere | s.Hostile | s.CanCraft)
 
 
 def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
@@ -652,12 +652,13 @@ def _step(
             yield from recipe_items(engine)
         elif scope == "held":
             yield from held_items(engine, gate)
+        elif scope == "instance":
+            yield from instance_items(engine)
         elif scope == "area":
             ctx = Ctx(engine, None, "", {})
             for area in list(state.areas.values()):
                 if is_world_area(area) and (not areas or area.name in areas):
-                    ctx.here, ctx.removed, ctx.notes, ctx.received, ctx.salvaged = area.name, 0, NO_NOTES, "", ""
-                    ctx.b.clear()
+                    rebind(ctx, area.name, "", None).b.clear()  # an area binds nothing but $here
                     yield ctx
         elif scope == "npc":
             ctx = Ctx(engine, None, "", {"npc": ""})
@@ -693,6 +694,19 @@ def _step(
                     ctx.b["recipe"] = kind
                     ctx.here, ctx.removed, ctx.notes = agent.area, 0, NO_NOTES
                     yield ctx
+
+    def instance_items(engine: Engine) -> Iterator[Ctx]:
+        """Scope ``instance``: each named thing of the rule's types wherever it is, in the order they were made,
+        ``$here`` where it lies or where its carrier stands; one in the tutorial, or that nothing holds, is left
+        out. One taken meanwhile (an earlier thing's effects) is skipped."""
+        state = engine.state
+        ctx = Ctx(engine, None, "", {"object": ""})  # rebound per thing (runtime.rebind)
+        for handle in [h for h, inst in state.instances.items() if inst.type in kinds]:
+            if handle not in state.instances:
+                continue
+            here = whereabouts(engine, handle)
+            if here is not None:
+                yield rebind(ctx, here, "object", handle)
 
     held_vars = tuple(v.name for v in vars.values() if v.scope == "held")
 
@@ -775,6 +789,8 @@ def _step(
     def key(ctx: Ctx) -> str:
         if scope == "held":  # per agent and held thing: one agent's blade is not another's
             return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.b['object']}"
+        if scope == "instance":  # per named thing, wherever it is carried: it stays the one thing
+            return str(ctx.b["object"])
         if "recipe" in ctx.b:  # per agent, area and recipe: a recipe becomes craftable anew in another area
             return f"{ctx.agent.id if ctx.agent is not None else ''}/{ctx.here}/{ctx.b['recipe']}"
         if ctx.agent is not None:
@@ -862,6 +878,29 @@ def _step(
     Step.name = name
     Step.__name__ = Step.__qualname__ = "Step_" + name
     return step_rule(Step)
+
+
+def whereabouts(engine: Engine, handle: str) -> str | None:
+    """The area where a named thing lies on the ground, or where the agent carrying it (in hand, worn, in a bag)
+    stands, or where the container it is in lies; None in the tutorial, or where nothing holds it. The ground
+    is asked first, one lookup per area (where a corpse mostly is), then each agent, then containers lying about."""
+    state = engine.state
+    for area in state.areas.values():
+        if handle in area.objects:
+            return area.name if is_world_area(area) else None
+    instances = state.instances
+    for agent in state.agents.values():
+        if handle in agent.hands or handle in agent.equipment.values():
+            return None if agent.in_tutorial else agent.area
+        for c in held_containers(engine.game, state, agent):
+            if handle in instances[c].contents:
+                return None if agent.in_tutorial else agent.area
+    for area in state.areas.values():
+        for h in area.objects:
+            inst = instances.get(h)
+            if inst is not None and handle in inst.contents:
+                return area.name if is_world_area(area) else None
+    return None
 
 
 def _params_class(name: str, params: Mapping[str, Any]) -> type | None:

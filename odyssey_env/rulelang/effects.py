@@ -259,7 +259,7 @@ MAX_NOTES = 50
 
 
 def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
-    where, kinds, npcs = getter(op.area), frozenset(op.types), op.for_each == "npc"
+    where, kinds, npcs, held = getter(op.area), frozenset(op.types), op.for_each == "npc", op.for_each == "held"
     run = self.block(op.do, f"{path}.do")
 
     def for_each(ctx: Ctx) -> None:
@@ -268,7 +268,11 @@ def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
         area = state.areas.get(name) if isinstance(name, str) else None
         if area is None:
             return
-        if npcs:
+        if held:
+            if ctx.agent is None:
+                return
+            found = [h for h in ctx.agent.hands if not kinds or type_of(state, h) in kinds]
+        elif npcs:
             found = [h for h in area.npcs if not kinds or state.npcs[h].type in kinds]
         else:
             found = [h for h in area.objects if not kinds or type_of(state, h) in kinds]
@@ -535,6 +539,7 @@ def _spawn(ctx: Ctx, kind: str, cap: int, area_name: Any, key: str) -> None:
     engine = ctx.engine
     state, game = engine.state, engine.game
     area = state.areas.get(area_name) if isinstance(area_name, str) else None
+    ctx.spawned = ""
     if area is None or not is_world_area(area):
         return
     t = game.npcs[kind]
@@ -547,6 +552,7 @@ def _spawn(ctx: Ctx, kind: str, cap: int, area_name: Any, key: str) -> None:
         return
     npc = spawn_npc(game, state, t, area.name, origin="spawn")
     spawned[key] = [*alive, npc.handle]
+    ctx.spawned = npc.handle
 
 
 def _remove_npc(ctx: Ctx, handle: Any) -> None:

@@ -63,6 +63,9 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         if n == 1:  # "does one lie here": stop at the first (named things are looked through one by one)
             return lambda ctx: lies(ctx, obj(ctx))
         return lambda ctx: lying(ctx, obj(ctx)) >= n
+    if isinstance(op, s.OnGround):
+        thing = getter(op.on_ground)
+        return lambda ctx: _on_ground(ctx, thing(ctx))
     if isinstance(op, s.NpcHere):
         kind, hostile = op.npc_here, op.hostile
         return lambda ctx: _npc_here(ctx, kind, hostile)
@@ -180,6 +183,12 @@ def lies(ctx: Ctx, kind: str | None) -> bool:
         if inst is not None and inst.type == kind:
             return True
     return False
+
+
+def _on_ground(ctx: Ctx, thing: Any) -> bool:
+    """``on_ground``: the named thing (or one of an object type) lies on the ground here."""
+    area = ctx.engine.state.areas.get(ctx.here)
+    return area is not None and isinstance(thing, str) and area.objects.get(thing, 0) >= 1
 
 
 def lying_in(engine: Engine, area: Area, kind: str) -> int:
@@ -506,6 +515,7 @@ def reads(op: Any) -> set[str] | None:
         s.Holds: {"hands"},
         s.Wears: {"worn"},
         s.LiesHere: {"ground", "place"},
+        s.OnGround: {"ground", "place"},
         s.NpcHere: {"npcs", "place"},
         s.InArea: {"place"},
         s.InPlace: {"place"},

@@ -43,9 +43,9 @@ class Ctx:
     """One firing of a rule: who acts (``agent``, may be None in a step rule about areas or NPCs), where
     (``here``), and what it is about (``b``: slot values, ``npc``, ``object``, ``event``); ``received`` is
     where the firing's last ``produce`` put things (the ``{received}`` of a template), ``salvaged`` what its
-    last ``salvage`` made (``{salvaged}``)."""
+    last ``salvage`` made (``{salvaged}``), ``spawned`` the NPC its last ``spawn_npc`` made (``{spawned}``)."""
 
-    __slots__ = ("agent", "b", "engine", "here", "notes", "received", "removed", "salvaged", "turn")
+    __slots__ = ("agent", "b", "engine", "here", "notes", "received", "removed", "salvaged", "spawned", "turn")
 
     def __init__(self, engine: Engine, agent: Agent | None, here: str, b: dict[str, Any], turn: Any = None):
         self.engine = engine
@@ -55,6 +55,7 @@ class Ctx:
         self.turn = turn
         self.received = ""
         self.salvaged = ""
+        self.spawned = ""
         self.notes: list[str] = NO_NOTES  # the parts a ``note`` took (``{notes}``): a list once one is taken
         self.removed = 0  # what the firing's last remove took off the ground (``$removed``, ``{removed}``)
 
@@ -64,7 +65,7 @@ def rebind(ctx: Ctx, here: str, key: str, value: Any) -> Ctx:
     items out one by one, each finished with before the next is asked for, reuses one context (a fresh one
     per item was most of the cost of a rule over many areas, NPCs or things; a delayed effect copies what
     it keeps, :func:`bindings_for_timer`)."""
-    ctx.here, ctx.removed, ctx.notes, ctx.received, ctx.salvaged = here, 0, NO_NOTES, "", ""
+    ctx.here, ctx.removed, ctx.notes, ctx.received, ctx.salvaged, ctx.spawned = here, 0, NO_NOTES, "", "", ""
     ctx.b[key] = value
     return ctx
 
@@ -91,6 +92,8 @@ def getter(ref: str) -> Getter:
         return lambda ctx: ctx.here
     if name == "removed":
         return lambda ctx: ctx.removed
+    if name == "spawned":
+        return lambda ctx: ctx.spawned
     if name.startswith("event."):
         field = name[6:]
         return lambda ctx: ctx.b["event"].get(field)
@@ -157,6 +160,8 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
             parts.append(foe)
         elif name == "notes":
             parts.append(lambda ctx: "; ".join(ctx.notes))
+        elif name == "notes.comma":
+            parts.append(lambda ctx: ", ".join(ctx.notes))
         elif name.endswith(".says"):
             parts.append(says(name[:-5]))
         elif name.endswith(".npcs"):

@@ -35,7 +35,7 @@ Stat = Literal["hp", "max_hp", "attack", "defense", "xp", "level", "coins"]
 AgentStat = Literal["hp", "max_hp", "attack", "xp"]
 NpcStat = Literal["hp", "attack", "defense"]
 Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text"]
-Scope = Literal["agent", "area", "npc", "object", "recipe", "held"]
+Scope = Literal["agent", "area", "npc", "object", "recipe", "held", "instance"]
 VarKind = Literal["flag", "counter", "set", "tally"]
 VarScope = Literal["global", "agent", "area", "object", "exit", "held"]
 
@@ -90,6 +90,15 @@ class LiesHere:
 
     lies_here: str
     count: int = 1
+
+
+@dataclass(frozen=True)
+class OnGround:
+    """A thing (a reference to one named thing, ``$object``; or an object type) lies on the ground of the
+    area, neither carried, bagged nor worn: what ``lies_here`` asks of a type, asked of the one thing, so
+    that a rule of scope ``instance`` tells a corpse laid on a floor from one carried about."""
+
+    on_ground: str
 
 
 @dataclass(frozen=True)
@@ -278,6 +287,7 @@ CONDITIONS: tuple[type, ...] = (
     Holds,
     Wears,
     LiesHere,
+    OnGround,
     NpcHere,
     InArea,
     InPlace,
@@ -383,7 +393,10 @@ class Coins:
 
 @dataclass(frozen=True)
 class SpawnNpc:
-    """Put a new NPC of a type in an area (default: here); at most ``max_alive`` from this effect live at once."""
+    """Put a new NPC of a type in an area (default: here); at most ``max_alive`` from this effect live at once.
+
+    The NPC it made is ``$spawned`` / ``{spawned}`` for the effects after it ("rises as {spawned}"; empty
+    when it made none)."""
 
     spawn_npc: str
     max_alive: int
@@ -531,14 +544,15 @@ class Tell:
 
 
 # ---------------------------------------------------------------------------- lines built from what is there
-ForEachKind = Literal["npc", "object"]
+ForEachKind = Literal["npc", "object", "held"]
 
 
 @dataclass(frozen=True)
 class ForEach:
     """Run ``do`` once for each NPC (``"npc"``, as they stand) or each thing lying on the ground (``"object"``,
-    as it lies) of an area (default: here), narrowed by ``types``, with ``$each`` / ``{each}`` bound to it; at
-    most 50 (no ``for_each`` inside one)."""
+    as it lies) of an area (default: here), or each thing in the agent's hands (``"held"``, in the hands' order,
+    a stack once; only where an agent is bound, and no ``area``: the glaze cracked off all I hold), narrowed by
+    ``types``, with ``$each`` / ``{each}`` bound to it; at most 50 (no ``for_each`` inside one)."""
 
     for_each: ForEachKind
     do: tuple[dict[str, Any], ...]
@@ -548,7 +562,8 @@ class ForEach:
 
 @dataclass(frozen=True)
 class Note:
-    """Add a part (a template) to this firing's line: ``{notes}`` joins the parts with "; " (at most 50)."""
+    """Add a part (a template) to this firing's line: ``{notes}`` joins the parts with "; ", ``{notes.comma}``
+    with ", " (a list of names: "glass_knife_0, salt_pick"); at most 50."""
 
     note: str
 
@@ -746,6 +761,13 @@ class StepSpec:
     per agent, area and recipe. Scope ``held`` is each agent paired with each thing in its hands (in the
     hands' order; ``types`` narrows them), bound as ``$object``: what the hands do to what they hold (salt
     glazing a blade held under the sun), with a ``becomes`` fired once per agent and held thing.
+    Scope ``instance`` is each individually named thing of the rule's ``types`` (which it needs) wherever it
+    is: lying on a floor, in hands, in a bag, worn, in a container lying about (in the order they were made),
+    bound as ``$object``; ``$here`` is the area where it lies, or where whoever carries it stands (the area of
+    the container it is in). It counts what happens to a thing whether or not it is carried (a corpse's age
+    since it was made: a per-object counter the rule adds to each step, ``on_ground`` telling whether it
+    lies on a floor now); a thing in the tutorial (or carried there) is left out, as the other scopes leave
+    the tutorial alone, and so is one nothing holds. A ``becomes`` fires once per thing, wherever it went.
     ``tutorial`` (agent, recipe and held scopes only) lets the rule reach agents still
     in the tutorial, which every other rule leaves alone: a rule that teaches belongs there too.
     ``modify`` (scope ``npc``, no trigger: it is a state, asked every step) holds a stat of each NPC for which

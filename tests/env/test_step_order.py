@@ -145,6 +145,7 @@ PINNED: dict[str, list[str]] = {
     ],
     "mirror_salt": [
         "attack_update",
+        "glaze_cracked",
         "salt_glaze",
         "salt_mirage",
         "day_night",

@@ -32,7 +32,7 @@ from odyssey_env.listing import CHECK_ENV
 from odyssey_env.quests import hints
 from odyssey_env.quests.main_quest import plan
 from odyssey_env.quests.spec import Condition
-from odyssey_env.rulelang.runtime import write_var
+from odyssey_env.rulelang.runtime import KEY, write_var
 from odyssey_env.rules import BASE_VERBS, Fact
 from odyssey_env.world import make_objects
 from odyssey_eval.catalog import main as games_main
@@ -47,9 +47,12 @@ REMEDIES = {
     "nightshade_drops": ("nightshade_berry", "hyssop"),
 }
 NEW_VERBS = ("refuel", "concoct", "shove", "eavesdrop", "burn corpses", "barricade")
-NEW_RULES = ("lamp_fuel", "corpse_corruption")
+NEW_RULES = ("lamp_fuel",)
 #: Step rules of rules.json (the hunt of the risen was corpse_corruption's second half in rules.py).
-DATA_RULES = ("risen_hunt", "quarantine_lockdown")
+DATA_RULES = ("corpse_corruption", "risen_hunt", "quarantine_lockdown")
+#: Steps after it was made that a corpse lying unburned rises, and steps before that it stirs (rules.json's
+#: corpse_corruption: its per-object counter ``age`` is 1 in the step a corpse was made, so it rises at 49).
+RISE_AFTER, WARN_BEFORE = 48, 6
 #: Steps a corpse lies unburned before rules.json's quarantine_lockdown bars an area's doors.
 LOCKDOWN_AFTER = 20
 #: Blows of the risen a barricade takes (rules.json's barricade verb sets its per-exit counter to it).
@@ -90,7 +93,8 @@ class Ward(Harness):
         for a, b in (("fever_ward", "charnel_stair"), ("charnel_stair", "fever_ward")):
             state.areas[a].exits[b].locked = False
         state.rule_data["main_quest"]["agents"][PLAYER]["open"] = []  # no stage completes behind our back
-        state.rule_data[q.CORRUPTION]["laid"].clear()
+        for var in ("age", q.STIRRING):  # the world's own dead, emptied away: their ages with them
+            state.rule_data[KEY]["vars"].pop(var, None)
         self.agent.area = area
 
     def pack(self, *contents: tuple[str, int]) -> str:
@@ -107,6 +111,14 @@ class Ward(Harness):
 
     def fuel(self, handle: str) -> int:
         return q.fuel_of(self.state, handle)
+
+    def aged(self) -> dict[str, int]:
+        """Corpse -> rules.json's per-object counter ``age`` (steps counted since it was made), for those aged."""
+        ages: dict[str, int] = self.state.rule_data[KEY]["vars"].get("age", {})
+        return dict(ages)
+
+    def stirring(self) -> list[str]:
+        return [h for h, on in self.state.rule_data[KEY]["vars"].get(q.STIRRING, {}).items() if on]
 
 
 @pytest.fixture(autouse=True)
@@ -419,34 +431,34 @@ def test_burn_corpses_needs_a_flame_then_a_place(w: Ward) -> None:
 
 
 def test_a_corpse_stirs_then_rises_as_a_husk(w: Ward) -> None:
-    p = w.engine.rules.step_rule(q.CORRUPTION).settings
     (corpse,) = w.put("plague_corpse", area="dispensary")
     w.agent.area = "dispensary"
-    w.ok("wait")  # the rule finds it: laid out now
-    assert q.laid_out(w.engine) == {corpse: w.state.step}
-    assert "stirs" not in w.wait(p.rise_after - p.warn_before - 1)
+    w.ok("wait")  # the rule finds it: counted once, in the step it was made
+    assert w.aged() == {corpse: 1}
+    assert "stirs" not in w.wait(RISE_AFTER - WARN_BEFORE - 1)
     w.ok("wait")
     assert f"{corpse} stirs under its shroud: it will rise unless it is burned soon." in w.feedback
-    assert "stirs" not in w.wait(p.warn_before - 1)  # warned once
+    assert w.stirring() == [corpse] and q.stirring(w.engine, corpse)
+    assert "stirs" not in w.wait(WARN_BEFORE - 1)  # warned once
     assert corpse in w.state.instances and not w.state.areas["dispensary"].npcs
     w.ok("wait")
     (husk,) = w.state.areas["dispensary"].npcs
     assert w.state.npcs[husk].type == "risen_husk" and corpse not in w.state.instances
-    assert corpse not in w.state.areas["dispensary"].objects and w.state.rule_data[q.CORRUPTION]["warned"] == []
+    assert corpse not in w.state.areas["dispensary"].objects and w.stirring() == []
     assert f"{corpse} rises from the floor as {husk}!" in w.feedback
     assert [e.data for e in w.outcome.events if e.kind == "corpse_risen"] == [
         {"corpse": corpse, "npc": husk, "area": "dispensary"}
     ]
-    assert corpse not in q.laid_out(w.engine)
+    assert corpse not in w.aged()
 
 
 def test_a_carried_or_burned_corpse_does_not_rise(w: Ward) -> None:
-    p = w.engine.rules.step_rule(q.CORRUPTION).settings
     (corpse,) = w.put("plague_corpse")
     w.ok(f"pick up {corpse}")
-    for _ in range(p.rise_after + 2):
+    for _ in range(RISE_AFTER + 2):
         w.ok("wait")
     assert corpse in w.agent.hands and not w.state.areas["fever_ward"].npcs
+    assert w.aged() == {corpse: RISE_AFTER + 3}  # it ages in my hands all the same
     w.ok(f"drop {corpse}")  # laid down again: it is long overdue
     assert w.state.areas["fever_ward"].npcs and corpse not in w.state.instances
 
@@ -454,35 +466,45 @@ def test_a_carried_or_burned_corpse_does_not_rise(w: Ward) -> None:
     (other,) = v.put("plague_corpse")
     v.lamp(5)
     v.ok("burn corpses")
-    for _ in range(p.rise_after + 2):
+    for _ in range(RISE_AFTER + 2):
         v.ok("wait")
-    assert not v.state.areas["fever_ward"].npcs and other not in q.laid_out(v.engine)
+    assert not v.state.areas["fever_ward"].npcs and other not in v.aged()
+
+
+def test_a_packed_corpse_ages_unseen(w: Ward) -> None:
+    bag = w.pack()
+    (corpse,) = w.put("plague_corpse")
+    w.ok(f"pick up {corpse}")
+    w.ok(f"store 1 {corpse} {bag}")
+    w.wait(RISE_AFTER + 1)
+    assert corpse in w.state.instances[bag].contents and not w.state.areas["fever_ward"].npcs
+    assert w.aged()[corpse] == RISE_AFTER + 3 and w.stirring() == []  # it stirs only where it is seen
 
 
 def test_a_corpse_burned_after_it_stirred_is_forgotten(w: Ward) -> None:
-    p = w.engine.rules.step_rule(q.CORRUPTION).settings
     (corpse,) = w.put("plague_corpse")
-    assert f"{corpse} stirs" in w.wait(p.rise_after - p.warn_before + 1)
-    assert w.state.rule_data[q.CORRUPTION]["warned"] == [corpse]
+    assert f"{corpse} stirs" in w.wait(RISE_AFTER - WARN_BEFORE + 1)
+    assert w.stirring() == [corpse]
     w.lamp(5)
     w.ok("burn corpses")
-    assert q.laid_out(w.engine) == {} and w.state.rule_data[q.CORRUPTION]["warned"] == []
+    assert w.aged() == {} and w.stirring() == []
 
 
 def test_every_corpse_burned_at_once_is_forgotten_at_once(w: Ward) -> None:
     w.put("plague_corpse", 2)
     w.wait(2)
-    assert len(q.laid_out(w.engine)) == 2
+    assert len(w.aged()) == 2
     w.lamp(5)
     w.ok("burn corpses")
-    assert q.laid_out(w.engine) == {}
+    assert w.aged() == {}
 
 
 def test_the_world_s_own_dead_are_laid_out_from_the_start() -> None:
     engine = Engine(load_game(GAME), 0)
     state = engine.state
     corpses = {h for h, inst in state.instances.items() if inst.type == "plague_corpse"}
-    assert corpses and q.laid_out(engine) == dict.fromkeys(sorted(corpses), 0)
+    ages = state.rule_data[KEY]["vars"]["age"]  # counted once before the first step, as made at step 0
+    assert corpses and state.step == 0 and ages == dict.fromkeys(sorted(corpses), 1)
 
 
 def test_the_first_corpse_of_a_world_without_any_is_laid_out(w: Ward) -> None:
@@ -494,7 +516,7 @@ def test_the_first_corpse_of_a_world_without_any_is_laid_out(w: Ward) -> None:
     w.ok("wait")
     (corpse,) = w.put("plague_corpse")
     w.ok("wait")
-    assert corpse == "plague_corpse_0" and q.laid_out(w.engine) == {corpse: w.state.step}
+    assert corpse == "plague_corpse_0" and w.aged() == {corpse: 1}
 
 
 def test_the_fallen_husk_leaves_a_corpse_that_is_timed_from_its_fall(w: Ward) -> None:
@@ -503,7 +525,7 @@ def test_the_fallen_husk_leaves_a_corpse_that_is_timed_from_its_fall(w: Ward) ->
     w.hold("orderly_cudgel")
     w.ok(f"attack {husk.handle}")
     (corpse,) = q.corpses_in(w.engine, "fever_ward")
-    assert q.laid_out(w.engine)[corpse] == w.state.step
+    assert w.aged()[corpse] == 1  # counted first in the step it fell
 
 
 def test_the_risen_hunt_the_living_but_not_into_the_gatehouse(w: Ward) -> None:
@@ -623,14 +645,13 @@ def test_a_second_lockdown_leaves_the_first_in_place(w: Ward) -> None:
 
 
 def test_a_lockdown_lets_people_in_and_ends_when_the_dead_rise(w: Ward) -> None:
-    corruption = w.engine.rules.step_rule(q.CORRUPTION).settings
     w.put("plague_corpse", area="physic_garden")
     w.agent.area = "dispensary"
     w.wait(LOCKDOWN_AFTER + 1)
     assert q.locked_down(w.engine, "physic_garden") and "enter physic_garden" in w.listed("enter")
     w.ok("enter physic_garden")
     assert w.listed("enter") == []
-    for _ in range(corruption.rise_after):
+    for _ in range(RISE_AFTER):
         w.ok("wait")
     assert not q.locked_down(w.engine, "physic_garden") and w.state.areas["physic_garden"].npcs
 
@@ -729,9 +750,8 @@ def test_eavesdrop_hears_fights_stirring_dead_lockdowns_and_barricades(w: Ward) 
     (corpse,) = w.put("plague_corpse", area="charnel_stair")
     w.hold("deal_plank", 2)
     w.ok("barricade charnel_stair")  # meanwhile the rule finds the corpse; say it has lain there a while
-    q.laid_out(w.engine)[corpse] = w.state.step - LOCKDOWN_AFTER
     write_var(w.engine, "lain", corpse, LOCKDOWN_AFTER, 0)  # rules.json's lockdown counts its own steps lain
-    w.state.rule_data[q.CORRUPTION]["warned"].append(corpse)
+    write_var(w.engine, q.STIRRING, corpse, True, False)  # and corpse_corruption saw it stir
     w.ok("wait")  # the lockdown falls at the end of this step
     assert q.locked_down(w.engine, "charnel_stair")
     text = w.ok("eavesdrop charnel_stair")
@@ -902,7 +922,7 @@ def test_shove_needs_furniture_and_an_enemy_together(w: Ward) -> None:
 def test_the_new_rules_declare_well_formed_facts() -> None:
     game = load_game(GAME)
     rules = [game.rules.actions[v] for v in (*NEW_VERBS, "enter")] + [
-        game.rules.step_rule(n) for n in (*NEW_RULES, "quarantine_lockdown")
+        game.rules.step_rule(n) for n in (*NEW_RULES, "corpse_corruption", "quarantine_lockdown")
     ]
     for rule in rules:
         facts = list(rule.facts(game))
@@ -928,17 +948,12 @@ def test_the_new_rules_declare_well_formed_facts() -> None:
 
 def test_parameters_are_checked() -> None:
     q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 1)}, margin=1)  # the least each may be
-    q.CorpseCorruption.Params(rise_after=1, warn_before=0)
     with pytest.raises(ValueError):
         q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 0)})
-    with pytest.raises(ValueError):
-        q.CorpseCorruption.Params(warn_before=-1)
     with pytest.raises(ValueError):
         q.LampFuel.Params(lights={"lamp": q.Light("oil", 0, 1)})
     with pytest.raises(ValueError):
         q.LampFuel.Params(margin=0)
-    with pytest.raises(ValueError):
-        q.CorpseCorruption.Params(rise_after=5, warn_before=5)
 
 
 def test_every_name_in_the_parameters_is_in_the_world() -> None:
@@ -947,8 +962,7 @@ def test_every_name_in_the_parameters_is_in_the_world() -> None:
     assert set(light.dark_areas) <= set(game.areas)
     for name, spec in light.lights.items():
         assert game.objects[name].named and "light" in game.objects[name].uses and spec.fuel in game.objects
-    corruption = game.rules.step_rule(q.CORRUPTION).settings
-    assert game.objects[corruption.corpse].named and game.npcs[corruption.risen].hostile
+    assert game.objects[q.CORPSE].named and game.npcs["risen_husk"].hostile
     verbs = {v["verb"]: v for v in json.loads((game.path / "rules.json").read_text())["verbs"]}
     herbs = list(dict.fromkeys(h for pair in REMEDIES.values() for h in pair))  # rules.json checks the names
     assert [slot["types"] for slot in verbs["concoct"]["slots"]] == [herbs, herbs]
@@ -1003,6 +1017,14 @@ def one_plank_barricade(rules: dict) -> None:
     verb.update(json.loads(text))
 
 
+def crumbling_dead(rules: dict) -> None:
+    """rules.json's corpse_corruption with a rise that only takes the corpse away (no risen, no line)."""
+    (rule,) = [r for r in rules["step_rules"] if r["name"] == "corpse_corruption"]
+    rise = rule["effects"][1]["then"][0]["then"]
+    assert rise[0] == {"remove": "$object"}
+    rise[:] = [op for op in rise if not {"spawn_npc", "tell", "emit"} & set(op)]
+
+
 @pytest.fixture
 def tuned(tmp_path) -> Game:
     """The game with other parameters: a weaker lurker, dead that vanish instead of rising, a one-plank
@@ -1011,11 +1033,11 @@ def tuned(tmp_path) -> Game:
     def change(world: dict) -> None:
         params = world["game"]["params"]
         params["lamp_fuel"]["lurk_strength"] = 0.5
-        params["corpse_corruption"]["risen"] = ""
-        # concoct and barricade are declared in rules.json, which the copy already holds when its world data
-        # are edited
+        # the dead, concoct and barricade are declared in rules.json, which the copy already holds when its
+        # world data are edited
         rules_json = tmp_path / GAME / "rules.json"
         rules = json.loads(rules_json.read_text(encoding="utf-8"))
+        crumbling_dead(rules)
         one_plank_barricade(rules)
         remedies = {"fever_draught": ["wormwood", "hyssop"], "wormwood_purge": ["rue_sprig", "feverfew"]}
         concoct_remedies(rules, remedies, failure="")
@@ -1047,9 +1069,9 @@ def test_a_lurker_strikes_by_its_strength_the_world_s_modifier_and_my_defense(tu
 def test_without_a_risen_kind_the_dead_just_crumble(tuned: Game) -> None:
     w = Ward("dispensary", game=tuned)
     (corpse,) = w.put("plague_corpse")
-    w.wait(w.engine.rules.step_rule(q.CORRUPTION).settings.rise_after + 2)
+    w.wait(RISE_AFTER + 2)
     assert corpse not in w.state.instances and corpse not in w.state.areas["dispensary"].objects
-    assert w.state.areas["dispensary"].npcs == [] and q.laid_out(w.engine) == {}
+    assert w.state.areas["dispensary"].npcs == [] and w.aged() == {}
 
 
 def test_a_one_plank_barricade(tuned: Game) -> None:
@@ -1093,7 +1115,7 @@ def test_shoved_furniture_breaks_into_half_of_each_ingredient_rounded_down(tuned
 
 def test_a_game_without_corpses_has_no_corruption(tmp_path) -> None:
     def change(world: dict) -> None:
-        world["game"]["params"]["corpse_corruption"]["corpse"] = ""
+        world["game"]["disable"] = ["corpse_corruption"]  # rules.json's, as the paper's Quarantine does
 
     game = variant(tmp_path, change)
     steps = {r.name for r in game.rules.steps}

@@ -33,7 +33,15 @@ from odyssey_eval.catalog import describe_games, format_table
 
 GAME = "mirror_salt"
 NEW_VERBS = ("listen", "refract")
-NEW_RULES = ("salt_glaze", "forge_alert", "salt_sink", "resonance_imprint", "imprint_falter", "salt_mirage")
+NEW_RULES = (
+    "salt_glaze",
+    "glaze_cracked",
+    "forge_alert",
+    "salt_sink",
+    "resonance_imprint",
+    "imprint_falter",
+    "salt_mirage",
+)
 #: The rule language's own step rule, which runs rules.json's delayed effects (salt_sink's countdowns).
 LANGUAGE_RULES = ("rule_timers",)
 
@@ -153,7 +161,8 @@ def test_odyssey_games_prints_the_sizes():
         "tutorial": "28",
         "expansion": "on",
         "verbs": "19",
-        "step rules": "20",  # 18, resonance_imprint's imprint_falter half in rules.json, and rule_timers
+        "step rules": "21",  # 18, resonance_imprint's imprint_falter half and refract's glaze_cracked in
+        # rules.json, and rule_timers
     }
 
 

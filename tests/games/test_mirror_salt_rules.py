@@ -330,6 +330,20 @@ def test_refract_cracks_the_glaze_off_what_i_hold(s):
     assert s.events("light_refracted")[0]["cleared"] == 1
 
 
+def test_the_glaze_cracked_off_two_things_is_said_after_the_light_in_the_hands_order(s):
+    knife = s.hold_one("glass_knife")
+    pick = s.hold_one("salt_pick")
+    bag = s.wear("caravan_pack")
+    s.stash(bag, "sun_prism")
+    set_glaze(s.engine, pick, 0, 1)  # the pick's glaze came first: the hands' order names the knife first
+    set_glaze(s.engine, knife, 0, 2)
+    text = s.ok("refract sun_prism")
+    light = text.index("I hold sun_prism up to the mirror sky")
+    assert text.index("The focused beam cracks the salt glaze off glass_knife, salt_pick.") > light
+    assert "nothing here is false" not in text and glazed(s.engine) == {knife: [1, 0], pick: [1, 0]}
+    assert s.events("light_refracted")[0]["cleared"] == 2
+
+
 def test_refract_where_nothing_is_false_and_what_it_records(s):
     s.hold_one("oath_lens")
     assert "It spills into colour on the salt; nothing here is false." in s.ok("refract oath_lens")

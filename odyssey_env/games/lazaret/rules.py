@@ -1,15 +1,16 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-A replaced ``enter`` and two world processes that the data cannot say yet, each configured from
-``world.json`` (``game.params.<rule>``), so the names of lamps, corpses and areas live in the game's data:
+A replaced ``enter`` and a world process that the data cannot say yet, configured from ``world.json``
+(``game.params.<rule>``), so the names of lamps and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
   torch) burns one turn of fuel for every step spent in the dark and gutters out when it is empty.
   Without a burning light in the dark I see nothing (the observation says so), things that lurk there
   fall on me, and I cannot find the way on into another dark area (stepping back into the light is
   always possible).
-* **The dead.** Corpses (individually named, so each keeps its own age) rise as risen husks when left
-  unburned too long, after a warning (rules.json's ``burn corpses`` burns them).
+* **The dead** are data now: corpses (individually named, so each keeps its own age) rise as risen husks
+  when left unburned too long, after a warning (rules.json's step rule ``corpse_corruption``, of scope
+  ``instance``: the per-object counter ``age`` and flag ``stirring``; ``burn corpses`` burns them).
 * **The lockdown** is data now (rules.json's step rule ``quarantine_lockdown``: the per-object counter
   ``lain`` of each corpse's steps on a floor, the per-area flag ``lockdown``); ``enter`` below reads the flag
   (:func:`locked_down`) to refuse a way out of an area under lockdown.
@@ -18,8 +19,8 @@ The rest is data, in the folder's ``rules.json`` (docs/game-format.md, "Rules as
 fills a lamp's fuel, the per-object counter ``fuel`` this file reads and spends through :func:`fuel_of` /
 :func:`set_fuel`), ``barricade`` (the per-exit counter ``barricade``: :func:`barricades`), the line when I
 climb over one (a hook on ``enter``), the risen's hunt toward the living (the step rule ``risen_hunt``,
-battering barricades down), ``eavesdrop`` (which asks this file's predicates ``corpse_stirring`` and
-``area_locked_down``), ``burn corpses`` (the first carried light with 2 turns of fuel: an implicit slot),
+battering barricades down), ``eavesdrop`` (which reads the flag ``stirring`` and asks this file's
+predicate ``area_locked_down``), ``burn corpses`` (the first carried light with 2 turns of fuel: an implicit slot),
 ``concoct`` and ``shove``. Optional Python versions of ``refuel`` and ``eavesdrop`` stay below for games that
 import these rules on their own ids (``game.rules_from``); Lazaret plays rules.json's.
 
@@ -41,8 +42,7 @@ from odyssey_env.rulelang.runtime import read_var, way_key, write_var
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.verbs.common import carried_handles
 from odyssey_env.verbs.movement import Enter, in_combat
-from odyssey_env.world import held_containers, nearest, remove, take_carried, type_of, unlocked
-from odyssey_env.worldgen import spawn_npc
+from odyssey_env.world import held_containers, nearest, take_carried, type_of, unlocked
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -53,7 +53,6 @@ if TYPE_CHECKING:
 LIGHT = "lamp_fuel"
 CORRUPTION = "corpse_corruption"
 LOCKDOWN = "quarantine_lockdown"
-TUTORIAL_PLACE = "Tutorial"  # odyssey_env.quests.tutorial.PLACE: nothing rots or lurks in the tutorial
 
 
 # ============================================================================ light
@@ -261,123 +260,25 @@ def carries_light(engine: Engine, agent: Agent, fuel: int = 1) -> bool:
 
 
 # ============================================================================ the dead
-def _corpse_type(engine: Engine) -> str:
-    rule = engine.rules.step_rule(CORRUPTION)
-    return rule.settings.corpse if rule is not None else ""
+#: The corpses of rules.json's ``corpse_corruption`` (a step rule of scope ``instance``: each corpse's per-object
+#: counter ``age`` counts its steps since it was made, carried or not; it stirs, the per-object flag
+#: ``stirring``, and rises once it lies on a floor that old).
+CORPSE = "plague_corpse"
+#: rules.json's per-object flag of a corpse that has stirred (it rises soon): what ``eavesdrop`` hears.
+STIRRING = "stirring"
 
 
 def corpses_in(engine: Engine, area: str) -> list[str]:
-    """Handles of the corpses lying on the ground of ``area``."""
-    corpse = _corpse_type(engine)
-    if not corpse:
+    """Handles of the corpses lying on the ground of ``area`` (none in a game without ``corpse_corruption``)."""
+    if engine.rules.step_rule(CORRUPTION) is None:
         return []
     state = engine.state
-    return [h for h in state.areas[area].objects if type_of(state, h) == corpse]
+    return [h for h in state.areas[area].objects if type_of(state, h) == CORPSE]
 
 
-def laid_out(engine: Engine) -> dict[str, int]:
-    """Corpse handle -> the step it was laid out (made), oldest first."""
-    laid: dict[str, int] = engine.state.rule_data.get(CORRUPTION, {}).get("laid", {})
-    return laid
-
-
-@step_rule
-class CorpseCorruption(StepRule):
-    """Unburned corpses rise as mutated enemies, and the risen hunt the living."""
-
-    name = CORRUPTION
-    after = ("night_spawn",)  # between the night's spawns and respawn
-    description = (
-        "A corpse left unburned rises as a risen husk after a while (it stirs first); the risen "
-        "shamble toward the living, and only a barricade stops them."
-    )
-
-    @dataclass(frozen=True)
-    class Params:
-        corpse: str = ""
-        risen: str = ""
-        rise_after: int = 48
-        warn_before: int = 6
-
-        def __post_init__(self) -> None:
-            if not 0 <= self.warn_before < self.rise_after:
-                raise ValueError("expected 0 <= warn_before < rise_after")
-
-    def active(self, game: Game) -> bool:
-        return bool(self.settings.corpse)
-
-    def start(self, engine: Engine) -> None:
-        state, corpse = engine.state, self.settings.corpse
-        laid = {h: state.step for h, inst in state.instances.items() if inst.type == corpse}
-        state.rule_data[CORRUPTION] = {"made": state.counters.get(corpse, 0), "laid": laid, "warned": []}
-
-    def apply(self, engine: Engine) -> None:
-        state, p = engine.state, self.settings
-        data = state.rule_data[CORRUPTION]
-        made = state.counters.get(p.corpse, 0)
-        if made > data["made"]:  # corpses made since: dropped by the fallen, placed by the quest
-            for k in range(data["made"], made):
-                handle = f"{p.corpse}_{k}"
-                if handle in state.instances:
-                    data["laid"][handle] = state.step
-            data["made"] = made
-        if data["laid"]:
-            self._rot(engine, data)
-
-    def _rot(self, engine: Engine, data: dict[str, Any]) -> None:
-        state, p = engine.state, self.settings
-        laid, warned = data["laid"], data["warned"]
-        for handle, since in list(laid.items()):
-            if handle not in state.instances:  # burned, or taken out of the world
-                del laid[handle]
-                if handle in warned:
-                    warned.remove(handle)
-                continue
-            age = state.step - since
-            if age < p.rise_after - p.warn_before:
-                break  # oldest first: the rest are younger
-            area = next((a for a in state.areas.values() if handle in a.objects), None)
-            if area is None or area.place == TUTORIAL_PLACE:
-                continue  # carried or packed: it rises when it is laid down again
-            if age < p.rise_after:
-                if handle not in warned:
-                    warned.append(handle)
-                    self._tell(
-                        engine, area.name, f"{handle} stirs under its shroud: it will rise unless it is burned soon."
-                    )
-                continue
-            remove(area.objects, handle)
-            del state.instances[handle]
-            del laid[handle]
-            if handle in warned:
-                warned.remove(handle)
-            if not p.risen:
-                continue
-            npc = spawn_npc(engine.game, state, engine.game.npcs[p.risen], area.name, origin="spawn")
-            self._tell(engine, area.name, f"{handle} rises from the floor as {npc.handle}!")
-            engine.emit("corpse_risen", None, corpse=handle, npc=npc.handle, area=area.name)
-
-    @staticmethod
-    def _tell(engine: Engine, area: str, text: str) -> None:
-        for agent in engine.state.agents.values():
-            if agent.area == area:
-                engine.say(agent.id, text)
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        p = self.settings
-        hours = p.rise_after * game.spec.game.minutes_per_step / 60
-        yield Fact(
-            "the dead",
-            f"What becomes of a {p.corpse} left unburned?",
-            f"it rises as a {p.risen} after about {hours:g} hours",
-            ("it rots away into bone ash", "nothing", "a merchant takes it"),
-        )
-        yield Fact(
-            "the dead",
-            "What stops the risen from walking into an area?",
-            "a barricade across the way",
-            ("a locked door", "a burning light", "nothing"),
-        )
+def stirring(engine: Engine, corpse: str) -> bool:
+    """Whether a corpse has been seen to stir (rules.json's per-object flag, kept by the rule language)."""
+    return bool(read_var(engine, STIRRING, corpse, False))
 
 
 #: rules.json's per-area flag of the lockdown (its step rule ``quarantine_lockdown`` sets and clears it).
@@ -573,8 +474,8 @@ class Eavesdrop(ActionRule):
                 heard.append(f"{handle} breathing")
         dead = corpses_in(engine, target)
         if dead:
-            stirring = [h for h in dead if h in state.rule_data.get(CORRUPTION, {}).get("warned", ())]
-            heard.append(f"the creak of {len(dead)} dead laid out" + (", one of them stirring" if stirring else ""))
+            stirs = any(stirring(engine, h) for h in dead)
+            heard.append(f"the creak of {len(dead)} dead laid out" + (", one of them stirring" if stirs else ""))
         if locked_down(engine, target):
             heard.append("the wardens' bar across the door: it is under lockdown")
         if barricaded(state, turn.agent.area, target):
@@ -603,12 +504,6 @@ class Eavesdrop(ActionRule):
         yield Fact(
             "senses", "Can I eavesdrop through a locked door?", "yes", ("no", "only with its key", "only at night")
         )
-
-
-@predicate("corpse_stirring")
-def corpse_stirring(engine: Engine, agent: Agent, corpse: str = "") -> bool:
-    """A corpse has been seen to stir (it rises soon): what rules.json's ``eavesdrop`` hears of it."""
-    return corpse in engine.state.rule_data.get(CORRUPTION, {}).get("warned", ())
 
 
 @predicate("area_locked_down")

@@ -10,11 +10,14 @@ Two verbs:
   The honest light breaks every mirage in the area and cracks the salt glaze off what I hold; the
   quest's last task is to bend it through the Oath Lens atop the zenith spire.
 
-Five step rules (one here):
+Six step rules (one here):
 
 * ``salt_glaze`` (in ``rules.json``): under the open sky, salt crusts the things I hold in my hands, layer
   by layer, and each layer takes attack from a weapon. Shade flakes it off, and so does stowing the thing.
-  Its layers are the per-held counter ``glaze`` (:func:`glaze_layers`), which ``refract`` clears.
+  Its layers are the per-held counter ``glaze`` (:func:`glaze_layers`), which ``refract``'s light cracks off
+  (rules.json's step rule ``glaze_cracked``, on the ``light_refracted`` event: a ``for_each`` over what I hold).
+* ``glaze_cracked`` (in ``rules.json``): light bent through clear glass (``refract``) cracks the glaze off
+  everything in my hands, said in a line of its own right after ``refract``'s.
 * ``forge_alert`` (in ``rules.json``, as data): standing by a station with everything a recipe of that
   station needs, I am told once what I could make here.
 * ``salt_sink`` (in ``rules.json``): what I drop on the salt and leave unattended sinks after a while and
@@ -106,15 +109,10 @@ def glaze_layers(engine: Engine, agent_id: str, handle: str) -> int:
     return layers if isinstance(layers, int) else 0
 
 
-def clear_glaze(engine: Engine, agent_id: str) -> list[str]:
-    """Crack the glaze off everything an agent holds (``refract``): each glazed thing is left bare with a fresh
-    count of the sun begun (its per-held values dropped, as the rule drops a 0); the things, as glazed."""
-    tables, prefix = _vars(engine), f"{agent_id}/"
-    glazed = [k for k in tables.get(GLAZE_LAYERS, {}) if k.startswith(prefix)]
-    for k in glazed:
-        for var in (GLAZE_LAYERS, GLAZE_SUN):
-            tables.get(var, {}).pop(k, None)
-    return [k[len(prefix) :] for k in glazed]
+def glazed(engine: Engine, agent: Agent) -> list[str]:
+    """The things in an agent's hands with salt glaze on them, in the hands' order: what ``refract``'s light
+    cracks it off (rules.json's step rule ``glaze_cracked``, on the ``light_refracted`` event, clears them)."""
+    return [h for h in agent.hands if glaze_layers(engine, agent.id, h) > 0]
 
 
 def _vars(engine: Engine) -> dict[str, dict[str, object]]:
@@ -295,10 +293,8 @@ class Refract(ActionRule):
                 "it was a mirage, and it scatters into colour."
             )
             turn.emit("mirage_dispelled", object=kind, amount=n, area=area.name)
-        cleared = clear_glaze(turn.engine, agent.id)
-        if cleared:
-            parts.append(f"The focused beam cracks the salt glaze off {', '.join(cleared)}.")
-        if len(parts) == 1:
+        cleared = glazed(turn.engine, agent)  # rules.json's glaze_cracked cracks it off, and says so, this step
+        if len(parts) == 1 and not cleared:
             parts.append("It spills into colour on the salt; nothing here is false.")
         bent = state.rule_data.setdefault(self.name, {}).setdefault(agent.id, [])
         if [t.name, area.name] not in bent:
