@@ -308,6 +308,11 @@ class Navigation:
             # lock, say: Remnant seed 1, whose wood grows only past the locks): gamble on a pick instead
             if tool != ex.key or pick is None or self._pick_cost(pick) == INF:
                 raise
+            if ex.key in self.supply._pursuing:
+                # this lock is met again inside the getting of its own key (a batch's second key
+                # wants wood from past it): the caller that began fetching the key decides, with one
+                # key fewer; a pick crafted here would burn what that key is made of
+                raise
             return self._fetch_tool(b, pick, pick, carry_only)
 
     def _keys_to_carry(self, key: str, count: int) -> int:
