@@ -4,7 +4,8 @@
 * gathering more than the hands hold with a full bag: spare things leave the bag, the needed one is not
   dropped to be picked up again forever (Metropolis's chapter-3 materials);
 * a conjunction whose first part holds (a written paper carried) keeps what that part rests on while the
-  rest is planned (Remnant's "write the iron-word, then step into the trial area").
+  rest is planned (Remnant's "write the iron-word, then step into the trial area");
+* keys and picks made of the same scarce bar: no pick is crafted from the bar a key needs (Remnant seed 0).
 """
 
 from __future__ import annotations
@@ -155,3 +156,32 @@ def test_the_keys_of_a_route_s_locks_are_crafted_in_one_batch(tmp_path: Path) ->
     sent = _play(engine, Condition(type="in_area", area="shed"), 30)
     crafts = [c for c in sent if c.startswith("craft")]
     assert crafts == ["craft 2 shed_key"], sent
+
+
+def test_no_pick_is_crafted_from_the_bar_a_key_needs(tmp_path: Path) -> None:
+    """Two locks in a row, both opened by a key made of an iron bar and a stick at the camp's workbench;
+    exactly two bars exist, and the second stick lies past the first lock. Picks are made of a bar too
+    and nearly always fail (Remnant: chance 0.2, and every failed try breaks the pick). The oracle opens
+    both locks with keys and never turns a bar into a pick (Remnant seed 0 crafted a tension wrench from
+    the bar of a key while fetching that very key, then ran out of bars two locks short)."""
+
+    def corridor(world: dict) -> None:
+        world["game"]["params"]["lockpick"] = {"chance": 0.2, "break_chance": 1.0}
+        world["graph"]["connections"] = [
+            {"a": "camp", "b": "yard"},
+            {"a": "yard", "b": "shed", "locked": True, "key": "shed_key"},
+            {"a": "shed", "b": "vault", "locked": True, "key": "shed_key"},
+        ]
+        areas = {a["name"]: a for p in world["places"] for a in p["areas"]}
+        areas["camp"]["objects"].update(stick=1, iron_bar=2)
+        areas["yard"]["objects"] = {"quill": 1}
+        areas["shed"]["objects"] = {"stick": 1}
+        areas["vault"]["objects"] = {}
+        objects = {o["name"]: o for o in world["objects"]}
+        objects["shed_key"]["recipe"] = {"ingredients": {"iron_bar": 1, "stick": 1}, "stations": ["workbench"]}
+        objects["lockpick"]["recipe"] = {"ingredients": {"iron_bar": 1}, "stations": ["workbench"]}
+
+    engine = _tiny(tmp_path, corridor)
+    sent = _play(engine, Condition(type="in_area", area="vault"), 60)
+    assert not any("lockpick" in c for c in sent), sent
+    assert sent.count("enter shed") >= 1 and "enter vault" in sent, sent
