@@ -44,6 +44,8 @@ class Supply:
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._costing = 0  # depth of nested source costing
         self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
+        self._getting: list[str] = []  # types whose getting is being costed (never salvaged for it)
+        self._salvaging: set[str] = set()  # types got to be taken apart: never crafted for that
         self._bill: dict[str, int] = {}  # raw materials the crafts under way need next (see _billing)
         self.navigation: Navigation
         self.tactics: Tactics
@@ -59,6 +61,8 @@ class Supply:
         self.view = view
         self._memo = {}
         self._pursuing = []
+        self._getting = []
+        self._salvaging = set()
         self._bill = {}
 
     def cost_have(self, t: str, n: int) -> float:
@@ -66,17 +70,19 @@ class Supply:
         missing = n - self.view.carried.get(t, 0)
         if missing <= 0:
             return 0
-        key = ("have", t, missing, self.focus.not_from)
+        key = ("have", t, missing, self.focus.not_from, t in self._salvaging)
         if key in self._memo:
             return self._memo[key]
         if self._costing > MAX_DEPTH:
             return INF
         self._memo[key] = INF  # recipe cycles cost nothing less than infinity
         self._costing += 1
+        self._getting.append(t)
         try:
             best = self._fill(t, self._offers(t, missing), missing)
         finally:
             self._costing -= 1
+            self._getting.pop()
         self._memo[key] = best
         return best
 
@@ -192,8 +198,8 @@ class Supply:
                 return go(a) or self.take_box(b)
 
             out.append(Offer(d + 3, 1, count, ("box", t, box), take_box))
-        # crafting
-        if ot.recipe is not None:
+        # crafting (not what is got to be taken apart: that would craft it of what it gives back)
+        if ot.recipe is not None and t not in self._salvaging:
             times = -(-missing // ot.recipe.yields)
             cost = self.cost_craft(t, times)
             if cost < INF:
@@ -241,37 +247,77 @@ class Supply:
     def kept_in_stock(self, t: str) -> int:
         """Units of ``t`` that must stay on sale: one, when a later stage asks for buying it and no
         other merchant has one more (Base seed 2 bought the only heart of the ocean for experience)."""
-        if t not in self.focus.unbought:
-            return 0
+        if t not in self.focus.unbought and not (t in self._salvaging and t in self.focus.protect):
+            return 0  # (bought to be taken apart, a thing a later stage wants: never the last one)
         return 1 if sum(n.inventory.get(t, 0) for n in self._merchants()) <= 1 else 0
 
     def _salvage_offers(self, t: str) -> list[Offer]:
-        """Units of ``t`` from disassembling what I carry and no goal needs (half of each ingredient,
-        rounded up, lands on the ground): Remnant's wooden dagger, once its stage is done, gives back
-        the plank a key needs where the wood for keys has run out."""
+        """Units of ``t`` from disassembling a crafted thing no goal needs (half of each ingredient,
+        rounded up, lands on the ground): one I carry (Remnant's wooden dagger, once its stage is done,
+        gives back the plank a key needs where the wood for keys has run out), or one a merchant sells,
+        bought to be taken apart (Remnant seed 0: wood and iron for the keys of eight locks lie past
+        those very locks; a merchant this side sells swords made of them). What is being got is never
+        taken apart to get it (a key blank is not salvaged for the plank of the blank itself)."""
         v = self.view
         out: list[Offer] = []
-        best_attack = max((v.otype(h).attack for h in v.agent.hands), default=0)
+        objects = v.game.objects
+        weapons = [w for w, n in v.carried.items() if n and objects[w].category == "weapon" and objects[w].attack > 0]
+        best = max(weapons, key=lambda w: (objects[w].attack, w), default=None)
         for o in v.game.spec.objects:
             recipe = o.recipe
             if recipe is None or t not in recipe.ingredients or not o.salvageable or recipe.yields != 1:
                 continue
             if o.category in ("container", "writable", "station") or o.equip_slot == "pack":
                 continue  # instanced things (a bag holds things, a paper may bear text): kept whole
-            if o.name in self._pursuing or o.name in self.focus.protect or self.focus.needed.get(o.name):
+            if o.name in self._pursuing or o.name in self._getting:
                 continue
-            units = v.carried.get(o.name, 0)
-            if not units:
-                continue
-            if o.attack > 0 and o.attack >= best_attack and o.category == "weapon":
-                continue  # my best weapon stays whole
-            held = v.in_hands(o.name)
             gives = (recipe.ingredients[t] + 1) // 2
+            units = v.carried.get(o.name, 0) - self.focus.needed.get(o.name, 0)
+            if o.name in self.focus.protect and not self._merchants_selling(o.name):
+                units = 0  # a later stage wants it and no merchant has another: what I carry stays whole
+            if o.name == best:
+                units -= 1  # my best weapon stays whole (a second one of its kind may go)
+            if units <= 0:
+                if not v.carried.get(o.name, 0):
+                    out.extend(self._got_salvage(t, o.name, gives))
+                continue
+            held = v.in_hands(o.name)
             if held is not None:
-                out.append(Offer(2, 2, gives, ("salvage", t, o.name), partial("disassemble {}".format, held)))
+                out.append(Offer(2, 2, gives * units, ("salvage", t, o.name), partial("disassemble {}".format, held)))
             else:
-                out.append(Offer(3, 3, gives, ("salvage", t, o.name), partial(self.hold, o.name)))
+                out.append(Offer(3, 3, gives * units, ("salvage", t, o.name), partial(self.hold, o.name)))
         return out
+
+    def _got_salvage(self, t: str, thing: str, gives: int) -> list[Offer]:
+        """``gives`` units of ``t`` from a ``thing`` got first (bought, picked up, itself salvaged from
+        something bigger: a wooden chestplate gives a wood plate, which gives a plank) and then taken
+        apart. A thing a later stage wants is taken apart only while a merchant has another (and the
+        last one on sale stays there: see :meth:`kept_in_stock`)."""
+        if self._costing >= MAX_DEPTH - 1:
+            return []
+        if thing in self.focus.protect and not self._merchants_selling(thing):
+            return []
+        with self._for_salvage(thing):
+            cost = self.cost_have(thing, 1)
+        if cost == INF:
+            return []
+        return [Offer(cost + 2, cost + 2, gives, ("salvage", t, thing), partial(self._get_to_salvage, thing))]
+
+    def _get_to_salvage(self, thing: str) -> str | None:
+        with self.focus.need(thing, 1), self._for_salvage(thing):
+            return self.have(thing, 1)
+
+    @contextlib.contextmanager
+    def _for_salvage(self, thing: str) -> Iterator[None]:
+        """While ``thing`` is got to be taken apart (its crafting left out: crafting a stone slab of
+        two stones to take it apart for one is a loop that eats stones)."""
+        fresh = thing not in self._salvaging
+        self._salvaging.add(thing)
+        try:
+            yield
+        finally:
+            if fresh:
+                self._salvaging.discard(thing)
 
     def pick_up(self, handle: str, wanted: int = 1) -> str:
         """Standing where ``handle`` lies: get it into my hands or pack."""
