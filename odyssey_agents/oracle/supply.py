@@ -247,8 +247,8 @@ class Supply:
     def kept_in_stock(self, t: str) -> int:
         """Units of ``t`` that must stay on sale: one, when a later stage asks for buying it and no
         other merchant has one more (Base seed 2 bought the only heart of the ocean for experience)."""
-        if t not in self.focus.unbought and not (t in self._salvaging and t in self.focus.protect):
-            return 0  # (bought to be taken apart, a thing a later stage wants: never the last one)
+        if t not in self.focus.unbought:
+            return 0
         return 1 if sum(n.inventory.get(t, 0) for n in self._merchants()) <= 1 else 0
 
     def _salvage_offers(self, t: str) -> list[Offer]:
@@ -271,10 +271,12 @@ class Supply:
                 continue  # instanced things (a bag holds things, a paper may bear text): kept whole
             if o.name in self._pursuing or o.name in self._getting:
                 continue
+            # a later stage wants it: kept whole, even while a merchant sells another (Mark took its
+            # pen and its key apart for their parts, and never bought them back when a stage asked)
+            if o.name in self.focus.protect:
+                continue
             gives = (recipe.ingredients[t] + 1) // 2
             units = v.carried.get(o.name, 0) - self.focus.needed.get(o.name, 0)
-            if o.name in self.focus.protect and not self._merchants_selling(o.name):
-                units = 0  # a later stage wants it and no merchant has another: what I carry stays whole
             if o.name == best:
                 units -= 1  # my best weapon stays whole (a second one of its kind may go)
             if units <= 0:
@@ -291,12 +293,11 @@ class Supply:
     def _got_salvage(self, t: str, thing: str, gives: int) -> list[Offer]:
         """``gives`` units of ``t`` from a ``thing`` got first (bought, picked up, itself salvaged from
         something bigger: a wooden chestplate gives a wood plate, which gives a plank) and then taken
-        apart. A thing a later stage wants is taken apart only while a merchant has another (and the
-        last one on sale stays there: see :meth:`kept_in_stock`)."""
+        apart. Never a tool, nor (see :meth:`_salvage_offers`) a thing a later stage wants."""
         if self._costing >= MAX_DEPTH - 1:
             return []
-        if thing in self.focus.protect and not self._merchants_selling(thing):
-            return []
+        if self.view.game.objects[thing].uses:
+            return []  # a tool (a pen, a key, a light) is got for its use, never to be taken apart
         with self._for_salvage(thing):
             cost = self.cost_have(thing, 1)
         if cost == INF:
