@@ -47,6 +47,7 @@ class Supply:
         self._getting: list[str] = []  # types whose getting is being costed (never salvaged for it)
         self._salvaging: set[str] = set()  # types got to be taken apart: never crafted for that
         self._bill: dict[str, int] = {}  # raw materials the crafts under way need next (see _billing)
+        self._cut = 0  # costings cut short by the depth guard (see cost_have)
         self.navigation: Navigation
         self.tactics: Tactics
         self.events: Events | None = None  # set by the planner: a game's own verbs that make a thing
@@ -64,6 +65,7 @@ class Supply:
         self._getting = []
         self._salvaging = set()
         self._bill = {}
+        self._cut = 0
 
     def cost_have(self, t: str, n: int) -> float:
         """Rough steps until ``n`` units of ``t`` are carried (INF if the world cannot supply them)."""
@@ -74,16 +76,24 @@ class Supply:
         if key in self._memo:
             return self._memo[key]
         if self._costing > MAX_DEPTH:
+            self._cut += 1
             return INF
         self._memo[key] = INF  # recipe cycles cost nothing less than infinity
         self._costing += 1
         self._getting.append(t)
+        cut = self._cut
         try:
             best = self._fill(t, self._offers(t, missing), missing)
         finally:
             self._costing -= 1
             self._getting.pop()
-        self._memo[key] = best
+        if best == INF and self._cut > cut:
+            # out of reach only because the depth guard cut it short (deep inside a salvage chain,
+            # say): asked again nearer the top, it may well be had (Remnant seed 1 found planks, and
+            # so keys, impossible after costing a blade blank of iron bars and a wooden rod)
+            del self._memo[key]
+        else:
+            self._memo[key] = best
         return best
 
     def _fill(self, t: str, offers: list[Offer], need: int) -> float:
@@ -295,6 +305,7 @@ class Supply:
         something bigger: a wooden chestplate gives a wood plate, which gives a plank) and then taken
         apart. Never a tool, nor (see :meth:`_salvage_offers`) a thing a later stage wants."""
         if self._costing >= MAX_DEPTH - 1:
+            self._cut += 1
             return []
         if self.view.game.objects[thing].uses:
             return []  # a tool (a pen, a key, a light) is got for its use, never to be taken apart
@@ -534,12 +545,16 @@ class Supply:
             build += self.cost_hold(bag) + 2
         d = self.navigation.travel(area)
         total = d + 1 + build
+        cut = self._cut
         for ing, k in ot.recipe.ingredients.items():
             c = self.cost_have(ing, k * times)
             total += c
             if total == INF:
                 break
-        self._memo[key] = total
+        if total == INF and self._cut > cut:
+            del self._memo[key]  # cut short by the depth guard: not the last word (see cost_have)
+        else:
+            self._memo[key] = total
         return total
 
     def _load(self, t: str, times: int) -> int:
@@ -611,8 +626,14 @@ class Supply:
             self.focus.used.append(("build", site[1]))
             return self.craft(site[1], 1)
         ingredients = ot.recipe.ingredients
-        # hands not taken by what the goal keeps held (the pen a text is to be written with, say)
-        free = v.game.spec.agent.hands - sum(1 for h in v.agent.hands if h in self.focus.keep)
+        # hands not taken by what the goal keeps held (the pen a text is to be written with, say) or
+        # needs for something other than this craft (the coins of the purchase the craft is on the
+        # way to: Remnant seed 1 dropped and picked them up by turns with a bar and a plank to hold)
+        free = v.game.spec.agent.hands - sum(
+            1
+            for h in v.agent.hands
+            if h in self.focus.keep or (v.tname(h) not in ingredients and self.focus.needed.get(v.tname(h), 0) > 0)
+        )
         if sum(ingredients.values()) * times > free and not v.containers():
             # more units than free hands: without a bag (lost at a death, say) gathering would juggle forever
             box = self.cheapest_of_category("container")
@@ -723,11 +744,11 @@ class Supply:
         v = self.view
         coins = self.price(t) * n
         assert v.currency is not None  # merchants need a currency: checked when the game loads
+        # the coins stay needed on the way to the merchant too (Remnant seed 1, bagless after a death:
+        # the key for the lock before the merchant wanted a free hand, and the coins were dropped for it,
+        # picked up again for the purchase, dropped again, for 180 steps)
         with self.focus.need(v.currency, coins):
-            cmd = self.have(v.currency, coins)
-        if cmd is not None:
-            return cmd
-        return self.navigation.go(npc.area) or f"buy {n} {t} {npc.handle}"
+            return self.have(v.currency, coins) or self.navigation.go(npc.area) or f"buy {n} {t} {npc.handle}"
 
     def _merchants(self) -> list[Npc]:
         """Merchants willing to deal with me now (state order)."""
