@@ -13,7 +13,7 @@ import contextlib
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, Focus, Memory, Offer, Stuck
+from odyssey_agents.oracle.core import INF, KIT, LET_GO_STEPS, MAX_DEPTH, RESERVE_STEPS, Focus, Memory, Offer, Stuck
 from odyssey_env.quests.conditions import normalize_text
 
 if TYPE_CHECKING:
@@ -290,7 +290,11 @@ class Supply:
             if o.name == best:
                 units -= 1  # my best weapon stays whole (a second one of its kind may go)
             if units <= 0:
-                if not v.carried.get(o.name, 0):
+                # what a goal just put down is not got again to be taken apart (Remnant seed 7 dropped
+                # its iron sword, kept whole as its best weapon, to pick up a stone, then picked the
+                # sword up for its iron, then dropped it again, for 200 steps)
+                dropped = v.state.step - self.memory.let_go.get(o.name, -LET_GO_STEPS) < LET_GO_STEPS
+                if not v.carried.get(o.name, 0) and not dropped:
                     out.extend(self._got_salvage(t, o.name, gives))
                 continue
             held = v.in_hands(o.name)
