@@ -401,6 +401,19 @@ class Supply:
             if h in self.focus.keep:
                 continue
             ot = v.otype(h)
+            inside = v.state.instances[h].contents if ot.category == "container" and h in v.state.instances else {}
+            if any(self.focus.needed.get(v.tname(i), 0) for i in inside):
+                # dropping this bag would drop what I need with it (Remnant seed 18: the key in a second
+                # bag, picked up again after a death, the other hand keeping a written paper): what
+                # else I hold goes into it instead, freeing the hand that takes the needed thing out
+                # (not what is needed in hand itself: a pen stored to be taken out again, forever)
+                for other, k in hands:
+                    o2 = v.otype(other)
+                    if other == h or not o2.portable or o2.category == "container" or o2.size * k > v.room_in(h):
+                        continue
+                    if not self.focus.needed.get(v.tname(other), 0):
+                        return f"store {k} {other} {h}"
+                continue
             if self.focus.needed.get(v.tname(h), 0) and ot.portable and ot.category != "container":
                 # a needed thing is not dropped while a bag could hold it once spare things leave it
                 # (else gathering 8 stones with a full bag drops the 6th to pick it up again, forever)
