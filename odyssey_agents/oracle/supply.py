@@ -598,8 +598,15 @@ class Supply:
         v = self.view
         objects = v.game.objects
         cap = v.game.spec.agent.hands
+        worn_from_hand = False
         for c in v.containers():
             if c == v.pack and bag is not None:
+                continue
+            if bag is not None and not worn_from_hand and c in v.agent.hands and v.tname(c) == bag:
+                # the bag to be worn is this one in my hand: not counted twice (else, with the pack
+                # taken off to wear a bigger one, the one in hand looked big enough and went back on,
+                # off and on again: Remnant seed 11, 34 steps)
+                worn_from_hand = True
                 continue
             cap += objects[v.tname(c)].capacity - (1 if c in v.agent.hands else 0)
         if bag is not None:
