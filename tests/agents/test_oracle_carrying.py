@@ -5,7 +5,8 @@
   dropped to be picked up again forever (Metropolis's chapter-3 materials);
 * a conjunction whose first part holds (a written paper carried) keeps what that part rests on while the
   rest is planned (Remnant's "write the iron-word, then step into the trial area");
-* keys and picks made of the same scarce bar: no pick is crafted from the bar a key needs (Remnant seed 0).
+* keys and picks made of the same scarce bar: no pick is crafted from the bar a key needs (Remnant seed 0);
+* a bag in hand is not counted twice when wearing one of its type is costed (Remnant seed 11).
 """
 
 from __future__ import annotations
@@ -185,3 +186,21 @@ def test_no_pick_is_crafted_from_the_bar_a_key_needs(tmp_path: Path) -> None:
     sent = _play(engine, Condition(type="in_area", area="vault"), 60)
     assert not any("lockpick" in c for c in sent), sent
     assert sent.count("enter shed") >= 1 and "enter vault" in sent, sent
+
+
+def test_a_bag_in_hand_is_not_counted_twice_when_wearing_it_is_costed(tmp_path: Path) -> None:
+    """Holding a small bag with no pack worn: wearing a small bag gives my two hands plus its four places,
+    not those and the held bag's room again (Remnant seed 11 took its pack off to wear a bigger one, then
+    found the bag in its hand big enough and put it back on, off and on again)."""
+    engine = _tiny(tmp_path)
+    state = engine.state
+    camp = state.areas["camp"]
+    bag = next(h for h in camp.objects if h.startswith("small_bag"))
+    del camp.objects[bag]
+    state.agents["player"].hands = {bag: 1}
+    planner = Planner("player")
+    planner.decide(engine, [Condition(type="in_area", area="yard")])  # builds the parts and their view
+    supply = planner.supply
+    assert supply.capacity() == 2 - 1 + 4  # the bag in a hand: its room, less the hand it takes
+    assert supply.capacity("small_bag") == 2 + 4  # worn, it frees that hand
+    assert supply.capacity("big_bag") == 2 - 1 + 4 + 10  # another bag worn: the held one still counts
