@@ -362,7 +362,11 @@ class Navigation:
         carried = v.carried.get(pick, 0)
         extra = max(0.0, picks - carried)
         if carried:
-            unit = min(self.supply.cost_have(pick, carried + 1), PICK_GAMBLE * 2) if extra else 0.0
+            more = self.supply.cost_have(pick, carried + 1) if extra else 0.0
+            # no more picks to be had: a snapped one is gone for good, and the lock stays shut (Remnant
+            # seed 10 gambled the one pick on sale, chance 0.2, rather than take it apart for the iron
+            # bar of a key): as dear as a death, so a key that can be had wins
+            unit = min(more, PICK_GAMBLE * 2) if more < INF else DEATH_COST
         else:
             unit = self.supply.cost_have(pick, 1)
         return extra * unit + 1 / chance + PICK_GAMBLE
