@@ -77,6 +77,7 @@ class Planner:
         self.events = Events(agent_id, self.focus, self.navigation, self.supply, self.achieve, self._cost)
         self.supply.events = self.events
         self.foresight = Foresight(agent_id, self.focus)
+        self.tactics.foresight = self.foresight
         self.opportunism = Opportunism(self.memory, self.foresight, self.tactics)
         self._memo: dict[tuple[Any, ...], float] = {}
 

@@ -17,7 +17,17 @@ from typing import TYPE_CHECKING, Any
 from odyssey_agents.oracle import combat
 from odyssey_agents.oracle.core import INF, LONG_FIGHT, Focus, Memory, Stuck
 
+LOST_FIGHT = 400  # steps a fight not worth starting is reckoned to cost (the preparing it would need)
+AHEAD_LOST = 60  # ... and a later one, which there will be other chances to prepare for
+ENCOUNTER = 0.5  # odds that a hostile enemy now in the world is fought before the quest ends
+PREPAID = 0.3  # share of the fetching charged for gear a later stage asks for anyway (the detour)
+HEAL_PER_STEP = 15  # health a step of eating wins back, roughly (a fight's lost health costs that time)
+MAX_GEAR_TRIP = 150  # gear further away than this is not fetched for fights (the estimate is too rough)
+GEAR_SLACK = 1.5  # fetching gear may overrun its estimate this much (plus 10 steps) before it is given up
+GEAR_BAN = 120  # steps gear given up on is not tried again
+
 if TYPE_CHECKING:
+    from odyssey_agents.oracle.foresight import Foresight
     from odyssey_agents.oracle.navigation import Navigation
     from odyssey_agents.oracle.supply import Supply
     from odyssey_agents.oracle.view import View
@@ -42,6 +52,7 @@ class Tactics:
         self._fights: dict[tuple[Any, ...], combat.Forecast] = {}  # forecasts kept across steps
         self.navigation: Navigation
         self.supply: Supply
+        self.foresight: Foresight | None = None  # set by the planner: the fights later stages ask for
 
     def connect(self, navigation: Navigation, supply: Supply) -> None:
         """Meet the peers (they need this part too, so they cannot all be passed at construction)."""
@@ -180,7 +191,8 @@ class Tactics:
         choice = kept if kept is not None and self._still_wise(kept, f) else None
         if choice is None:
             if self.fight_ok(f) and f.steps <= LONG_FIGHT:
-                choice = ("fight", v.state.step)
+                gear = self._better_gear(target, f) if self._foes_ahead(target) else None
+                choice = ("gear", v.state.step, *gear) if gear else ("fight", v.state.step)
             else:
                 choice = self._preparation(target, f) or ("fight", v.state.step)
         self.memory.last_choice[key] = choice
@@ -211,8 +223,15 @@ class Tactics:
             return age < 40 and v.agent.hp < v.agent.max_hp * 0.8 and self.supply.cost_have(choice[2], 1) < INF
         if kind == "gear":
             t, is_armor = choice[2], choice[3]
+            due = choice[4] if len(choice) > 4 else since + 80  # a choice saved before due dates
             done = v.worn(t) is not None if is_armor else v.carried.get(t, 0) > 0
-            return not done and age < 80 and self.supply.cost_have(t, 1) < INF
+            if done:
+                return False
+            if v.state.step > due or self.supply.cost_have(t, 1) == INF:
+                # fetching it overran what it was reckoned to take: the estimate was wrong, try without
+                self.memory.banned[("armor" if is_armor else "weapon", t)] = v.state.step + GEAR_BAN
+                return False
+            return True
         return False  # training is re-planned every step
 
     def defeat(self, npc: Npc) -> str | None:
@@ -261,7 +280,7 @@ class Tactics:
                 healed = self.outlook(npc, hp=min(agent.max_hp, agent.hp + v.game.objects[food].hp_restore))
                 if (self.fight_ok(healed) and healed.steps + 1 < worth) or healed.hp_left > f.hp_left + 5:
                     return ("eat", step, food)
-        gear = self._better_gear(npc, worth)
+        gear = self._better_gear(npc, f)
         if gear is not None:
             return ("gear", step, *gear)
         return None if ok else ("xp", step)
@@ -276,13 +295,73 @@ class Tactics:
         ]
         return min(scored)[1] if scored else None
 
-    def _better_gear(self, npc: Npc, worth: float) -> tuple[str, bool] | None:
-        """The weapon or armor whose fetching plus the shorter fight beats fighting now by most."""
+    def _foes_ahead(self, npc: Npc) -> list[tuple[combat.Foe, float]]:
+        """The other fights to come, besides the one with ``npc``, each with how likely it is: gear
+        fetched now serves them too. One enemy of each type later stages ask to defeat (fresh, at
+        full strength) for certain; each other hostile enemy in the world with ENCOUNTER odds (idle
+        enemies ambush those who pass, and the quest sends the agent nearly everywhere)."""
         v = self.view
-        current, _ = self._stats()
-        best: tuple[float, str, bool] | None = None
+        later = self.foresight.foes_later if self.foresight is not None else ()
+        out = [(combat.foe_of_type(v, t), 1.0) for t in later if t != npc.type]
+        out += [
+            (combat.foe_of(v, n), ENCOUNTER)
+            for n in v.state.npcs.values()
+            if n.handle != npc.handle and n.engaged is None and v.hostile(n)
+        ]
+        return out
+
+    def _fight_cost(self, f: combat.Forecast, hp: int, lost: float = LOST_FIGHT) -> float:
+        """Steps a forecast fight costs: its own, and the eating that wins back the health it takes
+        (``lost`` when it is not worth starting: preparing some other way would be needed)."""
+        if not self.fight_ok(f):
+            return lost
+        return f.steps + max(0, hp - f.hp_left) / HEAL_PER_STEP
+
+    def _ahead(self, foe: combat.Foe, attack: int, defense: int) -> combat.Forecast:
+        """Forecast of a fight to come with ``foe``, started by me at full health (cached: it depends
+        on nothing but the numbers in its key)."""
+        v = self.view
+        agent = v.agent
+        modifier = self._steady_modifier()
+        key = ("ahead", foe, attack, defense, agent.max_hp, modifier)
+        hit = self._fights.get(key)
+        if hit is None:
+            if len(self._fights) > 4096:
+                self._fights.clear()
+            hit = self._fights[key] = combat.forecast(
+                v, [foe], attack=attack, defense=defense, hp=agent.max_hp, clock=combat.Steady(modifier), opening=True
+            )
+        return hit
+
+    def _better_gear(self, npc: Npc, f: combat.Forecast) -> tuple[str, bool, int] | None:
+        """The weapon or armor whose fetching saves most steps over the fights ahead (see
+        :meth:`gear_gains`), with the step by which fetching it should be done."""
+        options = self.gear_gains(npc, f)
+        if not options:
+            return None
+        gain, name, is_armor, cost = max(options, key=lambda o: (o[0], o[1]))
+        if gain <= 2:
+            return None
+        return name, is_armor, self.view.state.step + int(cost * GEAR_SLACK) + 10
+
+    def gear_gains(self, npc: Npc, f: combat.Forecast) -> list[tuple[float, str, bool, float]]:
+        """(steps saved less steps to fetch, type, armor?, steps to fetch) of each weapon or armor
+        better than mine. The steps saved are over the fights ahead: this one (forecast ``f`` as
+        things are) and the others later stages ask for, each costed with the eating its lost health
+        calls for. Gear outlives the fight, so one bought for the first boss pays again at every later
+        one; a later fight that would be lost either way is reckoned at AHEAD_LOST, not LOST_FIGHT:
+        there will be other chances to prepare for it."""
+        v = self.view
+        current, defense = self._stats()
+        hp = v.agent.hp
+        worth = self._fight_cost(f, hp)
+        ahead = self._foes_ahead(npc)
+        named = self.foresight.named_later if self.foresight is not None else frozenset()
+        base = [self._fight_cost(self._ahead(foe, current, defense), v.agent.max_hp, AHEAD_LOST) for foe, _ in ahead]
+        out: list[tuple[float, str, bool, float]] = []
         for o in v.game.spec.objects:
             is_armor = o.category == "armor"
+            gain_def = 0
             if is_armor:
                 worn = v.agent.equipment.get(o.equip_slot or "body")
                 gain_def = o.defense - (v.otype(worn).defense if worn else 0)
@@ -298,14 +377,23 @@ class Tactics:
             if (("armor" if is_armor else "weapon"), o.name) in self.memory.banned:
                 continue
             cost = self.supply.cost_have(o.name, 1) + 1
-            if cost >= worth or cost > 120:
+            if cost > MAX_GEAR_TRIP:
                 continue
-            f = self.outlook(npc, armor=o.name) if is_armor else self.outlook(npc, weapon=o.name)
-            after = f.steps if self.fight_ok(f) else 400
-            gain = worth - after - cost
-            if gain > 2 and (best is None or gain > best[0]):
-                best = (gain, o.name, is_armor)
-        return (best[1], best[2]) if best else None
+            # what a later stage asks for has to be fetched anyway: now, it costs only the detour
+            charged = cost * PREPAID if o.name in named else cost
+            if is_armor:
+                after = self.outlook(npc, armor=o.name)
+                attack, guard = current, defense + gain_def
+            else:
+                after = self.outlook(npc, weapon=o.name)
+                attack, guard = v.agent.base_attack + o.attack, defense
+            saved = worth - self._fight_cost(after, hp)
+            saved += sum(
+                odds * (b - self._fight_cost(self._ahead(foe, attack, guard), v.agent.max_hp, AHEAD_LOST))
+                for (foe, odds), b in zip(ahead, base, strict=True)
+            )
+            out.append((saved - charged, o.name, is_armor, cost))
+        return out
 
     def gain_xp(self, avoid: str | None = None) -> str | None:
         """The best experience per step: an easy fight, an unexplored area, a first trade or craft."""
