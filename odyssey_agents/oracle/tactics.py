@@ -23,7 +23,8 @@ ENCOUNTER = 0.5  # odds that a hostile enemy now in the world is fought before t
 PREPAID = 0.3  # share of the fetching charged for gear a later stage asks for anyway (the detour)
 HEAL_PER_STEP = 15  # health a step of eating wins back, roughly (a fight's lost health costs that time)
 MAX_GEAR_TRIP = 150  # gear further away than this is not fetched for fights (the estimate is too rough)
-GEAR_SLACK = 1.5  # fetching gear may overrun its estimate this much (plus 10 steps) before it is given up
+GEAR_SLACK = 1.25  # fetching gear may overrun its estimate this much (plus 10 steps) before it is given up
+GEAR_DOUBT = 1.5  # gear is fetched only when the steps it saves are this many times those it costs
 GEAR_BAN = 120  # steps gear given up on is not tried again
 
 if TYPE_CHECKING:
@@ -228,8 +229,10 @@ class Tactics:
             if done:
                 return False
             if v.state.step > due or self.supply.cost_have(t, 1) == INF:
-                # fetching it overran what it was reckoned to take: the estimate was wrong, try without
+                # fetching it overran what it was reckoned to take: estimates of gear are not to be
+                # trusted here for a while (the next best is usually fetched the same way), fight as I am
                 self.memory.banned[("armor" if is_armor else "weapon", t)] = v.state.step + GEAR_BAN
+                self.memory.banned[("gear",)] = v.state.step + GEAR_BAN
                 return False
             return True
         return False  # training is re-planned every step
@@ -352,6 +355,8 @@ class Tactics:
         one; a later fight that would be lost either way is reckoned at AHEAD_LOST, not LOST_FIGHT:
         there will be other chances to prepare for it."""
         v = self.view
+        if ("gear",) in self.memory.banned:
+            return []
         current, defense = self._stats()
         hp = v.agent.hp
         worth = self._fight_cost(f, hp)
@@ -392,7 +397,8 @@ class Tactics:
                 odds * (b - self._fight_cost(self._ahead(foe, attack, guard), v.agent.max_hp, AHEAD_LOST))
                 for (foe, odds), b in zip(ahead, base, strict=True)
             )
-            out.append((saved - charged, o.name, is_armor, cost))
+            if saved >= charged * GEAR_DOUBT:  # estimates of long fetches run over: want a clear win
+                out.append((saved - charged, o.name, is_armor, cost))
         return out
 
     def gain_xp(self, avoid: str | None = None) -> str | None:
