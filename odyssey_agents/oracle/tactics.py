@@ -228,9 +228,14 @@ class Tactics:
             done = v.worn(t) is not None if is_armor else v.carried.get(t, 0) > 0
             if done:
                 return False
-            if v.state.step > due or self.supply.cost_have(t, 1) == INF:
-                # fetching it overran what it was reckoned to take: estimates of gear are not to be
+            left = self.supply.cost_have(t, 1)
+            if left == INF or age > GEAR_BAN:
+                return False
+            if self.fight_ok(f) and v.state.step + left > due + (due - since) // 2:
+                # fetching it will overrun what it was reckoned to take by half again (from what is
+                # left now, so a fetch nearly done is finished): estimates of gear are not to be
                 # trusted here for a while (the next best is usually fetched the same way), fight as I am
+                # (a fight I would lose has no such fallback: the gear is still the best preparation)
                 self.memory.banned[("armor" if is_armor else "weapon", t)] = v.state.step + GEAR_BAN
                 self.memory.banned[("gear",)] = v.state.step + GEAR_BAN
                 return False
