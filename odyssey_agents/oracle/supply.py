@@ -689,11 +689,13 @@ class Supply:
         v = self.view
         coins = self.price(t) * n
         assert v.currency is not None  # merchants need a currency: checked when the game loads
+        # the coins stay needed on the way too: a key fetched for a lock on the way to the merchant
+        # must not drop them to free a hand (they would be picked up again next step, forever)
         with self.focus.need(v.currency, coins):
             cmd = self.have(v.currency, coins)
-        if cmd is not None:
-            return cmd
-        return self.navigation.go(npc.area) or f"buy {n} {t} {npc.handle}"
+            if cmd is not None:
+                return cmd
+            return self.navigation.go(npc.area) or f"buy {n} {t} {npc.handle}"
 
     def _merchants(self) -> list[Npc]:
         """Merchants willing to deal with me now (state order)."""
