@@ -339,9 +339,7 @@ class Supply:
             if h in self.focus.keep:
                 continue
             ot = v.otype(h)
-            if (self.focus.needed.get(v.tname(h), 0) or self._prized(v.tname(h))) and (
-                ot.portable and ot.category != "container"
-            ):
+            if self.focus.needed.get(v.tname(h), 0) and ot.portable and ot.category != "container":
                 # a needed thing (or my best weapon) is not dropped while a bag could hold it once
                 # spare things leave it (else gathering 8 stones with a full bag drops the 6th to pick it
                 # up again, forever)

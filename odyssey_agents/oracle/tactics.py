@@ -192,7 +192,7 @@ class Tactics:
         choice = kept if kept is not None and self._still_wise(kept, f) else None
         if choice is None:
             if self.fight_ok(f) and f.steps <= LONG_FIGHT:
-                gear = self._better_gear(target, f) if self._foes_ahead(target) else None
+                gear = self._better_gear(target, f) if self._hard_fight_ahead(target) else None
                 choice = ("gear", v.state.step, *gear) if gear else ("fight", v.state.step)
             else:
                 choice = self._preparation(target, f) or ("fight", v.state.step)
@@ -228,14 +228,9 @@ class Tactics:
             done = v.worn(t) is not None if is_armor else v.carried.get(t, 0) > 0
             if done:
                 return False
-            left = self.supply.cost_have(t, 1)
-            if left == INF or age > GEAR_BAN:
-                return False
-            if self.fight_ok(f) and v.state.step + left > due + (due - since) // 2:
-                # fetching it will overrun what it was reckoned to take by half again (from what is
-                # left now, so a fetch nearly done is finished): estimates of gear are not to be
+            if v.state.step > due or self.supply.cost_have(t, 1) == INF:
+                # fetching it overran what it was reckoned to take: estimates of gear are not to be
                 # trusted here for a while (the next best is usually fetched the same way), fight as I am
-                # (a fight I would lose has no such fallback: the gear is still the best preparation)
                 self.memory.banned[("armor" if is_armor else "weapon", t)] = v.state.step + GEAR_BAN
                 self.memory.banned[("gear",)] = v.state.step + GEAR_BAN
                 return False
@@ -317,6 +312,21 @@ class Tactics:
             if n.handle != npc.handle and n.engaged is None and v.hostile(n)
         ]
         return out
+
+    def _hard_fight_ahead(self, npc: Npc) -> bool:
+        """Whether a later stage asks for a fight I would lose as things are: then even a short
+        fight now is a moment to weigh gear (fetched on the way, not in a rush at the boss). A fight
+        ahead that is merely long is prepared for when it comes (:meth:`_preparation`)."""
+        v = self.view
+        attack, defense = self._stats()
+        later = self.foresight.foes_later if self.foresight is not None else ()
+        for t in later:
+            if t == npc.type:
+                continue
+            f = self._ahead(combat.foe_of_type(v, t), attack, defense)
+            if not self.fight_ok(f):
+                return True
+        return False
 
     def _fight_cost(self, f: combat.Forecast, hp: int, lost: float = LOST_FIGHT) -> float:
         """Steps a forecast fight costs: its own, and the eating that wins back the health it takes
