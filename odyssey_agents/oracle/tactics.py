@@ -373,10 +373,8 @@ class Tactics:
         if ("gear",) in self.memory.banned:
             return []
         current, defense = self._stats()
-        # gear outlasts my present health: the fight at hand is weighed as if fought at full health
-        # (what eating, or a death, brings back), else a worn-out agent finds no gear worth having
-        hp = v.agent.max_hp
-        worth = self._fight_cost(self.outlook(npc, hp=hp), hp)
+        hp = v.agent.hp
+        worth = self._fight_cost(f, hp)
         ahead = self._foes_ahead(npc)
         named = self.foresight.named_later if self.foresight is not None else frozenset()
         base = [self._fight_cost(self._ahead(foe, current, defense), v.agent.max_hp, AHEAD_LOST) for foe, _ in ahead]
@@ -404,10 +402,10 @@ class Tactics:
             # what a later stage asks for has to be fetched anyway: now, it costs only the detour
             charged = cost * PREPAID if o.name in named else cost
             if is_armor:
-                after = self.outlook(npc, armor=o.name, hp=hp)
+                after = self.outlook(npc, armor=o.name)
                 attack, guard = current, defense + gain_def
             else:
-                after = self.outlook(npc, weapon=o.name, hp=hp)
+                after = self.outlook(npc, weapon=o.name)
                 attack, guard = v.agent.base_attack + o.attack, defense
             saved = worth - self._fight_cost(after, hp)
             saved += sum(
