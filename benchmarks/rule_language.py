@@ -837,15 +837,17 @@ def imprints_in(engine: Engine, area: str) -> dict[str, int]:
 def unnerved(engine: Engine, handle: str) -> bool:
     return handle in engine.state.rule_data.get(IMPRINT, {}).get("unnerved", {})
 """
-MIRROR_SALT_MECHANICS = ("forge_alert", "salt_sink", "resonance_imprint")
+MIRROR_SALT_MECHANICS = ("forge_alert", "salt_sink", "resonance_imprint", "salt_glaze")
+#: salt_glaze as rules.py wrote it (before it moved to rules.json), appended to the Python side's rules.py too.
+MIRROR_SALT_GLAZE_PY = ROOT / "benchmarks" / "data" / "mirror_salt_glaze_py.txt"
 #: The interpreted side's other rules that carry them: resonance_imprint's kin faltering, and the language's
 #: delayed effects (salt_sink's countdowns, the fading death-notes).
 MIRROR_SALT_HELPERS = ("imprint_falter", "rule_timers")
 
 
 def make_mirror_salt(tmp: Path) -> tuple[Path, Path]:
-    """Two copies of Mirror Salt: as shipped (forge_alert and salt_sink in rules.json) and with them back in
-    rules.py."""
+    """Two copies of Mirror Salt: as shipped (forge_alert, salt_sink, resonance_imprint and salt_glaze in
+    rules.json) and with them back in rules.py."""
     from odyssey_env.game import GAMES_DIR
 
     py, js = tmp / "python" / "mirror_salt", tmp / "interpreted" / "mirror_salt"
@@ -855,25 +857,30 @@ def make_mirror_salt(tmp: Path) -> tuple[Path, Path]:
     rules = json.loads((py / "rules.json").read_text(encoding="utf-8"))
     gone = {*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS}
     rules["step_rules"] = [r for r in rules["step_rules"] if r["name"] not in gone]
-    rules["vars"] = [v for v in rules["vars"] if v["name"] not in ("sunk", "ringing")]
+    rules["vars"] = [v for v in rules["vars"] if v["name"] not in ("sunk", "ringing", "glaze", "glaze_sun")]
     if rules["step_rules"] or rules.get("verbs"):
         (py / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
     else:
         (py / "rules.json").unlink()
     shipped = (py / "rules.py").read_text(encoding="utf-8")
-    (py / "rules.py").write_text(shipped + MIRROR_SALT_PY, encoding="utf-8")
+    glaze = MIRROR_SALT_GLAZE_PY.read_text(encoding="utf-8")
+    (py / "rules.py").write_text(shipped + MIRROR_SALT_PY + "\n\n" + glaze, encoding="utf-8")
     return py, js
 
 
 def stocked_mirror_salt(tmp: Path) -> tuple[Path, Path]:
     """:func:`make_mirror_salt`, both copies with a kiln, a wheel and materials in the first areas, so that a
-    random walk comes by stations with what their recipes need (the same edit on both sides)."""
+    random walk comes by stations with what their recipes need, and blades lying under the open sky (the same
+    edit on both sides)."""
     py, js = make_mirror_salt(tmp)
     for folder in (py, js):
         world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
         areas = {a["name"]: a for p in world["places"] for a in p["areas"]}
         areas["caravan_rest"]["objects"].update(salt_kiln=1, quartz_sand=8, rock_salt=4, brass_wire=3)
         areas["bleached_pans"]["objects"].update(grinding_wheel=1, driftwood_haft=3, resonant_shard=4)
+        # blades under the open sky, so that the walk holds one long enough for salt_glaze to crust it
+        areas["bleached_pans"]["objects"].update(glass_knife=2, salt_pick=2)
+        areas["singing_dunes"]["objects"].update(salt_pick=2)
         (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
     return py, js
 
@@ -933,9 +940,12 @@ def mirror_salt(args: argparse.Namespace) -> int:
             told = sum("Forge alert" in r for r in a[1:])
             sank = sum("object_sank" in r for r in a[1:])
             rang = sum("imprint_formed" in r for r in a[1:])
+            glazed = sum("item_glazed" in r for r in a[1:])
+            flaked = sum("glaze flakes off" in r for r in a[1:])
             print(
                 f"parity, {what}: {same}/{len(a)} records identical "
-                f"({told} forge alerts, {sank} steps with sinking, {rang} death-notes)"
+                f"({told} forge alerts, {sank} steps with sinking, {rang} death-notes, "
+                f"{glazed} layers of glaze, {flaked} steps with glaze flaking)"
             )
             if same != len(a) or len(a) != len(b):
                 first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
@@ -956,7 +966,7 @@ def mirror_salt(args: argparse.Namespace) -> int:
         st, ru, tr = (statistics.median(run[k] for run in runs[name]) for k in ("step", "rule", "trim"))
         print(
             f"  {name:12s} whole step {st * 1e6:8.1f} us ({st / base['step']:4.2f}x)   "
-            f"the three mechanics {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
+            f"the four mechanics {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
             f"without the slowest 1% of calls {tr * 1e6:6.1f} us ({tr / base['trim']:4.2f}x)"
         )
     return 0
@@ -994,15 +1004,18 @@ class Timed:
     def __init__(self, game: Any, chosen: list[Any] | None = None):
         self.seconds = 0.0
         self.calls: list[float] = []
+        #: seconds by mechanic (a verb's name or a step rule's)
+        self.by_rule: dict[str, float] = {}
         rules = game.rules
         if chosen is None:
             chosen = [rules.actions["whittle"], *(rules.step_rule(n) for n in MECHANICS[1:])]
         for rule in chosen:
+            name = getattr(rule, "verb", None) or rule.name
             for method in ("apply", "candidates"):
                 if hasattr(rule, method):
-                    setattr(rule, method, self._wrap(getattr(rule, method), method == "candidates"))
+                    setattr(rule, method, self._wrap(getattr(rule, method), method == "candidates", name))
 
-    def _wrap(self, fn: Any, generator: bool) -> Any:
+    def _wrap(self, fn: Any, generator: bool, name: str) -> Any:
         def timed(*args: Any) -> Any:
             start = time.perf_counter()
             try:
@@ -1012,6 +1025,7 @@ class Timed:
                 took = time.perf_counter() - start
                 self.seconds += took
                 self.calls.append(took)
+                self.by_rule[name] = self.by_rule.get(name, 0.0) + took
 
         return timed
 
@@ -1051,14 +1065,18 @@ def main(argv: list[str] | None = None) -> int:
         games = {"python": py, "interpreted": js}
         step_seconds: dict[str, list[float]] = {"python": [], "interpreted": []}
         rule_seconds: dict[str, list[float]] = {"python": [], "interpreted": []}
+        each: dict[str, dict[str, list[float]]] = {"python": {}, "interpreted": {}}
         for r in range(args.rounds):
             for name in ("python", "interpreted") if r % 2 == 0 else ("interpreted", "python"):
                 t = timers[name]
-                before = t.seconds
+                before, by_rule = t.seconds, dict(t.by_rule)
                 start = time.perf_counter()
                 walk(games[name], args.seed + r, args.steps)
                 step_seconds[name].append((time.perf_counter() - start) / args.steps)
                 rule_seconds[name].append((t.seconds - before) / args.steps)
+                for mechanic, seconds in t.by_rule.items():
+                    took = (seconds - by_rule.get(mechanic, 0.0)) / args.steps
+                    each[name].setdefault(mechanic, []).append(took)
     print(f"{args.rounds} rounds of {args.steps} steps each (median per step):")
     base_step, base_rule = statistics.median(step_seconds["python"]), statistics.median(rule_seconds["python"])
     for name in ("python", "interpreted"):
@@ -1067,6 +1085,11 @@ def main(argv: list[str] | None = None) -> int:
             f"  {name:12s} whole step {st * 1e6:8.1f} us ({st / base_step:4.2f}x)   "
             f"the four mechanics {ru * 1e6:7.1f} us ({ru / base_rule:4.2f}x)"
         )
+    ratios = []
+    for mechanic in MECHANICS:
+        py_us, js_us = (statistics.median(each[side][mechanic]) * 1e6 for side in ("python", "interpreted"))
+        ratios.append(f"{mechanic} {js_us:.2f} / {py_us:.2f} us ({js_us / py_us:.2f}x)")
+    print("  each mechanic, interpreted / python: " + ", ".join(ratios))
     return 0
 
 

@@ -27,7 +27,7 @@ import weakref
 from collections.abc import Hashable, Iterable
 from itertools import chain, compress
 from operator import attrgetter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from odyssey_env.rules import DEPENDENCIES, ActionRule, RuleBook
 from odyssey_env.turn import ProbeTurn
@@ -40,6 +40,9 @@ if TYPE_CHECKING:
 CHECK_ENV = "ODYSSEY_CHECK_VALID_ACTIONS"
 #: Listings remembered per agent besides the last one (compared, never hashed: a miss costs little).
 RECENT = 4
+#: Where the rule language keeps its memory in ``rule_data`` (``odyssey_env.rulelang.runtime.KEY``, which
+#: imports the engine: not imported here).
+VARS_KEY = "rulelang"
 
 
 class StaleListingError(AssertionError):
@@ -72,6 +75,8 @@ def check_from_environment() -> bool:
 #   combat           the agent's fight: its target, and whom each NPC here is engaged with
 #   body             the agent's own numbers: health, level, experience, stamina, attack, defense, guard
 #   time             the step and the clock (a verb that depends on time is listed afresh every step)
+#   vars             the tables of the rule-language variables the rule book's verbs name in reads_vars
+#                    (flags and counters: one plain value per key, so a copy of each table is exact)
 
 _HANDS, _GROUND = DEPENDENCIES.index("hands"), DEPENDENCIES.index("ground")
 _NOTHING: tuple[tuple[str, ...], dict[str, int]] = ((), {})
@@ -79,9 +84,11 @@ _EXIT = attrgetter("locked", "pickable", "key")
 _BODY = attrgetter("hp", "max_hp", "level", "xp", "stamina", "base_attack", "attack", "defense", "defending")
 
 
-def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tuple[bool, ...]) -> tuple[Hashable, ...]:
+def snapshot(
+    game: Game, state: WorldState, agent: Agent, area: Area, need: tuple[bool, ...], var_names: tuple[str, ...] = ()
+) -> tuple[Hashable, ...]:
     """The fingerprints of the dependencies flagged in ``need`` (in :data:`DEPENDENCIES` order; None
-    for the others), as the agent sees the state now."""
+    for the others), as the agent sees the state now; ``var_names``: the variables ``vars`` covers."""
     (
         place,
         exits,
@@ -97,6 +104,7 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
         combat,
         body,
         time,
+        rule_vars,
     ) = need
     held, wearing, here = agent.hands, agent.equipment, area.npcs
     # An empty holding is one shared fingerprint (never changed: fingerprints are only compared).
@@ -158,7 +166,17 @@ def snapshot(game: Game, state: WorldState, agent: Agent, area: Area, need: tupl
         fight,
         _BODY(agent) if body else None,
         (state.step, state.minute) if time else None,
+        _tables(state, var_names) if rule_vars else None,
     )
+
+
+def _tables(state: WorldState, names: tuple[str, ...]) -> tuple[dict[str, Any] | None, ...]:
+    """Copies of the named variables' tables (None for one never written) in the rule language's memory."""
+    memory = state.rule_data.get(VARS_KEY)
+    tables = memory.get("vars") if memory is not None else None
+    if not tables:
+        return ()
+    return tuple([table.copy() if table is not None else None for table in map(tables.get, names)])
 
 
 def declared_dependencies(rule: ActionRule) -> tuple[str, ...] | None:
@@ -174,7 +192,18 @@ def declared_dependencies(rule: ActionRule) -> tuple[str, ...] | None:
 class _Plan:
     """What a rule book's listing needs, worked out once: the fingerprints in use, and who reads which."""
 
-    __slots__ = ("always", "always_mask", "dependents", "masks", "need", "rules", "stale", "used", "verbs")
+    __slots__ = (
+        "always",
+        "always_mask",
+        "dependents",
+        "masks",
+        "need",
+        "rules",
+        "stale",
+        "used",
+        "var_names",
+        "verbs",
+    )
 
     def __init__(self, rules: RuleBook):
         self.verbs: tuple[str, ...] = tuple(rules.actions)
@@ -185,6 +214,9 @@ class _Plan:
             tuple(v for v, d in enumerate(declared) if d is not None and k in d) for k in DEPENDENCIES
         )
         self.need: tuple[bool, ...] = tuple(bool(d) for d in self.dependents)
+        #: the variables whose tables the ``vars`` fingerprint copies: all that any verb reading them names
+        read = {n for rule, d in zip(self.rules, declared, strict=True) if d and "vars" in d for n in rule.reads_vars}
+        self.var_names: tuple[str, ...] = tuple(sorted(read))
         #: the dependencies in use, those read by the most verbs first: once they changed, the others
         #: need not even be compared for the verbs they already made stale
         self.used: tuple[int, ...] = tuple(
@@ -254,8 +286,9 @@ class Listing:
             self.rules, self.plan, self.state = engine.rules, _plan(engine.rules), None
         state = engine.state
         agent = state.agents[self.agent_id]
-        fingerprints = snapshot(engine.game, state, agent, state.areas[agent.area], self.plan.need)
-        if fingerprints != self.fingerprints or state is not self.state or self.plan.always:
+        plan = self.plan
+        fingerprints = snapshot(engine.game, state, agent, state.areas[agent.area], plan.need, plan.var_names)
+        if fingerprints != self.fingerprints or state is not self.state or plan.always:
             self._refresh(fingerprints, state)
         if self.check:
             self._verify()

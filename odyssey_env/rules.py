@@ -74,6 +74,7 @@ Dependency = Literal[
     "combat",
     "body",
     "time",
+    "vars",
 ]
 DEPENDENCIES: tuple[Dependency, ...] = typing.get_args(Dependency)
 R = TypeVar("R", bound=type)
@@ -216,6 +217,10 @@ class ActionRule(_Rule):
     #: from code.
     produces: ClassVar[tuple[str, ...]] = ()
     depends_on: ClassVar[tuple[Dependency, ...] | None] = None
+    #: With ``"vars"`` in ``depends_on``: the rule-language variables (``rules.json``'s ``vars``) that
+    #: ``candidates`` reads, whose tables the listing fingerprints (a counter written every step makes the verb
+    #: listed afresh every step, a flag set once in a while almost never).
+    reads_vars: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def usage(cls) -> str:
@@ -289,6 +294,8 @@ def action_rule(cls: R) -> R:
                 f"verb {cls.verb!r}: depends_on must be a tuple of {', '.join(DEPENDENCIES)}; "
                 f"got {', '.join(map(repr, unknown))}"
             )
+        if "vars" in declared and not cls.__dict__.get("reads_vars"):
+            raise RuleError(f"verb {cls.verb!r}: depends_on names 'vars' but the class names no reads_vars")
     cls.name = cls.name or cls.verb
     cls.__odyssey_rule__ = "action"
     return cls

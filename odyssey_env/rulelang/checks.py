@@ -79,6 +79,9 @@ class Where:
     in_after: bool = False
     step: bool = False  # in a step rule (produce and place need a cap anywhere; spawn too)
     in_each: bool = False  # inside a for_each (none inside another)
+    #: The step rule's parameters as this game sets them (its defaults under world.json's game.params)
+    params: dict[str, Any] = field(default_factory=dict)
+    wield: bool = False  # in a step rule with a wield: {wield.<slot>} reads what it takes from a held thing
 
 
 @dataclass
@@ -158,8 +161,14 @@ class Checker:
             if op.npc_here != "*":
                 self.ref(op.npc_here, "npc_type", p, where)
         elif isinstance(op, s.InArea):
+            areas: list[str] = []
             for i, a in enumerate(op.in_area):
-                self.ref(a, "area", f"{p}[{i}]", where)
+                if a.startswith("$param."):  # the rule's parameter, as this game sets it: read now, once
+                    areas += self.area_param(a[len("$param.") :], f"{p}[{i}]", where)
+                else:
+                    self.ref(a, "area", f"{p}[{i}]", where)
+                    areas.append(a)
+            return dataclasses.replace(op, in_area=tuple(areas))
         elif isinstance(op, s.InPlace):
             for i, name in enumerate(op.in_place):
                 if name not in self.world.places:
@@ -171,6 +180,14 @@ class Checker:
                 self.bad(p, "give at_least, below or both")
             if isinstance(op, s.CounterIs):
                 self.var(op.counter, "counter", p, where, op.of, f"{path}.of")
+            elif op.of is not None:
+                if op.stat not in ("attack", "defense"):
+                    self.bad(p, f"an object type has an attack and a defense, not {op.stat!r}")
+                if op.of.startswith("$"):
+                    self.ref(op.of, "object", f"{path}.of", where)
+                else:
+                    self.bad(f"{path}.of", "name the object by reference ($object, $<slot>): a type's stat is fixed")
+                return op  # the object's, not the agent's
             elif op.stat == "coins" and not where.agent:
                 self.bad(p, "no agent here to count the coins of")
             if isinstance(op, s.StatIs) and not where.agent:
@@ -232,9 +249,27 @@ class Checker:
                 self.template(op.common_enemy, p, where)
             else:
                 self.ref(op.common_enemy, "npc_type", p, where)
-        if isinstance(op, s.Has | s.Holds | s.Wears | s.StatIs | s.CanCraft):
+        if isinstance(op, s.Has | s.Holds | s.Wears | s.CanCraft) or (isinstance(op, s.StatIs) and op.of is None):
             self.needs_agent(p, where)
         return op
+
+    def area_param(self, name: str, path: str, where: Where) -> list[str]:
+        """The areas a step rule's parameter names (``"$param.<name>"``), each a known area."""
+        if name not in where.params:
+            known = ", ".join(where.params) or "none"
+            self.bad(path, f"'$param.{name}': the rule declares no such parameter (its params: {known})")
+            return []
+        value = where.params[name]
+        values = [value] if isinstance(value, str) else value
+        if not isinstance(values, list | tuple) or not all(isinstance(v, str) for v in values):
+            self.bad(path, f"'$param.{name}' is not an area or a list of areas")
+            return []
+        for v in values:
+            if v not in self.world.areas:
+                close = schema._closest(v, self.world.areas)
+                hint = f" (did you mean {close!r}?)" if close else ""
+                self.bad(path, f"'$param.{name}' names unknown area {v!r}{hint} (its default or game.params)")
+        return [v for v in values if v in self.world.areas]
 
     # ------------------------------------------------------------------ recipes (Mirror Salt's forge_alert)
     def recipe_ref(self, value: str, path: str, where: Where) -> None:
@@ -370,34 +405,30 @@ class Checker:
     def for_each(self, op: s.ForEach, path: str, where: Where, depth: int) -> Any:
         """An area by reference or name, known types of the kind, ``do`` checked with ``$each`` bound (no
         ``for_each`` inside: the work stays linear in what lies there)."""
-        p = f"{path}.for_each"
-        if where.in_each:
-            self.bad(p, "a for_each inside a for_each could multiply without end; use one")
-        if "each" in where.bindings:
-            self.bad(p, "a slot named 'each' hides what a for_each is about; rename it")
-        self.ref(op.area, "area", f"{path}.area", where)
-        table = self.world.npcs if op.for_each == "npc" else self.world.objects
-        for i, kind in enumerate(op.types):
-            if kind not in table:
-                self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if op.for_each == 'npc' else 'object'} {kind!r}")
-        inner = dataclasses.replace(where, bindings={**where.bindings, "each": op.for_each}, in_each=True)
+        inner = self._each(op.for_each, op.area, op.types, "for_each", "a for_each inside a for_each", path, where)
         return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", inner, depth + 1))
 
     def some(self, op: s.Some, path: str, where: Where, depth: int) -> Any:
         """Like a ``for_each``: an area by reference or name, known types of the kind, ``check`` read with
         ``$each`` bound (no ``some`` or ``for_each`` inside: a test stays linear in what lies there)."""
-        p = f"{path}.some"
-        if where.in_each:
-            self.bad(p, "a some inside a some or a for_each could multiply without end; use one")
-        if "each" in where.bindings:
-            self.bad(p, "a slot named 'each' hides what a some is about; rename it")
-        self.ref(op.area, "area", f"{path}.area", where)
-        table = self.world.npcs if op.some == "npc" else self.world.objects
-        for i, kind in enumerate(op.types):
-            if kind not in table:
-                self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if op.some == 'npc' else 'object'} {kind!r}")
-        inner = dataclasses.replace(where, bindings={**where.bindings, "each": op.some}, in_each=True)
+        inner = self._each(op.some, op.area, op.types, "some", "a some inside a some or a for_each", path, where)
         return dataclasses.replace(op, check=self.condition(op.check, f"{path}.check", inner, depth + 1))
+
+    def _each(
+        self, kind: str, area: str, types: tuple[str, ...], word: str, nested: str, path: str, where: Where
+    ) -> Where:
+        """What ``for_each`` and ``some`` check alike; the context their body is read in (``$each`` bound)."""
+        p = f"{path}.{word}"
+        if where.in_each:
+            self.bad(p, f"{nested} could multiply without end; use one")
+        if "each" in where.bindings:
+            self.bad(p, f"a slot named 'each' hides what a {word} is about; rename it")
+        self.ref(area, "area", f"{path}.area", where)
+        table = self.world.npcs if kind == "npc" else self.world.objects
+        for i, name in enumerate(types):
+            if name not in table:
+                self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if kind == 'npc' else 'object'} {name!r}")
+        return dataclasses.replace(where, bindings={**where.bindings, "each": kind}, in_each=True)
 
     # ------------------------------------------------------------------ moving toward the living
     def move_toward(self, op: s.MoveToward, path: str, where: Where, depth: int) -> Any:
@@ -529,6 +560,12 @@ class Checker:
                 continue  # a verb's: where its last produce put things, what its last salvage made
             if name.endswith(".type") and where.bindings.get(name[:-5]) in ("object", "npc"):
                 continue
+            if name.startswith("wield."):
+                if not where.wield:
+                    self.bad(path, f"{{{name}}} reads the rule's wield, and this rule has none")
+                elif where.bindings.get(name[6:]) != "object":
+                    self.bad(path, f"{{{name}}}: name a held thing the rule is about ({{wield.object}})")
+                continue
             if name.endswith(".says") and where.bindings.get(name[:-5]) == "npc":
                 continue  # the line the NPC's kind says this step (empty when it has none)
             if name.endswith(".npcs") and (name == "here.npcs" or where.bindings.get(name[:-5]) == "area"):
@@ -575,6 +612,8 @@ class Checked:
     hooks: list[tuple[s.HookSpec, tuple[Any, ...], tuple[Any, ...]]] = field(default_factory=list)
     #: Step rule index -> its checked ``at_start`` effects (only the rules that have some).
     starts: dict[int, tuple[Any, ...]] = field(default_factory=dict)
+    #: Step rule index -> its checked ``let_go`` effects (held rules that have some).
+    let_gos: dict[int, tuple[Any, ...]] = field(default_factory=dict)
 
 
 def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known_steps: Iterable[str] = ()) -> Checked:
@@ -661,6 +700,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
 
     steps = []
     starts: dict[int, tuple[Any, ...]] = {}
+    let_gos: dict[int, tuple[Any, ...]] = {}
     names = set(known_steps) | {r.name for r in rules.step_rules}
     seen_steps: set[str] = set()
     for i, rule in enumerate(rules.step_rules):
@@ -747,7 +787,15 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             "held": {"object": "object"},
         }.get(rule.scope, {"recipe": "object"})
         about_agents = rule.scope in ("agent", "recipe", "held")
-        where = Where(bindings=dict(bindings), agent=about_agents, event=t.event is not None, step=True)
+        params = _rule_params(c, rule, world_spec, p)
+        where = Where(
+            bindings=dict(bindings),
+            agent=about_agents,
+            event=t.event is not None,
+            step=True,
+            params=params,
+            wield=rule.wield is not None,
+        )
         becomes = c.condition(t.becomes, f"{tp}.becomes", where) if t.becomes is not None else None
         when = c.condition(rule.when, f"{p}.when", where) if rule.when is not None else None
         effects = c.effects(rule.effects, f"{p}.effects", where)
@@ -755,6 +803,12 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             if t.event is not None or t.enter is not None or rule.modify is not None:
                 c.bad(f"{p}.at_start", "runs for the scope's items at the start: not with an event, enter or modify")
             starts[i] = c.effects(rule.at_start, f"{p}.at_start", where)
+        if rule.let_go:
+            if rule.scope != "held":
+                c.bad(f"{p}.let_go", "runs for what left an agent's hands: the rule's scope must be 'held'")
+            elif not any(v.scope == "held" for v in world.vars.values()):
+                c.bad(f"{p}.let_go", "no variable is kept per held thing: there is nothing to let go of")
+            let_gos[i] = c.effects(rule.let_go, f"{p}.let_go", where)
         _check_facts(c, rule.facts, f"{p}.facts")
         steps.append((rule, becomes, when, effects))
 
@@ -769,7 +823,45 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
     hooks = _check_hooks(c, rules.hooks, seen_verbs)
     if c.problems:
         raise schema.FormatError(c.problems)
-    return Checked(rules, verbs, steps, predicates, c.quest_conditions, hooks, starts)
+    return Checked(rules, verbs, steps, predicates, c.quest_conditions, hooks, starts, let_gos)
+
+
+#: What a step rule's parameter may be: its default's JSON kind (a list is of texts).
+_PARAM_KINDS: tuple[type, ...] = (bool, int, float, str, list)
+
+
+def _param_kind(value: Any) -> type | None:
+    if isinstance(value, list | tuple):
+        return list if all(isinstance(v, str) for v in value) and len(value) <= MAX_SET else None
+    return next((k for k in _PARAM_KINDS if type(value) is k), None)
+
+
+def _rule_params(c: Checker, rule: s.StepSpec, world_spec: WorldSpec, p: str) -> dict[str, Any]:
+    """A step rule's parameters as this game sets them: its ``params`` defaults, each overridden by
+    ``world.json``'s ``game.params.<rule>`` (a value of the default's kind; an unknown name is refused there)."""
+    out: dict[str, Any] = {}
+    for name, default in rule.params.items():
+        c.name(name, f"{p}.params.{name}")
+        if _param_kind(default) is None:
+            c.bad(f"{p}.params.{name}", f"a number, true / false, a text or a list of at most {MAX_SET} texts")
+            continue
+        out[name] = list(default) if isinstance(default, list | tuple) else default
+    given = world_spec.game.params.get(rule.name)
+    if not rule.params or given is None:
+        return out
+    for name, value in given.items():
+        where = f"game.params.{rule.name}.{name}"
+        if name not in out:
+            known = ", ".join(out)
+            message = f"rules.json's {rule.name!r} has no parameter {name!r} ({known})"
+            c.problems.append(Problem("world.json", where, message))
+        elif _param_kind(value) is not _param_kind(out[name]) and not (
+            isinstance(out[name], float) and _param_kind(value) is int
+        ):
+            c.problems.append(Problem("world.json", where, f"must be of the kind of its default ({out[name]!r})"))
+        else:
+            out[name] = list(value) if isinstance(value, list | tuple) else value
+    return out
 
 
 def _check_hooks(

@@ -38,8 +38,9 @@ from odyssey_env.rulelang.expr import (
     reads,
     value_filter,
     var_reader,
+    vars_read,
 )
-from odyssey_env.rulelang.runtime import KEY, Ctx, data, template
+from odyssey_env.rulelang.runtime import KEY, NO_NOTES, Ctx, data, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied
 from odyssey_env.world import nearest, type_of, unlocked
@@ -75,10 +76,14 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
         cls = _verb(vspec, checks, program.block(effects, f"verbs[{i}].effects"), effects, vars, tables, raisers)
         members[f"verb_{i}"] = cls
     for i, (sspec, becomes, when, effects) in enumerate(checked.steps):
+        program.wield = sspec.wield  # {wield.<slot>} in this rule's effects reads it
         run = program.block(effects, f"step_rules[{i}].effects")
         start = checked.starts.get(i)
         at_start = program.block(start, f"step_rules[{i}].at_start") if start else None
-        members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start)
+        gone = checked.let_gos.get(i)
+        let_go = program.block(gone, f"step_rules[{i}].let_go") if gone else None
+        program.wield = None
+        members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start, let_go)
     for i, (pspec, check) in enumerate(checked.predicates):
         members[f"predicate_{i}"] = _predicate(pspec, check, vars)
     for i, (hspec, checks, then) in enumerate(checked.hooks):
@@ -149,6 +154,7 @@ def _verb(
     for c in checks:
         r = reads(c)
         deps = None if r is None or deps is None else deps | r
+    watched = tuple(sorted(set().union(*map(vars_read, checks)))) if deps is not None and "vars" in deps else ()
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in vspec.facts)
     records = vspec.records_event
     emitted = tuple(dict.fromkeys((*((event,) if records else ()), *_emitted(effects))))
@@ -326,6 +332,7 @@ def _verb(
         emits = emitted
         produces = made
         depends_on = tuple(d for d in DEPENDENCIES if d in deps) if deps is not None else None
+        reads_vars = watched
 
         def apply(self, turn: Turn, *args: Any) -> None:
             if implicit:
@@ -580,14 +587,22 @@ def _fits(literals: dict[str, Any], wanted: dict[str, Any]) -> bool:
 
 # ---------------------------------------------------------------------------- step rules
 def _step(
-    sspec: s.StepSpec, becomes: Any, when: Any, run: Any, vars: dict[str, s.Var], at_start: Any = None
+    sspec: s.StepSpec,
+    becomes: Any,
+    when: Any,
+    run: Any,
+    vars: dict[str, s.Var],
+    at_start: Any = None,
+    let_go: Any = None,
 ) -> type[StepRule]:
     t = sspec.trigger
     every, offset, hours, chance = t.every, t.offset, t.hours, t.chance
     event_kinds = frozenset(("area_entered",) if t.enter is not None else _kinds(t.event))
     enter = frozenset(t.enter or ())
     match = dict(t.match)
-    test_when = compile_condition(when, vars) if when is not None else None
+    # a held rule whose when is a stat of the held thing's type asks it once per type, in the scope's loop
+    type_gate = when if sspec.scope == "held" and isinstance(when, s.StatIs) and when.of == "$object" else None
+    test_when = compile_condition(when, vars) if when is not None and type_gate is None else None
     test_becomes = compile_condition(becomes, vars) if becomes is not None else None
     areas = frozenset(sspec.areas)
     kinds = frozenset(sspec.types)
@@ -604,8 +619,9 @@ def _step(
     name = sspec.name
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in sspec.facts)
 
-    def items(engine: Engine) -> Iterator[Ctx]:
-        """The contexts this step: one per agent, area, NPC or object in scope (or per matching event)."""
+    def items(engine: Engine, gate: bool = True) -> Iterator[Ctx]:
+        """The contexts this step: one per agent, area, NPC or object in scope (or per matching event); ``gate``
+        False (``at_start``, which asks no when) lets a held rule's type gate admit every thing."""
         state = engine.state
         if event_kinds:
             if event_kinds.isdisjoint(engine.kinds):
@@ -633,7 +649,7 @@ def _step(
         elif scope == "recipe":
             yield from recipe_items(engine)
         elif scope == "held":
-            yield from held_items(engine)
+            yield from held_items(engine, gate)
         elif scope == "area":
             for area in list(state.areas.values()):
                 if is_world_area(area) and (not areas or area.name in areas):
@@ -654,30 +670,83 @@ def _step(
                     if not kinds or kind in kinds:
                         yield Ctx(engine, None, area.name, {"object": handle})
 
+    recipes_of: list[Any] = [None, [], None]  # (game, its recipes in scope, their _Stations): recipe_items
+
     def recipe_items(engine: Engine) -> Iterator[Ctx]:
         """Scope ``recipe``: each agent with each craftable object type (``types``: those), in file order."""
         game, state = engine.game, engine.state
-        recipes = [t.name for t in game.recipes if not kinds or t.name in kinds]
+        if recipes_of[0] is not game:  # the game's recipes in scope, with their stations: worked out once per game
+            chosen = [t for t in game.recipes if not kinds or t.name in kinds]
+            recipes_of[:] = [game, [t.name for t in chosen], _Stations(chosen)]
+        recipes, stations = recipes_of[1], recipes_of[2]
         for agent in list(state.agents.values()):
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
-                mine = _stations_here(game, state.areas[agent.area].objects, recipes) if crafting else recipes
+                mine = stations.here(state.areas[agent.area].objects) if crafting else recipes
                 # one context per agent, rebound per recipe: the rule reads it before the next is asked for
                 ctx = Ctx(engine, agent, agent.area, {"recipe": ""})
                 for kind in mine:
                     ctx.b["recipe"] = kind
-                    ctx.here, ctx.removed = agent.area, 0
+                    ctx.here, ctx.removed, ctx.notes = agent.area, 0, NO_NOTES
                     yield ctx
 
-    def held_items(engine: Engine) -> Iterator[Ctx]:
+    held_vars = tuple(v.name for v in vars.values() if v.scope == "held")
+
+    def let_go_of(engine: Engine, agent: Any) -> None:
+        """``let_go``: for each thing that left the agent's hands while a per-held variable kept a value on it
+        (in the order the variables are declared, then the order the values came), its effects run with it
+        bound as ``$object``; then its per-held values are forgotten, each of them."""
+        tables = data(engine)["vars"]
+        prefix, hands = f"{agent.id}/", agent.hands
+        gone: dict[str, None] = {}
+        for var in held_vars:
+            for k in tables.get(var, ()):
+                if k.startswith(prefix) and k[len(prefix) :] not in hands:
+                    gone[k] = None
+        for k in gone:
+            run_let_go(Ctx(engine, agent, agent.area, {"object": k[len(prefix) :]}))
+            for var in held_vars:
+                tables.get(var, {}).pop(k, None)
+
+    run_let_go = let_go
+    gated: dict[str, bool] = {}  # object type -> whether the type gate admits it (types are the game's: fixed)
+
+    def admits(engine: Engine, kind: str) -> bool:
+        ok = gated.get(kind)
+        if ok is None:
+            assert type_gate is not None, "asked only with a type gate"
+            t = engine.game.objects.get(kind)
+            value = getattr(t, type_gate.stat, 0) if t is not None else 0
+            lo, hi = type_gate.at_least, type_gate.below
+            ok = gated[kind] = (lo is None or value >= lo) and (hi is None or value < hi)
+        return ok
+
+    def held_items(engine: Engine, gate: bool = True) -> Iterator[Ctx]:
         """Scope ``held``: each agent with each thing in its hands (``types``: of those types), in the hands'
-        order; the hands are copied first, so an effect that drops or stows one does not skip the next."""
+        order; the hands are copied first, so an effect that drops or stows one does not skip the next. A rule
+        with ``let_go`` first lets go, for each agent, of what left its hands (:func:`let_go_of`)."""
         state = engine.state
+        tables = state.rule_data[KEY]["vars"] if run_let_go is not None and KEY in state.rule_data else None
+        letting = tables is not None and any(tables.get(v) for v in held_vars)
         for agent in list(state.agents.values()):
-            if not agent.hands or (agent.in_tutorial and not tutorial) or (areas and agent.area not in areas):
+            if (agent.in_tutorial and not tutorial) or (areas and agent.area not in areas):
                 continue
+            if letting:
+                let_go_of(engine, agent)
+            if not agent.hands:
+                continue
+            ctx = None  # one context per agent, rebound per thing: the rule is done with one before the next
             for handle in list(agent.hands):
-                if handle in agent.hands and (not kinds or type_of(state, handle) in kinds):
-                    yield Ctx(engine, agent, agent.area, {"object": handle})
+                if handle not in agent.hands:
+                    continue
+                if kinds or (gate and type_gate is not None):
+                    kind = type_of(state, handle)
+                    if (kinds and kind not in kinds) or (gate and type_gate is not None and not admits(engine, kind)):
+                        continue
+                if ctx is None:
+                    ctx = Ctx(engine, agent, agent.area, {"object": handle})
+                else:
+                    ctx.b["object"], ctx.here, ctx.removed, ctx.notes = handle, agent.area, 0, NO_NOTES
+                yield ctx
 
     def wield_attack(engine: Engine) -> None:
         """``wield``: each agent in scope strikes with its base attack plus the best thing in its hands, each
@@ -744,6 +813,7 @@ def _step(
         description = sspec.description
         after = sspec.after
         before = sspec.before
+        Params = _params_class(name, sspec.params)
 
         def apply(self, engine: Engine) -> None:
             state = engine.state
@@ -778,7 +848,7 @@ def _step(
         def start(self, engine: Engine) -> None:
             """``at_start``: once for each scope item, before the first step (checks.py: no event trigger)."""
             if at_start is not None:
-                for ctx in items(engine):
+                for ctx in items(engine, gate=False):
                     at_start(ctx)
 
         def facts(self, game: Any) -> Iterable[Fact]:
@@ -789,14 +859,40 @@ def _step(
     return step_rule(Step)
 
 
-def _stations_here(game: Any, lying: Mapping[str, int], recipes: list[str]) -> list[str]:
-    """Those of ``recipes`` whose stations all lie in ``lying`` (an area's ground)."""
-    out = []
-    for kind in recipes:
-        recipe = game.objects[kind].recipe
-        if recipe is not None and all(st in lying for st in recipe.stations):
-            out.append(kind)
-    return out
+def _params_class(name: str, params: Mapping[str, Any]) -> type | None:
+    """A step rule's ``params`` as a frozen ``Params`` dataclass, as a ``rules.py`` rule declares them, so that
+    ``world.json``'s ``game.params.<rule>`` sets them the same way (and ``rule.settings`` reads them); the
+    checker has already put this game's values where the rule reads ``$param.<name>``. None: no params."""
+    if not params:
+        return None
+    fields: list[tuple[str, Any, Any]] = []
+    for key, default in params.items():
+        if isinstance(default, list | tuple):
+            fields.append((key, tuple[str, ...], dataclasses.field(default=tuple(default))))
+        else:
+            fields.append((key, type(default), dataclasses.field(default=default)))
+    return dataclasses.make_dataclass(f"Params_{name}", fields, frozen=True)
+
+
+class _Stations:
+    """Which recipes' stations all lie in an area: asked of every recipe each step by a recipe rule, so the
+    answer is kept per combination of the few distinct station sets that are there (file order kept)."""
+
+    def __init__(self, recipes: Iterable[Any]):
+        self.recipes = [(t.name, t.recipe.stations) for t in recipes if t.recipe is not None]
+        self.sets = tuple(dict.fromkeys(needed for _, needed in self.recipes))
+        self.known: dict[int, list[str]] = {}
+
+    def here(self, lying: Mapping[str, int]) -> list[str]:
+        mask = 0
+        for bit, needed in enumerate(self.sets):
+            if all(st in lying for st in needed):
+                mask |= 1 << bit
+        out = self.known.get(mask)
+        if out is None:
+            present = {needed for bit, needed in enumerate(self.sets) if mask >> bit & 1}
+            out = self.known[mask] = [kind for kind, needed in self.recipes if needed in present]
+        return out
 
 
 def _kinds(event: str | tuple[str, ...] | None) -> tuple[str, ...]:
@@ -898,6 +994,7 @@ def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, 
     for c in checks:
         r = reads(c)
         deps = None if r is None or deps is None else deps | r
+    watched = set().union(*map(vars_read, checks)) if deps is not None and "vars" in deps else set()
     prefix = len(verb) + 1
 
     def refusal(turn: Turn, value: str) -> tuple[Ctx | None, str | None]:
@@ -919,6 +1016,7 @@ def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, 
         class Hooked(base):  # type: ignore[misc,valid-type]  # a class the rule book hands over at load
             description = hspec.description or base.description
             depends_on = merged
+            reads_vars = tuple(sorted(watched | set(base.__dict__.get("reads_vars", ())))) if merged else ()
 
             def apply(self, turn: Turn, value: str) -> None:
                 ctx, refused = refusal(turn, value)

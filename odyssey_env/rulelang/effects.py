@@ -49,6 +49,8 @@ class Program:
 
     def __init__(self, vars: dict[str, s.Var]):
         self.vars = vars
+        #: The wield of the step rule whose effects are compiled now (``{wield.<slot>}`` reads it), if any.
+        self.wield: s.Wield | None = None
         self.delayed: dict[str, list[Effect]] = {}
         #: Delayed effects whose countdown restarts while someone stands in their area: timer id -> delay.
         self.unwatched: dict[str, int] = {}
@@ -68,7 +70,7 @@ class Program:
 
     def effect(self, op: Any, path: str) -> Effect:
         vars = self.vars
-        fill = var_reader(vars)
+        fill = var_reader(vars, self.wield)
         if isinstance(op, s.Consume):
             ref, n = op.consume, op.count
             return lambda ctx: _consume(ctx, ref, n)

@@ -9,6 +9,7 @@ when false, what an agent could bring about to make it true (:func:`hint`, the o
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, cast
 
@@ -75,7 +76,7 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         lo, hi = op.hour
         return lambda ctx: _in_hours(ctx.engine.state.minute, lo, hi)
     if isinstance(op, s.StatIs):
-        read = _stat(op.stat)
+        read = _stat(op.stat) if op.of is None else _object_stat(op.stat, op.of)
         return _between(read, op.at_least, op.below)
     if isinstance(op, s.CounterIs):
         var = vars[op.counter]
@@ -304,14 +305,51 @@ def _var(var: s.Var, of: str | None = None) -> Callable[[Ctx], Any]:
     return lambda ctx: read_var(ctx.engine, name, key(ctx), default)
 
 
-def var_reader(vars: dict[str, s.Var]) -> Callable[[str], Callable[[Ctx], Any]]:
-    """Reads a template's ``{var.<name>}`` (``<name>.<binding>`` for a per-object or per-exit variable)."""
+def var_reader(vars: dict[str, s.Var], wield: s.Wield | None = None) -> Callable[[str], Callable[[Ctx], Any]]:
+    """Reads a template's ``{var.<name>}`` (``<name>.<binding>`` for a per-object or per-exit variable), and
+    in a rule with a ``wield`` its ``{wield.<slot>}`` (asked as ``"#wield.<slot>"``: :func:`wield_taken`)."""
 
     def reader(name: str) -> Callable[[Ctx], Any]:
+        if name.startswith("#wield."):
+            assert wield is not None, "checks.py: {wield.<slot>} only in a rule with a wield"
+            return wield_taken(wield, vars[wield.counter], "$" + name[len("#wield.") :])
         base, _, of = name.partition(".")
         return _var(vars[base], f"${of}" if of else None)
 
     return reader
+
+
+def wield_taken(wield: s.Wield, counter: s.Var, of: str) -> Callable[[Ctx], int]:
+    """``{wield.<slot>}``: how much less the held thing ``of`` names strikes for under the rule's ``wield`` as its
+    counter stands now ("it strikes for 2 less"): ``less`` per unit, never past its ``floor``; 0 for a thing of
+    no attack. The same sum :func:`~odyssey_env.rulelang.compiler` 's wield makes, told to the player."""
+    read, units = getter(of), _var(counter, of)
+    less, floor = wield.less, wield.floor
+
+    def taken(ctx: Ctx) -> int:
+        handle = read(ctx)
+        kind = type_of(ctx.engine.state, handle) if isinstance(handle, str) and handle else None
+        t = ctx.engine.game.objects.get(kind) if kind is not None else None
+        attack: int = t.attack if t is not None else 0
+        if attack <= 0:
+            return 0
+        units_now: int = units(ctx)
+        return attack - max(attack - less * units_now, math.ceil(attack * floor))
+
+    return taken
+
+
+def _object_stat(name: str, of: str) -> Callable[[Ctx], int]:
+    """``stat`` with ``of``: the attack or defense of the object type ``of`` names (0 for nothing known)."""
+    read = getter(of)
+
+    def stat(ctx: Ctx) -> int:
+        handle = read(ctx)
+        kind = type_of(ctx.engine.state, handle) if isinstance(handle, str) and handle else None
+        t = ctx.engine.game.objects.get(kind) if kind is not None else None
+        return int(getattr(t, name)) if t is not None else 0
+
+    return stat
 
 
 def _between(read: Callable[[Ctx], int], lo: int | None, hi: int | None) -> Test:
@@ -483,10 +521,30 @@ def reads(op: Any) -> set[str] | None:
         s.CommonEnemy: set(),  # a kind's traits are the game's: fixed  # ingredients anywhere on me; stations
     }
     if isinstance(op, s.StatIs):
+        if op.of is not None:
+            return set()  # an object type's stat never changes; what the reference names is its slot's to read
         return {"purse"} if op.stat == "coins" else {"body"}
+    if isinstance(op, s.Flag | s.CounterIs):  # one plain value per key: a copy of the table fingerprints it
+        return None if (op.of or "").startswith("$event") else {"vars", "place"}  # per area / exit: from here
     if isinstance(op, s.Same) and any(v.startswith("$event") or "{" in v for v in op.same):
         return None
     return table.get(type(op))
+
+
+def vars_read(op: Any) -> set[str]:
+    """The variables a condition's flag and counter tests read, at any depth (what a ``"vars"`` listing
+    dependency fingerprints: see :func:`reads`)."""
+    if isinstance(op, s.Flag):
+        return {op.flag}
+    if isinstance(op, s.CounterIs):
+        return {op.counter}
+    out: set[str] = set()
+    if dataclasses.is_dataclass(op):
+        for f in dataclasses.fields(op):
+            value = getattr(op, f.name)
+            for item in value if isinstance(value, tuple) else (value,):
+                out |= vars_read(item)
+    return out
 
 
 # ---------------------------------------------------------------------------- what an agent could do about it

@@ -135,6 +135,8 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
             parts.append(lambda ctx: ctx.salvaged)
         elif name.startswith("var."):
             parts.append(var_reader(name[4:]))
+        elif name.startswith("wield."):  # the rule's wield, which the reader knows ("#": no variable's name)
+            parts.append(var_reader("#" + name))
         elif name == "stations":
             parts.append(stations_here)
         elif name == "removed":

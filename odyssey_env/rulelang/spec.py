@@ -123,11 +123,15 @@ class Hour:
 
 @dataclass(frozen=True)
 class StatIs:
-    """One of the agent's numbers is at least ``at_least`` and below ``below`` (either may be left out)."""
+    """One of the agent's numbers is at least ``at_least`` and below ``below`` (either may be left out).
+
+    With ``of`` (an object reference, ``$object``), the number is that object type's own ``attack`` or
+    ``defense`` (a blade's edge, what a salt glaze can blunt), and no agent need be bound."""
 
     stat: Stat
     at_least: int | None = None
     below: int | None = None
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -750,6 +754,13 @@ class StepSpec:
     ``at_start`` effects run once for each scope item when the episode begins, before the first step (not for
     an event or enter trigger, and whatever the trigger and ``when``): what the world holds from the start has
     been there a step already when the first step comes (Lazaret's own dead were laid out before it).
+    ``let_go`` (scope ``held``) runs, for each agent before its held things, once for each thing that left its
+    hands while a per-held variable kept a value on it (bound as ``$object``), and then forgets those values:
+    a per-held value lives while the thing is held, and the rule may say what its end does ("the glaze flakes
+    off"). ``params`` names the rule's parameters with their defaults (a number, a flag, a text or a list of
+    texts); ``world.json``'s ``game.params.<rule>`` sets them per game as for a ``rules.py`` rule, and
+    ``"$param.<name>"`` reads one where the file allows it (an area of ``in_area``): so a rule file that names
+    none of a game's content can be shared by games whose areas differ (Mirror Salt's sheltered areas).
     """
 
     name: str
@@ -767,6 +778,8 @@ class StepSpec:
     modify: Modify | None = None
     at_start: tuple[dict[str, Any], ...] = ()
     wield: Wield | None = None
+    let_go: tuple[dict[str, Any], ...] = ()
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -364,8 +364,12 @@ def bind_mechanics(
                 disable.append(name)  # a rule of the shipped game the reference's game does not have
         definition = release.json(paths["world"]) if release.has(paths["world"]) else {}
         in_code = _marked(game)
+        shared = _shipped_rule_file(game) if game in SHARED_RULE_FILES else None
+        # a shared rules.json's step rule that declares params takes them too (Mirror Salt's salt_glaze)
+        in_code |= {r["name"]: ("step", False) for r in (shared or {}).get("step_rules", ()) if r.get("params")}
         for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
-            # only the rules of its rules.py take game.params (those of a shared rules.json are data)
+            # only the rules of its rules.py take game.params, and those of a shared rules.json that declare
+            # params (the others are data)
             if (name in rules and name in in_code) or name in BASE_VERBS or name in core_step_rules():
                 params[name] = values
     out: dict[str, Any] = {}
@@ -681,7 +685,8 @@ _own(
         ),
         "SaltGlazeStepRule": (
             "salt_glaze",
-            "under the open sky (the reference's open areas: the others are sheltered) salt glazes what I hold, "
+            "(Mirror Salt's rules.json, its sheltered areas a parameter) under the open sky (the reference's open "
+            "areas: the others are sheltered) salt glazes what I hold, "
             "layer by layer, taking attack from weapons; shade or stowing it flakes it off; the reference's glazes "
             "one item with 20% a step while I carry glass, until an observatory area or death",
         ),

@@ -589,6 +589,26 @@ def test_an_area_is_locked_down_while_its_dead_lie_too_long(w: Ward) -> None:
     w.ok("enter dispensary")
 
 
+def test_the_lockdown_refusal_is_the_rule_file_s_and_comes_before_the_dark(w: Ward) -> None:
+    w.ok("enter charnel_stair")  # dark, and no light: the way on into the dark is barred too
+    (corpse,) = w.put("plague_corpse")
+    write_var(w.engine, "lain", corpse, LOCKDOWN_AFTER)  # one step short: the wait puts the stair under lockdown
+    w.ok("wait")
+    assert q.locked_down(w.engine, "charnel_stair")
+    refusal = "Cannot leave charnel_stair: it is under quarantine lockdown until its dead are burned."
+    w.fails("enter ossuary", refusal)  # the lockdown first, as QuarantineEnter said it before the hook took it
+    w.fails("enter fever_ward", refusal)
+    assert w.listed("enter") == []
+    enter = w.engine.rules.actions["enter"]
+    assert isinstance(enter, q.QuarantineEnter) and type(enter) is not q.QuarantineEnter  # rules.json's hook on it
+    assert "no one leaves an area under lockdown" in enter.description
+    assert "lockdown" not in q.QuarantineEnter.description  # a game that binds rules.py alone has no lockdown
+    del w.state.areas["charnel_stair"].objects[corpse]  # the dead gone, the lockdown lifted
+    write_var(w.engine, q.LOCKDOWN_FLAG, "charnel_stair", False)
+    w.fails("enter ossuary", "Cannot find my way to ossuary in the dark: I need a burning light.")
+    assert w.listed("enter") == ["enter fever_ward"]
+
+
 def test_a_second_lockdown_leaves_the_first_in_place(w: Ward) -> None:
     after = LOCKDOWN_AFTER
     w.put("plague_corpse", area="dispensary")

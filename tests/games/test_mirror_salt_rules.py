@@ -227,16 +227,16 @@ def test_listen_to_objects(s):
     )
     assert s.events("object_listened") == [{"object": "sunstone", "handle": "sunstone", "mirage": True}]
     s.put("clear_glass")
-    s.state.rule_data[sg.GLAZE][PLAYER] = {"clear_glass": [0, 1]}  # (only what is in hand can be glazed)
+    set_glaze(s.engine, "clear_glass", 0, 1)  # (only what is in hand can be glazed)
     text = s.ok("listen clear_glass")
     assert "clear_glass rings with a clear, high note." in text and "crackles" not in text
     assert s.events("object_listened")[0]["mirage"] is False
     knife = s.hold_one("glass_knife")
     text = s.ok(f"listen {knife}")
     assert "glass_knife answers with the dull knock of something real." in text and "glaze" not in text
-    s.state.rule_data[sg.GLAZE][PLAYER] = {knife: [0, 2]}
+    set_glaze(s.engine, knife, 0, 2)
     assert "A crust of salt glaze crackles on it (2 layers)." in s.ok(f"listen {knife}")
-    s.state.rule_data[sg.GLAZE][PLAYER] = {knife: [0, 1]}
+    set_glaze(s.engine, knife, 0, 1)
     assert "A crust of salt glaze crackles on it (1 layer)." in s.ok(f"listen {knife}")
     bag = s.wear("caravan_pack")
     s.stash(bag, "mirror_flake")
@@ -321,11 +321,11 @@ def test_refract_cracks_the_glaze_off_what_i_hold(s):
     knife = s.hold_one("glass_knife")
     bag = s.wear("caravan_pack")
     s.stash(bag, "sun_prism")
-    s.state.rule_data[sg.GLAZE][PLAYER] = {knife: [5, 3]}
+    set_glaze(s.engine, knife, 5, 3)
     text = s.ok("refract sun_prism")
     assert "The focused beam cracks the salt glaze off glass_knife." in text
     assert "nothing here is false" not in text
-    assert s.state.rule_data[sg.GLAZE][PLAYER][knife] == [1, 0]  # bare, and a fresh count of the sun begun
+    assert glazed(s.engine) == {knife: [1, 0]}  # bare, and a fresh count of the sun begun
     assert s.agent.attack == s.agent.base_attack + 6
     assert s.events("light_refracted")[0]["cleared"] == 1
 
@@ -376,11 +376,31 @@ def test_refract_declares_its_facts():
 
 
 # ============================================================================ salt glaze
+def glazed(engine: Engine, who: str = PLAYER) -> dict[str, list[int]]:
+    """``salt_glaze``'s per-held counters for one agent as ``{handle: [steps in the sun, layers]}``: the rule
+    file keeps them as two variables keyed ``"<agent>/<handle>"``, and drops a value back at 0."""
+    tables, prefix, out = data(engine)["vars"], f"{who}/", {}
+    for i, var in enumerate((sg.GLAZE_SUN, sg.GLAZE_LAYERS)):
+        for key, value in tables.get(var, {}).items():
+            if key.startswith(prefix):
+                out.setdefault(key[len(prefix) :], [0, 0])[i] = value
+    return out
+
+
+def set_glaze(engine: Engine, handle: str, sun: int, layers: int, who: str = PLAYER) -> None:
+    """Set what ``glazed`` reads, as the rule would have left it (a 0 is no value)."""
+    for var, value in ((sg.GLAZE_SUN, sun), (sg.GLAZE_LAYERS, layers)):
+        table = data(engine)["vars"].setdefault(var, {})
+        table.pop(f"{who}/{handle}", None)
+        if value:
+            table[f"{who}/{handle}"] = value
+
+
 def test_glaze_builds_under_the_open_sky(s):
     knife = s.hold_one("glass_knife")
     s.wait(5)
     assert s.agent.attack == s.agent.base_attack + 6
-    assert s.state.rule_data[sg.GLAZE][PLAYER] == {knife: [5, 0]}
+    assert glazed(s.engine) == {knife: [5, 0]}
     s.ok("wait")
     assert "Salt glaze crusts glass_knife in my hand (layer 1 of 3): it strikes for 2 less." in s.feedback
     assert s.events("item_glazed") == [{"handle": knife, "layers": 1}]
@@ -418,7 +438,7 @@ def test_shade_flakes_glaze_off_and_adds_none(s):
     assert s.agent.attack == s.agent.base_attack + 6
     s.wait(10)
     assert "glaze" not in s.feedback and sg.glaze_layers(s.engine, PLAYER, knife) == 0
-    assert s.state.rule_data[sg.GLAZE][PLAYER] == {knife: [0, 0]}
+    assert glazed(s.engine) == {}  # nothing left on it (a value back at 0 is dropped)
     s.stand(OPEN)
     s.wait(5)
     assert sg.glaze_layers(s.engine, PLAYER, knife) == 0  # shade reset the count: six more steps needed
@@ -436,7 +456,7 @@ def test_stowing_sheds_the_glaze(s):
     s.wait(6)
     s.ok(f"store 1 glass_knife {bag}")
     assert "Out of the glare, the salt glaze flakes off glass_knife." in s.feedback
-    assert PLAYER not in s.state.rule_data[sg.GLAZE]
+    assert glazed(s.engine) == {}  # let go of: its values forgotten
     s.ok(f"take out glass_knife {bag}")
     assert s.agent.attack == s.agent.base_attack + 6 and sg.glaze_layers(s.engine, PLAYER, "glass_knife") == 0
 
@@ -444,11 +464,11 @@ def test_stowing_sheds_the_glaze(s):
 def test_glaze_spares_what_has_no_edge_and_empty_hands(s):
     s.hold_one("clear_glass")
     s.wait(12)
-    assert "glaze" not in s.feedback and s.state.rule_data[sg.GLAZE] == {}
+    assert "glaze" not in s.feedback and glazed(s.engine) == {}
     assert s.agent.attack == s.agent.base_attack
     s.agent.hands.clear()
     s.ok("wait")
-    assert s.state.rule_data[sg.GLAZE] == {}
+    assert glazed(s.engine) == {}
 
 
 def test_glaze_declares_its_facts():
@@ -877,7 +897,7 @@ def test_nothing_of_the_desert_reaches_the_tutorial():
     add(agent.hands, "glass_knife", 1)
     for _ in range(13):
         engine.step({PLAYER: "wait"})
-    assert engine.state.rule_data[sg.GLAZE] == {} and agent.attack == agent.base_attack + 6
+    assert glazed(engine) == {} and agent.attack == agent.base_attack + 6
     room = engine.state.areas[agent.area]
     foe = spawn_npc(game, engine.state, game.npcs["glass_stalker"], room.name)
     foe.hp = 1

@@ -145,23 +145,26 @@ def test_the_agent_s_foe_and_what_it_carries_fill_a_refusal(rh):
     h.fails("board yard", f"Not while {rat.handle} fights me.")
 
 
+#: A bag holds two charges: a per-object counter its own precondition tests.
+CHARGE = one_verb(
+    "charge",
+    vars=[{"name": "charge", "kind": "counter", "scope": "object", "max": 5}],
+    slots=[{"name": "bag", "domain": "carried", "types": ["small_bag"]}],
+    requires=[{"check": {"counter": "charge", "of": "$bag", "below": 2}, "refuse": "{bag} is full."}],
+    effects=[{"add": "charge", "of": "$bag"}, {"say": "{bag} holds {var.charge.bag}."}],
+)
+
+
 def test_a_per_object_counter_keeps_each_thing_apart(rh):
-    h = rh(
-        one_verb(
-            "charge",
-            vars=[{"name": "charge", "kind": "counter", "scope": "object", "max": 5}],
-            slots=[{"name": "bag", "domain": "carried", "types": ["small_bag"]}],
-            requires=[{"check": {"counter": "charge", "of": "$bag", "below": 2}, "refuse": "{bag} is full."}],
-            effects=[{"add": "charge", "of": "$bag"}, {"say": "{bag} holds {var.charge.bag}."}],
-        )
-    )
+    h = rh(CHARGE)
     a, b = h.hold("small_bag", 2)
     assert "holds 1." in h.ok(f"charge {a}") and "holds 2." in h.ok(f"charge {a}")
     assert h.listed("charge") == [f"charge {b}"]
     h.fails(f"charge {a}", f"{a} is full.")
     assert "holds 1." in h.ok(f"charge {b}")
     assert h.engine.state.rule_data["rulelang"]["vars"]["charge"] == {a: 2, b: 1}
-    assert h.engine.rules.actions["charge"].depends_on is None  # a variable: listed afresh
+    charge = h.engine.rules.actions["charge"]
+    assert "vars" in charge.depends_on and charge.reads_vars == ("charge",)  # its table fingerprinted
 
 
 def test_the_oracle_is_sent_to_the_area_an_event_records(rh):
@@ -646,3 +649,30 @@ def test_an_implicit_slot_outside_things_and_npcs_or_with_a_refusal_is_refused(r
     ):
         with pytest.raises(GameError, match=rf"rules.json: verbs\[0\].slots\[0\].{where}:"):
             rules_game(one_verb(slots=[slot]))
+
+
+def test_a_verb_that_reads_a_counter_is_reused_until_its_table_changes(rh):
+    from odyssey_env.rulelang.runtime import write_var
+
+    h = rh(CHARGE)
+    a, b = h.hold("small_bag", 2)
+    h.engine.check_valid_actions = False  # the check mode lists every verb afresh beside the cache: count the cache
+    rule = h.engine.rules.actions["charge"]
+    calls = []
+    listing = rule.candidates
+    rule.candidates = lambda turn: calls.append(1) or listing(turn)  # type: ignore[method-assign]
+    assert h.listed("charge") == [f"charge {a}", f"charge {b}"]
+    assert h.listed("charge") == [f"charge {a}", f"charge {b}"] and len(calls) == 1  # nothing changed: reused
+    write_var(h.engine, "charge", a, 2, 0)  # by hand, past every rule: the fingerprint still sees it
+    assert h.listed("charge") == [f"charge {b}"] and len(calls) == 2
+
+
+def test_a_python_verb_that_names_vars_must_say_which():
+    from odyssey_env.rules import ActionRule, RuleError, action_rule
+
+    class Tend(ActionRule):
+        verb = "tend"
+        depends_on = ("hands", "vars")
+
+    with pytest.raises(RuleError, match="reads_vars"):
+        action_rule(Tend)

@@ -545,3 +545,19 @@ def test_held_stats_survive_save_and_load_and_do_not_depend_on_hash_seeds(rules_
     game = rules_game(FALTER)
     digests = {subprocess_digest(game.path, 5, 80, hash_seed) for hash_seed in ("0", "random")}
     assert len(digests) == 1
+
+
+def test_the_recipes_whose_stations_lie_here_keep_file_order_whatever_was_asked_before():
+    from types import SimpleNamespace as NS
+
+    from odyssey_env.rulelang.compiler import _Stations
+
+    def kind(name, *stations):
+        return NS(name=name, recipe=NS(stations=stations))
+
+    table = _Stations([kind("a", "kiln"), kind("b"), kind("c", "kiln", "wheel"), kind("d", "wheel"), kind("e")])
+    assert table.here({}) == ["b", "e"]
+    assert table.here({"wheel": 1}) == ["b", "d", "e"]
+    assert table.here({"kiln": 1, "wheel": 1, "sand": 3}) == ["a", "b", "c", "d", "e"]
+    assert table.here({"kiln": 2}) == ["a", "b", "e"]
+    assert table.here({"wheel": 1}) == ["b", "d", "e"]  # remembered, the same

@@ -406,16 +406,21 @@ def barricaded(state: WorldState, a: str, b: str) -> bool:
 
 @action_rule
 class QuarantineEnter(Enter):
-    """``enter`` with the ward's two extra refusals: the dark ahead, and a lockdown behind.
+    """``enter`` with the ward's dark ahead refused without a light; the planner's hints for the dark and a lockdown.
+
+    The lockdown's refusal (no one leaves an area under lockdown) is ``rules.json``'s hook on ``enter``, asked
+    before this class's own refusal, as the lockdown's refusal came first here before; its hint to a planner
+    ("burn the dead here") stays in :meth:`needs`, which the hook falls back on, since a hook's ``requires``
+    only hints what a check of carrying or standing somewhere can say.
 
     The base verb is called by name rather than through ``super()``: ``tools/mutation.py`` swaps a
     function's code, which it cannot do for a mutant that drops the only ``super()`` (its closure changes).
     """
 
     description = (
-        "Walk to a neighboring area; a locked way needs its key in my hand, the dark beyond the dark "
-        "a burning light, and no one leaves an area under lockdown."
-    )
+        "Walk to a neighboring area; a locked way needs its key in my hand, and the dark beyond the dark "
+        "a burning light."
+    )  # Lazaret's rules.json hook states its own, with the lockdown
     # depends_on left undeclared (the parent's is not inherited): lockdowns and fuel live in rule_data, and
     # anyone's light in the area counts.
 
@@ -423,8 +428,6 @@ class QuarantineEnter(Enter):
         here = turn.agent.area
         if target == here or target not in turn.area.exits or in_combat(turn) is not None:
             return None  # the usual refusals come first
-        if locked_down(turn.engine, here):
-            return f"Cannot leave {here}: it is under quarantine lockdown until its dead are burned."
         if is_dark(turn.engine, here) and is_dark(turn.engine, target) and not sees(turn.engine, turn.agent):
             return f"Cannot find my way to {target} in the dark: I need a burning light."
         return None

@@ -10,10 +10,11 @@ Two verbs:
   The honest light breaks every mirage in the area and cracks the salt glaze off what I hold; the
   quest's last task is to bend it through the Oath Lens atop the zenith spire.
 
-Five step rules (two here):
+Five step rules (one here):
 
-* ``salt_glaze``: under the open sky, salt crusts the things I hold in my hands, layer by layer, and
-  each layer takes attack from a weapon. Shade flakes it off, and so does stowing the thing.
+* ``salt_glaze`` (in ``rules.json``): under the open sky, salt crusts the things I hold in my hands, layer
+  by layer, and each layer takes attack from a weapon. Shade flakes it off, and so does stowing the thing.
+  Its layers are the per-held counter ``glaze`` (:func:`glaze_layers`), which ``refract`` clears.
 * ``forge_alert`` (in ``rules.json``, as data): standing by a station with everything a recipe of that
   station needs, I am told once what I could make here.
 * ``salt_sink`` (in ``rules.json``): what I drop on the salt and leave unattended sinks after a while and
@@ -28,7 +29,9 @@ Five step rules (two here):
   (the oracle) are never fooled.
 
 *Open sky* is every real area except those the ``salt_glaze`` parameters name ``sheltered`` (the
-tutorial's rooms are indoors). Every rule keeps its memory in ``state.rule_data[<its name>]``.
+tutorial's rooms are indoors; the data rule declares the parameter, ``world.json`` sets it). Every rule of
+this file keeps its memory in ``state.rule_data[<its name>]``, those of ``rules.json`` in
+``state.rule_data["rulelang"]``.
 """
 
 from __future__ import annotations
@@ -51,6 +54,8 @@ if TYPE_CHECKING:
     from odyssey_env.turn import Turn
 
 GLAZE = "salt_glaze"
+GLAZE_LAYERS = "glaze"  # salt_glaze's per-held counters (rules.json): layers, and steps in the sun toward the next
+GLAZE_SUN = "glaze_sun"
 MIRAGE = "salt_mirage"
 LISTEN = "listen"
 REFRACT = "refract"
@@ -95,9 +100,27 @@ def unnerved(engine: Engine, handle: str) -> bool:
 
 
 def glaze_layers(engine: Engine, agent_id: str, handle: str) -> int:
-    """Layers of salt glaze on a thing in an agent's hands."""
-    entry = engine.state.rule_data.get(GLAZE, {}).get(agent_id, {}).get(handle)
-    return entry[1] if entry else 0
+    """Layers of salt glaze on a thing in an agent's hands (``salt_glaze``'s per-held counter ``glaze``, in
+    rules.json, keyed ``"<agent>/<handle>"``)."""
+    layers = _vars(engine).get(GLAZE_LAYERS, {}).get(f"{agent_id}/{handle}", 0)
+    return layers if isinstance(layers, int) else 0
+
+
+def clear_glaze(engine: Engine, agent_id: str) -> list[str]:
+    """Crack the glaze off everything an agent holds (``refract``): each glazed thing is left bare with a fresh
+    count of the sun begun (its per-held values dropped, as the rule drops a 0); the things, as glazed."""
+    tables, prefix = _vars(engine), f"{agent_id}/"
+    glazed = [k for k in tables.get(GLAZE_LAYERS, {}) if k.startswith(prefix)]
+    for k in glazed:
+        for var in (GLAZE_LAYERS, GLAZE_SUN):
+            tables.get(var, {}).pop(k, None)
+    return [k[len(prefix) :] for k in glazed]
+
+
+def _vars(engine: Engine) -> dict[str, dict[str, object]]:
+    """The rule file's variables (``rule_data["rulelang"]["vars"]``), empty before any was written."""
+    tables: dict[str, dict[str, object]] = engine.state.rule_data.get(KEY, {}).get("vars", {})
+    return tables
 
 
 def _plural(n: int, word: str) -> str:
@@ -272,10 +295,7 @@ class Refract(ActionRule):
                 "it was a mirage, and it scatters into colour."
             )
             turn.emit("mirage_dispelled", object=kind, amount=n, area=area.name)
-        glazed = state.rule_data.get(GLAZE, {}).get(agent.id, {})
-        cleared = [h for h, (_, layers) in glazed.items() if layers]
-        for h in cleared:
-            glazed[h] = [0, 0]
+        cleared = clear_glaze(turn.engine, agent.id)
         if cleared:
             parts.append(f"The focused beam cracks the salt glaze off {', '.join(cleared)}.")
         if len(parts) == 1:
@@ -324,88 +344,12 @@ def light_bent(engine: Engine, agent: Agent, object: str, area: str) -> bool:
 
 # ---------------------------------------------------------------------------- step rules
 @step_rule
-class SaltGlaze(StepRule):
-    name = GLAZE
-    after = ("attack_update",)  # right after attack_update, which counts every held weapon at full strength
-    description = (
-        "Under the open sky salt glazes what I hold, a layer at a time, and each layer blunts a "
-        "weapon; shade or my pack lets it flake off."
-    )
-
-    @dataclass(frozen=True)
-    class Params:
-        period: int = 6  # steps a thing is held under the open sky per layer of glaze
-        max_layers: int = 3
-        attack_per_layer: int = 2  # a weapon never loses more than half its attack
-        sheltered: tuple[str, ...] = ()  # areas out of the sun
-
-    def start(self, engine: Engine) -> None:
-        engine.state.rule_data[self.name] = {}
-
-    def apply(self, engine: Engine) -> None:
-        state, game, p = engine.state, engine.game, self.settings
-        data = state.rule_data[self.name]
-        for agent in state.agents.values():
-            mine = data.get(agent.id)
-            if mine is None:
-                if not agent.hands or agent.in_tutorial:
-                    continue
-                mine = data[agent.id] = {}
-            for handle in [h for h in mine if h not in agent.hands]:
-                if mine.pop(handle)[1]:
-                    engine.say(agent.id, f"Out of the glare, the salt glaze flakes off {handle}.")
-            exposed = open_sky(engine, state.areas[agent.area])
-            best = 0
-            for handle in agent.hands:
-                attack = game.objects[type_of(state, handle)].attack
-                if not attack:
-                    continue  # the glaze blunts edges; a pane or a coil has none to lose
-                entry = mine.setdefault(handle, [0, 0])
-                if exposed:
-                    entry[0] += 1
-                    if entry[0] % p.period == 0 and entry[1] < p.max_layers:
-                        entry[1] += 1
-                        engine.say(
-                            agent.id,
-                            f"Salt glaze crusts {handle} in my hand (layer {entry[1]} of "
-                            f"{p.max_layers}): it strikes for "
-                            f"{attack - _glazed(attack, entry[1], p)} less.",
-                        )
-                        engine.emit("item_glazed", agent.id, handle=handle, layers=entry[1])
-                else:
-                    entry[0] = 0
-                    if entry[1]:
-                        entry[1] -= 1
-                        engine.say(agent.id, f"In the shade, a layer of salt glaze flakes off {handle}.")
-                best = max(best, _glazed(attack, entry[1], p))
-            agent.attack = agent.base_attack + best
-            if not mine:
-                del data[agent.id]
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "glaze",
-            "What does the open sky do to a weapon held in my hand for a long time?",
-            "salt glazes it and blunts its attack",
-            ("it grows sharper", "nothing", "it shatters at once"),
-        )
-        yield Fact(
-            "glaze",
-            "How do I keep a weapon free of salt glaze?",
-            "carry it in shade or in my pack, not in my hand under the open sky",
-            ("hold it in both hands", "keep it wet", "fight more often"),
-        )
-
-
-def _glazed(attack: int, layers: int, p: SaltGlaze.Params) -> int:
-    """A weapon's attack under ``layers`` of glaze: less per layer, never below half."""
-    return max(attack - layers * p.attack_per_layer, (attack + 1) // 2)
-
-
-@step_rule
 class SaltMirage(StepRule):
     name = MIRAGE
-    after = (GLAZE,)  # before anything counts what I carry: a mirage picked up is gone before quests look
+    # before anything counts what I carry: a mirage picked up is gone before quests look; after salt_glaze,
+    # which rules.json's salt_glaze says itself (before salt_mirage), so that a game that takes this file
+    # alone (game.rules_from, without the rules.json) places it too
+    after = ("attack_update",)
     before = ("day_night",)
     description = (
         "Phantom objects shimmer onto the open salt where nobody watches; they vanish when picked up "
