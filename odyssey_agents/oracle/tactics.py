@@ -54,6 +54,7 @@ class Tactics:
         self.navigation: Navigation
         self.supply: Supply
         self.foresight: Foresight | None = None  # set by the planner: the fights later stages ask for
+        self._worn_out: tuple[int, str] | None = None  # (step, enemy) a fight lost and no xp left to gain
 
     def connect(self, navigation: Navigation, supply: Supply) -> None:
         """Meet the peers (they need this part too, so they cannot all be passed at construction)."""
@@ -210,7 +211,11 @@ class Tactics:
             with self.focus.need(t, 1):
                 return self.supply.equip(t) if is_armor else self.supply.hold(t)
         if kind == "xp":
-            return self.gain_xp(avoid=target.handle)
+            try:
+                return self.gain_xp(avoid=target.handle)
+            except Stuck:
+                self._worn_out = (v.state.step, target.handle)  # for recover(), if nothing else is left
+                raise
         return self.defeat(target)
 
     def _still_wise(self, choice: tuple[Any, ...], f: combat.Forecast) -> bool:
@@ -362,18 +367,19 @@ class Tactics:
             return None
         return name, is_armor, self.view.state.step + int(cost * GEAR_SLACK) + 10
 
-    def gear_gains(self, npc: Npc, f: combat.Forecast) -> list[tuple[float, str, bool, float]]:
+    def gear_gains(self, npc: Npc, f: combat.Forecast, hp: int | None = None) -> list[tuple[float, str, bool, float]]:
         """(steps saved less steps to fetch, type, armor?, steps to fetch) of each weapon or armor
         better than mine. The steps saved are over the fights ahead: this one (forecast ``f`` as
         things are) and the others later stages ask for, each costed with the eating its lost health
         calls for. Gear outlives the fight, so one bought for the first boss pays again at every later
         one; a later fight that would be lost either way is reckoned at AHEAD_LOST, not LOST_FIGHT:
-        there will be other chances to prepare for it."""
+        there will be other chances to prepare for it. ``hp``: the health the fight at hand is
+        fought with (``f`` forecast with it), my present health by default."""
         v = self.view
         if ("gear",) in self.memory.banned:
             return []
         current, defense = self._stats()
-        hp = v.agent.hp
+        hp = v.agent.hp if hp is None else hp
         worth = self._fight_cost(f, hp)
         ahead = self._foes_ahead(npc)
         named = self.foresight.named_later if self.foresight is not None else frozenset()
@@ -402,10 +408,10 @@ class Tactics:
             # what a later stage asks for has to be fetched anyway: now, it costs only the detour
             charged = cost * PREPAID if o.name in named else cost
             if is_armor:
-                after = self.outlook(npc, armor=o.name)
+                after = self.outlook(npc, armor=o.name, hp=hp)
                 attack, guard = current, defense + gain_def
             else:
-                after = self.outlook(npc, weapon=o.name)
+                after = self.outlook(npc, weapon=o.name, hp=hp)
                 attack, guard = v.agent.base_attack + o.attack, defense
             saved = worth - self._fight_cost(after, hp)
             saved += sum(
@@ -415,6 +421,42 @@ class Tactics:
             if saved >= charged * GEAR_DOUBT:  # estimates of long fetches run over: want a clear win
                 out.append((saved - charged, o.name, is_armor, cost))
         return out
+
+    def recover(self) -> str | None:
+        """Health back, when the quest waits on a fight lost for want of it and nothing else is
+        left to do (no experience to gain, every goal stuck): None if that is not the case.
+
+        Eat the most restoring food there is a way to (however far: there is nothing better to do);
+        in a game without eating, falling in that fight is the only way to be healed (I wake at home
+        at full health; what I carried lies where I fell, to be fetched back). Falling is chosen only
+        if full health would change things: the fight is then won, or some gear worth fetching for it.
+        """
+        v = self.view
+        agent = v.agent
+        mark = self._worn_out
+        if mark is None or mark[0] != v.state.step or agent.hp >= agent.max_hp:
+            return None
+        npc = v.state.npcs.get(mark[1])
+        if npc is None:
+            return None
+        if "eat" in v.verbs:
+            scored = [
+                (self.supply.cost_have(o.name, 1) - o.hp_restore / 5, o.name)
+                for o in v.game.spec.objects
+                if o.category == "food" and o.hp_restore > 0
+            ]
+            scored = [s for s in scored if s[0] < INF]
+            if scored:
+                food = min(scored)[1]
+                if v.carried.get(food, 0) or v.lying_count(v.here, food):
+                    return f"eat {food}"
+                with self.focus.need(food, 1):
+                    return self.supply.have(food, 1)
+            return None  # healing is there to be had later (food grows back): no need to fall
+        full = self.outlook(npc, hp=agent.max_hp)
+        if not self.fight_ok(full) and not self.gear_gains(npc, full, hp=agent.max_hp):
+            return None
+        return self.defeat(npc)
 
     def gain_xp(self, avoid: str | None = None) -> str | None:
         """The best experience per step: an easy fight, an unexplored area, a first trade or craft."""
