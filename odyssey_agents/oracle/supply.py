@@ -339,10 +339,11 @@ class Supply:
             if h in self.focus.keep:
                 continue
             ot = v.otype(h)
-            if self.focus.needed.get(v.tname(h), 0) and ot.portable and ot.category != "container":
+            keeper = self.focus.needed.get(v.tname(h), 0) or self._prized(v.tname(h))
+            if keeper and ot.portable and ot.category != "container":
                 # a needed thing (or my best weapon) is not dropped while a bag could hold it once
                 # spare things leave it (else gathering 8 stones with a full bag drops the 6th to pick it
-                # up again, forever)
+                # up again, forever; and a sword dropped for a pen leaves the next boss to a dagger)
                 for container in v.containers():
                     if container == h:
                         continue
