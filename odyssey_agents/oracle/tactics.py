@@ -26,6 +26,7 @@ MAX_GEAR_TRIP = 150  # gear further away than this is not fetched for fights (th
 GEAR_SLACK = 1.25  # fetching gear may overrun its estimate this much (plus 10 steps) before it is given up
 GEAR_DOUBT = 1.5  # gear is fetched only when the steps it saves are this many times those it costs
 GEAR_BAN = 120  # steps gear given up on is not tried again
+HOURS_WAIT = 12  # steps I wait at most for harder hours to pass before a fight they would turn
 
 if TYPE_CHECKING:
     from odyssey_agents.oracle.foresight import Foresight
@@ -250,7 +251,26 @@ class Tactics:
         arm = self.arm()
         if arm is not None:
             return arm
+        if npc.engaged != v.agent.id and self._hours_turn_it(npc):
+            key = ("hours", npc.handle)
+            since = self.memory.last_choice.get(key)
+            if since is None or v.state.step - since[0] > HOURS_WAIT * 3:
+                since = self.memory.last_choice[key] = (v.state.step,)
+            if v.state.step - since[0] < HOURS_WAIT:
+                return "wait"
         return f"attack {npc.handle}"
+
+    def _hours_turn_it(self, npc: Npc) -> bool:
+        """Whether a fight worth starting by the steady forecast (:meth:`outlook`) would be lost to
+        the hours it runs into (night, danger hours: enemies hit harder), as the clock will really
+        go: then it is not begun yet (a fight begun at 23:50 is fought at midnight), for HOURS_WAIT
+        steps at most (the night lasts six steps of ten minutes; danger hours may follow)."""
+        v = self.view
+        f = self.outlook(npc)
+        if not self.fight_ok(f):
+            return False
+        real = combat.forecast(v, [combat.foe_of(v, npc)], attack=self._stats()[0], opening=True)
+        return not self.fight_ok(real)
 
     def arm(self) -> str | None:
         """Hold my best carried weapon before a fight (one step, only if it is in my pack)."""
@@ -282,11 +302,16 @@ class Tactics:
         step = v.state.step
         ok = self.fight_ok(f)
         worth = f.steps if ok else 400  # what the fight costs as things are
-        if "eat" in v.verbs and agent.hp < agent.max_hp * 0.8:
+        if "eat" in v.verbs and agent.hp < agent.max_hp:
             food = self._best_food()
             if food is not None:
                 healed = self.outlook(npc, hp=min(agent.max_hp, agent.hp + v.game.objects[food].hp_restore))
-                if (self.fight_ok(healed) and healed.steps + 1 < worth) or healed.hp_left > f.hp_left + 5:
+                if agent.hp < agent.max_hp * 0.8 and (
+                    (self.fight_ok(healed) and healed.steps + 1 < worth) or healed.hp_left > f.hp_left + 5
+                ):
+                    return ("eat", step, food)
+                # a fight lost only for want of health: a few meals win it, sooner than gear is fetched
+                if not ok and self.fight_ok(self.outlook(npc, hp=agent.max_hp)):
                     return ("eat", step, food)
         gear = self._better_gear(npc, f)
         if gear is not None:
