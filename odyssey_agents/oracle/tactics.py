@@ -257,7 +257,8 @@ class Tactics:
             if since is None or v.state.step - since[0] > HOURS_WAIT * 3:
                 since = self.memory.last_choice[key] = (v.state.step,)
             if v.state.step - since[0] < HOURS_WAIT:
-                return "wait"
+                # not beside it, waiting: idle enemies ambush, at night more often; something else first
+                raise Stuck(f"the coming hours would turn the fight with {npc.handle}")
         return f"attack {npc.handle}"
 
     def _hours_turn_it(self, npc: Npc) -> bool:
