@@ -4,7 +4,9 @@
 * gathering more than the hands hold with a full bag: spare things leave the bag, the needed one is not
   dropped to be picked up again forever (Metropolis's chapter-3 materials);
 * a conjunction whose first part holds (a written paper carried) keeps what that part rests on while the
-  rest is planned (Remnant's "write the iron-word, then step into the trial area").
+  rest is planned (Remnant's "write the iron-word, then step into the trial area");
+* a hand wanted while the bag is full: spare things leave the bag for my best weapon (Remnant's iron_sword);
+* a fight begun just before the night is fought in it: it waits (Remnant's cave_stalker at 23:50).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+
+import pytest
 
 from odyssey_agents.oracle import is_valid
 from odyssey_agents.oracle.core import Stuck
@@ -155,3 +159,50 @@ def test_the_keys_of_a_route_s_locks_are_crafted_in_one_batch(tmp_path: Path) ->
     sent = _play(engine, Condition(type="in_area", area="shed"), 30)
     crafts = [c for c in sent if c.startswith("craft")]
     assert crafts == ["craft 2 shed_key"], sent
+
+
+def test_my_best_weapon_is_not_dropped_while_the_bag_holds_spare_things(tmp_path: Path) -> None:
+    """A hand is wanted, the bag is full of apples, the hands hold a club and a needed stick: spare apples
+    leave the bag for the club (Remnant seed 1 dropped its iron_sword for a pen and fought the next boss with
+    a wooden dagger)."""
+    from odyssey_agents.oracle.view import View
+
+    engine = _tiny(tmp_path)
+    state = engine.state
+    camp, shed = state.areas["camp"], state.areas["shed"]
+    bag = next(h for h in camp.objects if h.startswith("small_bag"))
+    club = next(h for h in shed.objects if h.startswith("club"))
+    stick = next(h for h in camp.objects if h.startswith("stick"))
+    del camp.objects[bag], shed.objects[club]
+    camp.objects[stick] -= 1
+    agent = state.agents["player"]
+    agent.equipment["pack"] = bag
+    state.instances[bag].contents = {"apple": 4}  # full: capacity 4
+    agent.hands = {club: 1, stick: 1}
+    planner = Planner("player")
+    planner.view = View(engine, "player")
+    with planner.focus.need("stick", 2):
+        command = planner.supply.make_room()
+    assert command.startswith("discard") and "apple" in command, command
+
+
+def test_a_fight_the_night_would_turn_is_not_begun_yet(tmp_path: Path) -> None:
+    """A fight worth starting at today's strength, begun at 23:40, runs into the night (enemies hit half as
+    hard again): it is not begun then, and is in the afternoon (Remnant seed 8 died so to a cave_stalker)."""
+    from odyssey_agents.oracle.view import View
+
+    engine = _tiny(tmp_path)
+    state = engine.state
+    rat = next(n for n in state.npcs.values() if n.type == "rat")
+    rat.hp, rat.attack = 40, 60
+    state.agents["player"].area = rat.area
+    planner = Planner("player")
+    state.minute = 23 * 60 + 40
+    planner.view = View(engine, "player")
+    tactics = planner.tactics
+    assert tactics.fight_ok(tactics.outlook(rat))  # by the next step's strength, worth starting
+    with pytest.raises(Stuck):
+        tactics.defeat(rat)
+    state.minute = 15 * 60
+    planner.view = View(engine, "player")
+    assert tactics.defeat(rat) == f"attack {rat.handle}"
