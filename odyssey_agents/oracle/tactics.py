@@ -192,6 +192,8 @@ class Tactics:
         key = ("prep", target.handle)
         kept = self.memory.last_choice.get(key)
         choice = kept if kept is not None and self._still_wise(kept, f) else None
+        if choice is None and not self.fight_ok(f) and self._won_after_hours(target) and self._may_wait_out(target):
+            raise Stuck(f"the hours are against the fight with {target.handle}: it waits for them to pass")
         if choice is None:
             if self.fight_ok(f) and f.steps <= LONG_FIGHT:
                 gear = self._better_gear(target, f) if self._hard_fight_ahead(target) else None
@@ -251,15 +253,38 @@ class Tactics:
         arm = self.arm()
         if arm is not None:
             return arm
-        if npc.engaged != v.agent.id and self._hours_turn_it(npc):
-            key = ("hours", npc.handle)
-            since = self.memory.last_choice.get(key)
-            if since is None or v.state.step - since[0] > HOURS_WAIT * 3:
-                since = self.memory.last_choice[key] = (v.state.step,)
-            if v.state.step - since[0] < HOURS_WAIT:
-                # not beside it, waiting: idle enemies ambush, at night more often; something else first
-                raise Stuck(f"the coming hours would turn the fight with {npc.handle}")
+        if npc.engaged != v.agent.id and self._hours_turn_it(npc) and self._may_wait_out(npc):
+            # not beside it, waiting: idle enemies ambush, at night more often; something else first
+            raise Stuck(f"the coming hours would turn the fight with {npc.handle}")
         return f"attack {npc.handle}"
+
+    def _may_wait_out(self, npc: Npc) -> bool:
+        """Whether the fight with ``npc`` may still be put off for the hours (HOURS_WAIT steps from the
+        first time it was, then not again for a while: the hours are not waited out forever)."""
+        step = self.view.state.step
+        key = ("hours", npc.handle)
+        since = self.memory.last_choice.get(key)
+        if since is None or step - since[0] > HOURS_WAIT * 3:
+            since = self.memory.last_choice[key] = (step,)
+        return step - since[0] < HOURS_WAIT
+
+    def _won_after_hours(self, npc: Npc) -> bool:
+        """Whether a fight lost by the steady forecast (enemies hitting as hard as in the hours now
+        begun: night, danger hours) would be worth starting once they are over, within HOURS_WAIT
+        steps: then it is waited for, not prepared for (gear fetched in a rush, Remnant seed 26's
+        final boss at midnight)."""
+        clock = combat.Clock(self.view)
+        now = self._steady_modifier()
+        calm = min(clock.modifier(k) for k in range(1, HOURS_WAIT + 1))
+        if calm >= now:
+            return False
+        v = self.view
+        attack, defense = self._stats()
+        foes = [combat.foe_of(v, npc)] + [combat.foe_of(v, n) for n in v.engaged_foes() if n.handle != npc.handle]
+        later = combat.forecast(
+            v, foes, attack=attack, defense=defense, clock=combat.Steady(calm), opening=npc.engaged != v.agent.id
+        )
+        return self.fight_ok(later)
 
     def _hours_turn_it(self, npc: Npc) -> bool:
         """Whether a fight worth starting by the steady forecast (:meth:`outlook`) would be lost to

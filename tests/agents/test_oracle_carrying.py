@@ -206,3 +206,26 @@ def test_a_fight_the_night_would_turn_is_not_begun_yet(tmp_path: Path) -> None:
     state.minute = 15 * 60
     planner.view = View(engine, "player")
     assert tactics.defeat(rat) == f"attack {rat.handle}"
+
+
+def test_a_fight_lost_only_to_the_night_waits_for_the_morning(tmp_path: Path) -> None:
+    """At midnight the rat hits half as hard again and the fight is lost; an hour later it is worth
+    starting: it is waited for, not prepared for (Remnant seed 26 fetched gear for 60 steps at midnight
+    before its final boss)."""
+    from odyssey_agents.oracle.view import View
+
+    engine = _tiny(tmp_path)
+    state = engine.state
+    rat = next(n for n in state.npcs.values() if n.type == "rat")
+    rat.hp, rat.attack = 40, 60
+    state.agents["player"].area = rat.area
+    planner = Planner("player")
+    state.minute = 0
+    planner.view = View(engine, "player")
+    tactics = planner.tactics
+    assert not tactics.fight_ok(tactics.outlook(rat))  # by the night's strength, lost
+    with pytest.raises(Stuck, match="hours"):
+        tactics.defeat_any(("rat",))
+    state.minute = 15 * 60
+    planner.view = View(engine, "player")
+    assert tactics.defeat_any(("rat",)) == f"attack {rat.handle}"
