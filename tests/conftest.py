@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -20,15 +21,27 @@ QUICK_LIMIT = 0.5
 DURATIONS = Path(__file__).with_name("durations.json")
 
 
+#: The folders :func:`pytest_configure` made, removed again when the session ends.
+_MADE: list[str] = []
+
+
 def pytest_configure(config):
     # The trust store of odyssey_env.trust lives in the user's config folder: tests get their own.
-    os.environ["ODYSSEY_TRUST_FILE"] = os.path.join(tempfile.mkdtemp(prefix="odyssey-trust-"), "trusted.json")
+    _MADE.append(tempfile.mkdtemp(prefix="odyssey-trust-"))
+    os.environ["ODYSSEY_TRUST_FILE"] = os.path.join(_MADE[-1], "trusted.json")
     # So is the user games directory (imported and generated games found by name): tests start with none.
-    os.environ["ODYSSEY_GAMES_DIR"] = tempfile.mkdtemp(prefix="odyssey-games-")
+    _MADE.append(tempfile.mkdtemp(prefix="odyssey-games-"))
+    os.environ["ODYSSEY_GAMES_DIR"] = _MADE[-1]
     config.addinivalue_line(
         "markers",
         f"quick: took at most {QUICK_LIMIT} s when last measured (tests/durations.json); `pytest -m quick`",
     )
+
+
+def pytest_unconfigure(config):
+    # Every run of the suite used to leave its two folders behind in the system's temp folder.
+    while _MADE:
+        shutil.rmtree(_MADE.pop(), ignore_errors=True)
 
 
 def pytest_collection_modifyitems(config, items):

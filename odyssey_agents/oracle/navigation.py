@@ -308,6 +308,11 @@ class Navigation:
             # lock, say: Remnant seed 1, whose wood grows only past the locks): gamble on a pick instead
             if tool != ex.key or pick is None or self._pick_cost(pick) == INF:
                 raise
+            if ex.key in self.supply._pursuing:
+                # this lock is met again inside the getting of its own key (a batch's second key
+                # wants wood from past it): the caller that began fetching the key decides, with one
+                # key fewer; a pick crafted here would burn what that key is made of
+                raise
             return self._fetch_tool(b, pick, pick, carry_only)
 
     def _keys_to_carry(self, key: str, count: int) -> int:
@@ -357,7 +362,11 @@ class Navigation:
         carried = v.carried.get(pick, 0)
         extra = max(0.0, picks - carried)
         if carried:
-            unit = min(self.supply.cost_have(pick, carried + 1), PICK_GAMBLE * 2) if extra else 0.0
+            more = self.supply.cost_have(pick, carried + 1) if extra else 0.0
+            # no more picks to be had: a snapped one is gone for good, and the lock stays shut (Remnant
+            # seed 10 gambled the one pick on sale, chance 0.2, rather than take it apart for the iron
+            # bar of a key): as dear as a death, so a key that can be had wins
+            unit = min(more, PICK_GAMBLE * 2) if more < INF else DEATH_COST
         else:
             unit = self.supply.cost_have(pick, 1)
         return extra * unit + 1 / chance + PICK_GAMBLE

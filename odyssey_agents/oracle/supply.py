@@ -13,7 +13,7 @@ import contextlib
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from odyssey_agents.oracle.core import INF, KIT, MAX_DEPTH, RESERVE_STEPS, Focus, Memory, Offer, Stuck
+from odyssey_agents.oracle.core import INF, KIT, LET_GO_STEPS, MAX_DEPTH, RESERVE_STEPS, Focus, Memory, Offer, Stuck
 from odyssey_env.quests.conditions import normalize_text
 
 if TYPE_CHECKING:
@@ -44,7 +44,10 @@ class Supply:
         self._memo: dict[tuple[Any, ...], Any] = {}
         self._costing = 0  # depth of nested source costing
         self._pursuing: list[str] = []  # types whose getting is being planned (cycle guard)
+        self._getting: list[str] = []  # types whose getting is being costed (never salvaged for it)
+        self._salvaging: set[str] = set()  # types got to be taken apart: never crafted for that
         self._bill: dict[str, int] = {}  # raw materials the crafts under way need next (see _billing)
+        self._cut = 0  # costings cut short by the depth guard (see cost_have)
         self.navigation: Navigation
         self.tactics: Tactics
         self.events: Events | None = None  # set by the planner: a game's own verbs that make a thing
@@ -59,25 +62,38 @@ class Supply:
         self.view = view
         self._memo = {}
         self._pursuing = []
+        self._getting = []
+        self._salvaging = set()
         self._bill = {}
+        self._cut = 0
 
     def cost_have(self, t: str, n: int) -> float:
         """Rough steps until ``n`` units of ``t`` are carried (INF if the world cannot supply them)."""
         missing = n - self.view.carried.get(t, 0)
         if missing <= 0:
             return 0
-        key = ("have", t, missing, self.focus.not_from)
+        key = ("have", t, missing, self.focus.not_from, t in self._salvaging)
         if key in self._memo:
             return self._memo[key]
         if self._costing > MAX_DEPTH:
+            self._cut += 1
             return INF
         self._memo[key] = INF  # recipe cycles cost nothing less than infinity
         self._costing += 1
+        self._getting.append(t)
+        cut = self._cut
         try:
             best = self._fill(t, self._offers(t, missing), missing)
         finally:
             self._costing -= 1
-        self._memo[key] = best
+            self._getting.pop()
+        if best == INF and self._cut > cut:
+            # out of reach only because the depth guard cut it short (deep inside a salvage chain,
+            # say): asked again nearer the top, it may well be had (Remnant seed 1 found planks, and
+            # so keys, impossible after costing a blade blank of iron bars and a wooden rod)
+            del self._memo[key]
+        else:
+            self._memo[key] = best
         return best
 
     def _fill(self, t: str, offers: list[Offer], need: int) -> float:
@@ -192,8 +208,8 @@ class Supply:
                 return go(a) or self.take_box(b)
 
             out.append(Offer(d + 3, 1, count, ("box", t, box), take_box))
-        # crafting
-        if ot.recipe is not None:
+        # crafting (not what is got to be taken apart: that would craft it of what it gives back)
+        if ot.recipe is not None and t not in self._salvaging:
             times = -(-missing // ot.recipe.yields)
             cost = self.cost_craft(t, times)
             if cost < INF:
@@ -246,32 +262,78 @@ class Supply:
         return 1 if sum(n.inventory.get(t, 0) for n in self._merchants()) <= 1 else 0
 
     def _salvage_offers(self, t: str) -> list[Offer]:
-        """Units of ``t`` from disassembling what I carry and no goal needs (half of each ingredient,
-        rounded up, lands on the ground): Remnant's wooden dagger, once its stage is done, gives back
-        the plank a key needs where the wood for keys has run out."""
+        """Units of ``t`` from disassembling a crafted thing no goal needs (half of each ingredient,
+        rounded up, lands on the ground): one I carry (Remnant's wooden dagger, once its stage is done,
+        gives back the plank a key needs where the wood for keys has run out), or one a merchant sells,
+        bought to be taken apart (Remnant seed 0: wood and iron for the keys of eight locks lie past
+        those very locks; a merchant this side sells swords made of them). What is being got is never
+        taken apart to get it (a key blank is not salvaged for the plank of the blank itself)."""
         v = self.view
         out: list[Offer] = []
-        best_attack = max((v.otype(h).attack for h in v.agent.hands), default=0)
+        objects = v.game.objects
+        weapons = [w for w, n in v.carried.items() if n and objects[w].category == "weapon" and objects[w].attack > 0]
+        best = max(weapons, key=lambda w: (objects[w].attack, w), default=None)
         for o in v.game.spec.objects:
             recipe = o.recipe
             if recipe is None or t not in recipe.ingredients or not o.salvageable or recipe.yields != 1:
                 continue
             if o.category in ("container", "writable", "station") or o.equip_slot == "pack":
                 continue  # instanced things (a bag holds things, a paper may bear text): kept whole
-            if o.name in self._pursuing or o.name in self.focus.protect or self.focus.needed.get(o.name):
+            if o.name in self._pursuing or o.name in self._getting:
                 continue
-            units = v.carried.get(o.name, 0)
-            if not units:
+            # a later stage wants it: kept whole, even while a merchant sells another (Mark took its
+            # pen and its key apart for their parts, and never bought them back when a stage asked)
+            if o.name in self.focus.protect:
                 continue
-            if o.attack > 0 and o.attack >= best_attack and o.category == "weapon":
-                continue  # my best weapon stays whole
-            held = v.in_hands(o.name)
             gives = (recipe.ingredients[t] + 1) // 2
+            units = v.carried.get(o.name, 0) - self.focus.needed.get(o.name, 0)
+            if o.name == best:
+                units -= 1  # my best weapon stays whole (a second one of its kind may go)
+            if units <= 0:
+                # what a goal just put down is not got again to be taken apart (Remnant seed 7 dropped
+                # its iron sword, kept whole as its best weapon, to pick up a stone, then picked the
+                # sword up for its iron, then dropped it again, for 200 steps)
+                dropped = v.state.step - self.memory.let_go.get(o.name, -LET_GO_STEPS) < LET_GO_STEPS
+                if not v.carried.get(o.name, 0) and not dropped:
+                    out.extend(self._got_salvage(t, o.name, gives))
+                continue
+            held = v.in_hands(o.name)
             if held is not None:
-                out.append(Offer(2, 2, gives, ("salvage", t, o.name), partial("disassemble {}".format, held)))
+                out.append(Offer(2, 2, gives * units, ("salvage", t, o.name), partial("disassemble {}".format, held)))
             else:
-                out.append(Offer(3, 3, gives, ("salvage", t, o.name), partial(self.hold, o.name)))
+                out.append(Offer(3, 3, gives * units, ("salvage", t, o.name), partial(self.hold, o.name)))
         return out
+
+    def _got_salvage(self, t: str, thing: str, gives: int) -> list[Offer]:
+        """``gives`` units of ``t`` from a ``thing`` got first (bought, picked up, itself salvaged from
+        something bigger: a wooden chestplate gives a wood plate, which gives a plank) and then taken
+        apart. Never a tool, nor (see :meth:`_salvage_offers`) a thing a later stage wants."""
+        if self._costing >= MAX_DEPTH - 1:
+            self._cut += 1
+            return []
+        if self.view.game.objects[thing].uses:
+            return []  # a tool (a pen, a key, a light) is got for its use, never to be taken apart
+        with self._for_salvage(thing):
+            cost = self.cost_have(thing, 1)
+        if cost == INF:
+            return []
+        return [Offer(cost + 2, cost + 2, gives, ("salvage", t, thing), partial(self._get_to_salvage, thing))]
+
+    def _get_to_salvage(self, thing: str) -> str | None:
+        with self.focus.need(thing, 1), self._for_salvage(thing):
+            return self.have(thing, 1)
+
+    @contextlib.contextmanager
+    def _for_salvage(self, thing: str) -> Iterator[None]:
+        """While ``thing`` is got to be taken apart (its crafting left out: crafting a stone slab of
+        two stones to take it apart for one is a loop that eats stones)."""
+        fresh = thing not in self._salvaging
+        self._salvaging.add(thing)
+        try:
+            yield
+        finally:
+            if fresh:
+                self._salvaging.discard(thing)
 
     def pick_up(self, handle: str, wanted: int = 1) -> str:
         """Standing where ``handle`` lies: get it into my hands or pack."""
@@ -339,6 +401,19 @@ class Supply:
             if h in self.focus.keep:
                 continue
             ot = v.otype(h)
+            inside = v.state.instances[h].contents if ot.category == "container" and h in v.state.instances else {}
+            if any(self.focus.needed.get(v.tname(i), 0) for i in inside):
+                # dropping this bag would drop what I need with it (Remnant seed 18: the key in a second
+                # bag, picked up again after a death, the other hand keeping a written paper): what
+                # else I hold goes into it instead, freeing the hand that takes the needed thing out
+                # (not what is needed in hand itself: a pen stored to be taken out again, forever)
+                for other, k in hands:
+                    o2 = v.otype(other)
+                    if other == h or not o2.portable or o2.category == "container" or o2.size * k > v.room_in(h):
+                        continue
+                    if not self.focus.needed.get(v.tname(other), 0):
+                        return f"store {k} {other} {h}"
+                continue
             keeper = self.focus.needed.get(v.tname(h), 0) or self._prized(v.tname(h))
             if keeper and ot.portable and ot.category != "container":
                 # a needed thing (or my best weapon) is not dropped while a bag could hold it once
@@ -499,12 +574,16 @@ class Supply:
             build += self.cost_hold(bag) + 2
         d = self.navigation.travel(area)
         total = d + 1 + build
+        cut = self._cut
         for ing, k in ot.recipe.ingredients.items():
             c = self.cost_have(ing, k * times)
             total += c
             if total == INF:
                 break
-        self._memo[key] = total
+        if total == INF and self._cut > cut:
+            del self._memo[key]  # cut short by the depth guard: not the last word (see cost_have)
+        else:
+            self._memo[key] = total
         return total
 
     def _load(self, t: str, times: int) -> int:
@@ -531,8 +610,15 @@ class Supply:
         v = self.view
         objects = v.game.objects
         cap = v.game.spec.agent.hands
+        worn_from_hand = False
         for c in v.containers():
             if c == v.pack and bag is not None:
+                continue
+            if bag is not None and not worn_from_hand and c in v.agent.hands and v.tname(c) == bag:
+                # the bag to be worn is this one in my hand: not counted twice (else, with the pack
+                # taken off to wear a bigger one, the one in hand looked big enough and went back on,
+                # off and on again: Remnant seed 11, 34 steps)
+                worn_from_hand = True
                 continue
             cap += objects[v.tname(c)].capacity - (1 if c in v.agent.hands else 0)
         if bag is not None:
@@ -576,8 +662,14 @@ class Supply:
             self.focus.used.append(("build", site[1]))
             return self.craft(site[1], 1)
         ingredients = ot.recipe.ingredients
-        # hands not taken by what the goal keeps held (the pen a text is to be written with, say)
-        free = v.game.spec.agent.hands - sum(1 for h in v.agent.hands if h in self.focus.keep)
+        # hands not taken by what the goal keeps held (the pen a text is to be written with, say) or
+        # needs for something other than this craft (the coins of the purchase the craft is on the
+        # way to: Remnant seed 1 dropped and picked them up by turns with a bar and a plank to hold)
+        free = v.game.spec.agent.hands - sum(
+            1
+            for h in v.agent.hands
+            if h in self.focus.keep or (v.tname(h) not in ingredients and self.focus.needed.get(v.tname(h), 0) > 0)
+        )
         if sum(ingredients.values()) * times > free and not v.containers():
             # more units than free hands: without a bag (lost at a death, say) gathering would juggle forever
             box = self.cheapest_of_category("container")
@@ -688,13 +780,11 @@ class Supply:
         v = self.view
         coins = self.price(t) * n
         assert v.currency is not None  # merchants need a currency: checked when the game loads
-        # the coins stay needed on the way too: a key fetched for a lock on the way to the merchant
-        # must not drop them to free a hand (they would be picked up again next step, forever)
+        # the coins stay needed on the way to the merchant too (Remnant seed 1, bagless after a death:
+        # the key for the lock before the merchant wanted a free hand, and the coins were dropped for it,
+        # picked up again for the purchase, dropped again, for 180 steps)
         with self.focus.need(v.currency, coins):
-            cmd = self.have(v.currency, coins)
-            if cmd is not None:
-                return cmd
-            return self.navigation.go(npc.area) or f"buy {n} {t} {npc.handle}"
+            return self.have(v.currency, coins) or self.navigation.go(npc.area) or f"buy {n} {t} {npc.handle}"
 
     def _merchants(self) -> list[Npc]:
         """Merchants willing to deal with me now (state order)."""

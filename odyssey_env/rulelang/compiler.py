@@ -40,9 +40,10 @@ from odyssey_env.rulelang.expr import (
     var_reader,
     vars_read,
 )
-from odyssey_env.rulelang.runtime import KEY, NO_NOTES, Ctx, data, template
+from odyssey_env.rulelang.runtime import KEY, NO_NOTES, Ctx, data, rebind, template
 from odyssey_env.rules import DEPENDENCIES, ActionRule, Fact, StepRule, action_rule, predicate, step_rule
 from odyssey_env.steprules.living import is_world_area, occupied
+from odyssey_env.verbs.movement import in_combat
 from odyssey_env.world import nearest, type_of, unlocked
 
 if TYPE_CHECKING:
@@ -642,33 +643,37 @@ def _step(
                     continue
                 yield Ctx(engine, agent, here, {"event": ev.data})
             return
+        # one context for the loop, rebound per item (runtime.rebind): the rule is done with one before the next
         if scope == "agent":
             for agent in list(state.agents.values()):
                 if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
-                    yield Ctx(engine, agent, agent.area, {})
+                    yield Ctx(engine, agent, agent.area, {})  # few agents; their bindings differ (the agent)
         elif scope == "recipe":
             yield from recipe_items(engine)
         elif scope == "held":
             yield from held_items(engine, gate)
         elif scope == "area":
+            ctx = Ctx(engine, None, "", {})
             for area in list(state.areas.values()):
                 if is_world_area(area) and (not areas or area.name in areas):
-                    yield Ctx(engine, None, area.name, {})
+                    ctx.here, ctx.removed, ctx.notes, ctx.received, ctx.salvaged = area.name, 0, NO_NOTES, "", ""
+                    ctx.b.clear()
+                    yield ctx
         elif scope == "npc":
+            ctx = Ctx(engine, None, "", {"npc": ""})
             for npc in list(state.npcs.values()):
                 fits = (not kinds or npc.type in kinds) and (not areas or npc.area in areas)
                 if fits and npc.handle in state.npcs and is_world_area(state.areas[npc.area]):
-                    yield Ctx(engine, None, npc.area, {"npc": npc.handle})
+                    yield rebind(ctx, npc.area, "npc", npc.handle)
         else:
-            from odyssey_env.world import type_of
-
+            ctx = Ctx(engine, None, "", {"object": ""})
             for area in list(state.areas.values()):
                 if not is_world_area(area) or (areas and area.name not in areas):
                     continue
                 for handle in list(area.objects):
                     kind = type_of(state, handle)
                     if not kinds or kind in kinds:
-                        yield Ctx(engine, None, area.name, {"object": handle})
+                        yield rebind(ctx, area.name, "object", handle)
 
     recipes_of: list[Any] = [None, [], None]  # (game, its recipes in scope, their _Stations): recipe_items
 
@@ -973,8 +978,6 @@ class Hook:
 
 def _enter_applies(turn: Turn, to: str) -> bool:
     """Whether ``enter``'s own refusals about its argument pass: a neighbouring area, and no fight here."""
-    from odyssey_env.verbs.movement import in_combat
-
     return to != turn.agent.area and to in turn.area.exits and in_combat(turn) is None
 
 
@@ -996,6 +999,8 @@ def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, 
         deps = None if r is None or deps is None else deps | r
     watched = set().union(*map(vars_read, checks)) if deps is not None and "vars" in deps else set()
     prefix = len(verb) + 1
+    #: checks that never name the argument give every command the hook applies to the same verdict
+    same_for_all = not any(mentions(c, (arg,)) for c in checks)
 
     def refusal(turn: Turn, value: str) -> tuple[Ctx | None, str | None]:
         """The context of the command (None when the hook stays out of it) and its refusal, if any."""
@@ -1027,9 +1032,22 @@ def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, 
                     run(ctx)
 
             def candidates(self, turn: Turn) -> Iterator[str]:
+                if not tests:
+                    yield from base.candidates(self, turn)
+                    return
+                shared: bool | None = None  # the verdict on every command the hook applies to, once asked
                 for command in base.candidates(self, turn):
-                    if not tests or refusal(turn, command[prefix:])[1] is None:
+                    value = command[prefix:]
+                    if not same_for_all:
+                        if refusal(turn, value)[1] is None:
+                            yield command
+                    elif not applies(turn, value):
                         yield command
+                    else:
+                        if shared is None:
+                            shared = refusal(turn, value)[1] is None
+                        if shared:
+                            yield command
 
             def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
                 from odyssey_env.turn import Turn

@@ -27,6 +27,7 @@ from odyssey_env.rulelang.runtime import (
     keyer,
     npcs_in,
     read_var,
+    rebind,
     template,
     type_getter,
     value_of,
@@ -273,9 +274,9 @@ def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
             found = [h for h in area.objects if not kinds or type_of(state, h) in kinds]
         if ctx.notes is NO_NOTES:
             ctx.notes = []  # made here, so that every item's notes land in the one line
+        sub = Ctx(ctx.engine, ctx.agent, ctx.here, {**ctx.b, "each": ""}, ctx.turn)
         for handle in found[:MAX_EACH]:
-            sub = Ctx(ctx.engine, ctx.agent, ctx.here, {**ctx.b, "each": handle}, ctx.turn)
-            sub.notes = ctx.notes  # one line for the whole firing
+            rebind(sub, ctx.here, "each", handle).notes = ctx.notes  # one line for the whole firing
             run(sub)
 
     return for_each

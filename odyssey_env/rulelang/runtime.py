@@ -59,6 +59,16 @@ class Ctx:
         self.removed = 0  # what the firing's last remove took off the ground (``$removed``, ``{removed}``)
 
 
+def rebind(ctx: Ctx, here: str, key: str, value: Any) -> Ctx:
+    """``ctx`` made ready for the next item of a loop, as a fresh context would be: a loop that hands its
+    items out one by one, each finished with before the next is asked for, reuses one context (a fresh one
+    per item was most of the cost of a rule over many areas, NPCs or things; a delayed effect copies what
+    it keeps, :func:`bindings_for_timer`)."""
+    ctx.here, ctx.removed, ctx.notes, ctx.received, ctx.salvaged = here, 0, NO_NOTES, "", ""
+    ctx.b[key] = value
+    return ctx
+
+
 def data(engine: Engine) -> dict[str, Any]:
     """The language's memory in this episode (made on first use: a loaded state brings its own)."""
     rd = engine.state.rule_data

@@ -6,7 +6,9 @@
 * a conjunction whose first part holds (a written paper carried) keeps what that part rests on while the
   rest is planned (Remnant's "write the iron-word, then step into the trial area");
 * a hand wanted while the bag is full: spare things leave the bag for my best weapon (Remnant's iron_sword);
-* a fight begun just before the night is fought in it: it waits (Remnant's cave_stalker at 23:50).
+* a fight begun just before the night is fought in it: it waits (Remnant's cave_stalker at 23:50);
+* keys and picks made of the same scarce bar: no pick is crafted from the bar a key needs (Remnant seed 0);
+* a bag in hand is not counted twice when wearing one of its type is costed (Remnant seed 11).
 """
 
 from __future__ import annotations
@@ -229,3 +231,50 @@ def test_a_fight_lost_only_to_the_night_waits_for_the_morning(tmp_path: Path) ->
     state.minute = 15 * 60
     planner.view = View(engine, "player")
     assert tactics.defeat_any(("rat",)) == f"attack {rat.handle}"
+
+
+def test_no_pick_is_crafted_from_the_bar_a_key_needs(tmp_path: Path) -> None:
+    """Two locks in a row, both opened by a key made of an iron bar and a stick at the camp's workbench;
+    exactly two bars exist, and the second stick lies past the first lock. Picks are made of a bar too
+    and nearly always fail (Remnant: chance 0.2, and every failed try breaks the pick). The oracle opens
+    both locks with keys and never turns a bar into a pick (Remnant seed 0 crafted a tension wrench from
+    the bar of a key while fetching that very key, then ran out of bars two locks short)."""
+
+    def corridor(world: dict) -> None:
+        world["game"]["params"]["lockpick"] = {"chance": 0.2, "break_chance": 1.0}
+        world["graph"]["connections"] = [
+            {"a": "camp", "b": "yard"},
+            {"a": "yard", "b": "shed", "locked": True, "key": "shed_key"},
+            {"a": "shed", "b": "vault", "locked": True, "key": "shed_key"},
+        ]
+        areas = {a["name"]: a for p in world["places"] for a in p["areas"]}
+        areas["camp"]["objects"].update(stick=1, iron_bar=2)
+        areas["yard"]["objects"] = {"quill": 1}
+        areas["shed"]["objects"] = {"stick": 1}
+        areas["vault"]["objects"] = {}
+        objects = {o["name"]: o for o in world["objects"]}
+        objects["shed_key"]["recipe"] = {"ingredients": {"iron_bar": 1, "stick": 1}, "stations": ["workbench"]}
+        objects["lockpick"]["recipe"] = {"ingredients": {"iron_bar": 1}, "stations": ["workbench"]}
+
+    engine = _tiny(tmp_path, corridor)
+    sent = _play(engine, Condition(type="in_area", area="vault"), 60)
+    assert not any("lockpick" in c for c in sent), sent
+    assert sent.count("enter shed") >= 1 and "enter vault" in sent, sent
+
+
+def test_a_bag_in_hand_is_not_counted_twice_when_wearing_it_is_costed(tmp_path: Path) -> None:
+    """Holding a small bag with no pack worn: wearing a small bag gives my two hands plus its four places,
+    not those and the held bag's room again (Remnant seed 11 took its pack off to wear a bigger one, then
+    found the bag in its hand big enough and put it back on, off and on again)."""
+    engine = _tiny(tmp_path)
+    state = engine.state
+    camp = state.areas["camp"]
+    bag = next(h for h in camp.objects if h.startswith("small_bag"))
+    del camp.objects[bag]
+    state.agents["player"].hands = {bag: 1}
+    planner = Planner("player")
+    planner.decide(engine, [Condition(type="in_area", area="yard")])  # builds the parts and their view
+    supply = planner.supply
+    assert supply.capacity() == 2 - 1 + 4  # the bag in a hand: its room, less the hand it takes
+    assert supply.capacity("small_bag") == 2 + 4  # worn, it frees that hand
+    assert supply.capacity("big_bag") == 2 - 1 + 4 + 10  # another bag worn: the held one still counts

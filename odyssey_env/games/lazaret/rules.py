@@ -439,6 +439,10 @@ class QuarantineEnter(Enter):
         Enter.apply(self, turn, target)  # climbing over a barricade: rules.json's hook on enter says it
 
     def candidates(self, turn: Turn) -> Iterator[str]:
+        engine = turn.engine
+        if not is_dark(engine, turn.agent.area) or sees(engine, turn.agent):
+            yield from Enter.candidates(self, turn)  # the dark refuses nothing from here
+            return
         for command in Enter.candidates(self, turn):
             if self._refusal(turn, command[len("enter ") :]) is None:
                 yield command
