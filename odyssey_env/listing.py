@@ -77,6 +77,8 @@ def check_from_environment() -> bool:
 #   time             the step and the clock (a verb that depends on time is listed afresh every step)
 #   vars             the tables of the rule-language variables the rule book's verbs name in reads_vars
 #                    (flags and counters: one plain value per key, so a copy of each table is exact)
+#   company          the other agents here: each one's id, what it holds and wears (with counts, in order)
+#                    and the contents of those things (a light another agent carries lights my way)
 
 _HANDS, _GROUND = DEPENDENCIES.index("hands"), DEPENDENCIES.index("ground")
 _NOTHING: tuple[tuple[str, ...], dict[str, int]] = ((), {})
@@ -105,6 +107,7 @@ def snapshot(
         body,
         time,
         rule_vars,
+        company,
     ) = need
     held, wearing, here = agent.hands, agent.equipment, area.npcs
     # An empty holding is one shared fingerprint (never changed: fingerprints are only compared).
@@ -167,7 +170,25 @@ def snapshot(
         _BODY(agent) if body else None,
         (state.step, state.minute) if time else None,
         _tables(state, var_names) if rule_vars else None,
+        _company(state, agent) if company else None,
     )
+
+
+def _company(state: WorldState, agent: Agent) -> tuple[Hashable, ...]:
+    """The other agents in the agent's area, each with what it carries (in the agents' order)."""
+    where, get = agent.area, state.instances.get
+    others: list[Hashable] = []
+    for other in state.agents.values():
+        if other is agent or other.area != where:
+            continue
+        held, wearing = other.hands, other.equipment
+        inside = []
+        for handle in chain(held, wearing.values()):
+            inst = get(handle)
+            if inst is not None:
+                inside.append((tuple(inst.contents), inst.contents.copy()))
+        others.append((other.id, tuple(held), held.copy(), tuple(wearing.items()), tuple(inside)))
+    return tuple(others)
 
 
 def _tables(state: WorldState, names: tuple[str, ...]) -> tuple[dict[str, Any] | None, ...]:

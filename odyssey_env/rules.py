@@ -75,6 +75,7 @@ Dependency = Literal[
     "body",
     "time",
     "vars",
+    "company",
 ]
 DEPENDENCIES: tuple[Dependency, ...] = typing.get_args(Dependency)
 R = TypeVar("R", bound=type)

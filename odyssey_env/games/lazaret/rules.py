@@ -322,8 +322,10 @@ class QuarantineEnter(Enter):
         "Walk to a neighboring area; a locked way needs its key in my hand, and the dark beyond the dark "
         "a burning light."
     )  # Lazaret's rules.json hook states its own, with the lockdown
-    # depends_on left undeclared (the parent's is not inherited): lockdowns and fuel live in rule_data, and
-    # anyone's light in the area counts.
+    # Enter's own, and for the dark: my lights (carried_lights: hands, held bags, the pack) and their fuel (the
+    # rule language's per-object counter), and anyone else's here (sees); which areas are dark is fixed data.
+    depends_on = ("place", "exits", "hands", "worn", "containers", "combat", "vars", "company")
+    reads_vars = (FUEL,)
 
     def _refusal(self, turn: Turn, target: str) -> str | None:
         here = turn.agent.area
