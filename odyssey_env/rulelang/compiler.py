@@ -875,9 +875,23 @@ def _step(
         def facts(self, game: Any) -> Iterable[Fact]:
             return declared_facts
 
+    if sspec.veil is not None:  # only then: every observation asks each rule that has a veil (rules.veils)
+        Step.veil = _veil(sspec.veil, vars)  # type: ignore[method-assign]
     Step.name = name
     Step.__name__ = Step.__qualname__ = "Step_" + name
     return step_rule(Step)
+
+
+def _veil(veil: s.Veil, vars: dict[str, s.Var]) -> Callable[[StepRule, Engine, Any], str | None]:
+    """A step rule's ``veil`` as :meth:`StepRule.veil`: its test asked as the agent, where it stands."""
+    test = compile_condition(veil.when, vars)
+    text = template(veil.say, var_reader(vars))
+
+    def veil_of(self: StepRule, engine: Engine, agent: Any) -> str | None:
+        ctx = Ctx(engine, agent, agent.area, {})
+        return text(ctx) if test(ctx) else None
+
+    return veil_of
 
 
 def whereabouts(engine: Engine, handle: str) -> str | None:
@@ -913,6 +927,10 @@ def _params_class(name: str, params: Mapping[str, Any]) -> type | None:
     for key, default in params.items():
         if isinstance(default, list | tuple):
             fields.append((key, tuple[str, ...], dataclasses.field(default=tuple(default))))
+        elif isinstance(default, dict):  # a table: a fresh copy of its rows for each Params made
+            rows = {k: dict(v) for k, v in default.items()}
+            made = dataclasses.field(default_factory=lambda rows=rows: {k: dict(v) for k, v in rows.items()})
+            fields.append((key, dict[str, dict[str, Any]], made))
         else:
             fields.append((key, type(default), dataclasses.field(default=default)))
     return dataclasses.make_dataclass(f"Params_{name}", fields, frozen=True)

@@ -17,7 +17,7 @@ from odyssey_env.quests import hints
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.runtime import Ctx, carried_of, foe, getter, keyer, read_var, type_getter, value_of
 from odyssey_env.verbs.common import carried_handles
-from odyssey_env.world import type_of
+from odyssey_env.world import held_containers, type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -472,6 +472,10 @@ def _some(op: s.Some, vars: dict[str, s.Var]) -> Test:
     """``some``: the check asked of each NPC or lying thing of the area (in the order they stand or lie)."""
     where, kinds, npcs = getter(op.area), frozenset(op.types), op.some == "npc"
     check = compile_condition(op.check, vars)
+    if op.some == "agent":
+        return _some_agent(where, check)
+    if op.some == "carried":
+        return _some_carried(kinds, check)
 
     def some(ctx: Ctx) -> bool:
         state = ctx.engine.state
@@ -495,6 +499,49 @@ def _some(op: s.Some, vars: dict[str, s.Var]) -> Test:
     return some
 
 
+def _some_agent(where: Callable[[Ctx], Any], check: Test) -> Test:
+    """``some`` over the agents standing in an area, each asked as itself (``has`` is its own)."""
+
+    def some_agent(ctx: Ctx) -> bool:
+        state = ctx.engine.state
+        name = where(ctx)
+        if not isinstance(name, str):
+            return False
+        for agent in state.agents.values():
+            if agent.area == name and check(Ctx(ctx.engine, agent, name, {**ctx.b, "each": agent.id}, ctx.turn)):
+                return True
+        return False
+
+    return some_agent
+
+
+def _some_carried(kinds: frozenset[str], check: Test) -> Test:
+    """``some`` over what the agent carries: its hands, then the containers it holds (the engine's order)."""
+
+    def some_carried(ctx: Ctx) -> bool:
+        agent = ctx.agent
+        if agent is None:
+            return False
+        sub = Ctx(ctx.engine, agent, ctx.here, dict(ctx.b), ctx.turn)
+        for handle in carried_things(ctx.engine, agent, kinds)[:MAX_SOME]:
+            sub.b["each"] = handle
+            if check(sub):
+                return True
+        return False
+
+    return some_carried
+
+
+def carried_things(engine: Any, agent: Any, kinds: frozenset[str]) -> list[str]:
+    """Handles the agent carries, narrowed to ``kinds`` (none: all): in its hands, then in each container it
+    holds (as :func:`odyssey_env.world.held_containers` lists them), a stack once."""
+    state = engine.state
+    out = [h for h in agent.hands if not kinds or type_of(state, h) in kinds]
+    for c in held_containers(engine.game, state, agent):
+        out += [h for h in state.instances[c].contents if not kinds or type_of(state, h) in kinds]
+    return out
+
+
 def reads(op: Any) -> set[str] | None:
     """The listing dependencies (:data:`odyssey_env.rules.DEPENDENCIES`) a condition reads, or None when it
     reads something no dependency covers (variables, the quest's state): such a verb is listed afresh."""
@@ -508,6 +555,10 @@ def reads(op: Any) -> set[str] | None:
         return out
     if isinstance(op, s.Some):
         inner = reads(op.check)
+        if op.some == "agent":
+            return None  # other agents' hands: no dependency of mine covers them
+        if op.some == "carried":
+            return None if inner is None else inner | {"hands", "containers"}
         here = {"npcs", "place"} if op.some == "npc" else {"ground", "place"}
         return None if inner is None or op.area != "$here" else inner | here
     table: dict[type, set[str]] = {

@@ -67,7 +67,31 @@ class Light:
 
 def _light_params(engine: Engine) -> LampFuel.Params:
     rule = engine.rules.step_rule(LIGHT)
-    return rule.settings if rule is not None else LampFuel.Params()
+    return _as_light_params(rule.settings) if rule is not None else LampFuel.Params()
+
+
+#: rules.json's ``lamp_fuel`` settings (a table of plain rows) read as :class:`LampFuel.Params`, once each:
+#: id -> (the settings, kept alive so the id stays theirs; what they read as).
+_READ: dict[int, tuple[Any, LampFuel.Params]] = {}
+
+
+def _as_light_params(settings: Any) -> LampFuel.Params:
+    """The light's settings as this file reads them: :class:`LampFuel.Params` itself (a game importing these
+    rules, the paper's Quarantine), or rules.json's rule's, whose ``lights`` are rows of a table."""
+    if isinstance(settings, LampFuel.Params):
+        return settings
+    known = _READ.get(id(settings))
+    if known is not None and known[0] is settings:
+        return known[1]
+    read = LampFuel.Params(
+        dark_areas=tuple(settings.dark_areas),
+        lights={name: Light(row["fuel"], row["capacity"], row["per_unit"]) for name, row in settings.lights.items()},
+        margin=settings.margin,
+        lurk_chance=settings.lurk_chance,
+        lurk_strength=settings.lurk_strength,
+    )
+    _READ[id(settings)] = (settings, read)
+    return read
 
 
 #: rules.json's per-object counter of each light's fuel (``refuel`` fills it; the dark and the pyre spend it).
@@ -250,7 +274,7 @@ class LampFuel(StepRule):
 
 def _light_params_of(game: Game) -> LampFuel.Params:
     rule = game.rules.step_rule(LIGHT)
-    return rule.settings if rule is not None else LampFuel.Params()
+    return _as_light_params(rule.settings) if rule is not None else LampFuel.Params()
 
 
 @predicate("carries_light")
