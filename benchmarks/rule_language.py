@@ -563,7 +563,11 @@ def child(folder: Path, seed: int, steps: int) -> int:
     seconds = time.perf_counter() - start
     used = sum(ported(r) for r in record[1:])
     lamp = timer.by_rule.get("lamp_fuel", 0.0) / steps  # the light's burning and lurking, and its veil
-    print(json.dumps({"step": seconds / steps, "rule": timer.seconds / steps, "trim": timer.trimmed() / steps, "lamp": lamp}))
+    print(
+        json.dumps(
+            {"step": seconds / steps, "rule": timer.seconds / steps, "trim": timer.trimmed() / steps, "lamp": lamp}
+        )
+    )
     print(f"{used} commands of {', '.join(LAZARET_MECHANICS)}", file=sys.stderr)
     return 0
 
@@ -628,7 +632,9 @@ def lazaret(args: argparse.Namespace) -> int:
             same = sum(x == y for x, y in zip(a, b, strict=True))
             used = sum(ported(r) for r in a[1:])
             print(f"parity, {what}: {same}/{len(a)} records identical ({used} commands of the ported verbs)")
-            dark = {k: sum(k in r for r in a) for k in ("lights the dark", "gutters out", "pitch dark", "out of the dark")}
+            dark = {
+                k: sum(k in r for r in a) for k in ("lights the dark", "gutters out", "pitch dark", "out of the dark")
+            }
             print("  the dark in it (records saying): " + ", ".join(f"{k!r} {n}" for k, n in dark.items()))
             if same != len(a) or len(a) != len(b):
                 first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))

@@ -478,7 +478,9 @@ class Checker:
             key = value[len("$param.") :] if value.startswith("$param.") else None
             if key is None or key not in where.params:
                 known = ", ".join(where.params) or "none"
-                self.bad(path, f"{value!r}: give a number or '$param.<name>' of a parameter the rule declares ({known})")
+                self.bad(
+                    path, f"{value!r}: give a number or '$param.<name>' of a parameter the rule declares ({known})"
+                )
                 return None
             value = where.params[key]
             if isinstance(value, bool) or not isinstance(value, int | float):
@@ -500,8 +502,13 @@ class Checker:
             if op.area != "$here":
                 self.bad(f"{path}.area", f"{kind} things are the agent's, not an area's: give no area")
         inner = self._each(
-            "npc" if kind == "npc" else "object", op.area, types, "first", "a first inside a first, some or for_each",
-            path, where,
+            "npc" if kind == "npc" else "object",
+            op.area,
+            types,
+            "first",
+            "a first inside a first, some or for_each",
+            path,
+            where,
         )
         check = self.condition(op.check, f"{path}.check", inner, depth + 1) if op.check is not None else None
         do = self.effects(op.do, f"{path}.do", inner, depth + 1)

@@ -876,7 +876,7 @@ def _step(
             return declared_facts
 
     if sspec.veil is not None:  # only then: every observation asks each rule that has a veil (rules.veils)
-        Step.veil = _veil(sspec.veil, vars)  # type: ignore[method-assign]
+        Step.veil = _veil(sspec.veil, vars)  # type: ignore[method-assign,assignment]
     Step.name = name
     Step.__name__ = Step.__qualname__ = "Step_" + name
     return step_rule(Step)
@@ -928,12 +928,16 @@ def _params_class(name: str, params: Mapping[str, Any]) -> type | None:
         if isinstance(default, list | tuple):
             fields.append((key, tuple[str, ...], dataclasses.field(default=tuple(default))))
         elif isinstance(default, dict):  # a table: a fresh copy of its rows for each Params made
-            rows = {k: dict(v) for k, v in default.items()}
-            made = dataclasses.field(default_factory=lambda rows=rows: {k: dict(v) for k, v in rows.items()})
+            made = dataclasses.field(default_factory=_rows_of({k: dict(v) for k, v in default.items()}))
             fields.append((key, dict[str, dict[str, Any]], made))
         else:
             fields.append((key, type(default), dataclasses.field(default=default)))
     return dataclasses.make_dataclass(f"Params_{name}", fields, frozen=True)
+
+
+def _rows_of(rows: dict[str, dict[str, Any]]) -> Callable[[], dict[str, dict[str, Any]]]:
+    """A table parameter's default: a fresh copy of its rows each time (no Params shares another's)."""
+    return lambda: {k: dict(v) for k, v in rows.items()}
 
 
 class _Stations:

@@ -91,7 +91,10 @@ def _dark(**extra: Any) -> dict[str, Any]:
                         ],
                     }
                 ],
-                veil={"when": {"all_of": [{"in_area": ["$param.dark_areas"]}, {"none_of": [SOMEONE_LIT]}]}, "say": "dark"},
+                veil={
+                    "when": {"all_of": [{"in_area": ["$param.dark_areas"]}, {"none_of": [SOMEONE_LIT]}]},
+                    "say": "dark",
+                },
                 **extra,
             )
         ],

@@ -1,13 +1,17 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-A replaced ``enter`` and a world process that the data cannot say yet, configured from ``world.json``
-(``game.params.<rule>``), so the names of lamps and areas live in the game's data:
+A replaced ``enter`` that the data cannot say yet, and the helpers it and the planner read, configured from
+``world.json`` (``game.params.lamp_fuel``), so the names of lamps and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
   torch) burns one turn of fuel for every step spent in the dark and gutters out when it is empty.
   Without a burning light in the dark I see nothing (the observation says so), things that lurk there
-  fall on me, and I cannot find the way on into another dark area (stepping back into the light is
-  always possible).
+  fall on me (all of this is rules.json's step rule ``lamp_fuel`` now: ``first``, ``some`` over agents and
+  what they carry, ``pick``, ``npc_strikes``, its ``veil``, the lights a table parameter), and I cannot find
+  the way on into another dark area (stepping back into the light is always possible): :class:`QuarantineEnter`
+  here, reading :func:`is_dark` / :func:`sees` over the rule's settings. The Python :class:`LampFuel` below
+  stays for a game that imports these rules on its own ids (``game.rules_from``: the paper's Quarantine);
+  Lazaret's rules.json rule of the same name replaces it in Lazaret.
 * **The dead** are data now: corpses (individually named, so each keeps its own age) rise as risen husks
   when left unburned too long, after a warning (rules.json's step rule ``corpse_corruption``, of scope
   ``instance``: the per-object counter ``age`` and flag ``stirring``; ``burn corpses`` burns them).
@@ -174,7 +178,13 @@ def carried_handles_of(engine: Engine, agent: Agent) -> dict[str, int]:
 
 @step_rule
 class LampFuel(StepRule):
-    """Light source depletion: lights burn fuel in the dark; without one, the dark is dangerous."""
+    """Light source depletion: lights burn fuel in the dark; without one, the dark is dangerous.
+
+    Lazaret plays rules.json's ``lamp_fuel`` (the same lines, draws and events: benchmarks/rule_language.py
+    --game lazaret replays both); this class is what a game importing these rules by ``game.rules_from``
+    binds (the paper's Quarantine, with its own lights and dark areas): a game takes a ``rules.py``, and
+    Lazaret's rules.json names Lazaret's lights in its lines (docs/game-format.md, "Lazaret's light and dark").
+    """
 
     name = LIGHT
     after = ("ambush",)  # after the ambush rule: one surprise attack a step at most
