@@ -449,6 +449,31 @@ class Checker:
         check = self.condition(op.check, f"{path}.check", inner, depth + 1)
         return dataclasses.replace(op, check=check, types=types)
 
+    def param_template(self, name: str, path: str, where: Where) -> None:
+        """``{param.<name>}`` of a parameter the rule declares, or ``{param.<table>.<binding>.<field>}``: a
+        table parameter, a thing or NPC bound here, a field its rows have."""
+        key, _, rest = name.partition(".")
+        if key not in where.params:
+            known = ", ".join(where.params) or "none"
+            self.bad(path, f"{{param.{name}}}: the rule declares no parameter {key!r} (its params: {known})")
+            return
+        value = where.params[key]
+        if not rest:
+            if isinstance(value, dict):
+                self.bad(path, f"{{param.{name}}} is a table: read a row's field, {{param.{key}.<binding>.<field>}}")
+            return
+        binding, _, field = rest.partition(".")
+        if not isinstance(value, dict):
+            self.bad(path, f"{{param.{name}}}: {key!r} is not a table (only a table's rows have fields)")
+        elif where.bindings.get(binding) not in ("object", "npc", "any") or not field:
+            known = ", ".join(
+                f"{{param.{key}.{b}.<field>}}" for b, k in where.bindings.items() if k in ("object", "npc")
+            )
+            self.bad(path, f"{{param.{name}}}: name a thing or NPC bound here and a field ({known or 'none bound'})")
+        elif value and not any(field in row for row in value.values()):
+            fields = sorted({f for row in value.values() for f in row})
+            self.bad(path, f"{{param.{name}}}: the rows of {key!r} have no field {field!r} ({', '.join(fields)})")
+
     def types_param(self, types: tuple[str, ...], path: str, where: Where) -> tuple[str, ...]:
         """``types`` with each ``"$param.<name>"`` replaced by what this game sets it to (a list of texts, or
         a table's row names), read once at load."""
@@ -684,6 +709,9 @@ class Checker:
             if name in ("received", "salvaged") and not where.step:
                 continue  # a verb's: where its last produce put things, what its last salvage made
             if name.endswith(".type") and where.bindings.get(name[:-5]) in ("object", "npc"):
+                continue
+            if name.startswith("param."):
+                self.param_template(name[len("param.") :], path, where)
                 continue
             if name.startswith("wield."):
                 if not where.wield:
@@ -947,6 +975,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(f"{p}.veil.say", "say why the agent sees nothing (it is pitch dark)")
             rule = dataclasses.replace(rule, veil=dataclasses.replace(rule.veil, when=veil_when))
         _check_facts(c, rule.facts, f"{p}.facts")
+        rule = dataclasses.replace(rule, params=params)  # this game's values, which {param.<name>} reads
         steps.append((rule, becomes, when, effects))
 
     predicates = []

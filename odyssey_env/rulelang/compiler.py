@@ -78,12 +78,13 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
         members[f"verb_{i}"] = cls
     for i, (sspec, becomes, when, effects) in enumerate(checked.steps):
         program.wield = sspec.wield  # {wield.<slot>} in this rule's effects reads it
+        program.params = dict(sspec.params)  # this game's values (checks.py put them there): {param.<name>}
         run = program.block(effects, f"step_rules[{i}].effects")
         start = checked.starts.get(i)
         at_start = program.block(start, f"step_rules[{i}].at_start") if start else None
         gone = checked.let_gos.get(i)
         let_go = program.block(gone, f"step_rules[{i}].let_go") if gone else None
-        program.wield = None
+        program.wield = program.params = None
         members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start, let_go)
     for i, (pspec, check) in enumerate(checked.predicates):
         members[f"predicate_{i}"] = _predicate(pspec, check, vars)
@@ -876,16 +877,18 @@ def _step(
             return declared_facts
 
     if sspec.veil is not None:  # only then: every observation asks each rule that has a veil (rules.veils)
-        Step.veil = _veil(sspec.veil, vars)  # type: ignore[method-assign,assignment]
+        Step.veil = _veil(sspec.veil, vars, sspec.params)  # type: ignore[method-assign,assignment]
     Step.name = name
     Step.__name__ = Step.__qualname__ = "Step_" + name
     return step_rule(Step)
 
 
-def _veil(veil: s.Veil, vars: dict[str, s.Var]) -> Callable[[StepRule, Engine, Any], str | None]:
+def _veil(
+    veil: s.Veil, vars: dict[str, s.Var], params: Mapping[str, Any]
+) -> Callable[[StepRule, Engine, Any], str | None]:
     """A step rule's ``veil`` as :meth:`StepRule.veil`: its test asked as the agent, where it stands."""
     test = compile_condition(veil.when, vars)
-    text = template(veil.say, var_reader(vars))
+    text = template(veil.say, var_reader(vars, None, dict(params)))
 
     def veil_of(self: StepRule, engine: Engine, agent: Any) -> str | None:
         ctx = Ctx(engine, agent, agent.area, {})

@@ -52,6 +52,8 @@ class Program:
         self.vars = vars
         #: The wield of the step rule whose effects are compiled now (``{wield.<slot>}`` reads it), if any.
         self.wield: s.Wield | None = None
+        #: the step rule's parameters as this game sets them, while its effects are compiled ({param.<name>})
+        self.params: dict[str, Any] | None = None
         self.delayed: dict[str, list[Effect]] = {}
         #: Delayed effects whose countdown restarts while someone stands in their area: timer id -> delay.
         self.unwatched: dict[str, int] = {}
@@ -71,7 +73,7 @@ class Program:
 
     def effect(self, op: Any, path: str) -> Effect:
         vars = self.vars
-        fill = var_reader(vars, self.wield)
+        fill = var_reader(vars, self.wield, self.params)
         if isinstance(op, s.Consume):
             ref, n = op.consume, op.count
             return lambda ctx: _consume(ctx, ref, n)

@@ -314,11 +314,18 @@ def _var(var: s.Var, of: str | None = None) -> Callable[[Ctx], Any]:
     return lambda ctx: read_var(ctx.engine, name, key(ctx), default)
 
 
-def var_reader(vars: dict[str, s.Var], wield: s.Wield | None = None) -> Callable[[str], Callable[[Ctx], Any]]:
-    """Reads a template's ``{var.<name>}`` (``<name>.<binding>`` for a per-object or per-exit variable), and
-    in a rule with a ``wield`` its ``{wield.<slot>}`` (asked as ``"#wield.<slot>"``: :func:`wield_taken`)."""
+def var_reader(
+    vars: dict[str, s.Var], wield: s.Wield | None = None, params: dict[str, Any] | None = None
+) -> Callable[[str], Callable[[Ctx], Any]]:
+    """Reads a template's ``{var.<name>}`` (``<name>.<binding>`` for a per-object or per-exit variable), in a
+    rule with a ``wield`` its ``{wield.<slot>}`` (asked as ``"#wield.<slot>"``: :func:`wield_taken`), and in a
+    step rule its ``{param.<name>}`` / ``{param.<table>.<binding>.<field>}`` (``"#param. ..."``:
+    :func:`param_text`, over this game's values of the rule's ``params``)."""
 
     def reader(name: str) -> Callable[[Ctx], Any]:
+        if name.startswith("#param."):
+            assert params is not None, "checks.py: {param.<name>} only in a step rule with params"
+            return param_text(params, name[len("#param.") :])
         if name.startswith("#wield."):
             assert wield is not None, "checks.py: {wield.<slot>} only in a rule with a wield"
             return wield_taken(wield, vars[wield.counter], "$" + name[len("#wield.") :])
@@ -326,6 +333,31 @@ def var_reader(vars: dict[str, s.Var], wield: s.Wield | None = None) -> Callable
         return _var(vars[base], f"${of}" if of else None)
 
     return reader
+
+
+def param_text(params: dict[str, Any], name: str) -> Callable[[Ctx], Any]:
+    """``{param.<name>}``: a parameter's value as this game sets it (a list joined with ", "); and
+    ``{param.<table>.<binding>.<field>}``: the ``field`` of the table's row named by the type of the thing or
+    NPC the binding names (or by the binding's value itself), empty where no row is: "turns of
+    {param.lights.each.fuel} left" says each light's own fuel."""
+    key, _, rest = name.partition(".")
+    value = params[key]
+    if not rest:
+        text = ", ".join(value) if isinstance(value, list | tuple) else value
+        return lambda ctx: text
+    binding, _, field = rest.partition(".")
+    rows: dict[str, dict[str, Any]] = value
+
+    def read(ctx: Ctx) -> Any:
+        handle = ctx.b.get(binding)
+        if not isinstance(handle, str):
+            return ""
+        state = ctx.engine.state
+        npc = state.npcs.get(handle)
+        row = rows.get(npc.type if npc is not None else type_of(state, handle)) or rows.get(handle)
+        return row.get(field, "") if row is not None else ""
+
+    return read
 
 
 def wield_taken(wield: s.Wield, counter: s.Var, of: str) -> Callable[[Ctx], int]:

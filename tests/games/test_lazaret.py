@@ -947,13 +947,13 @@ def test_the_new_rules_declare_well_formed_facts() -> None:
 
 
 def test_parameters_are_checked() -> None:
-    q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 1)}, margin=1)  # the least each may be
+    q.LightSettings(lights={"lamp": q.Light("oil", 1, 1)}, margin=1)  # the least each may be
     with pytest.raises(ValueError):
-        q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 0)})
+        q.LightSettings(lights={"lamp": q.Light("oil", 1, 0)})
     with pytest.raises(ValueError):
-        q.LampFuel.Params(lights={"lamp": q.Light("oil", 0, 1)})
+        q.LightSettings(lights={"lamp": q.Light("oil", 0, 1)})
     with pytest.raises(ValueError):
-        q.LampFuel.Params(margin=0)
+        q.LightSettings(margin=0)
 
 
 def test_every_name_in_the_parameters_is_in_the_world() -> None:

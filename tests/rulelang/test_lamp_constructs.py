@@ -251,6 +251,43 @@ def test_a_table_param_is_set_by_world_json_and_names_types(tmp_path):
     assert "My club burns." in h.ok("wait")  # the first's types are the table's rows as this game sets them
 
 
+def test_param_templates_read_a_value_and_a_bound_thing_s_row(tmp_path):
+    rules = _dark()
+    rules["step_rules"][0]["effects"][0]["do"][1] = {
+        "say": "My {each} burns its {param.lights.each.fuel} in {param.dark_areas} ({param.lurk})."
+    }
+    h = _harness(_game(tmp_path, rules, {"dark": {"lights": {"torch": {"fuel": "resin"}, "club": {"fuel": "stick"}}}}))
+    h.goto("yard")
+    h.clear_everywhere()
+    h.hold("club")
+    _fuel(h)["club"] = 2
+    assert "My club burns its stick in yard (0.5)." in h.ok("wait")  # the row of the thing's own type
+
+
+@pytest.mark.parametrize(
+    ("say", "says"),
+    [
+        ("{param.nope}", "declares no parameter 'nope'"),
+        ("{param.lights}", "is a table"),
+        ("{param.lurk.each.fuel}", "not a table"),
+        ("{param.lights.here.fuel}", "name a thing or NPC bound here"),
+        ("{param.lights.each.oil}", "no field 'oil'"),
+    ],
+)
+def test_a_param_template_that_reads_nothing_is_refused(tmp_path, say, says):
+    rules = _dark()
+    rules["step_rules"][0]["effects"][0]["do"][1] = {"say": say}
+    with pytest.raises(GameError) as err:
+        _game(tmp_path, rules)
+    assert "rules.json: step_rules[0].effects[0].do[1].say" in str(err.value) and says in str(err.value)
+
+
+def test_a_verb_has_no_params_to_read(tmp_path):
+    rules = {"verbs": [{"verb": "poke", "description": "poke.", "effects": [{"say": "{param.x}"}]}]}
+    with pytest.raises(GameError, match=r"verbs\[0\].effects\[0\].say: \{param.x\}: the rule declares no"):
+        _game(tmp_path, rules)
+
+
 @pytest.mark.parametrize(
     ("params", "field", "says"),
     [
