@@ -187,7 +187,9 @@ class Forage(StepRule):
 
 # ============================================================================ lazaret: rules.json vs its old rules.py
 #: Lazaret's rules.py as it was before barricade, refuel, the enter hook and the hunt of the risen moved to its
-#: rules.json (frozen in benchmarks/data/, read as text, never imported), the Python side of ``--game lazaret``.
+#: rules.json (frozen in benchmarks/data/, read as text, never imported), the Python side of ``--game lazaret``;
+#: its ``LampFuel`` is the Python side of ``lamp_fuel`` too (the shipped rules.py has none since it moved), the
+#: same class but for where it kept the fuel (its own rule_data, where rules.json's counter keeps it now).
 LAZARET_OLD_PY = ROOT / "benchmarks" / "data" / "lazaret_rules_py.txt"
 #: Lazaret's ``concoct`` and ``shove`` as its rules.py wrote them before they moved to its rules.json, appended
 #: to that rules.py for the Python side of ``--game lazaret`` (with their world.json parameters back).
