@@ -889,8 +889,13 @@ def _veil(
     """A step rule's ``veil`` as :meth:`StepRule.veil`: its test asked as the agent, where it stands."""
     test = compile_condition(veil.when, vars)
     text = template(veil.say, var_reader(vars, None, dict(params)))
+    # asked for every observation: a test that begins with in_area answers most agents (in the light) by a set
+    first = veil.when.all_of[0] if isinstance(veil.when, s.AllOf) and veil.when.all_of else veil.when
+    gate = frozenset(first.in_area) if isinstance(first, s.InArea) else None
 
     def veil_of(self: StepRule, engine: Engine, agent: Any) -> str | None:
+        if gate is not None and agent.area not in gate:
+            return None
         ctx = Ctx(engine, agent, agent.area, {})
         return text(ctx) if test(ctx) else None
 
