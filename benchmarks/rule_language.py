@@ -187,7 +187,9 @@ class Forage(StepRule):
 
 # ============================================================================ lazaret: rules.json vs its old rules.py
 #: Lazaret's rules.py as it was before barricade, refuel, the enter hook and the hunt of the risen moved to its
-#: rules.json (frozen in benchmarks/data/, read as text, never imported), the Python side of ``--game lazaret``.
+#: rules.json (frozen in benchmarks/data/, read as text, never imported), the Python side of ``--game lazaret``;
+#: its ``LampFuel`` is the Python side of ``lamp_fuel`` too (the shipped rules.py has none since it moved), the
+#: same class but for where it kept the fuel (its own rule_data, where rules.json's counter keeps it now).
 LAZARET_OLD_PY = ROOT / "benchmarks" / "data" / "lazaret_rules_py.txt"
 #: Lazaret's ``concoct`` and ``shove`` as its rules.py wrote them before they moved to its rules.json, appended
 #: to that rules.py for the Python side of ``--game lazaret`` (with their world.json parameters back).
@@ -401,7 +403,7 @@ LAZARET_MECHANICS = ("concoct", "shove", "barricade", "refuel", "eavesdrop", "bu
 LAZARET_TIMED_VERBS = (*LAZARET_MECHANICS, "enter")
 #: the hunt was corpse_corruption's second half (the rest of it is rules.json's corpse_corruption now);
 #: quarantine_lockdown has the same name on both sides
-LAZARET_TIMED_STEPS = ("corpse_corruption", "risen_hunt", "quarantine_lockdown")
+LAZARET_TIMED_STEPS = ("corpse_corruption", "risen_hunt", "quarantine_lockdown", "lamp_fuel")
 
 
 def make_games(tmp: Path) -> tuple[Any, Any]:
@@ -486,6 +488,43 @@ def scripted(game: Any, name: str = "lazaret", tutorial: bool = False) -> list[s
     return record
 
 
+def dark_scene(game: Any, seed: int) -> list[str]:
+    """Lazaret's dark, which a walk seldom reaches lit: in the charnel stair (dark) with a storm lantern of 3
+    turns (the ossuary on odd seeds), a risen husk and a plague rat beside me, I wait until the lamp is out and
+    the lurkers fall on me. Observations, rewards and events, as
+    :func:`walk` records them. The lamp's fuel is set where each side keeps it (the old rules.py's own memory,
+    rules.json's per-object counter)."""
+    from odyssey_env.env import OdysseyEnv
+    from odyssey_env.observation import render
+    from odyssey_env.rulelang.runtime import write_var
+    from odyssey_env.world import make_objects
+    from odyssey_env.worldgen import spawn_npc
+
+    env = OdysseyEnv(game, valid_actions=True, tutorial=False)
+    env.reset(seed=seed)
+    engine = env.engine
+    state = engine.state
+    agent = next(iter(state.agents.values()))
+    agent.area = "charnel_stair" if seed % 2 == 0 else "ossuary"
+    agent.hands.clear()
+    ((lamp, _),) = make_objects(game, state, "storm_lantern", 1)
+    agent.hands[lamp] = 1
+    light = engine.rules.step_rule("lamp_fuel")
+    if type(light).__name__ == "LampFuel":  # the old rules.py keeps its own memory
+        state.rule_data.setdefault("lamp_fuel", {}).setdefault("fuel", {})[lamp] = 3
+    else:
+        write_var(engine, "fuel", lamp, 3, 0)
+    for kind in ("risen_husk", "plague_rat"):
+        spawn_npc(game, state, game.npcs[kind], agent.area)
+    record = [render(engine, agent.id)]
+    for _ in range(8):
+        obs, reward, terminated, _, info = env.step("wait")
+        record.append(f"wait\x00{obs}\x00{reward}\x00{info['events']}")
+        if terminated:
+            break
+    return record
+
+
 def ward_walk(game: Any, seed: int, steps: int, states: list[bytes] | None = None) -> list[str]:
     """A seeded walk over Lazaret's valid actions (no tutorial), taking one of the ported verbs half the time they
     are listed (``states``: gets the state after each step, pickled)."""
@@ -525,7 +564,12 @@ def child(folder: Path, seed: int, steps: int) -> int:
     record = (salt_walk if salt else ward_walk)(game, seed, steps)
     seconds = time.perf_counter() - start
     used = sum(ported(r) for r in record[1:])
-    print(json.dumps({"step": seconds / steps, "rule": timer.seconds / steps, "trim": timer.trimmed() / steps}))
+    lamp = timer.by_rule.get("lamp_fuel", 0.0) / steps  # the light's burning and lurking, and its veil
+    print(
+        json.dumps(
+            {"step": seconds / steps, "rule": timer.seconds / steps, "trim": timer.trimmed() / steps, "lamp": lamp}
+        )
+    )
     print(f"{used} commands of {', '.join(LAZARET_MECHANICS)}", file=sys.stderr)
     return 0
 
@@ -581,10 +625,19 @@ def lazaret(args: argparse.Namespace) -> int:
                 [same_but_verb_order(r) for r in scripted(jg, "lazaret", True)],
             ),
             (f"walk of {args.steps}", ward_walk(pg, args.seed, args.steps), ward_walk(jg, args.seed, args.steps)),
+            (
+                "dark scene, seeds 0-9",
+                [r for s in range(10) for r in dark_scene(pg, s)],
+                [r for s in range(10) for r in dark_scene(jg, s)],
+            ),
         ):
             same = sum(x == y for x, y in zip(a, b, strict=True))
             used = sum(ported(r) for r in a[1:])
             print(f"parity, {what}: {same}/{len(a)} records identical ({used} commands of the ported verbs)")
+            dark = {
+                k: sum(k in r for r in a) for k in ("lights the dark", "gutters out", "pitch dark", "out of the dark")
+            }
+            print("  the dark in it (records saying): " + ", ".join(f"{k!r} {n}" for k, n in dark.items()))
             if same != len(a) or len(a) != len(b):
                 first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))
                 print(f"first difference at record {first}:")
@@ -608,6 +661,11 @@ def lazaret(args: argparse.Namespace) -> int:
             f"timed rules {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
             f"without the slowest 1% of calls {tr * 1e6:6.1f} us ({tr / base['trim']:4.2f}x)"
         )
+    lamp = {name: statistics.median(run["lamp"] for run in runs[name]) for name in runs}
+    print(
+        f"  of which lamp_fuel (apply and veil): python {lamp['python'] * 1e6:.1f} us, interpreted "
+        f"{lamp['interpreted'] * 1e6:.1f} us ({lamp['interpreted'] / max(lamp['python'], 1e-12):4.2f}x)"
+    )
     print(f"one listing of {', '.join(LAZARET_TIMED_VERBS)} on the same 300 states, best of 7:")
     for name in ("python", "interpreted"):
         print(f"  {name:12s} {listing[name] * 1e6:6.2f} us ({listing[name] / listing['python']:4.2f}x)")
@@ -1059,6 +1117,8 @@ class Timed:
     each call's, for :meth:`trimmed`)."""
 
     def __init__(self, game: Any, chosen: list[Any] | None = None):
+        from odyssey_env.rules import StepRule
+
         self.seconds = 0.0
         self.calls: list[float] = []
         #: seconds by mechanic (a verb's name or a step rule's)
@@ -1068,7 +1128,8 @@ class Timed:
             chosen = [rules.actions["whittle"], *(rules.step_rule(n) for n in MECHANICS[1:])]
         for rule in chosen:
             name = getattr(rule, "verb", None) or rule.name
-            for method in ("apply", "candidates"):
+            own_veil = getattr(getattr(rule, "veil", None), "__func__", None) not in (None, StepRule.veil)
+            for method in ("apply", "candidates", *(("veil",) if own_veil else ())):
                 if hasattr(rule, method):
                     setattr(rule, method, self._wrap(getattr(rule, method), method == "candidates", name))
 

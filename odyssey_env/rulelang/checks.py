@@ -82,6 +82,7 @@ class Where:
     #: The step rule's parameters as this game sets them (its defaults under world.json's game.params)
     params: dict[str, Any] = field(default_factory=dict)
     wield: bool = False  # in a step rule with a wield: {wield.<slot>} reads what it takes from a held thing
+    in_agents: bool = False  # inside a some over agents: one some over what that agent carries may follow
 
 
 @dataclass
@@ -392,6 +393,12 @@ class Checker:
             return self.move_toward(op, path, where, depth)
         elif isinstance(op, s.ForEach):
             return self.for_each(op, path, where, depth)
+        elif isinstance(op, s.First):
+            return self.first(op, path, where, depth)
+        elif isinstance(op, s.Pick):
+            return self.pick(op, path, where, depth)
+        elif isinstance(op, s.NpcStrikes):
+            return self.npc_strikes(op, path, where, depth)
         elif isinstance(op, s.Note):
             self.template(op.note, p, where)
         elif isinstance(op, s.If):
@@ -418,8 +425,142 @@ class Checker:
     def some(self, op: s.Some, path: str, where: Where, depth: int) -> Any:
         """Like a ``for_each``: an area by reference or name, known types of the kind, ``check`` read with
         ``$each`` bound (no ``some`` or ``for_each`` inside: a test stays linear in what lies there)."""
-        inner = self._each(op.some, op.area, op.types, "some", "a some inside a some or a for_each", path, where)
-        return dataclasses.replace(op, check=self.condition(op.check, f"{path}.check", inner, depth + 1))
+        types = self.types_param(op.types, path, where)
+        if op.some == "agent":
+            if types:
+                self.bad(f"{path}.types", "an agent has no type: give no types")
+            # the check is asked as each agent standing there: one carried thing of theirs may be asked in it
+            inner = self._each("agent", op.area, (), "some", "a some inside a some or a for_each", path, where)
+            inner = dataclasses.replace(inner, agent=True, in_agents=True)
+        elif op.some == "carried":
+            if not where.agent:
+                self.bad(f"{path}.some", "carried things are an agent's: this rule is not about an agent")
+            if op.area != "$here":
+                self.bad(f"{path}.area", "carried things are the agent's, not an area's: give no area")
+            outer = where
+            if where.in_each and where.in_agents:  # what one agent of a some over agents carries
+                outer = dataclasses.replace(
+                    where, in_each=False, bindings={k: v for k, v in where.bindings.items() if k != "each"}
+                )
+            inner = self._each("object", op.area, types, "some", "a some inside a some or a for_each", path, outer)
+            inner = dataclasses.replace(inner, in_agents=False)
+        else:
+            inner = self._each(op.some, op.area, types, "some", "a some inside a some or a for_each", path, where)
+        check = self.condition(op.check, f"{path}.check", inner, depth + 1)
+        return dataclasses.replace(op, check=check, types=types)
+
+    def param_template(self, name: str, path: str, where: Where) -> None:
+        """``{param.<name>}`` of a parameter the rule declares, or ``{param.<table>.<binding>.<field>}``: a
+        table parameter, a thing or NPC bound here, a field its rows have."""
+        key, _, rest = name.partition(".")
+        if key not in where.params:
+            known = ", ".join(where.params) or "none"
+            self.bad(path, f"{{param.{name}}}: the rule declares no parameter {key!r} (its params: {known})")
+            return
+        value = where.params[key]
+        if not rest:
+            if isinstance(value, dict):
+                self.bad(path, f"{{param.{name}}} is a table: read a row's field, {{param.{key}.<binding>.<field>}}")
+            return
+        binding, _, field = rest.partition(".")
+        if not isinstance(value, dict):
+            self.bad(path, f"{{param.{name}}}: {key!r} is not a table (only a table's rows have fields)")
+        elif where.bindings.get(binding) not in ("object", "npc", "any") or not field:
+            known = ", ".join(
+                f"{{param.{key}.{b}.<field>}}" for b, k in where.bindings.items() if k in ("object", "npc")
+            )
+            self.bad(path, f"{{param.{name}}}: name a thing or NPC bound here and a field ({known or 'none bound'})")
+        elif value and not any(field in row for row in value.values()):
+            fields = sorted({f for row in value.values() for f in row})
+            self.bad(path, f"{{param.{name}}}: the rows of {key!r} have no field {field!r} ({', '.join(fields)})")
+
+    def types_param(self, types: tuple[str, ...], path: str, where: Where) -> tuple[str, ...]:
+        """``types`` with each ``"$param.<name>"`` replaced by what this game sets it to (a list of texts, or
+        a table's row names), read once at load."""
+        out: list[str] = []
+        for i, name in enumerate(types):
+            if not name.startswith("$param."):
+                out.append(name)
+                continue
+            key = name[len("$param.") :]
+            value = where.params.get(key)
+            if key not in where.params:
+                known = ", ".join(where.params) or "none"
+                self.bad(f"{path}.types[{i}]", f"'$param.{key}': the rule declares no such parameter ({known})")
+            elif isinstance(value, dict) or (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                out += list(value)
+            elif isinstance(value, str):
+                out.append(value)
+            else:
+                self.bad(f"{path}.types[{i}]", f"'$param.{key}' is not a list of names or a table")
+        return tuple(out)
+
+    def number_param(self, value: float | str | None, path: str, where: Where, low: float, high: float) -> Any:
+        """A number given literally or as ``"$param.<name>"`` (read now, once), within ``[low, high]``."""
+        if value is None:
+            return None
+        if isinstance(value, str):
+            key = value[len("$param.") :] if value.startswith("$param.") else None
+            if key is None or key not in where.params:
+                known = ", ".join(where.params) or "none"
+                self.bad(
+                    path, f"{value!r}: give a number or '$param.<name>' of a parameter the rule declares ({known})"
+                )
+                return None
+            value = where.params[key]
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                self.bad(path, f"'$param.{key}' is not a number")
+                return None
+        if not low <= value <= high:
+            self.bad(path, f"must lie between {low:g} and {high:g} (got {value!r})")
+            return None
+        return float(value)
+
+    def first(self, op: s.First, path: str, where: Where, depth: int) -> Any:
+        """The first thing of a kind for which a check holds: ``check``, ``do`` and ``else`` read as a for_each's
+        (``$each`` bound; ``else`` runs when there is none, so it sees no ``$each``)."""
+        kind = op.first
+        types = self.types_param(op.types, path, where)
+        if kind in ("carried", "held"):
+            if not where.agent:
+                self.bad(f"{path}.first", f"{kind} things are an agent's: this rule is not about an agent")
+            if op.area != "$here":
+                self.bad(f"{path}.area", f"{kind} things are the agent's, not an area's: give no area")
+        inner = self._each(
+            "npc" if kind == "npc" else "object",
+            op.area,
+            types,
+            "first",
+            "a first inside a first, some or for_each",
+            path,
+            where,
+        )
+        check = self.condition(op.check, f"{path}.check", inner, depth + 1) if op.check is not None else None
+        do = self.effects(op.do, f"{path}.do", inner, depth + 1)
+        otherwise = self.effects(op.otherwise, f"{path}.else", where, depth + 1)
+        if not op.do and not op.otherwise:
+            self.bad(path, "give do, else or both (a first that does nothing is a mistake)")
+        return dataclasses.replace(op, check=check, do=do, otherwise=otherwise, types=types)
+
+    def pick(self, op: s.Pick, path: str, where: Where, depth: int) -> Any:
+        """One NPC drawn at random: its chance a probability (or a parameter that is one), ``do`` read with
+        ``$each`` bound to it."""
+        types = self.types_param(op.types, path, where)
+        chance = self.number_param(op.chance, f"{path}.chance", where, 0.0, 1.0)
+        inner = self._each("npc", op.area, types, "pick", "a pick inside a first, some or for_each", path, where)
+        do = self.effects(op.do, f"{path}.do", inner, depth + 1)
+        return dataclasses.replace(op, do=do, types=types, chance=chance)
+
+    def npc_strikes(self, op: s.NpcStrikes, path: str, where: Where, depth: int) -> Any:
+        """An NPC by reference strikes the bound agent; ``then`` sees ``$damage`` (an amount)."""
+        self.needs_agent(f"{path}.npc_strikes", where)
+        self.ref(op.npc_strikes, "npc", f"{path}.npc_strikes", where)
+        times = self.number_param(op.times, f"{path}.times", where, 0.0, 10.0)
+        if "damage" in where.bindings:
+            self.bad(f"{path}.npc_strikes", "a slot named 'damage' hides the damage dealt; rename it")
+        inner = dataclasses.replace(where, bindings={**where.bindings, "damage": "amount"})
+        then = self.effects(op.then, f"{path}.then", inner, depth + 1)
+        return dataclasses.replace(op, times=times if times is not None else 1.0, then=then)
 
     def _each(
         self, kind: str, area: str, types: tuple[str, ...], word: str, nested: str, path: str, where: Where
@@ -433,6 +574,8 @@ class Checker:
         self.ref(area, "area", f"{path}.area", where)
         table = self.world.npcs if kind == "npc" else self.world.objects
         for i, name in enumerate(types):
+            if name.startswith("$param."):
+                continue  # a parameter that names nothing (types_param said so)
             if name not in table:
                 self.bad(f"{path}.types[{i}]", f"unknown {'NPC type' if kind == 'npc' else 'object'} {name!r}")
         return dataclasses.replace(where, bindings={**where.bindings, "each": kind}, in_each=True)
@@ -566,6 +709,9 @@ class Checker:
             if name in ("received", "salvaged") and not where.step:
                 continue  # a verb's: where its last produce put things, what its last salvage made
             if name.endswith(".type") and where.bindings.get(name[:-5]) in ("object", "npc"):
+                continue
+            if name.startswith("param."):
+                self.param_template(name[len("param.") :], path, where)
                 continue
             if name.startswith("wield."):
                 if not where.wield:
@@ -821,7 +967,15 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             elif not any(v.scope == "held" for v in world.vars.values()):
                 c.bad(f"{p}.let_go", "no variable is kept per held thing: there is nothing to let go of")
             let_gos[i] = c.effects(rule.let_go, f"{p}.let_go", where)
+        if rule.veil is not None:  # asked as each agent, where it stands, whatever the rule's scope
+            seen_as = Where(bindings={}, agent=True, step=True, params=params)
+            veil_when = c.condition(rule.veil.when, f"{p}.veil.when", seen_as)
+            c.template(rule.veil.say, f"{p}.veil.say", seen_as)
+            if not rule.veil.say.strip():
+                c.bad(f"{p}.veil.say", "say why the agent sees nothing (it is pitch dark)")
+            rule = dataclasses.replace(rule, veil=dataclasses.replace(rule.veil, when=veil_when))
         _check_facts(c, rule.facts, f"{p}.facts")
+        rule = dataclasses.replace(rule, params=params)  # this game's values, which {param.<name>} reads
         steps.append((rule, becomes, when, effects))
 
     predicates = []
@@ -845,7 +999,29 @@ _PARAM_KINDS: tuple[type, ...] = (bool, int, float, str, list)
 def _param_kind(value: Any) -> type | None:
     if isinstance(value, list | tuple):
         return list if all(isinstance(v, str) for v in value) and len(value) <= MAX_SET else None
+    if isinstance(value, dict):  # a table: named rows, each an object of numbers, flags and texts
+        rows = value.values()
+        ok = len(value) <= MAX_SET and all(isinstance(k, str) for k in value)
+        scalar = (bool, int, float, str)
+        ok = ok and all(isinstance(r, dict) and all(type(v) in scalar for v in r.values()) for r in rows)
+        return dict if ok else None
     return next((k for k in _PARAM_KINDS if type(value) is k), None)
+
+
+def _table_problem(value: dict[str, Any], default: dict[str, Any]) -> str | None:
+    """Why a table given in world.json does not fit its default's rows (each row the fields of the default's
+    first row, each of that field's kind); None when it fits (an empty default takes any rows)."""
+    if not default:
+        return None
+    shape = next(iter(default.values()))
+    for name, row in value.items():
+        if set(row) != set(shape):
+            return f"row {name!r} has the fields {sorted(row)}; the default's rows have {sorted(shape)}"
+        for k, v in row.items():
+            want = shape[k]
+            if type(v) is not type(want) and not (isinstance(want, float) and type(v) is int):
+                return f"row {name!r}: {k!r} must be of the kind of the default's ({want!r})"
+    return None
 
 
 def _rule_params(c: Checker, rule: s.StepSpec, world_spec: WorldSpec, p: str) -> dict[str, Any]:
@@ -855,8 +1031,19 @@ def _rule_params(c: Checker, rule: s.StepSpec, world_spec: WorldSpec, p: str) ->
     for name, default in rule.params.items():
         c.name(name, f"{p}.params.{name}")
         if _param_kind(default) is None:
-            c.bad(f"{p}.params.{name}", f"a number, true / false, a text or a list of at most {MAX_SET} texts")
+            c.bad(
+                f"{p}.params.{name}",
+                f"a number, true / false, a text, a list of at most {MAX_SET} texts or a table (named rows, "
+                "each an object of numbers, flags and texts)",
+            )
             continue
+        if isinstance(default, dict):
+            for row in default.values():
+                for k in row:
+                    c.name(k, f"{p}.params.{name}.{next(n for n, r in default.items() if r is row)}.{k}")
+            shapes = {frozenset(r) for r in default.values()}
+            if len(shapes) > 1:
+                c.bad(f"{p}.params.{name}", "a table's rows have the same fields")
         out[name] = list(default) if isinstance(default, list | tuple) else default
     given = world_spec.game.params.get(rule.name)
     if not rule.params or given is None:
@@ -871,6 +1058,8 @@ def _rule_params(c: Checker, rule: s.StepSpec, world_spec: WorldSpec, p: str) ->
             isinstance(out[name], float) and _param_kind(value) is int
         ):
             c.problems.append(Problem("world.json", where, f"must be of the kind of its default ({out[name]!r})"))
+        elif isinstance(value, dict) and (why := _table_problem(value, out[name])) is not None:
+            c.problems.append(Problem("world.json", where, why))
         else:
             out[name] = list(value) if isinstance(value, list | tuple) else value
     return out

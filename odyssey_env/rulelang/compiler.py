@@ -78,12 +78,13 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
         members[f"verb_{i}"] = cls
     for i, (sspec, becomes, when, effects) in enumerate(checked.steps):
         program.wield = sspec.wield  # {wield.<slot>} in this rule's effects reads it
+        program.params = dict(sspec.params)  # this game's values (checks.py put them there): {param.<name>}
         run = program.block(effects, f"step_rules[{i}].effects")
         start = checked.starts.get(i)
         at_start = program.block(start, f"step_rules[{i}].at_start") if start else None
         gone = checked.let_gos.get(i)
         let_go = program.block(gone, f"step_rules[{i}].let_go") if gone else None
-        program.wield = None
+        program.wield = program.params = None
         members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start, let_go)
     for i, (pspec, check) in enumerate(checked.predicates):
         members[f"predicate_{i}"] = _predicate(pspec, check, vars)
@@ -875,9 +876,30 @@ def _step(
         def facts(self, game: Any) -> Iterable[Fact]:
             return declared_facts
 
+    if sspec.veil is not None:  # only then: every observation asks each rule that has a veil (rules.veils)
+        Step.veil = _veil(sspec.veil, vars, sspec.params)  # type: ignore[method-assign,assignment]
     Step.name = name
     Step.__name__ = Step.__qualname__ = "Step_" + name
     return step_rule(Step)
+
+
+def _veil(
+    veil: s.Veil, vars: dict[str, s.Var], params: Mapping[str, Any]
+) -> Callable[[StepRule, Engine, Any], str | None]:
+    """A step rule's ``veil`` as :meth:`StepRule.veil`: its test asked as the agent, where it stands."""
+    test = compile_condition(veil.when, vars)
+    text = template(veil.say, var_reader(vars, None, dict(params)))
+    # asked for every observation: a test that begins with in_area answers most agents (in the light) by a set
+    first = veil.when.all_of[0] if isinstance(veil.when, s.AllOf) and veil.when.all_of else veil.when
+    gate = frozenset(first.in_area) if isinstance(first, s.InArea) else None
+
+    def veil_of(self: StepRule, engine: Engine, agent: Any) -> str | None:
+        if gate is not None and agent.area not in gate:
+            return None
+        ctx = Ctx(engine, agent, agent.area, {})
+        return text(ctx) if test(ctx) else None
+
+    return veil_of
 
 
 def whereabouts(engine: Engine, handle: str) -> str | None:
@@ -913,9 +935,17 @@ def _params_class(name: str, params: Mapping[str, Any]) -> type | None:
     for key, default in params.items():
         if isinstance(default, list | tuple):
             fields.append((key, tuple[str, ...], dataclasses.field(default=tuple(default))))
+        elif isinstance(default, dict):  # a table: a fresh copy of its rows for each Params made
+            made = dataclasses.field(default_factory=_rows_of({k: dict(v) for k, v in default.items()}))
+            fields.append((key, dict[str, dict[str, Any]], made))
         else:
             fields.append((key, type(default), dataclasses.field(default=default)))
     return dataclasses.make_dataclass(f"Params_{name}", fields, frozen=True)
+
+
+def _rows_of(rows: dict[str, dict[str, Any]]) -> Callable[[], dict[str, dict[str, Any]]]:
+    """A table parameter's default: a fresh copy of its rows each time (no Params shares another's)."""
+    return lambda: {k: dict(v) for k, v in rows.items()}
 
 
 class _Stations:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.rulelang import spec as s
-from odyssey_env.rulelang.expr import compile_condition, lying, lying_in, var_reader
+from odyssey_env.rulelang.expr import carried_things, compile_condition, lying, lying_in, var_reader
 from odyssey_env.rulelang.runtime import (
     MAX_TIMERS,
     NO_NOTES,
@@ -52,6 +52,8 @@ class Program:
         self.vars = vars
         #: The wield of the step rule whose effects are compiled now (``{wield.<slot>}`` reads it), if any.
         self.wield: s.Wield | None = None
+        #: the step rule's parameters as this game sets them, while its effects are compiled ({param.<name>})
+        self.params: dict[str, Any] | None = None
         self.delayed: dict[str, list[Effect]] = {}
         #: Delayed effects whose countdown restarts while someone stands in their area: timer id -> delay.
         self.unwatched: dict[str, int] = {}
@@ -71,7 +73,7 @@ class Program:
 
     def effect(self, op: Any, path: str) -> Effect:
         vars = self.vars
-        fill = var_reader(vars, self.wield)
+        fill = var_reader(vars, self.wield, self.params)
         if isinstance(op, s.Consume):
             ref, n = op.consume, op.count
             return lambda ctx: _consume(ctx, ref, n)
@@ -202,6 +204,12 @@ class Program:
             return _move_toward(self, op, path)
         if isinstance(op, s.ForEach):
             return _for_each(self, op, path)
+        if isinstance(op, s.First):
+            return _first(self, op, path)
+        if isinstance(op, s.Pick):
+            return _pick(self, op, path)
+        if isinstance(op, s.NpcStrikes):
+            return _npc_strikes(self, op, path)
         if isinstance(op, s.Note):
             text = template(op.note, fill)
 
@@ -284,6 +292,106 @@ def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
             run(sub)
 
     return for_each
+
+
+def _first(self: Program, op: s.First, path: str) -> Effect:
+    """``first``: ``do`` for the first thing of the kind whose check holds, else ``else`` (checks.py: the
+    kinds ``carried`` / ``held`` only where an agent is bound, with no area)."""
+    where, kinds, kind = getter(op.area), frozenset(op.types), op.first
+    check = compile_condition(op.check, self.vars) if op.check is not None else None
+    run, otherwise = self.block(op.do, f"{path}.do"), self.block(op.otherwise, f"{path}.else")
+
+    def first(ctx: Ctx) -> None:
+        state = ctx.engine.state
+        if kind == "carried" or kind == "held":
+            agent = ctx.agent
+            if agent is None:
+                return
+            if kind == "held":
+                found = [h for h in agent.hands if not kinds or type_of(state, h) in kinds]
+            else:
+                found = carried_things(ctx.engine, agent, kinds)
+        else:
+            name = where(ctx)
+            area = state.areas.get(name) if isinstance(name, str) else None
+            if area is None:
+                return
+            if kind == "npc":
+                found = [h for h in area.npcs if not kinds or state.npcs[h].type in kinds]
+            else:
+                found = [h for h in area.objects if not kinds or type_of(state, h) in kinds]
+        if found:
+            sub = Ctx(ctx.engine, ctx.agent, ctx.here, {**ctx.b, "each": ""}, ctx.turn)
+            for handle in found[:MAX_EACH]:
+                sub.b["each"] = handle
+                if check is None or check(sub):
+                    if ctx.notes is NO_NOTES:
+                        ctx.notes = []
+                    sub.notes = ctx.notes  # the firing's one line
+                    run(sub)
+                    return
+        otherwise(ctx)
+
+    return first
+
+
+def _pick(self: Program, op: s.Pick, path: str) -> Effect:
+    """``pick``: one NPC of the area drawn from the episode's RNG (checks.py put the chance's number here)."""
+    where, kinds, hostile, idle = getter(op.area), frozenset(op.types), op.hostile, op.idle
+    chance = op.chance if isinstance(op.chance, float | int) else None
+    run = self.block(op.do, f"{path}.do")
+
+    def pick(ctx: Ctx) -> None:
+        engine = ctx.engine
+        state, npc_types = engine.state, engine.game.npcs
+        name = where(ctx)
+        area = state.areas.get(name) if isinstance(name, str) else None
+        if area is None:
+            return
+        found = []
+        for h in area.npcs:
+            npc = state.npcs[h]
+            if kinds and npc.type not in kinds:
+                continue
+            if hostile is not None and npc_types[npc.type].hostile != hostile:
+                continue
+            if idle and npc.engaged is not None:
+                continue
+            found.append(h)
+        if not found or (chance is not None and engine.rng.random() >= chance):
+            return  # none to pick draws nothing: the RNG moves only when someone could be picked
+        handle = found[engine.rng.randrange(len(found))]
+        sub = Ctx(engine, ctx.agent, ctx.here, {**ctx.b, "each": handle}, ctx.turn)
+        if ctx.notes is NO_NOTES:
+            ctx.notes = []
+        sub.notes = ctx.notes
+        run(sub)
+
+    return pick
+
+
+def _npc_strikes(self: Program, op: s.NpcStrikes, path: str) -> Effect:
+    """``npc_strikes``: the NPC's blow on the agent, out of turn; ``then`` sees ``$damage``."""
+    who, times = getter(op.npc_strikes), float(op.times) if not isinstance(op.times, str) else 1.0
+    then = self.block(op.then, f"{path}.then")
+
+    def npc_strikes(ctx: Ctx) -> None:
+        agent, state = ctx.agent, ctx.engine.state
+        handle = who(ctx)
+        npc = state.npcs.get(handle) if isinstance(handle, str) else None
+        if agent is None or npc is None or npc.area != agent.area or agent.in_tutorial:
+            return
+        damage = max(1, round(npc.attack * times * state.modifiers.get("enemy_attack", 1.0)) - agent.defense)
+        agent.hp -= damage
+        npc.engaged = agent.id
+        agent.combat = npc.handle
+        sub = Ctx(ctx.engine, agent, ctx.here, {**ctx.b, "damage": damage}, ctx.turn)
+        if ctx.notes is NO_NOTES:
+            ctx.notes = []
+        sub.notes = ctx.notes
+        then(sub)
+
+    return npc_strikes
 
 
 # ---------------------------------------------------------------------------- moving toward the living

@@ -17,7 +17,7 @@ from odyssey_env.quests import hints
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.runtime import Ctx, carried_of, foe, getter, keyer, read_var, type_getter, value_of
 from odyssey_env.verbs.common import carried_handles
-from odyssey_env.world import type_of
+from odyssey_env.world import held_containers, type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -314,11 +314,18 @@ def _var(var: s.Var, of: str | None = None) -> Callable[[Ctx], Any]:
     return lambda ctx: read_var(ctx.engine, name, key(ctx), default)
 
 
-def var_reader(vars: dict[str, s.Var], wield: s.Wield | None = None) -> Callable[[str], Callable[[Ctx], Any]]:
-    """Reads a template's ``{var.<name>}`` (``<name>.<binding>`` for a per-object or per-exit variable), and
-    in a rule with a ``wield`` its ``{wield.<slot>}`` (asked as ``"#wield.<slot>"``: :func:`wield_taken`)."""
+def var_reader(
+    vars: dict[str, s.Var], wield: s.Wield | None = None, params: dict[str, Any] | None = None
+) -> Callable[[str], Callable[[Ctx], Any]]:
+    """Reads a template's ``{var.<name>}`` (``<name>.<binding>`` for a per-object or per-exit variable), in a
+    rule with a ``wield`` its ``{wield.<slot>}`` (asked as ``"#wield.<slot>"``: :func:`wield_taken`), and in a
+    step rule its ``{param.<name>}`` / ``{param.<table>.<binding>.<field>}`` (``"#param. ..."``:
+    :func:`param_text`, over this game's values of the rule's ``params``)."""
 
     def reader(name: str) -> Callable[[Ctx], Any]:
+        if name.startswith("#param."):
+            assert params is not None, "checks.py: {param.<name>} only in a step rule with params"
+            return param_text(params, name[len("#param.") :])
         if name.startswith("#wield."):
             assert wield is not None, "checks.py: {wield.<slot>} only in a rule with a wield"
             return wield_taken(wield, vars[wield.counter], "$" + name[len("#wield.") :])
@@ -326,6 +333,31 @@ def var_reader(vars: dict[str, s.Var], wield: s.Wield | None = None) -> Callable
         return _var(vars[base], f"${of}" if of else None)
 
     return reader
+
+
+def param_text(params: dict[str, Any], name: str) -> Callable[[Ctx], Any]:
+    """``{param.<name>}``: a parameter's value as this game sets it (a list joined with ", "); and
+    ``{param.<table>.<binding>.<field>}``: the ``field`` of the table's row named by the type of the thing or
+    NPC the binding names (or by the binding's value itself), empty where no row is: "turns of
+    {param.lights.each.fuel} left" says each light's own fuel."""
+    key, _, rest = name.partition(".")
+    value = params[key]
+    if not rest:
+        text = ", ".join(value) if isinstance(value, list | tuple) else value
+        return lambda ctx: text
+    binding, _, field = rest.partition(".")
+    rows: dict[str, dict[str, Any]] = value
+
+    def read(ctx: Ctx) -> Any:
+        handle = ctx.b.get(binding)
+        if not isinstance(handle, str):
+            return ""
+        state = ctx.engine.state
+        npc = state.npcs.get(handle)
+        row = rows.get(npc.type if npc is not None else type_of(state, handle)) or rows.get(handle)
+        return row.get(field, "") if row is not None else ""
+
+    return read
 
 
 def wield_taken(wield: s.Wield, counter: s.Var, of: str) -> Callable[[Ctx], int]:
@@ -472,6 +504,10 @@ def _some(op: s.Some, vars: dict[str, s.Var]) -> Test:
     """``some``: the check asked of each NPC or lying thing of the area (in the order they stand or lie)."""
     where, kinds, npcs = getter(op.area), frozenset(op.types), op.some == "npc"
     check = compile_condition(op.check, vars)
+    if op.some == "agent":
+        return _some_agent(where, check)
+    if op.some == "carried":
+        return _some_carried(kinds, check)
 
     def some(ctx: Ctx) -> bool:
         state = ctx.engine.state
@@ -495,6 +531,49 @@ def _some(op: s.Some, vars: dict[str, s.Var]) -> Test:
     return some
 
 
+def _some_agent(where: Callable[[Ctx], Any], check: Test) -> Test:
+    """``some`` over the agents standing in an area, each asked as itself (``has`` is its own)."""
+
+    def some_agent(ctx: Ctx) -> bool:
+        state = ctx.engine.state
+        name = where(ctx)
+        if not isinstance(name, str):
+            return False
+        for agent in state.agents.values():
+            if agent.area == name and check(Ctx(ctx.engine, agent, name, {**ctx.b, "each": agent.id}, ctx.turn)):
+                return True
+        return False
+
+    return some_agent
+
+
+def _some_carried(kinds: frozenset[str], check: Test) -> Test:
+    """``some`` over what the agent carries: its hands, then the containers it holds (the engine's order)."""
+
+    def some_carried(ctx: Ctx) -> bool:
+        agent = ctx.agent
+        if agent is None:
+            return False
+        sub = Ctx(ctx.engine, agent, ctx.here, dict(ctx.b), ctx.turn)
+        for handle in carried_things(ctx.engine, agent, kinds)[:MAX_SOME]:
+            sub.b["each"] = handle
+            if check(sub):
+                return True
+        return False
+
+    return some_carried
+
+
+def carried_things(engine: Any, agent: Any, kinds: frozenset[str]) -> list[str]:
+    """Handles the agent carries, narrowed to ``kinds`` (none: all): in its hands, then in each container it
+    holds (as :func:`odyssey_env.world.held_containers` lists them), a stack once."""
+    state = engine.state
+    out = [h for h in agent.hands if not kinds or type_of(state, h) in kinds]
+    for c in held_containers(engine.game, state, agent):
+        out += [h for h in state.instances[c].contents if not kinds or type_of(state, h) in kinds]
+    return out
+
+
 def reads(op: Any) -> set[str] | None:
     """The listing dependencies (:data:`odyssey_env.rules.DEPENDENCIES`) a condition reads, or None when it
     reads something no dependency covers (variables, the quest's state): such a verb is listed afresh."""
@@ -508,6 +587,10 @@ def reads(op: Any) -> set[str] | None:
         return out
     if isinstance(op, s.Some):
         inner = reads(op.check)
+        if op.some == "agent":
+            return None  # other agents' hands: no dependency of mine covers them
+        if op.some == "carried":
+            return None if inner is None else inner | {"hands", "containers"}
         here = {"npcs", "place"} if op.some == "npc" else {"ground", "place"}
         return None if inner is None or op.area != "$here" else inner | here
     table: dict[type, set[str]] = {

@@ -148,7 +148,7 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
             parts.append(lambda ctx: ctx.salvaged)
         elif name.startswith("var."):
             parts.append(var_reader(name[4:]))
-        elif name.startswith("wield."):  # the rule's wield, which the reader knows ("#": no variable's name)
+        elif name.startswith(("wield.", "param.")):  # the rule's wield or params, which the reader knows ("#")
             parts.append(var_reader("#" + name))
         elif name == "stations":
             parts.append(stations_here)

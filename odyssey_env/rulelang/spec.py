@@ -263,7 +263,7 @@ class CanCraft:
 
 
 # ---------------------------------------------------------------------------- a quantifier (Lazaret's lockdown)
-SomeKind = Literal["npc", "object"]
+SomeKind = Literal["npc", "object", "agent", "carried"]
 
 
 @dataclass(frozen=True)
@@ -271,7 +271,13 @@ class Some:
     """At least one NPC standing (``"npc"``) or thing lying on the ground (``"object"``) in an area (default:
     here), narrowed by ``types``, satisfies ``check``, asked with ``$each`` bound to it: "a corpse here has
     lain unburned 18 steps" (``{"some": "object", "types": ["plague_corpse"], "check": {"counter": "lain",
-    "of": "$each", "at_least": 18}}``). At most 50 are asked; no ``some`` or ``for_each`` inside one."""
+    "of": "$each", "at_least": 18}}``). At most 50 are asked; no ``some`` or ``for_each`` inside one, but
+    for the one pair that stays small: a ``"carried"`` inside an ``"agent"``.
+
+    ``"agent"``: an agent standing in the area (me too, others first to last as they joined; ``types`` none),
+    with the check asked *as that agent* (``has``, ``$each`` = its id): "someone here carries a burning light"
+    (Lazaret's dark). ``"carried"``: a thing the agent carries, in its hands then in the containers it holds
+    (the engine's order; ``area`` none): "a light I carry has fuel left"."""
 
     some: SomeKind
     check: dict[str, Any]
@@ -560,6 +566,59 @@ class ForEach:
     types: tuple[str, ...] = ()
 
 
+FirstKind = Literal["carried", "held", "npc", "object"]
+
+
+@dataclass(frozen=True)
+class First:
+    """Run ``do`` for the first thing (``$each`` / ``{each}``) of a kind, narrowed by ``types``, for which
+    ``check`` holds (no check: the first one), or ``else`` when none does: a thing the agent carries
+    (``"carried"``: its hands, then the containers it holds, the engine's order), holds (``"held"``), an NPC
+    standing (``"npc"``) or a thing lying (``"object"``) in an area (default: here). Lazaret's dark: the first
+    light I carry with fuel left burns a turn of it. At most 50 are asked; no ``first``, ``for_each`` or
+    ``some`` over things inside one (as for a ``for_each``)."""
+
+    first: FirstKind
+    do: tuple[dict[str, Any], ...] = ()
+    otherwise: tuple[dict[str, Any], ...] = ()
+    check: dict[str, Any] | None = None
+    area: str = "$here"
+    types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Pick:
+    """Run ``do`` for one NPC of an area (default: here) drawn at random from the episode's RNG, ``$each`` /
+    ``{each}`` bound to it: one of those narrowed by ``types``, ``hostile`` (true: hostile kinds only, false:
+    peaceful only) and ``idle`` (true: none fighting anyone). With none to pick nothing is drawn; else, with
+    a ``chance`` (a number in [0, 1] or ``"$param.<name>"``), the RNG's next number first decides whether any
+    is picked at all (below the chance: one is), then a second draws which. Lazaret's dark: a lurker falls
+    on me (``{"pick": "npc", "hostile": true, "idle": true, "chance": "$param.lurk_chance", ...}``)."""
+
+    pick: Literal["npc"]
+    do: tuple[dict[str, Any], ...]
+    chance: float | str | None = None
+    hostile: bool | None = None
+    idle: bool = False
+    area: str = "$here"
+    types: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class NpcStrikes:
+    """An NPC (a reference: ``$each``, ``$npc``) standing beside the agent strikes it out of turn: the damage
+    is its attack times ``times`` (a number or ``"$param.<name>"``) times the world's ``enemy_attack``
+    modifier, rounded, less the agent's defense, at least 1; the agent's health drops by it (nothing else
+    happens here: the engine's combat rules see a fallen agent as ever) and the two are now fighting. Then
+    ``then`` runs with ``$damage`` / ``{damage}`` bound to the damage dealt (its line: "{each} strikes at me
+    for {damage} damage!"). Nothing happens when the NPC is gone, stands elsewhere, or the agent is in the
+    tutorial; only where an agent is bound."""
+
+    npc_strikes: str
+    times: float | str = 1.0
+    then: tuple[dict[str, Any], ...] = ()
+
+
 @dataclass(frozen=True)
 class Note:
     """Add a part (a template) to this firing's line: ``{notes}`` joins the parts with "; ", ``{notes.comma}``
@@ -623,6 +682,9 @@ EFFECTS: tuple[type, ...] = (
     Tell,
     MoveToward,
     ForEach,
+    First,
+    Pick,
+    NpcStrikes,
     Note,
     If,
 )
@@ -779,10 +841,14 @@ class StepSpec:
     ``let_go`` (scope ``held``) runs, for each agent before its held things, once for each thing that left its
     hands while a per-held variable kept a value on it (bound as ``$object``), and then forgets those values:
     a per-held value lives while the thing is held, and the rule may say what its end does ("the glaze flakes
-    off"). ``params`` names the rule's parameters with their defaults (a number, a flag, a text or a list of
-    texts); ``world.json``'s ``game.params.<rule>`` sets them per game as for a ``rules.py`` rule, and
-    ``"$param.<name>"`` reads one where the file allows it (an area of ``in_area``): so a rule file that names
-    none of a game's content can be shared by games whose areas differ (Mirror Salt's sheltered areas).
+    off"). ``params`` names the rule's parameters with their defaults (a number, a flag, a text, a list of
+    texts, or a *table*: an object of named rows, each an object of numbers, flags and texts, as Lazaret's
+    ``lights`` ``{"storm_lantern": {"fuel": "lamp_oil", "capacity": 40, "per_unit": 20}}``); ``world.json``'s
+    ``game.params.<rule>`` sets them per game as for a ``rules.py`` rule, and ``"$param.<name>"`` reads one
+    where the file allows it (an area of ``in_area``; the ``types`` of a ``first``, ``some`` or ``pick``: a
+    list of texts, or a table's row names; the ``chance`` of a ``pick``, the ``times`` of an ``npc_strikes``):
+    so a rule file that names none of a game's content can be shared by games whose areas differ (Mirror
+    Salt's sheltered areas). ``veil`` hides what an agent sees while its test holds (:class:`Veil`).
     """
 
     name: str
@@ -802,6 +868,19 @@ class StepSpec:
     wield: Wield | None = None
     let_go: tuple[dict[str, Any], ...] = ()
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
+    veil: Veil | None = None
+
+
+@dataclass(frozen=True)
+class Veil:
+    """A step rule's hold on what an agent sees: while ``when`` holds for an agent (asked as that agent,
+    ``$here`` where it stands, whenever its observation is written), the observation lists no objects and no
+    one nearby, saying ``say`` instead ("I see no objects near me (it is pitch dark)"). Lazaret's dark: a
+    dark area where no one here carries a burning light. Its ``when`` is asked for every observation: keep it
+    to what is cheap (an ``in_area`` first)."""
+
+    when: dict[str, Any]
+    say: str
 
 
 @dataclass(frozen=True)
@@ -899,11 +978,13 @@ def _json_key(name: str) -> str:
 
 #: Fields that hold a condition / a list of effects (the dataclasses type them as plain JSON).
 CONDITION_FIELDS = {("Require", "check"), ("Trigger", "becomes"), ("StepSpec", "when"), ("PredicateSpec", "check")}
-CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked"), ("Some", "check")}
+CONDITION_FIELDS |= {("If", "if"), ("MoveToward", "blocked"), ("Some", "check"), ("First", "check")}
+CONDITION_FIELDS |= {("Veil", "when")}
 CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "none_of")}
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
 EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
-EFFECT_LIST_FIELDS |= {("ForEach", "do"), ("StepSpec", "at_start")}
+EFFECT_LIST_FIELDS |= {("ForEach", "do"), ("StepSpec", "at_start"), ("First", "do"), ("First", "else")}
+EFFECT_LIST_FIELDS |= {("Pick", "do"), ("NpcStrikes", "then")}
 
 
 def _point(defs: dict[str, Any], ref: dict[str, Any]) -> None:

@@ -166,6 +166,11 @@ def _literal_in(release: Release, path: str, cls: str, method: str, name: str) -
 #: Shipped games whose ``rules.json`` names none of their own content, so that a game bound to them
 #: (``game.rules_from``) takes it whole as its own ``rules.json``: the dynamics they moved from code to data.
 SHARED_RULE_FILES = ("mirror_salt",)
+#: Step rules of a shipped game's ``rules.json`` that name none of its content but through their ``params``, so
+#: that a game bound to that game (``game.rules_from``) takes each one it plays, with the variables it keeps,
+#: into the ``rules.json`` the import writes (the rest of that file names the shipped game's own things):
+#: Lazaret's light and dark, which the paper's Quarantine sets to its own lights and dark areas.
+TAKEN_STEP_RULES: dict[str, tuple[str, ...]] = {"lazaret": ("lamp_fuel",)}
 
 
 def _shipped_rule_file(game: str) -> dict[str, Any] | None:
@@ -187,6 +192,90 @@ def rule_file(
                 names = [r["name"] for r in shared.get("step_rules", [])] + [v["verb"] for v in shared.get("verbs", [])]
                 note = f"the rules odyssey's {game} keeps as data ({', '.join(names)}): its rules.json, taken whole"
                 return shared, [{"where": "rules.json", "difference": note}]
+    rules, notes = _concoct_file(release, paths, ent)
+    taken, taken_notes = _taken_step_rules(world or {})
+    if taken:
+        rules = rules or {"format": 1}
+        rules["vars"] = [*rules.get("vars", ()), *taken["vars"]]
+        rules["step_rules"] = [*rules.get("step_rules", ()), *taken["step_rules"]]
+    return rules, notes + taken_notes
+
+
+def _taken_step_rules(world: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, str]]]:
+    """The step rules of :data:`TAKEN_STEP_RULES` this game plays (it is bound to their game and sets their
+    ``params``), as they stand in the shipped ``rules.json``, with the variables they name: a counter's bound
+    grown to the game's own largest value where a table row gives one (a light's ``capacity``), and the facts'
+    names of the shipped game's first table row replaced by this game's (the facts are plain texts)."""
+    game = world.get("game", {})
+    params = game.get("params", {})
+    out: dict[str, Any] = {"vars": [], "step_rules": []}
+    notes: list[dict[str, str]] = []
+    for shipped_game in game.get("rules_from", ()):
+        wanted = [r for r in TAKEN_STEP_RULES.get(shipped_game, ()) if r in params]
+        shipped = _shipped_rule_file(shipped_game) if wanted else None
+        if shipped is None:
+            continue
+        shipped_params = _shipped_params(shipped_game)
+        declared = {v["name"]: v for v in shipped.get("vars", ())}
+        for rule in shipped.get("step_rules", ()):
+            if rule["name"] not in wanted:
+                continue
+            rule = json.loads(json.dumps(rule))  # a copy: the facts are edited below
+            text = json.dumps(rule)
+            mine, theirs = params[rule["name"]], shipped_params.get(rule["name"], {})
+            for name, table in mine.items():
+                given = theirs.get(name)
+                if isinstance(table, dict) and table and isinstance(given, dict) and given:
+                    their_row, their_fields = next(iter(given.items()))
+                    my_row, my_fields = next(iter(table.items()))
+                    swaps = [(their_row, my_row)] + [
+                        (str(their_fields[f]), str(my_fields[f]))
+                        for f in their_fields
+                        if isinstance(their_fields[f], str) and isinstance(my_fields.get(f), str)
+                    ]
+                    for fact in rule.get("facts", ()):
+                        for key in ("question", "answer"):
+                            for old, new in swaps:
+                                fact[key] = fact[key].replace(old, new)
+            for name, var in declared.items():
+                if f'"{name}"' in text and name not in {v["name"] for v in out["vars"]}:
+                    var = dict(var)
+                    most = [
+                        v
+                        for table in mine.values()
+                        if isinstance(table, dict)
+                        for row in table.values()
+                        if isinstance(row, dict)
+                        for k, v in row.items()
+                        if k == "capacity" and isinstance(v, int)
+                    ]
+                    if most:
+                        var["max"] = max(most)
+                    out["vars"].append(var)
+            out["step_rules"].append(rule)
+            notes.append(
+                {
+                    "where": f"rules.json.step_rules.{rule['name']}",
+                    "difference": f"odyssey's {shipped_game} rule {rule['name']!r} as its rules.json states it, with "
+                    "this game's parameters (game.params)",
+                }
+            )
+    return (out if out["step_rules"] else {}), notes
+
+
+def _shipped_params(game: str) -> dict[str, Any]:
+    """``game.params`` of a shipped game's ``world.json`` (what its own rules are set to)."""
+    path = GAMES_DIR / game / "world.json"
+    if not path.is_file():
+        return {}
+    params: dict[str, Any] = json.loads(path.read_text(encoding="utf-8")).get("game", {}).get("params", {})
+    return params
+
+
+def _concoct_file(
+    release: Release, paths: dict[str, str], ent: Entities
+) -> tuple[dict[str, Any] | None, list[dict[str, str]]]:
+    """Quarantine's ``concoct`` as a rules.json verb (None where the reference has no ConcocRule)."""
     if not release.has(paths["actions"]):
         return None, []
     classes = {cls for cls, _ in _classes(release, paths["actions"], "BaseActionRule")}
@@ -367,6 +456,7 @@ def bind_mechanics(
         shared = _shipped_rule_file(game) if game in SHARED_RULE_FILES else None
         # a shared rules.json's step rule that declares params takes them too (Mirror Salt's salt_glaze)
         in_code |= {r["name"]: ("step", False) for r in (shared or {}).get("step_rules", ()) if r.get("params")}
+        in_code |= {name: ("step", False) for name in TAKEN_STEP_RULES.get(game, ())}  # written into rules.json
         for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
             # only the rules of its rules.py take game.params, and those of a shared rules.json that declare
             # params (the others are data)

@@ -47,9 +47,9 @@ REMEDIES = {
     "nightshade_drops": ("nightshade_berry", "hyssop"),
 }
 NEW_VERBS = ("refuel", "concoct", "shove", "eavesdrop", "burn corpses", "barricade")
-NEW_RULES = ("lamp_fuel",)
-#: Step rules of rules.json (the hunt of the risen was corpse_corruption's second half in rules.py).
-DATA_RULES = ("corpse_corruption", "risen_hunt", "quarantine_lockdown")
+#: Step rules of rules.json (the hunt of the risen was corpse_corruption's second half in rules.py; the
+#: light's burning and the dark's lurkers and veil were rules.py's LampFuel, which the paper's Quarantine keeps).
+DATA_RULES = ("corpse_corruption", "risen_hunt", "quarantine_lockdown", "lamp_fuel")
 #: Steps after it was made that a corpse lying unburned rises, and steps before that it stirs (rules.json's
 #: corpse_corruption: its per-object counter ``age`` is 1 in the step a corpse was made, so it rises at 49).
 RISE_AFTER, WARN_BEFORE = 48, 6
@@ -148,7 +148,7 @@ def test_sizes_match_the_issue() -> None:
     assert s["tutorial_steps"] > 0 and s["side_quests"] and s["expansion"]
     assert s["verbs"] == 23 and set(s["verb_list"]) == set(BASE_VERBS) | set(NEW_VERBS)
     base = load_game("mossfall").summary()["step_rules"]
-    assert set(s["step_rules"]) == set(base) | set(NEW_RULES) | set(DATA_RULES)
+    assert set(s["step_rules"]) == set(base) | set(DATA_RULES)
 
 
 def test_odyssey_games_prints_the_sizes(capsys) -> None:
@@ -922,7 +922,7 @@ def test_shove_needs_furniture_and_an_enemy_together(w: Ward) -> None:
 def test_the_new_rules_declare_well_formed_facts() -> None:
     game = load_game(GAME)
     rules = [game.rules.actions[v] for v in (*NEW_VERBS, "enter")] + [
-        game.rules.step_rule(n) for n in (*NEW_RULES, "corpse_corruption", "quarantine_lockdown")
+        game.rules.step_rule(n) for n in ("lamp_fuel", "corpse_corruption", "quarantine_lockdown")
     ]
     for rule in rules:
         facts = list(rule.facts(game))
@@ -947,13 +947,13 @@ def test_the_new_rules_declare_well_formed_facts() -> None:
 
 
 def test_parameters_are_checked() -> None:
-    q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 1)}, margin=1)  # the least each may be
+    q.LightSettings(lights={"lamp": q.Light("oil", 1, 1)}, margin=1)  # the least each may be
     with pytest.raises(ValueError):
-        q.LampFuel.Params(lights={"lamp": q.Light("oil", 1, 0)})
+        q.LightSettings(lights={"lamp": q.Light("oil", 1, 0)})
     with pytest.raises(ValueError):
-        q.LampFuel.Params(lights={"lamp": q.Light("oil", 0, 1)})
+        q.LightSettings(lights={"lamp": q.Light("oil", 0, 1)})
     with pytest.raises(ValueError):
-        q.LampFuel.Params(margin=0)
+        q.LightSettings(margin=0)
 
 
 def test_every_name_in_the_parameters_is_in_the_world() -> None:
@@ -961,7 +961,7 @@ def test_every_name_in_the_parameters_is_in_the_world() -> None:
     light = game.rules.step_rule(q.LIGHT).settings
     assert set(light.dark_areas) <= set(game.areas)
     for name, spec in light.lights.items():
-        assert game.objects[name].named and "light" in game.objects[name].uses and spec.fuel in game.objects
+        assert game.objects[name].named and "light" in game.objects[name].uses and spec["fuel"] in game.objects
     assert game.objects[q.CORPSE].named and game.npcs["risen_husk"].hostile
     verbs = {v["verb"]: v for v in json.loads((game.path / "rules.json").read_text())["verbs"]}
     herbs = list(dict.fromkeys(h for pair in REMEDIES.values() for h in pair))  # rules.json checks the names

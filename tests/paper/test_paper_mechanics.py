@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 from kit import Harness, engine_on
 
+from odyssey_env.observation import render
+from odyssey_env.rulelang.runtime import data
 from odyssey_eval.paper.importer import import_release
 from odyssey_eval.paper.mechanics import OWN
 from odyssey_eval.paper.release import cached_wheel, open_release
@@ -207,8 +209,14 @@ def test_quarantine_binds_its_light_to_lazaret_s_and_names_what_is_left(quaranti
     assert {"refuel", "eavesdrop"} <= set(h.game.rules.actions) and "burn corpses" not in h.game.rules.actions
     lamp = h.game.rules.step_rule("lamp_fuel").settings
     # the reference's lights and their max_fuel; dark areas drawn once at the reference's rate, never the spawn
-    assert {k: v.capacity for k, v in lamp.lights.items()} == {"lantern": 30, "flashlight": 50}
+    assert {k: v["capacity"] for k, v in lamp.lights.items()} == {"lantern": 30, "flashlight": 50}
     assert lamp.dark_areas and h.state.spawn not in lamp.dark_areas
+    # Lazaret's rules.json rule, which the import wrote into Quarantine's rules.json with its own names
+    rules = json.loads((quarantine / "rules.json").read_text())
+    (light,) = [r for r in rules["step_rules"] if r["name"] == "lamp_fuel"]
+    assert light["veil"] and light["facts"][0]["question"] == "When does a lantern burn its lantern_fuel?"
+    assert {"name": "fuel", "kind": "counter", "scope": "object", "max": 50} in rules["vars"]
+    assert type(h.game.rules.step_rule("lamp_fuel")).__name__ == "Step_lamp_fuel"
     notes = json.loads((quarantine / "paper.json").read_text())["differences"]
     gaps = {n["where"].split(".", 1)[1] for n in notes if n["difference"].startswith("open gap:")}
     assert {"barricade", "shove", "burn corpses"} <= gaps and "concoct" not in gaps
@@ -226,6 +234,22 @@ def test_quarantine_refuel_and_eavesdrop(quarantine: Path) -> None:
     assert f"eavesdrop {way}" in h.listed("eavesdrop")
     h.ok(f"eavesdrop {way}")
     assert h.events("eavesdropped")
+
+
+def test_quarantine_s_dark_burns_its_own_lights_and_veils_what_is_there(quarantine: Path) -> None:
+    h = Harness(engine_on(quarantine))
+    settings = h.game.rules.step_rule("lamp_fuel").settings
+    h.goto(settings.dark_areas[0])
+    h.clear_everywhere()
+    assert "(it is pitch dark)" in render(h.engine, h.agent.id)
+    lamp = h.hold_one("flashlight")
+    data(h.engine)["vars"].setdefault("fuel", {})[lamp] = 2
+    assert "(it is pitch dark)" not in render(h.engine, h.agent.id)
+    text = h.ok("wait")
+    assert f"My {lamp} lights the dark (1 turns of lantern_fuel left)." in text  # its own fuel, from its table
+    assert f"My {lamp} gutters out." in h.ok("wait") and h.events("light_out") == [
+        {"handle": lamp, "area": h.agent.area}
+    ]
 
 
 def test_quarantine_concoct_is_written_in_the_rule_language_with_the_reference_s_potencies(quarantine: Path) -> None:

@@ -1,13 +1,16 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-A replaced ``enter`` and a world process that the data cannot say yet, configured from ``world.json``
-(``game.params.<rule>``), so the names of lamps and areas live in the game's data:
+A replaced ``enter`` that the data cannot say yet, and the helpers it and the planner read, configured from
+``world.json`` (``game.params.lamp_fuel``), so the names of lamps and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
   torch) burns one turn of fuel for every step spent in the dark and gutters out when it is empty.
   Without a burning light in the dark I see nothing (the observation says so), things that lurk there
-  fall on me, and I cannot find the way on into another dark area (stepping back into the light is
-  always possible).
+  fall on me (all of this is rules.json's step rule ``lamp_fuel`` now: ``first``, ``some`` over agents and
+  what they carry, ``pick``, ``npc_strikes``, its ``veil``, the lights a table parameter; the paper's
+  Quarantine plays it too, the import writing it into its rules.json), and I cannot find the way on into
+  another dark area (stepping back into the light is always possible): :class:`QuarantineEnter` here,
+  reading :func:`is_dark` / :func:`sees` over the rule's settings (:class:`LightSettings`).
 * **The dead** are data now: corpses (individually named, so each keeps its own age) rise as risen husks
   when left unburned too long, after a warning (rules.json's step rule ``corpse_corruption``, of scope
   ``instance``: the per-object counter ``age`` and flag ``stirring``; ``burn corpses`` burns them).
@@ -39,7 +42,7 @@ from odyssey_env.quests import hints
 from odyssey_env.quests.spec import Condition
 from odyssey_env.rulelang.runtime import KEY as RULELANG
 from odyssey_env.rulelang.runtime import read_var, way_key, write_var
-from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
+from odyssey_env.rules import ActionRule, Fact, action_rule, predicate
 from odyssey_env.verbs.common import carried_handles
 from odyssey_env.verbs.movement import Enter, in_combat
 from odyssey_env.world import held_containers, nearest, take_carried, type_of, unlocked
@@ -65,9 +68,37 @@ class Light:
     per_unit: int
 
 
-def _light_params(engine: Engine) -> LampFuel.Params:
+def _light_params(engine: Engine) -> LightSettings:
     rule = engine.rules.step_rule(LIGHT)
-    return rule.settings if rule is not None else LampFuel.Params()
+    return _as_light_params(rule.settings) if rule is not None else LightSettings()
+
+
+#: rules.json's ``lamp_fuel`` settings (the lights a table of plain rows) read as :class:`LightSettings`, once each:
+#: id -> (the settings, kept alive so the id stays theirs; what they read as).
+_READ: dict[int, tuple[Any, LightSettings]] = {}
+
+
+def _as_light_params(settings: Any) -> LightSettings:
+    """The light's settings as this file reads them: rules.json's rule's, whose ``lights`` are rows of a table."""
+    known = _READ.get(id(settings))
+    if known is not None and known[0] is settings:
+        return known[1]
+    read = LightSettings(
+        dark_areas=tuple(settings.dark_areas),
+        lights={name: _light(row) for name, row in settings.lights.items()},
+        margin=settings.margin,
+        lurk_chance=settings.lurk_chance,
+        lurk_strength=settings.lurk_strength,
+    )
+    _READ[id(settings)] = (settings, read)
+    return read
+
+
+def _light(row: Mapping[str, Any]) -> Light:
+    """One row of the lights' table (rules.json's rule takes any rows: one missing a field holds 1 turn)."""
+    return Light(
+        str(row.get("fuel", "")), int(row.get("capacity", 1)), int(row.get("per_unit", row.get("capacity", 1)))
+    )
 
 
 #: rules.json's per-object counter of each light's fuel (``refuel`` fills it; the dark and the pyre spend it).
@@ -148,109 +179,29 @@ def carried_handles_of(engine: Engine, agent: Agent) -> dict[str, int]:
     return out
 
 
-@step_rule
-class LampFuel(StepRule):
-    """Light source depletion: lights burn fuel in the dark; without one, the dark is dangerous."""
+@dataclass(frozen=True)
+class LightSettings:
+    """rules.json's ``lamp_fuel`` parameters as this file reads them (``world.json``'s ``game.params.lamp_fuel``
+    sets them, Lazaret's and the paper's Quarantine's alike): the dark areas, each light's fuel, capacity and
+    turns a unit gives, the planner's margin, and the lurk's chance and strength (the rule's, not read here)."""
 
-    name = LIGHT
-    after = ("ambush",)  # after the ambush rule: one surprise attack a step at most
-    description = (
-        "A carried light burns one turn of fuel per step in a dark area and gutters out when empty; "
-        "in the dark without light I see nothing and lurking enemies strike."
-    )
+    dark_areas: tuple[str, ...] = ()
+    lights: dict[str, Light] = field(default_factory=dict)
+    margin: int = 8  # turns of fuel a planner should carry into the dark (a plan hint, not a rule)
+    lurk_chance: float = 0.35
+    lurk_strength: float = 1.0
 
-    @dataclass(frozen=True)
-    class Params:
-        dark_areas: tuple[str, ...] = ()
-        lights: dict[str, Light] = field(default_factory=dict)
-        margin: int = 8  # turns of fuel a planner should carry into the dark (a plan hint, not a rule)
-        lurk_chance: float = 0.35
-        lurk_strength: float = 1.0
-
-        def __post_init__(self) -> None:
-            for name, light in self.lights.items():
-                if light.capacity < 1 or light.per_unit < 1:
-                    raise ValueError(f"lights.{name}: capacity and per_unit must be at least 1")
-            if self.margin < 1:
-                raise ValueError("margin must be at least 1")
-
-    def apply(self, engine: Engine) -> None:
-        state, p = engine.state, self.settings
-        dark = p.dark_areas
-        if not dark:
-            return
-        for agent in state.agents.values():
-            if agent.area not in dark:
-                continue
-            light = burning_light(engine, agent)
-            if light is not None:
-                left = fuel_of(state, light) - 1
-                set_fuel(engine, light, left)
-                if left:
-                    kind = p.lights[type_of(state, light)].fuel
-                    engine.say(agent.id, f"My {light} lights the dark ({left} turns of {kind} left).")
-                else:
-                    engine.say(agent.id, f"My {light} gutters out. Darkness closes in.")
-                    engine.emit("light_out", agent.id, handle=light, area=agent.area)
-                continue
-            if sees(engine, agent):
-                engine.say(agent.id, "I see by the light of someone beside me.")
-                continue
-            engine.say(
-                agent.id,
-                "It is pitch dark here and I carry no burning light: I cannot see what is "
-                "around me, nor find my way on into the dark.",
-            )
-            self._lurk(engine, agent)
-
-    def _lurk(self, engine: Engine, agent: Agent) -> None:
-        state = engine.state
-        if agent.combat is not None or agent.in_tutorial:
-            return
-        kinds = engine.game.npcs
-        idle = [
-            h
-            for h in state.areas[agent.area].npcs
-            if state.npcs[h].engaged is None and kinds[state.npcs[h].type].hostile
-        ]
-        if not idle or engine.rng.random() >= self.settings.lurk_chance:
-            return
-        npc = state.npcs[idle[engine.rng.randrange(len(idle))]]
-        damage = max(
-            1,
-            round(npc.attack * self.settings.lurk_strength * state.modifiers.get("enemy_attack", 1.0)) - agent.defense,
-        )
-        agent.hp -= damage
-        npc.engaged = agent.id
-        agent.combat = npc.handle
-        engine.say(agent.id, f"{npc.handle} strikes at me out of the dark for {damage} damage!")
-        engine.emit("struck_in_dark", agent.id, npc=npc.handle, type=npc.type, damage=damage)
-
-    def veil(self, engine: Engine, agent: Agent) -> str | None:
-        return None if sees(engine, agent) else "it is pitch dark"
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        p = self.settings
-        if not p.lights:
-            return
-        name, light = next(iter(p.lights.items()))
-        yield Fact(
-            "light",
-            f"When does a {name} burn its {light.fuel}?",
-            "one turn for each step in a dark area",
-            ("one turn for every step", "only at night", "only while held in a hand"),
-        )
-        yield Fact(
-            "light",
-            "What happens in a dark area without a burning light?",
-            "I see nothing, lurkers strike, and I cannot go on into the dark",
-            ("nothing at all", "I lose my way back to the light", "my health regrows"),
-        )
+    def __post_init__(self) -> None:
+        for name, light in self.lights.items():
+            if light.capacity < 1 or light.per_unit < 1:
+                raise ValueError(f"lights.{name}: capacity and per_unit must be at least 1")
+        if self.margin < 1:
+            raise ValueError("margin must be at least 1")
 
 
-def _light_params_of(game: Game) -> LampFuel.Params:
+def _light_params_of(game: Game) -> LightSettings:
     rule = game.rules.step_rule(LIGHT)
-    return rule.settings if rule is not None else LampFuel.Params()
+    return _as_light_params(rule.settings) if rule is not None else LightSettings()
 
 
 @predicate("carries_light")
