@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
-from odyssey_env.rules import ActionRule, Fact, action_rule
+from odyssey_env.rules import ActionRule, Dependency, Fact, action_rule
 from odyssey_env.turn import Turn
 from odyssey_env.world import held_for, remove, type_of
 
@@ -50,7 +50,7 @@ class Enter(ActionRule):
     verb = "enter"
     params = (("area_name", "area"),)
     description = "Walk to a neighboring area; a locked way needs its key in my hand."
-    depends_on = ("place", "exits", "combat", "hands")
+    depends_on: ClassVar[tuple[Dependency, ...] | None] = ("place", "exits", "combat", "hands")  # games widen it
 
     def apply(self, turn: Turn, target: str) -> None:
         agent, area = turn.agent, turn.area
