@@ -175,11 +175,17 @@ rule_files = st.builds(
 _loaded = {"yes": 0, "no": 0}
 
 
-@settings(
-    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
-)
+_SLOW_OK = [HealthCheck.function_scoped_fixture, HealthCheck.too_slow]
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=_SLOW_OK)
 @given(rules=rule_files, seed=st.integers(0, 3))
 def test_a_random_rule_file_loads_or_is_refused_and_never_crashes_a_step(tmp_path_factory, rules, seed):
+    _play(tmp_path_factory, rules, seed)
+
+
+def _play(tmp_path_factory, rules, seed):
+    """Load one rule file; a refusal must name a game file, a loaded game must step 25 times without a crash."""
     folder = tmp_path_factory.mktemp("fuzz") / "game"
     shutil.copytree(TINY, folder)
     (folder / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
@@ -209,10 +215,18 @@ def test_a_random_rule_file_loads_or_is_refused_and_never_crashes_a_step(tmp_pat
             engine.load_state(saved)
 
 
+# derandomized: the same 120 files every run, so that the count below cannot fall under its bar by chance (a
+# random draw of 60 once loaded only 4)
+@settings(max_examples=120, deadline=None, suppress_health_check=_SLOW_OK, derandomize=True, database=None)
+@given(rules=rule_files, seed=st.integers(0, 3))
+def _counted(tmp_path_factory, rules, seed):
+    _play(tmp_path_factory, rules, seed)
+
+
 def test_the_fuzz_reaches_both_outcomes(tmp_path_factory):
     """The generator is no use if every file is refused (or none is): run it and count."""
     _loaded["yes"] = _loaded["no"] = 0
-    test_a_random_rule_file_loads_or_is_refused_and_never_crashes_a_step(tmp_path_factory)
+    _counted(tmp_path_factory)
     assert _loaded["yes"] >= 5 and _loaded["no"] >= 5, _loaded
 
 
