@@ -704,9 +704,13 @@ class Supply:
                 grab = self.grab_here()
                 if grab is not None:
                     return grab
-            # a fraction of a unit left over is lost: as many batches as the units taken allow (one
-            # iron_bar makes two tension wrenches of 0.5 bar in one craft; the second waits on the ground)
-            return self.navigation.go(area) or f"craft {ot.recipe.most_batches(times)} {t}"
+            if "lockpick" in ot.uses:
+                # picks are spent by tries, so a fraction of a unit left over would be lost: as many as
+                # the units taken allow (one iron_bar makes two tension wrenches of 0.5 bar in one craft;
+                # the second, on the ground, is the next try). Not for other things: spares lying about
+                # drew the oracle off Quarantine's serum stages (seeds 3 and 4 no longer solved)
+                times = ot.recipe.most_batches(times)
+            return self.navigation.go(area) or f"craft {times} {t}"
 
     # ---- the bill: what the crafts under way will need after the ingredient being fetched
     def _flatten(self, items: list[tuple[str, int]], depth: int = 0) -> dict[str, int]:
