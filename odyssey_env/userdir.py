@@ -22,8 +22,9 @@ PROVENANCE = "paper.json"
 #: (``"format"``). Raised whenever the importer's output changes (new mechanics bound, conditions
 #: translated otherwise), so a folder imported by an older odyssey is refused with the command that
 #: renews it instead of playing a conversion that this odyssey no longer makes. 2: the paper games'
-#: own verbs bound, the oracle-era fixes of issue 26.
-PAPER_FORMAT = 2
+#: own verbs bound, the oracle-era fixes of issue 26. 3: Quarantine takes Lazaret's corpse corruption from its
+#: rules.json (a format-2 folder disables a Python rule that no longer exists, and would not load).
+PAPER_FORMAT = 3
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
 

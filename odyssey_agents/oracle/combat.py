@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from odyssey_env.verbs.combat import STAMINA_COST, STAMINA_FLOOR, blow_damage
+from odyssey_env.worldgen import npc_stats
 
 if TYPE_CHECKING:
     from odyssey_agents.oracle.view import View
@@ -56,6 +57,14 @@ class Forecast:
 
 def foe_of(view: View, npc: Npc) -> Foe:
     return Foe(npc.handle, npc.hp, npc.attack, npc.defense, tuple(view.game.npcs[npc.type].pattern), npc.stance_index)
+
+
+def foe_of_type(view: View, type_name: str) -> Foe:
+    """A fresh enemy of a type as it would be spawned at its own level (a fight to come: the quest
+    may not have put it in the world yet)."""
+    t = view.game.npcs[type_name]
+    hp, attack = npc_stats(t, t.level)
+    return Foe(type_name, hp, attack, t.defense, tuple(t.pattern), 0)
 
 
 def my_blow(attack: int, stamina: float, foe: Foe) -> int:

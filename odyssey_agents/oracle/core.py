@@ -58,7 +58,8 @@ class Offer(NamedTuple):
 class Memory:
     """What the planner remembers between steps (and saves with checkpoints).
 
-    Writers: ``banned`` by the agent (a stalled way, an invalid command) and pruned by the planner;
+    Writers: ``banned`` by the agent (a stalled way, an invalid command) and by tactics (gear whose
+    fetching overran its estimate), pruned by the planner;
     ``calm_until`` by the agent; ``last_choice`` by each part under its own keys (``("goal",)``,
     ``("any_of", ...)``, ``("equip_any", ...)`` by the planner, ``("have", t)`` and ``("craft", t)``
     by supply, ``("prep", npc)`` by tactics); ``plan_progress`` by the planner; ``let_go`` by the

@@ -34,6 +34,12 @@ class Foresight:
         #: Objects later stages want carried somewhere and the open goals do not: type -> (count, area
         #: where it must end up, if any).
         self.wanted_later: dict[str, tuple[int, str | None]] = {}
+        #: NPC types the stages not done yet name to defeat (each once): the fights to
+        #: come, which a weapon or armor fetched now shortens too (read by tactics).
+        self.foes_later: tuple[str, ...] = ()
+        #: Object types the stages not done yet name themselves (to have, wear, hold...): fetched
+        #: early, they cost only the detour (read by tactics when it weighs gear).
+        self.named_later: frozenset[str] = frozenset()
         self._memo: dict[tuple[Any, ...], Any] = {}
 
     def look_ahead(self, engine: Engine, goals: list[Condition]) -> None:
@@ -46,6 +52,8 @@ class Foresight:
         self.focus.unbought = frozenset(
             c.object for c in _required(later) if c.type == "object_bought" and c.object and c.object not in buying_now
         )
+        self.foes_later = self._foes(engine, later)
+        self.named_later = self._named(engine, later)
         now = self._carry_list(goals)
         self.wanted_later = {t: w for t, w in self._carry_list(later).items() if t not in now}
 
@@ -61,6 +69,33 @@ class Foresight:
         if hit is None:
             hit = self._memo[key] = [s.done for ch in main.chapters for s in ch.stages if s.id not in done]
         return hit
+
+    def _foes(self, engine: Engine, conds: list[Condition]) -> tuple[str, ...]:
+        """NPC types named by the defeat conditions among ``conds`` (any branch), each once."""
+        key = ("foes", *map(id, conds))
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        seen: dict[str, None] = {}
+        for c in _nested(conds):
+            if c.type in ("npc_defeated", "defeated_n"):
+                for t in ((c.npc,) if c.npc else ()) + c.npcs:
+                    if t in engine.game.npcs:
+                        seen[t] = None
+        out = self._memo[key] = tuple(seen)
+        return out
+
+    def _named(self, engine: Engine, conds: list[Condition]) -> frozenset[str]:
+        """Object types that the conditions every one of ``conds`` needs name (not their ingredients)."""
+        key = ("named", *map(id, conds))
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        objects = engine.game.objects
+        out = self._memo[key] = frozenset(
+            t for c in _required(conds) for t in ((c.object,) if c.object else ()) + c.objects if t in objects
+        )
+        return out
 
     def _carry_list(self, conds: list[Condition]) -> dict[str, tuple[int, str | None]]:
         """Objects that remaining stages want carried somewhere (type -> (count, area where it must

@@ -77,6 +77,7 @@ class Planner:
         self.events = Events(agent_id, self.focus, self.navigation, self.supply, self.achieve, self._cost)
         self.supply.events = self.events
         self.foresight = Foresight(agent_id, self.focus)
+        self.tactics.foresight = self.foresight
         self.opportunism = Opportunism(self.memory, self.foresight, self.tactics)
         self._memo: dict[tuple[Any, ...], float] = {}
 
@@ -148,9 +149,14 @@ class Planner:
         return sorted(enumerate(goals), key=rank)
 
     def _idle(self) -> str:
-        """Nothing known works: grow stronger (and let the world change) rather than stand still."""
+        """Nothing known works: grow stronger (and let the world change) rather than stand still;
+        with no experience to gain, get back the health a fight the quest waits on was lost for."""
         try:
             return self.tactics.gain_xp() or "wait"
+        except Stuck:
+            pass
+        try:
+            return self.tactics.recover() or "wait"
         except Stuck:
             return "wait"
 

@@ -416,9 +416,11 @@ class Supply:
                     if not self.focus.needed.get(v.tname(other), 0):
                         return f"store {k} {other} {h}"
                 continue
-            if self.focus.needed.get(v.tname(h), 0) and ot.portable and ot.category != "container":
-                # a needed thing is not dropped while a bag could hold it once spare things leave it
-                # (else gathering 8 stones with a full bag drops the 6th to pick it up again, forever)
+            keeper = self.focus.needed.get(v.tname(h), 0) or self._prized(v.tname(h))
+            if keeper and ot.portable and ot.category != "container":
+                # a needed thing (or my best weapon) is not dropped while a bag could hold it once
+                # spare things leave it (else gathering 8 stones with a full bag drops the 6th to pick it
+                # up again, forever; and a sword dropped for a pen leaves the next boss to a dagger)
                 for container in v.containers():
                     if container == h:
                         continue
@@ -429,15 +431,25 @@ class Supply:
             return f"drop {h}"
         raise Stuck("both hands hold things I must keep")
 
+    def _prized(self, t: str) -> bool:
+        """Whether ``t`` is the best weapon I carry: fights come unannounced (ambushes), and a weapon
+        given up to make room is rarely fetched back (a value of 0, as quest-forged blades have, would
+        otherwise put it first in line to be emptied out)."""
+        v = self.view
+        attack = v.game.objects[t].attack
+        if attack <= 0:
+            return False
+        return all(v.game.objects[o].attack <= attack for o in v.carried)
+
     def make_container_room(self, container: str, size: int) -> str:
         """Empty spare things from a container onto the ground until ``size`` fits."""
         v = self.view
         contents = v.state.instances[container].contents
         missing = size - v.room_in(container)
 
-        def spare(item: tuple[str, int]) -> tuple[int, int, int]:
+        def spare(item: tuple[str, int]) -> tuple[int, int, int, int]:
             t = v.tname(item[0])
-            return (self.focus.needed.get(t, 0) > 0, t in self.focus.protect, v.game.objects[t].value)
+            return (self.focus.needed.get(t, 0) > 0, self._prized(t), t in self.focus.protect, v.game.objects[t].value)
 
         for h, n in sorted(contents.items(), key=spare):
             if self.focus.needed.get(v.tname(h), 0):

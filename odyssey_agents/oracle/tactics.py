@@ -17,7 +17,19 @@ from typing import TYPE_CHECKING, Any
 from odyssey_agents.oracle import combat
 from odyssey_agents.oracle.core import INF, LONG_FIGHT, Focus, Memory, Stuck
 
+LOST_FIGHT = 400  # steps a fight not worth starting is reckoned to cost (the preparing it would need)
+AHEAD_LOST = 60  # ... and a later one, which there will be other chances to prepare for
+ENCOUNTER = 0.5  # odds that a hostile enemy now in the world is fought before the quest ends
+PREPAID = 0.3  # share of the fetching charged for gear a later stage asks for anyway (the detour)
+HEAL_PER_STEP = 15  # health a step of eating wins back, roughly (a fight's lost health costs that time)
+MAX_GEAR_TRIP = 150  # gear further away than this is not fetched for fights (the estimate is too rough)
+GEAR_SLACK = 1.25  # fetching gear may overrun its estimate this much (plus 10 steps) before it is given up
+GEAR_DOUBT = 1.5  # gear is fetched only when the steps it saves are this many times those it costs
+GEAR_BAN = 120  # steps gear given up on is not tried again
+HOURS_WAIT = 12  # steps I wait at most for harder hours to pass before a fight they would turn
+
 if TYPE_CHECKING:
+    from odyssey_agents.oracle.foresight import Foresight
     from odyssey_agents.oracle.navigation import Navigation
     from odyssey_agents.oracle.supply import Supply
     from odyssey_agents.oracle.view import View
@@ -42,6 +54,8 @@ class Tactics:
         self._fights: dict[tuple[Any, ...], combat.Forecast] = {}  # forecasts kept across steps
         self.navigation: Navigation
         self.supply: Supply
+        self.foresight: Foresight | None = None  # set by the planner: the fights later stages ask for
+        self._worn_out: tuple[int, str] | None = None  # (step, enemy) a fight lost and no xp left to gain
 
     def connect(self, navigation: Navigation, supply: Supply) -> None:
         """Meet the peers (they need this part too, so they cannot all be passed at construction)."""
@@ -178,9 +192,12 @@ class Tactics:
         key = ("prep", target.handle)
         kept = self.memory.last_choice.get(key)
         choice = kept if kept is not None and self._still_wise(kept, f) else None
+        if choice is None and not self.fight_ok(f) and self._won_after_hours(target) and self._may_wait_out(target):
+            raise Stuck(f"the hours are against the fight with {target.handle}: it waits for them to pass")
         if choice is None:
             if self.fight_ok(f) and f.steps <= LONG_FIGHT:
-                choice = ("fight", v.state.step)
+                gear = self._better_gear(target, f) if self._hard_fight_ahead(target) else None
+                choice = ("gear", v.state.step, *gear) if gear else ("fight", v.state.step)
             else:
                 choice = self._preparation(target, f) or ("fight", v.state.step)
         self.memory.last_choice[key] = choice
@@ -197,7 +214,11 @@ class Tactics:
             with self.focus.need(t, 1):
                 return self.supply.equip(t) if is_armor else self.supply.hold(t)
         if kind == "xp":
-            return self.gain_xp(avoid=target.handle)
+            try:
+                return self.gain_xp(avoid=target.handle)
+            except Stuck:
+                self._worn_out = (v.state.step, target.handle)  # for recover(), if nothing else is left
+                raise
         return self.defeat(target)
 
     def _still_wise(self, choice: tuple[Any, ...], f: combat.Forecast) -> bool:
@@ -211,8 +232,17 @@ class Tactics:
             return age < 40 and v.agent.hp < v.agent.max_hp * 0.8 and self.supply.cost_have(choice[2], 1) < INF
         if kind == "gear":
             t, is_armor = choice[2], choice[3]
+            due = choice[4] if len(choice) > 4 else since + 80  # a choice saved before due dates
             done = v.worn(t) is not None if is_armor else v.carried.get(t, 0) > 0
-            return not done and age < 80 and self.supply.cost_have(t, 1) < INF
+            if done:
+                return False
+            if v.state.step > due or self.supply.cost_have(t, 1) == INF:
+                # fetching it overran what it was reckoned to take: estimates of gear are not to be
+                # trusted here for a while (the next best is usually fetched the same way), fight as I am
+                self.memory.banned[("armor" if is_armor else "weapon", t)] = v.state.step + GEAR_BAN
+                self.memory.banned[("gear",)] = v.state.step + GEAR_BAN
+                return False
+            return True
         return False  # training is re-planned every step
 
     def defeat(self, npc: Npc) -> str | None:
@@ -223,7 +253,50 @@ class Tactics:
         arm = self.arm()
         if arm is not None:
             return arm
+        if npc.engaged != v.agent.id and self._hours_turn_it(npc) and self._may_wait_out(npc):
+            # not beside it, waiting: idle enemies ambush, at night more often; something else first
+            raise Stuck(f"the coming hours would turn the fight with {npc.handle}")
         return f"attack {npc.handle}"
+
+    def _may_wait_out(self, npc: Npc) -> bool:
+        """Whether the fight with ``npc`` may still be put off for the hours (HOURS_WAIT steps from the
+        first time it was, then not again for a while: the hours are not waited out forever)."""
+        step = self.view.state.step
+        key = ("hours", npc.handle)
+        since = self.memory.last_choice.get(key)
+        if since is None or step - since[0] > HOURS_WAIT * 3:
+            since = self.memory.last_choice[key] = (step,)
+        return step - since[0] < HOURS_WAIT
+
+    def _won_after_hours(self, npc: Npc) -> bool:
+        """Whether a fight lost by the steady forecast (enemies hitting as hard as in the hours now
+        begun: night, danger hours) would be worth starting once they are over, within HOURS_WAIT
+        steps: then it is waited for, not prepared for (gear fetched in a rush, Remnant seed 26's
+        final boss at midnight)."""
+        clock = combat.Clock(self.view)
+        now = self._steady_modifier()
+        calm = min(clock.modifier(k) for k in range(1, HOURS_WAIT + 1))
+        if calm >= now:
+            return False
+        v = self.view
+        attack, defense = self._stats()
+        foes = [combat.foe_of(v, npc)] + [combat.foe_of(v, n) for n in v.engaged_foes() if n.handle != npc.handle]
+        later = combat.forecast(
+            v, foes, attack=attack, defense=defense, clock=combat.Steady(calm), opening=npc.engaged != v.agent.id
+        )
+        return self.fight_ok(later)
+
+    def _hours_turn_it(self, npc: Npc) -> bool:
+        """Whether a fight worth starting by the steady forecast (:meth:`outlook`) would be lost to
+        the hours it runs into (night, danger hours: enemies hit harder), as the clock will really
+        go: then it is not begun yet (a fight begun at 23:50 is fought at midnight), for HOURS_WAIT
+        steps at most (the night lasts six steps of ten minutes; danger hours may follow)."""
+        v = self.view
+        f = self.outlook(npc)
+        if not self.fight_ok(f):
+            return False
+        real = combat.forecast(v, [combat.foe_of(v, npc)], attack=self._stats()[0], opening=True)
+        return not self.fight_ok(real)
 
     def arm(self) -> str | None:
         """Hold my best carried weapon before a fight (one step, only if it is in my pack)."""
@@ -255,13 +328,18 @@ class Tactics:
         step = v.state.step
         ok = self.fight_ok(f)
         worth = f.steps if ok else 400  # what the fight costs as things are
-        if "eat" in v.verbs and agent.hp < agent.max_hp * 0.8:
+        if "eat" in v.verbs and agent.hp < agent.max_hp:
             food = self._best_food()
             if food is not None:
                 healed = self.outlook(npc, hp=min(agent.max_hp, agent.hp + v.game.objects[food].hp_restore))
-                if (self.fight_ok(healed) and healed.steps + 1 < worth) or healed.hp_left > f.hp_left + 5:
+                if agent.hp < agent.max_hp * 0.8 and (
+                    (self.fight_ok(healed) and healed.steps + 1 < worth) or healed.hp_left > f.hp_left + 5
+                ):
                     return ("eat", step, food)
-        gear = self._better_gear(npc, worth)
+                # a fight lost only for want of health: a few meals win it, sooner than gear is fetched
+                if not ok and self.fight_ok(self.outlook(npc, hp=agent.max_hp)):
+                    return ("eat", step, food)
+        gear = self._better_gear(npc, f)
         if gear is not None:
             return ("gear", step, *gear)
         return None if ok else ("xp", step)
@@ -276,13 +354,91 @@ class Tactics:
         ]
         return min(scored)[1] if scored else None
 
-    def _better_gear(self, npc: Npc, worth: float) -> tuple[str, bool] | None:
-        """The weapon or armor whose fetching plus the shorter fight beats fighting now by most."""
+    def _foes_ahead(self, npc: Npc) -> list[tuple[combat.Foe, float]]:
+        """The other fights to come, besides the one with ``npc``, each with how likely it is: gear
+        fetched now serves them too. One enemy of each type later stages ask to defeat (fresh, at
+        full strength) for certain; each other hostile enemy in the world with ENCOUNTER odds (idle
+        enemies ambush those who pass, and the quest sends the agent nearly everywhere)."""
         v = self.view
-        current, _ = self._stats()
-        best: tuple[float, str, bool] | None = None
+        later = self.foresight.foes_later if self.foresight is not None else ()
+        out = [(combat.foe_of_type(v, t), 1.0) for t in later if t != npc.type]
+        out += [
+            (combat.foe_of(v, n), ENCOUNTER)
+            for n in v.state.npcs.values()
+            if n.handle != npc.handle and n.engaged is None and v.hostile(n)
+        ]
+        return out
+
+    def _hard_fight_ahead(self, npc: Npc) -> bool:
+        """Whether a later stage asks for a fight I would lose as things are: then even a short
+        fight now is a moment to weigh gear (fetched on the way, not in a rush at the boss). A fight
+        ahead that is merely long is prepared for when it comes (:meth:`_preparation`)."""
+        v = self.view
+        attack, defense = self._stats()
+        later = self.foresight.foes_later if self.foresight is not None else ()
+        for t in later:
+            if t == npc.type:
+                continue
+            f = self._ahead(combat.foe_of_type(v, t), attack, defense)
+            if not self.fight_ok(f):
+                return True
+        return False
+
+    def _fight_cost(self, f: combat.Forecast, hp: int, lost: float = LOST_FIGHT) -> float:
+        """Steps a forecast fight costs: its own, and the eating that wins back the health it takes
+        (``lost`` when it is not worth starting: preparing some other way would be needed)."""
+        if not self.fight_ok(f):
+            return lost
+        return f.steps + max(0, hp - f.hp_left) / HEAL_PER_STEP
+
+    def _ahead(self, foe: combat.Foe, attack: int, defense: int) -> combat.Forecast:
+        """Forecast of a fight to come with ``foe``, started by me at full health (cached: it depends
+        on nothing but the numbers in its key)."""
+        v = self.view
+        agent = v.agent
+        modifier = self._steady_modifier()
+        key = ("ahead", foe, attack, defense, agent.max_hp, modifier)
+        hit = self._fights.get(key)
+        if hit is None:
+            if len(self._fights) > 4096:
+                self._fights.clear()
+            hit = self._fights[key] = combat.forecast(
+                v, [foe], attack=attack, defense=defense, hp=agent.max_hp, clock=combat.Steady(modifier), opening=True
+            )
+        return hit
+
+    def _better_gear(self, npc: Npc, f: combat.Forecast) -> tuple[str, bool, int] | None:
+        """The weapon or armor whose fetching saves most steps over the fights ahead (see
+        :meth:`gear_gains`), with the step by which fetching it should be done."""
+        options = self.gear_gains(npc, f)
+        if not options:
+            return None
+        gain, name, is_armor, cost = max(options, key=lambda o: (o[0], o[1]))
+        if gain <= 2:
+            return None
+        return name, is_armor, self.view.state.step + int(cost * GEAR_SLACK) + 10
+
+    def gear_gains(self, npc: Npc, f: combat.Forecast, hp: int | None = None) -> list[tuple[float, str, bool, float]]:
+        """(steps saved less steps to fetch, type, armor?, steps to fetch) of each weapon or armor
+        better than mine. The steps saved are over the fights ahead: this one (forecast ``f`` as
+        things are) and the others later stages ask for, each costed with the eating its lost health
+        calls for. Gear outlives the fight, so one bought for the first boss pays again at every later
+        one; a later fight that would be lost either way is reckoned at AHEAD_LOST, not LOST_FIGHT:
+        there will be other chances to prepare for it. ``hp``: the health the fight at hand is
+        fought with (``f`` forecast with it), my present health by default."""
+        v = self.view
+        if ("gear",) in self.memory.banned:
+            return []
+        current, defense = self._stats()
+        hp = v.agent.hp if hp is None else hp
+        worth = self._fight_cost(f, hp)
+        ahead = self._foes_ahead(npc)
+        named = self.foresight.named_later if self.foresight is not None else frozenset()
+        base = [self._fight_cost(self._ahead(foe, current, defense), v.agent.max_hp, AHEAD_LOST) for foe, _ in ahead]
+        out: list[tuple[float, str, bool, float]] = []
         for o in v.game.spec.objects:
             is_armor = o.category == "armor"
+            gain_def = 0
             if is_armor:
                 worn = v.agent.equipment.get(o.equip_slot or "body")
                 gain_def = o.defense - (v.otype(worn).defense if worn else 0)
@@ -298,14 +454,60 @@ class Tactics:
             if (("armor" if is_armor else "weapon"), o.name) in self.memory.banned:
                 continue
             cost = self.supply.cost_have(o.name, 1) + 1
-            if cost >= worth or cost > 120:
+            if cost > MAX_GEAR_TRIP:
                 continue
-            f = self.outlook(npc, armor=o.name) if is_armor else self.outlook(npc, weapon=o.name)
-            after = f.steps if self.fight_ok(f) else 400
-            gain = worth - after - cost
-            if gain > 2 and (best is None or gain > best[0]):
-                best = (gain, o.name, is_armor)
-        return (best[1], best[2]) if best else None
+            # what a later stage asks for has to be fetched anyway: now, it costs only the detour
+            charged = cost * PREPAID if o.name in named else cost
+            if is_armor:
+                after = self.outlook(npc, armor=o.name, hp=hp)
+                attack, guard = current, defense + gain_def
+            else:
+                after = self.outlook(npc, weapon=o.name, hp=hp)
+                attack, guard = v.agent.base_attack + o.attack, defense
+            saved = worth - self._fight_cost(after, hp)
+            saved += sum(
+                odds * (b - self._fight_cost(self._ahead(foe, attack, guard), v.agent.max_hp, AHEAD_LOST))
+                for (foe, odds), b in zip(ahead, base, strict=True)
+            )
+            if saved >= charged * GEAR_DOUBT:  # estimates of long fetches run over: want a clear win
+                out.append((saved - charged, o.name, is_armor, cost))
+        return out
+
+    def recover(self) -> str | None:
+        """Health back, when the quest waits on a fight lost for want of it and nothing else is
+        left to do (no experience to gain, every goal stuck): None if that is not the case.
+
+        Eat the most restoring food there is a way to (however far: there is nothing better to do);
+        in a game without eating, falling in that fight is the only way to be healed (I wake at home
+        at full health; what I carried lies where I fell, to be fetched back). Falling is chosen only
+        if full health would change things: the fight is then won, or some gear worth fetching for it.
+        """
+        v = self.view
+        agent = v.agent
+        mark = self._worn_out
+        if mark is None or mark[0] != v.state.step or agent.hp >= agent.max_hp:
+            return None
+        npc = v.state.npcs.get(mark[1])
+        if npc is None:
+            return None
+        if "eat" in v.verbs:
+            scored = [
+                (self.supply.cost_have(o.name, 1) - o.hp_restore / 5, o.name)
+                for o in v.game.spec.objects
+                if o.category == "food" and o.hp_restore > 0
+            ]
+            scored = [s for s in scored if s[0] < INF]
+            if scored:
+                food = min(scored)[1]
+                if v.carried.get(food, 0) or v.lying_count(v.here, food):
+                    return f"eat {food}"
+                with self.focus.need(food, 1):
+                    return self.supply.have(food, 1)
+            return None  # healing is there to be had later (food grows back): no need to fall
+        full = self.outlook(npc, hp=agent.max_hp)
+        if not self.fight_ok(full) and not self.gear_gains(npc, full, hp=agent.max_hp):
+            return None
+        return self.defeat(npc)
 
     def gain_xp(self, avoid: str | None = None) -> str | None:
         """The best experience per step: an easy fight, an unexplored area, a first trade or craft."""

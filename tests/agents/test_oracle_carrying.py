@@ -5,6 +5,8 @@
   dropped to be picked up again forever (Metropolis's chapter-3 materials);
 * a conjunction whose first part holds (a written paper carried) keeps what that part rests on while the
   rest is planned (Remnant's "write the iron-word, then step into the trial area");
+* a hand wanted while the bag is full: spare things leave the bag for my best weapon (Remnant's iron_sword);
+* a fight begun just before the night is fought in it: it waits (Remnant's cave_stalker at 23:50);
 * keys and picks made of the same scarce bar: no pick is crafted from the bar a key needs (Remnant seed 0);
 * a bag in hand is not counted twice when wearing one of its type is costed (Remnant seed 11).
 """
@@ -14,6 +16,8 @@ from __future__ import annotations
 import json
 import shutil
 from pathlib import Path
+
+import pytest
 
 from odyssey_agents.oracle import is_valid
 from odyssey_agents.oracle.core import Stuck
@@ -157,6 +161,76 @@ def test_the_keys_of_a_route_s_locks_are_crafted_in_one_batch(tmp_path: Path) ->
     sent = _play(engine, Condition(type="in_area", area="shed"), 30)
     crafts = [c for c in sent if c.startswith("craft")]
     assert crafts == ["craft 2 shed_key"], sent
+
+
+def test_my_best_weapon_is_not_dropped_while_the_bag_holds_spare_things(tmp_path: Path) -> None:
+    """A hand is wanted, the bag is full of apples, the hands hold a club and a needed stick: spare apples
+    leave the bag for the club (Remnant seed 1 dropped its iron_sword for a pen and fought the next boss with
+    a wooden dagger)."""
+    from odyssey_agents.oracle.view import View
+
+    engine = _tiny(tmp_path)
+    state = engine.state
+    camp, shed = state.areas["camp"], state.areas["shed"]
+    bag = next(h for h in camp.objects if h.startswith("small_bag"))
+    club = next(h for h in shed.objects if h.startswith("club"))
+    stick = next(h for h in camp.objects if h.startswith("stick"))
+    del camp.objects[bag], shed.objects[club]
+    camp.objects[stick] -= 1
+    agent = state.agents["player"]
+    agent.equipment["pack"] = bag
+    state.instances[bag].contents = {"apple": 4}  # full: capacity 4
+    agent.hands = {club: 1, stick: 1}
+    planner = Planner("player")
+    planner.view = View(engine, "player")
+    with planner.focus.need("stick", 2):
+        command = planner.supply.make_room()
+    assert command.startswith("discard") and "apple" in command, command
+
+
+def test_a_fight_the_night_would_turn_is_not_begun_yet(tmp_path: Path) -> None:
+    """A fight worth starting at today's strength, begun at 23:40, runs into the night (enemies hit half as
+    hard again): it is not begun then, and is in the afternoon (Remnant seed 8 died so to a cave_stalker)."""
+    from odyssey_agents.oracle.view import View
+
+    engine = _tiny(tmp_path)
+    state = engine.state
+    rat = next(n for n in state.npcs.values() if n.type == "rat")
+    rat.hp, rat.attack = 40, 60
+    state.agents["player"].area = rat.area
+    planner = Planner("player")
+    state.minute = 23 * 60 + 40
+    planner.view = View(engine, "player")
+    tactics = planner.tactics
+    assert tactics.fight_ok(tactics.outlook(rat))  # by the next step's strength, worth starting
+    with pytest.raises(Stuck):
+        tactics.defeat(rat)
+    state.minute = 15 * 60
+    planner.view = View(engine, "player")
+    assert tactics.defeat(rat) == f"attack {rat.handle}"
+
+
+def test_a_fight_lost_only_to_the_night_waits_for_the_morning(tmp_path: Path) -> None:
+    """At midnight the rat hits half as hard again and the fight is lost; an hour later it is worth
+    starting: it is waited for, not prepared for (Remnant seed 26 fetched gear for 60 steps at midnight
+    before its final boss)."""
+    from odyssey_agents.oracle.view import View
+
+    engine = _tiny(tmp_path)
+    state = engine.state
+    rat = next(n for n in state.npcs.values() if n.type == "rat")
+    rat.hp, rat.attack = 40, 60
+    state.agents["player"].area = rat.area
+    planner = Planner("player")
+    state.minute = 0
+    planner.view = View(engine, "player")
+    tactics = planner.tactics
+    assert not tactics.fight_ok(tactics.outlook(rat))  # by the night's strength, lost
+    with pytest.raises(Stuck, match="hours"):
+        tactics.defeat_any(("rat",))
+    state.minute = 15 * 60
+    planner.view = View(engine, "player")
+    assert tactics.defeat_any(("rat",)) == f"attack {rat.handle}"
 
 
 def test_no_pick_is_crafted_from_the_bar_a_key_needs(tmp_path: Path) -> None:
