@@ -327,11 +327,12 @@ class Shove(ActionRule):
         remove(area.objects, furniture)
         debris = []
         recipe = game.objects[furniture].recipe
-        for ingredient, n in recipe.ingredients.items() if recipe is not None else ():
-            if n // 2:
-                for piece, k in make_objects(game, state, ingredient, n // 2):
+        for ingredient, amount in recipe.ingredients.items() if recipe is not None else ():
+            n = int(amount // 2)  # whole units, as the rule language's salvage
+            if n:
+                for piece, k in make_objects(game, state, ingredient, n):
                     add(area.objects, piece, k)
-                debris.append(f"{n // 2} {ingredient}")
+                debris.append(f"{n} {ingredient}")
         turn.agent.stamina = STAMINA_FLOOR
         turn.say(
             f"I put my shoulder to {furniture} and it topples; I am winded."

@@ -8,6 +8,7 @@ classes and :mod:`odyssey_env.game` checks the cross references (recipes, areas,
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Literal
@@ -36,13 +37,71 @@ INSTANCED: frozenset[str] = frozenset({"container", "writable"})
 NAMEABLE: frozenset[str] = frozenset({"tool", "weapon", "key", "quest", "misc"})
 
 
+#: A recipe's amount of one ingredient: whole units, or a fraction in hundredths (0.5: one unit makes two).
+Amount = int | float
+#: Fractional amounts count in hundredths, so that crafting stays exact integer arithmetic (0.1 x 3 is
+#: 0.30000000000000004 in floats, and its ceiling would take one unit too many).
+AMOUNT_STEPS = 100
+
+
+def amount_text(k: Amount) -> str:
+    """An amount as a player reads it: ``2``, ``0.5`` (never ``2.0``)."""
+    return str(k) if isinstance(k, int) else f"{k:g}"
+
+
 @dataclass(frozen=True)
 class Recipe:
-    """How an object is crafted: ingredients consumed from the agent, stations present in the area."""
+    """How an object is crafted: ingredients consumed from the agent, stations present in the area.
 
-    ingredients: dict[str, int]
+    An amount may be a fraction of a unit (the paper's games: a tension wrench takes 0.5 iron_bar).
+    Crafting ``n`` batches then needs and uses the amount times ``n`` rounded up: 0.5 bar makes two
+    wrenches of one bar in one ``craft 2``, while ``craft 1`` uses the whole bar (what is left of a unit
+    is not kept). :meth:`uses` and :meth:`batches` are the only arithmetic on amounts: every rule, the
+    listing and the agents ask them, so all agree.
+    """
+
+    ingredients: dict[str, Amount]
     stations: tuple[str, ...] = ()
     yields: int = 1
+
+    @cached_property
+    def _steps(self) -> dict[str, int]:
+        """Fractional amounts in hundredths (whole ones are not looked up here)."""
+        return {i: round(k * AMOUNT_STEPS) for i, k in self.ingredients.items() if not isinstance(k, int)}
+
+    def uses(self, ingredient: str, times: int = 1) -> int:
+        """Units of ``ingredient`` that ``times`` batches take: the amount times ``times``, rounded up."""
+        k = self.ingredients[ingredient]
+        if isinstance(k, int):
+            return k * times
+        return -(-self._steps[ingredient] * times // AMOUNT_STEPS)
+
+    def batches(self, ingredient: str, have: int) -> int:
+        """The most batches that ``have`` units of ``ingredient`` allow (``uses`` of it is at most ``have``)."""
+        k = self.ingredients[ingredient]
+        if isinstance(k, int):
+            return have // k
+        return have * AMOUNT_STEPS // self._steps[ingredient]
+
+    def most_batches(self, times: int) -> int:
+        """The most batches that take no more units than ``times`` batches do (``craft 1`` of 0.5 iron_bar
+        uses the whole bar, as ``craft 2`` does: 2). ``times`` itself when every amount is whole."""
+        return min(self.batches(i, self.uses(i, times)) for i in self.ingredients)
+
+    def needs(self, times: int = 1) -> dict[str, int]:
+        """Units of every ingredient that ``times`` batches take."""
+        return {i: self.uses(i, times) for i in self.ingredients}
+
+    def salvage(self) -> dict[str, int]:
+        """What taking one product apart gives back: half of each amount rounded up, but never more than
+        the whole units of the amount (so a fraction of a unit gives nothing back: two wrenches made of one
+        bar must not give two bars). Ingredients that give nothing are left out."""
+        out = {}
+        for i, k in self.ingredients.items():
+            n = (k + 1) // 2 if isinstance(k, int) else min(math.ceil(k / 2), math.floor(k))
+            if n > 0:
+                out[i] = n
+        return out
 
 
 @dataclass(frozen=True)

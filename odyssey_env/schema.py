@@ -1,7 +1,7 @@
 """Typed loading of plain JSON data into frozen dataclasses, with errors that name the field.
 
 Game folders are written by people and by LLMs, so a broken one must say *where* it is broken:
-``world.json: objects[12].recipe.ingredients.iron_bar: expected an integer, got 'two'``. The env
+``world.json: objects[12].value: expected an integer, got 'two'``. The env
 package may depend on gymnasium only, so instead of pydantic this module validates against the
 dataclass type hints themselves (``int``, ``float``, ``str``, ``bool``, ``Literal``, ``Optional``,
 ``list[T]``, ``tuple[T, ...]``, ``dict[str, T]`` and nested dataclasses). Every problem is collected,

@@ -25,8 +25,10 @@ PROVENANCE = "paper.json"
 #: own verbs bound, the oracle-era fixes of issue 26. 3: Quarantine takes Lazaret's corpse corruption from its
 #: rules.json (a format-2 folder disables a Python rule that no longer exists, and would not load). 4:
 #: Quarantine plays Lazaret's light and dark (``lamp_fuel``) from the rules.json the import writes (a format-3
-#: folder sets params for a Python rule that no longer exists, and would not load).
-PAPER_FORMAT = 4
+#: folder sets params for a Python rule that no longer exists, and would not load). 5: recipes keep the
+#: reference's fractional amounts (0.5 iron_bar: a format-4 folder rounded them up to whole units) and
+#: Remnant's lockpick binds the reference's per-tool odds, tools spent on success and hurt on a failure.
+PAPER_FORMAT = 5
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
 

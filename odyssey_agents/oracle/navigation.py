@@ -355,8 +355,11 @@ class Navigation:
         way (from the lockpick rule's own odds), each as dear as getting one more, plus a surcharge
         for the gamble (picks may run out, and what makes them may be what a key needed)."""
         v = self.view
-        params = getattr(v.verbs["lockpick"], "settings", None)
-        chance = max(0.01, getattr(params, "chance", 0.35))
+        rule = v.verbs["lockpick"]
+        params = getattr(rule, "settings", None)
+        # the pick type's own odds (the paper's Remnant: a lockpick 20%, a tension wrench 10%)
+        odds = rule.chance_of(pick) if hasattr(rule, "chance_of") else getattr(params, "chance", 0.35)
+        chance = max(0.01, odds)
         snap = (1 - chance) * getattr(params, "break_chance", 0.25)
         picks = 1 + snap / chance
         carried = v.carried.get(pick, 0)
@@ -368,11 +371,15 @@ class Navigation:
             # bar of a key): as dear as a death, so a key that can be had wins
             unit = min(more, PICK_GAMBLE * 2) if more < INF else DEATH_COST
         else:
-            unit = self.supply.cost_have(pick, 1)
+            unit = self.supply.unit_cost(pick)  # (two wrenches share the bar one craft of them takes)
         return extra * unit + 1 / chance + PICK_GAMBLE
 
     def _lockpick_type(self) -> str | None:
         options = [o for o in self.view.game.spec.objects if "lockpick" in o.uses]
         if not options:
             return None
+        if len(options) > 1 and getattr(getattr(self.view.verbs["lockpick"], "settings", None), "chances", None):
+            # tools with odds of their own: the one whose gamble costs least (a wrench of half an iron_bar
+            # at 10% against a pick of a whole bar, scrap and thread at 20%)
+            return min(options, key=lambda o: (self._pick_cost(o.name), o.name)).name
         return min(options, key=lambda o: (self.supply.cost_have(o.name, 1), o.name)).name

@@ -17,7 +17,7 @@ from odyssey_agents.oracle.core import INF, KIT, LET_GO_STEPS, MAX_DEPTH, RESERV
 from odyssey_env.quests.conditions import normalize_text
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
 
     from odyssey_agents.oracle.events import Events
     from odyssey_agents.oracle.navigation import Navigation
@@ -285,7 +285,9 @@ class Supply:
             # pen and its key apart for their parts, and never bought them back when a stage asked)
             if o.name in self.focus.protect:
                 continue
-            gives = (recipe.ingredients[t] + 1) // 2
+            gives = recipe.salvage().get(t, 0)  # the disassemble verb's own arithmetic
+            if not gives:
+                continue  # a fraction of a unit gives nothing back (a tension wrench of 0.5 iron_bar)
             units = v.carried.get(o.name, 0) - self.focus.needed.get(o.name, 0)
             if o.name == best:
                 units -= 1  # my best weapon stays whole (a second one of its kind may go)
@@ -541,6 +543,19 @@ class Supply:
                 return site, s
         return None
 
+    def unit_cost(self, t: str) -> float:
+        """Rough steps per unit of ``t`` got one after another: what the next unit costs, unless its
+        recipe's fractional amounts make several of the units one craft takes (two tension wrenches of
+        one iron_bar at 0.5 each), whose cost those then share."""
+        one = self.cost_have(t, 1)
+        recipe = self.view.game.objects[t].recipe
+        if recipe is None:
+            return one
+        k = recipe.most_batches(1) * recipe.yields
+        if k <= 1:
+            return one
+        return min(one, self.cost_have(t, self.view.carried.get(t, 0) + k) / k)
+
     def cost_craft(self, t: str, times: int) -> float:
         key = ("craft", t, times)
         if key in self._memo:
@@ -559,24 +574,26 @@ class Supply:
             build = self.cost_craft(station, 1)
             if build == INF:
                 return INF
-        load = self._load(t, 1)
+        load, whole = self._load(t, 1), self._load(t, times)
         capacity = self.capacity()
-        if load * times > capacity:
+        if whole > capacity:
             # all the ingredients cannot be carried at once: a bigger bag first, or batches that fit
             per = capacity // load if load else times
             if times > 1 and per >= 1:
                 split = self.cost_craft(t, per) * -(-times // per)
                 self._memo[key] = split
                 return split
-            bag = self._bag_for(load * times)
+            bag = self._bag_for(whole)
             if bag is None:
                 return INF
             build += self.cost_hold(bag) + 2
         d = self.navigation.travel(area)
         total = d + 1 + build
         cut = self._cut
-        for ing, k in ot.recipe.ingredients.items():
-            c = self.cost_have(ing, k * times)
+        # batches of a recipe with fractional amounts share units: two wrenches of 0.5 iron_bar
+        # take one bar together (Recipe.uses), not one each
+        for ing, k in ot.recipe.needs(times).items():
+            c = self.cost_have(ing, k)
             total += c
             if total == INF:
                 break
@@ -592,9 +609,9 @@ class Supply:
         recipe = self.view.game.objects[t].recipe
         assert recipe is not None  # asked only of craftable objects
         objects = self.view.game.objects
-        return sum(max(1, objects[i].size) * k * times for i, k in recipe.ingredients.items())
+        return sum(max(1, objects[i].size) * k for i, k in recipe.needs(times).items())
 
-    def _kept_load(self, ingredients: dict[str, int]) -> int:
+    def _kept_load(self, ingredients: Iterable[str]) -> int:
         """Room taken by what I carry that other goals under way need (never dropped to make room)."""
         v = self.view
         objects = v.game.objects
@@ -642,14 +659,14 @@ class Supply:
         if ot.recipe is None:
             raise Stuck(f"{t} cannot be crafted")
         load, capacity = self._load(t, 1), self.capacity() - self._kept_load(ot.recipe.ingredients)
-        if load * times > capacity:
+        if self._load(t, times) > capacity:
             # gathering more than can be carried would juggle forever: as many batches as fit now,
             # else a bigger bag first
             per = capacity // load if load else times
             if per >= 1 and times > 1:
                 times = per
             else:
-                bag = self._bag_for(load * times)
+                bag = self._bag_for(self._load(t, times))
                 if bag is None:
                     raise Stuck(f"the ingredients of {t} cannot all be carried")
                 with self.focus.need(bag, 1):
@@ -661,7 +678,7 @@ class Supply:
                 raise Stuck(f"no {' and '.join(ot.recipe.stations)} for {t}")
             self.focus.used.append(("build", site[1]))
             return self.craft(site[1], 1)
-        ingredients = ot.recipe.ingredients
+        ingredients = ot.recipe.needs(times)
         # hands not taken by what the goal keeps held (the pen a text is to be written with, say) or
         # needs for something other than this craft (the coins of the purchase the craft is on the
         # way to: Remnant seed 1 dropped and picked them up by turns with a bar and a plank to hold)
@@ -670,15 +687,15 @@ class Supply:
             for h in v.agent.hands
             if h in self.focus.keep or (v.tname(h) not in ingredients and self.focus.needed.get(v.tname(h), 0) > 0)
         )
-        if sum(ingredients.values()) * times > free and not v.containers():
+        if sum(ingredients.values()) > free and not v.containers():
             # more units than free hands: without a bag (lost at a death, say) gathering would juggle forever
             box = self.cheapest_of_category("container")
             if box is not None and self.cost_have(box, 1) < INF:
                 return self.equip(box)
         with contextlib.ExitStack() as stack:
             for ing, k in ingredients.items():
-                stack.enter_context(self.focus.need(ing, k * times))
-            missing = [(ing, k * times) for ing, k in ingredients.items() if v.carried.get(ing, 0) < k * times]
+                stack.enter_context(self.focus.need(ing, k))
+            missing = [(ing, k) for ing, k in ingredients.items() if v.carried.get(ing, 0) < k]
             if missing:
                 # the ingredient being fetched last step first (no dithering), then the costliest
                 focus = self.memory.last_choice.get(("craft", t))
@@ -699,6 +716,12 @@ class Supply:
                 grab = self.grab_here()
                 if grab is not None:
                     return grab
+            if "lockpick" in ot.uses:
+                # picks are spent by tries, so a fraction of a unit left over would be lost: as many as
+                # the units taken allow (one iron_bar makes two tension wrenches of 0.5 bar in one craft;
+                # the second, on the ground, is the next try). Not for other things: spares lying about
+                # drew the oracle off Quarantine's serum stages (seeds 3 and 4 no longer solved)
+                times = ot.recipe.most_batches(times)
             return self.navigation.go(area) or f"craft {times} {t}"
 
     # ---- the bill: what the crafts under way will need after the ingredient being fetched
@@ -716,7 +739,7 @@ class Supply:
                 out[t] = out.get(t, 0) + missing
                 continue
             times = -(-missing // recipe.yields)
-            for raw, n in self._flatten([(i, k * times) for i, k in recipe.ingredients.items()], depth + 1).items():
+            for raw, n in self._flatten(list(recipe.needs(times).items()), depth + 1).items():
                 out[raw] = out.get(raw, 0) + n
         return out
 

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 
 from odyssey_env import schema
-from odyssey_env.content import NAMEABLE, AreaSpec, NpcType, ObjectType, WorldSpec
+from odyssey_env.content import AMOUNT_STEPS, NAMEABLE, AreaSpec, NpcType, ObjectType, WorldSpec
 from odyssey_env.limits import (
     LIMITS,
     MAX_AREAS,
@@ -38,6 +38,13 @@ def text_problems(value: str, file: str, path: str) -> Iterator[Problem]:
     bad = sorted(set(value) - TEXT_CHARS)
     if bad:
         yield Problem(file, path, f"text may only use printable ASCII and newlines, found {''.join(bad)!r}")
+
+
+def _hundredths(amount: float) -> bool:
+    """Whether a fractional recipe amount is positive and a whole number of hundredths (crafting counts
+    fractions in hundredths, exactly; 0.333 would be rounded silently)."""
+    steps = amount * AMOUNT_STEPS
+    return amount > 0 and abs(steps - round(steps)) < 1e-6
 
 
 def check_world(spec: WorldSpec) -> list[Problem]:
@@ -138,8 +145,13 @@ def check_world(spec: WorldSpec) -> list[Problem]:
                 bad(f"{p}.recipe.yields", "must be at least 1")
             for ing, amount in r.ingredients.items():
                 ing_t = obj_ref(ing, f"{p}.recipe.ingredients.{ing}")
-                if amount < 1:
+                if isinstance(amount, int) and amount < 1:
                     bad(f"{p}.recipe.ingredients.{ing}", "amounts must be at least 1")
+                elif not isinstance(amount, int) and not _hundredths(amount):
+                    bad(
+                        f"{p}.recipe.ingredients.{ing}",
+                        f"{amount!r}: a fractional amount must be positive and in hundredths (0.25, 0.5, 1.5)",
+                    )
                 if ing == o.name:
                     bad(f"{p}.recipe.ingredients.{ing}", "an object cannot be its own ingredient")
                 if ing_t is not None and (ing_t.instanced or not ing_t.portable):

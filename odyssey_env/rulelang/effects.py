@@ -556,11 +556,12 @@ def _salvage(ctx: Ctx, kind: str | None, share: int, area_name: Any) -> None:
     t = game.objects.get(kind) if kind is not None else None
     made = []
     if area is not None and t is not None and t.recipe is not None:
-        for ingredient, n in t.recipe.ingredients.items():
-            if n // share:
-                for piece, k in make_objects(game, state, ingredient, n // share):
+        for ingredient, amount in t.recipe.ingredients.items():
+            n = int(amount // share)  # whole units only (a fraction of a unit gives nothing)
+            if n:
+                for piece, k in make_objects(game, state, ingredient, n):
                     add(area.objects, piece, k)
-                made.append(f"{n // share} {ingredient}")
+                made.append(f"{n} {ingredient}")
     ctx.salvaged = ", ".join(made)
 
 

@@ -227,7 +227,7 @@ def can_craft(ctx: Ctx, kind: str | None) -> bool:
     for station in recipe.stations:
         if station not in lying:
             return False
-    return all(carried_of(ctx, ingredient) >= n for ingredient, n in recipe.ingredients.items())
+    return all(carried_of(ctx, ingredient) >= n for ingredient, n in recipe.needs().items())
 
 
 def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:
@@ -235,7 +235,7 @@ def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:
     t = ctx.engine.game.objects.get(kind) if kind is not None else None
     if t is None or t.recipe is None:
         return None
-    for i, n in t.recipe.ingredients.items():
+    for i, n in t.recipe.needs().items():
         if carried_of(ctx, i) < n:
             return hints.has(i, n)
     return None

@@ -433,7 +433,7 @@ class LockExit:
 
 @dataclass(frozen=True)
 class Salvage:
-    """Break an object into its recipe's ingredients, each count divided by ``share`` (rounded down),
+    """Break an object into its recipe's ingredients, each amount divided by ``share`` (rounded down to whole units),
     laid on the ground of an area (default: here); what it made is the ``{salvaged}`` of a template
     ("1 iron_scrap, 1 deal_plank", empty when nothing). It makes nothing for an object with no recipe and
     never more than the recipe took; take the object itself with ``remove`` or ``consume``."""

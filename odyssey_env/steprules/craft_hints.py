@@ -27,7 +27,7 @@ class CraftHints(StepRule):
                     continue
                 recipe = game.objects[product].recipe
                 assert recipe is not None, "used_in lists only objects with a recipe"
-                if all(carried_count(game, state, agent, i) >= k for i, k in recipe.ingredients.items()):
+                if all(carried_count(game, state, agent, i) >= k for i, k in recipe.needs().items()):
                     told.append(product)
                     at = f" at a {' and a '.join(recipe.stations)}" if recipe.stations else ""
                     engine.say(agent.id, f"I now carry what it takes to craft {product}{at}.")

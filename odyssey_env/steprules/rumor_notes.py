@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from odyssey_env.content import amount_text
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.steprules.living import FIXED_ORIGINS, is_world_area, pick, tell
@@ -96,7 +97,7 @@ class RumorNotes(StepRule):
             return None
         t = pick(engine, recipes)
         assert t.recipe is not None, "game.recipes holds only objects with a recipe"
-        need = ", ".join(f"{k} {i}" for i, k in t.recipe.ingredients.items())
+        need = ", ".join(f"{amount_text(k)} {i}" for i, k in t.recipe.ingredients.items())
         at = f" at a {' and a '.join(t.recipe.stations)}" if t.recipe.stations else ""
         return f"Word is that {t.name} is made from {need}{at}."
 

@@ -2,7 +2,10 @@
 
 A recipe consumes ingredients that I carry (hands, held containers, pack) and needs its stations on
 the ground of the area. Crafted objects land on the ground (paper A5.2: "It is now on the ground").
-Disassembling gives back half of each ingredient, rounded up, so it never yields more than it cost.
+An amount may be a fraction of a unit (0.5 iron_bar): ``craft n`` then uses the amount times n rounded
+up (:meth:`Recipe.uses <odyssey_env.content.Recipe.uses>`), as the paper's games do.
+Disassembling gives back half of each ingredient, rounded up, so it never yields more than it cost
+(a fraction of a unit gives nothing back).
 """
 
 from __future__ import annotations
@@ -33,18 +36,19 @@ class Craft(ActionRule):
         if t is None or t.recipe is None:
             return turn.fail(f"Cannot craft {name}: there is no known way to make it.")
         recipe = t.recipe
+        needs = recipe.needs(n)
         missing = [
-            f"{k * n} {i} (I carry {carried_count(game, state, agent, i)})"
-            for i, k in recipe.ingredients.items()
-            if carried_count(game, state, agent, i) < k * n
+            f"{k} {i} (I carry {carried_count(game, state, agent, i)})"
+            for i, k in needs.items()
+            if carried_count(game, state, agent, i) < k
         ]
         if missing:
             return turn.fail(f"Cannot craft {n} {name}: I need {', '.join(missing)}.")
         absent = [s for s in recipe.stations if s not in area.objects]
         if absent:
             return turn.fail(f"Cannot craft {name} here: it needs a {' and a '.join(absent)} nearby.")
-        for ingredient, k in recipe.ingredients.items():
-            take_carried(game, state, agent, ingredient, k * n)
+        for ingredient, k in needs.items():
+            take_carried(game, state, agent, ingredient, k)
         made = recipe.yields * n
         for handle, k in make_objects(game, state, name, made):
             add(area.objects, handle, k)
@@ -66,8 +70,8 @@ class Craft(ActionRule):
                 recipe = game.objects[product].recipe
                 assert recipe is not None, "used_in lists only objects with a recipe"
                 most = None  # min() over the ingredients, stopping at the first one I lack
-                for i, k in recipe.ingredients.items():
-                    can = carried.get(i, 0) // k
+                for i in recipe.ingredients:
+                    can = recipe.batches(i, carried.get(i, 0))
                     if most is None or can < most:
                         most = can
                         if not most:
@@ -90,11 +94,13 @@ class Craft(ActionRule):
 def salvage(t: ObjectType) -> dict[str, int]:
     """What disassembling ``t`` gives back: half of each ingredient, rounded up (never more than it cost)."""
     assert t.recipe is not None, "only crafted objects are salvaged"
-    return {i: (k + 1) // 2 for i, k in t.recipe.ingredients.items()}
+    return t.recipe.salvage()
 
 
 def _salvageable(t: ObjectType) -> bool:
-    return t.recipe is not None and t.salvageable and t.recipe.yields == 1
+    """Whether ``t`` may be taken apart: crafted one at a time, and giving something back (a wrench of
+    0.5 iron_bar gives nothing, so taking it apart would only destroy it: not offered)."""
+    return t.recipe is not None and t.salvageable and t.recipe.yields == 1 and bool(t.recipe.salvage())
 
 
 @action_rule

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from itertools import chain
 from typing import TYPE_CHECKING
 
+from odyssey_env.content import amount_text
 from odyssey_env.rules import ActionRule, Fact, action_rule
 from odyssey_env.turn import Turn
 from odyssey_env.verbs.common import acquire, ground, reachable_containers
@@ -190,7 +191,7 @@ def describe_object(turn: Turn, handle: str) -> str:
         parts.append(f"It can be used to {', '.join(t.uses)}.")
     if t.recipe is not None:
         r = t.recipe
-        need = ", ".join(f"{n} {i}" for i, n in r.ingredients.items())
+        need = ", ".join(f"{amount_text(n)} {i}" for i, n in r.ingredients.items())
         at = f" at a {' and a '.join(r.stations)}" if r.stations else ""
         parts.append(f"Crafting {r.yields} takes {need}{at}.")
     if t.name in game.used_in:

@@ -7,7 +7,7 @@ successful lockpick. Nobody leaves a fight: while an enemy here is engaged with 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from odyssey_env.rules import ActionRule, Dependency, Fact, action_rule
@@ -94,6 +94,9 @@ class Enter(ActionRule):
 
 @action_rule
 class Lockpick(ActionRule):
+    """Pick a lock with a tool in hand: each tool type may have its own odds (the paper's Remnant: a
+    lockpick 20%, a tension wrench 10%), and the best held tool is the one tried."""
+
     verb = "lockpick"
     params = (("area_name", "area"),)
     description = "Try to pick the lock of a neighboring way with a lockpick in hand; picks can break."
@@ -102,8 +105,34 @@ class Lockpick(ActionRule):
 
     @dataclass(frozen=True)
     class Params:
-        chance: float = 0.35
-        break_chance: float = 0.25
+        chance: float = 0.35  # a try's chance to open the lock (tools that ``chances`` does not name)
+        break_chance: float = 0.25  # a failed try's chance to snap the tool
+        chances: dict[str, float] = field(default_factory=dict)  # a tool type's own chance to open
+        success_break_chance: float = 0.0  # a successful try's chance to use the tool up (1: every try does)
+        hurt_chance: float = 0.0  # a failed try's chance to hurt me
+        hurt: int = 1  # the damage of that, less my defense, and at least 1
+
+        def __post_init__(self) -> None:
+            # (the fields named *chance are checked by the parameter conventions; the map is not)
+            for tool, value in self.chances.items():
+                if not 0.0 <= value <= 1.0:
+                    raise ValueError(f"chances.{tool}: {value!r} must be a probability between 0 and 1")
+            if self.hurt < 0:
+                raise ValueError(f"hurt: {self.hurt!r} must not be negative")
+
+    def chance_of(self, tool: str) -> float:
+        """The chance that a try with a tool of type ``tool`` opens the lock."""
+        return float(self.settings.chances.get(tool, self.settings.chance))
+
+    def tool(self, turn: Turn) -> str | None:
+        """The held tool a try uses: the one with the best chance (the first held of those)."""
+        game, state, agent = turn.game, turn.state, turn.agent
+        best, odds = None, -1.0
+        for handle in agent.hands:
+            kind = type_of(state, handle)
+            if "lockpick" in game.objects[kind].uses and self.chance_of(kind) > odds:
+                best, odds = handle, self.chance_of(kind)
+        return best
 
     def apply(self, turn: Turn, target: str) -> None:
         agent, area = turn.agent, turn.area
@@ -117,20 +146,30 @@ class Lockpick(ActionRule):
         foe = in_combat(turn)
         if foe is not None:
             return turn.fail(f"Cannot pick a lock while fighting {foe}.")
-        pick = held_for(turn.game, turn.state, agent, "lockpick")
+        pick = self.tool(turn)
         if pick is None:
             return turn.fail(f"Cannot lockpick {target}: I need a lockpick in my hand.")
-        if turn.rng.random() < self.settings.chance:
+        p = self.settings
+        if turn.rng.random() < self.chance_of(type_of(turn.state, pick)):
             unlock(turn, agent.area, target)
-            turn.say(f"The lock clicks: the way to {target} is open.")
+            if p.success_break_chance and turn.rng.random() < p.success_break_chance:
+                remove(agent.hands, pick)
+                turn.say(f"The lock clicks: the way to {target} is open. {pick} is spent.")
+            else:
+                turn.say(f"The lock clicks: the way to {target} is open.")
             turn.emit("path_unlocked", a=agent.area, b=target, by="lockpick")
             return
-        if turn.rng.random() < self.settings.break_chance:
+        if turn.rng.random() < p.break_chance:
             remove(agent.hands, pick)
             turn.say(f"The lock resists and {pick} snaps.")
         else:
             turn.say("The lock resists.")
-        turn.emit("lockpick_failed", a=agent.area, b=target)
+        hurt = 0
+        if p.hurt_chance and turn.rng.random() < p.hurt_chance:
+            hurt = max(1, p.hurt - agent.defense)
+            agent.hp -= hurt
+            turn.say(f"I take {hurt} damage while working the lock.")
+        turn.emit("lockpick_failed", a=agent.area, b=target, **({"hurt": hurt} if hurt else {}))
 
     def candidates(self, turn: Turn) -> Iterable[str]:
         if held_for(turn.game, turn.state, turn.agent, "lockpick") is None or in_combat(turn) is not None:
@@ -140,9 +179,28 @@ class Lockpick(ActionRule):
                 yield f"lockpick {name}"
 
     def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "locks",
-            "How often does picking a lock succeed?",
-            f"about {round(self.settings.chance * 100)}% of tries",
-            ("always", "never", "only at night"),
-        )
+        p = self.settings
+        tools = sorted(o.name for o in game.spec.objects if "lockpick" in o.uses)
+        odds = {round(self.chance_of(t) * 100) for t in tools}
+        if len(odds) <= 1:
+            yield Fact(
+                "locks",
+                "How often does picking a lock succeed?",
+                f"about {round((self.chance_of(tools[0]) if tools else p.chance) * 100)}% of tries",
+                ("always", "never", "only at night"),
+            )
+        else:
+            for t in tools:
+                yield Fact(
+                    "locks",
+                    f"How often does picking a lock with a {t} succeed?",
+                    f"about {round(self.chance_of(t) * 100)}% of tries",
+                    ("always", "never", "only at night"),
+                )
+        if p.break_chance == 1.0 and p.success_break_chance == 1.0:
+            yield Fact(
+                "locks",
+                "What becomes of the tool I pick a lock with?",
+                "every try uses it up, whether the lock opens or not",
+                ("it never wears out", "it breaks only when the lock opens", "it goes back to my pack"),
+            )

@@ -474,22 +474,24 @@ def bind_mechanics(
     if respawn:
         params["respawn"] = dict(respawn)
     if "lockpick" in verbs:
-        # the reference's LockpickRule works with obj_lockpick (20%) or obj_tension_wrench (10%) in hand and
-        # uses the tool up whether it succeeds or not
+        # the reference's LockpickRule tries obj_lockpick (20%) if one is in hand, else obj_tension_wrench
+        # (10%); every try uses the tool up, and a failed one hurts with chance 0.25 (1 damage, at least 1
+        # whatever the defense)
         objects = {o["name"]: o for o in world["objects"]}
-        tools = [ent.objects[i] for i in ("obj_lockpick", "obj_tension_wrench") if i in ent.objects]
-        for name in tools:
+        odds = {"obj_lockpick": 0.2, "obj_tension_wrench": 0.1}
+        chances = {ent.objects[i]: odds[i] for i in odds if i in ent.objects}
+        for name in chances:
             uses = objects[name].setdefault("uses", [])
             if "lockpick" not in uses:
                 uses.append("lockpick")
-        params["lockpick"] = {"chance": 0.2, "break_chance": 1.0}
-        notes.append(
-            {
-                "where": "verbs.lockpick",
-                "difference": "one success chance (0.2) for every lockpicking tool; the reference gives the tension "
-                "wrench 0.1",
-            }
-        )
+        params["lockpick"] = {
+            "chance": 0.2,
+            "chances": chances,
+            "break_chance": 1.0,
+            "success_break_chance": 1.0,
+            "hurt_chance": 0.25,
+            "hurt": 1,
+        }
     if "rumor_notes" in steps:
         writable = next(
             (o["name"] for o in world["objects"] if o["category"] == "writable" and not o.get("quest")), None

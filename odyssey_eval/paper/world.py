@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from odyssey_agents.errors import OdysseyError
+from odyssey_env.content import AMOUNT_STEPS
 
 __all__ = ["ConvertError", "Entities", "convert_world"]
 
@@ -100,6 +101,17 @@ def _int(value: Any, default: int = 0) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         return default
     return int(value)
+
+
+def _amount(value: Any) -> int | float | None:
+    """A reference recipe amount in odyssey's terms: whole units as an int, a fraction kept as it is (the
+    engine crafts ``n`` batches of 0.5 iron_bar from ``ceil(0.5 n)`` bars, as the reference does), rounded
+    up to hundredths, the finest step odyssey's recipes count in. None: no positive number."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or not math.isfinite(value):
+        return None
+    if float(value).is_integer():
+        return int(value)
+    return max(1, math.ceil(value * AMOUNT_STEPS - 1e-9)) / AMOUNT_STEPS
 
 
 def convert_world(
@@ -226,7 +238,7 @@ def convert_world(
         craft = o.get("craft") or {}
         name = ent.objects[o["id"]]
         where = f"objects.{name}"
-        ingredients: dict[str, int] = {}
+        ingredients: dict[str, int | float] = {}
         for ing, amount in (craft.get("ingredients") or {}).items():
             if ing not in ent.objects:
                 ent.note(where, f"recipe ingredient {ing!r} does not exist; left out")
@@ -236,14 +248,13 @@ def convert_world(
                 continue
             if ing == o["id"]:
                 continue
-            need = max(1, math.ceil(float(amount))) if amount else 0
-            if need <= 0:
+            need = _amount(amount)
+            if need is None:
                 continue
-            if float(amount) != need:
+            if need != float(amount):
                 ent.note(
                     where,
-                    f"needs {amount} {ent.objects[ing]}: odyssey counts whole units, so it needs and uses {need} "
-                    "(the reference checks the fraction and uses the floor of it)",
+                    f"needs {amount} {ent.objects[ing]}: odyssey counts fractions in hundredths, so it needs {need}",
                 )
             ingredients[ent.objects[ing]] = need
         stations = []

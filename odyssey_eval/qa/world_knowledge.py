@@ -127,7 +127,8 @@ def _ingredient_quantity(game, world, rng, count, n):
     pairs = sorted((o.name, ing) for o in game.recipes for ing in o.recipe.ingredients)
     out = []
     for obj, ing in rng.sample(pairs, min(count, len(pairs))):
-        amount = game.objects[obj].recipe.ingredients[ing]
+        # what one craft takes, in whole units (a fractional amount, 0.5 iron_bar, uses up one unit)
+        amount = game.objects[obj].recipe.uses(ing, 1)
         numbers = [str(k) for k in range(1, max(6, amount + 3))]
         q = _q(
             rng,
@@ -254,7 +255,7 @@ def verify_world_knowledge(q: Question, game: Game, world: WorldState) -> None:
         truth = {ing for ing, k in recipe.ingredients.items() if k > 0}
     elif t == "ingredient_quantity":
         assert recipe is not None
-        truth = {str(recipe.ingredients[s["ingredient"]])}
+        truth = {str(recipe.uses(s["ingredient"], 1))}
     elif t == "npc_holds":
         t_npc = game.npcs[s["npc"]]
         truth = set(t_npc.stock if t_npc.role == "merchant" else t_npc.drops)

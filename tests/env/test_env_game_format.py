@@ -98,6 +98,32 @@ CASES = [
         "world.json: objects[4].recipe.ingredients.iron_oar: unknown object 'iron_oar' (did you mean 'iron_ore'?)",
     ),
     (
+        "recipe amount that is no number",
+        _set("objects[4].recipe.ingredients.iron_ore", "half"),
+        "world.json: objects[4].recipe.ingredients.iron_ore: expected one of an integer, a number, got 'half'",
+    ),
+    (
+        "fractional recipe amount finer than hundredths",
+        _set("objects[4].recipe.ingredients.iron_ore", 0.333),
+        "world.json: objects[4].recipe.ingredients.iron_ore: 0.333: a fractional amount must be positive and in "
+        "hundredths (0.25, 0.5, 1.5)",
+    ),
+    (
+        "negative fractional recipe amount",
+        _set("objects[4].recipe.ingredients.iron_ore", -0.5),
+        "world.json: objects[4].recipe.ingredients.iron_ore: -0.5: a fractional amount must be positive",
+    ),
+    (
+        "whole recipe amount below one",
+        _set("objects[4].recipe.ingredients.iron_ore", 0),
+        "world.json: objects[4].recipe.ingredients.iron_ore: amounts must be at least 1",
+    ),
+    (
+        "lockpick chance of a tool above one",
+        _set("game.params", {"lockpick": {"chances": {"lockpick": 1.5}}}),
+        "chances.lockpick: 1.5 must be a probability between 0 and 1",
+    ),
+    (
         "station that is not a station",
         _set("objects[4].recipe.stations", ["stick"]),
         "world.json: objects[4].recipe.stations: stick is not a station (category material)",

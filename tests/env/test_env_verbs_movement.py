@@ -120,3 +120,60 @@ def test_lockpick_odds_come_from_its_parameters(h, scripted):
     h.engine.rng = scripted([0.35, 0.25])  # resists, and the pick holds
     h.ok("lockpick vault")
     assert h.agent.hands == {"lockpick": 1} and h.kinds() == ["lockpick_failed"]
+
+
+def _two_tools(world):
+    """The paper's Remnant's tools: a lockpick at 20%, a wrench at 10%, each used up by every try; a failed
+    try hurts with chance 0.25."""
+    world["objects"].append(
+        {"name": "wrench", "category": "tool", "description": "A tension wrench.", "size": 0, "uses": ["lockpick"]}
+    )
+    world["game"]["params"]["lockpick"] = {
+        "chances": {"lockpick": 0.2, "wrench": 0.1},
+        "break_chance": 1.0,
+        "success_break_chance": 1.0,
+        "hurt_chance": 0.25,
+    }
+
+
+def test_each_tool_has_its_own_odds_and_the_best_held_is_tried(variant, scripted):
+    h = variant(_two_tools)
+    h.hold("wrench")
+    h.engine.rng = scripted([0.15])  # above the wrench's 0.1: resists; it is used up; no hurt (0.999)
+    h.ok("lockpick vault")
+    assert "The lock resists and wrench snaps." in h.feedback and not h.agent.hands
+    assert h.state.areas["camp"].exits["vault"].locked
+    assert h.emitted() == [("lockpick_failed", {"a": "camp", "b": "vault"})]
+    h.hold("wrench")
+    h.hold("lockpick")
+    h.engine.rng = scripted([0.15])  # below the lockpick's 0.2: it is the one tried, and it opens the lock
+    h.ok("lockpick vault")
+    assert not h.state.areas["camp"].exits["vault"].locked
+    assert h.agent.hands == {"wrench": 1}  # the lockpick is spent by the success too
+    assert "The lock clicks: the way to vault is open. lockpick is spent." in h.feedback
+    assert h.emitted() == [("path_unlocked", {"a": "camp", "b": "vault", "by": "lockpick"})]
+
+
+def test_a_failed_try_may_hurt_by_one_whatever_the_defense(variant, scripted):
+    h = variant(_two_tools)
+    h.hold("wrench", 2)
+    h.agent.defense = 5
+    hp = h.agent.hp
+    h.engine.rng = scripted([0.5, 0.5, 0.24])  # resists; spent (break chance 1); below 0.25: hurt
+    h.ok("lockpick vault")
+    assert h.agent.hp == hp - 1 and h.agent.hands == {"wrench": 1}
+    assert "I take 1 damage while working the lock." in h.feedback
+    assert h.emitted() == [("lockpick_failed", {"a": "camp", "b": "vault", "hurt": 1})]
+    h.engine.rng = scripted([0.5, 0.5, 0.25])  # not below 0.25: unhurt
+    h.ok("lockpick vault")
+    assert h.agent.hp == hp - 1 and not h.agent.hands
+
+
+def test_per_tool_odds_are_stated_as_facts(variant):
+    h = variant(_two_tools)
+    rule = h.engine.rules.actions["lockpick"]
+    facts = {f.question: f.answer for f in rule.facts(h.engine.game)}
+    assert facts["How often does picking a lock with a lockpick succeed?"] == "about 20% of tries"
+    assert facts["How often does picking a lock with a wrench succeed?"] == "about 10% of tries"
+    assert facts["What becomes of the tool I pick a lock with?"].startswith("every try uses it up")
+    assert rule.chance_of("wrench") == 0.1 and rule.chance_of("stick") == 0.35  # others: the default chance

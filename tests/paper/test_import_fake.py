@@ -71,7 +71,8 @@ def test_content_is_converted(tmp_path, tree):
     objects = {o["name"]: o for o in world["objects"]}
     assert objects["paper"]["category"] == "writable" and objects["paper"]["max_text"] == 100
     assert objects["key"]["uses"] == ["unlock"]
-    assert objects["club"]["recipe"] == {"ingredients": {"stick": 2, "cloth": 1}, "stations": ["workbench"]}
+    # a fractional amount is kept: odyssey crafts with it as the reference does
+    assert objects["club"]["recipe"] == {"ingredients": {"stick": 2, "cloth": 0.5}, "stations": ["workbench"]}
     assert objects["coin"]["description"] == "A coin - round."  # printable ASCII
     assert objects["moon_token"]["quest"] and objects["moon_token"]["spawn_weight"] == 0
     assert objects["stick"]["areas"] == ["green", "glade"]
@@ -124,7 +125,7 @@ def test_content_is_converted(tmp_path, tree):
     assert record["sizes"] == {"areas": 4, "object_types": 11, "npc_types": 2, "stages": 7}
     differences = " ".join(d["difference"] for d in record["differences"])
     assert "StrangeWeatherStepRule" in differences and "JuggleRule" in differences  # nothing dropped silently
-    assert "0.5 cloth" in differences  # fractional recipe amounts
+    assert "0.5 cloth" not in differences  # fractional recipe amounts are no longer a difference
 
 
 def test_the_imported_game_is_found_by_name_and_plays(tmp_path, tree, monkeypatch):

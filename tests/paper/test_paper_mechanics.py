@@ -267,3 +267,28 @@ def test_quarantine_concoct_is_written_in_the_rule_language_with_the_reference_s
     assert h.listed("concoct") == ["concoct blue_herb red_herb", "concoct red_herb blue_herb"]
     h.ok("concoct red_herb blue_herb")
     assert h.agent.hp == 100 and h.events("remedy_concocted")[0]["hp"] == 70
+
+
+# ============================================================================ Remnant: locks and fractions
+@pytest.fixture(scope="module")
+def remnant(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return _imported(tmp_path_factory, "remnant")
+
+
+def test_remnant_makes_two_wrenches_of_one_bar_and_picks_with_the_reference_s_odds(remnant: Path) -> None:
+    h = Harness(engine_on(remnant))
+    h.clear()
+    wrench = h.game.objects["tension_wrench"]
+    assert wrench.recipe is not None and wrench.recipe.ingredients == {"iron_bar": 0.5}  # the reference's amount
+    notes = " ".join(n["difference"] for n in json.loads((remnant / "paper.json").read_text())["differences"])
+    assert "0.5 iron_bar" not in notes and "lockpicking tool" not in notes  # neither is a difference any more
+    for station in wrench.recipe.stations:
+        h.put(station)
+    h.hold("iron_bar")
+    assert "craft 2 tension_wrench" in h.listed("craft")
+    h.ok("craft 2 tension_wrench")
+    assert h.area.objects["tension_wrench"] == 2 and "iron_bar" not in h.agent.hands
+    rule = h.engine.rules.actions["lockpick"]
+    assert (rule.chance_of("lockpick"), rule.chance_of("tension_wrench")) == (0.2, 0.1)
+    p = rule.settings
+    assert (p.break_chance, p.success_break_chance, p.hurt_chance, p.hurt) == (1.0, 1.0, 0.25, 1)
