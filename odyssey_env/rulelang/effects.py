@@ -31,6 +31,7 @@ from odyssey_env.rulelang.runtime import (
     template,
     type_getter,
     value_of,
+    within,
     write_var,
 )
 from odyssey_env.steprules.living import is_world_area, move_npc, tell
@@ -361,11 +362,7 @@ def _pick(self: Program, op: s.Pick, path: str) -> Effect:
         if not found or (chance is not None and engine.rng.random() >= chance):
             return  # none to pick draws nothing: the RNG moves only when someone could be picked
         handle = found[engine.rng.randrange(len(found))]
-        sub = Ctx(engine, ctx.agent, ctx.here, {**ctx.b, "each": handle}, ctx.turn)
-        if ctx.notes is NO_NOTES:
-            ctx.notes = []
-        sub.notes = ctx.notes
-        run(sub)
+        run(within(ctx, "each", handle))
 
     return pick
 
@@ -385,11 +382,7 @@ def _npc_strikes(self: Program, op: s.NpcStrikes, path: str) -> Effect:
         agent.hp -= damage
         npc.engaged = agent.id
         agent.combat = npc.handle
-        sub = Ctx(ctx.engine, agent, ctx.here, {**ctx.b, "damage": damage}, ctx.turn)
-        if ctx.notes is NO_NOTES:
-            ctx.notes = []
-        sub.notes = ctx.notes
-        then(sub)
+        then(within(ctx, "damage", damage))
 
     return npc_strikes
 

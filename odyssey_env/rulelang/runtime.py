@@ -70,6 +70,16 @@ def rebind(ctx: Ctx, here: str, key: str, value: Any) -> Ctx:
     return ctx
 
 
+def within(ctx: Ctx, key: str, value: Any) -> Ctx:
+    """A context inside ``ctx``'s firing with one more binding: its notes are the firing's, so that what it
+    notes lands in the firing's one line."""
+    sub = Ctx(ctx.engine, ctx.agent, ctx.here, {**ctx.b, key: value}, ctx.turn)
+    if ctx.notes is NO_NOTES:
+        ctx.notes = []
+    sub.notes = ctx.notes
+    return sub
+
+
 def data(engine: Engine) -> dict[str, Any]:
     """The language's memory in this episode (made on first use: a loaded state brings its own)."""
     rd = engine.state.rule_data

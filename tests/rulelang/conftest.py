@@ -20,6 +20,18 @@ from odyssey_env.listing import CHECK_ENV
 TINY = Path(__file__).parent.parent / "env" / "data" / "tiny"
 
 
+def tiny_game(tmp_path: Path, rules: dict[str, Any], params: dict[str, Any] | None = None, name: str = "g") -> Game:
+    """The tiny game with ``rules`` as its rules.json and ``params`` as world.json's ``game.params``."""
+    folder = tmp_path / name
+    shutil.copytree(TINY, folder)
+    (folder / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
+    if params is not None:
+        world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
+        world["game"].setdefault("params", {}).update(params)
+        (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
+    return load_game(folder, cache=False)
+
+
 @pytest.fixture(autouse=True)
 def _check_valid_actions(monkeypatch: pytest.MonkeyPatch) -> None:
     """Every engine here compares each cached listing with a fresh one (odyssey_env.listing)."""

@@ -6,19 +6,16 @@ tiny game, refused naming file and field when misused, and in the JSON Schema.""
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 from typing import Any
 
 import pytest
 from kit import Harness
 
-from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.game import GameError
 from odyssey_env.rulelang.runtime import data
 
-from .conftest import TINY
+from .conftest import tiny_game as _game
 from .test_language import step
 
 GLAZE_VAR = {"name": "glaze", "kind": "counter", "scope": "held", "max": 3}
@@ -26,18 +23,6 @@ GLAZE_VAR = {"name": "glaze", "kind": "counter", "scope": "held", "max": 3}
 
 def _glaze(h: Harness) -> dict[str, int]:
     return data(h.engine)["vars"].get("glaze", {})
-
-
-def _game(tmp_path: Path, rules: dict[str, Any], params: dict[str, Any] | None = None, name: str = "g") -> Any:
-    """The tiny game with ``rules`` as its rules.json and ``params`` as world.json's ``game.params``."""
-    folder = tmp_path / name
-    shutil.copytree(TINY, folder)
-    (folder / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
-    if params is not None:
-        world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
-        world["game"].setdefault("params", {}).update(params)
-        (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
-    return load_game(folder, cache=False)
 
 
 def _harness(game: Any) -> Harness:

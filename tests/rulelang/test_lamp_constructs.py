@@ -6,38 +6,24 @@ refused naming file and field when misused, and in the JSON Schema."""
 
 from __future__ import annotations
 
-import json
-import shutil
 from pathlib import Path
 from typing import Any
 
 import pytest
 from kit import Harness, Scripted
 
-from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.game import GameError
 from odyssey_env.observation import render as observe
 from odyssey_env.rulelang.runtime import data
 
-from .conftest import TINY
+from .conftest import tiny_game as _game
 from .test_language import step
 
 FUEL = {"name": "fuel", "kind": "counter", "scope": "object", "max": 40}
 LIT = {"counter": "fuel", "of": "$each", "at_least": 1}
 #: Someone standing here (me too) carries a light with fuel left.
 SOMEONE_LIT = {"some": "agent", "check": {"some": "carried", "types": ["$param.lights"], "check": LIT}}
-
-
-def _game(tmp_path: Path, rules: dict[str, Any], params: dict[str, Any] | None = None, name: str = "g") -> Any:
-    folder = tmp_path / name
-    shutil.copytree(TINY, folder)
-    (folder / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
-    if params is not None:
-        world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
-        world["game"].setdefault("params", {}).update(params)
-        (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
-    return load_game(folder, cache=False)
 
 
 def _harness(game: Any, seed: int = 0) -> Harness:
