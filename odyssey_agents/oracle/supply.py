@@ -13,7 +13,18 @@ import contextlib
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from odyssey_agents.oracle.core import INF, KIT, LET_GO_STEPS, MAX_DEPTH, RESERVE_STEPS, Focus, Memory, Offer, Stuck
+from odyssey_agents.oracle.core import (
+    INF,
+    KIT,
+    LET_GO_STEPS,
+    MAX_DEPTH,
+    RESERVE_STEPS,
+    UNARMED_COST,
+    Focus,
+    Memory,
+    Offer,
+    Stuck,
+)
 from odyssey_env.quests.conditions import normalize_text
 
 if TYPE_CHECKING:
@@ -23,6 +34,7 @@ if TYPE_CHECKING:
     from odyssey_agents.oracle.navigation import Navigation
     from odyssey_agents.oracle.tactics import Tactics
     from odyssey_agents.oracle.view import View
+    from odyssey_env.content import ObjectType
     from odyssey_env.state import Npc
 
 
@@ -283,14 +295,21 @@ class Supply:
                 continue
             # a later stage wants it: kept whole, even while a merchant sells another (Mark took its
             # pen and its key apart for their parts, and never bought them back when a stage asked)
-            if o.name in self.focus.protect:
+            if o.name in self.focus.protect and not self._spare_on_sale(o):
                 continue
             gives = recipe.salvage().get(t, 0)  # the disassemble verb's own arithmetic
             if not gives:
                 continue  # a fraction of a unit gives nothing back (a tension wrench of 0.5 iron_bar)
             units = v.carried.get(o.name, 0) - self.focus.needed.get(o.name, 0)
+            unarmed = 0.0
             if o.name == best:
                 units -= 1  # my best weapon stays whole (a second one of its kind may go)
+                if units == 0 and o.name not in self.focus.protect:
+                    # ... unless nothing else gives what it does but far dearer ways (Remnant seed 5:
+                    # the wooden dagger's plank is the third key's, the only other wood lies past that
+                    # lock, and the gamble instead costs ten tension wrenches, five iron bars): fights
+                    # are then fought bare-handed until a weapon is had again, reckoned UNARMED_COST
+                    units, unarmed = 1, UNARMED_COST
             if units <= 0:
                 # what a goal just put down is not got again to be taken apart (Remnant seed 7 dropped
                 # its iron sword, kept whole as its best weapon, to pick up a stone, then picked the
@@ -301,10 +320,23 @@ class Supply:
                 continue
             held = v.in_hands(o.name)
             if held is not None:
-                out.append(Offer(2, 2, gives * units, ("salvage", t, o.name), partial("disassemble {}".format, held)))
+                out.append(
+                    Offer(2 + unarmed, 2, gives * units, ("salvage", t, o.name), partial("disassemble {}".format, held))
+                )
             else:
-                out.append(Offer(3, 3, gives * units, ("salvage", t, o.name), partial(self.hold, o.name)))
+                out.append(Offer(3 + unarmed, 3, gives * units, ("salvage", t, o.name), partial(self.hold, o.name)))
         return out
+
+    def _spare_on_sale(self, o: ObjectType) -> bool:
+        """Whether a thing a later stage wants may still be taken apart: it is no tool, and merchants
+        sell more of it than the one I would take apart (a carried one) or buy (one stays on sale for
+        the stage). Remnant seed 0: the wood for the keys of its last locks lies past them, and the
+        armorer this side sells two wooden swords (one makes the water sword later); the other one's
+        plank is a key's, where the oracle spent its iron bars on tension wrenches instead."""
+        if o.uses:
+            return False  # (Mark took its pen and key apart, and never bought them back)
+        stock = sum(n.inventory.get(o.name, 0) for n in self._merchants()) - self.kept_in_stock(o.name)
+        return stock >= (1 if self.view.carried.get(o.name, 0) else 2)
 
     def _got_salvage(self, t: str, thing: str, gives: int) -> list[Offer]:
         """``gives`` units of ``t`` from a ``thing`` got first (bought, picked up, itself salvaged from
