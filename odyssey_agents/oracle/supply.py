@@ -300,9 +300,10 @@ class Supply:
             gives = recipe.salvage().get(t, 0)  # the disassemble verb's own arithmetic
             if not gives:
                 continue  # a fraction of a unit gives nothing back (a tension wrench of 0.5 iron_bar)
-            units = v.carried.get(o.name, 0) - self.focus.needed.get(o.name, 0)
+            needed = self.focus.needed.get(o.name, 0)
+            units = v.carried.get(o.name, 0) - needed
             unarmed = 0.0
-            if o.name == best:
+            if o.name == best and not needed:
                 units -= 1  # my best weapon stays whole (a second one of its kind may go)
                 if units == 0 and o.name not in self.focus.protect:
                     # ... unless nothing else gives what it does but far dearer ways (Remnant seed 5:
@@ -315,7 +316,8 @@ class Supply:
                 # its iron sword, kept whole as its best weapon, to pick up a stone, then picked the
                 # sword up for its iron, then dropped it again, for 200 steps)
                 dropped = v.state.step - self.memory.let_go.get(o.name, -LET_GO_STEPS) < LET_GO_STEPS
-                if not v.carried.get(o.name, 0) and not dropped:
+                if not dropped:
+                    # (one more than I carry: those I carry are needed, or my best weapon)
                     out.extend(self._got_salvage(t, o.name, gives))
                 continue
             held = v.in_hands(o.name)
@@ -329,14 +331,15 @@ class Supply:
 
     def _spare_on_sale(self, o: ObjectType) -> bool:
         """Whether a thing a later stage wants may still be taken apart: it is no tool, and merchants
-        sell more of it than the one I would take apart (a carried one) or buy (one stays on sale for
+        sell, or I carry, or there lie about more of it than the one I would take apart (one stays for
         the stage). Remnant seed 0: the wood for the keys of its last locks lies past them, and the
         armorer this side sells two wooden swords (one makes the water sword later); the other one's
         plank is a key's, where the oracle spent its iron bars on tension wrenches instead."""
         if o.uses:
             return False  # (Mark took its pen and key apart, and never bought them back)
         stock = sum(n.inventory.get(o.name, 0) for n in self._merchants()) - self.kept_in_stock(o.name)
-        return stock >= (1 if self.view.carried.get(o.name, 0) else 2)
+        lying = sum(count for _, _, count in self.view.ground.get(o.name, ()))
+        return stock + lying + self.view.carried.get(o.name, 0) >= 2
 
     def _got_salvage(self, t: str, thing: str, gives: int) -> list[Offer]:
         """``gives`` units of ``t`` from a ``thing`` got first (bought, picked up, itself salvaged from
@@ -347,15 +350,16 @@ class Supply:
             return []
         if self.view.game.objects[thing].uses:
             return []  # a tool (a pen, a key, a light) is got for its use, never to be taken apart
+        n = self.view.carried.get(thing, 0) + 1
         with self._for_salvage(thing):
-            cost = self.cost_have(thing, 1)
+            cost = self.cost_have(thing, n)
         if cost == INF:
             return []
-        return [Offer(cost + 2, cost + 2, gives, ("salvage", t, thing), partial(self._get_to_salvage, thing))]
+        return [Offer(cost + 2, cost + 2, gives, ("salvage", t, thing), partial(self._get_to_salvage, thing, n))]
 
-    def _get_to_salvage(self, thing: str) -> str | None:
-        with self.focus.need(thing, 1), self._for_salvage(thing):
-            return self.have(thing, 1)
+    def _get_to_salvage(self, thing: str, n: int) -> str | None:
+        with self.focus.need(thing, n), self._for_salvage(thing):
+            return self.have(thing, n)
 
     @contextlib.contextmanager
     def _for_salvage(self, thing: str) -> Iterator[None]:

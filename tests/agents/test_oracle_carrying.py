@@ -278,3 +278,58 @@ def test_a_bag_in_hand_is_not_counted_twice_when_wearing_it_is_costed(tmp_path: 
     assert supply.capacity() == 2 - 1 + 4  # the bag in a hand: its room, less the hand it takes
     assert supply.capacity("small_bag") == 2 + 4  # worn, it frees that hand
     assert supply.capacity("big_bag") == 2 - 1 + 4 + 10  # another bag worn: the held one still counts
+
+
+def _two_key_corridor(world: dict, chance: float = 0.1) -> None:
+    """Two locks in a row, both opened by a key made of an iron bar and a stick at the camp's workbench;
+    exactly two bars and one stick lie about, and picks (a bar each, Remnant's odds, every try spends the
+    pick) are the only other way through. The second key's stick must come from taking something apart."""
+    world["game"]["params"]["lockpick"] = {"chance": chance, "break_chance": 1.0}
+    world["graph"]["connections"] = [
+        {"a": "camp", "b": "yard"},
+        {"a": "yard", "b": "shed", "locked": True, "key": "shed_key"},
+        {"a": "shed", "b": "vault", "locked": True, "key": "shed_key"},
+    ]
+    areas = {a["name"]: a for p in world["places"] for a in p["areas"]}
+    areas["camp"]["objects"].update(stick=1, iron_bar=2, coin=30)
+    areas["yard"]["objects"] = {"quill": 1}
+    areas["shed"]["objects"] = {}
+    areas["vault"]["objects"] = {}
+    objects = {o["name"]: o for o in world["objects"]}
+    objects["shed_key"]["recipe"] = {"ingredients": {"iron_bar": 1, "stick": 1}, "stations": ["workbench"]}
+    objects["lockpick"]["recipe"] = {"ingredients": {"iron_bar": 1}, "stations": ["workbench"]}
+    npcs = {n["name"]: n for n in world["npcs"]}
+    npcs["tom"]["drops"] = npcs["rat"]["drops"] = {}
+
+
+def test_a_wanted_thing_on_sale_twice_is_bought_to_be_taken_apart_for_a_key(tmp_path: Path) -> None:
+    """The merchant sells two clubs (two sticks each, one given back when taken apart); the goal wants a
+    club too. One club's stick is the second key's; the other club stays on sale for the goal. The oracle
+    makes both keys and never a pick (Remnant seed 0: the armorer's second wooden sword was kept whole for
+    the water sword, so the plank of a key could not be had and two bars went into tension wrenches)."""
+
+    def world_change(world: dict) -> None:
+        _two_key_corridor(world)
+        npcs = {n["name"]: n for n in world["npcs"]}
+        npcs["mira"]["stock"] = {"club": 2}
+
+    engine = _tiny(tmp_path, world_change)
+    goal = Condition(
+        type="all_of",
+        conditions=(Condition(type="has_item_count", object="club", count=1), Condition(type="in_area", area="vault")),
+    )
+    sent = _play(engine, goal, 80)
+    assert not any(c.startswith(("craft 1 lockpick", "lockpick")) for c in sent), sent
+    assert any(c.startswith("disassemble club") for c in sent), sent
+
+
+def test_my_only_weapon_gives_its_stick_to_a_key_rather_than_gamble(tmp_path: Path) -> None:
+    """I hold a club, my only weapon, and no stage wants it; its stick is the only one for the second key,
+    and a pick opens a lock at 10% (ten bars expected, two exist). The club is taken apart for the key
+    (Remnant seed 5: the wooden dagger's plank was the third key's, the other wood lay past that lock, and
+    the oracle crafted two tension wrenches of the last bar instead: both failed)."""
+    engine = _tiny(tmp_path, _two_key_corridor)
+    engine.state.agents["player"].hands = {"club": 1}
+    sent = _play(engine, Condition(type="in_area", area="vault"), 80)
+    assert not any(c.startswith(("craft 1 lockpick", "lockpick")) for c in sent), sent
+    assert "disassemble club" in sent, sent
