@@ -706,7 +706,10 @@ class Supply:
                 if bag is None:
                     raise Stuck(f"the ingredients of {t} cannot all be carried")
                 with self.focus.need(bag, 1):
-                    return self.equip(bag)
+                    cmd = self.equip(bag)
+                if cmd is None:  # worn already, and still too small beside what the goals keep
+                    raise Stuck(f"the ingredients of {t} do not fit beside what I keep")
+                return cmd
         area = self._station_area(t)
         if area is None:
             site = self._build_site(t)
@@ -761,21 +764,27 @@ class Supply:
             return self.navigation.go(area) or f"craft {times} {t}"
 
     # ---- the bill: what the crafts under way will need after the ingredient being fetched
-    def _flatten(self, items: list[tuple[str, int]], depth: int = 0) -> dict[str, int]:
+    def _flatten(self, items: list[tuple[str, int]], depth: int = 0, whole: bool = False) -> dict[str, int]:
         """The raw materials ``items`` come down to: a type that lies nowhere and has a recipe is
-        replaced by its ingredients (what it is crafted from), less what I already carry."""
+        replaced by its ingredients (what it is crafted from), less what I already carry. With
+        ``whole``, a raw material counts whole, the units I carry included (those to keep)."""
         v = self.view
         out: dict[str, int] = {}
         for t, k in items:
             missing = k - v.carried.get(t, 0)
+            recipe = v.game.objects[t].recipe
+            leaf = recipe is None or bool(v.ground.get(t)) or depth >= 4
+            if whole and leaf and k > 0:
+                out[t] = out.get(t, 0) + k
+                continue
             if missing <= 0:
                 continue
-            recipe = v.game.objects[t].recipe
-            if recipe is None or v.ground.get(t) or depth >= 4:
+            if leaf:
                 out[t] = out.get(t, 0) + missing
                 continue
+            assert recipe is not None  # (not a leaf)
             times = -(-missing // recipe.yields)
-            for raw, n in self._flatten(list(recipe.needs(times).items()), depth + 1).items():
+            for raw, n in self._flatten(list(recipe.needs(times).items()), depth + 1, whole).items():
                 out[raw] = out.get(raw, 0) + n
         return out
 
@@ -788,6 +797,10 @@ class Supply:
         with contextlib.ExitStack() as stack:
             for t, n in bill.items():
                 self._bill[t] = self._bill.get(t, 0) + n
+            # what I carry of them is kept too (Remnant seed 17 stored two logs for a glass shield's
+            # planks, emptied them out of the bag for the stones of the furnace its glass shards need,
+            # and stored them again, for 100 steps)
+            for t, n in self._flatten(items, whole=True).items():
                 stack.enter_context(self.focus.need(t, n))
             try:
                 yield

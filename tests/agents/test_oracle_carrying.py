@@ -333,3 +333,41 @@ def test_my_only_weapon_gives_its_stick_to_a_key_rather_than_gamble(tmp_path: Pa
     sent = _play(engine, Condition(type="in_area", area="vault"), 80)
     assert not any(c.startswith(("craft 1 lockpick", "lockpick")) for c in sent), sent
     assert "disassemble club" in sent, sent
+
+
+def test_a_raw_material_carried_for_another_ingredient_is_kept_while_one_is_fetched(tmp_path: Path) -> None:
+    """A club of a plank (cut from a stick at the workbench) and an iron bar (smelted from ore in the yard).
+    I hold the only stick. While the bar is fetched first (the dearer ingredient), the stick the plank will
+    be cut from is needed: nothing may empty it out to make room (Remnant seed 17 stored two logs for a glass
+    shield's planks, emptied them out of its bag for the stones of the furnace its glass shards need, stored
+    them again, for 100 steps: a raw material already carried was left off the bill)."""
+    from odyssey_agents.oracle.view import View
+
+    def world_change(world: dict) -> None:
+        areas = {a["name"]: a for p in world["places"] for a in p["areas"]}
+        areas["camp"]["objects"] = {"workbench": 1, "small_bag": 1}
+        areas["yard"]["objects"] = {"furnace": 1, "iron_ore": 1}
+        objects = {o["name"]: o for o in world["objects"]}
+        objects["club"]["recipe"] = {"ingredients": {"plank": 1, "iron_bar": 1}, "stations": ["workbench"]}
+        objects["iron_bar"]["recipe"] = {"ingredients": {"iron_ore": 1}, "stations": ["furnace"]}
+
+    engine = _tiny(tmp_path, world_change)
+    camp = engine.state.areas["camp"]
+    bag = next(h for h in camp.objects if h.startswith("small_bag"))
+    del camp.objects[bag]
+    player = engine.state.agents["player"]
+    player.equipment["pack"] = bag
+    player.hands = {"stick": 1}
+    planner = Planner("player")
+    planner.view = View(engine, "player")
+    supply = planner.supply
+    seen: dict[str, dict[str, int]] = {}
+    have = supply.have
+
+    def watching(t: str, n: int) -> str | None:
+        seen.setdefault(t, dict(supply.focus.needed))
+        return have(t, n)
+
+    supply.have = watching  # type: ignore[method-assign]
+    assert supply.craft("club", 1) == "enter yard"
+    assert seen["iron_bar"].get("stick", 0) >= 1, seen
