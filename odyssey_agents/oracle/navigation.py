@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from odyssey_agents.oracle.core import DEATH_COST, INF, PICK_GAMBLE, Focus, Stuck
 from odyssey_agents.oracle.events import holds_now
 from odyssey_env.rules import ActionRule
+from odyssey_env.steprules.combat import ambush_chance
 from odyssey_env.turn import Turn
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ class Navigation:
             a = state.areas[area]
             idle = [state.npcs[h] for h in a.npcs if state.npcs[h].engaged is None and v.hostile(state.npcs[h])]
             if idle:
-                chance = table[min(a.level, len(table)) - 1] * state.modifiers.get("ambush", 1.0)
+                chance = ambush_chance(table, a.level, state.modifiers)
                 worst = 0.0
                 for n in idle:
                     f = self.tactics.outlook(n)
