@@ -278,3 +278,38 @@ def test_a_bag_in_hand_is_not_counted_twice_when_wearing_it_is_costed(tmp_path: 
     assert supply.capacity() == 2 - 1 + 4  # the bag in a hand: its room, less the hand it takes
     assert supply.capacity("small_bag") == 2 + 4  # worn, it frees that hand
     assert supply.capacity("big_bag") == 2 - 1 + 4 + 10  # another bag worn: the held one still counts
+
+
+def test_what_met_a_way_s_first_need_is_kept_while_its_next_is_fetched(tmp_path: Path) -> None:
+    """The way to the yard asks for a torch, and once one is carried for resin to burn in it. The hands hold
+    a club and the torch, the bag is full of apples: the torch is not dropped to free a hand for the resin
+    (the way would then ask for the torch again; Quarantine seed 0 dropped and picked up its lantern for the
+    lantern's fuel 150 times): spare apples leave the bag instead."""
+    from odyssey_env.quests.spec import Condition as Need
+    from odyssey_env.verbs.movement import Enter
+    from odyssey_env.world import carried_count
+
+    class LitEnter(Enter):
+        def needs(self, engine: Engine, agent, match):  # type: ignore[no-untyped-def]
+            if match.get("area") != "yard":
+                return None
+            for thing in ("torch", "resin"):
+                if not carried_count(engine.game, engine.state, agent, thing):
+                    return Need(type="has_item_count", object=thing)
+            return None
+
+    engine = _tiny(tmp_path)
+    engine.rules.actions["enter"] = LitEnter()
+    state = engine.state
+    camp, shed = state.areas["camp"], state.areas["shed"]
+    bag = next(h for h in camp.objects if h.startswith("small_bag"))
+    club = next(h for h in shed.objects if h.startswith("club"))
+    del camp.objects[bag], shed.objects[club]
+    camp.objects["torch"] = 1
+    agent = state.agents["player"]
+    agent.equipment["pack"] = bag
+    state.instances[bag].contents = {"apple": 4}  # full: capacity 4
+    agent.hands = {club: 1}
+    sent = _play(engine, Condition(type="in_area", area="yard"), 12)
+    assert sent.count("pick up torch") == 1, sent
+    assert not any(c.startswith("drop") for c in sent), sent
