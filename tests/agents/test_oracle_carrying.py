@@ -340,3 +340,18 @@ def test_below_a_quarter_of_health_without_food_a_cheap_won_fight_is_still_fough
     agent.area, agent.hp = "yard", 20
     sent = _play(engine, Condition(type="defeated_n", npc="rat"), 4)
     assert sent[0] == "attack rat_0", sent
+
+
+def test_an_estimate_is_never_one_of_a_dead_condition_born_at_the_same_address(tmp_path: Path) -> None:
+    """Estimates are memoised by identity; a way's need is made afresh each time its rule is asked, and a new
+    one may be born where a dead one lay: it must be costed as itself (the memo holds what it names)."""
+    from odyssey_agents.oracle.view import View
+
+    engine = _tiny(tmp_path)
+    planner = Planner("player")
+    planner.view = View(engine, "player")
+    for i in range(40):
+        wanted = ("stick", "iron_bar", "charm", "cap")[i % 4]
+        c = Condition(type="has_item_count", object=wanted, count=1 + i % 3)
+        assert planner.estimate(c) == planner._cost(c), (i, c)
+        del c
