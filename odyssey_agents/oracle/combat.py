@@ -55,6 +55,7 @@ class Forecast:
     hp_left: int
     steps: int
     policy: str
+    lost: int = 0  # health the fight takes
 
 
 def foe_of(view: View, npc: Npc) -> Foe:
@@ -158,6 +159,7 @@ def simulate(
     """
     live = list(foes)
     steps = 0
+    start = hp
     target: Foe | None
     while live and hp > 0 and steps < MAX_SIM_STEPS:
         steps += 1
@@ -185,7 +187,7 @@ def simulate(
             if f.stance() == "attack":
                 hp -= their_blow(f, modifier, defense, defending)
             live[i] = Foe(f.handle, f.hp, f.attack, f.defense, f.pattern, f.index + 1)
-    return Forecast(not live and hp > 0, max(hp, 0), steps, policy)
+    return Forecast(not live and hp > 0, max(hp, 0), steps, policy, start - max(hp, 0))
 
 
 def forecast(
