@@ -294,7 +294,7 @@ def test_remnant_makes_two_wrenches_of_one_bar_and_picks_with_the_reference_s_od
     assert (p.break_chance, p.success_break_chance, p.hurt_chance, p.hurt) == (1.0, 1.0, 0.25, 1)
 
 
-# ============================================================================ the day and respawn, as the reference has them
+# ============================================================== the day and respawn, as the reference has them
 def test_remnant_s_day_is_the_reference_s_day_cycle_with_its_numbers(remnant: Path) -> None:
     steps = {r.name: r for r in engine_on(remnant).rules.steps}
     assert "day_cycle" in steps and not {"day_night", "night_spawn", "danger_hours"} & set(steps)
