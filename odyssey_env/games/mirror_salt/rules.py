@@ -10,7 +10,7 @@ Two verbs:
   The honest light breaks every mirage in the area and cracks the salt glaze off what I hold; the
   quest's last task is to bend it through the Oath Lens atop the zenith spire.
 
-Six step rules (one here):
+Seven step rules (all in ``rules.json``):
 
 * ``salt_glaze`` (in ``rules.json``): under the open sky, salt crusts the things I hold in my hands, layer
   by layer, and each layer takes attack from a weapon. Shade flakes it off, and so does stowing the thing.
@@ -26,10 +26,11 @@ Six step rules (one here):
 * ``resonance_imprint`` and ``imprint_falter`` (in ``rules.json``): where an enemy falls, the glass keeps its
   death-note for a while (the area's lasting set ``ringing``: :func:`imprints_in`), and its kin in that area
   falter: they strike softer (:func:`unnerved`).
-* ``salt_mirage``: phantom objects shimmer onto the open salt where nobody watches. They look like
-  the real thing, vanish when picked up, and fade after a while; ``listen`` and ``refract`` expose
-  them. The rule reports them through :meth:`StepRule.phantoms`, so planners that read the true state
-  (the oracle) are never fooled.
+* ``salt_mirage`` (in ``rules.json``): phantom objects shimmer onto the open salt where nobody watches.
+  They look like the real thing, vanish when picked up, and fade after a while (the language's
+  ``phantoms``: :mod:`odyssey_env.rulelang.phantoms` keeps them and reports them through
+  :meth:`StepRule.phantoms`, so planners that read the true state, the oracle, are never fooled);
+  ``listen`` names them (:func:`mirage_piles`) and ``refract`` breaks them (``phantoms.dispel``).
 
 *Open sky* is every real area except those the ``salt_glaze`` parameters name ``sheltered`` (the
 tutorial's rooms are indoors; the data rule declares the parameter, ``world.json`` sets it). Every rule of
