@@ -130,3 +130,21 @@ def test_the_schema_names_the_phantom_pieces():
     defs = json_schema()["$defs"]
     assert {"Phantom", "PhantomsAre", "FitsLevel", "Phantoms"} <= set(defs)
     assert defs["Pick"]["properties"]["pick"]["enum"] == ["npc", "area", "type"]
+
+
+def test_phantoms_survive_save_and_load_and_do_not_depend_on_hash_seeds(rules_game, rh):
+    import json
+
+    from kit import subprocess_digest
+
+    h = rh(ghosts())
+    h.ok("wait")
+    saved = json.loads(json.dumps(h.engine.save_state()))
+    before = sorted(h.engine.rules.step_rule("ghosts").phantoms(h.engine))
+    assert before
+    h.wait(5)  # they fade
+    h.engine.load_state(saved)
+    assert sorted(h.engine.rules.step_rule("ghosts").phantoms(h.engine)) == before
+    game = rules_game(ghosts())
+    digests = {subprocess_digest(game.path, 3, 40, hash_seed) for hash_seed in ("0", "random")}
+    assert len(digests) == 1
