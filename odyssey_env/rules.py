@@ -123,6 +123,7 @@ BASE_RULE_MODULES: tuple[str, ...] = (
     "odyssey_env.steprules.patrols",
     "odyssey_env.steprules.regrowth",
     "odyssey_env.steprules.danger_hours",
+    "odyssey_env.steprules.day_cycle",
     "odyssey_env.steprules.shifting_paths",
     "odyssey_env.steprules.crafting_momentum",
     "odyssey_env.steprules.rumor_notes",

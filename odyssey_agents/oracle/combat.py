@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from odyssey_env.steprules.clock import DayNight
+from odyssey_env.steprules.day_cycle import DayCycle
 from odyssey_env.verbs.combat import STAMINA_COST, STAMINA_FLOOR, blow_damage
 from odyssey_env.worldgen import npc_stats
 
@@ -53,6 +55,7 @@ class Forecast:
     hp_left: int
     steps: int
     policy: str
+    lost: int = 0  # health the fight takes
 
 
 def foe_of(view: View, npc: Npc) -> Foe:
@@ -83,8 +86,9 @@ class Clock:
         engine = view.engine
         self.minute = engine.state.minute
         self.per_step = view.game.spec.game.minutes_per_step
-        rule = engine.rules.step_rule("day_night")
-        self.params = getattr(rule, "settings", None) if rule is not None else None
+        # the hour's rhythm: the base day_night, or the day in periods (day_cycle) in its place
+        rhythm = engine.rules.step_rule("day_night") or engine.rules.step_rule("day_cycle")
+        self.hours = rhythm if isinstance(rhythm, DayNight | DayCycle) else None
         danger = engine.rules.step_rule("danger_hours")
         hours = engine.state.rule_data.get("danger_hours", {}).get("hours", ()) if danger is not None else ()
         self.danger_hours = frozenset(hours)
@@ -93,16 +97,10 @@ class Clock:
 
     def modifier(self, k: int) -> float:
         """Modifier during the ``k``-th step from now (k = 1 is the step about to be taken)."""
-        p = self.params
-        if p is None and not self.danger_hours:
+        if self.hours is None and not self.danger_hours:
             return self.now
         hour = (self.minute + k * self.per_step) // 60 % 24
-        value = 1.0
-        if p is not None:
-            if hour == p.night_hour:
-                value = p.night_attack
-            elif hour == p.noon_hour:
-                value = p.noon_attack
+        value = 1.0 if self.hours is None else self.hours.attack_at(hour)
         if hour in self.danger_hours:
             value *= self.danger
         return value
@@ -161,6 +159,7 @@ def simulate(
     """
     live = list(foes)
     steps = 0
+    start = hp
     target: Foe | None
     while live and hp > 0 and steps < MAX_SIM_STEPS:
         steps += 1
@@ -188,7 +187,7 @@ def simulate(
             if f.stance() == "attack":
                 hp -= their_blow(f, modifier, defense, defending)
             live[i] = Foe(f.handle, f.hp, f.attack, f.defense, f.pattern, f.index + 1)
-    return Forecast(not live and hp > 0, max(hp, 0), steps, policy)
+    return Forecast(not live and hp > 0, max(hp, 0), steps, policy, start - max(hp, 0))
 
 
 def forecast(

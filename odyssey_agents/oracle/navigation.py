@@ -14,6 +14,8 @@ walking up to the lock.
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import heapq
 import itertools
 from typing import TYPE_CHECKING, Any
@@ -21,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from odyssey_agents.oracle.core import DEATH_COST, INF, PICK_GAMBLE, Focus, Stuck
 from odyssey_agents.oracle.events import holds_now
 from odyssey_env.rules import ActionRule
+from odyssey_env.steprules.combat import ambush_chance
 from odyssey_env.turn import Turn
 
 if TYPE_CHECKING:
@@ -80,7 +83,7 @@ class Navigation:
             a = state.areas[area]
             idle = [state.npcs[h] for h in a.npcs if state.npcs[h].engaged is None and v.hostile(state.npcs[h])]
             if idle:
-                chance = table[min(a.level, len(table)) - 1] * state.modifiers.get("ambush", 1.0)
+                chance = ambush_chance(table, a.level, state.modifiers)
                 worst = 0.0
                 for n in idle:
                     f = self.tactics.outlook(n)
@@ -209,15 +212,37 @@ class Navigation:
             need = self.entry_need(a, b)
             if need is None:
                 continue
-            try:
-                command = self.achieve(need)
-            except Stuck:
-                if a == self.view.here and not self._enterable(b):
-                    raise
-                continue  # it only warned (or it can wait until I stand there)
+            with contextlib.ExitStack() as kept:
+                # what met an earlier need of this way stays while the next is fetched (Quarantine seed 0
+                # dropped its lantern to free a hand for the lantern's fuel, then picked the lantern up
+                # again for the light the way asked first: 150 steps)
+                for handle in self._resting_on(a, b, need):
+                    kept.enter_context(self.focus.need(self.view.tname(handle), 1))
+                    kept.enter_context(self.focus.keeping(handle))
+                try:
+                    command = self.achieve(need)
+                except Stuck:
+                    if a == self.view.here and not self._enterable(b):
+                        raise
+                    continue  # it only warned (or it can wait until I stand there)
             if command is not None:
                 return command
         return None
+
+    def _resting_on(self, a: str, b: str, need: Condition) -> list[str]:
+        """The things in my hands that the way from ``a`` to ``b`` rests on: without one of them, its
+        ``enter`` would ask for something other than ``need`` (a light, while its fuel is asked now).
+        A way names its next missing piece only, so what met the earlier pieces is found by asking it
+        again as if the thing were not held."""
+        v = self.view
+        rule = v.verbs["enter"]
+        out = []
+        for handle in v.agent.hands:
+            without = dataclasses.replace(v.agent, hands={h: n for h, n in v.agent.hands.items() if h != handle})
+            other = rule.needs(v.engine, without, {"area": b, "from": a})
+            if other is not None and other != need:
+                out.append(handle)
+        return out
 
     def _enterable(self, b: str) -> bool:
 

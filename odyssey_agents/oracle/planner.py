@@ -80,6 +80,7 @@ class Planner:
         self.tactics.foresight = self.foresight
         self.opportunism = Opportunism(self.memory, self.foresight, self.tactics)
         self._memo: dict[tuple[Any, ...], float] = {}
+        self._estimated: list[Condition] = []  # what the memo's ids name, kept alive while they do
 
     @property
     def view(self) -> View:
@@ -98,6 +99,7 @@ class Planner:
         self.tactics.begin(view)
         self.events.begin(view)
         self._memo = {}
+        self._estimated = []
 
     # ================================================================== entry point
     def decide(self, engine: Engine, goals: list[Condition]) -> tuple[str, str]:
@@ -183,6 +185,9 @@ class Planner:
         key = ("est", id(c))
         if key in self._memo:
             return self._memo[key]
+        # a condition made afresh (a way's need, asked of its rule every time) dies when its asker is done,
+        # and the next one may be born at its address and be taken for it: held until the memo is cleared
+        self._estimated.append(c)
         self._memo[key] = INF  # cycle guard
         plan = CONDITIONS.get(c.type)
         try:

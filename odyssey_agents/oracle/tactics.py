@@ -317,8 +317,23 @@ class Tactics:
         return self.supply.make_room()
 
     def fight_ok(self, f: combat.Forecast) -> bool:
-        """A fight worth starting: won, with a quarter of my health to spare."""
-        return f.won and f.hp_left >= self.view.agent.max_hp * 0.25
+        """A fight worth starting: won, with a quarter of my health to spare. Already below a quarter in a
+        game where I cannot eat (health comes back only with a level), no fight would ever be: there it
+        is worth starting when won with more health to spare than it takes (were it to go twice as badly
+        as forecast, it would still be won). Paper Robot Kingdom seed 4, at 39 of 280 health, trained
+        for 250 steps rather than fight a colossus forecast to take none of it."""
+        if not f.won:
+            return False
+        v = self.view
+        quarter = v.agent.max_hp * 0.25
+        if f.hp_left >= quarter:
+            return True
+        return v.agent.hp < quarter and f.hp_left > f.lost and not self._can_eat()
+
+    def _can_eat(self) -> bool:
+        """Whether the game lets me win health back by eating (some food type restores health)."""
+        v = self.view
+        return "eat" in v.verbs and any(o.hp_restore > 0 for o in v.game.spec.objects if o.category == "food")
 
     def _preparation(self, npc: Npc, f: combat.Forecast) -> tuple[Any, ...] | None:
         """What to do before a fight that would be lost or long, when it pays for itself: eat,

@@ -44,6 +44,11 @@ class DayNight(StepRule):
         else:
             mods["enemy_attack"], mods["ambush"] = 1.0, 1.0
 
+    def attack_at(self, hour: int) -> float:
+        """The enemy-attack modifier at an hour of the day (what a planner forecasts with)."""
+        p = self.settings
+        return p.night_attack if hour == p.night_hour else p.noon_attack if hour == p.noon_hour else 1.0
+
     def facts(self, game: Game) -> Iterable[Fact]:
         yield Fact(
             "time",

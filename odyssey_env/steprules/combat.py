@@ -76,6 +76,14 @@ class CombatRhythm(StepRule):
         )
 
 
+def ambush_chance(table: tuple[float, ...], level: int, modifiers: dict[str, float]) -> float:
+    """The chance of an ambush in an area of ``level`` this step: the table's odds for the level, plus what
+    the hour adds, times what it multiplies; or the hour's fixed odds (``ambush_set``: a calm noon)."""
+    if "ambush_set" in modifiers:
+        return modifiers["ambush_set"]
+    return (table[min(level, len(table)) - 1] + modifiers.get("ambush_add", 0.0)) * modifiers.get("ambush", 1.0)
+
+
 @step_rule
 class Ambush(StepRule):
     name = "ambush"
@@ -98,8 +106,7 @@ class Ambush(StepRule):
             idle = [h for h in area.npcs if state.npcs[h].engaged is None and kinds[state.npcs[h].type].hostile]
             if not idle:
                 continue
-            chance = table[min(area.level, len(table)) - 1] * state.modifiers.get("ambush", 1.0)
-            if engine.rng.random() >= chance:
+            if engine.rng.random() >= ambush_chance(table, area.level, state.modifiers):
                 continue
             npc = state.npcs[pick(engine, idle)]
             damage = enemy_blow(engine, npc, agent, self.settings.strength)

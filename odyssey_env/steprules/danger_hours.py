@@ -37,7 +37,7 @@ class DangerHours(StepRule):
     def start(self, engine: Engine) -> None:
         hours = sorted(engine.rng.sample(range(24), min(self.settings.count, 24)))
         # Without day_night nobody resets the modifiers each step, so this rule must do it.
-        alone = engine.rules.step_rule("day_night") is None
+        alone = engine.rules.step_rule("day_night") is None and engine.rules.step_rule("day_cycle") is None
         engine.state.rule_data[self.name] = {"hours": hours, "alone": alone}
         self.apply(engine)
 

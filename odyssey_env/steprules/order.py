@@ -15,6 +15,8 @@ ENGINE_STEP_ORDER: tuple[str, ...] = (
     "attack_update",
     # the hour sets enemy attack and ambush odds, before anything fights or ambushes
     "day_night",
+    # or the day in periods, in its place (optional: the paper's Remnant and Mark)
+    "day_cycle",
     # multiplies the modifiers day_night has just set (optional)
     "danger_hours",
     # engaged enemies take their stance and strike, with this step's attack and hour

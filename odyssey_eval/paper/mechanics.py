@@ -49,7 +49,7 @@ BASE_STEPS = {
 #: Reference step rule -> odyssey's optional step rule that plays it.
 STEP_RULES = {
     "WanderingPatrolsStepRule": "wandering_patrols",
-    "DayCycleStepRule": "danger_hours",
+    "DayCycleStepRule": "day_cycle",
     "ContinuousCraftingMomentumStepRule": "crafting_momentum",
     "ForgottenCachesStepRule": "forgotten_caches",
     "SoundscapePressureStepRule": "noise",
@@ -57,11 +57,80 @@ STEP_RULES = {
     "ShiftingPathsStepRule": "shifting_paths",
     "CarrionScavengersStepRule": "carrion_scavengers",
 }
-#: Reference respawn rules -> the settings of odyssey's one respawn rule (always on) that play them.
+#: Reference respawn rules -> the settings of odyssey's respawn rule that play them. A game with neither
+#: has no respawn at all (the reference's base game brings nothing back), one with only one of them has the
+#: other half off.
 RESPAWN_STYLES: dict[str, dict[str, object]] = {
     "EnemyRespawnStepRule": QUIET_ENEMIES,
     "FoodRespawnStepRule": QUIET_FOOD,
 }
+#: The reference's day periods (``DayCycleStepRule._get_period``) -> odyssey's ``day_cycle`` periods, and its
+#: step modifiers -> the parameter of that period they set.
+DAY_PERIODS = {
+    "dangerous_night": "midnight",
+    "late_night": "small_hours",
+    "peaceful_midday": "noon",
+    "afternoon_calm": "afternoon",
+}
+DAY_MODIFIERS = {
+    ("midnight", "ambush_prob_additive"): "midnight_ambush",
+    ("noon", "ambush_prob_override"): "noon_ambush",
+    **{(period, "enemy_damage_multiplier"): f"{period}_attack" for period in DAY_PERIODS.values()},
+}
+
+
+def _day_cycle_params(release: Release, path: str) -> dict[str, float]:
+    """The numbers of the reference's ``DayCycleStepRule._set_step_modifiers`` (``if period == "...":`` then
+    ``env._step_modifiers["..."] = <number>``), as ``day_cycle`` parameters, read through ``ast``; a
+    modifier odyssey's rule has no parameter for is an error here, so that a release that changes the rule
+    is not imported as if it had not."""
+    out: dict[str, float] = {}
+    for node in parse(release.text(path), path).body:
+        if not (isinstance(node, ast.ClassDef) and node.name == "DayCycleStepRule"):
+            continue
+        for fn in node.body:
+            if not (isinstance(fn, ast.FunctionDef) and fn.name == "_set_step_modifiers"):
+                continue
+            for branch in ast.walk(fn):
+                if not isinstance(branch, ast.If):
+                    continue
+                test = branch.test
+                if not (
+                    isinstance(test, ast.Compare)
+                    and isinstance(test.ops[0], ast.Eq)
+                    and isinstance(test.comparators[0], ast.Constant)
+                ):
+                    continue
+                period = DAY_PERIODS.get(str(test.comparators[0].value))
+                for stmt in branch.body:
+                    if not (
+                        isinstance(stmt, ast.Assign)
+                        and isinstance(stmt.targets[0], ast.Subscript)
+                        and isinstance(stmt.targets[0].slice, ast.Constant)
+                        and isinstance(stmt.value, ast.Constant)
+                        and isinstance(stmt.value.value, int | float)
+                    ):
+                        continue
+                    key = (period or "", str(stmt.targets[0].slice.value))
+                    if key not in DAY_MODIFIERS:
+                        raise ValueError(f"{path}: DayCycleStepRule sets {key[1]} in {key[0] or 'a period'}: unknown")
+                    out[DAY_MODIFIERS[key]] = float(stmt.value.value)
+    return out
+
+
+#: What turns a half of the respawn rule off, for a game that has only the other reference rule.
+RESPAWN_OFF: dict[str, dict[str, object]] = {
+    "EnemyRespawnStepRule": {"enemy_chance": 0.0},
+    "FoodRespawnStepRule": {"food_chance": 0.0},
+}
+#: odyssey's core world dynamics the reference's base game does not have: its ambushes and blows do not
+#: follow the hour, and nothing appears at midnight. They stay off in every imported game (a game whose
+#: reference has a day cycle binds its own rule for it, above).
+NOT_IN_REFERENCE = ("day_night", "night_spawn")
+#: Reference rules that bring enemies back by other means than respawning, which the import does not bind yet
+#: (open gaps, docs/fidelity.md): a game that has one keeps odyssey's respawn of enemies in their stead, so
+#: that its world is not emptied for good by the first fights.
+RETURNING_ENEMIES = ("TerritoryReclamationStepRule", "CorpseCorruptionStepRule")
 
 
 @dataclass(frozen=True)
@@ -425,11 +494,15 @@ def bind_mechanics(
                 }
             )
     respawn: dict[str, object] = {}
+    respawns: set[str] = set()
     for cls, label in _classes(release, paths["general"], "BaseStepRule"):
+        if cls in RETURNING_ENEMIES:
+            respawns.add("EnemyRespawnStepRule")  # odyssey's default respawn of enemies stands in (above)
         if cls in STEP_RULES:
             steps.append(STEP_RULES[cls])
         elif cls in RESPAWN_STYLES:
             respawn.update(RESPAWN_STYLES[cls])
+            respawns.add(cls)
         elif cls in UNBOUND:
             notes.append({"where": f"step_rules.{label or cls}", "difference": f"open gap: {UNBOUND[cls]}"})
         elif cls not in BASE_STEPS and not own(cls, label, paths["general"], "step_rules"):
@@ -440,7 +513,12 @@ def bind_mechanics(
                 }
             )
     params: dict[str, dict[str, Any]] = {}
-    disable: list[str] = []
+    disable: list[str] = list(NOT_IN_REFERENCE)
+    if respawns:
+        for cls in RESPAWN_STYLES.keys() - respawns:
+            respawn.update(RESPAWN_OFF[cls])
+    else:
+        disable.append("respawn")
     rules_from: list[str] = []
     for game in sorted(bound):
         rules_from.append(game)
@@ -492,6 +570,10 @@ def bind_mechanics(
             "hurt_chance": 0.25,
             "hurt": 1,
         }
+    if "day_cycle" in steps:
+        # the numbers of this game's own day (Mark's midnight ambushes are half Remnant's); the dawn coins
+        # (1-3 per merchant area) and the evening bonus (0.25) are the rule's defaults, the same in both
+        params["day_cycle"] = _day_cycle_params(release, paths["general"])
     if "rumor_notes" in steps:
         writable = next(
             (o["name"] for o in world["objects"] if o["category"] == "writable" and not o.get("quest")), None
@@ -833,6 +915,7 @@ def _saltglass(
         "refract": {"lenses": lenses},
         "salt_glaze": {"sheltered": sheltered},
         "salt_mirage": {
+            "sheltered": sheltered,
             "kinds": [o["name"] for o in objects if o["category"] == "material"],
             "chance": float(chance) if isinstance(chance, int | float) and 0 <= chance <= 1 else 0.5,
             "lifetime": max(1, round(sum(life) / len(life))) if isinstance(life, tuple | list) and life else 60,

@@ -88,12 +88,15 @@ def test_content_is_converted(tmp_path, tree):
     assert world["graph"]["mode"] == "fixed" and len(world["graph"]["connections"]) == 3
     assert world["game"]["intro"].startswith("I wake in a small test world.")
     assert world["game"]["verbs"] == ["eat"]
-    # the reference's food respawn is the quiet-food style of odyssey's one respawn rule
+    # the reference's food respawn is the quiet-food style of odyssey's one respawn rule; with no enemy
+    # respawn in the release, enemies never come back
     assert "step_rules" not in world["game"] and world["game"]["params"]["respawn"] == {
         "food_period": 30,
         "food_chance": 0.5,
         "food_unwatched": True,
+        "enemy_chance": 0.0,
     }
+    assert world["game"]["disable"] == ["day_night", "night_spawn"]  # the reference has neither
     main = quest["main"]
     ch1, ch2 = main["chapters"]
     assert [s["id"] for s in ch1["stages"]] == ["ch1_meet", "ch1_arm", "ch1_write", "ch1_boss"]

@@ -292,3 +292,26 @@ def test_remnant_makes_two_wrenches_of_one_bar_and_picks_with_the_reference_s_od
     assert (rule.chance_of("lockpick"), rule.chance_of("tension_wrench")) == (0.2, 0.1)
     p = rule.settings
     assert (p.break_chance, p.success_break_chance, p.hurt_chance, p.hurt) == (1.0, 1.0, 0.25, 1)
+
+
+# ============================================================== the day and respawn, as the reference has them
+def test_remnant_s_day_is_the_reference_s_day_cycle_with_its_numbers(remnant: Path) -> None:
+    steps = {r.name: r for r in engine_on(remnant).rules.steps}
+    assert "day_cycle" in steps and not {"day_night", "night_spawn", "danger_hours"} & set(steps)
+    p = steps["day_cycle"].settings
+    assert (p.midnight_ambush, p.midnight_attack, p.small_hours_attack) == (0.3, 1.3, 1.2)
+    assert (p.noon_ambush, p.noon_attack, p.afternoon_attack) == (0.05, 0.8, 0.8)
+    respawn = steps["respawn"].settings  # the reference's EnemyRespawn and FoodRespawn, odyssey's quiet style
+    assert respawn.refill == "headcount" and respawn.food_chance == 0.5
+
+
+def test_a_game_whose_reference_brings_nothing_back_has_no_respawn(metropolis: Path) -> None:
+    steps = {r.name for r in engine_on(metropolis).rules.steps}
+    assert not {"respawn", "day_night", "night_spawn", "day_cycle"} & steps
+
+
+def test_robot_kingdom_keeps_returning_enemies_for_its_unbound_reclamation_but_no_food(robot_kingdom: Path) -> None:
+    steps = {r.name: r for r in engine_on(robot_kingdom).rules.steps}
+    assert not {"day_night", "night_spawn"} & set(steps)
+    respawn = steps["respawn"].settings
+    assert respawn.enemy_chance > 0 and respawn.food_chance == 0.0
