@@ -33,7 +33,7 @@ LONG_FIGHT = 16  # a fight forecast to take longer than this is worth preparing 
 RESERVE_STEPS = 60  # a type some plan needed this recently is not sold for coins
 LET_GO_STEPS = 40  # what a goal put down is left alone by opportunism for this long
 PICK_GAMBLE = 8  # steps added to picking a lock over using its key: picks snap and may run out
-UNARMED_COST = 60  # steps giving up my only weapon is reckoned to cost (fights bare-handed until another)
+UNARMED_COST = 150  # steps giving up my only weapon is reckoned to cost (fights bare-handed until another)
 DEATH_COST = 150  # steps an avoidable death is reckoned to cost (walking back, fetching what fell)
 KIT = frozenset({"weapon", "armor", "key", "quest", "tool", "container", "writable"})  # never sold for coins
 
