@@ -904,9 +904,11 @@ def imprints_in(engine: Engine, area: str) -> dict[str, int]:
 def unnerved(engine: Engine, handle: str) -> bool:
     return handle in engine.state.rule_data.get(IMPRINT, {}).get("unnerved", {})
 """
-MIRROR_SALT_MECHANICS = ("forge_alert", "salt_sink", "resonance_imprint", "salt_glaze")
+MIRROR_SALT_MECHANICS = ("forge_alert", "salt_sink", "resonance_imprint", "salt_glaze", "salt_mirage")
 #: salt_glaze as rules.py wrote it (before it moved to rules.json), appended to the Python side's rules.py too.
 MIRROR_SALT_GLAZE_PY = ROOT / "benchmarks" / "data" / "mirror_salt_glaze_py.txt"
+#: salt_mirage as rules.py wrote it (before it moved to rules.json), appended to the Python side's rules.py too.
+MIRROR_SALT_MIRAGE_PY = ROOT / "benchmarks" / "data" / "mirror_salt_mirage_py.txt"
 #: refract as rules.py wrote it before the glaze it cracks off moved to rules.json's glaze_cracked, appended last.
 MIRROR_SALT_REFRACT_PY = ROOT / "benchmarks" / "data" / "mirror_salt_refract_py.txt"
 #: The interpreted side's step rule that does what the Python refract did in the verb (timed with the verb).
@@ -933,10 +935,20 @@ def make_mirror_salt(tmp: Path) -> tuple[Path, Path]:
         (py / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
     else:
         (py / "rules.json").unlink()
+    world = json.loads((py / "world.json").read_text(encoding="utf-8"))
+    del world["game"]["params"]["salt_mirage"]["sheltered"]  # the Python rule asks salt_glaze's (open_sky)
+    (py / "world.json").write_text(json.dumps(world), encoding="utf-8")
     shipped = (py / "rules.py").read_text(encoding="utf-8")
     glaze = MIRROR_SALT_GLAZE_PY.read_text(encoding="utf-8")
     refract = MIRROR_SALT_REFRACT_PY.read_text(encoding="utf-8")
-    (py / "rules.py").write_text(shipped + MIRROR_SALT_PY + "\n\n" + glaze + "\n\n" + refract, encoding="utf-8")
+    mirage = MIRROR_SALT_MIRAGE_PY.read_text(encoding="utf-8")
+    # what the old rules.py imported for the frozen rules (the shipped one no longer needs it all)
+    imports = (
+        "from collections.abc import Iterable\nfrom dataclasses import dataclass\n"
+        "from odyssey_env.rules import Fact, StepRule, step_rule\n"
+    )
+    parts = (shipped, imports + MIRROR_SALT_PY, glaze, refract, mirage)
+    (py / "rules.py").write_text("\n\n".join(parts), encoding="utf-8")
     return py, js
 
 
@@ -1027,6 +1039,64 @@ def glaze_scene(game: Any) -> list[str]:
     return record
 
 
+def mirage_scene(game: Any) -> list[str]:
+    """A short scene for the mirages (the walks rarely listen to one or bend light on one): mirages every step
+    where nobody stands, the agent walking the open salt, listening to what lies here, picking up what it
+    finds, bending light through clear glass, and waiting for one to fade (lifetime 6)."""
+    from odyssey_env.env import OdysseyEnv
+    from odyssey_env.world import add, make_objects
+
+    env = OdysseyEnv(game, valid_actions=True, tutorial=False)
+    obs, info = env.reset(seed=3)
+    state = env.engine.state
+    agent = next(iter(state.agents.values()))
+    for area in state.areas.values():
+        for handle in list(area.npcs):
+            area.npcs.remove(handle)
+            del state.npcs[handle]
+    ((pack, _),) = make_objects(game, state, "caravan_pack", 1)
+    agent.equipment["pack"] = pack
+    for handle, k in make_objects(game, state, "clear_glass", 1):
+        add(state.instances[pack].contents, handle, k)
+    record = [obs]
+    pick = random.Random(3)
+    for i in range(60):
+        va = info["valid_actions"]
+        here = agent.area
+        if i % 7 == 3:
+            action = f"listen {here}"
+        elif i % 4 == 2:
+            action = "refract clear_glass"
+        elif va.get("pick up") and i % 2 == 0:
+            action = pick.choice(va["pick up"])
+        elif i % 5 == 4 and va.get("listen"):
+            action = pick.choice(va["listen"])
+        else:
+            action = pick.choice(va.get("enter") or va.get("go to") or va["wait"])
+        obs, reward, terminated, _, info = env.step(action)
+        record.append(f"{action}\x00{obs}\x00{reward}\x00{info['events']}")
+        if terminated:
+            break
+    return record
+
+
+def mirage_variant(folder: Path) -> Path:
+    """A copy of a Mirror Salt folder whose mirages form every step (chance 1, up to 8, lasting 6 steps), with no
+    stations lying about."""
+    out = folder.parent.parent / ("mirage-" + folder.parent.name) / folder.name
+    shutil.copytree(folder, out)
+    world = json.loads((out / "world.json").read_text(encoding="utf-8"))
+    world["game"]["params"]["salt_mirage"].update(chance=1.0, period=1, max_alive=8, lifetime=6)
+    # no stations: two recipes that become craftable in one step are told in one line by the Python forge_alert
+    # and in two by rules.json's (docs/game-format.md says so); this scene is about the mirages
+    stations = {o["name"] for o in world["objects"] if o["category"] == "station"}
+    for place in world["places"]:
+        for area in place["areas"]:
+            area["objects"] = {k: v for k, v in area.get("objects", {}).items() if k not in stations}
+    (out / "world.json").write_text(json.dumps(world), encoding="utf-8")
+    return out
+
+
 def salt_rules(game: Any) -> list[Any]:
     """The rules that carry forge_alert, salt_sink, resonance_imprint and salt_glaze in a copy of Mirror Salt (on
     the interpreted side with imprint_falter and the language's rule_timers, which do part of their work), and
@@ -1049,6 +1119,11 @@ def mirror_salt(args: argparse.Namespace) -> int:
             ("golden script", scripted(sp, "mirror_salt", True), scripted(sj, "mirror_salt", True)),
             (f"walk of {args.steps}", salt_walk(pg, args.seed, args.steps), salt_walk(jg, args.seed, args.steps)),
             ("glaze scene", glaze_scene(sp), glaze_scene(sj)),
+            (
+                "mirage scene",
+                mirage_scene(load_folder(mirage_variant(shipped[0]))),
+                mirage_scene(load_folder(mirage_variant(shipped[1]))),
+            ),
         ):
             b = [same_but_glaze_line(r) for r in b]
             same = sum(x == y for x, y in zip(a, b, strict=True))
@@ -1058,10 +1133,15 @@ def mirror_salt(args: argparse.Namespace) -> int:
             glazed = sum("item_glazed" in r for r in a[1:])
             flaked = sum("glaze flakes off" in r for r in a[1:])
             cracked = sum("focused beam cracks" in r for r in a[1:])
+            formed = sum(r.count("mirage_formed") for r in a[1:])
+            vanished = sum("mirage_vanished" in r for r in a[1:])
+            faded = sum("mirage_faded" in r for r in a[1:])
+            dispelled = sum("mirage_dispelled" in r for r in a[1:])
             print(
                 f"parity, {what}: {same}/{len(a)} records identical "
                 f"({told} forge alerts, {sank} steps with sinking, {rang} death-notes, "
-                f"{glazed} layers of glaze, {flaked} steps with glaze flaking, {cracked} with glaze cracked off)"
+                f"{glazed} layers of glaze, {flaked} steps with glaze flaking, {cracked} with glaze cracked off, "
+                f"{formed} mirages formed, {vanished} vanished, {faded} faded, {dispelled} dispelled)"
             )
             if same != len(a) or len(a) != len(b):
                 first = next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y), min(len(a), len(b)))

@@ -27,8 +27,10 @@ PROVENANCE = "paper.json"
 #: Quarantine plays Lazaret's light and dark (``lamp_fuel``) from the rules.json the import writes (a format-3
 #: folder sets params for a Python rule that no longer exists, and would not load). 5: recipes keep the
 #: reference's fractional amounts (0.5 iron_bar: a format-4 folder rounded them up to whole units) and
-#: Remnant's lockpick binds the reference's per-tool odds, tools spent on success and hurt on a failure.
-PAPER_FORMAT = 5
+#: Remnant's lockpick binds the reference's per-tool odds, tools spent on success and hurt on a failure. 6:
+#: Saltglass's mirages are Mirror Salt's rules.json ``salt_mirage``, which takes its own ``sheltered`` areas
+#: (a format-5 folder leaves them unset, so mirages would form under its awnings too).
+PAPER_FORMAT = 6
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
 

@@ -22,6 +22,7 @@ from odyssey_env.content import WorldSpec
 from odyssey_env.limits import LIMITS, MAX_NAME, MAX_STAT
 from odyssey_env.rewards import _EVENT_COMPONENT
 from odyssey_env.rulelang import spec as s
+from odyssey_env.rulelang.phantoms import takes_shape
 from odyssey_env.schema import Problem
 
 #: Bounds of the language (docs/game-format.md, "Rules as data"), far above what a game needs.
@@ -36,6 +37,8 @@ MAX_SET = 1_000  # values one set variable may hold
 MAX_PERIOD = 100_000
 MAX_RULES = 200  # verbs, step rules, variables, predicates each
 MAX_RANGE = 20  # ways a move_toward looks ahead
+MAX_PHANTOMS = 50  # phantom piles one rule keeps
+MAX_LEVEL = 100  # levels a fits_level may reach above or below an area's
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _VERB = re.compile(r"^[a-z]+( [a-z]+)?$")
@@ -83,6 +86,8 @@ class Where:
     params: dict[str, Any] = field(default_factory=dict)
     wield: bool = False  # in a step rule with a wield: {wield.<slot>} reads what it takes from a held thing
     in_agents: bool = False  # inside a some over agents: one some over what that agent carries may follow
+    phantoms: bool = False  # in a step rule that declares phantoms: a phantom effect may lay them
+    in_pick: str = ""  # inside a pick of this kind: one pick of another kind may follow
 
 
 @dataclass
@@ -243,6 +248,22 @@ class Checker:
             return dataclasses.replace(op, quest=cond)  # type: ignore[arg-type]  # parsed, as for all_of above
         elif isinstance(op, s.CanCraft):
             self.recipe_ref(op.can_craft, p, where)
+        elif isinstance(op, s.PhantomsAre):
+            if op.phantoms != "*":
+                self.ref(op.phantoms, "area", p, where)
+            if op.at_least is None and op.below is None:
+                self.bad(p, "give at_least, below or both")
+            low, high = (
+                None if v is None else self.number_param(v, f"{path}.{fld}", where, 0, MAX_PHANTOMS + 1)
+                for fld, v in (("at_least", op.at_least), ("below", op.below))
+            )
+            return dataclasses.replace(
+                op, at_least=None if low is None else int(low), below=None if high is None else int(high)
+            )
+        elif isinstance(op, s.FitsLevel):
+            self.ref(op.fits_level, "object", p, where)
+            if not -MAX_LEVEL <= op.above <= MAX_LEVEL:
+                self.bad(f"{path}.above", f"must lie between {-MAX_LEVEL} and {MAX_LEVEL}")
         elif isinstance(op, s.CommonEnemy):
             if op.common_enemy.startswith("$"):
                 self.ref(op.common_enemy, "npc_type", p, where)
@@ -401,6 +422,15 @@ class Checker:
             return self.npc_strikes(op, path, where, depth)
         elif isinstance(op, s.Note):
             self.template(op.note, p, where)
+        elif isinstance(op, s.Phantom):
+            if not where.phantoms:
+                self.bad(p, "a phantom is kept by its rule: declare the step rule's phantoms (lasts and texts)")
+            self.ref(op.phantom, "object", p, where)
+            self.ref(op.area, "area", f"{path}.area", where)
+            if not op.phantom.startswith("$"):
+                t = self.world.objects.get(op.phantom)
+                if t is not None and not takes_shape(t):
+                    self.bad(p, f"{op.phantom!r} is named, worn, fixed or money: no phantom takes its shape")
         elif isinstance(op, s.If):
             cond = self.condition(op.if_, f"{path}.if", where, depth + 1)
             then = self.effects(op.then, f"{path}.then", where, depth + 1)
@@ -543,13 +573,34 @@ class Checker:
         return dataclasses.replace(op, check=check, do=do, otherwise=otherwise, types=types)
 
     def pick(self, op: s.Pick, path: str, where: Where, depth: int) -> Any:
-        """One NPC drawn at random: its chance a probability (or a parameter that is one), ``do`` read with
-        ``$each`` bound to it."""
+        """One NPC, area or object type drawn at random: its chance a probability (or a parameter that is one),
+        ``check`` and ``do`` read with ``$each`` bound to it."""
         types = self.types_param(op.types, path, where)
         chance = self.number_param(op.chance, f"{path}.chance", where, 0.0, 1.0)
-        inner = self._each("npc", op.area, types, "pick", "a pick inside a first, some or for_each", path, where)
+        p = f"{path}.pick"
+        if op.pick != "npc" and (op.hostile is not None or op.idle):
+            self.bad(p, "hostile and idle narrow a pick of NPCs")
+        if op.pick != "area" and op.unwatched:
+            self.bad(f"{path}.unwatched", "unwatched narrows a pick of areas")
+        if op.pick == "type" and not op.types:
+            self.bad(f"{path}.types", "a pick of object types draws one of its types: name at least one")
+        if op.pick != "npc" and op.area != "$here":
+            self.bad(f"{path}.area", f"a pick of {op.pick}s draws from the world, not from an area")
+        if op.pick == "area" and types:
+            self.bad(f"{path}.types", "types narrow a pick of NPCs or object types, not of areas")
+        outer = where
+        if where.in_pick:  # one pick of another kind inside a pick (a type in an area), no deeper
+            if where.in_pick in (op.pick, "two"):
+                self.bad(p, "a pick inside a pick draws one of another kind, one deep (a type inside an area)")
+                return op
+            bindings = {k: v for k, v in where.bindings.items() if k != "each"}  # the inner $each is its own
+            outer = dataclasses.replace(where, in_each=False, bindings=bindings)
+        kind = {"npc": "npc", "area": "area", "type": "object"}[op.pick]
+        inner = self._each(kind, op.area, types, "pick", "a pick inside a first, some or for_each", path, outer)
+        inner = dataclasses.replace(inner, in_pick="two" if where.in_pick else op.pick)
+        check = self.condition(op.check, f"{path}.check", inner, depth + 1) if op.check is not None else None
         do = self.effects(op.do, f"{path}.do", inner, depth + 1)
-        return dataclasses.replace(op, do=do, types=types, chance=chance)
+        return dataclasses.replace(op, do=do, types=types, chance=chance, check=check)
 
     def npc_strikes(self, op: s.NpcStrikes, path: str, where: Where, depth: int) -> Any:
         """An NPC by reference strikes the bound agent; ``then`` sees ``$damage`` (an amount)."""
@@ -915,9 +966,17 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(f"{p}.areas[{j}]", f"unknown area {a!r}")
         t = rule.trigger
         tp = f"{p}.trigger"
-        if t.every is not None and not 1 <= t.every <= MAX_PERIOD:
+        params = _rule_params(c, rule, world_spec, p)
+        if isinstance(t.every, str):  # "$param.<name>": this game's value, read now, once
+            n = c.number_param(t.every, f"{tp}.every", Where(bindings={}, agent=False, params=params), 1, MAX_PERIOD)
+            t = dataclasses.replace(t, every=int(n) if n is not None and n == int(n) else None)
+            if n is not None and n != int(n):
+                c.bad(f"{tp}.every", "a whole number of steps")
+            rule = dataclasses.replace(rule, trigger=t)
+        every = t.every if isinstance(t.every, int) else None  # a $param one was resolved above
+        if every is not None and not 1 <= every <= MAX_PERIOD:
             c.bad(f"{tp}.every", f"must lie between 1 and {MAX_PERIOD}")
-        if t.offset and (t.every is None or not 0 <= t.offset < t.every):
+        if t.offset and (every is None or not 0 <= t.offset < every):
             c.bad(f"{tp}.offset", "needs every, and lies in 0..every-1")
         if t.hours is not None:
             c.hours(t.hours, f"{tp}.hours")
@@ -943,9 +1002,11 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             "object": {"object": "object"},
             "held": {"object": "object"},
             "instance": {"object": "object"},
+            "world": {},
         }.get(rule.scope, {"recipe": "object"})
         about_agents = rule.scope in ("agent", "recipe", "held")
-        params = _rule_params(c, rule, world_spec, p)
+        if rule.phantoms is not None:
+            rule = _check_phantoms(c, rule, f"{p}.phantoms", params)
         where = Where(
             bindings=dict(bindings),
             agent=about_agents,
@@ -953,6 +1014,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             step=True,
             params=params,
             wield=rule.wield is not None,
+            phantoms=rule.phantoms is not None,
         )
         becomes = c.condition(t.becomes, f"{tp}.becomes", where) if t.becomes is not None else None
         when = c.condition(rule.when, f"{p}.when", where) if rule.when is not None else None
@@ -1094,6 +1156,27 @@ def _check_hooks(
         _check_facts(c, hook.facts, f"{p}.facts")
         out.append((hook, tuple(checks), then))
     return out
+
+
+def _check_phantoms(c: Checker, rule: s.StepSpec, p: str, params: dict[str, Any]) -> s.StepSpec:
+    """A rule's ``phantoms``: how long they last (a number or its parameter, read now), their texts (about
+    ``{object}`` and ``{here}``), the event kinds' stem; returned with the number in place."""
+    ph = rule.phantoms
+    assert ph is not None
+    lasts = c.number_param(ph.lasts, f"{p}.lasts", Where(bindings={}, agent=False, params=params), 1, MAX_DELAY)
+    seen = Where(bindings={"object": "object"}, agent=False, step=True)
+    for fld in ("vanish", "fade", "thin"):
+        text = getattr(ph, fld)
+        c.template(text, f"{p}.{fld}", seen)
+        if not text.strip():
+            c.bad(f"{p}.{fld}", "say what the agent sees")
+    c.name(ph.event, f"{p}.event")
+    for suffix in ("formed", "vanished", "faded"):
+        c.own_event(f"{ph.event}_{suffix}", f"{p}.event")
+    if rule.scope != "world":
+        c.bad(p, "phantoms are the world's, kept once a step: the rule's scope must be 'world'")
+    whole = int(lasts) if lasts is not None and lasts == int(lasts) else 1
+    return dataclasses.replace(rule, phantoms=dataclasses.replace(ph, lasts=whole))
 
 
 def t_given(trigger: s.Trigger) -> bool:

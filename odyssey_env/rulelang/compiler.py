@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests import hints
 from odyssey_env.quests.tutorial import PLACE as TUTORIAL_PLACE
-from odyssey_env.rulelang import domains
+from odyssey_env.rulelang import domains, phantoms
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.checks import Checked
 from odyssey_env.rulelang.effects import Program
@@ -80,13 +80,15 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
     for i, (sspec, becomes, when, effects) in enumerate(checked.steps):
         program.wield = sspec.wield  # {wield.<slot>} in this rule's effects reads it
         program.params = dict(sspec.params)  # this game's values (checks.py put them there): {param.<name>}
+        program.rule, program.phantoms = sspec.name, sspec.phantoms
         run = program.block(effects, f"step_rules[{i}].effects")
         start = checked.starts.get(i)
         at_start = program.block(start, f"step_rules[{i}].at_start") if start else None
         gone = checked.let_gos.get(i)
         let_go = program.block(gone, f"step_rules[{i}].let_go") if gone else None
-        program.wield = program.params = None
-        members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start, let_go, effects)
+        program.wield = program.params = program.phantoms = None
+        keeper = _keeper(sspec, vars) if sspec.phantoms is not None else None
+        members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start, let_go, keeper, effects)
     for i, (pspec, check) in enumerate(checked.predicates):
         members[f"predicate_{i}"] = _predicate(pspec, check, vars)
     for i, (hspec, checks, then) in enumerate(checked.hooks):
@@ -620,9 +622,11 @@ def _step(
     vars: dict[str, s.Var],
     at_start: Any = None,
     let_go: Any = None,
+    keeper: Callable[[Engine], None] | None = None,
     ops: tuple[Any, ...] | None = None,
 ) -> type[StepRule]:
     t = sspec.trigger
+    assert not isinstance(t.every, str), "checks.py reads a $param.<name> every"
     every, offset, hours, chance = t.every, t.offset, t.hours, t.chance
     event_kinds = frozenset(("area_entered",) if t.enter is not None else _kinds(t.event))
     enter = frozenset(t.enter or ())
@@ -680,6 +684,8 @@ def _step(
             yield from held_items(engine, gate)
         elif scope == "instance":
             yield from instance_items(engine)
+        elif scope == "world":
+            yield Ctx(engine, None, "", {})  # once a step, about no one and nowhere in particular
         elif scope == "area":
             ctx = Ctx(engine, None, "", {})
             for area in list(state.areas.values()):
@@ -859,7 +865,7 @@ def _step(
     # A rule over agents, NPCs or areas with no becomes, modify, wield or event trigger (most of them) runs one
     # loop written for its scope: no generator between the scope and the tests, and where none of its effects
     # writes what a firing keeps (``received``, ``notes``...), its one context is rebound by its binding alone.
-    plain = not event_kinds and modify is None and wield is None and test_becomes is None
+    plain = not event_kinds and modify is None and wield is None and test_becomes is None and keeper is None
     dirty = ops is None or not _clean(ops)  # ops: the checked effects (run is their compiled block)
 
     def over_agents(self: StepRule, engine: Engine) -> None:
@@ -931,6 +937,8 @@ def _step(
 
         def apply(self, engine: Engine) -> None:
             state = engine.state
+            if keeper is not None:  # the rule's phantoms, kept each step before its trigger is asked
+                keeper(engine)
             if modify is not None:
                 return hold(engine)
             if every is not None and state.step % every != offset:
@@ -970,11 +978,31 @@ def _step(
 
     if plain and scope in ("agent", "npc", "area"):
         Step.apply = {"agent": over_agents, "npc": over_npcs, "area": over_areas}[scope]  # type: ignore[method-assign]
+    if keeper is not None:
+
+        def phantoms_of(self: StepRule, engine: Engine) -> Iterable[tuple[str, str, int]]:
+            return phantoms.reported(engine, name)
+
+        Step.phantoms = phantoms_of  # type: ignore[method-assign]
     if sspec.veil is not None:  # only then: every observation asks each rule that has a veil (rules.veils)
         Step.veil = _veil(sspec.veil, vars, sspec.params)  # type: ignore[method-assign,assignment]
     Step.name = name
     Step.__name__ = Step.__qualname__ = "Step_" + name
     return step_rule(Step)
+
+
+def _keeper(sspec: s.StepSpec, vars: dict[str, s.Var]) -> Callable[[Engine], None]:
+    """What keeps a rule's phantoms each step (:func:`odyssey_env.rulelang.phantoms.keep`), its texts made."""
+    ph = sspec.phantoms
+    assert ph is not None
+    fill = var_reader(vars, None, dict(sspec.params))
+    vanish, fade, thin = (template(text, fill) for text in (ph.vanish, ph.fade, ph.thin))
+    name, event = sspec.name, ph.event
+
+    def keep(engine: Engine) -> None:
+        phantoms.keep(engine, name, event, vanish, fade, thin)
+
+    return keep
 
 
 def _veil(

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from odyssey_env.rulelang import phantoms
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.expr import carried_things, compile_condition, lying, lying_in, var_reader
 from odyssey_env.rulelang.runtime import (
@@ -57,6 +58,9 @@ class Program:
         self.wield: s.Wield | None = None
         #: the step rule's parameters as this game sets them, while its effects are compiled ({param.<name>})
         self.params: dict[str, Any] | None = None
+        #: the step rule whose effects are compiled now, and its phantoms (a ``phantom`` effect lays its)
+        self.rule = ""
+        self.phantoms: s.Phantoms | None = None
         self.delayed: dict[str, list[Effect]] = {}
         #: Delayed effects whose countdown restarts while someone stands in their area: timer id -> delay.
         self.unwatched: dict[str, int] = {}
@@ -221,6 +225,8 @@ class Program:
             return _pick(self, op, path)
         if isinstance(op, s.NpcStrikes):
             return _npc_strikes(self, op, path)
+        if isinstance(op, s.Phantom):
+            return _phantom(self, op)
         if isinstance(op, s.Note):
             text = template(op.note, fill)
 
@@ -347,20 +353,45 @@ def _first(self: Program, op: s.First, path: str) -> Effect:
 
 
 def _pick(self: Program, op: s.Pick, path: str) -> Effect:
-    """``pick``: one NPC of the area drawn from the episode's RNG (checks.py put the chance's number here)."""
+    """``pick``: one NPC of the area, area of the world or object type drawn from the episode's RNG (checks.py
+    put the chance's number and the types here); with none to pick nothing is drawn."""
     where, kinds, hostile, idle = getter(op.area), frozenset(op.types), op.hostile, op.idle
     chance = op.chance if isinstance(op.chance, float | int) else None
     run = self.block(op.do, f"{path}.do")
+    check = compile_condition(op.check, self.vars) if op.check is not None else None
+    kind, unwatched, listed = op.pick, op.unwatched, list(op.types)
 
-    def pick(ctx: Ctx) -> None:
-        engine = ctx.engine
-        state, npc_types = engine.state, engine.game.npcs
+    def candidates(ctx: Ctx) -> tuple[list[str], Ctx | None]:
+        state = ctx.engine.state
+        sub = within(ctx, "each", None) if check is not None else None
+        if kind == "area":
+            watched = {a.area for a in state.agents.values()} if unwatched else set()
+            found = []
+            for area in state.areas.values():
+                if not is_world_area(area) or area.name in watched:
+                    continue
+                if sub is not None:
+                    sub.here = sub.b["each"] = area.name
+                    if not check(sub):  # type: ignore[misc]  # set with sub
+                        continue
+                found.append(area.name)
+            return found, sub
+        if kind == "type":
+            if sub is None:
+                return listed, sub
+            found = []
+            for name in listed:
+                sub.b["each"] = name
+                if check(sub):  # type: ignore[misc]  # set with sub
+                    found.append(name)
+            return found, sub
         name = where(ctx)
-        area = state.areas.get(name) if isinstance(name, str) else None
-        if area is None:
-            return
+        there = state.areas.get(name) if isinstance(name, str) else None
+        if there is None:
+            return [], sub
+        npc_types = ctx.engine.game.npcs
         found = []
-        for h in area.npcs:
+        for h in there.npcs:
             npc = state.npcs[h]
             if kinds and npc.type not in kinds:
                 continue
@@ -368,13 +399,38 @@ def _pick(self: Program, op: s.Pick, path: str) -> Effect:
                 continue
             if idle and npc.engaged is not None:
                 continue
+            if sub is not None:
+                sub.b["each"] = h
+                if not check(sub):  # type: ignore[misc]  # set with sub
+                    continue
             found.append(h)
+        return found, sub
+
+    def pick(ctx: Ctx) -> None:
+        engine = ctx.engine
+        found, _ = candidates(ctx)
         if not found or (chance is not None and engine.rng.random() >= chance):
-            return  # none to pick draws nothing: the RNG moves only when someone could be picked
-        handle = found[engine.rng.randrange(len(found))]
-        run(within(ctx, "each", handle))
+            return  # none to pick draws nothing: the RNG moves only when something could be picked
+        value = found[engine.rng.randrange(len(found))]
+        sub = within(ctx, "each", value)
+        if kind == "area":
+            sub.here = value
+        run(sub)
 
     return pick
+
+
+def _phantom(self: Program, op: s.Phantom) -> Effect:
+    """``phantom``: one of the rule's phantoms (checks.py: only in a rule that declares them)."""
+    assert self.phantoms is not None, "checks.py refuses a phantom outside a rule with phantoms"
+    kind_of, where, rule = type_getter(op.phantom), getter(op.area), self.rule
+    lasts, event = int(self.phantoms.lasts), self.phantoms.event
+
+    def phantom(ctx: Ctx) -> None:
+        objects = ctx.engine.game.objects
+        phantoms.lay(ctx, rule, kind_of(ctx), where(ctx), lasts, event, lambda k: phantoms.takes_shape(objects.get(k)))
+
+    return phantom
 
 
 def _npc_strikes(self: Program, op: s.NpcStrikes, path: str) -> Effect:

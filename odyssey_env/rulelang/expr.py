@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, cast
 
 from odyssey_env.quests import hints
+from odyssey_env.rulelang import phantoms as _phantoms
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.runtime import Ctx, carried_of, foe, getter, keyer, read_var, type_getter, value_of
 from odyssey_env.verbs.common import carried_handles
@@ -49,6 +50,25 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         return lambda ctx: not any(p(ctx) for p in parts)
     if isinstance(op, s.Some):
         return _some(op, vars)
+    if isinstance(op, s.PhantomsAre):
+        where = None if op.phantoms == "*" else getter(op.phantoms)
+        low = op.at_least if isinstance(op.at_least, int) else None
+        high = op.below if isinstance(op.below, int) else None
+
+        def phantoms_are(ctx: Ctx) -> bool:
+            n = _phantoms.count(ctx.engine, None if where is None else where(ctx))
+            return (low is None or n >= low) and (high is None or n < high)
+
+        return phantoms_are
+    if isinstance(op, s.FitsLevel):
+        kind_of, above = type_getter(op.fits_level), op.above
+
+        def fits_level(ctx: Ctx) -> bool:
+            t = ctx.engine.game.objects.get(kind_of(ctx))
+            area = ctx.engine.state.areas.get(ctx.here)
+            return t is not None and area is not None and t.level <= area.level + above
+
+        return fits_level
     if isinstance(op, s.Has):
         obj, n = type_getter(op.has), op.count
         return lambda ctx: carried_of(ctx, obj(ctx)) >= n
@@ -633,6 +653,7 @@ def reads(op: Any) -> set[str] | None:
         s.Noted: set(),  # a firing's own notes: nothing of the world
         s.CanCraft: {"hands", "containers", "worn", "ground", "place"},
         s.CommonEnemy: set(),  # a kind's traits are the game's: fixed  # ingredients anywhere on me; stations
+        s.FitsLevel: {"place"},  # an object type's level is the game's; the area's is where I stand
     }
     if isinstance(op, s.StatIs):
         if op.of is not None:

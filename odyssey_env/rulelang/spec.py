@@ -35,7 +35,7 @@ Stat = Literal["hp", "max_hp", "attack", "defense", "xp", "level", "coins"]
 AgentStat = Literal["hp", "max_hp", "attack", "xp"]
 NpcStat = Literal["hp", "attack", "defense"]
 Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text"]
-Scope = Literal["agent", "area", "npc", "object", "recipe", "held", "instance"]
+Scope = Literal["agent", "area", "npc", "object", "recipe", "held", "instance", "world"]
 VarKind = Literal["flag", "counter", "set", "tally"]
 VarScope = Literal["global", "agent", "area", "object", "exit", "held"]
 
@@ -285,6 +285,27 @@ class Some:
     types: tuple[str, ...] = ()
 
 
+# ---------------------------------------------------------------------------- phantoms (Mirror Salt's mirages)
+@dataclass(frozen=True)
+class PhantomsAre:
+    """How many phantom piles (one per area and object type: :class:`Phantoms`) a rule keeps in an area (a
+    reference, ``$here``) or, with ``"*"``, everywhere, is at least ``at_least`` and below ``below`` (either
+    may be left out; each a number or ``"$param.<name>"``): "fewer than four mirages shimmer anywhere"."""
+
+    phantoms: str
+    at_least: int | str | None = None
+    below: int | str | None = None
+
+
+@dataclass(frozen=True)
+class FitsLevel:
+    """An object type (a reference: ``$each`` of a ``pick`` over types) is of a level at most the area's
+    level plus ``above``: what may turn up in an area matches how far into the world it lies."""
+
+    fits_level: str
+    above: int = 0
+
+
 CONDITIONS: tuple[type, ...] = (
     AllOf,
     AnyOf,
@@ -314,6 +335,8 @@ CONDITIONS: tuple[type, ...] = (
     CanCraft,
     CommonEnemy,
     Some,
+    PhantomsAre,
+    FitsLevel,
 )
 
 
@@ -549,6 +572,18 @@ class Tell:
     area: str = "$here"
 
 
+@dataclass(frozen=True)
+class Phantom:
+    """Lay one phantom of an object type (a literal, or ``$each`` of a ``pick`` over types) on the ground of an
+    area (default: here): it lies there and lists as the real thing does, but it is the rule's, which keeps it
+    as its ``phantoms`` say (:class:`Phantoms`: a rule with a ``phantom`` effect declares them). A phantom of a
+    type that is named, worn, fixed in place or money is never made; nor one where that type lies already (a
+    pile is wholly phantom or wholly real)."""
+
+    phantom: str
+    area: str = "$here"
+
+
 # ---------------------------------------------------------------------------- lines built from what is there
 ForEachKind = Literal["npc", "object", "held"]
 
@@ -586,6 +621,9 @@ class First:
     types: tuple[str, ...] = ()
 
 
+PickKind = Literal["npc", "area", "type"]
+
+
 @dataclass(frozen=True)
 class Pick:
     """Run ``do`` for one NPC of an area (default: here) drawn at random from the episode's RNG, ``$each`` /
@@ -593,15 +631,25 @@ class Pick:
     peaceful only) and ``idle`` (true: none fighting anyone). With none to pick nothing is drawn; else, with
     a ``chance`` (a number in [0, 1] or ``"$param.<name>"``), the RNG's next number first decides whether any
     is picked at all (below the chance: one is), then a second draws which. Lazaret's dark: a lurker falls
-    on me (``{"pick": "npc", "hostile": true, "idle": true, "chance": "$param.lurk_chance", ...}``)."""
+    on me (``{"pick": "npc", "hostile": true, "idle": true, "chance": "$param.lurk_chance", ...}``).
 
-    pick: Literal["npc"]
+    ``"area"``: one of the world's areas (not the tutorial's; in the world's order), ``unwatched`` (true:
+    where no agent stands), ``$here`` and ``$each`` both the area picked (``area`` and ``types`` none).
+    ``"type"``: one of the object types ``types`` names (a list or ``"$param.<name>"``), in that order.
+    ``check``, when given, must hold for a candidate (asked with ``$each`` bound to it, and for an area with
+    ``$here`` too). Mirror Salt's mirages: every few steps, with a chance, an unwatched area under the open
+    sky is picked, then a type that lies nowhere there yet, and a ``phantom`` of it is laid. One ``pick``
+    may hold another of another kind (a type inside an area), no deeper."""
+
+    pick: PickKind
     do: tuple[dict[str, Any], ...]
     chance: float | str | None = None
     hostile: bool | None = None
     idle: bool = False
     area: str = "$here"
     types: tuple[str, ...] = ()
+    unwatched: bool = False
+    check: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -687,6 +735,7 @@ EFFECTS: tuple[type, ...] = (
     NpcStrikes,
     Note,
     If,
+    Phantom,
 )
 #: JSON keys that are Python keywords, spelled differently in the dataclasses.
 JSON_KEYS = {"if": "if_", "else": "otherwise"}
@@ -802,7 +851,7 @@ class Trigger:
     the episode's RNG.
     """
 
-    every: int | None = None
+    every: int | str | None = None
     offset: int = 0
     hours: tuple[int, int] | None = None
     enter: tuple[str, ...] | None = None
@@ -869,6 +918,26 @@ class StepSpec:
     let_go: tuple[dict[str, Any], ...] = ()
     params: dict[str, Any] = dataclasses.field(default_factory=dict)
     veil: Veil | None = None
+    phantoms: Phantoms | None = None
+
+
+@dataclass(frozen=True)
+class Phantoms:
+    """The phantom objects a step rule lays (its ``phantom`` effects) and how the engine keeps them: each step,
+    before the rule's trigger is asked, a phantom picked up (into a hand or a bag) vanishes from the grasp
+    (``vanish`` is said to the agent; the find is not counted: no quest, recipe or first find sees it), a
+    real thing of the type landing on a phantom pile makes the phantoms thin away (``thin``, told in the
+    area), and one laid ``lasts`` steps ago (a number or ``"$param.<name>"``) fades (``fade``). Texts see
+    ``{object}`` (the type) and ``{here}``. The events ``<event>_formed``, ``<event>_vanished`` and
+    ``<event>_faded`` say so (data ``object``, ``area``, and ``amount`` but for formed). Planners that read
+    the true state are told where phantoms lie (``StepRule.phantoms``), so they are never fooled; the rule's
+    piles are at most 50."""
+
+    lasts: int | str
+    vanish: str
+    fade: str
+    thin: str
+    event: str = "phantom"
 
 
 @dataclass(frozen=True)
@@ -985,6 +1054,7 @@ EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After"
 EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
 EFFECT_LIST_FIELDS |= {("ForEach", "do"), ("StepSpec", "at_start"), ("First", "do"), ("First", "else")}
 EFFECT_LIST_FIELDS |= {("Pick", "do"), ("NpcStrikes", "then")}
+CONDITION_FIELDS |= {("Pick", "check")}
 
 
 def _point(defs: dict[str, Any], ref: dict[str, Any]) -> None:

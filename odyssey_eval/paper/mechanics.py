@@ -833,6 +833,7 @@ def _saltglass(
         "refract": {"lenses": lenses},
         "salt_glaze": {"sheltered": sheltered},
         "salt_mirage": {
+            "sheltered": sheltered,
             "kinds": [o["name"] for o in objects if o["category"] == "material"],
             "chance": float(chance) if isinstance(chance, int | float) and 0 <= chance <= 1 else 0.5,
             "lifetime": max(1, round(sum(life) / len(life))) if isinstance(life, tuple | list) and life else 60,

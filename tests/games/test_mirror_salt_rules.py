@@ -11,6 +11,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
+import tempfile
+from pathlib import Path
 
 import pytest
 from kit import PLAYER, Harness, engine_on, load_with_rules
@@ -23,6 +25,7 @@ from odyssey_env.game import GAMES_DIR, Game, GameError
 from odyssey_env.games.mirror_salt import rules as sg
 from odyssey_env.quests.conditions import holds, owned
 from odyssey_env.quests.spec import Condition
+from odyssey_env.rulelang import phantoms
 from odyssey_env.rulelang.runtime import data
 from odyssey_env.world import add, make_objects
 from odyssey_env.worldgen import spawn_npc
@@ -47,7 +50,7 @@ class Sg(Harness):
 
     @property
     def piles(self) -> dict:
-        return self.state.rule_data[sg.MIRAGE]["piles"]
+        return phantoms.all_piles(self.engine).setdefault(sg.MIRAGE, {})
 
     @property
     def sunk(self) -> dict:
@@ -133,9 +136,27 @@ def s() -> Sg:
 
 
 def variant(**params) -> Sg:
-    """A Mirror Salt engine whose rules take other parameters (a fresh, uncached copy of the game)."""
-    game = load_game("mirror_salt", cache=False)
+    """A Mirror Salt engine whose rules take other parameters (a fresh, uncached copy of the game): a rule of
+    rules.json (salt_mirage) through world.json's game.params, read when the file is loaded, one of rules.py
+    through its settings."""
+    data_rules = {"salt_mirage"}
+    given = {k: v for k, v in params.items() if k in data_rules}
+    if given:
+        folder = Path(tempfile.mkdtemp()) / "mirror_salt"
+        shutil.copytree(GAMES_DIR / "mirror_salt", folder, ignore=shutil.ignore_patterns("__pycache__", "__init__.py"))
+        world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
+        for name, changes in given.items():
+            world["game"]["params"].setdefault(name, {}).update(
+                {k: list(v) if isinstance(v, tuple) else v for k, v in changes.items()}
+            )
+        (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
+        game = load_with_rules(folder, sg)
+        shutil.rmtree(folder.parent)
+    else:
+        game = load_game("mirror_salt", cache=False)
     for name, changes in params.items():
+        if name in data_rules:
+            continue
         rule = game.rules.step_rule(name) or game.rules.actions[name]
         rule.settings = dataclasses.replace(rule.settings, **changes)
     world = Sg(game=game)
@@ -843,13 +864,23 @@ def test_no_mirage_of_a_kind_already_lying_there():
     assert world.piles == {}
 
 
-def test_mirage_kinds_are_checked():
-    game = load_game("mirror_salt", cache=False)
-    rule = game.rules.step_rule(sg.MIRAGE)
-    for bad in ("glass_bead", "hide_satchel", "dune_veil", "salt_kiln", "nothing_at_all"):
-        rule.settings = dataclasses.replace(rule.settings, kinds=("rock_salt", bad))
-        with pytest.raises(ValueError, match=bad):
-            Engine(game, 0)
+def test_mirages_never_take_a_named_worn_fixed_or_money_shape():
+    """The phantom effect makes none of a type whose vanishing would take something real with it (named
+    things, worn ones, stations, money); a game setting such kinds gets no mirage of them."""
+    for bad in ("glass_bead", "hide_satchel", "dune_veil", "salt_kiln"):
+        world = variant(salt_mirage={"chance": 1.0, "period": 1, "max_alive": 50, "kinds": (bad,)})
+        world.wait(10)
+        assert world.piles == {} and not world.events("mirage_formed"), bad
+
+
+def test_mirage_kinds_must_be_known_objects(tmp_path):
+    folder = tmp_path / "mirror_salt"
+    shutil.copytree(GAMES_DIR / "mirror_salt", folder, ignore=shutil.ignore_patterns("__pycache__", "__init__.py"))
+    world = json.loads((folder / "world.json").read_text(encoding="utf-8"))
+    world["game"]["params"]["salt_mirage"]["kinds"] = ["rock_salt", "nothing_at_all"]
+    (folder / "world.json").write_text(json.dumps(world), encoding="utf-8")
+    with pytest.raises(GameError, match="nothing_at_all"):
+        load_with_rules(folder, sg)
 
 
 def test_phantoms_are_reported_and_the_oracle_does_not_see_them(s):
@@ -977,9 +1008,9 @@ def _two_agents() -> tuple[Engine, dict]:
     for agent in engine.state.agents.values():
         agent.area = OPEN
     engine.state.areas[OPEN].objects.clear()
-    engine.state.rule_data[sg.MIRAGE]["piles"].clear()
+    piles = phantoms.all_piles(engine).setdefault(sg.MIRAGE, {})
+    piles.clear()
     engine.state.areas[OPEN].objects["rock_salt"] = 1
-    piles = engine.state.rule_data[sg.MIRAGE]["piles"]
     piles[OPEN] = {"rock_salt": [1, 99]}
     engine.state.agents["other"].hands["rock_salt"] = 1
     return engine, piles
@@ -1036,7 +1067,7 @@ def test_a_pile_emptied_this_step_makes_no_second_vanishing():
         agent.area = OPEN
     objects = engine.state.areas[OPEN].objects
     objects.clear()
-    piles = engine.state.rule_data[sg.MIRAGE]["piles"]
+    piles = phantoms.all_piles(engine).setdefault(sg.MIRAGE, {})
     piles.clear()
     objects["rock_salt"] = 1
     piles[OPEN] = {"rock_salt": [1, 99]}

@@ -10,7 +10,7 @@ Two verbs:
   The honest light breaks every mirage in the area and cracks the salt glaze off what I hold; the
   quest's last task is to bend it through the Oath Lens atop the zenith spire.
 
-Six step rules (one here):
+Seven step rules (all in ``rules.json``):
 
 * ``salt_glaze`` (in ``rules.json``): under the open sky, salt crusts the things I hold in my hands, layer
   by layer, and each layer takes attack from a weapon. Shade flakes it off, and so does stowing the thing.
@@ -26,10 +26,11 @@ Six step rules (one here):
 * ``resonance_imprint`` and ``imprint_falter`` (in ``rules.json``): where an enemy falls, the glass keeps its
   death-note for a while (the area's lasting set ``ringing``: :func:`imprints_in`), and its kin in that area
   falter: they strike softer (:func:`unnerved`).
-* ``salt_mirage``: phantom objects shimmer onto the open salt where nobody watches. They look like
-  the real thing, vanish when picked up, and fade after a while; ``listen`` and ``refract`` expose
-  them. The rule reports them through :meth:`StepRule.phantoms`, so planners that read the true state
-  (the oracle) are never fooled.
+* ``salt_mirage`` (in ``rules.json``): phantom objects shimmer onto the open salt where nobody watches.
+  They look like the real thing, vanish when picked up, and fade after a while (the language's
+  ``phantoms``: :mod:`odyssey_env.rulelang.phantoms` keeps them and reports them through
+  :meth:`StepRule.phantoms`, so planners that read the true state, the oracle, are never fooled);
+  ``listen`` names them (:func:`mirage_piles`) and ``refract`` breaks them (``phantoms.dispel``).
 
 *Open sky* is every real area except those the ``salt_glaze`` parameters name ``sheltered`` (the
 tutorial's rooms are indoors; the data rule declares the parameter, ``world.json`` sets it). Every rule of
@@ -43,12 +44,13 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from odyssey_env.rulelang import phantoms
 from odyssey_env.rulelang.runtime import KEY
-from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
-from odyssey_env.steprules.living import is_world_area, occupied, pick, tell
+from odyssey_env.rules import ActionRule, Fact, action_rule, predicate
+from odyssey_env.steprules.living import is_world_area
 from odyssey_env.verbs.combat import stance
 from odyssey_env.verbs.common import carried_handles, ground
-from odyssey_env.world import add, carried_count, known_object, npc_here, remove, take_carried, type_of
+from odyssey_env.world import carried_count, known_object, npc_here, type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -78,9 +80,9 @@ def open_sky(engine: Engine, area: Area) -> bool:
 
 
 def mirage_piles(engine: Engine, area: str) -> dict[str, list[int]]:
-    """Mirages lying in ``area``: object type -> ``[count, step it fades]`` (empty when there are none)."""
-    piles: dict[str, list[int]] = engine.state.rule_data.get(MIRAGE, {}).get("piles", {}).get(area, {})
-    return piles
+    """Mirages lying in ``area``: object type -> ``[count, step it fades]`` (empty when there are none); the
+    phantoms of rules.json's step rule ``salt_mirage``."""
+    return phantoms.piles_of(engine, MIRAGE).get(area, {})
 
 
 def sunk_in(engine: Engine, area: str) -> dict[str, int]:
@@ -284,9 +286,7 @@ class Refract(ActionRule):
             )
         parts = [f"I hold {handle} up to the mirror sky and bend its light across {area.name}."]
         dispelled = 0
-        piles = state.rule_data.get(MIRAGE, {}).get("piles", {})
-        for kind, (n, _) in piles.pop(area.name, {}).items():
-            remove(area.objects, kind, n)
+        for kind, n in phantoms.dispel(turn.engine, MIRAGE, area.name):
             dispelled += n
             parts.append(
                 f"The honest light passes straight through the {kind} lying here: "
@@ -339,134 +339,3 @@ def light_bent(engine: Engine, agent: Agent, object: str, area: str) -> bool:
 
 
 # ---------------------------------------------------------------------------- step rules
-@step_rule
-class SaltMirage(StepRule):
-    name = MIRAGE
-    # before anything counts what I carry: a mirage picked up is gone before quests look; after salt_glaze,
-    # which rules.json's salt_glaze says itself (before salt_mirage), so that a game that takes this file
-    # alone (game.rules_from, without the rules.json) places it too
-    after = ("attack_update",)
-    before = ("day_night",)
-    description = (
-        "Phantom objects shimmer onto the open salt where nobody watches; they vanish when picked up "
-        "and fade after a while."
-    )
-
-    @dataclass(frozen=True)
-    class Params:
-        period: int = 8
-        chance: float = 0.5
-        max_alive: int = 4
-        lifetime: int = 60
-        kinds: tuple[str, ...] = ()  # object types a mirage may take the shape of
-
-    def start(self, engine: Engine) -> None:
-        game = engine.game
-        bad = [
-            k
-            for k in self.settings.kinds
-            if k not in game.objects
-            or not game.objects[k].portable
-            or game.objects[k].instanced
-            or game.objects[k].equip_slot is not None
-            or game.objects[k].category == "currency"
-        ]
-        if bad:
-            raise ValueError(
-                f"salt_mirage: kinds must be portable object types that are neither named, worn nor money: {bad}"
-            )
-        engine.state.rule_data[self.name] = {"piles": {}}
-
-    def phantoms(self, engine: Engine) -> Iterable[tuple[str, str, int]]:
-        for area, kinds in engine.state.rule_data.get(self.name, {}).get("piles", {}).items():
-            for kind, (n, _) in kinds.items():
-                yield area, kind, n
-
-    def apply(self, engine: Engine) -> None:
-        state = engine.state
-        piles: dict[str, dict[str, list[int]]] = state.rule_data[self.name]["piles"]
-        if piles:
-            if "object_acquired" in engine.kinds:
-                self._grasped(engine, piles)
-            self._settle(engine, piles)
-        if state.step % self.settings.period == 0 and self.settings.kinds:
-            self._form(engine, piles)
-
-    def _grasped(self, engine: Engine, piles: dict[str, dict[str, list[int]]]) -> None:
-        """Mirages picked up (into a hand or a bag) this step vanish from the agent's grasp."""
-        state, game = engine.state, engine.game
-        for ev in engine.events:
-            if ev.kind != "object_acquired" or ev.data.get("how") not in ("picked", "stored"):
-                continue
-            assert ev.agent is not None, "an object is acquired by an agent"
-            agent = state.agents[ev.agent]
-            kind = ev.data["object"]
-            pile = piles.get(agent.area, {}).get(kind)
-            if not pile or not pile[0]:
-                continue
-            k = min(ev.data["amount"], pile[0])  # phantoms go first; more came only if a real one was added
-            take_carried(game, state, agent, kind, k)
-            pile[0] -= k  # left at 0, the pile is settled below: what still lies there now is real
-            if ev.data.get("first"):
-                agent.acquired.pop(kind, None)  # a mirage is not a find: the first real one counts
-            engine.say(agent.id, f"The {kind} I took thins to glare in my grasp and is gone: it was a mirage.")
-            engine.emit("mirage_vanished", agent.id, object=kind, amount=k, area=agent.area)
-
-    def _settle(self, engine: Engine, piles: dict[str, dict[str, list[int]]]) -> None:
-        """Keep every mirage pile exactly its phantoms: a real one landing on it breaks it; age fades it."""
-        state = engine.state
-        for name in list(piles):
-            kinds = piles[name]
-            area = state.areas.get(name)
-            if area is None:
-                del piles[name]
-                continue
-            for kind in list(kinds):
-                n, until = kinds[kind]
-                present = area.objects.get(kind, 0)
-                if present > n:  # a real one arrived: the phantoms cannot share a pile with it
-                    if n:
-                        remove(area.objects, kind, n)
-                        tell(engine, name, f"A real {kind} lands on the salt, and the mirage beside it thins away.")
-                elif present and state.step >= until:
-                    remove(area.objects, kind, present)
-                    tell(engine, name, f"The {kind} lying here wavers in the heat and is gone: a mirage.")
-                    engine.emit("mirage_faded", None, object=kind, amount=present, area=name)
-                elif present:
-                    kinds[kind][0] = present  # (fewer than before only if taken some way no event told)
-                    continue
-                del kinds[kind]
-            if not kinds:
-                del piles[name]
-
-    def _form(self, engine: Engine, piles: dict[str, dict[str, list[int]]]) -> None:
-        state, game, p = engine.state, engine.game, self.settings
-        alive = sum(len(kinds) for kinds in piles.values())
-        if alive >= p.max_alive or engine.rng.random() >= p.chance:
-            return
-        watched = occupied(state)
-        areas = [a for a in state.areas.values() if a.name not in watched and open_sky(engine, a)]
-        if not areas:
-            return
-        area = pick(engine, areas)
-        kinds = [k for k in p.kinds if k not in area.objects and game.objects[k].level <= area.level + 1]
-        if not kinds:
-            return
-        kind = pick(engine, kinds)
-        add(area.objects, kind, 1)
-        piles.setdefault(area.name, {})[kind] = [1, state.step + p.lifetime]
-        engine.emit("mirage_formed", None, object=kind, area=area.name)
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "mirages",
-            "What happens when I pick up a mirage?",
-            "it vanishes from my grasp",
-            ("it becomes real", "it hurts me", "it follows me"),
-        )
-        yield Fact(
-            "mirages",
-            "Where do mirages appear?",
-            "on the open salt, where nobody is watching",
-            ("only in shade", "in my pack", "next to merchants"),
-        )
