@@ -26,6 +26,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.quests import hints
+from odyssey_env.quests.tutorial import PLACE as TUTORIAL_PLACE
 from odyssey_env.rulelang import domains, phantoms
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.checks import Checked
@@ -87,7 +88,7 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
         let_go = program.block(gone, f"step_rules[{i}].let_go") if gone else None
         program.wield = program.params = program.phantoms = None
         keeper = _keeper(sspec, vars) if sspec.phantoms is not None else None
-        members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start, let_go, keeper)
+        members[f"step_{i}"] = _step(sspec, becomes, when, run, vars, at_start, let_go, keeper, effects)
     for i, (pspec, check) in enumerate(checked.predicates):
         members[f"predicate_{i}"] = _predicate(pspec, check, vars)
     for i, (hspec, checks, then) in enumerate(checked.hooks):
@@ -267,16 +268,38 @@ def _verb(
             lists.append(values[:1] if slots[len(lists)].implicit else values)  # an implicit slot: its pick
         return lists
 
-    def combos(turn: Turn) -> Iterator[tuple[Any, ...]]:
-        """The slot values of every command the verb accepts now (an amount: its smallest and largest)."""
+    def slot_lists(turn: Turn) -> tuple[Any, list[list[Any]]] | None:
+        """The listing's context and each slot's values that its own checks keep (None: no command)."""
         ctx = unbound(turn) if with_ctx else None
         for test in fixed:
             assert ctx is not None, "with_ctx holds wherever a test reads the context"
             if not test(ctx):
-                return
+                return None
         lists = narrowed(turn, ctx)
         if not lists and names:
+            return None
+        return ctx, lists
+
+    # every combination of the kept values is a command (no amount, no check of two slots): listed directly
+    direct = amount_at is None and not varying and not pairs and not implicit
+
+    def listed(turn: Turn) -> Iterator[str]:
+        found = slot_lists(turn)
+        if found is None:
             return
+        lists = found[1]
+        if len(lists) == 1:
+            yield from map(formatted, lists[0])
+        else:
+            for combo in itertools.product(*lists):
+                yield formatted(*combo)
+
+    def combos(turn: Turn) -> Iterator[tuple[Any, ...]]:
+        """The slot values of every command the verb accepts now (an amount: its smallest and largest)."""
+        slotted = slot_lists(turn)
+        if slotted is None:
+            return
+        ctx, lists = slotted
         if amount_at is None:
             if not varying:  # no context to fill for each combination
                 if not pairs:
@@ -359,8 +382,9 @@ def _verb(
                 turn.emit(event, area=ctx.here, **ctx.b)
 
         def candidates(self, turn: Turn) -> Iterator[str]:
-            for combo in combos(turn):
-                yield command_of(*combo)
+            if direct:
+                return listed(turn)
+            return (command_of(*combo) for combo in combos(turn))
 
         def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
             from odyssey_env.turn import Turn
@@ -599,6 +623,7 @@ def _step(
     at_start: Any = None,
     let_go: Any = None,
     keeper: Callable[[Engine], None] | None = None,
+    ops: tuple[Any, ...] | None = None,
 ) -> type[StepRule]:
     t = sspec.trigger
     assert not isinstance(t.every, str), "checks.py reads a $param.<name> every"
@@ -837,6 +862,73 @@ def _step(
             if gone is not None:
                 setattr(gone, stat, was)
 
+    # A rule over agents, NPCs or areas with no becomes, modify, wield or event trigger (most of them) runs one
+    # loop written for its scope: no generator between the scope and the tests, and where none of its effects
+    # writes what a firing keeps (``received``, ``notes``...), its one context is rebound by its binding alone.
+    plain = not event_kinds and modify is None and wield is None and test_becomes is None and keeper is None
+    dirty = ops is None or not _clean(ops)  # ops: the checked effects (run is their compiled block)
+
+    def over_agents(self: StepRule, engine: Engine) -> None:
+        state = engine.state
+        if every is not None and state.step % every != offset:
+            return
+        if hours is not None and not _hours(state.minute, hours):
+            return
+        for agent in list(state.agents.values()):
+            if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
+                ctx = Ctx(engine, agent, agent.area, {})  # few agents; their bindings differ (the agent)
+                if test_when is not None and not test_when(ctx):
+                    continue
+                if chance is not None and engine.rng.random() >= chance:
+                    continue
+                run(ctx)
+
+    def over_npcs(self: StepRule, engine: Engine) -> None:
+        state = engine.state
+        if every is not None and state.step % every != offset:
+            return
+        if hours is not None and not _hours(state.minute, hours):
+            return
+        npcs, world = state.npcs, state.areas
+        if not npcs:
+            return
+        ctx = Ctx(engine, None, "", {"npc": ""})
+        b = ctx.b
+        for npc in list(npcs.values()):
+            if (kinds and npc.type not in kinds) or (areas and npc.area not in areas):
+                continue
+            handle = npc.handle
+            if handle not in npcs or world[npc.area].place == TUTORIAL_PLACE:
+                continue
+            if dirty:
+                ctx.removed, ctx.notes, ctx.received, ctx.salvaged, ctx.spawned = 0, NO_NOTES, "", "", ""
+            ctx.here = npc.area
+            b["npc"] = handle
+            if test_when is not None and not test_when(ctx):
+                continue
+            if chance is not None and engine.rng.random() >= chance:
+                continue
+            run(ctx)
+
+    def over_areas(self: StepRule, engine: Engine) -> None:
+        state = engine.state
+        if every is not None and state.step % every != offset:
+            return
+        if hours is not None and not _hours(state.minute, hours):
+            return
+        ctx = Ctx(engine, None, "", {})
+        for area in list(state.areas.values()):
+            if area.place == TUTORIAL_PLACE or (areas and area.name not in areas):
+                continue
+            if dirty:
+                ctx.removed, ctx.notes, ctx.received, ctx.salvaged, ctx.spawned = 0, NO_NOTES, "", "", ""
+            ctx.here = area.name  # an area binds nothing but $here (no effect writes a binding)
+            if test_when is not None and not test_when(ctx):
+                continue
+            if chance is not None and engine.rng.random() >= chance:
+                continue
+            run(ctx)
+
     class Step(StepRule):
         description = sspec.description
         after = sspec.after
@@ -884,6 +976,8 @@ def _step(
         def facts(self, game: Any) -> Iterable[Fact]:
             return declared_facts
 
+    if plain and scope in ("agent", "npc", "area"):
+        Step.apply = {"agent": over_agents, "npc": over_npcs, "area": over_areas}[scope]  # type: ignore[method-assign]
     if keeper is not None:
 
         def phantoms_of(self: StepRule, engine: Engine) -> Iterable[tuple[str, str, int]]:
@@ -995,6 +1089,42 @@ class _Stations:
             present = {needed for bit, needed in enumerate(self.sets) if mask >> bit & 1}
             out = self.known[mask] = [kind for kind, needed in self.recipes if needed in present]
         return out
+
+
+#: Effects that write nothing of the firing's context (``received``, ``salvaged``, ``spawned``, ``removed``,
+#: ``notes``, ``here``): ``if`` is one too when its branches are (a ``move_toward`` runs its own inside one).
+_CLEAN = (
+    s.ChangeStat,
+    s.Say,
+    s.Tell,
+    s.Place,
+    s.SetFlag,
+    s.AddCounter,
+    s.SetCounter,
+    s.Remember,
+    s.Tally,
+    s.Emit,
+    s.After,
+    s.MoveNpc,
+    s.RemoveNpc,
+    s.OpenExit,
+    s.LockExit,
+    s.Winded,
+    s.Strike,
+    s.MoveToward,
+)
+
+
+def _clean(effects: Iterable[Any]) -> bool:
+    """Whether no effect of a block (at any depth of its ``if``-s) writes the firing's context, so that a loop
+    may hand the next item the same context with only its binding changed (:func:`~runtime.rebind` otherwise)."""
+    for op in effects:
+        if isinstance(op, s.If):
+            if not (_clean(op.then) and _clean(op.otherwise)):
+                return False
+        elif not isinstance(op, _CLEAN):
+            return False
+    return True
 
 
 def _kinds(event: str | tuple[str, ...] | None) -> tuple[str, ...]:

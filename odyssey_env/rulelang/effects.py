@@ -21,8 +21,10 @@ from odyssey_env.rulelang.runtime import (
     Ctx,
     add_to_tally,
     amount_of,
+    binding,
     bindings_for_timer,
     carried_of,
+    constant,
     data,
     getter,
     keyer,
@@ -80,13 +82,13 @@ class Program:
         vars = self.vars
         fill = var_reader(vars, self.wield, self.params)
         if isinstance(op, s.Consume):
-            ref, n = op.consume, op.count
+            ref, n = _taken(op.consume), op.count
             return lambda ctx: _consume(ctx, ref, n)
         if isinstance(op, s.Produce):
             kind_of, n, cap = type_getter(op.produce), op.count, op.cap
             return lambda ctx: _produce(ctx, kind_of(ctx), n, cap)
         if isinstance(op, s.Transform):
-            src, dst = op.transform, type_getter(op.into)
+            src, dst = _taken(op.transform), type_getter(op.into)
 
             def transform(ctx: Ctx) -> None:
                 if _consume(ctx, src, 1):
@@ -94,6 +96,8 @@ class Program:
 
             return transform
         if isinstance(op, s.Place):
+            if op.area == "$here" and not op.place.startswith("$"):
+                return _place_here(op.place, op.count, op.cap)
             kind_of, n, cap, area = type_getter(op.place), op.count, op.cap, getter(op.area)
             return lambda ctx: _place(ctx, kind_of(ctx), n, cap, area(ctx))
         if isinstance(op, s.Remove):
@@ -110,11 +114,7 @@ class Program:
             who, to = getter(op.move_npc), getter(op.to)
             return lambda ctx: _move_npc(ctx, who(ctx), to(ctx))
         if isinstance(op, s.ChangeStat):
-            stat, by = op.change, op.by
-            if op.npc is None:
-                return lambda ctx: _agent_stat(ctx.agent, stat, by)
-            who = getter(op.npc)
-            return lambda ctx: _npc_stat(ctx, who(ctx), stat, by)
+            return _change(op.change, op.by, op.npc)
         if isinstance(op, s.Coins):
             n = op.coins
             return lambda ctx: _coins(ctx, n)
@@ -191,6 +191,16 @@ class Program:
             )
         if isinstance(op, s.Say):
             text = template(op.say, fill)
+            line = constant(op.say)
+            if line is not None:  # the same line at every firing: nothing to fill
+
+                def say_line(ctx: Ctx) -> None:
+                    if ctx.agent is not None:
+                        ctx.engine.say(ctx.agent.id, line)
+                    else:
+                        tell(ctx.engine, ctx.here, line)
+
+                return say_line
 
             def say(ctx: Ctx) -> None:
                 if ctx.agent is not None:
@@ -518,11 +528,12 @@ def _datum(value: s.EventValue, fill: Callable[[str], Callable[[Ctx], Any]]) -> 
 
 
 # ---------------------------------------------------------------------------- objects
-def _carried_handle(ctx: Ctx, ref: str) -> str | None:
-    """The handle a consume takes: a slot's own handle, else the type (stackable) or its first carried instance."""
+def _carried_handle(ctx: Ctx, ref: str | Callable[[Ctx], Any]) -> str | None:
+    """The handle a consume takes: a slot's own handle, else the type (stackable) or its first carried instance
+    (``ref``: the reference as written, or its :func:`getter`, made once at load time)."""
     agent = ctx.agent
     engine = ctx.engine
-    value = getter(ref)(ctx) if ref.startswith("$") else ref
+    value = (getter(ref)(ctx) if ref.startswith("$") else ref) if isinstance(ref, str) else ref(ctx)
     if not isinstance(value, str) or agent is None:
         return None
     game, state = engine.game, engine.state
@@ -538,7 +549,7 @@ def _carried_handle(ctx: Ctx, ref: str) -> str | None:
     return None
 
 
-def _consume(ctx: Ctx, ref: str, n: int) -> int:
+def _consume(ctx: Ctx, ref: str | Callable[[Ctx], Any], n: int) -> int:
     handle = _carried_handle(ctx, ref)
     if handle is None or ctx.agent is None:
         return 0
@@ -576,6 +587,32 @@ def _place(ctx: Ctx, kind: str | None, n: int, cap: int, area_name: Any) -> None
     n = min(n, cap - lying_in(engine, area, kind))
     for handle, k in make_objects(engine.game, engine.state, kind, max(0, n)):
         add(area.objects, handle, k)
+
+
+def _place_here(kind: str, n: int, cap: int) -> Effect:
+    """``place`` of an object type written in the file, here: :func:`_place` with the type's kind looked up once
+    per game (a stackable one is added as it is, as :func:`make_objects` would hand it over)."""
+    known: list[Any] = [None, False]  # the game, and whether the type is instanced in it
+
+    def place_here(ctx: Ctx) -> None:
+        engine = ctx.engine
+        area = engine.state.areas.get(ctx.here)
+        if area is None:
+            return
+        game = engine.game
+        if known[0] is not game:
+            t = game.objects.get(kind)
+            known[:] = [game, None if t is None else t.instanced]
+        instanced = known[1]
+        if instanced is None:
+            return  # not an object of this game
+        if not instanced:
+            lying = area.objects
+            add(lying, kind, max(0, min(n, cap - lying.get(kind, 0))))
+            return
+        _place(ctx, kind, n, cap, ctx.here)
+
+    return place_here
 
 
 def _remove(ctx: Ctx, kind: Any, n: int, area_name: Any) -> None:
@@ -656,6 +693,38 @@ def _move_npc(ctx: Ctx, handle: Any, to: Any) -> None:
 
 
 # ---------------------------------------------------------------------------- numbers
+def _taken(ref: str) -> str | Callable[[Ctx], Any]:
+    """What a consume names, for :func:`_carried_handle`: a reference's getter (made here, once), else the text."""
+    return getter(ref) if ref.startswith("$") else ref
+
+
+def _change(stat: str, by: int, npc: str | None) -> Effect:
+    """``change``, made for its stat and whose (the agent's, or the NPC a reference names): what
+    :func:`_agent_stat` / :func:`_npc_stat` do, with the stat chosen at load time."""
+    if npc is None:
+        if stat == "hp":
+
+            def agent_hp(ctx: Ctx) -> None:
+                agent = ctx.agent
+                if agent is not None:
+                    agent.hp = min(agent.max_hp, agent.hp + by)
+
+            return agent_hp
+        return lambda ctx: _agent_stat(ctx.agent, stat, by)
+    name = binding(npc)
+    if stat == "hp" and name is not None:  # the usual: a bound NPC's health, within 1..max_hp
+
+        def npc_hp(ctx: Ctx) -> None:
+            handle = ctx.b.get(name)
+            found = ctx.engine.state.npcs.get(handle) if isinstance(handle, str) else None
+            if found is not None:
+                found.hp = max(1, min(found.max_hp, found.hp + by))
+
+        return npc_hp
+    who = getter(npc)
+    return lambda ctx: _npc_stat(ctx, who(ctx), stat, by)
+
+
 def _agent_stat(agent: Agent | None, stat: str, by: int) -> None:
     if agent is None:
         return

@@ -73,6 +73,8 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         obj, n = type_getter(op.has), op.count
         return lambda ctx: carried_of(ctx, obj(ctx)) >= n
     if isinstance(op, s.Holds):
+        if not op.holds.startswith("$"):
+            return _holds_kind(op.holds)
         obj = type_getter(op.holds)
         return lambda ctx: _holds(ctx, obj(ctx))
     if isinstance(op, s.Wears):
@@ -267,6 +269,25 @@ def _holds(ctx: Ctx, kind: str | None) -> bool:
         return False
     state = ctx.engine.state
     return any(h == kind or type_of(state, h) == kind for h in agent.hands)
+
+
+def _holds_kind(kind: str) -> Test:
+    """``holds`` of an object type (or a named thing) written in the file: :func:`_holds` in one loop."""
+
+    def holds_kind(ctx: Ctx) -> bool:
+        agent = ctx.agent
+        if agent is None:
+            return False
+        instances = ctx.engine.state.instances
+        for h in agent.hands:
+            if h == kind:
+                return True
+            inst = instances.get(h)
+            if inst is not None and inst.type == kind:
+                return True
+        return False
+
+    return holds_kind
 
 
 def _wears(ctx: Ctx, kind: str | None) -> bool:

@@ -189,11 +189,40 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
         only = parts[0]
         assert not isinstance(only, str), "a one-part template with a field is that field"
         return lambda ctx: _text(only(ctx))
+    # filled by position into a copy of the parts: no generator, and a text field (the usual one) as it is
+    fields = tuple((i, p) for i, p in enumerate(parts) if not isinstance(p, str))
+    if len(parts) == 2:
+        first, second = parts
+        if isinstance(first, str):
+            assert not isinstance(second, str), "two texts in a row are one"
+            return lambda ctx: first + (v if (v := second(ctx)).__class__ is str else _text(v))
+        if isinstance(second, str):
+            return lambda ctx: (v if (v := first(ctx)).__class__ is str else _text(v)) + second
 
     def fill(ctx: Ctx) -> str:
-        return "".join(p if isinstance(p, str) else _text(p(ctx)) for p in parts)
+        out = parts[:]
+        for i, read in fields:
+            v = read(ctx)
+            out[i] = v if v.__class__ is str else _text(v)
+        return "".join(out)  # type: ignore[arg-type]
 
     return fill
+
+
+def constant(text: str) -> str | None:
+    """``text`` itself when it has no ``{...}`` to fill (the line is the same at every firing), else None."""
+    return None if _TEMPLATE.search(text) else text
+
+
+def binding(ref: str) -> str | None:
+    """The name of the plain binding ``ref`` reads (``$npc``: ``"npc"``, what :func:`getter` reads as
+    ``ctx.b.get(name)``), else None (a literal, ``$here``, an event field, a type...)."""
+    if not ref.startswith("$"):
+        return None
+    name = ref[1:]
+    if name in ("here", "removed", "spawned") or name.startswith("event.") or name.endswith(".type"):
+        return None
+    return name
 
 
 def stations_here(ctx: Ctx) -> str:
