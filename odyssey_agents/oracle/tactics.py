@@ -26,6 +26,8 @@ MAX_GEAR_TRIP = 150  # gear further away than this is not fetched for fights (th
 GEAR_SLACK = 1.25  # fetching gear may overrun its estimate this much (plus 10 steps) before it is given up
 GEAR_DOUBT = 1.5  # gear is fetched only when the steps it saves are this many times those it costs
 GEAR_BAN = 120  # steps gear given up on is not tried again
+MEAL_TARGET = 0.8  # share of my health the meals fetched before a fight are to bring me to
+MAX_MEALS = 5  # meals fetched at most in one trip before a fight
 HOURS_WAIT = 12  # steps I wait at most for harder hours to pass before a fight they would turn
 
 if TYPE_CHECKING:
@@ -206,8 +208,7 @@ class Tactics:
             food = choice[2]
             if v.carried.get(food, 0) or v.lying_count(v.here, food):
                 return f"eat {food}"
-            with self.focus.need(food, 1):
-                return self.supply.have(food, 1)
+            return self._fetch_meals(food)
         if kind == "gear":
             t, is_armor = choice[2], choice[3]
             self.focus.used.append(("armor" if is_armor else "weapon", t))
@@ -220,6 +221,30 @@ class Tactics:
                 self._worn_out = (v.state.step, target.handle)  # for recover(), if nothing else is left
                 raise
         return self.defeat(target)
+
+    def _fetch_meals(self, food: str) -> str | None:
+        """Next command toward the meals that win back the health a fight is prepared for, fetched
+        in one trip: one at a time, each meal eaten as soon as it is made or bought sends me back
+        for the next (paper Remnant seed 2 walked river -> hall for two herbs per herb tea, four
+        times over, 20 steps, where one trip for eight herbs and one craft of four teas does).
+        As many as bring me to MEAL_TARGET of my health (where :meth:`_still_wise` stops eating),
+        at most MAX_MEALS; a single one when more cannot be had or are dearer than their worth."""
+        v = self.view
+        agent = v.agent
+        restore = max(1, v.game.objects[food].hp_restore)
+        n = -(-(int(agent.max_hp * MEAL_TARGET) - agent.hp) // restore)
+        n = max(1, min(MAX_MEALS, n))
+        one = self.supply.cost_have(food, 1)
+        while n > 1 and self.supply.cost_have(food, n) > one * n:
+            n -= 1  # more at once only when cheaper than one trip each
+        if n > 1:
+            try:
+                with self.focus.need(food, n):
+                    return self.supply.have(food, n)
+            except Stuck:
+                pass  # e.g. no room for them all: one at a time, as before
+        with self.focus.need(food, 1):
+            return self.supply.have(food, 1)
 
     def _still_wise(self, choice: tuple[Any, ...], f: combat.Forecast) -> bool:
         """Whether a preparation chosen earlier is still worth following."""

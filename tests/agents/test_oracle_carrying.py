@@ -8,7 +8,8 @@
 * a hand wanted while the bag is full: spare things leave the bag for my best weapon (Remnant's iron_sword);
 * a fight begun just before the night is fought in it: it waits (Remnant's cave_stalker at 23:50);
 * keys and picks made of the same scarce bar: no pick is crafted from the bar a key needs (Remnant seed 0);
-* a bag in hand is not counted twice when wearing one of its type is costed (Remnant seed 11).
+* a bag in hand is not counted twice when wearing one of its type is costed (Remnant seed 11);
+* meals eaten before a fight are fetched and made together, not one trip each (Remnant seed 2).
 """
 
 from __future__ import annotations
@@ -448,3 +449,27 @@ def test_an_estimate_is_never_one_of_a_dead_condition_born_at_the_same_address(t
         c = Condition(type="has_item_count", object=wanted, count=1 + i % 3)
         assert planner.estimate(c) == planner._cost(c), (i, c)
         del c
+
+
+def test_meals_eaten_before_a_fight_are_fetched_in_one_trip(tmp_path: Path) -> None:
+    """At 20 of 100 health the rat (40 health, hits 20) wins; at full health I win. Apples are the only food,
+    each made of an iron ore from the yard at the camp's workbench: the meals are gathered and made together,
+    not one trip to the yard and back per apple (paper Remnant seed 2 walked river -> hall for two herbs per
+    herb tea four times over before a fight)."""
+
+    def apples_are_cooked(world: dict) -> None:
+        apple = next(o for o in world["objects"] if o["name"] == "apple")
+        apple["recipe"] = {"ingredients": {"iron_ore": 1}, "stations": ["workbench"]}
+        del world["places"][0]["areas"][0]["objects"]["apple"]
+        mira = next(n for n in world["npcs"] if n["name"] == "mira")
+        del mira["stock"]["apple"]
+
+    engine = _tiny(tmp_path, apples_are_cooked)
+    state = engine.state
+    rat = next(n for n in state.npcs.values() if n.type == "rat")
+    rat.hp, rat.attack = 40, 20
+    state.agents["player"].hp = 20
+    sent = _play(engine, Condition(type="defeated_n", npc="rat"), 60)
+    crafts = [c for c in sent if c.startswith("craft")]
+    assert crafts and crafts[0] != "craft 1 apple", sent
+    assert sent.count("enter camp") <= 2, sent
