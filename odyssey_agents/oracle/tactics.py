@@ -541,8 +541,7 @@ class Tactics:
                 food = min(scored)[1]
                 if v.carried.get(food, 0) or v.lying_count(v.here, food):
                     return f"eat {food}"
-                with self.focus.need(food, 1):
-                    return self.supply.have(food, 1)
+                return self._fetch_meals(food)
             return None  # healing is there to be had later (food grows back): no need to fall
         full = self.outlook(npc, hp=agent.max_hp)
         if not self.fight_ok(full) and not self.gear_gains(npc, full, hp=agent.max_hp):
