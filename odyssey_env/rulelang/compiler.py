@@ -880,11 +880,15 @@ def _step(
         if hours is not None and not _hours(state.minute, hours):
             return
         agents = list(state.agents.values())
-        if when_only:
+        if when_only and not dirty:  # one context, its agent and place rebound: no effect writes the rest
             assert test_when is not None, "when_only: a when"
+            ctx = None
             for agent in agents:
                 if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
-                    ctx = Ctx(engine, agent, agent.area, {})  # few agents; their bindings differ (the agent)
+                    if ctx is None:
+                        ctx = Ctx(engine, agent, agent.area, {})
+                    else:
+                        ctx.agent, ctx.here = agent, agent.area
                     if test_when(ctx):
                         run(ctx)
             return

@@ -643,7 +643,12 @@ def _place_here(kind: str, n: int, cap: int) -> Effect:
             return  # not an object of this game
         if not instanced:
             lying = area.objects
-            add(lying, kind, max(0, min(n, cap - lying.get(kind, 0))))
+            had = lying.get(kind, 0)
+            k = min(n, cap - had)
+            if k > 0:
+                lying[kind] = had + k  # what add does
+            elif kind not in lying:
+                lying[kind] = 0  # as add of nothing left it (the same state, key for key)
             return
         _place(ctx, kind, n, cap, ctx.here)
 
