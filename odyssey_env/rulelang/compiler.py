@@ -145,6 +145,7 @@ def _verb(
     slots = vspec.slots
     names = tuple(slot.name for slot in slots)
     value_fns = tuple(domains.values(slot, tables) for slot in slots)
+    member_fns = tuple(domains.member(slot, tables, fn) for slot, fn in zip(slots, value_fns, strict=True))
     tests = tuple(compile_condition(c, vars) for c in checks)
     refusals = tuple(template(r.refuse, fill) for r in vspec.requires)
     slot_refusals = tuple(
@@ -366,13 +367,13 @@ def _verb(
                 given = iter(args)
                 args = tuple(picked(turn, i) if slot.implicit else next(given) for i, slot in enumerate(slots))
             ctx = bind(turn, args)
-            for slot, fn, value, refuse in zip(slots, value_fns, args, slot_refusals, strict=True):
+            for slot, has, value, refuse in zip(slots, member_fns, args, slot_refusals, strict=True):
                 if slot.implicit:
                     continue  # picked, not given: its preconditions say what is missing
                 if slot.domain == "amount":
                     if value > slot.max:
                         return turn.fail(refuse(ctx))
-                elif slot.domain != "text" and value not in fn(turn):
+                elif slot.domain != "text" and not has(turn, value):
                     return turn.fail(refuse(ctx))
             for test, refuse in zip(tests, refusals, strict=True):
                 if not test(ctx):
@@ -867,6 +868,10 @@ def _step(
     # writes what a firing keeps (``received``, ``notes``...), its one context is rebound by its binding alone.
     plain = not event_kinds and modify is None and wield is None and test_becomes is None and keeper is None
     dirty = ops is None or not _clean(ops)  # ops: the checked effects (run is their compiled block)
+    # which of ``when`` and ``chance`` the rule has, so that each loop below asks only what it must
+    bare = test_when is None and chance is None
+    when_only = test_when is not None and chance is None
+    chance_only = test_when is None and chance is not None
 
     def over_agents(self: StepRule, engine: Engine) -> None:
         state = engine.state
@@ -874,12 +879,27 @@ def _step(
             return
         if hours is not None and not _hours(state.minute, hours):
             return
-        for agent in list(state.agents.values()):
+        agents = list(state.agents.values())
+        if when_only and not dirty:  # one context, its agent and place rebound: no effect writes the rest
+            assert test_when is not None, "when_only: a when"
+            ctx = None
+            for agent in agents:
+                if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
+                    if ctx is None:
+                        ctx = Ctx(engine, agent, agent.area, {})
+                    else:
+                        ctx.agent, ctx.here = agent, agent.area
+                    if test_when(ctx):
+                        run(ctx)
+            return
+        draw = engine.rng.random if chance is not None else None  # the episode's RNG: the same draws, in order
+        p = chance if chance is not None else 0.0
+        for agent in agents:
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
-                ctx = Ctx(engine, agent, agent.area, {})  # few agents; their bindings differ (the agent)
+                ctx = Ctx(engine, agent, agent.area, {})
                 if test_when is not None and not test_when(ctx):
                     continue
-                if chance is not None and engine.rng.random() >= chance:
+                if draw is not None and draw() >= p:
                     continue
                 run(ctx)
 
@@ -894,6 +914,21 @@ def _step(
             return
         ctx = Ctx(engine, None, "", {"npc": ""})
         b = ctx.b
+        if chance_only and not dirty:  # the usual shape (a chance per NPC): no when to ask before the draw
+            assert chance is not None, "chance_only: a chance"
+            roll, p = engine.rng.random, chance
+            for npc in list(npcs.values()):
+                if (kinds and npc.type not in kinds) or (areas and npc.area not in areas):
+                    continue
+                handle = npc.handle
+                if handle not in npcs or world[npc.area].place == TUTORIAL_PLACE or roll() >= p:
+                    continue
+                ctx.here = npc.area
+                b["npc"] = handle
+                run(ctx)
+            return
+        draw = engine.rng.random if chance is not None else None
+        p = chance if chance is not None else 0.0
         for npc in list(npcs.values()):
             if (kinds and npc.type not in kinds) or (areas and npc.area not in areas):
                 continue
@@ -906,7 +941,7 @@ def _step(
             b["npc"] = handle
             if test_when is not None and not test_when(ctx):
                 continue
-            if chance is not None and engine.rng.random() >= chance:
+            if draw is not None and draw() >= p:
                 continue
             run(ctx)
 
@@ -917,6 +952,14 @@ def _step(
         if hours is not None and not _hours(state.minute, hours):
             return
         ctx = Ctx(engine, None, "", {})
+        if bare and not dirty:  # no when, no chance: each area in the world fires
+            for area in list(state.areas.values()):
+                if area.place != TUTORIAL_PLACE and (not areas or area.name in areas):
+                    ctx.here = area.name
+                    run(ctx)
+            return
+        draw = engine.rng.random if chance is not None else None
+        p = chance if chance is not None else 0.0
         for area in list(state.areas.values()):
             if area.place == TUTORIAL_PLACE or (areas and area.name not in areas):
                 continue
@@ -925,7 +968,7 @@ def _step(
             ctx.here = area.name  # an area binds nothing but $here (no effect writes a binding)
             if test_when is not None and not test_when(ctx):
                 continue
-            if chance is not None and engine.rng.random() >= chance:
+            if draw is not None and draw() >= p:
                 continue
             run(ctx)
 

@@ -91,6 +91,27 @@ def values(slot: s.Slot, game: Any) -> Values:
     return raw
 
 
+def member(slot: s.Slot, game: Any, listed: Values) -> Callable[[Turn, Any], bool]:
+    """Whether a value is among ``slot``'s values now (``listed``: :func:`values` of the slot), asked when a
+    command is applied. A held or carried slot asks the hands (or everything carried, a dict) for the one value
+    and then its type, without building the list; any other domain looks in its list."""
+    if slot.domain in ("held", "carried"):
+        types, cats = frozenset(slot.types), frozenset(slot.categories)
+        objects = game.objects
+        carried = slot.domain == "carried"
+
+        def has(turn: Turn, value: Any) -> bool:
+            if value not in (carried_handles(turn) if carried else turn.agent.hands):
+                return False
+            if not types and not cats:
+                return True
+            t = type_of(turn.state, value)
+            return (not types or t in types) and (not cats or objects[t].category in cats)
+
+        return has
+    return lambda turn, value: value in listed(turn)
+
+
 def _raw(slot: s.Slot) -> Values:
     d = slot.domain
     if d == "held":

@@ -71,6 +71,23 @@ class Program:
             return lambda ctx: None
         if len(parts) == 1:
             return parts[0]
+        if len(parts) == 2:  # the usual block: two calls, no loop over the parts
+            first, second = parts
+
+            def run2(ctx: Ctx) -> None:
+                first(ctx)
+                second(ctx)
+
+            return run2
+        if len(parts) == 3:
+            one, two, three = parts
+
+            def run3(ctx: Ctx) -> None:
+                one(ctx)
+                two(ctx)
+                three(ctx)
+
+            return run3
 
         def run(ctx: Ctx) -> None:
             for p in parts:
@@ -211,8 +228,8 @@ class Program:
             return say
         if isinstance(op, s.Tell):
             text = template(op.tell, fill)
-            if op.area == "$here":
-                return lambda ctx: tell(ctx.engine, ctx.here, text(ctx))
+            if op.area == "$here" or not op.area.startswith("$"):
+                return _tell_fixed(text, None if op.area == "$here" else op.area)
             where = getter(op.area)
             return lambda ctx: _tell_in(ctx, where(ctx), text)
         if isinstance(op, s.MoveToward):
@@ -270,6 +287,24 @@ def _count_getter(count: int | str) -> Callable[[Ctx], int]:
         read = getter(count)
         return lambda ctx: amount_of(read(ctx))
     return lambda ctx: count
+
+
+def _tell_fixed(text: Callable[[Ctx], str], area: str | None) -> Effect:
+    """``tell`` in ``$here`` (``area`` None) or in an area the file names: what :func:`tell` does, written out,
+    with the line filled only once someone stands there to hear it (a template only reads: filling it for no
+    one changes nothing, and most firings of an NPC's or an area's rule happen where no agent is)."""
+
+    def tell_fixed(ctx: Ctx) -> None:
+        engine = ctx.engine
+        where = ctx.here if area is None else area
+        line = None
+        for agent in engine.state.agents.values():
+            if agent.area == where:
+                if line is None:
+                    line = text(ctx)
+                engine.say(agent.id, line)
+
+    return tell_fixed
 
 
 def _tell_in(ctx: Ctx, area: Any, text: Callable[[Ctx], str]) -> None:
@@ -608,7 +643,12 @@ def _place_here(kind: str, n: int, cap: int) -> Effect:
             return  # not an object of this game
         if not instanced:
             lying = area.objects
-            add(lying, kind, max(0, min(n, cap - lying.get(kind, 0))))
+            had = lying.get(kind, 0)
+            k = min(n, cap - had)
+            if k > 0:
+                lying[kind] = had + k  # what add does
+            elif kind not in lying:
+                lying[kind] = 0  # as add of nothing left it (the same state, key for key)
             return
         _place(ctx, kind, n, cap, ctx.here)
 

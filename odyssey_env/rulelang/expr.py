@@ -43,6 +43,8 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
             return lambda ctx: a(ctx) or b(ctx)
         return lambda ctx: any(p(ctx) for p in parts)
     if isinstance(op, s.NoneOf):
+        if len(op.none_of) == 1 and isinstance(op.none_of[0], s.Holds) and not op.none_of[0].holds.startswith("$"):
+            return _holds_kind(op.none_of[0].holds, negate=True)  # "holds no torch": one closure
         parts = [compile_condition(c, vars) for c in op.none_of]
         if len(parts) == 1:  # "not c", the usual case: no generator to run
             only = parts[0]
@@ -271,21 +273,23 @@ def _holds(ctx: Ctx, kind: str | None) -> bool:
     return any(h == kind or type_of(state, h) == kind for h in agent.hands)
 
 
-def _holds_kind(kind: str) -> Test:
-    """``holds`` of an object type (or a named thing) written in the file: :func:`_holds` in one loop."""
+def _holds_kind(kind: str, negate: bool = False) -> Test:
+    """``holds`` of an object type (or a named thing) written in the file: :func:`_holds` in one loop;
+    ``negate``: its ``none_of`` (no agent: true, as ``not holds`` is)."""
+    found, missing = not negate, negate
 
     def holds_kind(ctx: Ctx) -> bool:
         agent = ctx.agent
         if agent is None:
-            return False
+            return missing
         instances = ctx.engine.state.instances
         for h in agent.hands:
             if h == kind:
-                return True
+                return found
             inst = instances.get(h)
             if inst is not None and inst.type == kind:
-                return True
-        return False
+                return found
+        return missing
 
     return holds_kind
 
