@@ -12,6 +12,7 @@ modifiers for the step) and, like it, sets ``state.modifiers`` for the rules tha
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -53,6 +54,11 @@ def period_of(hour: int) -> str:
     return name
 
 
+#: The period of each hour of the day, and the first hour of each period (looked up every step).
+PERIOD_AT: tuple[str, ...] = tuple(period_of(h) for h in range(24))
+FIRST_HOUR: dict[str, int] = dict(PERIODS)
+
+
 @step_rule
 class DayCycle(StepRule):
     name = "day_cycle"
@@ -83,16 +89,20 @@ class DayCycle(StepRule):
     def start(self, engine: Engine) -> None:
         self.set_modifiers(engine)
 
-    def attack_at(self, hour: int) -> float:
-        """The enemy-attack modifier at an hour of the day (also what a planner forecasts with)."""
-        p, period = self.settings, period_of(hour)
-        by_period: dict[str, float] = {
+    @functools.cached_property
+    def _attack_by_hour(self) -> tuple[float, ...]:
+        p = self.settings
+        by_period = {
             "midnight": p.midnight_attack,
             "small_hours": p.small_hours_attack,
             "noon": p.noon_attack,
             "afternoon": p.afternoon_attack,
         }
-        return by_period.get(period, 1.0)
+        return tuple(by_period.get(period, 1.0) for period in PERIOD_AT)
+
+    def attack_at(self, hour: int) -> float:
+        """The enemy-attack modifier at an hour of the day (also what a planner forecasts with)."""
+        return self._attack_by_hour[hour % 24]
 
     def set_modifiers(self, engine: Engine) -> None:
         p, mods = self.settings, engine.state.modifiers
@@ -110,12 +120,12 @@ class DayCycle(StepRule):
         minute = state.minute % 1440
         per_step = engine.game.spec.game.minutes_per_step
         hour = minute // 60
-        period = period_of(hour)
-        players = [a for a in state.agents.values() if not a.in_tutorial]
-        if minute % 60 < per_step and hour == dict(PERIODS)[period]:  # the first step of a period
-            for agent in players:
-                if period in FELT:
-                    engine.say(agent.id, FELT[period])
+        period = PERIOD_AT[hour]
+        if minute % 60 < per_step and hour == FIRST_HOUR[period]:  # the first step of a period
+            if period in FELT:
+                for agent in state.agents.values():
+                    if not agent.in_tutorial:
+                        engine.say(agent.id, FELT[period])
             if period == "dawn":
                 self._dawn_coins(engine)
         if period == "evening" and self.settings.evening_bonus > 0:
