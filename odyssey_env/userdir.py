@@ -32,7 +32,9 @@ PROVENANCE = "paper.json"
 #: none; Remnant's and Mark's DayCycle is played by ``day_cycle`` (a format-5 folder binds danger_hours).
 #: 7: Saltglass's mirages are Mirror Salt's rules.json ``salt_mirage``, which takes its own ``sheltered`` areas
 #: (a format-6 folder leaves them unset, so mirages would form under its awnings too).
-PAPER_FORMAT = 7
+#: 8: objects are scattered as each reference game's own world.py does (``placement.draws``, ``guarantee``:
+#: Mark draws more, five games first give each area its own materials); a format-7 folder scatters them as Remnant does.
+PAPER_FORMAT = 8
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
 

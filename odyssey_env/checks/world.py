@@ -16,6 +16,7 @@ from odyssey_env.content import AMOUNT_STEPS, NAMEABLE, AreaSpec, NpcType, Objec
 from odyssey_env.limits import (
     LIMITS,
     MAX_AREAS,
+    MAX_DRAWS,
     MAX_INSTANCES,
     MAX_LEVEL,
     MAX_NAME,
@@ -222,6 +223,9 @@ def check_world(spec: WorldSpec) -> list[Problem]:
         lo, hi = getattr(spec.placement, field_name)
         if not 0 <= lo <= hi <= MAX_SCATTER:
             bad(f"placement.{field_name}", f"expected [min, max] with 0 <= min <= max <= {MAX_SCATTER}")
+    lo, hi = spec.placement.draws
+    if not 0 <= lo <= hi <= MAX_DRAWS:
+        bad("placement.draws", f"expected [min, max] with 0 <= min <= max <= {MAX_DRAWS} (draws per candidate)")
     if not 0 <= spec.placement.level_decay <= 1:
         bad("placement.level_decay", "must lie between 0 and 1 (a weight multiplier per level of difference)")
     if not 0 <= spec.placement.max_level_above <= MAX_LEVEL:

@@ -27,6 +27,7 @@ from typing import Any
 from odyssey_env.userdir import PAPER_FORMAT
 from odyssey_eval.paper import tutorial as tutorial_mod
 from odyssey_eval.paper.bootstrap import Picker, read_bindings, stock_in_code
+from odyssey_eval.paper.distribution import read_distribution
 from odyssey_eval.paper.literals import NotLiteral, class_data, find_class, parse
 from odyssey_eval.paper.mechanics import bind_mechanics, rule_file
 from odyssey_eval.paper.quest import (
@@ -61,6 +62,7 @@ def _paths(game: str) -> dict[str, str]:
         "general": f"{code}/rules/step_rules/general.py",
         "actions": f"{code}/rules/action_rules.py",
         "env": f"{code}/env.py",
+        "world_code": f"{code}/world.py",
     }
 
 
@@ -144,9 +146,12 @@ def import_game(release: Release, game: str) -> ImportedGame:
         description=f"AgentOdyssey's {title}, imported from the reference release (agentodyssey {release.version}).",
     )
     world["game"]["intro"] = _intro(release, paths["env"])
+    where = paths["world_code"]
+    spread = read_distribution(release.text(where) if release.has(where) else None, where)
+    world["placement"] = {"style": "agentodyssey", "draws": list(spread.draws), "guarantee": spread.guarantee}
     events = set(definition.get("custom_events", []))
     quest: dict[str, Any] = {}
-    notes = list(ent.notes)
+    notes = list(ent.notes) + [{"where": "placement", "difference": n} for n in spread.notes]
     main = None
     if "main_quest" in events and isinstance(config, dict) and quest_cls is not None:
         ref_areas = list(ent.areas)

@@ -92,3 +92,23 @@ def test_the_oracle_completes_the_imported_game(imported, monkeypatch, game):
         s = solve(game, seed, budget=500)
         assert s.solved and s.invalid == 0 and s.failed == 0, s
         assert s.tutorial_completed is not False, s
+
+
+def test_worlds_the_release_cannot_open_are_drawn_again(imported, monkeypatch):
+    """Mark seed 22: the reference's scatter leaves no copper (nor a key) before the market's lock, the
+    spawn's one key opening the armory; that draw is refused and the next one played (docs/fidelity.md)."""
+    import random
+
+    monkeypatch.setenv("ODYSSEY_GAMES_DIR", str(imported))
+    from odyssey_env import paperworld, worldgen
+    from odyssey_env.game import load_game
+
+    game = load_game("mark", cache=False)
+    first = worldgen._draw(game, random.Random("odyssey:22:world"), 1)
+    assert not paperworld.opens_up(game, first)
+    played = worldgen.generate(game, random.Random("odyssey:22:world"))
+    assert paperworld.opens_up(game, played)
+    assert worldgen._draw(game, random.Random("odyssey:0:world"), 1).to_dict() == {
+        **worldgen.generate(game, random.Random("odyssey:0:world")).to_dict(),
+        "agents": {},
+    }  # a world that opens is the first draw
