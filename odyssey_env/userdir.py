@@ -34,7 +34,8 @@ PROVENANCE = "paper.json"
 #: (a format-6 folder leaves them unset, so mirages would form under its awnings too).
 #: 8: objects are scattered as each reference game's own world.py does (``placement.draws``, ``guarantee``:
 #: Mark draws more, five games first give each area its own materials); a format-7 folder scatters them as Remnant does.
-PAPER_FORMAT = 8
+#: 9: the guide comes to the agent at each new stage (``guide.follows``; Mark's also after 30 steps without one).
+PAPER_FORMAT = 9
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
 

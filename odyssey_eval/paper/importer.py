@@ -203,6 +203,11 @@ def import_game(release: Release, game: str) -> ImportedGame:
             condition_defaults(quest_cls),
             condition_code(quest_cls),
         )
+        # the reference's guide comes to the agent at each new stage (``_ensure_objective_guide_for_stage``),
+        # and Mark's again after GUIDE_REMINDER_INTERVAL_STEPS steps without one
+        reminder = consts.get("GUIDE_REMINDER_INTERVAL_STEPS")
+        main["guide"]["follows"] = True
+        main["guide"]["reminder"] = reminder if isinstance(reminder, int) and reminder > 0 else 0
         quest["main"] = main
         notes += quest_notes
     if "side_quest" in events:
