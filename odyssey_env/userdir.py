@@ -31,8 +31,10 @@ PROVENANCE = "paper.json"
 #: 6: the engine's day_night and night_spawn are off in every imported game and respawn where the reference has
 #: none; Remnant's and Mark's DayCycle is played by ``day_cycle`` (a format-5 folder binds danger_hours).
 #: 7: Saltglass's mirages are Mirror Salt's rules.json ``salt_mirage``, which takes its own ``sheltered`` areas
-#: (a format-6 folder leaves them unset, so mirages would form under its awnings too).
-PAPER_FORMAT = 7
+#: (a format-6 folder leaves them unset, so mirages would form under its awnings too). 8: Saltglass's
+#: ``refract`` is Mirror Salt's rules.json verb (a format-7 folder's copy of that file lacks it, and its
+#: ``game.params.refract`` would name a verb that no code declares any more).
+PAPER_FORMAT = 8
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
 

@@ -108,6 +108,8 @@ class Checker:
         self.problems: list[Problem] = []
         #: Quest-vocabulary conditions, checked once the game is assembled (they need its rule book).
         self.quest_conditions: list[tuple[Any, str]] = []
+        #: The file's step rules that declare phantoms (what a ``dispel`` may take back).
+        self.phantom_rules: tuple[str, ...] = ()
 
     def bad(self, path: str, message: str) -> None:
         self.problems.append(Problem(self.file, path, message))
@@ -211,12 +213,19 @@ class Checker:
             if not op.types and not op.categories:
                 self.bad(p, "give types, categories or both")
             for i, name in enumerate(op.types):
-                self.ref(name, "object", f"{path}.types[{i}]", where)
+                if not name.startswith("$param."):
+                    self.ref(name, "object", f"{path}.types[{i}]", where)
             from odyssey_env.quests.conditions import CATEGORIES
 
             for i, name in enumerate(op.categories):
                 if name not in CATEGORIES:
                     self.bad(f"{path}.categories[{i}]", f"unknown category {name!r}")
+            if any(name.startswith("$param.") for name in op.types):  # this game's values, read now, once
+                types = self.types_param(op.types, path, where)
+                for name in types:
+                    if name not in self.world.objects:
+                        self.bad(f"{path}.types", f"a parameter names unknown object {name!r} (default or game.params)")
+                return dataclasses.replace(op, types=types)
         elif isinstance(op, s.Hostile):
             self.ref(op.is_hostile, "npc", p, where)
         elif isinstance(op, s.InCombat):
@@ -422,6 +431,8 @@ class Checker:
             return self.npc_strikes(op, path, where, depth)
         elif isinstance(op, s.Note):
             self.template(op.note, p, where)
+        elif isinstance(op, s.Dispel):
+            return self.dispel(op, path, where, depth)
         elif isinstance(op, s.Phantom):
             if not where.phantoms:
                 self.bad(p, "a phantom is kept by its rule: declare the step rule's phantoms (lasts and texts)")
@@ -602,6 +613,18 @@ class Checker:
         do = self.effects(op.do, f"{path}.do", inner, depth + 1)
         return dataclasses.replace(op, do=do, types=types, chance=chance, check=check)
 
+    def dispel(self, op: s.Dispel, path: str, where: Where, depth: int) -> Any:
+        """A step rule of this file that keeps phantoms, an area by reference or name; ``do`` read with ``$each``
+        bound to the type of each pile taken (no for_each, some or dispel inside: one pass over the piles),
+        ``else`` as the dispel itself is."""
+        if op.dispel not in self.phantom_rules:
+            known = ", ".join(self.phantom_rules) or "none in this file"
+            self.bad(f"{path}.dispel", f"{op.dispel!r} is no step rule of this file that declares phantoms ({known})")
+        inner = self._each("object", op.area, (), "dispel", "a dispel inside a first, some or for_each", path, where)
+        do = self.effects(op.do, f"{path}.do", inner, depth + 1)
+        otherwise = self.effects(op.otherwise, f"{path}.else", where, depth + 1)
+        return dataclasses.replace(op, do=do, otherwise=otherwise)
+
     def npc_strikes(self, op: s.NpcStrikes, path: str, where: Where, depth: int) -> Any:
         """An NPC by reference strikes the bound agent; ``then`` sees ``$damage`` (an amount)."""
         self.needs_agent(f"{path}.npc_strikes", where)
@@ -774,8 +797,8 @@ class Checker:
                 continue  # the line the NPC's kind says this step (empty when it has none)
             if name.endswith(".npcs") and (name == "here.npcs" or where.bindings.get(name[:-5]) == "area"):
                 continue  # the NPCs in an area: "a, b" in a text, a list as an event datum of its own
-            if name in ("notes", "notes.comma"):
-                continue  # the parts this firing's notes took, joined with "; "
+            if name in ("notes", "notes.comma", "notes.space"):
+                continue  # the parts this firing's notes took, joined with "; ", ", " or " "
             if name.startswith("event.") and where.event:
                 continue
             if name.startswith("tally."):
@@ -860,10 +883,22 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(f"{p}.lasts", f"must lie between 1 and {MAX_DELAY} steps")
         world.vars[var.name] = var
 
+    c.phantom_rules = tuple(r.name for r in rules.step_rules if r.phantoms is not None)
     verbs = []
     seen_verbs: set[str] = set()
     for i, verb in enumerate(rules.verbs):
         p = f"verbs[{i}]"
+        params = _rule_params(c, verb.verb, verb.params, world_spec, p)
+        if verb.params or any(t.startswith("$param.") for slot in verb.slots for t in slot.types):
+            resolved = Where(bindings={}, agent=True, params=params)  # this game's values, read now, once
+            verb = dataclasses.replace(
+                verb,
+                params=params,
+                slots=tuple(
+                    dataclasses.replace(slot, types=c.types_param(slot.types, f"{p}.slots[{j}]", resolved))
+                    for j, slot in enumerate(verb.slots)
+                ),
+            )
         if not _VERB.match(verb.verb) or len(verb.verb) > MAX_NAME:
             c.bad(f"{p}.verb", f"{verb.verb!r:.70} is not a verb (one or two lower-case words)")
         if verb.verb == "wait":
@@ -890,7 +925,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             kind = _KIND_OF_DOMAIN[slot.domain]
             bindings[slot.name] = kind
             _check_slot(c, slot, kind, sp)
-        where = Where(bindings=bindings, agent=True)
+        where = Where(bindings=bindings, agent=True, params=params)
         checks = []
         for j, req in enumerate(verb.requires):
             checks.append(c.condition(req.check, f"{p}.requires[{j}].check", where))
@@ -966,7 +1001,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(f"{p}.areas[{j}]", f"unknown area {a!r}")
         t = rule.trigger
         tp = f"{p}.trigger"
-        params = _rule_params(c, rule, world_spec, p)
+        params = _rule_params(c, rule.name, rule.params, world_spec, p)
         if isinstance(t.every, str):  # "$param.<name>": this game's value, read now, once
             n = c.number_param(t.every, f"{tp}.every", Where(bindings={}, agent=False, params=params), 1, MAX_PERIOD)
             t = dataclasses.replace(t, every=int(n) if n is not None and n == int(n) else None)
@@ -1086,11 +1121,11 @@ def _table_problem(value: dict[str, Any], default: dict[str, Any]) -> str | None
     return None
 
 
-def _rule_params(c: Checker, rule: s.StepSpec, world_spec: WorldSpec, p: str) -> dict[str, Any]:
-    """A step rule's parameters as this game sets them: its ``params`` defaults, each overridden by
+def _rule_params(c: Checker, rule_name: str, declared: dict[str, Any], world_spec: WorldSpec, p: str) -> dict[str, Any]:
+    """A step rule's or a verb's parameters as this game sets them: its ``params`` defaults, each overridden by
     ``world.json``'s ``game.params.<rule>`` (a value of the default's kind; an unknown name is refused there)."""
     out: dict[str, Any] = {}
-    for name, default in rule.params.items():
+    for name, default in declared.items():
         c.name(name, f"{p}.params.{name}")
         if _param_kind(default) is None:
             c.bad(
@@ -1107,14 +1142,14 @@ def _rule_params(c: Checker, rule: s.StepSpec, world_spec: WorldSpec, p: str) ->
             if len(shapes) > 1:
                 c.bad(f"{p}.params.{name}", "a table's rows have the same fields")
         out[name] = list(default) if isinstance(default, list | tuple) else default
-    given = world_spec.game.params.get(rule.name)
-    if not rule.params or given is None:
+    given = world_spec.game.params.get(rule_name)
+    if not declared or given is None:
         return out
     for name, value in given.items():
-        where = f"game.params.{rule.name}.{name}"
+        where = f"game.params.{rule_name}.{name}"
         if name not in out:
             known = ", ".join(out)
-            message = f"rules.json's {rule.name!r} has no parameter {name!r} ({known})"
+            message = f"rules.json's {rule_name!r} has no parameter {name!r} ({known})"
             c.problems.append(Problem("world.json", where, message))
         elif _param_kind(value) is not _param_kind(out[name]) and not (
             isinstance(out[name], float) and _param_kind(value) is int

@@ -75,7 +75,10 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
     members: dict[str, Any] = {}
     raisers = _raisers(checked)
     for i, (vspec, checks, effects) in enumerate(checked.verbs):
-        cls = _verb(vspec, checks, program.block(effects, f"verbs[{i}].effects"), effects, vars, tables, raisers)
+        program.params = dict(vspec.params)  # this game's values (checks.py put them there): {param.<name>}
+        run = program.block(effects, f"verbs[{i}].effects")
+        program.params = None
+        cls = _verb(vspec, checks, run, effects, vars, tables, raisers)
         members[f"verb_{i}"] = cls
     for i, (sspec, becomes, when, effects) in enumerate(checked.steps):
         program.wield = sspec.wield  # {wield.<slot>} in this rule's effects reads it
@@ -141,7 +144,7 @@ def _verb(
     tables: Any,
     raisers: dict[str, str] | None = None,
 ) -> type[ActionRule]:
-    fill = var_reader(vars)
+    fill = var_reader(vars, None, dict(vspec.params))
     slots = vspec.slots
     names = tuple(slot.name for slot in slots)
     value_fns = tuple(domains.values(slot, tables) for slot in slots)
@@ -356,6 +359,7 @@ def _verb(
     class Verb(ActionRule):
         verb = verb_name
         params = tuple((slot.name, domains.PARAM_KIND[slot.domain]) for slot in slots if not slot.implicit)
+        Params = _params_class(verb_name.replace(" ", "_"), vspec.params)  # game.params.<verb>: rule.settings
         description = vspec.description
         emits = emitted
         produces = made
@@ -523,6 +527,8 @@ def _emitted(effects: Iterable[Any]) -> Iterator[str]:
             yield from _emitted((*op.then, *op.otherwise))
         elif isinstance(op, s.After):
             yield from _emitted(op.do)
+        elif isinstance(op, s.Dispel):  # once for each pile it takes back, or else
+            yield from _emitted((*op.do, *op.otherwise))
 
 
 def _produced(effects: Iterable[Any]) -> Iterator[str]:

@@ -244,6 +244,8 @@ class Program:
             return _npc_strikes(self, op, path)
         if isinstance(op, s.Phantom):
             return _phantom(self, op)
+        if isinstance(op, s.Dispel):
+            return _dispel(self, op, path)
         if isinstance(op, s.Note):
             text = template(op.note, fill)
 
@@ -466,6 +468,33 @@ def _phantom(self: Program, op: s.Phantom) -> Effect:
         phantoms.lay(ctx, rule, kind_of(ctx), where(ctx), lasts, event, lambda k: phantoms.takes_shape(objects.get(k)))
 
     return phantom
+
+
+def _dispel(self: Program, op: s.Dispel, path: str) -> Effect:
+    """``dispel``: a rule's phantoms in an area taken back at once (:func:`phantoms.dispel`); ``do`` for each
+    pile, ``$each`` its type and ``$removed`` its count, else ``else``; then ``$removed`` is the whole count."""
+    where, rule = getter(op.area), op.dispel
+    run, otherwise = self.block(op.do, f"{path}.do"), self.block(op.otherwise, f"{path}.else")
+
+    def dispel(ctx: Ctx) -> None:
+        engine = ctx.engine
+        name = where(ctx)
+        area = engine.state.areas.get(name) if isinstance(name, str) else None
+        gone = phantoms.dispel(engine, rule, area.name) if area is not None else []
+        if not gone:
+            ctx.removed = 0
+            otherwise(ctx)
+            return
+        if ctx.notes is NO_NOTES:
+            ctx.notes = []  # made here, so that every pile's notes land in the firing's one line
+        sub = Ctx(engine, ctx.agent, ctx.here, {**ctx.b, "each": ""}, ctx.turn)
+        for kind, n in gone:
+            rebind(sub, ctx.here, "each", kind).notes = ctx.notes
+            sub.removed = n
+            run(sub)
+        ctx.removed = sum(n for _, n in gone)
+
+    return dispel
 
 
 def _npc_strikes(self: Program, op: s.NpcStrikes, path: str) -> Effect:

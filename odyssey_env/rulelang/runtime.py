@@ -172,6 +172,8 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
             parts.append(lambda ctx: "; ".join(ctx.notes))
         elif name == "notes.comma":
             parts.append(lambda ctx: ", ".join(ctx.notes))
+        elif name == "notes.space":
+            parts.append(lambda ctx: " ".join(ctx.notes))
         elif name.endswith(".says"):
             parts.append(says(name[:-5]))
         elif name.endswith(".npcs"):

@@ -668,6 +668,19 @@ class NpcStrikes:
 
 
 @dataclass(frozen=True)
+class Dispel:
+    """Take back the phantoms a step rule of this file laid in an area (default: here), at once: light that
+    shows them for what they are. ``do`` runs once for each pile taken, in the order they were laid, with
+    ``$each`` / ``{each}`` its object type and ``$removed`` / ``{removed}`` how many lay there; ``else`` runs
+    when there were none. After it, ``$removed`` is how many it took in all (Mirror Salt's ``refract``)."""
+
+    dispel: str
+    do: tuple[dict[str, Any], ...] = ()
+    otherwise: tuple[dict[str, Any], ...] = ()
+    area: str = "$here"
+
+
+@dataclass(frozen=True)
 class Note:
     """Add a part (a template) to this firing's line: ``{notes}`` joins the parts with "; ", ``{notes.comma}``
     with ", " (a list of names: "glass_knife_0, salt_pick"); at most 50."""
@@ -736,6 +749,7 @@ EFFECTS: tuple[type, ...] = (
     Note,
     If,
     Phantom,
+    Dispel,
 )
 #: JSON keys that are Python keywords, spelled differently in the dataclasses.
 JSON_KEYS = {"if": "if_", "else": "otherwise"}
@@ -839,6 +853,9 @@ class VerbSpec:
     event: str = ""
     facts: tuple[FactSpec, ...] = ()
     records_event: bool = True
+    #: The verb's parameters with their defaults, as a step rule's (``game.params.<verb>`` sets them):
+    #: ``"$param.<name>"`` in a slot's or an ``is_type``'s ``types``, ``{param.<name>}`` in its texts.
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -1053,7 +1070,7 @@ CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "n
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
 EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
 EFFECT_LIST_FIELDS |= {("ForEach", "do"), ("StepSpec", "at_start"), ("First", "do"), ("First", "else")}
-EFFECT_LIST_FIELDS |= {("Pick", "do"), ("NpcStrikes", "then")}
+EFFECT_LIST_FIELDS |= {("Pick", "do"), ("NpcStrikes", "then"), ("Dispel", "do"), ("Dispel", "else")}
 CONDITION_FIELDS |= {("Pick", "check")}
 
 

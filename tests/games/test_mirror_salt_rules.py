@@ -371,10 +371,11 @@ def test_refract_where_nothing_is_false_and_what_it_records(s):
     assert s.events("light_refracted") == [
         {"object": "oath_lens", "handle": "oath_lens", "area": OPEN, "dispelled": 0, "cleared": 0}
     ]
-    assert sg.light_bent(s.engine, s.agent, "oath_lens", OPEN)
-    assert not sg.light_bent(s.engine, s.agent, "oath_lens", "zenith_spire")
+    light_bent = s.engine.rules.predicates["light_bent"]  # rules.json's: the set ``bent`` holds "<type>@<area>"
+    assert light_bent(s.engine, s.agent, object="oath_lens", area=OPEN)
+    assert not light_bent(s.engine, s.agent, object="oath_lens", area="zenith_spire")
     s.ok("refract oath_lens")
-    assert s.state.rule_data[sg.REFRACT][PLAYER] == [["oath_lens", OPEN]]
+    assert s.state.rule_data["rulelang"]["vars"]["bent"][PLAYER] == [f"oath_lens@{OPEN}"]  # kept once
 
 
 def test_refract_refuses_what_i_do_not_carry_and_what_is_not_clear(s):

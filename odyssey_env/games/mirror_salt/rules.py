@@ -41,7 +41,6 @@ this file keeps its memory in ``state.rule_data[<its name>]``, those of ``rules.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from odyssey_env.rulelang import phantoms
@@ -50,7 +49,7 @@ from odyssey_env.rules import ActionRule, Fact, action_rule, predicate
 from odyssey_env.steprules.living import is_world_area
 from odyssey_env.verbs.combat import stance
 from odyssey_env.verbs.common import carried_handles, ground
-from odyssey_env.world import carried_count, known_object, npc_here, type_of
+from odyssey_env.world import npc_here, type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
@@ -261,81 +260,11 @@ class Listen(ActionRule):
         )
 
 
-@action_rule
-class Refract(ActionRule):
-    verb = "refract"
-    params = (("glass_object", "object"),)
-    depends_on = ("hands", "worn", "containers")
-    description = (
-        "Bend the light of the mirror sky through clear glass I carry: it breaks the mirages here "
-        "and cracks the salt glaze off what I hold."
-    )
-
-    @dataclass(frozen=True)
-    class Params:
-        lenses: tuple[str, ...] = ()  # object types clear enough to bend light through
-
-    def apply(self, turn: Turn, handle: str) -> None:
-        state, agent, area = turn.state, turn.agent, turn.area
-        t = known_object(turn.game, state, handle)
-        if t is None or carried_count(turn.game, state, agent, handle) < 1:
-            return turn.fail(f"Cannot refract through {handle}: I do not carry it.")
-        if t.name not in self.settings.lenses:
-            return turn.fail(
-                f"Cannot refract through {handle}: it is not clear glass, and light will not bend through it."
-            )
-        parts = [f"I hold {handle} up to the mirror sky and bend its light across {area.name}."]
-        dispelled = 0
-        for kind, n in phantoms.dispel(turn.engine, MIRAGE, area.name):
-            dispelled += n
-            parts.append(
-                f"The honest light passes straight through the {kind} lying here: "
-                "it was a mirage, and it scatters into colour."
-            )
-            turn.emit("mirage_dispelled", object=kind, amount=n, area=area.name)
-        cleared = glazed(turn.engine, agent)  # rules.json's glaze_cracked cracks it off, and says so, this step
-        if len(parts) == 1 and not cleared:
-            parts.append("It spills into colour on the salt; nothing here is false.")
-        bent = state.rule_data.setdefault(self.name, {}).setdefault(agent.id, [])
-        if [t.name, area.name] not in bent:
-            bent.append([t.name, area.name])
-        turn.say(" ".join(parts))
-        turn.emit(
-            "light_refracted", object=t.name, handle=handle, area=area.name, dispelled=dispelled, cleared=len(cleared)
-        )
-
-    def candidates(self, turn: Turn) -> Iterator[str]:
-        lenses, state = self.settings.lenses, turn.state
-        for handle in carried_handles(turn):
-            if type_of(state, handle) in lenses:
-                yield f"refract {handle}"
-
-    def facts(self, game: Game) -> Iterable[Fact]:
-        yield Fact(
-            "mirages",
-            "What does bending light through clear glass do to the mirages around me?",
-            "it breaks them all",
-            ("it makes them real", "it doubles them", "nothing"),
-        )
-        yield Fact(
-            "glaze",
-            "How can salt glaze be cleared from what I hold, without leaving the sun?",
-            "refract light through clear glass",
-            ("drop it and pick it up", "attack with it", "sell it and buy it back"),
-        )
-
-
 # ---------------------------------------------------------------------------- quest predicates
 @predicate("listened_in")
 def listened_in(engine: Engine, agent: Agent, area: str) -> bool:
     """The agent has listened to ``area`` while standing in it."""
     return area in engine.state.rule_data.get(LISTEN, {}).get(agent.id, ())
-
-
-@predicate("light_bent")
-def light_bent(engine: Engine, agent: Agent, object: str, area: str) -> bool:
-    """The agent has refracted light through an ``object`` while standing in ``area``."""
-    return [object, area] in engine.state.rule_data.get(REFRACT, {}).get(agent.id, ())
 
 
 # ---------------------------------------------------------------------------- step rules
