@@ -532,8 +532,10 @@ def bind_mechanics(
         definition = release.json(paths["world"]) if release.has(paths["world"]) else {}
         in_code = _marked(game)
         shared = _shipped_rule_file(game) if game in SHARED_RULE_FILES else None
-        # a shared rules.json's step rule that declares params takes them too (Mirror Salt's salt_glaze)
+        # a shared rules.json's step rule that declares params takes them too (Mirror Salt's salt_glaze),
         in_code |= {r["name"]: ("step", False) for r in (shared or {}).get("step_rules", ()) if r.get("params")}
+        # and so does a verb of it that declares params (Mirror Salt's refract and its lenses)
+        in_code |= {v["verb"]: ("action", False) for v in (shared or {}).get("verbs", ()) if v.get("params")}
         in_code |= {name: ("step", False) for name in TAKEN_STEP_RULES.get(game, ())}  # written into rules.json
         for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
             # only the rules of its rules.py take game.params, and those of a shared rules.json that declare
