@@ -121,7 +121,7 @@ def _raisers(checked: Checked) -> dict[str, str]:
         for op in effects:
             if isinstance(op, s.SetFlag) and op.value:
                 out.setdefault(op.set_flag, event)
-            elif isinstance(op, s.AddCounter | s.SetCounter) and op.value > 0:
+            elif isinstance(op, s.AddCounter | s.SetCounter) and isinstance(op.value, int) and op.value > 0:
                 out.setdefault(op.add if isinstance(op, s.AddCounter) else op.set, event)
     return out
 
@@ -158,7 +158,7 @@ def _verb(
     event = vspec.event or vspec.verb.replace(" ", "_")
     slot_reads: set[str] = set()
     for slot in slots:
-        slot_reads |= domains.READS[slot.domain]
+        slot_reads |= domains.reads(slot)
     deps: set[str] | None = slot_reads
     for c in checks:
         r = reads(c)
@@ -171,7 +171,8 @@ def _verb(
     pinned = tuple(_pinned_emits(effects, {}, set(names)))
     told = {k for _, literals, _ in pinned for k in literals}  # event data an emit of this verb sets to a literal
     by_slot = dict(_slot_data(effects, set(names)))  # event data an emit fills from a slot (or its type)
-    local = any(slot.domain in ("ground", "npc", "near") for slot in slots) or any(_local(c) for c in checks)
+    local = any(slot.domain in ("ground", "npc", "near") or {"ground", "npc", "near"} & set(slot.of) for slot in slots)
+    local = local or any(_local(c) for c in checks)
     here_keys = tuple(dict.fromkeys(_here_data(effects)))  # event data an emit fills with {here}
     verb_name = vspec.verb
 

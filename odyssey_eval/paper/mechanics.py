@@ -534,7 +534,7 @@ def bind_mechanics(
         shared = _shipped_rule_file(game) if game in SHARED_RULE_FILES else None
         # a shared rules.json's step rule that declares params takes them too (Mirror Salt's salt_glaze),
         in_code |= {r["name"]: ("step", False) for r in (shared or {}).get("step_rules", ()) if r.get("params")}
-        # and so does a verb of it that declares params (Mirror Salt's refract and its lenses)
+        # and so does a verb of it that declares params (Mirror Salt's listen and refract and their lenses)
         in_code |= {v["verb"]: ("action", False) for v in (shared or {}).get("verbs", ()) if v.get("params")}
         in_code |= {name: ("step", False) for name in TAKEN_STEP_RULES.get(game, ())}  # written into rules.json
         for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
@@ -915,6 +915,7 @@ def _saltglass(
     life = mirage.get("MIRAGE_LIFETIME", (60, 60))
     out: dict[str, dict[str, Any]] = {
         "refract": {"lenses": lenses},
+        "listen": {"lenses": lenses},  # which things ring clear when listened to: the same glass
         "salt_glaze": {"sheltered": sheltered},
         "salt_mirage": {
             "sheltered": sheltered,
