@@ -58,6 +58,7 @@ MIRAGE = "salt_mirage"
 LISTEN = "listen"
 REFRACT = "refract"
 
+
 # ---------------------------------------------------------------------------- shared helpers
 def open_sky(engine: Engine, area: Area) -> bool:
     """Whether ``area`` lies under the open sky: a real area not named sheltered by ``salt_glaze``."""
