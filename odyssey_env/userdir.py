@@ -32,8 +32,8 @@ PROVENANCE = "paper.json"
 #: none; Remnant's and Mark's DayCycle is played by ``day_cycle`` (a format-5 folder binds danger_hours).
 #: 7: Saltglass's mirages are Mirror Salt's rules.json ``salt_mirage``, which takes its own ``sheltered`` areas
 #: (a format-6 folder leaves them unset, so mirages would form under its awnings too). 8: Saltglass's
-#: ``refract`` is Mirror Salt's rules.json verb (a format-7 folder's copy of that file lacks it, and its
-#: ``game.params.refract`` would name a verb that no code declares any more).
+#: ``listen`` and ``refract`` are Mirror Salt's rules.json verbs, each with its lenses (a format-7 folder's copy
+#: of that file lacks them, and its ``game.params.refract`` would name a verb that no code declares any more).
 PAPER_FORMAT = 8
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")

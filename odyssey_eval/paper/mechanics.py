@@ -848,14 +848,16 @@ _own(
     {
         "ListenRule": (
             "listen",
-            "(Mirror Salt's rules.json) listening to this area (its mirages, what the salt swallowed, the death-notes the glass keeps), a "
+            "(Mirror Salt's rules.json) listening to this area (its mirages, what the salt swallowed, the "
+            "death-notes the glass keeps), a "
             "neighbouring one (who moves there), a creature (its next stance) or an object (whether it is real), "
             "anywhere; the reference's gives one cryptic hint (a hidden object, a locked path, an enemy's rhythm) "
             "in an observatory area or while holding glass",
         ),
         "RefractRule": (
             "refract",
-            "(Mirror Salt's rules.json) bending light through a glass object I carry (the reference's glass tokens in its name or description) "
+            "(Mirror Salt's rules.json) bending light through a glass object I carry (the reference's glass tokens "
+            "in its name or description) "
             "breaks the mirages here and cracks the glaze off what I hold; the reference's reveals a locked path's "
             "key, concealed objects or an NPC's inventory, and refuses degraded glass",
         ),

@@ -224,3 +224,20 @@ def test_a_dispel_survives_save_and_load_and_does_not_depend_on_hash_seeds(rules
     game = rules_game(with_unveil())
     digests = {subprocess_digest(game.path, 3, 40, hash_seed) for hash_seed in ("0", "random")}
     assert len(digests) == 1
+
+
+def test_the_documented_refract_and_listen_are_mirror_salt_s():
+    """docs/game-format.md's examples of the section are the shipped verbs as written (not a paraphrase)."""
+    from pathlib import Path
+
+    root = Path(__file__).parents[2]
+    doc = (root / "docs" / "game-format.md").read_text(encoding="utf-8")
+    section = doc.split("### Mirror Salt's listen and refract", 1)[1].split("\n### ", 1)[0]
+    blocks = [json.loads(b.split("```", 1)[0]) for b in section.split("```json")[1:]]
+    shipped = json.loads((root / "odyssey_env" / "games" / "mirror_salt" / "rules.json").read_text(encoding="utf-8"))
+    verbs = {v["verb"]: v for v in shipped["verbs"]}
+    refract = blocks[0]
+    for key in ("params", "records_event", "slots", "requires", "effects"):
+        assert refract[key] == verbs["refract"][key], key
+    here = verbs["listen"]["effects"][0]
+    assert here["if"] == {"is_a": "$target", "kind": "here"} and here["then"] == blocks[1]
