@@ -35,7 +35,10 @@ PROVENANCE = "paper.json"
 #: 8: objects are scattered as each reference game's own world.py does (``placement.draws``, ``guarantee``:
 #: Mark draws more, five games first give each area its own materials); a format-7 folder scatters them as Remnant does.
 #: 9: the guide comes to the agent at each new stage (``guide.follows``; Mark's also after 30 steps without one).
-PAPER_FORMAT = 9
+#: 10: Saltglass's ``listen`` and ``refract`` are Mirror Salt's rules.json verbs, each with its lenses (a format-9
+#: folder's copy of that file lacks them, and its ``game.params.refract`` would name a verb that no code declares
+#: any more).
+PAPER_FORMAT = 10
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
 

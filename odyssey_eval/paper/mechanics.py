@@ -532,8 +532,10 @@ def bind_mechanics(
         definition = release.json(paths["world"]) if release.has(paths["world"]) else {}
         in_code = _marked(game)
         shared = _shipped_rule_file(game) if game in SHARED_RULE_FILES else None
-        # a shared rules.json's step rule that declares params takes them too (Mirror Salt's salt_glaze)
+        # a shared rules.json's step rule that declares params takes them too (Mirror Salt's salt_glaze),
         in_code |= {r["name"]: ("step", False) for r in (shared or {}).get("step_rules", ()) if r.get("params")}
+        # and so does a verb of it that declares params (Mirror Salt's listen and refract and their lenses)
+        in_code |= {v["verb"]: ("action", False) for v in (shared or {}).get("verbs", ()) if v.get("params")}
         in_code |= {name: ("step", False) for name in TAKEN_STEP_RULES.get(game, ())}  # written into rules.json
         for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
             # only the rules of its rules.py take game.params, and those of a shared rules.json that declare
@@ -846,14 +848,16 @@ _own(
     {
         "ListenRule": (
             "listen",
-            "listening to this area (its mirages, what the salt swallowed, the death-notes the glass keeps), a "
+            "(Mirror Salt's rules.json) listening to this area (its mirages, what the salt swallowed, the "
+            "death-notes the glass keeps), a "
             "neighbouring one (who moves there), a creature (its next stance) or an object (whether it is real), "
             "anywhere; the reference's gives one cryptic hint (a hidden object, a locked path, an enemy's rhythm) "
             "in an observatory area or while holding glass",
         ),
         "RefractRule": (
             "refract",
-            "bending light through a glass object I carry (the reference's glass tokens in its name or description) "
+            "(Mirror Salt's rules.json) bending light through a glass object I carry (the reference's glass tokens "
+            "in its name or description) "
             "breaks the mirages here and cracks the glaze off what I hold; the reference's reveals a locked path's "
             "key, concealed objects or an NPC's inventory, and refuses degraded glass",
         ),
@@ -913,6 +917,7 @@ def _saltglass(
     life = mirage.get("MIRAGE_LIFETIME", (60, 60))
     out: dict[str, dict[str, Any]] = {
         "refract": {"lenses": lenses},
+        "listen": {"lenses": lenses},  # which things ring clear when listened to: the same glass
         "salt_glaze": {"sheltered": sheltered},
         "salt_mirage": {
             "sheltered": sheltered,
