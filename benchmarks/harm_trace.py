@@ -170,7 +170,8 @@ def ours(game: str, seed: int, steps: int) -> dict[str, Any]:
             if player.hp < before:
                 lost[name] += before - player.hp
                 hits[name] += 1
-                deaths[name] += before > 0 >= player.hp
+                if before > 0 >= player.hp:
+                    deaths[name] += 1
 
         return run
 
@@ -180,7 +181,7 @@ def ours(game: str, seed: int, steps: int) -> dict[str, Any]:
     rng = random.Random(seed)
     verbs: Counter[str] = Counter()
     attacks: Counter[str] = Counter()
-    engaged = hostile = 0
+    engaged = hostile = died = 0
     try:
         for _ in range(steps):
             listing = info["valid_actions"]
@@ -193,6 +194,7 @@ def ours(game: str, seed: int, steps: int) -> dict[str, Any]:
             engaged += player.combat is not None
             hostile += any(kinds[state.npcs[h].type].hostile for h in state.areas[player.area].npcs)
             _obs, _r, terminated, _t, info = env.step(command)
+            died += int(info["reward_breakdown"].get("death", 0))
             if terminated:
                 break
     finally:
@@ -206,6 +208,7 @@ def ours(game: str, seed: int, steps: int) -> dict[str, Any]:
         "attacks": dict(attacks),
         "engaged_steps": engaged,
         "hostile_steps": hostile,
+        "died": died,
     }
 
 

@@ -67,7 +67,7 @@ def main() -> None:
     rng = random.Random(seed)
     verbs: Counter[str] = Counter()
     attacks: Counter[str] = Counter()
-    engaged_steps = hostile_steps = 0
+    engaged_steps = hostile_steps = died = 0
     history: list[str] = []
     examples: list[list[str]] = []
     npc_ids = env.world.auxiliary["npc_name_to_id"]
@@ -86,6 +86,7 @@ def main() -> None:
         observations, rewards, terminated, _info = env.step({AGENT_ID: command})
         text = observations[AGENT_ID]["text"]
         history.append(f"{command} -> {' | '.join(t for t in text.splitlines() if 'HP' in t or 'died' in t)[:300]}")
+        died += int(rewards[AGENT_ID].death)
         if rewards[AGENT_ID].death and len(examples) < 3:
             examples.append(history[-6:])
         if terminated:
@@ -101,6 +102,7 @@ def main() -> None:
             "attacks": dict(attacks),
             "engaged_steps": engaged_steps,
             "hostile_steps": hostile_steps,
+            "died": died,
             "examples": examples,
         }
     )
