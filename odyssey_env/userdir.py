@@ -35,7 +35,9 @@ PROVENANCE = "paper.json"
 #: 8: objects are scattered as each reference game's own world.py does (``placement.draws``, ``guarantee``:
 #: Mark draws more, five games first give each area its own materials); a format-7 folder scatters them as Remnant does.
 #: 9: each game's own bounds of an area's enemy count (``placement.enemies_per_level``, Mark's 1 to the level;
-#: a format-8 folder drew every game's with Remnant's, so Mark's level-1 areas often had no enemy).
+#: a format-8 folder drew every game's with Remnant's, so Mark's level-1 areas often had no enemy), and Mark's
+#: enemies respawn in the reference's waves (``respawn.waves``) and patrol as the reference's do (every step,
+#: into the spawn too, ``room_by_level``), where a format-8 folder binds odyssey's quiet refill and patrols.
 PAPER_FORMAT = 9
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")

@@ -128,3 +128,25 @@ def test_each_game_draws_its_own_enemy_count(imported):
     assert bounds("quarantine") is None
     notes = json.loads((imported / "quarantine" / "paper.json").read_text())["differences"]
     assert any(n["where"] == "placement.enemies_per_level" for n in notes), notes
+
+
+def test_marks_enemies_return_in_the_references_waves_and_remnants_keep_odysseys_refill(imported):
+    """Mark's EnemyRespawnStepRule and WanderingPatrolsStepRule are played with the reference's numbers, read
+    from its code; Remnant keeps odyssey's quiet refill and patrols, with a note saying why."""
+
+    def params(game: str) -> dict:
+        return json.loads((imported / game / "world.json").read_text())["game"]["params"]
+
+    mark = params("mark")
+    assert mark["respawn"]["waves"] == [35, 50] and mark["respawn"]["wave_areas"] == 3
+    assert mark["wandering_patrols"] == {
+        "period": 1,
+        "chance": 0.0625,
+        "avoid_spawn": False,
+        "max_level_drop": 1000,
+        "room_by_level": True,
+    }
+    remnant = params("remnant")
+    assert "waves" not in remnant["respawn"] and "wandering_patrols" not in remnant
+    notes = json.loads((imported / "remnant" / "paper.json").read_text())["differences"]
+    assert any(n["where"] == "step_rules.EnemyRespawnStepRule" for n in notes), notes
