@@ -15,11 +15,12 @@ engine (never into a game or a saved run), to measure how much of a gap each exp
   fight another, the hour's odds added or set), strikes for half its attack less my defense, and does not
   engage (odyssey rolls once per area, 0.05 to 0.15, and the ambusher engages);
 * ``respawn``: the reference's enemy waves: every 35 to 50 steps 1 to 3 areas without an enemy (never the
-  spawn) get a random common enemy at their level, watched or not (odyssey's binding: only an area emptied
-  80 steps before, while nobody is there, never beyond the world's starting number);
+  spawn) get a random common enemy at their level, watched or not (Remnant's binding, odyssey's quiet refill:
+  only an area emptied 80 steps before, while nobody is there, never beyond the world's starting number; Mark
+  binds the reference's waves since format 9 of the import);
 * ``patrol``: the reference's patrols: each free common enemy or travelling merchant moves with 0.0625 a step
   to an open neighbour holding fewer non-unique NPCs than its level, the spawn included (odyssey's: 0.3 every
-  12 steps, never into the spawn, at most a level down).
+  12 steps, never into the spawn, at most a level down; Mark binds the reference's since format 9).
 
 The what-ifs apply only to games whose reference has the rule (respawn, patrol: Remnant and Mark).
 """
