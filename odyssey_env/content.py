@@ -265,6 +265,11 @@ class PlacementSpec:
     #: ``agentodyssey`` only: every area first gets each material that names it among its areas (a level's
     #: worth of one without a recipe, one of one with a recipe), as Base and four other reference games do.
     guarantee: bool = False
+    #: ``agentodyssey`` only: the ``[min, max]`` of an area's enemy count by area level (level 1 first), which
+    #: each reference game writes its own way (Mark: 1 to the level; Remnant: half the level, rounded down, to
+    #: the level / 1.5, rounded up). An area deeper than the table, or every area when it is empty, takes
+    #: Remnant's bounds.
+    enemies_per_level: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

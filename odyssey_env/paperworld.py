@@ -22,8 +22,10 @@ RNG, so a seed gives the same world in any process, but not the reference's worl
   keys and lockpicks (0.001). At most one unit of a station per area. Then every area gets coins with
   probability 0.5 (1 to 2 x level). The spawn area holds exactly what the game lists there.
 * **NPCs**: each unique NPC lives in a random area; each area then walks the non-unique types in order,
-  placing one with probability ``0.6 + 0.4 (level - 1) / max level`` until ``uniform[floor(L/2),
-  ceil(L/1.5)]`` enemies stand there. An instance's level is the area's (one more or less with
+  placing one with probability ``0.6 + 0.4 (level - 1) / max level`` until an enemy count drawn
+  uniformly between the game's bounds for the level (``placement.enemies_per_level``, read from each
+  reference game's own ``_assign_npcs_to_areas``: Remnant ``[floor(L/2), ceil(L/1.5)]``, Mark ``[1, L]``,
+  the other five ``[floor(L/2), L]``) stand there. An instance's level is the area's (one more or less with
   probability 0.2 each; at level 1, one more with 0.2); its purse is 20 to 50 coins per level and it
   carries 1 to 2 x level of each of its type's objects (the reference draws 0 to 2 x level, but a draw of 0
   leaves the one its type's copy holds: ``NPC.create_instance`` overwrites a count only when the draw is
@@ -146,6 +148,15 @@ def populate(game: Game, state: WorldState, rng: random.Random, spawn_npc: Calla
     _place_npcs(game, state, npc_rng, spread, top, spawn_npc)
 
 
+def _enemy_bounds(game: Game, level: int) -> tuple[int, int]:
+    """The bounds of an area's enemy count: the game's own (``placement.enemies_per_level``), else Remnant's."""
+    table = game.spec.placement.enemies_per_level
+    if 1 <= level <= len(table):
+        low, high = table[level - 1]
+        return low, high
+    return math.floor(level / 2), math.ceil(level / 1.5)
+
+
 def _place_npcs(
     game: Game, state: WorldState, draw: random.Random, spread: list[Area], top: int, spawn_npc: Callable[..., Npc]
 ) -> None:
@@ -158,7 +169,7 @@ def _place_npcs(
         home = draw.choice(spread)
         _spawn(game, state, draw, t, home, spawn_npc)
     for home in spread:
-        enemies = draw.randint(math.floor(home.level / 2), math.ceil(home.level / 1.5))
+        enemies = draw.randint(*_enemy_bounds(game, home.level))
         chance = 0.6 + (home.level - 1) * 0.4 / top
         for t in common:
             if draw.random() < 1.0 - chance:

@@ -275,6 +275,11 @@ class World:
             k_materials = rng.randint(min(int(n * 3), int(d * 3)), min(int(n * 6), int(d * 6)))
             for oid in rng.choices(materials, k=k_materials):
                 area.objects[oid] = area.objects.get(oid, 0) + 1
+
+    @staticmethod
+    def _assign_npcs_to_areas(world_definition, rng, area_list):
+        for home in area_list:
+            enemy_count = rng.randint(math.floor(home.level / 2), home.level)
 """
 
 ENV = """

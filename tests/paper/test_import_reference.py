@@ -112,3 +112,41 @@ def test_worlds_the_release_cannot_open_are_drawn_again(imported, monkeypatch):
         **worldgen.generate(game, random.Random("odyssey:0:world")).to_dict(),
         "agents": {},
     }  # a world that opens is the first draw
+
+
+def test_each_game_draws_its_own_enemy_count(imported):
+    """The bounds of an area's enemy count are each reference game's own (Mark 1 to the level, Remnant half the
+    level to the level / 1.5, the others half the level to the level), but Quarantine's, kept at Remnant's with
+    a note until the oracle copes with its own (docs/fidelity.md)."""
+
+    def bounds(game: str) -> list[list[int]] | None:
+        return json.loads((imported / game / "world.json").read_text())["placement"].get("enemies_per_level")
+
+    assert bounds("mark") == [[1, 1], [1, 2], [1, 3]]
+    assert bounds("remnant") == [[0, 1], [1, 2], [1, 2], [2, 3], [2, 4]]
+    assert bounds("base") == [[0, 1], [1, 2], [1, 3]]
+    assert bounds("quarantine") is None
+    notes = json.loads((imported / "quarantine" / "paper.json").read_text())["differences"]
+    assert any(n["where"] == "placement.enemies_per_level" for n in notes), notes
+
+
+def test_marks_enemies_return_in_the_references_waves_and_remnants_keep_odysseys_refill(imported):
+    """Mark's EnemyRespawnStepRule and WanderingPatrolsStepRule are played with the reference's numbers, read
+    from its code; Remnant keeps odyssey's quiet refill and patrols, with a note saying why."""
+
+    def params(game: str) -> dict:
+        return json.loads((imported / game / "world.json").read_text())["game"]["params"]
+
+    mark = params("mark")
+    assert mark["respawn"]["waves"] == [35, 50] and mark["respawn"]["wave_areas"] == 3
+    assert mark["wandering_patrols"] == {
+        "period": 1,
+        "chance": 0.0625,
+        "avoid_spawn": False,
+        "max_level_drop": 1000,
+        "room_by_level": True,
+    }
+    remnant = params("remnant")
+    assert "waves" not in remnant["respawn"] and "wandering_patrols" not in remnant
+    notes = json.loads((imported / "remnant" / "paper.json").read_text())["differences"]
+    assert any(n["where"] == "step_rules.EnemyRespawnStepRule" for n in notes), notes

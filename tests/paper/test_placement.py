@@ -71,7 +71,12 @@ def _game():
 
 def test_the_import_writes_the_placement_and_areas_get_their_own_materials(games):
     world = json.loads((games / "base" / "world.json").read_text())
-    assert world["placement"] == {"style": "agentodyssey", "draws": [3.0, 6.0], "guarantee": True}
+    assert world["placement"] == {
+        "style": "agentodyssey",
+        "draws": [3.0, 6.0],
+        "guarantee": True,
+        "enemies_per_level": [[0, 1], [1, 2]],  # the fake's _assign_npcs_to_areas, Base's bounds
+    }
     from odyssey_env.worldgen import generate
 
     game = _game()
