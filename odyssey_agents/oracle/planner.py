@@ -479,6 +479,13 @@ class Planner:
 
         pending = False
         with contextlib.ExitStack() as kept:
+            # what a purchase or a sale part takes is got before the places are gone to (Mark seed 111:
+            # all_of(in the grotto, bought the tear) walked to the grotto, then away for the coins, then
+            # back, because being there came first: 400 steps between two areas)
+            for s in c.conditions:
+                cmd = self._goods_for_trade(s)
+                if cmd is not None:
+                    return cmd
             for s in sorted(c.conditions, key=rank):
                 if family(s) != "event" and holds(self.view.engine, self.view.agent, s):
                     self._keep_what_holds(s, kept)
@@ -488,6 +495,21 @@ class Planner:
                 if cmd is not None:
                     return cmd
         return None if not pending else self._idle()
+
+    def _goods_for_trade(self, s: Condition) -> str | None:
+        """The next step towards the coins a purchase part needs, or the thing a sale part sells."""
+        v = self.view
+        if s.type == "object_bought" and s.object and v.currency is not None:
+            merchant = self.supply.best_merchant(s.object)
+            if merchant is None:
+                return None
+            coins = self.supply.price(s.object)
+            with self.focus.need(v.currency, coins):
+                return self.supply.have(v.currency, coins)
+        if s.type == "object_sold" and s.object and self.supply.buyer_for(s.object) is not None:
+            with self.focus.need(s.object, 1):
+                return self.supply.have(s.object, 1)
+        return None
 
     def _keep_what_holds(self, s: Condition, kept: contextlib.ExitStack) -> None:
         """While the rest of a conjunction is planned, keep what a part that holds already rests on.

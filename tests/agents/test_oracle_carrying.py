@@ -9,7 +9,8 @@
 * a fight begun just before the night is fought in it: it waits (Remnant's cave_stalker at 23:50);
 * keys and picks made of the same scarce bar: no pick is crafted from the bar a key needs (Remnant seed 0);
 * a bag in hand is not counted twice when wearing one of its type is costed (Remnant seed 11);
-* meals eaten before a fight are fetched and made together, not one trip each (Remnant seed 2).
+* meals eaten before a fight are fetched and made together, not one trip each (Remnant seed 2);
+* a purchase that must happen in a place gets its coins before the place is gone to (Mark seed 111).
 """
 
 from __future__ import annotations
@@ -473,3 +474,20 @@ def test_meals_eaten_before_a_fight_are_fetched_in_one_trip(tmp_path: Path) -> N
     crafts = [c for c in sent if c.startswith("craft")]
     assert crafts and crafts[0] != "craft 1 apple", sent
     assert sent.count("enter camp") <= 2, sent
+
+
+def test_a_purchase_in_a_place_gets_its_coins_first(tmp_path: Path) -> None:
+    # all_of(in the camp, bought the boots): the coins lie in the yard. Being in the camp came first, so
+    # the oracle walked off for the coins and back for the place, forever (Mark seed 111: 400 steps).
+    def coins_in_the_yard(world: dict) -> None:
+        areas = {a["name"]: a for p in world["places"] for a in p["areas"]}
+        areas["camp"]["objects"].pop("coin")
+        areas["yard"]["objects"]["coin"] = 5
+
+    engine = _tiny(tmp_path, coins_in_the_yard)
+    goal = Condition(
+        type="all_of",
+        conditions=(Condition(type="in_area", area="camp"), Condition(type="object_bought", object="boots")),
+    )
+    sent = _play(engine, goal, 12)
+    assert sent[-1].startswith("buy 1 boots") and "pick up coin" in sent
