@@ -128,6 +128,39 @@ def owned(engine: Engine, agent: Agent, type_name: str) -> int:
     return n
 
 
+def owned_counts(engine: Engine, agent: Agent) -> dict[str, int]:
+    """Units of every object type the agent has, counted as :func:`owned` counts one type, in one pass
+    (an ``any_of`` of many ``has_item_count``, a DAG quest's "arm yourself", asks them all at every step)."""
+    instances = engine.state.instances
+    get, objects = instances.get, engine.game.objects
+    counts: dict[str, int] = {}
+    for handle, k in agent.hands.items():
+        inst = get(handle)
+        if inst is None:
+            counts[handle] = counts.get(handle, 0) + k
+            continue
+        kind = inst.type
+        counts[kind] = counts.get(kind, 0) + k
+        if objects[kind].category == "container":
+            _count_in(instances, inst.contents, counts)
+    equipment = agent.equipment
+    pack = equipment.get("pack")
+    if pack is not None:
+        _count_in(instances, instances[pack].contents, counts)
+    for handle in equipment.values():
+        inst = get(handle)
+        kind = handle if inst is None else inst.type
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def _count_in(instances: dict[str, Any], contents: dict[str, int], counts: dict[str, int]) -> None:
+    for handle, k in contents.items():
+        inst = instances.get(handle)
+        kind = handle if inst is None else inst.type
+        counts[kind] = counts.get(kind, 0) + k
+
+
 def _owned_in(instances: dict[str, Any], contents: dict[str, int], type_name: str) -> int:
     n = 0
     for handle, k in contents.items():
@@ -324,7 +357,23 @@ def _stage_completed(engine: Engine, agent: Agent, c: Condition) -> bool:
 # ----------------------------------------------------------------------------- combinators
 @_register("any_of", "combinator", ("conditions",), doc="At least one of `conditions` holds.")
 def _any_of(engine: Engine, agent: Agent, c: Condition) -> bool:
+    hit = _item_counts.entries.get(id(c))  # the cache read inline: quests ask at every step
+    wanted = hit[1] if hit is not None else _item_counts(c)
+    if wanted is not None:  # only has_item_count: everything owned counted once, not once per part
+        have = owned_counts(engine, agent)
+        return any(have.get(kind, 0) >= n for kind, n in wanted)
     return any(holds(engine, agent, sub) for sub in c.conditions)
+
+
+def _find_item_counts(cond: Condition) -> tuple[tuple[str, int], ...] | None:
+    """An ``any_of`` made of ``has_item_count`` parts only, as (object, count) pairs; None for any other."""
+    parts = cond.conditions
+    if not parts or any(sub.type != "has_item_count" or sub.object is None for sub in parts):
+        return None
+    return tuple((sub.object, sub.count) for sub in parts if sub.object is not None)
+
+
+_item_counts: IdentityCache[Condition, tuple[tuple[str, int], ...] | None] = IdentityCache(_find_item_counts)
 
 
 @_register("all_of", "combinator", ("conditions",), doc="All of `conditions` hold (events in the same step).")

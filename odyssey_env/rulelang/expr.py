@@ -251,7 +251,7 @@ def can_craft(ctx: Ctx, kind: str | None) -> bool:
     for station in recipe.stations:
         if station not in lying:
             return False
-    return all(carried_of(ctx, ingredient) >= n for ingredient, n in recipe.needs().items())
+    return all(carried_of(ctx, ingredient) >= n for ingredient, n in recipe.needs_once)
 
 
 def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:
