@@ -23,7 +23,7 @@ from odyssey_env.world import held_containers, type_of
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
     from odyssey_env.quests.spec import Condition
-    from odyssey_env.state import Area
+    from odyssey_env.state import Agent, Area
 
 Test = Callable[[Ctx], bool]
 
@@ -252,6 +252,51 @@ def can_craft(ctx: Ctx, kind: str | None) -> bool:
         if station not in lying:
             return False
     return all(carried_of(ctx, ingredient) >= n for ingredient, n in recipe.needs_once)
+
+
+def craftable(engine: Engine, agent: Agent, kinds: Iterable[str]) -> list[str]:
+    """Those of ``kinds`` that :func:`can_craft` allows the agent where it stands, with everything carried
+    counted once (a ``recipe`` rule asks every recipe each step, and the agent seldom has it all), the
+    counts those of :func:`~odyssey_env.rulelang.runtime.carried_of`: an instanced type's things, one each,
+    another type's units, in the hands and in the containers held or worn."""
+    state, objects = engine.state, engine.game.objects
+    area = state.areas.get(agent.area)
+    if area is None:
+        return []
+    instances = state.instances
+    units: dict[str, int] = {}  # per handle
+    things: dict[str, int] = {}  # per type: handles of it
+
+    def tally(holding: dict[str, int]) -> None:
+        for handle, k in holding.items():
+            units[handle] = units.get(handle, 0) + k
+            inst = instances.get(handle)
+            kind = handle if inst is None else inst.type
+            things[kind] = things.get(kind, 0) + 1
+
+    hands = agent.hands
+    tally(hands)
+    for handle in hands:
+        inst = instances.get(handle)
+        if inst is not None and objects[inst.type].category == "container":
+            tally(inst.contents)
+    pack = agent.equipment.get("pack")
+    if pack is not None:
+        tally(instances[pack].contents)
+    lying = area.objects
+    out = []
+    for kind in kinds:
+        t = objects.get(kind)
+        recipe = t.recipe if t is not None else None
+        if recipe is None or any(station not in lying for station in recipe.stations):
+            continue
+        for ingredient, n in recipe.needs_once:
+            i = objects.get(ingredient)
+            if (things if i is not None and i.instanced else units).get(ingredient, 0) < n:
+                break
+        else:
+            out.append(kind)
+    return out
 
 
 def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:
