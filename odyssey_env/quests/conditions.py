@@ -360,20 +360,36 @@ def _any_of(engine: Engine, agent: Agent, c: Condition) -> bool:
     hit = _item_counts.entries.get(id(c))  # the cache read inline: quests ask at every step
     wanted = hit[1] if hit is not None else _item_counts(c)
     if wanted is not None:  # only has_item_count: everything owned counted once, not once per part
-        have = owned_counts(engine, agent)
-        return any(have.get(kind, 0) >= n for kind, n in wanted)
+        if wanted is _ALWAYS:
+            return True
+        for kind, k in owned_counts(engine, agent).items():  # what is owned: fewer than the parts, as a rule
+            n = wanted.get(kind)
+            if n is not None and k >= n:
+                return True
+        return False
     return any(holds(engine, agent, sub) for sub in c.conditions)
 
 
-def _find_item_counts(cond: Condition) -> tuple[tuple[str, int], ...] | None:
-    """An ``any_of`` made of ``has_item_count`` parts only, as (object, count) pairs; None for any other."""
+#: What :func:`_find_item_counts` gives for an ``any_of`` with a part that asks for no unit at all.
+_ALWAYS: dict[str, int] = {}
+
+
+def _find_item_counts(cond: Condition) -> dict[str, int] | None:
+    """An ``any_of`` made of ``has_item_count`` parts only, as the fewest units of each object that make one
+    hold (:data:`_ALWAYS` when a part asks for none); None for any other."""
     parts = cond.conditions
     if not parts or any(sub.type != "has_item_count" or sub.object is None for sub in parts):
         return None
-    return tuple((sub.object, sub.count) for sub in parts if sub.object is not None)
+    least: dict[str, int] = {}
+    for sub in parts:
+        if sub.count <= 0:
+            return _ALWAYS
+        assert sub.object is not None
+        least[sub.object] = min(sub.count, least.get(sub.object, sub.count))
+    return least
 
 
-_item_counts: IdentityCache[Condition, tuple[tuple[str, int], ...] | None] = IdentityCache(_find_item_counts)
+_item_counts: IdentityCache[Condition, dict[str, int] | None] = IdentityCache(_find_item_counts)
 
 
 @_register("all_of", "combinator", ("conditions",), doc="All of `conditions` hold (events in the same step).")

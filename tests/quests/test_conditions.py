@@ -304,6 +304,8 @@ CASES = [
     Case(carry_everywhere, _counts_of(("doll", 1), ("bag", 1)), True),
     Case(wear_boots_and_hold_boots, _counts_of(("stick", 1), ("boots", 2)), True),
     Case(nothing, _counts_of(("stick", 1), ("hay", 1)), False),
+    Case(carry_everywhere, _counts_of(("hay", 3), ("stick", 5), ("hay", 2)), True),  # the fewest of a type
+    Case(carry_everywhere, _counts_of(("hay", 2), ("stick", 5), ("hay", 3)), True),
     Case(carry_everywhere, {"type": "equipped_any_of", "objects": ["doll", "boots"]}, True),
     Case(carry_everywhere, {"type": "equipped_any_of", "objects": ["doll", "stick"]}, False),
     Case(hold_boots, {"type": "equipped_any_of", "objects": ["boots"]}, False),
@@ -443,6 +445,16 @@ def test_owned_counts_counts_every_type_as_owned_does(game, setup):
         kind: counts.get(kind, 0) for kind in game.objects
     }
     assert set(counts) <= set(game.objects)
+
+
+def test_an_any_of_of_item_counts_with_a_part_asking_for_none_holds(game):
+    """Counts below 1 never pass the checks, but a condition made in code may have one: it holds, as
+    ``has_item_count`` of 0 does."""
+    w = World(game)
+    assert w.holds(_counts_of(("stick", 1), ("hay", 0))) is w.holds(
+        {"type": "has_item_count", "object": "hay", "count": 0}
+    )
+    assert w.holds(_counts_of(("stick", 1), ("hay", 0)))
 
 
 def test_stage_completed_is_false_in_a_game_without_a_main_quest(tmp_path):
