@@ -18,6 +18,7 @@ from odyssey_env.rulelang import phantoms as _phantoms
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.runtime import Ctx, carried_of, foe, getter, keyer, read_var, type_getter, value_of
 from odyssey_env.verbs.common import carried_handles
+from odyssey_env.weakcache import IdentityCache
 from odyssey_env.world import held_containers, type_of
 
 if TYPE_CHECKING:
@@ -259,44 +260,65 @@ def craftable(engine: Engine, agent: Agent, kinds: Iterable[str]) -> list[str]:
     counted once (a ``recipe`` rule asks every recipe each step, and the agent seldom has it all), the
     counts those of :func:`~odyssey_env.rulelang.runtime.carried_of`: an instanced type's things, one each,
     another type's units, in the hands and in the containers held or worn."""
-    state, objects = engine.state, engine.game.objects
+    state, game = engine.state, engine.game
     area = state.areas.get(agent.area)
     if area is None:
         return []
-    instances = state.instances
+    known = _recipe_tables.entries.get(id(game))  # the cache read inline: asked at every step
+    table = known[1] if known is not None else _recipe_tables(game)
+    instances, objects = state.instances, game.objects
     units: dict[str, int] = {}  # per handle
     things: dict[str, int] = {}  # per type: handles of it
-
-    def tally(holding: dict[str, int]) -> None:
+    hands = agent.hands
+    holdings = [hands]
+    for handle in hands:
+        inst = instances.get(handle)
+        if inst is not None and objects[inst.type].category == "container":
+            holdings.append(inst.contents)
+    pack = agent.equipment.get("pack")
+    if pack is not None:
+        holdings.append(instances[pack].contents)
+    for holding in holdings:
         for handle, k in holding.items():
             units[handle] = units.get(handle, 0) + k
             inst = instances.get(handle)
             kind = handle if inst is None else inst.type
             things[kind] = things.get(kind, 0) + 1
-
-    hands = agent.hands
-    tally(hands)
-    for handle in hands:
-        inst = instances.get(handle)
-        if inst is not None and objects[inst.type].category == "container":
-            tally(inst.contents)
-    pack = agent.equipment.get("pack")
-    if pack is not None:
-        tally(instances[pack].contents)
     lying = area.objects
     out = []
     for kind in kinds:
-        t = objects.get(kind)
-        recipe = t.recipe if t is not None else None
-        if recipe is None or any(station not in lying for station in recipe.stations):
+        entry = table.get(kind)
+        if entry is None:
             continue
-        for ingredient, n in recipe.needs_once:
-            i = objects.get(ingredient)
-            if (things if i is not None and i.instanced else units).get(ingredient, 0) < n:
+        stations, needs = entry
+        for station in stations:
+            if station not in lying:
                 break
         else:
-            out.append(kind)
+            for ingredient, n, per_thing in needs:
+                if (things if per_thing else units).get(ingredient, 0) < n:
+                    break
+            else:
+                out.append(kind)
     return out
+
+
+def _recipe_table(game: Any) -> dict[str, tuple[tuple[str, ...], tuple[tuple[str, int, bool], ...]]]:
+    """Per recipe of a game: its stations, and each ingredient with its units and whether it counts things
+    (an instanced type) rather than units (what :func:`craftable` reads, made once per game)."""
+    objects = game.objects
+    table = {}
+    for t in game.recipes:
+        recipe = t.recipe
+        if recipe is not None:
+            needs = tuple((i, n, (o := objects.get(i)) is not None and o.instanced) for i, n in recipe.needs_once)
+            table[t.name] = (recipe.stations, needs)
+    return table
+
+
+_recipe_tables: IdentityCache[Any, dict[str, tuple[tuple[str, ...], tuple[tuple[str, int, bool], ...]]]] = (
+    IdentityCache(_recipe_table)
+)
 
 
 def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:
