@@ -316,17 +316,29 @@ def _defeated_n(engine: Engine, agent: Agent, c: Condition) -> bool:
 )
 def _text_equals_in(engine: Engine, agent: Agent, c: Condition) -> bool:
     assert c.text is not None  # required: checked when the quest loads
-    state, want = engine.state, normalize_text(c.text)
-    for handle in written_handles(engine, agent, c.area):
-        inst = state.instances.get(handle)
-        if (
-            inst is not None
-            and inst.text
-            and normalize_text(inst.text) == want
-            and (c.object is None or inst.type == c.object)
-        ):
-            return True
+    state = engine.state
+    instances = state.instances
+    if c.area is not None:  # written_handles' two cases inlined: quests ask this at every step
+        area = state.areas.get(c.area)
+        holdings = [area.objects] if area is not None else []
+    else:
+        holdings = [agent.hands]
+        holdings += [instances[h].contents for h in held_containers(engine.game, state, agent)]
+    want = None
+    for holding in holdings:
+        for handle in holding:
+            inst = instances.get(handle)
+            if inst is None or not inst.text:
+                continue
+            if want is None:
+                want = _normalized(c)
+            if normalize_text(inst.text) == want and (c.object is None or inst.type == c.object):
+                return True
     return False
+
+
+#: A text condition's text as :func:`normalize_text` makes it (once per condition).
+_normalized: IdentityCache[Condition, str] = IdentityCache(lambda c: normalize_text(c.text or ""))
 
 
 @_register(

@@ -723,9 +723,10 @@ def _step(
         recipes, stations = recipes_of[1], recipes_of[2]
         for agent in list(state.agents.values()):
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
-                mine = stations.here(state.areas[agent.area].objects) if crafting else recipes
-                if sifting and mine:
-                    mine = craftable(engine, agent, mine)
+                if sifting:  # its stations asked with the rest
+                    mine = craftable(engine, agent, recipes)
+                else:
+                    mine = stations.here(state.areas[agent.area].objects) if crafting else recipes
                 # one context per agent, rebound per recipe: the rule reads it before the next is asked for
                 ctx = Ctx(engine, agent, agent.area, {"recipe": ""})
                 for kind in mine:

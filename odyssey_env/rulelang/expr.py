@@ -265,7 +265,7 @@ def craftable(engine: Engine, agent: Agent, kinds: Iterable[str]) -> list[str]:
     if area is None:
         return []
     known = _recipe_tables.entries.get(id(game))  # the cache read inline: asked at every step
-    table = known[1] if known is not None else _recipe_tables(game)
+    table, free = known[1] if known is not None else _recipe_tables(game)
     instances, objects = state.instances, game.objects
     units: dict[str, int] = {}  # per handle
     things: dict[str, int] = {}  # per type: handles of it
@@ -284,9 +284,16 @@ def craftable(engine: Engine, agent: Agent, kinds: Iterable[str]) -> list[str]:
             inst = instances.get(handle)
             kind = handle if inst is None else inst.type
             things[kind] = things.get(kind, 0) + 1
+    # only a recipe that takes something carried (or nothing at all) can be made: the few asked further
+    used_in = game.used_in
+    possible = set(free)
+    for kind in things:
+        possible.update(used_in.get(kind, ()))
     lying = area.objects
     out = []
     for kind in kinds:
+        if kind not in possible:
+            continue
         entry = table.get(kind)
         if entry is None:
             continue
@@ -303,22 +310,27 @@ def craftable(engine: Engine, agent: Agent, kinds: Iterable[str]) -> list[str]:
     return out
 
 
-def _recipe_table(game: Any) -> dict[str, tuple[tuple[str, ...], tuple[tuple[str, int, bool], ...]]]:
-    """Per recipe of a game: its stations, and each ingredient with its units and whether it counts things
-    (an instanced type) rather than units (what :func:`craftable` reads, made once per game)."""
+#: Per recipe: its stations, and each ingredient with its units and whether it counts things (an instanced type)
+#: rather than units; with the recipes that take nothing.
+_RecipeTable = tuple[dict[str, tuple[tuple[str, ...], tuple[tuple[str, int, bool], ...]]], tuple[str, ...]]
+
+
+def _recipe_table(game: Any) -> _RecipeTable:
+    """What :func:`craftable` reads of a game's recipes, made once per game."""
     objects = game.objects
     table = {}
+    free = []
     for t in game.recipes:
         recipe = t.recipe
         if recipe is not None:
             needs = tuple((i, n, (o := objects.get(i)) is not None and o.instanced) for i, n in recipe.needs_once)
             table[t.name] = (recipe.stations, needs)
-    return table
+            if all(n <= 0 for _, n, _ in needs):
+                free.append(t.name)
+    return table, tuple(free)
 
 
-_recipe_tables: IdentityCache[Any, dict[str, tuple[tuple[str, ...], tuple[tuple[str, int, bool], ...]]]] = (
-    IdentityCache(_recipe_table)
-)
+_recipe_tables: IdentityCache[Any, _RecipeTable] = IdentityCache(_recipe_table)
 
 
 def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:
