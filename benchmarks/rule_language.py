@@ -566,9 +566,16 @@ def child(folder: Path, seed: int, steps: int) -> int:
     seconds = time.perf_counter() - start
     used = sum(ported(r) for r in record[1:])
     lamp = timer.by_rule.get("lamp_fuel", 0.0) / steps  # the light's burning and lurking, and its veil
+    verbs = {v: timer.by_rule.get(v, 0.0) / steps for v in ("listen", "refract")}  # Mirror Salt's verbs alone
     print(
         json.dumps(
-            {"step": seconds / steps, "rule": timer.seconds / steps, "trim": timer.trimmed() / steps, "lamp": lamp}
+            {
+                "step": seconds / steps,
+                "rule": timer.seconds / steps,
+                "trim": timer.trimmed() / steps,
+                "lamp": lamp,
+                **verbs,
+            }
         )
     )
     print(f"{used} commands of {', '.join(LAZARET_MECHANICS)}", file=sys.stderr)
@@ -916,6 +923,13 @@ MIRROR_SALT_REFRACT_RULES = ("glaze_cracked",)
 #: The interpreted side's other rules that carry them: resonance_imprint's kin faltering, and the language's
 #: delayed effects (salt_sink's countdowns, the fading death-notes).
 MIRROR_SALT_HELPERS = ("imprint_falter", "rule_timers")
+#: What the shipped rules.json keeps for those and for refract (its verb, its predicate light_bent, the set of
+#: where light was bent and the count of glazed things it takes), dropped from the Python side's copy.
+MIRROR_SALT_VARS = ("sunk", "ringing", "glaze", "glaze_sun", "bent", "glazed_held", "heard", "heard_mirages")
+MIRROR_SALT_VERBS = ("refract", "listen")
+MIRROR_SALT_PREDICATES = ("light_bent", "listened_in")
+#: listen as rules.py wrote it before it moved to rules.json, with its predicate listened_in, appended too.
+MIRROR_SALT_LISTEN_PY = ROOT / "benchmarks" / "data" / "mirror_salt_listen_py.txt"
 
 
 def make_mirror_salt(tmp: Path) -> tuple[Path, Path]:
@@ -930,24 +944,31 @@ def make_mirror_salt(tmp: Path) -> tuple[Path, Path]:
     rules = json.loads((py / "rules.json").read_text(encoding="utf-8"))
     gone = {*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS, *MIRROR_SALT_REFRACT_RULES}
     rules["step_rules"] = [r for r in rules["step_rules"] if r["name"] not in gone]
-    rules["vars"] = [v for v in rules["vars"] if v["name"] not in ("sunk", "ringing", "glaze", "glaze_sun")]
+    rules["vars"] = [v for v in rules["vars"] if v["name"] not in MIRROR_SALT_VARS]
+    rules["verbs"] = [v for v in rules.get("verbs", ()) if v["verb"] not in MIRROR_SALT_VERBS]
+    rules["predicates"] = [p for p in rules.get("predicates", ()) if p["name"] not in MIRROR_SALT_PREDICATES]
     if rules["step_rules"] or rules.get("verbs"):
         (py / "rules.json").write_text(json.dumps(rules), encoding="utf-8")
     else:
         (py / "rules.json").unlink()
     world = json.loads((py / "world.json").read_text(encoding="utf-8"))
     del world["game"]["params"]["salt_mirage"]["sheltered"]  # the Python rule asks salt_glaze's (open_sky)
+    del world["game"]["params"]["listen"]  # the Python listen reads refract's lenses
     (py / "world.json").write_text(json.dumps(world), encoding="utf-8")
     shipped = (py / "rules.py").read_text(encoding="utf-8")
     glaze = MIRROR_SALT_GLAZE_PY.read_text(encoding="utf-8")
     refract = MIRROR_SALT_REFRACT_PY.read_text(encoding="utf-8")
     mirage = MIRROR_SALT_MIRAGE_PY.read_text(encoding="utf-8")
+    listen = MIRROR_SALT_LISTEN_PY.read_text(encoding="utf-8")
     # what the old rules.py imported for the frozen rules (the shipped one no longer needs it all)
     imports = (
         "from collections.abc import Iterable\nfrom dataclasses import dataclass\n"
         "from odyssey_env.rules import Fact, StepRule, step_rule\n"
+        "from collections.abc import Iterator\nfrom odyssey_env.rules import ActionRule, action_rule, predicate\n"
+        "from odyssey_env.verbs.combat import stance\nfrom odyssey_env.verbs.common import carried_handles, ground\n"
+        "from odyssey_env.world import carried_count, known_object, npc_here, type_of\n"
     )
-    parts = (shipped, imports + MIRROR_SALT_PY, glaze, refract, mirage)
+    parts = (shipped, imports + MIRROR_SALT_PY, glaze, listen, refract, mirage)
     (py / "rules.py").write_text("\n\n".join(parts), encoding="utf-8")
     return py, js
 
@@ -1100,10 +1121,10 @@ def mirage_variant(folder: Path) -> Path:
 def salt_rules(game: Any) -> list[Any]:
     """The rules that carry forge_alert, salt_sink, resonance_imprint and salt_glaze in a copy of Mirror Salt (on
     the interpreted side with imprint_falter and the language's rule_timers, which do part of their work), and
-    refract (on the interpreted side with glaze_cracked, which cracks the glaze off)."""
+    the verbs listen and refract (on the interpreted side with glaze_cracked, which cracks the glaze off)."""
     names = (*MIRROR_SALT_MECHANICS, *MIRROR_SALT_HELPERS, *MIRROR_SALT_REFRACT_RULES)
     rules = [game.rules.step_rule(n) for n in names]
-    return [r for r in rules if r is not None] + [game.rules.actions["refract"]]
+    return [r for r in rules if r is not None] + [game.rules.actions["refract"], game.rules.actions["listen"]]
 
 
 def mirror_salt(args: argparse.Namespace) -> int:
@@ -1160,10 +1181,12 @@ def mirror_salt(args: argparse.Namespace) -> int:
     base = {k: statistics.median(run[k] for run in runs["python"]) for k in ("step", "rule", "trim")}
     for name in ("python", "interpreted"):
         st, ru, tr = (statistics.median(run[k] for run in runs[name]) for k in ("step", "rule", "trim"))
+        li, re = (statistics.median(run.get(k, 0.0) for run in runs[name]) for k in ("listen", "refract"))
         print(
             f"  {name:12s} whole step {st * 1e6:8.1f} us ({st / base['step']:4.2f}x)   "
             f"timed rules {ru * 1e6:7.1f} us ({ru / base['rule']:4.2f}x), "
-            f"without the slowest 1% of calls {tr * 1e6:6.1f} us ({tr / base['trim']:4.2f}x)"
+            f"without the slowest 1% of calls {tr * 1e6:6.1f} us ({tr / base['trim']:4.2f}x); "
+            f"listen {li * 1e6:5.1f} us, refract {re * 1e6:5.1f} us a step"
         )
     return 0
 

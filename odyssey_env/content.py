@@ -262,8 +262,19 @@ class PlacementSpec:
     level_decay: float = 0.35  # weight multiplier per level of difference between type and area
     max_level_above: int = 0  # how far above an area's level a scattered type may be
     #: ``agentodyssey``: the reference release's distribution, for imported games (odyssey_env/paperworld.py);
-    #: the other fields are then unused.
+    #: the other fields are then unused, but for the two below.
     style: Literal["odyssey", "agentodyssey"] = "odyssey"
+    #: ``agentodyssey`` only: an area draws ``k`` objects, ``k`` uniform between ``draws[0]`` and ``draws[1]``
+    #: times its candidates (or ``d``): the reference's games differ (Mark 2.5 and 5, the others 2 and 4).
+    draws: tuple[float, float] = (2.0, 4.0)
+    #: ``agentodyssey`` only: every area first gets each material that names it among its areas (a level's
+    #: worth of one without a recipe, one of one with a recipe), as Base and four other reference games do.
+    guarantee: bool = False
+    #: ``agentodyssey`` only: the ``[min, max]`` of an area's enemy count by area level (level 1 first), which
+    #: each reference game writes its own way (Mark: 1 to the level; Remnant: half the level, rounded down, to
+    #: the level / 1.5, rounded up). An area deeper than the table, or every area when it is empty, takes
+    #: Remnant's bounds.
+    enemies_per_level: tuple[tuple[int, int], ...] = ()
 
 
 @dataclass(frozen=True)

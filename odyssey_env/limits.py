@@ -26,6 +26,7 @@ MAX_WORLD_INSTANCES = 10_000  # ... and in the whole initial world
 MAX_PLACED_NPCS = 5_000
 MAX_AREAS = 1_000
 MAX_SCATTER = 100  # objects or NPCs scattered into one area
+MAX_DRAWS = 10  # the reference-style placement's draws per candidate object (placement.draws)
 MAX_RECIPE_AMOUNT = 1_000
 MAX_NAME = 64  # the parser takes names of up to MAX_NAME_LENGTH characters; instance handles add "_<number>"
 MAX_TUTORIAL_STEPS = 10_000

@@ -32,7 +32,17 @@ PROVENANCE = "paper.json"
 #: none; Remnant's and Mark's DayCycle is played by ``day_cycle`` (a format-5 folder binds danger_hours).
 #: 7: Saltglass's mirages are Mirror Salt's rules.json ``salt_mirage``, which takes its own ``sheltered`` areas
 #: (a format-6 folder leaves them unset, so mirages would form under its awnings too).
-PAPER_FORMAT = 7
+#: 8: objects are scattered as each reference game's own world.py does (``placement.draws``, ``guarantee``:
+#: Mark draws more, five games first give each area its own materials); a format-7 folder scatters them as Remnant does.
+#: 9: the guide comes to the agent at each new stage (``guide.follows``; Mark's also after 30 steps without one).
+#: 10: Saltglass's ``listen`` and ``refract`` are Mirror Salt's rules.json verbs, each with its lenses (a format-9
+#: folder's copy of that file lacks them, and its ``game.params.refract`` would name a verb that no code declares
+#: any more).
+#: 11: each game's own bounds of an area's enemy count (``placement.enemies_per_level``, Mark's 1 to the level;
+#: a format-10 folder drew every game's with Remnant's, so Mark's level-1 areas often had no enemy), and Mark's
+#: enemies respawn in the reference's waves (``respawn.waves``) and patrol as the reference's do (every step,
+#: into the spawn too, ``room_by_level``), where a format-10 folder binds odyssey's quiet refill and patrols.
+PAPER_FORMAT = 11
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
 

@@ -32,6 +32,25 @@ def generate(
     """A fresh world for ``agent_ids``. ``supply`` multiplies the supplies a game's author placed (portable
     objects listed in areas, merchants' stock), so that a world shared by several agents can hold what
     each of them needs; random scatter, stations and NPCs are not multiplied."""
+    state = _draw(game, rng, supply)
+    if game.spec.placement.style == "agentodyssey":
+        from odyssey_env.paperworld import REDRAWS, opens_up
+
+        # a world whose locked ways cannot all be opened is drawn again (paperworld.opens_up); after
+        # REDRAWS refusals the first draw stands: a game whose author locked an area for good stays so
+        first = state
+        for _ in range(REDRAWS):
+            if opens_up(game, state):
+                break
+            state = _draw(game, rng, supply)
+        else:
+            state = first
+    for agent_id in agent_ids:
+        state.agents[agent_id] = new_agent(game, agent_id, game.spec.spawn)
+    return state
+
+
+def _draw(game: Game, rng: random.Random, supply: int) -> WorldState:
     spec = game.spec
     state = WorldState(
         step=0,
@@ -70,8 +89,6 @@ def generate(
         from odyssey_env.paperworld import populate
 
         populate(game, state, rng, spawn_npc)
-    for agent_id in agent_ids:
-        state.agents[agent_id] = new_agent(game, agent_id, spec.spawn)
     return state
 
 

@@ -34,6 +34,7 @@ RESERVE_STEPS = 60  # a type some plan needed this recently is not sold for coin
 LET_GO_STEPS = 40  # what a goal put down is left alone by opportunism for this long
 PICK_GAMBLE = 8  # steps added to picking a lock over using its key: picks snap and may run out
 UNARMED_COST = 150  # steps giving up my only weapon is reckoned to cost (fights bare-handed until another)
+TOOL_SALVAGE_COST = 100  # steps added to buying a tool (a light, a pen) only to take it apart for its parts
 DEATH_COST = 150  # steps an avoidable death is reckoned to cost (walking back, fetching what fell)
 KIT = frozenset({"weapon", "armor", "key", "quest", "tool", "container", "writable"})  # never sold for coins
 

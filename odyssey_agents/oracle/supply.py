@@ -19,6 +19,7 @@ from odyssey_agents.oracle.core import (
     LET_GO_STEPS,
     MAX_DEPTH,
     RESERVE_STEPS,
+    TOOL_SALVAGE_COST,
     UNARMED_COST,
     Focus,
     Memory,
@@ -348,14 +349,17 @@ class Supply:
         if self._costing >= MAX_DEPTH - 1:
             self._cut += 1
             return []
-        if self.view.game.objects[thing].uses:
-            return []  # a tool (a pen, a key, a light) is got for its use, never to be taken apart
+        # a tool (a pen, a key, a light) is got for its use, and taken apart only where nothing cheaper gives
+        # what it does (Mark seed 60: the only copper before the market's lock is a lantern's, on sale)
+        tool = TOOL_SALVAGE_COST if self.view.game.objects[thing].uses else 0.0
+        if tool and "unlock" in self.view.game.objects[thing].uses:
+            return []  # (a key is never bought to be taken apart: it is what the parts would make)
         n = self.view.carried.get(thing, 0) + 1
         with self._for_salvage(thing):
             cost = self.cost_have(thing, n)
         if cost == INF:
             return []
-        return [Offer(cost + 2, cost + 2, gives, ("salvage", t, thing), partial(self._get_to_salvage, thing, n))]
+        return [Offer(cost + 2 + tool, cost + 2, gives, ("salvage", t, thing), partial(self._get_to_salvage, thing, n))]
 
     def _get_to_salvage(self, thing: str, n: int) -> str | None:
         with self.focus.need(thing, n), self._for_salvage(thing):

@@ -51,6 +51,8 @@ def check_quest(game: Game) -> list[Problem]:
             elif t.hostile:
                 bad("main.guide.npc", "the guide must be friendly")
             area_ok(m.guide.area, "main.guide.area")
+            if not 0 <= m.guide.reminder <= 100_000:
+                bad("main.guide.reminder", "steps between reminders: 0 (never) to 100000")
         ids: dict[str, str] = {}
         order: list[str] = []
         if not m.chapters:

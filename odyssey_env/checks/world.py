@@ -16,6 +16,7 @@ from odyssey_env.content import AMOUNT_STEPS, NAMEABLE, AreaSpec, NpcType, Objec
 from odyssey_env.limits import (
     LIMITS,
     MAX_AREAS,
+    MAX_DRAWS,
     MAX_INSTANCES,
     MAX_LEVEL,
     MAX_NAME,
@@ -222,10 +223,18 @@ def check_world(spec: WorldSpec) -> list[Problem]:
         lo, hi = getattr(spec.placement, field_name)
         if not 0 <= lo <= hi <= MAX_SCATTER:
             bad(f"placement.{field_name}", f"expected [min, max] with 0 <= min <= max <= {MAX_SCATTER}")
+    lo, hi = spec.placement.draws
+    if not 0 <= lo <= hi <= MAX_DRAWS:
+        bad("placement.draws", f"expected [min, max] with 0 <= min <= max <= {MAX_DRAWS} (draws per candidate)")
     if not 0 <= spec.placement.level_decay <= 1:
         bad("placement.level_decay", "must lie between 0 and 1 (a weight multiplier per level of difference)")
     if not 0 <= spec.placement.max_level_above <= MAX_LEVEL:
         bad("placement.max_level_above", f"must lie between 0 and {MAX_LEVEL}")
+    if len(spec.placement.enemies_per_level) > MAX_LEVEL:
+        bad("placement.enemies_per_level", f"at most {MAX_LEVEL} levels")
+    for i, (lo, hi) in enumerate(spec.placement.enemies_per_level[:MAX_LEVEL]):
+        if not 0 <= lo <= hi <= MAX_SCATTER:
+            bad(f"placement.enemies_per_level[{i}]", f"expected [min, max] with 0 <= min <= max <= {MAX_SCATTER}")
     out += text_problems(spec.game.title + spec.game.description + spec.game.intro, F, "game")
     clock = re.match(r"^(\d\d):(\d\d)$", spec.game.start_time)
     if not clock or int(clock[1]) > 23 or int(clock[2]) > 59:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
 from odyssey_env.quests.conditions import holds
-from odyssey_env.quests.spec import Chapter, MainQuest, Stage
+from odyssey_env.quests.spec import Chapter, Guide, MainQuest, Stage
 from odyssey_env.rules import StepRule, step_rule
 from odyssey_env.weakcache import IdentityCache
 from odyssey_env.world import add, make_objects
@@ -133,9 +133,10 @@ class MainQuestRule(StepRule):
             "introduced": [],
         }
         if main.guide is not None:
-            spawn_npc(
+            guide = spawn_npc(
                 engine.game, state, engine.game.npcs[main.guide.npc], main.guide.area or state.spawn, origin="quest"
             )
+            state.rule_data[NAME]["guide"] = guide.handle
         p = plan(main)
         for stage in open_stages(p, []):
             self._introduce(engine, stage)
@@ -152,9 +153,13 @@ class MainQuestRule(StepRule):
             if agent.in_tutorial:
                 continue
             mine = data["agents"][agent.id]
-            if not mine["announced"]:
+            opened = not mine["announced"]
+            if opened:
                 self._announce(engine, agent)
+            before = len(mine["done"])
             self._advance(engine, agent, mine)
+            if main.guide is not None and main.guide.follows:
+                self._follow(engine, agent, mine, main.guide, opened or len(mine["done"]) != before)
             if main.guide is not None and "talked_to" in engine.kinds:
                 self._answer_guide(engine, agent, mine, main.guide.npc)
         if "npc_defeated" in engine.kinds and len(data["agents"]) > 1:
@@ -255,6 +260,30 @@ class MainQuestRule(StepRule):
         told: set[str] = set()
         for stage_id in mine["open"]:
             self._tell_stage(engine, agent, plan(main).by_id[stage_id], told)
+
+    def _follow(self, engine: Engine, agent: Agent, mine: dict[str, Any], guide: Guide, opened: bool) -> None:
+        """The guide joins me when a stage opens for me, and again after ``guide.reminder`` steps without one."""
+        state = engine.state
+        if state.done:
+            return
+        since = mine.setdefault("guide_step", state.step)
+        reminded = not opened and guide.reminder > 0 and state.step - since >= guide.reminder
+        if not (opened or reminded):
+            return
+        mine["guide_step"] = state.step
+        npc = state.npcs.get(state.rule_data[NAME].get("guide", ""))
+        if npc is None or npc.hp <= 0:
+            return
+        if npc.area != agent.area:
+            for other in state.agents.values():
+                if other.area == npc.area:
+                    engine.say(other.id, f"{npc.handle} leaves.")
+            state.areas[npc.area].npcs.remove(npc.handle)
+            state.areas[agent.area].npcs.append(npc.handle)
+            npc.area = agent.area
+            engine.say(agent.id, f"{npc.handle} joins me here.")
+        if reminded:
+            engine.say(agent.id, f'{npc.handle} says: "Still on it? Talk to me when you want your task again."')
 
     def _answer_guide(self, engine: Engine, agent: Agent, mine: dict[str, Any], guide: str) -> None:
         if "talked_to" not in engine.kinds:

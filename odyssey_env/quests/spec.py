@@ -80,10 +80,18 @@ class Chapter:
 
 @dataclass(frozen=True)
 class Guide:
-    """The NPC who gives the current stage's hint when talked to."""
+    """The NPC who gives the current stage's hint when talked to.
+
+    ``follows``: the guide comes to where I stand whenever a stage opens for me (the paper's games: the
+    reference's guide joins the agent at each new stage); ``reminder``: after that many steps without a new
+    stage it comes again and says so (the paper's Mark: 30; 0: never). In a world of several agents there is
+    one guide, who goes to the agent it came to last.
+    """
 
     npc: str
     area: str | None = None  # None: the spawn area
+    follows: bool = False
+    reminder: int = 0
 
 
 @dataclass(frozen=True)

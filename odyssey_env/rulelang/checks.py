@@ -51,6 +51,7 @@ _KIND_OF_DOMAIN = {
     "area": "area",
     "amount": "amount",
     "text": "text",
+    "any": "any",  # a thing, a creature or an area: the verb asks which with is_a
 }
 #: Events the engine alone emits: rewards and metrics count them, so a rule file may not fake them.
 #: Names a template or reference gives its own meaning, so no slot may take them.
@@ -108,6 +109,12 @@ class Checker:
         self.problems: list[Problem] = []
         #: Quest-vocabulary conditions, checked once the game is assembled (they need its rule book).
         self.quest_conditions: list[tuple[Any, str]] = []
+        #: The file's step rules that declare phantoms (what a ``dispel`` may take back).
+        self.phantom_rules: tuple[str, ...] = ()
+        #: The file's step rules with a ``modify`` (what a ``modified`` condition may ask of).
+        self.modify_rules: tuple[str, ...] = ()
+        #: The named note lists the rule being checked writes (what ``{notes.<list>}`` may read).
+        self.note_lists: set[str] = set()
 
     def bad(self, path: str, message: str) -> None:
         self.problems.append(Problem(self.file, path, message))
@@ -159,7 +166,8 @@ class Checker:
             # the spec types the items as the file's raw data; the checked tree holds the parsed conditions
             return dataclasses.replace(op, **{s.tag(type(op)): parsed})  # type: ignore[arg-type]
         if isinstance(op, s.Has | s.LiesHere):
-            self.ref(op.has if isinstance(op, s.Has) else op.lies_here, "object", p, where)
+            if not (isinstance(op, s.LiesHere) and op.lies_here == "*"):
+                self.ref(op.has if isinstance(op, s.Has) else op.lies_here, "object", p, where)
             self.count(op.count, f"{path}.count")
         elif isinstance(op, s.Holds | s.Wears | s.OnGround):
             self.ref(getattr(op, s.tag(type(op))), "object", p, where)
@@ -211,12 +219,19 @@ class Checker:
             if not op.types and not op.categories:
                 self.bad(p, "give types, categories or both")
             for i, name in enumerate(op.types):
-                self.ref(name, "object", f"{path}.types[{i}]", where)
+                if not name.startswith("$param."):
+                    self.ref(name, "object", f"{path}.types[{i}]", where)
             from odyssey_env.quests.conditions import CATEGORIES
 
             for i, name in enumerate(op.categories):
                 if name not in CATEGORIES:
                     self.bad(f"{path}.categories[{i}]", f"unknown category {name!r}")
+            if any(name.startswith("$param.") for name in op.types):  # this game's values, read now, once
+                types = self.types_param(op.types, path, where)
+                for name in types:
+                    if name not in self.world.objects:
+                        self.bad(f"{path}.types", f"a parameter names unknown object {name!r} (default or game.params)")
+                return dataclasses.replace(op, types=types)
         elif isinstance(op, s.Hostile):
             self.ref(op.is_hostile, "npc", p, where)
         elif isinstance(op, s.InCombat):
@@ -260,6 +275,18 @@ class Checker:
             return dataclasses.replace(
                 op, at_least=None if low is None else int(low), below=None if high is None else int(high)
             )
+        elif isinstance(op, s.IsA):
+            self.ref(op.is_a, "any", p, where)
+        elif isinstance(op, s.Modified):
+            self.ref(op.modified, "npc", p, where)
+            if op.by not in self.modify_rules:
+                known = ", ".join(self.modify_rules) or "none in this file"
+                self.bad(f"{path}.by", f"{op.by!r} is no step rule of this file with a modify ({known})")
+        elif isinstance(op, s.IsPhantom):
+            self.ref(op.is_phantom, "object", p, where)
+        elif isinstance(op, s.Noted):
+            if op.list:
+                self.name(op.list, f"{path}.list")
         elif isinstance(op, s.FitsLevel):
             self.ref(op.fits_level, "object", p, where)
             if not -MAX_LEVEL <= op.above <= MAX_LEVEL:
@@ -380,7 +407,12 @@ class Checker:
             self.var(op.set_flag, "flag", p, where, op.of, f"{path}.of")
         elif isinstance(op, s.AddCounter | s.SetCounter):
             self.var(getattr(op, key), "counter", p, where, op.of, f"{path}.of")
-            if abs(op.value) > MAX_STAT:
+            if isinstance(op.value, str):
+                if isinstance(op, s.SetCounter):
+                    self.bad(f"{path}.value", "a set takes a number; add takes a reference to a count")
+                else:
+                    self.amount(op.value, f"{path}.value", where)
+            elif abs(op.value) > MAX_STAT:
                 self.bad(f"{path}.value", f"must be at most {MAX_STAT} in size")
         elif isinstance(op, s.Remember):
             self.var(op.remember, "set", p, where, op.of, f"{path}.of")
@@ -422,6 +454,12 @@ class Checker:
             return self.npc_strikes(op, path, where, depth)
         elif isinstance(op, s.Note):
             self.template(op.note, p, where)
+            if op.list:
+                self.name(op.list, f"{path}.list")
+                if op.list in _NOTE_JOINS:
+                    self.bad(f"{path}.list", f"{op.list!r} names how {{notes}} are joined; name the list otherwise")
+        elif isinstance(op, s.Dispel):
+            return self.dispel(op, path, where, depth)
         elif isinstance(op, s.Phantom):
             if not where.phantoms:
                 self.bad(p, "a phantom is kept by its rule: declare the step rule's phantoms (lasts and texts)")
@@ -443,12 +481,36 @@ class Checker:
         """An area by reference or name, known types of the kind, ``do`` checked with ``$each`` bound (no
         ``for_each`` inside: the work stays linear in what lies there)."""
         kind = op.for_each
+        if op.var and kind != "value":
+            self.bad(f"{path}.var", "var names the set variable of a for_each over values")
         if kind == "held":
             if not where.agent:
                 self.bad(f"{path}.for_each", "held things are an agent's: this rule is not about an agent")
             if op.area != "$here":
                 self.bad(f"{path}.area", "held things are in the agent's hands, not in an area: give no area")
             kind = "object"  # each is bound to a thing, as for what lies about
+        elif kind == "phantom":
+            if "count" in where.bindings:
+                self.bad(f"{path}.for_each", "a slot named 'count' hides how many lie in a pile; rename it")
+            inner = self._each("object", op.area, op.types, "for_each", "a for_each inside a for_each", path, where)
+            inner = dataclasses.replace(inner, bindings={**inner.bindings, "count": "amount"})
+            return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", inner, depth + 1))
+        elif kind == "value":
+            if op.types:
+                self.bad(f"{path}.types", "a set's values have no type: give no types")
+            var = self.world.vars.get(op.var)
+            self.var(op.var, "set", f"{path}.var", where)
+            if var is not None and var.scope not in ("global", "agent", "area"):
+                self.bad(
+                    f"{path}.var", f"{op.var!r} is kept per {var.scope}: visit a set kept globally, per agent or area"
+                )
+            if var is not None and var.scope != "area" and op.area != "$here":
+                self.bad(f"{path}.area", f"{op.var!r} is not kept per area: give no area")
+            if "left" in where.bindings:
+                self.bad(f"{path}.for_each", "a slot named 'left' hides the steps a lasting value has left; rename it")
+            inner = self._each("text", op.area, (), "for_each", "a for_each inside a for_each", path, where)
+            inner = dataclasses.replace(inner, bindings={**inner.bindings, "left": "amount"})
+            return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", inner, depth + 1))
         inner = self._each(kind, op.area, op.types, "for_each", "a for_each inside a for_each", path, where)
         return dataclasses.replace(op, do=self.effects(op.do, f"{path}.do", inner, depth + 1))
 
@@ -602,6 +664,18 @@ class Checker:
         do = self.effects(op.do, f"{path}.do", inner, depth + 1)
         return dataclasses.replace(op, do=do, types=types, chance=chance, check=check)
 
+    def dispel(self, op: s.Dispel, path: str, where: Where, depth: int) -> Any:
+        """A step rule of this file that keeps phantoms, an area by reference or name; ``do`` read with ``$each``
+        bound to the type of each pile taken (no for_each, some or dispel inside: one pass over the piles),
+        ``else`` as the dispel itself is."""
+        if op.dispel not in self.phantom_rules:
+            known = ", ".join(self.phantom_rules) or "none in this file"
+            self.bad(f"{path}.dispel", f"{op.dispel!r} is no step rule of this file that declares phantoms ({known})")
+        inner = self._each("object", op.area, (), "dispel", "a dispel inside a first, some or for_each", path, where)
+        do = self.effects(op.do, f"{path}.do", inner, depth + 1)
+        otherwise = self.effects(op.otherwise, f"{path}.else", where, depth + 1)
+        return dataclasses.replace(op, do=do, otherwise=otherwise)
+
     def npc_strikes(self, op: s.NpcStrikes, path: str, where: Where, depth: int) -> Any:
         """An NPC by reference strikes the bound agent; ``then`` sees ``$damage`` (an amount)."""
         self.needs_agent(f"{path}.npc_strikes", where)
@@ -729,6 +803,8 @@ class Checker:
                 if not where.event:
                     self.bad(path, f"{value!r}: this rule has no triggering event")
                 return
+            if name.endswith(".stance") and where.bindings.get(name[:-7]) in ("npc", "any"):
+                return  # an enemy's next stance (None for a peaceful one): an event datum keeps it so
             bound = {"here": "area", "removed": "amount", "spawned": "npc"}.get(name) or where.bindings.get(name)
             if bound is None:
                 known = ", ".join(f"${b}" for b in ("here", *where.bindings))
@@ -759,7 +835,7 @@ class Checker:
                 continue
             if name in ("received", "salvaged") and not where.step:
                 continue  # a verb's: where its last produce put things, what its last salvage made
-            if name.endswith(".type") and where.bindings.get(name[:-5]) in ("object", "npc"):
+            if name.endswith(".type") and where.bindings.get(name[:-5]) in ("object", "npc", "any"):
                 continue
             if name.startswith("param."):
                 self.param_template(name[len("param.") :], path, where)
@@ -770,12 +846,19 @@ class Checker:
                 elif where.bindings.get(name[6:]) != "object":
                     self.bad(path, f"{{{name}}}: name a held thing the rule is about ({{wield.object}})")
                 continue
-            if name.endswith(".says") and where.bindings.get(name[:-5]) == "npc":
+            if name.endswith(".says") and where.bindings.get(name[:-5]) in ("npc", "any"):
                 continue  # the line the NPC's kind says this step (empty when it has none)
-            if name.endswith(".npcs") and (name == "here.npcs" or where.bindings.get(name[:-5]) == "area"):
+            base, _, attr = name.rpartition(".")
+            if attr in ("stance", "coins") and where.bindings.get(base) in ("npc", "any"):
+                continue  # an enemy's next stance (empty for a peaceful one), the coins an NPC carries
+            if attr == "npc_kinds" and (base == "here" or where.bindings.get(base) in ("area", "any")):
+                continue  # the NPCs in an area by kind: "2 glass_stalker, 1 salt_trader"
+            if name == "currency":
+                continue  # the game's money ("coins" when it has none)
+            if name.endswith(".npcs") and (name == "here.npcs" or where.bindings.get(name[:-5]) in ("area", "any")):
                 continue  # the NPCs in an area: "a, b" in a text, a list as an event datum of its own
-            if name in ("notes", "notes.comma"):
-                continue  # the parts this firing's notes took, joined with "; "
+            if name == "notes" or (name.startswith("notes.") and _notes_template(name, self.note_lists)):
+                continue  # the parts this firing's notes took (or a named list's), joined with "; ", ", "...
             if name.startswith("event.") and where.event:
                 continue
             if name.startswith("tally."):
@@ -801,6 +884,32 @@ class Checker:
             known = ", ".join(f"{{{b}}}" for b in ("here", "step", *where.bindings))
             extra = ", {agent.foe}, {carried.<object>}" if where.agent else ""
             self.bad(path, f"{{{name}}} names nothing this rule knows (it may use {known}, {{var.<counter>}}{extra})")
+
+
+#: How ``{notes}`` may be joined (``{notes.<join>}``), which a named list may not be called.
+_NOTE_JOINS = ("comma", "space", "and")
+
+
+def _notes_template(name: str, lists: set[str]) -> bool:
+    """``{notes.<join>}``, ``{notes.<list>}`` or ``{notes.<list>.<join>}`` of a list the rule's notes write."""
+    parts = name.split(".")[1:]
+    if len(parts) == 1:
+        return parts[0] in _NOTE_JOINS or parts[0] in lists
+    return len(parts) == 2 and parts[0] in lists and parts[1] in _NOTE_JOINS
+
+
+def _note_lists(raws: Any) -> set[str]:
+    """The named lists the raw effects (and those nested in them) note into: read before they are checked."""
+    out: set[str] = set()
+    if isinstance(raws, dict):
+        if "note" in raws and isinstance(raws.get("list"), str):
+            out.add(raws["list"])
+        for v in raws.values():
+            out |= _note_lists(v)
+    elif isinstance(raws, list | tuple):
+        for v in raws:
+            out |= _note_lists(v)
+    return out
 
 
 # ============================================================================ the whole file
@@ -860,10 +969,23 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(f"{p}.lasts", f"must lie between 1 and {MAX_DELAY} steps")
         world.vars[var.name] = var
 
+    c.phantom_rules = tuple(r.name for r in rules.step_rules if r.phantoms is not None)
+    c.modify_rules = tuple(r.name for r in rules.step_rules if r.modify is not None)
     verbs = []
     seen_verbs: set[str] = set()
     for i, verb in enumerate(rules.verbs):
         p = f"verbs[{i}]"
+        params = _rule_params(c, verb.verb, verb.params, world_spec, p)
+        if verb.params or any(t.startswith("$param.") for slot in verb.slots for t in slot.types):
+            resolved = Where(bindings={}, agent=True, params=params)  # this game's values, read now, once
+            verb = dataclasses.replace(
+                verb,
+                params=params,
+                slots=tuple(
+                    dataclasses.replace(slot, types=c.types_param(slot.types, f"{p}.slots[{j}]", resolved))
+                    for j, slot in enumerate(verb.slots)
+                ),
+            )
         if not _VERB.match(verb.verb) or len(verb.verb) > MAX_NAME:
             c.bad(f"{p}.verb", f"{verb.verb!r:.70} is not a verb (one or two lower-case words)")
         if verb.verb == "wait":
@@ -890,7 +1012,8 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             kind = _KIND_OF_DOMAIN[slot.domain]
             bindings[slot.name] = kind
             _check_slot(c, slot, kind, sp)
-        where = Where(bindings=bindings, agent=True)
+        where = Where(bindings=bindings, agent=True, params=params)
+        c.note_lists = _note_lists(verb.effects)
         checks = []
         for j, req in enumerate(verb.requires):
             checks.append(c.condition(req.check, f"{p}.requires[{j}].check", where))
@@ -966,7 +1089,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
                 c.bad(f"{p}.areas[{j}]", f"unknown area {a!r}")
         t = rule.trigger
         tp = f"{p}.trigger"
-        params = _rule_params(c, rule, world_spec, p)
+        params = _rule_params(c, rule.name, rule.params, world_spec, p)
         if isinstance(t.every, str):  # "$param.<name>": this game's value, read now, once
             n = c.number_param(t.every, f"{tp}.every", Where(bindings={}, agent=False, params=params), 1, MAX_PERIOD)
             t = dataclasses.replace(t, every=int(n) if n is not None and n == int(n) else None)
@@ -1016,6 +1139,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             wield=rule.wield is not None,
             phantoms=rule.phantoms is not None,
         )
+        c.note_lists = _note_lists((rule.effects, rule.at_start, rule.let_go))
         becomes = c.condition(t.becomes, f"{tp}.becomes", where) if t.becomes is not None else None
         when = c.condition(rule.when, f"{p}.when", where) if rule.when is not None else None
         effects = c.effects(rule.effects, f"{p}.effects", where)
@@ -1086,11 +1210,11 @@ def _table_problem(value: dict[str, Any], default: dict[str, Any]) -> str | None
     return None
 
 
-def _rule_params(c: Checker, rule: s.StepSpec, world_spec: WorldSpec, p: str) -> dict[str, Any]:
-    """A step rule's parameters as this game sets them: its ``params`` defaults, each overridden by
+def _rule_params(c: Checker, rule_name: str, declared: dict[str, Any], world_spec: WorldSpec, p: str) -> dict[str, Any]:
+    """A step rule's or a verb's parameters as this game sets them: its ``params`` defaults, each overridden by
     ``world.json``'s ``game.params.<rule>`` (a value of the default's kind; an unknown name is refused there)."""
     out: dict[str, Any] = {}
-    for name, default in rule.params.items():
+    for name, default in declared.items():
         c.name(name, f"{p}.params.{name}")
         if _param_kind(default) is None:
             c.bad(
@@ -1107,14 +1231,14 @@ def _rule_params(c: Checker, rule: s.StepSpec, world_spec: WorldSpec, p: str) ->
             if len(shapes) > 1:
                 c.bad(f"{p}.params.{name}", "a table's rows have the same fields")
         out[name] = list(default) if isinstance(default, list | tuple) else default
-    given = world_spec.game.params.get(rule.name)
-    if not rule.params or given is None:
+    given = world_spec.game.params.get(rule_name)
+    if not declared or given is None:
         return out
     for name, value in given.items():
-        where = f"game.params.{rule.name}.{name}"
+        where = f"game.params.{rule_name}.{name}"
         if name not in out:
             known = ", ".join(out)
-            message = f"rules.json's {rule.name!r} has no parameter {name!r} ({known})"
+            message = f"rules.json's {rule_name!r} has no parameter {name!r} ({known})"
             c.problems.append(Problem("world.json", where, message))
         elif _param_kind(value) is not _param_kind(out[name]) and not (
             isinstance(out[name], float) and _param_kind(value) is int
@@ -1193,6 +1317,15 @@ def _emits(raws: Any) -> Iterable[bool]:
 
 def _check_slot(c: Checker, slot: s.Slot, kind: str, path: str) -> None:
     w = c.world
+    if slot.domain == "any":
+        if not slot.of:
+            c.bad(f"{path}.of", "an any slot joins domains: name at least one (area, npc, near...)")
+        elif len(set(slot.of)) != len(slot.of):
+            c.bad(f"{path}.of", "names a domain twice")
+        if slot.types or slot.categories or slot.hostile is not None or slot.locked is not None:
+            c.bad(f"{path}.domain", "an any slot is not narrowed: ask what its value is with is_a")
+    elif slot.of:
+        c.bad(f"{path}.of", "of lists the domains of an any slot")
     if slot.types:
         table = w.npcs if slot.domain == "npc" else w.objects if kind == "object" else None
         if table is None:

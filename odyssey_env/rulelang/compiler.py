@@ -76,7 +76,10 @@ def compile_rules(checked: Checked, world_spec: Any, file: str = "rules.json") -
     members: dict[str, Any] = {}
     raisers = _raisers(checked)
     for i, (vspec, checks, effects) in enumerate(checked.verbs):
-        cls = _verb(vspec, checks, program.block(effects, f"verbs[{i}].effects"), effects, vars, tables, raisers)
+        program.params = dict(vspec.params)  # this game's values (checks.py put them there): {param.<name>}
+        run = program.block(effects, f"verbs[{i}].effects")
+        program.params = None
+        cls = _verb(vspec, checks, run, effects, vars, tables, raisers)
         members[f"verb_{i}"] = cls
     for i, (sspec, becomes, when, effects) in enumerate(checked.steps):
         program.wield = sspec.wield  # {wield.<slot>} in this rule's effects reads it
@@ -119,7 +122,7 @@ def _raisers(checked: Checked) -> dict[str, str]:
         for op in effects:
             if isinstance(op, s.SetFlag) and op.value:
                 out.setdefault(op.set_flag, event)
-            elif isinstance(op, s.AddCounter | s.SetCounter) and op.value > 0:
+            elif isinstance(op, s.AddCounter | s.SetCounter) and isinstance(op.value, int) and op.value > 0:
                 out.setdefault(op.add if isinstance(op, s.AddCounter) else op.set, event)
     return out
 
@@ -142,7 +145,7 @@ def _verb(
     tables: Any,
     raisers: dict[str, str] | None = None,
 ) -> type[ActionRule]:
-    fill = var_reader(vars)
+    fill = var_reader(vars, None, dict(vspec.params))
     slots = vspec.slots
     names = tuple(slot.name for slot in slots)
     value_fns = tuple(domains.values(slot, tables) for slot in slots)
@@ -156,7 +159,7 @@ def _verb(
     event = vspec.event or vspec.verb.replace(" ", "_")
     slot_reads: set[str] = set()
     for slot in slots:
-        slot_reads |= domains.READS[slot.domain]
+        slot_reads |= domains.reads(slot)
     deps: set[str] | None = slot_reads
     for c in checks:
         r = reads(c)
@@ -169,7 +172,8 @@ def _verb(
     pinned = tuple(_pinned_emits(effects, {}, set(names)))
     told = {k for _, literals, _ in pinned for k in literals}  # event data an emit of this verb sets to a literal
     by_slot = dict(_slot_data(effects, set(names)))  # event data an emit fills from a slot (or its type)
-    local = any(slot.domain in ("ground", "npc", "near") for slot in slots) or any(_local(c) for c in checks)
+    local = any(slot.domain in ("ground", "npc", "near") or {"ground", "npc", "near"} & set(slot.of) for slot in slots)
+    local = local or any(_local(c) for c in checks)
     here_keys = tuple(dict.fromkeys(_here_data(effects)))  # event data an emit fills with {here}
     verb_name = vspec.verb
 
@@ -357,6 +361,7 @@ def _verb(
     class Verb(ActionRule):
         verb = verb_name
         params = tuple((slot.name, domains.PARAM_KIND[slot.domain]) for slot in slots if not slot.implicit)
+        Params = _params_class(verb_name.replace(" ", "_"), vspec.params)  # game.params.<verb>: rule.settings
         description = vspec.description
         emits = emitted
         produces = made
@@ -524,6 +529,8 @@ def _emitted(effects: Iterable[Any]) -> Iterator[str]:
             yield from _emitted((*op.then, *op.otherwise))
         elif isinstance(op, s.After):
             yield from _emitted(op.do)
+        elif isinstance(op, s.Dispel):  # once for each pile it takes back, or else
+            yield from _emitted((*op.do, *op.otherwise))
 
 
 def _produced(effects: Iterable[Any]) -> Iterator[str]:

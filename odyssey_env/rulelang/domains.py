@@ -33,6 +33,7 @@ PARAM_KIND: dict[str, ParamKind] = {
     "area": "area",
     "amount": "amount",
     "text": "text",
+    "any": "object",  # a name, as any thing, creature or area is
 }
 #: What each domain reads, in the listing cache's vocabulary (``odyssey_env.rules.DEPENDENCIES``).
 READS: dict[str, set[str]] = {
@@ -47,11 +48,31 @@ READS: dict[str, set[str]] = {
     "area": {"exits", "place"},
     "amount": set(),
     "text": set(),
+    "any": set(),  # what its domains read (:func:`reads`)
 }
 
 
+def reads(slot: s.Slot) -> set[str]:
+    """What a slot's values read, in the listing cache's vocabulary (an ``any`` slot: all its domains')."""
+    if slot.domain == "any":
+        return set().union(*(READS[d] for d in slot.of))
+    return READS[slot.domain]
+
+
 def values(slot: s.Slot, game: Any) -> Values:
-    """The function listing ``slot``'s values for a turn."""
+    """The function listing ``slot``'s values for a turn (an ``any`` slot: its domains' in turn, each once)."""
+    if slot.domain == "any":
+        parts = tuple(_raw(s.Slot(name=slot.name, domain=d)) for d in slot.of)
+        if len(parts) == 1:
+            return parts[0]
+
+        def joined(turn: Turn) -> list[Any]:
+            seen: dict[Any, None] = {}
+            for part in parts:
+                seen.update(dict.fromkeys(part(turn)))
+            return list(seen)
+
+        return joined
     if slot.domain == "type":
         cats = frozenset(slot.categories)
         named = [t for t in slot.types if not cats or game.objects[t].category in cats]

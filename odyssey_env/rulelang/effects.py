@@ -28,6 +28,7 @@ from odyssey_env.rulelang.runtime import (
     data,
     getter,
     keyer,
+    npc_kinds_in,
     npcs_in,
     read_var,
     rebind,
@@ -160,6 +161,15 @@ class Program:
         if isinstance(op, s.AddCounter | s.SetCounter):
             var, amount, adding = vars[getattr(op, s.tag(type(op)))], op.value, isinstance(op, s.AddCounter)
             key_of, dropped = keyer(var.scope, op.of), _dropped(var, var.initial)
+            if isinstance(amount, str):  # add a count read from the firing ($removed, $count, a slot)
+                units = _count_getter(amount)
+
+                def count_by(ctx: Ctx) -> None:
+                    key = key_of(ctx)
+                    now = read_var(ctx.engine, var.name, key, var.initial)
+                    write_var(ctx.engine, var.name, key, max(0, min(var.max, now + units(ctx))), dropped)
+
+                return count_by
 
             def count(ctx: Ctx) -> None:
                 key = key_of(ctx)
@@ -244,8 +254,20 @@ class Program:
             return _npc_strikes(self, op, path)
         if isinstance(op, s.Phantom):
             return _phantom(self, op)
+        if isinstance(op, s.Dispel):
+            return _dispel(self, op, path)
         if isinstance(op, s.Note):
             text = template(op.note, fill)
+            if op.list:
+                listed = op.list
+
+                def note_in(ctx: Ctx) -> None:
+                    if ctx.notes is NO_NOTES:
+                        ctx.notes = []
+                    if len(ctx.notes) < MAX_NOTES:
+                        ctx.notes.append((listed, text(ctx)))
+
+                return note_in
 
             def note(ctx: Ctx) -> None:
                 if ctx.notes is NO_NOTES:
@@ -321,6 +343,9 @@ MAX_NOTES = 50
 def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
     where, kinds, npcs, held = getter(op.area), frozenset(op.types), op.for_each == "npc", op.for_each == "held"
     run = self.block(op.do, f"{path}.do")
+    if op.for_each == "value":
+        return _for_each_value(self.vars[op.var], where, run)
+    ghosts = op.for_each == "phantom"
 
     def for_each(ctx: Ctx) -> None:
         state = ctx.engine.state
@@ -332,6 +357,21 @@ def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
             if ctx.agent is None:
                 return
             found = [h for h in ctx.agent.hands if not kinds or type_of(state, h) in kinds]
+        elif ghosts:  # each phantom pile kept there, of every rule, in the order they were laid, and its count
+            piles = [
+                (k, pile[0])
+                for p in phantoms.all_piles_read(ctx.engine).values()
+                for k, pile in p.get(name, {}).items()
+            ]
+            if ctx.notes is NO_NOTES:
+                ctx.notes = []
+            sub = Ctx(ctx.engine, ctx.agent, ctx.here, {**ctx.b, "each": "", "count": 0}, ctx.turn)
+            for kind, n in piles[:MAX_EACH]:
+                if not kinds or kind in kinds:
+                    rebind(sub, ctx.here, "each", kind).notes = ctx.notes
+                    sub.b["count"] = n
+                    run(sub)
+            return
         elif npcs:
             found = [h for h in area.npcs if not kinds or state.npcs[h].type in kinds]
         else:
@@ -344,6 +384,35 @@ def _for_each(self: Program, op: s.ForEach, path: str) -> Effect:
             run(sub)
 
     return for_each
+
+
+def _for_each_value(var: s.Var, where: Callable[[Ctx], Any], run: Effect) -> Effect:
+    """``for_each: "value"``: each value a set holds now (a lasting set's, those not yet forgotten, with
+    ``$left`` / ``{left}`` the steps until it is; 0 for a set that does not last), in the order they came."""
+    name, scope, lasts = var.name, var.scope, var.lasts is not None
+
+    def for_each_value(ctx: Ctx) -> None:
+        key: Any
+        if scope == "global":
+            key = "*"
+        elif scope == "agent":
+            key = ctx.agent.id if ctx.agent is not None else None
+        else:
+            key = where(ctx)
+        held = data(ctx.engine)["vars"].get(name, {}).get(key) if isinstance(key, str) else None
+        if not held:
+            return
+        step = ctx.engine.state.step
+        items = [(v, until - step) for v, until in held.items() if until > step] if lasts else [(v, 0) for v in held]
+        if ctx.notes is NO_NOTES:
+            ctx.notes = []  # made here, so that every value's notes land in the one line
+        sub = Ctx(ctx.engine, ctx.agent, ctx.here, {**ctx.b, "each": "", "left": 0}, ctx.turn)
+        for value, left in items[:MAX_EACH]:
+            rebind(sub, ctx.here, "each", value).notes = ctx.notes
+            sub.b["left"] = left
+            run(sub)
+
+    return for_each_value
 
 
 def _first(self: Program, op: s.First, path: str) -> Effect:
@@ -468,6 +537,33 @@ def _phantom(self: Program, op: s.Phantom) -> Effect:
     return phantom
 
 
+def _dispel(self: Program, op: s.Dispel, path: str) -> Effect:
+    """``dispel``: a rule's phantoms in an area taken back at once (:func:`phantoms.dispel`); ``do`` for each
+    pile, ``$each`` its type and ``$removed`` its count, else ``else``; then ``$removed`` is the whole count."""
+    where, rule = getter(op.area), op.dispel
+    run, otherwise = self.block(op.do, f"{path}.do"), self.block(op.otherwise, f"{path}.else")
+
+    def dispel(ctx: Ctx) -> None:
+        engine = ctx.engine
+        name = where(ctx)
+        area = engine.state.areas.get(name) if isinstance(name, str) else None
+        gone = phantoms.dispel(engine, rule, area.name) if area is not None else []
+        if not gone:
+            ctx.removed = 0
+            otherwise(ctx)
+            return
+        if ctx.notes is NO_NOTES:
+            ctx.notes = []  # made here, so that every pile's notes land in the firing's one line
+        sub = Ctx(engine, ctx.agent, ctx.here, {**ctx.b, "each": ""}, ctx.turn)
+        for kind, n in gone:
+            rebind(sub, ctx.here, "each", kind).notes = ctx.notes
+            sub.removed = n
+            run(sub)
+        ctx.removed = sum(n for _, n in gone)
+
+    return dispel
+
+
 def _npc_strikes(self: Program, op: s.NpcStrikes, path: str) -> Effect:
     """``npc_strikes``: the NPC's blow on the agent, out of turn; ``then`` sees ``$damage``."""
     who, times = getter(op.npc_strikes), float(op.times) if not isinstance(op.times, str) else 1.0
@@ -555,6 +651,8 @@ def _datum(value: s.EventValue, fill: Callable[[str], Callable[[Ctx], Any]]) -> 
             return fill(value[5:-1])  # exactly one counter: recorded as its number, not its text
         if value.startswith("{") and value.endswith(".npcs}") and value.count("{") == 1:
             return npcs_in(value[1:-6])  # exactly an area's NPCs: recorded as the list of their handles
+        if value.startswith("{") and value.endswith(".npc_kinds}") and value.count("{") == 1:
+            return npc_kinds_in(value[1:-11])  # exactly an area's NPCs by kind: recorded as the count by kind
         return getter(value) if value.startswith("$") else template(value, fill)
     if isinstance(value, tuple):
         parts = [template(v, fill) for v in value]

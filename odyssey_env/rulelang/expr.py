@@ -84,6 +84,12 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         obj = type_getter(op.wears)
         return lambda ctx: _wears(ctx, obj(ctx))
     if isinstance(op, s.LiesHere):
+        if op.lies_here == "*":  # anything at all lies here
+            least = op.count
+            return lambda ctx: (
+                (a := ctx.engine.state.areas.get(ctx.here)) is not None
+                and (sum(a.objects.values()) >= least if least > 1 else bool(a.objects))
+            )
         obj, n = type_getter(op.lies_here), op.count
         if n == 1:  # "does one lie here": stop at the first (named things are looked through one by one)
             return lambda ctx: lies(ctx, obj(ctx))
@@ -157,8 +163,32 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
 
         return engaged
     if isinstance(op, s.Noted):
-        want = op.noted
-        return lambda ctx: bool(ctx.notes) == want
+        want, listed = op.noted, op.list
+        if listed:
+            return lambda ctx: any(n.__class__ is tuple and n[0] == listed for n in ctx.notes) == want
+        return lambda ctx: any(n.__class__ is str for n in ctx.notes) == want
+    if isinstance(op, s.IsA):
+        return _is_a(getter(op.is_a), op.kind)
+    if isinstance(op, s.Modified):
+        who, by = getter(op.modified), op.by
+
+        def modified(ctx: Ctx) -> bool:
+            held = ctx.engine.state.rule_data.get("rulelang", {}).get("modified", {}).get(by)
+            return bool(held) and who(ctx) in held
+
+        return modified
+    if isinstance(op, s.IsPhantom):
+        thing = getter(op.is_phantom)
+
+        def is_phantom(ctx: Ctx) -> bool:
+            handle = thing(ctx)
+            area = ctx.engine.state.areas.get(ctx.here)
+            if not isinstance(handle, str) or area is None or handle not in area.objects:
+                return False
+            kind = type_of(ctx.engine.state, handle)
+            return any(kind in piles.get(ctx.here, ()) for piles in _phantoms.all_piles_read(ctx.engine).values())
+
+        return is_phantom
     if isinstance(op, s.Predicate):
         name = op.predicate
         args = [(k, value_of(v, var_reader(vars))) for k, v in op.args.items()]
@@ -405,6 +435,46 @@ def _is_type(read: Callable[[Ctx], Any], kinds: frozenset[str], cats: frozenset[
         return t is not None and (not kinds or kind in kinds) and (not cats or t.category in cats)
 
     return is_type
+
+
+def _is_a(read: Callable[[Ctx], Any], kind: str) -> Test:
+    """``is_a``: what a value names, as an ``any`` slot's listing and a command would find it."""
+
+    def is_a(ctx: Ctx) -> bool:
+        value = read(ctx)
+        if not isinstance(value, str):
+            return False
+        state = ctx.engine.state
+        area = state.areas.get(ctx.here)
+        if area is None:
+            return False
+        if kind == "here":
+            return value == ctx.here
+        if kind == "exit":
+            return value in area.exits
+        if kind == "area":
+            return value == ctx.here or value in area.exits
+        if kind == "npc":
+            return value in area.npcs and value in state.npcs
+        agent = ctx.agent  # a thing I carry, wear or see lying here
+        if value in area.objects:
+            return True
+        if agent is None:
+            return False
+        return value in agent.equipment.values() or value in carried_handles_of(ctx)
+
+    return is_a
+
+
+def carried_handles_of(ctx: Ctx) -> list[str]:
+    """The handles the bound agent carries (hands, held bags, the pack), as a verb's listing reads them."""
+    turn = ctx.turn
+    if turn is not None:
+        return list(carried_handles(turn))
+    from odyssey_env.turn import Turn
+
+    assert ctx.agent is not None
+    return list(carried_handles(Turn(ctx.engine, ctx.agent, probe=True)))
 
 
 def _in_hours(minute: int, lo: int, hi: int) -> bool:

@@ -39,6 +39,12 @@ def all_piles(engine: Engine) -> dict[str, Piles]:
     return tables
 
 
+def all_piles_read(engine: Engine) -> dict[str, Piles]:
+    """Every rule's phantom piles, read without making the table (empty when none was laid)."""
+    tables: dict[str, Piles] = engine.state.rule_data.get("rulelang", {}).get("phantoms", {})
+    return tables
+
+
 def piles_of(engine: Engine, rule: str) -> Piles:
     """One rule's phantom piles (empty before it laid any)."""
     return all_piles(engine).get(rule, {})

@@ -36,7 +36,7 @@ _TEMPLATE = re.compile(r"\{([^{}]*)\}")
 
 
 #: A firing's notes before its first ``note`` (shared, never changed: most firings take none).
-NO_NOTES: list[str] = []
+NO_NOTES: list[Any] = []
 
 
 class Ctx:
@@ -56,7 +56,8 @@ class Ctx:
         self.received = ""
         self.salvaged = ""
         self.spawned = ""
-        self.notes: list[str] = NO_NOTES  # the parts a ``note`` took (``{notes}``): a list once one is taken
+        #: the parts a ``note`` took (``{notes}``): a list once one is taken; a named list's as (list, part)
+        self.notes: list[Any] = NO_NOTES
         self.removed = 0  # what the firing's last remove took off the ground (``$removed``, ``{removed}``)
 
 
@@ -109,7 +110,74 @@ def getter(ref: str) -> Getter:
         return lambda ctx: ctx.b["event"].get(field)
     if name.endswith(".type"):
         return _kind_of(name[:-5])
+    if name.endswith(".stance"):
+        return _stance_of(name[:-7])
     return lambda ctx: ctx.b.get(name)
+
+
+def _stance_of(name: str) -> Getter:
+    """``$<npc>.stance``: what an enemy will do next ("attack", "defend", "wait"; its pattern's next move, as
+    combat reads it), None for a peaceful NPC or one gone (``{<npc>.stance}``: empty)."""
+    from odyssey_env.verbs.combat import stance
+
+    def read(ctx: Ctx) -> Any:
+        value = ctx.b.get(name)
+        npc = ctx.engine.state.npcs.get(value) if isinstance(value, str) else None
+        if npc is None or not ctx.engine.game.npcs[npc.type].hostile:
+            return None
+        return stance(ctx.engine, npc)
+
+    return read
+
+
+def _npc_coins(binding: str) -> Getter:
+    """``{<npc>.coins}``: the coins an NPC carries (0 once it is gone)."""
+
+    def read(ctx: Ctx) -> int:
+        value = ctx.b.get(binding)
+        npc = ctx.engine.state.npcs.get(value) if isinstance(value, str) else None
+        return npc.coins if npc is not None else 0
+
+    return read
+
+
+def npc_kinds_in(binding: str) -> Callable[[Ctx], dict[str, int]]:
+    """``{<area>.npc_kinds}``: the NPCs in an area counted by kind, in the order each kind first stands there
+    (as an event datum of its own, the count by kind: ``{"glass_stalker": 2}``)."""
+    where = getter("$" + binding)
+
+    def counted(ctx: Ctx) -> dict[str, int]:
+        area = where(ctx)
+        found = ctx.engine.state.areas.get(area) if isinstance(area, str) else None
+        kinds: dict[str, int] = {}
+        if found is not None:
+            npcs = ctx.engine.state.npcs
+            for h in found.npcs:
+                t = npcs[h].type
+                kinds[t] = kinds.get(t, 0) + 1
+        return kinds
+
+    return counted
+
+
+def _kinds_text(counted: Callable[[Ctx], dict[str, int]]) -> Getter:
+    return lambda ctx: ", ".join(f"{n} {t}" for t, n in counted(ctx).items())
+
+
+#: How ``{notes...}`` joins its parts.
+_JOINS = {"": "; ", "comma": ", ", "space": " ", "and": " and "}
+
+
+def notes_text(name: str) -> Getter:
+    """``{notes}`` (``.comma``, ``.space``, ``.and``): the parts this firing's notes took, joined; and
+    ``{notes.<list>}`` (with a join after it): those of a named list, which the firing's notes keep as
+    ``(list, part)`` pairs beside its own parts, so that they are shared wherever the notes are."""
+    parts = name.split(".")[1:]
+    if not parts or parts[0] in _JOINS:
+        joiner = _JOINS[parts[0] if parts else ""]
+        return lambda ctx: joiner.join([n for n in ctx.notes if n.__class__ is str])
+    listed, joiner = parts[0], _JOINS[parts[1] if len(parts) > 1 else ""]
+    return lambda ctx: joiner.join([n[1] for n in ctx.notes if n.__class__ is tuple and n[0] == listed])
 
 
 def _kind_of(name: str) -> Getter:
@@ -168,14 +236,20 @@ def template(text: str, var_reader: Callable[[str], Getter]) -> Callable[[Ctx], 
             parts.append(tally_text(var_reader(name[6:])))
         elif name == "agent.foe":
             parts.append(foe)
-        elif name == "notes":
-            parts.append(lambda ctx: "; ".join(ctx.notes))
-        elif name == "notes.comma":
-            parts.append(lambda ctx: ", ".join(ctx.notes))
+        elif name == "notes" or name.startswith("notes."):
+            parts.append(notes_text(name))
+        elif name == "currency":
+            parts.append(lambda ctx: ctx.engine.game.currency or "coins")
         elif name.endswith(".says"):
             parts.append(says(name[:-5]))
         elif name.endswith(".npcs"):
             parts.append(_joined(npcs_in(name[:-5])))
+        elif name.endswith(".npc_kinds"):
+            parts.append(_kinds_text(npc_kinds_in(name[: -len(".npc_kinds")])))
+        elif name.endswith(".stance"):
+            parts.append(getter("$" + name))
+        elif name.endswith(".coins"):
+            parts.append(_npc_coins(name[: -len(".coins")]))
         elif name.startswith("carried.") and not name.endswith(".type"):  # {<slot>.type} of a slot "carried"
             parts.append(_carried(name[8:]))
         else:

@@ -34,7 +34,9 @@ Stat = Literal["hp", "max_hp", "attack", "defense", "xp", "level", "coins"]
 #: Stats an effect may change on the agent (attack is its base attack; defense follows worn armor) or an NPC.
 AgentStat = Literal["hp", "max_hp", "attack", "xp"]
 NpcStat = Literal["hp", "attack", "defense"]
-Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text"]
+Domain = Literal["held", "carried", "worn", "ground", "near", "type", "npc", "exit", "area", "amount", "text", "any"]
+#: The domains an ``any`` slot may join: what is here to be named (a thing, a creature, an area).
+UnionDomain = Literal["held", "carried", "worn", "ground", "near", "npc", "exit", "area"]
 Scope = Literal["agent", "area", "npc", "object", "recipe", "held", "instance", "world"]
 VarKind = Literal["flag", "counter", "set", "tally"]
 VarScope = Literal["global", "agent", "area", "object", "exit", "held"]
@@ -86,7 +88,7 @@ class Wears:
 
 @dataclass(frozen=True)
 class LiesHere:
-    """At least ``count`` of an object lie on the ground of the area."""
+    """At least ``count`` of an object lie on the ground of the area (``"*"``: of anything at all)."""
 
     lies_here: str
     count: int = 1
@@ -226,9 +228,40 @@ class Engaged:
 
 @dataclass(frozen=True)
 class Noted:
-    """This firing has (true) or has not (false) taken a ``note`` yet."""
+    """This firing has (true) or has not (false) taken a ``note`` yet (``list``: into that named list)."""
 
     noted: bool
+    list: str = ""
+
+
+TargetKind = Literal["here", "exit", "area", "npc", "object"]
+
+
+@dataclass(frozen=True)
+class IsA:
+    """What a value names (an ``any`` slot's: Mirror Salt's ``listen``): ``here`` (the area I stand in),
+    ``exit`` (a neighbouring area), ``area`` (either), ``npc`` (someone standing here) or ``object`` (a thing
+    I carry, wear or see lying here), so that a verb answers each kind of target in its own way."""
+
+    is_a: str
+    kind: TargetKind
+
+
+@dataclass(frozen=True)
+class Modified:
+    """An NPC's stat is held now by ``by``, a step rule of this file with a ``modify`` (Mirror Salt's kin
+    faltering at a death-note: ``imprint_falter``)."""
+
+    modified: str
+    by: str
+
+
+@dataclass(frozen=True)
+class IsPhantom:
+    """A thing (a reference) lies on the ground here as a phantom: a pile of its type some rule's ``phantoms``
+    keep in this area (a mirage, which ``listen`` hears for what it is)."""
+
+    is_phantom: str
 
 
 @dataclass(frozen=True)
@@ -337,6 +370,9 @@ CONDITIONS: tuple[type, ...] = (
     Some,
     PhantomsAre,
     FitsLevel,
+    IsA,
+    Modified,
+    IsPhantom,
 )
 
 
@@ -506,10 +542,11 @@ class SetFlag:
 
 @dataclass(frozen=True)
 class AddCounter:
-    """Add to a counter variable (it stays within 0 and its declared max)."""
+    """Add to a counter variable (it stays within 0 and its declared max); ``value`` a number or a reference to
+    a count (``$removed``, a phantom pile's ``$count``, an amount slot), read as a whole number."""
 
     add: str
-    value: int = 1
+    value: int | str = 1
     of: str | None = None
 
 
@@ -585,7 +622,7 @@ class Phantom:
 
 
 # ---------------------------------------------------------------------------- lines built from what is there
-ForEachKind = Literal["npc", "object", "held"]
+ForEachKind = Literal["npc", "object", "held", "phantom", "value"]
 
 
 @dataclass(frozen=True)
@@ -593,12 +630,18 @@ class ForEach:
     """Run ``do`` once for each NPC (``"npc"``, as they stand) or each thing lying on the ground (``"object"``,
     as it lies) of an area (default: here), or each thing in the agent's hands (``"held"``, in the hands' order,
     a stack once; only where an agent is bound, and no ``area``: the glaze cracked off all I hold), narrowed by
-    ``types``, with ``$each`` / ``{each}`` bound to it; at most 50 (no ``for_each`` inside one)."""
+    ``types``, with ``$each`` / ``{each}`` bound to it; at most 50 (no ``for_each`` inside one). ``"phantom"``:
+    each phantom pile the rules keep in the area, in the order they were laid, ``$each`` its type and
+    ``$count`` how many lie in it; ``"value"``: each value of the set variable ``var`` (the agent's, the
+    world's, or the area's), in the order they came, and for a lasting set those not yet forgotten, with
+    ``$left`` / ``{left}`` the steps until each is (0 for a set that does not last)."""
 
     for_each: ForEachKind
     do: tuple[dict[str, Any], ...]
     area: str = "$here"
     types: tuple[str, ...] = ()
+    #: ``"value"``: the set variable whose values are visited (its key: the agent, ``area``, or global)
+    var: str = ""
 
 
 FirstKind = Literal["carried", "held", "npc", "object"]
@@ -668,11 +711,28 @@ class NpcStrikes:
 
 
 @dataclass(frozen=True)
+class Dispel:
+    """Take back the phantoms a step rule of this file laid in an area (default: here), at once: light that
+    shows them for what they are. ``do`` runs once for each pile taken, in the order they were laid, with
+    ``$each`` / ``{each}`` its object type and ``$removed`` / ``{removed}`` how many lay there; ``else`` runs
+    when there were none. After it, ``$removed`` is how many it took in all (Mirror Salt's ``refract``)."""
+
+    dispel: str
+    do: tuple[dict[str, Any], ...] = ()
+    otherwise: tuple[dict[str, Any], ...] = ()
+    area: str = "$here"
+
+
+@dataclass(frozen=True)
 class Note:
     """Add a part (a template) to this firing's line: ``{notes}`` joins the parts with "; ", ``{notes.comma}``
-    with ", " (a list of names: "glass_knife_0, salt_pick"); at most 50."""
+    with ", " (a list of names: "glass_knife_0, salt_pick"), ``{notes.space}`` with " " (sentences),
+    ``{notes.and}`` with " and "; at most 50 in all. With ``list``, the part goes to that named list of the
+    firing instead, read as ``{notes.<list>}`` (``.comma``, ``.space``, ``.and``): a phrase of its own
+    inside the line ("the quartz_sand and the rock_salt")."""
 
     note: str
+    list: str = ""
 
 
 # ---------------------------------------------------------------------------- moving toward the living
@@ -736,6 +796,7 @@ EFFECTS: tuple[type, ...] = (
     Note,
     If,
     Phantom,
+    Dispel,
 )
 #: JSON keys that are Python keywords, spelled differently in the dataclasses.
 JSON_KEYS = {"if": "if_", "else": "otherwise"}
@@ -789,7 +850,8 @@ class Slot:
     refusals tell "not a herb" from "I carry none"), listed in the order ``types`` gives; ``npc`` takes
     ``types`` and ``hostile``; ``exit`` (a neighbouring area) takes ``locked``; ``area`` is here or a
     neighbouring area; ``amount`` is a whole number up to ``max``; ``text`` is free text and lists as
-    ``example``. ``refuse`` is said when the value given is not in the domain. An ``implicit`` slot is not
+    ``example``; ``any`` joins the domains ``of`` names. ``refuse`` is said when the value given is not in
+    the domain. An ``implicit`` slot is not
     written in the command: it takes the first value of its domain that its own preconditions admit (the
     first the domain's narrowing keeps when none does; nothing when the domain is empty), so that "burn
     corpses" burns with the first carried light holding enough fuel, and its effects spend that one.
@@ -805,6 +867,9 @@ class Slot:
     example: str = ""
     refuse: str = ""
     implicit: bool = False
+    #: An ``any`` slot's domains, joined in this order, each value once (this area, a neighbour, someone here,
+    #: something I see or carry: ``["area", "npc", "near"]``); a verb tells them apart with ``is_a``.
+    of: tuple[UnionDomain, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -839,6 +904,9 @@ class VerbSpec:
     event: str = ""
     facts: tuple[FactSpec, ...] = ()
     records_event: bool = True
+    #: The verb's parameters with their defaults, as a step rule's (``game.params.<verb>`` sets them):
+    #: ``"$param.<name>"`` in a slot's or an ``is_type``'s ``types``, ``{param.<name>}`` in its texts.
+    params: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -1053,7 +1121,7 @@ CONDITION_LIST_FIELDS = {("AllOf", "all_of"), ("AnyOf", "any_of"), ("NoneOf", "n
 EFFECT_LIST_FIELDS = {("VerbSpec", "effects"), ("StepSpec", "effects"), ("After", "do"), ("If", "then")}
 EFFECT_LIST_FIELDS |= {("If", "else"), ("HookSpec", "then"), ("MoveToward", "stopped"), ("MoveToward", "moved")}
 EFFECT_LIST_FIELDS |= {("ForEach", "do"), ("StepSpec", "at_start"), ("First", "do"), ("First", "else")}
-EFFECT_LIST_FIELDS |= {("Pick", "do"), ("NpcStrikes", "then")}
+EFFECT_LIST_FIELDS |= {("Pick", "do"), ("NpcStrikes", "then"), ("Dispel", "do"), ("Dispel", "else")}
 CONDITION_FIELDS |= {("Pick", "check")}
 
 

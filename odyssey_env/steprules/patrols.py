@@ -52,12 +52,16 @@ class WanderingPatrols(StepRule):
         chance: float = 0.3  # chance that a free wanderer moves on a patrol tick
         max_level_drop: int = 1  # enemies do not wander into areas more than this below their level
         avoid_spawn: bool = True  # enemies never wander into the spawn area
+        # the paper's Remnant and Mark (their reference's WanderingPatrolsStepRule): a wanderer walks only into
+        # an area holding fewer non-unique NPCs than its level (so no area fills up)
+        room_by_level: bool = False
 
     def apply(self, engine: Engine) -> None:
         state = engine.state
         if state.step % self.settings.period:
             return
         areas, kinds, rng, chance = state.areas, engine.game.npcs, engine.rng, self.settings.chance
+        room = self.settings.room_by_level
         for npc in list(state.npcs.values()):
             if npc.engaged is not None or npc.origin in FIXED_ORIGINS:
                 continue
@@ -74,6 +78,8 @@ class WanderingPatrols(StepRule):
                     (self.settings.avoid_spawn and name == state.spawn)
                     or there.level < npc.level - self.settings.max_level_drop
                 ):
+                    continue
+                if room and sum(not kinds[state.npcs[h].type].unique for h in there.npcs) >= there.level:
                     continue
                 options.append(name)
             if options:

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 
 from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
-from odyssey_env.steprules.living import chance, is_world_area, occupied, pick
+from odyssey_env.steprules.living import chance, is_world_area, occupied, pick, tell
 from odyssey_env.world import add
 from odyssey_env.worldgen import spawn_npc, spawnable_enemies
 
@@ -98,6 +98,12 @@ class Respawn(StepRule):
         food_period: int = 40  # steps between the food's ticks
         food_chance: float = 1.0  # per kind of food short and tick: one unit grows back (0: food never does)
         food_unwatched: bool = False  # food grows back only where nobody stands
+        # The paper's Remnant and Mark (their reference's EnemyRespawnStepRule): instead of refilling areas,
+        # a wave every so many steps (drawn in this range) puts one common enemy, of a kind drawn from all of
+        # them, at the area's level, into each of 1 to ``wave_areas`` areas that have no enemy (never the
+        # spawn), watched or not. None: no waves (the refill above).
+        waves: tuple[int, int] | None = None
+        wave_areas: int = 3
 
     def start(self, engine: Engine) -> None:
         game, state = engine.game, engine.state
@@ -121,7 +127,10 @@ class Respawn(StepRule):
 
     def apply(self, engine: Engine) -> None:
         step, p = engine.state.step, self.settings
-        if p.enemy_chance and not step % p.enemy_period:
+        if p.waves is not None:
+            if p.enemy_chance:
+                self._wave(engine)
+        elif p.enemy_chance and not step % p.enemy_period:
             self._enemies(engine)
         if p.food_chance and not step % p.food_period:
             self._food(engine)
@@ -169,6 +178,36 @@ class Respawn(StepRule):
             if p.emptied_delay is not None and (len(present) + 1 >= len(types) if headcount else len(missing) == 1):
                 del emptied[name]
 
+    def _wave(self, engine: Engine) -> None:
+        """The reference's enemy waves: bounded by areas, not by numbers (an area that has an enemy gets none,
+        and wanderers leaving one free it for the next wave)."""
+        state, p = engine.state, self.settings
+        assert p.waves is not None
+        if any(agent.in_tutorial for agent in state.agents.values()):
+            return  # the reference's waves wait for the tutorial to end, and only then draw the first
+        data = state.rule_data[self.name]
+        if "next_wave" not in data:
+            data["next_wave"] = state.step + engine.rng.randint(*p.waves)
+        if state.step < data["next_wave"]:
+            return
+        data["next_wave"] = state.step + engine.rng.randint(*p.waves)
+        kinds = engine.game.npcs
+        common = [t for t in engine.game.spec.npcs if t.common_enemy and not t.quest]
+        free = [
+            name
+            for name, area in state.areas.items()
+            if name != state.spawn
+            and is_world_area(area)
+            and not any(kinds[state.npcs[h].type].hostile for h in area.npcs)
+        ]
+        if not common or not free:
+            return
+        engine.rng.shuffle(free)
+        for name in free[: engine.rng.randint(1, min(p.wave_areas, len(free)))]:
+            npc = spawn_npc(engine.game, state, pick(engine, common), name, origin="respawn")
+            tell(engine, name, f"{npc.handle} prowls into the area.")
+            engine.emit("npc_respawned", None, npc=npc.handle, type=npc.type, area=name)
+
     def _food(self, engine: Engine) -> None:
         state, p = engine.state, self.settings
         here = occupied(state) if p.food_unwatched else ()
@@ -183,7 +222,14 @@ class Respawn(StepRule):
                     engine.emit("food_regrew", None, object=food, area=name)
 
     def facts(self, game: Game) -> Iterable[Fact]:
-        if self.settings.enemy_chance:
+        if self.settings.enemy_chance and self.settings.waves is not None:
+            yield Fact(
+                "world",
+                "Do enemies come back to an area I cleared?",
+                "yes, every so often a new one prowls into areas that have none",
+                ("never", "only where they were at first", "only when I sleep"),
+            )
+        elif self.settings.enemy_chance:
             yield Fact(
                 "world",
                 "Do enemies come back to an area I cleared?",

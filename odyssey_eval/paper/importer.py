@@ -27,6 +27,7 @@ from typing import Any
 from odyssey_env.userdir import PAPER_FORMAT
 from odyssey_eval.paper import tutorial as tutorial_mod
 from odyssey_eval.paper.bootstrap import Picker, read_bindings, stock_in_code
+from odyssey_eval.paper.distribution import read_distribution
 from odyssey_eval.paper.literals import NotLiteral, class_data, find_class, parse
 from odyssey_eval.paper.mechanics import bind_mechanics, rule_file
 from odyssey_eval.paper.quest import (
@@ -37,13 +38,23 @@ from odyssey_eval.paper.quest import (
     rewards_in_code,
 )
 from odyssey_eval.paper.release import Release
-from odyssey_eval.paper.world import ConvertError, convert_world
+from odyssey_eval.paper.world import ConvertError, convert_world, enemies_per_level
 
 __all__ = ["GAMES", "ImportedGame", "env_id", "import_game", "import_release", "write_game"]
 
 #: The reference's seven games, by its own names; ``base`` lives in ``games/base``.
 GAMES = ("base", "remnant", "mark", "metropolis", "quarantine", "robot_kingdom", "saltglass")
 FORMAT = PAPER_FORMAT  # stamped into paper.json; loading a folder of another format says to import again
+
+
+#: Games whose areas keep Remnant's enemy-count bounds instead of their own, and why (docs/fidelity.md).
+ENEMY_BOUNDS_KEPT = {
+    "quarantine": (
+        "with the reference's own (up to the level: a level-3 morgue may hold three enemies, a tyrant among "
+        "them) odyssey's oracle no longer finished seeds 0-4 within 500 steps (seed 2: 13 of 18 stages, 3 deaths): "
+        "kept until the oracle fights or avoids the extra enemies"
+    ),
+}
 
 
 def env_id(game: str) -> str:
@@ -61,6 +72,7 @@ def _paths(game: str) -> dict[str, str]:
         "general": f"{code}/rules/step_rules/general.py",
         "actions": f"{code}/rules/action_rules.py",
         "env": f"{code}/env.py",
+        "world_code": f"{code}/world.py",
     }
 
 
@@ -144,9 +156,33 @@ def import_game(release: Release, game: str) -> ImportedGame:
         description=f"AgentOdyssey's {title}, imported from the reference release (agentodyssey {release.version}).",
     )
     world["game"]["intro"] = _intro(release, paths["env"])
+    where = paths["world_code"]
+    spread = read_distribution(release.text(where) if release.has(where) else None, where)
+    world["placement"] = {"style": "agentodyssey", "draws": list(spread.draws), "guarantee": spread.guarantee}
+    enemy_note = None
+    if release.has(where):
+        # how many enemies an area draws, by level, is each game's own (Mark's 1 to the level)
+        top = max((int(a.get("level", 1)) for p in world["places"] for a in p["areas"]), default=1)
+        bounds = enemies_per_level(parse(release.text(where), where), top, f"{game}: {where}")
+        if bounds is None:
+            enemy_note = {
+                "where": "placement.enemies_per_level",
+                "difference": f"{where} draws no enemy_count = rng.randint(...) in _assign_npcs_to_areas: an area "
+                "draws Remnant's enemy count",
+            }
+        elif game in ENEMY_BOUNDS_KEPT:
+            enemy_note = {
+                "where": "placement.enemies_per_level",
+                "difference": f"open gap: an area draws Remnant's enemy count (the reference's is {bounds}): "
+                + ENEMY_BOUNDS_KEPT[game],
+            }
+        else:
+            world["placement"]["enemies_per_level"] = bounds
     events = set(definition.get("custom_events", []))
     quest: dict[str, Any] = {}
-    notes = list(ent.notes)
+    notes = list(ent.notes) + [{"where": "placement", "difference": n} for n in spread.notes]
+    if enemy_note is not None:
+        notes.append(enemy_note)
     main = None
     if "main_quest" in events and isinstance(config, dict) and quest_cls is not None:
         ref_areas = list(ent.areas)
@@ -198,6 +234,11 @@ def import_game(release: Release, game: str) -> ImportedGame:
             condition_defaults(quest_cls),
             condition_code(quest_cls),
         )
+        # the reference's guide comes to the agent at each new stage (``_ensure_objective_guide_for_stage``),
+        # and Mark's again after GUIDE_REMINDER_INTERVAL_STEPS steps without one
+        reminder = consts.get("GUIDE_REMINDER_INTERVAL_STEPS")
+        main["guide"]["follows"] = True
+        main["guide"]["reminder"] = reminder if isinstance(reminder, int) and reminder > 0 else 0
         quest["main"] = main
         notes += quest_notes
     if "side_quest" in events:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from odyssey_env.game import GAMES_DIR
+from odyssey_env.limits import MAX_LEVEL
 from odyssey_env.rules import BASE_VERBS, core_step_rules
 from odyssey_env.steprules.spawning import QUIET_ENEMIES, QUIET_FOOD
 from odyssey_eval.paper.literals import parse
@@ -61,8 +62,17 @@ STEP_RULES = {
 #: has no respawn at all (the reference's base game brings nothing back), one with only one of them has the
 #: other half off.
 RESPAWN_STYLES: dict[str, dict[str, object]] = {
-    "EnemyRespawnStepRule": QUIET_ENEMIES,
+    "EnemyRespawnStepRule": QUIET_ENEMIES,  # the games of WAVES_KEPT; the others play the reference's waves
     "FoodRespawnStepRule": QUIET_FOOD,
+}
+#: Games whose enemy respawn and patrols stay odyssey's quiet refill and spawn-safe patrols instead of the
+#: reference's waves and patrols (``_waves``, ``_patrols``), and why (docs/fidelity.md).
+WAVES_KEPT = {
+    "remnant": (
+        "with the reference's waves and patrols odyssey's oracle solved 2 of seeds 0-4 (20, 23, 24, 23, 24 of 24 "
+        "stages) against 3 (23, 24, 24, 23, 24): kept until the oracle copes with enemies that come back and walk "
+        "into the hall"
+    ),
 }
 #: The reference's day periods (``DayCycleStepRule._get_period``) -> odyssey's ``day_cycle`` periods, and its
 #: step modifiers -> the parameter of that period they set.
@@ -230,6 +240,63 @@ def _literal_in(release: Release, path: str, cls: str, method: str, name: str) -
                             except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
                                 return None
     return None
+
+
+def _literal_in_init(release: Release, path: str, cls: str, attr: str) -> Any:
+    """The literal that class ``cls`` sets as ``self.<attr>`` in its ``__init__`` (a rule's tuning), or None."""
+    if not release.has(path):
+        return None
+    for node in parse(release.text(path), path).body:
+        if isinstance(node, ast.ClassDef) and node.name == cls:
+            for fn in node.body:
+                if isinstance(fn, ast.FunctionDef) and fn.name == "__init__":
+                    for stmt in ast.walk(fn):
+                        if (
+                            isinstance(stmt, ast.Assign)
+                            and len(stmt.targets) == 1
+                            and isinstance(stmt.targets[0], ast.Attribute)
+                            and isinstance(stmt.targets[0].value, ast.Name)
+                            and stmt.targets[0].value.id == "self"
+                            and stmt.targets[0].attr == attr
+                        ):
+                            try:
+                                return ast.literal_eval(stmt.value)
+                            except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+                                return None
+    return None
+
+
+def _waves(release: Release, path: str) -> dict[str, object]:
+    """``respawn`` settings playing the reference's ``EnemyRespawnStepRule``: its waves' interval and the most
+    areas one fills (``self._default_interval``, ``self._max_areas_per_wave``: Mark 35-50, Remnant 25-45, 3)."""
+    interval = _literal_in_init(release, path, "EnemyRespawnStepRule", "_default_interval")
+    most = _literal_in_init(release, path, "EnemyRespawnStepRule", "_max_areas_per_wave")
+    if not (
+        isinstance(interval, tuple | list)
+        and len(interval) == 2
+        and all(isinstance(v, int) and not isinstance(v, bool) for v in interval)
+        and 0 < interval[0] <= interval[1]
+        and isinstance(most, int)
+        and most > 0
+    ):
+        raise ValueError(f"{path}: EnemyRespawnStepRule's interval or areas per wave are not literals: unknown")
+    return {"waves": [interval[0], interval[1]], "wave_areas": most}
+
+
+def _patrols(release: Release, path: str) -> dict[str, object]:
+    """``wandering_patrols`` settings playing the reference's ``WanderingPatrolsStepRule``: each free wanderer
+    tries every step with ``self._move_prob`` (0.0625), into any open neighbour, the spawn too, at any level,
+    while it holds fewer non-unique NPCs than its level."""
+    chance = _literal_in_init(release, path, "WanderingPatrolsStepRule", "_move_prob")
+    if not (isinstance(chance, float | int) and not isinstance(chance, bool) and 0 <= chance <= 1):
+        raise ValueError(f"{path}: WanderingPatrolsStepRule's move chance is not a literal: unknown")
+    return {
+        "period": 1,
+        "chance": float(chance),
+        "avoid_spawn": False,
+        "max_level_drop": MAX_LEVEL,
+        "room_by_level": True,
+    }
 
 
 #: Shipped games whose ``rules.json`` names none of their own content, so that a game bound to them
@@ -459,6 +526,7 @@ def bind_mechanics(
 ) -> tuple[dict[str, Any], list[dict[str, str]]]:
     """``game.verbs``, ``game.step_rules``, ``game.rules_from``, ``game.disable`` and ``game.params`` for one
     game, and the differences: rules left unbound, and how each bound game-specific rule differs."""
+    this_game = str(world["game"]["name"])
     notes: list[dict[str, str]] = []
     verbs: list[str] = []
     steps: list[str] = []
@@ -501,7 +569,11 @@ def bind_mechanics(
         if cls in STEP_RULES:
             steps.append(STEP_RULES[cls])
         elif cls in RESPAWN_STYLES:
-            respawn.update(RESPAWN_STYLES[cls])
+            if cls == "EnemyRespawnStepRule" and this_game not in WAVES_KEPT:
+                # the reference's enemy waves, with its own numbers (format 9: odyssey's quiet refill before)
+                respawn.update(_waves(release, paths["general"]))
+            else:
+                respawn.update(RESPAWN_STYLES[cls])
             respawns.add(cls)
         elif cls in UNBOUND:
             notes.append({"where": f"step_rules.{label or cls}", "difference": f"open gap: {UNBOUND[cls]}"})
@@ -532,8 +604,10 @@ def bind_mechanics(
         definition = release.json(paths["world"]) if release.has(paths["world"]) else {}
         in_code = _marked(game)
         shared = _shipped_rule_file(game) if game in SHARED_RULE_FILES else None
-        # a shared rules.json's step rule that declares params takes them too (Mirror Salt's salt_glaze)
+        # a shared rules.json's step rule that declares params takes them too (Mirror Salt's salt_glaze),
         in_code |= {r["name"]: ("step", False) for r in (shared or {}).get("step_rules", ()) if r.get("params")}
+        # and so does a verb of it that declares params (Mirror Salt's listen and refract and their lenses)
+        in_code |= {v["verb"]: ("action", False) for v in (shared or {}).get("verbs", ()) if v.get("params")}
         in_code |= {name: ("step", False) for name in TAKEN_STEP_RULES.get(game, ())}  # written into rules.json
         for name, values in PARAMS[game](ent, world, {r: consts[c] for r, c in rules.items()}, definition).items():
             # only the rules of its rules.py take game.params, and those of a shared rules.json that declare
@@ -570,6 +644,13 @@ def bind_mechanics(
             "hurt_chance": 0.25,
             "hurt": 1,
         }
+    if "wandering_patrols" in steps and this_game not in WAVES_KEPT:
+        params["wandering_patrols"] = _patrols(release, paths["general"])
+    elif this_game in WAVES_KEPT:
+        notes.append(
+            {"where": "step_rules.EnemyRespawnStepRule", "difference": f"open gap: odyssey's quiet respawn and "
+             f"spawn-safe patrols play it and WanderingPatrolsStepRule: {WAVES_KEPT[this_game]}"}
+        )  # fmt: skip
     if "day_cycle" in steps:
         # the numbers of this game's own day (Mark's midnight ambushes are half Remnant's); the dawn coins
         # (1-3 per merchant area) and the evening bonus (0.25) are the rule's defaults, the same in both
@@ -846,14 +927,16 @@ _own(
     {
         "ListenRule": (
             "listen",
-            "listening to this area (its mirages, what the salt swallowed, the death-notes the glass keeps), a "
+            "(Mirror Salt's rules.json) listening to this area (its mirages, what the salt swallowed, the "
+            "death-notes the glass keeps), a "
             "neighbouring one (who moves there), a creature (its next stance) or an object (whether it is real), "
             "anywhere; the reference's gives one cryptic hint (a hidden object, a locked path, an enemy's rhythm) "
             "in an observatory area or while holding glass",
         ),
         "RefractRule": (
             "refract",
-            "bending light through a glass object I carry (the reference's glass tokens in its name or description) "
+            "(Mirror Salt's rules.json) bending light through a glass object I carry (the reference's glass tokens "
+            "in its name or description) "
             "breaks the mirages here and cracks the glaze off what I hold; the reference's reveals a locked path's "
             "key, concealed objects or an NPC's inventory, and refuses degraded glass",
         ),
@@ -913,6 +996,7 @@ def _saltglass(
     life = mirage.get("MIRAGE_LIFETIME", (60, 60))
     out: dict[str, dict[str, Any]] = {
         "refract": {"lenses": lenses},
+        "listen": {"lenses": lenses},  # which things ring clear when listened to: the same glass
         "salt_glaze": {"sheltered": sheltered},
         "salt_mirage": {
             "sheltered": sheltered,

@@ -9,7 +9,9 @@ entity), so that the game's provenance and ``docs/fidelity.md`` can list it.
 
 from __future__ import annotations
 
+import ast
 import math
+import operator
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,7 +19,7 @@ from typing import Any
 from odyssey_agents.errors import OdysseyError
 from odyssey_env.content import AMOUNT_STEPS
 
-__all__ = ["ConvertError", "Entities", "convert_world"]
+__all__ = ["ConvertError", "Entities", "convert_world", "enemies_per_level"]
 
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _CATEGORIES = {"material", "tool", "weapon", "armor", "container", "food", "station", "currency"}
@@ -406,3 +408,65 @@ def convert_world(
         "placement": {"style": "agentodyssey"},
     }
     return world, ent
+
+
+#: What the reference's enemy-count bounds may be made of (``rng.randint(math.floor(home.level / 2),
+#: home.level)``): numbers, the area's level, arithmetic, and these calls.
+_BOUND_OPS: dict[type, Any] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.FloorDiv: operator.floordiv,
+}
+_BOUND_CALLS: dict[str, Any] = {"floor": math.floor, "ceil": math.ceil, "max": max, "min": min, "int": int}
+
+
+def _bound(node: ast.AST, level: int, where: str) -> float:
+    """One bound of the reference's draw for an area of ``level``, evaluated from its syntax tree (never run)."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.Attribute) and node.attr == "level" and isinstance(node.value, ast.Name):
+        return level
+    if isinstance(node, ast.BinOp) and type(node.op) in _BOUND_OPS:
+        left, right = _bound(node.left, level, where), _bound(node.right, level, where)
+        if isinstance(node.op, ast.Div | ast.FloorDiv) and right == 0:
+            raise ConvertError(f"{where}: the enemy count divides by zero")
+        return _BOUND_OPS[type(node.op)](left, right)
+    if isinstance(node, ast.Call) and not node.keywords:
+        fn = node.func
+        name = fn.attr if isinstance(fn, ast.Attribute) else fn.id if isinstance(fn, ast.Name) else ""
+        if name in _BOUND_CALLS:
+            return _BOUND_CALLS[name](*(_bound(a, level, where) for a in node.args))
+    raise ConvertError(f"{where}: the enemy count's bound {ast.unparse(node)!r} is not a formula of the area's level")
+
+
+def enemies_per_level(tree: ast.Module, levels: int, where: str) -> list[list[int]] | None:
+    """``placement.enemies_per_level`` for levels 1 to ``levels``: the bounds of the reference's
+    ``enemy_count = rng.randint(LOW, HIGH)`` in ``World._assign_npcs_to_areas`` (each game writes its own:
+    Mark ``1, home.level``, Remnant ``math.floor(home.level / 2), math.ceil(home.level / 1.5)``), read from
+    ``world.py``'s syntax tree; None where there is no such assignment (the importer notes it). Bounds that
+    are not a formula of the level are an error, not a guess."""
+    for fn in ast.walk(tree):
+        if not (isinstance(fn, ast.FunctionDef) and fn.name == "_assign_npcs_to_areas"):
+            continue
+        for node in ast.walk(fn):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id == "enemy_count"
+                and isinstance(node.value, ast.Call)
+                and isinstance(node.value.func, ast.Attribute)
+                and node.value.func.attr == "randint"
+                and len(node.value.args) == 2
+            ):
+                low, high = node.value.args
+                out = []
+                for level in range(1, levels + 1):
+                    lo, hi = int(_bound(low, level, where)), int(_bound(high, level, where))
+                    if not 0 <= lo <= hi:
+                        raise ConvertError(f"{where}: the enemy count of level {level} is {lo} to {hi}")
+                    out.append([lo, hi])
+                return out
+    return None

@@ -10,6 +10,7 @@ determinism across hash seeds.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import random
 import subprocess
@@ -188,6 +189,95 @@ def test_enemy_respawn_refills_an_emptied_area_up_to_its_start(tmp_path: Path) -
     assert len(state.areas[area].npcs) == n, "an area never regains more than it started with"
     live = sum(1 for n in state.npcs.values() if n.origin in ("world", "respawn") and game.npcs[n.type].common_enemy)
     assert live <= total
+
+
+def _waves_game(tmp_path: Path, wave_areas: int) -> Game:
+    return variant(
+        GAME,
+        tmp_path,
+        {
+            "respawn": {"waves": [5, 5], "wave_areas": wave_areas, "food_chance": 0.0},
+            "wandering_patrols": {"chance": 0.0},
+            "noise": {"draw_chance": 0.0},
+            **QUIET,
+        },
+    )
+
+
+def test_enemy_waves_fill_areas_without_an_enemy_watched_or_not(tmp_path: Path) -> None:
+    """The paper's Mark (its reference's EnemyRespawnStepRule): every so many steps 1 to ``wave_areas`` areas
+    that have no enemy, never the spawn, get one common enemy at their level, whoever stands there; an area
+    that has an enemy gets none."""
+    game = _waves_game(tmp_path, 2)
+    engine = engine_for(game, seed=4)
+    state, kinds = engine.state, engine.game.npcs
+    for area in state.areas.values():  # no enemy left anywhere but in one area
+        if area.name != "deadfall_track":
+            for h in [h for h in area.npcs if kinds[state.npcs[h].type].hostile]:
+                area.npcs.remove(h)
+                del state.npcs[h]
+    assert any(kinds[state.npcs[h].type].hostile for h in state.areas["deadfall_track"].npcs)
+    teleport(engine, "pit_head")
+    per_step = []
+    for _ in range(60):
+        hostile_before = {
+            name for name, a in state.areas.items() if any(kinds[state.npcs[h].type].hostile for h in a.npcs)
+        }
+        engine.step({"player": "wait"})
+        came = kinds_of(engine.events, "npc_respawned")
+        per_step.append(len(came))
+        for e in came:
+            assert e.data["area"] not in hostile_before and e.data["area"] != state.spawn, e.data
+            npc = state.npcs[e.data["npc"]]
+            assert kinds[npc.type].common_enemy and npc.origin == "respawn"
+    waves = [i for i, n in enumerate(per_step) if n]
+    assert waves and all(b - a == 5 for a, b in itertools.pairwise(waves)), waves
+    assert max(per_step) <= 2
+    assert any(state.npcs[h].origin == "respawn" for h in state.areas["pit_head"].npcs), "the watched area was skipped"
+
+
+def test_enemy_waves_stop_where_every_area_has_an_enemy(tmp_path: Path) -> None:
+    game = _waves_game(tmp_path, 3)
+    engine = engine_for(game, seed=4)
+    events = wait(engine, 80)
+    state, kinds = engine.state, engine.game.npcs
+    free = [
+        n
+        for n, a in state.areas.items()
+        if n != state.spawn and not any(kinds[state.npcs[h].type].hostile for h in a.npcs)
+    ]
+    assert kinds_of(events, "npc_respawned") and not free, free
+
+
+def test_patrols_with_room_by_level_keep_areas_from_filling(tmp_path: Path) -> None:
+    """The paper's Mark (its reference's WanderingPatrolsStepRule): a wanderer walks only into an area holding
+    fewer non-unique NPCs than its level, the spawn too when ``avoid_spawn`` is off; without ``room_by_level``
+    areas fill past their level."""
+    over = {}
+    for room in (True, False):
+        game = variant(
+            GAME,
+            tmp_path / str(room),
+            {
+                "wandering_patrols": {
+                    "period": 1,
+                    "chance": 1.0,
+                    "avoid_spawn": False,
+                    "max_level_drop": 1000,
+                    "room_by_level": room,
+                },
+                **QUIET,
+            },
+        )
+        engine = engine_for(game, seed=1)
+        state, kinds = engine.state, engine.game.npcs
+        over[room] = 0
+        for _ in range(40):
+            engine.step({"player": "wait"})
+            for e in kinds_of(engine.events, "npc_wandered"):
+                there = state.areas[e.data["to"]]
+                over[room] += sum(not kinds[state.npcs[h].type].unique for h in there.npcs) > there.level
+    assert over[True] == 0 and over[False] > 0, over
 
 
 def test_enemy_respawn_waits_while_watched(tmp_path: Path) -> None:

@@ -66,6 +66,13 @@ CASES: list[tuple[str, Edit, str, str, str]] = [
         "max <= 100",
     ),
     (
+        "enemy_bounds_reversed",
+        lambda w, q: w["placement"].update(style="agentodyssey", enemies_per_level=[[0, 1], [3, 2]]),
+        "world.json",
+        "placement.enemies_per_level[1]",
+        "max <= 100",
+    ),
+    (
         "huge_npc_list",
         lambda w, q: _area(w).update(npcs=["odette_marl"] * 50_000),
         "world.json",

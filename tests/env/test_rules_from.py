@@ -15,9 +15,10 @@ def test_a_folder_without_code_plays_a_shipped_game_s_rules_untrusted(tmp_path: 
         world["game"]["rules_from"] = ["mirror_salt"]
 
     game = game_copy("mossfall", tmp_path / "salted", take, trust=False)
-    assert {"listen", "refract"} <= set(game.rules.actions)
-    # its mirages are data now (rules.json's salt_mirage): rules_from takes a game's code, not its rule file
+    # its mirages and verbs are data now (rules.json's salt_mirage, listen and refract): rules_from takes a
+    # game's code (its helpers and step rules in Python: none are left), not its rule file
     assert game.rules.step_rule("salt_mirage") is None
+    assert "listen" not in game.rules.actions and "refract" not in game.rules.actions
 
 
 @pytest.mark.parametrize("name", ["no_such_game", "mossfall"])  # unknown; shipped but without rules.py

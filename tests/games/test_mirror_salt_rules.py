@@ -180,7 +180,7 @@ def test_listen_here_names_the_mirages_the_sunk_and_the_death_notes(s):
     assert "death-note of a glass_stalker: its kind falters here for 10 more steps." in text
     assert "death-note of a glare_wyrm: its kind falters here for 1 more step." in text
     assert s.events("area_listened") == [{"area": OPEN, "remote": False, "mirages": 1}]
-    assert sg.listened_in(s.engine, s.agent, OPEN)
+    assert listened_in(s, OPEN)
 
 
 def test_listen_here_names_several_mirages(s):
@@ -197,7 +197,12 @@ def test_listen_here_when_all_is_true_or_nothing_lies_here(s):
     s.put("rock_salt")
     text = s.ok(f"listen {OPEN}")
     assert "Everything lying here rings true." in text and "Only the wind" not in text
-    assert s.state.rule_data[sg.LISTEN][PLAYER] == [OPEN]  # heard once, recorded once
+    assert s.state.rule_data["rulelang"]["vars"]["heard"][PLAYER] == [OPEN]  # heard once, recorded once
+
+
+def listened_in(s, area):
+    """rules.json's predicate listened_in (the set ``heard`` holds each area listened to while standing in it)."""
+    return s.engine.rules.predicates["listened_in"](s.engine, s.agent, area=area)
 
 
 def test_listen_to_a_neighbouring_area(s):
@@ -209,7 +214,7 @@ def test_listen_to_a_neighbouring_area(s):
     s.npc("glass_stalker", "singing_dunes")
     assert "hear 2 glass_stalker there." in s.ok("listen singing_dunes")
     assert s.events("area_listened")[0]["heard"] == {"glass_stalker": 2}
-    assert not sg.listened_in(s.engine, s.agent, "singing_dunes")  # from afar it does not count
+    assert not listened_in(s, "singing_dunes")  # from afar it does not count
 
 
 @pytest.mark.parametrize(
@@ -371,10 +376,11 @@ def test_refract_where_nothing_is_false_and_what_it_records(s):
     assert s.events("light_refracted") == [
         {"object": "oath_lens", "handle": "oath_lens", "area": OPEN, "dispelled": 0, "cleared": 0}
     ]
-    assert sg.light_bent(s.engine, s.agent, "oath_lens", OPEN)
-    assert not sg.light_bent(s.engine, s.agent, "oath_lens", "zenith_spire")
+    light_bent = s.engine.rules.predicates["light_bent"]  # rules.json's: the set ``bent`` holds "<type>@<area>"
+    assert light_bent(s.engine, s.agent, object="oath_lens", area=OPEN)
+    assert not light_bent(s.engine, s.agent, object="oath_lens", area="zenith_spire")
     s.ok("refract oath_lens")
-    assert s.state.rule_data[sg.REFRACT][PLAYER] == [["oath_lens", OPEN]]
+    assert s.state.rule_data["rulelang"]["vars"]["bent"][PLAYER] == [f"oath_lens@{OPEN}"]  # kept once
 
 
 def test_refract_refuses_what_i_do_not_carry_and_what_is_not_clear(s):

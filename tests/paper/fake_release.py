@@ -258,6 +258,30 @@ class JuggleRule(BaseActionRule):
     verb = "juggle"
 """
 
+# The shape of the reference's World._distribute_objects that the importer reads (odyssey_eval.paper.
+# distribution): a guarantee loop over the area's own materials and the draws' factors (3 and 6 here, so
+# that a test sees them read rather than defaulted).
+WORLD_CODE = """
+{payload}
+class World:
+    @staticmethod
+    def _distribute_objects(area_list, objects, rng):
+        for area in area_list:
+            non_comp_craft_materials = [oid for oid in objects if area.id in objects[oid].areas]
+            for oid in non_comp_craft_materials:
+                area.objects[oid] = area.objects.get(oid, 0) + max(1, area.level)
+            materials = list(non_comp_craft_materials)
+            n, d = len(materials), 7
+            k_materials = rng.randint(min(int(n * 3), int(d * 3)), min(int(n * 6), int(d * 6)))
+            for oid in rng.choices(materials, k=k_materials):
+                area.objects[oid] = area.objects.get(oid, 0) + 1
+
+    @staticmethod
+    def _assign_npcs_to_areas(world_definition, rng, area_list):
+        for home in area_list:
+            enemy_count = rng.randint(math.floor(home.level / 2), home.level)
+"""
+
 ENV = """
 {payload}
 class AgentOdysseyEnv:
@@ -279,6 +303,7 @@ def write_tree(root: Path, marker: Path, *, prefix: str = "") -> Path:
         "games/base/rules/step_rules/general.py": GENERAL.format(payload=payload),
         "games/base/rules/action_rules.py": ACTIONS.format(payload=payload),
         "games/base/env.py": ENV.format(payload=payload),
+        "games/base/world.py": WORLD_CODE.format(payload=payload),
         "games/__init__.py": payload,
         "games/base/__init__.py": payload,
     }

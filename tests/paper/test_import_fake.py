@@ -114,7 +114,7 @@ def test_content_is_converted(tmp_path, tree):
     assert root["requires"] == ["ch2_vest", "ch2_token"]
     assert vest["requires"] == ["ch1_boss"] and token["requires"] == ["ch1_boss"]  # roots wait for chapter 1
     assert vest["place"] == [{"object": "moon_token", "area": "den", "amount": 1}]  # the reward given in code
-    assert main["guide"] == {"npc": "ada_lark", "area": "green"}
+    assert main["guide"] == {"npc": "ada_lark", "area": "green", "follows": True, "reminder": 0}
     assert quest["side_quests"]["reward"] == [1, 6]
     steps = quest["tutorial"]["steps"]
     assert [s["id"] for s in steps] == ["pick_bag", "buy_stick", "craft_key", "leave"]
@@ -203,3 +203,39 @@ def test_an_import_by_an_older_importer_is_refused_with_the_command_that_renews_
     assert "run `odyssey paper import` again" in capsys.readouterr().out
     _import(tree, games)  # importing again renews it
     load_game("base", cache=False)
+
+
+def test_the_guide_comes_to_each_new_stage_and_reminds(tmp_path, tree, monkeypatch):
+    games = tmp_path / "user-games"
+    monkeypatch.setenv("ODYSSEY_GAMES_DIR", str(games))
+    folder = _import(tree, games)
+    quest = json.loads((folder / "quest.json").read_text())
+    assert quest["main"]["guide"]["follows"] is True and quest["main"]["guide"]["reminder"] == 0
+    quest["main"]["guide"]["reminder"] = 4  # (only Mark's reference quest reminds: every 30 steps)
+    (folder / "quest.json").write_text(json.dumps(quest))
+    from odyssey_agents.base import Task
+    from odyssey_agents.oracle.agent import OracleAgent
+    from odyssey_env.env import OdysseyEnv
+
+    env = OdysseyEnv(str(folder), tutorial=False)
+    obs, info = env.reset(seed=0)
+    guide = env.engine.state.npcs[quest["main"]["guide"]["npc"]]
+    agent = OracleAgent(env)
+    agent.reset(Task(game="base", title="t", verbs=tuple(env.verbs()), seed=0, max_steps=300))
+    joined = completed = 0
+    for _ in range(300):
+        done_before = info["quest"]["completed"]
+        obs, _, terminated, _, info = env.step(agent.act(obs, {**info, "engine": env.engine}).action)
+        player = env.engine.state.agents["player"]
+        if info["quest"]["completed"] > done_before and not terminated:
+            completed += 1
+            assert guide.area == player.area  # a new stage opened: the guide stands where I do
+            joined += f"{guide.handle} joins me here." in obs
+        if terminated:
+            break
+    assert terminated and completed >= 3 and joined >= 1
+    env.reset(seed=0)
+    obs = ""
+    for _ in range(5):
+        obs, *_ = env.step("wait")
+    assert "Talk to me when you want your task again." in obs  # 4 steps without a new stage

@@ -125,6 +125,6 @@ def test_the_schema_offers_held_to_for_each():
     from odyssey_env.rulelang.spec import json_schema
 
     defs = json_schema()["$defs"]
-    assert set(defs["ForEach"]["properties"]["for_each"]["enum"]) == {"npc", "object", "held"}
+    assert set(defs["ForEach"]["properties"]["for_each"]["enum"]) == {"npc", "object", "held", "phantom", "value"}
     # some has no "held" (its "carried" covers the hands); its "agent" and "carried" came with Lazaret's dark
     assert set(defs["Some"]["properties"]["some"]["enum"]) == {"npc", "object", "agent", "carried"}

@@ -138,3 +138,16 @@ def test_env_throughput_runs_odyssey_alone_and_skips_a_missing_textworld_with_a_
         assert "TextWorld peer skipped: textworld is not installed (pip install textworld==1.7.0)" in missing.stdout
     unknown = subprocess.run([sys.executable, str(script), "nowhere", "--no-reference"], capture_output=True, text=True)
     assert unknown.returncode != 0 and "no pair has a game 'nowhere'" in unknown.stderr
+
+
+@pytest.mark.skipif(not REAL_WHEEL, reason="set ODYSSEY_REFERENCE_WHEEL to the wheel (and ODYSSEY_REFERENCE_CACHE)")
+def test_the_harm_and_census_drivers_account_for_every_death_and_npc(reference, tmp_path):
+    """benchmarks/harm_trace.py's reference side: a death is put on the rule that dealt it, each one; the
+    census lists the world's areas with their NPCs."""
+    cache = Path(REAL_CACHE) if REAL_CACHE else tmp_path
+    run = reference.run_json(reference.DRIVERS / "harm_trace.py", ["base", "0", "300"], wheel=REAL_WHEEL, cache=cache)
+    assert run["died"] > 0 and sum(run["deaths"].values()) == run["died"], run
+    assert set(run["lost"]) <= {"combat_rhythm_step", "active_attack_step", "action"}
+    census = reference.run_json(reference.DRIVERS / "world_census.py", ["mark", "0"], wheel=REAL_WHEEL, cache=cache)
+    assert census["spawn"] in census["areas"] and len(census["areas"]) == 14
+    assert any(n["enemy"] for a in census["areas"].values() for n in a["npcs"])
