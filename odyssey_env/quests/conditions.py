@@ -171,8 +171,15 @@ def _owned_in(instances: dict[str, Any], contents: dict[str, int], type_name: st
 
 
 def lying_in(engine: Engine, area: str, type_name: str) -> int:
+    # type_of inlined, no generator: an open stage's object_in_area asks this at every step
     state = engine.state
-    return sum(k for handle, k in state.areas[area].objects.items() if type_of(state, handle) == type_name)
+    get = state.instances.get
+    n = 0
+    for handle, k in state.areas[area].objects.items():
+        inst = get(handle)
+        if (handle if inst is None else inst.type) == type_name:
+            n += k
+    return n
 
 
 def written_handles(engine: Engine, agent: Agent, area: str | None) -> Iterable[str]:
