@@ -92,6 +92,11 @@ class Recipe:
         """Units of every ingredient that ``times`` batches take."""
         return {i: self.uses(i, times) for i in self.ingredients}
 
+    @cached_property
+    def needs_once(self) -> tuple[tuple[str, int], ...]:
+        """``needs()`` of one batch as pairs, made once: rules ask it of every recipe at every step."""
+        return tuple(self.needs().items())
+
     def salvage(self) -> dict[str, int]:
         """What taking one product apart gives back: half of each amount rounded up, but never more than
         the whole units of the amount (so a fraction of a unit gives nothing back: two wrenches made of one

@@ -125,9 +125,17 @@ def held_containers(game: Game, state: WorldState, agent: Agent) -> Iterator[str
 # ------------------------------------------------------------------ counting and taking
 def carried_count(game: Game, state: WorldState, agent: Agent, handle: str) -> int:
     """Units of ``handle`` in hands, in the pack and in held containers (what crafting and trade use)."""
-    n = agent.hands.get(handle, 0)
-    for c in held_containers(game, state, agent):
-        n += state.instances[c].contents.get(handle, 0)
+    # held_containers inlined: recipes ask this of every ingredient at every step (forge alerts, hints)
+    hands = agent.hands
+    n = hands.get(handle, 0)
+    instances, objects = state.instances, game.objects
+    for h in hands:
+        inst = instances.get(h)
+        if inst is not None and objects[inst.type].category == "container":
+            n += inst.contents.get(handle, 0)
+    pack = agent.equipment.get("pack")
+    if pack is not None:
+        n += instances[pack].contents.get(handle, 0)
     return n
 
 

@@ -128,6 +128,39 @@ def owned(engine: Engine, agent: Agent, type_name: str) -> int:
     return n
 
 
+def owned_counts(engine: Engine, agent: Agent) -> dict[str, int]:
+    """Units of every object type the agent has, counted as :func:`owned` counts one type, in one pass
+    (an ``any_of`` of many ``has_item_count``, a DAG quest's "arm yourself", asks them all at every step)."""
+    instances = engine.state.instances
+    get, objects = instances.get, engine.game.objects
+    counts: dict[str, int] = {}
+    for handle, k in agent.hands.items():
+        inst = get(handle)
+        if inst is None:
+            counts[handle] = counts.get(handle, 0) + k
+            continue
+        kind = inst.type
+        counts[kind] = counts.get(kind, 0) + k
+        if objects[kind].category == "container":
+            _count_in(instances, inst.contents, counts)
+    equipment = agent.equipment
+    pack = equipment.get("pack")
+    if pack is not None:
+        _count_in(instances, instances[pack].contents, counts)
+    for handle in equipment.values():
+        inst = get(handle)
+        kind = handle if inst is None else inst.type
+        counts[kind] = counts.get(kind, 0) + 1
+    return counts
+
+
+def _count_in(instances: dict[str, Any], contents: dict[str, int], counts: dict[str, int]) -> None:
+    for handle, k in contents.items():
+        inst = instances.get(handle)
+        kind = handle if inst is None else inst.type
+        counts[kind] = counts.get(kind, 0) + k
+
+
 def _owned_in(instances: dict[str, Any], contents: dict[str, int], type_name: str) -> int:
     n = 0
     for handle, k in contents.items():
@@ -138,8 +171,15 @@ def _owned_in(instances: dict[str, Any], contents: dict[str, int], type_name: st
 
 
 def lying_in(engine: Engine, area: str, type_name: str) -> int:
+    # type_of inlined, no generator: an open stage's object_in_area asks this at every step
     state = engine.state
-    return sum(k for handle, k in state.areas[area].objects.items() if type_of(state, handle) == type_name)
+    get = state.instances.get
+    n = 0
+    for handle, k in state.areas[area].objects.items():
+        inst = get(handle)
+        if (handle if inst is None else inst.type) == type_name:
+            n += k
+    return n
 
 
 def written_handles(engine: Engine, agent: Agent, area: str | None) -> Iterable[str]:
@@ -283,17 +323,29 @@ def _defeated_n(engine: Engine, agent: Agent, c: Condition) -> bool:
 )
 def _text_equals_in(engine: Engine, agent: Agent, c: Condition) -> bool:
     assert c.text is not None  # required: checked when the quest loads
-    state, want = engine.state, normalize_text(c.text)
-    for handle in written_handles(engine, agent, c.area):
-        inst = state.instances.get(handle)
-        if (
-            inst is not None
-            and inst.text
-            and normalize_text(inst.text) == want
-            and (c.object is None or inst.type == c.object)
-        ):
-            return True
+    state = engine.state
+    instances = state.instances
+    if c.area is not None:  # written_handles' two cases inlined: quests ask this at every step
+        area = state.areas.get(c.area)
+        holdings = [area.objects] if area is not None else []
+    else:
+        holdings = [agent.hands]
+        holdings += [instances[h].contents for h in held_containers(engine.game, state, agent)]
+    want = None
+    for holding in holdings:
+        for handle in holding:
+            inst = instances.get(handle)
+            if inst is None or not inst.text:
+                continue
+            if want is None:
+                want = _normalized(c)
+            if normalize_text(inst.text) == want and (c.object is None or inst.type == c.object):
+                return True
     return False
+
+
+#: A text condition's text as :func:`normalize_text` makes it (once per condition).
+_normalized: IdentityCache[Condition, str] = IdentityCache(lambda c: normalize_text(c.text or ""))
 
 
 @_register(
@@ -324,7 +376,39 @@ def _stage_completed(engine: Engine, agent: Agent, c: Condition) -> bool:
 # ----------------------------------------------------------------------------- combinators
 @_register("any_of", "combinator", ("conditions",), doc="At least one of `conditions` holds.")
 def _any_of(engine: Engine, agent: Agent, c: Condition) -> bool:
+    hit = _item_counts.entries.get(id(c))  # the cache read inline: quests ask at every step
+    wanted = hit[1] if hit is not None else _item_counts(c)
+    if wanted is not None:  # only has_item_count: everything owned counted once, not once per part
+        if wanted is _ALWAYS:
+            return True
+        for kind, k in owned_counts(engine, agent).items():  # what is owned: fewer than the parts, as a rule
+            n = wanted.get(kind)
+            if n is not None and k >= n:
+                return True
+        return False
     return any(holds(engine, agent, sub) for sub in c.conditions)
+
+
+#: What :func:`_find_item_counts` gives for an ``any_of`` with a part that asks for no unit at all.
+_ALWAYS: dict[str, int] = {}
+
+
+def _find_item_counts(cond: Condition) -> dict[str, int] | None:
+    """An ``any_of`` made of ``has_item_count`` parts only, as the fewest units of each object that make one
+    hold (:data:`_ALWAYS` when a part asks for none); None for any other."""
+    parts = cond.conditions
+    if not parts or any(sub.type != "has_item_count" or sub.object is None for sub in parts):
+        return None
+    least: dict[str, int] = {}
+    for sub in parts:
+        if sub.count <= 0:
+            return _ALWAYS
+        assert sub.object is not None
+        least[sub.object] = min(sub.count, least.get(sub.object, sub.count))
+    return least
+
+
+_item_counts: IdentityCache[Condition, dict[str, int] | None] = IdentityCache(_find_item_counts)
 
 
 @_register("all_of", "combinator", ("conditions",), doc="All of `conditions` hold (events in the same step).")

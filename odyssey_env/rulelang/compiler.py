@@ -33,6 +33,7 @@ from odyssey_env.rulelang.checks import Checked
 from odyssey_env.rulelang.effects import Program
 from odyssey_env.rulelang.expr import (
     compile_condition,
+    craftable,
     hint,
     mentions,
     pair_test,
@@ -655,6 +656,8 @@ def _step(
     # here (its becomes, or its when when it has no becomes: skipping an item is then the same as a false test)
     first = becomes if becomes is not None else when
     crafting = isinstance(first, s.CanCraft) and first.can_craft == "$recipe"
+    # ...nor of one the agent cannot craft, all asked at once, when no effect can change what it carries
+    sifting = crafting and ops is not None and _keeps_holdings(ops)
     name = sspec.name
     declared_facts = tuple(Fact(f.topic, f.question, f.answer, f.distractors) for f in sspec.facts)
 
@@ -727,7 +730,10 @@ def _step(
         recipes, stations = recipes_of[1], recipes_of[2]
         for agent in list(state.agents.values()):
             if (tutorial or not agent.in_tutorial) and (not areas or agent.area in areas):
-                mine = stations.here(state.areas[agent.area].objects) if crafting else recipes
+                if sifting:  # its stations asked with the rest
+                    mine = craftable(engine, agent, recipes)
+                else:
+                    mine = stations.here(state.areas[agent.area].objects) if crafting else recipes
                 # one context per agent, rebound per recipe: the rule reads it before the next is asked for
                 ctx = Ctx(engine, agent, agent.area, {"recipe": ""})
                 for kind in mine:
@@ -1163,6 +1169,22 @@ _CLEAN = (
     s.Strike,
     s.MoveToward,
 )
+
+
+#: Effects that change nothing anyone carries or what lies anywhere (a recipe rule that runs only these may
+#: ask which recipes the agent can craft all at once, before the first fires).
+_NOT_HOLDINGS = (s.Say, s.Tell, s.SetFlag, s.AddCounter, s.SetCounter, s.Remember, s.Tally, s.Emit)
+
+
+def _keeps_holdings(effects: Iterable[Any]) -> bool:
+    """Whether no effect of a block (at any depth of its ``if``-s) changes holdings (:data:`_NOT_HOLDINGS`)."""
+    for op in effects:
+        if isinstance(op, s.If):
+            if not (_keeps_holdings(op.then) and _keeps_holdings(op.otherwise)):
+                return False
+        elif not isinstance(op, _NOT_HOLDINGS):
+            return False
+    return True
 
 
 def _clean(effects: Iterable[Any]) -> bool:

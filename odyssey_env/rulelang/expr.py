@@ -18,12 +18,13 @@ from odyssey_env.rulelang import phantoms as _phantoms
 from odyssey_env.rulelang import spec as s
 from odyssey_env.rulelang.runtime import Ctx, carried_of, foe, getter, keyer, read_var, type_getter, value_of
 from odyssey_env.verbs.common import carried_handles
+from odyssey_env.weakcache import IdentityCache
 from odyssey_env.world import held_containers, type_of
 
 if TYPE_CHECKING:
     from odyssey_env.engine import Engine
     from odyssey_env.quests.spec import Condition
-    from odyssey_env.state import Area
+    from odyssey_env.state import Agent, Area
 
 Test = Callable[[Ctx], bool]
 
@@ -281,7 +282,85 @@ def can_craft(ctx: Ctx, kind: str | None) -> bool:
     for station in recipe.stations:
         if station not in lying:
             return False
-    return all(carried_of(ctx, ingredient) >= n for ingredient, n in recipe.needs().items())
+    return all(carried_of(ctx, ingredient) >= n for ingredient, n in recipe.needs_once)
+
+
+def craftable(engine: Engine, agent: Agent, kinds: Iterable[str]) -> list[str]:
+    """Those of ``kinds`` that :func:`can_craft` allows the agent where it stands, with everything carried
+    counted once (a ``recipe`` rule asks every recipe each step, and the agent seldom has it all), the
+    counts those of :func:`~odyssey_env.rulelang.runtime.carried_of`: an instanced type's things, one each,
+    another type's units, in the hands and in the containers held or worn."""
+    state, game = engine.state, engine.game
+    area = state.areas.get(agent.area)
+    if area is None:
+        return []
+    known = _recipe_tables.entries.get(id(game))  # the cache read inline: asked at every step
+    table, free = known[1] if known is not None else _recipe_tables(game)
+    instances, objects = state.instances, game.objects
+    units: dict[str, int] = {}  # per handle
+    things: dict[str, int] = {}  # per type: handles of it
+    hands = agent.hands
+    holdings = [hands]
+    for handle in hands:
+        inst = instances.get(handle)
+        if inst is not None and objects[inst.type].category == "container":
+            holdings.append(inst.contents)
+    pack = agent.equipment.get("pack")
+    if pack is not None:
+        holdings.append(instances[pack].contents)
+    for holding in holdings:
+        for handle, k in holding.items():
+            units[handle] = units.get(handle, 0) + k
+            inst = instances.get(handle)
+            kind = handle if inst is None else inst.type
+            things[kind] = things.get(kind, 0) + 1
+    # only a recipe that takes something carried (or nothing at all) can be made: the few asked further
+    used_in = game.used_in
+    possible = set(free)
+    for kind in things:
+        possible.update(used_in.get(kind, ()))
+    lying = area.objects
+    out = []
+    for kind in kinds:
+        if kind not in possible:
+            continue
+        entry = table.get(kind)
+        if entry is None:
+            continue
+        stations, needs = entry
+        for station in stations:
+            if station not in lying:
+                break
+        else:
+            for ingredient, n, per_thing in needs:
+                if (things if per_thing else units).get(ingredient, 0) < n:
+                    break
+            else:
+                out.append(kind)
+    return out
+
+
+#: Per recipe: its stations, and each ingredient with its units and whether it counts things (an instanced type)
+#: rather than units; with the recipes that take nothing.
+_RecipeTable = tuple[dict[str, tuple[tuple[str, ...], tuple[tuple[str, int, bool], ...]]], tuple[str, ...]]
+
+
+def _recipe_table(game: Any) -> _RecipeTable:
+    """What :func:`craftable` reads of a game's recipes, made once per game."""
+    objects = game.objects
+    table = {}
+    free = []
+    for t in game.recipes:
+        recipe = t.recipe
+        if recipe is not None:
+            needs = tuple((i, n, (o := objects.get(i)) is not None and o.instanced) for i, n in recipe.needs_once)
+            table[t.name] = (recipe.stations, needs)
+            if all(n <= 0 for _, n, _ in needs):
+                free.append(t.name)
+    return table, tuple(free)
+
+
+_recipe_tables: IdentityCache[Any, _RecipeTable] = IdentityCache(_recipe_table)
 
 
 def missing_ingredient(ctx: Ctx, kind: str | None) -> Condition | None:

@@ -19,6 +19,7 @@ from odyssey_env.engine import Engine
 from odyssey_env.rules import Fact, StepRule, step_rule
 from odyssey_env.state import WorldState
 from odyssey_env.steprules.living import FIXED_ORIGINS, is_world_area, move_npc, pick, roams, tell
+from odyssey_env.weakcache import IdentityCache
 from odyssey_env.worldgen import spawn_npc, spawnable_enemies
 
 if TYPE_CHECKING:
@@ -38,6 +39,15 @@ def noise_at(state: WorldState, area: str) -> int:
     """Current noise in ``area`` (0 when the ``noise`` rule is not active in this game)."""
     data = state.rule_data.get(NOISE)
     return data["levels"].get(area, 0) if data else 0
+
+
+def _roaming_types(game: Game) -> frozenset[str]:
+    """The NPC types that may wander (common enemies, travelling merchants): ``living.roams`` of each type,
+    worked out once per game."""
+    return frozenset(name for name, t in game.npcs.items() if t.common_enemy or (t.merchant and not t.unique))
+
+
+_roamers: IdentityCache[Game, frozenset[str]] = IdentityCache(_roaming_types)
 
 
 @step_rule
@@ -62,12 +72,14 @@ class WanderingPatrols(StepRule):
             return
         areas, kinds, rng, chance = state.areas, engine.game.npcs, engine.rng, self.settings.chance
         room = self.settings.room_by_level
+        known = _roamers.entries.get(id(engine.game))  # the cache read inline: asked of every NPC each tick
+        roamers = known[1] if known is not None else _roamers(engine.game)
         for npc in list(state.npcs.values()):
             if npc.engaged is not None or npc.origin in FIXED_ORIGINS:
                 continue
+            if npc.type not in roamers or rng.random() >= chance:
+                continue  # the same test as living.roams, of the type: this loop is the rule's whole cost
             t = kinds[npc.type]
-            if not (t.common_enemy or (t.merchant and not t.unique)) or rng.random() >= chance:
-                continue  # the same test as living.roams, inlined: this loop is the rule's whole cost
             hostile = t.hostile
             options = []
             for name, ex in areas[npc.area].exits.items():

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from kit import Harness, engine_on
 
+from odyssey_env.listing import CHECK_ENV
 from odyssey_env.observation import render
 from odyssey_env.rulelang.runtime import data
 from odyssey_eval.paper.importer import import_release
@@ -234,6 +235,24 @@ def test_quarantine_refuel_and_eavesdrop(quarantine: Path) -> None:
     assert f"eavesdrop {way}" in h.listed("eavesdrop")
     h.ok(f"eavesdrop {way}")
     assert h.events("eavesdropped")
+
+
+def test_quarantine_refuel_is_listed_anew_when_only_a_light_s_fuel_changes(
+    quarantine: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``refuel`` is reused from the listing cache while nothing it reads changes, and listed anew when only
+    its light's fuel (the rule language's counter) does; the check mode compares every listing with a fresh one."""
+    monkeypatch.setenv(CHECK_ENV, "1")
+    h = Harness(engine_on(quarantine))
+    h.clear()
+    lamp = h.hold_one("lantern")
+    h.hold_one("lantern_fuel")
+    assert h.listed("refuel") == [f"refuel {lamp}"]
+    fuel = data(h.engine)["vars"].setdefault("fuel", {})
+    fuel[lamp] = 30  # full: nothing else changed
+    assert h.listed("refuel") == []
+    del fuel[lamp]
+    assert h.listed("refuel") == [f"refuel {lamp}"]
 
 
 def test_quarantine_s_dark_burns_its_own_lights_and_veils_what_is_there(quarantine: Path) -> None:

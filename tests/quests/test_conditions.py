@@ -17,7 +17,15 @@ import pytest
 from odyssey_env import load_game
 from odyssey_env.engine import Engine
 from odyssey_env.game import Game
-from odyssey_env.quests.conditions import VOCABULARY, check_condition, describe_vocabulary, holds, triggers
+from odyssey_env.quests.conditions import (
+    VOCABULARY,
+    check_condition,
+    describe_vocabulary,
+    holds,
+    owned,
+    owned_counts,
+    triggers,
+)
 from odyssey_env.quests.spec import Condition
 from odyssey_env.schema import load
 from odyssey_env.world import add, make_objects
@@ -237,6 +245,15 @@ STICK_OR_SAGE = {
     "conditions": [{"type": "has_item_count", "object": "stick"}, {"type": "talked_to", "npc": "sage"}],
 }
 
+
+def _counts_of(*wanted: tuple[str, int]) -> dict[str, Any]:
+    """An any_of of has_item_count parts, (object, count) each."""
+    return {
+        "type": "any_of",
+        "conditions": [{"type": "has_item_count", "object": kind, "count": n} for kind, n in wanted],
+    }
+
+
 CASES = [
     # ---- events
     Case(kill_rat, {"type": "npc_defeated", "npc": "rat"}, True),
@@ -281,6 +298,14 @@ CASES = [
     Case(carry_everywhere, {"type": "has_item_count", "object": "bag"}, True),
     Case(wear_boots_and_hold_boots, {"type": "has_item_count", "object": "boots", "count": 2}, True),
     Case(nothing, {"type": "has_item_count", "object": "stick"}, False),
+    # an any_of of has_item_count alone is counted in one pass (owned_counts): the same answers
+    Case(carry_everywhere, _counts_of(("stick", 4), ("hay", 2)), True),
+    Case(carry_everywhere, _counts_of(("stick", 4), ("hay", 3), ("boots", 2), ("bag", 2)), False),
+    Case(carry_everywhere, _counts_of(("doll", 1), ("bag", 1)), True),
+    Case(wear_boots_and_hold_boots, _counts_of(("stick", 1), ("boots", 2)), True),
+    Case(nothing, _counts_of(("stick", 1), ("hay", 1)), False),
+    Case(carry_everywhere, _counts_of(("hay", 3), ("stick", 5), ("hay", 2)), True),  # the fewest of a type
+    Case(carry_everywhere, _counts_of(("hay", 2), ("stick", 5), ("hay", 3)), True),
     Case(carry_everywhere, {"type": "equipped_any_of", "objects": ["doll", "boots"]}, True),
     Case(carry_everywhere, {"type": "equipped_any_of", "objects": ["doll", "stick"]}, False),
     Case(hold_boots, {"type": "equipped_any_of", "objects": ["boots"]}, False),
@@ -409,6 +434,27 @@ def test_every_condition_type_is_shown_true_and_false():
     assert not missing, f"condition types not shown both true and false: {sorted(missing)}"
     nested = [c for c in CASES if any(s["type"] in ("any_of", "all_of") for s in c.cond.get("conditions", ()))]
     assert {c.expected for c in nested} == {True, False}
+
+
+@pytest.mark.parametrize("setup", [nothing, carry_everywhere, wear_boots_and_hold_boots, hold_boots])
+def test_owned_counts_counts_every_type_as_owned_does(game, setup):
+    w = World(game)
+    setup(w)
+    counts = owned_counts(w.engine, w.agent())
+    assert {kind: owned(w.engine, w.agent(), kind) for kind in game.objects} == {
+        kind: counts.get(kind, 0) for kind in game.objects
+    }
+    assert set(counts) <= set(game.objects)
+
+
+def test_an_any_of_of_item_counts_with_a_part_asking_for_none_holds(game):
+    """Counts below 1 never pass the checks, but a condition made in code may have one: it holds, as
+    ``has_item_count`` of 0 does."""
+    w = World(game)
+    assert w.holds(_counts_of(("stick", 1), ("hay", 0))) is w.holds(
+        {"type": "has_item_count", "object": "hay", "count": 0}
+    )
+    assert w.holds(_counts_of(("stick", 1), ("hay", 0)))
 
 
 def test_stage_completed_is_false_in_a_game_without_a_main_quest(tmp_path):

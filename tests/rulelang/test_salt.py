@@ -4,11 +4,18 @@ rule. Each is shown working on the tiny game, refused naming file and field when
 
 from __future__ import annotations
 
-import pytest
+import random
 
+import pytest
+from kit import Harness
+
+from odyssey_env.engine import Engine
 from odyssey_env.game import GameError
 from odyssey_env.quests import hints
+from odyssey_env.rulelang.expr import can_craft, craftable
+from odyssey_env.rulelang.runtime import Ctx
 
+from .conftest import tiny_game
 from .test_language import one_verb, step
 
 # ============================================================================ recipe scope, can_craft, {stations}
@@ -72,6 +79,51 @@ def test_a_recipe_rule_reads_ingredients_in_bags_and_narrows_to_its_types(rh):
     h.stash(bag, "stick", 2)
     h.ok("wait")
     assert h.events("ready") == [{"area": "camp", "objects": ["club"]}]  # no plank: not among its types
+
+
+def test_craftable_agrees_with_can_craft_over_random_holdings(tmp_path):
+    """``craftable`` (every recipe at once, for a recipe rule whose effects change no holding) answers as
+    ``can_craft`` does, recipe by recipe: ingredients in the hands, in a held bag and in the worn pack,
+    stations here or not."""
+    game = tiny_game(tmp_path, ALERT)
+    rng = random.Random(7)
+    recipes = [t.name for t in game.recipes]
+    for _ in range(200):
+        h = Harness(Engine(game, 0))
+        h.clear()
+        h.agent.hands.clear()
+        h.agent.equipment.clear()
+        for st in ("workbench", "furnace"):
+            if rng.random() < 0.5:
+                h.put(st)
+        bag = h.hold_one("small_bag") if rng.random() < 0.5 else None
+        pack = h.wear("big_bag") if rng.random() < 0.5 else None
+        for kind in ("stick", "resin", "iron_ore", "iron_bar", "scrap"):
+            for where in ("hands", bag, pack):
+                n = rng.choice((0, 0, 1, 2))
+                if n and where == "hands":
+                    h.hold(kind, n)
+                elif n and where is not None:
+                    h.stash(where, kind, n)
+        ctx = Ctx(h.engine, h.agent, h.agent.area, {})
+        assert craftable(h.engine, h.agent, recipes) == [k for k in recipes if can_craft(ctx, k)]
+
+
+def test_a_recipe_rule_whose_effects_change_holdings_asks_each_recipe_as_it_comes(rh):
+    """A recipe rule whose effects change what the agent carries asks each recipe after the last one fired
+    (not all of them at once beforehand): one stick makes the plank's alert, which gives a second stick, and
+    so the club (two sticks), asked next, is craftable on the same step."""
+    rule = {
+        **ALERT["step_rules"][0],
+        "types": ["plank", "club"],
+        "effects": [{"produce": "stick", "cap": 5}, {"emit": "ready", "data": {"objects": ["{recipe}"]}}],
+    }
+    h = rh({"step_rules": [rule]})
+    h.put("workbench")
+    h.hold("stick")
+    h.ok("wait")
+    assert h.events("ready") == [{"objects": ["plank"]}, {"objects": ["club"]}]
+    assert h.agent.hands["stick"] + h.state.areas["camp"].objects.get("stick", 0) == 3  # two produced
 
 
 def test_can_craft_as_a_verb_s_precondition_and_what_the_oracle_needs(rh):

@@ -331,7 +331,10 @@ class Refuel(ActionRule):
     description = "Fill a light I carry with its fuel (from what I carry): each unit gives some turns of light."
     emits = ("light_refueled",)
     optional = True  # Lazaret plays rules.json's; a game importing these rules (game.rules_from) binds this one
-    # depends_on left undeclared: candidates read each light's fuel in rule_data, which no dependency covers.
+    # candidates read my lights and their fuel (hands, held bags, the pack: carried_lights, carried_handles) and
+    # each light's turns of fuel (the rule language's per-object counter); the lights' kinds are fixed data
+    depends_on = ("hands", "worn", "containers", "vars")
+    reads_vars = (FUEL,)
 
     def _refusal(self, turn: Turn, handle: str) -> tuple[str, Light] | str:
         state = turn.state
