@@ -10,11 +10,8 @@ of the game's world definition without ``"tutorial"`` in its ``custom_events`` (
 
 from __future__ import annotations
 
-import json
 import random
 import sys
-import tempfile
-from pathlib import Path
 
 import refgame
 from refgame import AGENT_ID, emit, make_env
@@ -23,19 +20,7 @@ from refgame import AGENT_ID, emit, make_env
 def main() -> None:
     game, seed, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     if "notutorial" in sys.argv[4:]:
-        where = "base" if game == "base" else f"generated/{game}"
-        tree = Path(tempfile.mkdtemp(prefix="odyssey-reference-tree-"))
-        for sub in ("world_definitions", "env_configs"):
-            src = refgame.TREE / "assets" / sub / where
-            dst = tree / "assets" / sub / where
-            dst.mkdir(parents=True)
-            for f in src.iterdir():
-                (dst / f.name).write_bytes(f.read_bytes())
-        path = tree / "assets" / "world_definitions" / where / "default.json"
-        data = json.loads(path.read_text())
-        data["custom_events"] = [e for e in data.get("custom_events", []) if e != "tutorial"]
-        path.write_text(json.dumps(data))
-        refgame.TREE = tree
+        refgame.without_tutorial(game)
     env, _ = make_env(game, seed)
     observations = env.reset()
     rng = random.Random(seed)

@@ -11,36 +11,17 @@ runs it beside odyssey's counterpart.
 
 from __future__ import annotations
 
-import json
 import random
 import sys
-import tempfile
 from collections import Counter
-from pathlib import Path
 
 import refgame
 from refgame import AGENT_ID, emit, make_env
 
 
-def _no_tutorial(game: str) -> None:
-    where = "base" if game == "base" else f"generated/{game}"
-    tree = Path(tempfile.mkdtemp(prefix="odyssey-reference-tree-"))
-    for sub in ("world_definitions", "env_configs"):
-        src = refgame.TREE / "assets" / sub / where
-        dst = tree / "assets" / sub / where
-        dst.mkdir(parents=True)
-        for f in src.iterdir():
-            (dst / f.name).write_bytes(f.read_bytes())
-    path = tree / "assets" / "world_definitions" / where / "default.json"
-    data = json.loads(path.read_text())
-    data["custom_events"] = [e for e in data.get("custom_events", []) if e != "tutorial"]
-    path.write_text(json.dumps(data))
-    refgame.TREE = tree
-
-
 def main() -> None:
     game, seed, steps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
-    _no_tutorial(game)
+    refgame.without_tutorial(game)
     env, agent = make_env(game, seed)
     lost: Counter[str] = Counter()
     hits: Counter[str] = Counter()

@@ -38,6 +38,25 @@ def emit(result: Any) -> None:
     print(RESULT_PREFIX + json.dumps(result), flush=True)
 
 
+def without_tutorial(game: str) -> None:
+    """Point ``TREE`` at a copy of ``game``'s assets whose world definition has no tutorial event (the
+    reference starts every run in its tutorial room otherwise); the release's own files stay as they are."""
+    global TREE
+    where = "base" if game == "base" else f"generated/{game}"
+    tree = Path(tempfile.mkdtemp(prefix="odyssey-reference-tree-"))
+    for sub in ("world_definitions", "env_configs"):
+        src = TREE / "assets" / sub / where
+        dst = tree / "assets" / sub / where
+        dst.mkdir(parents=True)
+        for f in src.iterdir():
+            (dst / f.name).write_bytes(f.read_bytes())
+    path = tree / "assets" / "world_definitions" / where / "default.json"
+    data = json.loads(path.read_text())
+    data["custom_events"] = [e for e in data.get("custom_events", []) if e != "tutorial"]
+    path.write_text(json.dumps(data))
+    TREE = tree
+
+
 def _run_folder() -> Path:
     folder = Path(tempfile.mkdtemp(prefix="odyssey-reference-run-"))
     atexit.register(shutil.rmtree, folder, True)
