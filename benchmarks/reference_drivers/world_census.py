@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import sys
 
-from harm_trace import _no_tutorial
+import refgame
 from refgame import AGENT_ID, emit, make_env
 
 
 def main() -> None:
     game, seed = sys.argv[1], int(sys.argv[2])
-    _no_tutorial(game)
+    refgame.without_tutorial(game)
     env, _agent = make_env(game, seed)
     env.reset()
     world = env.world
