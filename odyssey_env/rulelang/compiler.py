@@ -1069,7 +1069,7 @@ def _veil(
     text = template(veil.say, var_reader(vars, None, dict(params)))
     # asked for every observation: a test that begins with in_area answers most agents (in the light) by a set
     first = veil.when.all_of[0] if isinstance(veil.when, s.AllOf) and veil.when.all_of else veil.when
-    gate = frozenset(first.in_area) if isinstance(first, s.InArea) else None
+    gate = frozenset(first.in_area) if isinstance(first, s.InArea) and first.of is None else None
 
     def veil_of(self: StepRule, engine: Engine, agent: Any) -> str | None:
         if gate is not None and agent.area not in gate:
