@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from kit import Harness
 
 from odyssey_env.engine import Engine
@@ -111,14 +110,26 @@ BOARD = {
             "declared in verbs too",
         ),
         (
-            {"hooks": [{"verb": "enter", "requires": [{"params_of": "dusk", "check": {"in_area": ["camp"]}, "refuse": "no"}]}]},
+            {
+                "hooks": [
+                    {
+                        "verb": "enter",
+                        "requires": [{"params_of": "dusk", "check": {"in_area": ["camp"]}, "refuse": "no"}],
+                    }
+                ]
+            },
             "hooks[0].requires[0].params_of",
             "no step rule 'dusk' in this file",
         ),
         (
             {
                 "step_rules": [step("dusk", effects=[{"say": "a"}])],
-                "hooks": [{"verb": "enter", "requires": [{"params_of": "dusk", "check": {"in_area": ["camp"]}, "refuse": "no"}]}],
+                "hooks": [
+                    {
+                        "verb": "enter",
+                        "requires": [{"params_of": "dusk", "check": {"in_area": ["camp"]}, "refuse": "no"}],
+                    }
+                ],
             },
             "hooks[0].requires[0].params_of",
             "declares no params",
@@ -142,7 +153,11 @@ BOARD = {
             "no such parameter (its params: dark)",
         ),
         (
-            {"hooks": [{"verb": "enter", "requires": [{"check": {"in_area": ["yard"], "of": "$way"}, "refuse": "no"}]}]},
+            {
+                "hooks": [
+                    {"verb": "enter", "requires": [{"check": {"in_area": ["yard"], "of": "$way"}, "refuse": "no"}]}
+                ]
+            },
             "hooks[0].requires[0].check.of",
             "names nothing this rule is about",
         ),

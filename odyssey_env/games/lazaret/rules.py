@@ -1,6 +1,6 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-A replaced ``enter`` that the data cannot say yet, and the helpers it and the planner read, configured from
+A replaced ``enter`` for the planner's hints the data cannot say yet, and the helpers it reads, configured from
 ``world.json`` (``game.params.lamp_fuel``), so the names of lamps and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
@@ -9,14 +9,16 @@ A replaced ``enter`` that the data cannot say yet, and the helpers it and the pl
   fall on me (all of this is rules.json's step rule ``lamp_fuel`` now: ``first``, ``some`` over agents and
   what they carry, ``pick``, ``npc_strikes``, its ``veil``, the lights a table parameter; the paper's
   Quarantine plays it too, the import writing it into its rules.json), and I cannot find the way on into
-  another dark area (stepping back into the light is always possible): :class:`QuarantineEnter` here,
-  reading :func:`is_dark` / :func:`sees` over the rule's settings (:class:`LightSettings`).
+  another dark area (stepping back into the light is always possible): rules.json's hook on ``enter``, whose
+  requirement reads ``lamp_fuel``'s ``dark_areas`` and ``lights`` (``params_of``); :class:`QuarantineEnter`
+  here only hints a planner the fuel to carry into the dark (:func:`light_need` over :class:`LightSettings`).
 * **The dead** are data now: corpses (individually named, so each keeps its own age) rise as risen husks
   when left unburned too long, after a warning (rules.json's step rule ``corpse_corruption``, of scope
   ``instance``: the per-object counter ``age`` and flag ``stirring``; ``burn corpses`` burns them).
 * **The lockdown** is data now (rules.json's step rule ``quarantine_lockdown``: the per-object counter
-  ``lain`` of each corpse's steps on a floor, the per-area flag ``lockdown``); ``enter`` below reads the flag
-  (:func:`locked_down`) to refuse a way out of an area under lockdown.
+  ``lain`` of each corpse's steps on a floor, the per-area flag ``lockdown``); rules.json's hook on ``enter``
+  reads the flag to refuse a way out of an area under lockdown, and ``enter`` below (:func:`locked_down`) to
+  hint "burn the dead here".
 
 The rest is data, in the folder's ``rules.json`` (docs/game-format.md, "Rules as data"): ``refuel`` (it
 fills a lamp's fuel, the per-object counter ``fuel`` this file reads and spends through :func:`fuel_of` /
@@ -29,7 +31,7 @@ import these rules on their own ids (``game.rules_from``); Lazaret plays rules.j
 
 Every rule here keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
 :meth:`~odyssey_env.rules.ActionRule.needs` so that the oracle, which cannot read this file, can
-plan them; ``enter`` is replaced here (same verb) to enforce darkness and the lockdown.
+plan them; ``enter`` is replaced here (same verb) for its hints about the dark and the lockdown.
 """
 
 from __future__ import annotations
