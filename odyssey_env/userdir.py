@@ -42,7 +42,10 @@ PROVENANCE = "paper.json"
 #: a format-10 folder drew every game's with Remnant's, so Mark's level-1 areas often had no enemy), and Mark's
 #: enemies respawn in the reference's waves (``respawn.waves``) and patrol as the reference's do (every step,
 #: into the spawn too, ``room_by_level``), where a format-10 folder binds odyssey's quiet refill and patrols.
-PAPER_FORMAT = 11
+#: 12: Quarantine's refusal of the way from a dark area on into another without a light is the hook on ``enter``
+#: the import writes into its rules.json (Lazaret's requirement that reads ``lamp_fuel``'s params), where a
+#: format-11 folder relied on Lazaret's Python ``enter``, which no longer refuses it.
+PAPER_FORMAT = 12
 _NAME = re.compile(r"^[a-z][a-z0-9_]*$")
 _ID = re.compile(r"^AgentOdyssey/[A-Z][A-Za-z0-9]*-v0$")
 

@@ -182,6 +182,8 @@ class Checker:
                 else:
                     self.ref(a, "area", f"{p}[{i}]", where)
                     areas.append(a)
+            if op.of is not None:
+                self.ref(op.of, "area", f"{path}.of", where)
             return dataclasses.replace(op, in_area=tuple(areas))
         elif isinstance(op, s.InPlace):
             for i, name in enumerate(op.in_place):
@@ -1172,7 +1174,7 @@ def check_rules(raw: Any, world_spec: WorldSpec, file: str = "rules.json", known
             c.name(param, f"{p}.params[{j}]")
         where = Where(bindings=dict.fromkeys(pred.params, "any"), agent=True)
         predicates.append((pred, c.condition(pred.check, f"{p}.check", where)))
-    hooks = _check_hooks(c, rules.hooks, seen_verbs)
+    hooks = _check_hooks(c, rules.hooks, seen_verbs, {rule.name: dict(rule.params) for rule, *_ in steps})
     if c.problems:
         raise schema.FormatError(c.problems)
     return Checked(rules, verbs, steps, predicates, c.quest_conditions, hooks, starts, let_gos)
@@ -1252,10 +1254,16 @@ def _rule_params(c: Checker, rule_name: str, declared: dict[str, Any], world_spe
 
 
 def _check_hooks(
-    c: Checker, hooks: tuple[s.HookSpec, ...], own_verbs: set[str]
+    c: Checker,
+    hooks: tuple[s.HookSpec, ...],
+    own_verbs: set[str],
+    step_params: dict[str, dict[str, Any]] | None = None,
 ) -> list[tuple[s.HookSpec, tuple[Any, ...], tuple[Any, ...]]]:
     """Hooks attach to the engine's verbs of :data:`~odyssey_env.rulelang.spec.HOOKS`, once each, never to a
-    verb the file itself declares (that verb says all it does already)."""
+    verb the file itself declares (that verb says all it does already). A requirement's ``params_of`` names a
+    step rule of the file (``step_params``: each one's parameters as this game sets them) whose ``$param.<name>``
+    its check reads, read now, once, as in that rule."""
+    step_params = step_params or {}
     out = []
     seen: set[str] = set()
     for i, hook in enumerate(hooks):
@@ -1274,7 +1282,17 @@ def _check_hooks(
         where = Where(bindings={bound[0]: bound[1]}, agent=True)
         checks = []
         for j, req in enumerate(hook.requires):
-            checks.append(c.condition(req.check, f"{p}.requires[{j}].check", where))
+            asked = where
+            if req.params_of:
+                params = step_params.get(req.params_of)
+                if params is None:
+                    known = ", ".join(step_params) or "none"
+                    c.bad(f"{p}.requires[{j}].params_of", f"no step rule {req.params_of!r} in this file ({known})")
+                elif not params:
+                    c.bad(f"{p}.requires[{j}].params_of", f"step rule {req.params_of!r} declares no params")
+                else:
+                    asked = dataclasses.replace(where, params=params)
+            checks.append(c.condition(req.check, f"{p}.requires[{j}].check", asked))
             c.template(req.refuse, f"{p}.requires[{j}].refuse", where)
         then = c.effects(hook.then, f"{p}.then", where)
         _check_facts(c, hook.facts, f"{p}.facts")

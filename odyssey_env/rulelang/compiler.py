@@ -1069,7 +1069,7 @@ def _veil(
     text = template(veil.say, var_reader(vars, None, dict(params)))
     # asked for every observation: a test that begins with in_area answers most agents (in the light) by a set
     first = veil.when.all_of[0] if isinstance(veil.when, s.AllOf) and veil.when.all_of else veil.when
-    gate = frozenset(first.in_area) if isinstance(first, s.InArea) else None
+    gate = frozenset(first.in_area) if isinstance(first, s.InArea) and first.of is None else None
 
     def veil_of(self: StepRule, engine: Engine, agent: Any) -> str | None:
         if gate is not None and agent.area not in gate:
@@ -1298,8 +1298,11 @@ def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, 
         deps = None if r is None or deps is None else deps | r
     watched = set().union(*map(vars_read, checks)) if deps is not None and "vars" in deps else set()
     prefix = len(verb) + 1
-    #: checks that never name the argument give every command the hook applies to the same verdict
-    same_for_all = not any(mentions(c, (arg,)) for c in checks)
+    #: checks that never name the argument give every command the hook applies to the same verdict (asked once
+    #: a listing); those that do are asked per command, in one context rebound to each command's argument
+    per_command = tuple(mentions(c, (arg,)) for c in checks)
+    shared_tests = tuple(t for t, own in zip(tests, per_command, strict=True) if not own)
+    own_tests = tuple(t for t, own in zip(tests, per_command, strict=True) if own)
 
     def refusal(turn: Turn, value: str) -> tuple[Ctx | None, str | None]:
         """The context of the command (None when the hook stays out of it) and its refusal, if any."""
@@ -1334,19 +1337,23 @@ def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, 
                 if not tests:
                     yield from base.candidates(self, turn)
                     return
-                shared: bool | None = None  # the verdict on every command the hook applies to, once asked
+                shared: bool | None = None  # the verdict of the checks that never name the argument, once asked
+                ctx: Ctx | None = None  # one context, rebound to each command's argument (what is listed only)
                 for command in base.candidates(self, turn):
                     value = command[prefix:]
-                    if not same_for_all:
-                        if refusal(turn, value)[1] is None:
-                            yield command
-                    elif not applies(turn, value):
+                    if not applies(turn, value):
                         yield command
+                        continue
+                    if ctx is None:
+                        ctx = Ctx(turn.engine, turn.agent, turn.agent.area, {arg: value}, turn)
                     else:
-                        if shared is None:
-                            shared = refusal(turn, value)[1] is None
-                        if shared:
-                            yield command
+                        rebind(ctx, turn.agent.area, arg, value)
+                    if shared is None:
+                        shared = all(test(ctx) for test in shared_tests)
+                    if not shared:
+                        continue  # refused, as is every command the hook applies to
+                    if all(test(ctx) for test in own_tests):
+                        yield command
 
             def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
                 from odyssey_env.turn import Turn

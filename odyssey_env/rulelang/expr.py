@@ -102,6 +102,9 @@ def compile_condition(op: Any, vars: dict[str, s.Var]) -> Test:
         return lambda ctx: _npc_here(ctx, kind, hostile)
     if isinstance(op, s.InArea):
         areas = [getter(a) for a in op.in_area]
+        if op.of is not None:  # another area than here (a hook's $to): where the agent would go
+            where = getter(op.of)
+            return lambda ctx: (w := where(ctx)) is not None and any(w == a(ctx) for a in areas)
         return lambda ctx: any(ctx.here == a(ctx) for a in areas)
     if isinstance(op, s.InPlace):
         places = frozenset(op.in_place)
@@ -856,6 +859,8 @@ def hint(op: Any, ctx: Ctx, vars: dict[str, s.Var]) -> Condition | None:
             return None
         return hints.has(kind, op.count if isinstance(op, s.Has) else 1)
     if isinstance(op, s.InArea):
+        if op.of is not None:
+            return None  # which area the command names is not the planner's to change by walking
         for a in op.in_area:
             area = getter(a)(ctx)
             if isinstance(area, str) and area in ctx.engine.state.areas:

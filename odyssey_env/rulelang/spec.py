@@ -113,9 +113,10 @@ class NpcHere:
 
 @dataclass(frozen=True)
 class InArea:
-    """The area is one of these."""
+    """The area (here, or the area ``of`` names: a reference such as a hook's ``$to``) is one of these."""
 
     in_area: tuple[str, ...]
+    of: str | None = None
 
 
 @dataclass(frozen=True)
@@ -874,10 +875,15 @@ class Slot:
 
 @dataclass(frozen=True)
 class Require:
-    """A precondition: ``check`` must hold, else the command fails saying ``refuse`` (a template)."""
+    """A precondition: ``check`` must hold, else the command fails saying ``refuse`` (a template).
+
+    ``params_of`` (a hook's only): the name of a step rule of the same file whose ``params``, as this game sets
+    them (``world.json``'s ``game.params.<rule>``), ``"$param.<name>"`` in ``check`` reads: one set of dark areas
+    declared once, for the rule that burns the lights and the hook that refuses the way on into the dark."""
 
     check: dict[str, Any]
     refuse: str
+    params_of: str = ""
 
 
 @dataclass(frozen=True)

@@ -334,6 +334,8 @@ def rule_file(
         rules = rules or {"format": 1}
         rules["vars"] = [*rules.get("vars", ()), *taken["vars"]]
         rules["step_rules"] = [*rules.get("step_rules", ()), *taken["step_rules"]]
+        if taken.get("hooks"):
+            rules["hooks"] = [*rules.get("hooks", ()), *taken["hooks"]]
     return rules, notes + taken_notes
 
 
@@ -396,6 +398,19 @@ def _taken_step_rules(world: dict[str, Any]) -> tuple[dict[str, Any], list[dict[
                     "this game's parameters (game.params)",
                 }
             )
+        taken_names = {r["name"] for r in out["step_rules"]}
+        for hook in shipped.get("hooks", ()):
+            # a hook's requirements that read a taken rule's params (params_of) go with it: the dark's refusal
+            requires = [r for r in hook.get("requires", ()) if r.get("params_of") in taken_names]
+            if requires:
+                out.setdefault("hooks", []).append({"verb": hook["verb"], "requires": json.loads(json.dumps(requires))})
+                notes.append(
+                    {
+                        "where": f"rules.json.hooks.{hook['verb']}",
+                        "difference": f"odyssey's {shipped_game} hook on {hook['verb']!r}: its requirements that "
+                        f"read {', '.join(sorted({r['params_of'] for r in requires}))}'s parameters",
+                    }
+                )
     return (out if out["step_rules"] else {}), notes
 
 

@@ -271,6 +271,31 @@ def test_quarantine_s_dark_burns_its_own_lights_and_veils_what_is_there(quaranti
     ]
 
 
+def test_quarantine_s_dark_bars_the_way_on_into_the_dark_without_a_light(quarantine: Path) -> None:
+    """The refusal is Lazaret's requirement on ``enter`` (it reads ``lamp_fuel``'s params: ``params_of``), which
+    the import writes into Quarantine's rules.json as a hook of its own, without Lazaret's lockdown."""
+    rules = json.loads((quarantine / "rules.json").read_text())
+    (hook,) = rules["hooks"]
+    assert hook["verb"] == "enter" and [r.get("params_of") for r in hook["requires"]] == ["lamp_fuel"]
+    h = Harness(engine_on(quarantine))
+    dark = h.game.rules.step_rule("lamp_fuel").settings.dark_areas
+    here, there = next((a, b) for a in dark for b in dark if b in h.state.areas[a].exits)
+    h.goto(here)
+    h.clear_everywhere()
+    for a, b in ((here, there), (there, here)):
+        h.state.areas[a].exits[b].locked = False
+    refusal = f"Cannot find my way to {there} in the dark: I need a burning light."
+    h.fails(f"enter {there}", refusal)
+    assert f"enter {there}" not in h.listed("enter")
+    lit = [b for b in h.state.areas[here].exits if b not in dark]
+    assert all(f"enter {b}" in h.listed("enter") for b in lit if not h.state.areas[here].exits[b].locked)
+    lamp = h.hold_one("flashlight")
+    data(h.engine)["vars"].setdefault("fuel", {})[lamp] = 5
+    assert f"enter {there}" in h.listed("enter")
+    h.ok(f"enter {there}")
+    assert h.agent.area == there
+
+
 def test_quarantine_concoct_is_written_in_the_rule_language_with_the_reference_s_potencies(quarantine: Path) -> None:
     rules = json.loads((quarantine / "rules.json").read_text())
     assert [v["verb"] for v in rules["verbs"]] == ["concoct"]

@@ -8,10 +8,13 @@ from __future__ import annotations
 import json
 
 import pytest
+from kit import Harness
 
+from odyssey_env.engine import Engine
 from odyssey_env.game import GameError
 from odyssey_env.quests import hints
 
+from .conftest import tiny_game
 from .test_language import one_verb, step, verb
 
 BOARD = {
@@ -105,6 +108,58 @@ BOARD = {
             {"verbs": [verb("enter")], "hooks": [{"verb": "enter", "then": [{"say": "a"}]}]},
             "hooks[0].verb",
             "declared in verbs too",
+        ),
+        (
+            {
+                "hooks": [
+                    {
+                        "verb": "enter",
+                        "requires": [{"params_of": "dusk", "check": {"in_area": ["camp"]}, "refuse": "no"}],
+                    }
+                ]
+            },
+            "hooks[0].requires[0].params_of",
+            "no step rule 'dusk' in this file",
+        ),
+        (
+            {
+                "step_rules": [step("dusk", effects=[{"say": "a"}])],
+                "hooks": [
+                    {
+                        "verb": "enter",
+                        "requires": [{"params_of": "dusk", "check": {"in_area": ["camp"]}, "refuse": "no"}],
+                    }
+                ],
+            },
+            "hooks[0].requires[0].params_of",
+            "declares no params",
+        ),
+        (
+            {"hooks": [{"verb": "enter", "requires": [{"check": {"in_area": ["$param.dark"]}, "refuse": "no"}]}]},
+            "hooks[0].requires[0].check.in_area[0]",
+            "the rule declares no such parameter",
+        ),
+        (
+            {
+                "step_rules": [step("dusk", params={"dark": ["yard"]}, effects=[{"say": "a"}])],
+                "hooks": [
+                    {
+                        "verb": "enter",
+                        "requires": [{"params_of": "dusk", "check": {"in_area": ["$param.dim"]}, "refuse": "no"}],
+                    }
+                ],
+            },
+            "hooks[0].requires[0].check.in_area[0]",
+            "no such parameter (its params: dark)",
+        ),
+        (
+            {
+                "hooks": [
+                    {"verb": "enter", "requires": [{"check": {"in_area": ["yard"], "of": "$way"}, "refuse": "no"}]}
+                ]
+            },
+            "hooks[0].requires[0].check.of",
+            "names nothing this rule is about",
         ),
     ],
 )
@@ -250,6 +305,56 @@ def test_a_hook_hints_what_its_refusal_needs(rh):
     assert enter.needs(e, h.agent, {"area": "yard"}) == hints.has("stick")
     h.hold("stick")
     assert enter.needs(e, h.agent, {"area": "yard"}) is None
+
+
+#: A hook's requirement that reads a step rule's params (``params_of``): the dark areas declared once, in the
+#: rule, and the way from a dark area on into another refused while nobody here carries a stick
+DUSK = {
+    "step_rules": [step("dusk", params={"dark": []}, when={"in_area": ["$param.dark"]}, effects=[{"say": "Dusk."}])],
+    "hooks": [
+        {
+            "verb": "enter",
+            "requires": [
+                {
+                    "params_of": "dusk",
+                    "check": {
+                        "none_of": [
+                            {
+                                "all_of": [
+                                    {"in_area": ["$param.dark"]},
+                                    {"in_area": ["$param.dark"], "of": "$to"},
+                                    {"none_of": [{"holds": "stick"}]},
+                                ]
+                            }
+                        ]
+                    },
+                    "refuse": "Cannot find {to} in the dark.",
+                }
+            ],
+        }
+    ],
+}
+
+
+def test_a_hook_reads_a_step_rule_s_params_as_this_game_sets_them(tmp_path):
+    """``params_of``: the hook's ``$param.dark`` is ``dusk``'s, as world.json's ``game.params.dusk`` sets it;
+    ``in_area`` with ``of`` asks about the area the command names, not the one I stand in."""
+    game = tiny_game(tmp_path, DUSK, {"dusk": {"dark": ["camp", "yard"]}})
+    h = Harness(Engine(game, 0))
+    h.clear()
+    assert "Dusk." in h.ok("wait")  # the rule reads the same areas
+    h.fails("enter yard", "Cannot find yard in the dark.")  # dark to dark
+    assert h.listed("enter") == []  # the vault is locked anyway
+    h.hold("stick")
+    assert h.listed("enter") == ["enter yard"]
+    h.ok("enter yard")
+    # from the light the dark ahead is no bar: only camp is dark in another game
+    lit = tiny_game(tmp_path, DUSK, {"dusk": {"dark": ["yard"]}}, name="lit")
+    h = Harness(Engine(lit, 0))
+    h.clear()
+    h.ok("enter yard")
+    assert h.listed("enter") == ["enter camp"]  # back into the light
+    h.ok("enter camp")
 
 
 # ============================================================================ move_toward

@@ -1,6 +1,6 @@
 """Lazaret: the rules of a plague ward under quarantine (light and dark, the dead, the lockdown).
 
-A replaced ``enter`` that the data cannot say yet, and the helpers it and the planner read, configured from
+A replaced ``enter`` for the planner's hints the data cannot say yet, and the helpers it reads, configured from
 ``world.json`` (``game.params.lamp_fuel``), so the names of lamps and areas live in the game's data:
 
 * **Light and dark.** Some areas are dark. A carried light (an individually named lamp, candle or
@@ -9,14 +9,16 @@ A replaced ``enter`` that the data cannot say yet, and the helpers it and the pl
   fall on me (all of this is rules.json's step rule ``lamp_fuel`` now: ``first``, ``some`` over agents and
   what they carry, ``pick``, ``npc_strikes``, its ``veil``, the lights a table parameter; the paper's
   Quarantine plays it too, the import writing it into its rules.json), and I cannot find the way on into
-  another dark area (stepping back into the light is always possible): :class:`QuarantineEnter` here,
-  reading :func:`is_dark` / :func:`sees` over the rule's settings (:class:`LightSettings`).
+  another dark area (stepping back into the light is always possible): rules.json's hook on ``enter``, whose
+  requirement reads ``lamp_fuel``'s ``dark_areas`` and ``lights`` (``params_of``); :class:`QuarantineEnter`
+  here only hints a planner the fuel to carry into the dark (:func:`light_need` over :class:`LightSettings`).
 * **The dead** are data now: corpses (individually named, so each keeps its own age) rise as risen husks
   when left unburned too long, after a warning (rules.json's step rule ``corpse_corruption``, of scope
   ``instance``: the per-object counter ``age`` and flag ``stirring``; ``burn corpses`` burns them).
 * **The lockdown** is data now (rules.json's step rule ``quarantine_lockdown``: the per-object counter
-  ``lain`` of each corpse's steps on a floor, the per-area flag ``lockdown``); ``enter`` below reads the flag
-  (:func:`locked_down`) to refuse a way out of an area under lockdown.
+  ``lain`` of each corpse's steps on a floor, the per-area flag ``lockdown``); rules.json's hook on ``enter``
+  reads the flag to refuse a way out of an area under lockdown, and ``enter`` below (:func:`locked_down`) to
+  hint "burn the dead here".
 
 The rest is data, in the folder's ``rules.json`` (docs/game-format.md, "Rules as data"): ``refuel`` (it
 fills a lamp's fuel, the per-object counter ``fuel`` this file reads and spends through :func:`fuel_of` /
@@ -29,7 +31,7 @@ import these rules on their own ids (``game.rules_from``); Lazaret plays rules.j
 
 Every rule here keeps its episode memory in ``state.rule_data[<rule name>]``. The verbs answer
 :meth:`~odyssey_env.rules.ActionRule.needs` so that the oracle, which cannot read this file, can
-plan them; ``enter`` is replaced here (same verb) to enforce darkness and the lockdown.
+plan them; ``enter`` is replaced here (same verb) for its hints about the dark and the lockdown.
 """
 
 from __future__ import annotations
@@ -258,12 +260,14 @@ def barricaded(state: WorldState, a: str, b: str) -> bool:
 
 @action_rule
 class QuarantineEnter(Enter):
-    """``enter`` with the ward's dark ahead refused without a light; the planner's hints for the dark and a lockdown.
+    """``enter``'s hints to a planner for the dark and a lockdown (the refusals are ``rules.json``'s hook).
 
-    The lockdown's refusal (no one leaves an area under lockdown) is ``rules.json``'s hook on ``enter``, asked
-    before this class's own refusal, as the lockdown's refusal came first here before; its hint to a planner
-    ("burn the dead here") stays in :meth:`needs`, which the hook falls back on, since a hook's ``requires``
-    only hints what a check of carrying or standing somewhere can say.
+    Both refusals are ``rules.json``'s hook on ``enter``: no one leaves an area under lockdown, and no one finds
+    the way from a dark area on into another without a burning light (its requirement reads ``lamp_fuel``'s
+    ``dark_areas`` and ``lights`` through ``params_of``). What stays here is what a hook cannot say: the
+    planner's hints, which the hook falls back on, since a hook's ``requires`` only hints what a check of
+    carrying or standing somewhere can say: "burn the dead here" for a lockdown, and a fuel budget for the dark
+    (refuel this light, get its fuel, get any light: :func:`light_need`, with ``lamp_fuel``'s ``margin``).
 
     The base verb is called by name rather than through ``super()``: ``tools/mutation.py`` swaps a
     function's code, which it cannot do for a mutant that drops the only ``super()`` (its closure changes).
@@ -273,33 +277,6 @@ class QuarantineEnter(Enter):
         "Walk to a neighboring area; a locked way needs its key in my hand, and the dark beyond the dark "
         "a burning light."
     )  # Lazaret's rules.json hook states its own, with the lockdown
-    # Enter's own, and for the dark: my lights (carried_lights: hands, held bags, the pack) and their fuel (the
-    # rule language's per-object counter), and anyone else's here (sees); which areas are dark is fixed data.
-    depends_on = ("place", "exits", "hands", "worn", "containers", "combat", "vars", "company")
-    reads_vars = (FUEL,)
-
-    def _refusal(self, turn: Turn, target: str) -> str | None:
-        here = turn.agent.area
-        if target == here or target not in turn.area.exits or in_combat(turn) is not None:
-            return None  # the usual refusals come first
-        if is_dark(turn.engine, here) and is_dark(turn.engine, target) and not sees(turn.engine, turn.agent):
-            return f"Cannot find my way to {target} in the dark: I need a burning light."
-        return None
-
-    def apply(self, turn: Turn, target: str) -> None:
-        refusal = self._refusal(turn, target)
-        if refusal is not None:
-            return turn.fail(refusal)
-        Enter.apply(self, turn, target)  # climbing over a barricade: rules.json's hook on enter says it
-
-    def candidates(self, turn: Turn) -> Iterator[str]:
-        engine = turn.engine
-        if not is_dark(engine, turn.agent.area) or sees(engine, turn.agent):
-            yield from Enter.candidates(self, turn)  # the dark refuses nothing from here
-            return
-        for command in Enter.candidates(self, turn):
-            if self._refusal(turn, command[len("enter ") :]) is None:
-                yield command
 
     def needs(self, engine: Engine, agent: Agent, match: Mapping[str, Any]) -> Condition | None:
         src, dst = match.get("from", agent.area), match.get("area")
