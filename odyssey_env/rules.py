@@ -71,6 +71,7 @@ Dependency = Literal[
     "npcs",
     "npc_goods",
     "npc_moods",
+    "npc_bodies",
     "combat",
     "body",
     "time",
