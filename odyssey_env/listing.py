@@ -72,7 +72,6 @@ def check_from_environment() -> bool:
 #   npcs             the NPCs here, by handle, in order (their types follow from their handles)
 #   npc_goods        what each NPC here carries: its inventory and its coins
 #   npc_moods        which NPCs here are wary of agents *now* (wary_until against the current step)
-#   npc_bodies       each NPC here's health, full health and level, by handle, in order
 #   combat           the agent's fight: its target, and whom each NPC here is engaged with
 #   body             the agent's own numbers: health, level, experience, stamina, attack, defense, guard
 #   time             the step and the clock (a verb that depends on time is listed afresh every step)
@@ -87,7 +86,6 @@ def check_from_environment() -> bool:
 _HANDS, _GROUND = DEPENDENCIES.index("hands"), DEPENDENCIES.index("ground")
 _NOTHING: tuple[tuple[str, ...], dict[str, int]] = ((), {})
 _EXIT = attrgetter("locked", "pickable", "key")
-_NPC_BODY = attrgetter("hp", "max_hp", "level")
 _BODY = attrgetter("hp", "max_hp", "level", "xp", "stamina", "base_attack", "attack", "defense", "defending")
 
 
@@ -115,7 +113,6 @@ def snapshot(
         npcs,
         npc_goods,
         npc_moods,
-        npc_bodies,
         combat,
         body,
         time,
@@ -144,7 +141,7 @@ def snapshot(
             bags = (held_now, worn_now, tuple(inside) if inside else ())
         if not purse:
             coins = None
-    who = tuple(here) if npcs or npc_goods or npc_moods or npc_bodies or combat else None
+    who = tuple(here) if npcs or npc_goods or npc_moods or combat else None
     if combat and agent.combat is not None:
         everyone = state.npcs
         fight = (agent.combat, who, tuple([everyone[handle].engaged for handle in here]))
@@ -160,7 +157,6 @@ def snapshot(
             goods = (who, tuple(stocks))
         if npc_moods:
             moods = (who, tuple(wary))
-    bodies = (who, tuple(map(_NPC_BODY, map(state.npcs.__getitem__, here)))) if npc_bodies else None
     if ground_contents:
         get = state.instances.get
         opened = []
@@ -181,7 +177,6 @@ def snapshot(
         who if npcs else None,
         goods,
         moods,
-        bodies,
         fight,
         _BODY(agent) if body else None,
         (state.step, state.minute) if time else None,

@@ -71,7 +71,6 @@ Dependency = Literal[
     "npcs",
     "npc_goods",
     "npc_moods",
-    "npc_bodies",
     "combat",
     "body",
     "time",

@@ -364,10 +364,7 @@ class Siphon(ActionRule):
         "hostile machine into an empty cell (hurting it and charging the cell)."
     )
     optional = True
-    # the cells and conduits I carry (a handle names its type for good), the machines here and their health,
-    # my fight and theirs (a conduit's), and who is awake (rule_data["rally"])
-    depends_on = ("hands", "worn", "containers", "npcs", "npc_bodies", "combat", "data")
-    reads_data = (RALLY,)
+    # no depends_on: a friendly machine's health and whether it is awake (rule_data) are in no fingerprint
 
     @dataclass(frozen=True)
     class Params:
