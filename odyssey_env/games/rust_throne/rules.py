@@ -26,11 +26,8 @@ which the quest predicate ``has_used`` reads.
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from itertools import compress
-from operator import attrgetter, not_
 from typing import TYPE_CHECKING, Any
 
 from odyssey_env.rules import ActionRule, Fact, StepRule, action_rule, predicate, step_rule
@@ -63,7 +60,6 @@ if TYPE_CHECKING:
     from odyssey_env.world import Passable
 
 RALLY = "rally"
-_TYPE, _AREA = attrgetter("type"), attrgetter("area")
 JAM = "jam"
 STANCE_WORDS = {"attack": "strike", "defend": "raise its guard", "wait": "pause"}
 
@@ -821,12 +817,13 @@ class Intimidation(StepRule):
     def apply(self, engine: Engine) -> None:
         state = engine.state
         hostile, machines = self._types(engine)
-        # One split of the world's NPCs into enemies (counted per area) and friends (in the world's order),
-        # done by builtins: this runs at every step over every NPC, most of them enemies.
-        everyone = list(state.npcs.values())
-        enemy = list(map(hostile.__contains__, map(_TYPE, everyone)))
-        threat: dict[str, int] = Counter(map(_AREA, compress(everyone, enemy)))
-        friends = list(compress(everyone, map(not_, enemy)))
+        threat: dict[str, int] = {}
+        friends: list[Npc] = []
+        for npc in state.npcs.values():
+            if npc.type in hostile:
+                threat[npc.area] = threat.get(npc.area, 0) + 1
+            else:
+                friends.append(npc)
         recover = self.settings.recover
         for npc in friends:
             enemies = threat.get(npc.area, 0)
