@@ -225,8 +225,8 @@ class ActionRule(_Rule):
     #: listed afresh every step, a flag set once in a while almost never).
     reads_vars: ClassVar[tuple[str, ...]] = ()
     #: With ``"data"`` in ``depends_on``: the keys of ``state.rule_data`` (a Python rule's own memory: a law
-    #: registry, what an area still hides) whose values ``candidates`` reads; the listing fingerprints each
-    #: value by its ``repr``, exact for the JSON-ready values ``rule_data`` must hold anyway.
+    #: registry, what an area still hides) whose values ``candidates`` reads; the listing fingerprints them
+    #: as marshal bytes, exact for the JSON-ready values ``rule_data`` must hold anyway.
     reads_data: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
