@@ -26,6 +26,7 @@ import os
 import weakref
 from collections.abc import Hashable, Iterable
 from itertools import chain, compress
+from marshal import dumps
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +78,11 @@ def check_from_environment() -> bool:
 #   time             the step and the clock (a verb that depends on time is listed afresh every step)
 #   vars             the tables of the rule-language variables the rule book's verbs name in reads_vars
 #                    (flags and counters: one plain value per key, so a copy of each table is exact)
+#   data             the values under the rule_data keys the rule book's verbs name in reads_data (a Python
+#                    rule's own memory), as marshal bytes (version 2: no back references). rule_data holds
+#                    JSON-ready values only (saving needs it); marshal writes them faithfully, so different
+#                    values never give the same bytes, and equal ones do up to key order and string interning
+#                    (more sensitive: a needless fresh listing at worst). 3x cheaper than their repr.
 #   company          the other agents here: each one's id, what it holds and wears (with counts, in order)
 #                    and the contents of those things (a light another agent carries lights my way)
 
@@ -87,10 +93,17 @@ _BODY = attrgetter("hp", "max_hp", "level", "xp", "stamina", "base_attack", "att
 
 
 def snapshot(
-    game: Game, state: WorldState, agent: Agent, area: Area, need: tuple[bool, ...], var_names: tuple[str, ...] = ()
+    game: Game,
+    state: WorldState,
+    agent: Agent,
+    area: Area,
+    need: tuple[bool, ...],
+    var_names: tuple[str, ...] = (),
+    data_keys: tuple[str, ...] = (),
 ) -> tuple[Hashable, ...]:
     """The fingerprints of the dependencies flagged in ``need`` (in :data:`DEPENDENCIES` order; None
-    for the others), as the agent sees the state now; ``var_names``: the variables ``vars`` covers."""
+    for the others), as the agent sees the state now; ``var_names``: the variables ``vars`` covers,
+    ``data_keys``: the ``rule_data`` keys ``data`` covers."""
     (
         place,
         exits,
@@ -107,6 +120,7 @@ def snapshot(
         body,
         time,
         rule_vars,
+        rule_data,
         company,
     ) = need
     held, wearing, here = agent.hands, agent.equipment, area.npcs
@@ -170,6 +184,7 @@ def snapshot(
         _BODY(agent) if body else None,
         (state.step, state.minute) if time else None,
         _tables(state, var_names) if rule_vars else None,
+        dumps(list(map(state.rule_data.get, data_keys)), 2) if rule_data else None,
         _company(state, agent) if company else None,
     )
 
@@ -216,6 +231,7 @@ class _Plan:
     __slots__ = (
         "always",
         "always_mask",
+        "data_keys",
         "dependents",
         "masks",
         "need",
@@ -238,6 +254,9 @@ class _Plan:
         #: the variables whose tables the ``vars`` fingerprint copies: all that any verb reading them names
         read = {n for rule, d in zip(self.rules, declared, strict=True) if d and "vars" in d for n in rule.reads_vars}
         self.var_names: tuple[str, ...] = tuple(sorted(read))
+        #: the rule_data keys whose values the ``data`` fingerprint reads: all that any verb reading them names
+        keys = {k for rule, d in zip(self.rules, declared, strict=True) if d and "data" in d for k in rule.reads_data}
+        self.data_keys: tuple[str, ...] = tuple(sorted(keys))
         #: the dependencies in use, those read by the most verbs first: once they changed, the others
         #: need not even be compared for the verbs they already made stale
         self.used: tuple[int, ...] = tuple(
@@ -308,7 +327,9 @@ class Listing:
         state = engine.state
         agent = state.agents[self.agent_id]
         plan = self.plan
-        fingerprints = snapshot(engine.game, state, agent, state.areas[agent.area], plan.need, plan.var_names)
+        fingerprints = snapshot(
+            engine.game, state, agent, state.areas[agent.area], plan.need, plan.var_names, plan.data_keys
+        )
         if fingerprints != self.fingerprints or state is not self.state or plan.always:
             self._refresh(fingerprints, state)
         if self.check:

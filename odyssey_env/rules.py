@@ -75,6 +75,7 @@ Dependency = Literal[
     "body",
     "time",
     "vars",
+    "data",
     "company",
 ]
 DEPENDENCIES: tuple[Dependency, ...] = typing.get_args(Dependency)
@@ -223,6 +224,10 @@ class ActionRule(_Rule):
     #: ``candidates`` reads, whose tables the listing fingerprints (a counter written every step makes the verb
     #: listed afresh every step, a flag set once in a while almost never).
     reads_vars: ClassVar[tuple[str, ...]] = ()
+    #: With ``"data"`` in ``depends_on``: the keys of ``state.rule_data`` (a Python rule's own memory: a law
+    #: registry, what an area still hides) whose values ``candidates`` reads; the listing fingerprints them
+    #: as marshal bytes, exact for the JSON-ready values ``rule_data`` must hold anyway.
+    reads_data: ClassVar[tuple[str, ...]] = ()
 
     @classmethod
     def usage(cls) -> str:
@@ -298,6 +303,8 @@ def action_rule(cls: R) -> R:
             )
         if "vars" in declared and not cls.__dict__.get("reads_vars"):
             raise RuleError(f"verb {cls.verb!r}: depends_on names 'vars' but the class names no reads_vars")
+        if "data" in declared and not cls.__dict__.get("reads_data"):
+            raise RuleError(f"verb {cls.verb!r}: depends_on names 'data' but the class names no reads_data")
     cls.name = cls.name or cls.verb
     cls.__odyssey_rule__ = "action"
     return cls

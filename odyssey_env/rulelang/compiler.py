@@ -1324,6 +1324,7 @@ def _hook(hspec: s.HookSpec, checks: tuple[Any, ...], run: Any, has_then: bool, 
             description = hspec.description or base.description
             depends_on = merged
             reads_vars = tuple(sorted(watched | set(base.__dict__.get("reads_vars", ())))) if merged else ()
+            reads_data = base.__dict__.get("reads_data", ()) if merged else ()
 
             def apply(self, turn: Turn, value: str) -> None:
                 ctx, refused = refusal(turn, value)

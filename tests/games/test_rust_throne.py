@@ -1181,9 +1181,28 @@ def test_listings_follow_what_another_agent_changes(quiet_game) -> None:
     assert k.listed("salvage") == ["salvage rustling_husk"]
 
 
+def test_a_change_to_the_rule_data_a_verb_reads_and_nothing_else_reaches_its_cached_listing(k) -> None:
+    """Scavenge and jam declare the ``data`` dependency (``reads_data``): a test that edits only their
+    ``rule_data`` (nothing of the agent, the area or the clock) still gets listings that follow, as the
+    check mode (on in this module) proves by listing every verb afresh beside the cache."""
+    assert k.engine.check_valid_actions
+    (wedge,) = k.hold("iron_wedge")
+    hound = k.npc("gearhound")
+    here = k.agent.area
+    assert k.listed("scavenge") == ["scavenge"] and k.listed("jam") == [f"jam {wedge} {hound.handle}"]
+    k.state.rule_data.setdefault("scavenge", {})["left"] = {here: []}  # picked clean, by hand
+    assert k.listed("scavenge") == [] and k.listed("jam") == [f"jam {wedge} {hound.handle}"]
+    k.state.rule_data["scavenge"]["left"][here] = ["scrap_plate"]
+    assert k.listed("scavenge") == ["scavenge"]
+    k.state.rule_data.setdefault("jam", {})["until"] = {hound.handle: k.state.step + 3}
+    assert k.listed("jam") == [] and k.listed("scavenge") == ["scavenge"]
+    k.state.rule_data["jam"]["until"].clear()
+    assert k.listed("jam") == [f"jam {wedge} {hound.handle}"]
+
+
 def test_salvage_and_overload_are_listed_from_the_cache_while_what_they_read_stays(k, monkeypatch) -> None:
     """The two verbs that read only what is carried (and, for salvage, what lies here) are listed afresh
-    only when that changes; the verbs that declare nothing are listed at every call."""
+    only when that changes; scavenge, which reads where I am and rule_data["scavenge"], only when those do."""
     k.engine.check_valid_actions = False  # the check lists every verb afresh beside the cache
     calls: dict[str, int] = {}
     for verb in ("salvage", "overload", "scavenge"):
@@ -1204,13 +1223,15 @@ def test_salvage_and_overload_are_listed_from_the_cache_while_what_they_read_sta
     k.stash(pack, "storm_coil")
     assert listed_afresh() == {"salvage", "overload", "scavenge"}
     k.do("wait")
-    assert listed_afresh() == {"scavenge"}
+    assert listed_afresh() == set()
     k.put("rustling_husk")
-    assert listed_afresh() == {"salvage", "scavenge"}
+    assert listed_afresh() == {"salvage"}
     assert k.listed("salvage") == ["salvage rustling_husk"] and k.listed("overload") == ["overload storm_coil"]
     k.state.instances[pack].contents.clear()
-    assert listed_afresh() == {"salvage", "overload", "scavenge"}
+    assert listed_afresh() == {"salvage", "overload"}
     assert k.listed("overload") == []
+    k.state.rule_data.setdefault("scavenge", {})["left"] = {k.agent.area: []}
+    assert listed_afresh() == {"scavenge"}
 
 
 # ============================================================================ facts, predicate

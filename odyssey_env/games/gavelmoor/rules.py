@@ -354,7 +354,9 @@ class InvokeLaw(ActionRule):
 class FileObjection(ActionRule):
     verb = "file objection"
     params = (("notice_name", "writable"),)
-    # no depends_on: candidates read the law registry and the pending objections in rule_data
+    # no depends_on: candidates read the law registry and the pending objections in rule_data; declared as
+    # ("place", "ground", "purse", "data") with reads_data = (LAWS, OBJECTIONS) they are exact (the check mode
+    # passes) but the registry's repr costs more time than listing the verb afresh (docs/engine.md)
     description = (
         "Object before the court to a law posted here, for a fee: at the hearing a few turns later it is struck down."
     )

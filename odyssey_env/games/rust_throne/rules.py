@@ -236,7 +236,8 @@ class Scavenge(ActionRule):
     params = ()
     description = "Search this area for something useful hidden in the wreckage; each area hides only a few things."
     optional = True
-    # no depends_on: what an area still hides lives in rule_data, which another agent's search changes
+    depends_on = ("place", "data")  # what each area still hides lives in rule_data (any agent's search)
+    reads_data = ("scavenge",)
 
     @dataclass(frozen=True)
     class Params:
@@ -504,7 +505,10 @@ class Jam(ActionRule):
         "(the wedge drops when it falls)."
     )
     optional = True
-    # no depends_on: the jams in force live in rule_data, which another agent's jam changes within a step
+    # the wedges I carry (a handle names its type for good), the machines here and the jams in force
+    # (rule_data, which another agent's jam or the combat rhythm changes)
+    depends_on = ("hands", "worn", "containers", "npcs", "data")
+    reads_data = (JAM,)
 
     @dataclass(frozen=True)
     class Params:
