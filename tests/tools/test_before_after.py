@@ -3,20 +3,13 @@ that holds none is refused rather than measured with this checkout's code."""
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.tools.scripts import BENCHMARKS, load
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("odyssey_before_after", BENCHMARKS / "before_after.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("before_after.py")
 
 
 def test_a_tree_is_measured_with_its_own_code_and_one_without_it_refused(tmp_path):

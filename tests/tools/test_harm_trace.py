@@ -6,25 +6,20 @@ for the whole process, so they run in a subprocess here.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.tools.scripts import BENCHMARKS, load
 
 
 @pytest.fixture(scope="module")
 def harm_trace():
     sys.path.insert(0, str(BENCHMARKS))
     try:
-        spec = importlib.util.spec_from_file_location("odyssey_harm_trace", BENCHMARKS / "harm_trace.py")
-        module = importlib.util.module_from_spec(spec)
-        spec.loader.exec_module(module)
-        yield module
+        yield load("harm_trace.py")
     finally:
         sys.path.remove(str(BENCHMARKS))
 

@@ -4,21 +4,15 @@ the phases it names."""
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+from tests.tools.scripts import BENCHMARKS, load
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("odyssey_step_bytecodes", BENCHMARKS / "step_bytecodes.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load("step_bytecodes.py")
 
 
 def test_bytecode_counts_repeat_exactly_and_name_the_phases():
